@@ -1,0 +1,270 @@
+/**
+ * GET /api/v2/sports/4/events/{today} (default markets, every book) on the real server, with the
+ * live simulator on, against a bare node:http server that returns the same bytes.
+ *
+ *   node --import tsx bench/events.ts [--rounds 3] [--duration 10] [--cpu-prof DIR]
+ *
+ * Both servers are child processes pinned to CPU 0; this process (autocannon, in-process) pins
+ * itself to CPU 1 while it runs. Runs alternate oddsbase / bare, ROUNDS of each, after a short
+ * warm-up of each. --cpu-prof DIR starts oddsbase with `node --cpu-prof` (slower: for finding
+ * where the time goes, not for the numbers) and prints its top frames.
+ */
+import { readdirSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import autocannon, { type Result } from 'autocannon';
+import {
+  type Child,
+  canPin,
+  cleanupOnSignal,
+  currentAffinity,
+  freePort,
+  int,
+  isMain,
+  log,
+  makeTmpDir,
+  median,
+  pct,
+  pinSelf,
+  removeDir,
+  type ServerChild,
+  spawnNode,
+  startOddsbase,
+  todayUtc,
+  waitForHttp,
+} from './lib.ts';
+import { type FrameTime, summarise } from './profile-top.ts';
+
+export const TARGET_RATIO = 0.7;
+const CONNECTIONS = 50;
+const SERVER_CPU = '0';
+const CLIENT_CPU = '1';
+
+export interface EventsOptions {
+  rounds?: number;
+  durationS?: number;
+  /** Directory for a CPU profile of the oddsbase server; the numbers are then not comparable. */
+  cpuProfDir?: string;
+}
+
+interface RunStats {
+  rps: number;
+  p50: number;
+  p99: number;
+  bytesPerResponse: number;
+  errors: number;
+}
+
+export interface EventsResult {
+  path: string;
+  rounds: number;
+  durationS: number;
+  connections: number;
+  pinned: boolean;
+  bodyBytes: number;
+  events: number;
+  prices: number;
+  contentType: string;
+  /** How far the ledger head moved during the runs: the board was changing under the load. */
+  headAdvance: number;
+  oddsbase: RunStats[];
+  bare: RunStats[];
+  med: { oddsbase: RunStats; bare: RunStats };
+  ratio: number;
+  met: boolean;
+  profile?: { file: string; totalMs: number; top: FrameTime[] };
+}
+
+function stats(r: Result): RunStats {
+  return {
+    rps: r.requests.average,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    bytesPerResponse: r.requests.total > 0 ? r.throughput.total / r.requests.total : 0,
+    errors: r.errors + r.timeouts + r.non2xx,
+  };
+}
+
+function medianStats(xs: RunStats[]): RunStats {
+  return {
+    rps: median(xs.map((x) => x.rps)),
+    p50: median(xs.map((x) => x.p50)),
+    p99: median(xs.map((x) => x.p99)),
+    bytesPerResponse: median(xs.map((x) => x.bytesPerResponse)),
+    errors: xs.reduce((s, x) => s + x.errors, 0),
+  };
+}
+
+async function cannon(url: string, headers: Record<string, string>, durationS: number): Promise<Result> {
+  const instance = autocannon({ url, connections: CONNECTIONS, duration: durationS, headers, timeout: 10 });
+  // A hard stop in case the run does not end by itself.
+  const guard = setTimeout(() => instance.stop(), (durationS + 30) * 1000);
+  try {
+    return await instance;
+  } finally {
+    clearTimeout(guard);
+  }
+}
+
+async function headOf(url: string, key: string): Promise<number> {
+  const res = await fetch(url, { headers: { 'X-Service-Key': key }, signal: AbortSignal.timeout(10_000) });
+  const body = (await res.json()) as { meta?: { delta_last_id?: string } };
+  return Number(body.meta?.delta_last_id ?? 0);
+}
+
+export async function runEvents(opts: EventsOptions = {}): Promise<EventsResult> {
+  const rounds = opts.rounds ?? 3;
+  const durationS = opts.durationS ?? 10;
+  const path = `/api/v2/sports/4/events/${todayUtc()}`;
+  let server: ServerChild | undefined;
+  let bare: Child | undefined;
+  const scratch = makeTmpDir('events');
+  let restoreAffinity: string | undefined;
+  const cleanup = async () => {
+    await bare?.stop();
+    await server?.close();
+    removeDir(scratch);
+    if (restoreAffinity) pinSelf(restoreAffinity);
+  };
+  const undoSignals = cleanupOnSignal(cleanup);
+  try {
+    if (!canPin()) log('events: taskset is not available; nothing is pinned');
+    log('events: starting oddsbase with the live simulator (it fills its history first)');
+    const started = Date.now();
+    server = await startOddsbase({
+      port: await freePort(),
+      cpu: SERVER_CPU,
+      nodeArgs: opts.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${opts.cpuProfDir}`] : [],
+    });
+    log(`events: oddsbase listens on ${server.url} after ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    restoreAffinity = canPin() ? currentAffinity() : undefined;
+    if (restoreAffinity) pinSelf(CLIENT_CPU);
+
+    const url = server.url + path;
+    const headers = { 'X-Service-Key': server.key };
+    const res = await fetch(url, { headers, signal: AbortSignal.timeout(10_000) });
+    const body = Buffer.from(await res.arrayBuffer());
+    if (res.status !== 200) throw new Error(`GET ${path} answered ${res.status}: ${body.toString()}`);
+    const contentType = res.headers.get('content-type') ?? 'application/json';
+    const parsed = JSON.parse(body.toString()) as {
+      events: { markets: { participants: { lines: { prices: object }[] }[] }[] }[];
+    };
+    const events = parsed.events.length;
+    let prices = 0;
+    for (const e of parsed.events)
+      for (const m of e.markets)
+        for (const p of m.participants) for (const l of p.lines) prices += Object.keys(l.prices).length;
+    log(
+      `events: ${path} -> ${int(body.length)} bytes, ${events} events, ${int(prices)} prices (${contentType})`,
+    );
+    if (events === 0) throw new Error(`no NBA events today: the simulator did not fill the board`);
+
+    const bodyFile = join(scratch, 'body.json');
+    writeFileSync(bodyFile, body);
+    const barePort = await freePort();
+    bare = spawnNode(['--import', 'tsx', 'bench/bare-server.ts', bodyFile, String(barePort), contentType], {
+      cpu: SERVER_CPU,
+    });
+    const bareUrl = `http://127.0.0.1:${barePort}${path}`;
+    await waitForHttp(bareUrl, bare, 60_000);
+    const check = Buffer.from(await (await fetch(bareUrl)).arrayBuffer());
+    if (!check.equals(body)) throw new Error('the bare server does not return the captured bytes');
+
+    log('events: warm-up (3 s each)');
+    await cannon(url, headers, 3);
+    await cannon(bareUrl, headers, 3);
+
+    const headBefore = await headOf(url, server.key);
+    const odds: RunStats[] = [];
+    const base: RunStats[] = [];
+    for (let i = 0; i < rounds; i++) {
+      const o = stats(await cannon(url, headers, durationS));
+      odds.push(o);
+      log(`  round ${i + 1}: oddsbase ${int(o.rps)} req/s, p50 ${o.p50} ms, p99 ${o.p99} ms`);
+      const b = stats(await cannon(bareUrl, headers, durationS));
+      base.push(b);
+      log(`  round ${i + 1}: bare     ${int(b.rps)} req/s, p50 ${b.p50} ms, p99 ${b.p99} ms`);
+    }
+    const headAfter = await headOf(url, server.key);
+    const med = { oddsbase: medianStats(odds), bare: medianStats(base) };
+    const ratio = med.oddsbase.rps / med.bare.rps;
+
+    const result: EventsResult = {
+      path,
+      rounds,
+      durationS,
+      connections: CONNECTIONS,
+      pinned: restoreAffinity !== undefined,
+      bodyBytes: body.length,
+      events,
+      prices,
+      contentType,
+      headAdvance: headAfter - headBefore,
+      oddsbase: odds,
+      bare: base,
+      med,
+      ratio,
+      met: ratio >= TARGET_RATIO,
+    };
+    if (opts.cpuProfDir) {
+      // The profile is written when the server exits.
+      await server.child.stop(30_000);
+      const files = readdirSync(opts.cpuProfDir).filter((f) => f.endsWith('.cpuprofile'));
+      const file = files.sort().pop();
+      if (file) {
+        const s = summarise(join(opts.cpuProfDir, file), { top: 20 });
+        result.profile = { file: join(opts.cpuProfDir, file), totalMs: s.totalMs, top: s.self };
+      }
+    }
+    return result;
+  } finally {
+    undoSignals();
+    await cleanup();
+  }
+}
+
+export function eventsMarkdown(r: EventsResult): string {
+  const row = (name: string, s: RunStats) =>
+    `| ${name} | ${int(s.rps)} | ${s.p50} | ${s.p99} | ${int(s.bytesPerResponse)} |`;
+  const lines = [
+    `### Events snapshot (\`GET /api/v2/sports/4/events/{today}\`, ${r.connections} connections, ` +
+      `${r.rounds} x ${r.durationS} s each, medians)`,
+    '',
+    '| server | req/s | p50 ms | p99 ms | bytes/response |',
+    '|---|---:|---:|---:|---:|',
+    row('oddsbase (live simulator)', r.med.oddsbase),
+    row('bare node:http, same bytes', r.med.bare),
+    '',
+    `- response captured once: ${int(r.bodyBytes)} bytes, ${r.events} events, ${int(r.prices)} prices`,
+    `- the ledger head moved by ${int(r.headAdvance)} changes during the measured runs`,
+    `- runs (req/s): oddsbase ${r.oddsbase.map((s) => int(s.rps)).join(', ')}; ` +
+      `bare ${r.bare.map((s) => int(s.rps)).join(', ')}`,
+    `- errors, timeouts and non-2xx: oddsbase ${r.med.oddsbase.errors}, bare ${r.med.bare.errors}`,
+    `- servers pinned to CPU ${SERVER_CPU}, client to CPU ${CLIENT_CPU}: ${r.pinned ? 'yes' : 'no'}`,
+    `- oddsbase / bare: ${pct(r.ratio)}, target >= ${pct(TARGET_RATIO)}: ${r.met ? 'met' : '**missed**'}`,
+    '',
+  ];
+  if (r.profile) {
+    lines.push(`CPU profile of the server (${r.profile.file}), top self time:`, '', '```text');
+    for (const f of r.profile.top)
+      lines.push(`${f.ms.toFixed(0).padStart(7)} ms ${pct(f.share).padStart(6)}  ${f.frame}`);
+    lines.push('```', '');
+  }
+  return lines.join('\n');
+}
+
+function parseArgs(argv: string[]): EventsOptions {
+  const opts: EventsOptions = {};
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--rounds') opts.rounds = Math.max(1, Math.min(20, Number(argv[++i])));
+    else if (a === '--duration') opts.durationS = Math.max(1, Math.min(120, Number(argv[++i])));
+    else if (a === '--cpu-prof') opts.cpuProfDir = resolve(argv[++i]);
+    else throw new Error(`unknown argument ${a}`);
+  }
+  return opts;
+}
+
+if (isMain(import.meta.url)) {
+  const r = await runEvents(parseArgs(process.argv.slice(2)));
+  process.stdout.write(`${eventsMarkdown(r)}\n`);
+}

@@ -1,0 +1,319 @@
+/**
+ * Latency of the history, chart, openers and closing routes on one event with 100,000 recorded
+ * price changes.
+ *
+ *   node --import tsx bench/history.ts
+ *
+ * The data set is written through the real Ledger into a temporary directory: 10 books x
+ * (moneyline, five spreads and five totals per side, six player props with three lines each) =
+ * 400 prices, moved at random in batches of 100, one second apart, with an occasional main-line
+ * move. The event starts when 90% of the changes are written, so closing has rows after the
+ * start to step over. The app (buildApp) listens on 127.0.0.1; each case is requested
+ * sequentially, after a warm-up, and its latency is measured at the client.
+ */
+import type { AddressInfo } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { AccessControl } from '../src/access/access-control.ts';
+import { Authenticator } from '../src/access/authenticator.ts';
+import { MemoryCounters } from '../src/access/counters/memory-counters.ts';
+import { generateKey, newKeyRecord } from '../src/access/keys.ts';
+import { Board } from '../src/board/board.ts';
+import { ChangeFeed } from '../src/board/change-feed.ts';
+import { DelayedBoards } from '../src/board/delayed-boards.ts';
+import { MemoryBus } from '../src/bus/memory-bus.ts';
+import type { EventInfo } from '../src/domain/types.ts';
+import { buildApp } from '../src/http/app.ts';
+import { Ledger } from '../src/ledger/ledger.ts';
+import type { PriceUpdate } from '../src/ledger/updates.ts';
+import { openSqlite } from '../src/store/sqlite/database.ts';
+import { SqliteHistoryStore } from '../src/store/sqlite/sqlite-history.ts';
+import { SqliteKeyStore } from '../src/store/sqlite/sqlite-keys.ts';
+import { SqliteStore } from '../src/store/sqlite/sqlite-store.ts';
+import { int, isMain, log, makeTmpDir, removeDir } from './lib.ts';
+
+const CHANGES = 100_000;
+const BATCH = 100;
+const BOOKS = [3, 4, 6, 11, 14, 19, 22, 23, 24, 28];
+const REQUESTS = 500;
+const WARMUP = 30;
+export const TARGET_P99_MS = 50;
+const EVENT_ID = 'hist'.padEnd(32, '0');
+
+type Slot = Omit<PriceUpdate, 'price' | 'is_main_line'> & { group: string };
+
+function header(date: string): Omit<EventInfo, 'score' | 'live_game_state'> {
+  return {
+    event_id: EVENT_ID,
+    sport_id: 4,
+    event_uuid: '00000000-0000-4000-8000-000000000001',
+    event_date: date,
+    teams: [
+      {
+        team_id: 2002,
+        name: 'Boston',
+        mascot: 'Celtics',
+        abbreviation: 'BOS',
+        record: '10-5',
+        is_away: true,
+        is_home: false,
+      },
+      {
+        team_id: 2014,
+        name: 'Los Angeles',
+        mascot: 'Lakers',
+        abbreviation: 'LAL',
+        record: '9-6',
+        is_away: false,
+        is_home: true,
+      },
+    ],
+    schedule: {
+      season_type: 'Regular Season',
+      season_year: 2026,
+      event_name: 'Boston at Los Angeles',
+      league_name: 'NBA',
+    },
+  };
+}
+
+/** Every price of the event; `group` names the lines among which one is the main line. */
+function slots(): Slot[] {
+  const out: Slot[] = [];
+  for (const aff of BOOKS) {
+    const base = { kind: 'price' as const, event_id: EVENT_ID, period_id: 0, affiliate_id: aff };
+    for (const [pid, name, sign] of [
+      [2002, 'Boston', 1],
+      [2014, 'Los Angeles', -1],
+    ] as const) {
+      const team = {
+        ...base,
+        participant_id: pid,
+        participant_type: 'TYPE_TEAM' as const,
+        participant_name: name,
+      };
+      out.push({ ...team, market_id: 1, line: '', group: `${aff}:1:${pid}` });
+      for (const v of [1.5, 2.5, 3.5, 4.5, 5.5]) {
+        out.push({ ...team, market_id: 2, line: String(sign * v), group: `${aff}:2:${pid}` });
+      }
+    }
+    for (const [pid, name] of [
+      [0, 'Over'],
+      [1, 'Under'],
+    ] as const) {
+      for (const v of [219.5, 220.5, 221.5, 222.5, 223.5]) {
+        out.push({
+          ...base,
+          market_id: 3,
+          participant_id: pid,
+          participant_type: 'TYPE_RESULT',
+          participant_name: name,
+          line: String(v),
+          group: `${aff}:3:${pid}`,
+        });
+      }
+    }
+    for (let player = 0; player < 6; player++) {
+      for (const v of [18.5, 22.5, 26.5]) {
+        out.push({
+          ...base,
+          market_id: 29,
+          participant_id: 90_000 + player,
+          participant_type: 'TYPE_PLAYER',
+          participant_name: `Player ${player}`,
+          line: String(v),
+          group: `${aff}:29:${player}`,
+        });
+      }
+    }
+  }
+  return out;
+}
+
+/** A small deterministic generator, so every run writes the same history. */
+function rng(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let t = s;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Writes the event and CHANGES price changes; returns the time of the first row and the event's start. */
+export function fill(ledger: Ledger, board: Board): { first: number; start: string } {
+  const all = slots();
+  const t0 = Date.now() - 30 * 86_400_000;
+  const batches = CHANGES / BATCH;
+  const startMs = t0 + Math.floor(batches * 0.9) * 1000;
+  const start = new Date(startMs).toISOString();
+  const random = rng(42);
+  const prices = all.map(() => -110);
+  const main = new Map<string, Slot>();
+  const first: PriceUpdate[] = all.map((s, i) => {
+    const isMain = ['', '3.5', '-3.5', '221.5', '22.5'].includes(s.line);
+    if (isMain) main.set(s.group, s);
+    const { group: _g, ...rest } = s;
+    return { ...rest, price: prices[i], is_main_line: isMain };
+  });
+  ledger.apply({
+    at: new Date(t0).toISOString(),
+    updates: [{ kind: 'event', event: header(start) }, ...first],
+  });
+  let written = board.head;
+  for (let b = 1; written < CHANGES; b++) {
+    const updates: PriceUpdate[] = [];
+    for (let k = 0; k < BATCH; k++) {
+      const i = Math.floor(random() * all.length);
+      const { group, ...slot } = all[i];
+      // Keep each price a valid American price that differs from its previous one.
+      let next = prices[i] + (random() < 0.5 ? -5 : 5);
+      if (next > -100 && next < 100) next = next < 0 ? 100 : -100;
+      prices[i] = next;
+      const moveMain = slot.market_id !== 1 && random() < 0.02 && main.get(group) !== all[i];
+      if (moveMain) main.set(group, all[i]);
+      updates.push({ ...slot, price: next, ...(moveMain ? { is_main_line: true } : {}) });
+    }
+    ledger.apply({ at: new Date(t0 + b * 1000).toISOString(), updates });
+    written = board.head;
+  }
+  return { first: t0, start };
+}
+
+function percentile(sorted: readonly number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+interface Case {
+  name: string;
+  path: string;
+  /** What one response holds, for the table. */
+  size: (body: any) => number;
+}
+
+async function main(): Promise<void> {
+  const dir = makeTmpDir('history');
+  const db = openSqlite(dir);
+  const store = new SqliteStore(db);
+  const board = new Board();
+  const bus = new MemoryBus();
+  const ledger = new Ledger(store, board, bus);
+  const keys = new SqliteKeyStore(db);
+  const key = generateKey();
+  // Sequential requests as fast as they come: a burst ceiling the bench cannot reach.
+  keys.insert(
+    newKeyRecord(key, 'enterprise', { label: 'bench', custom: JSON.stringify({ burstPerSecond: 1e9 }) }),
+  );
+  const feed = new ChangeFeed(store, bus, 0);
+  const boards = new DelayedBoards(board, store, bus);
+  try {
+    const filled = performance.now();
+    const { first, start } = fill(ledger, board);
+    log(`wrote ${int(board.head)} changes in ${((performance.now() - filled) / 1000).toFixed(1)} s`);
+    const app = await buildApp({
+      board,
+      feed,
+      store,
+      boards,
+      history: new SqliteHistoryStore(db),
+      auth: new Authenticator(keys),
+      access: new AccessControl(new MemoryCounters()),
+    });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+
+    const state = board.getEvent(EVENT_ID)!;
+    const priceIds: number[] = [];
+    for (const m of state.markets.values()) {
+      if (m.market_id !== 2 && m.market_id !== 3) continue;
+      for (const p of m.participants.values())
+        for (const l of p.lines.values()) for (const x of l.prices.values()) priceIds.push(x.id);
+    }
+    const fifty = priceIds.filter((_, i) => i % 4 === 0).slice(0, 50);
+    const rows = (b: any) => b.history.length;
+    const points = (b: any) =>
+      Object.values(b.series as Record<string, unknown[]>).reduce((n, s) => n + s.length, 0);
+    const prices = (b: any) => {
+      let n = 0;
+      for (const e of b.events)
+        for (const m of e.markets)
+          for (const p of m.participants) for (const l of p.lines) n += Object.keys(l.prices).length;
+      return n;
+    };
+    const ev = `/api/v2/events/${EVENT_ID}`;
+    const cases: Case[] = [
+      { name: 'event history, limit 1000', path: `${ev}/markets/history?limit=1000`, size: rows },
+      {
+        name: 'event history, market 2 at book 19',
+        path: `${ev}/markets/history?market_ids=2&affiliate_ids=19`,
+        size: rows,
+      },
+      {
+        name: 'markets/history, 50 ids',
+        path: `/api/v2/markets/history?market_line_price_ids=${fifty.join(',')}`,
+        size: rows,
+      },
+      {
+        // The worst case of a time window: the newest 94% of the event's rows lie after it.
+        name: 'event history, to = first minute',
+        path: `${ev}/markets/history?to=${new Date(first + 60_000).toISOString()}`,
+        size: rows,
+      },
+      { name: 'line chart, market 2', path: `${ev}/markets/2/history`, size: points },
+      {
+        name: 'line chart, market 2, main_line=true',
+        path: `${ev}/markets/2/history?main_line=true`,
+        size: points,
+      },
+      { name: 'openers (markets 1,2,3,29)', path: `${ev}/openers?market_ids=1,2,3,29`, size: prices },
+      { name: 'closing (markets 1,2,3,29)', path: `${ev}/closing?market_ids=1,2,3,29`, size: prices },
+    ];
+    const lines = [
+      `One event, ${int(board.head)} recorded price changes, ${int(priceIds.length)} spread and total prices ` +
+        `(400 in all); event start ${start}. ${REQUESTS} sequential requests per case after ${WARMUP} warm-up.`,
+      '',
+      '| Case | Items per response | p50 ms | p99 ms | max ms |',
+      '|---|---:|---:|---:|---:|',
+    ];
+    let worst = 0;
+    for (const c of cases) {
+      const get = async () => {
+        const res = await fetch(base + c.path, { headers: { 'X-Service-Key': key } });
+        const body = await res.json();
+        if (res.status !== 200) throw new Error(`${c.path}: ${res.status} ${JSON.stringify(body)}`);
+        return body;
+      };
+      let size = 0;
+      for (let i = 0; i < WARMUP; i++) size = c.size(await get());
+      const times: number[] = [];
+      for (let i = 0; i < REQUESTS; i++) {
+        const t = performance.now();
+        await get();
+        times.push(performance.now() - t);
+      }
+      times.sort((a, b) => a - b);
+      const p99 = percentile(times, 99);
+      worst = Math.max(worst, p99);
+      lines.push(
+        `| ${c.name} | ${int(size)} | ${percentile(times, 50).toFixed(2)} | ${p99.toFixed(2)} | ` +
+          `${times[times.length - 1].toFixed(2)} |`,
+      );
+      log(`${c.name}: done`);
+    }
+    lines.push(
+      '',
+      `Target: p99 < ${TARGET_P99_MS} ms in every case: ${worst < TARGET_P99_MS ? 'met' : 'NOT met'}.`,
+    );
+    process.stdout.write(`${lines.join('\n')}\n`);
+    await app.close();
+  } finally {
+    boards.close();
+    feed.close();
+    await bus.close();
+    store.close();
+    removeDir(dir);
+  }
+}
+
+if (isMain(import.meta.url)) await main();

@@ -1,0 +1,276 @@
+/**
+ * Shared helpers of the benchmarks: statistics, formatting, temporary directories, child servers
+ * and CPU pinning. Nothing here talks to anything but 127.0.0.1.
+ */
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { cpus, tmpdir, totalmem } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+/** The checkout's root directory (bench/..). */
+export const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
+export const TASKSET = '/usr/bin/taskset';
+
+/** True when the module at `metaUrl` is the script node was started with. */
+export function isMain(metaUrl: string): boolean {
+  const script = process.argv[1];
+  return script !== undefined && pathToFileURL(resolve(script)).href === metaUrl;
+}
+
+export function median(xs: readonly number[]): number {
+  if (xs.length === 0) return Number.NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = s.length >> 1;
+  return s.length % 2 === 1 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
+}
+
+/** 12345.6 -> '12,346'. */
+export function int(n: number): string {
+  return Math.round(n).toLocaleString('en-US');
+}
+
+export function pct(ratio: number): string {
+  return `${(ratio * 100).toFixed(1)}%`;
+}
+
+export function mb(bytes: number): string {
+  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+}
+
+export function log(line: string): void {
+  process.stderr.write(`${line}\n`);
+}
+
+export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+export function makeTmpDir(prefix: string): string {
+  return mkdtempSync(join(tmpdir(), `oddsbase-bench-${prefix}-`));
+}
+
+export function removeDir(dir: string): void {
+  rmSync(dir, { recursive: true, force: true });
+}
+
+/** UTC date of today, YYYY-MM-DD. */
+export const todayUtc = (): string => new Date().toISOString().slice(0, 10);
+
+export interface MachineInfo {
+  nproc: number;
+  model: string;
+  memory: string;
+  node: string;
+}
+
+export function machineInfo(): MachineInfo {
+  let model = cpus()[0]?.model ?? 'unknown';
+  try {
+    const line = readFileSync('/proc/cpuinfo', 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith('model name'));
+    if (line) model = line.split(':')[1].trim();
+  } catch {
+    // not Linux: os.cpus() is good enough
+  }
+  return {
+    nproc: cpus().length,
+    model,
+    memory: `${(totalmem() / 1024 ** 3).toFixed(1)} GiB`,
+    node: process.version,
+  };
+}
+
+// --- CPU pinning -----------------------------------------------------------------------------
+
+export const canPin = (): boolean => process.platform === 'linux' && existsSync(TASKSET);
+
+/** The CPU list this process may run on (e.g. '0-1'), or undefined when unknown. */
+export function currentAffinity(pid = process.pid): string | undefined {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    return /^Cpus_allowed_list:\s*(\S+)/m.exec(status)?.[1];
+  } catch {
+    return undefined;
+  }
+}
+
+/** Pins every thread of this process to `cpus`; returns the previous list to restore later. */
+export function pinSelf(cpuList: string): string | undefined {
+  if (!canPin()) return undefined;
+  const before = currentAffinity();
+  execFileSync(TASKSET, ['-a', '-cp', cpuList, String(process.pid)], { stdio: 'ignore' });
+  return before;
+}
+
+/** A TCP port that was free on 127.0.0.1 a moment ago. */
+export function freePort(): Promise<number> {
+  return new Promise((res, rej) => {
+    const srv = createServer();
+    srv.once('error', rej);
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      const port = typeof addr === 'object' && addr ? addr.port : 0;
+      srv.close(() => res(port));
+    });
+  });
+}
+
+// --- child processes -------------------------------------------------------------------------
+
+export interface Child {
+  proc: ChildProcess;
+  pid: number;
+  /** Output the child wrote so far (for error messages). */
+  output(): string;
+  /** SIGTERM, then SIGKILL after `graceMs`; resolves when the child is gone. */
+  stop(graceMs?: number): Promise<void>;
+}
+
+/**
+ * Spawns `node <args>` in the checkout, pinned to `cpu` with taskset when it can be.
+ * Output is kept (the last 64 kB) rather than shown.
+ */
+export function spawnNode(args: string[], opts: { cpu?: string; env?: NodeJS.ProcessEnv } = {}): Child {
+  const pinned = opts.cpu !== undefined && canPin();
+  const cmd = pinned ? TASKSET : process.execPath;
+  const argv = pinned ? ['-c', opts.cpu!, process.execPath, ...args] : args;
+  const proc = spawn(cmd, argv, {
+    cwd: ROOT,
+    env: { ...process.env, ...opts.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  const keep = (b: Buffer) => {
+    out = (out + b.toString()).slice(-65536);
+  };
+  proc.stdout?.on('data', keep);
+  proc.stderr?.on('data', keep);
+  const exited = new Promise<void>((r) => {
+    if (proc.exitCode !== null || proc.signalCode !== null) r();
+    else proc.once('exit', () => r());
+  });
+  // taskset execs node in place, so the pid is node's own.
+  const pid = proc.pid;
+  if (pid === undefined) throw new Error(`could not start node ${args.join(' ')}`);
+  return {
+    proc,
+    pid,
+    output: () => out,
+    async stop(graceMs = 5000) {
+      if (proc.exitCode !== null || proc.signalCode !== null) return;
+      proc.kill('SIGTERM');
+      const timer = setTimeout(() => proc.kill('SIGKILL'), graceMs);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+/** Runs `node bin/oddsbase.js keys create --tier ultra` on `dataDir` and returns the key. */
+export function createKey(dataDir: string): string {
+  const out = execFileSync(
+    process.execPath,
+    ['bin/oddsbase.js', 'keys', 'create', '--tier', 'ultra', '--label', 'bench', '--data-dir', dataDir],
+    { cwd: ROOT, encoding: 'utf8', timeout: 60_000 },
+  );
+  const key = out.trim().split('\n').pop()?.trim();
+  if (!key) throw new Error('keys create printed no key');
+  return key;
+}
+
+/** Polls `url` until it answers (any status) or `timeoutMs` passes; fails early if `child` exits. */
+export async function waitForHttp(url: string, child: Child, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.proc.exitCode !== null || child.proc.signalCode !== null) {
+      throw new Error(`the server exited before listening:\n${child.output()}`);
+    }
+    try {
+      const res = await fetch(url, { signal: AbortSignal.timeout(2000) });
+      await res.arrayBuffer();
+      return;
+    } catch {
+      await sleep(250);
+    }
+  }
+  throw new Error(`no answer from ${url} within ${timeoutMs / 1000} s:\n${child.output()}`);
+}
+
+export interface ServerChild {
+  child: Child;
+  url: string;
+  key: string;
+  dataDir: string;
+  /** Stops the server and removes its data directory. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts `oddsbase serve` with the live simulator on a fresh data directory, on 127.0.0.1:`port`,
+ * pinned to `cpu`, and creates an Ultra key for it. Waits until it listens (the simulator fills
+ * its history first, which can take a while).
+ */
+export async function startOddsbase(opts: {
+  port: number;
+  cpu?: string;
+  startTimeoutMs?: number;
+  nodeArgs?: string[];
+  /** Called once the child is spawned, before it listens. */
+  onSpawn?: (child: Child) => void;
+}): Promise<ServerChild> {
+  const dataDir = makeTmpDir('data');
+  let child: Child | undefined;
+  try {
+    // The key is created before the start, so the server never issues its demo key.
+    const key = createKey(dataDir);
+    child = spawnNode(
+      [
+        ...(opts.nodeArgs ?? []),
+        'bin/oddsbase.js',
+        'serve',
+        '--port',
+        String(opts.port),
+        '--host',
+        '127.0.0.1',
+        '--data-dir',
+        dataDir,
+        '--log-level',
+        'silent',
+      ],
+      { cpu: opts.cpu },
+    );
+    opts.onSpawn?.(child);
+    const url = `http://127.0.0.1:${opts.port}`;
+    await waitForHttp(`${url}/api/v2/sports`, child, opts.startTimeoutMs ?? 300_000);
+    const started = child;
+    return {
+      child: started,
+      url,
+      key,
+      dataDir,
+      async close() {
+        await started.stop();
+        removeDir(dataDir);
+      },
+    };
+  } catch (err) {
+    await child?.stop();
+    removeDir(dataDir);
+    throw err;
+  }
+}
+
+/** Stops children and removes directories on SIGINT/SIGTERM too; returns the function to undo it. */
+export function cleanupOnSignal(cleanup: () => Promise<void>): () => void {
+  const onSignal = (signal: NodeJS.Signals) => {
+    log(`received ${signal}, cleaning up`);
+    cleanup().finally(() => process.exit(130));
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  return () => {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  };
+}

@@ -1,0 +1,154 @@
+/**
+ * Resident memory of the server with the default simulator on a fresh data directory: after it
+ * listens, VmRSS (from /proc/<pid>/status) is sampled once a second for 60 s while a light client
+ * polls the NBA events snapshot once a second.
+ *
+ *   node --import tsx bench/rss.ts [--seconds 60]
+ */
+import { readFileSync } from 'node:fs';
+import {
+  cleanupOnSignal,
+  freePort,
+  int,
+  isMain,
+  log,
+  mb,
+  median,
+  type ServerChild,
+  sleep,
+  startOddsbase,
+  todayUtc,
+} from './lib.ts';
+
+export const TARGET_BYTES = 400 * 1024 * 1024;
+const SERVER_CPU = '0';
+
+/** VmRSS of `pid` in bytes, or undefined once the process is gone. */
+function rssOf(pid: number): number | undefined {
+  try {
+    const m = /^VmRSS:\s+(\d+)\s+kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) * 1024 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export interface RssResult {
+  seconds: number;
+  startSeconds: number;
+  samples: number[];
+  atListen: number;
+  /** Highest RSS seen (1 s samples) between the spawn and the first answer. */
+  startPeak: number;
+  peak: number;
+  median: number;
+  last: number;
+  polls: number;
+  pollErrors: number;
+  met: boolean;
+}
+
+export async function runRss(opts: { seconds?: number } = {}): Promise<RssResult> {
+  const seconds = opts.seconds ?? 60;
+  if (process.platform !== 'linux') throw new Error('rss: reads /proc, so it runs on Linux only');
+  let server: ServerChild | undefined;
+  const undoSignals = cleanupOnSignal(async () => server?.close());
+  try {
+    log('rss: starting oddsbase with the default simulator on a fresh data directory');
+    const started = Date.now();
+    // RSS while the simulator fills its history, before the server listens (reported apart).
+    let startPeak = 0;
+    let sampler: NodeJS.Timeout | undefined;
+    try {
+      server = await startOddsbase({
+        port: await freePort(),
+        cpu: SERVER_CPU,
+        onSpawn: (child) => {
+          sampler = setInterval(() => {
+            startPeak = Math.max(startPeak, rssOf(child.pid) ?? 0);
+          }, 1000);
+        },
+      });
+    } finally {
+      clearInterval(sampler);
+    }
+    const startSeconds = (Date.now() - started) / 1000;
+    const pid = server.child.pid;
+    const atListen = rssOf(pid) ?? 0;
+    startPeak = Math.max(startPeak, atListen);
+    log(`rss: listening after ${startSeconds.toFixed(1)} s, RSS ${mb(atListen)}; sampling for ${seconds} s`);
+
+    const url = `${server.url}/api/v2/sports/4/events/${todayUtc()}`;
+    const headers = { 'X-Service-Key': server.key };
+    let polls = 0;
+    let pollErrors = 0;
+    let polling = true;
+    // The light client: one request a second, each awaited, stopping with the sampling.
+    const client = (async () => {
+      for (let i = 0; polling && i < seconds + 5; i++) {
+        try {
+          const res = await fetch(url, { headers, signal: AbortSignal.timeout(5000) });
+          await res.arrayBuffer();
+          if (res.status === 200) polls++;
+          else pollErrors++;
+        } catch {
+          pollErrors++;
+        }
+        await sleep(1000);
+      }
+    })();
+
+    const samples: number[] = [];
+    const t0 = Date.now();
+    for (let i = 1; i <= seconds; i++) {
+      await sleep(Math.max(0, t0 + i * 1000 - Date.now()));
+      const rss = rssOf(pid);
+      if (rss === undefined)
+        throw new Error(`the server exited during the sampling:\n${server.child.output()}`);
+      samples.push(rss);
+    }
+    polling = false;
+    await client;
+    const peak = Math.max(...samples);
+    return {
+      seconds,
+      startSeconds,
+      samples,
+      atListen,
+      startPeak,
+      peak,
+      median: median(samples),
+      last: samples[samples.length - 1],
+      polls,
+      pollErrors,
+      met: peak < TARGET_BYTES,
+    };
+  } finally {
+    undoSignals();
+    await server?.close();
+  }
+}
+
+export function rssMarkdown(r: RssResult): string {
+  return [
+    `### Memory (server with the default simulator, ${r.seconds} s, one events poll a second)`,
+    '',
+    '| peak before listening | at listen | median | peak | last |',
+    '|---:|---:|---:|---:|---:|',
+    `| ${mb(r.startPeak)} | ${mb(r.atListen)} | ${mb(r.median)} | ${mb(r.peak)} | ${mb(r.last)} |`,
+    '',
+    `- the server listened ${r.startSeconds.toFixed(1)} s after it was started (history back-fill included)`,
+    `- ${int(r.polls)} polls answered 200, ${r.pollErrors} failed`,
+    `- median and peak are over the ${r.seconds} one-second samples after the server listens`,
+    `- peak ${mb(r.peak)}, target < ${mb(TARGET_BYTES)}: ${r.met ? 'met' : '**missed**'}`,
+    '',
+  ].join('\n');
+}
+
+if (isMain(import.meta.url)) {
+  const args = process.argv.slice(2);
+  const i = args.indexOf('--seconds');
+  const seconds = i >= 0 ? Math.max(5, Math.min(600, Number(args[i + 1]))) : 60;
+  const r = await runRss({ seconds });
+  process.stdout.write(`${rssMarkdown(r)}\n`);
+}

@@ -1,0 +1,50 @@
+/**
+ * Runs every benchmark in sequence and prints a markdown summary on stdout (progress on stderr).
+ *
+ *   npm run bench                     # ingest, events, rss
+ *   npm run bench -- --only events    # a comma-separated subset
+ *
+ * A benchmark that fails is reported as failed; the others still run, and the exit code is 1.
+ */
+import { eventsMarkdown, runEvents } from './events.ts';
+import { ingestMarkdown, runIngest } from './ingest.ts';
+import { log, machineInfo } from './lib.ts';
+import { rssMarkdown, runRss } from './rss.ts';
+
+const BENCHES: Record<string, () => Promise<string>> = {
+  ingest: async () => ingestMarkdown(await runIngest()),
+  events: async () => eventsMarkdown(await runEvents()),
+  rss: async () => rssMarkdown(await runRss()),
+};
+
+const args = process.argv.slice(2);
+const only = args.indexOf('--only');
+const names = only >= 0 ? (args[only + 1] ?? '').split(',').filter(Boolean) : Object.keys(BENCHES);
+const unknown = names.filter((n) => !(n in BENCHES));
+if (unknown.length > 0 || names.length === 0) {
+  process.stderr.write(`usage: run.ts [--only ${Object.keys(BENCHES).join(',')}]\n`);
+  process.exit(2);
+}
+
+const m = machineInfo();
+const out: string[] = [
+  '## oddsbase benchmarks',
+  '',
+  `- date: ${new Date().toISOString()}`,
+  `- machine: ${m.nproc} CPUs (${m.model}), ${m.memory} memory, Node ${m.node}, ${process.platform}`,
+  '',
+];
+let failed = 0;
+for (const name of names) {
+  log(`\n=== ${name} ===`);
+  const t = Date.now();
+  try {
+    out.push(await BENCHES[name]());
+  } catch (err) {
+    failed++;
+    out.push(`### ${name}: FAILED`, '', '```text', String((err as Error)?.stack ?? err), '```', '');
+  }
+  log(`=== ${name}: ${((Date.now() - t) / 1000).toFixed(0)} s ===`);
+}
+process.stdout.write(`${out.join('\n')}\n`);
+if (failed > 0) process.exitCode = 1;

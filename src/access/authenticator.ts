@@ -1,0 +1,78 @@
+import { type CustomLimits, type Entitlements, entitlementsFor } from './entitlements.ts';
+import { type Billing, hashKey, type KeyRecord, type KeyStore } from './keys.ts';
+import type { Tier } from './tiers.ts';
+
+/** Accounts created at or after this instant follow the new stats-access policy (spec). */
+export const NEW_STATS_POLICY_FROM = Date.parse('2026-09-07T18:00:00Z');
+
+/** An authenticated caller: the account behind a key and what its plan allows. */
+export interface Account {
+  keyHash: string;
+  keyPrefix: string;
+  tier: Tier;
+  entitlements: Entitlements;
+  billing: Billing;
+  createdMs: number;
+  newStatsPolicy: boolean;
+  budgetCapUsd: number | null;
+  v1: boolean;
+  v2: boolean;
+  credits: number;
+  creditsExpiryMs: number | null;
+}
+
+export function accountOf(r: KeyRecord): Account {
+  const createdMs = Date.parse(r.created_at);
+  return {
+    keyHash: r.key_hash,
+    keyPrefix: r.key_prefix,
+    tier: r.tier,
+    entitlements: entitlementsFor(r.tier, r.custom ? (JSON.parse(r.custom) as CustomLimits) : undefined),
+    billing: r.billing,
+    createdMs,
+    newStatsPolicy: createdMs >= NEW_STATS_POLICY_FROM,
+    budgetCapUsd: r.budget_cap_usd,
+    v1: r.v1 === 1,
+    v2: r.v2 === 1,
+    credits: r.credits,
+    creditsExpiryMs: r.credits_expiry ? Date.parse(r.credits_expiry) : null,
+  };
+}
+
+/**
+ * Resolves a presented key to its account. Lookups go by the key's hash, so the store never sees
+ * or compares a key in clear; a short cache keeps the hot path off the store while a key created
+ * or revoked by `oddsbase keys` (another process) takes effect within `ttlMs`.
+ */
+export class Authenticator {
+  private readonly cache = new Map<string, { account: Account; until: number }>();
+
+  constructor(
+    private readonly keys: KeyStore,
+    private readonly ttlMs = 2000,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  authenticate(key: string | undefined): Account | undefined {
+    if (!key || key.length > 200) return undefined;
+    const hash = hashKey(key);
+    const t = this.now();
+    const hit = this.cache.get(hash);
+    if (hit && hit.until > t) return hit.account;
+    const record = this.keys.findByHash(hash);
+    if (!record || !isActive(record, t)) {
+      this.cache.delete(hash);
+      return undefined;
+    }
+    // Only known keys are cached: unknown ones are looked up each time, so a key created a moment
+    // ago works at once, and a flood of random keys cannot grow the cache.
+    const account = accountOf(record);
+    if (this.cache.size > 10_000) this.cache.clear();
+    this.cache.set(hash, { account, until: t + this.ttlMs });
+    return account;
+  }
+}
+
+function isActive(r: KeyRecord, now: number): boolean {
+  return r.revoked_at === null && (r.expires_at === null || Date.parse(r.expires_at) > now);
+}

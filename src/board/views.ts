@@ -1,0 +1,101 @@
+import { marketName } from '../catalog/markets.ts';
+import type { Event, Line, Market, Participant, ParticipantType, Price } from '../domain/types.ts';
+import type { EventState, PriceState } from './board.ts';
+
+/** What a snapshot request asks of each event, already parsed and checked. */
+export interface EventFilter {
+  /** Market ids to return, with the automatic live variants already added. */
+  marketIds: ReadonlySet<number>;
+  /** null: every book. */
+  affiliateIds: ReadonlySet<number> | null;
+  /** null: every period. */
+  periodIds: ReadonlySet<number> | null;
+  mainLine: boolean;
+  participantIds: ReadonlySet<number> | null;
+  participantType: ParticipantType | null;
+  hideClosed: boolean;
+  includePriceDelta: boolean;
+  /** The key may see live_game_state (Ultra and above). */
+  liveGameState: boolean;
+}
+
+/** A canonical string for a filter: equal filters give equal keys, so views can be cached by it. */
+export function filterKey(f: EventFilter): string {
+  const ids = (s: ReadonlySet<number> | null) => (s ? [...s].sort((a, b) => a - b).join(',') : '*');
+  return [
+    ids(f.marketIds),
+    ids(f.affiliateIds),
+    ids(f.periodIds),
+    f.mainLine ? 1 : 0,
+    ids(f.participantIds),
+    f.participantType ?? '*',
+    f.hideClosed ? 1 : 0,
+    f.includePriceDelta ? 1 : 0,
+    f.liveGameState ? 1 : 0,
+  ].join('|');
+}
+
+export interface EventView {
+  event: Event;
+  /** Prices returned: one market price at one sportsbook each (the odds points of metering). */
+  priceCount: number;
+}
+
+function priceView(p: PriceState, includeDelta: boolean): Price {
+  const out: Price = {
+    id: String(p.id),
+    price: p.price,
+    is_main_line: p.is_main_line,
+    updated_at: p.updated_at,
+  };
+  if (includeDelta) out.price_delta = p.price_delta;
+  if (p.liquidity_usd !== undefined) out.liquidity_usd = p.liquidity_usd;
+  if (p.source_id !== undefined) out.source_id = p.source_id;
+  return out;
+}
+
+/** The event as the filter asks for it: markets, participants, lines and prices narrowed. */
+export function viewEvent(state: EventState, f: EventFilter): EventView {
+  let priceCount = 0;
+  const markets: Market[] = [];
+  for (const m of state.markets.values()) {
+    if (!f.marketIds.has(m.market_id)) continue;
+    if (f.periodIds && !f.periodIds.has(m.period_id)) continue;
+    const participants: Participant[] = [];
+    for (const part of m.participants.values()) {
+      if (f.participantType && part.type !== f.participantType) continue;
+      if (f.participantIds && !f.participantIds.has(part.id)) continue;
+      const lines: Line[] = [];
+      for (const line of part.lines.values()) {
+        const prices: Record<string, Price> = {};
+        let n = 0;
+        for (const p of line.prices.values()) {
+          if (f.affiliateIds && !f.affiliateIds.has(p.affiliate_id)) continue;
+          if (f.mainLine && !p.is_main_line) continue;
+          if (f.hideClosed && p.closed_at !== '') continue;
+          prices[String(p.affiliate_id)] = priceView(p, f.includePriceDelta);
+          n++;
+        }
+        if (n === 0) continue;
+        priceCount += n;
+        lines.push({ id: line.id, value: line.value, prices });
+      }
+      if (lines.length > 0) participants.push({ id: part.id, type: part.type, name: part.name, lines });
+    }
+    if (participants.length > 0) {
+      const name = marketName(m.market_id);
+      markets.push({
+        id: m.id,
+        market_id: m.market_id,
+        period_id: m.period_id,
+        name,
+        market_description: name,
+        participants,
+      });
+    }
+  }
+  const { live_game_state, ...info } = state.info;
+  const event: Event = { ...info, markets };
+  if (f.liveGameState && live_game_state) event.live_game_state = live_game_state;
+  return { event, priceCount };
+}

@@ -1,0 +1,68 @@
+/** The server's configuration: validated once at start, with defaults; a bad value stops the start. */
+export interface ServeConfig {
+  port: number;
+  host: string;
+  dataDir: string;
+  simulator: boolean;
+  seed: number;
+  speed: number;
+  /** Header that carries the API key (compared case-insensitively). */
+  keyHeader: string;
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+}
+
+export class ConfigError extends Error {}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+function int(
+  name: string,
+  raw: string | number | undefined,
+  fallback: number,
+  min: number,
+  max: number,
+): number {
+  if (raw === undefined || raw === '') return fallback;
+  const n = typeof raw === 'number' ? raw : Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max) {
+    throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got '${raw}'`);
+  }
+  return n;
+}
+
+export interface ServeInput {
+  port?: string | number;
+  host?: string;
+  dataDir?: string;
+  simulator?: boolean;
+  seed?: string | number;
+  speed?: string | number;
+  keyHeader?: string;
+  logLevel?: string;
+}
+
+/** Command-line values win over the environment (PORT, HOST, DATA_DIR, KEY_HEADER, LOG_LEVEL). */
+export function resolveServeConfig(input: ServeInput, env: NodeJS.ProcessEnv = process.env): ServeConfig {
+  const speedRaw = input.speed ?? env.SIM_SPEED;
+  const speed = speedRaw === undefined || speedRaw === '' ? 1 : Number(speedRaw);
+  if (!Number.isFinite(speed) || speed <= 0 || speed > 10_000) {
+    throw new ConfigError(`speed must be a number above 0 and at most 10000, got '${speedRaw}'`);
+  }
+  const keyHeader = input.keyHeader ?? env.KEY_HEADER ?? 'X-Service-Key';
+  if (!/^[A-Za-z0-9-]{1,64}$/.test(keyHeader))
+    throw new ConfigError(`key header is not a valid header name: '${keyHeader}'`);
+  const logLevel = input.logLevel ?? env.LOG_LEVEL ?? 'info';
+  if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
+    throw new ConfigError(`log level must be one of ${LOG_LEVELS.join(', ')}, got '${logLevel}'`);
+  }
+  return {
+    port: int('port', input.port ?? env.PORT, 8080, 0, 65535),
+    host: input.host ?? env.HOST ?? '0.0.0.0',
+    dataDir: input.dataDir ?? env.DATA_DIR ?? './data',
+    simulator: input.simulator ?? true,
+    seed: int('seed', input.seed ?? env.SIM_SEED, 1, 0, 2 ** 31 - 1),
+    speed,
+    keyHeader,
+    logLevel: logLevel as ServeConfig['logLevel'],
+  };
+}

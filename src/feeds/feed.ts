@@ -1,0 +1,37 @@
+import type { EventInfo } from '../domain/types.ts';
+
+/** Identity of one sportsbook's price on one line (a market_line_price). */
+export interface PriceKey {
+  event_id: string;
+  market_id: number;
+  period_id: number;
+  participant_id: number;
+  line: string;
+  affiliate_id: number;
+}
+
+export interface PriceSnapshot {
+  price: number;
+  is_main_line: boolean;
+  closed: boolean;
+}
+
+/**
+ * What a feed may read of the committed state, so that it can resume after a restart.
+ * Implemented by the Board; a feed never writes through it.
+ */
+export interface FeedStateReader {
+  /** The event's header, score and live state as last committed, or undefined. */
+  event(eventId: string): EventInfo | undefined;
+  /** The ids of every committed event. */
+  eventIds(): Iterable<string>;
+  price(key: PriceKey): PriceSnapshot | undefined;
+  /** The last committed change id, 0 on an empty store. */
+  headId(): number;
+}
+
+/** A source of update batches; started after the store has been loaded. */
+export interface Feed {
+  start(): void;
+  stop(): void;
+}

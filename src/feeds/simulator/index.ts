@@ -1,0 +1,186 @@
+import type { SportProfile } from '../../catalog/sports.ts';
+import { SPORTS } from '../../catalog/sports.ts';
+import type { LedgerSink, Update } from '../../ledger/updates.ts';
+import type { Feed, FeedStateReader } from '../feed.ts';
+import type { SimContext } from './event.ts';
+import { SimEvent } from './event.ts';
+import { coveringBooks } from './pricing.ts';
+import { hashUnit } from './rng.ts';
+import { DAY_MS, daySchedule } from './schedule.ts';
+
+export interface SimulatorOptions {
+  /** Same seed, same teams, strengths, schedule and event ids. */
+  seed: number;
+  /** Live game clocks run this many times faster than real time (1 = real time). */
+  speed: number;
+  /** The only way the simulator writes. */
+  sink: LedgerSink;
+  /** Committed state, to resume after a restart. */
+  state: FeedStateReader;
+  /** ms clock, Date.now by default (tests inject one). */
+  now?: () => number;
+  /** Live tick period in ms, 1000 by default. */
+  tickMs?: number;
+  log?: (msg: string) => void;
+  /** Sport ids to simulate; every sport id of the catalog by default. */
+  sportIds?: readonly number[];
+}
+
+/** The window of UTC days that holds events: three days back to seven days ahead. */
+const DAYS_BACK = 3;
+const DAYS_AHEAD = 7;
+/** History starts half a day before the first day of the window, so its games have prematch prices. */
+const HISTORY_LEAD_MS = 12 * 3_600_000;
+/** Step of the history fill. */
+const BACKFILL_STEP_MS = 60_000;
+/** Largest batch handed to the ledger in one call. */
+const MAX_BATCH = 2_000;
+
+/**
+ * The built-in live data feed: a schedule of games for every sport id, books that price them,
+ * and game engines that play them, written to the ledger as update batches.
+ */
+export class Simulator implements Feed {
+  private readonly ctx: SimContext;
+  private readonly now: () => number;
+  private readonly tickMs: number;
+  private readonly log: (msg: string) => void;
+  private readonly sports: readonly SportProfile[];
+  private events: SimEvent[] = [];
+  private readonly known = new Set<string>();
+  private pending: Update[] = [];
+  /** Last UTC day whose events exist. */
+  private lastDay = Number.NEGATIVE_INFINITY;
+  private lastStep = 0;
+  private timer?: NodeJS.Timeout;
+
+  constructor(private readonly opts: SimulatorOptions) {
+    this.now = opts.now ?? Date.now;
+    this.tickMs = opts.tickMs ?? 1000;
+    this.log = opts.log ?? (() => {});
+    const wanted = opts.sportIds ? new Set(opts.sportIds) : undefined;
+    this.sports = SPORTS.filter((s) => !wanted || wanted.has(s.sport_id));
+    this.ctx = {
+      seed: opts.seed,
+      speed: opts.speed,
+      state: opts.state,
+      emit: (u) => {
+        this.pending.push(u);
+      },
+      backfilling: false,
+    };
+  }
+
+  /**
+   * Fills history up to now. On an empty store: creates the events of the window and plays the
+   * past forward in chronological steps, with past batch times. On a store that holds events: only
+   * picks them up (games continue from their committed state) and creates the missing days.
+   */
+  backfill(onProgress?: (done: number, total: number) => void): void {
+    const now = this.now();
+    const committed = new Set(this.opts.state.eventIds());
+    const fresh = committed.size === 0;
+    const today = Math.floor(now / DAY_MS);
+    const historyStart = (today - DAYS_BACK) * DAY_MS - HISTORY_LEAD_MS;
+    this.ctx.backfilling = true;
+    for (let day = today - DAYS_BACK; day <= today + DAYS_AHEAD; day++) {
+      for (const ev of this.dayEvents(day)) {
+        const info = committed.has(ev.spec.id) ? this.opts.state.event(ev.spec.id) : undefined;
+        if (info) {
+          if (!ev.resume(info, now)) continue;
+        } else {
+          ev.plan(fresh ? this.createTime(ev, historyStart) : now);
+        }
+        this.events.push(ev);
+      }
+    }
+    this.lastDay = today + DAYS_AHEAD;
+    const from = this.events.reduce((min, ev) => Math.min(min, ev.activeFrom), now);
+    const total = Math.max(1, Math.ceil((now - from) / BACKFILL_STEP_MS));
+    let done = 0;
+    for (let t = from; t < now; t += BACKFILL_STEP_MS) {
+      this.advance(t);
+      done++;
+      if (onProgress && done % 60 === 0) onProgress(done, total);
+    }
+    this.ctx.backfilling = false;
+    this.advance(now);
+    this.lastStep = now;
+    onProgress?.(total, total);
+    this.log(`simulator: ${this.events.length} events active, ${fresh ? 'history filled' : 'resumed'}`);
+  }
+
+  /** One live step to time `nowMs`. */
+  step(nowMs: number): void {
+    if (nowMs < this.lastStep) return;
+    this.lastStep = nowMs;
+    const today = Math.floor(nowMs / DAY_MS);
+    // Without a back-fill the whole window appears now, its past games played in one step.
+    const firstDay = Number.isFinite(this.lastDay) ? this.lastDay + 1 : today - DAYS_BACK;
+    for (let day = firstDay; day <= today + DAYS_AHEAD; day++) {
+      for (const ev of this.dayEvents(day)) {
+        // Spread over the next hour, so that a new day does not land in one step.
+        ev.plan(nowMs + hashUnit(this.opts.seed, 'appear', ev.spec.id) * 3_600_000);
+        this.events.push(ev);
+      }
+    }
+    this.lastDay = Math.max(this.lastDay, today + DAYS_AHEAD);
+    this.advance(nowMs);
+  }
+
+  start(): void {
+    if (this.timer) return;
+    this.timer = setInterval(() => {
+      try {
+        this.step(this.now());
+      } catch (err) {
+        this.log(`simulator: step failed: ${(err as Error).message}`);
+      }
+    }, this.tickMs);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
+  /** Events of one day not seen before, for every simulated sport. */
+  private dayEvents(day: number): SimEvent[] {
+    const out: SimEvent[] = [];
+    const { seed } = this.opts;
+    for (const sport of this.sports) {
+      const sources = (eventId: string, affiliateId: number) =>
+        coveringBooks(seed, eventId, sport.discipline).some((b) => b.affiliate_id === affiliateId);
+      for (const spec of daySchedule(seed, sport, day, sources)) {
+        if (this.known.has(spec.id)) continue;
+        this.known.add(spec.id);
+        out.push(new SimEvent(this.ctx, spec));
+      }
+    }
+    return out;
+  }
+
+  /** When a back-filled event appeared: as its day entered the window, but not before history starts. */
+  private createTime(ev: SimEvent, historyStart: number): number {
+    const jitter = hashUnit(this.opts.seed, 'created', ev.spec.id) * 2 * 3_600_000;
+    return Math.max(historyStart, (ev.spec.day - DAYS_AHEAD) * DAY_MS) + jitter;
+  }
+
+  private advance(t: number): void {
+    for (const ev of this.events) ev.tick(t);
+    this.flush(t);
+    if (this.events.some((ev) => ev.phase === 'done'))
+      this.events = this.events.filter((ev) => ev.phase !== 'done');
+  }
+
+  private flush(t: number): void {
+    if (this.pending.length === 0) return;
+    const at = new Date(t).toISOString();
+    const updates = this.pending;
+    this.pending = [];
+    for (let i = 0; i < updates.length; i += MAX_BATCH) {
+      this.opts.sink.apply({ at, updates: updates.slice(i, i + MAX_BATCH) });
+    }
+  }
+}

@@ -1,0 +1,61 @@
+import type { EventInfo, ParticipantType, Score } from '../domain/types.ts';
+
+/**
+ * What a feed (simulator, ingest, replay) hands the ledger. A feed never writes state itself:
+ * it describes what happened and the ledger decides ids, change types and flags.
+ */
+
+/** Create or replace an event's header (teams, schedule, rotation numbers, source ids). */
+export interface EventUpsert {
+  kind: 'event';
+  event: Omit<EventInfo, 'score' | 'live_game_state'>;
+}
+
+/** Replace an event's score (and optionally its live game state; null clears it). */
+export interface ScoreUpdate {
+  kind: 'score';
+  event_id: string;
+  score: Score;
+  live_game_state?: Record<string, unknown> | null;
+}
+
+/**
+ * One sportsbook's price on one line of one participant of one market.
+ *
+ * - `is_main_line: true` makes this line the book's main line for that participant; the ledger
+ *   clears the flag on the previous main line in the same commit, at the same timestamp.
+ *   Omitted keeps the line's current flag (false for a new line).
+ * - `closed: true` closes the price (closed_at = the batch time); a later update on a closed
+ *   price reopens it.
+ * - `price` is American odds; 0.0001 is the off-board sentinel.
+ */
+export interface PriceUpdate {
+  kind: 'price';
+  event_id: string;
+  market_id: number;
+  period_id: number;
+  participant_id: number;
+  participant_type: ParticipantType;
+  participant_name: string;
+  /** Spread or total as a string; '' for moneylines. */
+  line: string;
+  affiliate_id: number;
+  price: number;
+  is_main_line?: boolean;
+  closed?: boolean;
+  liquidity_usd?: number;
+  source_id?: string;
+}
+
+export type Update = EventUpsert | ScoreUpdate | PriceUpdate;
+
+export interface UpdateBatch {
+  /** ISO 8601 time the batch describes; the simulator back-fills history with past times. */
+  at: string;
+  updates: Update[];
+}
+
+/** The one way a feed reaches the ledger. */
+export interface LedgerSink {
+  apply(batch: UpdateBatch): void;
+}

@@ -1,0 +1,58 @@
+/** The embedded store's schema; statements are idempotent so opening an existing file is safe. */
+export const SCHEMA = `
+CREATE TABLE IF NOT EXISTS meta (
+  key TEXT PRIMARY KEY,
+  value TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS changes (
+  id INTEGER PRIMARY KEY,
+  kind TEXT NOT NULL,
+  event_id TEXT NOT NULL,
+  sport_id INTEGER NOT NULL,
+  at TEXT NOT NULL,
+  committed_ms INTEGER NOT NULL,
+  price_id INTEGER,
+  affiliate_id INTEGER,
+  market_id INTEGER,
+  payload TEXT NOT NULL,
+  detail TEXT
+);
+CREATE INDEX IF NOT EXISTS changes_by_event ON changes (event_id, id);
+CREATE INDEX IF NOT EXISTS changes_by_price ON changes (price_id, id) WHERE price_id IS NOT NULL;
+CREATE INDEX IF NOT EXISTS changes_by_event_market ON changes (event_id, market_id, id) WHERE price_id IS NOT NULL;
+CREATE TABLE IF NOT EXISTS events (
+  event_id TEXT PRIMARY KEY,
+  sport_id INTEGER NOT NULL,
+  event_date TEXT NOT NULL,
+  info TEXT NOT NULL,
+  change_id INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS markets (
+  id INTEGER PRIMARY KEY,
+  event_id TEXT NOT NULL,
+  market_id INTEGER NOT NULL,
+  period_id INTEGER NOT NULL,
+  UNIQUE (event_id, market_id, period_id)
+);
+CREATE TABLE IF NOT EXISTS api_keys (
+  key_hash TEXT PRIMARY KEY,
+  key_prefix TEXT NOT NULL,
+  tier TEXT NOT NULL,
+  label TEXT NOT NULL DEFAULT '',
+  created_at TEXT NOT NULL,
+  revoked_at TEXT,
+  expires_at TEXT,
+  billing TEXT NOT NULL DEFAULT 'monthly',
+  budget_cap_usd REAL,
+  v1 INTEGER NOT NULL DEFAULT 0,
+  v2 INTEGER NOT NULL DEFAULT 1,
+  credits INTEGER NOT NULL DEFAULT 0,
+  credits_expiry TEXT,
+  custom TEXT
+);
+CREATE TABLE IF NOT EXISTS counters (
+  key TEXT PRIMARY KEY,
+  value INTEGER NOT NULL,
+  expires_at INTEGER NOT NULL
+);
+`;

@@ -1,0 +1,166 @@
+import type { EventInfo, Score } from '../../src/domain/types.ts';
+import type { PriceUpdate, UpdateBatch } from '../../src/ledger/updates.ts';
+
+export const today = (): string => new Date().toISOString().slice(0, 10);
+
+/** An NBA event (sport 4) starting at `hour`:00 UTC on `date`. */
+export function nbaEvent(
+  id: string,
+  date = today(),
+  hour = 23,
+): Omit<EventInfo, 'score' | 'live_game_state'> {
+  return {
+    event_id: id,
+    sport_id: 4,
+    event_uuid: `00000000-0000-4000-8000-${id.slice(0, 12).padEnd(12, '0')}`,
+    event_date: `${date}T${String(hour).padStart(2, '0')}:00:00Z`,
+    rotation_number_away: 501,
+    rotation_number_home: 502,
+    teams: [
+      {
+        team_id: 2002,
+        name: 'Boston',
+        mascot: 'Celtics',
+        abbreviation: 'BOS',
+        record: '10-5',
+        is_away: true,
+        is_home: false,
+      },
+      {
+        team_id: 2014,
+        name: 'Los Angeles',
+        mascot: 'Lakers',
+        abbreviation: 'LAL',
+        record: '9-6',
+        is_away: false,
+        is_home: true,
+      },
+    ],
+    schedule: {
+      season_type: 'Regular Season',
+      season_year: 2026,
+      event_name: 'Boston at Los Angeles',
+      league_name: 'NBA',
+    },
+  };
+}
+
+type PriceArgs = Partial<PriceUpdate> &
+  Pick<PriceUpdate, 'market_id' | 'participant_id' | 'affiliate_id' | 'price'>;
+
+export function price(eventId: string, a: PriceArgs): PriceUpdate {
+  const type = a.participant_type ?? (a.market_id === 3 || a.market_id === 43 ? 'TYPE_RESULT' : 'TYPE_TEAM');
+  return {
+    kind: 'price',
+    event_id: eventId,
+    period_id: 0,
+    participant_type: type,
+    participant_name:
+      a.participant_name ?? (type === 'TYPE_RESULT' ? (a.participant_id === 0 ? 'Over' : 'Under') : 'Team'),
+    line: '',
+    ...a,
+  };
+}
+
+/** Moneyline, spread (main -3.5 and an alternate -4.5) and total at books 19 and 23. */
+export function nbaPrices(eventId: string): PriceUpdate[] {
+  const out: PriceUpdate[] = [];
+  for (const aff of [19, 23]) {
+    out.push(
+      price(eventId, {
+        market_id: 1,
+        participant_id: 2002,
+        participant_name: 'Boston',
+        affiliate_id: aff,
+        price: 130,
+      }),
+    );
+    out.push(
+      price(eventId, {
+        market_id: 1,
+        participant_id: 2014,
+        participant_name: 'Los Angeles',
+        affiliate_id: aff,
+        price: -150,
+      }),
+    );
+    out.push(
+      price(eventId, {
+        market_id: 2,
+        participant_id: 2002,
+        participant_name: 'Boston',
+        affiliate_id: aff,
+        line: '3.5',
+        price: -110,
+        is_main_line: true,
+      }),
+    );
+    out.push(
+      price(eventId, {
+        market_id: 2,
+        participant_id: 2014,
+        participant_name: 'Los Angeles',
+        affiliate_id: aff,
+        line: '-3.5',
+        price: -110,
+        is_main_line: true,
+      }),
+    );
+    out.push(
+      price(eventId, {
+        market_id: 2,
+        participant_id: 2014,
+        participant_name: 'Los Angeles',
+        affiliate_id: aff,
+        line: '-4.5',
+        price: 105,
+      }),
+    );
+    out.push(
+      price(eventId, {
+        market_id: 3,
+        participant_id: 0,
+        affiliate_id: aff,
+        line: '221.5',
+        price: -108,
+        is_main_line: true,
+      }),
+    );
+    out.push(
+      price(eventId, {
+        market_id: 3,
+        participant_id: 1,
+        affiliate_id: aff,
+        line: '221.5',
+        price: -112,
+        is_main_line: true,
+      }),
+    );
+  }
+  return out;
+}
+
+export function batch(at: string, updates: UpdateBatch['updates']): UpdateBatch {
+  return { at, updates };
+}
+
+export function score(eventId: string, status: Score['event_status'], away: number, home: number): Score {
+  return {
+    event_id: eventId,
+    event_status: status,
+    score_away: away,
+    score_home: home,
+    winner_away: 0,
+    winner_home: 0,
+    score_away_by_period: [away],
+    score_home_by_period: [home],
+    venue_name: 'Arena',
+    venue_location: 'Los Angeles, CA',
+    game_clock: 300,
+    display_clock: '5:00',
+    game_period: 1,
+    broadcast: '',
+    event_status_detail: 'Q1 5:00',
+    updated_at: new Date().toISOString(),
+  };
+}

@@ -1,0 +1,75 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { generateKey, type NewKeyOptions, newKeyRecord } from '../../src/access/keys.ts';
+import type { Tier } from '../../src/access/tiers.ts';
+import { resolveServeConfig } from '../../src/config.ts';
+import { type RunningServer, startServer } from '../../src/server.ts';
+
+export interface TestServer {
+  server: RunningServer;
+  url: string;
+  dataDir: string;
+  /** An Enterprise key with a burst ceiling no test reaches. */
+  key: string;
+  said: string[];
+  newKey(tier: Tier, opts?: NewKeyOptions): string;
+  get(
+    path: string,
+    headers?: Record<string, string>,
+  ): Promise<{ status: number; body: any; headers: Headers }>;
+  close(opts?: { keepData?: boolean }): Promise<void>;
+}
+
+/** Starts the real server on a random loopback port with its own data directory. */
+export async function startTestServer(
+  opts: { simulator?: boolean; speed?: number; seed?: number; dataDir?: string; keyHeader?: string } = {},
+): Promise<TestServer> {
+  const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'oddsbase-test-'));
+  const said: string[] = [];
+  const config = resolveServeConfig(
+    {
+      port: 0,
+      host: '127.0.0.1',
+      dataDir,
+      simulator: opts.simulator ?? false,
+      seed: opts.seed ?? 7,
+      speed: opts.speed ?? 1,
+      keyHeader: opts.keyHeader,
+      logLevel: 'silent',
+    },
+    {},
+  );
+  const server = await startServer(config, { say: (l) => said.push(l) });
+  const newKey = (tier: Tier, opts: NewKeyOptions = {}) => {
+    const k = generateKey();
+    server.keys.insert(newKeyRecord(k, tier, { label: 'test', ...opts }));
+    return k;
+  };
+  // Tests poll far faster than any plan's burst ceiling: their own key is Enterprise with a high one.
+  const key = newKey('enterprise', { custom: JSON.stringify({ burstPerSecond: 1_000_000 }) });
+  const url = server.url.replace('localhost', '127.0.0.1');
+  return {
+    server,
+    url,
+    dataDir,
+    key,
+    said,
+    newKey,
+    async get(path, headers = { 'X-Service-Key': key }) {
+      const res = await fetch(url + path, { headers });
+      const text = await res.text();
+      let body: unknown = text;
+      try {
+        body = JSON.parse(text);
+      } catch {
+        // not JSON: the raw text is returned for the assertion to show
+      }
+      return { status: res.status, body, headers: res.headers };
+    },
+    async close(closeOpts = {}) {
+      await server.close();
+      if (!closeOpts.keepData) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}

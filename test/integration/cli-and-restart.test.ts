@@ -1,0 +1,110 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { test } from 'node:test';
+import { promisify } from 'node:util';
+import { batch, nbaEvent, nbaPrices, price, today } from '../helpers/fixtures.ts';
+import { startTestServer } from '../helpers/server.ts';
+
+const run = promisify(execFile);
+const cli = (...args: string[]) =>
+  run(process.execPath, ['bin/oddsbase.js', ...args], { cwd: process.cwd() });
+
+test('the first start prints one demo key with a curl command; later starts never do', async () => {
+  const first = await startTestServer();
+  const keyLine = first.said.find((l) => /^\s+ob_[0-9a-f]{40}$/.test(l));
+  assert.ok(keyLine, first.said.join('\n'));
+  const demo = keyLine.trim();
+  assert.ok(first.said.some((l) => l.includes('curl') && l.includes(demo)));
+  assert.equal((await first.get('/api/v2/markets', { 'X-Service-Key': demo })).status, 200);
+  await first.close({ keepData: true });
+
+  const second = await startTestServer({ dataDir: first.dataDir });
+  try {
+    assert.ok(!second.said.some((l) => l.includes('ob_')), second.said.join('\n'));
+    assert.equal((await second.get('/api/v2/markets', { 'X-Service-Key': demo })).status, 200);
+  } finally {
+    await second.close();
+  }
+});
+
+test('keys create prints the key alone; it works on the running server at once; revoke stops it', async () => {
+  const s = await startTestServer();
+  try {
+    const { stdout } = await cli(
+      'keys',
+      'create',
+      '--tier',
+      'pro',
+      '--label',
+      'cli test',
+      '--data-dir',
+      s.dataDir,
+    );
+    assert.match(stdout, /^ob_[0-9a-f]{40}\n$/);
+    const key = stdout.trim();
+    assert.equal((await s.get('/api/v2/markets', { 'X-Service-Key': key })).status, 200);
+
+    const list = await cli('keys', 'list', '--data-dir', s.dataDir);
+    assert.ok(list.stdout.includes(key.slice(0, 10)));
+    assert.ok(!list.stdout.includes(key), 'keys list never shows a whole key');
+
+    await cli('keys', 'revoke', key, '--data-dir', s.dataDir);
+    await new Promise((r) => setTimeout(r, 2100));
+    assert.equal((await s.get('/api/v2/markets', { 'X-Service-Key': key })).status, 401);
+
+    await assert.rejects(
+      cli('keys', 'create', '--tier', 'platinum', '--data-dir', s.dataDir),
+      /platinum|expected/,
+    );
+  } finally {
+    await s.close();
+  }
+});
+
+test('DATA_DIR selects the store for the keys command', async () => {
+  const s = await startTestServer();
+  try {
+    const { stdout } = await run(process.execPath, ['bin/oddsbase.js', 'keys', 'create', '--tier', 'free'], {
+      env: { ...process.env, DATA_DIR: s.dataDir },
+    });
+    assert.equal((await s.get('/api/v2/markets', { 'X-Service-Key': stdout.trim() })).status, 200);
+  } finally {
+    await s.close();
+  }
+});
+
+test('a restart keeps every committed row and continues the id sequence', async () => {
+  const E = 'c'.repeat(32);
+  const s = await startTestServer();
+  s.server.ledger.apply(
+    batch(new Date().toISOString(), [{ kind: 'event', event: nbaEvent(E) }, ...nbaPrices(E)]),
+  );
+  const before = await s.get(`/api/v2/events/${E}?market_ids=1,2,3&include=price_delta`);
+  const head = s.server.ledger.headId;
+  await s.close({ keepData: true });
+
+  const again = await startTestServer({ dataDir: s.dataDir });
+  try {
+    assert.equal(again.server.ledger.headId, head);
+    const after = await again.get(`/api/v2/events/${E}?market_ids=1,2,3&include=price_delta`);
+    assert.deepEqual(after.body, before.body);
+    again.server.ledger.apply(
+      batch(new Date().toISOString(), [
+        price(E, { market_id: 1, participant_id: 2002, affiliate_id: 19, price: 140 }),
+      ]),
+    );
+    assert.equal(again.server.ledger.headId, head + 1);
+    const ids = await again.get(`/api/v2/sports/events/${today()}?sport_ids=4`);
+    assert.deepEqual(ids.body['4'], [E]);
+  } finally {
+    await again.close();
+  }
+});
+
+test('a bad configuration stops the start with a clear message', async () => {
+  await assert.rejects(cli('serve', '--port', 'eighty', '--data-dir', '/tmp/oddsbase-never'), (err: any) => {
+    assert.match(err.stderr, /port must be an integer/);
+    assert.equal(err.code, 2);
+    return true;
+  });
+});

@@ -1,0 +1,81 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { Board } from '../../src/board/board.ts';
+import { ChangeFeed, CursorError } from '../../src/board/change-feed.ts';
+import { MemoryBus } from '../../src/bus/memory-bus.ts';
+import { Ledger } from '../../src/ledger/ledger.ts';
+import { openSqlite } from '../../src/store/sqlite/database.ts';
+import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
+import { batch, nbaEvent, nbaPrices, price } from '../helpers/fixtures.ts';
+
+const E = 'e'.repeat(32);
+
+function setup(opts: { capacity?: number; now?: () => number; windowMs?: number } = {}) {
+  const dir = mkdtempSync(join(tmpdir(), 'oddsbase-feed-'));
+  const store = new SqliteStore(openSqlite(dir));
+  const bus = new MemoryBus();
+  const board = new Board();
+  const ledger = new Ledger(store, board, bus);
+  const feed = new ChangeFeed(store, bus, ledger.headId, { maxScan: 1000, ...opts });
+  ledger.apply(batch(new Date().toISOString(), [{ kind: 'event', event: nbaEvent(E) }, ...nbaPrices(E)]));
+  for (let i = 0; i < 30; i++) {
+    ledger.apply(
+      batch(new Date().toISOString(), [
+        price(E, { market_id: 1, participant_id: 2002, affiliate_id: 19, price: 100 + i }),
+      ]),
+    );
+  }
+  return {
+    feed,
+    ledger,
+    cleanup: () => {
+      feed.close();
+      store.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+test('reads from memory and from the store give the same rows', (t) => {
+  const small = setup({ capacity: 5 });
+  const big = setup({ capacity: 10_000 });
+  t.after(() => {
+    small.cleanup();
+    big.cleanup();
+  });
+  for (const after of [0, 3, 10, 20, 40]) {
+    const a = small.feed.read({ pricesOnly: true, afterId: after }, 7);
+    const b = big.feed.read({ pricesOnly: true, afterId: after }, 7);
+    // Two ledgers ran at slightly different times: compare rows without their timestamps.
+    const strip = (p: string) => p.replace(/"updated_at":"[^"]+"/, '');
+    assert.deepEqual(
+      a.rows.map((r) => [r.id, strip(r.payload)]),
+      b.rows.map((r) => [r.id, strip(r.payload)]),
+    );
+    assert.equal(a.lastId, b.lastId);
+    assert.equal(a.hasMore, b.hasMore);
+  }
+});
+
+test('a read scans at most maxScan ids and says there is more', (t) => {
+  const s = setup();
+  t.after(s.cleanup);
+  const r = s.feed.read({ pricesOnly: true, afterId: 0, affiliateIds: [999] }, 10);
+  assert.deepEqual(r.rows, []);
+  assert.equal(r.lastId, Math.min(1000, s.ledger.headId));
+  assert.equal(r.hasMore, s.ledger.headId > 1000);
+});
+
+test('cursors ahead of the head or behind the retained window are refused', (t) => {
+  const windowMs = 60_000;
+  const s = setup({ windowMs, now: () => Date.now() + 2 * windowMs });
+  t.after(s.cleanup);
+  const head = s.ledger.headId;
+  assert.throws(() => s.feed.resolveCursor(head + 1), CursorError);
+  assert.throws(() => s.feed.resolveCursor(5), /too far behind.*events snapshot/s);
+  assert.equal(s.feed.resolveCursor(head), head);
+  assert.equal(s.feed.resolveCursor(0), head, '0 starts at the oldest retained row');
+});

@@ -1,0 +1,214 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { Board } from '../../src/board/board.ts';
+import type { CommittedBatch } from '../../src/bus/bus.ts';
+import { MemoryBus } from '../../src/bus/memory-bus.ts';
+import { Ledger, LedgerError } from '../../src/ledger/ledger.ts';
+import { parsePriceChange } from '../../src/ledger/price-change.ts';
+import { openSqlite } from '../../src/store/sqlite/database.ts';
+import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
+import { batch, nbaEvent, nbaPrices, price } from '../helpers/fixtures.ts';
+
+function setup(dir = mkdtempSync(join(tmpdir(), 'oddsbase-ledger-'))) {
+  const store = new SqliteStore(openSqlite(dir));
+  const board = new Board();
+  const bus = new MemoryBus();
+  const published: CommittedBatch[] = [];
+  bus.subscribe((b) => published.push(b));
+  const ledger = new Ledger(store, board, bus);
+  return { dir, store, board, ledger, published };
+}
+
+const rows = (b: CommittedBatch) =>
+  b.changes.filter((c) => c.kind === 'price').map((c) => parsePriceChange(c.payload, c.detail));
+const E = 'a'.repeat(32);
+
+test('change ids are global, in commit order, and change types follow the history of each price', (t) => {
+  const s = setup();
+  t.after(() => {
+    s.store.close();
+    rmSync(s.dir, { recursive: true, force: true });
+  });
+  s.ledger.apply(batch('2026-11-23T10:00:00Z', [{ kind: 'event', event: nbaEvent(E) }, ...nbaPrices(E)]));
+  const first = s.published[0]!;
+  assert.deepEqual(
+    first.changes.map((c) => c.id),
+    first.changes.map((_, i) => i + 1),
+  );
+  assert.ok(rows(first).every((r) => r.change_type === 'new' && r.previous_price === ''));
+
+  s.ledger.apply(
+    batch('2026-11-23T10:01:00Z', [
+      price(E, {
+        market_id: 1,
+        participant_id: 2002,
+        participant_name: 'Boston',
+        affiliate_id: 19,
+        price: 125,
+      }),
+    ]),
+  );
+  const [r] = rows(s.published[1]!);
+  assert.equal(r!.change_type, 'price_change');
+  assert.equal(r!.previous_price, '130');
+  assert.equal(r!.price, '125');
+  assert.equal(r!.price_delta, -5);
+  assert.equal(r!.id, first.headId + 1);
+  assert.equal(r!.closed_at, '');
+  assert.equal(r!.updated_at, '2026-11-23T10:01:00.000Z');
+});
+
+test('a main line moving to a line priced for the first time is a line_change from the old price', (t) => {
+  const s = setup();
+  t.after(() => rmSync(s.dir, { recursive: true, force: true }));
+  s.ledger.apply(batch('2026-11-23T10:00:00Z', [{ kind: 'event', event: nbaEvent(E) }, ...nbaPrices(E)]));
+  s.ledger.apply(
+    batch('2026-11-23T10:02:00Z', [
+      price(E, {
+        market_id: 2,
+        participant_id: 2002,
+        participant_name: 'Boston',
+        affiliate_id: 19,
+        line: '4',
+        price: -115,
+        is_main_line: true,
+      }),
+    ]),
+  );
+  const [off, on] = rows(s.published[1]!);
+  assert.deepEqual([off!.line, off!.is_main_line, off!.change_type], ['3.5', false, 'line_change']);
+  assert.deepEqual([on!.line, on!.is_main_line, on!.change_type], ['4', true, 'line_change']);
+  assert.equal(on!.previous_price, '-110');
+  assert.equal(on!.price_delta, -5);
+});
+
+test('an unchanged price writes nothing', (t) => {
+  const s = setup();
+  t.after(() => rmSync(s.dir, { recursive: true, force: true }));
+  s.ledger.apply(batch('2026-11-23T10:00:00Z', [{ kind: 'event', event: nbaEvent(E) }, ...nbaPrices(E)]));
+  const head = s.ledger.headId;
+  s.ledger.apply(batch('2026-11-23T10:05:00Z', nbaPrices(E)));
+  assert.equal(s.ledger.headId, head);
+  assert.equal(s.published.length, 1);
+});
+
+test('when the main line moves, the flag leaves the old line and arrives on the new one at the same time', (t) => {
+  const s = setup();
+  t.after(() => rmSync(s.dir, { recursive: true, force: true }));
+  s.ledger.apply(batch('2026-11-23T10:00:00Z', [{ kind: 'event', event: nbaEvent(E) }, ...nbaPrices(E)]));
+  s.ledger.apply(
+    batch('2026-11-23T10:02:00Z', [
+      price(E, {
+        market_id: 2,
+        participant_id: 2014,
+        participant_name: 'Los Angeles',
+        affiliate_id: 19,
+        line: '-4.5',
+        price: -108,
+        is_main_line: true,
+      }),
+    ]),
+  );
+  const moved = rows(s.published[1]!);
+  assert.equal(moved.length, 2);
+  const [off, on] = moved;
+  assert.equal(off!.line, '-3.5');
+  assert.equal(off!.is_main_line, false);
+  assert.equal(on!.line, '-4.5');
+  assert.equal(on!.is_main_line, true);
+  assert.equal(off!.updated_at, on!.updated_at);
+  assert.equal(on!.change_type, 'line_change');
+  assert.equal(off!.change_type, 'line_change');
+  const lines = s.board.getEvent(E)!.markets.get('2:0')!.participants.get('TYPE_TEAM:2014')!.lines;
+  const mains = [...lines.values()].filter((l) => l.prices.get(19)?.is_main_line);
+  assert.deepEqual(
+    mains.map((l) => l.value),
+    ['-4.5'],
+  );
+  // book 23 keeps its own main line
+  assert.equal(lines.get('-3.5')!.prices.get(23)!.is_main_line, true);
+});
+
+test('closing sets closed_at to the batch time; the off-board sentinel is a price with no delta', (t) => {
+  const s = setup();
+  t.after(() => rmSync(s.dir, { recursive: true, force: true }));
+  s.ledger.apply(batch('2026-11-23T10:00:00Z', [{ kind: 'event', event: nbaEvent(E) }, ...nbaPrices(E)]));
+  s.ledger.apply(
+    batch('2026-11-23T10:03:00Z', [
+      price(E, { market_id: 1, participant_id: 2002, affiliate_id: 23, price: 0.0001 }),
+    ]),
+  );
+  const [off] = rows(s.published[1]!);
+  assert.equal(off!.price, '0.0001');
+  assert.equal(off!.price_delta, 0);
+  s.ledger.apply(
+    batch('2026-11-23T10:04:00Z', [
+      price(E, { market_id: 1, participant_id: 2002, affiliate_id: 23, price: 0.0001, closed: true }),
+    ]),
+  );
+  const [closed] = rows(s.published[2]!);
+  assert.equal(closed!.closed_at, '2026-11-23T10:04:00.000Z');
+});
+
+test('a batch naming an unknown event is refused whole and nothing is written', (t) => {
+  const s = setup();
+  t.after(() => rmSync(s.dir, { recursive: true, force: true }));
+  assert.throws(() => s.ledger.apply(batch('2026-11-23T10:00:00Z', [...nbaPrices(E)])), LedgerError);
+  assert.equal(s.ledger.headId, 0);
+  assert.equal(s.board.events.size, 0);
+});
+
+test('a restart keeps every committed row, the board and the id sequence', (t) => {
+  const s = setup();
+  t.after(() => rmSync(s.dir, { recursive: true, force: true }));
+  s.ledger.apply(batch('2026-11-23T10:00:00Z', [{ kind: 'event', event: nbaEvent(E) }, ...nbaPrices(E)]));
+  s.ledger.apply(
+    batch('2026-11-23T10:02:00Z', [
+      price(E, {
+        market_id: 2,
+        participant_id: 2014,
+        participant_name: 'Los Angeles',
+        affiliate_id: 19,
+        line: '-4.5',
+        price: -108,
+        is_main_line: true,
+      }),
+    ]),
+  );
+  const head = s.ledger.headId;
+  const marketIds = [...s.board.getEvent(E)!.markets.values()].map((m) => m.id);
+  s.store.close();
+
+  const again = setup(s.dir);
+  t.after(() => again.store.close());
+  assert.equal(again.ledger.headId, head);
+  assert.deepEqual(
+    [...again.board.getEvent(E)!.markets.values()].map((m) => m.id),
+    marketIds,
+  );
+  again.ledger.apply(
+    batch('2026-11-23T10:06:00Z', [
+      price(E, {
+        market_id: 2,
+        participant_id: 2014,
+        participant_name: 'Los Angeles',
+        affiliate_id: 19,
+        line: '-3.5',
+        price: -120,
+        is_main_line: true,
+      }),
+    ]),
+  );
+  const moved = rows(again.published[0]!);
+  assert.deepEqual(
+    moved.map((r) => [r.id, r.line, r.is_main_line]),
+    [
+      [head + 1, '-4.5', false],
+      [head + 2, '-3.5', true],
+    ],
+  );
+  assert.equal(moved[1]!.previous_price, '-110');
+});
