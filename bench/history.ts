@@ -270,8 +270,9 @@ async function main(): Promise<void> {
       { name: 'closing (markets 1,2,3,29)', path: `${ev}/closing?market_ids=1,2,3,29`, size: prices },
     ];
     const lines = [
-      `One event, ${int(board.head)} recorded price changes, ${int(priceIds.length)} spread and total prices ` +
-        `(400 in all); event start ${start}. ${REQUESTS} sequential requests per case after ${WARMUP} warm-up.`,
+      `One event, ${int(board.head)} recorded price changes, ${int(priceIds.length)} spread and ` +
+        `total prices (400 in all); event start ${start}. ${REQUESTS} sequential requests per case ` +
+        `after ${WARMUP} warm-up.`,
       '',
       '| Case | Items per response | p50 ms | p99 ms | max ms |',
       '|---|---:|---:|---:|---:|',

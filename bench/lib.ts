@@ -8,6 +8,8 @@ import { createServer } from 'node:net';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { hashKey } from '../src/access/keys.ts';
+import { openSqlite } from '../src/store/sqlite/database.ts';
 
 /** The checkout's root directory (bench/..). */
 export const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
@@ -167,15 +169,32 @@ export function spawnNode(args: string[], opts: { cpu?: string; env?: NodeJS.Pro
   };
 }
 
-/** Runs `node bin/oddsbase.js keys create --tier ultra` on `dataDir` and returns the key. */
-export function createKey(dataDir: string): string {
+/**
+ * Runs `node bin/oddsbase.js keys create --tier TIER` on `dataDir` and returns the key. With
+ * `burstPerSecond` (enterprise keys only: the other tiers have fixed ceilings, Ultra's is 10
+ * requests a second), the key's row gets that custom per-second ceiling, written straight into the
+ * data directory's api_keys table (`keys create` has no option for it).
+ */
+export function createKey(dataDir: string, tier = 'ultra', burstPerSecond?: number): string {
   const out = execFileSync(
     process.execPath,
-    ['bin/oddsbase.js', 'keys', 'create', '--tier', 'ultra', '--label', 'bench', '--data-dir', dataDir],
+    ['bin/oddsbase.js', 'keys', 'create', '--tier', tier, '--label', 'bench', '--data-dir', dataDir],
     { cwd: ROOT, encoding: 'utf8', timeout: 60_000 },
   );
   const key = out.trim().split('\n').pop()?.trim();
   if (!key) throw new Error('keys create printed no key');
+  if (burstPerSecond !== undefined) {
+    if (tier !== 'enterprise') throw new Error('only enterprise keys take a custom burst ceiling');
+    const db = openSqlite(dataDir);
+    try {
+      const changed = db
+        .prepare('UPDATE api_keys SET custom = ? WHERE key_hash = ?')
+        .run(JSON.stringify({ burstPerSecond }), hashKey(key)).changes;
+      if (changed !== 1) throw new Error('the new key is not in api_keys');
+    } finally {
+      db.close();
+    }
+  }
   return key;
 }
 
@@ -208,7 +227,7 @@ export interface ServerChild {
 
 /**
  * Starts `oddsbase serve` with the live simulator on a fresh data directory, on 127.0.0.1:`port`,
- * pinned to `cpu`, and creates an Ultra key for it. Waits until it listens (the simulator fills
+ * pinned to `cpu`, and creates a key for it (Ultra unless told otherwise). Waits until it listens (the simulator fills
  * its history first, which can take a while).
  */
 export async function startOddsbase(opts: {
@@ -216,6 +235,9 @@ export async function startOddsbase(opts: {
   cpu?: string;
   startTimeoutMs?: number;
   nodeArgs?: string[];
+  /** The key's tier ('ultra' by default) and, for an enterprise key, its per-second ceiling. */
+  tier?: string;
+  burstPerSecond?: number;
   /** Called once the child is spawned, before it listens. */
   onSpawn?: (child: Child) => void;
 }): Promise<ServerChild> {
@@ -223,7 +245,7 @@ export async function startOddsbase(opts: {
   let child: Child | undefined;
   try {
     // The key is created before the start, so the server never issues its demo key.
-    const key = createKey(dataDir);
+    const key = createKey(dataDir, opts.tier, opts.burstPerSecond);
     child = spawnNode(
       [
         ...(opts.nodeArgs ?? []),

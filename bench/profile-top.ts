@@ -22,6 +22,7 @@ interface ProfileNode {
 }
 
 interface Profile {
+  startTime: number;
   nodes: ProfileNode[];
   samples: number[];
   timeDeltas: number[];
@@ -41,7 +42,16 @@ function frameName(f: CallFrame): string {
 
 export function summarise(
   path: string,
-  opts: { top?: number; under?: string; inclusive?: string[] } = {},
+  opts: {
+    top?: number;
+    under?: string;
+    inclusive?: string[];
+    /**
+     * Only samples taken within these [from, to] spans, in µs of the monotonic clock (what
+     * process.hrtime.bigint() / 1000n reads in any process of the machine, and V8 stamps samples with).
+     */
+    windows?: readonly (readonly [number, number])[];
+  } = {},
 ): { totalMs: number; self: FrameTime[]; inclusive: FrameTime[] } {
   const p = JSON.parse(readFileSync(path, 'utf8')) as Profile;
   const byId = new Map(p.nodes.map((n) => [n.id, n]));
@@ -55,7 +65,10 @@ export function summarise(
   const self = new Map<string, number>();
   const incl = new Map<string, number>();
   let total = 0;
+  let ts = p.startTime;
   for (let i = 0; i < p.samples.length; i++) {
+    ts += p.timeDeltas[i] ?? 0;
+    if (opts.windows && !opts.windows.some(([a, b]) => ts >= a && ts <= b)) continue;
     const dt = (p.timeDeltas[i] ?? 0) / 1000;
     const stack = stackOf(p.samples[i]);
     if (opts.under && !stack.some((n) => n.callFrame.functionName === opts.under)) continue;

@@ -4,8 +4,13 @@
  * polls the NBA events snapshot once a second.
  *
  *   node --import tsx bench/rss.ts [--seconds 60]
+ *
+ * The server runs with --expose-gc and bench/mem-probe.ts preloaded: both are idle until the
+ * sampling is over, when one SIGUSR2 reports its heap and native memory, before and after a full GC.
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import {
   cleanupOnSignal,
   freePort,
@@ -14,6 +19,7 @@ import {
   log,
   mb,
   median,
+  ROOT,
   type ServerChild,
   sleep,
   startOddsbase,
@@ -33,6 +39,50 @@ function rssOf(pid: number): number | undefined {
   }
 }
 
+const PROBE = pathToFileURL(join(ROOT, 'bench/mem-probe.ts')).href;
+
+export interface MemoryBreakdown {
+  rss: number;
+  heapTotal: number;
+  heapUsed: number;
+  external: number;
+  arrayBuffers: number;
+  spaces: Record<string, number>;
+}
+
+/** Asks the server's mem-probe for its memory usage (SIGUSR2) and reads the answer from its output. */
+async function probe(server: ServerChild): Promise<{ now?: MemoryBreakdown; afterGc?: MemoryBreakdown }> {
+  server.child.proc.kill('SIGUSR2');
+  const find = (tag: string) => {
+    const line = server.child
+      .output()
+      .split('\n')
+      .reverse()
+      .find((l) => l.startsWith(`${tag} {`) && l.endsWith('}'));
+    return line ? (JSON.parse(line.slice(tag.length + 1)) as MemoryBreakdown) : undefined;
+  };
+  for (let i = 0; i < 100; i++) {
+    await sleep(100);
+    const afterGc = find('mem-probe-gc');
+    if (afterGc) return { now: find('mem-probe'), afterGc };
+  }
+  return { now: find('mem-probe') };
+}
+
+async function headOf(url: string, headers: Record<string, string>): Promise<number> {
+  try {
+    const res = await fetch(url, { headers, signal: AbortSignal.timeout(5000) });
+    const body = (await res.json()) as { meta?: { delta_last_id?: string } };
+    return Number(body.meta?.delta_last_id ?? 0);
+  } catch {
+    return 0;
+  }
+}
+
+function dirBytes(dir: string): number {
+  return readdirSync(dir).reduce((s, f) => s + statSync(join(dir, f)).size, 0);
+}
+
 export interface RssResult {
   seconds: number;
   startSeconds: number;
@@ -45,6 +95,13 @@ export interface RssResult {
   last: number;
   polls: number;
   pollErrors: number;
+  /** process.memoryUsage() of the server at the end, from bench/mem-probe.ts. */
+  breakdown?: MemoryBreakdown;
+  /** The same right after a full garbage collection (taken once the sampling is over). */
+  afterGc?: MemoryBreakdown;
+  /** Change rows committed at the end (the ledger head), and the store's files on disk. */
+  head: number;
+  storeBytes: number;
   met: boolean;
 }
 
@@ -63,6 +120,7 @@ export async function runRss(opts: { seconds?: number } = {}): Promise<RssResult
       server = await startOddsbase({
         port: await freePort(),
         cpu: SERVER_CPU,
+        nodeArgs: ['--expose-gc', '--import', 'tsx', '--import', PROBE],
         onSpawn: (child) => {
           sampler = setInterval(() => {
             startPeak = Math.max(startPeak, rssOf(child.pid) ?? 0);
@@ -110,6 +168,10 @@ export async function runRss(opts: { seconds?: number } = {}): Promise<RssResult
     polling = false;
     await client;
     const peak = Math.max(...samples);
+    // After the sampling: the probe's forced GC must not shape the samples.
+    const { now: breakdown, afterGc } = await probe(server);
+    const head = await headOf(url, headers);
+    const storeBytes = dirBytes(server.dataDir);
     return {
       seconds,
       startSeconds,
@@ -121,6 +183,10 @@ export async function runRss(opts: { seconds?: number } = {}): Promise<RssResult
       last: samples[samples.length - 1],
       polls,
       pollErrors,
+      breakdown,
+      afterGc,
+      head,
+      storeBytes,
       met: peak < TARGET_BYTES,
     };
   } finally {
@@ -139,6 +205,22 @@ export function rssMarkdown(r: RssResult): string {
     '',
     `- the server listened ${r.startSeconds.toFixed(1)} s after it was started (history back-fill included)`,
     `- ${int(r.polls)} polls answered 200, ${r.pollErrors} failed`,
+    ...(r.breakdown
+      ? [
+          `- at the end: V8 heap ${mb(r.breakdown.heapUsed)} used of ${mb(r.breakdown.heapTotal)}` +
+            ` (old space ${mb(r.breakdown.spaces.old_space ?? 0)}), external ${mb(r.breakdown.external)}` +
+            ` (array buffers ${mb(r.breakdown.arrayBuffers)}); the rest of the RSS` +
+            ` (${mb(r.breakdown.rss - r.breakdown.heapTotal - r.breakdown.external)}) is native: code, ` +
+            'SQLite page cache, allocator',
+        ]
+      : []),
+    ...(r.afterGc
+      ? [
+          `- after a forced full GC (once the sampling was over): V8 heap ${mb(r.afterGc.heapUsed)} used ` +
+            `of ${mb(r.afterGc.heapTotal)}, RSS ${mb(r.afterGc.rss)}`,
+        ]
+      : []),
+    `- ${int(r.head)} change rows committed at the end; store files ${mb(r.storeBytes)} on disk`,
     `- median and peak are over the ${r.seconds} one-second samples after the server listens`,
     `- peak ${mb(r.peak)}, target < ${mb(TARGET_BYTES)}: ${r.met ? 'met' : '**missed**'}`,
     '',

@@ -31,7 +31,7 @@ export interface RunningServer {
 export interface StartOptions {
   /** Lines meant for the person who started the server (demo key, progress). */
   say?: (line: string) => void;
-  /** ms clock for the simulator; tests inject one. */
+  /** ms clock for the simulator, commits, delays and limits; tests inject one. */
   now?: () => number;
 }
 
@@ -49,7 +49,8 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
   const keys = new SqliteKeyStore(db);
   const board = new Board();
   const bus = new MemoryBus();
-  const ledger = new Ledger(store, board, bus);
+  const now = opts.now ?? Date.now;
+  const ledger = new Ledger(store, board, bus, now);
 
   let demoKey: string | undefined;
   if (store.getMeta(DEMO_KEY_META) === undefined && keys.count() === 0) {
@@ -69,7 +70,7 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
     }
     // Loaded only when wanted: a --no-simulator server never loads the simulator's code.
     const { Simulator } = await import('./feeds/simulator/index.ts');
-    simulator = new Simulator({ seed, speed: config.speed, sink: ledger, state: board, now: opts.now });
+    simulator = new Simulator({ seed, speed: config.speed, sink: ledger, state: board, now });
     const started = Date.now();
     let lastShown = 0;
     simulator.backfill((done, total) => {
@@ -82,17 +83,17 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
     say(`simulator: ready in ${((Date.now() - started) / 1000).toFixed(1)} s, ${board.events.size} events`);
   }
 
-  const feed = new ChangeFeed(store, bus, board.head);
-  const boards = new DelayedBoards(board, store, bus);
-  const counters = new MemoryCounters();
-  const access = new AccessControl(counters);
+  const feed = new ChangeFeed(store, bus, board.head, { now });
+  const boards = new DelayedBoards(board, store, bus, now);
+  const counters = new MemoryCounters(now);
+  const access = new AccessControl(counters, now);
   const app = await buildApp({
     board,
     boards,
     feed,
     store,
     history: new SqliteHistoryStore(db),
-    auth: new Authenticator(keys),
+    auth: new Authenticator(keys, 2000, now),
     access,
     keyHeader: config.keyHeader,
     logger:

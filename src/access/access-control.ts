@@ -22,6 +22,7 @@ export interface UsageAfter {
 }
 
 const FAR_FUTURE = Date.UTC(9999, 0, 1);
+const DAY = 86_400_000;
 const usedKey = (a: Account, periodId: string) => `use:${a.keyHash}:${periodId}`;
 const overageKey = (a: Account, periodId: string) => `over:${a.keyHash}:${periodId}`;
 const creditKey = (a: Account) => `credit:${a.keyHash}`;
@@ -116,6 +117,29 @@ export class AccessControl {
       }
     }
     return undefined;
+  }
+
+  /**
+   * Date-scoped requests reach back `historyDays` from today; the cutoff is midnight UTC and the
+   * request's offset does not move it (spec: history window).
+   */
+  checkHistoryWindow(a: Account, dateMs: number): Denial | undefined {
+    const days = a.entitlements.historyDays;
+    const earliestMs = Math.floor(this.now() / DAY) * DAY - days * DAY;
+    if (dateMs >= earliestMs) return undefined;
+    const earliest = new Date(earliestMs).toISOString().slice(0, 10);
+    const deeper = lowestTierWith((e) => e.historyDays > days);
+    return {
+      status: 403,
+      body: {
+        error: `Date outside your plan's history window: the ${tierLabel(a.tier)} tier reaches back ${days} days, to ${earliest}`,
+        earliest_available_date: earliest,
+        history_days_limit: days,
+        upgrade_url: UPGRADE_URL,
+        upgrade_message: upgradeMessage('A deeper history window', deeper),
+      },
+      headers: {},
+    };
   }
 
   /** Records the points of a served response and returns the usage to report. */

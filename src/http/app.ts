@@ -48,6 +48,7 @@ export interface AppDeps {
 /** Dependencies the route plugins receive: the narrow set they read, never the server. */
 export interface RouteDeps {
   board: Board;
+  access: AccessControl;
   /** The board each plan sees: the live one, or one held back by the plan's data delay. */
   boards: DelayedBoards;
   feed: ChangeFeed;
@@ -59,6 +60,12 @@ export interface RouteDeps {
 /** The board a caller sees: live for real-time plans, held back by the plan's delay otherwise. */
 export function boardFor(deps: RouteDeps, account: Account | undefined): Board {
   return deps.boards.forDelay(account?.entitlements.delaySeconds ?? 0);
+}
+
+/** Refuses a date outside the caller's history window (403 with the earliest date it may ask for). */
+export function gateDate(deps: RouteDeps, account: Account | undefined, dateMs: number): void {
+  const denial = account && deps.access.checkHistoryWindow(account, dateMs);
+  if (denial) throw new ApiError(denial.status, denial.body, denial.headers);
 }
 
 /** Removes the `key` query parameter's value from a URL before it is logged. */
@@ -119,6 +126,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   const routeDeps: RouteDeps = {
     board: deps.board,
+    access: deps.access,
     boards: deps.boards,
     feed: deps.feed,
     store: deps.store,

@@ -45,6 +45,7 @@ export class Ledger implements LedgerSink {
     private readonly store: Store,
     private readonly board: Board,
     private readonly bus: Bus,
+    private readonly now: () => number = Date.now,
   ) {
     this.loadBoard();
   }
@@ -58,7 +59,7 @@ export class Ledger implements LedgerSink {
     // One spelling of time in every row (24-character UTC ISO), so stored times compare as strings.
     const at = new Date(batch.at).toISOString();
     // Commit times never go backwards along the ids, even if the wall clock does.
-    this.lastCommitMs = Math.max(this.lastCommitMs, Date.now());
+    this.lastCommitMs = Math.max(this.lastCommitMs, this.now());
     const pending = new PendingCommit(this.board.head, this.lastCommitMs);
     try {
       for (const u of batch.updates) {

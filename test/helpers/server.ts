@@ -23,7 +23,14 @@ export interface TestServer {
 
 /** Starts the real server on a random loopback port with its own data directory. */
 export async function startTestServer(
-  opts: { simulator?: boolean; speed?: number; seed?: number; dataDir?: string; keyHeader?: string } = {},
+  opts: {
+    simulator?: boolean;
+    speed?: number;
+    seed?: number;
+    dataDir?: string;
+    keyHeader?: string;
+    now?: () => number;
+  } = {},
 ): Promise<TestServer> {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'oddsbase-test-'));
   const said: string[] = [];
@@ -40,7 +47,7 @@ export async function startTestServer(
     },
     {},
   );
-  const server = await startServer(config, { say: (l) => said.push(l) });
+  const server = await startServer(config, { say: (l) => said.push(l), now: opts.now });
   const newKey = (tier: Tier, opts: NewKeyOptions = {}) => {
     const k = generateKey();
     server.keys.insert(newKeyRecord(k, tier, { label: 'test', ...opts }));

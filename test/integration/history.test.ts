@@ -152,7 +152,7 @@ describe('/api/v2/events/{eventID}/markets/history', () => {
     assert.ok(firsts.every((h: any) => h.change_type === 'new' && h.previous_price === ''));
   });
 
-  test('market_line_price_id is the snapshot Price.id; market_participant_id the participant id', async () => {
+  test('market_line_price_id is the Price.id; market_participant_id the participant id', async () => {
     const ids = await priceIds();
     const r = await get(`${ev}/markets/history`);
     const newest = r.body.history[0];
@@ -348,7 +348,7 @@ describe('/api/v2/events/{eventID}/markets/{marketID}/history', () => {
     assert.deepEqual(r.body.series['23'][0], { t: T[0], l: '221.5', p: -108, m: true });
   });
 
-  test('the spread chart mixes participants and lines; participant_id, line and main_line narrow it', async () => {
+  test('a chart mixes participants and lines; participant_id, line and main_line narrow it', async () => {
     const all = (await get(`${ev}/markets/2/history`)).body.series['19'];
     assert.equal(all.length, 5);
     assert.deepEqual(
@@ -398,7 +398,7 @@ describe('/api/v2/events/{eventID}/markets/{marketID}/history', () => {
     assert.equal((await get(`${ev}/markets/1/history?limit=5001`)).status, 400);
   });
 
-  test('a market without rows is an empty series; bad ids: 400; unknown event: 404; no key: 401', async () => {
+  test('a market without rows: empty series; bad ids: 400; unknown event: 404; no key: 401', async () => {
     assert.deepEqual((await get(`${ev}/markets/29/history`)).body.series, {});
     const bad = await get(`${ev}/markets/spread/history`);
     assert.equal(bad.status, 400);

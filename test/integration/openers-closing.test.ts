@@ -179,7 +179,7 @@ describe('/api/v2/events/{eventID}/openers', () => {
 });
 
 describe('/api/v2/events/{eventID}/closing', () => {
-  test('the last recorded price at or before the start; later rows and later lines are left out', async () => {
+  test('the last recorded price at or before the start; later rows and lines are left out', async () => {
     const r = await get(`/api/v2/events/${PAST}/closing`);
     assert.equal(r.status, 200);
     const closing = flatten(r.body);

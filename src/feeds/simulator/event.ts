@@ -78,6 +78,7 @@ export class SimEvent {
   private fateAt = 0;
   private engine?: Engine;
   private prematch?: Engine;
+  private prematchShift = 0;
   private lastAdvance = 0;
   private lastReprice = 0;
   private lastProps = 0;
@@ -127,8 +128,9 @@ export class SimEvent {
     const score = info.score;
     this.created = true;
     this.adoptPending = true;
-    this.fateAt = Number.POSITIVE_INFINITY;
     if (!score || score.event_status === 'STATUS_SCHEDULED') {
+      // The same first draw as in plan(): a postponement keeps its time across restarts.
+      this.fateAt = this.spec.startMs - this.rng.between(1, 20) * HOUR;
       this.activeFrom = Math.min(nowMs, this.spec.startMs);
       this.far = this.spec.startMs - this.activeFrom > NEAR_MS;
       this.expand = true;
@@ -240,10 +242,7 @@ export class SimEvent {
         book.totalNoise = rng.normal() * book.profile.noise * 0.6;
       }
     }
-    this.prematch = startGame(this.spec.sport.discipline, {
-      ...this.gameContext('prematch'),
-      rng: new Rng(1),
-    });
+    if (!this.prematch || this.prematchShift !== this.shift) this.prematch = this.prematchEngine();
     const [lo, hi] = cadence.drift;
     let next = t + rng.between(lo, hi) * (this.far ? 4 : 1);
     for (const book of this.books) {
@@ -267,6 +266,12 @@ export class SimEvent {
     }
     this.nextDrift = Math.min(next, this.spec.startMs);
     this.repricePrematch(t, books);
+  }
+
+  /** A game at its start, whose outlooks are the prematch fair prices. */
+  private prematchEngine(): Engine {
+    this.prematchShift = this.shift;
+    return startGame(this.spec.sport.discipline, { ...this.gameContext('prematch'), rng: new Rng(1) });
   }
 
   private cadence(): typeof LIVE_CADENCE {
@@ -340,7 +345,10 @@ export class SimEvent {
 
   private startPlay(t: number): void {
     this.adopt();
-    this.prices.close(() => true);
+    // First-half markets keep their ids in play, at the books that price the game live.
+    const live = new Set(liveOffers(this.spec.sport).map((o) => o.marketId));
+    const liveBooks = new Set(this.books.filter((b) => b.live).map((b) => b.profile.affiliate_id));
+    this.prices.close((marketId, affiliateId) => !live.has(marketId) || !liveBooks.has(affiliateId));
     this.engine = startGame(this.spec.sport.discipline, this.gameContext('game'));
     this.phase = 'live';
     this.lastAdvance = this.spec.startMs;
@@ -469,39 +477,34 @@ export class SimEvent {
   private adopt(): void {
     if (!this.adoptPending) return;
     this.adoptPending = false;
-    const live = this.phase === 'live' && this.engine !== undefined;
-    const engine = live
-      ? this.engine
-      : startGame(this.spec.sport.discipline, { ...this.gameContext('prematch'), rng: new Rng(1) });
-    if (!engine) return;
-    const offers = live ? liveOffers(this.spec.sport) : prematchOffers(this.spec.sport, false);
+    const live = this.phase === 'live';
+    const engine = (live ? this.engine : undefined) ?? this.prematchEngine();
     const step = this.params.lineStep;
-    for (const offer of offers) {
+    for (const offer of live ? liveOffers(this.spec.sport) : prematchOffers(this.spec.sport, false)) {
       const outlook = engine.outlook(offer.segment);
+      if (!outlook) continue;
+      const spread = offer.kind === 'spread';
+      const centre = snapLine(spread ? -outlook.margin : outlook.total, step);
+      const reach = live ? 20 : 8;
+      const values = Array.from({ length: 2 * reach + 1 }, (_, k) => centre + (k - reach) * step);
+      const positive = values.filter((v) => v > 0).map(formatLine);
       for (const book of this.books) {
         if (!book.groups.has(offer.group)) continue;
-        const id = book.profile.affiliate_id;
-        const take = (p: ParticipantRef, lines: string[]) =>
-          this.prices.adopt(offer.marketId, offer.periodId, p, id, lines);
+        const take = (p: ParticipantRef, lines: readonly string[]) =>
+          this.prices.adopt(offer.marketId, offer.periodId, p, book.profile.affiliate_id, lines);
         if (offer.kind === 'ml' || offer.kind === 'ml3') {
-          for (const p of offer.kind === 'ml3' ? [this.away, DRAW, this.home] : [this.away, this.home])
+          for (const p of offer.kind === 'ml3' ? [this.away, DRAW, this.home] : [this.away, this.home]) {
             take(p, ['']);
+          }
           continue;
         }
-        const spread = offer.kind === 'spread';
-        const guess = outlook ? (spread ? -outlook.margin : outlook.total) : 0;
-        const centre = snapLine(guess, step);
-        const reach = live ? 20 : 8;
-        const around = Array.from({ length: 2 * reach + 1 }, (_, k) => centre + (k - reach) * step);
-        const main = spread
-          ? take(this.home, around.map(formatLine))
-          : take(OVER, around.filter((v) => v > 0).map(formatLine));
+        const main = spread ? take(this.home, values.map(formatLine)) : take(OVER, positive);
         if (spread)
           take(
             this.away,
-            around.map((v) => formatLine(-v)),
+            values.map((v) => formatLine(-v)),
           );
-        else take(UNDER, around.filter((v) => v > 0).map(formatLine));
+        else take(UNDER, positive);
         if (main !== undefined) book.mains.set(`${offer.marketId}:${offer.periodId}`, Number(main));
       }
     }

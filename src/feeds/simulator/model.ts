@@ -66,6 +66,16 @@ const NBA = base('basketball', {
   totalSd: 17,
   lineStep: 0.5,
 });
+const TENNIS = base('tennis', {
+  family: 'binary',
+  perTeam: 0,
+  strengthEffect: 0.02,
+  homeEdge: 0,
+  offenseEffect: 0,
+  marginSd: 0,
+  totalSd: 0,
+  lineStep: 1,
+});
 
 const PARAMS: Record<number, SportParams> = {
   1: { ...NFL, perTeam: 28, strengthEffect: 9, homeEdge: 2.5, marginSd: 16, totalSd: 15 },
@@ -135,16 +145,9 @@ const PARAMS: Record<number, SportParams> = {
     totalSd: 0,
     lineStep: 1,
   }),
-  38: base('tennis', {
-    family: 'binary',
-    perTeam: 0,
-    strengthEffect: 0.035,
-    homeEdge: 0,
-    offenseEffect: 0,
-    marginSd: 0,
-    totalSd: 0,
-    lineStep: 1,
-  }),
+  38: TENNIS,
+  // Serve-dominated women's tennis turns the same rating gap into a bigger edge, so it counts less.
+  39: { ...TENNIS, strengthEffect: 0.014 },
 };
 
 /** Model parameters of a sport id (variants share their discipline's parameters). */
@@ -166,7 +169,7 @@ export function sportParams(sportId: number): SportParams {
     case 'cricket':
       return PARAMS[20];
     case 'tennis':
-      return sportId === 39 ? { ...PARAMS[38], perTeam: 0 } : PARAMS[38];
+      return PARAMS[38];
     default:
       return PARAMS[22];
   }

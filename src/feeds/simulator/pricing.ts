@@ -132,7 +132,8 @@ export function quotePrice(profile: AffiliateProfile, implied: number): number {
   if (profile.kind === 'prediction_market' || profile.affiliate_id === 25) {
     return probToAmerican(Math.min(0.99, Math.max(0.01, Math.round(implied * 100) / 100)));
   }
-  const american = probToAmerican(Math.min(0.995, implied));
+  // Books do not quote beyond about -5000; a near-certain outcome sits there.
+  const american = probToAmerican(Math.min(0.98, implied));
   if (profile.kind === 'exchange') return american;
   const magnitude = Math.abs(american);
   return roundAmerican(american, magnitude >= 1000 ? 50 : magnitude >= 300 ? 10 : 5);
@@ -283,10 +284,10 @@ export class PriceBook {
     }
   }
 
-  /** Closes every open price of the markets that match. */
-  close(match: (marketId: number) => boolean): void {
+  /** Closes every open price of the markets (and books) that match. */
+  close(match: (marketId: number, affiliateId: number) => boolean): void {
     for (const [key, g] of this.groups) {
-      if (!match(g.marketId)) continue;
+      if (!match(g.marketId, g.affiliateId)) continue;
       for (const [line, e] of g.lines) if (!e.closed) this.closeEntry(g, line, e);
       this.groups.delete(key);
     }

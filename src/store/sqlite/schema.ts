@@ -19,7 +19,9 @@ CREATE TABLE IF NOT EXISTS changes (
 );
 CREATE INDEX IF NOT EXISTS changes_by_event ON changes (event_id, id);
 CREATE INDEX IF NOT EXISTS changes_by_price ON changes (price_id, id) WHERE price_id IS NOT NULL;
-CREATE INDEX IF NOT EXISTS changes_by_event_market ON changes (event_id, market_id, id) WHERE price_id IS NOT NULL;
+-- The line chart of one market reads that market's rows only, not the whole event's.
+CREATE INDEX IF NOT EXISTS changes_by_event_market ON changes (event_id, market_id, id)
+  WHERE price_id IS NOT NULL;
 CREATE TABLE IF NOT EXISTS events (
   event_id TEXT PRIMARY KEY,
   sport_id INTEGER NOT NULL,

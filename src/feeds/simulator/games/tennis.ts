@@ -23,14 +23,21 @@ export function holdProbability(p: number, server: number, receiver: number): nu
 
 /** Probability of winning a 7-point tiebreak from a score, at a constant point-win probability q. */
 export function tiebreakProbability(q: number, a: number, b: number): number {
-  if (a >= 7 && a - b >= 2) return 1;
-  if (b >= 7 && b - a >= 2) return 0;
-  if (a >= 6 && b >= 6) {
-    const deuce = (q * q) / (q * q + (1 - q) * (1 - q));
-    if (a === b) return deuce;
-    return a > b ? q + (1 - q) * deuce : q * deuce;
-  }
-  return q * tiebreakProbability(q, a + 1, b) + (1 - q) * tiebreakProbability(q, a, b + 1);
+  const deuce = (q * q) / (q * q + (1 - q) * (1 - q));
+  const memo = new Map<number, number>();
+  const from = (x: number, y: number): number => {
+    if (x >= 7 && x - y >= 2) return 1;
+    if (y >= 7 && y - x >= 2) return 0;
+    if (x >= 6 && y >= 6) return x === y ? deuce : x > y ? q + (1 - q) * deuce : q * deuce;
+    const key = x * 16 + y;
+    let p = memo.get(key);
+    if (p === undefined) {
+      p = q * from(x + 1, y) + (1 - q) * from(x, y + 1);
+      memo.set(key, p);
+    }
+    return p;
+  };
+  return from(a, b);
 }
 
 /** Final set scores as a map "home:away" -> probability. */
@@ -245,20 +252,24 @@ export class TennisGame extends SteppedGame {
     const q = fresh.win();
     const sh = this.setsWon('home');
     const sa = this.setsWon('away');
-    // Sets still to play after the current one, and who wins the match.
+    // Match winner and the number of sets still to come after the current one.
     const matchFrom = (h: number, a: number): number => {
       if (h >= SETS_TO_WIN) return 1;
       if (a >= SETS_TO_WIN) return 0;
       return q * matchFrom(h + 1, a) + (1 - q) * matchFrom(h, a + 1);
     };
+    const setsFrom = (h: number, a: number): number => {
+      if (h >= SETS_TO_WIN || a >= SETS_TO_WIN) return 0;
+      return 1 + q * setsFrom(h + 1, a) + (1 - q) * setsFrom(h, a + 1);
+    };
     const pMatch = pSet * matchFrom(sh + 1, sa) + (1 - pSet) * matchFrom(sh, sa + 1);
-    const decidingSetChance = sh + sa === 0 ? pSet * (1 - q) + (1 - pSet) * q : sh === sa ? 0 : 1;
+    const moreSets = pSet * setsFrom(sh + 1, sa) + (1 - pSet) * setsFrom(sh, sa + 1);
     const played = (arr: number[]) => arr.slice(0, -1).reduce((x, y) => x + y, 0);
-    const total = played(this.home) + played(this.away) + current.total + decidingSetChance * fresh.total;
-    const margin = played(this.home) - played(this.away) + current.margin + decidingSetChance * fresh.margin;
-    const sd = 2.5 + 3 * decidingSetChance;
+    const total = played(this.home) + played(this.away) + current.total + moreSets * fresh.total;
+    const margin = played(this.home) - played(this.away) + current.margin + moreSets * fresh.margin;
+    const sd = 2.5 + 3 * moreSets;
     const games = normalOutlook(margin, sd + 1.5, total, sd, 0.5);
-    return { ...games, margin, total, win: () => pMatch, threeWay: () => [1 - pMatch, 0, pMatch] };
+    return { ...games, win: () => pMatch, threeWay: () => [1 - pMatch, 0, pMatch] };
   }
 
   restore(score: Score, state: Record<string, unknown>): void {

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { EventState } from '../../../board/board.ts';
-import { boardFor, type RouteDeps } from '../../app.ts';
+import { boardFor, gateDate, type RouteDeps } from '../../app.ts';
 import { notFound } from '../../errors.ts';
 import {
   type EventQuery,
@@ -60,6 +60,7 @@ export async function eventRoutes(app: FastifyInstance, deps: RouteDeps): Promis
       const p = request.params as { sportID: string; date: string };
       const sportId = parseSportId(p.sportID);
       const dateMs = parseDate(p.date);
+      gateDate(deps, request.account, dateMs);
       const q = parseEventQuery(request.query as Query, sportId, request.account);
       const [from, to] = dayWindow(dateMs, q.offset);
       const board = boardFor(deps, request.account);

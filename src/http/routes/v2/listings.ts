@@ -4,7 +4,7 @@ import type { EventState, MarketState } from '../../../board/board.ts';
 import { marketDefinition, marketName } from '../../../catalog/markets.ts';
 import { SPORTS } from '../../../catalog/sports.ts';
 import type { MarketDefinition } from '../../../domain/types.ts';
-import type { RouteDeps } from '../../app.ts';
+import { gateDate, type RouteDeps } from '../../app.ts';
 import { badRequest, notFound } from '../../errors.ts';
 import type { Query } from '../../event-query.ts';
 import { dayWindow, parseBoolean, parseDate, parseIntList, parseOffset, parseSportId } from '../../params.ts';
@@ -158,6 +158,7 @@ export async function listingRoutes(app: FastifyInstance, deps: RouteDeps): Prom
     },
     async (request) => {
       const dateMs = parseDate((request.params as { date: string }).date);
+      gateDate(deps, request.account, dateMs);
       const q = request.query as Query;
       const [from, to] = dayWindow(dateMs, parseOffset(q.offset));
       const out: Record<string, string[]> = {};
@@ -189,6 +190,7 @@ export async function listingRoutes(app: FastifyInstance, deps: RouteDeps): Prom
     },
     async (request) => {
       const dateMs = parseDate((request.params as { date: string }).date);
+      gateDate(deps, request.account, dateMs);
       const q = request.query as Query;
       const [from, to] = dayWindow(dateMs, parseOffset(q.offset));
       const openOnly = parseBoolean('hide_closed_markets', q.hide_closed_markets, false);
@@ -220,6 +222,7 @@ export async function listingRoutes(app: FastifyInstance, deps: RouteDeps): Prom
       const p = request.params as { sportID: string; date: string };
       const sportId = parseSportId(p.sportID);
       const dateMs = parseDate(p.date);
+      gateDate(deps, request.account, dateMs);
       const q = request.query as Query;
       const [from, to] = dayWindow(dateMs, parseOffset(q.offset));
       const openOnly = parseBoolean('hide_closed_markets', q.hide_closed_markets, false);

@@ -1,0 +1,291 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { hashKey } from '../../src/access/keys.ts';
+import { batch, nbaEvent, nbaPrices, price, score } from '../helpers/fixtures.ts';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+
+/** A clock the test moves by hand: commits, delays and limits all read it. */
+let clock = Date.parse('2026-11-23T12:00:00.200Z');
+const now = () => clock;
+const iso = () => new Date(clock).toISOString();
+const D = '2026-11-23';
+const E = 'ac'.repeat(16);
+const LIVE = 'ad'.repeat(16);
+let s: TestServer;
+
+const ML = (p: number, aff = 19) =>
+  price(E, { market_id: 1, participant_id: 2002, participant_name: 'Boston', affiliate_id: aff, price: p });
+
+before(async () => {
+  s = await startTestServer({ now });
+  s.server.ledger.apply(
+    batch(iso(), [
+      { kind: 'event', event: nbaEvent(E, D, 23) },
+      { kind: 'event', event: nbaEvent(LIVE, D, 20) },
+      ...nbaPrices(E),
+      ...nbaPrices(LIVE),
+    ]),
+  );
+  s.server.ledger.apply(
+    batch(iso(), [
+      {
+        kind: 'score',
+        event_id: LIVE,
+        score: score(LIVE, 'STATUS_IN_PROGRESS', 3, 5),
+        live_game_state: { possession: 'away' },
+      },
+    ]),
+  );
+  // Delayed plans (up to five minutes) see these fixtures too.
+  clock += 301_000;
+});
+
+after(() => s.close());
+
+const get = (path: string, key: string) => s.get(path, { 'X-Service-Key': key });
+const events = `/api/v2/sports/4/events/${D}`;
+const usedKey = (key: string, period: string) => `use:${hashKey(key)}:${period}`;
+
+describe('keys', () => {
+  test('an expired key is refused like a missing one', async () => {
+    const k = s.newKey('ultra', { expiresAt: new Date(clock - 1000).toISOString() });
+    const r = await get('/api/v2/markets', k);
+    assert.equal(r.status, 401);
+    assert.deepEqual(r.body, { message: 'unauthorized' });
+  });
+});
+
+describe('metering', () => {
+  test('per event: 1 events + 1 scores point + 1 odds point per price, +1 with live_game_state', async () => {
+    const k = s.newKey('ultra');
+    // E: 14 prices, no score. LIVE: 14 prices, live state shown to Ultra.
+    const r = await get(`${events}?market_ids=1,2,3`, k);
+    assert.equal(r.status, 200);
+    const count = (e: any) =>
+      e.markets.reduce(
+        (n: number, m: any) =>
+          n +
+          m.participants.reduce(
+            (a: number, p: any) =>
+              a + p.lines.reduce((b: number, l: any) => b + Object.keys(l.prices).length, 0),
+            0,
+          ),
+        0,
+      );
+    const hand = r.body.events.reduce(
+      (n: number, e: any) => n + 2 + count(e) + (e.live_game_state ? 1 : 0),
+      0,
+    );
+    assert.equal(hand, 2 + 14 + (2 + 14 + 1));
+    assert.equal(r.headers.get('x-datapoints'), String(hand));
+    assert.equal(r.headers.get('x-datapoints-used'), String(hand));
+    assert.equal(r.headers.get('x-datapoints-limit'), '100000000');
+    assert.equal(r.headers.get('x-datapoints-remaining'), String(100_000_000 - hand));
+    assert.equal(r.headers.get('x-datapoints-period'), 'monthly');
+    assert.equal(r.headers.get('x-datapoints-reset'), '2026-12-01T00:00:00.000Z');
+    const again = await get(`${events}?market_ids=1,2,3`, k);
+    assert.equal(again.headers.get('x-datapoints-used'), String(2 * hand));
+  });
+
+  test('an event whose prices are all closed costs 2 points under hide_closed=true', async () => {
+    const k = s.newKey('ultra');
+    s.server.ledger.apply(
+      batch(
+        iso(),
+        nbaPrices(E).map((p) => ({ ...p, closed: true })),
+      ),
+    );
+    const r = await get(`/api/v2/events/${E}?hide_closed=true`, k);
+    assert.equal(r.headers.get('x-datapoints'), '2');
+    s.server.ledger.apply(batch(iso(), nbaPrices(E)));
+  });
+
+  test('entitlement headers say what the plan allows; catalog responses are free', async () => {
+    const free = s.newKey('free');
+    const r = await get(events, free);
+    assert.equal(r.headers.get('x-tier'), 'Free');
+    assert.equal(r.headers.get('x-rate-limit'), '1');
+    assert.equal(r.headers.get('x-data-delay-seconds'), '300');
+    assert.equal(r.headers.get('x-bookmakers'), '19,22,23,24');
+    assert.equal(r.headers.get('x-periods'), '0');
+    assert.equal(r.headers.get('x-history-access'), '7');
+    assert.equal(r.headers.get('x-live-odds-access'), 'false');
+    assert.equal(r.headers.get('x-websocket-access'), 'false');
+    assert.equal(r.headers.get('x-datapoints-period'), 'daily');
+    assert.ok(r.headers.get('x-datapoints-monthly-used'));
+    assert.ok(r.headers.get('x-datapoints-monthly-remaining'));
+    assert.equal(r.headers.get('x-datapoints-monthly-reset'), '2026-12-01T00:00:00.000Z');
+    await sleep(1000);
+    clock += 1000;
+    const catalog = await get('/api/v2/markets', free);
+    assert.equal(catalog.status, 200);
+    assert.equal(catalog.headers.get('x-datapoints'), null);
+  });
+
+  test('weekly billing: monthly points x 12 / 52 per 7-day window', async () => {
+    const k = s.newKey('pro', { billing: 'weekly', createdAt: new Date(clock - 3 * 86_400_000) });
+    const r = await get(`/api/v2/events/${E}`, k);
+    assert.equal(r.headers.get('x-datapoints-period'), 'weekly');
+    assert.equal(r.headers.get('x-datapoints-limit'), String(Math.round((25_000_000 * 12) / 52)));
+    assert.equal(r.headers.get('x-datapoints-reset'), new Date(clock + 4 * 86_400_000).toISOString());
+  });
+
+  test('bonus credits are reported with their expiry', async () => {
+    const k = s.newKey('starter', { credits: 5000, creditsExpiry: '2027-01-01T00:00:00.000Z' });
+    const r = await get(`/api/v2/events/${E}`, k);
+    assert.equal(r.headers.get('x-datapoints-credit-balance'), '5000');
+    assert.equal(r.headers.get('x-datapoints-credit-expiry'), '2027-01-01T00:00:00.000Z');
+  });
+});
+
+describe('limits', () => {
+  test('burst: twice the ceiling in one second gets 429 Rate limit exceeded with Retry-After', async () => {
+    const k = s.newKey('ultra');
+    const results = await Promise.all(Array.from({ length: 20 }, () => get('/api/v2/markets', k)));
+    const ok = results.filter((r) => r.status === 200).length;
+    const limited = results.filter((r) => r.status === 429);
+    assert.equal(ok, 10);
+    assert.equal(limited.length, 10);
+    const body = limited[0]!.body;
+    assert.equal(body.error, 'Rate limit exceeded');
+    assert.equal(body.limit, 10);
+    assert.equal(typeof body.upgrade_url, 'string');
+    assert.equal(typeof body.upgrade_message, 'string');
+    assert.equal(limited[0]!.headers.get('retry-after'), '1');
+    clock += 1000;
+    assert.equal((await get('/api/v2/markets', k)).status, 200, 'the next second is free again');
+  });
+
+  test('Free daily cap: 429 once reached; a refused request consumes nothing', async () => {
+    const k = s.newKey('free');
+    await s.server.counters.set(usedKey(k, D), 19_999, clock + 86_400_000);
+    clock += 1000;
+    const last = await get(`/api/v2/events/${E}`, k);
+    assert.equal(last.status, 200, 'under the cap: served');
+    const used = Number(last.headers.get('x-datapoints-used'));
+    assert.ok(used > 20_000);
+    clock += 1000;
+    const refused = await get(`/api/v2/events/${E}`, k);
+    assert.equal(refused.status, 429);
+    assert.equal(refused.body.error, 'Daily data point limit reached');
+    assert.equal(refused.body.limit, 20_000);
+    assert.equal(refused.body.used, used);
+    assert.ok(refused.body.upgrade_url && refused.body.upgrade_message);
+    assert.ok(Number(refused.headers.get('retry-after')) > 1);
+    assert.equal(await s.server.counters.get(usedKey(k, D)), used, 'nothing consumed');
+  });
+
+  test('Free monthly cap: 429 Monthly data point limit reached with the period', async () => {
+    const k = s.newKey('free');
+    await s.server.counters.set(usedKey(k, '2026-11'), 200_000, clock + 30 * 86_400_000);
+    clock += 1000;
+    const r = await get(`/api/v2/events/${E}`, k);
+    assert.equal(r.status, 429);
+    assert.equal(r.body.error, 'Monthly data point limit reached');
+    assert.equal(r.body.limit, 200_000);
+    assert.equal(r.body.used, 200_000);
+    assert.equal(r.body.period, '2026-11');
+    assert.ok(r.headers.get('retry-after'));
+  });
+
+  test('paid tiers accrue overage; a hard budget cap then answers 403', async () => {
+    const k = s.newKey('starter', { budgetCapUsd: 0.01 });
+    await s.server.counters.set(usedKey(k, '2026-11'), 5_000_000, clock + 30 * 86_400_000);
+    clock += 1000;
+    const over = await get(`/api/v2/events/${E}`, k);
+    assert.equal(over.status, 200, 'past the included points a paid plan keeps going');
+    assert.equal(over.headers.get('x-datapoints-remaining'), '0');
+    // 0.01 USD at 0.002 per point: five points of overage exhaust the cap.
+    clock += 1000;
+    const capped = await get(`/api/v2/events/${E}`, k);
+    assert.equal(capped.status, 403);
+    assert.equal(capped.body.error, 'Budget limit reached');
+    assert.ok(capped.body.upgrade_url);
+  });
+});
+
+describe('entitlements', () => {
+  test('player props need Starter: 403 with error and upgrade_url', async () => {
+    const r = await get(`${events}?market_ids=29`, s.newKey('free'));
+    assert.equal(r.status, 403);
+    assert.match(r.body.error, /Starter/);
+    assert.ok(r.body.upgrade_url);
+    clock += 1000;
+    assert.equal((await get(`${events}?market_ids=29`, s.newKey('starter'))).status, 200);
+  });
+
+  test('history window: 403 with earliest_available_date and history_days_limit; offset does not move it', async () => {
+    const k = s.newKey('free');
+    const r = await get('/api/v2/sports/4/events/2026-11-15', k);
+    assert.equal(r.status, 403);
+    assert.equal(r.body.earliest_available_date, '2026-11-16');
+    assert.equal(r.body.history_days_limit, 7);
+    assert.ok(r.body.upgrade_url);
+    clock += 1000;
+    assert.equal((await get('/api/v2/sports/4/events/2026-11-16', k)).status, 200);
+    clock += 1000;
+    assert.equal((await get('/api/v2/sports/4/events/2026-11-15?offset=1440', k)).status, 403);
+    clock += 1000;
+    assert.equal((await get(`/api/v2/events/${E}`, k)).status, 200, 'an event by id is not gated');
+  });
+
+  test('coverage: a Free key sees only its books, full-game periods and no in-play markets', async () => {
+    s.server.ledger.apply(
+      batch(iso(), [
+        price(E, {
+          market_id: 4,
+          period_id: 1,
+          participant_id: 2002,
+          participant_name: 'Boston',
+          affiliate_id: 19,
+          price: 120,
+        }),
+        price(E, {
+          market_id: 41,
+          participant_id: 2002,
+          participant_name: 'Boston',
+          affiliate_id: 19,
+          price: 125,
+        }),
+      ]),
+    );
+    clock += 301_000;
+    const r = await get(`/api/v2/events/${E}?market_ids=1,4&affiliate_ids=19,3`, s.newKey('free'));
+    const e = r.body.events[0];
+    assert.deepEqual(
+      e.markets.map((m: any) => m.market_id),
+      [1],
+    );
+    for (const m of e.markets)
+      for (const p of m.participants)
+        for (const l of p.lines) assert.deepEqual(Object.keys(l.prices), ['19']);
+  });
+});
+
+describe('data delay', () => {
+  test('a Free key sees the state of five minutes ago; an Ultra key sees it now', async () => {
+    clock += 1000;
+    s.server.ledger.apply(batch(iso(), [ML(300)]));
+    const ultra = s.newKey('ultra');
+    const free = s.newKey('free');
+    const priceOf = (body: any) =>
+      body.events[0].markets.find((m: any) => m.market_id === 1).participants.find((p: any) => p.id === 2002)
+        .lines[0].prices['19'].price;
+    const u = await get(`/api/v2/events/${E}`, ultra);
+    assert.equal(priceOf(u.body), 300);
+    assert.equal(u.headers.get('x-data-delay-seconds'), '0');
+    const f = await get(`/api/v2/events/${E}`, free);
+    assert.notEqual(priceOf(f.body), 300);
+    assert.equal(f.headers.get('x-data-delay-seconds'), '300');
+    assert.ok(Number(f.body.meta.delta_last_id) < Number(u.body.meta.delta_last_id));
+    // Rows newer than the delay are not in the Free key's delta either.
+    clock += 1000;
+    const d = await get(`/api/v2/markets/delta?last_id=${f.body.meta.delta_last_id}`, free);
+    assert.ok(d.body.deltas.every((row: any) => row.price !== '300'));
+    clock += 300_000;
+    await sleep(300);
+    const later = await get(`/api/v2/events/${E}`, free);
+    assert.equal(priceOf(later.body), 300, 'five minutes on, the change is visible');
+  });
+});

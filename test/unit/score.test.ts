@@ -1,0 +1,248 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import {
+  addPeriodPoints,
+  displayClock,
+  finalDetail,
+  formatClock,
+  openPeriod,
+  ordinal,
+  periodLabel,
+  schemeForSport,
+  scoreRuleViolations,
+  statusDetail,
+  winners,
+} from '../../src/domain/score.ts';
+import type { Score } from '../../src/domain/types.ts';
+
+function score(away: number[], home: number[], extra: Partial<Score> = {}): Score {
+  const scoreAway = away.reduce((a, b) => a + b, 0);
+  const scoreHome = home.reduce((a, b) => a + b, 0);
+  const status = extra.event_status ?? 'STATUS_FINAL';
+  return {
+    event_id: 'e',
+    event_status: status,
+    score_away: scoreAway,
+    score_home: scoreHome,
+    ...winners(status, scoreAway, scoreHome),
+    score_away_by_period: away,
+    score_home_by_period: home,
+    venue_name: '',
+    venue_location: '',
+    game_clock: 0,
+    display_clock: '0:00',
+    game_period: away.length,
+    broadcast: '',
+    event_status_detail: 'Final',
+    updated_at: '2026-11-23T00:00:00Z',
+    ...extra,
+  };
+}
+
+test('ordinals and clocks', () => {
+  assert.deepEqual([1, 2, 3, 4, 11, 12, 13, 21, 22, 103].map(ordinal), [
+    '1st',
+    '2nd',
+    '3rd',
+    '4th',
+    '11th',
+    '12th',
+    '13th',
+    '21st',
+    '22nd',
+    '103rd',
+  ]);
+  assert.equal(formatClock(312), '5:12');
+  assert.equal(formatClock(7.9), '0:07');
+  assert.equal(formatClock(0), '0:00');
+  assert.equal(formatClock(-3), '0:00');
+});
+
+test('schemes follow the sport ids', () => {
+  assert.equal(schemeForSport(2), 'quarters');
+  assert.equal(schemeForSport(4), 'quarters');
+  assert.equal(schemeForSport(5), 'halves');
+  assert.equal(schemeForSport(6), 'hockey');
+  assert.equal(schemeForSport(3), 'innings');
+  assert.equal(schemeForSport(11), 'soccer');
+  assert.equal(schemeForSport(38), 'sets');
+  assert.equal(schemeForSport(7), 'rounds');
+  assert.equal(schemeForSport(20), 'cricket');
+  assert.equal(schemeForSport(22), 'none');
+});
+
+test('period labels, with overtime periods after regulation', () => {
+  assert.equal(periodLabel('quarters', 3), 'Q3');
+  assert.equal(periodLabel('quarters', 5), 'OT');
+  assert.equal(periodLabel('quarters', 6), '2OT');
+  assert.equal(periodLabel('halves', 2), '2nd Half');
+  assert.equal(periodLabel('halves', 3), 'OT');
+  assert.equal(periodLabel('hockey', 2), '2nd');
+  assert.equal(periodLabel('innings', 7), '7th');
+  assert.equal(periodLabel('rounds', 2), 'R2');
+  assert.equal(periodLabel('sets', 3), 'Set 3');
+});
+
+test('final markers: Final, one entry per overtime, Final/SO, extra innings', () => {
+  assert.equal(finalDetail('quarters', 4), 'Final');
+  assert.equal(finalDetail('quarters', 5), 'Final/OT');
+  assert.equal(finalDetail('quarters', 6), 'Final/2OT');
+  assert.equal(finalDetail('halves', 2), 'Final');
+  assert.equal(finalDetail('halves', 3), 'Final/OT');
+  assert.equal(finalDetail('hockey', 3), 'Final');
+  assert.equal(finalDetail('hockey', 4), 'Final/OT');
+  assert.equal(finalDetail('hockey', 5, true), 'Final/SO');
+  assert.equal(finalDetail('innings', 9), 'Final');
+  assert.equal(finalDetail('innings', 11), 'Final/11');
+  assert.equal(finalDetail('soccer', 2), 'Final');
+  assert.equal(finalDetail('sets', 0), 'Final');
+});
+
+test('live status details per scheme', () => {
+  const live = 'STATUS_IN_PROGRESS' as const;
+  assert.equal(statusDetail({ scheme: 'quarters', status: live, period: 3, clock: 312 }), 'Q3 5:12');
+  assert.equal(statusDetail({ scheme: 'quarters', status: live, period: 5, clock: 130 }), 'OT 2:10');
+  assert.equal(
+    statusDetail({ scheme: 'quarters', status: live, period: 1, clock: 0, periodOver: true }),
+    'End Q1',
+  );
+  assert.equal(
+    statusDetail({ scheme: 'quarters', status: 'STATUS_HALFTIME', period: 2, clock: 0 }),
+    'Halftime',
+  );
+  assert.equal(statusDetail({ scheme: 'halves', status: live, period: 1, clock: 750 }), '1st Half 12:30');
+  assert.equal(
+    statusDetail({ scheme: 'hockey', status: live, period: 2, clock: 0, periodOver: true }),
+    'End 2nd',
+  );
+  assert.equal(statusDetail({ scheme: 'hockey', status: live, period: 5, clock: 0, shootout: true }), 'SO');
+  assert.equal(
+    statusDetail({ scheme: 'innings', status: live, period: 7, clock: 0, half: 'top' }),
+    'Top 7th',
+  );
+  assert.equal(
+    statusDetail({ scheme: 'innings', status: live, period: 7, clock: 0, half: 'bottom' }),
+    'Bot 7th',
+  );
+  assert.equal(
+    statusDetail({ scheme: 'innings', status: live, period: 7, clock: 0, half: 'top', periodOver: true }),
+    'Mid 7th',
+  );
+  assert.equal(
+    statusDetail({ scheme: 'innings', status: live, period: 7, clock: 0, half: 'bottom', periodOver: true }),
+    'End 7th',
+  );
+  assert.equal(statusDetail({ scheme: 'soccer', status: live, period: 1, clock: 33 * 60 + 5 }), "34'");
+  assert.equal(statusDetail({ scheme: 'soccer', status: live, period: 1, clock: 46 * 60 + 10 }), "45'+2'");
+  assert.equal(statusDetail({ scheme: 'soccer', status: live, period: 2, clock: 92 * 60 }), "90'+3'");
+  assert.equal(statusDetail({ scheme: 'rounds', status: live, period: 2, clock: 192 }), 'R2 3:12');
+  assert.equal(statusDetail({ scheme: 'sets', status: live, period: 2, clock: 0 }), 'Set 2');
+  assert.equal(
+    statusDetail({ scheme: 'cricket', status: live, period: 1, clock: 0, periodOver: true }),
+    'Innings Break',
+  );
+  assert.equal(
+    statusDetail({ scheme: 'quarters', status: 'STATUS_POSTPONED', period: 0, clock: 0 }),
+    'Postponed',
+  );
+  assert.equal(
+    statusDetail({ scheme: 'quarters', status: 'STATUS_CANCELED', period: 0, clock: 0 }),
+    'Canceled',
+  );
+});
+
+test('display clocks: countdown M:SS, soccer minutes, 0:00 without a clock', () => {
+  assert.equal(displayClock('quarters', 312, 3), '5:12');
+  assert.equal(displayClock('hockey', 59, 1), '0:59');
+  assert.equal(displayClock('soccer', 61 * 60, 2), "62'");
+  assert.equal(displayClock('innings', 0, 7), '0:00');
+});
+
+test('winner flags: 1 for the winner of a final, 0 otherwise and for ties', () => {
+  assert.deepEqual(winners('STATUS_FINAL', 101, 99), { winner_away: 1, winner_home: 0 });
+  assert.deepEqual(winners('STATUS_FINAL', 20, 27), { winner_away: 0, winner_home: 1 });
+  assert.deepEqual(winners('STATUS_FINAL', 17, 17), { winner_away: 0, winner_home: 0 });
+  assert.deepEqual(winners('STATUS_IN_PROGRESS', 3, 0), { winner_away: 0, winner_home: 0 });
+});
+
+test('period arrays grow only for periods a side has reached', () => {
+  const away: number[] = [];
+  addPeriodPoints(away, 1, 7);
+  addPeriodPoints(away, 3, 3);
+  assert.deepEqual(away, [7, 0, 3]);
+  const home = [1, 0];
+  openPeriod(home, 2);
+  assert.deepEqual(home, [1, 0]);
+  openPeriod(home, 3);
+  assert.deepEqual(home, [1, 0, 0]);
+});
+
+test('rule 3: regulation and overtime finals in football and basketball', () => {
+  assert.deepEqual(scoreRuleViolations(score([7, 3, 7, 0], [0, 10, 3, 7]), 2), []);
+  assert.deepEqual(
+    scoreRuleViolations(
+      score([25, 30, 22, 28, 10], [30, 25, 27, 23, 8], { event_status_detail: 'Final/OT' }),
+      4,
+    ),
+    [],
+  );
+  assert.deepEqual(
+    scoreRuleViolations(
+      score([25, 30, 22, 28, 10, 9], [30, 25, 27, 23, 10, 12], { event_status_detail: 'Final/2OT' }),
+      4,
+    ),
+    [],
+  );
+  const wrongDetail = score([25, 30, 22, 28, 10], [30, 25, 27, 23, 8]);
+  assert.equal(scoreRuleViolations(wrongDetail, 4).length, 1);
+  const short = score([7, 3, 7], [0, 10, 3]);
+  assert.ok(scoreRuleViolations(short, 2).some((v) => v.includes('regulation')));
+  const period = score([25, 30, 22, 28], [30, 25, 27, 22], { game_period: 5 });
+  assert.ok(scoreRuleViolations(period, 4).some((v) => v.includes('game_period')));
+});
+
+test('rule 4: baseball home array is one shorter only when home skipped its last at-bat', () => {
+  const skipped = score([0, 1, 0, 0, 2, 0, 0, 0, 0], [1, 0, 0, 2, 0, 0, 1, 0]);
+  assert.deepEqual(scoreRuleViolations({ ...skipped, game_period: 9 }, 3), []);
+  const walkOff = score([0, 1, 0, 0, 2, 0, 0, 0, 0], [1, 0, 0, 0, 0, 0, 1, 0, 2]);
+  assert.deepEqual(scoreRuleViolations(walkOff, 3), []);
+  const extras = score([0, 1, 0, 0, 2, 0, 0, 0, 0, 1], [1, 0, 0, 0, 0, 0, 1, 1, 0, 0], {
+    event_status_detail: 'Final/10',
+  });
+  assert.deepEqual(scoreRuleViolations(extras, 3), []);
+  const trailingShort = score([0, 1, 0, 0, 2, 0, 0, 0, 1], [1, 0, 0, 0, 0, 0, 1, 0]);
+  assert.ok(scoreRuleViolations({ ...trailingShort, game_period: 9 }, 3).length > 0);
+  const padded = score([0, 1, 0, 0, 2, 0, 0, 0, 0], [1, 0, 0, 2, 0, 0, 1, 0, 0, 0]);
+  assert.ok(scoreRuleViolations({ ...padded, game_period: 9 }, 3).length > 0);
+});
+
+test('rule 5: preseason finals may have empty period arrays, other sports may not', () => {
+  const empty = { ...score([], []), score_away: 101, score_home: 99, winner_away: 1, game_period: 4 };
+  assert.deepEqual(scoreRuleViolations(empty, 23), []);
+  assert.deepEqual(scoreRuleViolations(empty, 25), []);
+  assert.ok(scoreRuleViolations(empty, 4).length > 0);
+});
+
+test('period sums and winner flags must agree with the score', () => {
+  const s = score([1, 0, 2], [0, 1, 0]);
+  assert.deepEqual(scoreRuleViolations(s, 6), []);
+  assert.ok(scoreRuleViolations({ ...s, score_away: 4 }, 6).some((v) => v.includes('add up')));
+  assert.ok(scoreRuleViolations({ ...s, winner_away: 0 }, 6).some((v) => v.includes('winner')));
+  const so = score([1, 1, 0, 0, 1], [1, 1, 0, 0, 0], { event_status_detail: 'Final/SO' });
+  assert.deepEqual(scoreRuleViolations(so, 6), []);
+});
+
+test('tennis scores count sets won; MMA and politics carry no period entries', () => {
+  const tennis = {
+    ...score([6, 3, 7], [4, 6, 5]),
+    score_away: 2,
+    score_home: 1,
+    winner_away: 1,
+    winner_home: 0,
+  };
+  assert.deepEqual(scoreRuleViolations(tennis, 38), []);
+  assert.ok(scoreRuleViolations({ ...tennis, score_away: 16 }, 38).length > 0);
+  const mma = { ...score([], []), winner_home: 1, game_period: 2 };
+  assert.deepEqual(scoreRuleViolations(mma, 7), []);
+  assert.ok(scoreRuleViolations({ ...mma, score_home_by_period: [1] }, 7).length > 0);
+});

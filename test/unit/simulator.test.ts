@@ -1,0 +1,311 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { SPORTS } from '../../src/catalog/sports.ts';
+import { OFF_BOARD } from '../../src/domain/odds.ts';
+import { scoreRuleViolations } from '../../src/domain/score.ts';
+import type { EventInfo } from '../../src/domain/types.ts';
+import type { FeedStateReader, PriceKey, PriceSnapshot } from '../../src/feeds/feed.ts';
+import { Simulator } from '../../src/feeds/simulator/index.ts';
+import type { LedgerSink, PriceUpdate, UpdateBatch } from '../../src/ledger/updates.ts';
+
+const NOW = Date.parse('2026-11-23T09:00:00Z');
+const SOCCER = new Set(SPORTS.filter((s) => s.discipline === 'soccer').map((s) => s.sport_id));
+/** Prematch markets that close at the start (first-half markets 4, 5, 6 keep their ids in play). */
+const PREMATCH = new Set([1, 2, 3, 29, 35, 38, 39, 93, 563, 1150, 1151, 1152, 1153]);
+
+const priceKey = (k: PriceKey) =>
+  `${k.event_id}|${k.market_id}|${k.period_id}|${k.participant_id}|${k.affiliate_id}|${k.line}`;
+
+/** An in-memory ledger: keeps events, scores and current prices the way the real one does. */
+class MemoryLedger implements LedgerSink, FeedStateReader {
+  readonly events = new Map<string, EventInfo>();
+  readonly prices = new Map<string, PriceSnapshot & { update: PriceUpdate }>();
+  private readonly mains = new Map<string, string>();
+  readonly counts = { event: 0, score: 0, price: 0, batches: 0, largestBatch: 0 };
+  batches: UpdateBatch[] | undefined;
+  onPrice?: (u: PriceUpdate) => void;
+
+  apply(batch: UpdateBatch): void {
+    this.counts.batches++;
+    this.counts.largestBatch = Math.max(this.counts.largestBatch, batch.updates.length);
+    this.batches?.push(batch);
+    for (const u of batch.updates) {
+      this.counts[u.kind]++;
+      if (u.kind === 'event') {
+        this.events.set(u.event.event_id, { ...this.events.get(u.event.event_id), ...u.event });
+        continue;
+      }
+      const ev = this.events.get(u.event_id);
+      assert.ok(ev, `update for unknown event ${u.event_id}`);
+      if (u.kind === 'score') {
+        ev.score = u.score;
+        if (u.live_game_state === null) delete ev.live_game_state;
+        else if (u.live_game_state) ev.live_game_state = u.live_game_state;
+        continue;
+      }
+      this.onPrice?.(u);
+      const key = priceKey(u);
+      const main = u.is_main_line ?? this.prices.get(key)?.is_main_line ?? false;
+      const group = `${u.event_id}|${u.market_id}|${u.period_id}|${u.participant_id}|${u.affiliate_id}`;
+      if (main) {
+        const old = this.mains.get(group);
+        const oldPrice = old === undefined || old === u.line ? undefined : this.prices.get(`${group}|${old}`);
+        if (oldPrice) oldPrice.is_main_line = false;
+        this.mains.set(group, u.line);
+      }
+      this.prices.set(key, { price: u.price, is_main_line: main, closed: u.closed === true, update: u });
+    }
+  }
+
+  event(eventId: string): EventInfo | undefined {
+    return this.events.get(eventId);
+  }
+
+  eventIds(): Iterable<string> {
+    return this.events.keys();
+  }
+
+  price(key: PriceKey): PriceSnapshot | undefined {
+    return this.prices.get(priceKey(key));
+  }
+
+  headId(): number {
+    return this.counts.event + this.counts.score + this.counts.price;
+  }
+}
+
+interface Observed {
+  soccerMoneyline: Map<string, Set<string>>;
+  mmaMarkets: Set<number>;
+  politicsMarkets: Set<number>;
+  mainMoves: number;
+  offBoard: number;
+  liquidity: { with: number; without: number };
+  sourceIds: { event_id: string; market_id: number; source_id?: string }[];
+}
+
+function observe(ledger: MemoryLedger): Observed {
+  const seen: Observed = {
+    soccerMoneyline: new Map(),
+    mmaMarkets: new Set(),
+    politicsMarkets: new Set(),
+    mainMoves: 0,
+    offBoard: 0,
+    liquidity: { with: 0, without: 0 },
+    sourceIds: [],
+  };
+  const lastMain = new Map<string, string>();
+  ledger.onPrice = (u) => {
+    const sport = ledger.events.get(u.event_id)?.sport_id ?? 0;
+    if (SOCCER.has(sport) && (u.market_id === 1 || u.market_id === 41)) {
+      const key = `${u.event_id}:${u.market_id}:${u.affiliate_id}`;
+      const set = seen.soccerMoneyline.get(key) ?? new Set<string>();
+      set.add(`${u.participant_type}:${u.participant_id}:${u.participant_name}`);
+      seen.soccerMoneyline.set(key, set);
+    }
+    if (sport === 7) seen.mmaMarkets.add(u.market_id);
+    if (sport === 22) seen.politicsMarkets.add(u.market_id);
+    if (u.price === OFF_BOARD) seen.offBoard++;
+    if (u.affiliate_id === 25 && u.price !== OFF_BOARD) {
+      if (u.liquidity_usd !== undefined && u.liquidity_usd > 0) seen.liquidity.with++;
+      else seen.liquidity.without++;
+    }
+    if (u.affiliate_id === 26 && seen.sourceIds.length < 5000) seen.sourceIds.push(u);
+    if (u.is_main_line) {
+      const key = `${u.event_id}|${u.market_id}|${u.period_id}|${u.participant_id}|${u.affiliate_id}`;
+      const previous = lastMain.get(key);
+      if (previous !== undefined && previous !== u.line) seen.mainMoves++;
+      lastMain.set(key, u.line);
+    }
+  };
+  return seen;
+}
+
+interface Run {
+  ledger: MemoryLedger;
+  sim: Simulator;
+  clock: { now: number };
+  seen: Observed;
+}
+
+function backfilled(seed: number, sportIds?: number[], keepBatches = false): Run {
+  const ledger = new MemoryLedger();
+  if (keepBatches) ledger.batches = [];
+  const seen = observe(ledger);
+  const clock = { now: NOW };
+  const sim = new Simulator({ seed, speed: 1, sink: ledger, state: ledger, now: () => clock.now, sportIds });
+  sim.backfill();
+  return { ledger, sim, clock, seen };
+}
+
+let shared: Run | undefined;
+/** One full back-fill (seed 1) that most tests read; the later tests move its clock on. */
+const full = (): Run => {
+  shared ??= backfilled(1);
+  return shared;
+};
+
+test('the same seed gives the same events and the same batches', () => {
+  const a = backfilled(7, [4, 7, 11], true);
+  const b = backfilled(7, [4, 7, 11], true);
+  assert.deepEqual([...a.ledger.events.keys()], [...b.ledger.events.keys()]);
+  assert.ok(a.ledger.batches && b.ledger.batches && a.ledger.batches.length > 10);
+  assert.deepEqual(a.ledger.batches.slice(0, 20), b.ledger.batches.slice(0, 20));
+  // Event ids depend on the seed, not on which other sports run.
+  const nba = (run: Run) =>
+    [...run.ledger.events.values()].filter((e) => e.sport_id === 4).map((e) => e.event_id);
+  assert.deepEqual(nba(backfilled(1, [4])).sort(), nba(full()).sort());
+  const seven = new Set(nba(a));
+  assert.ok(nba(full()).every((id) => !seven.has(id)));
+});
+
+test('every sport id has events, about a thousand in the window, with well-formed headers', () => {
+  const events = [...full().ledger.events.values()];
+  assert.ok(events.length >= 800 && events.length <= 1200, `${events.length} events`);
+  assert.deepEqual(
+    [...new Set(events.map((e) => e.sport_id))].sort((x, y) => x - y),
+    SPORTS.map((s) => s.sport_id),
+  );
+  let doubleheaders = 0;
+  for (const e of events) {
+    assert.match(e.event_id, /^[0-9a-f]{32}$/);
+    assert.match(e.event_uuid, /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+    assert.notEqual(e.event_uuid.replaceAll('-', ''), e.event_id);
+    assert.match(e.event_date, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/);
+    const [away, home] = e.teams;
+    assert.ok(away.is_away && !away.is_home && home.is_home && !home.is_away);
+    assert.notEqual(away.team_id, home.team_id);
+    if (e.sport_id !== 22) assert.match(away.record, /^\d+-\d+(-\d+)?$/);
+    if (SOCCER.has(e.sport_id)) {
+      assert.equal(e.rotation_number_away, undefined);
+    } else {
+      assert.equal((e.rotation_number_away ?? 0) % 2, 1);
+      assert.equal(e.rotation_number_home, (e.rotation_number_away ?? 0) + 1);
+    }
+    assert.ok(e.schedule.event_name.includes(' at ') || e.schedule.event_name.includes(' vs '));
+    assert.ok(e.schedule.league_name.length > 0 && e.schedule.season_year >= 2025);
+    if (e.schedule.game_type === 'doubleheader') doubleheaders++;
+    const day = Math.floor(Date.parse(e.event_date) / 86_400_000);
+    const today = Math.floor(NOW / 86_400_000);
+    assert.ok(day >= today - 3 && day <= today + 7);
+  }
+  assert.ok(doubleheaders >= 2, 'baseball doubleheaders occur');
+});
+
+test('the history fill stays within its budget', () => {
+  const { ledger } = full();
+  assert.ok(ledger.counts.price <= 600_000, `${ledger.counts.price} price updates`);
+  assert.ok(ledger.prices.size <= 250_000, `${ledger.prices.size} prices`);
+  assert.ok(ledger.counts.largestBatch <= 2_000, `largest batch ${ledger.counts.largestBatch}`);
+});
+
+test('soccer moneylines have home, draw and away; the draw is TYPE_RESULT 2', () => {
+  const sets = [...full().seen.soccerMoneyline.values()];
+  assert.ok(sets.length > 100);
+  for (const set of sets) {
+    assert.equal(set.size, 3);
+    assert.ok(set.has('TYPE_RESULT:2:Draw'));
+  }
+});
+
+test('MMA has no spread market; politics has moneylines only', () => {
+  const { mmaMarkets, politicsMarkets } = full().seen;
+  assert.ok(mmaMarkets.has(1) && mmaMarkets.has(3));
+  assert.ok(!mmaMarkets.has(2) && !mmaMarkets.has(42));
+  assert.deepEqual(
+    [...politicsMarkets].sort((x, y) => x - y),
+    [1, 41],
+  );
+});
+
+test('scores: none before the start, and finals obey the score rules', () => {
+  let finals = 0;
+  let overtime = 0;
+  for (const e of full().ledger.events.values()) {
+    if (!e.score) continue;
+    const called = e.score.event_status === 'STATUS_POSTPONED' || e.score.event_status === 'STATUS_CANCELED';
+    if (!called) assert.ok(Date.parse(e.event_date) <= NOW, 'no score before the start');
+    assert.deepEqual(scoreRuleViolations(e.score, e.sport_id), [], JSON.stringify(e.score));
+    if (e.score.event_status !== 'STATUS_FINAL') continue;
+    finals++;
+    if (e.score.event_status_detail !== 'Final') overtime++;
+    assert.equal(e.live_game_state, undefined);
+  }
+  assert.ok(finals > 250, `${finals} finals`);
+  assert.ok(overtime > 0, 'some games go to overtime or extra innings');
+  const statuses = new Set([...full().ledger.events.values()].map((e) => e.score?.event_status));
+  assert.ok(statuses.has('STATUS_POSTPONED') || statuses.has('STATUS_CANCELED'));
+});
+
+test('main lines move, books go off the board, exchange liquidity and prediction-market ids', () => {
+  const { seen, ledger } = full();
+  assert.ok(seen.mainMoves > 100, `${seen.mainMoves} main-line moves`);
+  assert.ok(seen.offBoard > 0, 'off-board prices appear');
+  assert.ok(seen.liquidity.with > 1000 && seen.liquidity.without === 0, JSON.stringify(seen.liquidity));
+  assert.ok(seen.sourceIds.length > 1000);
+  for (const u of seen.sourceIds) {
+    const parts = (u.source_id ?? '').split(':');
+    assert.equal(parts.length, 3, String(u.source_id));
+    assert.match(parts[1], /^\d+$/, 'market id second to last');
+    assert.equal(parts[2], ledger.events.get(u.event_id)?.affiliate_source_ids?.['26']);
+  }
+});
+
+test('a game that reaches its start closes its prematch prices and opens 41/42/43', () => {
+  const run = full();
+  const { ledger } = run;
+  const open = (eventId: string, marketIds: Set<number>) =>
+    [...ledger.prices.values()].filter(
+      (p) => p.update.event_id === eventId && marketIds.has(p.update.market_id) && !p.closed,
+    );
+  const candidate = [...ledger.events.values()]
+    .filter((e) => e.sport_id === 4 && !e.score && Date.parse(e.event_date) > NOW)
+    .sort((x, y) => Date.parse(x.event_date) - Date.parse(y.event_date))[0];
+  assert.ok(candidate, 'an upcoming NBA game');
+  assert.ok(open(candidate.event_id, PREMATCH).length > 20, 'prematch prices before the start');
+  const start = Date.parse(candidate.event_date);
+  while (run.clock.now < start + 5 * 60_000) {
+    run.clock.now += 60_000;
+    run.sim.step(run.clock.now);
+  }
+  const ev = ledger.events.get(candidate.event_id);
+  assert.equal(ev?.score?.event_status, 'STATUS_IN_PROGRESS');
+  assert.ok(ev?.live_game_state && 'possession' in ev.live_game_state);
+  assert.deepEqual(open(candidate.event_id, PREMATCH), []);
+  for (const id of [41, 42, 43])
+    assert.ok(open(candidate.event_id, new Set([id])).length >= 2, `market ${id}`);
+  assert.ok(open(candidate.event_id, new Set([4, 5, 6])).length > 0, 'first-half markets stay open in play');
+});
+
+test('a restart resumes from the committed state without rewriting history', () => {
+  const run = full();
+  const { ledger } = run;
+  const before = new Map([...ledger.events].map(([id, e]) => [id, e.score ? { ...e.score } : undefined]));
+  const counts = { ...ledger.counts };
+  run.clock.now += 2 * 60_000;
+  const restarted = new Simulator({
+    seed: 1,
+    speed: 1,
+    sink: ledger,
+    state: ledger,
+    now: () => run.clock.now,
+  });
+  restarted.backfill();
+  const created = ledger.counts.event - counts.event;
+  assert.ok(created < 40, `${created} events created on resume`);
+  for (let i = 0; i < 180; i++) {
+    run.clock.now += 1000;
+    restarted.step(run.clock.now);
+  }
+  let continued = 0;
+  for (const [id, old] of before) {
+    const now = ledger.events.get(id)?.score;
+    if (old?.event_status === 'STATUS_FINAL') assert.deepEqual(now, old, 'a final stays final');
+    if (!old || !now || old.event_status !== 'STATUS_IN_PROGRESS') continue;
+    assert.ok(now.score_away >= old.score_away && now.score_home >= old.score_home, 'scores continue');
+    assert.ok(now.game_period >= old.game_period, 'periods continue');
+    if (now.updated_at !== old.updated_at) continued++;
+  }
+  assert.ok(continued > 0, 'live games go on after the restart');
+  assert.ok(ledger.counts.price - counts.price < 50_000, 'resuming does not rewrite the prices');
+});
