@@ -2,7 +2,7 @@
  * GET /api/v2/sports/4/events/{today} (default markets, every book) on the real server, with the
  * live simulator on, against a bare node:http server that returns the same bytes.
  *
- *   node --import tsx bench/events.ts [--rounds 5] [--duration 10] [--cpu-prof DIR]
+ *   node --import tsx bench/events.ts [--rounds 5] [--duration 10] [--query QS] [--cpu-prof DIR]
  *
  * Both servers are child processes pinned to CPU 0; this process (autocannon, in-process) pins
  * itself to CPU 1 while it runs. The key is an enterprise key with a custom per-second ceiling
@@ -17,6 +17,7 @@ import {
   type Child,
   canPin,
   cleanupOnSignal,
+  cpuSeconds,
   currentAffinity,
   freePort,
   int,
@@ -28,6 +29,7 @@ import {
   pinSelf,
   removeDir,
   type ServerChild,
+  sleep,
   spawnNode,
   startOddsbase,
   todayUtc,
@@ -43,6 +45,8 @@ const CLIENT_CPU = '1';
 export interface EventsOptions {
   rounds?: number;
   durationS?: number;
+  /** Query string to add (without '?'), e.g. 'affiliate_ids=19,23&main_line=true'; none by default. */
+  query?: string;
   /** Directory for a CPU profile of the oddsbase server; the numbers are then not comparable. */
   cpuProfDir?: string;
 }
@@ -53,6 +57,11 @@ interface RunStats {
   p99: number;
   bytesPerResponse: number;
   errors: number;
+  /** Share of one CPU the server process used during the run (user + system), and per request. */
+  serverCpu: number;
+  cpuUsPerRequest: number;
+  /** Share of one CPU this process (autocannon) used. */
+  clientCpu: number;
 }
 
 export interface EventsResult {
@@ -67,6 +76,8 @@ export interface EventsResult {
   contentType: string;
   /** How far the ledger head moved during the runs: the board was changing under the load. */
   headAdvance: number;
+  /** Share of a CPU the oddsbase server uses with no requests (the simulator's ticks). */
+  idleCpu: number;
   oddsbase: RunStats[];
   bare: RunStats[];
   med: { oddsbase: RunStats; bare: RunStats };
@@ -75,36 +86,57 @@ export interface EventsResult {
   profile?: { file: string; totalMs: number; top: FrameTime[] };
 }
 
-function stats(r: Result): RunStats {
+function medianStats(xs: RunStats[]): RunStats {
+  const med = (f: (x: RunStats) => number) => median(xs.map(f));
+  return {
+    rps: med((x) => x.rps),
+    p50: med((x) => x.p50),
+    p99: med((x) => x.p99),
+    bytesPerResponse: med((x) => x.bytesPerResponse),
+    errors: xs.reduce((s, x) => s + x.errors, 0),
+    serverCpu: med((x) => x.serverCpu),
+    cpuUsPerRequest: med((x) => x.cpuUsPerRequest),
+    clientCpu: med((x) => x.clientCpu),
+  };
+}
+
+/** One autocannon run against `url`, with the CPU time the server `pid` and this process used. */
+async function cannon(
+  url: string,
+  headers: Record<string, string>,
+  durationS: number,
+  pid: number,
+): Promise<RunStats> {
+  const cpu0 = cpuSeconds(pid) ?? 0;
+  const self0 = process.cpuUsage();
+  const t0 = process.hrtime.bigint();
+  const instance = autocannon({ url, connections: CONNECTIONS, duration: durationS, headers, timeout: 10 });
+  // A hard stop in case the run does not end by itself.
+  const guard = setTimeout(() => instance.stop(), (durationS + 30) * 1000);
+  let r: Result;
+  try {
+    r = await instance;
+  } finally {
+    clearTimeout(guard);
+  }
+  const wall = Number(process.hrtime.bigint() - t0) / 1e9;
+  const server = (cpuSeconds(pid) ?? 0) - cpu0;
+  const self = process.cpuUsage(self0);
   return {
     rps: r.requests.average,
     p50: r.latency.p50,
     p99: r.latency.p99,
     bytesPerResponse: r.requests.total > 0 ? r.throughput.total / r.requests.total : 0,
     errors: r.errors + r.timeouts + r.non2xx,
+    serverCpu: server / wall,
+    cpuUsPerRequest: r.requests.total > 0 ? (server * 1e6) / r.requests.total : 0,
+    clientCpu: (self.user + self.system) / 1e6 / wall,
   };
 }
 
-function medianStats(xs: RunStats[]): RunStats {
-  return {
-    rps: median(xs.map((x) => x.rps)),
-    p50: median(xs.map((x) => x.p50)),
-    p99: median(xs.map((x) => x.p99)),
-    bytesPerResponse: median(xs.map((x) => x.bytesPerResponse)),
-    errors: xs.reduce((s, x) => s + x.errors, 0),
-  };
-}
-
-async function cannon(url: string, headers: Record<string, string>, durationS: number): Promise<Result> {
-  const instance = autocannon({ url, connections: CONNECTIONS, duration: durationS, headers, timeout: 10 });
-  // A hard stop in case the run does not end by itself.
-  const guard = setTimeout(() => instance.stop(), (durationS + 30) * 1000);
-  try {
-    return await instance;
-  } finally {
-    clearTimeout(guard);
-  }
-}
+const line = (s: RunStats) =>
+  `${int(s.rps)} req/s, p50 ${s.p50} ms, p99 ${s.p99} ms, server CPU ${pct(s.serverCpu)} ` +
+  `(${s.cpuUsPerRequest.toFixed(0)} µs/request), client CPU ${pct(s.clientCpu)}`;
 
 async function headOf(url: string, key: string): Promise<number> {
   const res = await fetch(url, { headers: { 'X-Service-Key': key }, signal: AbortSignal.timeout(10_000) });
@@ -115,7 +147,7 @@ async function headOf(url: string, key: string): Promise<number> {
 export async function runEvents(opts: EventsOptions = {}): Promise<EventsResult> {
   const rounds = opts.rounds ?? 5;
   const durationS = opts.durationS ?? 10;
-  const path = `/api/v2/sports/4/events/${todayUtc()}`;
+  const path = `/api/v2/sports/4/events/${todayUtc()}${opts.query ? `?${opts.query}` : ''}`;
   let server: ServerChild | undefined;
   let bare: Child | undefined;
   const scratch = makeTmpDir('events');
@@ -175,8 +207,8 @@ export async function runEvents(opts: EventsOptions = {}): Promise<EventsResult>
     if (!check.equals(body)) throw new Error('the bare server does not return the captured bytes');
 
     log('events: warm-up (3 s each)');
-    const warm = stats(await cannon(url, headers, 3));
-    await cannon(bareUrl, headers, 3);
+    const warm = await cannon(url, headers, 3, server.child.pid);
+    await cannon(bareUrl, headers, 3, bare.pid);
     if (warm.errors > 0) {
       const probe = await fetch(url, { headers, signal: AbortSignal.timeout(10_000) });
       throw new Error(
@@ -185,6 +217,10 @@ export async function runEvents(opts: EventsOptions = {}): Promise<EventsResult>
       );
     }
 
+    // What the server uses with no requests (the simulator's live ticks), for reading the CPU numbers.
+    const idle0 = cpuSeconds(server.child.pid) ?? 0;
+    await sleep(5000);
+    const idleCpu = ((cpuSeconds(server.child.pid) ?? 0) - idle0) / 5;
     const headBefore = await headOf(url, server.key);
     const odds: RunStats[] = [];
     const base: RunStats[] = [];
@@ -193,13 +229,13 @@ export async function runEvents(opts: EventsOptions = {}): Promise<EventsResult>
     const monoUs = () => Number(process.hrtime.bigint() / 1000n);
     for (let i = 0; i < rounds; i++) {
       const from = monoUs();
-      const o = stats(await cannon(url, headers, durationS));
+      const o = await cannon(url, headers, durationS, server.child.pid);
       windows.push([from, monoUs()]);
       odds.push(o);
-      log(`  round ${i + 1}: oddsbase ${int(o.rps)} req/s, p50 ${o.p50} ms, p99 ${o.p99} ms`);
-      const b = stats(await cannon(bareUrl, headers, durationS));
+      log(`  round ${i + 1}: oddsbase ${line(o)}`);
+      const b = await cannon(bareUrl, headers, durationS, bare.pid);
       base.push(b);
-      log(`  round ${i + 1}: bare     ${int(b.rps)} req/s, p50 ${b.p50} ms, p99 ${b.p99} ms`);
+      log(`  round ${i + 1}: bare     ${line(b)}`);
     }
     const headAfter = await headOf(url, server.key);
     const med = { oddsbase: medianStats(odds), bare: medianStats(base) };
@@ -216,6 +252,7 @@ export async function runEvents(opts: EventsOptions = {}): Promise<EventsResult>
       prices,
       contentType,
       headAdvance: headAfter - headBefore,
+      idleCpu,
       oddsbase: odds,
       bare: base,
       med,
@@ -244,18 +281,22 @@ export async function runEvents(opts: EventsOptions = {}): Promise<EventsResult>
 
 export function eventsMarkdown(r: EventsResult): string {
   const row = (name: string, s: RunStats) =>
-    `| ${name} | ${int(s.rps)} | ${s.p50} | ${s.p99} | ${int(s.bytesPerResponse)} |`;
+    `| ${name} | ${int(s.rps)} | ${s.p50} | ${s.p99} | ${int(s.bytesPerResponse)} | ${pct(s.serverCpu)} | ` +
+    `${s.cpuUsPerRequest.toFixed(0)} | ${pct(s.clientCpu)} |`;
   const lines = [
-    `### Events snapshot (\`GET /api/v2/sports/4/events/{today}\`, ${r.connections} connections, ` +
+    `### Events snapshot (\`GET ${r.path}\`, ${r.connections} connections, ` +
       `${r.rounds} x ${r.durationS} s each, medians)`,
     '',
-    '| server | req/s | p50 ms | p99 ms | bytes/response |',
-    '|---|---:|---:|---:|---:|',
+    '| server | req/s | p50 ms | p99 ms | bytes/response | server CPU | server CPU µs/req | client CPU |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|',
     row('oddsbase (live simulator)', r.med.oddsbase),
     row('bare node:http, same bytes', r.med.bare),
     '',
     `- response captured once: ${int(r.bodyBytes)} bytes, ${r.events} events, ${int(r.prices)} prices`,
-    `- the ledger head moved by ${int(r.headAdvance)} changes during the measured runs`,
+    `- the ledger head moved by ${int(r.headAdvance)} changes during the measured runs; with no requests ` +
+      `the oddsbase process uses ${pct(r.idleCpu)} of a CPU (simulator ticks), included in its CPU numbers`,
+    '- CPU: user + system time of the process over the run, as a share of one CPU; µs/req divides it by ' +
+      'the requests served',
     `- runs (req/s): oddsbase ${r.oddsbase.map((s) => int(s.rps)).join(', ')}; ` +
       `bare ${r.bare.map((s) => int(s.rps)).join(', ')}`,
     `- errors, timeouts and non-2xx: oddsbase ${r.med.oddsbase.errors}, bare ${r.med.bare.errors} ` +
@@ -284,6 +325,7 @@ function parseArgs(argv: string[]): EventsOptions {
     const a = argv[i];
     if (a === '--rounds') opts.rounds = Math.max(1, Math.min(20, Number(argv[++i])));
     else if (a === '--duration') opts.durationS = Math.max(1, Math.min(120, Number(argv[++i])));
+    else if (a === '--query') opts.query = argv[++i];
     else if (a === '--cpu-prof') opts.cpuProfDir = resolve(argv[++i]);
     else throw new Error(`unknown argument ${a}`);
   }

@@ -9,11 +9,12 @@ import { DelayedBoards } from './board/delayed-boards.ts';
 import { MemoryBus } from './bus/memory-bus.ts';
 import type { ServeConfig } from './config.ts';
 import type { Simulator } from './feeds/simulator/index.ts';
-import { buildApp, redactUrl } from './http/app.ts';
+import { buildApp } from './http/app.ts';
 import { Ledger } from './ledger/ledger.ts';
 import { openSqlite } from './store/sqlite/database.ts';
 import { SqliteHistoryStore } from './store/sqlite/sqlite-history.ts';
 import { SqliteKeyStore } from './store/sqlite/sqlite-keys.ts';
+import { SqliteCounterSnapshot } from './store/sqlite/sqlite-counters.ts';
 import { SqliteStore } from './store/sqlite/sqlite-store.ts';
 
 export interface RunningServer {
@@ -86,6 +87,12 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
   const feed = new ChangeFeed(store, bus, board.head, { now });
   const boards = new DelayedBoards(board, store, bus, now);
   const counters = new MemoryCounters(now);
+  // Usage survives restarts and is visible to `oddsbase keys show`; per-second burst counts need not.
+  const snapshot = new SqliteCounterSnapshot(db);
+  counters.restore(snapshot.load(now()));
+  const saveCounters = () => snapshot.save(counters.takeChanged((k) => !k.startsWith('burst:')));
+  const saver = setInterval(saveCounters, 1000);
+  saver.unref();
   const access = new AccessControl(counters, now);
   const app = await buildApp({
     board,
@@ -96,8 +103,7 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
     auth: new Authenticator(keys, 2000, now),
     access,
     keyHeader: config.keyHeader,
-    logger:
-      config.logLevel === 'silent' ? false : { level: config.logLevel, serializers: { req: reqSerializer } },
+    log: config.logLevel === 'silent' ? undefined : { level: config.logLevel },
   });
   await app.listen({ port: config.port, host: config.host });
   const address = app.server.address();
@@ -130,15 +136,12 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
       closed = true;
       simulator?.stop();
       await app.close();
+      clearInterval(saver);
+      saveCounters();
       feed.close();
       boards.close();
       await bus.close();
       store.close();
     },
   };
-}
-
-/** Request log lines never carry the `key` query parameter's value. */
-function reqSerializer(req: { method: string; url: string; ip?: string }) {
-  return { method: req.method, url: redactUrl(req.url), ip: req.ip };
 }

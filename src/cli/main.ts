@@ -1,10 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { Command, InvalidArgumentError, Option } from 'commander';
+import { accountOf } from '../access/authenticator.ts';
 import { generateKey, hashKey, newKeyRecord } from '../access/keys.ts';
-import { isTier, TIERS } from '../access/tiers.ts';
+import { isTier, TIERS, tierLabel } from '../access/tiers.ts';
+import { usagePlan } from '../access/usage.ts';
 import { ConfigError, resolveServeConfig } from '../config.ts';
 import { startServer } from '../server.ts';
 import { openSqlite } from '../store/sqlite/database.ts';
+import { SqliteCounterSnapshot } from '../store/sqlite/sqlite-counters.ts';
 import { SqliteKeyStore } from '../store/sqlite/sqlite-keys.ts';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
@@ -59,19 +62,120 @@ const keys = program.command('keys').description('manage API keys (stored hashed
 
 keys
   .command('create')
-  .description('create a key and print it alone on stdout')
+  .description('create a key (one key is one account) and print it alone on stdout')
   .requiredOption('--tier <tier>', `one of ${TIERS.join(', ')}`, (v: string) => {
     const t = v.toLowerCase();
     if (!isTier(t)) throw new InvalidArgumentError(`expected one of ${TIERS.join(', ')}`);
     return t;
   })
   .option('--label <label>', 'a note to recognise the key by', '')
+  .option('--billing <period>', 'monthly or weekly', (v: string) => {
+    if (v !== 'monthly' && v !== 'weekly') throw new InvalidArgumentError('expected monthly or weekly');
+    return v;
+  })
+  .option(
+    '--created-at <time>',
+    'account creation time, ISO 8601 (decides the stats policy)',
+    (v: string) => {
+      const ms = Date.parse(v);
+      if (Number.isNaN(ms)) throw new InvalidArgumentError('expected an ISO 8601 time');
+      return new Date(ms);
+    },
+  )
+  .option('--budget-cap <usd>', 'hard cap on overage spend per period, in US dollars', (v: string) => {
+    const n = Number(v);
+    if (!Number.isFinite(n) || n < 0) throw new InvalidArgumentError('expected a non-negative number');
+    return n;
+  })
+  .option('--v1', 'the account also has a V1 subscription')
+  .option('--no-v2', 'the account has no V2 subscription (V1 only)')
+  .option('--credits <points>', 'bonus credit points', (v: string) => {
+    const n = Number(v);
+    if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('expected a whole number');
+    return n;
+  })
+  .option('--credits-expiry <time>', 'when the bonus credits expire, ISO 8601', (v: string) => {
+    if (Number.isNaN(Date.parse(v))) throw new InvalidArgumentError('expected an ISO 8601 time');
+    return new Date(v).toISOString();
+  })
+  .option('--expires-at <time>', 'when the key stops working, ISO 8601', (v: string) => {
+    if (Number.isNaN(Date.parse(v))) throw new InvalidArgumentError('expected an ISO 8601 time');
+    return new Date(v).toISOString();
+  })
   .addOption(dataDirOption())
   .action((opts) => {
+    if (opts.v2 === false && !opts.v1) {
+      process.stderr.write('oddsbase: an account needs a V1 or a V2 subscription (--v1 with --no-v2)\n');
+      process.exitCode = 2;
+      return;
+    }
     const store = keyStore(opts.dataDir);
     const key = generateKey();
-    store.insert(newKeyRecord(key, opts.tier, { label: opts.label }));
+    store.insert(
+      newKeyRecord(key, opts.tier, {
+        label: opts.label,
+        billing: opts.billing,
+        createdAt: opts.createdAt,
+        budgetCapUsd: opts.budgetCap,
+        v1: opts.v1 === true,
+        v2: opts.v2 !== false,
+        credits: opts.credits,
+        creditsExpiry: opts.creditsExpiry,
+        expiresAt: opts.expiresAt,
+      }),
+    );
     process.stdout.write(`${key}\n`);
+  });
+
+keys
+  .command('show <key>')
+  .description('print the account behind a key and its usage in the current period')
+  .addOption(dataDirOption())
+  .action((key: string, opts) => {
+    const db = openSqlite(opts.dataDir);
+    const record = new SqliteKeyStore(db).findByHash(hashKey(key));
+    if (!record) {
+      process.stderr.write('no such key\n');
+      process.exitCode = 1;
+      return;
+    }
+    const now = Date.now();
+    const account = accountOf(record);
+    const plan = usagePlan(account, now);
+    const counters = new SqliteCounterSnapshot(db);
+    const value = (k: string) => counters.read(k, now).find((e) => e.key === k)?.value ?? 0;
+    const used = value(`use:${record.key_hash}:${plan.primary.id}`);
+    const lines: [string, string][] = [
+      ['key', `${record.key_prefix}…`],
+      ['label', record.label],
+      ['tier', tierLabel(record.tier)],
+      ['state', record.revoked_at ? `revoked ${record.revoked_at}` : 'active'],
+      ['created', record.created_at],
+      ['stats policy', account.newStatsPolicy ? 'new' : 'legacy'],
+      ['subscriptions', [record.v1 ? 'V1' : '', record.v2 ? 'V2' : ''].filter(Boolean).join(', ')],
+      ['billing', record.billing],
+      ['budget cap', record.budget_cap_usd === null ? 'none' : `$${record.budget_cap_usd}`],
+      [
+        'period',
+        `${plan.primary.name} ${plan.primary.id} (resets ${new Date(plan.primary.endMs).toISOString()})`,
+      ],
+      ['used', `${used} of ${plan.included} included`],
+    ];
+    if (plan.monthly) {
+      lines.push([
+        'month',
+        `${value(`use:${record.key_hash}:${plan.monthly.window.id}`)} of ${plan.monthly.cap}`,
+      ]);
+    }
+    if (record.credits > 0) {
+      lines.push([
+        'credits',
+        `${Math.max(0, record.credits - value(`credit:${record.key_hash}`))} left of ${record.credits}`,
+      ]);
+    }
+    if (record.tier !== 'free')
+      lines.push(['overage', `${value(`over:${record.key_hash}:${plan.primary.id}`)} points`]);
+    for (const [k, v] of lines) process.stdout.write(`${k.padEnd(14)} ${v}\n`);
   });
 
 keys

@@ -1,6 +1,6 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyInstance } from 'fastify';
 import type { AccessControl } from '../access/access-control.ts';
 import type { Account, Authenticator } from '../access/authenticator.ts';
 import type { Board } from '../board/board.ts';
@@ -41,7 +41,8 @@ export interface AppDeps {
   access: AccessControl;
   /** Header that carries the key; compared case-insensitively. Default X-Service-Key. */
   keyHeader?: string;
-  logger?: FastifyServerOptions['logger'];
+  /** Structured request logs; the `key` query parameter is always redacted from them. */
+  log?: { level: string; stream?: NodeJS.WritableStream };
   version?: string;
 }
 
@@ -76,11 +77,20 @@ export function redactUrl(url: string): string {
 /** Builds the application; it does not listen (the caller does, and closes it). */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: deps.logger ?? false,
-    disableRequestLogging: false,
-    ignoreTrailingSlash: true,
-    maxParamLength: 200,
-    routerOptions: { ignoreDuplicateSlashes: true },
+    logger: deps.log
+      ? {
+          level: deps.log.level,
+          ...(deps.log.stream ? { stream: deps.log.stream } : {}),
+          serializers: {
+            req: (req: { method: string; url: string; ip?: string }) => ({
+              method: req.method,
+              url: redactUrl(req.url),
+              ip: req.ip,
+            }),
+          },
+        }
+      : false,
+    routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: 200 },
   });
   app.decorateRequest('account', undefined);
 

@@ -289,3 +289,29 @@ describe('data delay', () => {
     assert.equal(priceOf(later.body), 300, 'five minutes on, the change is visible');
   });
 });
+
+describe('subscriptions and security', () => {
+  test('a V1-only plan may use the two delta feeds and nothing else of V2', async () => {
+    const k = s.newKey('ultra', { v1: true, v2: false });
+    clock += 1000;
+    const snap = await get(`/api/v2/events/${E}`, k);
+    assert.equal(snap.status, 403);
+    assert.match(snap.body.error, /V2 subscription/);
+    clock += 1000;
+    assert.equal((await get('/api/v2/markets/delta?last_id=0&limit=1', k)).status, 200);
+    clock += 1000;
+    assert.equal((await get('/api/v2/delta', k)).status, 200);
+  });
+
+  test('repeated invalid keys from one address are slowed down', async () => {
+    const started: number[] = [];
+    for (let i = 0; i < 10; i++) {
+      const t = performance.now();
+      assert.equal((await get('/api/v2/markets', `ob_wrong${i}`)).status, 401);
+      started.push(performance.now() - t);
+    }
+    // Five free failures, then 100 ms more each: the tenth waits about half a second.
+    assert.ok(started[9]! >= 400, `tenth failure answered after ${started[9]} ms`);
+    assert.ok(started[0]! < 400);
+  });
+});

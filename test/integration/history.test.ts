@@ -102,6 +102,18 @@ before(async () => {
       }),
     ]),
   );
+  // A row with a millisecond fraction that binary floating point cannot hold exactly.
+  ledger.apply(
+    batch('2026-03-01T10:05:00.007Z', [
+      price(OTHER, {
+        market_id: 1,
+        participant_id: 2002,
+        participant_name: 'Boston',
+        affiliate_id: 19,
+        price: 111,
+      }),
+    ]),
+  );
 });
 
 after(() => s.close());
@@ -228,6 +240,12 @@ describe('/api/v2/events/{eventID}/markets/history', () => {
     assert.equal(frac.body.meta.count, 14);
     const lowFrac = await get(`${ev}/markets/history?from=2026-03-01T10:03:59.9991Z`);
     assert.equal(lowFrac.body.meta.count, 1);
+    const other = `/api/v2/events/${OTHER}/markets/history`;
+    assert.equal((await get(`${other}?from=2026-03-01T10:05:00.007Z`)).body.meta.count, 1);
+    assert.equal((await get(`${other}?from=2026-03-01T10:05:00.0069999Z`)).body.meta.count, 1);
+    assert.equal((await get(`${other}?from=2026-03-01T10:05:00.0070001Z`)).body.meta.count, 0);
+    assert.equal((await get(`${other}?to=2026-03-01T10:05:00.007Z`)).body.meta.count, 15);
+    assert.equal((await get(`${other}?to=2026-03-01T10:05:00.0069Z`)).body.meta.count, 14);
   });
 
   test('bad from or to, or from after to: 400', async () => {

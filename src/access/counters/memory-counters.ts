@@ -3,6 +3,7 @@ import type { Counters } from './counters.ts';
 /** The embedded counters: a Map with expiry times, swept now and then so it cannot grow without end. */
 export class MemoryCounters implements Counters {
   private readonly values = new Map<string, { value: number; expiresAt: number }>();
+  private readonly dirty = new Set<string>();
   private lastSweep = 0;
 
   constructor(private readonly now: () => number = Date.now) {}
@@ -18,6 +19,7 @@ export class MemoryCounters implements Counters {
     const cur = this.values.get(key);
     const value = (cur && cur.expiresAt > t ? cur.value : 0) + by;
     this.values.set(key, { value, expiresAt: expiresAtMs });
+    this.dirty.add(key);
     return value;
   }
 
@@ -32,6 +34,23 @@ export class MemoryCounters implements Counters {
 
   async set(key: string, value: number, expiresAtMs: number): Promise<void> {
     this.values.set(key, { value, expiresAt: expiresAtMs });
+    this.dirty.add(key);
+  }
+
+  /** Loads saved counters (at start); they do not count as changed. */
+  restore(entries: Iterable<{ key: string; value: number; expiresAt: number }>): void {
+    for (const e of entries) this.values.set(e.key, { value: e.value, expiresAt: e.expiresAt });
+  }
+
+  /** Counters changed since the last call whose key passes `keep`, for saving elsewhere. */
+  takeChanged(keep: (key: string) => boolean): { key: string; value: number; expiresAt: number }[] {
+    const out = [];
+    for (const key of this.dirty) {
+      const v = this.values.get(key);
+      if (v && keep(key)) out.push({ key, value: v.value, expiresAt: v.expiresAt });
+    }
+    this.dirty.clear();
+    return out;
   }
 
   async close(): Promise<void> {

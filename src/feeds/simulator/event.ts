@@ -43,17 +43,17 @@ const LIVE_CADENCE = {
   min: 2_000,
   max: 15_000,
   props: 30_000,
-  line: 3 * MINUTE,
+  line: 150_000,
   score: 10_000,
   drift: [40 * MINUTE, 120 * MINUTE],
 };
 const BACKFILL_CADENCE = {
-  min: 10 * MINUTE,
-  max: 25 * MINUTE,
-  props: 30 * MINUTE,
-  line: 10 * MINUTE,
+  min: 12 * MINUTE,
+  max: 30 * MINUTE,
+  props: 40 * MINUTE,
+  line: 12 * MINUTE,
   score: 0,
-  drift: [150 * MINUTE, 300 * MINUTE],
+  drift: [180 * MINUTE, 360 * MINUTE],
 };
 
 /** Liquidity on the contract exchange: order-book depth in USD by kind of market. */

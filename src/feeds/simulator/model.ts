@@ -179,8 +179,6 @@ export interface Expectation {
   /** Expected scores (normal and poisson families). */
   home: number;
   away: number;
-  /** Probability that home wins. */
-  pHome: number;
   /** Home's strength advantage including news, in units of strength. */
   edge: number;
 }
@@ -201,19 +199,14 @@ export function expectation(
   if (p.family === 'normal') {
     const margin = edge + p.strengthEffect * d;
     const total = 2 * p.perTeam * (1 + (p.offenseEffect * (home.offense + away.offense)) / 2);
-    return {
-      home: (total + margin) / 2,
-      away: (total - margin) / 2,
-      pHome: phi(margin / p.marginSd),
-      edge: d,
-    };
+    return { home: (total + margin) / 2, away: (total - margin) / 2, edge: d };
   }
   if (p.family === 'poisson') {
     const h = p.perTeam * Math.exp(edge / 2 + (p.strengthEffect * d) / 2 + p.offenseEffect * home.offense);
     const a = p.perTeam * Math.exp(-edge / 2 - (p.strengthEffect * d) / 2 + p.offenseEffect * away.offense);
-    return { home: h, away: a, pHome: poissonOutlook(0, 0, h, a, 0.5).win(), edge: d };
+    return { home: h, away: a, edge: d };
   }
-  return { home: 0, away: 0, pHome: phi(p.strengthEffect * d), edge: d };
+  return { home: 0, away: 0, edge: d };
 }
 
 /** Standard normal CDF (Abramowitz-Stegun 7.1.26, error < 1.5e-7). */

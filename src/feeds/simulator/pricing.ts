@@ -117,8 +117,10 @@ export function eventBooks(seed: number, eventId: string, discipline: Discipline
     };
   });
   // Far-future events still need a few books.
-  const far = books.filter((b) => b.far).length;
-  for (let i = 0; far + i < 2 && i < books.length; i++) books[i].far = true;
+  for (const book of books) {
+    if (books.filter((b) => b.far).length >= 2) break;
+    book.far = true;
+  }
   return books;
 }
 
@@ -137,11 +139,6 @@ export function quotePrice(profile: AffiliateProfile, implied: number): number {
   if (profile.kind === 'exchange') return american;
   const magnitude = Math.abs(american);
   return roundAmerican(american, magnitude >= 1000 ? 50 : magnitude >= 300 ? 10 : 5);
-}
-
-/** A book's prices for outcomes with fair probabilities `fair` (its margin scaled by `marginScale`). */
-export function bookPrices(book: Book, fair: readonly number[], marginScale: number): number[] {
-  return applyMargin(fair, book.profile.margin * marginScale).map((p) => quotePrice(book.profile, p));
 }
 
 /** A spread or total as a line value string: "3.5", "-3.5", "220", "0". */
@@ -233,9 +230,14 @@ export class PriceBook {
     });
   }
 
-  /** Closes a price, repeating its liquidity and id so that the closed row still carries them. */
+  /**
+   * Closes a price that is open, repeating its liquidity and id so that the closed row still carries
+   * them. Closed entries stay in the cache (an event's cache goes when the event ends).
+   */
   private closeEntry(g: Group, line: string, e: Entry): void {
+    if (e.closed) return;
     this.send(g, line, e.price, { closed: true, liquidity: e.liquidity, source: e.source });
+    e.closed = true;
   }
 
   /** Makes the book's offer for one participant exactly `desired`: sends changes, closes the rest. */
@@ -277,19 +279,13 @@ export class PriceBook {
     }
     if (g.lines.size === desired.length) return;
     const keep = new Set(desired.map((d) => d.line));
-    for (const [line, e] of g.lines) {
-      if (keep.has(line)) continue;
-      if (!e.closed) this.closeEntry(g, line, e);
-      g.lines.delete(line);
-    }
+    for (const [line, e] of g.lines) if (!keep.has(line)) this.closeEntry(g, line, e);
   }
 
   /** Closes every open price of the markets (and books) that match. */
   close(match: (marketId: number, affiliateId: number) => boolean): void {
-    for (const [key, g] of this.groups) {
-      if (!match(g.marketId, g.affiliateId)) continue;
-      for (const [line, e] of g.lines) if (!e.closed) this.closeEntry(g, line, e);
-      this.groups.delete(key);
+    for (const g of this.groups.values()) {
+      if (match(g.marketId, g.affiliateId)) for (const [line, e] of g.lines) this.closeEntry(g, line, e);
     }
   }
 
@@ -313,13 +309,6 @@ export class PriceBook {
       if (snap.is_main_line) main = line;
     }
     return main;
-  }
-
-  /** Number of prices known to be open. */
-  openCount(): number {
-    let n = 0;
-    for (const g of this.groups.values()) for (const e of g.lines.values()) if (!e.closed) n++;
-    return n;
   }
 }
 
@@ -440,7 +429,7 @@ function mainLine(q: QuoteInput, prob: (line: number) => number, spread: boolean
     if (current !== undefined) {
       const gap = Math.abs(prob(current) - 0.5);
       const settled = live && q.nowMs - (book.movedAt.get(key) ?? 0) < q.liveLineGapMs && gap < 0.3;
-      if (gap <= (live ? 0.12 : 0.07) || settled) return current;
+      if (gap <= (live ? 0.1 : 0.07) || settled) return current;
     }
     next = balancedLine(prob, spread ? -outlook.margin : outlook.total, params.lineStep);
   }

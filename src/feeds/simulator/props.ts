@@ -21,10 +21,6 @@ export const PROP_MARKETS: readonly { prematch: number; live: number; stat: Stat
   { prematch: 93, live: 987, stat: 'pra' },
 ];
 
-export const PROP_MARKET_IDS: ReadonlySet<number> = new Set(
-  PROP_MARKETS.flatMap((m) => [m.prematch, m.live]),
-);
-
 /** Players with props per team. */
 const PROPS_PER_TEAM = 3;
 

@@ -55,6 +55,9 @@ const euroLeague =
   (weekday: number): DayPlan =>
     weekday === 6 ? sat : weekday === 0 ? sun : weekday === 2 || weekday === 3 ? midweek : other;
 
+/** A tennis match starts every 2 h 40 min around the clock (the other tour fills the gaps). */
+const TENNIS_SLOTS = Array.from({ length: 9 }, (_, i) => (i * 8) / 3);
+
 /** Games per UTC weekday (0 = Sunday) and start hours, per sport id. */
 const PLANS: Record<number, (weekday: number) => DayPlan> = {
   1: (wd) =>
@@ -160,7 +163,7 @@ const PLANS: Record<number, (weekday: number) => DayPlan> = {
         ? { games: [0, 2], ranges: [[10, 11]] }
         : none,
   20: () => ({ games: [1, 2], slots: [14, 10] }),
-  21: daily([0, 2], [[4, 14]]),
+  21: daily([1, 2], [[3, 12]]),
   22: daily([1, 2], [[0, 24]]),
   23: daily([1, 2], US_NIGHT),
   24: daily([1, 2], US_NIGHT),
@@ -194,8 +197,8 @@ const PLANS: Record<number, (weekday: number) => DayPlan> = {
   ),
   33: (wd) => (wd === 4 ? { games: [4, 6], slots: [17.75, 20, 20, 17.75, 20, 20] } : none),
   // Tennis is spread evenly over the whole day, so that something is live at every hour.
-  38: () => ({ games: [8, 8], slots: [0, 3, 6, 9, 12, 15, 18, 21] }),
-  39: () => ({ games: [8, 8], slots: [1.5, 4.5, 7.5, 10.5, 13.5, 16.5, 19.5, 22.5] }),
+  38: () => ({ games: [9, 9], slots: TENNIS_SLOTS }),
+  39: () => ({ games: [9, 9], slots: TENNIS_SLOTS.map((h) => h + 4 / 3) }),
 };
 
 /** Tournament days (Euro, World Cup): three or four slots a day. */
@@ -367,7 +370,7 @@ export function daySchedule(
   const league = leagueForSport(sport.sport_id);
   if (!league || league.teams.length < 2) return [];
   const plan = planFor(sport.sport_id, day);
-  let count = Math.min(gameCount(seed, sport.sport_id, day), Math.floor(league.teams.length / 2));
+  const count = Math.min(gameCount(seed, sport.sport_id, day), Math.floor(league.teams.length / 2));
   if (count === 0) return [];
   const rng = Rng.of(seed, 'day', sport.sport_id, day);
   const hours = startHours(plan, count, rng, sport.sport_id);
@@ -376,7 +379,6 @@ export function daySchedule(
   const d = sport.discipline;
   // Baseball doubleheaders: the first pairing plays twice, the second game later the same day.
   const doubleheader = d === 'baseball' && count >= 2 && hashUnit(seed, 'dh', sport.sport_id, day) < 0.12;
-  if (doubleheader) count = Math.min(count, Math.floor(league.teams.length / 2) + 1);
   const neutral =
     d === 'tennis' || d === 'mma' || d === 'politics' || sport.sport_id === 17 || sport.sport_id === 18;
   const rotationBase = 100 + 50 * SPORTS.findIndex((s) => s.sport_id === sport.sport_id);
@@ -386,7 +388,7 @@ export function daySchedule(
     const second = doubleheader && i === 1;
     const away = pool[(2 * pair) % pool.length];
     const home = pool[(2 * pair + 1) % pool.length];
-    const minutes = second ? quantize(hours[0], 3) + 210 : quantize(hours[i], sport.sport_id);
+    const minutes = quantize(hours[second ? 0 : i], sport.sport_id) + (second ? 210 : 0);
     const startMs = day * DAY_MS + Math.min(minutes, 24 * 60 - 5) * 60_000;
     const id = eventId(seed, sport.sport_id, date, i);
     const gameNumber = doubleheader && i <= 1 ? i + 1 : undefined;

@@ -1,7 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { AccessControl, Denial } from '../../access/access-control.ts';
 import type { Authenticator } from '../../access/authenticator.ts';
-import { ApiError, unauthorized } from '../errors.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { FailedAuthThrottle } from '../../access/failed-auth.ts';
+import { ApiError, forbidden, unauthorized } from '../errors.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -11,6 +13,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Catalog routes: authenticated but free, without usage headers. */
     free?: boolean;
+    /** V2 routes that V1 plans may use too (spec: the two delta feeds). */
+    v1Plans?: boolean;
   }
 }
 
@@ -29,6 +33,7 @@ export function installAccess(
   keyHeader: string,
 ): void {
   const header = keyHeader.toLowerCase();
+  const throttle = new FailedAuthThrottle();
   app.decorateRequest('points', 0);
 
   app.addHook('onRequest', async (request) => {
@@ -39,8 +44,17 @@ export function installAccess(
     const presented =
       typeof fromHeader === 'string' ? fromHeader : typeof query.key === 'string' ? query.key : undefined;
     const account = auth.authenticate(presented);
-    if (!account) throw unauthorized();
+    if (!account) {
+      const wait = throttle.fail(request.ip);
+      if (wait > 0) await sleep(wait);
+      throw unauthorized();
+    }
     request.account = account;
+    if (!account.v2 && url.startsWith('/api/v2/') && !request.routeOptions.config.v1Plans) {
+      throw forbidden(
+        'This endpoint needs a V2 subscription; V1 plans may use /api/v2/delta and /api/v2/markets/delta',
+      );
+    }
     const burst = await access.checkBurst(account);
     if (burst) throw deny(burst);
     if (!request.routeOptions.config.free) {

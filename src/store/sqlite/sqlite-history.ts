@@ -57,8 +57,8 @@ export class SqliteHistoryStore implements HistoryStore {
 
   lastRowsAtOrBefore(priceIds: readonly number[], cutoff: string, uptoId: number): PriceRecord[] {
     if (priceIds.length === 0) return [];
-    // Walks each price's index range backwards from its newest row to the first one at or
-    // before the cutoff: one step before the cutoff, the rows written after it otherwise.
+    // Walks each price's index range backwards from its newest row to the first one at or before
+    // the cutoff: one step before the start, one more per row written after it.
     return this.prepared(
       `SELECT c.id, c.price_id, c.payload, c.detail FROM json_each(?) j
        JOIN changes c ON c.id = (

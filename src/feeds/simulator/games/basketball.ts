@@ -62,6 +62,8 @@ export class BasketballGame extends ClockGame {
   }
 
   protected override onPeriodStart(): void {
+    // A possession cut off by the buzzer is over.
+    this.inPlay = false;
     // College team fouls run per half, pro per quarter; overtime carries the last period's count.
     if (this.period <= this.regulation) {
       this.fouls.away = 0;

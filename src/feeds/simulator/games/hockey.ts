@@ -38,6 +38,11 @@ export class HockeyGame extends ClockGame {
     if (this.powerPlayLeft <= 0) this.powerPlay = null;
   }
 
+  protected override onPeriodStart(): void {
+    // An attempt cut off by the end of the period is over.
+    this.inPlay = false;
+  }
+
   protected override shootout(): boolean {
     return this.shootoutWon;
   }

@@ -21,7 +21,7 @@ export class PoliticsGame extends SteppedGame {
 
   constructor(ctx: GameContext) {
     super(ctx);
-    const homeWins = ctx.rng.chance(ctx.expected.pHome);
+    const homeWins = ctx.rng.chance(phi(ctx.params.strengthEffect * ctx.expected.edge));
     const margin = 0.5 + Math.abs(4 * ctx.rng.normal());
     this.finalHomeShare = 50 + (homeWins ? margin : -margin) / 2;
   }

@@ -64,6 +64,7 @@ export async function deltaRoutes(app: FastifyInstance, deps: RouteDeps): Promis
   app.get(
     '/api/v2/markets/delta',
     {
+      config: { v1Plans: true },
       schema: {
         summary: 'Price changes since an integer cursor',
         description:
@@ -131,6 +132,7 @@ export async function deltaRoutes(app: FastifyInstance, deps: RouteDeps): Promis
   app.get(
     '/api/v2/delta',
     {
+      config: { v1Plans: true },
       schema: {
         summary: 'Events changed since a UUID cursor, each with its full update',
         description:

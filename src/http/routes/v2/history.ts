@@ -7,17 +7,17 @@ import { boardFor, type RouteDeps } from '../../app.ts';
 import { badRequest, notFound } from '../../errors.ts';
 import type { Query } from '../../event-query.ts';
 import {
+  MAX_MARKET_IDS,
   MAX_PARTICIPANT_IDS,
   parseBoolean,
   parseInteger,
   parseIntList,
-  parseMarketIds,
 } from '../../params.ts';
 import { errorResponses } from '../../schemas.ts';
 
-export const HISTORY_LIMIT_DEFAULT = 1000;
-export const HISTORY_LIMIT_MAX = 5000;
-export const MAX_PRICE_IDS = 50;
+const HISTORY_LIMIT_DEFAULT = 1000;
+const HISTORY_LIMIT_MAX = 5000;
+const MAX_PRICE_IDS = 50;
 
 const opt = (description: string) => Type.Optional(Type.String({ description }));
 const keyParam = opt('API key (the X-Service-Key header is recommended instead)');
@@ -109,36 +109,45 @@ function historyRow(r: PriceRecord): HistoryRow {
   };
 }
 
+const clip = (s: string): string => (s.length > 40 ? `${s.slice(0, 40)}…` : s);
+
 const RFC3339 = /^(\d{4}-\d{2}-\d{2})[Tt](\d{2}:\d{2}:\d{2})(\.\d+)?(?:[Zz]|([+\- ])(\d{2}):(\d{2}))$/;
 
 /**
- * An RFC 3339 date-time as the 24-character UTC form stored rows use. A `+` offset that arrived
- * unescaped in a query string reads as a space, and is taken as `+`. Rows carry milliseconds, so
- * finer fractions round towards the inside of the window (`roundUp` for a lower bound).
+ * An RFC 3339 date-time: the 24-character UTC form stored rows use, and the instant in ms with any
+ * finer fraction (for comparing bounds). Rows carry milliseconds, so a finer fraction rounds towards
+ * the inside of the window (`roundUp` for a lower bound). A `+` offset that arrived unescaped in a
+ * query string reads as a space, and is taken as `+`.
  */
-export function parseTime(name: string, raw: string | undefined, roundUp: boolean): string | undefined {
+function parseTime(
+  name: string,
+  raw: string | undefined,
+  roundUp: boolean,
+): { ms: number; at: string } | undefined {
   if (raw === undefined || raw.trim() === '') return undefined;
   const m = RFC3339.exec(raw.trim());
   const local = m ? `${m[1]}T${m[2]}` : '';
   const base = Date.parse(`${local}.000Z`);
   if (!m || Number.isNaN(base) || new Date(base).toISOString().slice(0, 19) !== local) {
-    throw badRequest(`${name} must be an RFC 3339 date-time such as 2026-01-31T18:00:00Z, got '${raw}'`);
+    throw badRequest(
+      `${name} must be an RFC 3339 date-time such as 2026-01-31T18:00:00Z, got '${clip(raw)}'`,
+    );
   }
   const [offH, offM] = [Number(m[5] ?? 0), Number(m[6] ?? 0)];
-  if (offH > 23 || offM > 59) throw badRequest(`${name} has an invalid UTC offset: '${raw}'`);
-  const fraction = Number(`0${m[3] ?? ''}`) * 1000;
-  const ms = roundUp ? Math.ceil(fraction) : Math.floor(fraction);
-  const offset = (m[4] === '-' ? -1 : 1) * (offH * 60 + offM) * 60_000;
-  return new Date(base + ms - offset).toISOString();
+  if (offH > 23 || offM > 59) throw badRequest(`${name} has an invalid UTC offset: '${clip(raw)}'`);
+  // The fraction is read as digits: binary floating point would turn .007 s into 7.000000000000001 ms.
+  const digits = (m[3] ?? '.').slice(1);
+  const whole =
+    base - (m[4] === '-' ? -1 : 1) * (offH * 60 + offM) * 60_000 + Number(digits.slice(0, 3).padEnd(3, '0'));
+  const finer = Number(`0.${digits.slice(3) || '0'}`);
+  return { ms: whole + finer, at: new Date(roundUp && finer > 0 ? whole + 1 : whole).toISOString() };
 }
 
 function timeRange(q: Query): { from?: string; to?: string } {
   const from = parseTime('from', q.from, true);
   const to = parseTime('to', q.to, false);
-  if (from !== undefined && to !== undefined && from > to) {
-    throw badRequest(`from (${q.from}) is later than to (${q.to})`);
-  }
-  return { from, to };
+  if (from && to && from.ms > to.ms) throw badRequest(`from (${from.at}) is later than to (${to.at})`);
+  return { from: from?.at, to: to?.at };
 }
 
 const parseLimit = (raw: string | undefined): number =>
@@ -214,7 +223,7 @@ export async function historyRoutes(app: FastifyInstance, deps: RouteDeps): Prom
       const q = request.query as Query;
       const limit = parseLimit(q.limit);
       const selection: PriceSelection = {
-        marketIds: asSet(parseMarketIds(q.market_ids)),
+        marketIds: asSet(parseIntList('market_ids', q.market_ids, MAX_MARKET_IDS)),
         affiliateIds: asSet(parseIntList('affiliate_ids', q.affiliate_ids)),
         participantIds: asSet(parseIntList('participant_ids', q.participant_ids, MAX_PARTICIPANT_IDS)),
       };

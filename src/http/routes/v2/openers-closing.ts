@@ -22,13 +22,13 @@ import { eventPoints } from '../../snapshot-cache.ts';
 type Kind = 'openers' | 'closing';
 
 /** A recorded price row, parsed: the Delta row as served and its detail. */
-export interface RecordedPrice {
+interface RecordedPrice {
   row: DeltaRow;
   detail: PriceDetail;
 }
 
 /** price_id -> the recorded row that stands for that price. */
-export type RecordedPrices = ReadonlyMap<number, RecordedPrice>;
+type RecordedPrices = ReadonlyMap<number, RecordedPrice>;
 
 /** The prices of an event that the board-level filters keep: markets, books, participants. */
 function selectedPriceIds(state: EventState, f: EventFilter, out: number[]): void {
@@ -153,7 +153,7 @@ function recordedEvent(
  * The events envelope of /api/v2/events/{eventID}, with recorded prices in place of current ones,
  * and its data points (metered as the events snapshot is).
  */
-export function recordedEnvelope(
+function recordedEnvelope(
   events: readonly EventState[],
   rows: RecordedPrices,
   q: EventQuery,
