@@ -71,7 +71,7 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
     }
     // Loaded only when wanted: a --no-simulator server never loads the simulator's code.
     const { Simulator } = await import('./feeds/simulator/index.ts');
-    simulator = new Simulator({ seed, speed: config.speed, sink: ledger, state: board, now });
+    simulator = new Simulator({ seed, speed: config.speed, sink: ledger, state: board, now, log: say });
     const started = Date.now();
     let lastShown = 0;
     simulator.backfill((done, total) => {
