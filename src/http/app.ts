@@ -38,7 +38,11 @@ export interface AppDeps {
   store: Store;
   history: HistoryStore;
   auth: Authenticator;
-  access: AccessControl;
+  /**
+   * Keys, limits and metering. Left out only to measure what the access layer costs (bench/):
+   * without it every route is open and unmetered.
+   */
+  access?: AccessControl;
   /** Header that carries the key; compared case-insensitively. Default X-Service-Key. */
   keyHeader?: string;
   /** Structured request logs; the `key` query parameter is always redacted from them. */
@@ -49,7 +53,7 @@ export interface AppDeps {
 /** Dependencies the route plugins receive: the narrow set they read, never the server. */
 export interface RouteDeps {
   board: Board;
-  access: AccessControl;
+  access?: AccessControl;
   /** The board each plan sees: the live one, or one held back by the plan's data delay. */
   boards: DelayedBoards;
   feed: ChangeFeed;
@@ -65,7 +69,7 @@ export function boardFor(deps: RouteDeps, account: Account | undefined): Board {
 
 /** Refuses a date outside the caller's history window (403 with the earliest date it may ask for). */
 export function gateDate(deps: RouteDeps, account: Account | undefined, dateMs: number): void {
-  const denial = account && deps.access.checkHistoryWindow(account, dateMs);
+  const denial = account && deps.access?.checkHistoryWindow(account, dateMs);
   if (denial) throw new ApiError(denial.status, denial.body, denial.headers);
 }
 
@@ -132,7 +136,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list' } });
   app.get('/openapi.json', { schema: { hide: true }, config: { public: true } }, async () => app.swagger());
 
-  installAccess(app, deps.auth, deps.access, deps.keyHeader ?? 'X-Service-Key');
+  app.decorateRequest('points', 0);
+  if (deps.access) installAccess(app, deps.auth, deps.access, deps.keyHeader ?? 'X-Service-Key');
 
   const routeDeps: RouteDeps = {
     board: deps.board,

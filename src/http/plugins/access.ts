@@ -34,7 +34,6 @@ export function installAccess(
 ): void {
   const header = keyHeader.toLowerCase();
   const throttle = new FailedAuthThrottle();
-  app.decorateRequest('points', 0);
 
   app.addHook('onRequest', async (request) => {
     const url = request.routeOptions.url;
