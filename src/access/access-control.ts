@@ -125,7 +125,7 @@ export class AccessControl {
    */
   checkHistoryWindow(a: Account, dateMs: number): Denial | undefined {
     const days = a.entitlements.historyDays;
-    const earliestMs = Math.floor(this.now() / DAY) * DAY - days * DAY;
+    const earliestMs = this.historyFloorMs(a);
     if (dateMs >= earliestMs) return undefined;
     const earliest = new Date(earliestMs).toISOString().slice(0, 10);
     const deeper = lowestTierWith((e) => e.historyDays > days);
@@ -140,6 +140,11 @@ export class AccessControl {
       },
       headers: {},
     };
+  }
+
+  /** The oldest instant a plan's history reaches: midnight UTC today minus its window. */
+  historyFloorMs(a: Account): number {
+    return Math.floor(this.now() / DAY) * DAY - a.entitlements.historyDays * DAY;
   }
 
   /** Records the points of a served response and returns the usage to report. */

@@ -315,3 +315,30 @@ describe('subscriptions and security', () => {
     assert.ok(started[0]! < 400);
   });
 });
+
+describe('history access', () => {
+  test('history rows cost one point each and stop at the plan window; dated openers are gated', async () => {
+    const ultra = s.newKey('ultra');
+    const r = await get(`/api/v2/events/${E}/markets/history?limit=5`, ultra);
+    assert.equal(r.status, 200);
+    assert.equal(r.body.meta.count, 5);
+    assert.equal(r.headers.get('x-datapoints'), '5');
+    const chart = await get(`/api/v2/events/${E}/markets/1/history?limit=3`, ultra);
+    assert.equal(chart.headers.get('x-datapoints'), '3');
+
+    // Eight days on, everything recorded above lies outside a Free key's seven-day window.
+    clock += 8 * 86_400_000;
+    const free = s.newKey('free');
+    const old = await get(`/api/v2/events/${E}/markets/history`, free);
+    assert.equal(old.status, 200);
+    assert.equal(old.body.meta.count, 0);
+    clock += 1000;
+    assert.ok((await get(`/api/v2/events/${E}/markets/history`, s.newKey('ultra'))).body.meta.count > 0);
+    clock += 1000;
+    const dated = await get(`/api/v2/sports/4/openers/${D}`, free);
+    assert.equal(dated.status, 403);
+    assert.equal(dated.body.history_days_limit, 7);
+    clock += 1000;
+    assert.equal((await get(`/api/v2/events/${E}/openers`, free)).status, 200, 'event openers are not gated');
+  });
+});

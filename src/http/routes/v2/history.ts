@@ -143,11 +143,14 @@ function parseTime(
   return { ms: whole + finer, at: new Date(roundUp && finer > 0 ? whole + 1 : whole).toISOString() };
 }
 
-function timeRange(q: Query): { from?: string; to?: string } {
+function timeRange(q: Query, floorMs: number | undefined): { from?: string; to?: string } {
   const from = parseTime('from', q.from, true);
   const to = parseTime('to', q.to, false);
   if (from && to && from.ms > to.ms) throw badRequest(`from (${from.at}) is later than to (${to.at})`);
-  return { from: from?.at, to: to?.at };
+  // Rows older than the plan's history window are not served: the window raises `from`.
+  const floor =
+    floorMs !== undefined && (!from || from.ms < floorMs) ? new Date(floorMs).toISOString() : from?.at;
+  return { from: floor, to: to?.at };
 }
 
 const parseLimit = (raw: string | undefined): number =>
@@ -183,6 +186,8 @@ const asSet = (ids: number[] | undefined): Set<number> | undefined => (ids ? new
 /** Recorded price rows: an event's history, any prices' history, and one market's line chart. */
 export async function historyRoutes(app: FastifyInstance, deps: RouteDeps): Promise<void> {
   const { history } = deps;
+  const floorOf = (request: FastifyRequest) =>
+    request.account && deps.access ? deps.access.historyFloorMs(request.account) : undefined;
 
   /** The event on the board the caller sees, and that board's head: no read looks past it. */
   const eventOf = (request: FastifyRequest, eventId: string): { state: EventState; uptoId: number } => {
@@ -227,12 +232,13 @@ export async function historyRoutes(app: FastifyInstance, deps: RouteDeps): Prom
         affiliateIds: asSet(parseIntList('affiliate_ids', q.affiliate_ids)),
         participantIds: asSet(parseIntList('participant_ids', q.participant_ids, MAX_PARTICIPANT_IDS)),
       };
-      const { from, to } = timeRange(q);
+      const { from, to } = timeRange(q, floorOf(request));
       const filtered = selection.marketIds || selection.affiliateIds || selection.participantIds;
       const scope: HistoryScope = filtered
         ? { priceIds: priceIdsOf(state, selection) }
         : { eventId: state.info.event_id };
       const rows = history.rows({ ...scope, uptoId, from, to, limit });
+      request.points = rows.length;
       return { meta: { count: rows.length }, history: rows.map(historyRow) };
     },
   );
@@ -268,7 +274,8 @@ export async function historyRoutes(app: FastifyInstance, deps: RouteDeps): Prom
       }
       const limit = parseLimit(q.limit);
       const uptoId = boardFor(deps, request.account).head;
-      const rows = history.rows({ priceIds: ids, uptoId, ...timeRange(q), limit });
+      const rows = history.rows({ priceIds: ids, uptoId, ...timeRange(q, floorOf(request)), limit });
+      request.points = rows.length;
       return { meta: { count: rows.length }, history: rows.map(historyRow) };
     },
   );
@@ -301,7 +308,8 @@ export async function historyRoutes(app: FastifyInstance, deps: RouteDeps): Prom
     },
     async (request) => {
       const p = request.params as { eventID: string; marketID: string };
-      if (!/^\d{1,9}$/.test(p.marketID)) throw badRequest(`marketID must be an integer, got '${p.marketID}'`);
+      if (!/^\d{1,9}$/.test(p.marketID))
+        throw badRequest(`marketID must be an integer, got '${clip(p.marketID)}'`);
       const marketId = Number(p.marketID);
       const { state, uptoId } = eventOf(request, p.eventID);
       const q = request.query as Query;
@@ -319,7 +327,9 @@ export async function historyRoutes(app: FastifyInstance, deps: RouteDeps): Prom
               }),
             }
           : { eventId: state.info.event_id, marketId };
-      const rows = history.rows({ ...scope, uptoId, mainLineOnly, limit });
+      const { from } = timeRange({}, floorOf(request));
+      const rows = history.rows({ ...scope, uptoId, mainLineOnly, from, limit });
+      request.points = rows.length;
       const series: Record<string, ChartPoint[]> = {};
       // Newest first from the store; the chart reads oldest first.
       for (let i = rows.length - 1; i >= 0; i--) {

@@ -6,7 +6,7 @@ import { marketName } from '../../../catalog/markets.ts';
 import type { DeltaRow, Event, Line, Market, Participant, Price } from '../../../domain/types.ts';
 import type { PriceDetail } from '../../../ledger/price-change.ts';
 import type { HistoryStore, PriceRecord } from '../../../store/history.ts';
-import { boardFor, type RouteDeps } from '../../app.ts';
+import { boardFor, gateDate, type RouteDeps } from '../../app.ts';
 import { notFound } from '../../errors.ts';
 import {
   type EventQuery,
@@ -241,6 +241,7 @@ export async function openersClosingRoutes(app: FastifyInstance, deps: RouteDeps
         const p = request.params as { sportID: string; date: string };
         const sportId = parseSportId(p.sportID);
         const dateMs = parseDate(p.date);
+        gateDate(deps, request.account, dateMs);
         const q = parseEventQuery(request.query as Query, sportId, request.account);
         const [from, to] = dayWindow(dateMs, q.offset);
         const board = boardFor(deps, request.account);
