@@ -87,10 +87,10 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
   const feed = new ChangeFeed(store, bus, board.head, { now });
   const boards = new DelayedBoards(board, store, bus, now);
   const counters = new MemoryCounters(now);
-  // Usage survives restarts and is visible to `oddsbase keys show`; per-second burst counts need not.
+  // Usage survives restarts and is visible to `oddsbase keys show`.
   const snapshot = new SqliteCounterSnapshot(db);
   counters.restore(snapshot.load(now()));
-  const saveCounters = () => snapshot.save(counters.takeChanged((k) => !k.startsWith('burst:')));
+  const saveCounters = () => snapshot.save(counters.takeChanged());
   const saver = setInterval(saveCounters, 1000);
   saver.unref();
   const access = new AccessControl(counters, now);

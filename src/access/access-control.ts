@@ -19,6 +19,9 @@ export interface UsageAfter {
   used: number;
   monthlyUsed?: number;
   creditsLeft: number;
+  /** ISO times the period (and Free's month) reset. */
+  reset: string;
+  monthlyReset?: string;
 }
 
 const FAR_FUTURE = Date.UTC(9999, 0, 1);
@@ -34,17 +37,63 @@ const seconds = (ms: number) => String(Math.max(1, Math.ceil(ms / 1000)));
  * and monthly caps, overage and the hard budget cap, and data-point metering with its headers.
  * A refused request consumes no data points.
  */
+/** A plan's period windows with their header texts, valid until the first window ends. */
+interface CachedPlan {
+  plan: UsagePlan;
+  until: number;
+  reset: string;
+  monthlyReset?: string;
+  usedKey: string;
+  monthlyKey?: string;
+  overageKey: string;
+}
+
 export class AccessControl {
+  // Both caches sit on the per-request path: windows and header texts change at most once a day
+  // (a month, a week), so they are worked out once per account and period, not per request.
+  private readonly plans = new Map<string, CachedPlan>();
+  private readonly entitlementTexts = new WeakMap<Account, Record<string, string>>();
+  /** Requests in the current second, per key: a per-node ceiling, kept out of the shared counters. */
+  private readonly bursts = new Map<string, { second: number; count: number }>();
+
   constructor(
     private readonly counters: Counters,
     private readonly now: () => number = Date.now,
   ) {}
 
+  private planFor(a: Account, t: number): CachedPlan {
+    const hit = this.plans.get(a.keyHash);
+    if (hit && t < hit.until && t >= hit.plan.primary.startMs) return hit;
+    const plan = usagePlan(a, t);
+    const cached: CachedPlan = {
+      plan,
+      until: Math.min(plan.primary.endMs, plan.monthly?.window.endMs ?? Number.POSITIVE_INFINITY),
+      reset: new Date(plan.primary.endMs).toISOString(),
+      monthlyReset: plan.monthly ? new Date(plan.monthly.window.endMs).toISOString() : undefined,
+      usedKey: usedKey(a, plan.primary.id),
+      monthlyKey: plan.monthly ? usedKey(a, plan.monthly.window.id) : undefined,
+      overageKey: overageKey(a, plan.primary.id),
+    };
+    if (this.plans.size >= 100_000) this.plans.clear();
+    this.plans.set(a.keyHash, cached);
+    return cached;
+  }
+
   /** Counts the request against the per-second ceiling. */
-  async checkBurst(a: Account): Promise<Denial | undefined> {
+  checkBurst(a: Account): Denial | undefined {
     const t = this.now();
     const second = Math.floor(t / 1000);
-    const n = await this.counters.incr(`burst:${a.keyHash}:${second}`, 1, (second + 2) * 1000);
+    let b = this.bursts.get(a.keyHash);
+    if (!b) {
+      if (this.bursts.size >= 100_000) this.bursts.clear();
+      b = { second, count: 0 };
+      this.bursts.set(a.keyHash, b);
+    }
+    if (b.second !== second) {
+      b.second = second;
+      b.count = 0;
+    }
+    const n = ++b.count;
     const limit = a.entitlements.burstPerSecond;
     if (n <= limit) return undefined;
     const next = lowestTierWith((e) => e.burstPerSecond > limit);
@@ -63,11 +112,12 @@ export class AccessControl {
   }
 
   /** Refuses a metered request once a cap is reached: Free daily and monthly, or the budget cap. */
-  async checkCaps(a: Account): Promise<Denial | undefined> {
+  checkCaps(a: Account): Denial | undefined {
     const t = this.now();
-    const plan = usagePlan(a, t);
+    const cached = this.planFor(a, t);
+    const plan = cached.plan;
     if (a.tier === 'free') {
-      const used = await this.counters.get(usedKey(a, plan.primary.id));
+      const used = this.counters.get(cached.usedKey);
       if (used >= plan.included) {
         return {
           status: 429,
@@ -82,7 +132,7 @@ export class AccessControl {
         };
       }
       const monthly = plan.monthly!;
-      const monthUsed = await this.counters.get(usedKey(a, monthly.window.id));
+      const monthUsed = this.counters.get(cached.monthlyKey!);
       if (monthUsed >= monthly.cap) {
         return {
           status: 429,
@@ -100,7 +150,7 @@ export class AccessControl {
       return undefined;
     }
     if (a.budgetCapUsd !== null && a.entitlements.overagePerPoint !== undefined) {
-      const overage = await this.counters.get(overageKey(a, plan.primary.id));
+      const overage = this.counters.get(cached.overageKey);
       const spent = overage * a.entitlements.overagePerPoint;
       if (spent >= a.budgetCapUsd) {
         return {
@@ -148,48 +198,51 @@ export class AccessControl {
   }
 
   /** Records the points of a served response and returns the usage to report. */
-  async consume(a: Account, points: number): Promise<UsageAfter> {
+  consume(a: Account, points: number): UsageAfter {
     const t = this.now();
-    const plan = usagePlan(a, t);
-    const key = usedKey(a, plan.primary.id);
+    const cached = this.planFor(a, t);
+    const plan = cached.plan;
     const granted = creditsAvailable(a, t);
-    const creditsUsed = granted > 0 ? await this.counters.get(creditKey(a)) : 0;
+    let creditsLeft = granted > 0 ? Math.max(0, granted - this.counters.get(creditKey(a))) : 0;
     let used: number;
-    let creditsLeft = Math.max(0, granted - creditsUsed);
+    let monthlyUsed: number | undefined;
     if (points > 0) {
-      const before = await this.counters.get(key);
-      used = await this.counters.incr(key, points, plan.primary.endMs);
-      const split = splitPoints(before, points, plan.included, creditsLeft);
+      used = this.counters.incr(cached.usedKey, points, plan.primary.endMs);
+      const split = splitPoints(used - points, points, plan.included, creditsLeft);
       if (split.credits > 0) {
-        await this.counters.incr(creditKey(a), split.credits, a.creditsExpiryMs ?? FAR_FUTURE);
+        this.counters.incr(creditKey(a), split.credits, a.creditsExpiryMs ?? FAR_FUTURE);
         creditsLeft -= split.credits;
       }
       if (split.overage > 0 && a.tier !== 'free') {
-        await this.counters.incr(overageKey(a, plan.primary.id), split.overage, plan.primary.endMs);
+        this.counters.incr(cached.overageKey, split.overage, plan.primary.endMs);
       }
+      if (cached.monthlyKey)
+        monthlyUsed = this.counters.incr(cached.monthlyKey, points, plan.monthly!.window.endMs);
     } else {
-      used = await this.counters.get(key);
+      used = this.counters.get(cached.usedKey);
+      if (cached.monthlyKey) monthlyUsed = this.counters.get(cached.monthlyKey);
     }
-    let monthlyUsed: number | undefined;
-    if (plan.monthly) {
-      const mk = usedKey(a, plan.monthly.window.id);
-      monthlyUsed =
-        points > 0
-          ? await this.counters.incr(mk, points, plan.monthly.window.endMs)
-          : await this.counters.get(mk);
-    }
-    return { points, plan, used, monthlyUsed, creditsLeft };
+    return {
+      points,
+      plan,
+      used,
+      monthlyUsed,
+      creditsLeft,
+      reset: cached.reset,
+      monthlyReset: cached.monthlyReset,
+    };
   }
 
-  /** The usage headers of a metered response. */
+  /** The usage and entitlement headers of a metered response. */
   usageHeaders(a: Account, u: UsageAfter): Record<string, string> {
     const h: Record<string, string> = {
+      ...this.entitlementHeaders(a),
       'X-Datapoints': String(u.points),
       'X-Datapoints-Used': String(u.used),
       'X-Datapoints-Remaining': String(Math.max(0, u.plan.included - u.used)),
       'X-Datapoints-Limit': String(u.plan.included),
       'X-Datapoints-Period': u.plan.primary.name,
-      'X-Datapoints-Reset': new Date(u.plan.primary.endMs).toISOString(),
+      'X-Datapoints-Reset': u.reset,
     };
     if (u.creditsLeft > 0) {
       h['X-Datapoints-Credit-Balance'] = String(u.creditsLeft);
@@ -199,16 +252,18 @@ export class AccessControl {
     if (u.plan.monthly && u.monthlyUsed !== undefined) {
       h['X-Datapoints-Monthly-Used'] = String(u.monthlyUsed);
       h['X-Datapoints-Monthly-Remaining'] = String(Math.max(0, u.plan.monthly.cap - u.monthlyUsed));
-      h['X-Datapoints-Monthly-Reset'] = new Date(u.plan.monthly.window.endMs).toISOString();
+      h['X-Datapoints-Monthly-Reset'] = u.monthlyReset ?? '';
     }
     return h;
   }
 
   /** What the plan allows, on every metered response. */
   entitlementHeaders(a: Account): Record<string, string> {
+    const hit = this.entitlementTexts.get(a);
+    if (hit) return hit;
     const e = a.entitlements;
     const list = (v: readonly number[] | 'all') => (v === 'all' ? 'all' : v.join(','));
-    return {
+    const texts = {
       'X-Tier': tierLabel(a.tier),
       'X-Rate-Limit': String(e.burstPerSecond),
       'X-Data-Delay-Seconds': String(e.delaySeconds),
@@ -218,5 +273,7 @@ export class AccessControl {
       'X-Live-Odds-Access': String(e.liveOdds),
       'X-Websocket-Access': String(e.websocket),
     };
+    this.entitlementTexts.set(a, texts);
+    return texts;
   }
 }

@@ -55,20 +55,20 @@ export class Authenticator {
 
   authenticate(key: string | undefined): Account | undefined {
     if (!key || key.length > 200) return undefined;
-    const hash = hashKey(key);
     const t = this.now();
-    const hit = this.cache.get(hash);
+    // The cache is keyed by the presented key, so a hit costs no hashing.
+    const hit = this.cache.get(key);
     if (hit && hit.until > t) return hit.account;
-    const record = this.keys.findByHash(hash);
+    const record = this.keys.findByHash(hashKey(key));
     if (!record || !isActive(record, t)) {
-      this.cache.delete(hash);
+      this.cache.delete(key);
       return undefined;
     }
     // Only known keys are cached: unknown ones are looked up each time, so a key created a moment
     // ago works at once, and a flood of random keys cannot grow the cache.
     const account = accountOf(record);
     if (this.cache.size > 10_000) this.cache.clear();
-    this.cache.set(hash, { account, until: t + this.ttlMs });
+    this.cache.set(key, { account, until: t + this.ttlMs });
     return account;
   }
 }

@@ -1,6 +1,6 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import type { AccessControl } from '../access/access-control.ts';
 import type { Account, Authenticator } from '../access/authenticator.ts';
 import type { Board } from '../board/board.ts';
@@ -136,8 +136,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list' } });
   app.get('/openapi.json', { schema: { hide: true }, config: { public: true } }, async () => app.swagger());
 
-  app.decorateRequest('points', 0);
   if (deps.access) installAccess(app, deps.auth, deps.access, deps.keyHeader ?? 'X-Service-Key');
+  else
+    app.decorateReply('meter', function (this: FastifyReply) {
+      return this;
+    });
 
   const routeDeps: RouteDeps = {
     board: deps.board,

@@ -8,31 +8,26 @@ export class MemoryCounters implements Counters {
 
   constructor(private readonly now: () => number = Date.now) {}
 
-  async incr(key: string, by: number, expiresAtMs: number): Promise<number> {
-    return this.incrSync(key, by, expiresAtMs);
-  }
-
-  /** Synchronous form for callers that need no await on the hot path. */
-  incrSync(key: string, by: number, expiresAtMs: number): number {
+  incr(key: string, by: number, expiresAtMs: number): number {
     const t = this.now();
     this.sweep(t);
-    const cur = this.values.get(key);
-    const value = (cur && cur.expiresAt > t ? cur.value : 0) + by;
-    this.values.set(key, { value, expiresAt: expiresAtMs });
     this.dirty.add(key);
-    return value;
+    const cur = this.values.get(key);
+    if (cur && cur.expiresAt > t) {
+      cur.value += by;
+      cur.expiresAt = expiresAtMs;
+      return cur.value;
+    }
+    this.values.set(key, { value: by, expiresAt: expiresAtMs });
+    return by;
   }
 
-  async get(key: string): Promise<number> {
-    return this.getSync(key);
-  }
-
-  getSync(key: string): number {
+  get(key: string): number {
     const cur = this.values.get(key);
     return cur && cur.expiresAt > this.now() ? cur.value : 0;
   }
 
-  async set(key: string, value: number, expiresAtMs: number): Promise<void> {
+  set(key: string, value: number, expiresAtMs: number): void {
     this.values.set(key, { value, expiresAt: expiresAtMs });
     this.dirty.add(key);
   }
@@ -42,19 +37,15 @@ export class MemoryCounters implements Counters {
     for (const e of entries) this.values.set(e.key, { value: e.value, expiresAt: e.expiresAt });
   }
 
-  /** Counters changed since the last call whose key passes `keep`, for saving elsewhere. */
-  takeChanged(keep: (key: string) => boolean): { key: string; value: number; expiresAt: number }[] {
+  /** Counters changed since the last call, for saving elsewhere. */
+  takeChanged(): { key: string; value: number; expiresAt: number }[] {
     const out = [];
     for (const key of this.dirty) {
       const v = this.values.get(key);
-      if (v && keep(key)) out.push({ key, value: v.value, expiresAt: v.expiresAt });
+      if (v) out.push({ key, value: v.value, expiresAt: v.expiresAt });
     }
     this.dirty.clear();
     return out;
-  }
-
-  async close(): Promise<void> {
-    this.values.clear();
   }
 
   private sweep(t: number): void {

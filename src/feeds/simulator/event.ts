@@ -26,6 +26,8 @@ export interface SimContext {
   emit: (u: Update) => void;
   /** True while history is filled: coarser repricing keeps the history within budget. */
   backfilling: boolean;
+  /** Wall time (ms) from which live game clocks run `speed` times faster; history plays at real time. */
+  speedFrom: number;
 }
 
 const MINUTE = 60_000;
@@ -56,6 +58,15 @@ const BACKFILL_CADENCE = {
   drift: [180 * MINUTE, 360 * MINUTE],
 };
 
+/**
+ * Between the drifts, prematch books keep nudging their prices: one of an event's books moves a
+ * little every `NUDGE_MS` of wall time on average (live only; history keeps the coarse drift), so
+ * that the board moves all the time, and at one nudge in `REBALANCE` that book also re-centres its
+ * main lines on even money.
+ */
+const NUDGE_MS = 240_000;
+const REBALANCE = 6;
+
 /** Liquidity on the contract exchange: order-book depth in USD by kind of market. */
 const DEPTH = { core: 24_000, other: 6_000 };
 
@@ -75,6 +86,8 @@ export class SimEvent {
   private expand = false;
   private shift = 0;
   private nextDrift = 0;
+  /** 0 until the simulator goes live: the nudge clocks start then, not all at once. */
+  private nextNudge = 0;
   private fateAt = 0;
   private engine?: Engine;
   private prematch?: Engine;
@@ -219,6 +232,21 @@ export class SimEvent {
       this.nextDrift = t;
     }
     if (t >= this.nextDrift) this.drift(t);
+    if (!this.ctx.backfilling && t >= this.nextNudge) this.nudge(t);
+  }
+
+  /** One book's opinion moves a step (mean-reverting, so that it wanders around its view). */
+  private nudge(t: number): void {
+    const { rng } = this;
+    const first = this.nextNudge === 0;
+    this.nextNudge = t - Math.log(1 - rng.next()) * NUDGE_MS;
+    if (first) return;
+    const book = rng.pick(this.far ? this.books.filter((b) => b.far) : this.books);
+    const step = 0.6 * book.profile.noise * 0.6 * rng.normal();
+    if (rng.chance(0.5)) book.sideNoise = 0.8 * book.sideNoise + step;
+    else book.totalNoise = 0.8 * book.totalNoise + step;
+    this.prematch ??= this.prematchEngine();
+    this.repricePrematch(t, [book], rng.chance(1 / REBALANCE));
   }
 
   /**
@@ -278,7 +306,7 @@ export class SimEvent {
     return this.ctx.backfilling ? BACKFILL_CADENCE : LIVE_CADENCE;
   }
 
-  private repricePrematch(t: number, books: readonly Book[]): void {
+  private repricePrematch(t: number, books: readonly Book[], rebalance = false): void {
     const engine = this.prematch;
     if (!engine) return;
     this.adopt();
@@ -288,7 +316,7 @@ export class SimEvent {
       if (!outlook) continue;
       for (const book of books) {
         if ((this.far && !book.far) || !book.groups.has(offer.group)) continue;
-        this.quote(book, offer, outlook, false, t);
+        this.quote(book, offer, outlook, false, t, rebalance);
       }
     }
     if (this.far) return;
@@ -298,7 +326,7 @@ export class SimEvent {
     }
   }
 
-  private quote(book: Book, offer: Offer, outlook: Outlook, live: boolean, t: number): void {
+  private quote(book: Book, offer: Offer, outlook: Outlook, live: boolean, t: number, rebalance = false): void {
     quoteOffer({
       book,
       offer,
@@ -308,8 +336,10 @@ export class SimEvent {
       home: this.home,
       prices: this.prices,
       live,
+      rebalance,
       nowMs: t,
-      liveLineGapMs: this.cadence().line,
+      // Game time, so that sped-up live lines move as fast as the score does.
+      liveLineGapMs: this.ctx.backfilling ? this.cadence().line : this.cadence().line / this.ctx.speed,
       extras: this.extras,
     });
   }
@@ -359,7 +389,9 @@ export class SimEvent {
   private tickLive(t: number): void {
     const engine = this.engine;
     if (!engine) return;
-    engine.advance(((t - this.lastAdvance) / 1000) * this.ctx.speed);
+    const { speed, speedFrom } = this.ctx;
+    const fast = Math.max(0, t - Math.max(this.lastAdvance, speedFrom));
+    engine.advance((t - this.lastAdvance + fast * (speed - 1)) / 1000);
     this.lastAdvance = t;
     this.adopt();
     if (engine.status === 'STATUS_FINAL') {

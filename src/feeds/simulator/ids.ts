@@ -15,7 +15,14 @@ export function eventId(seed: number, sportId: number, date: string, index: numb
 export function eventUuid(eventIdHex: string): string {
   const h = md5(`oddsbase-uuid:${eventIdHex}`);
   const variant = ((Number.parseInt(h[16], 16) & 0x3) | 0x8).toString(16);
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-${variant}${h.slice(17, 20)}-${h.slice(20, 32)}`;
+  const parts = [
+    h.slice(0, 8),
+    h.slice(8, 12),
+    `4${h.slice(13, 16)}`,
+    variant + h.slice(17, 20),
+    h.slice(20, 32),
+  ];
+  return parts.join('-');
 }
 
 /** A decimal string of `digits` (at most 36) digits derived from the parts, without a leading zero. */

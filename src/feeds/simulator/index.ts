@@ -6,7 +6,7 @@ import type { SimContext } from './event.ts';
 import { SimEvent } from './event.ts';
 import { coveringBooks } from './pricing.ts';
 import { hashUnit } from './rng.ts';
-import { DAY_MS, daySchedule } from './schedule.ts';
+import { DAY_MS, daySchedule, leadMs } from './schedule.ts';
 
 export interface SimulatorOptions {
   /** Same seed, same teams, strengths, schedule and event ids. */
@@ -68,6 +68,7 @@ export class Simulator implements Feed {
         this.pending.push(u);
       },
       backfilling: false,
+      speedFrom: Number.POSITIVE_INFINITY,
     };
   }
 
@@ -89,7 +90,7 @@ export class Simulator implements Feed {
         if (info) {
           if (!ev.resume(info, now)) continue;
         } else {
-          ev.plan(fresh ? this.createTime(ev, historyStart) : now);
+          ev.plan(this.createTime(ev, fresh ? historyStart : now));
         }
         this.events.push(ev);
       }
@@ -104,6 +105,8 @@ export class Simulator implements Feed {
       if (onProgress && done % 60 === 0) onProgress(done, total);
     }
     this.ctx.backfilling = false;
+    // History plays at real time; live clocks run at the chosen speed from here on.
+    this.ctx.speedFrom = now;
     this.advance(now);
     this.lastStep = now;
     onProgress?.(total, total);
@@ -114,13 +117,13 @@ export class Simulator implements Feed {
   step(nowMs: number): void {
     if (nowMs < this.lastStep) return;
     this.lastStep = nowMs;
+    if (!Number.isFinite(this.ctx.speedFrom)) this.ctx.speedFrom = nowMs;
     const today = Math.floor(nowMs / DAY_MS);
     // Without a back-fill the whole window appears now, its past games played in one step.
     const firstDay = Number.isFinite(this.lastDay) ? this.lastDay + 1 : today - DAYS_BACK;
     for (let day = firstDay; day <= today + DAYS_AHEAD; day++) {
       for (const ev of this.dayEvents(day)) {
-        // Spread over the next hour, so that a new day does not land in one step.
-        ev.plan(nowMs + hashUnit(this.opts.seed, 'appear', ev.spec.id) * 3_600_000);
+        ev.plan(this.createTime(ev, nowMs));
         this.events.push(ev);
       }
     }
@@ -161,10 +164,14 @@ export class Simulator implements Feed {
     return out;
   }
 
-  /** When a back-filled event appeared: as its day entered the window, but not before history starts. */
-  private createTime(ev: SimEvent, historyStart: number): number {
+  /**
+   * When an event appears: as its day enters the window (or its sport's lead time before that
+   * day), not before `from`, spread over two hours so that a new day does not land in one step.
+   */
+  private createTime(ev: SimEvent, from: number): number {
     const jitter = hashUnit(this.opts.seed, 'created', ev.spec.id) * 2 * 3_600_000;
-    return Math.max(historyStart, (ev.spec.day - DAYS_AHEAD) * DAY_MS) + jitter;
+    const { spec } = ev;
+    return Math.max(from, (spec.day - DAYS_AHEAD) * DAY_MS, spec.startMs - leadMs(spec.sport)) + jitter;
   }
 
   private advance(t: number): void {

@@ -64,7 +64,9 @@ function coverageShare(profile: AffiliateProfile, discipline: Discipline): numbe
   if (profile.affiliate_id === 25) return US_DISCIPLINES.has(discipline) ? 0.7 : 0.25;
   if (profile.kind === 'prediction_market') return 0.75;
   if (profile.kind === 'exchange') return 0.5;
-  return profile.status === 'healthy' ? 0.6 : 0.38;
+  const share = profile.status === 'healthy' ? 0.6 : 0.38;
+  // Most of the many tennis matches are on outside courts, which fewer sportsbooks price.
+  return discipline === 'tennis' ? share / 2 : share;
 }
 
 const MIN_BOOKS = 4;
@@ -330,6 +332,8 @@ export interface QuoteInput {
   home: ParticipantRef;
   prices: PriceBook;
   live: boolean;
+  /** Prematch: the book re-centres its main lines even when they lean only a little. */
+  rebalance?: boolean;
   nowMs: number;
   /** Least time between two moves of a live main line, in ms. */
   liveLineGapMs: number;
@@ -429,7 +433,7 @@ function mainLine(q: QuoteInput, prob: (line: number) => number, spread: boolean
     if (current !== undefined) {
       const gap = Math.abs(prob(current) - 0.5);
       const settled = live && q.nowMs - (book.movedAt.get(key) ?? 0) < q.liveLineGapMs && gap < 0.3;
-      if (gap <= (live ? 0.1 : 0.07) || settled) return current;
+      if (gap <= (live ? 0.1 : q.rebalance ? 0.02 : 0.07) || settled) return current;
     }
     next = balancedLine(prob, spread ? -outlook.margin : outlook.total, params.lineStep);
   }

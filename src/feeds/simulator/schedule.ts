@@ -42,6 +42,8 @@ interface DayPlan {
   /** UTC hour ranges the starts are spread over, or exact start hours (one per game, cycled). */
   ranges?: readonly Range[];
   slots?: readonly number[];
+  /** Slot starts wander up to this many hours late. */
+  jitter?: number;
 }
 
 const US_NIGHT: Range[] = [
@@ -55,8 +57,13 @@ const euroLeague =
   (weekday: number): DayPlan =>
     weekday === 6 ? sat : weekday === 0 ? sun : weekday === 2 || weekday === 3 ? midweek : other;
 
-/** A tennis match starts every 2 h 40 min around the clock (the other tour fills the gaps). */
-const TENNIS_SLOTS = Array.from({ length: 9 }, (_, i) => (i * 8) / 3);
+/**
+ * Tennis is played around the clock on many courts (Asia, Europe, the Americas): a match of each
+ * tour starts every hour, the WTA on the half hour, so that a best-of-three match (an hour at the
+ * very least) always overlaps the next two starts and something is live at every hour.
+ */
+const TENNIS_SLOTS = Array.from({ length: 24 }, (_, i) => i);
+const TENNIS_JITTER = 1 / 6;
 
 /** Games per UTC weekday (0 = Sunday) and start hours, per sport id. */
 const PLANS: Record<number, (weekday: number) => DayPlan> = {
@@ -162,8 +169,10 @@ const PLANS: Record<number, (weekday: number) => DayPlan> = {
       : wd === 3
         ? { games: [0, 2], ranges: [[10, 11]] }
         : none,
-  20: () => ({ games: [1, 2], slots: [14, 10] }),
-  21: daily([1, 2], [[3, 12]]),
+  // IPL afternoon and evening games (15:30 and 19:30 in India).
+  20: () => ({ games: [2, 2], slots: [10, 14] }),
+  // T20 series in Asia and Oceania, one after the other through the Asian morning.
+  21: () => ({ games: [3, 3], slots: [3.5, 6, 8.5] }),
   22: daily([1, 2], [[0, 24]]),
   23: daily([1, 2], US_NIGHT),
   24: daily([1, 2], US_NIGHT),
@@ -196,10 +205,17 @@ const PLANS: Record<number, (weekday: number) => DayPlan> = {
     ],
   ),
   33: (wd) => (wd === 4 ? { games: [4, 6], slots: [17.75, 20, 20, 17.75, 20, 20] } : none),
-  // Tennis is spread evenly over the whole day, so that something is live at every hour.
-  38: () => ({ games: [9, 9], slots: TENNIS_SLOTS }),
-  39: () => ({ games: [9, 9], slots: TENNIS_SLOTS.map((h) => h + 4 / 3) }),
+  38: () => ({ games: [24, 24], slots: TENNIS_SLOTS, jitter: TENNIS_JITTER }),
+  39: () => ({ games: [24, 24], slots: TENNIS_SLOTS.map((h) => h + 0.5), jitter: TENNIS_JITTER }),
 };
+
+/**
+ * Time (ms) before its start an event is known, where that is less than the window ahead: tennis
+ * orders of play come out the day before (which also keeps its many matches within the history budget).
+ */
+export function leadMs(sport: SportProfile): number {
+  return sport.discipline === 'tennis' ? DAY_MS : Number.POSITIVE_INFINITY;
+}
 
 /** Tournament days (Euro, World Cup): three or four slots a day. */
 const TOURNAMENT_SLOTS = [13, 16, 19, 10];
@@ -227,14 +243,11 @@ export function displayName(team: TeamRecord): string {
   return team.mascot ? `${team.name} ${team.mascot}` : team.name;
 }
 
-function startHours(plan: DayPlan, count: number, rng: Rng, sportId: number): number[] {
+function startHours(plan: DayPlan, count: number, rng: Rng): number[] {
   const slots = plan.slots ?? (plan.ranges && plan.ranges.length > 0 ? undefined : TOURNAMENT_SLOTS);
   if (slots) {
-    const jitter = sportId === 38 || sportId === 39;
-    return Array.from(
-      { length: count },
-      (_, i) => slots[i % slots.length] + (jitter ? rng.between(0, 1) : 0),
-    );
+    const jitter = plan.jitter ?? 0;
+    return Array.from({ length: count }, (_, i) => slots[i % slots.length] + rng.between(0, jitter));
   }
   const ranges = plan.ranges ?? [];
   const total = ranges.reduce((acc, [a, b]) => acc + (b - a), 0);
@@ -373,7 +386,7 @@ export function daySchedule(
   const count = Math.min(gameCount(seed, sport.sport_id, day), Math.floor(league.teams.length / 2));
   if (count === 0) return [];
   const rng = Rng.of(seed, 'day', sport.sport_id, day);
-  const hours = startHours(plan, count, rng, sport.sport_id);
+  const hours = startHours(plan, count, rng);
   const pool = teamsFor(seed, league, sport.sport_id, day);
   const date = isoDate(day);
   const d = sport.discipline;
@@ -408,8 +421,8 @@ export function daySchedule(
     const sourceIds: Record<string, string> = {};
     if (sources(id, 19)) sourceIds['19'] = numericId(9, seed, id, 19);
     if (sources(id, 25)) {
-      sourceIds['25'] =
-        `KX${league.key.toUpperCase()}-${date.slice(2).replaceAll('-', '')}${away.abbreviation}${home.abbreviation}`;
+      const ticker = `KX${league.key.toUpperCase()}-${date.slice(2).replaceAll('-', '')}`;
+      sourceIds['25'] = `${ticker}${away.abbreviation}${home.abbreviation}`;
     }
     if (sources(id, 26)) sourceIds['26'] = slug;
     const fateRoll = hashUnit(seed, 'fate', id);

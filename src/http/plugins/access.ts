@@ -1,14 +1,16 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { AccessControl, Denial } from '../../access/access-control.ts';
 import type { Authenticator } from '../../access/authenticator.ts';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { FailedAuthThrottle } from '../../access/failed-auth.ts';
 import { ApiError, forbidden, unauthorized } from '../errors.ts';
 
 declare module 'fastify' {
-  interface FastifyRequest {
-    /** Data points this response costs; set by metered routes before they reply. */
-    points: number;
+  interface FastifyReply {
+    /**
+     * Counts `points` against the caller's allowance and sets the usage and entitlement headers.
+     * Metered routes call it once, just before they answer 200; elsewhere it does nothing.
+     */
+    meter(points: number): FastifyReply;
   }
   interface FastifyContextConfig {
     /** Catalog routes: authenticated but free, without usage headers. */
@@ -21,8 +23,8 @@ declare module 'fastify' {
 const deny = (d: Denial) => new ApiError(d.status, d.body, d.headers);
 
 /**
- * Access wraps every route: key, then the burst ceiling, then (on metered routes) the caps; after
- * the route answers, the points are counted and the usage and entitlement headers set. Public
+ * Access wraps every route: key, then the burst ceiling, then (on metered routes) the caps; the
+ * route's answer is counted by `reply.meter`, which sets the usage and entitlement headers. Public
  * routes (`config.public`) and the docs skip it; unknown paths are left to the 404 handler so a
  * typo reads as a typo.
  */
@@ -34,10 +36,19 @@ export function installAccess(
 ): void {
   const header = keyHeader.toLowerCase();
   const throttle = new FailedAuthThrottle();
+  // A method rather than an onSend hook: a hook would run on every response of every route.
+  app.decorateReply('meter', function meter(this: FastifyReply, points: number) {
+    const account = this.request.account;
+    if (account && !this.request.routeOptions.config.free) {
+      this.headers(access.usageHeaders(account, access.consume(account, points)));
+    }
+    return this;
+  });
 
-  app.addHook('onRequest', async (request) => {
+  // Callback-style hooks: every request passes here, and no step below waits on I/O.
+  app.addHook('onRequest', (request, _reply, done) => {
     const url = request.routeOptions.url;
-    if (url === undefined || request.routeOptions.config.public || url.startsWith('/docs')) return;
+    if (url === undefined || request.routeOptions.config.public || url.startsWith('/docs')) return done();
     const fromHeader = request.headers[header];
     const query = request.query as Record<string, unknown>;
     const presented =
@@ -45,29 +56,21 @@ export function installAccess(
     const account = auth.authenticate(presented);
     if (!account) {
       const wait = throttle.fail(request.ip);
-      if (wait > 0) await sleep(wait);
-      throw unauthorized();
+      if (wait > 0) setTimeout(() => done(unauthorized()), wait);
+      else done(unauthorized());
+      return;
     }
     request.account = account;
     if (!account.v2 && url.startsWith('/api/v2/') && !request.routeOptions.config.v1Plans) {
-      throw forbidden(
-        'This endpoint needs a V2 subscription; V1 plans may use /api/v2/delta and /api/v2/markets/delta',
+      return done(
+        forbidden(
+          'This endpoint needs a V2 subscription; V1 plans may use /api/v2/delta and /api/v2/markets/delta',
+        ),
       );
     }
-    const burst = await access.checkBurst(account);
-    if (burst) throw deny(burst);
-    if (!request.routeOptions.config.free) {
-      const cap = await access.checkCaps(account);
-      if (cap) throw deny(cap);
-    }
-  });
-
-  app.addHook('onSend', async (request, reply, payload) => {
-    const account = request.account;
-    if (!account || request.routeOptions.config.free || reply.statusCode !== 200) return payload;
-    const usage = await access.consume(account, request.points);
-    reply.headers(access.usageHeaders(account, usage));
-    reply.headers(access.entitlementHeaders(account));
-    return payload;
+    const denial =
+      access.checkBurst(account) ??
+      (request.routeOptions.config.free ? undefined : access.checkCaps(account));
+    done(denial ? deny(denial) : undefined);
   });
 }

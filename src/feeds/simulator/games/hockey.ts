@@ -99,7 +99,8 @@ export class HockeyGame extends ClockGame {
     if (this.powerPlay === null && rng.chance(0.085)) {
       this.powerPlay = shooter;
       this.powerPlayLeft = 120;
-      this.lastPlay = `${this.name(defender)} penalty, 2 minutes for ${rng.pick(['tripping', 'hooking', 'holding'])}`;
+      const foul = rng.pick(['tripping', 'hooking', 'holding']);
+      this.lastPlay = `${this.name(defender)} penalty, 2 minutes for ${foul}`;
       this.bump();
       return rng.between(30, 50);
     }

@@ -61,7 +61,8 @@ export class MmaGame extends SteppedGame {
     if (rng.chance(FINISH_PER_EXCHANGE)) {
       this.winner = side;
       const method = rng.pick(['KO/TKO', 'KO/TKO', 'Submission']);
-      this.lastPlay = `${this.name(side)} wins by ${method}, R${this.round} ${displayClock('rounds', ROUND - this.clock, this.round)}`;
+      const time = displayClock('rounds', ROUND - this.clock, this.round);
+      this.lastPlay = `${this.name(side)} wins by ${method}, R${this.round} ${time}`;
       this.finish();
       return;
     }
@@ -70,7 +71,8 @@ export class MmaGame extends SteppedGame {
       this.lastPlay = `${this.name(side)} takedown`;
     } else {
       this.strikes[side] += rng.int(1, 6);
-      this.lastPlay = `${this.name(side)} lands ${rng.pick(['a jab', 'a combination', 'a leg kick', 'a body shot'])}`;
+      const strike = rng.pick(['a jab', 'a combination', 'a leg kick', 'a body shot']);
+      this.lastPlay = `${this.name(side)} lands ${strike}`;
     }
     this.bump();
   }

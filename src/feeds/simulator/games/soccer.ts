@@ -80,7 +80,8 @@ export class SoccerGame extends ClockGame {
     const r = rng.next();
     if (r < 0.28) {
       this.shots[side]++;
-      this.lastPlay = `${minute} ${this.name(side)} ${rng.pick(['shot saved', 'shot off target', 'shot blocked'])}`;
+      const shot = rng.pick(['shot saved', 'shot off target', 'shot blocked']);
+      this.lastPlay = `${minute} ${this.name(side)} ${shot}`;
     } else if (r < 0.4) {
       this.corners[side]++;
       this.lastPlay = `${minute} Corner ${this.name(side)}`;

@@ -140,7 +140,7 @@ export async function bestLineRoutes(app: FastifyInstance, deps: RouteDeps): Pro
         },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const eventId = (request.params as { eventID: string }).eventID;
       const state = boardFor(deps, request.account).getEvent(eventId);
       if (!state) throw notFound(`event ${eventId}`);
@@ -149,7 +149,7 @@ export async function bestLineRoutes(app: FastifyInstance, deps: RouteDeps): Pro
       const affiliates = parseIntList('affiliate_ids', q.affiliate_ids);
       const best = bestLine(state, period, affiliates ? new Set(affiliates) : undefined);
       // One odds point per best price returned.
-      request.points = best.moneyline.length + best.spread.length + best.total.length;
+      reply.meter(best.moneyline.length + best.spread.length + best.total.length);
       return best;
     },
   );

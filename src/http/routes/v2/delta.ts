@@ -120,7 +120,7 @@ export async function deltaRoutes(app: FastifyInstance, deps: RouteDeps): Promis
         visible,
       );
       // One odds point per delivered row.
-      request.points = read.rows.length;
+      reply.meter(read.rows.length);
       return sendJson(
         reply,
         `{"meta":{"delta_last_id":"${read.lastId}","count":${read.rows.length},"has_more":${read.hasMore}},` +
@@ -220,12 +220,13 @@ export async function deltaRoutes(app: FastifyInstance, deps: RouteDeps): Promis
         }
       }
       const items: string[] = [];
+      let points = 0;
       for (const row of latest.values()) {
         const state = board.getEvent(row.event_id);
         if (!state) continue;
         const filter = parseEventQuery({}, state.info.sport_id, request.account);
         const view = cache.event(state, filter.filter, filter.filterKey);
-        request.points += view.points;
+        points += view.points;
         const json = view.json;
         items.push(
           JSON.stringify({
@@ -238,6 +239,7 @@ export async function deltaRoutes(app: FastifyInstance, deps: RouteDeps): Promis
         );
       }
       const cursor = cursorToUuid(lastId, feed.committedMsAt(lastId));
+      reply.meter(points);
       return sendJson(
         reply,
         `{"meta":{"delta_last_id":"${cursor}","count":${items.length},"has_more":${hasMore}},` +

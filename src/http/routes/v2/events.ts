@@ -69,12 +69,12 @@ export async function eventRoutes(app: FastifyInstance, deps: RouteDeps): Promis
       const key = `s|${sportId}|${from}|${delay}|${q.filterKey}|${statusKey(q)}`;
       const hit = cache.response(key, head);
       if (hit) {
-        request.points = hit.points;
+        reply.meter(hit.points);
         return sendJson(reply, hit.body);
       }
       const built = envelope(deps, board.eventsInWindow(sportId, from, to), q, head);
       cache.storeResponse(key, head, built.body, built.points);
-      request.points = built.points;
+      reply.meter(built.points);
       return sendJson(reply, built.body);
     },
   );
@@ -97,7 +97,7 @@ export async function eventRoutes(app: FastifyInstance, deps: RouteDeps): Promis
       if (!state) throw notFound(`event ${eventId}`);
       const q = parseEventQuery(request.query as Query, state.info.sport_id, request.account);
       const built = envelope(deps, [state], q, board.head);
-      request.points = built.points;
+      reply.meter(built.points);
       return sendJson(reply, built.body);
     },
   );

@@ -223,7 +223,7 @@ export async function historyRoutes(app: FastifyInstance, deps: RouteDeps): Prom
         response: { 200: HistoryResponse, ...errorResponses },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const { state, uptoId } = eventOf(request, (request.params as { eventID: string }).eventID);
       const q = request.query as Query;
       const limit = parseLimit(q.limit);
@@ -238,7 +238,7 @@ export async function historyRoutes(app: FastifyInstance, deps: RouteDeps): Prom
         ? { priceIds: priceIdsOf(state, selection) }
         : { eventId: state.info.event_id };
       const rows = history.rows({ ...scope, uptoId, from, to, limit });
-      request.points = rows.length;
+      reply.meter(rows.length);
       return { meta: { count: rows.length }, history: rows.map(historyRow) };
     },
   );
@@ -263,7 +263,7 @@ export async function historyRoutes(app: FastifyInstance, deps: RouteDeps): Prom
         response: { 200: HistoryResponse, ...errorResponses },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const q = request.query as Query;
       const ids = parseIntList('market_line_price_ids', q.market_line_price_ids, MAX_PRICE_IDS);
       if (!ids) {
@@ -275,7 +275,7 @@ export async function historyRoutes(app: FastifyInstance, deps: RouteDeps): Prom
       const limit = parseLimit(q.limit);
       const uptoId = boardFor(deps, request.account).head;
       const rows = history.rows({ priceIds: ids, uptoId, ...timeRange(q, floorOf(request)), limit });
-      request.points = rows.length;
+      reply.meter(rows.length);
       return { meta: { count: rows.length }, history: rows.map(historyRow) };
     },
   );
@@ -306,7 +306,7 @@ export async function historyRoutes(app: FastifyInstance, deps: RouteDeps): Prom
         response: { 200: ChartResponse, ...errorResponses },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const p = request.params as { eventID: string; marketID: string };
       if (!/^\d{1,9}$/.test(p.marketID))
         throw badRequest(`marketID must be an integer, got '${clip(p.marketID)}'`);
@@ -329,7 +329,7 @@ export async function historyRoutes(app: FastifyInstance, deps: RouteDeps): Prom
           : { eventId: state.info.event_id, marketId };
       const { from } = timeRange({}, floorOf(request));
       const rows = history.rows({ ...scope, uptoId, mainLineOnly, from, limit });
-      request.points = rows.length;
+      reply.meter(rows.length);
       const series: Record<string, ChartPoint[]> = {};
       // Newest first from the store; the chart reads oldest first.
       for (let i = rows.length - 1; i >= 0; i--) {

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Board, EventState } from '../../../board/board.ts';
 import type { EventFilter } from '../../../board/views.ts';
 import { marketName } from '../../../catalog/markets.ts';
@@ -184,7 +184,7 @@ export async function openersClosingRoutes(app: FastifyInstance, deps: RouteDeps
 
   /** Every row the answer uses is at or below the head of the board the caller sees. */
   const answer = (
-    request: FastifyRequest,
+    reply: FastifyReply,
     board: Board,
     events: readonly EventState[],
     q: EventQuery,
@@ -193,7 +193,7 @@ export async function openersClosingRoutes(app: FastifyInstance, deps: RouteDeps
     const kept = events.filter((e) => statusAllowed(q, e));
     const rows = recordedPrices(history, kept, q.filter, kind, board.head);
     const built = recordedEnvelope(kept, rows, q, board.head);
-    request.points = built.points;
+    reply.meter(built.points);
     return built.body;
   };
 
@@ -212,13 +212,13 @@ export async function openersClosingRoutes(app: FastifyInstance, deps: RouteDeps
           response: { 200: EventsEnvelope, ...errorResponses },
         },
       },
-      async (request) => {
+      async (request, reply) => {
         const eventId = (request.params as { eventID: string }).eventID;
         const board = boardFor(deps, request.account);
         const state = board.getEvent(eventId);
         if (!state) throw notFound(`event ${eventId}`);
         const q = parseEventQuery(request.query as Query, state.info.sport_id, request.account);
-        return answer(request, board, [state], q, kind);
+        return answer(reply, board, [state], q, kind);
       },
     );
 
@@ -237,7 +237,7 @@ export async function openersClosingRoutes(app: FastifyInstance, deps: RouteDeps
           response: { 200: EventsEnvelope, ...errorResponses },
         },
       },
-      async (request) => {
+      async (request, reply) => {
         const p = request.params as { sportID: string; date: string };
         const sportId = parseSportId(p.sportID);
         const dateMs = parseDate(p.date);
@@ -245,7 +245,7 @@ export async function openersClosingRoutes(app: FastifyInstance, deps: RouteDeps
         const q = parseEventQuery(request.query as Query, sportId, request.account);
         const [from, to] = dayWindow(dateMs, q.offset);
         const board = boardFor(deps, request.account);
-        return answer(request, board, board.eventsInWindow(sportId, from, to), q, kind);
+        return answer(reply, board, board.eventsInWindow(sportId, from, to), q, kind);
       },
     );
 
