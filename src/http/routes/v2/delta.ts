@@ -8,6 +8,7 @@ import { boardFor, type RouteDeps } from '../../app.ts';
 import { badRequest, notFound } from '../../errors.ts';
 import { parseEventQuery, type Query } from '../../event-query.ts';
 import { parseInteger, parseIntList } from '../../params.ts';
+import { PageCache } from '../../page-cache.ts';
 import { errorResponses } from '../../schemas.ts';
 
 const opt = (description: string) => Type.Optional(Type.String({ description }));
@@ -60,6 +61,7 @@ function withCursorErrors<T>(fn: () => T): T {
 /** The two cursor-driven feeds: price rows by integer id, changed events by UUIDv7. */
 export async function deltaRoutes(app: FastifyInstance, deps: RouteDeps): Promise<void> {
   const { feed, cache } = deps;
+  const pages = new PageCache();
 
   app.get(
     '/api/v2/markets/delta',
@@ -114,18 +116,24 @@ export async function deltaRoutes(app: FastifyInstance, deps: RouteDeps): Promis
       // A delayed plan sees the log only as far as its delayed board has come.
       const visible = boardFor(deps, request.account).head;
       const afterId = withCursorErrors(() => feed.resolveCursor(Number(q.last_id), visible));
+      const key = `${afterId}|${limit}|${sportId}|${eventId}|${affiliateIds}|${marketIds}`;
+      const page = pages.get(key, visible);
+      if (page) {
+        reply.meter(page.points);
+        return sendJson(reply, page.body);
+      }
       const read = feed.read(
         { pricesOnly: true, afterId, sportId, eventId, affiliateIds, marketIds },
         limit,
         visible,
       );
+      const body =
+        `{"meta":{"delta_last_id":"${read.lastId}","count":${read.rows.length},"has_more":${read.hasMore}},` +
+        `"deltas":[${read.rows.map((r) => r.payload).join(',')}]}`;
+      if (read.hasMore && read.rows.length === limit) pages.set(key, body, read.lastId, read.rows.length);
       // One odds point per delivered row.
       reply.meter(read.rows.length);
-      return sendJson(
-        reply,
-        `{"meta":{"delta_last_id":"${read.lastId}","count":${read.rows.length},"has_more":${read.hasMore}},` +
-          `"deltas":[${read.rows.map((r) => r.payload).join(',')}]}`,
-      );
+      return sendJson(reply, body);
     },
   );
 
