@@ -1,7 +1,8 @@
 /**
- * Serialised delta pages that can never change: a full page (as many rows as the limit, with more
- * after it) holds committed rows only, so the same cursor and filters give the same bytes forever.
- * Popular cursors are polled by many clients at once; they are served from here. Bounded by bytes.
+ * Serialised delta pages. A full page (as many rows as the limit, with more after it) holds committed
+ * rows only, so the same cursor and filters give the same bytes forever; the last page is keyed by
+ * the head too and so lasts until the next commit. Clients that follow the feed poll the same
+ * cursors; they are served from here. Bounded by bytes, least recently used first out.
  */
 export class PageCache {
   private readonly pages = new Map<string, { body: string; lastId: number; points: number }>();

@@ -117,7 +117,8 @@ export async function deltaRoutes(app: FastifyInstance, deps: RouteDeps): Promis
       const visible = boardFor(deps, request.account).head;
       const afterId = withCursorErrors(() => feed.resolveCursor(Number(q.last_id), visible));
       const key = `${afterId}|${limit}|${sportId}|${eventId}|${affiliateIds}|${marketIds}`;
-      const page = pages.get(key, visible);
+      // A full page never changes; the last page holds until the next commit, hence the head in its key.
+      const page = pages.get(key, visible) ?? pages.get(`${key}|${visible}`, visible);
       if (page) {
         reply.meter(page.points);
         return sendJson(reply, page.body);
@@ -130,7 +131,8 @@ export async function deltaRoutes(app: FastifyInstance, deps: RouteDeps): Promis
       const body =
         `{"meta":{"delta_last_id":"${read.lastId}","count":${read.rows.length},"has_more":${read.hasMore}},` +
         `"deltas":[${read.rows.map((r) => r.payload).join(',')}]}`;
-      if (read.hasMore && read.rows.length === limit) pages.set(key, body, read.lastId, read.rows.length);
+      const full = read.hasMore && read.rows.length === limit;
+      pages.set(full ? key : `${key}|${visible}`, body, read.lastId, read.rows.length);
       // One odds point per delivered row.
       reply.meter(read.rows.length);
       return sendJson(reply, body);
