@@ -6,7 +6,7 @@
  *   node --import tsx bench/access.ts [--rounds 3] [--duration 8]
  *
  * The data directory is filled by one start of `oddsbase serve` with the simulator; then two
- * servers (bench/access-server.ts) open it without a simulator, both pinned to CPU 0, and this
+ * servers (bench/store-server.ts) open it without a simulator, both pinned to CPU 0, and this
  * process runs autocannon (50 connections) on CPU 1, alternating between them.
  */
 import autocannon from 'autocannon';
@@ -60,7 +60,7 @@ export async function runAccess(rounds = 3, durationS = 8): Promise<AccessResult
   const key = createKey(dataDir, 'enterprise', 1_000_000);
   const ports = { with: await freePort(), without: await freePort() };
   const servers = (['with', 'without'] as const).map((mode) =>
-    spawnNode(['--import', 'tsx', 'bench/access-server.ts', dataDir, String(ports[mode]), mode], {
+    spawnNode(['--import', 'tsx', 'bench/store-server.ts', dataDir, String(ports[mode]), mode], {
       cpu: '0',
     }),
   );
@@ -92,7 +92,9 @@ export async function runAccess(rounds = 3, durationS = 8): Promise<AccessResult
         if (r.non2xx > 0) throw new Error(`${mode}: ${r.non2xx} failed requests`);
         rps[mode].push(r.rps);
         us[mode].push(r.usPerRequest);
-        log(`  round ${i + 1}: ${mode.padEnd(7)} ${int(r.rps)} req/s, p99 ${r.p99} ms, ${r.usPerRequest.toFixed(1)} µs CPU/req`);
+        log(
+          `  round ${i + 1}: ${mode.padEnd(7)} ${int(r.rps)} req/s, p99 ${r.p99} ms, ${r.usPerRequest.toFixed(1)} µs CPU/req`,
+        );
       }
     }
     if (previous) pinSelf(previous);

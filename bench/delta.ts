@@ -110,7 +110,7 @@ async function measure(rows: number, rounds: number, durationS: number): Promise
     log(`delta: writing ${int(rows)} rows`);
     fill(dataDir, rows);
     const port = await freePort();
-    const server = spawnNode(['--import', 'tsx', 'bench/delta-server.ts', dataDir, String(port)], {
+    const server = spawnNode(['--import', 'tsx', 'bench/store-server.ts', dataDir, String(port), 'without'], {
       cpu: '0',
     });
     const url = `http://127.0.0.1:${port}/api/v2/markets/delta?last_id=${rows - POLL}&limit=${POLL}`;

@@ -54,8 +54,24 @@ function priceView(p: PriceState, includeDelta: boolean): Price {
   return out;
 }
 
-/** The event as the filter asks for it: markets, participants, lines and prices narrowed. */
-export function viewEvent(state: EventState, f: EventFilter): EventView {
+/** Gives the Price a view shows for a board price, or undefined to leave it out. */
+export type PriceResolver = (p: PriceState) => Price | undefined;
+
+/** Current prices under the filter's book, main-line and closure rules. */
+export function currentPrices(f: EventFilter): PriceResolver {
+  return (p) => {
+    if (f.affiliateIds && !f.affiliateIds.has(p.affiliate_id)) return undefined;
+    if (f.mainLine && !p.is_main_line) return undefined;
+    if (f.hideClosed && p.closed_at !== '') return undefined;
+    return priceView(p, f.includePriceDelta);
+  };
+}
+
+/**
+ * The event as the filter asks for it: markets, participants, lines and prices narrowed. `resolve`
+ * picks each price (current ones by default; openers and closing pass recorded ones).
+ */
+export function viewEvent(state: EventState, f: EventFilter, resolve = currentPrices(f)): EventView {
   let priceCount = 0;
   const markets: Market[] = [];
   for (const m of state.markets.values()) {
@@ -70,10 +86,9 @@ export function viewEvent(state: EventState, f: EventFilter): EventView {
         const prices: Record<string, Price> = {};
         let n = 0;
         for (const p of line.prices.values()) {
-          if (f.affiliateIds && !f.affiliateIds.has(p.affiliate_id)) continue;
-          if (f.mainLine && !p.is_main_line) continue;
-          if (f.hideClosed && p.closed_at !== '') continue;
-          prices[String(p.affiliate_id)] = priceView(p, f.includePriceDelta);
+          const price = resolve(p);
+          if (!price) continue;
+          prices[String(p.affiliate_id)] = price;
           n++;
         }
         if (n === 0) continue;

@@ -1,9 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Board, EventState } from '../../../board/board.ts';
-import type { EventFilter } from '../../../board/views.ts';
-import { marketName } from '../../../catalog/markets.ts';
-import type { DeltaRow, Event, Line, Market, Participant, Price } from '../../../domain/types.ts';
+import { type EventFilter, type EventView, viewEvent } from '../../../board/views.ts';
+import type { DeltaRow, Event, Price } from '../../../domain/types.ts';
 import type { PriceDetail } from '../../../ledger/price-change.ts';
 import type { HistoryStore, PriceRecord } from '../../../store/history.ts';
 import { boardFor, gateDate, type RouteDeps } from '../../app.ts';
@@ -99,54 +98,17 @@ function recordedPrice({ row, detail }: RecordedPrice, includeDelta: boolean): P
 }
 
 /**
- * An event as the snapshot routes show it, built from the board's markets, participants and lines
- * with each price replaced by its recorded row. A price absent from `rows` is left out, so `rows`
- * carries the market, book and participant filters; main_line and hide_closed apply to the row.
+ * An event as the snapshot routes show it, with each price replaced by its recorded row. A price
+ * absent from `rows` is left out; main_line and hide_closed apply to the recorded row.
  */
-function recordedEvent(
-  state: EventState,
-  rows: RecordedPrices,
-  f: EventFilter,
-): { event: Event; priceCount: number } {
-  let priceCount = 0;
-  const markets: Market[] = [];
-  for (const m of state.markets.values()) {
-    const participants: Participant[] = [];
-    for (const part of m.participants.values()) {
-      const lines: Line[] = [];
-      for (const line of part.lines.values()) {
-        const prices: Record<string, Price> = {};
-        let n = 0;
-        for (const p of line.prices.values()) {
-          const r = rows.get(p.id);
-          if (!r) continue;
-          if (f.mainLine && !r.row.is_main_line) continue;
-          if (f.hideClosed && r.row.closed_at !== '') continue;
-          prices[String(p.affiliate_id)] = recordedPrice(r, f.includePriceDelta);
-          n++;
-        }
-        if (n === 0) continue;
-        priceCount += n;
-        lines.push({ id: line.id, value: line.value, prices });
-      }
-      if (lines.length > 0) participants.push({ id: part.id, type: part.type, name: part.name, lines });
-    }
-    if (participants.length > 0) {
-      const name = marketName(m.market_id);
-      markets.push({
-        id: m.id,
-        market_id: m.market_id,
-        period_id: m.period_id,
-        name,
-        market_description: name,
-        participants,
-      });
-    }
-  }
-  const { live_game_state, ...info } = state.info;
-  const event: Event = { ...info, markets };
-  if (f.liveGameState && live_game_state) event.live_game_state = live_game_state;
-  return { event, priceCount };
+function recordedEvent(state: EventState, rows: RecordedPrices, f: EventFilter): EventView {
+  return viewEvent(state, f, (p) => {
+    const r = rows.get(p.id);
+    if (!r) return undefined;
+    if (f.mainLine && !r.row.is_main_line) return undefined;
+    if (f.hideClosed && r.row.closed_at !== '') return undefined;
+    return recordedPrice(r, f.includePriceDelta);
+  });
 }
 
 /**
