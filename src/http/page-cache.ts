@@ -8,7 +8,7 @@ export class PageCache {
   private readonly pages = new Map<string, { body: string; lastId: number; points: number }>();
   private bytes = 0;
 
-  constructor(private readonly maxBytes = 64 * 1024 * 1024) {}
+  constructor(private readonly maxBytes = 24 * 1024 * 1024) {}
 
   /** A page whose rows all lie at or below `visibleHead`. */
   get(key: string, visibleHead: number): { body: string; points: number } | undefined {

@@ -15,8 +15,8 @@ interface CachedView {
 
 /** Most distinct filters kept per event; past it the event's entries start over. */
 const MAX_FILTERS_PER_EVENT = 32;
-/** Most whole responses kept. */
-const MAX_RESPONSES = 256;
+/** Bytes of whole responses kept, oldest out first. */
+const MAX_RESPONSE_BYTES = 24 * 1024 * 1024;
 
 export interface SerializedEvent {
   json: string;
@@ -39,6 +39,7 @@ export function eventPoints(priceCount: number, liveState: boolean): number {
 export class SnapshotCache {
   private readonly views = new WeakMap<EventState, Map<string, CachedView>>();
   private readonly responses = new Map<string, { head: number; body: Buffer; points: number }>();
+  private responseBytes = 0;
 
   event(state: EventState, filter: EventFilter, key = filterKey(filter)): SerializedEvent {
     let perEvent = this.views.get(state);
@@ -70,11 +71,17 @@ export class SnapshotCache {
   }
 
   storeResponse(key: string, head: number, body: Buffer, points: number): void {
-    this.responses.delete(key);
-    if (this.responses.size >= MAX_RESPONSES) {
-      const oldest = this.responses.keys().next().value;
-      if (oldest !== undefined) this.responses.delete(oldest);
+    const old = this.responses.get(key);
+    if (old) {
+      this.responses.delete(key);
+      this.responseBytes -= old.body.length;
     }
     this.responses.set(key, { head, body, points });
+    this.responseBytes += body.length;
+    for (const [k, v] of this.responses) {
+      if (this.responseBytes <= MAX_RESPONSE_BYTES) break;
+      this.responses.delete(k);
+      this.responseBytes -= v.body.length;
+    }
   }
 }

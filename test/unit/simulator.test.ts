@@ -6,6 +6,7 @@ import { scoreRuleViolations } from '../../src/domain/score.ts';
 import type { EventInfo } from '../../src/domain/types.ts';
 import type { FeedStateReader, PriceKey, PriceSnapshot } from '../../src/feeds/feed.ts';
 import { Simulator } from '../../src/feeds/simulator/index.ts';
+import { Rng } from '../../src/feeds/simulator/rng.ts';
 import type { LedgerSink, PriceUpdate, UpdateBatch } from '../../src/ledger/updates.ts';
 
 const NOW = Date.parse('2026-11-23T09:00:00Z');
@@ -308,4 +309,76 @@ test('a restart resumes from the committed state without rewriting history', () 
   }
   assert.ok(continued > 0, 'live games go on after the restart');
   assert.ok(ledger.counts.price - counts.price < 50_000, 'resuming does not rewrite the prices');
+});
+
+/**
+ * Counts the events in play after every batch time of a back-fill, from `from` on. Only scores
+ * matter here, so prices are dropped (the store looks empty to the simulator, as it is).
+ */
+class LiveCounter implements LedgerSink, FeedStateReader {
+  private readonly live = new Set<string>();
+  /** Events in play at each batch time (the last batch of a time wins). */
+  readonly counts = new Map<string, number>();
+
+  constructor(private readonly from: number) {}
+
+  apply(batch: UpdateBatch): void {
+    for (const u of batch.updates) {
+      if (u.kind !== 'score') continue;
+      const status = u.score.event_status;
+      if (status === 'STATUS_IN_PROGRESS' || status === 'STATUS_HALFTIME') this.live.add(u.event_id);
+      else this.live.delete(u.event_id);
+    }
+    if (Date.parse(batch.at) >= this.from) this.counts.set(batch.at, this.live.size);
+  }
+
+  get inPlay(): number {
+    return this.live.size;
+  }
+
+  event(): EventInfo | undefined {
+    return undefined;
+  }
+
+  eventIds(): Iterable<string> {
+    return [];
+  }
+
+  price(): PriceSnapshot | undefined {
+    return undefined;
+  }
+
+  headId(): number {
+    return 0;
+  }
+}
+
+test('at every minute of every day at least three events are in play', () => {
+  const DAY = 86_400_000;
+  const check = (seed: number, now: number) => {
+    // The window opens three days back: from two days back on, every game in play has been created.
+    const counter = new LiveCounter((Math.floor(now / DAY) - 2) * DAY);
+    // At the live test's speed: history plays at real time whatever the speed.
+    new Simulator({ seed, speed: 60, sink: counter, state: counter, now: () => now }).backfill();
+    const label = `seed ${seed}, back-filled to ${new Date(now).toISOString()}`;
+    assert.ok(counter.inPlay >= 3, `${label}: ${counter.inPlay} in play at the end`);
+    for (const [at, n] of counter.counts) assert.ok(n >= 3, `${label}: ${n} in play at ${at}`);
+    return counter.counts.size;
+  };
+  // A back-fill steps through history a minute at a time, and one that stops at an earlier minute of
+  // the same day takes exactly the same steps: so one back-fill to the end of a day checks a start
+  // at every minute of that day, and its history the two days before. Three cover every weekday.
+  for (const [seed, day] of [
+    [1, '2026-11-23'],
+    [2, '2026-11-26'],
+    [3, '2026-11-29'],
+  ] as const) {
+    assert.ok(check(seed, Date.parse(`${day}T23:59:00Z`)) > 3 * 1000);
+  }
+  // And a few back-fills that stop at random minutes of other days.
+  const rng = Rng.of('live-check');
+  for (const seed of [4, 5]) {
+    const minute = Math.floor(rng.between(0, 7 * 1440));
+    check(seed, Date.parse('2026-12-07T00:00:00Z') + minute * 60_000);
+  }
 });

@@ -37,9 +37,9 @@ const NEAR_MS = 2 * DAY_MS;
 
 /**
  * Cadence in wall ms. Live games reprice at most every `min` and at least every `max`, props every
- * `props`, a live main line moves at most every `line`, and the score (clock) is resent every
- * `score`. Prematch books look at an event every `drift` (a range). History is coarser, so that
- * the history fill stays within its budget.
+ * `props`, a live main line moves at most every `line` (divided by the speed), and the score (clock)
+ * is resent every `score`. Prematch books look at an event every `drift` (a range). History is
+ * coarser, so that the history fill stays within its budget.
  */
 const LIVE_CADENCE = {
   min: 2_000,
@@ -50,22 +50,22 @@ const LIVE_CADENCE = {
   drift: [40 * MINUTE, 120 * MINUTE],
 };
 const BACKFILL_CADENCE = {
-  min: 12 * MINUTE,
-  max: 30 * MINUTE,
+  min: 15 * MINUTE,
+  max: 40 * MINUTE,
   props: 40 * MINUTE,
-  line: 12 * MINUTE,
+  line: 20 * MINUTE,
   score: 0,
-  drift: [180 * MINUTE, 360 * MINUTE],
+  drift: [240 * MINUTE, 480 * MINUTE],
 };
 
 /**
- * Between the drifts, prematch books keep nudging their prices: one of an event's books moves a
- * little every `NUDGE_MS` of wall time on average (live only; history keeps the coarse drift), so
- * that the board moves all the time, and at one nudge in `REBALANCE` that book also re-centres its
- * main lines on even money.
+ * Between the drifts, prematch books keep nudging their prices: one market of one of an event's
+ * books moves a little every `NUDGE_MS` of wall time on average (live only; history keeps the
+ * coarse drift), so that a board of some 700 prematch events changes 10-20 prices every second. At
+ * one nudge in `REBALANCE` the book also re-centres that main line on even money.
  */
-const NUDGE_MS = 240_000;
-const REBALANCE = 6;
+const NUDGE_MS = 75_000;
+const REBALANCE = 8;
 
 /** Liquidity on the contract exchange: order-book depth in USD by kind of market. */
 const DEPTH = { core: 24_000, other: 6_000 };
@@ -235,18 +235,26 @@ export class SimEvent {
     if (!this.ctx.backfilling && t >= this.nextNudge) this.nudge(t);
   }
 
-  /** One book's opinion moves a step (mean-reverting, so that it wanders around its view). */
+  /**
+   * One book moves one market a little. Its opinion is mean-reverting, so that it wanders around
+   * the book's view instead of running away.
+   */
   private nudge(t: number): void {
     const { rng } = this;
     const first = this.nextNudge === 0;
     this.nextNudge = t - Math.log(1 - rng.next()) * NUDGE_MS;
     if (first) return;
     const book = rng.pick(this.far ? this.books.filter((b) => b.far) : this.books);
-    const step = 0.6 * book.profile.noise * 0.6 * rng.normal();
-    if (rng.chance(0.5)) book.sideNoise = 0.8 * book.sideNoise + step;
-    else book.totalNoise = 0.8 * book.totalNoise + step;
+    const offers = prematchOffers(this.spec.sport, this.far).filter((o) => book.groups.has(o.group));
+    const offer = rng.pick(offers);
+    // x -> 0.8 x + 0.36 s e keeps the spread of x at 0.6 s, as a drift draws it.
+    const step = 0.36 * book.profile.noise * rng.normal();
+    if (offer.kind === 'total') book.totalNoise = 0.8 * book.totalNoise + step;
+    else book.sideNoise = 0.8 * book.sideNoise + step;
     this.prematch ??= this.prematchEngine();
-    this.repricePrematch(t, [book], rng.chance(1 / REBALANCE));
+    const outlook = this.prematch.outlook(offer.segment);
+    this.adopt();
+    if (outlook) this.quote(book, offer, outlook, false, t, rng.chance(1 / REBALANCE));
   }
 
   /**
@@ -306,7 +314,7 @@ export class SimEvent {
     return this.ctx.backfilling ? BACKFILL_CADENCE : LIVE_CADENCE;
   }
 
-  private repricePrematch(t: number, books: readonly Book[], rebalance = false): void {
+  private repricePrematch(t: number, books: readonly Book[]): void {
     const engine = this.prematch;
     if (!engine) return;
     this.adopt();
@@ -316,7 +324,7 @@ export class SimEvent {
       if (!outlook) continue;
       for (const book of books) {
         if ((this.far && !book.far) || !book.groups.has(offer.group)) continue;
-        this.quote(book, offer, outlook, false, t, rebalance);
+        this.quote(book, offer, outlook, false, t);
       }
     }
     if (this.far) return;
@@ -326,7 +334,14 @@ export class SimEvent {
     }
   }
 
-  private quote(book: Book, offer: Offer, outlook: Outlook, live: boolean, t: number, rebalance = false): void {
+  private quote(
+    book: Book,
+    offer: Offer,
+    outlook: Outlook,
+    live: boolean,
+    t: number,
+    rebalance = false,
+  ): void {
     quoteOffer({
       book,
       offer,
@@ -338,8 +353,8 @@ export class SimEvent {
       live,
       rebalance,
       nowMs: t,
-      // Game time, so that sped-up live lines move as fast as the score does.
-      liveLineGapMs: this.ctx.backfilling ? this.cadence().line : this.cadence().line / this.ctx.speed,
+      // In game time, so that sped-up live lines move as fast as the score does.
+      liveLineGapMs: this.cadence().line / (this.ctx.backfilling ? 1 : this.ctx.speed),
       extras: this.extras,
     });
   }
@@ -389,6 +404,7 @@ export class SimEvent {
   private tickLive(t: number): void {
     const engine = this.engine;
     if (!engine) return;
+    // Game time: real time in history, `speed` times the wall time once the simulator is live.
     const { speed, speedFrom } = this.ctx;
     const fast = Math.max(0, t - Math.max(this.lastAdvance, speedFrom));
     engine.advance((t - this.lastAdvance + fast * (speed - 1)) / 1000);

@@ -11,7 +11,7 @@ import { DAY_MS, daySchedule, leadMs } from './schedule.ts';
 export interface SimulatorOptions {
   /** Same seed, same teams, strengths, schedule and event ids. */
   seed: number;
-  /** Live game clocks run this many times faster than real time (1 = real time). */
+  /** Live game clocks run this many times faster than real time (1 = real time); history plays at 1. */
   speed: number;
   /** The only way the simulator writes. */
   sink: LedgerSink;

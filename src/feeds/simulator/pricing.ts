@@ -66,7 +66,7 @@ function coverageShare(profile: AffiliateProfile, discipline: Discipline): numbe
   if (profile.kind === 'exchange') return 0.5;
   const share = profile.status === 'healthy' ? 0.6 : 0.38;
   // Most of the many tennis matches are on outside courts, which fewer sportsbooks price.
-  return discipline === 'tennis' ? share / 2 : share;
+  return discipline === 'tennis' ? share / 3 : share;
 }
 
 const MIN_BOOKS = 4;

@@ -57,12 +57,18 @@ const euroLeague =
   (weekday: number): DayPlan =>
     weekday === 6 ? sat : weekday === 0 ? sun : weekday === 2 || weekday === 3 ? midweek : other;
 
+/** One start an hour, from hour `from` up to (not including) `to`, `minute` past. */
+const hourly = (from: number, to: number, minute = 0) =>
+  Array.from({ length: to - from }, (_, i) => from + i + minute / 60);
+
 /**
- * Tennis is played around the clock on many courts (Asia, Europe, the Americas): a match of each
- * tour starts every hour, the WTA on the half hour, so that a best-of-three match (an hour at the
- * very least) always overlaps the next two starts and something is live at every hour.
+ * Tennis is played around the clock on many courts (Asia, Europe, the Americas): an ATP match
+ * starts on the hour and a WTA match on the half hour, so that a best-of-three match (an hour at
+ * the very least) always overlaps the next starts. A third court plays through the Asian and
+ * European day, when little else is on; US prime time (midnight to 3 am UTC) has fewer matches.
  */
-const TENNIS_SLOTS = Array.from({ length: 24 }, (_, i) => i);
+const ATP_SLOTS = [...hourly(0, 1), ...hourly(3, 24), ...hourly(4, 13, 15)];
+const WTA_SLOTS = [...hourly(2, 24, 30), ...hourly(13, 16, 45)];
 const TENNIS_JITTER = 1 / 6;
 
 /** Games per UTC weekday (0 = Sunday) and start hours, per sport id. */
@@ -171,8 +177,8 @@ const PLANS: Record<number, (weekday: number) => DayPlan> = {
         : none,
   // IPL afternoon and evening games (15:30 and 19:30 in India).
   20: () => ({ games: [2, 2], slots: [10, 14] }),
-  // T20 series in Asia and Oceania, one after the other through the Asian morning.
-  21: () => ({ games: [3, 3], slots: [3.5, 6, 8.5] }),
+  // T20 series in Asia and Oceania, one after the other through the Asian day.
+  21: () => ({ games: [4, 4], slots: [3.5, 6, 8.5, 11] }),
   22: daily([1, 2], [[0, 24]]),
   23: daily([1, 2], US_NIGHT),
   24: daily([1, 2], US_NIGHT),
@@ -189,7 +195,8 @@ const PLANS: Record<number, (weekday: number) => DayPlan> = {
   26: (wd) => (wd === 6 || wd === 0 ? { games: [2, 2], slots: [21.5, 1.25] } : none),
   27: daily([1, 2], US_NIGHT),
   28: daily([1, 2], US_NIGHT),
-  30: daily([3, 4], [[17, 21]]),
+  // Spring training plays in the Florida and Arizona afternoons (noon to 3 pm ET).
+  30: () => ({ games: [3, 4], slots: [17, 18, 18, 20] }),
   31: daily(
     [1, 2],
     [
@@ -205,8 +212,8 @@ const PLANS: Record<number, (weekday: number) => DayPlan> = {
     ],
   ),
   33: (wd) => (wd === 4 ? { games: [4, 6], slots: [17.75, 20, 20, 17.75, 20, 20] } : none),
-  38: () => ({ games: [24, 24], slots: TENNIS_SLOTS, jitter: TENNIS_JITTER }),
-  39: () => ({ games: [24, 24], slots: TENNIS_SLOTS.map((h) => h + 0.5), jitter: TENNIS_JITTER }),
+  38: () => ({ games: [ATP_SLOTS.length, ATP_SLOTS.length], slots: ATP_SLOTS, jitter: TENNIS_JITTER }),
+  39: () => ({ games: [WTA_SLOTS.length, WTA_SLOTS.length], slots: WTA_SLOTS, jitter: TENNIS_JITTER }),
 };
 
 /**
