@@ -16,6 +16,7 @@ import { priceDelta } from '../domain/odds.ts';
 import type { ChangeType, DeltaRow, EventInfo } from '../domain/types.ts';
 import type { ChangeRecord, Commit, EventRecord, MarketRecord, Store } from '../store/store.ts';
 import type { PriceDetail } from './price-change.ts';
+import { serialiseDeltaRow, serialisePriceDetail } from './serialise.ts';
 import type { LedgerSink, PriceUpdate, UpdateBatch } from './updates.ts';
 
 /** Line id: 32 hex characters, a pure function of what identifies the line, so it never changes. */
@@ -297,8 +298,8 @@ export class Ledger implements LedgerSink {
         affiliate_id: affiliateId,
         market_id: market.market_id,
       },
-      JSON.stringify(row),
-      JSON.stringify(detail),
+      serialiseDeltaRow(row),
+      serialisePriceDetail(detail),
     );
   }
 
