@@ -9,6 +9,8 @@ import { startTestServer, type TestServer } from '../helpers/server.ts';
  */
 let s: TestServer;
 const today = new Date().toISOString().slice(0, 10);
+// Games that started late yesterday (UTC) are still live just after midnight.
+const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
 
 before(async () => {
   s = await startTestServer({ simulator: true, speed: 60, seed: 11 });
@@ -16,14 +18,16 @@ before(async () => {
 
 after(() => s.close());
 
-/** Every event of today across all sports, by id. */
+/** Every event of yesterday and today across all sports, by id. */
 async function todaysEvents(): Promise<Map<string, any>> {
-  const ids = await s.get(`/api/v2/sports/events/${today}`);
   const out = new Map<string, any>();
-  for (const sportId of Object.keys(ids.body)) {
-    const r = await s.get(`/api/v2/sports/${sportId}/events/${today}`);
-    assert.equal(r.status, 200);
-    for (const e of r.body.events) out.set(e.event_id, e);
+  for (const day of [yesterday, today]) {
+    const ids = await s.get(`/api/v2/sports/events/${day}`);
+    for (const sportId of Object.keys(ids.body)) {
+      const r = await s.get(`/api/v2/sports/${sportId}/events/${day}`);
+      assert.equal(r.status, 200);
+      for (const e of r.body.events) out.set(e.event_id, e);
+    }
   }
   return out;
 }
