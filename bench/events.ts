@@ -3,12 +3,15 @@
  * live simulator on, against a bare node:http server that returns the same bytes.
  *
  *   node --import tsx bench/events.ts [--rounds 5] [--duration 10] [--query QS] [--cpu-prof DIR]
+ *                                     [--no-start-flags]
  *
  * Both servers are child processes pinned to CPU 0; this process (autocannon, in-process) pins
  * itself to CPU 1 while it runs. The key is an enterprise key with a custom per-second ceiling
- * (Ultra's is 10 requests a second); it sees exactly what an Ultra key sees. Runs alternate oddsbase / bare, ROUNDS of each, after a short
- * warm-up of each. --cpu-prof DIR starts oddsbase with `node --cpu-prof` (slower: for finding
- * where the time goes, not for the numbers) and prints its top frames.
+ * (Ultra's is 10 requests a second); it sees exactly what an Ultra key sees. Runs alternate
+ * oddsbase / bare, ROUNDS of each, after a short warm-up of each. The server gets the node flags
+ * of `npm start` (e.g. its heap ceiling) unless --no-start-flags. --cpu-prof DIR starts oddsbase
+ * with `node --cpu-prof` (slower: for finding where the time goes, not for the numbers) and
+ * prints its top frames.
  */
 import { readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -38,6 +41,20 @@ import {
 import { type FrameTime, summarise } from './profile-top.ts';
 
 export const TARGET_RATIO = 0.7;
+/** Functions whose inclusive time the profile summary shows: the simulator, the ledger, access, routes. */
+const PROFILED = [
+  'step',
+  'apply',
+  'authenticate',
+  'checkBurst',
+  'checkCaps',
+  'consume',
+  'usageHeaders',
+  'entitlementHeaders',
+  'parseEventQuery',
+  'envelope',
+  'writev',
+];
 const CONNECTIONS = 50;
 const SERVER_CPU = '0';
 const CLIENT_CPU = '1';
@@ -49,6 +66,8 @@ export interface EventsOptions {
   query?: string;
   /** Directory for a CPU profile of the oddsbase server; the numbers are then not comparable. */
   cpuProfDir?: string;
+  /** false: run the server without the node flags of `npm start`. */
+  startFlags?: boolean;
 }
 
 interface RunStats {
@@ -70,6 +89,8 @@ export interface EventsResult {
   durationS: number;
   connections: number;
   pinned: boolean;
+  /** The node flags of the oddsbase server (those of `npm start`). */
+  nodeFlags: string[];
   bodyBytes: number;
   events: number;
   prices: number;
@@ -82,8 +103,13 @@ export interface EventsResult {
   bare: RunStats[];
   med: { oddsbase: RunStats; bare: RunStats };
   ratio: number;
+  /**
+   * bare CPU per request / oddsbase CPU per request: the req/s ratio to expect where the server's
+   * CPU, not the client or the loopback, is the bottleneck. Far steadier than req/s on a noisy box.
+   */
+  cpuRatio: number;
   met: boolean;
-  profile?: { file: string; totalMs: number; top: FrameTime[] };
+  profile?: { file: string; totalMs: number; top: FrameTime[]; inclusive: FrameTime[] };
 }
 
 function medianStats(xs: RunStats[]): RunStats {
@@ -166,6 +192,7 @@ export async function runEvents(opts: EventsOptions = {}): Promise<EventsResult>
     server = await startOddsbase({
       port: await freePort(),
       cpu: SERVER_CPU,
+      startFlags: opts.startFlags,
       // Ultra allows 10 requests a second per key; an enterprise key with a custom ceiling sees
       // the same data (every book, period and live market) without being throttled.
       tier: 'enterprise',
@@ -191,7 +218,8 @@ export async function runEvents(opts: EventsOptions = {}): Promise<EventsResult>
       for (const m of e.markets)
         for (const p of m.participants) for (const l of p.lines) prices += Object.keys(l.prices).length;
     log(
-      `events: ${path} -> ${int(body.length)} bytes, ${events} events, ${int(prices)} prices (${contentType})`,
+      `events: ${path} -> ${int(body.length)} bytes, ${events} events, ` +
+        `${int(prices)} prices (${contentType})`,
     );
     if (events === 0) throw new Error(`no NBA events today: the simulator did not fill the board`);
 
@@ -247,6 +275,7 @@ export async function runEvents(opts: EventsOptions = {}): Promise<EventsResult>
       durationS,
       connections: CONNECTIONS,
       pinned: restoreAffinity !== undefined,
+      nodeFlags: server.nodeFlags,
       bodyBytes: body.length,
       events,
       prices,
@@ -257,6 +286,7 @@ export async function runEvents(opts: EventsOptions = {}): Promise<EventsResult>
       bare: base,
       med,
       ratio,
+      cpuRatio: med.bare.cpuUsPerRequest / med.oddsbase.cpuUsPerRequest,
       met: ratio >= TARGET_RATIO,
     };
     if (opts.cpuProfDir) {
@@ -268,8 +298,13 @@ export async function runEvents(opts: EventsOptions = {}): Promise<EventsResult>
         .map((f) => ({ f, size: statSync(join(opts.cpuProfDir!, f)).size }))
         .sort((a, b) => b.size - a.size)[0]?.f;
       if (file) {
-        const s = summarise(join(opts.cpuProfDir, file), { top: 25, windows });
-        result.profile = { file: join(opts.cpuProfDir, file), totalMs: s.totalMs, top: s.self };
+        const s = summarise(join(opts.cpuProfDir, file), { top: 25, windows, inclusive: PROFILED });
+        result.profile = {
+          file: join(opts.cpuProfDir, file),
+          totalMs: s.totalMs,
+          top: s.self,
+          inclusive: s.inclusive,
+        };
       }
     }
     return result;
@@ -301,8 +336,12 @@ export function eventsMarkdown(r: EventsResult): string {
       `bare ${r.bare.map((s) => int(s.rps)).join(', ')}`,
     `- errors, timeouts and non-2xx: oddsbase ${r.med.oddsbase.errors}, bare ${r.med.bare.errors} ` +
       '(enterprise key with a custom per-second ceiling, so nothing is throttled)',
-    `- servers pinned to CPU ${SERVER_CPU}, client to CPU ${CLIENT_CPU}: ${r.pinned ? 'yes' : 'no'}`,
+    `- servers pinned to CPU ${SERVER_CPU}, client to CPU ${CLIENT_CPU}: ${r.pinned ? 'yes' : 'no'}; ` +
+      `oddsbase node flags (from \`npm start\`): ${r.nodeFlags.join(' ') || 'none'}`,
     `- oddsbase / bare: ${pct(r.ratio)}, target >= ${pct(TARGET_RATIO)}: ${r.met ? 'met' : '**missed**'}`,
+    `- server CPU per request, bare / oddsbase: ${pct(r.cpuRatio)} (the req/s ratio to expect when the ` +
+      `server's CPU is the bottleneck; ` +
+      `${r.cpuRatio >= TARGET_RATIO ? 'at or above' : '**below**'} the target)`,
     '',
   ];
   if (r.profile) {
@@ -312,9 +351,10 @@ export function eventsMarkdown(r: EventsResult): string {
       '',
       '```text',
     );
-    for (const f of r.profile.top)
-      lines.push(`${f.ms.toFixed(0).padStart(7)} ms ${pct(f.share).padStart(6)}  ${f.frame}`);
-    lines.push('```', '');
+    const show = (f: FrameTime) =>
+      `${f.ms.toFixed(0).padStart(7)} ms ${pct(f.share).padStart(6)}  ${f.frame}`;
+    lines.push(...r.profile.top.map(show), '```', '', 'Inclusive time of selected functions:', '', '```text');
+    lines.push(...r.profile.inclusive.map(show), '```', '');
   }
   return lines.join('\n');
 }
@@ -326,6 +366,7 @@ function parseArgs(argv: string[]): EventsOptions {
     if (a === '--rounds') opts.rounds = Math.max(1, Math.min(20, Number(argv[++i])));
     else if (a === '--duration') opts.durationS = Math.max(1, Math.min(120, Number(argv[++i])));
     else if (a === '--query') opts.query = argv[++i];
+    else if (a === '--no-start-flags') opts.startFlags = false;
     else if (a === '--cpu-prof') opts.cpuProfDir = resolve(argv[++i]);
     else throw new Error(`unknown argument ${a}`);
   }

@@ -4,11 +4,14 @@
  *
  *   node --import tsx bench/ingest.ts
  *
- * The data set: EVENTS events with PRICES_PER_EVENT prices each (BOOKS books x moneyline, four
- * spreads and five totals per side). Setting it up is not timed. The timed part applies
- * BATCHES batches of BATCH_SIZE price updates that each change a price, so every update writes
- * exactly one change row. A warm-up run captures the ledger's change rows through a bus
- * subscriber; the bare loop re-inserts them, with fresh ids, into a fresh file.
+ * The data set: EVENTS events with 200 prices each (10 BOOKS x moneyline, four spreads and five
+ * totals per side). Setting it up is not timed. The timed part applies BATCHES batches of
+ * BATCH_SIZE price updates that each change a price, so every update writes exactly one change
+ * row. A warm-up run captures the ledger's change rows through a bus subscriber (and its whole
+ * commits through a wrapper of Store.commit); the bare loop re-inserts the rows, with fresh ids,
+ * into a fresh file, binding them to the INSERT text read from SqliteStore's own statement.
+ * A third, diagnostic loop replays the captured commits through SqliteStore.commit alone.
+ * Runs alternate ledger / replay / bare, RUNS of each; the medians are reported.
  */
 import { join } from 'node:path';
 import { PerformanceObserver, performance } from 'node:perf_hooks';
@@ -382,7 +385,8 @@ export async function runIngest(): Promise<IngestResult> {
   );
   const rowCount = id;
   log(
-    `ingest: captured ${int(rowCount)} rows in ${rows.length} batches, mean payload + detail ${Math.round(payloadBytes / rowCount)} B`,
+    `ingest: captured ${int(rowCount)} rows in ${rows.length} batches, ` +
+      `mean payload + detail ${Math.round(payloadBytes / rowCount)} B`,
   );
   bareRun(sql, rows.slice(0, 25));
 
@@ -441,7 +445,8 @@ export function ingestMarkdown(r: IngestResult): string {
     `| bare better-sqlite3 | ${int(r.bareMedian)} | ${r.bare.map(int).join(', ')} |`,
     `| (diagnostic) SqliteStore.commit replay | ${int(r.replayMedian)} | ${r.replay.map(int).join(', ')} |`,
     '',
-    `- ${r.events} events x ${r.pricesPerEvent} prices; mean payload + detail ${r.payloadBytes} bytes per row`,
+    `- ${r.events} events x ${r.pricesPerEvent} prices; ` +
+      `mean payload + detail ${r.payloadBytes} bytes per row`,
     `- of the ledger's time, ${pct(r.storeShare)} is inside Store.commit (the SQLite transaction) ` +
       `and ${pct(r.gcShare)} in garbage collection`,
     `- ledger rate: ${int(r.ledgerMedian)}/s, target >= ${int(TARGET_UPDATES_PER_S)}/s: ${yes(r.metRate)}`,

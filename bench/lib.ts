@@ -236,20 +236,41 @@ export interface ServerChild {
   url: string;
   key: string;
   dataDir: string;
+  /** The node flags the server runs with (those of `npm start`, unless left out). */
+  nodeFlags: string[];
   /** Stops the server and removes its data directory. */
   close(): Promise<void>;
 }
 
 /**
- * Starts `oddsbase serve` with the live simulator on a fresh data directory, on 127.0.0.1:`port`,
- * pinned to `cpu`, and creates a key for it (Ultra unless told otherwise). Waits until it listens (the simulator fills
- * its history first, which can take a while).
+ * The node flags `npm start` runs the server with: package.json's "start" script is
+ * `node FLAGS bin/oddsbase.js serve`; FLAGS is what the benchmarks pass too, so that they measure the
+ * server as it is shipped. Empty when the script has another shape.
+ */
+export function startScriptNodeFlags(): string[] {
+  try {
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+      scripts?: Record<string, string>;
+    };
+    const m = /^node\s+(.*?)\s*bin\/oddsbase\.js\b/.exec(pkg.scripts?.start ?? '');
+    return m ? m[1].split(/\s+/).filter((t) => t.startsWith('--')) : [];
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * Starts `node [npm start's flags] bin/oddsbase.js serve` with the live simulator on a fresh data
+ * directory, on 127.0.0.1:`port`, pinned to `cpu`, and creates a key for it (Ultra unless told
+ * otherwise). Waits until it listens (the simulator fills its history first, which takes a while).
  */
 export async function startOddsbase(opts: {
   port: number;
   cpu?: string;
   startTimeoutMs?: number;
   nodeArgs?: string[];
+  /** false leaves out the node flags of `npm start` (see startScriptNodeFlags). */
+  startFlags?: boolean;
   /** The key's tier ('ultra' by default) and, for an enterprise key, its per-second ceiling. */
   tier?: string;
   burstPerSecond?: number;
@@ -261,8 +282,10 @@ export async function startOddsbase(opts: {
   try {
     // The key is created before the start, so the server never issues its demo key.
     const key = createKey(dataDir, opts.tier, opts.burstPerSecond);
+    const nodeFlags = opts.startFlags === false ? [] : startScriptNodeFlags();
     child = spawnNode(
       [
+        ...nodeFlags,
         ...(opts.nodeArgs ?? []),
         'bin/oddsbase.js',
         'serve',
@@ -286,6 +309,7 @@ export async function startOddsbase(opts: {
       url,
       key,
       dataDir,
+      nodeFlags,
       async close() {
         await started.stop();
         removeDir(dataDir);

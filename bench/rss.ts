@@ -3,7 +3,10 @@
  * listens, VmRSS (from /proc/<pid>/status) is sampled once a second for 60 s while a light client
  * polls the NBA events snapshot once a second.
  *
- *   node --import tsx bench/rss.ts [--seconds 60]
+ *   node --import tsx bench/rss.ts [--seconds 60] [--no-start-flags]
+ *
+ * The server gets the node flags of `npm start` (package.json), e.g. its heap ceiling, as a user
+ * running `npm start` would; --no-start-flags runs plain `node bin/oddsbase.js serve`.
  *
  * The server runs with --expose-gc and bench/mem-probe.ts preloaded: both are idle until the
  * sampling is over, when one SIGUSR2 reports its heap and native memory, before and after a full GC.
@@ -97,15 +100,18 @@ export interface RssResult {
   pollErrors: number;
   /** process.memoryUsage() of the server at the end, from bench/mem-probe.ts. */
   breakdown?: MemoryBreakdown;
+  /** Seconds after the listen of the first sample under the target, if any. */
+  underTargetAfter?: number;
   /** The same right after a full garbage collection (taken once the sampling is over). */
   afterGc?: MemoryBreakdown;
   /** Change rows committed at the end (the ledger head), and the store's files on disk. */
   head: number;
   storeBytes: number;
+  nodeFlags: string[];
   met: boolean;
 }
 
-export async function runRss(opts: { seconds?: number } = {}): Promise<RssResult> {
+export async function runRss(opts: { seconds?: number; startFlags?: boolean } = {}): Promise<RssResult> {
   const seconds = opts.seconds ?? 60;
   if (process.platform !== 'linux') throw new Error('rss: reads /proc, so it runs on Linux only');
   let server: ServerChild | undefined;
@@ -120,6 +126,7 @@ export async function runRss(opts: { seconds?: number } = {}): Promise<RssResult
       server = await startOddsbase({
         port: await freePort(),
         cpu: SERVER_CPU,
+        startFlags: opts.startFlags,
         nodeArgs: ['--expose-gc', '--import', 'tsx', '--import', PROBE],
         onSpawn: (child) => {
           sampler = setInterval(() => {
@@ -168,6 +175,7 @@ export async function runRss(opts: { seconds?: number } = {}): Promise<RssResult
     polling = false;
     await client;
     const peak = Math.max(...samples);
+    const firstUnder = samples.findIndex((x) => x < TARGET_BYTES);
     // After the sampling: the probe's forced GC must not shape the samples.
     const { now: breakdown, afterGc } = await probe(server);
     const head = await headOf(url, headers);
@@ -185,8 +193,10 @@ export async function runRss(opts: { seconds?: number } = {}): Promise<RssResult
       pollErrors,
       breakdown,
       afterGc,
+      underTargetAfter: firstUnder < 0 ? undefined : firstUnder + 1,
       head,
       storeBytes,
+      nodeFlags: server.nodeFlags,
       met: peak < TARGET_BYTES,
     };
   } finally {
@@ -203,6 +213,7 @@ export function rssMarkdown(r: RssResult): string {
     '|---:|---:|---:|---:|---:|',
     `| ${mb(r.startPeak)} | ${mb(r.atListen)} | ${mb(r.median)} | ${mb(r.peak)} | ${mb(r.last)} |`,
     '',
+    `- node flags (from \`npm start\`): ${r.nodeFlags.join(' ') || 'none'}; plus --expose-gc and the probe`,
     `- the server listened ${r.startSeconds.toFixed(1)} s after it was started (history back-fill included)`,
     `- ${int(r.polls)} polls answered 200, ${r.pollErrors} failed`,
     ...(r.breakdown
@@ -221,6 +232,10 @@ export function rssMarkdown(r: RssResult): string {
         ]
       : []),
     `- ${int(r.head)} change rows committed at the end; store files ${mb(r.storeBytes)} on disk`,
+    `- samples (MB, one a second): ${r.samples.map((x) => Math.round(x / 1024 / 1024)).join(' ')}`,
+    r.underTargetAfter === undefined
+      ? `- RSS never fell under ${mb(TARGET_BYTES)}`
+      : `- first sample under ${mb(TARGET_BYTES)}: ${r.underTargetAfter} s after the listen`,
     `- median and peak are over the ${r.seconds} one-second samples after the server listens`,
     `- peak ${mb(r.peak)}, target < ${mb(TARGET_BYTES)}: ${r.met ? 'met' : '**missed**'}`,
     '',
@@ -231,6 +246,6 @@ if (isMain(import.meta.url)) {
   const args = process.argv.slice(2);
   const i = args.indexOf('--seconds');
   const seconds = i >= 0 ? Math.max(5, Math.min(600, Number(args[i + 1]))) : 60;
-  const r = await runRss({ seconds });
+  const r = await runRss({ seconds, startFlags: !args.includes('--no-start-flags') });
   process.stdout.write(`${rssMarkdown(r)}\n`);
 }

@@ -1,12 +1,17 @@
 /**
  * Runs every benchmark in sequence and prints a markdown summary on stdout (progress on stderr).
  *
- *   npm run bench                     # ingest, events, rss
+ *   npm run bench                     # ingest, events, rss, delta, history, access
  *   npm run bench -- --only events    # a comma-separated subset
  *
  * A benchmark that fails is reported as failed; the others still run, and the exit code is 1.
  */
+
+import { loadavg } from 'node:os';
+import { accessMarkdown, runAccess } from './access.ts';
+import { deltaMarkdown, runDelta } from './delta.ts';
 import { eventsMarkdown, runEvents } from './events.ts';
+import { historyMarkdown, runHistory } from './history.ts';
 import { ingestMarkdown, runIngest } from './ingest.ts';
 import { log, machineInfo } from './lib.ts';
 import { rssMarkdown, runRss } from './rss.ts';
@@ -15,6 +20,9 @@ const BENCHES: Record<string, () => Promise<string>> = {
   ingest: async () => ingestMarkdown(await runIngest()),
   events: async () => eventsMarkdown(await runEvents()),
   rss: async () => rssMarkdown(await runRss()),
+  delta: async () => deltaMarkdown(await runDelta([1_000_000, 10_000_000])),
+  history: async () => historyMarkdown(await runHistory()),
+  access: async () => accessMarkdown(await runAccess()),
 };
 
 const args = process.argv.slice(2);
@@ -38,12 +46,20 @@ let failed = 0;
 for (const name of names) {
   log(`\n=== ${name} ===`);
   const t = Date.now();
+  const load0 = loadavg()[0];
   try {
     out.push(await BENCHES[name]());
   } catch (err) {
     failed++;
     out.push(`### ${name}: FAILED`, '', '```text', String((err as Error)?.stack ?? err), '```', '');
   }
+  // Other work on the machine skews the numbers; the 1-minute load average tells whether there was any.
+  out.push(
+    `_${name}: ${((Date.now() - t) / 1000).toFixed(0)} s; ` +
+      `1-minute load average ${load0.toFixed(2)} before, ` +
+      `${loadavg()[0].toFixed(2)} after_`,
+    '',
+  );
   log(`=== ${name}: ${((Date.now() - t) / 1000).toFixed(0)} s ===`);
 }
 process.stdout.write(`${out.join('\n')}\n`);
