@@ -9,7 +9,7 @@ import { badRequest, notFound } from '../../errors.ts';
 import { parseEventQuery, type Query } from '../../event-query.ts';
 import { parseInteger, parseIntList } from '../../params.ts';
 import { PageCache } from '../../page-cache.ts';
-import { errorResponses } from '../../schemas.ts';
+import { DeltaRowSchema, errorResponses } from '../../schemas.ts';
 
 const opt = (description: string) => Type.Optional(Type.String({ description }));
 
@@ -19,25 +19,6 @@ const EVENT_DELTA_LIMIT_DEFAULT = 100;
 const EVENT_DELTA_LIMIT_MAX = 500;
 /** Most change ids one /api/v2/delta response looks at; has_more tells the client to go on. */
 const EVENT_DELTA_MAX_SCAN = 500_000;
-
-const DeltaRowSchema = Type.Object({
-  id: Type.Integer({ description: 'cursor value' }),
-  event_id: Type.String(),
-  sport_id: Type.Integer(),
-  affiliate_id: Type.Integer(),
-  market_id: Type.Integer({ description: 'actual (possibly in-play) id' }),
-  market_name: Type.String(),
-  participant_id: Type.Integer(),
-  participant_type: Type.String(),
-  participant_name: Type.String(),
-  line: Type.String(),
-  price: Type.String(),
-  previous_price: Type.String({ description: 'empty when new' }),
-  change_type: Type.String({ description: 'new, price_change or line_change' }),
-  is_main_line: Type.Boolean(),
-  closed_at: Type.String({ description: 'empty when active' }),
-  updated_at: Type.String(),
-});
 
 function sendJson(reply: FastifyReply, body: string): FastifyReply {
   return reply.header('content-type', 'application/json; charset=utf-8').send(body);
