@@ -79,3 +79,24 @@ test('cursors ahead of the head or behind the retained window are refused', (t) 
   assert.equal(s.feed.resolveCursor(head), head);
   assert.equal(s.feed.resolveCursor(0), head, '0 starts at the oldest retained row');
 });
+
+test('payload reads return the same rows as whole-row reads, from memory and from the store', (t) => {
+  const small = setup({ capacity: 5 });
+  const big = setup({ capacity: 10_000 });
+  t.after(() => {
+    small.cleanup();
+    big.cleanup();
+  });
+  for (const s of [small, big]) {
+    for (const after of [0, 10, 30]) {
+      const whole = s.feed.read({ pricesOnly: true, afterId: after }, 9);
+      const light = s.feed.readPayloads({ pricesOnly: true, afterId: after }, 9);
+      assert.deepEqual(
+        light.rows.map((r) => [r.id, r.payload]),
+        whole.rows.map((r) => [r.id, r.payload]),
+      );
+      assert.equal(light.lastId, whole.lastId);
+      assert.equal(light.hasMore, whole.hasMore);
+    }
+  }
+});
