@@ -1,191 +1,177 @@
-import type { EventInfo, ParticipantType } from "../domain/types.ts";
-import type {
-	FeedStateReader,
-	PriceKey,
-	PriceSnapshot,
-} from "../feeds/feed.ts";
+import type { EventInfo, ParticipantType } from '../domain/types.ts';
+import type { FeedStateReader, PriceKey, PriceSnapshot } from '../feeds/feed.ts';
 
 /** One sportsbook's current price on one line. */
 export interface PriceState {
-	/** market_line_price id. */
-	id: number;
-	affiliate_id: number;
-	price: number;
-	is_main_line: boolean;
-	updated_at: string;
-	/** '' while active. */
-	closed_at: string;
-	price_delta: number;
-	liquidity_usd?: number;
-	source_id?: string;
-	/** Id of the change row that last wrote this price. */
-	change_id: number;
+  /** market_line_price id. */
+  id: number;
+  affiliate_id: number;
+  price: number;
+  is_main_line: boolean;
+  updated_at: string;
+  /** '' while active. */
+  closed_at: string;
+  price_delta: number;
+  liquidity_usd?: number;
+  source_id?: string;
+  /** Id of the change row that last wrote this price. */
+  change_id: number;
 }
 
 export interface LineState {
-	id: string;
-	value: string;
-	prices: Map<number, PriceState>;
+  id: string;
+  value: string;
+  prices: Map<number, PriceState>;
 }
 
 export interface ParticipantState {
-	id: number;
-	type: ParticipantType;
-	name: string;
-	lines: Map<string, LineState>;
+  id: number;
+  type: ParticipantType;
+  name: string;
+  lines: Map<string, LineState>;
 }
 
 export interface MarketState {
-	id: number;
-	market_id: number;
-	period_id: number;
-	participants: Map<string, ParticipantState>;
+  id: number;
+  market_id: number;
+  period_id: number;
+  participants: Map<string, ParticipantState>;
 }
 
 export interface EventState {
-	info: EventInfo;
-	/** event_date in epoch ms, for date windows. */
-	startMs: number;
-	/** Keyed by `${market_id}:${period_id}`, in creation order. */
-	markets: Map<string, MarketState>;
-	/** Id of the last change row that touched this event: the key that invalidates cached views. */
-	version: number;
-	/** Current main line value per `${market_id}:${period_id}:${participantKey}:${affiliate_id}`. */
-	mainLines: Map<string, string>;
+  info: EventInfo;
+  /** event_date in epoch ms, for date windows. */
+  startMs: number;
+  /** Keyed by `${market_id}:${period_id}`, in creation order. */
+  markets: Map<string, MarketState>;
+  /** Id of the last change row that touched this event: the key that invalidates cached views. */
+  version: number;
+  /** Current main line value per `${market_id}:${period_id}:${participantKey}:${affiliate_id}`. */
+  mainLines: Map<string, string>;
 }
 
-export const marketKey = (marketId: number, periodId: number): string =>
-	`${marketId}:${periodId}`;
-export const participantKey = (type: ParticipantType, id: number): string =>
-	`${type}:${id}`;
+export const marketKey = (marketId: number, periodId: number): string => `${marketId}:${periodId}`;
+export const participantKey = (type: ParticipantType, id: number): string => `${type}:${id}`;
 
 /**
  * The in-memory current state that every snapshot is served from. Only the ledger mutates it,
  * synchronously and after the store accepted the batch, so a reader never sees uncommitted data.
  */
 export class Board implements FeedStateReader {
-	readonly events = new Map<string, EventState>();
-	private readonly bySport = new Map<number, EventState[]>();
-	private sportsDirty = new Set<number>();
-	head = 0;
+  readonly events = new Map<string, EventState>();
+  private readonly bySport = new Map<number, EventState[]>();
+  private sportsDirty = new Set<number>();
+  head = 0;
 
-	/** Forgets everything; the ledger reloads the committed state after this. */
-	reset(): void {
-		this.events.clear();
-		this.bySport.clear();
-		this.sportsDirty.clear();
-	}
+  /** Forgets everything; the ledger reloads the committed state after this. */
+  reset(): void {
+    this.events.clear();
+    this.bySport.clear();
+    this.sportsDirty.clear();
+  }
 
-	getEvent(eventId: string): EventState | undefined {
-		return this.events.get(eventId);
-	}
+  getEvent(eventId: string): EventState | undefined {
+    return this.events.get(eventId);
+  }
 
-	/** Adds a new event (the caller checked that it is absent). */
-	addEvent(info: EventInfo, version: number): EventState {
-		const state: EventState = {
-			info,
-			startMs: Date.parse(info.event_date),
-			markets: new Map(),
-			version,
-			mainLines: new Map(),
-		};
-		this.events.set(info.event_id, state);
-		let list = this.bySport.get(info.sport_id);
-		if (!list) {
-			list = [];
-			this.bySport.set(info.sport_id, list);
-		}
-		list.push(state);
-		this.sportsDirty.add(info.sport_id);
-		return state;
-	}
+  /** Adds a new event (the caller checked that it is absent). */
+  addEvent(info: EventInfo, version: number): EventState {
+    const state: EventState = {
+      info,
+      startMs: Date.parse(info.event_date),
+      markets: new Map(),
+      version,
+      mainLines: new Map(),
+    };
+    this.events.set(info.event_id, state);
+    let list = this.bySport.get(info.sport_id);
+    if (!list) {
+      list = [];
+      this.bySport.set(info.sport_id, list);
+    }
+    list.push(state);
+    this.sportsDirty.add(info.sport_id);
+    return state;
+  }
 
-	/** Replaces an event's header; a changed date or sport re-sorts the indexes. */
-	replaceInfo(state: EventState, info: EventInfo): void {
-		const old = state.info;
-		if (old.sport_id !== info.sport_id) {
-			const list = this.bySport.get(old.sport_id);
-			if (list) list.splice(list.indexOf(state), 1);
-			state.info = info;
-			state.startMs = Date.parse(info.event_date);
-			this.addToSport(state);
-			return;
-		}
-		if (old.event_date !== info.event_date) this.sportsDirty.add(info.sport_id);
-		state.info = info;
-		state.startMs = Date.parse(info.event_date);
-	}
+  /** Replaces an event's header; a changed date or sport re-sorts the indexes. */
+  replaceInfo(state: EventState, info: EventInfo): void {
+    const old = state.info;
+    if (old.sport_id !== info.sport_id) {
+      const list = this.bySport.get(old.sport_id);
+      if (list) list.splice(list.indexOf(state), 1);
+      state.info = info;
+      state.startMs = Date.parse(info.event_date);
+      this.addToSport(state);
+      return;
+    }
+    if (old.event_date !== info.event_date) this.sportsDirty.add(info.sport_id);
+    state.info = info;
+    state.startMs = Date.parse(info.event_date);
+  }
 
-	private addToSport(state: EventState): void {
-		let list = this.bySport.get(state.info.sport_id);
-		if (!list) {
-			list = [];
-			this.bySport.set(state.info.sport_id, list);
-		}
-		list.push(state);
-		this.sportsDirty.add(state.info.sport_id);
-	}
+  private addToSport(state: EventState): void {
+    let list = this.bySport.get(state.info.sport_id);
+    if (!list) {
+      list = [];
+      this.bySport.set(state.info.sport_id, list);
+    }
+    list.push(state);
+    this.sportsDirty.add(state.info.sport_id);
+  }
 
-	/** The sport's events ordered by scheduled start, then id. */
-	eventsOfSport(sportId: number): readonly EventState[] {
-		const list = this.bySport.get(sportId) ?? [];
-		if (this.sportsDirty.has(sportId)) {
-			list.sort(
-				(a, b) =>
-					a.startMs - b.startMs ||
-					a.info.event_id.localeCompare(b.info.event_id),
-			);
-			this.sportsDirty.delete(sportId);
-		}
-		return list;
-	}
+  /** The sport's events ordered by scheduled start, then id. */
+  eventsOfSport(sportId: number): readonly EventState[] {
+    const list = this.bySport.get(sportId) ?? [];
+    if (this.sportsDirty.has(sportId)) {
+      list.sort((a, b) => a.startMs - b.startMs || a.info.event_id.localeCompare(b.info.event_id));
+      this.sportsDirty.delete(sportId);
+    }
+    return list;
+  }
 
-	/** Events of a sport whose start lies in [fromMs, toMs). */
-	eventsInWindow(sportId: number, fromMs: number, toMs: number): EventState[] {
-		return this.eventsOfSport(sportId).filter(
-			(e) => e.startMs >= fromMs && e.startMs < toMs,
-		);
-	}
+  /** Events of a sport whose start lies in [fromMs, toMs). */
+  eventsInWindow(sportId: number, fromMs: number, toMs: number): EventState[] {
+    return this.eventsOfSport(sportId).filter((e) => e.startMs >= fromMs && e.startMs < toMs);
+  }
 
-	sportIds(): number[] {
-		return [...this.bySport.keys()].sort((a, b) => a - b);
-	}
+  sportIds(): number[] {
+    return [...this.bySport.keys()].sort((a, b) => a - b);
+  }
 
-	// FeedStateReader
+  // FeedStateReader
 
-	event(eventId: string): EventInfo | undefined {
-		return this.events.get(eventId)?.info;
-	}
+  event(eventId: string): EventInfo | undefined {
+    return this.events.get(eventId)?.info;
+  }
 
-	eventIds(): Iterable<string> {
-		return this.events.keys();
-	}
+  eventIds(): Iterable<string> {
+    return this.events.keys();
+  }
 
-	price(key: PriceKey): PriceSnapshot | undefined {
-		const p = this.findPrice(key);
-		return p
-			? {
-					price: p.price,
-					is_main_line: p.is_main_line,
-					closed: p.closed_at !== "",
-				}
-			: undefined;
-	}
+  price(key: PriceKey): PriceSnapshot | undefined {
+    const p = this.findPrice(key);
+    return p
+      ? {
+          price: p.price,
+          is_main_line: p.is_main_line,
+          closed: p.closed_at !== '',
+        }
+      : undefined;
+  }
 
-	headId(): number {
-		return this.head;
-	}
+  headId(): number {
+    return this.head;
+  }
 
-	private findPrice(key: PriceKey): PriceState | undefined {
-		const market = this.events
-			.get(key.event_id)
-			?.markets.get(marketKey(key.market_id, key.period_id));
-		if (!market) return undefined;
-		for (const participant of market.participants.values()) {
-			if (participant.id !== key.participant_id) continue;
-			const p = participant.lines.get(key.line)?.prices.get(key.affiliate_id);
-			if (p) return p;
-		}
-		return undefined;
-	}
+  private findPrice(key: PriceKey): PriceState | undefined {
+    const market = this.events.get(key.event_id)?.markets.get(marketKey(key.market_id, key.period_id));
+    if (!market) return undefined;
+    for (const participant of market.participants.values()) {
+      if (participant.id !== key.participant_id) continue;
+      const p = participant.lines.get(key.line)?.prices.get(key.affiliate_id);
+      if (p) return p;
+    }
+    return undefined;
+  }
 }

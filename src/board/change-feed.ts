@@ -1,21 +1,21 @@
-import type { Bus } from "../bus/bus.ts";
-import type { ChangeQuery, ChangeRecord, Store } from "../store/store.ts";
+import type { Bus } from '../bus/bus.ts';
+import type { ChangeQuery, ChangeRecord, Store } from '../store/store.ts';
 
 export interface FeedRead<Row = ChangeRecord> {
-	rows: Row[];
-	/** The cursor to continue from: the last row returned, or the end of the scanned range. */
-	lastId: number;
-	hasMore: boolean;
+  rows: Row[];
+  /** The cursor to continue from: the last row returned, or the end of the scanned range. */
+  lastId: number;
+  hasMore: boolean;
 }
 
 export interface ChangeFeedOptions {
-	/** Recent rows kept in memory; older reads go to the store. */
-	capacity?: number;
-	/** How far back a cursor may start, in ms of commit time. */
-	windowMs?: number;
-	/** Most ids one read looks at, so a narrow filter cannot make a poll scan the whole log. */
-	maxScan?: number;
-	now?: () => number;
+  /** Recent rows kept in memory; older reads go to the store. */
+  capacity?: number;
+  /** How far back a cursor may start, in ms of commit time. */
+  windowMs?: number;
+  /** Most ids one read looks at, so a narrow filter cannot make a poll scan the whole log. */
+  maxScan?: number;
+  now?: () => number;
 }
 
 /** The cursor a client sent cannot be served; `reason` says why and what to do. */
@@ -27,183 +27,161 @@ export class CursorError extends Error {}
  * moves after a commit, so paging from cursor to cursor returns every committed row exactly once.
  */
 export class ChangeFeed {
-	private readonly ring: ChangeRecord[] = [];
-	private ringStart = 0;
-	/** Every row with an id above this is in the ring. */
-	private ringFloor: number;
-	private head: number;
-	private headMs: number;
-	private windowStart?: { id: number; computedAt: number };
-	readonly capacity: number;
-	readonly windowMs: number;
-	readonly maxScan: number;
-	private readonly now: () => number;
-	private readonly unsubscribe: () => void;
+  private readonly ring: ChangeRecord[] = [];
+  private ringStart = 0;
+  /** Every row with an id above this is in the ring. */
+  private ringFloor: number;
+  private head: number;
+  private headMs: number;
+  private windowStart?: { id: number; computedAt: number };
+  readonly capacity: number;
+  readonly windowMs: number;
+  readonly maxScan: number;
+  private readonly now: () => number;
+  private readonly unsubscribe: () => void;
 
-	constructor(
-		private readonly store: Store,
-		bus: Bus,
-		headId: number,
-		opts: ChangeFeedOptions = {},
-	) {
-		this.capacity = opts.capacity ?? 100_000;
-		this.windowMs = opts.windowMs ?? 24 * 3_600_000;
-		this.maxScan = opts.maxScan ?? 100_000;
-		this.now = opts.now ?? Date.now;
-		this.ringFloor = headId;
-		this.head = headId;
-		this.headMs = store.committedMsAt(headId) ?? 0;
-		this.unsubscribe = bus.subscribe((batch) => {
-			for (const row of batch.changes) this.push(row);
-			this.head = batch.headId;
-		});
-	}
+  constructor(
+    private readonly store: Store,
+    bus: Bus,
+    headId: number,
+    opts: ChangeFeedOptions = {},
+  ) {
+    this.capacity = opts.capacity ?? 100_000;
+    this.windowMs = opts.windowMs ?? 24 * 3_600_000;
+    this.maxScan = opts.maxScan ?? 100_000;
+    this.now = opts.now ?? Date.now;
+    this.ringFloor = headId;
+    this.head = headId;
+    this.headMs = store.committedMsAt(headId) ?? 0;
+    this.unsubscribe = bus.subscribe((batch) => {
+      for (const row of batch.changes) this.push(row);
+      this.head = batch.headId;
+    });
+  }
 
-	close(): void {
-		this.unsubscribe();
-	}
+  close(): void {
+    this.unsubscribe();
+  }
 
-	headId(): number {
-		return this.head;
-	}
+  headId(): number {
+    return this.head;
+  }
 
-	private push(row: ChangeRecord): void {
-		if (this.ring.length - this.ringStart >= this.capacity) {
-			this.ringFloor = this.ring[this.ringStart]!.id;
-			this.ringStart++;
-			// Compact now and then rather than shifting the array on every row.
-			if (this.ringStart >= this.capacity) {
-				this.ring.splice(0, this.ringStart);
-				this.ringStart = 0;
-			}
-		}
-		this.ring.push(row);
-		this.headMs = row.committed_ms;
-	}
+  private push(row: ChangeRecord): void {
+    if (this.ring.length - this.ringStart >= this.capacity) {
+      this.ringFloor = this.ring[this.ringStart]!.id;
+      this.ringStart++;
+      // Compact now and then rather than shifting the array on every row.
+      if (this.ringStart >= this.capacity) {
+        this.ring.splice(0, this.ringStart);
+        this.ringStart = 0;
+      }
+    }
+    this.ring.push(row);
+    this.headMs = row.committed_ms;
+  }
 
-	/** The oldest id a cursor may name: rows committed within the window, or everything when young. */
-	oldestCursor(): number {
-		const t = this.now();
-		if (!this.windowStart || t - this.windowStart.computedAt > 10_000) {
-			const first = this.store.firstIdCommittedSince(t - this.windowMs);
-			this.windowStart = { id: first ?? this.head + 1, computedAt: t };
-		}
-		return this.windowStart.id - 1;
-	}
+  /** The oldest id a cursor may name: rows committed within the window, or everything when young. */
+  oldestCursor(): number {
+    const t = this.now();
+    if (!this.windowStart || t - this.windowStart.computedAt > 10_000) {
+      const first = this.store.firstIdCommittedSince(t - this.windowMs);
+      this.windowStart = { id: first ?? this.head + 1, computedAt: t };
+    }
+    return this.windowStart.id - 1;
+  }
 
-	/** Checks a cursor against the head and the window; 0 starts at the oldest retained row. */
-	resolveCursor(lastId: number, visibleHead = this.head): number {
-		const head = Math.min(this.head, visibleHead);
-		if (lastId > head) {
-			throw new CursorError(
-				`last_id ${lastId} is ahead of the newest change (${head}); ` +
-					"use the meta.delta_last_id of an events snapshot or of the previous delta response",
-			);
-		}
-		const oldest = this.oldestCursor();
-		if (lastId === 0) return Math.max(0, oldest);
-		if (lastId < oldest) {
-			throw new CursorError(
-				`last_id ${lastId} is too far behind: changes before ${oldest + 1} are no longer served by the delta ` +
-					`feed (it keeps ${Math.round(this.windowMs / 3_600_000)} hours). Re-bootstrap: fetch an events ` +
-					"snapshot and continue from its meta.delta_last_id",
-			);
-		}
-		return lastId;
-	}
+  /** Checks a cursor against the head and the window; 0 starts at the oldest retained row. */
+  resolveCursor(lastId: number, visibleHead = this.head): number {
+    const head = Math.min(this.head, visibleHead);
+    if (lastId > head) {
+      throw new CursorError(
+        `last_id ${lastId} is ahead of the newest change (${head}); ` +
+          'use the meta.delta_last_id of an events snapshot or of the previous delta response',
+      );
+    }
+    const oldest = this.oldestCursor();
+    if (lastId === 0) return Math.max(0, oldest);
+    if (lastId < oldest) {
+      throw new CursorError(
+        `last_id ${lastId} is too far behind: changes before ${oldest + 1} are no longer served by the delta ` +
+          `feed (it keeps ${Math.round(this.windowMs / 3_600_000)} hours). Re-bootstrap: fetch an events ` +
+          'snapshot and continue from its meta.delta_last_id',
+      );
+    }
+    return lastId;
+  }
 
-	/**
-	 * Up to `limit` rows after `afterId` that match, in id order. `visibleHead` hides rows past it
-	 * (a delayed plan sees the log only up to its delayed board's head).
-	 */
-	read(
-		q: Omit<ChangeQuery, "toId" | "limit">,
-		limit: number,
-		visibleHead = this.head,
-	): FeedRead {
-		return this.readWith(q, limit, visibleHead, (sq) =>
-			this.store.readChanges(sq),
-		);
-	}
+  /**
+   * Up to `limit` rows after `afterId` that match, in id order. `visibleHead` hides rows past it
+   * (a delayed plan sees the log only up to its delayed board's head).
+   */
+  read(q: Omit<ChangeQuery, 'toId' | 'limit'>, limit: number, visibleHead = this.head): FeedRead {
+    return this.readWith(q, limit, visibleHead, (sq) => this.store.readChanges(sq));
+  }
 
-	/** As read, with only ids and payloads: the markets delta needs no more. */
-	readPayloads(
-		q: Omit<ChangeQuery, "toId" | "limit">,
-		limit: number,
-		visibleHead = this.head,
-	): FeedRead<{ id: number; payload: string }> {
-		return this.readWith(q, limit, visibleHead, (sq) =>
-			this.store.readPayloads(sq),
-		);
-	}
+  /** As read, with only ids and payloads: the markets delta needs no more. */
+  readPayloads(
+    q: Omit<ChangeQuery, 'toId' | 'limit'>,
+    limit: number,
+    visibleHead = this.head,
+  ): FeedRead<{ id: number; payload: string }> {
+    return this.readWith(q, limit, visibleHead, (sq) => this.store.readPayloads(sq));
+  }
 
-	private readWith<Row extends { id: number }>(
-		q: Omit<ChangeQuery, "toId" | "limit">,
-		limit: number,
-		visibleHead: number,
-		fromStore: (q: ChangeQuery) => Row[],
-	): FeedRead<Row> {
-		const head = Math.min(this.head, visibleHead);
-		const toId = Math.min(head, q.afterId + this.maxScan);
-		const rows =
-			q.afterId >= this.ringFloor
-				? (this.fromRing(q, toId, limit + 1) as unknown as Row[])
-				: fromStore({ ...q, toId, limit: limit + 1 });
-		if (rows.length > limit) {
-			rows.length = limit;
-			return { rows, lastId: rows[limit - 1]!.id, hasMore: true };
-		}
-		return { rows, lastId: toId, hasMore: toId < head };
-	}
+  private readWith<Row extends { id: number }>(
+    q: Omit<ChangeQuery, 'toId' | 'limit'>,
+    limit: number,
+    visibleHead: number,
+    fromStore: (q: ChangeQuery) => Row[],
+  ): FeedRead<Row> {
+    const head = Math.min(this.head, visibleHead);
+    const toId = Math.min(head, q.afterId + this.maxScan);
+    const rows =
+      q.afterId >= this.ringFloor
+        ? (this.fromRing(q, toId, limit + 1) as unknown as Row[])
+        : fromStore({ ...q, toId, limit: limit + 1 });
+    if (rows.length > limit) {
+      rows.length = limit;
+      return { rows, lastId: rows[limit - 1]!.id, hasMore: true };
+    }
+    return { rows, lastId: toId, hasMore: toId < head };
+  }
 
-	/** committed_ms of the newest row at or below `id` (for UUID cursors). */
-	committedMsAt(id: number): number {
-		if (id >= this.head) return this.headMs;
-		const i = this.indexAfter(id) - 1;
-		if (i >= this.ringStart && i < this.ring.length)
-			return this.ring[i]!.committed_ms;
-		return this.store.committedMsAt(id) ?? 0;
-	}
+  /** committed_ms of the newest row at or below `id` (for UUID cursors). */
+  committedMsAt(id: number): number {
+    if (id >= this.head) return this.headMs;
+    const i = this.indexAfter(id) - 1;
+    if (i >= this.ringStart && i < this.ring.length) return this.ring[i]!.committed_ms;
+    return this.store.committedMsAt(id) ?? 0;
+  }
 
-	private fromRing(
-		q: Omit<ChangeQuery, "toId" | "limit">,
-		toId: number,
-		limit: number,
-	): ChangeRecord[] {
-		const out: ChangeRecord[] = [];
-		const affiliates = q.affiliateIds ? new Set(q.affiliateIds) : undefined;
-		const markets = q.marketIds ? new Set(q.marketIds) : undefined;
-		for (
-			let i = this.indexAfter(q.afterId);
-			i < this.ring.length && out.length < limit;
-			i++
-		) {
-			const r = this.ring[i]!;
-			if (r.id > toId) break;
-			if (q.pricesOnly && r.price_id === null) continue;
-			if (q.sportId !== undefined && r.sport_id !== q.sportId) continue;
-			if (q.eventId !== undefined && r.event_id !== q.eventId) continue;
-			if (
-				affiliates &&
-				(r.affiliate_id === null || !affiliates.has(r.affiliate_id))
-			)
-				continue;
-			if (markets && (r.market_id === null || !markets.has(r.market_id)))
-				continue;
-			out.push(r);
-		}
-		return out;
-	}
+  private fromRing(q: Omit<ChangeQuery, 'toId' | 'limit'>, toId: number, limit: number): ChangeRecord[] {
+    const out: ChangeRecord[] = [];
+    const affiliates = q.affiliateIds ? new Set(q.affiliateIds) : undefined;
+    const markets = q.marketIds ? new Set(q.marketIds) : undefined;
+    for (let i = this.indexAfter(q.afterId); i < this.ring.length && out.length < limit; i++) {
+      const r = this.ring[i]!;
+      if (r.id > toId) break;
+      if (q.pricesOnly && r.price_id === null) continue;
+      if (q.sportId !== undefined && r.sport_id !== q.sportId) continue;
+      if (q.eventId !== undefined && r.event_id !== q.eventId) continue;
+      if (affiliates && (r.affiliate_id === null || !affiliates.has(r.affiliate_id))) continue;
+      if (markets && (r.market_id === null || !markets.has(r.market_id))) continue;
+      out.push(r);
+    }
+    return out;
+  }
 
-	/** Index of the first ring row with id > afterId (binary search: ids increase). */
-	private indexAfter(afterId: number): number {
-		let lo = this.ringStart;
-		let hi = this.ring.length;
-		while (lo < hi) {
-			const mid = (lo + hi) >>> 1;
-			if (this.ring[mid]!.id <= afterId) lo = mid + 1;
-			else hi = mid;
-		}
-		return lo;
-	}
+  /** Index of the first ring row with id > afterId (binary search: ids increase). */
+  private indexAfter(afterId: number): number {
+    let lo = this.ringStart;
+    let hi = this.ring.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.ring[mid]!.id <= afterId) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
 }

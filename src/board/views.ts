@@ -1,65 +1,57 @@
-import { marketName } from "../catalog/markets.ts";
-import type {
-	Event,
-	Line,
-	Market,
-	Participant,
-	ParticipantType,
-	Price,
-} from "../domain/types.ts";
-import type { EventState, PriceState } from "./board.ts";
+import { marketName } from '../catalog/markets.ts';
+import type { Event, Line, Market, Participant, ParticipantType, Price } from '../domain/types.ts';
+import type { EventState, PriceState } from './board.ts';
 
 /** What a snapshot request asks of each event, already parsed and checked. */
 export interface EventFilter {
-	/** Market ids to return, with the automatic live variants already added. */
-	marketIds: ReadonlySet<number>;
-	/** null: every book. */
-	affiliateIds: ReadonlySet<number> | null;
-	/** null: every period. */
-	periodIds: ReadonlySet<number> | null;
-	mainLine: boolean;
-	participantIds: ReadonlySet<number> | null;
-	participantType: ParticipantType | null;
-	hideClosed: boolean;
-	includePriceDelta: boolean;
-	/** The key may see live_game_state (Ultra and above). */
-	liveGameState: boolean;
+  /** Market ids to return, with the automatic live variants already added. */
+  marketIds: ReadonlySet<number>;
+  /** null: every book. */
+  affiliateIds: ReadonlySet<number> | null;
+  /** null: every period. */
+  periodIds: ReadonlySet<number> | null;
+  mainLine: boolean;
+  participantIds: ReadonlySet<number> | null;
+  participantType: ParticipantType | null;
+  hideClosed: boolean;
+  includePriceDelta: boolean;
+  /** The key may see live_game_state (Ultra and above). */
+  liveGameState: boolean;
 }
 
 /** A canonical string for a filter: equal filters give equal keys, so views can be cached by it. */
 export function filterKey(f: EventFilter): string {
-	const ids = (s: ReadonlySet<number> | null) =>
-		s ? [...s].sort((a, b) => a - b).join(",") : "*";
-	return [
-		ids(f.marketIds),
-		ids(f.affiliateIds),
-		ids(f.periodIds),
-		f.mainLine ? 1 : 0,
-		ids(f.participantIds),
-		f.participantType ?? "*",
-		f.hideClosed ? 1 : 0,
-		f.includePriceDelta ? 1 : 0,
-		f.liveGameState ? 1 : 0,
-	].join("|");
+  const ids = (s: ReadonlySet<number> | null) => (s ? [...s].sort((a, b) => a - b).join(',') : '*');
+  return [
+    ids(f.marketIds),
+    ids(f.affiliateIds),
+    ids(f.periodIds),
+    f.mainLine ? 1 : 0,
+    ids(f.participantIds),
+    f.participantType ?? '*',
+    f.hideClosed ? 1 : 0,
+    f.includePriceDelta ? 1 : 0,
+    f.liveGameState ? 1 : 0,
+  ].join('|');
 }
 
 export interface EventView {
-	event: Event;
-	/** Prices returned: one market price at one sportsbook each (the odds points of metering). */
-	priceCount: number;
+  event: Event;
+  /** Prices returned: one market price at one sportsbook each (the odds points of metering). */
+  priceCount: number;
 }
 
 function priceView(p: PriceState, includeDelta: boolean): Price {
-	const out: Price = {
-		id: String(p.id),
-		price: p.price,
-		is_main_line: p.is_main_line,
-		updated_at: p.updated_at,
-	};
-	if (includeDelta) out.price_delta = p.price_delta;
-	if (p.liquidity_usd !== undefined) out.liquidity_usd = p.liquidity_usd;
-	if (p.source_id !== undefined) out.source_id = p.source_id;
-	return out;
+  const out: Price = {
+    id: String(p.id),
+    price: p.price,
+    is_main_line: p.is_main_line,
+    updated_at: p.updated_at,
+  };
+  if (includeDelta) out.price_delta = p.price_delta;
+  if (p.liquidity_usd !== undefined) out.liquidity_usd = p.liquidity_usd;
+  if (p.source_id !== undefined) out.source_id = p.source_id;
+  return out;
 }
 
 /** Gives the Price a view shows for a board price, or undefined to leave it out. */
@@ -67,69 +59,64 @@ export type PriceResolver = (p: PriceState) => Price | undefined;
 
 /** Current prices under the filter's book, main-line and closure rules. */
 export function currentPrices(f: EventFilter): PriceResolver {
-	return (p) => {
-		if (f.affiliateIds && !f.affiliateIds.has(p.affiliate_id)) return undefined;
-		if (f.mainLine && !p.is_main_line) return undefined;
-		if (f.hideClosed && p.closed_at !== "") return undefined;
-		return priceView(p, f.includePriceDelta);
-	};
+  return (p) => {
+    if (f.affiliateIds && !f.affiliateIds.has(p.affiliate_id)) return undefined;
+    if (f.mainLine && !p.is_main_line) return undefined;
+    if (f.hideClosed && p.closed_at !== '') return undefined;
+    return priceView(p, f.includePriceDelta);
+  };
 }
 
 /**
  * The event as the filter asks for it: markets, participants, lines and prices narrowed. `resolve`
  * picks each price (current ones by default; openers and closing pass recorded ones).
  */
-export function viewEvent(
-	state: EventState,
-	f: EventFilter,
-	resolve = currentPrices(f),
-): EventView {
-	let priceCount = 0;
-	const markets: Market[] = [];
-	for (const m of state.markets.values()) {
-		if (!f.marketIds.has(m.market_id)) continue;
-		if (f.periodIds && !f.periodIds.has(m.period_id)) continue;
-		const participants: Participant[] = [];
-		for (const part of m.participants.values()) {
-			if (f.participantType && part.type !== f.participantType) continue;
-			if (f.participantIds && !f.participantIds.has(part.id)) continue;
-			const lines: Line[] = [];
-			for (const line of part.lines.values()) {
-				const prices: Record<string, Price> = {};
-				let n = 0;
-				for (const p of line.prices.values()) {
-					const price = resolve(p);
-					if (!price) continue;
-					prices[String(p.affiliate_id)] = price;
-					n++;
-				}
-				if (n === 0) continue;
-				priceCount += n;
-				lines.push({ id: line.id, value: line.value, prices });
-			}
-			if (lines.length > 0)
-				participants.push({
-					id: part.id,
-					type: part.type,
-					name: part.name,
-					lines,
-				});
-		}
-		if (participants.length > 0) {
-			const name = marketName(m.market_id);
-			markets.push({
-				id: m.id,
-				market_id: m.market_id,
-				period_id: m.period_id,
-				name,
-				market_description: name,
-				participants,
-			});
-		}
-	}
-	const { live_game_state, ...info } = state.info;
-	const event: Event = { ...info, markets };
-	if (f.liveGameState && live_game_state)
-		event.live_game_state = live_game_state;
-	return { event, priceCount };
+export function viewEvent(state: EventState, f: EventFilter, resolve = currentPrices(f)): EventView {
+  let priceCount = 0;
+  const markets: Market[] = [];
+  for (const m of state.markets.values()) {
+    if (!f.marketIds.has(m.market_id)) continue;
+    if (f.periodIds && !f.periodIds.has(m.period_id)) continue;
+    const participants: Participant[] = [];
+    for (const part of m.participants.values()) {
+      if (f.participantType && part.type !== f.participantType) continue;
+      if (f.participantIds && !f.participantIds.has(part.id)) continue;
+      const lines: Line[] = [];
+      for (const line of part.lines.values()) {
+        const prices: Record<string, Price> = {};
+        let n = 0;
+        for (const p of line.prices.values()) {
+          const price = resolve(p);
+          if (!price) continue;
+          prices[String(p.affiliate_id)] = price;
+          n++;
+        }
+        if (n === 0) continue;
+        priceCount += n;
+        lines.push({ id: line.id, value: line.value, prices });
+      }
+      if (lines.length > 0)
+        participants.push({
+          id: part.id,
+          type: part.type,
+          name: part.name,
+          lines,
+        });
+    }
+    if (participants.length > 0) {
+      const name = marketName(m.market_id);
+      markets.push({
+        id: m.id,
+        market_id: m.market_id,
+        period_id: m.period_id,
+        name,
+        market_description: name,
+        participants,
+      });
+    }
+  }
+  const { live_game_state, ...info } = state.info;
+  const event: Event = { ...info, markets };
+  if (f.liveGameState && live_game_state) event.live_game_state = live_game_state;
+  return { event, priceCount };
 }

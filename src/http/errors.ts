@@ -1,4 +1,4 @@
-import { UPGRADE_URL } from "../access/access-control.ts";
+import { UPGRADE_URL } from '../access/access-control.ts';
 
 /**
  * The error catalogue: every error a route raises, with its status and the spec's body shape.
@@ -6,30 +6,23 @@ import { UPGRADE_URL } from "../access/access-control.ts";
  * in `message`, so a client that reads either field finds it.
  */
 export class ApiError extends Error {
-	constructor(
-		readonly statusCode: number,
-		readonly body: Record<string, unknown>,
-		readonly headers: Record<string, string> = {},
-	) {
-		super(typeof body.message === "string" ? body.message : String(body.error));
-	}
+  constructor(
+    readonly statusCode: number,
+    readonly body: Record<string, unknown>,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(typeof body.message === 'string' ? body.message : String(body.error));
+  }
 }
 
-export const badRequest = (text: string): ApiError =>
-	new ApiError(400, { error: text, message: text });
+export const badRequest = (text: string): ApiError => new ApiError(400, { error: text, message: text });
 
-export const unauthorized = (): ApiError =>
-	new ApiError(401, { message: "unauthorized" });
+export const unauthorized = (): ApiError => new ApiError(401, { message: 'unauthorized' });
 
 /** A plan that lacks a feature: re-authenticating does not help, upgrading does. */
-export const forbidden = (
-	text: string,
-	extra: Record<string, unknown> = {},
-): ApiError =>
-	new ApiError(403, { error: text, upgrade_url: UPGRADE_URL, ...extra });
+export const forbidden = (text: string, extra: Record<string, unknown> = {}): ApiError =>
+  new ApiError(403, { error: text, upgrade_url: UPGRADE_URL, ...extra });
 
-export const notFound = (what: string): ApiError =>
-	new ApiError(404, { message: `${what} not found` });
+export const notFound = (what: string): ApiError => new ApiError(404, { message: `${what} not found` });
 
-export const internalError = (): ApiError =>
-	new ApiError(500, { message: "internal server error" });
+export const internalError = (): ApiError => new ApiError(500, { message: 'internal server error' });

@@ -1,11 +1,11 @@
-import { sportProfile } from "../catalog/sports.ts";
+import { sportProfile } from '../catalog/sports.ts';
 import {
-	EVENT_STATUSES,
-	type EventStatus,
-	PARTICIPANT_TYPES,
-	type ParticipantType,
-} from "../domain/types.ts";
-import { badRequest, notFound } from "./errors.ts";
+  EVENT_STATUSES,
+  type EventStatus,
+  PARTICIPANT_TYPES,
+  type ParticipantType,
+} from '../domain/types.ts';
+import { badRequest, notFound } from './errors.ts';
 
 /**
  * Parsers for query and path parameters. Each returns the typed value or throws a 400 that names
@@ -18,161 +18,122 @@ export const MAX_PARTICIPANT_IDS = 99;
 const INT = /^-?\d+$/;
 
 export function parseInteger(
-	name: string,
-	raw: string | undefined,
-	min: number,
-	max: number,
+  name: string,
+  raw: string | undefined,
+  min: number,
+  max: number,
 ): number | undefined {
-	if (raw === undefined || raw === "") return undefined;
-	if (!INT.test(raw.trim()))
-		throw badRequest(`${name} must be an integer, got '${clip(raw)}'`);
-	const n = Number(raw.trim());
-	if (n < min || n > max)
-		throw badRequest(`${name} must be between ${min} and ${max}, got ${n}`);
-	return n;
+  if (raw === undefined || raw === '') return undefined;
+  if (!INT.test(raw.trim())) throw badRequest(`${name} must be an integer, got '${clip(raw)}'`);
+  const n = Number(raw.trim());
+  if (n < min || n > max) throw badRequest(`${name} must be between ${min} and ${max}, got ${n}`);
+  return n;
 }
 
-export function parseIntList(
-	name: string,
-	raw: string | undefined,
-	max?: number,
-): number[] | undefined {
-	if (raw === undefined || raw.trim() === "") return undefined;
-	const parts = raw.split(",").map((s) => s.trim());
-	const out: number[] = [];
-	for (const p of parts) {
-		if (!/^\d{1,9}$/.test(p))
-			throw badRequest(
-				`${name} must be comma-separated integers, got '${clip(p)}'`,
-			);
-		out.push(Number(p));
-	}
-	const unique = [...new Set(out)];
-	if (max !== undefined && unique.length > max) {
-		throw badRequest(
-			`${name} accepts at most ${max} ids, got ${unique.length}`,
-		);
-	}
-	return unique;
+export function parseIntList(name: string, raw: string | undefined, max?: number): number[] | undefined {
+  if (raw === undefined || raw.trim() === '') return undefined;
+  const parts = raw.split(',').map((s) => s.trim());
+  const out: number[] = [];
+  for (const p of parts) {
+    if (!/^\d{1,9}$/.test(p)) throw badRequest(`${name} must be comma-separated integers, got '${clip(p)}'`);
+    out.push(Number(p));
+  }
+  const unique = [...new Set(out)];
+  if (max !== undefined && unique.length > max) {
+    throw badRequest(`${name} accepts at most ${max} ids, got ${unique.length}`);
+  }
+  return unique;
 }
 
 /** market_ids: at most 12 per request; the message says so and how to get around it. */
 export function parseMarketIds(raw: string | undefined): number[] | undefined {
-	const ids = parseIntList("market_ids", raw);
-	if (ids && ids.length > MAX_MARKET_IDS) {
-		throw badRequest(
-			`market_ids accepts at most ${MAX_MARKET_IDS} market ids per request (got ${ids.length}); ` +
-				"split them into batches of 12 or fewer, or omit market_ids to get the default markets",
-		);
-	}
-	return ids;
+  const ids = parseIntList('market_ids', raw);
+  if (ids && ids.length > MAX_MARKET_IDS) {
+    throw badRequest(
+      `market_ids accepts at most ${MAX_MARKET_IDS} market ids per request (got ${ids.length}); ` +
+        'split them into batches of 12 or fewer, or omit market_ids to get the default markets',
+    );
+  }
+  return ids;
 }
 
-export function parseBoolean(
-	name: string,
-	raw: string | undefined,
-	fallback: boolean,
-): boolean {
-	if (raw === undefined || raw === "") return fallback;
-	const v = raw.trim().toLowerCase();
-	if (v === "true" || v === "1") return true;
-	if (v === "false" || v === "0") return false;
-	throw badRequest(`${name} must be true or false, got '${clip(raw)}'`);
+export function parseBoolean(name: string, raw: string | undefined, fallback: boolean): boolean {
+  if (raw === undefined || raw === '') return fallback;
+  const v = raw.trim().toLowerCase();
+  if (v === 'true' || v === '1') return true;
+  if (v === 'false' || v === '0') return false;
+  throw badRequest(`${name} must be true or false, got '${clip(raw)}'`);
 }
 
-export function parseStatuses(
-	name: string,
-	raw: string | undefined,
-): Set<EventStatus> | undefined {
-	if (raw === undefined || raw.trim() === "") return undefined;
-	const out = new Set<EventStatus>();
-	for (const part of raw.split(",")) {
-		const s = part.trim().toUpperCase();
-		if (!(EVENT_STATUSES as readonly string[]).includes(s)) {
-			throw badRequest(
-				`${name} has an unknown event status '${clip(part)}'; known: ${EVENT_STATUSES.join(", ")}`,
-			);
-		}
-		out.add(s as EventStatus);
-	}
-	return out;
+export function parseStatuses(name: string, raw: string | undefined): Set<EventStatus> | undefined {
+  if (raw === undefined || raw.trim() === '') return undefined;
+  const out = new Set<EventStatus>();
+  for (const part of raw.split(',')) {
+    const s = part.trim().toUpperCase();
+    if (!(EVENT_STATUSES as readonly string[]).includes(s)) {
+      throw badRequest(
+        `${name} has an unknown event status '${clip(part)}'; known: ${EVENT_STATUSES.join(', ')}`,
+      );
+    }
+    out.add(s as EventStatus);
+  }
+  return out;
 }
 
-export function parseParticipantType(
-	raw: string | undefined,
-): ParticipantType | undefined {
-	if (raw === undefined || raw.trim() === "") return undefined;
-	const v = raw.trim().toUpperCase();
-	if (!(PARTICIPANT_TYPES as readonly string[]).includes(v)) {
-		throw badRequest(
-			`participant_type must be one of ${PARTICIPANT_TYPES.join(", ")}, got '${clip(raw)}'`,
-		);
-	}
-	return v as ParticipantType;
+export function parseParticipantType(raw: string | undefined): ParticipantType | undefined {
+  if (raw === undefined || raw.trim() === '') return undefined;
+  const v = raw.trim().toUpperCase();
+  if (!(PARTICIPANT_TYPES as readonly string[]).includes(v)) {
+    throw badRequest(`participant_type must be one of ${PARTICIPANT_TYPES.join(', ')}, got '${clip(raw)}'`);
+  }
+  return v as ParticipantType;
 }
 
 /** `include`: a comma list whose values must all be among `allowed`. */
-export function parseInclude(
-	raw: string | undefined,
-	allowed: readonly string[],
-): Set<string> {
-	const out = new Set<string>();
-	if (raw === undefined || raw.trim() === "") return out;
-	for (const part of raw.split(",")) {
-		const v = part.trim();
-		if (!allowed.includes(v)) {
-			throw badRequest(
-				`include has an unknown value '${clip(v)}'; allowed: ${allowed.join(", ")}`,
-			);
-		}
-		out.add(v);
-	}
-	return out;
+export function parseInclude(raw: string | undefined, allowed: readonly string[]): Set<string> {
+  const out = new Set<string>();
+  if (raw === undefined || raw.trim() === '') return out;
+  for (const part of raw.split(',')) {
+    const v = part.trim();
+    if (!allowed.includes(v)) {
+      throw badRequest(`include has an unknown value '${clip(v)}'; allowed: ${allowed.join(', ')}`);
+    }
+    out.add(v);
+  }
+  return out;
 }
 
 /** The offset parameter: minutes that shift the day boundary, within one day either way. */
 export function parseOffset(raw: string | undefined): number {
-	return parseInteger("offset", raw, -1440, 1440) ?? 0;
+  return parseInteger('offset', raw, -1440, 1440) ?? 0;
 }
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 
 /** A `YYYY-MM-DD` calendar date, returned as epoch ms of its midnight UTC. */
 export function parseDate(raw: string): number {
-	const m = DATE.exec(raw);
-	const ms = m
-		? Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]))
-		: Number.NaN;
-	if (
-		!m ||
-		Number.isNaN(ms) ||
-		new Date(ms).toISOString().slice(0, 10) !== raw
-	) {
-		throw badRequest(
-			`date must be a calendar date formatted YYYY-MM-DD, got '${clip(raw)}'`,
-		);
-	}
-	return ms;
+  const m = DATE.exec(raw);
+  const ms = m ? Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])) : Number.NaN;
+  if (!m || Number.isNaN(ms) || new Date(ms).toISOString().slice(0, 10) !== raw) {
+    throw badRequest(`date must be a calendar date formatted YYYY-MM-DD, got '${clip(raw)}'`);
+  }
+  return ms;
 }
 
 /** A sport id path parameter: 400 when not an integer, 404 when no such sport. */
 export function parseSportId(raw: string): number {
-	if (!/^\d{1,6}$/.test(raw))
-		throw badRequest(`sport_id must be an integer, got '${clip(raw)}'`);
-	const id = Number(raw);
-	if (!sportProfile(id)) throw notFound(`sport ${id}`);
-	return id;
+  if (!/^\d{1,6}$/.test(raw)) throw badRequest(`sport_id must be an integer, got '${clip(raw)}'`);
+  const id = Number(raw);
+  if (!sportProfile(id)) throw notFound(`sport ${id}`);
+  return id;
 }
 
 /** Day window [start, end) in epoch ms for a date and an offset in minutes. */
-export function dayWindow(
-	dateMs: number,
-	offsetMinutes: number,
-): [number, number] {
-	const start = dateMs + offsetMinutes * 60_000;
-	return [start, start + 86_400_000];
+export function dayWindow(dateMs: number, offsetMinutes: number): [number, number] {
+  const start = dateMs + offsetMinutes * 60_000;
+  return [start, start + 86_400_000];
 }
 
 function clip(s: string): string {
-	return s.length > 40 ? `${s.slice(0, 40)}…` : s;
+  return s.length > 40 ? `${s.slice(0, 40)}…` : s;
 }

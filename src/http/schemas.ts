@@ -1,213 +1,201 @@
-import { type TSchema, Type } from "@sinclair/typebox";
+import { type TSchema, Type } from '@sinclair/typebox';
 
 /**
  * The wire schemas: one definition gives the OpenAPI document, fastify's serialisers and the
  * per-event serialiser of the snapshot cache. Field names and types follow the spec exactly.
  */
 
-const Str = (description?: string) =>
-	Type.String(description ? { description } : {});
-const Int = (description?: string) =>
-	Type.Integer(description ? { description } : {});
+const Str = (description?: string) => Type.String(description ? { description } : {});
+const Int = (description?: string) => Type.Integer(description ? { description } : {});
 
 export const ErrorBody = Type.Object(
-	{
-		message: Type.Optional(Str("human-readable description")),
-		error: Type.Optional(
-			Str("set on parameter-validation, rate-limit and entitlement errors"),
-		),
-	},
-	{ $id: "ErrorBody", additionalProperties: true },
+  {
+    message: Type.Optional(Str('human-readable description')),
+    error: Type.Optional(Str('set on parameter-validation, rate-limit and entitlement errors')),
+  },
+  { $id: 'ErrorBody', additionalProperties: true },
 );
 
 export const SportSchema = Type.Object({ sport_id: Int(), sport_name: Str() });
 
 export const AffiliateSchema = Type.Object({
-	affiliate_id: Int(),
-	affiliate_name: Str(),
-	affiliate_url: Str(),
-	status: Str("healthy, unhealthy or beta; treat other values as unknown"),
-	regions: Type.Optional(
-		Type.Array(Str(), { description: "only with include=regions" }),
-	),
+  affiliate_id: Int(),
+  affiliate_name: Str(),
+  affiliate_url: Str(),
+  status: Str('healthy, unhealthy or beta; treat other values as unknown'),
+  regions: Type.Optional(Type.Array(Str(), { description: 'only with include=regions' })),
 });
 
 export const MarketDefinitionSchema = Type.Object({
-	id: Int(),
-	name: Str(),
-	description: Str(),
-	short_description: Str(),
-	line_value_is_participant: Type.Boolean(),
-	proposition: Type.Boolean(),
-	period_id: Int(),
-	live_variant_id: Type.Optional(Int()),
-	updated_at: Str(),
+  id: Int(),
+  name: Str(),
+  description: Str(),
+  short_description: Str(),
+  line_value_is_participant: Type.Boolean(),
+  proposition: Type.Boolean(),
+  period_id: Int(),
+  live_variant_id: Type.Optional(Int()),
+  updated_at: Str(),
 });
 
 export const EventTeamSchema = Type.Object({
-	team_id: Int(),
-	name: Str(),
-	mascot: Str(),
-	abbreviation: Str(),
-	record: Str(),
-	is_away: Type.Boolean(),
-	is_home: Type.Boolean(),
+  team_id: Int(),
+  name: Str(),
+  mascot: Str(),
+  abbreviation: Str(),
+  record: Str(),
+  is_away: Type.Boolean(),
+  is_home: Type.Boolean(),
 });
 
 export const ScheduleSchema = Type.Object({
-	season_type: Str(),
-	season_year: Int(),
-	event_name: Str(),
-	league_name: Str(),
-	game_number: Type.Optional(Int()),
-	game_type: Type.Optional(Str()),
+  season_type: Str(),
+  season_year: Int(),
+  event_name: Str(),
+  league_name: Str(),
+  game_number: Type.Optional(Int()),
+  game_type: Type.Optional(Str()),
 });
 
 export const ScoreSchema = Type.Object({
-	event_id: Str(),
-	event_status: Str(),
-	score_away: Int(),
-	score_home: Int(),
-	winner_away: Int(),
-	winner_home: Int(),
-	score_away_by_period: Type.Array(Int()),
-	score_home_by_period: Type.Array(Int()),
-	venue_name: Str(),
-	venue_location: Str(),
-	game_clock: Int(),
-	display_clock: Str(),
-	game_period: Int(),
-	broadcast: Str(),
-	event_status_detail: Str(),
-	updated_at: Str(),
+  event_id: Str(),
+  event_status: Str(),
+  score_away: Int(),
+  score_home: Int(),
+  winner_away: Int(),
+  winner_home: Int(),
+  score_away_by_period: Type.Array(Int()),
+  score_home_by_period: Type.Array(Int()),
+  venue_name: Str(),
+  venue_location: Str(),
+  game_clock: Int(),
+  display_clock: Str(),
+  game_period: Int(),
+  broadcast: Str(),
+  event_status_detail: Str(),
+  updated_at: Str(),
 });
 
 export const PriceSchema = Type.Object({
-	id: Str("numeric string"),
-	price: Type.Number({ description: "American odds; 0.0001 = off the board" }),
-	is_main_line: Type.Boolean(),
-	updated_at: Str(),
-	price_delta: Type.Optional(
-		Type.Number({ description: "with include=price_delta" }),
-	),
-	closed_at: Type.Optional(Str()),
-	liquidity_usd: Type.Optional(Type.Number()),
-	source_id: Type.Optional(Str()),
+  id: Str('numeric string'),
+  price: Type.Number({ description: 'American odds; 0.0001 = off the board' }),
+  is_main_line: Type.Boolean(),
+  updated_at: Str(),
+  price_delta: Type.Optional(Type.Number({ description: 'with include=price_delta' })),
+  closed_at: Type.Optional(Str()),
+  liquidity_usd: Type.Optional(Type.Number()),
+  source_id: Type.Optional(Str()),
 });
 
 export const LineSchema = Type.Object({
-	id: Str("32-character hex"),
-	value: Str("spread or total; empty for moneyline"),
-	prices: Type.Record(Type.String(), PriceSchema, {
-		description: "keyed by affiliate id",
-	}),
+  id: Str('32-character hex'),
+  value: Str('spread or total; empty for moneyline'),
+  prices: Type.Record(Type.String(), PriceSchema, {
+    description: 'keyed by affiliate id',
+  }),
 });
 
 export const ParticipantSchema = Type.Object({
-	id: Int(),
-	type: Str("TYPE_TEAM, TYPE_PLAYER or TYPE_RESULT"),
-	name: Str(),
-	lines: Type.Array(LineSchema),
+  id: Int(),
+  type: Str('TYPE_TEAM, TYPE_PLAYER or TYPE_RESULT'),
+  name: Str(),
+  lines: Type.Array(LineSchema),
 });
 
 export const MarketSchema = Type.Object({
-	id: Int(),
-	market_id: Int(),
-	period_id: Int(),
-	name: Str(),
-	market_description: Str(),
-	participants: Type.Array(ParticipantSchema),
+  id: Int(),
+  market_id: Int(),
+  period_id: Int(),
+  name: Str(),
+  market_description: Str(),
+  participants: Type.Array(ParticipantSchema),
 });
 
 export const EventSchema = Type.Object({
-	event_id: Str(),
-	sport_id: Int(),
-	event_uuid: Str(),
-	event_date: Str(),
-	rotation_number_away: Type.Optional(Int()),
-	rotation_number_home: Type.Optional(Int()),
-	score: Type.Optional(ScoreSchema),
-	teams: Type.Array(EventTeamSchema),
-	schedule: ScheduleSchema,
-	markets: Type.Array(MarketSchema),
-	affiliate_source_ids: Type.Optional(
-		Type.Record(Type.String(), Type.String()),
-	),
-	live_game_state: Type.Optional(
-		Type.Object({}, { additionalProperties: true }),
-	),
+  event_id: Str(),
+  sport_id: Int(),
+  event_uuid: Str(),
+  event_date: Str(),
+  rotation_number_away: Type.Optional(Int()),
+  rotation_number_home: Type.Optional(Int()),
+  score: Type.Optional(ScoreSchema),
+  teams: Type.Array(EventTeamSchema),
+  schedule: ScheduleSchema,
+  markets: Type.Array(MarketSchema),
+  affiliate_source_ids: Type.Optional(Type.Record(Type.String(), Type.String())),
+  live_game_state: Type.Optional(Type.Object({}, { additionalProperties: true })),
 });
 
 export const EventsEnvelope = Type.Object({
-	meta: Type.Object({
-		delta_last_id: Str("integer cursor for /api/v2/markets/delta"),
-	}),
-	events: Type.Array(EventSchema),
+  meta: Type.Object({
+    delta_last_id: Str('integer cursor for /api/v2/markets/delta'),
+  }),
+  events: Type.Array(EventSchema),
 });
 
 /** The Delta row of the markets delta feed; the ledger serialises its rows with this schema. */
 export const DeltaRowSchema = Type.Object({
-	id: Type.Integer({ description: "cursor value" }),
-	event_id: Type.String(),
-	sport_id: Type.Integer(),
-	affiliate_id: Type.Integer(),
-	market_id: Type.Integer({ description: "actual (possibly in-play) id" }),
-	market_name: Type.String(),
-	participant_id: Type.Integer(),
-	participant_type: Type.String(),
-	participant_name: Type.String(),
-	line: Type.String(),
-	price: Type.String(),
-	previous_price: Type.String({ description: "empty when new" }),
-	change_type: Type.String({ description: "new, price_change or line_change" }),
-	is_main_line: Type.Boolean(),
-	closed_at: Type.String({ description: "empty when active" }),
-	updated_at: Type.String(),
+  id: Type.Integer({ description: 'cursor value' }),
+  event_id: Type.String(),
+  sport_id: Type.Integer(),
+  affiliate_id: Type.Integer(),
+  market_id: Type.Integer({ description: 'actual (possibly in-play) id' }),
+  market_name: Type.String(),
+  participant_id: Type.Integer(),
+  participant_type: Type.String(),
+  participant_name: Type.String(),
+  line: Type.String(),
+  price: Type.String(),
+  previous_price: Type.String({ description: 'empty when new' }),
+  change_type: Type.String({ description: 'new, price_change or line_change' }),
+  is_main_line: Type.Boolean(),
+  closed_at: Type.String({ description: 'empty when active' }),
+  updated_at: Type.String(),
 });
 
 export const ConferenceSchema = Type.Object({
-	conference_id: Int(),
-	sport_id: Int(),
-	name: Str(),
+  conference_id: Int(),
+  sport_id: Int(),
+  name: Str(),
 });
 export const DivisionSchema = Type.Object({
-	division_id: Int(),
-	conference_id: Int(),
-	sport_id: Int(),
-	name: Str(),
+  division_id: Int(),
+  conference_id: Int(),
+  sport_id: Int(),
+  name: Str(),
 });
 
 export const SportTeamSchema = Type.Object({
-	team_id: Int(),
-	name: Str(),
-	mascot: Str(),
-	abbreviation: Str(),
-	record: Str(),
-	conference: ConferenceSchema,
-	division: DivisionSchema,
+  team_id: Int(),
+  name: Str(),
+  mascot: Str(),
+  abbreviation: Str(),
+  record: Str(),
+  conference: ConferenceSchema,
+  division: DivisionSchema,
 });
 
 export const EventMarketSummarySchema = Type.Object({
-	id: Int(),
-	market_id: Int(),
-	period_id: Int(),
-	name: Str(),
-	market_description: Str(),
-	live_variant_id: Type.Optional(Int()),
-	proposition: Type.Boolean(),
-	participant_count: Int(),
-	line_count: Int(),
-	affiliate_ids: Type.Array(Int()),
-	open: Type.Boolean({
-		description: "true while at least one price is not closed",
-	}),
+  id: Int(),
+  market_id: Int(),
+  period_id: Int(),
+  name: Str(),
+  market_description: Str(),
+  live_variant_id: Type.Optional(Int()),
+  proposition: Type.Boolean(),
+  participant_count: Int(),
+  line_count: Int(),
+  affiliate_ids: Type.Array(Int()),
+  open: Type.Boolean({
+    description: 'true while at least one price is not closed',
+  }),
 });
 
 export const SportMarketSchema = Type.Composite([
-	MarketDefinitionSchema,
-	Type.Object({
-		event_count: Int("events of the day that carry prices in this market"),
-	}),
+  MarketDefinitionSchema,
+  Type.Object({
+    event_count: Int('events of the day that carry prices in this market'),
+  }),
 ]);
 
 /** Responses keyed by a dynamic id (sport id) are documented as maps. */
@@ -215,7 +203,7 @@ export const keyed = (value: TSchema) => Type.Record(Type.String(), value);
 
 /** Every authenticated route documents the key header and the error bodies it can return. */
 export const errorResponses = {
-	400: ErrorBody,
-	401: ErrorBody,
-	404: ErrorBody,
+  400: ErrorBody,
+  401: ErrorBody,
+  404: ErrorBody,
 } as const;

@@ -1,23 +1,23 @@
-import type { FastifyInstance, FastifyReply } from "fastify";
-import type { AccessControl, Denial } from "../../access/access-control.ts";
-import type { Authenticator } from "../../access/authenticator.ts";
-import { FailedAuthThrottle } from "../../access/failed-auth.ts";
-import { ApiError, forbidden, unauthorized } from "../errors.ts";
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { AccessControl, Denial } from '../../access/access-control.ts';
+import type { Authenticator } from '../../access/authenticator.ts';
+import { FailedAuthThrottle } from '../../access/failed-auth.ts';
+import { ApiError, forbidden, unauthorized } from '../errors.ts';
 
-declare module "fastify" {
-	interface FastifyReply {
-		/**
-		 * Counts `points` against the caller's allowance and sets the usage and entitlement headers.
-		 * Metered routes call it once, just before they answer 200; elsewhere it does nothing.
-		 */
-		meter(points: number): FastifyReply;
-	}
-	interface FastifyContextConfig {
-		/** Catalog routes: authenticated but free, without usage headers. */
-		free?: boolean;
-		/** V2 routes that V1 plans may use too (spec: the two delta feeds). */
-		v1Plans?: boolean;
-	}
+declare module 'fastify' {
+  interface FastifyReply {
+    /**
+     * Counts `points` against the caller's allowance and sets the usage and entitlement headers.
+     * Metered routes call it once, just before they answer 200; elsewhere it does nothing.
+     */
+    meter(points: number): FastifyReply;
+  }
+  interface FastifyContextConfig {
+    /** Catalog routes: authenticated but free, without usage headers. */
+    free?: boolean;
+    /** V2 routes that V1 plans may use too (spec: the two delta feeds). */
+    v1Plans?: boolean;
+  }
 }
 
 const deny = (d: Denial) => new ApiError(d.status, d.body, d.headers);
@@ -29,68 +29,48 @@ const deny = (d: Denial) => new ApiError(d.status, d.body, d.headers);
  * typo reads as a typo.
  */
 export function installAccess(
-	app: FastifyInstance,
-	auth: Authenticator,
-	access: AccessControl,
-	keyHeader: string,
+  app: FastifyInstance,
+  auth: Authenticator,
+  access: AccessControl,
+  keyHeader: string,
 ): void {
-	const header = keyHeader.toLowerCase();
-	const throttle = new FailedAuthThrottle();
-	// A method rather than an onSend hook: a hook would run on every response of every route.
-	app.decorateReply(
-		"meter",
-		function meter(this: FastifyReply, points: number) {
-			const account = this.request.account;
-			if (account && !this.request.routeOptions.config.free) {
-				this.headers(
-					access.usageHeaders(account, access.consume(account, points)),
-				);
-			}
-			return this;
-		},
-	);
+  const header = keyHeader.toLowerCase();
+  const throttle = new FailedAuthThrottle();
+  // A method rather than an onSend hook: a hook would run on every response of every route.
+  app.decorateReply('meter', function meter(this: FastifyReply, points: number) {
+    const account = this.request.account;
+    if (account && !this.request.routeOptions.config.free) {
+      this.headers(access.usageHeaders(account, access.consume(account, points)));
+    }
+    return this;
+  });
 
-	// Callback-style hooks: every request passes here, and no step below waits on I/O.
-	app.addHook("onRequest", (request, _reply, done) => {
-		const url = request.routeOptions.url;
-		if (
-			url === undefined ||
-			request.routeOptions.config.public ||
-			url.startsWith("/docs")
-		)
-			return done();
-		const fromHeader = request.headers[header];
-		const query = request.query as Record<string, unknown>;
-		const presented =
-			typeof fromHeader === "string"
-				? fromHeader
-				: typeof query.key === "string"
-					? query.key
-					: undefined;
-		const account = auth.authenticate(presented);
-		if (!account) {
-			const wait = throttle.fail(request.ip);
-			if (wait > 0) setTimeout(() => done(unauthorized()), wait);
-			else done(unauthorized());
-			return;
-		}
-		request.account = account;
-		if (
-			!account.v2 &&
-			url.startsWith("/api/v2/") &&
-			!request.routeOptions.config.v1Plans
-		) {
-			return done(
-				forbidden(
-					"This endpoint needs a V2 subscription; V1 plans may use /api/v2/delta and /api/v2/markets/delta",
-				),
-			);
-		}
-		const denial =
-			access.checkBurst(account) ??
-			(request.routeOptions.config.free
-				? undefined
-				: access.checkCaps(account));
-		done(denial ? deny(denial) : undefined);
-	});
+  // Callback-style hooks: every request passes here, and no step below waits on I/O.
+  app.addHook('onRequest', (request, _reply, done) => {
+    const url = request.routeOptions.url;
+    if (url === undefined || request.routeOptions.config.public || url.startsWith('/docs')) return done();
+    const fromHeader = request.headers[header];
+    const query = request.query as Record<string, unknown>;
+    const presented =
+      typeof fromHeader === 'string' ? fromHeader : typeof query.key === 'string' ? query.key : undefined;
+    const account = auth.authenticate(presented);
+    if (!account) {
+      const wait = throttle.fail(request.ip);
+      if (wait > 0) setTimeout(() => done(unauthorized()), wait);
+      else done(unauthorized());
+      return;
+    }
+    request.account = account;
+    if (!account.v2 && url.startsWith('/api/v2/') && !request.routeOptions.config.v1Plans) {
+      return done(
+        forbidden(
+          'This endpoint needs a V2 subscription; V1 plans may use /api/v2/delta and /api/v2/markets/delta',
+        ),
+      );
+    }
+    const denial =
+      access.checkBurst(account) ??
+      (request.routeOptions.config.free ? undefined : access.checkCaps(account));
+    done(denial ? deny(denial) : undefined);
+  });
 }

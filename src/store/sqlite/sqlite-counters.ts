@@ -1,9 +1,9 @@
-import type { SqliteDatabase } from "./database.ts";
+import type { SqliteDatabase } from './database.ts';
 
 export interface CounterEntry {
-	key: string;
-	value: number;
-	expiresAt: number;
+  key: string;
+  value: number;
+  expiresAt: number;
 }
 
 /**
@@ -11,41 +11,39 @@ export interface CounterEntry {
  * (another process) reads them. The server writes its changed counters every second.
  */
 export class SqliteCounterSnapshot {
-	constructor(private readonly db: SqliteDatabase) {}
+  constructor(private readonly db: SqliteDatabase) {}
 
-	load(now: number): CounterEntry[] {
-		this.db.prepare("DELETE FROM counters WHERE expires_at <= ?").run(now);
-		return (
-			this.db.prepare("SELECT key, value, expires_at FROM counters").all() as {
-				key: string;
-				value: number;
-				expires_at: number;
-			}[]
-		).map((r) => ({ key: r.key, value: r.value, expiresAt: r.expires_at }));
-	}
+  load(now: number): CounterEntry[] {
+    this.db.prepare('DELETE FROM counters WHERE expires_at <= ?').run(now);
+    return (
+      this.db.prepare('SELECT key, value, expires_at FROM counters').all() as {
+        key: string;
+        value: number;
+        expires_at: number;
+      }[]
+    ).map((r) => ({ key: r.key, value: r.value, expiresAt: r.expires_at }));
+  }
 
-	save(entries: readonly CounterEntry[]): void {
-		const upsert = this.db.prepare(
-			`INSERT INTO counters (key, value, expires_at) VALUES (?, ?, ?)
+  save(entries: readonly CounterEntry[]): void {
+    const upsert = this.db.prepare(
+      `INSERT INTO counters (key, value, expires_at) VALUES (?, ?, ?)
        ON CONFLICT (key) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at`,
-		);
-		this.db.transaction(() => {
-			for (const e of entries) upsert.run(e.key, e.value, e.expiresAt);
-		})();
-	}
+    );
+    this.db.transaction(() => {
+      for (const e of entries) upsert.run(e.key, e.value, e.expiresAt);
+    })();
+  }
 
-	/** Counters whose key starts with `prefix` and that have not expired. */
-	read(prefix: string, now: number): CounterEntry[] {
-		return (
-			this.db
-				.prepare(
-					"SELECT key, value, expires_at FROM counters WHERE key >= ? AND key < ? AND expires_at > ?",
-				)
-				.all(prefix, `${prefix}\uffff`, now) as {
-				key: string;
-				value: number;
-				expires_at: number;
-			}[]
-		).map((r) => ({ key: r.key, value: r.value, expiresAt: r.expires_at }));
-	}
+  /** Counters whose key starts with `prefix` and that have not expired. */
+  read(prefix: string, now: number): CounterEntry[] {
+    return (
+      this.db
+        .prepare('SELECT key, value, expires_at FROM counters WHERE key >= ? AND key < ? AND expires_at > ?')
+        .all(prefix, `${prefix}\uffff`, now) as {
+        key: string;
+        value: number;
+        expires_at: number;
+      }[]
+    ).map((r) => ({ key: r.key, value: r.value, expiresAt: r.expires_at }));
+  }
 }

@@ -1,46 +1,44 @@
-import type { KeyRecord, KeyStore } from "../../access/keys.ts";
-import type { SqliteDatabase } from "./database.ts";
+import type { KeyRecord, KeyStore } from '../../access/keys.ts';
+import type { SqliteDatabase } from './database.ts';
 
 export class SqliteKeyStore implements KeyStore {
-	private readonly byHash;
+  private readonly byHash;
 
-	constructor(private readonly db: SqliteDatabase) {
-		this.byHash = db.prepare("SELECT * FROM api_keys WHERE key_hash = ?");
-	}
+  constructor(private readonly db: SqliteDatabase) {
+    this.byHash = db.prepare('SELECT * FROM api_keys WHERE key_hash = ?');
+  }
 
-	insert(r: KeyRecord): void {
-		this.db
-			.prepare(
-				`INSERT INTO api_keys (key_hash, key_prefix, tier, label, created_at, revoked_at, expires_at, billing,
+  insert(r: KeyRecord): void {
+    this.db
+      .prepare(
+        `INSERT INTO api_keys (key_hash, key_prefix, tier, label, created_at, revoked_at, expires_at, billing,
            budget_cap_usd, v1, v2, credits, credits_expiry, custom)
          VALUES (@key_hash, @key_prefix, @tier, @label, @created_at, @revoked_at, @expires_at, @billing,
            @budget_cap_usd, @v1, @v2, @credits, @credits_expiry, @custom)`,
-			)
-			.run(r);
-	}
+      )
+      .run(r);
+  }
 
-	findByHash(hash: string): KeyRecord | undefined {
-		return this.byHash.get(hash) as KeyRecord | undefined;
-	}
+  findByHash(hash: string): KeyRecord | undefined {
+    return this.byHash.get(hash) as KeyRecord | undefined;
+  }
 
-	list(): KeyRecord[] {
-		return this.db
-			.prepare("SELECT * FROM api_keys ORDER BY created_at")
-			.all() as KeyRecord[];
-	}
+  list(): KeyRecord[] {
+    return this.db.prepare('SELECT * FROM api_keys ORDER BY created_at').all() as KeyRecord[];
+  }
 
-	revoke(match: { hash?: string; prefix?: string }, at: string): number {
-		const sql = match.hash
-			? "UPDATE api_keys SET revoked_at = ? WHERE key_hash = ? AND revoked_at IS NULL"
-			: "UPDATE api_keys SET revoked_at = ? WHERE key_prefix = ? AND revoked_at IS NULL";
-		return this.db.prepare(sql).run(at, match.hash ?? match.prefix).changes;
-	}
+  revoke(match: { hash?: string; prefix?: string }, at: string): number {
+    const sql = match.hash
+      ? 'UPDATE api_keys SET revoked_at = ? WHERE key_hash = ? AND revoked_at IS NULL'
+      : 'UPDATE api_keys SET revoked_at = ? WHERE key_prefix = ? AND revoked_at IS NULL';
+    return this.db.prepare(sql).run(at, match.hash ?? match.prefix).changes;
+  }
 
-	count(): number {
-		return (
-			this.db.prepare("SELECT count(*) AS n FROM api_keys").get() as {
-				n: number;
-			}
-		).n;
-	}
+  count(): number {
+    return (
+      this.db.prepare('SELECT count(*) AS n FROM api_keys').get() as {
+        n: number;
+      }
+    ).n;
+  }
 }

@@ -1,257 +1,241 @@
-import type Database from "better-sqlite3";
+import type Database from 'better-sqlite3';
 import type {
-	ChangeQuery,
-	ChangeRecord,
-	Commit,
-	EventRecord,
-	LoadedState,
-	MarketRecord,
-	Store,
-} from "../store.ts";
-import type { SqliteDatabase } from "./database.ts";
+  ChangeQuery,
+  ChangeRecord,
+  Commit,
+  EventRecord,
+  LoadedState,
+  MarketRecord,
+  Store,
+} from '../store.ts';
+import type { SqliteDatabase } from './database.ts';
 
 export class SqliteStore implements Store {
-	private readonly insertChange;
-	private readonly upsertEvent;
-	private readonly insertMarket;
-	private readonly commitTx;
+  private readonly insertChange;
+  private readonly upsertEvent;
+  private readonly insertMarket;
+  private readonly commitTx;
 
-	constructor(private readonly db: SqliteDatabase) {
-		this.insertChange = db.prepare(
-			`INSERT INTO changes
+  constructor(private readonly db: SqliteDatabase) {
+    this.insertChange = db.prepare(
+      `INSERT INTO changes
          (id, kind, event_id, sport_id, at, committed_ms, price_id, affiliate_id, market_id, payload, detail)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		);
-		this.upsertEvent = db.prepare(
-			`INSERT INTO events (event_id, sport_id, event_date, info, change_id) VALUES (?, ?, ?, ?, ?)
+    );
+    this.upsertEvent = db.prepare(
+      `INSERT INTO events (event_id, sport_id, event_date, info, change_id) VALUES (?, ?, ?, ?, ?)
        ON CONFLICT (event_id) DO UPDATE SET sport_id = excluded.sport_id, event_date = excluded.event_date,
          info = excluded.info, change_id = excluded.change_id`,
-		);
-		this.insertMarket = db.prepare(
-			"INSERT INTO markets (id, event_id, market_id, period_id) VALUES (?, ?, ?, ?)",
-		);
-		this.commitTx = db.transaction((c: Commit) => {
-			for (const m of c.markets)
-				this.insertMarket.run(m.id, m.event_id, m.market_id, m.period_id);
-			for (const r of c.changes) {
-				this.insertChange.run(
-					r.id,
-					r.kind,
-					r.event_id,
-					r.sport_id,
-					r.at,
-					r.committed_ms,
-					r.price_id,
-					r.affiliate_id,
-					r.market_id,
-					r.payload,
-					r.detail,
-				);
-			}
-			for (const e of c.events)
-				this.upsertEvent.run(
-					e.event_id,
-					e.sport_id,
-					e.event_date,
-					e.info,
-					e.change_id,
-				);
-		});
-	}
+    );
+    this.insertMarket = db.prepare(
+      'INSERT INTO markets (id, event_id, market_id, period_id) VALUES (?, ?, ?, ?)',
+    );
+    this.commitTx = db.transaction((c: Commit) => {
+      for (const m of c.markets) this.insertMarket.run(m.id, m.event_id, m.market_id, m.period_id);
+      for (const r of c.changes) {
+        this.insertChange.run(
+          r.id,
+          r.kind,
+          r.event_id,
+          r.sport_id,
+          r.at,
+          r.committed_ms,
+          r.price_id,
+          r.affiliate_id,
+          r.market_id,
+          r.payload,
+          r.detail,
+        );
+      }
+      for (const e of c.events)
+        this.upsertEvent.run(e.event_id, e.sport_id, e.event_date, e.info, e.change_id);
+    });
+  }
 
-	load(): LoadedState {
-		const events = this.db
-			.prepare("SELECT * FROM events")
-			.all() as EventRecord[];
-		const markets = this.db
-			.prepare("SELECT * FROM markets ORDER BY id")
-			.all() as MarketRecord[];
-		const latestPrices = this.db
-			.prepare(
-				`SELECT c.* FROM changes c
+  load(): LoadedState {
+    const events = this.db.prepare('SELECT * FROM events').all() as EventRecord[];
+    const markets = this.db.prepare('SELECT * FROM markets ORDER BY id').all() as MarketRecord[];
+    const latestPrices = this.db
+      .prepare(
+        `SELECT c.* FROM changes c
          JOIN (SELECT max(id) AS id FROM changes WHERE price_id IS NOT NULL GROUP BY price_id) m ON c.id = m.id
          ORDER BY c.price_id`,
-			)
-			.all() as ChangeRecord[];
-		const head = this.db
-			.prepare("SELECT id, committed_ms FROM changes ORDER BY id DESC LIMIT 1")
-			.get() as { id: number; committed_ms: number } | undefined;
-		return {
-			events,
-			markets,
-			latestPrices,
-			headId: head?.id ?? 0,
-			headCommittedMs: head?.committed_ms ?? 0,
-		};
-	}
+      )
+      .all() as ChangeRecord[];
+    const head = this.db.prepare('SELECT id, committed_ms FROM changes ORDER BY id DESC LIMIT 1').get() as
+      | { id: number; committed_ms: number }
+      | undefined;
+    return {
+      events,
+      markets,
+      latestPrices,
+      headId: head?.id ?? 0,
+      headCommittedMs: head?.committed_ms ?? 0,
+    };
+  }
 
-	commit(commit: Commit): void {
-		this.commitTx(commit);
-	}
+  commit(commit: Commit): void {
+    this.commitTx(commit);
+  }
 
-	readChanges(q: ChangeQuery): ChangeRecord[] {
-		const { where, args } = changeFilter(q);
-		return this.prepared(
-			`SELECT * FROM changes WHERE ${where} ORDER BY id LIMIT ?`,
-		).all(...args) as ChangeRecord[];
-	}
+  readChanges(q: ChangeQuery): ChangeRecord[] {
+    const { where, args } = changeFilter(q);
+    return this.prepared(`SELECT * FROM changes WHERE ${where} ORDER BY id LIMIT ?`).all(
+      ...args,
+    ) as ChangeRecord[];
+  }
 
-	readPayloads(q: ChangeQuery): { id: number; payload: string }[] {
-		const { where, args } = changeFilter(q);
-		// Two columns as arrays: about ten times cheaper than whole rows as objects.
-		const rows = this.prepared(
-			`SELECT id, payload FROM changes WHERE ${where} ORDER BY id LIMIT ?`,
-			true,
-		).all(...args) as [number, string][];
-		return rows.map(([id, payload]) => ({ id, payload }));
-	}
+  readPayloads(q: ChangeQuery): { id: number; payload: string }[] {
+    const { where, args } = changeFilter(q);
+    // Two columns as arrays: about ten times cheaper than whole rows as objects.
+    const rows = this.prepared(
+      `SELECT id, payload FROM changes WHERE ${where} ORDER BY id LIMIT ?`,
+      true,
+    ).all(...args) as [number, string][];
+    return rows.map(([id, payload]) => ({ id, payload }));
+  }
 
-	readChangesRange(afterId: number, toId: number): ChangeRecord[] {
-		return this.prepared(
-			"SELECT * FROM changes WHERE id > ? AND id <= ? ORDER BY id",
-		).all(afterId, toId) as ChangeRecord[];
-	}
+  readChangesRange(afterId: number, toId: number): ChangeRecord[] {
+    return this.prepared('SELECT * FROM changes WHERE id > ? AND id <= ? ORDER BY id').all(
+      afterId,
+      toId,
+    ) as ChangeRecord[];
+  }
 
-	loadUpTo(uptoId: number): LoadedState {
-		const latestOfKind = (kind: string) =>
-			this.db
-				.prepare(
-					`SELECT c.* FROM changes c
+  loadUpTo(uptoId: number): LoadedState {
+    const latestOfKind = (kind: string) =>
+      this.db
+        .prepare(
+          `SELECT c.* FROM changes c
            JOIN (SELECT max(id) AS id FROM changes WHERE kind = ? AND id <= ? GROUP BY event_id) m ON c.id = m.id`,
-				)
-				.all(kind, uptoId) as ChangeRecord[];
-		const scores = new Map(latestOfKind("score").map((r) => [r.event_id, r]));
-		const events: EventRecord[] = latestOfKind("event").map((r) => {
-			const info = JSON.parse(r.payload) as Record<string, unknown>;
-			const score = scores.get(r.event_id);
-			let version = r.id;
-			if (score) {
-				const u = JSON.parse(score.payload) as {
-					score: unknown;
-					live_game_state?: unknown;
-				};
-				info.score = u.score;
-				if (u.live_game_state) info.live_game_state = u.live_game_state;
-				version = Math.max(version, score.id);
-			}
-			return {
-				event_id: r.event_id,
-				sport_id: r.sport_id,
-				event_date: String(info.event_date),
-				info: JSON.stringify(info),
-				change_id: version,
-			};
-		});
-		const markets = this.db
-			.prepare("SELECT * FROM markets ORDER BY id")
-			.all() as MarketRecord[];
-		const latestPrices = this.db
-			.prepare(
-				`SELECT c.* FROM changes c
+        )
+        .all(kind, uptoId) as ChangeRecord[];
+    const scores = new Map(latestOfKind('score').map((r) => [r.event_id, r]));
+    const events: EventRecord[] = latestOfKind('event').map((r) => {
+      const info = JSON.parse(r.payload) as Record<string, unknown>;
+      const score = scores.get(r.event_id);
+      let version = r.id;
+      if (score) {
+        const u = JSON.parse(score.payload) as {
+          score: unknown;
+          live_game_state?: unknown;
+        };
+        info.score = u.score;
+        if (u.live_game_state) info.live_game_state = u.live_game_state;
+        version = Math.max(version, score.id);
+      }
+      return {
+        event_id: r.event_id,
+        sport_id: r.sport_id,
+        event_date: String(info.event_date),
+        info: JSON.stringify(info),
+        change_id: version,
+      };
+    });
+    const markets = this.db.prepare('SELECT * FROM markets ORDER BY id').all() as MarketRecord[];
+    const latestPrices = this.db
+      .prepare(
+        `SELECT c.* FROM changes c
          JOIN (SELECT max(id) AS id FROM changes WHERE price_id IS NOT NULL AND id <= ? GROUP BY price_id) m
            ON c.id = m.id
          ORDER BY c.price_id`,
-			)
-			.all(uptoId) as ChangeRecord[];
-		return {
-			events,
-			markets,
-			latestPrices,
-			headId: uptoId,
-			headCommittedMs: this.committedMsAt(uptoId) ?? 0,
-		};
-	}
+      )
+      .all(uptoId) as ChangeRecord[];
+    return {
+      events,
+      markets,
+      latestPrices,
+      headId: uptoId,
+      headCommittedMs: this.committedMsAt(uptoId) ?? 0,
+    };
+  }
 
-	committedMsAt(id: number): number | undefined {
-		const row = this.prepared(
-			"SELECT committed_ms FROM changes WHERE id <= ? ORDER BY id DESC LIMIT 1",
-		).get(id) as { committed_ms: number } | undefined;
-		return row?.committed_ms;
-	}
+  committedMsAt(id: number): number | undefined {
+    const row = this.prepared('SELECT committed_ms FROM changes WHERE id <= ? ORDER BY id DESC LIMIT 1').get(
+      id,
+    ) as { committed_ms: number } | undefined;
+    return row?.committed_ms;
+  }
 
-	firstIdCommittedSince(ms: number): number | undefined {
-		const bounds = this.db
-			.prepare("SELECT min(id) AS lo, max(id) AS hi FROM changes")
-			.get() as {
-			lo: number | null;
-			hi: number | null;
-		};
-		if (bounds.lo === null || bounds.hi === null) return undefined;
-		const at = this.prepared(
-			"SELECT id, committed_ms FROM changes WHERE id >= ? ORDER BY id LIMIT 1",
-		);
-		// committed_ms never decreases along the ids, so a binary search over the primary key finds it.
-		let lo = bounds.lo;
-		let hi = bounds.hi;
-		const last = at.get(hi) as { id: number; committed_ms: number };
-		if (last.committed_ms < ms) return undefined;
-		while (lo < hi) {
-			const mid = Math.floor((lo + hi) / 2);
-			const row = at.get(mid) as { id: number; committed_ms: number };
-			if (row.committed_ms >= ms) hi = Math.min(mid, row.id);
-			else lo = row.id + 1;
-		}
-		return (at.get(lo) as { id: number }).id;
-	}
+  firstIdCommittedSince(ms: number): number | undefined {
+    const bounds = this.db.prepare('SELECT min(id) AS lo, max(id) AS hi FROM changes').get() as {
+      lo: number | null;
+      hi: number | null;
+    };
+    if (bounds.lo === null || bounds.hi === null) return undefined;
+    const at = this.prepared('SELECT id, committed_ms FROM changes WHERE id >= ? ORDER BY id LIMIT 1');
+    // committed_ms never decreases along the ids, so a binary search over the primary key finds it.
+    let lo = bounds.lo;
+    let hi = bounds.hi;
+    const last = at.get(hi) as { id: number; committed_ms: number };
+    if (last.committed_ms < ms) return undefined;
+    while (lo < hi) {
+      const mid = Math.floor((lo + hi) / 2);
+      const row = at.get(mid) as { id: number; committed_ms: number };
+      if (row.committed_ms >= ms) hi = Math.min(mid, row.id);
+      else lo = row.id + 1;
+    }
+    return (at.get(lo) as { id: number }).id;
+  }
 
-	private readonly statements = new Map<string, Database.Statement>();
+  private readonly statements = new Map<string, Database.Statement>();
 
-	/** Statements are prepared once per distinct SQL text; the filter combinations are few. */
-	private prepared(sql: string, raw = false): Database.Statement {
-		const key = raw ? `raw:${sql}` : sql;
-		let st = this.statements.get(key);
-		if (!st) {
-			st = this.db.prepare(sql);
-			if (raw) st.raw(true);
-			this.statements.set(key, st);
-		}
-		return st;
-	}
+  /** Statements are prepared once per distinct SQL text; the filter combinations are few. */
+  private prepared(sql: string, raw = false): Database.Statement {
+    const key = raw ? `raw:${sql}` : sql;
+    let st = this.statements.get(key);
+    if (!st) {
+      st = this.db.prepare(sql);
+      if (raw) st.raw(true);
+      this.statements.set(key, st);
+    }
+    return st;
+  }
 
-	getMeta(key: string): string | undefined {
-		const row = this.db
-			.prepare("SELECT value FROM meta WHERE key = ?")
-			.get(key) as { value: string } | undefined;
-		return row?.value;
-	}
+  getMeta(key: string): string | undefined {
+    const row = this.db.prepare('SELECT value FROM meta WHERE key = ?').get(key) as
+      | { value: string }
+      | undefined;
+    return row?.value;
+  }
 
-	setMeta(key: string, value: string): void {
-		this.db
-			.prepare(
-				"INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-			)
-			.run(key, value);
-	}
+  setMeta(key: string, value: string): void {
+    this.db
+      .prepare(
+        'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
+      )
+      .run(key, value);
+  }
 
-	close(): void {
-		if (this.db.open) this.db.close();
-	}
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
 }
 
 /** The WHERE clause of a change read and its arguments, the LIMIT last. */
 function changeFilter(q: ChangeQuery): {
-	where: string;
-	args: (number | string)[];
+  where: string;
+  args: (number | string)[];
 } {
-	const where = ["id > ?", "id <= ?"];
-	if (q.pricesOnly) where.push("price_id IS NOT NULL");
-	const args: (number | string)[] = [q.afterId, q.toId];
-	if (q.sportId !== undefined) {
-		where.push("sport_id = ?");
-		args.push(q.sportId);
-	}
-	if (q.eventId !== undefined) {
-		where.push("event_id = ?");
-		args.push(q.eventId);
-	}
-	if (q.affiliateIds?.length) {
-		where.push(`affiliate_id IN (${q.affiliateIds.map(() => "?").join(",")})`);
-		args.push(...q.affiliateIds);
-	}
-	if (q.marketIds?.length) {
-		where.push(`market_id IN (${q.marketIds.map(() => "?").join(",")})`);
-		args.push(...q.marketIds);
-	}
-	args.push(q.limit);
-	return { where: where.join(" AND "), args };
+  const where = ['id > ?', 'id <= ?'];
+  if (q.pricesOnly) where.push('price_id IS NOT NULL');
+  const args: (number | string)[] = [q.afterId, q.toId];
+  if (q.sportId !== undefined) {
+    where.push('sport_id = ?');
+    args.push(q.sportId);
+  }
+  if (q.eventId !== undefined) {
+    where.push('event_id = ?');
+    args.push(q.eventId);
+  }
+  if (q.affiliateIds?.length) {
+    where.push(`affiliate_id IN (${q.affiliateIds.map(() => '?').join(',')})`);
+    args.push(...q.affiliateIds);
+  }
+  if (q.marketIds?.length) {
+    where.push(`market_id IN (${q.marketIds.map(() => '?').join(',')})`);
+    args.push(...q.marketIds);
+  }
+  args.push(q.limit);
+  return { where: where.join(' AND '), args };
 }

@@ -1,133 +1,125 @@
-import { Type } from "@sinclair/typebox";
-import type { FastifyInstance, FastifyRequest } from "fastify";
-import type { EventState } from "../../../board/board.ts";
-import type { DeltaRow } from "../../../domain/types.ts";
-import type { HistoryScope, PriceRecord } from "../../../store/history.ts";
-import { boardFor, type RouteDeps } from "../../app.ts";
-import { badRequest, notFound } from "../../errors.ts";
-import type { Query } from "../../event-query.ts";
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { EventState } from '../../../board/board.ts';
+import type { DeltaRow } from '../../../domain/types.ts';
+import type { HistoryScope, PriceRecord } from '../../../store/history.ts';
+import { boardFor, type RouteDeps } from '../../app.ts';
+import { badRequest, notFound } from '../../errors.ts';
+import type { Query } from '../../event-query.ts';
 import {
-	MAX_MARKET_IDS,
-	MAX_PARTICIPANT_IDS,
-	parseBoolean,
-	parseInteger,
-	parseIntList,
-} from "../../params.ts";
-import { errorResponses } from "../../schemas.ts";
+  MAX_MARKET_IDS,
+  MAX_PARTICIPANT_IDS,
+  parseBoolean,
+  parseInteger,
+  parseIntList,
+} from '../../params.ts';
+import { errorResponses } from '../../schemas.ts';
 
 const HISTORY_LIMIT_DEFAULT = 1000;
 const HISTORY_LIMIT_MAX = 5000;
 const MAX_PRICE_IDS = 50;
 
-const opt = (description: string) =>
-	Type.Optional(Type.String({ description }));
-const keyParam = opt(
-	"API key (the X-Service-Key header is recommended instead)",
-);
-const limitParam = opt(
-	`rows per response, default ${HISTORY_LIMIT_DEFAULT}, at most ${HISTORY_LIMIT_MAX}`,
-);
-const fromParam = opt("RFC 3339 time; only rows updated at or after it");
-const toParam = opt("RFC 3339 time; only rows updated at or before it");
+const opt = (description: string) => Type.Optional(Type.String({ description }));
+const keyParam = opt('API key (the X-Service-Key header is recommended instead)');
+const limitParam = opt(`rows per response, default ${HISTORY_LIMIT_DEFAULT}, at most ${HISTORY_LIMIT_MAX}`);
+const fromParam = opt('RFC 3339 time; only rows updated at or after it');
+const toParam = opt('RFC 3339 time; only rows updated at or before it');
 
 const HistoryRowSchema = Type.Object({
-	id: Type.Integer({
-		description: "change id of the row (the markets delta cursor value)",
-	}),
-	market_line_price_id: Type.Integer({
-		description: "the price id (Price.id of event snapshots)",
-	}),
-	event_id: Type.String(),
-	sport_id: Type.Integer(),
-	affiliate_id: Type.Integer(),
-	market_participant_id: Type.Integer({
-		description: "participant.id of the event markets",
-	}),
-	market_id: Type.Integer({ description: "actual (possibly in-play) id" }),
-	line: Type.String({ description: "empty for moneyline" }),
-	price: Type.String(),
-	previous_price: Type.String({
-		description: "empty for the first row of a price",
-	}),
-	change_type: Type.String({ description: "new, price_change or line_change" }),
-	is_main_line: Type.Boolean(),
-	closed_at: Type.String({ description: "empty when active" }),
-	updated_at: Type.String(),
+  id: Type.Integer({
+    description: 'change id of the row (the markets delta cursor value)',
+  }),
+  market_line_price_id: Type.Integer({
+    description: 'the price id (Price.id of event snapshots)',
+  }),
+  event_id: Type.String(),
+  sport_id: Type.Integer(),
+  affiliate_id: Type.Integer(),
+  market_participant_id: Type.Integer({
+    description: 'participant.id of the event markets',
+  }),
+  market_id: Type.Integer({ description: 'actual (possibly in-play) id' }),
+  line: Type.String({ description: 'empty for moneyline' }),
+  price: Type.String(),
+  previous_price: Type.String({
+    description: 'empty for the first row of a price',
+  }),
+  change_type: Type.String({ description: 'new, price_change or line_change' }),
+  is_main_line: Type.Boolean(),
+  closed_at: Type.String({ description: 'empty when active' }),
+  updated_at: Type.String(),
 });
 
 const HistoryResponse = Type.Object({
-	meta: Type.Object({ count: Type.Integer() }),
-	history: Type.Array(HistoryRowSchema, { description: "newest first" }),
+  meta: Type.Object({ count: Type.Integer() }),
+  history: Type.Array(HistoryRowSchema, { description: 'newest first' }),
 });
 
 const ChartPointSchema = Type.Object({
-	t: Type.String({ description: "updated_at" }),
-	l: Type.String({ description: "line value; empty for moneyline" }),
-	p: Type.Number({ description: "American odds; 0.0001 = off the board" }),
-	m: Type.Boolean({ description: "is_main_line" }),
-	c: Type.Optional(
-		Type.String({ description: "closed_at, only on a closed row" }),
-	),
+  t: Type.String({ description: 'updated_at' }),
+  l: Type.String({ description: 'line value; empty for moneyline' }),
+  p: Type.Number({ description: 'American odds; 0.0001 = off the board' }),
+  m: Type.Boolean({ description: 'is_main_line' }),
+  c: Type.Optional(Type.String({ description: 'closed_at, only on a closed row' })),
 });
 
 const ChartResponse = Type.Object({
-	event_id: Type.String(),
-	market_id: Type.Integer(),
-	series: Type.Record(Type.String(), Type.Array(ChartPointSchema), {
-		description: "keyed by affiliate id; points oldest first",
-	}),
+  event_id: Type.String(),
+  market_id: Type.Integer(),
+  series: Type.Record(Type.String(), Type.Array(ChartPointSchema), {
+    description: 'keyed by affiliate id; points oldest first',
+  }),
 });
 
 interface HistoryRow {
-	id: number;
-	market_line_price_id: number;
-	event_id: string;
-	sport_id: number;
-	affiliate_id: number;
-	market_participant_id: number;
-	market_id: number;
-	line: string;
-	price: string;
-	previous_price: string;
-	change_type: string;
-	is_main_line: boolean;
-	closed_at: string;
-	updated_at: string;
+  id: number;
+  market_line_price_id: number;
+  event_id: string;
+  sport_id: number;
+  affiliate_id: number;
+  market_participant_id: number;
+  market_id: number;
+  line: string;
+  price: string;
+  previous_price: string;
+  change_type: string;
+  is_main_line: boolean;
+  closed_at: string;
+  updated_at: string;
 }
 
 interface ChartPoint {
-	t: string;
-	l: string;
-	p: number;
-	m: boolean;
-	c?: string;
+  t: string;
+  l: string;
+  p: number;
+  m: boolean;
+  c?: string;
 }
 
 function historyRow(r: PriceRecord): HistoryRow {
-	// The detail is not needed: parsing it and merging it in (parsePriceChange) costs more than the rest.
-	const c = JSON.parse(r.payload) as DeltaRow;
-	return {
-		id: c.id,
-		market_line_price_id: r.price_id,
-		event_id: c.event_id,
-		sport_id: c.sport_id,
-		affiliate_id: c.affiliate_id,
-		market_participant_id: c.participant_id,
-		market_id: c.market_id,
-		line: c.line,
-		price: c.price,
-		previous_price: c.previous_price,
-		change_type: c.change_type,
-		is_main_line: c.is_main_line,
-		closed_at: c.closed_at,
-		updated_at: c.updated_at,
-	};
+  // The detail is not needed: parsing it and merging it in (parsePriceChange) costs more than the rest.
+  const c = JSON.parse(r.payload) as DeltaRow;
+  return {
+    id: c.id,
+    market_line_price_id: r.price_id,
+    event_id: c.event_id,
+    sport_id: c.sport_id,
+    affiliate_id: c.affiliate_id,
+    market_participant_id: c.participant_id,
+    market_id: c.market_id,
+    line: c.line,
+    price: c.price,
+    previous_price: c.previous_price,
+    change_type: c.change_type,
+    is_main_line: c.is_main_line,
+    closed_at: c.closed_at,
+    updated_at: c.updated_at,
+  };
 }
 
 const clip = (s: string): string => (s.length > 40 ? `${s.slice(0, 40)}…` : s);
 
-const RFC3339 =
-	/^(\d{4}-\d{2}-\d{2})[Tt](\d{2}:\d{2}:\d{2})(\.\d+)?(?:[Zz]|([+\- ])(\d{2}):(\d{2}))$/;
+const RFC3339 = /^(\d{4}-\d{2}-\d{2})[Tt](\d{2}:\d{2}:\d{2})(\.\d+)?(?:[Zz]|([+\- ])(\d{2}):(\d{2}))$/;
 
 /**
  * An RFC 3339 date-time: the 24-character UTC form stored rows use, and the instant in ms with any
@@ -136,312 +128,249 @@ const RFC3339 =
  * query string reads as a space, and is taken as `+`.
  */
 function parseTime(
-	name: string,
-	raw: string | undefined,
-	roundUp: boolean,
+  name: string,
+  raw: string | undefined,
+  roundUp: boolean,
 ): { ms: number; at: string } | undefined {
-	if (raw === undefined || raw.trim() === "") return undefined;
-	const m = RFC3339.exec(raw.trim());
-	const local = m ? `${m[1]}T${m[2]}` : "";
-	const base = Date.parse(`${local}.000Z`);
-	if (
-		!m ||
-		Number.isNaN(base) ||
-		new Date(base).toISOString().slice(0, 19) !== local
-	) {
-		throw badRequest(
-			`${name} must be an RFC 3339 date-time such as 2026-01-31T18:00:00Z, got '${clip(raw)}'`,
-		);
-	}
-	const [offH, offM] = [Number(m[5] ?? 0), Number(m[6] ?? 0)];
-	if (offH > 23 || offM > 59)
-		throw badRequest(`${name} has an invalid UTC offset: '${clip(raw)}'`);
-	// The fraction is read as digits: binary floating point would turn .007 s into 7.000000000000001 ms.
-	const digits = (m[3] ?? ".").slice(1);
-	const whole =
-		base -
-		(m[4] === "-" ? -1 : 1) * (offH * 60 + offM) * 60_000 +
-		Number(digits.slice(0, 3).padEnd(3, "0"));
-	const finer = Number(`0.${digits.slice(3) || "0"}`);
-	return {
-		ms: whole + finer,
-		at: new Date(roundUp && finer > 0 ? whole + 1 : whole).toISOString(),
-	};
+  if (raw === undefined || raw.trim() === '') return undefined;
+  const m = RFC3339.exec(raw.trim());
+  const local = m ? `${m[1]}T${m[2]}` : '';
+  const base = Date.parse(`${local}.000Z`);
+  if (!m || Number.isNaN(base) || new Date(base).toISOString().slice(0, 19) !== local) {
+    throw badRequest(
+      `${name} must be an RFC 3339 date-time such as 2026-01-31T18:00:00Z, got '${clip(raw)}'`,
+    );
+  }
+  const [offH, offM] = [Number(m[5] ?? 0), Number(m[6] ?? 0)];
+  if (offH > 23 || offM > 59) throw badRequest(`${name} has an invalid UTC offset: '${clip(raw)}'`);
+  // The fraction is read as digits: binary floating point would turn .007 s into 7.000000000000001 ms.
+  const digits = (m[3] ?? '.').slice(1);
+  const whole =
+    base - (m[4] === '-' ? -1 : 1) * (offH * 60 + offM) * 60_000 + Number(digits.slice(0, 3).padEnd(3, '0'));
+  const finer = Number(`0.${digits.slice(3) || '0'}`);
+  return {
+    ms: whole + finer,
+    at: new Date(roundUp && finer > 0 ? whole + 1 : whole).toISOString(),
+  };
 }
 
-function timeRange(
-	q: Query,
-	floorMs: number | undefined,
-): { from?: string; to?: string } {
-	const from = parseTime("from", q.from, true);
-	const to = parseTime("to", q.to, false);
-	if (from && to && from.ms > to.ms)
-		throw badRequest(`from (${from.at}) is later than to (${to.at})`);
-	// Rows older than the plan's history window are not served: the window raises `from`.
-	const floor =
-		floorMs !== undefined && (!from || from.ms < floorMs)
-			? new Date(floorMs).toISOString()
-			: from?.at;
-	return { from: floor, to: to?.at };
+function timeRange(q: Query, floorMs: number | undefined): { from?: string; to?: string } {
+  const from = parseTime('from', q.from, true);
+  const to = parseTime('to', q.to, false);
+  if (from && to && from.ms > to.ms) throw badRequest(`from (${from.at}) is later than to (${to.at})`);
+  // Rows older than the plan's history window are not served: the window raises `from`.
+  const floor =
+    floorMs !== undefined && (!from || from.ms < floorMs) ? new Date(floorMs).toISOString() : from?.at;
+  return { from: floor, to: to?.at };
 }
 
 const parseLimit = (raw: string | undefined): number =>
-	parseInteger("limit", raw, 1, HISTORY_LIMIT_MAX) ?? HISTORY_LIMIT_DEFAULT;
+  parseInteger('limit', raw, 1, HISTORY_LIMIT_MAX) ?? HISTORY_LIMIT_DEFAULT;
 
 interface PriceSelection {
-	marketIds?: ReadonlySet<number>;
-	affiliateIds?: ReadonlySet<number>;
-	participantIds?: ReadonlySet<number>;
-	line?: string;
+  marketIds?: ReadonlySet<number>;
+  affiliateIds?: ReadonlySet<number>;
+  participantIds?: ReadonlySet<number>;
+  line?: string;
 }
 
 /** The ids of an event's prices that a selection names; the board holds every price ever written. */
 function priceIdsOf(state: EventState, s: PriceSelection): number[] {
-	const out: number[] = [];
-	for (const m of state.markets.values()) {
-		if (s.marketIds && !s.marketIds.has(m.market_id)) continue;
-		for (const part of m.participants.values()) {
-			if (s.participantIds && !s.participantIds.has(part.id)) continue;
-			for (const line of part.lines.values()) {
-				if (s.line !== undefined && line.value !== s.line) continue;
-				for (const p of line.prices.values()) {
-					if (!s.affiliateIds || s.affiliateIds.has(p.affiliate_id))
-						out.push(p.id);
-				}
-			}
-		}
-	}
-	return out;
+  const out: number[] = [];
+  for (const m of state.markets.values()) {
+    if (s.marketIds && !s.marketIds.has(m.market_id)) continue;
+    for (const part of m.participants.values()) {
+      if (s.participantIds && !s.participantIds.has(part.id)) continue;
+      for (const line of part.lines.values()) {
+        if (s.line !== undefined && line.value !== s.line) continue;
+        for (const p of line.prices.values()) {
+          if (!s.affiliateIds || s.affiliateIds.has(p.affiliate_id)) out.push(p.id);
+        }
+      }
+    }
+  }
+  return out;
 }
 
-const asSet = (ids: number[] | undefined): Set<number> | undefined =>
-	ids ? new Set(ids) : undefined;
+const asSet = (ids: number[] | undefined): Set<number> | undefined => (ids ? new Set(ids) : undefined);
 
 /** Recorded price rows: an event's history, any prices' history, and one market's line chart. */
-export async function historyRoutes(
-	app: FastifyInstance,
-	deps: RouteDeps,
-): Promise<void> {
-	const { history } = deps;
-	const floorOf = (request: FastifyRequest) =>
-		request.account && deps.access
-			? deps.access.historyFloorMs(request.account)
-			: undefined;
+export async function historyRoutes(app: FastifyInstance, deps: RouteDeps): Promise<void> {
+  const { history } = deps;
+  const floorOf = (request: FastifyRequest) =>
+    request.account && deps.access ? deps.access.historyFloorMs(request.account) : undefined;
 
-	/** The event on the board the caller sees, and that board's head: no read looks past it. */
-	const eventOf = (
-		request: FastifyRequest,
-		eventId: string,
-	): { state: EventState; uptoId: number } => {
-		const board = boardFor(deps, request.account);
-		const state = board.getEvent(eventId);
-		if (!state) throw notFound(`event ${eventId}`);
-		return { state, uptoId: board.head };
-	};
+  /** The event on the board the caller sees, and that board's head: no read looks past it. */
+  const eventOf = (request: FastifyRequest, eventId: string): { state: EventState; uptoId: number } => {
+    const board = boardFor(deps, request.account);
+    const state = board.getEvent(eventId);
+    if (!state) throw notFound(`event ${eventId}`);
+    return { state, uptoId: board.head };
+  };
 
-	app.get(
-		"/api/v2/events/:eventID/markets/history",
-		{
-			schema: {
-				summary: "Recorded price-history rows of an event, newest first",
-				description:
-					"No paging cursor and no truncation flag: when a response reaches limit, narrow it by market, " +
-					"sportsbook, participant or time window. market_ids are matched literally (no automatic live " +
-					"variants).",
-				tags: ["history"],
-				params: Type.Object({ eventID: Type.String() }),
-				querystring: Type.Object(
-					{
-						limit: limitParam,
-						market_ids: opt(
-							"comma-separated market ids, at most 12, matched literally",
-						),
-						affiliate_ids: opt("comma-separated affiliate ids"),
-						participant_ids: opt(
-							`comma-separated participant ids, at most ${MAX_PARTICIPANT_IDS}`,
-						),
-						from: fromParam,
-						to: toParam,
-						key: keyParam,
-					},
-					{ additionalProperties: true },
-				),
-				response: { 200: HistoryResponse, ...errorResponses },
-			},
-		},
-		async (request, reply) => {
-			const { state, uptoId } = eventOf(
-				request,
-				(request.params as { eventID: string }).eventID,
-			);
-			const q = request.query as Query;
-			const limit = parseLimit(q.limit);
-			const selection: PriceSelection = {
-				marketIds: asSet(
-					parseIntList("market_ids", q.market_ids, MAX_MARKET_IDS),
-				),
-				affiliateIds: asSet(parseIntList("affiliate_ids", q.affiliate_ids)),
-				participantIds: asSet(
-					parseIntList(
-						"participant_ids",
-						q.participant_ids,
-						MAX_PARTICIPANT_IDS,
-					),
-				),
-			};
-			const { from, to } = timeRange(q, floorOf(request));
-			const filtered =
-				selection.marketIds ||
-				selection.affiliateIds ||
-				selection.participantIds;
-			const scope: HistoryScope = filtered
-				? { priceIds: priceIdsOf(state, selection) }
-				: { eventId: state.info.event_id };
-			const rows = history.rows({ ...scope, uptoId, from, to, limit });
-			reply.meter(rows.length);
-			return { meta: { count: rows.length }, history: rows.map(historyRow) };
-		},
-	);
+  app.get(
+    '/api/v2/events/:eventID/markets/history',
+    {
+      schema: {
+        summary: 'Recorded price-history rows of an event, newest first',
+        description:
+          'No paging cursor and no truncation flag: when a response reaches limit, narrow it by market, ' +
+          'sportsbook, participant or time window. market_ids are matched literally (no automatic live ' +
+          'variants).',
+        tags: ['history'],
+        params: Type.Object({ eventID: Type.String() }),
+        querystring: Type.Object(
+          {
+            limit: limitParam,
+            market_ids: opt('comma-separated market ids, at most 12, matched literally'),
+            affiliate_ids: opt('comma-separated affiliate ids'),
+            participant_ids: opt(`comma-separated participant ids, at most ${MAX_PARTICIPANT_IDS}`),
+            from: fromParam,
+            to: toParam,
+            key: keyParam,
+          },
+          { additionalProperties: true },
+        ),
+        response: { 200: HistoryResponse, ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      const { state, uptoId } = eventOf(request, (request.params as { eventID: string }).eventID);
+      const q = request.query as Query;
+      const limit = parseLimit(q.limit);
+      const selection: PriceSelection = {
+        marketIds: asSet(parseIntList('market_ids', q.market_ids, MAX_MARKET_IDS)),
+        affiliateIds: asSet(parseIntList('affiliate_ids', q.affiliate_ids)),
+        participantIds: asSet(parseIntList('participant_ids', q.participant_ids, MAX_PARTICIPANT_IDS)),
+      };
+      const { from, to } = timeRange(q, floorOf(request));
+      const filtered = selection.marketIds || selection.affiliateIds || selection.participantIds;
+      const scope: HistoryScope = filtered
+        ? { priceIds: priceIdsOf(state, selection) }
+        : { eventId: state.info.event_id };
+      const rows = history.rows({ ...scope, uptoId, from, to, limit });
+      reply.meter(rows.length);
+      return { meta: { count: rows.length }, history: rows.map(historyRow) };
+    },
+  );
 
-	app.get(
-		"/api/v2/markets/history",
-		{
-			schema: {
-				summary:
-					"Recorded price-history rows of up to 50 market_line_prices, newest first",
-				description:
-					"market_line_price ids are the Price.id values of event snapshots.",
-				tags: ["history"],
-				querystring: Type.Object(
-					{
-						market_line_price_ids: opt(
-							`comma-separated price ids (required), at most ${MAX_PRICE_IDS}`,
-						),
-						from: fromParam,
-						to: toParam,
-						limit: limitParam,
-						key: keyParam,
-					},
-					{ additionalProperties: true },
-				),
-				response: { 200: HistoryResponse, ...errorResponses },
-			},
-		},
-		async (request, reply) => {
-			const q = request.query as Query;
-			const ids = parseIntList(
-				"market_line_price_ids",
-				q.market_line_price_ids,
-				MAX_PRICE_IDS,
-			);
-			if (!ids) {
-				throw badRequest(
-					"market_line_price_ids is required: comma-separated Price.id values of an events snapshot, " +
-						`at most ${MAX_PRICE_IDS}`,
-				);
-			}
-			const limit = parseLimit(q.limit);
-			const uptoId = boardFor(deps, request.account).head;
-			const rows = history.rows({
-				priceIds: ids,
-				uptoId,
-				...timeRange(q, floorOf(request)),
-				limit,
-			});
-			reply.meter(rows.length);
-			return { meta: { count: rows.length }, history: rows.map(historyRow) };
-		},
-	);
+  app.get(
+    '/api/v2/markets/history',
+    {
+      schema: {
+        summary: 'Recorded price-history rows of up to 50 market_line_prices, newest first',
+        description: 'market_line_price ids are the Price.id values of event snapshots.',
+        tags: ['history'],
+        querystring: Type.Object(
+          {
+            market_line_price_ids: opt(`comma-separated price ids (required), at most ${MAX_PRICE_IDS}`),
+            from: fromParam,
+            to: toParam,
+            limit: limitParam,
+            key: keyParam,
+          },
+          { additionalProperties: true },
+        ),
+        response: { 200: HistoryResponse, ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      const q = request.query as Query;
+      const ids = parseIntList('market_line_price_ids', q.market_line_price_ids, MAX_PRICE_IDS);
+      if (!ids) {
+        throw badRequest(
+          'market_line_price_ids is required: comma-separated Price.id values of an events snapshot, ' +
+            `at most ${MAX_PRICE_IDS}`,
+        );
+      }
+      const limit = parseLimit(q.limit);
+      const uptoId = boardFor(deps, request.account).head;
+      const rows = history.rows({
+        priceIds: ids,
+        uptoId,
+        ...timeRange(q, floorOf(request)),
+        limit,
+      });
+      reply.meter(rows.length);
+      return { meta: { count: rows.length }, history: rows.map(historyRow) };
+    },
+  );
 
-	app.get(
-		"/api/v2/events/:eventID/markets/:marketID/history",
-		{
-			schema: {
-				summary: "Line chart of one market of an event, per sportsbook",
-				description:
-					"series is keyed by affiliate id; points are oldest first: t time, l line value, p price, " +
-					"m main-line flag, c closed-at (only on closed rows). A series can mix participants and line " +
-					"values: main_line alone does not isolate a side (for totals ask for participant_id 0 and 1 " +
-					"separately). limit keeps the newest points of the whole response. No cursor and no truncation " +
-					"flag.",
-				tags: ["history"],
-				params: Type.Object({
-					eventID: Type.String(),
-					marketID: Type.String(),
-				}),
-				querystring: Type.Object(
-					{
-						participant_id: opt(
-							"participant.id (public canonical id) of one side",
-						),
-						line: opt("one line value, exactly as in the event markets"),
-						main_line: opt("true keeps only rows that were on the main line"),
-						limit: opt(
-							`points per response, default ${HISTORY_LIMIT_DEFAULT}, at most ${HISTORY_LIMIT_MAX}`,
-						),
-						key: keyParam,
-					},
-					{ additionalProperties: true },
-				),
-				response: { 200: ChartResponse, ...errorResponses },
-			},
-		},
-		async (request, reply) => {
-			const p = request.params as { eventID: string; marketID: string };
-			if (!/^\d{1,9}$/.test(p.marketID))
-				throw badRequest(
-					`marketID must be an integer, got '${clip(p.marketID)}'`,
-				);
-			const marketId = Number(p.marketID);
-			const { state, uptoId } = eventOf(request, p.eventID);
-			const q = request.query as Query;
-			const participantId = parseInteger(
-				"participant_id",
-				q.participant_id,
-				0,
-				999_999_999,
-			);
-			const line = q.line?.trim() || undefined;
-			const mainLineOnly = parseBoolean("main_line", q.main_line, false);
-			const limit = parseLimit(q.limit);
-			const scope: HistoryScope =
-				participantId !== undefined || line !== undefined
-					? {
-							priceIds: priceIdsOf(state, {
-								marketIds: new Set([marketId]),
-								participantIds:
-									participantId !== undefined
-										? new Set([participantId])
-										: undefined,
-								line,
-							}),
-						}
-					: { eventId: state.info.event_id, marketId };
-			const { from } = timeRange({}, floorOf(request));
-			const rows = history.rows({
-				...scope,
-				uptoId,
-				mainLineOnly,
-				from,
-				limit,
-			});
-			reply.meter(rows.length);
-			const series: Record<string, ChartPoint[]> = {};
-			// Newest first from the store; the chart reads oldest first.
-			for (let i = rows.length - 1; i >= 0; i--) {
-				const c = JSON.parse(rows[i].payload) as DeltaRow;
-				const point: ChartPoint = {
-					t: c.updated_at,
-					l: c.line,
-					p: Number(c.price),
-					m: c.is_main_line,
-				};
-				if (c.closed_at !== "") point.c = c.closed_at;
-				const key = String(c.affiliate_id);
-				if (series[key]) series[key].push(point);
-				else series[key] = [point];
-			}
-			return { event_id: state.info.event_id, market_id: marketId, series };
-		},
-	);
+  app.get(
+    '/api/v2/events/:eventID/markets/:marketID/history',
+    {
+      schema: {
+        summary: 'Line chart of one market of an event, per sportsbook',
+        description:
+          'series is keyed by affiliate id; points are oldest first: t time, l line value, p price, ' +
+          'm main-line flag, c closed-at (only on closed rows). A series can mix participants and line ' +
+          'values: main_line alone does not isolate a side (for totals ask for participant_id 0 and 1 ' +
+          'separately). limit keeps the newest points of the whole response. No cursor and no truncation ' +
+          'flag.',
+        tags: ['history'],
+        params: Type.Object({
+          eventID: Type.String(),
+          marketID: Type.String(),
+        }),
+        querystring: Type.Object(
+          {
+            participant_id: opt('participant.id (public canonical id) of one side'),
+            line: opt('one line value, exactly as in the event markets'),
+            main_line: opt('true keeps only rows that were on the main line'),
+            limit: opt(`points per response, default ${HISTORY_LIMIT_DEFAULT}, at most ${HISTORY_LIMIT_MAX}`),
+            key: keyParam,
+          },
+          { additionalProperties: true },
+        ),
+        response: { 200: ChartResponse, ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      const p = request.params as { eventID: string; marketID: string };
+      if (!/^\d{1,9}$/.test(p.marketID))
+        throw badRequest(`marketID must be an integer, got '${clip(p.marketID)}'`);
+      const marketId = Number(p.marketID);
+      const { state, uptoId } = eventOf(request, p.eventID);
+      const q = request.query as Query;
+      const participantId = parseInteger('participant_id', q.participant_id, 0, 999_999_999);
+      const line = q.line?.trim() || undefined;
+      const mainLineOnly = parseBoolean('main_line', q.main_line, false);
+      const limit = parseLimit(q.limit);
+      const scope: HistoryScope =
+        participantId !== undefined || line !== undefined
+          ? {
+              priceIds: priceIdsOf(state, {
+                marketIds: new Set([marketId]),
+                participantIds: participantId !== undefined ? new Set([participantId]) : undefined,
+                line,
+              }),
+            }
+          : { eventId: state.info.event_id, marketId };
+      const { from } = timeRange({}, floorOf(request));
+      const rows = history.rows({
+        ...scope,
+        uptoId,
+        mainLineOnly,
+        from,
+        limit,
+      });
+      reply.meter(rows.length);
+      const series: Record<string, ChartPoint[]> = {};
+      // Newest first from the store; the chart reads oldest first.
+      for (let i = rows.length - 1; i >= 0; i--) {
+        const c = JSON.parse(rows[i].payload) as DeltaRow;
+        const point: ChartPoint = {
+          t: c.updated_at,
+          l: c.line,
+          p: Number(c.price),
+          m: c.is_main_line,
+        };
+        if (c.closed_at !== '') point.c = c.closed_at;
+        const key = String(c.affiliate_id);
+        if (series[key]) series[key].push(point);
+        else series[key] = [point];
+      }
+      return { event_id: state.info.event_id, market_id: marketId, series };
+    },
+  );
 }

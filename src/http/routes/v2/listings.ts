@@ -1,366 +1,312 @@
-import { Type } from "@sinclair/typebox";
-import type { FastifyInstance } from "fastify";
-import type { EventState, MarketState } from "../../../board/board.ts";
-import { marketDefinition, marketName } from "../../../catalog/markets.ts";
-import { SPORTS } from "../../../catalog/sports.ts";
-import type { MarketDefinition } from "../../../domain/types.ts";
-import { gateDate, type RouteDeps } from "../../app.ts";
-import { badRequest, notFound } from "../../errors.ts";
-import type { Query } from "../../event-query.ts";
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import type { EventState, MarketState } from '../../../board/board.ts';
+import { marketDefinition, marketName } from '../../../catalog/markets.ts';
+import { SPORTS } from '../../../catalog/sports.ts';
+import type { MarketDefinition } from '../../../domain/types.ts';
+import { gateDate, type RouteDeps } from '../../app.ts';
+import { badRequest, notFound } from '../../errors.ts';
+import type { Query } from '../../event-query.ts';
+import { dayWindow, parseBoolean, parseDate, parseIntList, parseOffset, parseSportId } from '../../params.ts';
 import {
-	dayWindow,
-	parseBoolean,
-	parseDate,
-	parseIntList,
-	parseOffset,
-	parseSportId,
-} from "../../params.ts";
-import {
-	EventMarketSummarySchema,
-	errorResponses,
-	keyed,
-	MarketDefinitionSchema,
-	SportMarketSchema,
-} from "../../schemas.ts";
+  EventMarketSummarySchema,
+  errorResponses,
+  keyed,
+  MarketDefinitionSchema,
+  SportMarketSchema,
+} from '../../schemas.ts';
 
-const opt = (description: string) =>
-	Type.Optional(Type.String({ description }));
-const DATE_FORMATS = ["date", "iso"] as const;
+const opt = (description: string) => Type.Optional(Type.String({ description }));
+const DATE_FORMATS = ['date', 'iso'] as const;
 
 function parseSportIds(raw: string | undefined): number[] {
-	const ids = parseIntList("sport_ids", raw);
-	if (!ids) return SPORTS.map((s) => s.sport_id);
-	for (const id of ids)
-		if (!SPORTS.some((s) => s.sport_id === id)) throw notFound(`sport ${id}`);
-	return ids;
+  const ids = parseIntList('sport_ids', raw);
+  if (!ids) return SPORTS.map((s) => s.sport_id);
+  for (const id of ids) if (!SPORTS.some((s) => s.sport_id === id)) throw notFound(`sport ${id}`);
+  return ids;
 }
 
 /** The local calendar dates (under `offset`) on which a sport has events, ascending. */
-function sportDates(
-	events: readonly EventState[],
-	offset: number,
-	format: "date" | "iso",
-): string[] {
-	const days = new Set<string>();
-	for (const e of events) {
-		const local = new Date(e.startMs - offset * 60_000)
-			.toISOString()
-			.slice(0, 10);
-		days.add(
-			format === "iso"
-				? new Date(Date.parse(local) + offset * 60_000).toISOString()
-				: local,
-		);
-	}
-	return [...days].sort();
+function sportDates(events: readonly EventState[], offset: number, format: 'date' | 'iso'): string[] {
+  const days = new Set<string>();
+  for (const e of events) {
+    const local = new Date(e.startMs - offset * 60_000).toISOString().slice(0, 10);
+    days.add(format === 'iso' ? new Date(Date.parse(local) + offset * 60_000).toISOString() : local);
+  }
+  return [...days].sort();
 }
 
 function priced(market: MarketState, openOnly: boolean): boolean {
-	for (const p of market.participants.values()) {
-		for (const l of p.lines.values()) {
-			for (const price of l.prices.values())
-				if (!openOnly || price.closed_at === "") return true;
-		}
-	}
-	return false;
+  for (const p of market.participants.values()) {
+    for (const l of p.lines.values()) {
+      for (const price of l.prices.values()) if (!openOnly || price.closed_at === '') return true;
+    }
+  }
+  return false;
 }
 
 function definitionOf(marketId: number): MarketDefinition {
-	return (
-		marketDefinition(marketId) ?? {
-			id: marketId,
-			name: marketName(marketId),
-			description: marketName(marketId),
-			short_description: marketName(marketId),
-			line_value_is_participant: false,
-			proposition: false,
-			period_id: 0,
-			updated_at: new Date(0).toISOString(),
-		}
-	);
+  return (
+    marketDefinition(marketId) ?? {
+      id: marketId,
+      name: marketName(marketId),
+      description: marketName(marketId),
+      short_description: marketName(marketId),
+      line_value_is_participant: false,
+      proposition: false,
+      period_id: 0,
+      updated_at: new Date(0).toISOString(),
+    }
+  );
 }
 
 /** Markets with prices on a set of events, by market id ascending, with how many events carry each. */
 function marketsOf(
-	events: readonly EventState[],
-	openOnly: boolean,
+  events: readonly EventState[],
+  openOnly: boolean,
 ): { def: MarketDefinition; events: number }[] {
-	const counts = new Map<number, number>();
-	for (const e of events) {
-		const seen = new Set<number>();
-		for (const m of e.markets.values()) {
-			if (!seen.has(m.market_id) && priced(m, openOnly)) seen.add(m.market_id);
-		}
-		for (const id of seen) counts.set(id, (counts.get(id) ?? 0) + 1);
-	}
-	return [...counts.entries()]
-		.sort((a, b) => a[0] - b[0])
-		.map(([id, n]) => ({ def: definitionOf(id), events: n }));
+  const counts = new Map<number, number>();
+  for (const e of events) {
+    const seen = new Set<number>();
+    for (const m of e.markets.values()) {
+      if (!seen.has(m.market_id) && priced(m, openOnly)) seen.add(m.market_id);
+    }
+    for (const id of seen) counts.set(id, (counts.get(id) ?? 0) + 1);
+  }
+  return [...counts.entries()]
+    .sort((a, b) => a[0] - b[0])
+    .map(([id, n]) => ({ def: definitionOf(id), events: n }));
 }
 
 /** Sport, date and event listings: cheap reads of the board's indexes. */
-export async function listingRoutes(
-	app: FastifyInstance,
-	deps: RouteDeps,
-): Promise<void> {
-	const { board } = deps;
+export async function listingRoutes(app: FastifyInstance, deps: RouteDeps): Promise<void> {
+  const { board } = deps;
 
-	const datesQuery = Type.Object(
-		{
-			sport_ids: opt("comma-separated sport ids; default all"),
-			offset: opt("minutes that shift the day boundary"),
-			format: opt(
-				"date (YYYY-MM-DD, default) or iso (the UTC instant each local day starts)",
-			),
-		},
-		{ additionalProperties: true },
-	);
-	const parseFormat = (raw: string | undefined): "date" | "iso" => {
-		if (raw === undefined || raw === "") return "date";
-		if (!(DATE_FORMATS as readonly string[]).includes(raw))
-			throw badRequest(`format must be date or iso, got '${raw}'`);
-		return raw as "date" | "iso";
-	};
+  const datesQuery = Type.Object(
+    {
+      sport_ids: opt('comma-separated sport ids; default all'),
+      offset: opt('minutes that shift the day boundary'),
+      format: opt('date (YYYY-MM-DD, default) or iso (the UTC instant each local day starts)'),
+    },
+    { additionalProperties: true },
+  );
+  const parseFormat = (raw: string | undefined): 'date' | 'iso' => {
+    if (raw === undefined || raw === '') return 'date';
+    if (!(DATE_FORMATS as readonly string[]).includes(raw))
+      throw badRequest(`format must be date or iso, got '${raw}'`);
+    return raw as 'date' | 'iso';
+  };
 
-	app.get(
-		"/api/v2/sports/dates",
-		{
-			config: { free: true },
-			schema: {
-				summary: "Dates with events, per sport",
-				tags: ["schedule"],
-				querystring: datesQuery,
-				response: {
-					200: keyed(Type.Object({ dates: Type.Array(Type.String()) })),
-					...errorResponses,
-				},
-			},
-		},
-		async (request) => {
-			const q = request.query as Query;
-			const offset = parseOffset(q.offset);
-			const format = parseFormat(q.format);
-			const out: Record<string, { dates: string[] }> = {};
-			for (const id of parseSportIds(q.sport_ids)) {
-				out[String(id)] = {
-					dates: sportDates(board.eventsOfSport(id), offset, format),
-				};
-			}
-			return out;
-		},
-	);
+  app.get(
+    '/api/v2/sports/dates',
+    {
+      config: { free: true },
+      schema: {
+        summary: 'Dates with events, per sport',
+        tags: ['schedule'],
+        querystring: datesQuery,
+        response: {
+          200: keyed(Type.Object({ dates: Type.Array(Type.String()) })),
+          ...errorResponses,
+        },
+      },
+    },
+    async (request) => {
+      const q = request.query as Query;
+      const offset = parseOffset(q.offset);
+      const format = parseFormat(q.format);
+      const out: Record<string, { dates: string[] }> = {};
+      for (const id of parseSportIds(q.sport_ids)) {
+        out[String(id)] = {
+          dates: sportDates(board.eventsOfSport(id), offset, format),
+        };
+      }
+      return out;
+    },
+  );
 
-	app.get(
-		"/api/v2/sports/:sportID/dates",
-		{
-			config: { free: true },
-			schema: {
-				summary: "Dates with events for one sport",
-				tags: ["schedule"],
-				params: Type.Object({ sportID: Type.String() }),
-				querystring: datesQuery,
-				response: {
-					200: Type.Object({ dates: Type.Array(Type.String()) }),
-					...errorResponses,
-				},
-			},
-		},
-		async (request) => {
-			const sportId = parseSportId(
-				(request.params as { sportID: string }).sportID,
-			);
-			const q = request.query as Query;
-			return {
-				dates: sportDates(
-					board.eventsOfSport(sportId),
-					parseOffset(q.offset),
-					parseFormat(q.format),
-				),
-			};
-		},
-	);
+  app.get(
+    '/api/v2/sports/:sportID/dates',
+    {
+      config: { free: true },
+      schema: {
+        summary: 'Dates with events for one sport',
+        tags: ['schedule'],
+        params: Type.Object({ sportID: Type.String() }),
+        querystring: datesQuery,
+        response: {
+          200: Type.Object({ dates: Type.Array(Type.String()) }),
+          ...errorResponses,
+        },
+      },
+    },
+    async (request) => {
+      const sportId = parseSportId((request.params as { sportID: string }).sportID);
+      const q = request.query as Query;
+      return {
+        dates: sportDates(board.eventsOfSport(sportId), parseOffset(q.offset), parseFormat(q.format)),
+      };
+    },
+  );
 
-	app.get(
-		"/api/v2/sports/events/:date",
-		{
-			config: { free: true },
-			schema: {
-				summary: "Event ids of a date, per sport",
-				tags: ["schedule"],
-				params: Type.Object({
-					date: Type.String({ description: "YYYY-MM-DD" }),
-				}),
-				querystring: Type.Object(
-					{
-						sport_ids: opt("comma-separated sport ids"),
-						offset: opt("minutes"),
-					},
-					{ additionalProperties: true },
-				),
-				response: { 200: keyed(Type.Array(Type.String())), ...errorResponses },
-			},
-		},
-		async (request) => {
-			const dateMs = parseDate((request.params as { date: string }).date);
-			gateDate(deps, request.account, dateMs);
-			const q = request.query as Query;
-			const [from, to] = dayWindow(dateMs, parseOffset(q.offset));
-			const out: Record<string, string[]> = {};
-			for (const id of parseSportIds(q.sport_ids)) {
-				out[String(id)] = board
-					.eventsInWindow(id, from, to)
-					.map((e) => e.info.event_id);
-			}
-			return out;
-		},
-	);
+  app.get(
+    '/api/v2/sports/events/:date',
+    {
+      config: { free: true },
+      schema: {
+        summary: 'Event ids of a date, per sport',
+        tags: ['schedule'],
+        params: Type.Object({
+          date: Type.String({ description: 'YYYY-MM-DD' }),
+        }),
+        querystring: Type.Object(
+          {
+            sport_ids: opt('comma-separated sport ids'),
+            offset: opt('minutes'),
+          },
+          { additionalProperties: true },
+        ),
+        response: { 200: keyed(Type.Array(Type.String())), ...errorResponses },
+      },
+    },
+    async (request) => {
+      const dateMs = parseDate((request.params as { date: string }).date);
+      gateDate(deps, request.account, dateMs);
+      const q = request.query as Query;
+      const [from, to] = dayWindow(dateMs, parseOffset(q.offset));
+      const out: Record<string, string[]> = {};
+      for (const id of parseSportIds(q.sport_ids)) {
+        out[String(id)] = board.eventsInWindow(id, from, to).map((e) => e.info.event_id);
+      }
+      return out;
+    },
+  );
 
-	app.get(
-		"/api/v2/sports/markets/:date",
-		{
-			config: { free: true },
-			schema: {
-				summary: "Market definitions with prices on a date, per sport",
-				tags: ["markets"],
-				params: Type.Object({
-					date: Type.String({ description: "YYYY-MM-DD" }),
-				}),
-				querystring: Type.Object(
-					{
-						hide_closed_markets: opt(
-							"1 hides markets whose prices are all closed",
-						),
-						offset: opt("minutes"),
-						sport_ids: opt("comma-separated sport ids"),
-					},
-					{ additionalProperties: true },
-				),
-				response: {
-					200: keyed(Type.Array(MarketDefinitionSchema)),
-					...errorResponses,
-				},
-			},
-		},
-		async (request) => {
-			const dateMs = parseDate((request.params as { date: string }).date);
-			gateDate(deps, request.account, dateMs);
-			const q = request.query as Query;
-			const [from, to] = dayWindow(dateMs, parseOffset(q.offset));
-			const openOnly = parseBoolean(
-				"hide_closed_markets",
-				q.hide_closed_markets,
-				false,
-			);
-			const out: Record<string, MarketDefinition[]> = {};
-			for (const id of parseSportIds(q.sport_ids)) {
-				const events = board.eventsInWindow(id, from, to);
-				if (events.length > 0)
-					out[String(id)] = marketsOf(events, openOnly).map((m) => m.def);
-			}
-			return out;
-		},
-	);
+  app.get(
+    '/api/v2/sports/markets/:date',
+    {
+      config: { free: true },
+      schema: {
+        summary: 'Market definitions with prices on a date, per sport',
+        tags: ['markets'],
+        params: Type.Object({
+          date: Type.String({ description: 'YYYY-MM-DD' }),
+        }),
+        querystring: Type.Object(
+          {
+            hide_closed_markets: opt('1 hides markets whose prices are all closed'),
+            offset: opt('minutes'),
+            sport_ids: opt('comma-separated sport ids'),
+          },
+          { additionalProperties: true },
+        ),
+        response: {
+          200: keyed(Type.Array(MarketDefinitionSchema)),
+          ...errorResponses,
+        },
+      },
+    },
+    async (request) => {
+      const dateMs = parseDate((request.params as { date: string }).date);
+      gateDate(deps, request.account, dateMs);
+      const q = request.query as Query;
+      const [from, to] = dayWindow(dateMs, parseOffset(q.offset));
+      const openOnly = parseBoolean('hide_closed_markets', q.hide_closed_markets, false);
+      const out: Record<string, MarketDefinition[]> = {};
+      for (const id of parseSportIds(q.sport_ids)) {
+        const events = board.eventsInWindow(id, from, to);
+        if (events.length > 0) out[String(id)] = marketsOf(events, openOnly).map((m) => m.def);
+      }
+      return out;
+    },
+  );
 
-	app.get(
-		"/api/v2/sports/:sportID/markets/:date",
-		{
-			config: { free: true },
-			schema: {
-				summary: "Active markets with pricing for a sport and date",
-				tags: ["markets"],
-				params: Type.Object({
-					sportID: Type.String(),
-					date: Type.String({ description: "YYYY-MM-DD" }),
-				}),
-				querystring: Type.Object(
-					{
-						offset: opt("minutes"),
-						hide_closed_markets: opt(
-							"1 hides markets whose prices are all closed",
-						),
-					},
-					{ additionalProperties: true },
-				),
-				response: {
-					200: Type.Object({ markets: Type.Array(SportMarketSchema) }),
-					...errorResponses,
-				},
-			},
-		},
-		async (request) => {
-			const p = request.params as { sportID: string; date: string };
-			const sportId = parseSportId(p.sportID);
-			const dateMs = parseDate(p.date);
-			gateDate(deps, request.account, dateMs);
-			const q = request.query as Query;
-			const [from, to] = dayWindow(dateMs, parseOffset(q.offset));
-			const openOnly = parseBoolean(
-				"hide_closed_markets",
-				q.hide_closed_markets,
-				false,
-			);
-			const markets = marketsOf(
-				board.eventsInWindow(sportId, from, to),
-				openOnly,
-			);
-			return {
-				markets: markets.map((m) => ({ ...m.def, event_count: m.events })),
-			};
-		},
-	);
+  app.get(
+    '/api/v2/sports/:sportID/markets/:date',
+    {
+      config: { free: true },
+      schema: {
+        summary: 'Active markets with pricing for a sport and date',
+        tags: ['markets'],
+        params: Type.Object({
+          sportID: Type.String(),
+          date: Type.String({ description: 'YYYY-MM-DD' }),
+        }),
+        querystring: Type.Object(
+          {
+            offset: opt('minutes'),
+            hide_closed_markets: opt('1 hides markets whose prices are all closed'),
+          },
+          { additionalProperties: true },
+        ),
+        response: {
+          200: Type.Object({ markets: Type.Array(SportMarketSchema) }),
+          ...errorResponses,
+        },
+      },
+    },
+    async (request) => {
+      const p = request.params as { sportID: string; date: string };
+      const sportId = parseSportId(p.sportID);
+      const dateMs = parseDate(p.date);
+      gateDate(deps, request.account, dateMs);
+      const q = request.query as Query;
+      const [from, to] = dayWindow(dateMs, parseOffset(q.offset));
+      const openOnly = parseBoolean('hide_closed_markets', q.hide_closed_markets, false);
+      const markets = marketsOf(board.eventsInWindow(sportId, from, to), openOnly);
+      return {
+        markets: markets.map((m) => ({ ...m.def, event_count: m.events })),
+      };
+    },
+  );
 
-	app.get(
-		"/api/v2/events/:eventID/markets",
-		{
-			config: { free: true },
-			schema: {
-				summary: "Markets available for an event",
-				tags: ["markets"],
-				params: Type.Object({ eventID: Type.String() }),
-				response: {
-					200: Type.Object({
-						event_id: Type.String(),
-						markets: Type.Array(EventMarketSummarySchema),
-					}),
-					...errorResponses,
-				},
-			},
-		},
-		async (request) => {
-			const eventId = (request.params as { eventID: string }).eventID;
-			const state = board.getEvent(eventId);
-			if (!state) throw notFound(`event ${eventId}`);
-			const markets = [...state.markets.values()].filter((m) =>
-				priced(m, false),
-			);
-			return {
-				event_id: eventId,
-				markets: markets.map((m) => {
-					const def = definitionOf(m.market_id);
-					const books = new Set<number>();
-					let lines = 0;
-					for (const p of m.participants.values()) {
-						lines += p.lines.size;
-						for (const l of p.lines.values())
-							for (const id of l.prices.keys()) books.add(id);
-					}
-					return {
-						id: m.id,
-						market_id: m.market_id,
-						period_id: m.period_id,
-						name: def.name,
-						market_description: def.description,
-						...(def.live_variant_id !== undefined
-							? { live_variant_id: def.live_variant_id }
-							: {}),
-						proposition: def.proposition,
-						participant_count: m.participants.size,
-						line_count: lines,
-						affiliate_ids: [...books].sort((a, b) => a - b),
-						open: priced(m, true),
-					};
-				}),
-			};
-		},
-	);
+  app.get(
+    '/api/v2/events/:eventID/markets',
+    {
+      config: { free: true },
+      schema: {
+        summary: 'Markets available for an event',
+        tags: ['markets'],
+        params: Type.Object({ eventID: Type.String() }),
+        response: {
+          200: Type.Object({
+            event_id: Type.String(),
+            markets: Type.Array(EventMarketSummarySchema),
+          }),
+          ...errorResponses,
+        },
+      },
+    },
+    async (request) => {
+      const eventId = (request.params as { eventID: string }).eventID;
+      const state = board.getEvent(eventId);
+      if (!state) throw notFound(`event ${eventId}`);
+      const markets = [...state.markets.values()].filter((m) => priced(m, false));
+      return {
+        event_id: eventId,
+        markets: markets.map((m) => {
+          const def = definitionOf(m.market_id);
+          const books = new Set<number>();
+          let lines = 0;
+          for (const p of m.participants.values()) {
+            lines += p.lines.size;
+            for (const l of p.lines.values()) for (const id of l.prices.keys()) books.add(id);
+          }
+          return {
+            id: m.id,
+            market_id: m.market_id,
+            period_id: m.period_id,
+            name: def.name,
+            market_description: def.description,
+            ...(def.live_variant_id !== undefined ? { live_variant_id: def.live_variant_id } : {}),
+            proposition: def.proposition,
+            participant_count: m.participants.size,
+            line_count: lines,
+            affiliate_ids: [...books].sort((a, b) => a - b),
+            open: priced(m, true),
+          };
+        }),
+      };
+    },
+  );
 }

@@ -1,57 +1,48 @@
-import { Type } from "@sinclair/typebox";
-import type { FastifyInstance, FastifyReply } from "fastify";
-import type { Board, EventState } from "../../../board/board.ts";
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { Board, EventState } from '../../../board/board.ts';
+import { type EventFilter, type EventView, viewEvent } from '../../../board/views.ts';
+import type { DeltaRow, Event, Price } from '../../../domain/types.ts';
+import type { PriceDetail } from '../../../ledger/price-change.ts';
+import type { HistoryStore, PriceRecord } from '../../../store/history.ts';
+import { boardFor, gateDate, type RouteDeps } from '../../app.ts';
+import { notFound } from '../../errors.ts';
 import {
-	type EventFilter,
-	type EventView,
-	viewEvent,
-} from "../../../board/views.ts";
-import type { DeltaRow, Event, Price } from "../../../domain/types.ts";
-import type { PriceDetail } from "../../../ledger/price-change.ts";
-import type { HistoryStore, PriceRecord } from "../../../store/history.ts";
-import { boardFor, gateDate, type RouteDeps } from "../../app.ts";
-import { notFound } from "../../errors.ts";
-import {
-	type EventQuery,
-	EventQuerySchema,
-	parseEventQuery,
-	type Query,
-	statusAllowed,
-} from "../../event-query.ts";
-import { dayWindow, parseDate, parseSportId } from "../../params.ts";
-import { EventsEnvelope, errorResponses } from "../../schemas.ts";
-import { eventPoints } from "../../snapshot-cache.ts";
+  type EventQuery,
+  EventQuerySchema,
+  parseEventQuery,
+  type Query,
+  statusAllowed,
+} from '../../event-query.ts';
+import { dayWindow, parseDate, parseSportId } from '../../params.ts';
+import { EventsEnvelope, errorResponses } from '../../schemas.ts';
+import { eventPoints } from '../../snapshot-cache.ts';
 
-type Kind = "openers" | "closing";
+type Kind = 'openers' | 'closing';
 
 /** A recorded price row, parsed: the Delta row as served and its detail. */
 interface RecordedPrice {
-	row: DeltaRow;
-	detail: PriceDetail;
+  row: DeltaRow;
+  detail: PriceDetail;
 }
 
 /** price_id -> the recorded row that stands for that price. */
 type RecordedPrices = ReadonlyMap<number, RecordedPrice>;
 
 /** The prices of an event that the board-level filters keep: markets, books, participants. */
-function selectedPriceIds(
-	state: EventState,
-	f: EventFilter,
-	out: number[],
-): void {
-	for (const m of state.markets.values()) {
-		if (!f.marketIds.has(m.market_id)) continue;
-		for (const part of m.participants.values()) {
-			if (f.participantType && part.type !== f.participantType) continue;
-			if (f.participantIds && !f.participantIds.has(part.id)) continue;
-			for (const line of part.lines.values()) {
-				for (const p of line.prices.values()) {
-					if (!f.affiliateIds || f.affiliateIds.has(p.affiliate_id))
-						out.push(p.id);
-				}
-			}
-		}
-	}
+function selectedPriceIds(state: EventState, f: EventFilter, out: number[]): void {
+  for (const m of state.markets.values()) {
+    if (!f.marketIds.has(m.market_id)) continue;
+    for (const part of m.participants.values()) {
+      if (f.participantType && part.type !== f.participantType) continue;
+      if (f.participantIds && !f.participantIds.has(part.id)) continue;
+      for (const line of part.lines.values()) {
+        for (const p of line.prices.values()) {
+          if (!f.affiliateIds || f.affiliateIds.has(p.affiliate_id)) out.push(p.id);
+        }
+      }
+    }
+  }
 }
 
 /**
@@ -60,76 +51,67 @@ function selectedPriceIds(
  * the event start). Prices without such a row are absent.
  */
 function recordedPrices(
-	history: HistoryStore,
-	events: readonly EventState[],
-	f: EventFilter,
-	kind: Kind,
-	uptoId: number,
+  history: HistoryStore,
+  events: readonly EventState[],
+  f: EventFilter,
+  kind: Kind,
+  uptoId: number,
 ): Map<number, RecordedPrice> {
-	const records: PriceRecord[] = [];
-	if (kind === "openers") {
-		const ids: number[] = [];
-		for (const state of events) selectedPriceIds(state, f, ids);
-		records.push(...history.firstRows(ids, uptoId));
-	} else {
-		// Events that start together share one read.
-		const byCutoff = new Map<string, number[]>();
-		for (const state of events) {
-			const cutoff = new Date(state.startMs).toISOString();
-			let ids = byCutoff.get(cutoff);
-			if (!ids) {
-				ids = [];
-				byCutoff.set(cutoff, ids);
-			}
-			selectedPriceIds(state, f, ids);
-		}
-		for (const [cutoff, ids] of byCutoff)
-			records.push(...history.lastRowsAtOrBefore(ids, cutoff, uptoId));
-	}
-	const out = new Map<number, RecordedPrice>();
-	// Two plain parses, not one merged object: merging costs more than parsing.
-	for (const r of records) {
-		out.set(r.price_id, {
-			row: JSON.parse(r.payload),
-			detail: JSON.parse(r.detail ?? "{}"),
-		});
-	}
-	return out;
+  const records: PriceRecord[] = [];
+  if (kind === 'openers') {
+    const ids: number[] = [];
+    for (const state of events) selectedPriceIds(state, f, ids);
+    records.push(...history.firstRows(ids, uptoId));
+  } else {
+    // Events that start together share one read.
+    const byCutoff = new Map<string, number[]>();
+    for (const state of events) {
+      const cutoff = new Date(state.startMs).toISOString();
+      let ids = byCutoff.get(cutoff);
+      if (!ids) {
+        ids = [];
+        byCutoff.set(cutoff, ids);
+      }
+      selectedPriceIds(state, f, ids);
+    }
+    for (const [cutoff, ids] of byCutoff) records.push(...history.lastRowsAtOrBefore(ids, cutoff, uptoId));
+  }
+  const out = new Map<number, RecordedPrice>();
+  // Two plain parses, not one merged object: merging costs more than parsing.
+  for (const r of records) {
+    out.set(r.price_id, {
+      row: JSON.parse(r.payload),
+      detail: JSON.parse(r.detail ?? '{}'),
+    });
+  }
+  return out;
 }
 
-function recordedPrice(
-	{ row, detail }: RecordedPrice,
-	includeDelta: boolean,
-): Price {
-	const out: Price = {
-		id: String(detail.price_id),
-		price: Number(row.price),
-		is_main_line: row.is_main_line,
-		updated_at: row.updated_at,
-	};
-	if (includeDelta) out.price_delta = detail.price_delta;
-	if (detail.liquidity_usd !== undefined)
-		out.liquidity_usd = detail.liquidity_usd;
-	if (detail.source_id !== undefined) out.source_id = detail.source_id;
-	return out;
+function recordedPrice({ row, detail }: RecordedPrice, includeDelta: boolean): Price {
+  const out: Price = {
+    id: String(detail.price_id),
+    price: Number(row.price),
+    is_main_line: row.is_main_line,
+    updated_at: row.updated_at,
+  };
+  if (includeDelta) out.price_delta = detail.price_delta;
+  if (detail.liquidity_usd !== undefined) out.liquidity_usd = detail.liquidity_usd;
+  if (detail.source_id !== undefined) out.source_id = detail.source_id;
+  return out;
 }
 
 /**
  * An event as the snapshot routes show it, with each price replaced by its recorded row. A price
  * absent from `rows` is left out; main_line and hide_closed apply to the recorded row.
  */
-function recordedEvent(
-	state: EventState,
-	rows: RecordedPrices,
-	f: EventFilter,
-): EventView {
-	return viewEvent(state, f, (p) => {
-		const r = rows.get(p.id);
-		if (!r) return undefined;
-		if (f.mainLine && !r.row.is_main_line) return undefined;
-		if (f.hideClosed && r.row.closed_at !== "") return undefined;
-		return recordedPrice(r, f.includePriceDelta);
-	});
+function recordedEvent(state: EventState, rows: RecordedPrices, f: EventFilter): EventView {
+  return viewEvent(state, f, (p) => {
+    const r = rows.get(p.id);
+    if (!r) return undefined;
+    if (f.mainLine && !r.row.is_main_line) return undefined;
+    if (f.hideClosed && r.row.closed_at !== '') return undefined;
+    return recordedPrice(r, f.includePriceDelta);
+  });
 }
 
 /**
@@ -137,142 +119,117 @@ function recordedEvent(
  * and its data points (metered as the events snapshot is).
  */
 function recordedEnvelope(
-	events: readonly EventState[],
-	rows: RecordedPrices,
-	q: EventQuery,
-	head: number,
+  events: readonly EventState[],
+  rows: RecordedPrices,
+  q: EventQuery,
+  head: number,
 ): {
-	body: { meta: { delta_last_id: string }; events: Event[] };
-	points: number;
+  body: { meta: { delta_last_id: string }; events: Event[] };
+  points: number;
 } {
-	const out: Event[] = [];
-	let points = 0;
-	for (const state of events) {
-		const { event, priceCount } = recordedEvent(state, rows, q.filter);
-		if (q.hideNoMarkets && event.markets.length === 0) continue;
-		out.push(event);
-		points += eventPoints(priceCount, event.live_game_state !== undefined);
-	}
-	return {
-		body: { meta: { delta_last_id: String(head) }, events: out },
-		points,
-	};
+  const out: Event[] = [];
+  let points = 0;
+  for (const state of events) {
+    const { event, priceCount } = recordedEvent(state, rows, q.filter);
+    if (q.hideNoMarkets && event.markets.length === 0) continue;
+    out.push(event);
+    points += eventPoints(priceCount, event.live_game_state !== undefined);
+  }
+  return {
+    body: { meta: { delta_last_id: String(head) }, events: out },
+    points,
+  };
 }
 
 const DESCRIPTIONS: Record<Kind, string> = {
-	openers: "the earliest recorded price of every line at every sportsbook",
-	closing:
-		"the latest recorded price of every line at every sportsbook at or before the scheduled start " +
-		"(provisional before the start; period markets use the event start too; prices first recorded " +
-		"after the start are left out)",
+  openers: 'the earliest recorded price of every line at every sportsbook',
+  closing:
+    'the latest recorded price of every line at every sportsbook at or before the scheduled start ' +
+    '(provisional before the start; period markets use the event start too; prices first recorded ' +
+    'after the start are left out)',
 };
 
 /** Opening and closing lines: the event snapshot shape, priced from the recorded rows. */
-export async function openersClosingRoutes(
-	app: FastifyInstance,
-	deps: RouteDeps,
-): Promise<void> {
-	const { history } = deps;
+export async function openersClosingRoutes(app: FastifyInstance, deps: RouteDeps): Promise<void> {
+  const { history } = deps;
 
-	/** Every row the answer uses is at or below the head of the board the caller sees. */
-	const answer = (
-		reply: FastifyReply,
-		board: Board,
-		events: readonly EventState[],
-		q: EventQuery,
-		kind: Kind,
-	) => {
-		const kept = events.filter((e) => statusAllowed(q, e));
-		const rows = recordedPrices(history, kept, q.filter, kind, board.head);
-		const built = recordedEnvelope(kept, rows, q, board.head);
-		reply.meter(built.points);
-		return built.body;
-	};
+  /** Every row the answer uses is at or below the head of the board the caller sees. */
+  const answer = (
+    reply: FastifyReply,
+    board: Board,
+    events: readonly EventState[],
+    q: EventQuery,
+    kind: Kind,
+  ) => {
+    const kept = events.filter((e) => statusAllowed(q, e));
+    const rows = recordedPrices(history, kept, q.filter, kind, board.head);
+    const built = recordedEnvelope(kept, rows, q, board.head);
+    reply.meter(built.points);
+    return built.body;
+  };
 
-	const eventRoute = (path: string, kind: Kind, summary: string) =>
-		app.get(
-			path,
-			{
-				schema: {
-					summary,
-					description:
-						`${DESCRIPTIONS[kind]}. Shared event parameters; main_line and hide_closed apply to the ` +
-						"recorded row (its is_main_line flag and whether it was closed).",
-					tags: ["events"],
-					params: Type.Object({ eventID: Type.String() }),
-					querystring: EventQuerySchema,
-					response: { 200: EventsEnvelope, ...errorResponses },
-				},
-			},
-			async (request, reply) => {
-				const eventId = (request.params as { eventID: string }).eventID;
-				const board = boardFor(deps, request.account);
-				const state = board.getEvent(eventId);
-				if (!state) throw notFound(`event ${eventId}`);
-				const q = parseEventQuery(
-					request.query as Query,
-					state.info.sport_id,
-					request.account,
-				);
-				return answer(reply, board, [state], q, kind);
-			},
-		);
+  const eventRoute = (path: string, kind: Kind, summary: string) =>
+    app.get(
+      path,
+      {
+        schema: {
+          summary,
+          description:
+            `${DESCRIPTIONS[kind]}. Shared event parameters; main_line and hide_closed apply to the ` +
+            'recorded row (its is_main_line flag and whether it was closed).',
+          tags: ['events'],
+          params: Type.Object({ eventID: Type.String() }),
+          querystring: EventQuerySchema,
+          response: { 200: EventsEnvelope, ...errorResponses },
+        },
+      },
+      async (request, reply) => {
+        const eventId = (request.params as { eventID: string }).eventID;
+        const board = boardFor(deps, request.account);
+        const state = board.getEvent(eventId);
+        if (!state) throw notFound(`event ${eventId}`);
+        const q = parseEventQuery(request.query as Query, state.info.sport_id, request.account);
+        return answer(reply, board, [state], q, kind);
+      },
+    );
 
-	const sportRoute = (kind: Kind) =>
-		app.get(
-			`/api/v2/sports/:sportID/${kind}/:date`,
-			{
-				schema: {
-					summary: `${kind === "openers" ? "Opening" : "Closing"} lines of a sport's events on a date`,
-					description:
-						`${DESCRIPTIONS[kind]}, for every event of the sport starting in the day window. Same ` +
-						"parameters and envelope as /api/v2/sports/{sportID}/events/{date}.",
-					tags: ["events"],
-					params: Type.Object({
-						sportID: Type.String(),
-						date: Type.String({ description: "YYYY-MM-DD" }),
-					}),
-					querystring: EventQuerySchema,
-					response: { 200: EventsEnvelope, ...errorResponses },
-				},
-			},
-			async (request, reply) => {
-				const p = request.params as { sportID: string; date: string };
-				const sportId = parseSportId(p.sportID);
-				const dateMs = parseDate(p.date);
-				gateDate(deps, request.account, dateMs);
-				const q = parseEventQuery(
-					request.query as Query,
-					sportId,
-					request.account,
-				);
-				const [from, to] = dayWindow(dateMs, q.offset);
-				const board = boardFor(deps, request.account);
-				return answer(
-					reply,
-					board,
-					board.eventsInWindow(sportId, from, to),
-					q,
-					kind,
-				);
-			},
-		);
+  const sportRoute = (kind: Kind) =>
+    app.get(
+      `/api/v2/sports/:sportID/${kind}/:date`,
+      {
+        schema: {
+          summary: `${kind === 'openers' ? 'Opening' : 'Closing'} lines of a sport's events on a date`,
+          description:
+            `${DESCRIPTIONS[kind]}, for every event of the sport starting in the day window. Same ` +
+            'parameters and envelope as /api/v2/sports/{sportID}/events/{date}.',
+          tags: ['events'],
+          params: Type.Object({
+            sportID: Type.String(),
+            date: Type.String({ description: 'YYYY-MM-DD' }),
+          }),
+          querystring: EventQuerySchema,
+          response: { 200: EventsEnvelope, ...errorResponses },
+        },
+      },
+      async (request, reply) => {
+        const p = request.params as { sportID: string; date: string };
+        const sportId = parseSportId(p.sportID);
+        const dateMs = parseDate(p.date);
+        gateDate(deps, request.account, dateMs);
+        const q = parseEventQuery(request.query as Query, sportId, request.account);
+        const [from, to] = dayWindow(dateMs, q.offset);
+        const board = boardFor(deps, request.account);
+        return answer(reply, board, board.eventsInWindow(sportId, from, to), q, kind);
+      },
+    );
 
-	eventRoute(
-		"/api/v2/events/:eventID/openers",
-		"openers",
-		"Opening lines of an event",
-	);
-	eventRoute(
-		"/api/v2/events/:eventID/markets/opening",
-		"openers",
-		"Opening lines of an event (alias of openers)",
-	);
-	eventRoute(
-		"/api/v2/events/:eventID/closing",
-		"closing",
-		"Closing lines of an event",
-	);
-	sportRoute("openers");
-	sportRoute("closing");
+  eventRoute('/api/v2/events/:eventID/openers', 'openers', 'Opening lines of an event');
+  eventRoute(
+    '/api/v2/events/:eventID/markets/opening',
+    'openers',
+    'Opening lines of an event (alias of openers)',
+  );
+  eventRoute('/api/v2/events/:eventID/closing', 'closing', 'Closing lines of an event');
+  sportRoute('openers');
+  sportRoute('closing');
 }

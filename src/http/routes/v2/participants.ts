@@ -1,116 +1,103 @@
-import { Type } from "@sinclair/typebox";
-import type { FastifyInstance } from "fastify";
-import type { EventState } from "../../../board/board.ts";
-import { withLiveVariants } from "../../../catalog/markets.ts";
-import type { RouteDeps } from "../../app.ts";
-import { badRequest, notFound } from "../../errors.ts";
-import type { Query } from "../../event-query.ts";
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import type { EventState } from '../../../board/board.ts';
+import { withLiveVariants } from '../../../catalog/markets.ts';
+import type { RouteDeps } from '../../app.ts';
+import { badRequest, notFound } from '../../errors.ts';
+import type { Query } from '../../event-query.ts';
 import {
-	dayWindow,
-	parseDate,
-	parseInteger,
-	parseMarketIds,
-	parseOffset,
-	parseParticipantType,
-	parseSportId,
-} from "../../params.ts";
-import { errorResponses } from "../../schemas.ts";
+  dayWindow,
+  parseDate,
+  parseInteger,
+  parseMarketIds,
+  parseOffset,
+  parseParticipantType,
+  parseSportId,
+} from '../../params.ts';
+import { errorResponses } from '../../schemas.ts';
 
-const opt = (description: string) =>
-	Type.Optional(Type.String({ description }));
+const opt = (description: string) => Type.Optional(Type.String({ description }));
 
 const EntrySchema = Type.Object({
-	event_id: Type.String(),
-	market_id: Type.Integer(),
-	period_id: Type.Integer(),
-	participant_id: Type.Integer({
-		description: "the canonical id: use it to filter charts",
-	}),
-	participant_type: Type.String(),
-	name: Type.String(),
-	lines: Type.Array(Type.String(), {
-		description: "line values this participant has in the market",
-	}),
+  event_id: Type.String(),
+  market_id: Type.Integer(),
+  period_id: Type.Integer(),
+  participant_id: Type.Integer({
+    description: 'the canonical id: use it to filter charts',
+  }),
+  participant_type: Type.String(),
+  name: Type.String(),
+  lines: Type.Array(Type.String(), {
+    description: 'line values this participant has in the market',
+  }),
 });
 
 /** Participants of the selected markets: teams, players or result sides, with their canonical ids. */
-export async function participantRoutes(
-	app: FastifyInstance,
-	deps: RouteDeps,
-): Promise<void> {
-	const { board } = deps;
-	app.get(
-		"/api/v2/markets/participants",
-		{
-			config: { free: true },
-			schema: {
-				summary:
-					"Teams, players or result sides of markets, for an event or a sport and date",
-				description:
-					"Select with event_id, or with sport_id and date (and offset). Markets 1 and 2 have TYPE_TEAM " +
-					"participants; for totals ask participant_type=TYPE_RESULT (Over is 0, Under is 1). market_ids 1, 2, 3 " +
-					"bring their live variants as on the event routes.",
-				tags: ["markets"],
-				querystring: Type.Object(
-					{
-						market_ids: opt(
-							"comma-separated market ids, at most 12; default 1,2,3",
-						),
-						participant_type: opt("TYPE_TEAM, TYPE_PLAYER or TYPE_RESULT"),
-						event_id: opt("one event"),
-						sport_id: opt("with date: every event of the sport that day"),
-						date: opt("YYYY-MM-DD, with sport_id"),
-						offset: opt("minutes that shift the day boundary"),
-					},
-					{ additionalProperties: true },
-				),
-				response: {
-					200: Type.Object({ participants: Type.Array(EntrySchema) }),
-					...errorResponses,
-				},
-			},
-		},
-		async (request) => {
-			const q = request.query as Query;
-			const marketIds = new Set(
-				withLiveVariants(parseMarketIds(q.market_ids) ?? [1, 2, 3]),
-			);
-			const type = parseParticipantType(q.participant_type);
-			let events: EventState[];
-			if (q.event_id) {
-				const state = board.getEvent(q.event_id);
-				if (!state) throw notFound(`event ${q.event_id}`);
-				events = [state];
-			} else if (q.sport_id !== undefined && q.date !== undefined) {
-				const sportId = parseSportId(
-					String(parseInteger("sport_id", q.sport_id, 0, 1_000_000)),
-				);
-				const [from, to] = dayWindow(parseDate(q.date), parseOffset(q.offset));
-				events = board.eventsInWindow(sportId, from, to);
-			} else {
-				throw badRequest(
-					"select events with event_id, or with sport_id and date (YYYY-MM-DD)",
-				);
-			}
-			const participants = [];
-			for (const e of events) {
-				for (const m of e.markets.values()) {
-					if (!marketIds.has(m.market_id)) continue;
-					for (const p of m.participants.values()) {
-						if (type && p.type !== type) continue;
-						participants.push({
-							event_id: e.info.event_id,
-							market_id: m.market_id,
-							period_id: m.period_id,
-							participant_id: p.id,
-							participant_type: p.type,
-							name: p.name,
-							lines: [...p.lines.keys()],
-						});
-					}
-				}
-			}
-			return { participants };
-		},
-	);
+export async function participantRoutes(app: FastifyInstance, deps: RouteDeps): Promise<void> {
+  const { board } = deps;
+  app.get(
+    '/api/v2/markets/participants',
+    {
+      config: { free: true },
+      schema: {
+        summary: 'Teams, players or result sides of markets, for an event or a sport and date',
+        description:
+          'Select with event_id, or with sport_id and date (and offset). Markets 1 and 2 have TYPE_TEAM ' +
+          'participants; for totals ask participant_type=TYPE_RESULT (Over is 0, Under is 1). market_ids 1, 2, 3 ' +
+          'bring their live variants as on the event routes.',
+        tags: ['markets'],
+        querystring: Type.Object(
+          {
+            market_ids: opt('comma-separated market ids, at most 12; default 1,2,3'),
+            participant_type: opt('TYPE_TEAM, TYPE_PLAYER or TYPE_RESULT'),
+            event_id: opt('one event'),
+            sport_id: opt('with date: every event of the sport that day'),
+            date: opt('YYYY-MM-DD, with sport_id'),
+            offset: opt('minutes that shift the day boundary'),
+          },
+          { additionalProperties: true },
+        ),
+        response: {
+          200: Type.Object({ participants: Type.Array(EntrySchema) }),
+          ...errorResponses,
+        },
+      },
+    },
+    async (request) => {
+      const q = request.query as Query;
+      const marketIds = new Set(withLiveVariants(parseMarketIds(q.market_ids) ?? [1, 2, 3]));
+      const type = parseParticipantType(q.participant_type);
+      let events: EventState[];
+      if (q.event_id) {
+        const state = board.getEvent(q.event_id);
+        if (!state) throw notFound(`event ${q.event_id}`);
+        events = [state];
+      } else if (q.sport_id !== undefined && q.date !== undefined) {
+        const sportId = parseSportId(String(parseInteger('sport_id', q.sport_id, 0, 1_000_000)));
+        const [from, to] = dayWindow(parseDate(q.date), parseOffset(q.offset));
+        events = board.eventsInWindow(sportId, from, to);
+      } else {
+        throw badRequest('select events with event_id, or with sport_id and date (YYYY-MM-DD)');
+      }
+      const participants = [];
+      for (const e of events) {
+        for (const m of e.markets.values()) {
+          if (!marketIds.has(m.market_id)) continue;
+          for (const p of m.participants.values()) {
+            if (type && p.type !== type) continue;
+            participants.push({
+              event_id: e.info.event_id,
+              market_id: m.market_id,
+              period_id: m.period_id,
+              participant_id: p.id,
+              participant_type: p.type,
+              name: p.name,
+              lines: [...p.lines.keys()],
+            });
+          }
+        }
+      }
+      return { participants };
+    },
+  );
 }

@@ -1,121 +1,116 @@
-import { Type } from "@sinclair/typebox";
-import type { FastifyInstance } from "fastify";
-import { AFFILIATES } from "../../../catalog/affiliates.ts";
-import { MARKET_DEFINITIONS } from "../../../catalog/markets.ts";
-import { SEASON_TYPES, SPORTS } from "../../../catalog/sports.ts";
-import type { Affiliate } from "../../../domain/types.ts";
-import type { Query } from "../../event-query.ts";
-import { parseInclude } from "../../params.ts";
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import { AFFILIATES } from '../../../catalog/affiliates.ts';
+import { MARKET_DEFINITIONS } from '../../../catalog/markets.ts';
+import { SEASON_TYPES, SPORTS } from '../../../catalog/sports.ts';
+import type { Affiliate } from '../../../domain/types.ts';
+import type { Query } from '../../event-query.ts';
+import { parseInclude } from '../../params.ts';
 import {
-	AffiliateSchema,
-	ErrorBody,
-	errorResponses,
-	MarketDefinitionSchema,
-	SportSchema,
-} from "../../schemas.ts";
+  AffiliateSchema,
+  ErrorBody,
+  errorResponses,
+  MarketDefinitionSchema,
+  SportSchema,
+} from '../../schemas.ts';
 
 const sportsBody = {
-	sports: SPORTS.map(({ sport_id, sport_name }) => ({ sport_id, sport_name })),
+  sports: SPORTS.map(({ sport_id, sport_name }) => ({ sport_id, sport_name })),
 };
 
-function affiliateList(
-	withRegions: boolean,
-): Affiliate[] | Omit<Affiliate, "regions">[] {
-	return AFFILIATES.map(
-		({ affiliate_id, affiliate_name, affiliate_url, status, regions }) =>
-			withRegions
-				? { affiliate_id, affiliate_name, affiliate_url, status, regions }
-				: { affiliate_id, affiliate_name, affiliate_url, status },
-	);
+function affiliateList(withRegions: boolean): Affiliate[] | Omit<Affiliate, 'regions'>[] {
+  return AFFILIATES.map(({ affiliate_id, affiliate_name, affiliate_url, status, regions }) =>
+    withRegions
+      ? { affiliate_id, affiliate_name, affiliate_url, status, regions }
+      : { affiliate_id, affiliate_name, affiliate_url, status },
+  );
 }
 
 /** Catalog routes: the same answer for every caller, no data points. */
 export async function referenceRoutes(app: FastifyInstance): Promise<void> {
-	app.get(
-		"/api/v2/sports",
-		{
-			config: { public: true },
-			schema: {
-				summary: "Sports and their ids (no key needed)",
-				tags: ["reference"],
-				response: { 200: Type.Object({ sports: Type.Array(SportSchema) }) },
-			},
-		},
-		async () => sportsBody,
-	);
+  app.get(
+    '/api/v2/sports',
+    {
+      config: { public: true },
+      schema: {
+        summary: 'Sports and their ids (no key needed)',
+        tags: ['reference'],
+        response: { 200: Type.Object({ sports: Type.Array(SportSchema) }) },
+      },
+    },
+    async () => sportsBody,
+  );
 
-	const affiliatesSchema = {
-		tags: ["reference"],
-		querystring: Type.Object(
-			{
-				include: Type.Optional(
-					Type.String({ description: "regions adds each book’s regions" }),
-				),
-			},
-			{ additionalProperties: true },
-		),
-		response: {
-			200: Type.Object({ affiliates: Type.Array(AffiliateSchema) }),
-			400: ErrorBody,
-		},
-	};
-	const affiliates = async (request: { query: unknown }) => {
-		const include = parseInclude((request.query as Query).include, ["regions"]);
-		return { affiliates: affiliateList(include.has("regions")) };
-	};
-	app.get(
-		"/api/v2/affiliates",
-		{
-			config: { public: true },
-			schema: { ...affiliatesSchema, summary: "Sportsbooks (no key needed)" },
-		},
-		affiliates,
-	);
-	app.get(
-		"/api/v2/sportsbooks",
-		{
-			config: { free: true },
-			schema: { ...affiliatesSchema, summary: "Alias of /api/v2/affiliates" },
-		},
-		affiliates,
-	);
+  const affiliatesSchema = {
+    tags: ['reference'],
+    querystring: Type.Object(
+      {
+        include: Type.Optional(Type.String({ description: 'regions adds each book’s regions' })),
+      },
+      { additionalProperties: true },
+    ),
+    response: {
+      200: Type.Object({ affiliates: Type.Array(AffiliateSchema) }),
+      400: ErrorBody,
+    },
+  };
+  const affiliates = async (request: { query: unknown }) => {
+    const include = parseInclude((request.query as Query).include, ['regions']);
+    return { affiliates: affiliateList(include.has('regions')) };
+  };
+  app.get(
+    '/api/v2/affiliates',
+    {
+      config: { public: true },
+      schema: { ...affiliatesSchema, summary: 'Sportsbooks (no key needed)' },
+    },
+    affiliates,
+  );
+  app.get(
+    '/api/v2/sportsbooks',
+    {
+      config: { free: true },
+      schema: { ...affiliatesSchema, summary: 'Alias of /api/v2/affiliates' },
+    },
+    affiliates,
+  );
 
-	app.get(
-		"/api/v2/markets",
-		{
-			config: { free: true },
-			schema: {
-				summary: "Market definitions",
-				tags: ["reference"],
-				response: {
-					200: Type.Array(MarketDefinitionSchema),
-					...errorResponses,
-				},
-			},
-		},
-		async () => MARKET_DEFINITIONS,
-	);
+  app.get(
+    '/api/v2/markets',
+    {
+      config: { free: true },
+      schema: {
+        summary: 'Market definitions',
+        tags: ['reference'],
+        response: {
+          200: Type.Array(MarketDefinitionSchema),
+          ...errorResponses,
+        },
+      },
+    },
+    async () => MARKET_DEFINITIONS,
+  );
 
-	app.get(
-		"/api/v2/season_types",
-		{
-			config: { free: true },
-			schema: {
-				summary: "Season types (2 = regular season, the default elsewhere)",
-				tags: ["reference"],
-				response: {
-					200: Type.Object({
-						season_types: Type.Array(
-							Type.Object({
-								season_type_id: Type.Integer(),
-								name: Type.String(),
-							}),
-						),
-					}),
-					...errorResponses,
-				},
-			},
-		},
-		async () => ({ season_types: SEASON_TYPES }),
-	);
+  app.get(
+    '/api/v2/season_types',
+    {
+      config: { free: true },
+      schema: {
+        summary: 'Season types (2 = regular season, the default elsewhere)',
+        tags: ['reference'],
+        response: {
+          200: Type.Object({
+            season_types: Type.Array(
+              Type.Object({
+                season_type_id: Type.Integer(),
+                name: Type.String(),
+              }),
+            ),
+          }),
+          ...errorResponses,
+        },
+      },
+    },
+    async () => ({ season_types: SEASON_TYPES }),
+  );
 }

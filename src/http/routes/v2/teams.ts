@@ -1,27 +1,22 @@
-import { Type } from "@sinclair/typebox";
-import type { FastifyInstance } from "fastify";
-import { leagueForSport } from "../../../catalog/teams/index.ts";
-import type { TeamRecord } from "../../../catalog/teams/types.ts";
-import type { RouteDeps } from "../../app.ts";
-import { notFound } from "../../errors.ts";
-import { parseSportId } from "../../params.ts";
-import {
-	ConferenceSchema,
-	DivisionSchema,
-	errorResponses,
-	SportTeamSchema,
-} from "../../schemas.ts";
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import { leagueForSport } from '../../../catalog/teams/index.ts';
+import type { TeamRecord } from '../../../catalog/teams/types.ts';
+import type { RouteDeps } from '../../app.ts';
+import { notFound } from '../../errors.ts';
+import { parseSportId } from '../../params.ts';
+import { ConferenceSchema, DivisionSchema, errorResponses, SportTeamSchema } from '../../schemas.ts';
 
 interface Conference {
-	conference_id: number;
-	sport_id: number;
-	name: string;
+  conference_id: number;
+  sport_id: number;
+  name: string;
 }
 interface Division {
-	division_id: number;
-	conference_id: number;
-	sport_id: number;
-	name: string;
+  division_id: number;
+  conference_id: number;
+  sport_id: number;
+  name: string;
 }
 
 /**
@@ -30,135 +25,120 @@ interface Division {
  * the same from one start to the next.
  */
 function structure(sportId: number, teams: readonly TeamRecord[]) {
-	const confNames = [...new Set(teams.map((t) => t.conference))].sort();
-	const conferences = new Map<string, Conference>(
-		confNames.map((name, i) => [
-			name,
-			{ conference_id: sportId * 100 + i + 1, sport_id: sportId, name },
-		]),
-	);
-	const divKeys = [
-		...new Set(teams.map((t) => `${t.conference}\u0000${t.division}`)),
-	].sort();
-	const divisions = new Map<string, Division>(
-		divKeys.map((key, i) => {
-			const [conf, name] = key.split("\u0000") as [string, string];
-			const conference_id = conferences.get(conf)!.conference_id;
-			return [
-				key,
-				{
-					division_id: sportId * 1000 + i + 1,
-					conference_id,
-					sport_id: sportId,
-					name,
-				},
-			];
-		}),
-	);
-	return { conferences, divisions };
+  const confNames = [...new Set(teams.map((t) => t.conference))].sort();
+  const conferences = new Map<string, Conference>(
+    confNames.map((name, i) => [name, { conference_id: sportId * 100 + i + 1, sport_id: sportId, name }]),
+  );
+  const divKeys = [...new Set(teams.map((t) => `${t.conference}\u0000${t.division}`))].sort();
+  const divisions = new Map<string, Division>(
+    divKeys.map((key, i) => {
+      const [conf, name] = key.split('\u0000') as [string, string];
+      const conference_id = conferences.get(conf)!.conference_id;
+      return [
+        key,
+        {
+          division_id: sportId * 1000 + i + 1,
+          conference_id,
+          sport_id: sportId,
+          name,
+        },
+      ];
+    }),
+  );
+  return { conferences, divisions };
 }
 
-export async function teamRoutes(
-	app: FastifyInstance,
-	deps: RouteDeps,
-): Promise<void> {
-	const { board } = deps;
-	const sportParams = Type.Object({ sportID: Type.String() });
+export async function teamRoutes(app: FastifyInstance, deps: RouteDeps): Promise<void> {
+  const { board } = deps;
+  const sportParams = Type.Object({ sportID: Type.String() });
 
-	const leagueOf = (raw: string) => {
-		const sportId = parseSportId(raw);
-		const league = leagueForSport(sportId);
-		if (!league) throw notFound(`teams of sport ${sportId}`);
-		return { sportId, league };
-	};
+  const leagueOf = (raw: string) => {
+    const sportId = parseSportId(raw);
+    const league = leagueForSport(sportId);
+    if (!league) throw notFound(`teams of sport ${sportId}`);
+    return { sportId, league };
+  };
 
-	/** A team's record as of its latest scheduled or played event of the sport. */
-	const records = (sportId: number): Map<number, string> => {
-		const out = new Map<number, string>();
-		for (const e of board.eventsOfSport(sportId))
-			for (const t of e.info.teams) out.set(t.team_id, t.record);
-		return out;
-	};
+  /** A team's record as of its latest scheduled or played event of the sport. */
+  const records = (sportId: number): Map<number, string> => {
+    const out = new Map<number, string>();
+    for (const e of board.eventsOfSport(sportId)) for (const t of e.info.teams) out.set(t.team_id, t.record);
+    return out;
+  };
 
-	app.get(
-		"/api/v2/sports/:sportID/teams",
-		{
-			config: { free: true },
-			schema: {
-				summary: "Teams of a sport with conference and division",
-				tags: ["teams"],
-				params: sportParams,
-				response: {
-					200: Type.Object({ teams: Type.Array(SportTeamSchema) }),
-					...errorResponses,
-				},
-			},
-		},
-		async (request) => {
-			const { sportId, league } = leagueOf(
-				(request.params as { sportID: string }).sportID,
-			);
-			const { conferences, divisions } = structure(sportId, league.teams);
-			const rec = records(sportId);
-			return {
-				teams: league.teams.map((t) => ({
-					team_id: t.team_id,
-					name: t.name,
-					mascot: t.mascot,
-					abbreviation: t.abbreviation,
-					record: rec.get(t.team_id) ?? "",
-					conference: conferences.get(t.conference)!,
-					division: divisions.get(`${t.conference}\u0000${t.division}`)!,
-				})),
-			};
-		},
-	);
+  app.get(
+    '/api/v2/sports/:sportID/teams',
+    {
+      config: { free: true },
+      schema: {
+        summary: 'Teams of a sport with conference and division',
+        tags: ['teams'],
+        params: sportParams,
+        response: {
+          200: Type.Object({ teams: Type.Array(SportTeamSchema) }),
+          ...errorResponses,
+        },
+      },
+    },
+    async (request) => {
+      const { sportId, league } = leagueOf((request.params as { sportID: string }).sportID);
+      const { conferences, divisions } = structure(sportId, league.teams);
+      const rec = records(sportId);
+      return {
+        teams: league.teams.map((t) => ({
+          team_id: t.team_id,
+          name: t.name,
+          mascot: t.mascot,
+          abbreviation: t.abbreviation,
+          record: rec.get(t.team_id) ?? '',
+          conference: conferences.get(t.conference)!,
+          division: divisions.get(`${t.conference}\u0000${t.division}`)!,
+        })),
+      };
+    },
+  );
 
-	app.get(
-		"/api/v2/sports/:sportID/conferences",
-		{
-			config: { free: true },
-			schema: {
-				summary: "Conferences of a sport",
-				tags: ["teams"],
-				params: sportParams,
-				response: {
-					200: Type.Object({ conferences: Type.Array(ConferenceSchema) }),
-					...errorResponses,
-				},
-			},
-		},
-		async (request) => {
-			const { sportId, league } = leagueOf(
-				(request.params as { sportID: string }).sportID,
-			);
-			return {
-				conferences: [...structure(sportId, league.teams).conferences.values()],
-			};
-		},
-	);
+  app.get(
+    '/api/v2/sports/:sportID/conferences',
+    {
+      config: { free: true },
+      schema: {
+        summary: 'Conferences of a sport',
+        tags: ['teams'],
+        params: sportParams,
+        response: {
+          200: Type.Object({ conferences: Type.Array(ConferenceSchema) }),
+          ...errorResponses,
+        },
+      },
+    },
+    async (request) => {
+      const { sportId, league } = leagueOf((request.params as { sportID: string }).sportID);
+      return {
+        conferences: [...structure(sportId, league.teams).conferences.values()],
+      };
+    },
+  );
 
-	app.get(
-		"/api/v2/sports/:sportID/divisions",
-		{
-			config: { free: true },
-			schema: {
-				summary: "Divisions of a sport",
-				tags: ["teams"],
-				params: sportParams,
-				response: {
-					200: Type.Object({ divisions: Type.Array(DivisionSchema) }),
-					...errorResponses,
-				},
-			},
-		},
-		async (request) => {
-			const { sportId, league } = leagueOf(
-				(request.params as { sportID: string }).sportID,
-			);
-			return {
-				divisions: [...structure(sportId, league.teams).divisions.values()],
-			};
-		},
-	);
+  app.get(
+    '/api/v2/sports/:sportID/divisions',
+    {
+      config: { free: true },
+      schema: {
+        summary: 'Divisions of a sport',
+        tags: ['teams'],
+        params: sportParams,
+        response: {
+          200: Type.Object({ divisions: Type.Array(DivisionSchema) }),
+          ...errorResponses,
+        },
+      },
+    },
+    async (request) => {
+      const { sportId, league } = leagueOf((request.params as { sportID: string }).sportID);
+      return {
+        divisions: [...structure(sportId, league.teams).divisions.values()],
+      };
+    },
+  );
 }
