@@ -67,6 +67,11 @@ export function boardFor(deps: RouteDeps, account: Account | undefined): Board {
   return deps.boards.forDelay(account?.entitlements.delaySeconds ?? 0);
 }
 
+/** Sends bytes that are already JSON (cached or concatenated) without serialising them again. */
+export function sendJson(reply: FastifyReply, body: string | Buffer): FastifyReply {
+  return reply.header('content-type', 'application/json; charset=utf-8').send(body);
+}
+
 /** Refuses a date outside the caller's history window (403 with the earliest date it may ask for). */
 export function gateDate(deps: RouteDeps, account: Account | undefined, dateMs: number): void {
   const denial = account && deps.access?.checkHistoryWindow(account, dateMs);

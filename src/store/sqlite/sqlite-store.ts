@@ -55,13 +55,7 @@ export class SqliteStore implements Store {
   load(): LoadedState {
     const events = this.db.prepare('SELECT * FROM events').all() as EventRecord[];
     const markets = this.db.prepare('SELECT * FROM markets ORDER BY id').all() as MarketRecord[];
-    const latestPrices = this.db
-      .prepare(
-        `SELECT c.* FROM changes c
-         JOIN (SELECT max(id) AS id FROM changes WHERE price_id IS NOT NULL GROUP BY price_id) m ON c.id = m.id
-         ORDER BY c.price_id`,
-      )
-      .all() as ChangeRecord[];
+    const latestPrices = this.latestPrices(Number.MAX_SAFE_INTEGER);
     const head = this.db.prepare('SELECT id, committed_ms FROM changes ORDER BY id DESC LIMIT 1').get() as
       | { id: number; committed_ms: number }
       | undefined;
@@ -133,14 +127,7 @@ export class SqliteStore implements Store {
       };
     });
     const markets = this.db.prepare('SELECT * FROM markets ORDER BY id').all() as MarketRecord[];
-    const latestPrices = this.db
-      .prepare(
-        `SELECT c.* FROM changes c
-         JOIN (SELECT max(id) AS id FROM changes WHERE price_id IS NOT NULL AND id <= ? GROUP BY price_id) m
-           ON c.id = m.id
-         ORDER BY c.price_id`,
-      )
-      .all(uptoId) as ChangeRecord[];
+    const latestPrices = this.latestPrices(uptoId);
     return {
       events,
       markets,
@@ -148,6 +135,16 @@ export class SqliteStore implements Store {
       headId: uptoId,
       headCommittedMs: this.committedMsAt(uptoId) ?? 0,
     };
+  }
+
+  /** The newest row of every price at or below `uptoId`, in price id (creation) order. */
+  private latestPrices(uptoId: number): ChangeRecord[] {
+    return this.prepared(
+      `SELECT c.* FROM changes c
+       JOIN (SELECT max(id) AS id FROM changes WHERE price_id IS NOT NULL AND id <= ? GROUP BY price_id) m
+         ON c.id = m.id
+       ORDER BY c.price_id`,
+    ).all(uptoId) as ChangeRecord[];
   }
 
   committedMsAt(id: number): number | undefined {

@@ -1,10 +1,10 @@
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { CursorError } from '../../../board/change-feed.ts';
 import { sportProfile } from '../../../catalog/sports.ts';
 import { cursorToUuid, uuidToCursor } from '../../../domain/uuid-cursor.ts';
 import type { ChangeRecord } from '../../../store/store.ts';
-import { boardFor, type RouteDeps } from '../../app.ts';
+import { boardFor, type RouteDeps, sendJson } from '../../app.ts';
 import { badRequest, notFound } from '../../errors.ts';
 import { parseEventQuery, type Query } from '../../event-query.ts';
 import { parseInteger, parseIntList } from '../../params.ts';
@@ -20,9 +20,6 @@ const EVENT_DELTA_LIMIT_MAX = 500;
 /** Most change ids one /api/v2/delta response looks at; has_more tells the client to go on. */
 const EVENT_DELTA_MAX_SCAN = 500_000;
 
-function sendJson(reply: FastifyReply, body: string): FastifyReply {
-  return reply.header('content-type', 'application/json; charset=utf-8').send(body);
-}
 
 function sportFilter(raw: string | undefined): number | undefined {
   const id = parseInteger('sport_id', raw, 0, 1_000_000);

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { EventState } from '../../../board/board.ts';
-import { boardFor, gateDate, type RouteDeps } from '../../app.ts';
+import { boardFor, gateDate, type RouteDeps, sendJson } from '../../app.ts';
 import { notFound } from '../../errors.ts';
 import {
   type EventQuery,
@@ -34,9 +34,6 @@ function envelope(
   return { body, points };
 }
 
-function sendJson(reply: FastifyReply, body: Buffer): FastifyReply {
-  return reply.header('content-type', 'application/json; charset=utf-8').send(body);
-}
 
 /** The odds-screen snapshots: served from the board through the snapshot cache. */
 export async function eventRoutes(app: FastifyInstance, deps: RouteDeps): Promise<void> {
