@@ -7,7 +7,8 @@
  *
  * The data directory is filled by one start of `oddsbase serve` with the simulator; then two
  * servers (bench/store-server.ts) open it without a simulator, both pinned to CPU 0, and this
- * process runs autocannon (50 connections) on CPU 1, alternating between them.
+ * process runs autocannon (50 connections) on CPU 1, alternating between them. Both get the same
+ * request, key header included, so the only difference is the server.
  */
 import autocannon from 'autocannon';
 import {
@@ -85,10 +86,10 @@ export async function runAccess(rounds = 3, durationS = 8): Promise<AccessResult
     const rps = { with: [] as number[], without: [] as number[] };
     const us = { with: [] as number[], without: [] as number[] };
     await load(urls.with, headers, 2, pids.with);
-    await load(urls.without, {}, 2, pids.without);
+    await load(urls.without, headers, 2, pids.without);
     for (let i = 0; i < rounds; i++) {
       for (const mode of ['with', 'without'] as const) {
-        const r = await load(urls[mode], mode === 'with' ? headers : {}, durationS, pids[mode]);
+        const r = await load(urls[mode], headers, durationS, pids[mode]);
         if (r.non2xx > 0) throw new Error(`${mode}: ${r.non2xx} failed requests`);
         rps[mode].push(r.rps);
         us[mode].push(r.usPerRequest);

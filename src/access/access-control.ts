@@ -13,15 +13,9 @@ export interface Denial {
   headers: Record<string, string>;
 }
 
-export interface UsageAfter {
-  points: number;
-  plan: UsagePlan;
-  used: number;
-  monthlyUsed?: number;
-  creditsLeft: number;
-  /** ISO times the period (and Free's month) reset. */
-  reset: string;
-  monthlyReset?: string;
+/** Where the usage and entitlement headers go: a reply (fastify's `header(name, value)`). */
+export interface HeaderSink {
+  header(name: string, value: string): unknown;
 }
 
 const FAR_FUTURE = Date.UTC(9999, 0, 1);
@@ -39,20 +33,26 @@ const seconds = (ms: number) => String(Math.max(1, Math.ceil(ms / 1000)));
  */
 /** A plan's period windows with their header texts, valid until the first window ends. */
 interface CachedPlan {
+  /** The account the texts were made for: a changed tier or credit grant is a new Account object. */
+  account: Account;
   plan: UsagePlan;
   until: number;
-  reset: string;
-  monthlyReset?: string;
   usedKey: string;
   monthlyKey?: string;
   overageKey: string;
+  /**
+   * The headers that stay the same for the whole period, as name, value, name, value…: set from
+   * one array because building a fresh header object per request cost more than the rest of the
+   * access layer together (bench/access.ts).
+   */
+  fixedHeaders: string[];
+  creditExpiry?: string;
 }
 
 export class AccessControl {
   // Both caches sit on the per-request path: windows and header texts change at most once a day
   // (a month, a week), so they are worked out once per account and period, not per request.
   private readonly plans = new Map<string, CachedPlan>();
-  private readonly entitlementTexts = new WeakMap<Account, Record<string, string>>();
   /** Requests in the current second, per key: a per-node ceiling, kept out of the shared counters. */
   private readonly bursts = new Map<string, { second: number; count: number }>();
 
@@ -63,25 +63,46 @@ export class AccessControl {
 
   private planFor(a: Account, t: number): CachedPlan {
     const hit = this.plans.get(a.keyHash);
-    if (hit && t < hit.until && t >= hit.plan.primary.startMs) return hit;
+    if (hit && hit.account === a && t < hit.until && t >= hit.plan.primary.startMs) return hit;
     const plan = usagePlan(a, t);
+    const fixedHeaders = [
+      ...entitlementHeaders(a),
+      'x-datapoints-limit',
+      String(plan.included),
+      'x-datapoints-period',
+      plan.primary.name,
+      'x-datapoints-reset',
+      new Date(plan.primary.endMs).toISOString(),
+    ];
+    if (plan.monthly) {
+      fixedHeaders.push('x-datapoints-monthly-reset', new Date(plan.monthly.window.endMs).toISOString());
+    }
     const cached: CachedPlan = {
+      account: a,
       plan,
       until: Math.min(plan.primary.endMs, plan.monthly?.window.endMs ?? Number.POSITIVE_INFINITY),
-      reset: new Date(plan.primary.endMs).toISOString(),
-      monthlyReset: plan.monthly ? new Date(plan.monthly.window.endMs).toISOString() : undefined,
       usedKey: usedKey(a, plan.primary.id),
       monthlyKey: plan.monthly ? usedKey(a, plan.monthly.window.id) : undefined,
       overageKey: overageKey(a, plan.primary.id),
+      fixedHeaders,
+      creditExpiry: a.creditsExpiryMs === null ? undefined : new Date(a.creditsExpiryMs).toISOString(),
     };
     if (this.plans.size >= 100_000) this.plans.clear();
     this.plans.set(a.keyHash, cached);
     return cached;
   }
 
-  /** Counts the request against the per-second ceiling. */
-  checkBurst(a: Account): Denial | undefined {
+  /**
+   * Lets a request through or refuses it: the per-second ceiling on every route, then the caps on
+   * metered ones. A refused request consumes no data points.
+   */
+  admit(a: Account, metered: boolean): Denial | undefined {
     const t = this.now();
+    return this.checkBurst(a, t) ?? (metered ? this.checkCaps(a, t) : undefined);
+  }
+
+  /** Counts the request against the per-second ceiling. */
+  private checkBurst(a: Account, t: number): Denial | undefined {
     const second = Math.floor(t / 1000);
     let b = this.bursts.get(a.keyHash);
     if (!b) {
@@ -112,8 +133,7 @@ export class AccessControl {
   }
 
   /** Refuses a metered request once a cap is reached: Free daily and monthly, or the budget cap. */
-  checkCaps(a: Account): Denial | undefined {
-    const t = this.now();
+  private checkCaps(a: Account, t: number): Denial | undefined {
     const cached = this.planFor(a, t);
     const plan = cached.plan;
     if (a.tier === 'free') {
@@ -197,24 +217,30 @@ export class AccessControl {
     return Math.floor(this.now() / DAY) * DAY - a.entitlements.historyDays * DAY;
   }
 
-  /** Records the points of a served response and returns the usage to report. */
-  consume(a: Account, points: number): UsageAfter {
+  /**
+   * Records the points of a served response and sets its usage and entitlement headers (spec:
+   * X-Datapoints-*, X-Tier and the rest) on `out`.
+   */
+  meter(a: Account, points: number, out: HeaderSink): void {
     const t = this.now();
     const cached = this.planFor(a, t);
     const plan = cached.plan;
-    const granted = creditsAvailable(a, t);
+    const granted = a.credits > 0 ? creditsAvailable(a, t) : 0;
     let creditsLeft = granted > 0 ? Math.max(0, granted - this.counters.get(creditKey(a))) : 0;
     let used: number;
-    let monthlyUsed: number | undefined;
+    let monthlyUsed = 0;
     if (points > 0) {
       used = this.counters.incr(cached.usedKey, points, plan.primary.endMs);
-      const split = splitPoints(used - points, points, plan.included, creditsLeft);
-      if (split.credits > 0) {
-        this.counters.incr(creditKey(a), split.credits, a.creditsExpiryMs ?? FAR_FUTURE);
-        creditsLeft -= split.credits;
-      }
-      if (split.overage > 0 && a.tier !== 'free') {
-        this.counters.incr(cached.overageKey, split.overage, plan.primary.endMs);
+      // Past the included points only: most requests stop at this test.
+      if (used > plan.included) {
+        const split = splitPoints(used - points, points, plan.included, creditsLeft);
+        if (split.credits > 0) {
+          this.counters.incr(creditKey(a), split.credits, a.creditsExpiryMs ?? FAR_FUTURE);
+          creditsLeft -= split.credits;
+        }
+        if (split.overage > 0 && a.tier !== 'free') {
+          this.counters.incr(cached.overageKey, split.overage, plan.primary.endMs);
+        }
       }
       if (cached.monthlyKey)
         monthlyUsed = this.counters.incr(cached.monthlyKey, points, plan.monthly!.window.endMs);
@@ -222,58 +248,42 @@ export class AccessControl {
       used = this.counters.get(cached.usedKey);
       if (cached.monthlyKey) monthlyUsed = this.counters.get(cached.monthlyKey);
     }
-    return {
-      points,
-      plan,
-      used,
-      monthlyUsed,
-      creditsLeft,
-      reset: cached.reset,
-      monthlyReset: cached.monthlyReset,
-    };
-  }
-
-  /** The usage and entitlement headers of a metered response. */
-  usageHeaders(a: Account, u: UsageAfter): Record<string, string> {
-    const h: Record<string, string> = {
-      ...this.entitlementHeaders(a),
-      'X-Datapoints': String(u.points),
-      'X-Datapoints-Used': String(u.used),
-      'X-Datapoints-Remaining': String(Math.max(0, u.plan.included - u.used)),
-      'X-Datapoints-Limit': String(u.plan.included),
-      'X-Datapoints-Period': u.plan.primary.name,
-      'X-Datapoints-Reset': u.reset,
-    };
-    if (u.creditsLeft > 0) {
-      h['X-Datapoints-Credit-Balance'] = String(u.creditsLeft);
-      if (a.creditsExpiryMs !== null)
-        h['X-Datapoints-Credit-Expiry'] = new Date(a.creditsExpiryMs).toISOString();
+    const fixed = cached.fixedHeaders;
+    for (let i = 0; i < fixed.length; i += 2) out.header(fixed[i]!, fixed[i + 1]!);
+    out.header('x-datapoints', String(points));
+    out.header('x-datapoints-used', String(used));
+    out.header('x-datapoints-remaining', String(Math.max(0, plan.included - used)));
+    if (creditsLeft > 0) {
+      out.header('x-datapoints-credit-balance', String(creditsLeft));
+      if (cached.creditExpiry) out.header('x-datapoints-credit-expiry', cached.creditExpiry);
     }
-    if (u.plan.monthly && u.monthlyUsed !== undefined) {
-      h['X-Datapoints-Monthly-Used'] = String(u.monthlyUsed);
-      h['X-Datapoints-Monthly-Remaining'] = String(Math.max(0, u.plan.monthly.cap - u.monthlyUsed));
-      h['X-Datapoints-Monthly-Reset'] = u.monthlyReset ?? '';
+    if (plan.monthly) {
+      out.header('x-datapoints-monthly-used', String(monthlyUsed));
+      out.header('x-datapoints-monthly-remaining', String(Math.max(0, plan.monthly.cap - monthlyUsed)));
     }
-    return h;
   }
+}
 
-  /** What the plan allows, on every metered response. */
-  entitlementHeaders(a: Account): Record<string, string> {
-    const hit = this.entitlementTexts.get(a);
-    if (hit) return hit;
-    const e = a.entitlements;
-    const list = (v: readonly number[] | 'all') => (v === 'all' ? 'all' : v.join(','));
-    const texts = {
-      'X-Tier': tierLabel(a.tier),
-      'X-Rate-Limit': String(e.burstPerSecond),
-      'X-Data-Delay-Seconds': String(e.delaySeconds),
-      'X-Bookmakers': list(e.bookmakers),
-      'X-Periods': list(e.periods),
-      'X-History-Access': String(e.historyDays),
-      'X-Live-Odds-Access': String(e.liveOdds),
-      'X-Websocket-Access': String(e.websocket),
-    };
-    this.entitlementTexts.set(a, texts);
-    return texts;
-  }
+/** What the plan allows, on every metered response, as name, value pairs. */
+function entitlementHeaders(a: Account): string[] {
+  const e = a.entitlements;
+  const list = (v: readonly number[] | 'all') => (v === 'all' ? 'all' : v.join(','));
+  return [
+    'x-tier',
+    tierLabel(a.tier),
+    'x-rate-limit',
+    String(e.burstPerSecond),
+    'x-data-delay-seconds',
+    String(e.delaySeconds),
+    'x-bookmakers',
+    list(e.bookmakers),
+    'x-periods',
+    list(e.periods),
+    'x-history-access',
+    String(e.historyDays),
+    'x-live-odds-access',
+    String(e.liveOdds),
+    'x-websocket-access',
+    String(e.websocket),
+  ];
 }

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, onRequestHookHandler } from 'fastify';
 import type { AccessControl, Denial } from '../../access/access-control.ts';
 import type { Authenticator } from '../../access/authenticator.ts';
 import { FailedAuthThrottle } from '../../access/failed-auth.ts';
@@ -11,6 +11,10 @@ declare module 'fastify' {
      * Metered routes call it once, just before they answer 200; elsewhere it does nothing.
      */
     meter(points: number): FastifyReply;
+  }
+  interface FastifyRequest {
+    /** Set by access once the key and limits pass on a metered route: `reply.meter` counts it. */
+    metered: boolean;
   }
   interface FastifyContextConfig {
     /** Catalog routes: authenticated but free, without usage headers. */
@@ -36,41 +40,47 @@ export function installAccess(
 ): void {
   const header = keyHeader.toLowerCase();
   const throttle = new FailedAuthThrottle();
+  app.decorateRequest('metered', false);
   // A method rather than an onSend hook: a hook would run on every response of every route.
   app.decorateReply('meter', function meter(this: FastifyReply, points: number) {
-    const account = this.request.account;
-    if (account && !this.request.routeOptions.config.free) {
-      this.headers(access.usageHeaders(account, access.consume(account, points)));
-    }
+    const request = this.request;
+    if (request.metered) access.meter(request.account!, points, this);
     return this;
   });
 
-  // Callback-style hooks: every request passes here, and no step below waits on I/O.
-  app.addHook('onRequest', (request, _reply, done) => {
-    const url = request.routeOptions.url;
-    if (url === undefined || request.routeOptions.config.public || url.startsWith('/docs')) return done();
-    const fromHeader = request.headers[header];
-    const query = request.query as Record<string, unknown>;
-    const presented =
-      typeof fromHeader === 'string' ? fromHeader : typeof query.key === 'string' ? query.key : undefined;
-    const account = auth.authenticate(presented);
-    if (!account) {
-      const wait = throttle.fail(request.ip);
-      if (wait > 0) setTimeout(() => done(unauthorized()), wait);
-      else done(unauthorized());
-      return;
-    }
-    request.account = account;
-    if (!account.v2 && url.startsWith('/api/v2/') && !request.routeOptions.config.v1Plans) {
-      return done(
-        forbidden(
-          'This endpoint needs a V2 subscription; V1 plans may use /api/v2/delta and /api/v2/markets/delta',
-        ),
-      );
-    }
-    const denial =
-      access.checkBurst(account) ??
-      (request.routeOptions.config.free ? undefined : access.checkCaps(account));
-    done(denial ? deny(denial) : undefined);
+  // Each route gets its own hook, made when the route is added, so the route's policy is read once
+  // there: fastify builds a new object on every read of `request.routeOptions`.
+  app.addHook('onRoute', (route) => {
+    const config = route.config ?? {};
+    if (config.public || route.url.startsWith('/docs')) return;
+    const free = config.free === true;
+    const needsV2 = route.url.startsWith('/api/v2/') && !config.v1Plans;
+    const hook: onRequestHookHandler = (request, _reply, done) => {
+      const fromHeader = request.headers[header];
+      const query = request.query as Record<string, unknown>;
+      const presented =
+        typeof fromHeader === 'string' ? fromHeader : typeof query.key === 'string' ? query.key : undefined;
+      const account = auth.authenticate(presented);
+      if (!account) {
+        const wait = throttle.fail(request.ip);
+        if (wait > 0) setTimeout(() => done(unauthorized()), wait);
+        else done(unauthorized());
+        return;
+      }
+      request.account = account;
+      if (needsV2 && !account.v2) {
+        return done(
+          forbidden(
+            'This endpoint needs a V2 subscription; V1 plans may use /api/v2/delta and /api/v2/markets/delta',
+          ),
+        );
+      }
+      const denial = access.admit(account, !free);
+      if (denial) return done(deny(denial));
+      request.metered = !free;
+      done();
+    };
+    const existing = route.onRequest;
+    route.onRequest = existing === undefined ? [hook] : [hook, ...(Array.isArray(existing) ? existing : [existing])];
   });
 }
