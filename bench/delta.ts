@@ -5,9 +5,13 @@
  *   node --import tsx bench/delta.ts [--sizes 1000000,10000000] [--rounds 3] [--duration 8]
  *
  * The log is written straight into the store's `changes` table (rows shaped and sized as the
- * ledger writes them); the poll asks for the 5,000 rows just below the head, which a server that
- * has just started reads from SQLite (its in-memory window only holds rows committed after the
- * start), the slower of the two paths. Servers are pinned to CPU 0, autocannon to CPU 1.
+ * ledger writes them), then a server opens it. Three ways to poll 5,000 rows, each against the same
+ * bare server:
+ * - same cursor: every request asks for the rows just below the head (clients following the feed);
+ * - recent cursor: every request a different cursor within the newest 30,000 rows, the window the
+ *   server keeps serialised in memory;
+ * - old cursor: every request a different cursor up to 500,000 rows back, read from SQLite.
+ * Servers are pinned to CPU 0, autocannon to CPU 1.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -30,14 +34,27 @@ import {
 export const TARGET_RATIO = 0.5;
 const POLL = 5000;
 
+interface Series {
+  rps: number[];
+  p50: number[];
+  p99: number[];
+}
+
 interface SizeResult {
   rows: number;
   bytes: number;
-  oddsbase: { rps: number[]; p50: number[]; p99: number[] };
-  /** Every request a different cursor: each poll reads its rows from the store. */
-  uncached: { rps: number[]; p50: number[]; p99: number[] };
+  /** Every request the same cursor. */
+  oddsbase: Series;
+  /** Every request a different cursor among the newest rows, held in memory. */
+  recent: Series;
+  /** Every request a different cursor far behind the head: each poll reads its rows from the store. */
+  uncached: Series;
   bare: { rps: number[] };
 }
+
+/** How far back the recent and the old cursors reach. */
+const RECENT_SPREAD = 30_000;
+const OLD_SPREAD = 500_000;
 
 /** Fills `changes` with `n` price rows over 2,000 prices of 20 events, as the ledger would. */
 function fill(dataDir: string, n: number): void {
@@ -80,7 +97,7 @@ function fill(dataDir: string, n: number): void {
 }
 
 /** With `spread`, each request asks for a different cursor below the head, so no response is cached. */
-async function load(url: string, durationS: number, spread?: { head: number }) {
+async function load(url: string, durationS: number, spread?: { head: number; range: number }) {
   let n = 0;
   const r = await autocannon({
     url,
@@ -91,7 +108,7 @@ async function load(url: string, durationS: number, spread?: { head: number }) {
           requests: [
             {
               setupRequest: (req: { path: string }) => {
-                n = (n + 7919) % 500_000;
+                n = (n + 7919) % spread.range;
                 const cursor = spread.head - POLL - 1 - n;
                 return { ...req, path: `/api/v2/markets/delta?last_id=${cursor}&limit=${POLL}` };
               },
@@ -134,15 +151,18 @@ async function measure(rows: number, rounds: number, durationS: number): Promise
         rows,
         bytes: Buffer.byteLength(body),
         oddsbase: { rps: [], p50: [], p99: [] },
+        recent: { rps: [], p50: [], p99: [] },
         uncached: { rps: [], p50: [], p99: [] },
         bare: { rps: [] },
       };
       for (let i = 0; i < rounds; i++) {
         const o = await load(url, durationS);
-        const u = await load(url, durationS, { head: rows });
+        const r = await load(url, durationS, { head: rows, range: RECENT_SPREAD });
+        const u = await load(url, durationS, { head: rows, range: OLD_SPREAD });
         const b = await load(bareUrl, durationS);
         for (const [k, v] of [
           ['oddsbase', o],
+          ['recent', r],
           ['uncached', u],
         ] as const) {
           out[k].rps.push(v.rps);
@@ -151,8 +171,9 @@ async function measure(rows: number, rounds: number, durationS: number): Promise
         }
         out.bare.rps.push(b.rps);
         log(
-          `  ${int(rows)} rows, round ${i + 1}: oddsbase ${int(o.rps)} req/s (p50 ${o.p50} ms), ` +
-            `uncached ${int(u.rps)} req/s (p50 ${u.p50} ms), bare ${int(b.rps)} req/s`,
+          `  ${int(rows)} rows, round ${i + 1}: same cursor ${int(o.rps)} req/s (p50 ${o.p50} ms), ` +
+            `recent ${int(r.rps)} req/s (p50 ${r.p50} ms), old ${int(u.rps)} req/s (p50 ${u.p50} ms), ` +
+            `bare ${int(b.rps)} req/s`,
         );
       }
       if (previous) pinSelf(previous);
@@ -176,21 +197,26 @@ export function deltaMarkdown(results: SizeResult[]): string {
   const lines = [
     `### Markets delta, a ${int(POLL)}-row poll (10 connections, medians)`,
     '',
-    '| log size | same cursor req/s | p50 ms | new cursor each poll req/s | p50 ms | p99 ms | bare req/s | same / bare | new / bare | bytes |',
-    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| log size | cursor | req/s | p50 ms | p99 ms | / bare |',
+    '|---:|---|---:|---:|---:|---:|',
   ];
   for (const r of results) {
     const bare = median(r.bare.rps);
-    lines.push(
-      `| ${int(r.rows)} | ${int(median(r.oddsbase.rps))} | ${median(r.oddsbase.p50)} | ` +
-        `${int(median(r.uncached.rps))} | ${median(r.uncached.p50)} | ${median(r.uncached.p99)} | ${int(bare)} | ` +
-        `${pct(median(r.oddsbase.rps) / bare)} | ${pct(median(r.uncached.rps) / bare)} | ${int(r.bytes)} |`,
-    );
+    for (const [label, x] of [
+      ['same', r.oddsbase],
+      [`recent (newest ${int(RECENT_SPREAD)})`, r.recent],
+      [`old (up to ${int(OLD_SPREAD)} back, SQLite)`, r.uncached],
+    ] as const) {
+      lines.push(
+        `| ${int(r.rows)} | ${label} | ${int(median(x.rps))} | ${median(x.p50)} | ${median(x.p99)} | ` +
+          `${pct(median(x.rps) / bare)} |`,
+      );
+    }
+    lines.push(`| ${int(r.rows)} | bare node:http, same bytes | ${int(bare)} | | | |`);
   }
   lines.push(
     '',
-    '- same cursor: every client polls the same cursor (a feed followed by many clients): cached pages;',
-    '  new cursor each poll: each request reads its 5,000 rows from SQLite (rows older than the in-memory window)',
+    `- response ${results.map((r) => int(r.bytes)).join(' / ')} bytes`,
     `- target: oddsbase / bare >= ${pct(TARGET_RATIO)}, and no growth of the poll's cost with the log size`,
   );
   return lines.join('\n');

@@ -1,5 +1,6 @@
 import type { Bus } from '../bus/bus.ts';
 import type { ChangeQuery, ChangeRecord, Store } from '../store/store.ts';
+import { PayloadLog } from './payload-log.ts';
 
 export interface FeedRead<Row = ChangeRecord> {
   rows: Row[];
@@ -8,9 +9,21 @@ export interface FeedRead<Row = ChangeRecord> {
   hasMore: boolean;
 }
 
+/** A page of the markets delta: its rows' serialised bytes, joined by commas. */
+export interface PayloadPage {
+  parts: Buffer[];
+  count: number;
+  lastId: number;
+  hasMore: boolean;
+  /** Read from the store into buffers of its own, rather than sliced from the in-memory log. */
+  fromStore: boolean;
+}
+
 export interface ChangeFeedOptions {
-  /** Recent rows kept in memory; older reads go to the store. */
+  /** Recent rows kept in memory as records (the event delta); older reads go to the store. */
   capacity?: number;
+  /** Bytes of recent serialised price rows kept in memory (the markets delta). */
+  payloadBytes?: number;
   /** How far back a cursor may start, in ms of commit time. */
   windowMs?: number;
   /** Most ids one read looks at, so a narrow filter cannot make a poll scan the whole log. */
@@ -28,6 +41,7 @@ export class CursorError extends Error {}
  */
 export class ChangeFeed {
   private readonly ring: ChangeRecord[] = [];
+  private readonly payloads: PayloadLog;
   private ringStart = 0;
   /** Every row with an id above this is in the ring. */
   private ringFloor: number;
@@ -46,13 +60,19 @@ export class ChangeFeed {
     headId: number,
     opts: ChangeFeedOptions = {},
   ) {
-    this.capacity = opts.capacity ?? 100_000;
+    this.capacity = opts.capacity ?? 20_000;
     this.windowMs = opts.windowMs ?? 24 * 3_600_000;
     this.maxScan = opts.maxScan ?? 100_000;
     this.now = opts.now ?? Date.now;
     this.ringFloor = headId;
     this.head = headId;
     this.headMs = store.committedMsAt(headId) ?? 0;
+    const payloadBytes = opts.payloadBytes ?? 16 * 1024 * 1024;
+    // Warm the payload log with the newest rows (about 400 bytes each), so polls near the head are
+    // served from memory from the first request on.
+    const warmFrom = Math.max(0, headId - Math.ceil(payloadBytes / 400));
+    this.payloads = new PayloadLog(warmFrom, payloadBytes);
+    store.scanPriceRows(warmFrom, headId, (row) => this.payloads.append(row));
     this.unsubscribe = bus.subscribe((batch) => {
       for (const row of batch.changes) this.push(row);
       this.head = batch.headId;
@@ -68,6 +88,7 @@ export class ChangeFeed {
   }
 
   private push(row: ChangeRecord): void {
+    if (row.price_id !== null) this.payloads.append(row);
     if (this.ring.length - this.ringStart >= this.capacity) {
       this.ringFloor = this.ring[this.ringStart]!.id;
       this.ringStart++;
@@ -120,13 +141,37 @@ export class ChangeFeed {
     return this.readWith(q, limit, visibleHead, (sq) => this.store.readChanges(sq));
   }
 
-  /** As read, with only ids and payloads: the markets delta needs no more. */
-  readPayloads(
-    q: Omit<ChangeQuery, 'toId' | 'limit'>,
+  /**
+   * The markets delta's read: price rows after `afterId`, as bytes, from memory when the cursor is
+   * recent enough, else from the store.
+   */
+  readPayloadPage(
+    q: Omit<ChangeQuery, 'toId' | 'limit' | 'pricesOnly'>,
     limit: number,
     visibleHead = this.head,
-  ): FeedRead<{ id: number; payload: string }> {
-    return this.readWith(q, limit, visibleHead, (sq) => this.store.readPayloads(sq));
+  ): PayloadPage {
+    const head = Math.min(this.head, visibleHead);
+    const toId = Math.min(head, q.afterId + this.maxScan);
+    let parts: Buffer[];
+    let count: number;
+    let lastRowId: number;
+    let more: boolean;
+    const fromStore = q.afterId < this.payloads.floor;
+    if (!fromStore) {
+      ({ parts, count, lastRowId, more } = this.payloads.read(q.afterId, toId, limit, {
+        sportId: q.sportId,
+        eventId: q.eventId,
+        affiliateIds: q.affiliateIds ? new Set(q.affiliateIds) : undefined,
+        marketIds: q.marketIds ? new Set(q.marketIds) : undefined,
+      }));
+    } else {
+      const read = this.store.readPayloadBytes({ ...q, pricesOnly: true, toId, limit });
+      ({ count, lastRowId, more } = read);
+      parts = [read.bytes];
+    }
+    return more
+      ? { parts, count, lastId: lastRowId, hasMore: true, fromStore }
+      : { parts, count, lastId: toId, hasMore: toId < head, fromStore };
   }
 
   private readWith<Row extends { id: number }>(

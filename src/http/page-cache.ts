@@ -5,13 +5,13 @@
  * cursors; they are served from here. Bounded by bytes, least recently used first out.
  */
 export class PageCache {
-  private readonly pages = new Map<string, { body: string; lastId: number; points: number }>();
+  private readonly pages = new Map<string, { parts: readonly Buffer[]; bytes: number; lastId: number; points: number }>();
   private bytes = 0;
 
   constructor(private readonly maxBytes = 24 * 1024 * 1024) {}
 
   /** A page whose rows all lie at or below `visibleHead`. */
-  get(key: string, visibleHead: number): { body: string; points: number } | undefined {
+  get(key: string, visibleHead: number): { parts: readonly Buffer[]; points: number } | undefined {
     const hit = this.pages.get(key);
     if (!hit || hit.lastId > visibleHead) return undefined;
     // Refresh its place: the least recently used pages go first.
@@ -20,19 +20,21 @@ export class PageCache {
     return hit;
   }
 
-  set(key: string, body: string, lastId: number, points: number): void {
-    if (body.length > this.maxBytes / 4) return;
+  set(key: string, parts: readonly Buffer[], lastId: number, points: number): void {
+    let bytes = 0;
+    for (const p of parts) bytes += p.length;
+    if (bytes > this.maxBytes / 4) return;
     const old = this.pages.get(key);
     if (old) {
-      this.bytes -= old.body.length;
+      this.bytes -= old.bytes;
       this.pages.delete(key);
     }
-    this.pages.set(key, { body, lastId, points });
-    this.bytes += body.length;
+    this.pages.set(key, { parts, bytes, lastId, points });
+    this.bytes += bytes;
     for (const [k, v] of this.pages) {
       if (this.bytes <= this.maxBytes) break;
       this.pages.delete(k);
-      this.bytes -= v.body.length;
+      this.bytes -= v.bytes;
     }
   }
 }

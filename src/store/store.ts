@@ -72,14 +72,30 @@ export interface ChangeQuery {
   marketIds?: readonly number[];
 }
 
+export interface PayloadBytes {
+  bytes: Buffer;
+  count: number;
+  /** Id of the last row read (0 when none). */
+  lastRowId: number;
+  /** Another matching row follows at or below the query's toId. */
+  more: boolean;
+}
+
+export type PriceRowSummary = Pick<
+  ChangeRecord,
+  'id' | 'sport_id' | 'event_id' | 'affiliate_id' | 'market_id' | 'payload'
+>;
+
 export interface Store {
   /** Reads everything needed to rebuild the Board after a restart. */
   load(): LoadedState;
   /** Writes one batch atomically: all of it or none of it. */
   commit(commit: Commit): void;
   readChanges(q: ChangeQuery): ChangeRecord[];
-  /** The same rows as readChanges, only their ids and payloads: the delta feed's hot read. */
-  readPayloads(q: ChangeQuery): { id: number; payload: string }[];
+  /** The payloads of the same rows as readChanges joined by commas, in id order: the markets delta's read. */
+  readPayloadBytes(q: ChangeQuery): PayloadBytes;
+  /** Every price row in (afterId, toId], oldest first, with what a delta filter looks at. */
+  scanPriceRows(afterId: number, toId: number, each: (row: PriceRowSummary) => void): void;
   /** Every row with afterId < id <= toId, in id order. */
   readChangesRange(afterId: number, toId: number): ChangeRecord[];
   /** The state as it was after change `uptoId` was committed (for delayed views). */

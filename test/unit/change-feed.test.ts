@@ -13,7 +13,7 @@ import { batch, nbaEvent, nbaPrices, price } from '../helpers/fixtures.ts';
 
 const E = 'e'.repeat(32);
 
-function setup(opts: { capacity?: number; now?: () => number; windowMs?: number } = {}) {
+function setup(opts: { capacity?: number; now?: () => number; windowMs?: number; payloadBytes?: number } = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'oddsbase-feed-'));
   const store = new SqliteStore(openSqlite(dir));
   const bus = new MemoryBus();
@@ -31,6 +31,8 @@ function setup(opts: { capacity?: number; now?: () => number; windowMs?: number 
   return {
     feed,
     ledger,
+    store,
+    bus,
     cleanup: () => {
       feed.close();
       store.close();
@@ -80,23 +82,32 @@ test('cursors ahead of the head or behind the retained window are refused', (t) 
   assert.equal(s.feed.resolveCursor(0), head, '0 starts at the oldest retained row');
 });
 
-test('payload reads return the same rows as whole-row reads, from memory and from the store', (t) => {
-  const small = setup({ capacity: 5 });
-  const big = setup({ capacity: 10_000 });
+test('payload pages hold the same rows as whole-row reads, from memory and from the store', (t) => {
+  const s = setup();
+  // Started after the writes with room for about ten rows: older cursors are read from the store.
+  const cold = new ChangeFeed(s.store, s.bus, s.ledger.headId, { maxScan: 1000, payloadBytes: 4000 });
   t.after(() => {
-    small.cleanup();
-    big.cleanup();
+    cold.close();
+    s.cleanup();
   });
-  for (const s of [small, big]) {
-    for (const after of [0, 10, 30]) {
-      const whole = s.feed.read({ pricesOnly: true, afterId: after }, 9);
-      const light = s.feed.readPayloads({ pricesOnly: true, afterId: after }, 9);
-      assert.deepEqual(
-        light.rows.map((r) => [r.id, r.payload]),
-        whole.rows.map((r) => [r.id, r.payload]),
-      );
-      assert.equal(light.lastId, whole.lastId);
-      assert.equal(light.hasMore, whole.hasMore);
+  const filters = [{}, { affiliateIds: [19] }, { marketIds: [1, 2] }, { sportId: 4, eventId: E }, { sportId: 3 }];
+  for (const feed of [s.feed, cold]) {
+    for (const after of [0, 10, 30, s.ledger.headId - 3]) {
+      for (const f of filters) {
+        for (const limit of [1, 9, 1000]) {
+          const whole = feed.read({ pricesOnly: true, afterId: after, ...f }, limit);
+          const page = feed.readPayloadPage({ afterId: after, ...f }, limit);
+          const rows = JSON.parse(`[${Buffer.concat(page.parts).toString()}]`) as { id: number }[];
+          assert.deepEqual(
+            rows,
+            whole.rows.map((r) => JSON.parse(r.payload)),
+            `after ${after}, limit ${limit}, ${JSON.stringify(f)}`,
+          );
+          assert.equal(page.count, whole.rows.length);
+          assert.equal(page.lastId, whole.lastId);
+          assert.equal(page.hasMore, whole.hasMore);
+        }
+      }
     }
   }
 });

@@ -6,6 +6,8 @@ import type {
   EventRecord,
   LoadedState,
   MarketRecord,
+  PayloadBytes,
+  PriceRowSummary,
   Store,
 } from '../store.ts';
 import type { SqliteDatabase } from './database.ts';
@@ -77,16 +79,6 @@ export class SqliteStore implements Store {
     return this.prepared(`SELECT * FROM changes WHERE ${where} ORDER BY id LIMIT ?`).all(
       ...args,
     ) as ChangeRecord[];
-  }
-
-  readPayloads(q: ChangeQuery): { id: number; payload: string }[] {
-    const { where, args } = changeFilter(q);
-    // Two columns as arrays: about ten times cheaper than whole rows as objects.
-    const rows = this.prepared(
-      `SELECT id, payload FROM changes WHERE ${where} ORDER BY id LIMIT ?`,
-      true,
-    ).all(...args) as [number, string][];
-    return rows.map(([id, payload]) => ({ id, payload }));
   }
 
   readChangesRange(afterId: number, toId: number): ChangeRecord[] {
@@ -202,6 +194,31 @@ export class SqliteStore implements Store {
         'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
       )
       .run(key, value);
+  }
+
+  readPayloadBytes(q: ChangeQuery): PayloadBytes {
+    const { where, args } = changeFilter(q);
+    // SQLite joins the payloads itself and hands over one buffer: no string per row, no encoding.
+    // The aggregate takes the rows in the ordered subquery's order (test/unit/change-feed.test.ts).
+    const [count, lastRowId, bytes] = this.prepared(
+      `SELECT count(*), max(id), CAST(group_concat(payload, ',') AS BLOB)
+         FROM (SELECT id, payload FROM changes WHERE ${where} ORDER BY id LIMIT ?)`,
+      true,
+    ).get(...args) as [number, number | null, Buffer | null];
+    if (count < q.limit || lastRowId === null) {
+      return { bytes: bytes ?? Buffer.alloc(0), count, lastRowId: lastRowId ?? 0, more: false };
+    }
+    const next = changeFilter({ ...q, afterId: lastRowId, limit: 1 });
+    const more = this.prepared(`SELECT 1 FROM changes WHERE ${next.where} LIMIT ?`, true).get(...next.args);
+    return { bytes: bytes ?? Buffer.alloc(0), count, lastRowId, more: more !== undefined };
+  }
+
+  scanPriceRows(afterId: number, toId: number, each: (row: PriceRowSummary) => void): void {
+    const rows = this.prepared(
+      `SELECT id, sport_id, event_id, affiliate_id, market_id, payload FROM changes
+        WHERE id > ? AND id <= ? AND price_id IS NOT NULL ORDER BY id`,
+    ).iterate(afterId, toId) as IterableIterator<PriceRowSummary>;
+    for (const row of rows) each(row);
   }
 
   close(): void {

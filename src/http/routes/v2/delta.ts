@@ -4,7 +4,7 @@ import { CursorError } from '../../../board/change-feed.ts';
 import { sportProfile } from '../../../catalog/sports.ts';
 import { cursorToUuid, uuidToCursor } from '../../../domain/uuid-cursor.ts';
 import type { ChangeRecord } from '../../../store/store.ts';
-import { boardFor, type RouteDeps, sendJson } from '../../app.ts';
+import { boardFor, type RouteDeps, sendJson, sendParts } from '../../app.ts';
 import { badRequest, notFound } from '../../errors.ts';
 import { parseEventQuery, type Query } from '../../event-query.ts';
 import { parseInteger, parseIntList } from '../../params.ts';
@@ -19,6 +19,7 @@ const EVENT_DELTA_LIMIT_DEFAULT = 100;
 const EVENT_DELTA_LIMIT_MAX = 500;
 /** Most change ids one /api/v2/delta response looks at; has_more tells the client to go on. */
 const EVENT_DELTA_MAX_SCAN = 500_000;
+const CLOSE = Buffer.from(']}');
 
 
 function sportFilter(raw: string | undefined): number | undefined {
@@ -99,28 +100,25 @@ export async function deltaRoutes(app: FastifyInstance, deps: RouteDeps): Promis
       const page = pages.get(key, visible) ?? pages.get(`${key}|${visible}`, visible);
       if (page) {
         reply.meter(page.points);
-        return sendJson(reply, page.body);
+        return sendParts(reply, page.parts);
       }
-      const read = feed.readPayloads(
-        {
-          pricesOnly: true,
-          afterId,
-          sportId,
-          eventId,
-          affiliateIds,
-          marketIds,
-        },
-        limit,
-        visible,
-      );
-      const body =
-        `{"meta":{"delta_last_id":"${read.lastId}","count":${read.rows.length},"has_more":${read.hasMore}},` +
-        `"deltas":[${read.rows.map((r) => r.payload).join(',')}]}`;
-      const full = read.hasMore && read.rows.length === limit;
-      pages.set(full ? key : `${key}|${visible}`, body, read.lastId, read.rows.length);
+      const read = feed.readPayloadPage({ afterId, sportId, eventId, affiliateIds, marketIds }, limit, visible);
+      const parts = [
+        Buffer.from(
+          `{"meta":{"delta_last_id":"${read.lastId}","count":${read.count},"has_more":${read.hasMore}},"deltas":[`,
+        ),
+        ...read.parts,
+        CLOSE,
+      ];
+      // Pages read from memory are slices of the feed's buffers and cheap to read again; keeping
+      // them would hold those buffers past their time.
+      if (read.fromStore) {
+        const full = read.hasMore && read.count === limit;
+        pages.set(full ? key : `${key}|${visible}`, parts, read.lastId, read.count);
+      }
       // One odds point per delivered row.
-      reply.meter(read.rows.length);
-      return sendJson(reply, body);
+      reply.meter(read.count);
+      return sendParts(reply, parts);
     },
   );
 
