@@ -29,6 +29,8 @@ export interface ParticipantState {
   type: ParticipantType;
   name: string;
   lines: Map<string, LineState>;
+  /** Current main line value per affiliate_id (the flag is per book, participant, market and period). */
+  mainLines: Map<number, string>;
 }
 
 export interface MarketState {
@@ -46,8 +48,6 @@ export interface EventState {
   markets: Map<string, MarketState>;
   /** Id of the last change row that touched this event: the key that invalidates cached views. */
   version: number;
-  /** Current main line value per `${market_id}:${period_id}:${participantKey}:${affiliate_id}`. */
-  mainLines: Map<string, string>;
 }
 
 export const marketKey = (marketId: number, periodId: number): string => `${marketId}:${periodId}`;
@@ -81,7 +81,6 @@ export class Board implements FeedStateReader {
       startMs: Date.parse(info.event_date),
       markets: new Map(),
       version,
-      mainLines: new Map(),
     };
     this.events.set(info.event_id, state);
     let list = this.bySport.get(info.sport_id);

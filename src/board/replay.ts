@@ -30,6 +30,7 @@ export function applyPriceChange(board: Board, c: PriceChange): void {
       type: c.participant_type,
       name: c.participant_name,
       lines: new Map(),
+      mainLines: new Map(),
     };
     market.participants.set(pKey, participant);
   }
@@ -51,9 +52,8 @@ export function applyPriceChange(board: Board, c: PriceChange): void {
   if (c.liquidity_usd !== undefined) state.liquidity_usd = c.liquidity_usd;
   if (c.source_id !== undefined) state.source_id = c.source_id;
   line.prices.set(c.affiliate_id, state);
-  const mainKey = `${c.market_id}:${c.period_id}:${pKey}:${c.affiliate_id}`;
-  if (c.is_main_line) ev.mainLines.set(mainKey, c.line);
-  else if (ev.mainLines.get(mainKey) === c.line) ev.mainLines.delete(mainKey);
+  if (c.is_main_line) participant.mainLines.set(c.affiliate_id, c.line);
+  else if (participant.mainLines.get(c.affiliate_id) === c.line) participant.mainLines.delete(c.affiliate_id);
   ev.version = Math.max(ev.version, c.id);
 }
 

@@ -11,12 +11,11 @@ import {
 } from '../board/board.ts';
 import { loadBoard } from '../board/replay.ts';
 import type { Bus } from '../bus/bus.ts';
-import { marketName } from '../catalog/markets.ts';
 import { priceDelta } from '../domain/odds.ts';
-import type { ChangeType, DeltaRow, EventInfo } from '../domain/types.ts';
+import type { ChangeType, EventInfo } from '../domain/types.ts';
 import type { ChangeRecord, Commit, EventRecord, MarketRecord, Store } from '../store/store.ts';
 import type { PriceDetail } from './price-change.ts';
-import { serialiseDeltaRow, serialisePriceDetail } from './serialise.ts';
+import { DeltaRowWriter, serialisePriceDetail } from './serialise.ts';
 import type { LedgerSink, PriceUpdate, UpdateBatch } from './updates.ts';
 
 /** Line id: 32 hex characters, a pure function of what identifies the line, so it never changes. */
@@ -41,6 +40,10 @@ export class Ledger implements LedgerSink {
   private nextMarketId = 1;
   private nextPriceId = 1;
   private lastCommitMs = 0;
+  /** The market the last price update went to, and its event; forgotten when the board reloads. */
+  private lastMarket: MarketState | undefined;
+  private lastMarketEvent: EventState | undefined;
+  private readonly rows = new DeltaRowWriter();
 
   constructor(
     private readonly store: Store,
@@ -120,10 +123,19 @@ export class Ledger implements LedgerSink {
     } else {
       this.board.addEvent(info, id);
     }
-    pending.add(
-      { id, kind: 'event', event_id: header.event_id, sport_id: header.sport_id, at, ...noPrice },
-      JSON.stringify(header),
-    );
+    pending.add({
+      id,
+      kind: 'event',
+      event_id: header.event_id,
+      sport_id: header.sport_id,
+      at,
+      price_id: null,
+      affiliate_id: null,
+      market_id: null,
+      committed_ms: pending.committedMs,
+      payload: JSON.stringify(header),
+      detail: null,
+    });
   }
 
   private applyScore(
@@ -139,28 +151,28 @@ export class Ledger implements LedgerSink {
     const id = pending.nextId();
     this.board.replaceInfo(state, info);
     state.version = id;
-    pending.add(
-      { id, kind: 'score', event_id: eventId, sport_id: info.sport_id, at, ...noPrice },
-      JSON.stringify({ score: u.score, live_game_state: u.live_game_state }),
-    );
+    pending.add({
+      id,
+      kind: 'score',
+      event_id: eventId,
+      sport_id: info.sport_id,
+      at,
+      price_id: null,
+      affiliate_id: null,
+      market_id: null,
+      committed_ms: pending.committedMs,
+      payload: JSON.stringify({ score: u.score, live_game_state: u.live_game_state }),
+      detail: null,
+    });
   }
 
   private applyPrice(pending: PendingCommit, u: PriceUpdate, at: string): void {
     const ev = this.board.events.get(u.event_id)!;
     const market = this.market(pending, ev, u.market_id, u.period_id);
-    const pKey = participantKey(u.participant_type, u.participant_id);
-    let participant = market.participants.get(pKey);
-    if (!participant) {
-      participant = {
-        id: u.participant_id,
-        type: u.participant_type,
-        name: u.participant_name,
-        lines: new Map(),
-      };
-      market.participants.set(pKey, participant);
-    }
+    const participant = this.participant(market, u);
     let line = participant.lines.get(u.line);
     if (!line) {
+      const pKey = participantKey(u.participant_type, u.participant_id);
       line = {
         id: lineId(u.event_id, u.market_id, u.period_id, pKey, u.line),
         value: u.line,
@@ -181,10 +193,9 @@ export class Ledger implements LedgerSink {
     ) {
       return;
     }
-    const mainKey = `${market.market_id}:${market.period_id}:${pKey}:${u.affiliate_id}`;
     let movedFrom: PriceState | undefined;
     if (wantMain) {
-      const oldValue = ev.mainLines.get(mainKey);
+      const oldValue = participant.mainLines.get(u.affiliate_id);
       if (oldValue !== undefined && oldValue !== u.line) {
         const oldLine = participant.lines.get(oldValue);
         const old = oldLine?.prices.get(u.affiliate_id);
@@ -200,9 +211,9 @@ export class Ledger implements LedgerSink {
           });
         }
       }
-      ev.mainLines.set(mainKey, u.line);
-    } else if (prev?.is_main_line && ev.mainLines.get(mainKey) === u.line) {
-      ev.mainLines.delete(mainKey);
+      participant.mainLines.set(u.affiliate_id, u.line);
+    } else if (prev?.is_main_line && participant.mainLines.get(u.affiliate_id) === u.line) {
+      participant.mainLines.delete(u.affiliate_id);
     }
     this.writePrice(pending, ev, market, participant, line, prev, {
       price: u.price,
@@ -245,39 +256,43 @@ export class Ledger implements LedgerSink {
         : prev
           ? 'price_change'
           : 'new';
+    const previousPrice = previous?.price;
     const id = pending.nextId();
-    const state: PriceState = {
-      id: prev?.id ?? this.nextPriceId++,
-      affiliate_id: affiliateId,
-      price: next.price,
-      is_main_line: next.is_main_line,
-      updated_at: next.at,
-      closed_at: next.closed_at,
-      price_delta: priceDelta(previous?.price, next.price),
-      change_id: id,
-    };
-    if (next.liquidity_usd !== undefined) state.liquidity_usd = next.liquidity_usd;
-    if (next.source_id !== undefined) state.source_id = next.source_id;
-    line.prices.set(affiliateId, state);
+    const delta = priceDelta(previousPrice, next.price);
+    let state: PriceState;
+    if (
+      prev &&
+      (prev.liquidity_usd === undefined) === (next.liquidity_usd === undefined) &&
+      (prev.source_id === undefined) === (next.source_id === undefined)
+    ) {
+      // Rewritten in place when its shape stays: a new object per update would outlive the young
+      // generation (a price is rewritten every few batches) and be promoted, only to die there.
+      // A refused batch rebuilds the whole board from the store, so nothing needs the old object.
+      state = prev;
+      state.price = next.price;
+      state.is_main_line = next.is_main_line;
+      state.updated_at = next.at;
+      state.closed_at = next.closed_at;
+      state.price_delta = delta;
+      state.change_id = id;
+      if (next.liquidity_usd !== undefined) state.liquidity_usd = next.liquidity_usd;
+      if (next.source_id !== undefined) state.source_id = next.source_id;
+    } else {
+      state = {
+        id: prev?.id ?? this.nextPriceId++,
+        affiliate_id: affiliateId,
+        price: next.price,
+        is_main_line: next.is_main_line,
+        updated_at: next.at,
+        closed_at: next.closed_at,
+        price_delta: delta,
+        change_id: id,
+      };
+      if (next.liquidity_usd !== undefined) state.liquidity_usd = next.liquidity_usd;
+      if (next.source_id !== undefined) state.source_id = next.source_id;
+      line.prices.set(affiliateId, state);
+    }
     ev.version = id;
-    const row: DeltaRow = {
-      id,
-      event_id: ev.info.event_id,
-      sport_id: ev.info.sport_id,
-      affiliate_id: affiliateId,
-      market_id: market.market_id,
-      market_name: marketName(market.market_id),
-      participant_id: participant.id,
-      participant_type: participant.type,
-      participant_name: participant.name,
-      line: line.value,
-      price: String(next.price),
-      previous_price: previous ? String(previous.price) : '',
-      change_type: changeType,
-      is_main_line: next.is_main_line,
-      closed_at: next.closed_at,
-      updated_at: next.at,
-    };
     const detail: PriceDetail = {
       price_id: state.id,
       period_id: market.period_id,
@@ -287,23 +302,40 @@ export class Ledger implements LedgerSink {
     };
     if (state.liquidity_usd !== undefined) detail.liquidity_usd = state.liquidity_usd;
     if (state.source_id !== undefined) detail.source_id = state.source_id;
-    pending.add(
-      {
+    pending.add({
+      id,
+      kind: 'price',
+      event_id: ev.info.event_id,
+      sport_id: ev.info.sport_id,
+      at: next.at,
+      price_id: state.id,
+      affiliate_id: affiliateId,
+      market_id: market.market_id,
+      committed_ms: pending.committedMs,
+      payload: this.rows.write(
         id,
-        kind: 'price',
-        event_id: ev.info.event_id,
-        sport_id: ev.info.sport_id,
-        at: next.at,
-        price_id: state.id,
-        affiliate_id: affiliateId,
-        market_id: market.market_id,
-      },
-      serialiseDeltaRow(row),
-      serialisePriceDetail(detail),
-    );
+        ev.info,
+        affiliateId,
+        market,
+        participant,
+        line,
+        next.price,
+        previousPrice,
+        changeType,
+        next.is_main_line,
+        next.closed_at,
+        next.at,
+      ),
+      detail: serialisePriceDetail(detail),
+    });
   }
 
   private market(pending: PendingCommit, ev: EventState, marketId: number, periodId: number): MarketState {
+    // Feeds send a market's prices together: the last market found saves building and hashing its key.
+    const last = this.lastMarket;
+    if (last && last.market_id === marketId && last.period_id === periodId && this.lastMarketEvent === ev) {
+      return last;
+    }
     const key = marketKey(marketId, periodId);
     let market = ev.markets.get(key);
     if (!market) {
@@ -316,7 +348,31 @@ export class Ledger implements LedgerSink {
         period_id: periodId,
       });
     }
+    this.lastMarket = market;
+    this.lastMarketEvent = ev;
     return market;
+  }
+
+  private participant(market: MarketState, u: PriceUpdate): ParticipantState {
+    let participant: ParticipantState | undefined;
+    if (market.participants.size <= SCAN_PARTICIPANTS) {
+      // A market has a few participants: comparing them is cheaper than building and hashing a key.
+      for (const p of market.participants.values()) {
+        if (p.id === u.participant_id && p.type === u.participant_type) return p;
+      }
+    } else {
+      participant = market.participants.get(participantKey(u.participant_type, u.participant_id));
+      if (participant) return participant;
+    }
+    participant = {
+      id: u.participant_id,
+      type: u.participant_type,
+      name: u.participant_name,
+      lines: new Map(),
+      mainLines: new Map(),
+    };
+    market.participants.set(participantKey(u.participant_type, u.participant_id), participant);
+    return participant;
   }
 
   private eventRecord(state: EventState): EventRecord {
@@ -331,6 +387,8 @@ export class Ledger implements LedgerSink {
 
   /** Rebuilds the Board from the store: on start, and after a refused commit. */
   private loadBoard(): void {
+    this.lastMarket = undefined;
+    this.lastMarketEvent = undefined;
     const loaded = this.store.load();
     loadBoard(this.board, loaded);
     this.lastCommitMs = Math.max(this.lastCommitMs, loaded.headCommittedMs);
@@ -339,17 +397,19 @@ export class Ledger implements LedgerSink {
   }
 }
 
-const noPrice = { price_id: null, affiliate_id: null, market_id: null } as const;
+/** Markets with at most this many participants are searched by comparison, larger ones by key. */
+const SCAN_PARTICIPANTS = 8;
 
 /** The rows of one batch, collected before the store transaction. */
 class PendingCommit {
   readonly changes: ChangeRecord[] = [];
   readonly markets: MarketRecord[] = [];
   readonly touchedEvents = new Set<string>();
+  private lastEventId: string | undefined;
 
   constructor(
     public head: number,
-    private readonly committedMs: number,
+    readonly committedMs: number,
   ) {}
 
   nextId(): number {
@@ -357,12 +417,12 @@ class PendingCommit {
     return this.head;
   }
 
-  add(
-    row: Omit<ChangeRecord, 'payload' | 'detail' | 'committed_ms'>,
-    payload: string,
-    detail: string | null = null,
-  ): void {
-    this.changes.push({ ...row, committed_ms: this.committedMs, payload, detail });
-    this.touchedEvents.add(row.event_id);
+  /** Takes a whole record, built once by the caller, every kind with the same field order. */
+  add(record: ChangeRecord): void {
+    this.changes.push(record);
+    if (record.event_id !== this.lastEventId) {
+      this.touchedEvents.add(record.event_id);
+      this.lastEventId = record.event_id;
+    }
   }
 }

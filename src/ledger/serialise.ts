@@ -1,5 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import fastJson from 'fast-json-stringify';
+import type { LineState, MarketState, ParticipantState } from '../board/board.ts';
+import { marketName } from '../catalog/markets.ts';
+import type { ChangeType } from '../domain/types.ts';
 import { DeltaRowSchema } from '../http/schemas.ts';
 
 /**
@@ -19,3 +22,85 @@ const PriceDetailSchema = Type.Object({
 
 export const serialiseDeltaRow = fastJson(DeltaRowSchema);
 export const serialisePriceDetail = fastJson(PriceDetailSchema);
+
+/** A compiled serialiser of some Delta row fields, as the members it writes in the row (`,"k":v...`). */
+function deltaMembers(keys: (keyof typeof DeltaRowSchema.properties)[]): (value: object) => string {
+  const serialise = fastJson(Type.Pick(DeltaRowSchema, keys));
+  return (value) => `,${serialise(value).slice(1, -1)}`;
+}
+
+const eventMembers = deltaMembers(['event_id', 'sport_id']);
+const marketMembers = deltaMembers(['market_id', 'market_name']);
+const lineMembers = deltaMembers(['participant_id', 'participant_type', 'participant_name', 'line']);
+
+/** fast-json-stringify's integer: the same text for every value. */
+function integer(n: number): string {
+  if (Number.isInteger(n)) return `${n}`;
+  const t = Math.trunc(n);
+  if (!Number.isFinite(t)) throw new Error(`The value "${n}" cannot be converted to an integer.`);
+  return `${t}`;
+}
+
+/**
+ * Writes a price's Delta row exactly as serialiseDeltaRow does, from parts that mostly repeat from one
+ * row to the next: the event's, the market's and the line's fields are serialised once and reused,
+ * so a row costs a few concatenations instead of a walk over 16 fields (and no row object).
+ */
+export class DeltaRowWriter {
+  private eventId: string | undefined;
+  private sportId: number | undefined;
+  private eventJson = '';
+  private readonly marketJson = new Map<number, string>();
+  /** Keyed by the board's line objects: a line never changes participant or value. */
+  private readonly lineJson = new WeakMap<LineState, string>();
+  private at: string | undefined;
+  private atJson = '';
+
+  write(
+    id: number,
+    event: { event_id: string; sport_id: number },
+    affiliateId: number,
+    market: MarketState,
+    participant: ParticipantState,
+    line: LineState,
+    price: number,
+    previousPrice: number | undefined,
+    changeType: ChangeType,
+    isMainLine: boolean,
+    closedAt: string,
+    at: string,
+  ): string {
+    if (event.event_id !== this.eventId || event.sport_id !== this.sportId) {
+      this.eventId = event.event_id;
+      this.sportId = event.sport_id;
+      this.eventJson = eventMembers(event);
+    }
+    let marketJson = this.marketJson.get(market.market_id);
+    if (marketJson === undefined) {
+      marketJson = marketMembers({ market_id: market.market_id, market_name: marketName(market.market_id) });
+      this.marketJson.set(market.market_id, marketJson);
+    }
+    let lineJson = this.lineJson.get(line);
+    if (lineJson === undefined) {
+      lineJson = lineMembers({
+        participant_id: participant.id,
+        participant_type: participant.type,
+        participant_name: participant.name,
+        line: line.value,
+      });
+      this.lineJson.set(line, lineJson);
+    }
+    if (at !== this.at) {
+      this.at = at;
+      this.atJson = JSON.stringify(at);
+    }
+    // Prices are finite numbers, whose String() needs no escaping.
+    return (
+      `{"id":${integer(id)}${this.eventJson},"affiliate_id":${integer(affiliateId)}${marketJson}${lineJson}` +
+      `,"price":"${price}","previous_price":"${previousPrice === undefined ? '' : previousPrice}"` +
+      `,"change_type":"${changeType}","is_main_line":${isMainLine ? 'true' : 'false'}` +
+      `,"closed_at":${closedAt === '' ? '""' : closedAt === at ? this.atJson : JSON.stringify(closedAt)}` +
+      `,"updated_at":${this.atJson}}`
+    );
+  }
+}

@@ -212,3 +212,75 @@ test('a restart keeps every committed row, the board and the id sequence', (t) =
   );
   assert.equal(moved[1]!.previous_price, '-110');
 });
+
+test('a batch the store refuses leaves the board as committed, and the next batch builds on it', (t) => {
+  const s = setup();
+  t.after(() => rmSync(s.dir, { recursive: true, force: true }));
+  s.ledger.apply(batch('2026-11-23T10:00:00Z', [{ kind: 'event', event: nbaEvent(E) }, ...nbaPrices(E)]));
+  const head = s.ledger.headId;
+  const spread = () => s.board.getEvent(E)!.markets.get('2:0')!.participants.get('TYPE_TEAM:2014')!.lines;
+  const at19 = (line: string) => {
+    const p = spread().get(line)!.prices.get(19)!;
+    return [p.price, p.is_main_line, p.price_delta, p.change_id];
+  };
+  const before = [at19('-3.5'), at19('-4.5')];
+  const commit = s.store.commit.bind(s.store);
+  s.store.commit = () => {
+    throw new Error('disk full');
+  };
+  // The prices it changes are rewritten in place on the board before the store refuses the batch.
+  const move = (p: number) =>
+    batch('2026-11-23T10:01:00Z', [
+      price(E, { market_id: 1, participant_id: 2002, affiliate_id: 19, price: 140 }),
+      price(E, {
+        market_id: 2,
+        participant_id: 2014,
+        participant_name: 'Los Angeles',
+        affiliate_id: 19,
+        line: '-4.5',
+        price: p,
+        is_main_line: true,
+      }),
+    ]);
+  assert.throws(() => s.ledger.apply(move(-108)), /disk full/);
+  assert.equal(s.ledger.headId, head);
+  assert.equal(s.published.length, 1);
+  assert.deepEqual([at19('-3.5'), at19('-4.5')], before);
+
+  s.store.commit = commit;
+  // Starts with the market the refused batch ended with.
+  s.ledger.apply(batch('2026-11-23T10:01:00Z', move(-106).updates.reverse()));
+  const [off, on, ml] = rows(s.published[1]!);
+  assert.deepEqual(
+    [ml!.previous_price, off!.line, off!.is_main_line, on!.previous_price, on!.change_type],
+    ['130', '-3.5', false, '105', 'line_change'],
+  );
+  // The writes reached the live board, not objects of the board as it was before the reload.
+  assert.deepEqual([at19('-3.5')[1], at19('-4.5')[0], at19('-4.5')[1]], [false, -106, true]);
+});
+
+test('a market with many participants finds each by its type and id', (t) => {
+  const s = setup();
+  t.after(() => rmSync(s.dir, { recursive: true, force: true }));
+  const players = (p: number) =>
+    Array.from({ length: 12 }, (_, i) =>
+      price(E, {
+        market_id: 401,
+        participant_id: 100 + (i % 6),
+        participant_type: i < 6 ? 'TYPE_PLAYER' : 'TYPE_TEAM',
+        participant_name: `P${i}`,
+        affiliate_id: 19,
+        line: '20.5',
+        price: p + i,
+      }),
+    );
+  s.ledger.apply(batch('2026-11-23T10:00:00Z', [{ kind: 'event', event: nbaEvent(E) }, ...players(100)]));
+  s.ledger.apply(batch('2026-11-23T10:01:00Z', players(120)));
+  const changed = rows(s.published[1]!);
+  assert.equal(changed.length, 12);
+  assert.deepEqual(
+    changed.map((r) => [r.change_type, r.previous_price]),
+    changed.map((_, i) => ['price_change', String(100 + i)]),
+  );
+  assert.equal(s.board.getEvent(E)!.markets.get('401:0')!.participants.size, 12);
+});
