@@ -43,11 +43,14 @@ export const EventQuerySchema = Type.Object(
   { additionalProperties: true },
 );
 
+/** Parsed once and then shared between requests (see eventQueryFor): treat it as read-only. */
 export interface EventQuery {
   filter: EventFilter;
   filterKey: string;
   include: Set<EventStatus> | undefined;
   exclude: Set<EventStatus> | undefined;
+  /** The status filters and hide_no_markets as one canonical text, for response cache keys. */
+  statusKey: string;
   hideNoMarkets: boolean;
   offset: number;
 }
@@ -84,14 +87,52 @@ export function parseEventQuery(
     includePriceDelta: include.has('price_delta'),
     liveGameState: e?.liveGameState === true,
   };
+  const statuses = parseStatuses('event_status', q.event_status);
+  const exclude = parseStatuses('exclude_status', q.exclude_status);
+  const hideNoMarkets = parseBoolean('hide_no_markets', q.hide_no_markets, false);
   return {
     filter,
     filterKey: filterKey(filter),
-    include: parseStatuses('event_status', q.event_status),
-    exclude: parseStatuses('exclude_status', q.exclude_status),
-    hideNoMarkets: parseBoolean('hide_no_markets', q.hide_no_markets, false),
+    include: statuses,
+    exclude,
+    statusKey: `${statusList(statuses)}/${statusList(exclude)}/${hideNoMarkets ? 1 : 0}`,
+    hideNoMarkets,
     offset: parseOffset(q.offset),
   };
+}
+
+const statusList = (s: Set<EventStatus> | undefined) => (s ? [...s].sort().join(',') : '*');
+
+/** Parsed queries per plan, by sport and raw query string; a plan's entitlements object is its identity. */
+const parsedQueries = new WeakMap<object, Map<string, EventQuery>>();
+const NO_PLAN = {};
+const MAX_QUERIES_PER_PLAN = 256;
+
+/**
+ * parseEventQuery for a request, kept by its raw query string: odds screens poll the same URL again
+ * and again, and the filter, its sets and its canonical key need not be rebuilt for each poll.
+ * A query that fails to parse is not kept, so it fails the same way every time.
+ */
+export function eventQueryFor(
+  url: string,
+  query: Query,
+  sportId: number | undefined,
+  account: Account | undefined,
+): EventQuery {
+  const plan = account?.entitlements ?? NO_PLAN;
+  let cache = parsedQueries.get(plan);
+  if (!cache) {
+    cache = new Map();
+    parsedQueries.set(plan, cache);
+  }
+  const at = url.indexOf('?');
+  const key = `${sportId}|${at < 0 ? '' : url.slice(at + 1)}`;
+  const hit = cache.get(key);
+  if (hit) return hit;
+  const parsed = parseEventQuery(query, sportId, account);
+  if (cache.size >= MAX_QUERIES_PER_PLAN) cache.clear();
+  cache.set(key, parsed);
+  return parsed;
 }
 
 /** The books a request may see: those it asked for (default all) within the plan's coverage. */
@@ -116,7 +157,3 @@ export function statusAllowed(q: EventQuery, state: EventState): boolean {
   return true;
 }
 
-export function statusKey(q: EventQuery): string {
-  const list = (s: Set<EventStatus> | undefined) => (s ? [...s].sort().join(',') : '*');
-  return `${list(q.include)}/${list(q.exclude)}/${q.hideNoMarkets ? 1 : 0}`;
-}

@@ -112,13 +112,20 @@ const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 
 /** A `YYYY-MM-DD` calendar date, returned as epoch ms of its midnight UTC. */
 export function parseDate(raw: string): number {
+  const known = validDates.get(raw);
+  if (known !== undefined) return known;
   const m = DATE.exec(raw);
   const ms = m ? Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])) : Number.NaN;
   if (!m || Number.isNaN(ms) || new Date(ms).toISOString().slice(0, 10) !== raw) {
     throw badRequest(`date must be a calendar date formatted YYYY-MM-DD, got '${clip(raw)}'`);
   }
+  if (validDates.size >= 4096) validDates.clear();
+  validDates.set(raw, ms);
   return ms;
 }
+
+/** Dates already checked: every snapshot request parses one, and the check formats an ISO string. */
+const validDates = new Map<string, number>();
 
 /** A sport id path parameter: 400 when not an integer, 404 when no such sport. */
 export function parseSportId(raw: string): number {

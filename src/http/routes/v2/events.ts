@@ -6,10 +6,9 @@ import { notFound } from '../../errors.ts';
 import {
   type EventQuery,
   EventQuerySchema,
-  parseEventQuery,
+  eventQueryFor,
   type Query,
   statusAllowed,
-  statusKey,
 } from '../../event-query.ts';
 import { dayWindow, parseDate, parseSportId } from '../../params.ts';
 import { EventsEnvelope, errorResponses } from '../../schemas.ts';
@@ -61,12 +60,12 @@ export async function eventRoutes(app: FastifyInstance, deps: RouteDeps): Promis
       const sportId = parseSportId(p.sportID);
       const dateMs = parseDate(p.date);
       gateDate(deps, request.account, dateMs);
-      const q = parseEventQuery(request.query as Query, sportId, request.account);
+      const q = eventQueryFor(request.url, request.query as Query, sportId, request.account);
       const [from, to] = dayWindow(dateMs, q.offset);
       const board = boardFor(deps, request.account);
       const head = board.head;
       const delay = request.account?.entitlements.delaySeconds ?? 0;
-      const key = `s|${sportId}|${from}|${delay}|${q.filterKey}|${statusKey(q)}`;
+      const key = `s|${sportId}|${from}|${delay}|${q.filterKey}|${q.statusKey}`;
       const hit = cache.response(key, head);
       if (hit) {
         reply.meter(hit.points);
@@ -95,7 +94,7 @@ export async function eventRoutes(app: FastifyInstance, deps: RouteDeps): Promis
       const board = boardFor(deps, request.account);
       const state = board.getEvent(eventId);
       if (!state) throw notFound(`event ${eventId}`);
-      const q = parseEventQuery(request.query as Query, state.info.sport_id, request.account);
+      const q = eventQueryFor(request.url, request.query as Query, state.info.sport_id, request.account);
       const built = envelope(deps, [state], q, board.head);
       reply.meter(built.points);
       return sendJson(reply, built.body);
