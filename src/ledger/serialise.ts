@@ -3,7 +3,7 @@ import fastJson from 'fast-json-stringify';
 import type { LineState, MarketState, ParticipantState } from '../board/board.ts';
 import { marketName } from '../catalog/markets.ts';
 import type { ChangeType } from '../domain/types.ts';
-import { DeltaRowSchema } from '../http/schemas.ts';
+import { DeltaRowSchema } from '../domain/delta-row-schema.ts';
 
 /**
  * Serialisers of the price rows the ledger writes: compiled from schemas once, about twice as fast
