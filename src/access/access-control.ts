@@ -26,11 +26,6 @@ const creditKey = (a: Account) => `credit:${a.keyHash}`;
 
 const seconds = (ms: number) => String(Math.max(1, Math.ceil(ms / 1000)));
 
-/**
- * The business rules of the spec's Limits section: the per-second burst ceiling, the Free daily
- * and monthly caps, overage and the hard budget cap, and data-point metering with its headers.
- * A refused request consumes no data points.
- */
 /** A plan's period windows with their header texts, valid until the first window ends. */
 interface CachedPlan {
   /** The account the texts were made for: a changed tier or credit grant is a new Account object. */
@@ -49,9 +44,14 @@ interface CachedPlan {
   creditExpiry?: string;
 }
 
+/**
+ * The business rules of the spec's Limits section: the per-second burst ceiling, the Free daily
+ * and monthly caps, overage and the hard budget cap, and data-point metering with its headers.
+ * A refused request consumes no data points.
+ */
 export class AccessControl {
-  // Both caches sit on the per-request path: windows and header texts change at most once a day
-  // (a month, a week), so they are worked out once per account and period, not per request.
+  // On the per-request path: windows and header texts change at most once a day (a month, a week),
+  // so they are worked out once per account and period, not per request.
   private readonly plans = new Map<string, CachedPlan>();
   /** Requests in the current second, per key: a per-node ceiling, kept out of the shared counters. */
   private readonly bursts = new Map<string, { second: number; count: number }>();
@@ -225,7 +225,7 @@ export class AccessControl {
     const t = this.now();
     const cached = this.planFor(a, t);
     const plan = cached.plan;
-    const granted = a.credits > 0 ? creditsAvailable(a, t) : 0;
+    const granted = creditsAvailable(a, t);
     let creditsLeft = granted > 0 ? Math.max(0, granted - this.counters.get(creditKey(a))) : 0;
     let used: number;
     let monthlyUsed = 0;

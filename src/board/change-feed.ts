@@ -1,9 +1,9 @@
 import type { Bus } from '../bus/bus.ts';
 import type { ChangeQuery, ChangeRecord, Store } from '../store/store.ts';
-import { PayloadLog } from './payload-log.ts';
+import { PayloadLog, type PayloadRead } from './payload-log.ts';
 
-export interface FeedRead<Row = ChangeRecord> {
-  rows: Row[];
+export interface FeedRead {
+  rows: ChangeRecord[];
   /** The cursor to continue from: the last row returned, or the end of the scanned range. */
   lastId: number;
   hasMore: boolean;
@@ -138,7 +138,16 @@ export class ChangeFeed {
    * (a delayed plan sees the log only up to its delayed board's head).
    */
   read(q: Omit<ChangeQuery, 'toId' | 'limit'>, limit: number, visibleHead = this.head): FeedRead {
-    return this.readWith(q, limit, visibleHead, (sq) => this.store.readChanges(sq));
+    const { head, toId } = this.range(q.afterId, visibleHead);
+    const rows =
+      q.afterId >= this.ringFloor
+        ? this.fromRing(q, toId, limit + 1)
+        : this.store.readChanges({ ...q, toId, limit: limit + 1 });
+    if (rows.length > limit) {
+      rows.length = limit;
+      return { rows, lastId: rows[limit - 1]!.id, hasMore: true };
+    }
+    return { rows, lastId: toId, hasMore: toId < head };
   }
 
   /**
@@ -150,47 +159,30 @@ export class ChangeFeed {
     limit: number,
     visibleHead = this.head,
   ): PayloadPage {
-    const head = Math.min(this.head, visibleHead);
-    const toId = Math.min(head, q.afterId + this.maxScan);
-    let parts: Buffer[];
-    let count: number;
-    let lastRowId: number;
-    let more: boolean;
+    const { head, toId } = this.range(q.afterId, visibleHead);
     const fromStore = q.afterId < this.payloads.floor;
-    if (!fromStore) {
-      ({ parts, count, lastRowId, more } = this.payloads.read(q.afterId, toId, limit, {
-        sportId: q.sportId,
-        eventId: q.eventId,
-        affiliateIds: q.affiliateIds ? new Set(q.affiliateIds) : undefined,
-        marketIds: q.marketIds ? new Set(q.marketIds) : undefined,
-      }));
-    } else {
-      const read = this.store.readPayloadBytes({ ...q, pricesOnly: true, toId, limit });
-      ({ count, lastRowId, more } = read);
-      parts = [read.bytes];
-    }
+    const { parts, count, lastRowId, more } = fromStore
+      ? this.fromStore({ ...q, pricesOnly: true, toId, limit })
+      : this.payloads.read(q.afterId, toId, limit, {
+          sportId: q.sportId,
+          eventId: q.eventId,
+          affiliateIds: q.affiliateIds ? new Set(q.affiliateIds) : undefined,
+          marketIds: q.marketIds ? new Set(q.marketIds) : undefined,
+        });
     return more
       ? { parts, count, lastId: lastRowId, hasMore: true, fromStore }
       : { parts, count, lastId: toId, hasMore: toId < head, fromStore };
   }
 
-  private readWith<Row extends { id: number }>(
-    q: Omit<ChangeQuery, 'toId' | 'limit'>,
-    limit: number,
-    visibleHead: number,
-    fromStore: (q: ChangeQuery) => Row[],
-  ): FeedRead<Row> {
+  private fromStore(q: ChangeQuery): PayloadRead {
+    const { bytes, count, lastRowId, more } = this.store.readPayloadBytes(q);
+    return { parts: [bytes], count, lastRowId, more };
+  }
+
+  /** The head a read may see, and the last id it looks at: bounded so a narrow filter cannot scan all. */
+  private range(afterId: number, visibleHead: number): { head: number; toId: number } {
     const head = Math.min(this.head, visibleHead);
-    const toId = Math.min(head, q.afterId + this.maxScan);
-    const rows =
-      q.afterId >= this.ringFloor
-        ? (this.fromRing(q, toId, limit + 1) as unknown as Row[])
-        : fromStore({ ...q, toId, limit: limit + 1 });
-    if (rows.length > limit) {
-      rows.length = limit;
-      return { rows, lastId: rows[limit - 1]!.id, hasMore: true };
-    }
-    return { rows, lastId: toId, hasMore: toId < head };
+    return { head, toId: Math.min(head, afterId + this.maxScan) };
   }
 
   /** committed_ms of the newest row at or below `id` (for UUID cursors). */

@@ -5,7 +5,10 @@
  * cursors; they are served from here. Bounded by bytes, least recently used first out.
  */
 export class PageCache {
-  private readonly pages = new Map<string, { parts: readonly Buffer[]; bytes: number; lastId: number; points: number }>();
+  private readonly pages = new Map<
+    string,
+    { parts: readonly Buffer[]; bytes: number; lastId: number; points: number }
+  >();
   private bytes = 0;
 
   constructor(private readonly maxBytes = 24 * 1024 * 1024) {}

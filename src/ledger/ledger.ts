@@ -275,8 +275,6 @@ export class Ledger implements LedgerSink {
       state.closed_at = next.closed_at;
       state.price_delta = delta;
       state.change_id = id;
-      if (next.liquidity_usd !== undefined) state.liquidity_usd = next.liquidity_usd;
-      if (next.source_id !== undefined) state.source_id = next.source_id;
     } else {
       state = {
         id: prev?.id ?? this.nextPriceId++,
@@ -288,10 +286,10 @@ export class Ledger implements LedgerSink {
         price_delta: delta,
         change_id: id,
       };
-      if (next.liquidity_usd !== undefined) state.liquidity_usd = next.liquidity_usd;
-      if (next.source_id !== undefined) state.source_id = next.source_id;
       line.prices.set(affiliateId, state);
     }
+    if (next.liquidity_usd !== undefined) state.liquidity_usd = next.liquidity_usd;
+    if (next.source_id !== undefined) state.source_id = next.source_id;
     ev.version = id;
     const detail: PriceDetail = {
       price_id: state.id,

@@ -20,7 +20,6 @@ const PriceDetailSchema = Type.Object({
   source_id: Type.Optional(Type.String()),
 });
 
-export const serialiseDeltaRow = fastJson(DeltaRowSchema);
 export const serialisePriceDetail = fastJson(PriceDetailSchema);
 
 /** A compiled serialiser of some Delta row fields, as the members it writes in the row (`,"k":v...`). */

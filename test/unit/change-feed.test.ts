@@ -13,7 +13,9 @@ import { batch, nbaEvent, nbaPrices, price } from '../helpers/fixtures.ts';
 
 const E = 'e'.repeat(32);
 
-function setup(opts: { capacity?: number; now?: () => number; windowMs?: number; payloadBytes?: number } = {}) {
+function setup(
+  opts: { capacity?: number; now?: () => number; windowMs?: number; payloadBytes?: number } = {},
+) {
   const dir = mkdtempSync(join(tmpdir(), 'oddsbase-feed-'));
   const store = new SqliteStore(openSqlite(dir));
   const bus = new MemoryBus();
@@ -90,7 +92,13 @@ test('payload pages hold the same rows as whole-row reads, from memory and from 
     cold.close();
     s.cleanup();
   });
-  const filters = [{}, { affiliateIds: [19] }, { marketIds: [1, 2] }, { sportId: 4, eventId: E }, { sportId: 3 }];
+  const filters = [
+    {},
+    { affiliateIds: [19] },
+    { marketIds: [1, 2] },
+    { sportId: 4, eventId: E },
+    { sportId: 3 },
+  ];
   for (const feed of [s.feed, cold]) {
     for (const after of [0, 10, 30, s.ledger.headId - 3]) {
       for (const f of filters) {

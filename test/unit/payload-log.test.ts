@@ -55,7 +55,8 @@ test('a read returns exactly the matching rows in id order, across buffers and a
           const got = log.read(afterId, Math.min(toId, head), limit, f);
           const want = expected(kept, afterId, Math.min(toId, head), limit, f);
           const parsed = JSON.parse(`[${Buffer.concat(got.parts).toString()}]`) as { id: number }[];
-          const label = `after ${afterId}, to ${toId}, limit ${limit}, ${JSON.stringify({ ...f, affiliateIds: [...(f.affiliateIds ?? [])], marketIds: [...(f.marketIds ?? [])] })}`;
+          const shown = { ...f, affiliateIds: [...(f.affiliateIds ?? [])], marketIds: [...(f.marketIds ?? [])] };
+          const label = `after ${afterId}, to ${toId}, limit ${limit}, ${JSON.stringify(shown)}`;
           assert.deepEqual(
             parsed.map((r) => r.id),
             want.rows.map((r) => r.id),

@@ -3,7 +3,12 @@ import { test } from 'node:test';
 import type { LineState, MarketState, ParticipantState } from '../../src/board/board.ts';
 import { marketName } from '../../src/catalog/markets.ts';
 import type { ChangeType } from '../../src/domain/types.ts';
-import { DeltaRowWriter, serialiseDeltaRow } from '../../src/ledger/serialise.ts';
+import fastJson from 'fast-json-stringify';
+import { DeltaRowSchema } from '../../src/domain/delta-row-schema.ts';
+import { DeltaRowWriter } from '../../src/ledger/serialise.ts';
+
+/** The oracle: the Delta row serialised whole by the schema's compiled serialiser. */
+const serialiseDeltaRow = fastJson(DeltaRowSchema);
 
 const market = (marketId: number): MarketState => ({
   id: 7,

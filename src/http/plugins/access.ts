@@ -81,6 +81,7 @@ export function installAccess(
       done();
     };
     const existing = route.onRequest;
-    route.onRequest = existing === undefined ? [hook] : [hook, ...(Array.isArray(existing) ? existing : [existing])];
+    const others = existing === undefined ? [] : Array.isArray(existing) ? existing : [existing];
+    route.onRequest = [hook, ...others];
   });
 }

@@ -205,12 +205,12 @@ export class SqliteStore implements Store {
          FROM (SELECT id, payload FROM changes WHERE ${where} ORDER BY id LIMIT ?)`,
       true,
     ).get(...args) as [number, number | null, Buffer | null];
-    if (count < q.limit || lastRowId === null) {
-      return { bytes: bytes ?? Buffer.alloc(0), count, lastRowId: lastRowId ?? 0, more: false };
-    }
+    const page = { bytes: bytes ?? Buffer.alloc(0), count, lastRowId: lastRowId ?? 0, more: false };
+    if (count < q.limit || lastRowId === null) return page;
     const next = changeFilter({ ...q, afterId: lastRowId, limit: 1 });
-    const more = this.prepared(`SELECT 1 FROM changes WHERE ${next.where} LIMIT ?`, true).get(...next.args);
-    return { bytes: bytes ?? Buffer.alloc(0), count, lastRowId, more: more !== undefined };
+    const after = this.prepared(`SELECT 1 FROM changes WHERE ${next.where} LIMIT ?`, true).get(...next.args);
+    page.more = after !== undefined;
+    return page;
   }
 
   scanPriceRows(afterId: number, toId: number, each: (row: PriceRowSummary) => void): void {

@@ -102,7 +102,11 @@ export async function deltaRoutes(app: FastifyInstance, deps: RouteDeps): Promis
         reply.meter(page.points);
         return sendParts(reply, page.parts);
       }
-      const read = feed.readPayloadPage({ afterId, sportId, eventId, affiliateIds, marketIds }, limit, visible);
+      const read = feed.readPayloadPage(
+        { afterId, sportId, eventId, affiliateIds, marketIds },
+        limit,
+        visible,
+      );
       const parts = [
         Buffer.from(
           `{"meta":{"delta_last_id":"${read.lastId}","count":${read.count},"has_more":${read.hasMore}},"deltas":[`,
