@@ -13,22 +13,13 @@
  */
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { AccessControl } from '../src/access/access-control.ts';
-import { Authenticator } from '../src/access/authenticator.ts';
-import { MemoryCounters } from '../src/access/counters/memory-counters.ts';
 import { generateKey, newKeyRecord } from '../src/access/keys.ts';
-import { Board } from '../src/board/board.ts';
-import { ChangeFeed } from '../src/board/change-feed.ts';
-import { DelayedBoards } from '../src/board/delayed-boards.ts';
-import { MemoryBus } from '../src/bus/memory-bus.ts';
+import type { Board } from '../src/board/board.ts';
+import { compose } from '../src/compose.ts';
+import { resolveServeConfig } from '../src/config.ts';
 import type { EventInfo } from '../src/domain/types.ts';
-import { buildApp } from '../src/http/app.ts';
-import { Ledger } from '../src/ledger/ledger.ts';
+import type { Ledger } from '../src/ledger/ledger.ts';
 import type { PriceUpdate } from '../src/ledger/updates.ts';
-import { openSqlite } from '../src/store/sqlite/database.ts';
-import { SqliteHistoryStore } from '../src/store/sqlite/sqlite-history.ts';
-import { SqliteKeyStore } from '../src/store/sqlite/sqlite-keys.ts';
-import { SqliteStore } from '../src/store/sqlite/sqlite-store.ts';
 import { int, isMain, log, makeTmpDir, removeDir } from './lib.ts';
 
 const CHANGES = 100_000;
@@ -142,7 +133,7 @@ function rng(seed: number): () => number {
 }
 
 /** Writes the event and CHANGES price changes; returns the time of the first row and the event's start. */
-function fill(ledger: Ledger, board: Board): { first: number; start: string } {
+async function fill(ledger: Ledger, board: Board): Promise<{ first: number; start: string }> {
   const all = slots();
   const t0 = Date.now() - 30 * 86_400_000;
   const batches = CHANGES / BATCH;
@@ -157,7 +148,7 @@ function fill(ledger: Ledger, board: Board): { first: number; start: string } {
     const { group: _g, ...rest } = s;
     return { ...rest, price: prices[i], is_main_line: isMain };
   });
-  ledger.apply({
+  await ledger.apply({
     at: new Date(t0).toISOString(),
     updates: [{ kind: 'event', event: header(start) }, ...first],
   });
@@ -175,7 +166,7 @@ function fill(ledger: Ledger, board: Board): { first: number; start: string } {
       if (moveMain) main.set(group, all[i]);
       updates.push({ ...slot, price: next, ...(moveMain ? { is_main_line: true } : {}) });
     }
-    ledger.apply({ at: new Date(t0 + b * 1000).toISOString(), updates });
+    await ledger.apply({ at: new Date(t0 + b * 1000).toISOString(), updates });
     written = board.head;
   }
   return { first: t0, start };
@@ -263,32 +254,19 @@ function cases(board: Board, first: number): Case[] {
 
 export async function runHistory(): Promise<HistoryResult> {
   const dir = makeTmpDir('history');
-  const db = openSqlite(dir);
-  const store = new SqliteStore(db);
-  const board = new Board();
-  const bus = new MemoryBus();
-  const ledger = new Ledger(store, board, bus);
-  const keys = new SqliteKeyStore(db);
+  const services = await compose(
+    resolveServeConfig({ dataDir: dir, simulator: false, logLevel: 'silent' }, {}),
+  );
+  const { ledger, board, keys, app } = services;
   const key = generateKey();
   // Sequential requests as fast as they come: a burst ceiling the bench cannot reach.
-  keys.insert(
+  await keys.insert(
     newKeyRecord(key, 'enterprise', { label: 'bench', custom: JSON.stringify({ burstPerSecond: 1e9 }) }),
   );
-  const feed = new ChangeFeed(store, bus, 0);
-  const boards = new DelayedBoards(board, store, bus);
   try {
     const filled = performance.now();
-    const { first, start } = fill(ledger, board);
+    const { first, start } = await fill(ledger, board);
     log(`history: wrote ${int(board.head)} changes in ${((performance.now() - filled) / 1000).toFixed(1)} s`);
-    const app = await buildApp({
-      board,
-      feed,
-      store,
-      boards,
-      history: new SqliteHistoryStore(db),
-      auth: new Authenticator(keys),
-      access: new AccessControl(new MemoryCounters()),
-    });
     try {
       await app.listen({ port: 0, host: '127.0.0.1' });
       const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
@@ -325,10 +303,7 @@ export async function runHistory(): Promise<HistoryResult> {
       await app.close();
     }
   } finally {
-    boards.close();
-    feed.close();
-    await bus.close();
-    store.close();
+    await services.close();
     removeDir(dir);
   }
 }

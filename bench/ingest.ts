@@ -221,19 +221,19 @@ async function ledgerRun(
     let storeNs = 0n;
     let timing = false;
     const commit = store.commit.bind(store);
-    store.commit = (c) => {
+    store.commit = async (c) => {
       if (!timing) return commit(c);
       capture?.commits.push(c);
       const t = process.hrtime.bigint();
       try {
-        commit(c);
+        await commit(c);
       } finally {
         storeNs += process.hrtime.bigint() - t;
       }
     };
     const bus = new MemoryBus();
-    const ledger = new Ledger(store, new Board(), bus);
-    for (const b of w.setup) ledger.apply(b);
+    const ledger = await Ledger.open(store, new Board(), bus);
+    for (const b of w.setup) await ledger.apply(b);
     if (capture) bus.subscribe((c) => capture.changes.push(c.changes));
     let updates = 0;
     timing = true;
@@ -241,7 +241,7 @@ async function ledgerRun(
     const start = process.hrtime.bigint();
     const deadline = Date.now() + RUN_TIME_LIMIT_MS;
     for (const b of w.timed) {
-      ledger.apply(b);
+      await ledger.apply(b);
       updates += b.updates.length;
       if (Date.now() > deadline) {
         log(`  ledger run stopped at its time limit after ${int(updates)} updates`);
@@ -262,7 +262,7 @@ async function ledgerRun(
     };
   } finally {
     gc.stop();
-    store.close();
+    await store.close();
     removeDir(dir);
   }
 }
@@ -271,7 +271,7 @@ async function ledgerRun(
  * Diagnostic: the ledger's own commits (change rows, new markets, event upserts) replayed through
  * SqliteStore.commit on a fresh file, without the ledger. Tells the store's cost from the ledger's.
  */
-function storeReplayRun(commits: readonly Commit[]): RunResult {
+async function storeReplayRun(commits: readonly Commit[]): Promise<RunResult> {
   const dir = makeTmpDir('replay');
   const store = new SqliteStore(openSqlite(dir));
   try {
@@ -279,14 +279,14 @@ function storeReplayRun(commits: readonly Commit[]): RunResult {
     const start = process.hrtime.bigint();
     const deadline = Date.now() + RUN_TIME_LIMIT_MS;
     for (const c of commits) {
-      store.commit(c);
+      await store.commit(c);
       updates += c.changes.length;
       if (Date.now() > deadline) break;
     }
     const seconds = Number(process.hrtime.bigint() - start) / 1e9;
     return { updates, seconds, perSecond: updates / seconds };
   } finally {
-    store.close();
+    await store.close();
     removeDir(dir);
   }
 }
@@ -404,7 +404,7 @@ export async function runIngest(): Promise<IngestResult> {
       `  run ${i + 1}: ledger ${int(l.perSecond)} updates/s (${l.seconds.toFixed(2)} s, ` +
         `store.commit ${l.storeSeconds!.toFixed(2)} s, GC ${l.gcSeconds!.toFixed(2)} s)`,
     );
-    const s = storeReplayRun(captured.commits);
+    const s = await storeReplayRun(captured.commits);
     replay.push(s.perSecond);
     log(`  run ${i + 1}: store  ${int(s.perSecond)} rows/s (${s.seconds.toFixed(2)} s)`);
     const b = bareRun(sql, rows);

@@ -9,7 +9,30 @@ export interface ServeConfig {
   /** Header that carries the API key (compared case-insensitively). */
   keyHeader: string;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** Timers and limits that would otherwise be written at their call sites. */
+  limits: Limits;
 }
+
+export interface Limits {
+  /** How long an authenticated key is trusted without a store lookup (a revoked key stops within it). */
+  authCacheMs: number;
+  /** How often the delayed views move on. */
+  delayTickMs: number;
+  /** Most recent changes the delayed views keep. */
+  delayMaxEntries: number;
+  /** How often usage counters are saved to the store. */
+  counterSaveMs: number;
+  /** Batches that may wait for the ledger before a feed is told to slow down. */
+  ledgerMaxQueuedBatches: number;
+}
+
+export const DEFAULT_LIMITS: Limits = {
+  authCacheMs: 2000,
+  delayTickMs: 250,
+  delayMaxEntries: 500_000,
+  counterSaveMs: 1000,
+  ledgerMaxQueuedBatches: 64,
+};
 
 export class ConfigError extends Error {}
 
@@ -39,6 +62,7 @@ export interface ServeInput {
   speed?: string | number;
   keyHeader?: string;
   logLevel?: string;
+  limits?: Partial<Limits>;
 }
 
 /** Command-line values win over the environment (PORT, HOST, DATA_DIR, KEY_HEADER, LOG_LEVEL). */
@@ -64,5 +88,19 @@ export function resolveServeConfig(input: ServeInput, env: NodeJS.ProcessEnv = p
     speed,
     keyHeader,
     logLevel: logLevel as ServeConfig['logLevel'],
+    limits: resolveLimits(input.limits ?? {}, env),
+  };
+}
+
+/** Each limit from the input, else its environment variable (AUTH_CACHE_MS, ...), else the default. */
+function resolveLimits(input: Partial<Limits>, env: NodeJS.ProcessEnv): Limits {
+  const pick = (name: keyof Limits, envName: string, min: number, max: number) =>
+    int(envName.toLowerCase(), input[name] ?? env[envName], DEFAULT_LIMITS[name], min, max);
+  return {
+    authCacheMs: pick('authCacheMs', 'AUTH_CACHE_MS', 0, 3_600_000),
+    delayTickMs: pick('delayTickMs', 'DELAY_TICK_MS', 10, 60_000),
+    delayMaxEntries: pick('delayMaxEntries', 'DELAY_MAX_ENTRIES', 1000, 100_000_000),
+    counterSaveMs: pick('counterSaveMs', 'COUNTER_SAVE_MS', 100, 3_600_000),
+    ledgerMaxQueuedBatches: pick('ledgerMaxQueuedBatches', 'LEDGER_MAX_QUEUED_BATCHES', 1, 100_000),
   };
 }

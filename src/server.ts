@@ -1,21 +1,11 @@
 import type { FastifyInstance } from 'fastify';
-import { AccessControl } from './access/access-control.ts';
-import { Authenticator } from './access/authenticator.ts';
-import { MemoryCounters } from './access/counters/memory-counters.ts';
+import type { MemoryCounters } from './access/counters/memory-counters.ts';
 import { generateKey, type KeyStore, newKeyRecord } from './access/keys.ts';
-import { Board } from './board/board.ts';
-import { ChangeFeed } from './board/change-feed.ts';
-import { DelayedBoards } from './board/delayed-boards.ts';
-import { MemoryBus } from './bus/memory-bus.ts';
+import type { Board } from './board/board.ts';
+import { compose, type Services } from './compose.ts';
 import type { ServeConfig } from './config.ts';
 import type { Simulator } from './feeds/simulator/index.ts';
-import { buildApp } from './http/app.ts';
-import { Ledger } from './ledger/ledger.ts';
-import { openSqlite } from './store/sqlite/database.ts';
-import { SqliteHistoryStore } from './store/sqlite/sqlite-history.ts';
-import { SqliteKeyStore } from './store/sqlite/sqlite-keys.ts';
-import { SqliteCounterSnapshot } from './store/sqlite/sqlite-counters.ts';
-import { SqliteStore } from './store/sqlite/sqlite-store.ts';
+import type { Ledger } from './ledger/ledger.ts';
 
 export interface RunningServer {
   app: FastifyInstance;
@@ -23,6 +13,7 @@ export interface RunningServer {
   ledger: Ledger;
   keys: KeyStore;
   counters: MemoryCounters;
+  services: Services;
   simulator?: Simulator;
   /** The address the server listens on, e.g. http://127.0.0.1:8080. */
   url: string;
@@ -40,31 +31,27 @@ const DEMO_KEY_META = 'demo_key_issued_at';
 const SEED_META = 'simulator_seed';
 
 /**
- * Opens the store, rebuilds the board, fills the simulator's history, then listens. The demo key
- * is created on the first start of an empty store only; the store remembers that it did.
+ * Builds the services (compose), fills the simulator's history, then listens. The demo key is
+ * created on the first start of an empty store only; the store remembers that it did.
  */
 export async function startServer(config: ServeConfig, opts: StartOptions = {}): Promise<RunningServer> {
   const say = opts.say ?? ((line: string) => process.stdout.write(`${line}\n`));
-  const db = openSqlite(config.dataDir);
-  const store = new SqliteStore(db);
-  const keys = new SqliteKeyStore(db);
-  const board = new Board();
-  const bus = new MemoryBus();
   const now = opts.now ?? Date.now;
-  const ledger = new Ledger(store, board, bus, now);
+  const services = await compose(config, { now, onError: (err) => say(`error: ${String(err)}`) });
+  const { store, keys, board, ledger, app } = services;
 
   let demoKey: string | undefined;
-  if (store.getMeta(DEMO_KEY_META) === undefined && keys.count() === 0) {
+  if ((await store.getMeta(DEMO_KEY_META)) === undefined && (await keys.count()) === 0) {
     demoKey = generateKey();
-    keys.insert(newKeyRecord(demoKey, 'ultra', { label: 'demo' }));
-    store.setMeta(DEMO_KEY_META, new Date().toISOString());
+    await keys.insert(newKeyRecord(demoKey, 'ultra', { label: 'demo' }));
+    await store.setMeta(DEMO_KEY_META, new Date().toISOString());
   }
 
   let simulator: Simulator | undefined;
   if (config.simulator) {
-    const storedSeed = store.getMeta(SEED_META);
+    const storedSeed = await store.getMeta(SEED_META);
     let seed = config.seed;
-    if (storedSeed === undefined) store.setMeta(SEED_META, String(seed));
+    if (storedSeed === undefined) await store.setMeta(SEED_META, String(seed));
     else if (Number(storedSeed) !== seed) {
       say(`note: this data directory was filled with seed ${storedSeed}; continuing with it (not ${seed})`);
       seed = Number(storedSeed);
@@ -74,7 +61,7 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
     simulator = new Simulator({ seed, speed: config.speed, sink: ledger, state: board, now, log: say });
     const started = Date.now();
     let lastShown = 0;
-    simulator.backfill((done, total) => {
+    await simulator.backfill((done, total) => {
       const pct = Math.floor((done / Math.max(total, 1)) * 100);
       if (pct >= lastShown + 10 || done === total) {
         lastShown = pct;
@@ -84,27 +71,6 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
     say(`simulator: ready in ${((Date.now() - started) / 1000).toFixed(1)} s, ${board.events.size} events`);
   }
 
-  const feed = new ChangeFeed(store, bus, board.head, { now });
-  const boards = new DelayedBoards(board, store, bus, now);
-  const counters = new MemoryCounters(now);
-  // Usage survives restarts and is visible to `oddsbase keys show`.
-  const snapshot = new SqliteCounterSnapshot(db);
-  counters.restore(snapshot.load(now()));
-  const saveCounters = () => snapshot.save(counters.takeChanged());
-  const saver = setInterval(saveCounters, 1000);
-  saver.unref();
-  const access = new AccessControl(counters, now);
-  const app = await buildApp({
-    board,
-    boards,
-    feed,
-    store,
-    history: new SqliteHistoryStore(db),
-    auth: new Authenticator(keys, 2000, now),
-    access,
-    keyHeader: config.keyHeader,
-    log: config.logLevel === 'silent' ? undefined : { level: config.logLevel },
-  });
   await app.listen({ port: config.port, host: config.host });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
@@ -128,20 +94,15 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
     board,
     ledger,
     keys,
-    counters,
+    counters: services.counters,
+    services,
     simulator,
     url,
     async close() {
       if (closed) return;
       closed = true;
-      simulator?.stop();
-      await app.close();
-      clearInterval(saver);
-      saveCounters();
-      feed.close();
-      boards.close();
-      await bus.close();
-      store.close();
+      await simulator?.stop();
+      await services.close();
     },
   };
 }

@@ -53,13 +53,20 @@ export class Authenticator {
     private readonly now: () => number = Date.now,
   ) {}
 
-  authenticate(key: string | undefined): Account | undefined {
-    if (!key || key.length > 200) return undefined;
-    const t = this.now();
+  /** The account of a key trusted within the cache's time, without a store lookup; else undefined. */
+  cached(key: string | undefined): Account | undefined {
+    if (!key) return undefined;
     // The cache is keyed by the presented key, so a hit costs no hashing.
     const hit = this.cache.get(key);
-    if (hit && hit.until > t) return hit.account;
-    const record = this.keys.findByHash(hashKey(key));
+    return hit && hit.until > this.now() ? hit.account : undefined;
+  }
+
+  async authenticate(key: string | undefined): Promise<Account | undefined> {
+    if (!key || key.length > 200) return undefined;
+    const hit = this.cached(key);
+    if (hit) return hit;
+    const record = await this.keys.findByHash(hashKey(key));
+    const t = this.now();
     if (!record || !isActive(record, t)) {
       this.cache.delete(key);
       return undefined;

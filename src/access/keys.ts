@@ -42,13 +42,14 @@ export interface NewKeyOptions {
   custom?: string | null;
 }
 
+/** Where keys are kept. Contract: test/contract/keys.contract.ts, run against every implementation. */
 export interface KeyStore {
-  insert(record: KeyRecord): void;
-  findByHash(hash: string): KeyRecord | undefined;
-  list(): KeyRecord[];
-  /** Revokes the keys whose full key or prefix matches; returns how many were revoked. */
-  revoke(hashOrPrefix: { hash?: string; prefix?: string }, at: string): number;
-  count(): number;
+  insert(record: KeyRecord): Promise<void>;
+  findByHash(hash: string): Promise<KeyRecord | undefined>;
+  list(): Promise<KeyRecord[]>;
+  /** Revokes the active keys whose full key or prefix matches; returns how many were revoked. */
+  revoke(hashOrPrefix: { hash?: string; prefix?: string }, at: string): Promise<number>;
+  count(): Promise<number>;
 }
 
 const PREFIX_LENGTH = 10;

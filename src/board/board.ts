@@ -1,5 +1,6 @@
 import type { EventInfo, ParticipantType } from '../domain/types.ts';
 import type { FeedStateReader, PriceKey, PriceSnapshot } from '../feeds/feed.ts';
+import type { BoardView } from './board-view.ts';
 
 /** One sportsbook's current price on one line. */
 export interface PriceState {
@@ -54,10 +55,10 @@ export const marketKey = (marketId: number, periodId: number): string => `${mark
 export const participantKey = (type: ParticipantType, id: number): string => `${type}:${id}`;
 
 /**
- * The in-memory current state that every snapshot is served from. Only the ledger mutates it,
- * synchronously and after the store accepted the batch, so a reader never sees uncommitted data.
+ * The in-memory current state that every snapshot is served from. Only board/apply.ts mutates it,
+ * with rows the store has committed, so a reader never sees uncommitted data.
  */
-export class Board implements FeedStateReader {
+export class Board implements FeedStateReader, BoardView {
   readonly events = new Map<string, EventState>();
   private readonly bySport = new Map<number, EventState[]>();
   private sportsDirty = new Set<number>();
@@ -74,22 +75,15 @@ export class Board implements FeedStateReader {
     return this.events.get(eventId);
   }
 
-  /** Adds a new event (the caller checked that it is absent). */
-  addEvent(info: EventInfo, version: number): EventState {
-    const state: EventState = {
-      info,
-      startMs: Date.parse(info.event_date),
-      markets: new Map(),
-      version,
-    };
-    this.events.set(info.event_id, state);
-    let list = this.bySport.get(info.sport_id);
-    if (!list) {
-      list = [];
-      this.bySport.set(info.sport_id, list);
-    }
-    list.push(state);
-    this.sportsDirty.add(info.sport_id);
+  /** A new event's state, not yet on the board (attachEvent puts it there). */
+  newEvent(info: EventInfo, version: number): EventState {
+    return { info, startMs: Date.parse(info.event_date), markets: new Map(), version };
+  }
+
+  /** Puts a new event on the board (the caller checked that it is absent). */
+  attachEvent(state: EventState): EventState {
+    this.events.set(state.info.event_id, state);
+    this.addToSport(state);
     return state;
   }
 

@@ -1,4 +1,5 @@
-import type { Bus } from '../bus/bus.ts';
+import type { Bus, CommittedBatch } from '../bus/bus.ts';
+import { periodOfDetail } from '../changelog/change.ts';
 import type { ChangeQuery, ChangeRecord, Store } from '../store/store.ts';
 import { PayloadLog, type PayloadRead } from './payload-log.ts';
 
@@ -52,13 +53,13 @@ export class ChangeFeed {
   readonly windowMs: number;
   readonly maxScan: number;
   private readonly now: () => number;
-  private readonly unsubscribe: () => void;
+  private unsubscribe: () => void = () => {};
 
-  constructor(
+  private constructor(
     private readonly store: Store,
-    bus: Bus,
     headId: number,
-    opts: ChangeFeedOptions = {},
+    headMs: number,
+    opts: ChangeFeedOptions,
   ) {
     this.capacity = opts.capacity ?? 20_000;
     this.windowMs = opts.windowMs ?? 24 * 3_600_000;
@@ -66,17 +67,32 @@ export class ChangeFeed {
     this.now = opts.now ?? Date.now;
     this.ringFloor = headId;
     this.head = headId;
-    this.headMs = store.committedMsAt(headId) ?? 0;
+    this.headMs = headMs;
     const payloadBytes = opts.payloadBytes ?? 16 * 1024 * 1024;
-    // Warm the payload log with the newest rows (about 400 bytes each), so polls near the head are
-    // served from memory from the first request on.
-    const warmFrom = Math.max(0, headId - Math.ceil(payloadBytes / 400));
-    this.payloads = new PayloadLog(warmFrom, payloadBytes);
-    store.scanPriceRows(warmFrom, headId, (row) => this.payloads.append(row));
-    this.unsubscribe = bus.subscribe((batch) => {
-      for (const row of batch.changes) this.push(row);
-      this.head = batch.headId;
-    });
+    // Warm from the newest rows (about 400 bytes each), so polls near the head are served from
+    // memory from the first request on.
+    this.payloads = new PayloadLog(Math.max(0, headId - Math.ceil(payloadBytes / 400)), payloadBytes);
+  }
+
+  /** The feed of `store` from `headId` on, kept current by the bus. */
+  static async open(store: Store, bus: Bus, headId: number, opts: ChangeFeedOptions = {}): Promise<ChangeFeed> {
+    const feed = new ChangeFeed(store, headId, (await store.committedMsAt(headId)) ?? 0, opts);
+    await store.scanPriceRows(feed.payloads.floor, headId, (row) => feed.payloads.append(row, row.period_id));
+    feed.unsubscribe = bus.subscribe((batch) => feed.receive(batch));
+    return feed;
+  }
+
+  private receive(batch: CommittedBatch): void {
+    if (batch.fromId !== this.head) {
+      // A missed batch (another node's bus dropped it): what memory holds no longer runs without
+      // a gap, so every read below the new batch goes to the store, which has every row.
+      this.ring.length = 0;
+      this.ringStart = 0;
+      this.ringFloor = batch.fromId;
+      this.payloads.reset(batch.fromId);
+    }
+    for (const row of batch.changes) this.push(row);
+    this.head = batch.headId;
   }
 
   close(): void {
@@ -88,7 +104,7 @@ export class ChangeFeed {
   }
 
   private push(row: ChangeRecord): void {
-    if (row.price_id !== null) this.payloads.append(row);
+    if (row.price_id !== null) this.payloads.append(row, periodOfDetail(row.detail));
     if (this.ring.length - this.ringStart >= this.capacity) {
       this.ringFloor = this.ring[this.ringStart]!.id;
       this.ringStart++;
@@ -103,17 +119,17 @@ export class ChangeFeed {
   }
 
   /** The oldest id a cursor may name: rows committed within the window, or everything when young. */
-  oldestCursor(): number {
+  async oldestCursor(): Promise<number> {
     const t = this.now();
     if (!this.windowStart || t - this.windowStart.computedAt > 10_000) {
-      const first = this.store.firstIdCommittedSince(t - this.windowMs);
+      const first = await this.store.firstIdCommittedSince(t - this.windowMs);
       this.windowStart = { id: first ?? this.head + 1, computedAt: t };
     }
     return this.windowStart.id - 1;
   }
 
   /** Checks a cursor against the head and the window; 0 starts at the oldest retained row. */
-  resolveCursor(lastId: number, visibleHead = this.head): number {
+  async resolveCursor(lastId: number, visibleHead = this.head): Promise<number> {
     const head = Math.min(this.head, visibleHead);
     if (lastId > head) {
       throw new CursorError(
@@ -121,7 +137,7 @@ export class ChangeFeed {
           'use the meta.delta_last_id of an events snapshot or of the previous delta response',
       );
     }
-    const oldest = this.oldestCursor();
+    const oldest = await this.oldestCursor();
     if (lastId === 0) return Math.max(0, oldest);
     if (lastId < oldest) {
       throw new CursorError(
@@ -137,12 +153,12 @@ export class ChangeFeed {
    * Up to `limit` rows after `afterId` that match, in id order. `visibleHead` hides rows past it
    * (a delayed plan sees the log only up to its delayed board's head).
    */
-  read(q: Omit<ChangeQuery, 'toId' | 'limit'>, limit: number, visibleHead = this.head): FeedRead {
+  async read(q: Omit<ChangeQuery, 'toId' | 'limit'>, limit: number, visibleHead = this.head): Promise<FeedRead> {
     const { head, toId } = this.range(q.afterId, visibleHead);
     const rows =
       q.afterId >= this.ringFloor
         ? this.fromRing(q, toId, limit + 1)
-        : this.store.readChanges({ ...q, toId, limit: limit + 1 });
+        : await this.store.readChanges({ ...q, toId, limit: limit + 1 });
     if (rows.length > limit) {
       rows.length = limit;
       return { rows, lastId: rows[limit - 1]!.id, hasMore: true };
@@ -154,28 +170,29 @@ export class ChangeFeed {
    * The markets delta's read: price rows after `afterId`, as bytes, from memory when the cursor is
    * recent enough, else from the store.
    */
-  readPayloadPage(
+  async readPayloadPage(
     q: Omit<ChangeQuery, 'toId' | 'limit' | 'pricesOnly'>,
     limit: number,
     visibleHead = this.head,
-  ): PayloadPage {
+  ): Promise<PayloadPage> {
     const { head, toId } = this.range(q.afterId, visibleHead);
     const fromStore = q.afterId < this.payloads.floor;
     const { parts, count, lastRowId, more } = fromStore
-      ? this.fromStore({ ...q, pricesOnly: true, toId, limit })
+      ? await this.fromStore({ ...q, pricesOnly: true, toId, limit })
       : this.payloads.read(q.afterId, toId, limit, {
           sportId: q.sportId,
           eventId: q.eventId,
           affiliateIds: q.affiliateIds ? new Set(q.affiliateIds) : undefined,
           marketIds: q.marketIds ? new Set(q.marketIds) : undefined,
+          periodIds: q.periodIds ? new Set(q.periodIds) : undefined,
         });
     return more
       ? { parts, count, lastId: lastRowId, hasMore: true, fromStore }
       : { parts, count, lastId: toId, hasMore: toId < head, fromStore };
   }
 
-  private fromStore(q: ChangeQuery): PayloadRead {
-    const { bytes, count, lastRowId, more } = this.store.readPayloadBytes(q);
+  private async fromStore(q: ChangeQuery): Promise<PayloadRead> {
+    const { bytes, count, lastRowId, more } = await this.store.readPayloadBytes(q);
     return { parts: [bytes], count, lastRowId, more };
   }
 
@@ -186,17 +203,18 @@ export class ChangeFeed {
   }
 
   /** committed_ms of the newest row at or below `id` (for UUID cursors). */
-  committedMsAt(id: number): number {
+  async committedMsAt(id: number): Promise<number> {
     if (id >= this.head) return this.headMs;
     const i = this.indexAfter(id) - 1;
     if (i >= this.ringStart && i < this.ring.length) return this.ring[i]!.committed_ms;
-    return this.store.committedMsAt(id) ?? 0;
+    return (await this.store.committedMsAt(id)) ?? 0;
   }
 
   private fromRing(q: Omit<ChangeQuery, 'toId' | 'limit'>, toId: number, limit: number): ChangeRecord[] {
     const out: ChangeRecord[] = [];
     const affiliates = q.affiliateIds ? new Set(q.affiliateIds) : undefined;
     const markets = q.marketIds ? new Set(q.marketIds) : undefined;
+    const periods = q.periodIds ? new Set(q.periodIds) : undefined;
     for (let i = this.indexAfter(q.afterId); i < this.ring.length && out.length < limit; i++) {
       const r = this.ring[i]!;
       if (r.id > toId) break;
@@ -205,6 +223,7 @@ export class ChangeFeed {
       if (q.eventId !== undefined && r.event_id !== q.eventId) continue;
       if (affiliates && (r.affiliate_id === null || !affiliates.has(r.affiliate_id))) continue;
       if (markets && (r.market_id === null || !markets.has(r.market_id))) continue;
+      if (periods && (r.price_id === null || !periods.has(periodOfDetail(r.detail)))) continue;
       out.push(r);
     }
     return out;

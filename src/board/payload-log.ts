@@ -4,6 +4,8 @@ export interface PayloadFilter {
   eventId?: string;
   affiliateIds?: ReadonlySet<number>;
   marketIds?: ReadonlySet<number>;
+  /** A plan's period coverage. */
+  periodIds?: ReadonlySet<number>;
 }
 
 /** A price row as the log keeps it: its id, what filters look at, and its serialised Delta row. */
@@ -39,6 +41,7 @@ interface Chunk {
   events: string[];
   affiliates: number[];
   markets: number[];
+  periods: number[];
 }
 
 /**
@@ -59,7 +62,7 @@ export class PayloadLog {
     this.floor = floor;
   }
 
-  append(row: LoggedRow): void {
+  append(row: LoggedRow, periodId: number): void {
     const length = Buffer.byteLength(row.payload) + 1;
     let chunk = this.chunks[this.chunks.length - 1];
     if (!chunk || chunk.used + length > chunk.buf.length) {
@@ -72,6 +75,7 @@ export class PayloadLog {
         events: [],
         affiliates: [],
         markets: [],
+        periods: [],
       };
       this.chunks.push(chunk);
       this.bytes += chunk.buf.length;
@@ -85,6 +89,14 @@ export class PayloadLog {
     chunk.events.push(row.event_id);
     chunk.affiliates.push(row.affiliate_id ?? -1);
     chunk.markets.push(row.market_id ?? -1);
+    chunk.periods.push(periodId);
+  }
+
+  /** Forgets every row: the log starts again above `floor` (after a gap in what it was given). */
+  reset(floor: number): void {
+    this.chunks.length = 0;
+    this.bytes = 0;
+    this.floor = floor;
   }
 
   /** Drops the oldest buffers past the byte budget, always keeping the one being written. */
@@ -105,7 +117,8 @@ export class PayloadLog {
       filter.sportId === undefined &&
       filter.eventId === undefined &&
       filter.affiliateIds === undefined &&
-      filter.marketIds === undefined;
+      filter.marketIds === undefined &&
+      filter.periodIds === undefined;
     const first = this.chunkAfter(afterId);
     for (let c = first; c < this.chunks.length; c++) {
       const chunk = this.chunks[c]!;
@@ -166,6 +179,7 @@ function matches(chunk: Chunk, i: number, f: PayloadFilter): boolean {
   if (f.eventId !== undefined && chunk.events[i] !== f.eventId) return false;
   if (f.affiliateIds && !f.affiliateIds.has(chunk.affiliates[i]!)) return false;
   if (f.marketIds && !f.marketIds.has(chunk.markets[i]!)) return false;
+  if (f.periodIds && !f.periodIds.has(chunk.periods[i]!)) return false;
   return true;
 }
 

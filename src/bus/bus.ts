@@ -1,18 +1,21 @@
-import type { ChangeRecord } from '../store/store.ts';
+import type { CommittedBatch } from '../changelog/change.ts';
 
-/** A batch as the ledger committed it: its change rows in id order. */
-export interface CommittedBatch {
-  changes: ChangeRecord[];
-  /** Events touched by the batch. */
-  eventIds: string[];
-  headId: number;
-}
+export type { CommittedBatch };
 
 export type BatchListener = (batch: CommittedBatch) => void;
 
 /**
- * Fans committed batches out to readers (streams, caches, other nodes' boards).
- * Delivery is in commit order; a listener sees a batch only after the store committed it.
+ * Fans committed batches out to readers (the change feed, delayed views, streams, other nodes).
+ *
+ * Contract:
+ * - A batch is published only after the store committed it and the publishing node's board holds it.
+ * - Order: each listener receives batches in commit order.
+ * - Delivery is at most once: a listener that falls behind (another node's bus connection drops)
+ *   may miss batches. Batches span ids without gaps (`fromId` is the previous `headId`), so a
+ *   listener detects a miss by comparing the two and then reads the missing range from the Store,
+ *   which is the reliable copy. Within one process the memory bus misses nothing.
+ * - Isolation: a listener that throws neither stops the others from receiving the batch nor fails
+ *   the publisher; its error goes to the bus's error handler.
  */
 export interface Bus {
   publish(batch: CommittedBatch): void;

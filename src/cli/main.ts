@@ -7,7 +7,7 @@ import { usagePlan } from '../access/usage.ts';
 import { ConfigError, resolveServeConfig } from '../config.ts';
 import { startServer } from '../server.ts';
 import { openSqlite } from '../store/sqlite/database.ts';
-import { SqliteCounterSnapshot } from '../store/sqlite/sqlite-counters.ts';
+import { SqliteCounterStore } from '../store/sqlite/sqlite-counters.ts';
 import { SqliteKeyStore } from '../store/sqlite/sqlite-keys.ts';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
@@ -103,7 +103,7 @@ keys
     return new Date(v).toISOString();
   })
   .addOption(dataDirOption())
-  .action((opts) => {
+  .action(async (opts) => {
     if (opts.v2 === false && !opts.v1) {
       process.stderr.write('oddsbase: an account needs a V1 or a V2 subscription (--v1 with --no-v2)\n');
       process.exitCode = 2;
@@ -111,7 +111,7 @@ keys
     }
     const store = keyStore(opts.dataDir);
     const key = generateKey();
-    store.insert(
+    await store.insert(
       newKeyRecord(key, opts.tier, {
         label: opts.label,
         billing: opts.billing,
@@ -131,9 +131,9 @@ keys
   .command('show <key>')
   .description('print the account behind a key and its usage in the current period')
   .addOption(dataDirOption())
-  .action((key: string, opts) => {
+  .action(async (key: string, opts) => {
     const db = openSqlite(opts.dataDir);
-    const record = new SqliteKeyStore(db).findByHash(hashKey(key));
+    const record = await new SqliteKeyStore(db).findByHash(hashKey(key));
     if (!record) {
       process.stderr.write('no such key\n');
       process.exitCode = 1;
@@ -142,8 +142,9 @@ keys
     const now = Date.now();
     const account = accountOf(record);
     const plan = usagePlan(account, now);
-    const counters = new SqliteCounterSnapshot(db);
-    const value = (k: string) => counters.read(k, now).find((e) => e.key === k)?.value ?? 0;
+    const counters = new SqliteCounterStore(db);
+    const saved = new Map((await counters.read('', now)).map((e) => [e.key, e.value]));
+    const value = (k: string) => saved.get(k) ?? 0;
     const used = value(`use:${record.key_hash}:${plan.primary.id}`);
     const lines: [string, string][] = [
       ['key', `${record.key_prefix}…`],
@@ -182,8 +183,8 @@ keys
   .command('list')
   .description('list keys by prefix (the keys themselves are not stored)')
   .addOption(dataDirOption())
-  .action((opts) => {
-    const rows = keyStore(opts.dataDir).list();
+  .action(async (opts) => {
+    const rows = await keyStore(opts.dataDir).list();
     if (rows.length === 0) {
       process.stdout.write('no keys\n');
       return;
@@ -198,18 +199,19 @@ keys
   .command('revoke <key>')
   .description('revoke a key, given in full or by the prefix that `keys list` shows')
   .addOption(dataDirOption())
-  .action((key: string, opts) => {
+  .action(async (key: string, opts) => {
     const store = keyStore(opts.dataDir);
     const prefix = key.replace(/…$/, '');
-    const exact = store.revoke({ hash: hashKey(key) }, new Date().toISOString());
-    const matches = exact > 0 ? [] : store.list().filter((r) => r.key_prefix === prefix && !r.revoked_at);
+    const exact = await store.revoke({ hash: hashKey(key) }, new Date().toISOString());
+    const matches =
+      exact > 0 ? [] : (await store.list()).filter((r) => r.key_prefix === prefix && !r.revoked_at);
     if (exact === 0 && matches.length > 1) {
       process.stderr.write(`${matches.length} active keys share the prefix ${prefix}; give the full key\n`);
       process.exitCode = 1;
       return;
     }
     const n =
-      exact > 0 ? exact : matches.length === 1 ? store.revoke({ prefix }, new Date().toISOString()) : 0;
+      exact > 0 ? exact : matches.length === 1 ? await store.revoke({ prefix }, new Date().toISOString()) : 0;
     if (n === 0) {
       process.stderr.write('no active key matches\n');
       process.exitCode = 1;

@@ -33,5 +33,6 @@ export interface FeedStateReader {
 /** A source of update batches; started after the store has been loaded. */
 export interface Feed {
   start(): void;
-  stop(): void;
+  /** Stops producing; resolves once a batch in flight is committed. */
+  stop(): Promise<void>;
 }

@@ -1,14 +1,11 @@
-import { Readable } from 'node:stream';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import type { AccessControl } from '../access/access-control.ts';
 import type { Account, Authenticator } from '../access/authenticator.ts';
-import type { Board } from '../board/board.ts';
 import type { ChangeFeed } from '../board/change-feed.ts';
-import type { DelayedBoards } from '../board/delayed-boards.ts';
+import type { DelayedViews } from '../board/delayed-views.ts';
 import type { HistoryStore } from '../store/history.ts';
-import type { Store } from '../store/store.ts';
 import { ApiError, badRequest, internalError } from './errors.ts';
 import { installAccess } from './plugins/access.ts';
 import { bestLineRoutes } from './routes/v2/best-line.ts';
@@ -20,6 +17,7 @@ import { openersClosingRoutes } from './routes/v2/openers-closing.ts';
 import { participantRoutes } from './routes/v2/participants.ts';
 import { referenceRoutes } from './routes/v2/reference.ts';
 import { teamRoutes } from './routes/v2/teams.ts';
+import type { RouteDeps } from './route-kit.ts';
 import { SnapshotCache } from './snapshot-cache.ts';
 
 declare module 'fastify' {
@@ -33,10 +31,8 @@ declare module 'fastify' {
 }
 
 export interface AppDeps {
-  board: Board;
-  boards: DelayedBoards;
+  views: DelayedViews;
   feed: ChangeFeed;
-  store: Store;
   history: HistoryStore;
   auth: Authenticator;
   /**
@@ -49,47 +45,6 @@ export interface AppDeps {
   /** Structured request logs; the `key` query parameter is always redacted from them. */
   log?: { level: string; stream?: NodeJS.WritableStream };
   version?: string;
-}
-
-/** Dependencies the route plugins receive: the narrow set they read, never the server. */
-export interface RouteDeps {
-  board: Board;
-  access?: AccessControl;
-  /** The board each plan sees: the live one, or one held back by the plan's data delay. */
-  boards: DelayedBoards;
-  feed: ChangeFeed;
-  store: Store;
-  history: HistoryStore;
-  cache: SnapshotCache;
-}
-
-/** The board a caller sees: live for real-time plans, held back by the plan's delay otherwise. */
-export function boardFor(deps: RouteDeps, account: Account | undefined): Board {
-  return deps.boards.forDelay(account?.entitlements.delaySeconds ?? 0);
-}
-
-/** Sends bytes that are already JSON (cached or concatenated) without serialising them again. */
-export function sendJson(reply: FastifyReply, body: string | Buffer): FastifyReply {
-  return reply.header('content-type', 'application/json; charset=utf-8').send(body);
-}
-
-/**
- * Sends JSON made of several buffers (a page of the change log between its envelope) without
- * copying them into one: a 2 MB copy costs more than the rest of such a request.
- */
-export function sendParts(reply: FastifyReply, parts: readonly Buffer[]): FastifyReply {
-  let length = 0;
-  for (const p of parts) length += p.length;
-  return reply
-    .header('content-type', 'application/json; charset=utf-8')
-    .header('content-length', String(length))
-    .send(Readable.from(parts, { objectMode: false }));
-}
-
-/** Refuses a date outside the caller's history window (403 with the earliest date it may ask for). */
-export function gateDate(deps: RouteDeps, account: Account | undefined, dateMs: number): void {
-  const denial = account && deps.access?.checkHistoryWindow(account, dateMs);
-  if (denial) throw new ApiError(denial.status, denial.body, denial.headers);
 }
 
 /** Removes the `key` query parameter's value from a URL before it is logged. */
@@ -177,11 +132,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     });
 
   const routeDeps: RouteDeps = {
-    board: deps.board,
     access: deps.access,
-    boards: deps.boards,
+    views: deps.views,
     feed: deps.feed,
-    store: deps.store,
     history: deps.history,
     cache: new SnapshotCache(),
   };

@@ -1,10 +1,10 @@
 import { Type } from '@sinclair/typebox';
-import type { Account } from '../access/authenticator.ts';
 import { lowestTierWith, upgradeMessage } from '../access/entitlements.ts';
+import type { PlanScope } from '../access/plan-scope.ts';
 import type { EventState } from '../board/board.ts';
 import type { EventFilter } from '../board/views.ts';
 import { filterKey } from '../board/views.ts';
-import { defaultMarketIds, isLiveVariant, isPropMarket, withLiveVariants } from '../catalog/markets.ts';
+import { defaultMarketIds, isPropMarket, withLiveVariants } from '../catalog/markets.ts';
 import type { EventStatus } from '../domain/types.ts';
 import { forbidden } from './errors.ts';
 import {
@@ -55,18 +55,13 @@ export interface EventQuery {
   offset: number;
 }
 
-/** Parses the shared event parameters; `sportId` picks the default market ids. */
-export function parseEventQuery(
-  q: Query,
-  sportId: number | undefined,
-  account: Account | undefined,
-): EventQuery {
+/** Parses the shared event parameters within the caller's plan; `sportId` picks the default market ids. */
+export function parseEventQuery(q: Query, sportId: number | undefined, scope: PlanScope): EventQuery {
   const requested = parseMarketIds(q.market_ids) ?? defaultMarketIds(sportId);
   const affiliates = parseIntList('affiliate_ids', q.affiliate_ids);
   const participants = parseIntList('participant_ids', q.participant_ids, MAX_PARTICIPANT_IDS);
   const include = parseInclude(q.include, ['price_delta']);
-  const e = account?.entitlements;
-  if (e && !e.playerProps && requested.some(isPropMarket)) {
+  if (!scope.playerProps && requested.some(isPropMarket)) {
     throw forbidden(
       upgradeMessage(
         'Player prop markets',
@@ -74,18 +69,16 @@ export function parseEventQuery(
       ),
     );
   }
-  let marketIds = withLiveVariants(requested);
-  if (e && !e.liveOdds) marketIds = marketIds.filter((id) => !isLiveVariant(id));
   const filter: EventFilter = {
-    marketIds: new Set(marketIds),
-    affiliateIds: coverage(affiliates, e?.bookmakers),
-    periodIds: e && e.periods !== 'all' ? new Set(e.periods) : null,
+    marketIds: new Set(scope.marketIdsFor(withLiveVariants(requested))),
+    affiliateIds: scope.booksFor(affiliates),
+    periodIds: scope.periods,
     mainLine: parseBoolean('main_line', q.main_line, false),
     participantIds: participants ? new Set(participants) : null,
     participantType: parseParticipantType(q.participant_type) ?? null,
     hideClosed: parseBoolean('hide_closed', q.hide_closed, false),
     includePriceDelta: include.has('price_delta'),
-    liveGameState: e?.liveGameState === true,
+    liveGameState: scope.liveGameState,
   };
   const statuses = parseStatuses('event_status', q.event_status);
   const exclude = parseStatuses('exclude_status', q.exclude_status);
@@ -103,9 +96,8 @@ export function parseEventQuery(
 
 const statusList = (s: Set<EventStatus> | undefined) => (s ? [...s].sort().join(',') : '*');
 
-/** Parsed queries per plan, by sport and raw query string; a plan's entitlements object is its identity. */
-const parsedQueries = new WeakMap<object, Map<string, EventQuery>>();
-const NO_PLAN = {};
+/** Parsed queries per plan scope, by sport and raw query string. */
+const parsedQueries = new WeakMap<PlanScope, Map<string, EventQuery>>();
 const MAX_QUERIES_PER_PLAN = 256;
 
 /**
@@ -113,36 +105,20 @@ const MAX_QUERIES_PER_PLAN = 256;
  * and again, and the filter, its sets and its canonical key need not be rebuilt for each poll.
  * A query that fails to parse is not kept, so it fails the same way every time.
  */
-export function eventQueryFor(
-  url: string,
-  query: Query,
-  sportId: number | undefined,
-  account: Account | undefined,
-): EventQuery {
-  const plan = account?.entitlements ?? NO_PLAN;
-  let cache = parsedQueries.get(plan);
+export function eventQueryFor(url: string, query: Query, sportId: number | undefined, scope: PlanScope): EventQuery {
+  let cache = parsedQueries.get(scope);
   if (!cache) {
     cache = new Map();
-    parsedQueries.set(plan, cache);
+    parsedQueries.set(scope, cache);
   }
   const at = url.indexOf('?');
   const key = `${sportId}|${at < 0 ? '' : url.slice(at + 1)}`;
   const hit = cache.get(key);
   if (hit) return hit;
-  const parsed = parseEventQuery(query, sportId, account);
+  const parsed = parseEventQuery(query, sportId, scope);
   if (cache.size >= MAX_QUERIES_PER_PLAN) cache.clear();
   cache.set(key, parsed);
   return parsed;
-}
-
-/** The books a request may see: those it asked for (default all) within the plan's coverage. */
-function coverage(
-  requested: number[] | undefined,
-  plan: readonly number[] | 'all' | undefined,
-): Set<number> | null {
-  if (plan === undefined || plan === 'all') return requested ? new Set(requested) : null;
-  const allowed = new Set(plan);
-  return new Set(requested ? requested.filter((id) => allowed.has(id)) : plan);
 }
 
 export function eventStatus(state: EventState): EventStatus {

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { type Applied, type ApplyObserver, applyChange, applyPlannedPrice, loadBoard, type PlannedPrice } from '../board/apply.ts';
 import {
   type Board,
   type EventState,
@@ -9,14 +10,13 @@ import {
   type PriceState,
   participantKey,
 } from '../board/board.ts';
-import { loadBoard } from '../board/replay.ts';
 import type { Bus } from '../bus/bus.ts';
+import type { Change, ChangeRecord, LogPosition, PriceDetail } from '../changelog/change.ts';
 import { priceDelta } from '../domain/odds.ts';
 import type { ChangeType, EventInfo } from '../domain/types.ts';
-import type { ChangeRecord, Commit, EventRecord, MarketRecord, Store } from '../store/store.ts';
-import type { PriceDetail } from './price-change.ts';
+import type { Commit, EventRecord, MarketRecord, Store } from '../store/store.ts';
 import { DeltaRowWriter, serialisePriceDetail } from './serialise.ts';
-import type { LedgerSink, PriceUpdate, UpdateBatch } from './updates.ts';
+import type { EventUpsert, LedgerSink, PriceUpdate, ScoreUpdate, UpdateBatch } from './updates.ts';
 
 /** Line id: 32 hex characters, a pure function of what identifies the line, so it never changes. */
 export function lineId(
@@ -31,68 +31,143 @@ export function lineId(
 
 export class LedgerError extends Error {}
 
+/** The ledger's queue is full: the feed should wait for its earlier batches before sending more. */
+export class LedgerBusyError extends LedgerError {}
+
+export interface LedgerOptions {
+  now?: () => number;
+  /** Batches that may wait for their commit at once; past it `apply` refuses (back-pressure). */
+  maxQueuedBatches?: number;
+  /** Told of every change applied to the board, with what it replaced (delayed views). */
+  observe?: ApplyObserver;
+}
+
 /**
- * The single writer. For each batch it assigns change ids in commit order, derives change_type,
- * previous_price, price_delta and closed_at, keeps the main-line flag on exactly one line per
- * book and participant, commits one store transaction, then updates the Board and publishes.
+ * The single writer. For each batch it plans the change rows from the committed state (ids in
+ * commit order, change_type, previous_price, price_delta, closed_at, the main-line flag kept on
+ * exactly one line per book and participant) without touching the board, commits them to the
+ * store, and only then applies them to the board and publishes them. Batches go through one queue,
+ * so ids stay in commit order with an asynchronous store; a refused commit leaves nothing visible.
  */
 export class Ledger implements LedgerSink {
   private nextMarketId = 1;
   private nextPriceId = 1;
   private lastCommitMs = 0;
-  /** The market the last price update went to, and its event; forgotten when the board reloads. */
+  private epoch = '';
+  /** The market the last price update went to, and its event. */
   private lastMarket: MarketState | undefined;
   private lastMarketEvent: EventState | undefined;
   private readonly rows = new DeltaRowWriter();
+  private tail: Promise<void> = Promise.resolve();
+  private queued = 0;
+  private readonly now: () => number;
+  private readonly maxQueued: number;
+  private readonly observe: ApplyObserver | undefined;
 
-  constructor(
+  private constructor(
     private readonly store: Store,
     private readonly board: Board,
     private readonly bus: Bus,
-    private readonly now: () => number = Date.now,
+    opts: LedgerOptions,
   ) {
-    this.loadBoard();
+    this.now = opts.now ?? Date.now;
+    this.maxQueued = opts.maxQueuedBatches ?? 64;
+    this.observe = opts.observe;
+  }
+
+  /** Loads the committed state into `board` and returns the writer of that store. */
+  static async open(store: Store, board: Board, bus: Bus, opts: LedgerOptions = {}): Promise<Ledger> {
+    const ledger = new Ledger(store, board, bus, opts);
+    const loaded = await store.load();
+    loadBoard(board, loaded);
+    ledger.epoch = loaded.epoch;
+    ledger.lastCommitMs = loaded.headCommittedMs;
+    ledger.nextMarketId = loaded.markets.reduce((max, m) => Math.max(max, m.id + 1), 1);
+    ledger.nextPriceId = loaded.latestPrices.reduce((max, r) => Math.max(max, (r.price_id ?? 0) + 1), 1);
+    return ledger;
   }
 
   get headId(): number {
     return this.board.head;
   }
 
-  apply(batch: UpdateBatch): void {
+  /** The newest committed position of the log. */
+  get position(): LogPosition {
+    return { id: this.board.head, epoch: this.epoch };
+  }
+
+  /** Batches handed in and not yet committed. */
+  get backlog(): number {
+    return this.queued;
+  }
+
+  /**
+   * Commits a batch after those handed in before it. Resolves once the batch is committed, on the
+   * board and published; rejects, with nothing written, when the batch is invalid or the store
+   * refuses it, and at once with LedgerBusyError when `maxQueuedBatches` are already waiting.
+   */
+  apply(batch: UpdateBatch): Promise<void> {
+    if (this.queued >= this.maxQueued) {
+      return Promise.reject(
+        new LedgerBusyError(`the ledger has ${this.queued} batches waiting; wait for them before sending more`),
+      );
+    }
+    this.queued++;
+    const run = this.tail.then(() => this.commit(batch));
+    this.tail = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    return run.finally(() => {
+      this.queued--;
+    });
+  }
+
+  private async commit(batch: UpdateBatch): Promise<void> {
     this.validate(batch);
     // One spelling of time in every row (24-character UTC ISO), so stored times compare as strings.
     const at = new Date(batch.at).toISOString();
     // Commit times never go backwards along the ids, even if the wall clock does.
-    this.lastCommitMs = Math.max(this.lastCommitMs, this.now());
-    const pending = new PendingCommit(this.board.head, this.lastCommitMs);
+    const committedMs = Math.max(this.lastCommitMs, this.now());
+    const ids = { market: this.nextMarketId, price: this.nextPriceId };
+    const plan = new BatchPlan(this.board, this.board.head, committedMs);
     try {
       for (const u of batch.updates) {
-        if (u.kind === 'event') this.applyEvent(pending, u.event, at);
-        else if (u.kind === 'score') this.applyScore(pending, u.event_id, u, at);
-        else this.applyPrice(pending, u, at);
+        if (u.kind === 'event') this.planEvent(plan, u, at);
+        else if (u.kind === 'score') this.planScore(plan, u, at);
+        else this.planPrice(plan, u, at);
       }
-      if (pending.changes.length === 0 && pending.markets.length === 0) return;
-      const commit: Commit = {
-        changes: pending.changes,
-        markets: pending.markets,
-        events: [...pending.touchedEvents].map((id) => this.eventRecord(this.board.events.get(id)!)),
-      };
-      this.store.commit(commit);
+      if (plan.records.length === 0 && plan.markets.length === 0) return;
+      const commit: Commit = { changes: plan.records, markets: plan.markets, events: plan.eventRecords() };
+      await this.store.commit(commit);
     } catch (err) {
-      // The board was changed in step with the pending rows; the store refused them, so the board
-      // goes back to what is committed. Nothing in between was visible: this all runs synchronously.
-      this.loadBoard();
+      // Nothing reached the board; ids handed out by the plan are handed out again.
+      this.nextMarketId = ids.market;
+      this.nextPriceId = ids.price;
+      this.lastMarket = undefined;
+      this.lastMarketEvent = undefined;
       throw err;
     }
-    this.board.head = pending.head;
+    this.lastCommitMs = committedMs;
+    const fromId = this.board.head;
+    const observe = this.observe;
+    for (let i = 0; i < plan.steps.length; i++) {
+      const step = plan.steps[i]!;
+      const applied: Applied | undefined =
+        step.kind === 'price' ? applyPlannedPrice(step) : applyChange(this.board, step.change, step.fresh);
+      if (applied && observe) observe(plan.records[i]!, applied);
+    }
+    this.board.head = plan.head;
     this.bus.publish({
-      changes: pending.changes,
-      eventIds: [...pending.touchedEvents],
-      headId: pending.head,
+      epoch: this.epoch,
+      fromId,
+      headId: plan.head,
+      changes: plan.records,
+      eventIds: [...plan.touched.keys()],
     });
   }
 
-  /** Rejects a batch that names an unknown event before anything is written. */
+  /** Rejects a batch that names an unknown event before anything is planned. */
   private validate(batch: UpdateBatch): void {
     if (Number.isNaN(Date.parse(batch.at))) throw new LedgerError(`batch time is not ISO 8601: ${batch.at}`);
     const created = new Set<string>();
@@ -107,70 +182,70 @@ export class Ledger implements LedgerSink {
     }
   }
 
-  private applyEvent(pending: PendingCommit, header: EventInfo, at: string): void {
-    const state = this.board.events.get(header.event_id);
-    if (state) {
-      const { score: _s, live_game_state: _l, ...current } = state.info;
-      if (JSON.stringify(current) === JSON.stringify(header)) return;
+  private planEvent(plan: BatchPlan, u: EventUpsert, at: string): void {
+    const header = u.event;
+    const current = plan.info(header.event_id);
+    if (current) {
+      const { score: _s, live_game_state: _l, ...rest } = current;
+      if (JSON.stringify(rest) === JSON.stringify(header)) return;
     }
-    const id = pending.nextId();
+    const id = plan.nextId();
     const info: EventInfo = { ...header };
-    if (state?.info.score) info.score = state.info.score;
-    if (state?.info.live_game_state) info.live_game_state = state.info.live_game_state;
-    if (state) {
-      this.board.replaceInfo(state, info);
-      state.version = id;
-    } else {
-      this.board.addEvent(info, id);
-    }
-    pending.add({
-      id,
-      kind: 'event',
-      event_id: header.event_id,
-      sport_id: header.sport_id,
-      at,
-      price_id: null,
-      affiliate_id: null,
-      market_id: null,
-      committed_ms: pending.committedMs,
-      payload: JSON.stringify(header),
-      detail: null,
-    });
+    if (current?.score) info.score = current.score;
+    if (current?.live_game_state) info.live_game_state = current.live_game_state;
+    const fresh = current ? undefined : plan.freshEvent(header, id);
+    plan.setInfo(header.event_id, info);
+    plan.add(
+      {
+        id,
+        kind: 'event',
+        event_id: header.event_id,
+        sport_id: header.sport_id,
+        at,
+        committed_ms: plan.committedMs,
+        price_id: null,
+        affiliate_id: null,
+        market_id: null,
+        payload: JSON.stringify(header),
+        detail: null,
+      },
+      { kind: 'info', change: { kind: 'event', id, header }, fresh },
+    );
   }
 
-  private applyScore(
-    pending: PendingCommit,
-    eventId: string,
-    u: { score: EventInfo['score']; live_game_state?: Record<string, unknown> | null },
-    at: string,
-  ): void {
-    const state = this.board.events.get(eventId)!;
-    const info: EventInfo = { ...state.info, score: u.score };
+  private planScore(plan: BatchPlan, u: ScoreUpdate, at: string): void {
+    const current = plan.info(u.event_id)!;
+    const info: EventInfo = { ...current, score: u.score };
     if (u.live_game_state === null) delete info.live_game_state;
     else if (u.live_game_state !== undefined) info.live_game_state = u.live_game_state;
-    const id = pending.nextId();
-    this.board.replaceInfo(state, info);
-    state.version = id;
-    pending.add({
-      id,
-      kind: 'score',
-      event_id: eventId,
-      sport_id: info.sport_id,
-      at,
-      price_id: null,
-      affiliate_id: null,
-      market_id: null,
-      committed_ms: pending.committedMs,
-      payload: JSON.stringify({ score: u.score, live_game_state: u.live_game_state }),
-      detail: null,
-    });
+    const id = plan.nextId();
+    plan.setInfo(u.event_id, info);
+    const change: Change = { kind: 'score', id, event_id: u.event_id, score: u.score };
+    if (u.live_game_state !== undefined) change.live_game_state = u.live_game_state;
+    plan.add(
+      {
+        id,
+        kind: 'score',
+        event_id: u.event_id,
+        sport_id: info.sport_id,
+        at,
+        committed_ms: plan.committedMs,
+        price_id: null,
+        affiliate_id: null,
+        market_id: null,
+        payload: JSON.stringify({ score: u.score, live_game_state: u.live_game_state }),
+        detail: null,
+      },
+      { kind: 'info', change },
+    );
   }
 
-  private applyPrice(pending: PendingCommit, u: PriceUpdate, at: string): void {
-    const ev = this.board.events.get(u.event_id)!;
-    const market = this.market(pending, ev, u.market_id, u.period_id);
-    const participant = this.participant(market, u);
-    let line = participant.lines.get(u.line);
+  private planPrice(plan: BatchPlan, u: PriceUpdate, at: string): void {
+    const ev = plan.event(u.event_id)!;
+    const [market, freshMarket] = this.market(plan, ev, u.market_id, u.period_id);
+    const [participant, freshParticipant] = plan.participant(market, u);
+    let line = plan.line(participant, u.line);
+    let freshLine = false;
     if (!line) {
       const pKey = participantKey(u.participant_type, u.participant_id);
       line = {
@@ -178,9 +253,10 @@ export class Ledger implements LedgerSink {
         value: u.line,
         prices: new Map(),
       };
-      participant.lines.set(u.line, line);
+      plan.addLine(participant, line);
+      freshLine = true;
     }
-    const prev = line.prices.get(u.affiliate_id);
+    const prev = plan.price(line, u.affiliate_id);
     const wantMain = u.is_main_line ?? prev?.is_main_line ?? false;
     const closedAt = u.closed ? prev?.closed_at || at : '';
     if (
@@ -193,29 +269,31 @@ export class Ledger implements LedgerSink {
     ) {
       return;
     }
+    const path = { ev, market, participant, freshMarket, freshParticipant };
     let movedFrom: PriceState | undefined;
     if (wantMain) {
-      const oldValue = participant.mainLines.get(u.affiliate_id);
+      const oldValue = plan.mainLine(participant, u.affiliate_id);
       if (oldValue !== undefined && oldValue !== u.line) {
-        const oldLine = participant.lines.get(oldValue);
-        const old = oldLine?.prices.get(u.affiliate_id);
+        const oldLine = plan.line(participant, oldValue);
+        const old = oldLine && plan.price(oldLine, u.affiliate_id);
         if (oldLine && old?.is_main_line) {
           movedFrom = old;
-          this.writePrice(pending, ev, market, participant, oldLine, old, {
+          this.writePrice(plan, { ...path, line: oldLine, freshLine: false }, old, {
             price: old.price,
             is_main_line: false,
             closed_at: old.closed_at,
             liquidity_usd: old.liquidity_usd,
             source_id: old.source_id,
             at,
+            affiliate_id: u.affiliate_id,
           });
         }
       }
-      participant.mainLines.set(u.affiliate_id, u.line);
-    } else if (prev?.is_main_line && participant.mainLines.get(u.affiliate_id) === u.line) {
-      participant.mainLines.delete(u.affiliate_id);
+      plan.setMainLine(participant, u.affiliate_id, u.line);
+    } else if (prev?.is_main_line && plan.mainLine(participant, u.affiliate_id) === u.line) {
+      plan.setMainLine(participant, u.affiliate_id, undefined);
     }
-    this.writePrice(pending, ev, market, participant, line, prev, {
+    this.writePrice(plan, { ...path, line, freshLine }, prev, {
       price: u.price,
       is_main_line: wantMain,
       closed_at: closedAt,
@@ -228,11 +306,8 @@ export class Ledger implements LedgerSink {
   }
 
   private writePrice(
-    pending: PendingCommit,
-    ev: EventState,
-    market: MarketState,
-    participant: ParticipantState,
-    line: LineState,
+    plan: BatchPlan,
+    path: Omit<PlannedPrice, 'kind' | 'state'>,
     prev: PriceState | undefined,
     next: {
       price: number;
@@ -241,12 +316,12 @@ export class Ledger implements LedgerSink {
       liquidity_usd?: number;
       source_id?: string;
       at: string;
-      affiliate_id?: number;
+      affiliate_id: number;
       /** The book's previous main line, when this write moves the main line here. */
       movedFrom?: PriceState;
     },
   ): void {
-    const affiliateId = prev?.affiliate_id ?? next.affiliate_id!;
+    const { ev, market, participant, line } = path;
     // A main-line move is a line_change on both lines, even when the new line is priced for the
     // first time; its previous price is then the one the side had on the old main line.
     const previous = prev ?? next.movedFrom;
@@ -257,40 +332,22 @@ export class Ledger implements LedgerSink {
           ? 'price_change'
           : 'new';
     const previousPrice = previous?.price;
-    const id = pending.nextId();
-    const delta = priceDelta(previousPrice, next.price);
-    let state: PriceState;
-    if (
-      prev &&
-      (prev.liquidity_usd === undefined) === (next.liquidity_usd === undefined) &&
-      (prev.source_id === undefined) === (next.source_id === undefined)
-    ) {
-      // Rewritten in place when its shape stays: a new object per update would outlive the young
-      // generation (a price is rewritten every few batches) and be promoted, only to die there.
-      // A refused batch rebuilds the whole board from the store, so nothing needs the old object.
-      state = prev;
-      state.price = next.price;
-      state.is_main_line = next.is_main_line;
-      state.updated_at = next.at;
-      state.closed_at = next.closed_at;
-      state.price_delta = delta;
-      state.change_id = id;
-    } else {
-      state = {
-        id: prev?.id ?? this.nextPriceId++,
-        affiliate_id: affiliateId,
-        price: next.price,
-        is_main_line: next.is_main_line,
-        updated_at: next.at,
-        closed_at: next.closed_at,
-        price_delta: delta,
-        change_id: id,
-      };
-      line.prices.set(affiliateId, state);
-    }
+    const id = plan.nextId();
+    // A planned state is never changed once made: the board takes it over (a new price) or copies it.
+    const state: PriceState = {
+      id: prev?.id ?? this.nextPriceId++,
+      affiliate_id: next.affiliate_id,
+      price: next.price,
+      is_main_line: next.is_main_line,
+      updated_at: next.at,
+      closed_at: next.closed_at,
+      price_delta: priceDelta(previousPrice, next.price),
+      change_id: id,
+    };
     if (next.liquidity_usd !== undefined) state.liquidity_usd = next.liquidity_usd;
     if (next.source_id !== undefined) state.source_id = next.source_id;
-    ev.version = id;
+    plan.setPrice(line, state);
+    const info = ev.info;
     const detail: PriceDetail = {
       price_id: state.id,
       period_id: market.period_id,
@@ -300,112 +357,85 @@ export class Ledger implements LedgerSink {
     };
     if (state.liquidity_usd !== undefined) detail.liquidity_usd = state.liquidity_usd;
     if (state.source_id !== undefined) detail.source_id = state.source_id;
-    pending.add({
-      id,
-      kind: 'price',
-      event_id: ev.info.event_id,
-      sport_id: ev.info.sport_id,
-      at: next.at,
-      price_id: state.id,
-      affiliate_id: affiliateId,
-      market_id: market.market_id,
-      committed_ms: pending.committedMs,
-      payload: this.rows.write(
+    plan.add(
+      {
         id,
-        ev.info,
-        affiliateId,
-        market,
-        participant,
-        line,
-        next.price,
-        previousPrice,
-        changeType,
-        next.is_main_line,
-        next.closed_at,
-        next.at,
-      ),
-      detail: serialisePriceDetail(detail),
-    });
+        kind: 'price',
+        event_id: info.event_id,
+        sport_id: info.sport_id,
+        at: next.at,
+        price_id: state.id,
+        affiliate_id: next.affiliate_id,
+        market_id: market.market_id,
+        committed_ms: plan.committedMs,
+        payload: this.rows.write(
+          id,
+          info,
+          next.affiliate_id,
+          market,
+          participant,
+          line,
+          next.price,
+          previousPrice,
+          changeType,
+          next.is_main_line,
+          next.closed_at,
+          next.at,
+        ),
+        detail: serialisePriceDetail(detail),
+      },
+      { kind: 'price', ...path, state },
+    );
   }
 
-  private market(pending: PendingCommit, ev: EventState, marketId: number, periodId: number): MarketState {
+  private market(plan: BatchPlan, ev: EventState, marketId: number, periodId: number): [MarketState, boolean] {
     // Feeds send a market's prices together: the last market found saves building and hashing its key.
     const last = this.lastMarket;
     if (last && last.market_id === marketId && last.period_id === periodId && this.lastMarketEvent === ev) {
-      return last;
+      return [last, plan.isFreshMarket(last)];
     }
     const key = marketKey(marketId, periodId);
-    let market = ev.markets.get(key);
-    if (!market) {
+    let market = plan.market(ev, key);
+    let fresh = false;
+    if (market) fresh = plan.isFreshMarket(market);
+    else {
       market = { id: this.nextMarketId++, market_id: marketId, period_id: periodId, participants: new Map() };
-      ev.markets.set(key, market);
-      pending.markets.push({
-        id: market.id,
-        event_id: ev.info.event_id,
-        market_id: marketId,
-        period_id: periodId,
-      });
+      plan.addMarket(ev, key, market);
+      fresh = true;
     }
     this.lastMarket = market;
     this.lastMarketEvent = ev;
-    return market;
-  }
-
-  private participant(market: MarketState, u: PriceUpdate): ParticipantState {
-    let participant: ParticipantState | undefined;
-    if (market.participants.size <= SCAN_PARTICIPANTS) {
-      // A market has a few participants: comparing them is cheaper than building and hashing a key.
-      for (const p of market.participants.values()) {
-        if (p.id === u.participant_id && p.type === u.participant_type) return p;
-      }
-    } else {
-      participant = market.participants.get(participantKey(u.participant_type, u.participant_id));
-      if (participant) return participant;
-    }
-    participant = {
-      id: u.participant_id,
-      type: u.participant_type,
-      name: u.participant_name,
-      lines: new Map(),
-      mainLines: new Map(),
-    };
-    market.participants.set(participantKey(u.participant_type, u.participant_id), participant);
-    return participant;
-  }
-
-  private eventRecord(state: EventState): EventRecord {
-    return {
-      event_id: state.info.event_id,
-      sport_id: state.info.sport_id,
-      event_date: state.info.event_date,
-      info: JSON.stringify(state.info),
-      change_id: state.version,
-    };
-  }
-
-  /** Rebuilds the Board from the store: on start, and after a refused commit. */
-  private loadBoard(): void {
-    this.lastMarket = undefined;
-    this.lastMarketEvent = undefined;
-    const loaded = this.store.load();
-    loadBoard(this.board, loaded);
-    this.lastCommitMs = Math.max(this.lastCommitMs, loaded.headCommittedMs);
-    this.nextMarketId = loaded.markets.reduce((max, m) => Math.max(max, m.id + 1), 1);
-    this.nextPriceId = loaded.latestPrices.reduce((max, r) => Math.max(max, (r.price_id ?? 0) + 1), 1);
+    return [market, fresh];
   }
 }
 
 /** Markets with at most this many participants are searched by comparison, larger ones by key. */
 const SCAN_PARTICIPANTS = 8;
 
-/** The rows of one batch, collected before the store transaction. */
-class PendingCommit {
-  readonly changes: ChangeRecord[] = [];
+type Step = PlannedPrice | { kind: 'info'; change: Change; fresh?: EventState };
+
+/**
+ * One batch's rows and the state they lead to, planned over the committed board without changing
+ * it: what the batch creates or changes is kept here, beside the objects it hangs from, until the
+ * commit succeeds and the steps are applied.
+ */
+class BatchPlan {
+  readonly records: ChangeRecord[] = [];
+  readonly steps: Step[] = [];
   readonly markets: MarketRecord[] = [];
-  readonly touchedEvents = new Set<string>();
-  private lastEventId: string | undefined;
+  /** Events touched, with the last id that touched each (their new version). */
+  readonly touched = new Map<string, number>();
+  private readonly freshEvents = new Map<string, EventState>();
+  private readonly infos = new Map<string, EventInfo>();
+  private readonly childMarkets = new Map<EventState, Map<string, MarketState>>();
+  private readonly freshMarkets = new Set<MarketState>();
+  private readonly childParticipants = new Map<MarketState, ParticipantState[]>();
+  private readonly childLines = new Map<ParticipantState, Map<string, LineState>>();
+  private readonly prices = new Map<LineState, Map<number, PriceState>>();
+  private readonly mainLines = new Map<ParticipantState, Map<number, string | undefined>>();
 
   constructor(
+    private readonly board: Board,
     public head: number,
     readonly committedMs: number,
   ) {}
@@ -415,12 +445,130 @@ class PendingCommit {
     return this.head;
   }
 
-  /** Takes a whole record, built once by the caller, every kind with the same field order. */
-  add(record: ChangeRecord): void {
-    this.changes.push(record);
-    if (record.event_id !== this.lastEventId) {
-      this.touchedEvents.add(record.event_id);
-      this.lastEventId = record.event_id;
+  add(record: ChangeRecord, step: Step): void {
+    this.records.push(record);
+    this.steps.push(step);
+    this.touched.set(record.event_id, record.id);
+  }
+
+  event(eventId: string): EventState | undefined {
+    return this.board.events.get(eventId) ?? this.freshEvents.get(eventId);
+  }
+
+  freshEvent(header: EventInfo, id: number): EventState {
+    const state = this.board.newEvent({ ...header }, id);
+    this.freshEvents.set(header.event_id, state);
+    return state;
+  }
+
+  info(eventId: string): EventInfo | undefined {
+    return this.infos.get(eventId) ?? this.board.events.get(eventId)?.info;
+  }
+
+  setInfo(eventId: string, info: EventInfo): void {
+    this.infos.set(eventId, info);
+  }
+
+  /** The stored event records of the touched events, as they will be after the batch. */
+  eventRecords(): EventRecord[] {
+    const out: EventRecord[] = [];
+    for (const [eventId, version] of this.touched) {
+      const info = this.info(eventId)!;
+      out.push({
+        event_id: eventId,
+        sport_id: info.sport_id,
+        event_date: info.event_date,
+        info: JSON.stringify(info),
+        change_id: version,
+      });
     }
+    return out;
+  }
+
+  market(ev: EventState, key: string): MarketState | undefined {
+    return ev.markets.get(key) ?? this.childMarkets.get(ev)?.get(key);
+  }
+
+  isFreshMarket(market: MarketState): boolean {
+    return this.freshMarkets.has(market);
+  }
+
+  addMarket(ev: EventState, key: string, market: MarketState): void {
+    let map = this.childMarkets.get(ev);
+    if (!map) {
+      map = new Map();
+      this.childMarkets.set(ev, map);
+    }
+    map.set(key, market);
+    this.freshMarkets.add(market);
+    this.markets.push({ id: market.id, event_id: ev.info.event_id, market_id: market.market_id, period_id: market.period_id });
+  }
+
+  participant(market: MarketState, u: PriceUpdate): [ParticipantState, boolean] {
+    const own = market.participants;
+    if (own.size <= SCAN_PARTICIPANTS) {
+      // A market has a few participants: comparing them is cheaper than building and hashing a key.
+      for (const p of own.values()) if (p.id === u.participant_id && p.type === u.participant_type) return [p, false];
+    } else {
+      const p = own.get(participantKey(u.participant_type, u.participant_id));
+      if (p) return [p, false];
+    }
+    let added = this.childParticipants.get(market);
+    if (added) {
+      for (const p of added) if (p.id === u.participant_id && p.type === u.participant_type) return [p, true];
+    } else {
+      added = [];
+      this.childParticipants.set(market, added);
+    }
+    const p: ParticipantState = {
+      id: u.participant_id,
+      type: u.participant_type,
+      name: u.participant_name,
+      lines: new Map(),
+      mainLines: new Map(),
+    };
+    added.push(p);
+    return [p, true];
+  }
+
+  line(participant: ParticipantState, value: string): LineState | undefined {
+    return participant.lines.get(value) ?? this.childLines.get(participant)?.get(value);
+  }
+
+  addLine(participant: ParticipantState, line: LineState): void {
+    let map = this.childLines.get(participant);
+    if (!map) {
+      map = new Map();
+      this.childLines.set(participant, map);
+    }
+    map.set(line.value, line);
+  }
+
+  price(line: LineState, affiliateId: number): PriceState | undefined {
+    return this.prices.get(line)?.get(affiliateId) ?? line.prices.get(affiliateId);
+  }
+
+  setPrice(line: LineState, state: PriceState): void {
+    let map = this.prices.get(line);
+    if (!map) {
+      map = new Map();
+      this.prices.set(line, map);
+    }
+    map.set(state.affiliate_id, state);
+  }
+
+  mainLine(participant: ParticipantState, affiliateId: number): string | undefined {
+    const planned = this.mainLines.get(participant);
+    if (planned?.has(affiliateId)) return planned.get(affiliateId);
+    return participant.mainLines.get(affiliateId);
+  }
+
+  setMainLine(participant: ParticipantState, affiliateId: number, value: string | undefined): void {
+    let map = this.mainLines.get(participant);
+    if (!map) {
+      map = new Map();
+      this.mainLines.set(participant, map);
+    }
+    map.set(affiliateId, value);
   }
 }

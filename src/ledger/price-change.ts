@@ -1,15 +1,8 @@
 import type { DeltaRow } from '../domain/types.ts';
 
-/** What a price row records beyond the spec's Delta row (the `detail` of its change record). */
-export interface PriceDetail {
-  price_id: number;
-  period_id: number;
-  market_instance_id: number;
-  line_id: string;
-  price_delta: number;
-  liquidity_usd?: number;
-  source_id?: string;
-}
+import type { PriceDetail } from '../changelog/change.ts';
+
+export type { PriceDetail };
 
 /** A price row of the change log, whole: the Delta row as served plus its detail. */
 export type PriceChange = DeltaRow & PriceDetail;

@@ -55,7 +55,11 @@ export interface UpdateBatch {
   updates: Update[];
 }
 
-/** The one way a feed reaches the ledger. */
+/**
+ * The one way a feed reaches the ledger. `apply` resolves once the batch is committed and visible,
+ * and rejects when it is refused (invalid, the store failed, or too many batches waiting): a feed
+ * awaits each batch, which is how it learns of back-pressure.
+ */
 export interface LedgerSink {
-  apply(batch: UpdateBatch): void;
+  apply(batch: UpdateBatch): Promise<void>;
 }

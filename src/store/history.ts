@@ -1,4 +1,4 @@
-import type { ChangeRecord } from './store.ts';
+import type { ChangeRecord } from '../changelog/change.ts';
 
 /**
  * Reads of the recorded price rows (the `changes` rows with a price id) for the history, chart,
@@ -25,14 +25,23 @@ export type HistoryQuery = HistoryScope & {
   to?: string;
   /** Only rows whose is_main_line flag is set. */
   mainLineOnly?: boolean;
+  /** A plan's coverage: rows of other books, markets or periods are left out (an empty list leaves every row out). */
+  coverage?: Coverage;
   limit: number;
 };
 
+export interface Coverage {
+  affiliateIds?: readonly number[];
+  marketIds?: readonly number[];
+  periodIds?: readonly number[];
+}
+
+/** Contract: test/contract/history.contract.ts, run against every implementation. */
 export interface HistoryStore {
   /** The newest `limit` matching rows, newest (highest id) first. */
-  rows(q: HistoryQuery): PriceRecord[];
+  rows(q: HistoryQuery): Promise<PriceRecord[]>;
   /** The first recorded row of each price, up to `uptoId`; prices without one are left out. */
-  firstRows(priceIds: readonly number[], uptoId: number): PriceRecord[];
+  firstRows(priceIds: readonly number[], uptoId: number): Promise<PriceRecord[]>;
   /** The last row of each price, up to `uptoId`, whose time is at or before `cutoff` (24-char UTC ISO). */
-  lastRowsAtOrBefore(priceIds: readonly number[], cutoff: string, uptoId: number): PriceRecord[];
+  lastRowsAtOrBefore(priceIds: readonly number[], cutoff: string, uptoId: number): Promise<PriceRecord[]>;
 }

@@ -1,29 +1,19 @@
+import type { ChangeKind, ChangeRecord } from '../changelog/change.ts';
+
+export type { ChangeKind, ChangeRecord };
+
 /**
  * The Store: the system of record. Only the ledger commits to it; routes read history from it.
- * Implementations: sqlite/ (embedded, the default). Every commit is one transaction.
+ * Every method returns a Promise, whatever the backend: SQLite (sqlite/, the default) answers at
+ * once, a network database later, and callers are written for both.
+ *
+ * Contract (test/contract/store.contract.ts runs it against every implementation):
+ * - `commit` is atomic: after it resolves every row of the batch is readable; after it rejects none is.
+ * - Ids are the ledger's; the store keeps them and never assigns its own. Reads return rows in id order.
+ * - `committed_ms` never decreases along the ids (the ledger guarantees it), which the time lookups rely on.
+ * - The log has an epoch, made when the log begins (the first `load` of an empty store) and kept
+ *   until the log is reset or restored.
  */
-
-export type ChangeKind = 'price' | 'event' | 'score';
-
-/** One row of the change log. `payload` is the change serialised once, at commit. */
-export interface ChangeRecord {
-  id: number;
-  kind: ChangeKind;
-  event_id: string;
-  sport_id: number;
-  /** The time the change describes (a back-filled row can lie in the past). */
-  at: string;
-  /** Wall-clock time of the commit in epoch ms; never decreases along the id sequence. */
-  committed_ms: number;
-  /** Price rows only: the market_line_price id, its book and market. */
-  price_id: number | null;
-  affiliate_id: number | null;
-  market_id: number | null;
-  /** The row as served: for price rows exactly the spec's Delta row, serialised once. */
-  payload: string;
-  /** Price rows: what the board and history need beyond the Delta row (ids, delta, liquidity). */
-  detail: string | null;
-}
 
 export interface EventRecord {
   event_id: string;
@@ -49,6 +39,8 @@ export interface Commit {
 }
 
 export interface LoadedState {
+  /** The log's epoch (see LogPosition). */
+  epoch: string;
   events: EventRecord[];
   markets: MarketRecord[];
   /** The newest change row of every price (the current state of each market_line_price). */
@@ -68,8 +60,10 @@ export interface ChangeQuery {
   limit: number;
   sportId?: number;
   eventId?: string;
+  /** Price rows of these books, markets and periods only (empty: none). */
   affiliateIds?: readonly number[];
   marketIds?: readonly number[];
+  periodIds?: readonly number[];
 }
 
 export interface PayloadBytes {
@@ -84,27 +78,26 @@ export interface PayloadBytes {
 export type PriceRowSummary = Pick<
   ChangeRecord,
   'id' | 'sport_id' | 'event_id' | 'affiliate_id' | 'market_id' | 'payload'
->;
+> & { period_id: number };
 
 export interface Store {
-  /** Reads everything needed to rebuild the Board after a restart. */
-  load(): LoadedState;
+  /** Reads everything needed to rebuild the Board after a restart; begins the log's epoch on an empty store. */
+  load(): Promise<LoadedState>;
   /** Writes one batch atomically: all of it or none of it. */
-  commit(commit: Commit): void;
-  readChanges(q: ChangeQuery): ChangeRecord[];
+  commit(commit: Commit): Promise<void>;
+  readChanges(q: ChangeQuery): Promise<ChangeRecord[]>;
   /** The payloads of the same rows as readChanges joined by commas, in id order: the markets delta's read. */
-  readPayloadBytes(q: ChangeQuery): PayloadBytes;
+  readPayloadBytes(q: ChangeQuery): Promise<PayloadBytes>;
   /** Every price row in (afterId, toId], oldest first, with what a delta filter looks at. */
-  scanPriceRows(afterId: number, toId: number, each: (row: PriceRowSummary) => void): void;
-  /** Every row with afterId < id <= toId, in id order. */
-  readChangesRange(afterId: number, toId: number): ChangeRecord[];
-  /** The state as it was after change `uptoId` was committed (for delayed views). */
-  loadUpTo(uptoId: number): LoadedState;
+  scanPriceRows(afterId: number, toId: number, each: (row: PriceRowSummary) => void): Promise<void>;
   /** committed_ms of the newest row with an id at or below `id`, or undefined. */
-  committedMsAt(id: number): number | undefined;
+  committedMsAt(id: number): Promise<number | undefined>;
   /** The smallest change id committed at or after `ms`, or undefined when none is. */
-  firstIdCommittedSince(ms: number): number | undefined;
-  getMeta(key: string): string | undefined;
-  setMeta(key: string, value: string): void;
-  close(): void;
+  firstIdCommittedSince(ms: number): Promise<number | undefined>;
+  getMeta(key: string): Promise<string | undefined>;
+  setMeta(key: string, value: string): Promise<void>;
+  close(): Promise<void>;
 }
+
+/** The meta key of the log's epoch. */
+export const EPOCH_META = 'log_epoch';

@@ -13,7 +13,7 @@ export interface TestServer {
   /** An Enterprise key with a burst ceiling no test reaches. */
   key: string;
   said: string[];
-  newKey(tier: Tier, opts?: NewKeyOptions): string;
+  newKey(tier: Tier, opts?: NewKeyOptions): Promise<string>;
   get(
     path: string,
     headers?: Record<string, string>,
@@ -48,13 +48,13 @@ export async function startTestServer(
     {},
   );
   const server = await startServer(config, { say: (l) => said.push(l), now: opts.now });
-  const newKey = (tier: Tier, opts: NewKeyOptions = {}) => {
+  const newKey = async (tier: Tier, opts: NewKeyOptions = {}) => {
     const k = generateKey();
-    server.keys.insert(newKeyRecord(k, tier, { label: 'test', ...opts }));
+    await server.keys.insert(newKeyRecord(k, tier, { label: 'test', ...opts }));
     return k;
   };
   // Tests poll far faster than any plan's burst ceiling: their own key is Enterprise with a high one.
-  const key = newKey('enterprise', { custom: JSON.stringify({ burstPerSecond: 1_000_000 }) });
+  const key = await newKey('enterprise', { custom: JSON.stringify({ burstPerSecond: 1_000_000 }) });
   const url = server.url.replace('localhost', '127.0.0.1');
   return {
     server,

@@ -19,7 +19,7 @@ const ML = (p: number, aff = 19) =>
 
 before(async () => {
   s = await startTestServer({ now });
-  s.server.ledger.apply(
+  await s.server.ledger.apply(
     batch(iso(), [
       { kind: 'event', event: nbaEvent(E, D, 23) },
       { kind: 'event', event: nbaEvent(LIVE, D, 20) },
@@ -27,7 +27,7 @@ before(async () => {
       ...nbaPrices(LIVE),
     ]),
   );
-  s.server.ledger.apply(
+  await s.server.ledger.apply(
     batch(iso(), [
       {
         kind: 'score',
@@ -49,7 +49,7 @@ const usedKey = (key: string, period: string) => `use:${hashKey(key)}:${period}`
 
 describe('keys', () => {
   test('an expired key is refused like a missing one', async () => {
-    const k = s.newKey('ultra', { expiresAt: new Date(clock - 1000).toISOString() });
+    const k = await s.newKey('ultra', { expiresAt: new Date(clock - 1000).toISOString() });
     const r = await get('/api/v2/markets', k);
     assert.equal(r.status, 401);
     assert.deepEqual(r.body, { message: 'unauthorized' });
@@ -58,7 +58,7 @@ describe('keys', () => {
 
 describe('metering', () => {
   test('per event: 1 events + 1 scores point + 1 odds point per price, +1 with live_game_state', async () => {
-    const k = s.newKey('ultra');
+    const k = await s.newKey('ultra');
     // E: 14 prices, no score. LIVE: 14 prices, live state shown to Ultra.
     const r = await get(`${events}?market_ids=1,2,3`, k);
     assert.equal(r.status, 200);
@@ -89,8 +89,8 @@ describe('metering', () => {
   });
 
   test('an event whose prices are all closed costs 2 points under hide_closed=true', async () => {
-    const k = s.newKey('ultra');
-    s.server.ledger.apply(
+    const k = await s.newKey('ultra');
+    await s.server.ledger.apply(
       batch(
         iso(),
         nbaPrices(E).map((p) => ({ ...p, closed: true })),
@@ -98,11 +98,11 @@ describe('metering', () => {
     );
     const r = await get(`/api/v2/events/${E}?hide_closed=true`, k);
     assert.equal(r.headers.get('x-datapoints'), '2');
-    s.server.ledger.apply(batch(iso(), nbaPrices(E)));
+    await s.server.ledger.apply(batch(iso(), nbaPrices(E)));
   });
 
   test('entitlement headers say what the plan allows; catalog responses are free', async () => {
-    const free = s.newKey('free');
+    const free = await s.newKey('free');
     const r = await get(events, free);
     assert.equal(r.headers.get('x-tier'), 'Free');
     assert.equal(r.headers.get('x-rate-limit'), '1');
@@ -124,7 +124,7 @@ describe('metering', () => {
   });
 
   test('weekly billing: monthly points x 12 / 52 per 7-day window', async () => {
-    const k = s.newKey('pro', { billing: 'weekly', createdAt: new Date(clock - 3 * 86_400_000) });
+    const k = await s.newKey('pro', { billing: 'weekly', createdAt: new Date(clock - 3 * 86_400_000) });
     const r = await get(`/api/v2/events/${E}`, k);
     assert.equal(r.headers.get('x-datapoints-period'), 'weekly');
     assert.equal(r.headers.get('x-datapoints-limit'), String(Math.round((25_000_000 * 12) / 52)));
@@ -132,7 +132,7 @@ describe('metering', () => {
   });
 
   test('bonus credits are reported with their expiry', async () => {
-    const k = s.newKey('starter', { credits: 5000, creditsExpiry: '2027-01-01T00:00:00.000Z' });
+    const k = await s.newKey('starter', { credits: 5000, creditsExpiry: '2027-01-01T00:00:00.000Z' });
     const r = await get(`/api/v2/events/${E}`, k);
     assert.equal(r.headers.get('x-datapoints-credit-balance'), '5000');
     assert.equal(r.headers.get('x-datapoints-credit-expiry'), '2027-01-01T00:00:00.000Z');
@@ -141,7 +141,7 @@ describe('metering', () => {
 
 describe('limits', () => {
   test('burst: twice the ceiling in one second gets 429 Rate limit exceeded with Retry-After', async () => {
-    const k = s.newKey('ultra');
+    const k = await s.newKey('ultra');
     const results = await Promise.all(Array.from({ length: 20 }, () => get('/api/v2/markets', k)));
     const ok = results.filter((r) => r.status === 200).length;
     const limited = results.filter((r) => r.status === 429);
@@ -158,7 +158,7 @@ describe('limits', () => {
   });
 
   test('Free daily cap: 429 once reached; a refused request consumes nothing', async () => {
-    const k = s.newKey('free');
+    const k = await s.newKey('free');
     await s.server.counters.set(usedKey(k, D), 19_999, clock + 86_400_000);
     clock += 1000;
     const last = await get(`/api/v2/events/${E}`, k);
@@ -177,7 +177,7 @@ describe('limits', () => {
   });
 
   test('Free monthly cap: 429 Monthly data point limit reached with the period', async () => {
-    const k = s.newKey('free');
+    const k = await s.newKey('free');
     await s.server.counters.set(usedKey(k, '2026-11'), 200_000, clock + 30 * 86_400_000);
     clock += 1000;
     const r = await get(`/api/v2/events/${E}`, k);
@@ -190,7 +190,7 @@ describe('limits', () => {
   });
 
   test('paid tiers accrue overage; a hard budget cap then answers 403', async () => {
-    const k = s.newKey('starter', { budgetCapUsd: 0.01 });
+    const k = await s.newKey('starter', { budgetCapUsd: 0.01 });
     await s.server.counters.set(usedKey(k, '2026-11'), 5_000_000, clock + 30 * 86_400_000);
     clock += 1000;
     const over = await get(`/api/v2/events/${E}`, k);
@@ -207,16 +207,16 @@ describe('limits', () => {
 
 describe('entitlements', () => {
   test('player props need Starter: 403 with error and upgrade_url', async () => {
-    const r = await get(`${events}?market_ids=29`, s.newKey('free'));
+    const r = await get(`${events}?market_ids=29`, await s.newKey('free'));
     assert.equal(r.status, 403);
     assert.match(r.body.error, /Starter/);
     assert.ok(r.body.upgrade_url);
     clock += 1000;
-    assert.equal((await get(`${events}?market_ids=29`, s.newKey('starter'))).status, 200);
+    assert.equal((await get(`${events}?market_ids=29`, await s.newKey('starter'))).status, 200);
   });
 
   test('history window: 403 with earliest_available_date and history_days_limit; offset does not move it', async () => {
-    const k = s.newKey('free');
+    const k = await s.newKey('free');
     const r = await get('/api/v2/sports/4/events/2026-11-15', k);
     assert.equal(r.status, 403);
     assert.equal(r.body.earliest_available_date, '2026-11-16');
@@ -231,7 +231,7 @@ describe('entitlements', () => {
   });
 
   test('coverage: a Free key sees only its books, full-game periods and no in-play markets', async () => {
-    s.server.ledger.apply(
+    await s.server.ledger.apply(
       batch(iso(), [
         price(E, {
           market_id: 4,
@@ -251,7 +251,7 @@ describe('entitlements', () => {
       ]),
     );
     clock += 301_000;
-    const r = await get(`/api/v2/events/${E}?market_ids=1,4&affiliate_ids=19,3`, s.newKey('free'));
+    const r = await get(`/api/v2/events/${E}?market_ids=1,4&affiliate_ids=19,3`, await s.newKey('free'));
     const e = r.body.events[0];
     assert.deepEqual(
       e.markets.map((m: any) => m.market_id),
@@ -266,9 +266,9 @@ describe('entitlements', () => {
 describe('data delay', () => {
   test('a Free key sees the state of five minutes ago; an Ultra key sees it now', async () => {
     clock += 1000;
-    s.server.ledger.apply(batch(iso(), [ML(300)]));
-    const ultra = s.newKey('ultra');
-    const free = s.newKey('free');
+    await s.server.ledger.apply(batch(iso(), [ML(300)]));
+    const ultra = await s.newKey('ultra');
+    const free = await s.newKey('free');
     const priceOf = (body: any) =>
       body.events[0].markets.find((m: any) => m.market_id === 1).participants.find((p: any) => p.id === 2002)
         .lines[0].prices['19'].price;
@@ -292,7 +292,7 @@ describe('data delay', () => {
 
 describe('subscriptions and security', () => {
   test('a V1-only plan may use the two delta feeds and nothing else of V2', async () => {
-    const k = s.newKey('ultra', { v1: true, v2: false });
+    const k = await s.newKey('ultra', { v1: true, v2: false });
     clock += 1000;
     const snap = await get(`/api/v2/events/${E}`, k);
     assert.equal(snap.status, 403);
@@ -318,7 +318,7 @@ describe('subscriptions and security', () => {
 
 describe('history access', () => {
   test('history rows cost one point each and stop at the plan window; dated openers are gated', async () => {
-    const ultra = s.newKey('ultra');
+    const ultra = await s.newKey('ultra');
     const r = await get(`/api/v2/events/${E}/markets/history?limit=5`, ultra);
     assert.equal(r.status, 200);
     assert.equal(r.body.meta.count, 5);
@@ -328,12 +328,12 @@ describe('history access', () => {
 
     // Eight days on, everything recorded above lies outside a Free key's seven-day window.
     clock += 8 * 86_400_000;
-    const free = s.newKey('free');
+    const free = await s.newKey('free');
     const old = await get(`/api/v2/events/${E}/markets/history`, free);
     assert.equal(old.status, 200);
     assert.equal(old.body.meta.count, 0);
     clock += 1000;
-    assert.ok((await get(`/api/v2/events/${E}/markets/history`, s.newKey('ultra'))).body.meta.count > 0);
+    assert.ok((await get(`/api/v2/events/${E}/markets/history`, await s.newKey('ultra'))).body.meta.count > 0);
     clock += 1000;
     const dated = await get(`/api/v2/sports/4/openers/${D}`, free);
     assert.equal(dated.status, 403);

@@ -76,7 +76,7 @@ test('DATA_DIR selects the store for the keys command', async () => {
 test('a restart keeps every committed row and continues the id sequence', async () => {
   const E = 'c'.repeat(32);
   const s = await startTestServer();
-  s.server.ledger.apply(
+  await s.server.ledger.apply(
     batch(new Date().toISOString(), [{ kind: 'event', event: nbaEvent(E) }, ...nbaPrices(E)]),
   );
   const before = await s.get(`/api/v2/events/${E}?market_ids=1,2,3&include=price_delta`);
@@ -88,7 +88,7 @@ test('a restart keeps every committed row and continues the id sequence', async 
     assert.equal(again.server.ledger.headId, head);
     const after = await again.get(`/api/v2/events/${E}?market_ids=1,2,3&include=price_delta`);
     assert.deepEqual(after.body, before.body);
-    again.server.ledger.apply(
+    await again.server.ledger.apply(
       batch(new Date().toISOString(), [
         price(E, { market_id: 1, participant_id: 2002, affiliate_id: 19, price: 140 }),
       ]),

@@ -29,7 +29,7 @@ let s: TestServer;
 let step = 0;
 
 /** Moves every moneyline price of both events: 8 price rows per call. */
-function writeSome(): void {
+async function writeSome(): Promise<void> {
   step++;
   const at = new Date().toISOString();
   const updates = [E1, E2].flatMap((e) =>
@@ -50,13 +50,13 @@ function writeSome(): void {
       }),
     ]),
   );
-  s.server.ledger.apply(batch(at, updates));
+  await s.server.ledger.apply(batch(at, updates));
 }
 
 before(async () => {
   s = await startTestServer();
   const at = new Date().toISOString();
-  s.server.ledger.apply(
+  await s.server.ledger.apply(
     batch(at, [
       { kind: 'event', event: nbaEvent(E1) },
       { kind: 'event', event: { ...nbaEvent(E2), sport_id: 2 } },
@@ -64,7 +64,7 @@ before(async () => {
       ...nbaPrices(E2),
     ]),
   );
-  s.server.ledger.apply(
+  await s.server.ledger.apply(
     batch(at, [
       price(E1, {
         market_id: 41,
@@ -105,7 +105,7 @@ describe('/api/v2/markets/delta', () => {
   test('the events snapshot cursor bootstraps the feed', async () => {
     const snap = await s.get(`/api/v2/events/${E1}`);
     const cursor = snap.body.meta.delta_last_id;
-    writeSome();
+    await writeSome();
     const r = await delta(`last_id=${cursor}`);
     assert.equal(r.body.meta.count, 8);
     assert.ok(r.body.deltas.every((d: any) => d.change_type === 'price_change' && d.previous_price !== ''));
@@ -131,7 +131,7 @@ describe('/api/v2/markets/delta', () => {
   });
 
   test('limit: default 1000, maximum 5000', async () => {
-    for (let i = 0; i < 150; i++) writeSome();
+    for (let i = 0; i < 150; i++) await writeSome();
     const def = await delta('last_id=0');
     assert.equal(def.body.meta.count, 1000);
     assert.equal(def.body.meta.has_more, true);
@@ -165,7 +165,7 @@ describe('/api/v2/markets/delta', () => {
     let cursor = String(start);
     let writes = 0;
     const writer = setInterval(() => {
-      if (writes++ < 40) writeSome();
+      if (writes++ < 40) void writeSome();
     }, 2);
     try {
       for (let polls = 0; polls < 2000; polls++) {
@@ -205,7 +205,7 @@ describe('/api/v2/delta', () => {
   test('changed events since the cursor, each with its full update as a JSON string', async () => {
     const boot = await s.get('/api/v2/delta');
     const cursor = boot.body.meta.delta_last_id;
-    s.server.ledger.apply(
+    await s.server.ledger.apply(
       batch(new Date().toISOString(), [
         price(E2, {
           market_id: 1,
@@ -235,7 +235,7 @@ describe('/api/v2/delta', () => {
 
   test('limit bounds the events per page and has_more pages on', async () => {
     const cursor = (await s.get('/api/v2/delta')).body.meta.delta_last_id;
-    writeSome();
+    await writeSome();
     const first = await s.get(`/api/v2/delta?last_id=${cursor}&limit=1`);
     assert.equal(first.body.meta.count, 1);
     assert.equal(first.body.meta.has_more, true);

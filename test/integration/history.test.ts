@@ -35,11 +35,11 @@ before(async () => {
   s = await startTestServer();
   // A key whose burst ceiling the tests cannot reach.
   key = generateKey();
-  s.server.keys.insert(
+  await s.server.keys.insert(
     newKeyRecord(key, 'enterprise', { label: 'history', custom: JSON.stringify({ burstPerSecond: 1e6 }) }),
   );
   const { ledger } = s.server;
-  ledger.apply(
+  await ledger.apply(
     batch(T[0], [
       { kind: 'event', event: nbaEvent(E, '2026-03-02') },
       { kind: 'event', event: nbaEvent(OTHER, '2026-03-02') },
@@ -47,7 +47,7 @@ before(async () => {
       ...nbaPrices(OTHER),
     ]),
   );
-  ledger.apply(
+  await ledger.apply(
     batch(T[1], [
       price(E, {
         market_id: 1,
@@ -66,7 +66,7 @@ before(async () => {
     ]),
   );
   // The main spread of Los Angeles at book 19 moves from -3.5 to -4.5: two line_change rows.
-  ledger.apply(
+  await ledger.apply(
     batch(T[2], [
       price(E, {
         market_id: 2,
@@ -79,7 +79,7 @@ before(async () => {
       }),
     ]),
   );
-  ledger.apply(
+  await ledger.apply(
     batch(T[3], [
       price(E, {
         market_id: 3,
@@ -91,7 +91,7 @@ before(async () => {
       }),
     ]),
   );
-  ledger.apply(
+  await ledger.apply(
     batch(T[4], [
       price(E, {
         market_id: 1,
@@ -103,7 +103,7 @@ before(async () => {
     ]),
   );
   // A row with a millisecond fraction that binary floating point cannot hold exactly.
-  ledger.apply(
+  await ledger.apply(
     batch('2026-03-01T10:05:00.007Z', [
       price(OTHER, {
         market_id: 1,
@@ -332,17 +332,6 @@ describe('/api/v2/markets/history', () => {
   });
 });
 
-describe('delayed plans', () => {
-  test('a plan with a data delay sees no row committed within its delay', async () => {
-    const pro = { 'X-Service-Key': s.newKey('pro') };
-    const ids = [...(await priceIds()).values()].join(',');
-    const r = await s.get(`/api/v2/markets/history?market_line_price_ids=${ids}`, pro);
-    assert.equal(r.status, 200);
-    assert.equal(r.body.meta.count, 0);
-    assert.equal((await s.get(`${ev}/markets/history`, pro)).status, 404, 'not on its board yet');
-  });
-});
-
 describe('/api/v2/events/{eventID}/markets/{marketID}/history', () => {
   test('series keyed by affiliate id, points oldest first in shorthand; c only on closed rows', async () => {
     const r = await get(`${ev}/markets/3/history`);
@@ -427,5 +416,35 @@ describe('/api/v2/events/{eventID}/markets/{marketID}/history', () => {
     assert.equal(missing.status, 404);
     assert.match(missing.body.message, /event nope/);
     assert.equal((await s.get(`${ev}/markets/2/history`, {})).status, 401);
+  });
+});
+
+describe('delayed plans', () => {
+  test('a plan with a data delay sees rows by the time they describe: past ones at once, new ones after its delay', async () => {
+    const pro = { 'X-Service-Key': await s.newKey('pro') };
+    const ids = [...(await priceIds()).values()].join(',');
+    const all = await get(`/api/v2/markets/history?market_line_price_ids=${ids}`);
+    // Spec: delayed tiers see the state as of now minus their delay, measured on the time the data
+    // describes. These rows describe March, long before the Pro tier's 30 s.
+    const past = await s.get(`/api/v2/markets/history?market_line_price_ids=${ids}`, pro);
+    assert.equal(past.status, 200);
+    assert.ok(past.body.meta.count > 0);
+    assert.deepEqual(past.body, all.body);
+    assert.equal((await s.get(`${ev}/markets/history`, pro)).status, 200);
+
+    // A change that describes now, and an event created now: not on the Pro view for 30 s.
+    const FRESH = 'a3'.repeat(16);
+    await s.server.ledger.apply(
+      batch(new Date().toISOString(), [
+        { kind: 'event', event: nbaEvent(FRESH) },
+        ...nbaPrices(FRESH),
+        price(E, { market_id: 1, participant_id: 2002, participant_name: 'Boston', affiliate_id: 19, price: 150 }),
+      ]),
+    );
+    const now = await s.get(`/api/v2/markets/history?market_line_price_ids=${ids}`, pro);
+    assert.equal(now.body.meta.count, past.body.meta.count, 'the new row is not shown yet');
+    assert.ok((await get(`/api/v2/markets/history?market_line_price_ids=${ids}`)).body.meta.count > all.body.meta.count);
+    assert.equal((await s.get(`/api/v2/events/${FRESH}/markets/history`, pro)).status, 404, 'not on its view yet');
+    assert.equal((await get(`/api/v2/events/${FRESH}/markets/history`)).status, 200, 'real time sees it');
   });
 });

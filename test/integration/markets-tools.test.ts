@@ -8,7 +8,7 @@ let s: TestServer;
 
 before(async () => {
   s = await startTestServer();
-  s.server.ledger.apply(
+  await s.server.ledger.apply(
     batch(new Date().toISOString(), [
       { kind: 'event', event: nbaEvent(E) },
       ...nbaPrices(E),

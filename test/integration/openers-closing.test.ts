@@ -29,11 +29,11 @@ before(async () => {
   s = await startTestServer();
   // A key whose burst ceiling the tests cannot reach.
   key = generateKey();
-  s.server.keys.insert(
+  await s.server.keys.insert(
     newKeyRecord(key, 'enterprise', { label: 'closing', custom: JSON.stringify({ burstPerSecond: 1e6 }) }),
   );
   const { ledger } = s.server;
-  ledger.apply(
+  await ledger.apply(
     batch(at(-180), [
       { kind: 'event', event: nbaEvent(PAST, PAST_DATE, 19) },
       { kind: 'event', event: nbaEvent(FUTURE, day(1), 23) },
@@ -41,7 +41,7 @@ before(async () => {
       ...nbaPrices(FUTURE),
     ]),
   );
-  ledger.apply(
+  await ledger.apply(
     batch(at(-120), [
       ml(PAST, 2002, 19, 140),
       ml(FUTURE, 2002, 19, 145),
@@ -57,7 +57,7 @@ before(async () => {
     ]),
   );
   // The main spread of Los Angeles at book 19 moves from -3.5 to -4.5 an hour before the start.
-  ledger.apply(
+  await ledger.apply(
     batch(at(-60), [
       ml(PAST, 2002, 19, 150),
       price(PAST, {
@@ -71,9 +71,9 @@ before(async () => {
       }),
     ]),
   );
-  ledger.apply(batch(at(0), [ml(PAST, 2014, 19, -170)]));
+  await ledger.apply(batch(at(0), [ml(PAST, 2014, 19, -170)]));
   // After the start: moves that closing ignores, a line first priced now, and a live price.
-  ledger.apply(
+  await ledger.apply(
     batch(at(30), [
       { kind: 'score', event_id: PAST, score: score(PAST, 'STATUS_IN_PROGRESS', 10, 12) },
       ml(PAST, 2002, 19, 400),

@@ -22,7 +22,7 @@ before(async () => {
   };
   delete soccer.rotation_number_away;
   delete soccer.rotation_number_home;
-  s.server.ledger.apply(
+  await s.server.ledger.apply(
     batch(at, [
       { kind: 'event', event: nbaEvent(E1, D, 23) },
       { kind: 'event', event: nbaEvent(E2, D, 20) },
@@ -42,7 +42,7 @@ before(async () => {
     ]),
   );
   // E2 is live: its prematch lines closed, the live variants priced.
-  s.server.ledger.apply(
+  await s.server.ledger.apply(
     batch(at, [
       {
         kind: 'score',
@@ -104,9 +104,9 @@ describe('authentication', () => {
       assert.equal(r.status, 401);
       assert.deepEqual(r.body, { message: 'unauthorized' });
     }
-    const k = s.newKey('pro');
+    const k = await s.newKey('pro');
     assert.equal((await s.get('/api/v2/markets', { 'X-Service-Key': k })).status, 200);
-    s.server.keys.revoke({ prefix: k.slice(0, 10) }, new Date().toISOString());
+    await s.server.keys.revoke({ prefix: k.slice(0, 10) }, new Date().toISOString());
     await new Promise((r) => setTimeout(r, 2100));
     assert.equal((await s.get('/api/v2/markets', { 'X-Service-Key': k })).status, 401);
   });
@@ -323,7 +323,7 @@ describe('events snapshot', () => {
 
   test('live_game_state is served to Ultra keys only', async () => {
     assert.deepEqual(byId((await events()).events, E2).live_game_state, { possession: 'home' });
-    const pro = s.newKey('pro');
+    const pro = await s.newKey('pro');
     const r = await s.get(`/api/v2/sports/4/events/${D}`, { 'X-Service-Key': pro });
     // A Pro key sees the board 30 s late, so the event may not be there yet; if it is, no live state.
     assert.equal(byId(r.body.events, E2)?.live_game_state, undefined);
@@ -339,7 +339,7 @@ describe('events snapshot', () => {
 
   test('a snapshot reflects a new commit at once', async () => {
     const before = byId((await events()).events, E1);
-    s.server.ledger.apply(
+    await s.server.ledger.apply(
       batch(new Date().toISOString(), [
         price(E1, {
           market_id: 1,

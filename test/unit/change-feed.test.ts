@@ -13,18 +13,18 @@ import { batch, nbaEvent, nbaPrices, price } from '../helpers/fixtures.ts';
 
 const E = 'e'.repeat(32);
 
-function setup(
+async function setup(
   opts: { capacity?: number; now?: () => number; windowMs?: number; payloadBytes?: number } = {},
 ) {
   const dir = mkdtempSync(join(tmpdir(), 'oddsbase-feed-'));
   const store = new SqliteStore(openSqlite(dir));
   const bus = new MemoryBus();
   const board = new Board();
-  const ledger = new Ledger(store, board, bus);
-  const feed = new ChangeFeed(store, bus, ledger.headId, { maxScan: 1000, ...opts });
-  ledger.apply(batch(new Date().toISOString(), [{ kind: 'event', event: nbaEvent(E) }, ...nbaPrices(E)]));
+  const ledger = await Ledger.open(store, board, bus);
+  const feed = await ChangeFeed.open(store, bus, ledger.headId, { maxScan: 1000, ...opts });
+  await ledger.apply(batch(new Date().toISOString(), [{ kind: 'event', event: nbaEvent(E) }, ...nbaPrices(E)]));
   for (let i = 0; i < 30; i++) {
-    ledger.apply(
+    await ledger.apply(
       batch(new Date().toISOString(), [
         price(E, { market_id: 1, participant_id: 2002, affiliate_id: 19, price: 100 + i }),
       ]),
@@ -35,24 +35,24 @@ function setup(
     ledger,
     store,
     bus,
-    cleanup: () => {
+    cleanup: async () => {
       feed.close();
-      store.close();
+      await store.close();
       rmSync(dir, { recursive: true, force: true });
     },
   };
 }
 
-test('reads from memory and from the store give the same rows', (t) => {
-  const small = setup({ capacity: 5 });
-  const big = setup({ capacity: 10_000 });
-  t.after(() => {
-    small.cleanup();
-    big.cleanup();
+test('reads from memory and from the store give the same rows', async (t) => {
+  const small = await setup({ capacity: 5 });
+  const big = await setup({ capacity: 10_000 });
+  t.after(async () => {
+    await small.cleanup();
+    await big.cleanup();
   });
   for (const after of [0, 3, 10, 20, 40]) {
-    const a = small.feed.read({ pricesOnly: true, afterId: after }, 7);
-    const b = big.feed.read({ pricesOnly: true, afterId: after }, 7);
+    const a = await small.feed.read({ pricesOnly: true, afterId: after }, 7);
+    const b = await big.feed.read({ pricesOnly: true, afterId: after }, 7);
     // Two ledgers ran at slightly different times: compare rows without their timestamps.
     const strip = (p: string) => p.replace(/"updated_at":"[^"]+"/, '');
     assert.deepEqual(
@@ -64,33 +64,33 @@ test('reads from memory and from the store give the same rows', (t) => {
   }
 });
 
-test('a read scans at most maxScan ids and says there is more', (t) => {
-  const s = setup();
+test('a read scans at most maxScan ids and says there is more', async (t) => {
+  const s = await setup();
   t.after(s.cleanup);
-  const r = s.feed.read({ pricesOnly: true, afterId: 0, affiliateIds: [999] }, 10);
+  const r = await s.feed.read({ pricesOnly: true, afterId: 0, affiliateIds: [999] }, 10);
   assert.deepEqual(r.rows, []);
   assert.equal(r.lastId, Math.min(1000, s.ledger.headId));
   assert.equal(r.hasMore, s.ledger.headId > 1000);
 });
 
-test('cursors ahead of the head or behind the retained window are refused', (t) => {
+test('cursors ahead of the head or behind the retained window are refused', async (t) => {
   const windowMs = 60_000;
-  const s = setup({ windowMs, now: () => Date.now() + 2 * windowMs });
+  const s = await setup({ windowMs, now: () => Date.now() + 2 * windowMs });
   t.after(s.cleanup);
   const head = s.ledger.headId;
-  assert.throws(() => s.feed.resolveCursor(head + 1), CursorError);
-  assert.throws(() => s.feed.resolveCursor(5), /too far behind.*events snapshot/s);
-  assert.equal(s.feed.resolveCursor(head), head);
-  assert.equal(s.feed.resolveCursor(0), head, '0 starts at the oldest retained row');
+  await assert.rejects(s.feed.resolveCursor(head + 1), CursorError);
+  await assert.rejects(s.feed.resolveCursor(5), /too far behind.*events snapshot/s);
+  assert.equal(await s.feed.resolveCursor(head), head);
+  assert.equal(await s.feed.resolveCursor(0), head, '0 starts at the oldest retained row');
 });
 
-test('payload pages hold the same rows as whole-row reads, from memory and from the store', (t) => {
-  const s = setup();
+test('payload pages hold the same rows as whole-row reads, from memory and from the store', async (t) => {
+  const s = await setup();
   // Started after the writes with room for about ten rows: older cursors are read from the store.
-  const cold = new ChangeFeed(s.store, s.bus, s.ledger.headId, { maxScan: 1000, payloadBytes: 4000 });
-  t.after(() => {
+  const cold = await ChangeFeed.open(s.store, s.bus, s.ledger.headId, { maxScan: 1000, payloadBytes: 4000 });
+  t.after(async () => {
     cold.close();
-    s.cleanup();
+    await s.cleanup();
   });
   const filters = [
     {},
@@ -103,8 +103,8 @@ test('payload pages hold the same rows as whole-row reads, from memory and from 
     for (const after of [0, 10, 30, s.ledger.headId - 3]) {
       for (const f of filters) {
         for (const limit of [1, 9, 1000]) {
-          const whole = feed.read({ pricesOnly: true, afterId: after, ...f }, limit);
-          const page = feed.readPayloadPage({ afterId: after, ...f }, limit);
+          const whole = await feed.read({ pricesOnly: true, afterId: after, ...f }, limit);
+          const page = await feed.readPayloadPage({ afterId: after, ...f }, limit);
           const rows = JSON.parse(`[${Buffer.concat(page.parts).toString()}]`) as { id: number }[];
           assert.deepEqual(
             rows,

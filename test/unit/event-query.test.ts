@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { accountOf } from '../../src/access/authenticator.ts';
+import { scopeOf } from '../../src/access/plan-scope.ts';
 import type { Tier } from '../../src/access/tiers.ts';
 import { ApiError } from '../../src/http/errors.ts';
 import { eventQueryFor } from '../../src/http/event-query.ts';
 
 function account(tier: Tier) {
-  return accountOf({
+  return scopeOf(accountOf({
     key_hash: `hash-${tier}`,
     key_prefix: 'ob_',
     tier,
@@ -21,7 +22,7 @@ function account(tier: Tier) {
     credits: 0,
     credits_expiry: null,
     custom: null,
-  });
+  }));
 }
 
 test('a repeated query string is parsed once per plan and sport', () => {

@@ -12,13 +12,13 @@ import { openSqlite } from '../../src/store/sqlite/database.ts';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import { batch, nbaEvent, nbaPrices, price } from '../helpers/fixtures.ts';
 
-function setup(dir = mkdtempSync(join(tmpdir(), 'oddsbase-ledger-'))) {
+async function setup(dir = mkdtempSync(join(tmpdir(), 'oddsbase-ledger-'))) {
   const store = new SqliteStore(openSqlite(dir));
   const board = new Board();
   const bus = new MemoryBus();
   const published: CommittedBatch[] = [];
   bus.subscribe((b) => published.push(b));
-  const ledger = new Ledger(store, board, bus);
+  const ledger = await Ledger.open(store, board, bus);
   return { dir, store, board, ledger, published };
 }
 
@@ -26,13 +26,13 @@ const rows = (b: CommittedBatch) =>
   b.changes.filter((c) => c.kind === 'price').map((c) => parsePriceChange(c.payload, c.detail));
 const E = 'a'.repeat(32);
 
-test('change ids are global, in commit order, and change types follow the history of each price', (t) => {
-  const s = setup();
-  t.after(() => {
-    s.store.close();
+test('change ids are global, in commit order, and change types follow the history of each price', async (t) => {
+  const s = await setup();
+  t.after(async () => {
+    await s.store.close();
     rmSync(s.dir, { recursive: true, force: true });
   });
-  s.ledger.apply(batch('2026-11-23T10:00:00Z', [{ kind: 'event', event: nbaEvent(E) }, ...nbaPrices(E)]));
+  await s.ledger.apply(batch('2026-11-23T10:00:00Z', [{ kind: 'event', event: nbaEvent(E) }, ...nbaPrices(E)]));
   const first = s.published[0]!;
   assert.deepEqual(
     first.changes.map((c) => c.id),
@@ -40,7 +40,7 @@ test('change ids are global, in commit order, and change types follow the histor
   );
   assert.ok(rows(first).every((r) => r.change_type === 'new' && r.previous_price === ''));
 
-  s.ledger.apply(
+  await s.ledger.apply(
     batch('2026-11-23T10:01:00Z', [
       price(E, {
         market_id: 1,
@@ -61,11 +61,11 @@ test('change ids are global, in commit order, and change types follow the histor
   assert.equal(r!.updated_at, '2026-11-23T10:01:00.000Z');
 });
 
-test('a main line moving to a line priced for the first time is a line_change from the old price', (t) => {
-  const s = setup();
+test('a main line moving to a line priced for the first time is a line_change from the old price', async (t) => {
+  const s = await setup();
   t.after(() => rmSync(s.dir, { recursive: true, force: true }));
-  s.ledger.apply(batch('2026-11-23T10:00:00Z', [{ kind: 'event', event: nbaEvent(E) }, ...nbaPrices(E)]));
-  s.ledger.apply(
+  await s.ledger.apply(batch('2026-11-23T10:00:00Z', [{ kind: 'event', event: nbaEvent(E) }, ...nbaPrices(E)]));
+  await s.ledger.apply(
     batch('2026-11-23T10:02:00Z', [
       price(E, {
         market_id: 2,
@@ -85,21 +85,21 @@ test('a main line moving to a line priced for the first time is a line_change fr
   assert.equal(on!.price_delta, -5);
 });
 
-test('an unchanged price writes nothing', (t) => {
-  const s = setup();
+test('an unchanged price writes nothing', async (t) => {
+  const s = await setup();
   t.after(() => rmSync(s.dir, { recursive: true, force: true }));
-  s.ledger.apply(batch('2026-11-23T10:00:00Z', [{ kind: 'event', event: nbaEvent(E) }, ...nbaPrices(E)]));
+  await s.ledger.apply(batch('2026-11-23T10:00:00Z', [{ kind: 'event', event: nbaEvent(E) }, ...nbaPrices(E)]));
   const head = s.ledger.headId;
-  s.ledger.apply(batch('2026-11-23T10:05:00Z', nbaPrices(E)));
+  await s.ledger.apply(batch('2026-11-23T10:05:00Z', nbaPrices(E)));
   assert.equal(s.ledger.headId, head);
   assert.equal(s.published.length, 1);
 });
 
-test('when the main line moves, the flag leaves the old line and arrives on the new one at the same time', (t) => {
-  const s = setup();
+test('when the main line moves, the flag leaves the old line and arrives on the new one at the same time', async (t) => {
+  const s = await setup();
   t.after(() => rmSync(s.dir, { recursive: true, force: true }));
-  s.ledger.apply(batch('2026-11-23T10:00:00Z', [{ kind: 'event', event: nbaEvent(E) }, ...nbaPrices(E)]));
-  s.ledger.apply(
+  await s.ledger.apply(batch('2026-11-23T10:00:00Z', [{ kind: 'event', event: nbaEvent(E) }, ...nbaPrices(E)]));
+  await s.ledger.apply(
     batch('2026-11-23T10:02:00Z', [
       price(E, {
         market_id: 2,
@@ -132,11 +132,11 @@ test('when the main line moves, the flag leaves the old line and arrives on the 
   assert.equal(lines.get('-3.5')!.prices.get(23)!.is_main_line, true);
 });
 
-test('closing sets closed_at to the batch time; the off-board sentinel is a price with no delta', (t) => {
-  const s = setup();
+test('closing sets closed_at to the batch time; the off-board sentinel is a price with no delta', async (t) => {
+  const s = await setup();
   t.after(() => rmSync(s.dir, { recursive: true, force: true }));
-  s.ledger.apply(batch('2026-11-23T10:00:00Z', [{ kind: 'event', event: nbaEvent(E) }, ...nbaPrices(E)]));
-  s.ledger.apply(
+  await s.ledger.apply(batch('2026-11-23T10:00:00Z', [{ kind: 'event', event: nbaEvent(E) }, ...nbaPrices(E)]));
+  await s.ledger.apply(
     batch('2026-11-23T10:03:00Z', [
       price(E, { market_id: 1, participant_id: 2002, affiliate_id: 23, price: 0.0001 }),
     ]),
@@ -144,7 +144,7 @@ test('closing sets closed_at to the batch time; the off-board sentinel is a pric
   const [off] = rows(s.published[1]!);
   assert.equal(off!.price, '0.0001');
   assert.equal(off!.price_delta, 0);
-  s.ledger.apply(
+  await s.ledger.apply(
     batch('2026-11-23T10:04:00Z', [
       price(E, { market_id: 1, participant_id: 2002, affiliate_id: 23, price: 0.0001, closed: true }),
     ]),
@@ -153,19 +153,19 @@ test('closing sets closed_at to the batch time; the off-board sentinel is a pric
   assert.equal(closed!.closed_at, '2026-11-23T10:04:00.000Z');
 });
 
-test('a batch naming an unknown event is refused whole and nothing is written', (t) => {
-  const s = setup();
+test('a batch naming an unknown event is refused whole and nothing is written', async (t) => {
+  const s = await setup();
   t.after(() => rmSync(s.dir, { recursive: true, force: true }));
-  assert.throws(() => s.ledger.apply(batch('2026-11-23T10:00:00Z', [...nbaPrices(E)])), LedgerError);
+  await assert.rejects(s.ledger.apply(batch('2026-11-23T10:00:00Z', [...nbaPrices(E)])), LedgerError);
   assert.equal(s.ledger.headId, 0);
   assert.equal(s.board.events.size, 0);
 });
 
-test('a restart keeps every committed row, the board and the id sequence', (t) => {
-  const s = setup();
+test('a restart keeps every committed row, the board and the id sequence', async (t) => {
+  const s = await setup();
   t.after(() => rmSync(s.dir, { recursive: true, force: true }));
-  s.ledger.apply(batch('2026-11-23T10:00:00Z', [{ kind: 'event', event: nbaEvent(E) }, ...nbaPrices(E)]));
-  s.ledger.apply(
+  await s.ledger.apply(batch('2026-11-23T10:00:00Z', [{ kind: 'event', event: nbaEvent(E) }, ...nbaPrices(E)]));
+  await s.ledger.apply(
     batch('2026-11-23T10:02:00Z', [
       price(E, {
         market_id: 2,
@@ -180,16 +180,16 @@ test('a restart keeps every committed row, the board and the id sequence', (t) =
   );
   const head = s.ledger.headId;
   const marketIds = [...s.board.getEvent(E)!.markets.values()].map((m) => m.id);
-  s.store.close();
+  await s.store.close();
 
-  const again = setup(s.dir);
+  const again = await setup(s.dir);
   t.after(() => again.store.close());
   assert.equal(again.ledger.headId, head);
   assert.deepEqual(
     [...again.board.getEvent(E)!.markets.values()].map((m) => m.id),
     marketIds,
   );
-  again.ledger.apply(
+  await again.ledger.apply(
     batch('2026-11-23T10:06:00Z', [
       price(E, {
         market_id: 2,
@@ -213,10 +213,10 @@ test('a restart keeps every committed row, the board and the id sequence', (t) =
   assert.equal(moved[1]!.previous_price, '-110');
 });
 
-test('a batch the store refuses leaves the board as committed, and the next batch builds on it', (t) => {
-  const s = setup();
+test('a batch the store refuses leaves the board as committed, and the next batch builds on it', async (t) => {
+  const s = await setup();
   t.after(() => rmSync(s.dir, { recursive: true, force: true }));
-  s.ledger.apply(batch('2026-11-23T10:00:00Z', [{ kind: 'event', event: nbaEvent(E) }, ...nbaPrices(E)]));
+  await s.ledger.apply(batch('2026-11-23T10:00:00Z', [{ kind: 'event', event: nbaEvent(E) }, ...nbaPrices(E)]));
   const head = s.ledger.headId;
   const spread = () => s.board.getEvent(E)!.markets.get('2:0')!.participants.get('TYPE_TEAM:2014')!.lines;
   const at19 = (line: string) => {
@@ -228,7 +228,7 @@ test('a batch the store refuses leaves the board as committed, and the next batc
   s.store.commit = () => {
     throw new Error('disk full');
   };
-  // The prices it changes are rewritten in place on the board before the store refuses the batch.
+  // The batch changes prices the board holds, and moves a main line, before the store refuses it.
   const move = (p: number) =>
     batch('2026-11-23T10:01:00Z', [
       price(E, { market_id: 1, participant_id: 2002, affiliate_id: 19, price: 140 }),
@@ -242,14 +242,14 @@ test('a batch the store refuses leaves the board as committed, and the next batc
         is_main_line: true,
       }),
     ]);
-  assert.throws(() => s.ledger.apply(move(-108)), /disk full/);
+  await assert.rejects(s.ledger.apply(move(-108)), /disk full/);
   assert.equal(s.ledger.headId, head);
   assert.equal(s.published.length, 1);
   assert.deepEqual([at19('-3.5'), at19('-4.5')], before);
 
   s.store.commit = commit;
   // Starts with the market the refused batch ended with.
-  s.ledger.apply(batch('2026-11-23T10:01:00Z', move(-106).updates.reverse()));
+  await s.ledger.apply(batch('2026-11-23T10:01:00Z', move(-106).updates.reverse()));
   const [off, on, ml] = rows(s.published[1]!);
   assert.deepEqual(
     [ml!.previous_price, off!.line, off!.is_main_line, on!.previous_price, on!.change_type],
@@ -259,8 +259,8 @@ test('a batch the store refuses leaves the board as committed, and the next batc
   assert.deepEqual([at19('-3.5')[1], at19('-4.5')[0], at19('-4.5')[1]], [false, -106, true]);
 });
 
-test('a market with many participants finds each by its type and id', (t) => {
-  const s = setup();
+test('a market with many participants finds each by its type and id', async (t) => {
+  const s = await setup();
   t.after(() => rmSync(s.dir, { recursive: true, force: true }));
   const players = (p: number) =>
     Array.from({ length: 12 }, (_, i) =>
@@ -274,8 +274,8 @@ test('a market with many participants finds each by its type and id', (t) => {
         price: p + i,
       }),
     );
-  s.ledger.apply(batch('2026-11-23T10:00:00Z', [{ kind: 'event', event: nbaEvent(E) }, ...players(100)]));
-  s.ledger.apply(batch('2026-11-23T10:01:00Z', players(120)));
+  await s.ledger.apply(batch('2026-11-23T10:00:00Z', [{ kind: 'event', event: nbaEvent(E) }, ...players(100)]));
+  await s.ledger.apply(batch('2026-11-23T10:01:00Z', players(120)));
   const changed = rows(s.published[1]!);
   assert.equal(changed.length, 12);
   assert.deepEqual(

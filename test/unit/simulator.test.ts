@@ -26,7 +26,7 @@ class MemoryLedger implements LedgerSink, FeedStateReader {
   batches: UpdateBatch[] | undefined;
   onPrice?: (u: PriceUpdate) => void;
 
-  apply(batch: UpdateBatch): void {
+  async apply(batch: UpdateBatch): Promise<void> {
     this.counts.batches++;
     this.counts.largestBatch = Math.max(this.counts.largestBatch, batch.updates.length);
     this.batches?.push(batch);
@@ -129,39 +129,39 @@ interface Run {
   seen: Observed;
 }
 
-function backfilled(seed: number, sportIds?: number[], keepBatches = false): Run {
+async function backfilled(seed: number, sportIds?: number[], keepBatches = false): Promise<Run> {
   const ledger = new MemoryLedger();
   if (keepBatches) ledger.batches = [];
   const seen = observe(ledger);
   const clock = { now: NOW };
   const sim = new Simulator({ seed, speed: 1, sink: ledger, state: ledger, now: () => clock.now, sportIds });
-  sim.backfill();
+  await sim.backfill();
   return { ledger, sim, clock, seen };
 }
 
-let shared: Run | undefined;
+let shared: Promise<Run> | undefined;
 /** One full back-fill (seed 1) that most tests read; the later tests move its clock on. */
-const full = (): Run => {
+const full = (): Promise<Run> => {
   shared ??= backfilled(1);
   return shared;
 };
 
-test('the same seed gives the same events and the same batches', () => {
-  const a = backfilled(7, [4, 7, 11], true);
-  const b = backfilled(7, [4, 7, 11], true);
+test('the same seed gives the same events and the same batches', async () => {
+  const a = await backfilled(7, [4, 7, 11], true);
+  const b = await backfilled(7, [4, 7, 11], true);
   assert.deepEqual([...a.ledger.events.keys()], [...b.ledger.events.keys()]);
   assert.ok(a.ledger.batches && b.ledger.batches && a.ledger.batches.length > 10);
   assert.deepEqual(a.ledger.batches.slice(0, 20), b.ledger.batches.slice(0, 20));
   // Event ids depend on the seed, not on which other sports run.
   const nba = (run: Run) =>
     [...run.ledger.events.values()].filter((e) => e.sport_id === 4).map((e) => e.event_id);
-  assert.deepEqual(nba(backfilled(1, [4])).sort(), nba(full()).sort());
+  assert.deepEqual(nba(await backfilled(1, [4])).sort(), nba(await full()).sort());
   const seven = new Set(nba(a));
-  assert.ok(nba(full()).every((id) => !seven.has(id)));
+  assert.ok(nba(await full()).every((id) => !seven.has(id)));
 });
 
-test('every sport id has events, about a thousand in the window, with well-formed headers', () => {
-  const events = [...full().ledger.events.values()];
+test('every sport id has events, about a thousand in the window, with well-formed headers', async () => {
+  const events = [...(await full()).ledger.events.values()];
   assert.ok(events.length >= 800 && events.length <= 1200, `${events.length} events`);
   assert.deepEqual(
     [...new Set(events.map((e) => e.sport_id))].sort((x, y) => x - y),
@@ -193,15 +193,15 @@ test('every sport id has events, about a thousand in the window, with well-forme
   assert.ok(doubleheaders >= 2, 'baseball doubleheaders occur');
 });
 
-test('the history fill stays within its budget', () => {
-  const { ledger } = full();
+test('the history fill stays within its budget', async () => {
+  const { ledger } = await full();
   assert.ok(ledger.counts.price <= 600_000, `${ledger.counts.price} price updates`);
   assert.ok(ledger.prices.size <= 250_000, `${ledger.prices.size} prices`);
   assert.ok(ledger.counts.largestBatch <= 2_000, `largest batch ${ledger.counts.largestBatch}`);
 });
 
-test('soccer moneylines have home, draw and away; the draw is TYPE_RESULT 2', () => {
-  const sets = [...full().seen.soccerMoneyline.values()];
+test('soccer moneylines have home, draw and away; the draw is TYPE_RESULT 2', async () => {
+  const sets = [...(await full()).seen.soccerMoneyline.values()];
   assert.ok(sets.length > 100);
   for (const set of sets) {
     assert.equal(set.size, 3);
@@ -209,8 +209,8 @@ test('soccer moneylines have home, draw and away; the draw is TYPE_RESULT 2', ()
   }
 });
 
-test('MMA has no spread market; politics has moneylines only', () => {
-  const { mmaMarkets, politicsMarkets } = full().seen;
+test('MMA has no spread market; politics has moneylines only', async () => {
+  const { mmaMarkets, politicsMarkets } = (await full()).seen;
   assert.ok(mmaMarkets.has(1) && mmaMarkets.has(3));
   assert.ok(!mmaMarkets.has(2) && !mmaMarkets.has(42));
   assert.deepEqual(
@@ -219,10 +219,10 @@ test('MMA has no spread market; politics has moneylines only', () => {
   );
 });
 
-test('scores: none before the start, and finals obey the score rules', () => {
+test('scores: none before the start, and finals obey the score rules', async () => {
   let finals = 0;
   let overtime = 0;
-  for (const e of full().ledger.events.values()) {
+  for (const e of (await full()).ledger.events.values()) {
     if (!e.score) continue;
     const called = e.score.event_status === 'STATUS_POSTPONED' || e.score.event_status === 'STATUS_CANCELED';
     if (!called) assert.ok(Date.parse(e.event_date) <= NOW, 'no score before the start');
@@ -234,12 +234,12 @@ test('scores: none before the start, and finals obey the score rules', () => {
   }
   assert.ok(finals > 250, `${finals} finals`);
   assert.ok(overtime > 0, 'some games go to overtime or extra innings');
-  const statuses = new Set([...full().ledger.events.values()].map((e) => e.score?.event_status));
+  const statuses = new Set([...(await full()).ledger.events.values()].map((e) => e.score?.event_status));
   assert.ok(statuses.has('STATUS_POSTPONED') || statuses.has('STATUS_CANCELED'));
 });
 
-test('main lines move, books go off the board, exchange liquidity and prediction-market ids', () => {
-  const { seen, ledger } = full();
+test('main lines move, books go off the board, exchange liquidity and prediction-market ids', async () => {
+  const { seen, ledger } = await full();
   assert.ok(seen.mainMoves > 100, `${seen.mainMoves} main-line moves`);
   assert.ok(seen.offBoard > 0, 'off-board prices appear');
   assert.ok(seen.liquidity.with > 1000 && seen.liquidity.without === 0, JSON.stringify(seen.liquidity));
@@ -252,8 +252,8 @@ test('main lines move, books go off the board, exchange liquidity and prediction
   }
 });
 
-test('a game that reaches its start closes its prematch prices and opens 41/42/43', () => {
-  const run = full();
+test('a game that reaches its start closes its prematch prices and opens 41/42/43', async () => {
+  const run = await full();
   const { ledger } = run;
   const open = (eventId: string, marketIds: Set<number>) =>
     [...ledger.prices.values()].filter(
@@ -267,7 +267,7 @@ test('a game that reaches its start closes its prematch prices and opens 41/42/4
   const start = Date.parse(candidate.event_date);
   while (run.clock.now < start + 5 * 60_000) {
     run.clock.now += 60_000;
-    run.sim.step(run.clock.now);
+    await run.sim.step(run.clock.now);
   }
   const ev = ledger.events.get(candidate.event_id);
   assert.equal(ev?.score?.event_status, 'STATUS_IN_PROGRESS');
@@ -278,8 +278,8 @@ test('a game that reaches its start closes its prematch prices and opens 41/42/4
   assert.ok(open(candidate.event_id, new Set([4, 5, 6])).length > 0, 'first-half markets stay open in play');
 });
 
-test('a restart resumes from the committed state without rewriting history', () => {
-  const run = full();
+test('a restart resumes from the committed state without rewriting history', async () => {
+  const run = await full();
   const { ledger } = run;
   const before = new Map([...ledger.events].map(([id, e]) => [id, e.score ? { ...e.score } : undefined]));
   const counts = { ...ledger.counts };
@@ -291,12 +291,12 @@ test('a restart resumes from the committed state without rewriting history', () 
     state: ledger,
     now: () => run.clock.now,
   });
-  restarted.backfill();
+  await restarted.backfill();
   const created = ledger.counts.event - counts.event;
   assert.ok(created < 40, `${created} events created on resume`);
   for (let i = 0; i < 180; i++) {
     run.clock.now += 1000;
-    restarted.step(run.clock.now);
+    await restarted.step(run.clock.now);
   }
   let continued = 0;
   for (const [id, old] of before) {
@@ -322,7 +322,7 @@ class LiveCounter implements LedgerSink, FeedStateReader {
 
   constructor(private readonly from: number) {}
 
-  apply(batch: UpdateBatch): void {
+  async apply(batch: UpdateBatch): Promise<void> {
     for (const u of batch.updates) {
       if (u.kind !== 'score') continue;
       const status = u.score.event_status;
@@ -353,13 +353,13 @@ class LiveCounter implements LedgerSink, FeedStateReader {
   }
 }
 
-test('at every minute of every day at least three events are in play', () => {
+test('at every minute of every day at least three events are in play', async () => {
   const DAY = 86_400_000;
-  const check = (seed: number, now: number) => {
+  const check = async (seed: number, now: number) => {
     // The window opens three days back: from two days back on, every game in play has been created.
     const counter = new LiveCounter((Math.floor(now / DAY) - 2) * DAY);
     // At the live test's speed: history plays at real time whatever the speed.
-    new Simulator({ seed, speed: 60, sink: counter, state: counter, now: () => now }).backfill();
+    await new Simulator({ seed, speed: 60, sink: counter, state: counter, now: () => now }).backfill();
     const label = `seed ${seed}, back-filled to ${new Date(now).toISOString()}`;
     assert.ok(counter.inPlay >= 3, `${label}: ${counter.inPlay} in play at the end`);
     for (const [at, n] of counter.counts) assert.ok(n >= 3, `${label}: ${n} in play at ${at}`);
@@ -373,12 +373,12 @@ test('at every minute of every day at least three events are in play', () => {
     [2, '2026-11-26'],
     [3, '2026-11-29'],
   ] as const) {
-    assert.ok(check(seed, Date.parse(`${day}T23:59:00Z`)) > 3 * 1000);
+    assert.ok((await check(seed, Date.parse(`${day}T23:59:00Z`))) > 3 * 1000);
   }
   // And a few back-fills that stop at random minutes of other days.
   const rng = Rng.of('live-check');
   for (const seed of [4, 5]) {
     const minute = Math.floor(rng.between(0, 7 * 1440));
-    check(seed, Date.parse('2026-12-07T00:00:00Z') + minute * 60_000);
+    await check(seed, Date.parse('2026-12-07T00:00:00Z') + minute * 60_000);
   }
 });

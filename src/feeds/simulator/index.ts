@@ -53,6 +53,7 @@ export class Simulator implements Feed {
   private lastDay = Number.NEGATIVE_INFINITY;
   private lastStep = 0;
   private timer?: NodeJS.Timeout;
+  private running: Promise<void> | undefined;
 
   constructor(private readonly opts: SimulatorOptions) {
     this.now = opts.now ?? Date.now;
@@ -77,7 +78,7 @@ export class Simulator implements Feed {
    * past forward in chronological steps, with past batch times. On a store that holds events: only
    * picks them up (games continue from their committed state) and creates the missing days.
    */
-  backfill(onProgress?: (done: number, total: number) => void): void {
+  async backfill(onProgress?: (done: number, total: number) => void): Promise<void> {
     const now = this.now();
     const committed = new Set(this.opts.state.eventIds());
     const fresh = committed.size === 0;
@@ -100,21 +101,21 @@ export class Simulator implements Feed {
     const total = Math.max(1, Math.ceil((now - from) / BACKFILL_STEP_MS));
     let done = 0;
     for (let t = from; t < now; t += BACKFILL_STEP_MS) {
-      this.advance(t);
+      await this.advance(t);
       done++;
       if (onProgress && done % 60 === 0) onProgress(done, total);
     }
     this.ctx.backfilling = false;
     // History plays at real time; live clocks run at the chosen speed from here on.
     this.ctx.speedFrom = now;
-    this.advance(now);
+    await this.advance(now);
     this.lastStep = now;
     onProgress?.(total, total);
     this.log(`simulator: ${this.events.length} events active, ${fresh ? 'history filled' : 'resumed'}`);
   }
 
-  /** One live step to time `nowMs`. */
-  step(nowMs: number): void {
+  /** One live step to time `nowMs`; resolves once its batches are committed. */
+  async step(nowMs: number): Promise<void> {
     if (nowMs < this.lastStep) return;
     this.lastStep = nowMs;
     if (!Number.isFinite(this.ctx.speedFrom)) this.ctx.speedFrom = nowMs;
@@ -128,24 +129,28 @@ export class Simulator implements Feed {
       }
     }
     this.lastDay = Math.max(this.lastDay, today + DAYS_AHEAD);
-    this.advance(nowMs);
+    await this.advance(nowMs);
   }
 
   start(): void {
     if (this.timer) return;
     this.timer = setInterval(() => {
-      try {
-        this.step(this.now());
-      } catch (err) {
-        this.log(`simulator: step failed: ${(err as Error).message}`);
-      }
+      // A step still committing (a slow store) is let finish: steps never overlap, the next tick catches up.
+      if (this.running) return;
+      this.running = this.step(this.now())
+        .catch((err: unknown) => this.log(`simulator: step failed: ${(err as Error).message}`))
+        .finally(() => {
+          this.running = undefined;
+        });
     }, this.tickMs);
     this.timer.unref();
   }
 
-  stop(): void {
+  /** Stops the clock; resolves once a step in flight has committed. */
+  async stop(): Promise<void> {
     clearInterval(this.timer);
     this.timer = undefined;
+    await this.running;
   }
 
   /** Events of one day not seen before, for every simulated sport. */
@@ -174,20 +179,21 @@ export class Simulator implements Feed {
     return Math.max(from, (spec.day - DAYS_AHEAD) * DAY_MS, spec.startMs - leadMs(spec.sport)) + jitter;
   }
 
-  private advance(t: number): void {
+  private async advance(t: number): Promise<void> {
     for (const ev of this.events) ev.tick(t);
-    this.flush(t);
+    await this.flush(t);
     if (this.events.some((ev) => ev.phase === 'done'))
       this.events = this.events.filter((ev) => ev.phase !== 'done');
   }
 
-  private flush(t: number): void {
+  private async flush(t: number): Promise<void> {
     if (this.pending.length === 0) return;
     const at = new Date(t).toISOString();
     const updates = this.pending;
     this.pending = [];
+    // One batch at a time: the next is planned from the state the previous one committed.
     for (let i = 0; i < updates.length; i += MAX_BATCH) {
-      this.opts.sink.apply({ at, updates: updates.slice(i, i + MAX_BATCH) });
+      await this.opts.sink.apply({ at, updates: updates.slice(i, i + MAX_BATCH) });
     }
   }
 }

@@ -1,6 +1,12 @@
-import type { FastifyInstance, FastifyReply, onRequestHookHandler } from 'fastify';
+import type {
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  HookHandlerDoneFunction,
+  onRequestHookHandler,
+} from 'fastify';
 import type { AccessControl, Denial } from '../../access/access-control.ts';
-import type { Authenticator } from '../../access/authenticator.ts';
+import type { Account, Authenticator } from '../../access/authenticator.ts';
 import { FailedAuthThrottle } from '../../access/failed-auth.ts';
 import { ApiError, forbidden, unauthorized } from '../errors.ts';
 
@@ -55,12 +61,7 @@ export function installAccess(
     if (config.public || route.url.startsWith('/docs')) return;
     const free = config.free === true;
     const needsV2 = route.url.startsWith('/api/v2/') && !config.v1Plans;
-    const hook: onRequestHookHandler = (request, _reply, done) => {
-      const fromHeader = request.headers[header];
-      const query = request.query as Record<string, unknown>;
-      const presented =
-        typeof fromHeader === 'string' ? fromHeader : typeof query.key === 'string' ? query.key : undefined;
-      const account = auth.authenticate(presented);
+    const admit = (request: FastifyRequest, account: Account | undefined, done: HookHandlerDoneFunction) => {
       if (!account) {
         const wait = throttle.fail(request.ip);
         if (wait > 0) setTimeout(() => done(unauthorized()), wait);
@@ -79,6 +80,19 @@ export function installAccess(
       if (denial) return done(deny(denial));
       request.metered = !free;
       done();
+    };
+    const hook: onRequestHookHandler = (request, _reply, done) => {
+      const fromHeader = request.headers[header];
+      const query = request.query as Record<string, unknown>;
+      const presented =
+        typeof fromHeader === 'string' ? fromHeader : typeof query.key === 'string' ? query.key : undefined;
+      // A key seen within the cache's time is admitted without waiting on the store.
+      const known = auth.cached(presented);
+      if (known) return admit(request, known, done);
+      auth.authenticate(presented).then(
+        (account) => admit(request, account, done),
+        (err: unknown) => done(err as Error),
+      );
     };
     const existing = route.onRequest;
     const others = existing === undefined ? [] : Array.isArray(existing) ? existing : [existing];

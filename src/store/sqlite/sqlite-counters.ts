@@ -1,19 +1,14 @@
+import type { CounterEntry, CounterStore } from '../../access/counters/counters.ts';
 import type { SqliteDatabase } from './database.ts';
-
-export interface CounterEntry {
-  key: string;
-  value: number;
-  expiresAt: number;
-}
 
 /**
  * Where the embedded mode keeps its usage counters between restarts, and where `oddsbase keys show`
  * (another process) reads them. The server writes its changed counters every second.
  */
-export class SqliteCounterSnapshot {
+export class SqliteCounterStore implements CounterStore {
   constructor(private readonly db: SqliteDatabase) {}
 
-  load(now: number): CounterEntry[] {
+  async load(now: number): Promise<CounterEntry[]> {
     this.db.prepare('DELETE FROM counters WHERE expires_at <= ?').run(now);
     return (
       this.db.prepare('SELECT key, value, expires_at FROM counters').all() as {
@@ -24,7 +19,7 @@ export class SqliteCounterSnapshot {
     ).map((r) => ({ key: r.key, value: r.value, expiresAt: r.expires_at }));
   }
 
-  save(entries: readonly CounterEntry[]): void {
+  async save(entries: readonly CounterEntry[]): Promise<void> {
     const upsert = this.db.prepare(
       `INSERT INTO counters (key, value, expires_at) VALUES (?, ?, ?)
        ON CONFLICT (key) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at`,
@@ -35,7 +30,7 @@ export class SqliteCounterSnapshot {
   }
 
   /** Counters whose key starts with `prefix` and that have not expired. */
-  read(prefix: string, now: number): CounterEntry[] {
+  async read(prefix: string, now: number): Promise<CounterEntry[]> {
     return (
       this.db
         .prepare('SELECT key, value, expires_at FROM counters WHERE key >= ? AND key < ? AND expires_at > ?')

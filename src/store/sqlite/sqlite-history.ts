@@ -11,7 +11,7 @@ export class SqliteHistoryStore implements HistoryStore {
 
   constructor(private readonly db: SqliteDatabase) {}
 
-  rows(q: HistoryQuery): PriceRecord[] {
+  async rows(q: HistoryQuery): Promise<PriceRecord[]> {
     const where: string[] = [];
     const args: (string | number)[] = [];
     if ('priceIds' in q) {
@@ -37,6 +37,14 @@ export class SqliteHistoryStore implements HistoryStore {
       args.push(q.to);
     }
     if (q.mainLineOnly) where.push("json_extract(payload, '$.is_main_line') = 1");
+    const within = (column: string, ids: readonly number[] | undefined) => {
+      if (ids === undefined) return;
+      where.push(`${column} IN (SELECT value FROM json_each(?))`);
+      args.push(JSON.stringify(ids));
+    };
+    within('affiliate_id', q.coverage?.affiliateIds);
+    within('market_id', q.coverage?.marketIds);
+    within("json_extract(detail, '$.period_id')", q.coverage?.periodIds);
     args.push(q.limit);
     // The ids are picked first (from an index alone when no filter needs the row), so only the
     // `limit` rows returned are read whole.
@@ -46,7 +54,7 @@ export class SqliteHistoryStore implements HistoryStore {
     return this.prepared(sql).all(...args) as PriceRecord[];
   }
 
-  firstRows(priceIds: readonly number[], uptoId: number): PriceRecord[] {
+  async firstRows(priceIds: readonly number[], uptoId: number): Promise<PriceRecord[]> {
     if (priceIds.length === 0) return [];
     // One index probe per price: the first entry of its (price_id, id) range.
     return this.prepared(
@@ -55,7 +63,7 @@ export class SqliteHistoryStore implements HistoryStore {
     ).all(JSON.stringify(priceIds), uptoId) as PriceRecord[];
   }
 
-  lastRowsAtOrBefore(priceIds: readonly number[], cutoff: string, uptoId: number): PriceRecord[] {
+  async lastRowsAtOrBefore(priceIds: readonly number[], cutoff: string, uptoId: number): Promise<PriceRecord[]> {
     if (priceIds.length === 0) return [];
     // Walks each price's index range backwards from its newest row to the first one at or before
     // the cutoff: one step before the start, one more per row written after it.

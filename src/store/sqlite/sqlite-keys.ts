@@ -8,7 +8,7 @@ export class SqliteKeyStore implements KeyStore {
     this.byHash = db.prepare('SELECT * FROM api_keys WHERE key_hash = ?');
   }
 
-  insert(r: KeyRecord): void {
+  async insert(r: KeyRecord): Promise<void> {
     this.db
       .prepare(
         `INSERT INTO api_keys (key_hash, key_prefix, tier, label, created_at, revoked_at, expires_at, billing,
@@ -19,22 +19,22 @@ export class SqliteKeyStore implements KeyStore {
       .run(r);
   }
 
-  findByHash(hash: string): KeyRecord | undefined {
+  async findByHash(hash: string): Promise<KeyRecord | undefined> {
     return this.byHash.get(hash) as KeyRecord | undefined;
   }
 
-  list(): KeyRecord[] {
+  async list(): Promise<KeyRecord[]> {
     return this.db.prepare('SELECT * FROM api_keys ORDER BY created_at').all() as KeyRecord[];
   }
 
-  revoke(match: { hash?: string; prefix?: string }, at: string): number {
+  async revoke(match: { hash?: string; prefix?: string }, at: string): Promise<number> {
     const sql = match.hash
       ? 'UPDATE api_keys SET revoked_at = ? WHERE key_hash = ? AND revoked_at IS NULL'
       : 'UPDATE api_keys SET revoked_at = ? WHERE key_prefix = ? AND revoked_at IS NULL';
     return this.db.prepare(sql).run(at, match.hash ?? match.prefix).changes;
   }
 
-  count(): number {
+  async count(): Promise<number> {
     return (
       this.db.prepare('SELECT count(*) AS n FROM api_keys').get() as {
         n: number;

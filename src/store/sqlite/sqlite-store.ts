@@ -1,17 +1,25 @@
+import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
-import type {
+import {
+  EPOCH_META,
+  type
   ChangeQuery,
-  ChangeRecord,
-  Commit,
-  EventRecord,
-  LoadedState,
-  MarketRecord,
-  PayloadBytes,
-  PriceRowSummary,
-  Store,
+  type ChangeRecord,
+  type Commit,
+  type EventRecord,
+  type LoadedState,
+  type MarketRecord,
+  type PayloadBytes,
+  type PriceRowSummary,
+  type Store,
 } from '../store.ts';
 import type { SqliteDatabase } from './database.ts';
 
+/**
+ * The embedded store over better-sqlite3. The driver is synchronous: each method does its work at
+ * once and returns a settled Promise, as kysely's SQLite dialect does, so callers are written for
+ * any backend.
+ */
 export class SqliteStore implements Store {
   private readonly insertChange;
   private readonly upsertEvent;
@@ -54,7 +62,7 @@ export class SqliteStore implements Store {
     });
   }
 
-  load(): LoadedState {
+  async load(): Promise<LoadedState> {
     const events = this.db.prepare('SELECT * FROM events').all() as EventRecord[];
     const markets = this.db.prepare('SELECT * FROM markets ORDER BY id').all() as MarketRecord[];
     const latestPrices = this.latestPrices(Number.MAX_SAFE_INTEGER);
@@ -62,6 +70,7 @@ export class SqliteStore implements Store {
       | { id: number; committed_ms: number }
       | undefined;
     return {
+      epoch: this.epoch(),
       events,
       markets,
       latestPrices,
@@ -70,63 +79,24 @@ export class SqliteStore implements Store {
     };
   }
 
-  commit(commit: Commit): void {
+  /** The log's epoch, begun on first use (an empty store, or a file written before epochs existed). */
+  private epoch(): string {
+    const known = this.meta(EPOCH_META);
+    if (known !== undefined) return known;
+    const epoch = randomUUID();
+    this.writeMeta(EPOCH_META, epoch);
+    return epoch;
+  }
+
+  async commit(commit: Commit): Promise<void> {
     this.commitTx(commit);
   }
 
-  readChanges(q: ChangeQuery): ChangeRecord[] {
+  async readChanges(q: ChangeQuery): Promise<ChangeRecord[]> {
     const { where, args } = changeFilter(q);
     return this.prepared(`SELECT * FROM changes WHERE ${where} ORDER BY id LIMIT ?`).all(
       ...args,
     ) as ChangeRecord[];
-  }
-
-  readChangesRange(afterId: number, toId: number): ChangeRecord[] {
-    return this.prepared('SELECT * FROM changes WHERE id > ? AND id <= ? ORDER BY id').all(
-      afterId,
-      toId,
-    ) as ChangeRecord[];
-  }
-
-  loadUpTo(uptoId: number): LoadedState {
-    const latestOfKind = (kind: string) =>
-      this.db
-        .prepare(
-          `SELECT c.* FROM changes c
-           JOIN (SELECT max(id) AS id FROM changes WHERE kind = ? AND id <= ? GROUP BY event_id) m ON c.id = m.id`,
-        )
-        .all(kind, uptoId) as ChangeRecord[];
-    const scores = new Map(latestOfKind('score').map((r) => [r.event_id, r]));
-    const events: EventRecord[] = latestOfKind('event').map((r) => {
-      const info = JSON.parse(r.payload) as Record<string, unknown>;
-      const score = scores.get(r.event_id);
-      let version = r.id;
-      if (score) {
-        const u = JSON.parse(score.payload) as {
-          score: unknown;
-          live_game_state?: unknown;
-        };
-        info.score = u.score;
-        if (u.live_game_state) info.live_game_state = u.live_game_state;
-        version = Math.max(version, score.id);
-      }
-      return {
-        event_id: r.event_id,
-        sport_id: r.sport_id,
-        event_date: String(info.event_date),
-        info: JSON.stringify(info),
-        change_id: version,
-      };
-    });
-    const markets = this.db.prepare('SELECT * FROM markets ORDER BY id').all() as MarketRecord[];
-    const latestPrices = this.latestPrices(uptoId);
-    return {
-      events,
-      markets,
-      latestPrices,
-      headId: uptoId,
-      headCommittedMs: this.committedMsAt(uptoId) ?? 0,
-    };
   }
 
   /** The newest row of every price at or below `uptoId`, in price id (creation) order. */
@@ -139,14 +109,14 @@ export class SqliteStore implements Store {
     ).all(uptoId) as ChangeRecord[];
   }
 
-  committedMsAt(id: number): number | undefined {
+  async committedMsAt(id: number): Promise<number | undefined> {
     const row = this.prepared('SELECT committed_ms FROM changes WHERE id <= ? ORDER BY id DESC LIMIT 1').get(
       id,
     ) as { committed_ms: number } | undefined;
     return row?.committed_ms;
   }
 
-  firstIdCommittedSince(ms: number): number | undefined {
+  async firstIdCommittedSince(ms: number): Promise<number | undefined> {
     const bounds = this.db.prepare('SELECT min(id) AS lo, max(id) AS hi FROM changes').get() as {
       lo: number | null;
       hi: number | null;
@@ -181,14 +151,22 @@ export class SqliteStore implements Store {
     return st;
   }
 
-  getMeta(key: string): string | undefined {
+  async getMeta(key: string): Promise<string | undefined> {
+    return this.meta(key);
+  }
+
+  async setMeta(key: string, value: string): Promise<void> {
+    this.writeMeta(key, value);
+  }
+
+  private meta(key: string): string | undefined {
     const row = this.db.prepare('SELECT value FROM meta WHERE key = ?').get(key) as
       | { value: string }
       | undefined;
     return row?.value;
   }
 
-  setMeta(key: string, value: string): void {
+  private writeMeta(key: string, value: string): void {
     this.db
       .prepare(
         'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
@@ -196,7 +174,7 @@ export class SqliteStore implements Store {
       .run(key, value);
   }
 
-  readPayloadBytes(q: ChangeQuery): PayloadBytes {
+  async readPayloadBytes(q: ChangeQuery): Promise<PayloadBytes> {
     const { where, args } = changeFilter(q);
     // SQLite joins the payloads itself and hands over one buffer: no string per row, no encoding.
     // The aggregate takes the rows in the ordered subquery's order (test/unit/change-feed.test.ts).
@@ -213,15 +191,16 @@ export class SqliteStore implements Store {
     return page;
   }
 
-  scanPriceRows(afterId: number, toId: number, each: (row: PriceRowSummary) => void): void {
+  async scanPriceRows(afterId: number, toId: number, each: (row: PriceRowSummary) => void): Promise<void> {
     const rows = this.prepared(
-      `SELECT id, sport_id, event_id, affiliate_id, market_id, payload FROM changes
+      `SELECT id, sport_id, event_id, affiliate_id, market_id, json_extract(detail, '$.period_id') AS period_id,
+         payload FROM changes
         WHERE id > ? AND id <= ? AND price_id IS NOT NULL ORDER BY id`,
     ).iterate(afterId, toId) as IterableIterator<PriceRowSummary>;
     for (const row of rows) each(row);
   }
 
-  close(): void {
+  async close(): Promise<void> {
     if (this.db.open) this.db.close();
   }
 }
@@ -242,14 +221,18 @@ function changeFilter(q: ChangeQuery): {
     where.push('event_id = ?');
     args.push(q.eventId);
   }
-  if (q.affiliateIds?.length) {
-    where.push(`affiliate_id IN (${q.affiliateIds.map(() => '?').join(',')})`);
-    args.push(...q.affiliateIds);
-  }
-  if (q.marketIds?.length) {
-    where.push(`market_id IN (${q.marketIds.map(() => '?').join(',')})`);
-    args.push(...q.marketIds);
-  }
+  // An empty list matches nothing: `IN ()` is not SQL, so it is spelled as a false condition.
+  const within = (column: string, ids: readonly number[] | undefined) => {
+    if (ids === undefined) return;
+    if (ids.length === 0) where.push('0');
+    else {
+      where.push(`${column} IN (${ids.map(() => '?').join(',')})`);
+      args.push(...ids);
+    }
+  };
+  within('affiliate_id', q.affiliateIds);
+  within('market_id', q.marketIds);
+  within("json_extract(detail, '$.period_id')", q.periodIds);
   args.push(q.limit);
   return { where: where.join(' AND '), args };
 }

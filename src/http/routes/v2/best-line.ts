@@ -1,11 +1,12 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
+import type { PlanScope } from '../../../access/plan-scope.ts';
 import type { EventState, MarketState } from '../../../board/board.ts';
 import { type BestRule, bestOffer, type Offer } from '../../../domain/best-line.ts';
-import { boardFor, type RouteDeps } from '../../app.ts';
 import { notFound } from '../../errors.ts';
-import type { Query } from '../../event-query.ts';
 import { parseInteger, parseIntList } from '../../params.ts';
+import { callerOf, type RouteDeps } from '../../route-kit.ts';
 import { errorResponses } from '../../schemas.ts';
 
 /** Market ids of each kind, prematch and in play, across full game, halves and tennis sets. */
@@ -46,7 +47,7 @@ type Candidate = Offer & {
 /** The best open offer for each participant of one kind of market. */
 function bestOf(
   markets: readonly MarketState[],
-  affiliates: Set<number> | undefined,
+  affiliates: ReadonlySet<number> | null,
   rule: (participantId: number) => BestRule,
   mainOnly: boolean,
 ): Best[] {
@@ -93,9 +94,16 @@ function bestOf(
   return out;
 }
 
-function bestLine(state: EventState, periodId: number, affiliates: Set<number> | undefined) {
+/** The best lines of one period among the markets and books the plan covers. */
+function bestLine(state: EventState, periodId: number, scope: PlanScope, affiliates: ReadonlySet<number> | null) {
   const of = (ids: Set<number>) =>
-    [...state.markets.values()].filter((m) => m.period_id === periodId && ids.has(m.market_id));
+    [...state.markets.values()].filter(
+      (m) =>
+        m.period_id === periodId &&
+        ids.has(m.market_id) &&
+        scope.coversPeriod(m.period_id) &&
+        scope.coversMarket(m.market_id),
+    );
   return {
     event_id: state.info.event_id,
     period_id: periodId,
@@ -106,7 +114,8 @@ function bestLine(state: EventState, periodId: number, affiliates: Set<number> |
   };
 }
 
-export async function bestLineRoutes(app: FastifyInstance, deps: RouteDeps): Promise<void> {
+export async function bestLineRoutes(fastify: FastifyInstance, deps: RouteDeps): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.get(
     '/api/v2/events/:eventID/best-line',
     {
@@ -147,13 +156,14 @@ export async function bestLineRoutes(app: FastifyInstance, deps: RouteDeps): Pro
       },
     },
     async (request, reply) => {
-      const eventId = (request.params as { eventID: string }).eventID;
-      const state = boardFor(deps, request.account).getEvent(eventId);
+      const eventId = request.params.eventID;
+      const { scope, view } = callerOf(deps, request);
+      const state = view.getEvent(eventId);
       if (!state) throw notFound(`event ${eventId}`);
-      const q = request.query as Query;
+      const q = request.query;
       const period = parseInteger('period', q.period, 0, 99) ?? 0;
-      const affiliates = parseIntList('affiliate_ids', q.affiliate_ids);
-      const best = bestLine(state, period, affiliates ? new Set(affiliates) : undefined);
+      const affiliates = scope.booksFor(parseIntList('affiliate_ids', q.affiliate_ids));
+      const best = bestLine(state, period, scope, affiliates);
       // One odds point per best price returned.
       reply.meter(best.moneyline.length + best.spread.length + best.total.length);
       return best;

@@ -1,14 +1,15 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { CursorError } from '../../../board/change-feed.ts';
 import { sportProfile } from '../../../catalog/sports.ts';
 import { cursorToUuid, uuidToCursor } from '../../../domain/uuid-cursor.ts';
 import type { ChangeRecord } from '../../../store/store.ts';
-import { boardFor, type RouteDeps, sendJson, sendParts } from '../../app.ts';
 import { badRequest, notFound } from '../../errors.ts';
-import { parseEventQuery, type Query } from '../../event-query.ts';
+import { eventQueryFor } from '../../event-query.ts';
 import { parseInteger, parseIntList } from '../../params.ts';
 import { PageCache } from '../../page-cache.ts';
+import { callerOf, type RouteDeps, sendJson, sendParts } from '../../route-kit.ts';
 import { DeltaRowSchema, errorResponses } from '../../schemas.ts';
 
 const opt = (description: string) => Type.Optional(Type.String({ description }));
@@ -28,9 +29,9 @@ function sportFilter(raw: string | undefined): number | undefined {
   return id;
 }
 
-function withCursorErrors<T>(fn: () => T): T {
+async function withCursorErrors<T>(fn: () => Promise<T>): Promise<T> {
   try {
-    return fn();
+    return await fn();
   } catch (err) {
     if (err instanceof CursorError) throw badRequest(err.message);
     throw err;
@@ -38,8 +39,9 @@ function withCursorErrors<T>(fn: () => T): T {
 }
 
 /** The two cursor-driven feeds: price rows by integer id, changed events by UUIDv7. */
-export async function deltaRoutes(app: FastifyInstance, deps: RouteDeps): Promise<void> {
+export async function deltaRoutes(fastify: FastifyInstance, deps: RouteDeps): Promise<void> {
   const { feed, cache } = deps;
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const pages = new PageCache();
 
   app.get(
@@ -78,7 +80,7 @@ export async function deltaRoutes(app: FastifyInstance, deps: RouteDeps): Promis
       },
     },
     async (request, reply) => {
-      const q = request.query as Query;
+      const q = request.query;
       if (q.last_id === undefined || q.last_id === '') {
         throw badRequest(
           'last_id is required: the meta.delta_last_id of an events snapshot, or 0 for an initial fetch',
@@ -88,22 +90,27 @@ export async function deltaRoutes(app: FastifyInstance, deps: RouteDeps): Promis
         throw badRequest(`last_id must be a non-negative integer, got '${q.last_id}'`);
       const limit = parseInteger('limit', q.limit, 1, DELTA_LIMIT_MAX) ?? DELTA_LIMIT_DEFAULT;
       const sportId = sportFilter(q.sport_id);
-      const affiliateIds = parseIntList('affiliate_ids', q.affiliate_ids, 100);
-      const marketIds = parseIntList('market_ids', q.market_ids, 100);
+      const { scope, view } = callerOf(deps, request);
+      // Plan coverage narrows the filters: a book, market or period outside it is never read.
+      const books = scope.booksFor(parseIntList('affiliate_ids', q.affiliate_ids, 100));
+      const affiliateIds = books ? [...books].sort((a, b) => a - b) : undefined;
+      const marketIds = scope.marketIdsFor(parseIntList('market_ids', q.market_ids, 100));
+      const periodIds = scope.periods ? [...scope.periods].sort((a, b) => a - b) : undefined;
       const eventId = q.event_id || undefined;
-      if (eventId !== undefined && !deps.board.getEvent(eventId)) throw notFound(`event ${eventId}`);
-      // A delayed plan sees the log only as far as its delayed board has come.
-      const visible = boardFor(deps, request.account).head;
-      const afterId = withCursorErrors(() => feed.resolveCursor(Number(q.last_id), visible));
-      const key = `${afterId}|${limit}|${sportId}|${eventId}|${affiliateIds}|${marketIds}`;
+      if (eventId !== undefined && !view.getEvent(eventId)) throw notFound(`event ${eventId}`);
+      // A delayed plan sees the log only as far as its delayed view has come.
+      const visible = view.head;
+      const lastId = q.last_id;
+      const afterId = await withCursorErrors(() => feed.resolveCursor(Number(lastId), visible));
+      const key = `${afterId}|${limit}|${sportId}|${eventId}|${affiliateIds}|${marketIds}|${periodIds}`;
       // A full page never changes; the last page holds until the next commit, hence the head in its key.
       const page = pages.get(key, visible) ?? pages.get(`${key}|${visible}`, visible);
       if (page) {
         reply.meter(page.points);
         return sendParts(reply, page.parts);
       }
-      const read = feed.readPayloadPage(
-        { afterId, sportId, eventId, affiliateIds, marketIds },
+      const read = await feed.readPayloadPage(
+        { afterId, sportId, eventId, affiliateIds, marketIds, periodIds },
         limit,
         visible,
       );
@@ -173,13 +180,13 @@ export async function deltaRoutes(app: FastifyInstance, deps: RouteDeps): Promis
       },
     },
     async (request, reply) => {
-      const q = request.query as Query;
+      const q = request.query;
       const limit = parseInteger('limit', q.limit, 1, EVENT_DELTA_LIMIT_MAX) ?? EVENT_DELTA_LIMIT_DEFAULT;
       const sportId = sportFilter(q.sport_id);
-      const board = boardFor(deps, request.account);
+      const { scope, view } = callerOf(deps, request);
       if (q.last_id === undefined || q.last_id === '') {
-        const head = board.head;
-        const cursor = cursorToUuid(head, feed.committedMsAt(head));
+        const head = view.head;
+        const cursor = cursorToUuid(head, await feed.committedMsAt(head));
         return sendJson(
           reply,
           `{"meta":{"delta_last_id":"${cursor}","count":0,"has_more":false},"deltas":[]}`,
@@ -194,7 +201,7 @@ export async function deltaRoutes(app: FastifyInstance, deps: RouteDeps): Promis
       const id = uuidToCursor(q.last_id);
       if (id === undefined)
         throw badRequest(`last_id is not a cursor of this feed: '${q.last_id.slice(0, 40)}'`);
-      let afterId = withCursorErrors(() => feed.resolveCursor(id, board.head));
+      let afterId = await withCursorErrors(() => feed.resolveCursor(id, view.head));
       const scanEnd = afterId + EVENT_DELTA_MAX_SCAN;
 
       // Latest change per event, in order of that change, stopping before a (limit + 1)th event.
@@ -202,7 +209,7 @@ export async function deltaRoutes(app: FastifyInstance, deps: RouteDeps): Promis
       let lastId = afterId;
       let hasMore = false;
       scan: for (;;) {
-        const read = feed.read({ pricesOnly: false, afterId, sportId }, 5000, board.head);
+        const read = await feed.read({ pricesOnly: false, afterId, sportId }, 5000, view.head);
         for (const row of read.rows) {
           if (!latest.has(row.event_id) && latest.size === limit) {
             hasMore = true;
@@ -223,12 +230,12 @@ export async function deltaRoutes(app: FastifyInstance, deps: RouteDeps): Promis
       const items: string[] = [];
       let points = 0;
       for (const row of latest.values()) {
-        const state = board.getEvent(row.event_id);
+        const state = view.getEvent(row.event_id);
         if (!state) continue;
-        const filter = parseEventQuery({}, state.info.sport_id, request.account);
-        const view = cache.event(state, filter.filter, filter.filterKey);
-        points += view.points;
-        const json = view.json;
+        const filter = eventQueryFor('', {}, state.info.sport_id, scope);
+        const serialised = cache.event(state, filter.filter, filter.filterKey);
+        points += serialised.points;
+        const json = serialised.json;
         items.push(
           JSON.stringify({
             id: cursorToUuid(row.id, row.committed_ms),
@@ -239,7 +246,7 @@ export async function deltaRoutes(app: FastifyInstance, deps: RouteDeps): Promis
           }),
         );
       }
-      const cursor = cursorToUuid(lastId, feed.committedMsAt(lastId));
+      const cursor = cursorToUuid(lastId, await feed.committedMsAt(lastId));
       reply.meter(points);
       return sendJson(
         reply,

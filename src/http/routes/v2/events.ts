@@ -1,16 +1,11 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { EventState } from '../../../board/board.ts';
-import { boardFor, gateDate, type RouteDeps, sendJson } from '../../app.ts';
 import { notFound } from '../../errors.ts';
-import {
-  type EventQuery,
-  EventQuerySchema,
-  eventQueryFor,
-  type Query,
-  statusAllowed,
-} from '../../event-query.ts';
+import { type EventQuery, EventQuerySchema, eventQueryFor, statusAllowed } from '../../event-query.ts';
 import { dayWindow, parseDate, parseSportId } from '../../params.ts';
+import { callerOf, gateDate, type RouteDeps, sendJson } from '../../route-kit.ts';
 import { EventsEnvelope, errorResponses } from '../../schemas.ts';
 
 /** The events envelope, assembled from each event's cached bytes. */
@@ -35,8 +30,9 @@ function envelope(
 
 
 /** The odds-screen snapshots: served from the board through the snapshot cache. */
-export async function eventRoutes(app: FastifyInstance, deps: RouteDeps): Promise<void> {
+export async function eventRoutes(fastify: FastifyInstance, deps: RouteDeps): Promise<void> {
   const { cache } = deps;
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
 
   app.get(
     '/api/v2/sports/:sportID/events/:date',
@@ -56,22 +52,20 @@ export async function eventRoutes(app: FastifyInstance, deps: RouteDeps): Promis
       },
     },
     async (request, reply) => {
-      const p = request.params as { sportID: string; date: string };
-      const sportId = parseSportId(p.sportID);
-      const dateMs = parseDate(p.date);
-      gateDate(deps, request.account, dateMs);
-      const q = eventQueryFor(request.url, request.query as Query, sportId, request.account);
+      const sportId = parseSportId(request.params.sportID);
+      const dateMs = parseDate(request.params.date);
+      gateDate(deps, request, dateMs);
+      const { scope, view } = callerOf(deps, request);
+      const q = eventQueryFor(request.url, request.query, sportId, scope);
       const [from, to] = dayWindow(dateMs, q.offset);
-      const board = boardFor(deps, request.account);
-      const head = board.head;
-      const delay = request.account?.entitlements.delaySeconds ?? 0;
-      const key = `s|${sportId}|${from}|${delay}|${q.filterKey}|${q.statusKey}`;
+      const head = view.head;
+      const key = `s|${sportId}|${from}|${scope.delaySeconds}|${q.filterKey}|${q.statusKey}`;
       const hit = cache.response(key, head);
       if (hit) {
         reply.meter(hit.points);
         return sendJson(reply, hit.body);
       }
-      const built = envelope(deps, board.eventsInWindow(sportId, from, to), q, head);
+      const built = envelope(deps, view.eventsInWindow(sportId, from, to), q, head);
       cache.storeResponse(key, head, built.body, built.points);
       reply.meter(built.points);
       return sendJson(reply, built.body);
@@ -90,12 +84,12 @@ export async function eventRoutes(app: FastifyInstance, deps: RouteDeps): Promis
       },
     },
     async (request, reply) => {
-      const eventId = (request.params as { eventID: string }).eventID;
-      const board = boardFor(deps, request.account);
-      const state = board.getEvent(eventId);
+      const eventId = request.params.eventID;
+      const { scope, view } = callerOf(deps, request);
+      const state = view.getEvent(eventId);
       if (!state) throw notFound(`event ${eventId}`);
-      const q = eventQueryFor(request.url, request.query as Query, state.info.sport_id, request.account);
-      const built = envelope(deps, [state], q, board.head);
+      const q = eventQueryFor(request.url, request.query, state.info.sport_id, scope);
+      const built = envelope(deps, [state], q, view.head);
       reply.meter(built.points);
       return sendJson(reply, built.body);
     },

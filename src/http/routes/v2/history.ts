@@ -1,9 +1,10 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { coverageOf } from '../../../access/plan-scope.ts';
 import type { EventState } from '../../../board/board.ts';
 import type { DeltaRow } from '../../../domain/types.ts';
 import type { HistoryScope, PriceRecord } from '../../../store/history.ts';
-import { boardFor, type RouteDeps } from '../../app.ts';
 import { badRequest, notFound } from '../../errors.ts';
 import type { Query } from '../../event-query.ts';
 import {
@@ -13,6 +14,7 @@ import {
   parseInteger,
   parseIntList,
 } from '../../params.ts';
+import { callerOf, historyFloorOf, type RouteDeps } from '../../route-kit.ts';
 import { errorResponses } from '../../schemas.ts';
 
 const HISTORY_LIMIT_DEFAULT = 1000;
@@ -195,17 +197,26 @@ function priceIdsOf(state: EventState, s: PriceSelection): number[] {
 const asSet = (ids: number[] | undefined): Set<number> | undefined => (ids ? new Set(ids) : undefined);
 
 /** Recorded price rows: an event's history, any prices' history, and one market's line chart. */
-export async function historyRoutes(app: FastifyInstance, deps: RouteDeps): Promise<void> {
+export async function historyRoutes(fastify: FastifyInstance, deps: RouteDeps): Promise<void> {
   const { history } = deps;
-  const floorOf = (request: FastifyRequest) =>
-    request.account && deps.access ? deps.access.historyFloorMs(request.account) : undefined;
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const floorOf = (request: FastifyRequest) => historyFloorOf(deps, request);
 
-  /** The event on the board the caller sees, and that board's head: no read looks past it. */
-  const eventOf = (request: FastifyRequest, eventId: string): { state: EventState; uptoId: number } => {
-    const board = boardFor(deps, request.account);
-    const state = board.getEvent(eventId);
+  /**
+   * The head of the view the caller sees (no read looks past it) and the plan's coverage (no row of
+   * a book, market or period outside it is read).
+   */
+  const readerOf = (request: FastifyRequest) => {
+    const { scope, view } = callerOf(deps, request);
+    return { view, uptoId: view.head, coverage: coverageOf(scope) };
+  };
+
+  /** The event in the caller's view. */
+  const eventOf = (request: FastifyRequest, eventId: string) => {
+    const reader = readerOf(request);
+    const state: EventState | undefined = reader.view.getEvent(eventId);
     if (!state) throw notFound(`event ${eventId}`);
-    return { state, uptoId: board.head };
+    return { ...reader, state };
   };
 
   app.get(
@@ -235,8 +246,8 @@ export async function historyRoutes(app: FastifyInstance, deps: RouteDeps): Prom
       },
     },
     async (request, reply) => {
-      const { state, uptoId } = eventOf(request, (request.params as { eventID: string }).eventID);
-      const q = request.query as Query;
+      const { state, uptoId, coverage } = eventOf(request, request.params.eventID);
+      const q = request.query;
       const limit = parseLimit(q.limit);
       const selection: PriceSelection = {
         marketIds: asSet(parseIntList('market_ids', q.market_ids, MAX_MARKET_IDS)),
@@ -248,7 +259,7 @@ export async function historyRoutes(app: FastifyInstance, deps: RouteDeps): Prom
       const scope: HistoryScope = filtered
         ? { priceIds: priceIdsOf(state, selection) }
         : { eventId: state.info.event_id };
-      const rows = history.rows({ ...scope, uptoId, from, to, limit });
+      const rows = await history.rows({ ...scope, uptoId, from, to, coverage, limit });
       reply.meter(rows.length);
       return { meta: { count: rows.length }, history: rows.map(historyRow) };
     },
@@ -275,7 +286,7 @@ export async function historyRoutes(app: FastifyInstance, deps: RouteDeps): Prom
       },
     },
     async (request, reply) => {
-      const q = request.query as Query;
+      const q = request.query;
       const ids = parseIntList('market_line_price_ids', q.market_line_price_ids, MAX_PRICE_IDS);
       if (!ids) {
         throw badRequest(
@@ -284,11 +295,12 @@ export async function historyRoutes(app: FastifyInstance, deps: RouteDeps): Prom
         );
       }
       const limit = parseLimit(q.limit);
-      const uptoId = boardFor(deps, request.account).head;
-      const rows = history.rows({
+      const { uptoId, coverage } = readerOf(request);
+      const rows = await history.rows({
         priceIds: ids,
         uptoId,
         ...timeRange(q, floorOf(request)),
+        coverage,
         limit,
       });
       reply.meter(rows.length);
@@ -326,12 +338,12 @@ export async function historyRoutes(app: FastifyInstance, deps: RouteDeps): Prom
       },
     },
     async (request, reply) => {
-      const p = request.params as { eventID: string; marketID: string };
+      const p = request.params;
       if (!/^\d{1,9}$/.test(p.marketID))
         throw badRequest(`marketID must be an integer, got '${clip(p.marketID)}'`);
       const marketId = Number(p.marketID);
-      const { state, uptoId } = eventOf(request, p.eventID);
-      const q = request.query as Query;
+      const { state, uptoId, coverage } = eventOf(request, p.eventID);
+      const q = request.query;
       const participantId = parseInteger('participant_id', q.participant_id, 0, 999_999_999);
       const line = q.line?.trim() || undefined;
       const mainLineOnly = parseBoolean('main_line', q.main_line, false);
@@ -347,18 +359,19 @@ export async function historyRoutes(app: FastifyInstance, deps: RouteDeps): Prom
             }
           : { eventId: state.info.event_id, marketId };
       const { from } = timeRange({}, floorOf(request));
-      const rows = history.rows({
+      const rows = await history.rows({
         ...scope,
         uptoId,
         mainLineOnly,
         from,
+        coverage,
         limit,
       });
       reply.meter(rows.length);
       const series: Record<string, ChartPoint[]> = {};
       // Newest first from the store; the chart reads oldest first.
       for (let i = rows.length - 1; i >= 0; i--) {
-        const c = JSON.parse(rows[i].payload) as DeltaRow;
+        const c = JSON.parse(rows[i]!.payload) as DeltaRow;
         const point: ChartPoint = {
           t: c.updated_at,
           l: c.line,

@@ -1,13 +1,14 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
+import type { PlanScope } from '../../../access/plan-scope.ts';
 import type { EventState, MarketState } from '../../../board/board.ts';
 import { marketDefinition, marketName } from '../../../catalog/markets.ts';
 import { SPORTS } from '../../../catalog/sports.ts';
 import type { MarketDefinition } from '../../../domain/types.ts';
-import { gateDate, type RouteDeps } from '../../app.ts';
 import { badRequest, notFound } from '../../errors.ts';
-import type { Query } from '../../event-query.ts';
 import { dayWindow, parseBoolean, parseDate, parseIntList, parseOffset, parseSportId } from '../../params.ts';
+import { callerOf, gateDate, type RouteDeps } from '../../route-kit.ts';
 import {
   EventMarketSummarySchema,
   errorResponses,
@@ -36,10 +37,14 @@ function sportDates(events: readonly EventState[], offset: number, format: 'date
   return [...days].sort();
 }
 
-function priced(market: MarketState, openOnly: boolean): boolean {
+/** True when a book the plan covers prices the market (an open price with `openOnly`). */
+function priced(market: MarketState, openOnly: boolean, scope: PlanScope): boolean {
+  if (!scope.coversMarket(market.market_id) || !scope.coversPeriod(market.period_id)) return false;
   for (const p of market.participants.values()) {
     for (const l of p.lines.values()) {
-      for (const price of l.prices.values()) if (!openOnly || price.closed_at === '') return true;
+      for (const price of l.prices.values()) {
+        if (scope.coversBook(price.affiliate_id) && (!openOnly || price.closed_at === '')) return true;
+      }
     }
   }
   return false;
@@ -64,12 +69,13 @@ function definitionOf(marketId: number): MarketDefinition {
 function marketsOf(
   events: readonly EventState[],
   openOnly: boolean,
+  scope: PlanScope,
 ): { def: MarketDefinition; events: number }[] {
   const counts = new Map<number, number>();
   for (const e of events) {
     const seen = new Set<number>();
     for (const m of e.markets.values()) {
-      if (!seen.has(m.market_id) && priced(m, openOnly)) seen.add(m.market_id);
+      if (!seen.has(m.market_id) && priced(m, openOnly, scope)) seen.add(m.market_id);
     }
     for (const id of seen) counts.set(id, (counts.get(id) ?? 0) + 1);
   }
@@ -79,8 +85,8 @@ function marketsOf(
 }
 
 /** Sport, date and event listings: cheap reads of the board's indexes. */
-export async function listingRoutes(app: FastifyInstance, deps: RouteDeps): Promise<void> {
-  const { board } = deps;
+export async function listingRoutes(fastify: FastifyInstance, deps: RouteDeps): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
 
   const datesQuery = Type.Object(
     {
@@ -112,13 +118,14 @@ export async function listingRoutes(app: FastifyInstance, deps: RouteDeps): Prom
       },
     },
     async (request) => {
-      const q = request.query as Query;
+      const q = request.query;
+      const { view } = callerOf(deps, request);
       const offset = parseOffset(q.offset);
       const format = parseFormat(q.format);
       const out: Record<string, { dates: string[] }> = {};
       for (const id of parseSportIds(q.sport_ids)) {
         out[String(id)] = {
-          dates: sportDates(board.eventsOfSport(id), offset, format),
+          dates: sportDates(view.eventsOfSport(id), offset, format),
         };
       }
       return out;
@@ -141,10 +148,11 @@ export async function listingRoutes(app: FastifyInstance, deps: RouteDeps): Prom
       },
     },
     async (request) => {
-      const sportId = parseSportId((request.params as { sportID: string }).sportID);
-      const q = request.query as Query;
+      const sportId = parseSportId(request.params.sportID);
+      const q = request.query;
+      const { view } = callerOf(deps, request);
       return {
-        dates: sportDates(board.eventsOfSport(sportId), parseOffset(q.offset), parseFormat(q.format)),
+        dates: sportDates(view.eventsOfSport(sportId), parseOffset(q.offset), parseFormat(q.format)),
       };
     },
   );
@@ -170,13 +178,14 @@ export async function listingRoutes(app: FastifyInstance, deps: RouteDeps): Prom
       },
     },
     async (request) => {
-      const dateMs = parseDate((request.params as { date: string }).date);
-      gateDate(deps, request.account, dateMs);
-      const q = request.query as Query;
+      const dateMs = parseDate(request.params.date);
+      gateDate(deps, request, dateMs);
+      const q = request.query;
+      const { view } = callerOf(deps, request);
       const [from, to] = dayWindow(dateMs, parseOffset(q.offset));
       const out: Record<string, string[]> = {};
       for (const id of parseSportIds(q.sport_ids)) {
-        out[String(id)] = board.eventsInWindow(id, from, to).map((e) => e.info.event_id);
+        out[String(id)] = view.eventsInWindow(id, from, to).map((e) => e.info.event_id);
       }
       return out;
     },
@@ -207,15 +216,16 @@ export async function listingRoutes(app: FastifyInstance, deps: RouteDeps): Prom
       },
     },
     async (request) => {
-      const dateMs = parseDate((request.params as { date: string }).date);
-      gateDate(deps, request.account, dateMs);
-      const q = request.query as Query;
+      const dateMs = parseDate(request.params.date);
+      gateDate(deps, request, dateMs);
+      const q = request.query;
+      const { scope, view } = callerOf(deps, request);
       const [from, to] = dayWindow(dateMs, parseOffset(q.offset));
       const openOnly = parseBoolean('hide_closed_markets', q.hide_closed_markets, false);
       const out: Record<string, MarketDefinition[]> = {};
       for (const id of parseSportIds(q.sport_ids)) {
-        const events = board.eventsInWindow(id, from, to);
-        if (events.length > 0) out[String(id)] = marketsOf(events, openOnly).map((m) => m.def);
+        const events = view.eventsInWindow(id, from, to);
+        if (events.length > 0) out[String(id)] = marketsOf(events, openOnly, scope).map((m) => m.def);
       }
       return out;
     },
@@ -246,14 +256,14 @@ export async function listingRoutes(app: FastifyInstance, deps: RouteDeps): Prom
       },
     },
     async (request) => {
-      const p = request.params as { sportID: string; date: string };
-      const sportId = parseSportId(p.sportID);
-      const dateMs = parseDate(p.date);
-      gateDate(deps, request.account, dateMs);
-      const q = request.query as Query;
+      const sportId = parseSportId(request.params.sportID);
+      const dateMs = parseDate(request.params.date);
+      gateDate(deps, request, dateMs);
+      const q = request.query;
+      const { scope, view } = callerOf(deps, request);
       const [from, to] = dayWindow(dateMs, parseOffset(q.offset));
       const openOnly = parseBoolean('hide_closed_markets', q.hide_closed_markets, false);
-      const markets = marketsOf(board.eventsInWindow(sportId, from, to), openOnly);
+      const markets = marketsOf(view.eventsInWindow(sportId, from, to), openOnly, scope);
       return {
         markets: markets.map((m) => ({ ...m.def, event_count: m.events })),
       };
@@ -278,10 +288,11 @@ export async function listingRoutes(app: FastifyInstance, deps: RouteDeps): Prom
       },
     },
     async (request) => {
-      const eventId = (request.params as { eventID: string }).eventID;
-      const state = board.getEvent(eventId);
+      const eventId = request.params.eventID;
+      const { scope, view } = callerOf(deps, request);
+      const state = view.getEvent(eventId);
       if (!state) throw notFound(`event ${eventId}`);
-      const markets = [...state.markets.values()].filter((m) => priced(m, false));
+      const markets = [...state.markets.values()].filter((m) => priced(m, false, scope));
       return {
         event_id: eventId,
         markets: markets.map((m) => {
@@ -289,8 +300,15 @@ export async function listingRoutes(app: FastifyInstance, deps: RouteDeps): Prom
           const books = new Set<number>();
           let lines = 0;
           for (const p of m.participants.values()) {
-            lines += p.lines.size;
-            for (const l of p.lines.values()) for (const id of l.prices.keys()) books.add(id);
+            for (const l of p.lines.values()) {
+              let covered = false;
+              for (const id of l.prices.keys()) {
+                if (!scope.coversBook(id)) continue;
+                books.add(id);
+                covered = true;
+              }
+              if (covered) lines++;
+            }
           }
           return {
             id: m.id,
@@ -303,7 +321,7 @@ export async function listingRoutes(app: FastifyInstance, deps: RouteDeps): Prom
             participant_count: m.participants.size,
             line_count: lines,
             affiliate_ids: [...books].sort((a, b) => a - b),
-            open: priced(m, true),
+            open: priced(m, true, scope),
           };
         }),
       };

@@ -1,20 +1,15 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import type { Board, EventState } from '../../../board/board.ts';
+import type { EventState } from '../../../board/board.ts';
 import { type EventFilter, type EventView, viewEvent } from '../../../board/views.ts';
 import type { DeltaRow, Event, Price } from '../../../domain/types.ts';
 import type { PriceDetail } from '../../../ledger/price-change.ts';
 import type { HistoryStore, PriceRecord } from '../../../store/history.ts';
-import { boardFor, gateDate, type RouteDeps } from '../../app.ts';
 import { notFound } from '../../errors.ts';
-import {
-  type EventQuery,
-  EventQuerySchema,
-  parseEventQuery,
-  type Query,
-  statusAllowed,
-} from '../../event-query.ts';
+import { type EventQuery, EventQuerySchema, eventQueryFor, statusAllowed } from '../../event-query.ts';
 import { dayWindow, parseDate, parseSportId } from '../../params.ts';
+import { callerOf, gateDate, type RouteDeps } from '../../route-kit.ts';
 import { EventsEnvelope, errorResponses } from '../../schemas.ts';
 import { eventPoints } from '../../snapshot-cache.ts';
 
@@ -33,6 +28,7 @@ type RecordedPrices = ReadonlyMap<number, RecordedPrice>;
 function selectedPriceIds(state: EventState, f: EventFilter, out: number[]): void {
   for (const m of state.markets.values()) {
     if (!f.marketIds.has(m.market_id)) continue;
+    if (f.periodIds && !f.periodIds.has(m.period_id)) continue;
     for (const part of m.participants.values()) {
       if (f.participantType && part.type !== f.participantType) continue;
       if (f.participantIds && !f.participantIds.has(part.id)) continue;
@@ -50,18 +46,18 @@ function selectedPriceIds(state: EventState, f: EventFilter, out: number[]): voi
  * at or before the event's scheduled start (closing; every market, period markets included, uses
  * the event start). Prices without such a row are absent.
  */
-function recordedPrices(
+async function recordedPrices(
   history: HistoryStore,
   events: readonly EventState[],
   f: EventFilter,
   kind: Kind,
   uptoId: number,
-): Map<number, RecordedPrice> {
+): Promise<Map<number, RecordedPrice>> {
   const records: PriceRecord[] = [];
   if (kind === 'openers') {
     const ids: number[] = [];
     for (const state of events) selectedPriceIds(state, f, ids);
-    records.push(...history.firstRows(ids, uptoId));
+    records.push(...(await history.firstRows(ids, uptoId)));
   } else {
     // Events that start together share one read.
     const byCutoff = new Map<string, number[]>();
@@ -74,7 +70,7 @@ function recordedPrices(
       }
       selectedPriceIds(state, f, ids);
     }
-    for (const [cutoff, ids] of byCutoff) records.push(...history.lastRowsAtOrBefore(ids, cutoff, uptoId));
+    for (const [cutoff, ids] of byCutoff) records.push(...(await history.lastRowsAtOrBefore(ids, cutoff, uptoId)));
   }
   const out = new Map<number, RecordedPrice>();
   // Two plain parses, not one merged object: merging costs more than parsing.
@@ -150,20 +146,21 @@ const DESCRIPTIONS: Record<Kind, string> = {
 };
 
 /** Opening and closing lines: the event snapshot shape, priced from the recorded rows. */
-export async function openersClosingRoutes(app: FastifyInstance, deps: RouteDeps): Promise<void> {
+export async function openersClosingRoutes(fastify: FastifyInstance, deps: RouteDeps): Promise<void> {
   const { history } = deps;
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
 
-  /** Every row the answer uses is at or below the head of the board the caller sees. */
-  const answer = (
+  /** Every row the answer uses is at or below the head of the view the caller sees. */
+  const answer = async (
     reply: FastifyReply,
-    board: Board,
+    head: number,
     events: readonly EventState[],
     q: EventQuery,
     kind: Kind,
   ) => {
     const kept = events.filter((e) => statusAllowed(q, e));
-    const rows = recordedPrices(history, kept, q.filter, kind, board.head);
-    const built = recordedEnvelope(kept, rows, q, board.head);
+    const rows = await recordedPrices(history, kept, q.filter, kind, head);
+    const built = recordedEnvelope(kept, rows, q, head);
     reply.meter(built.points);
     return built.body;
   };
@@ -184,12 +181,12 @@ export async function openersClosingRoutes(app: FastifyInstance, deps: RouteDeps
         },
       },
       async (request, reply) => {
-        const eventId = (request.params as { eventID: string }).eventID;
-        const board = boardFor(deps, request.account);
-        const state = board.getEvent(eventId);
+        const eventId = request.params.eventID;
+        const { scope, view } = callerOf(deps, request);
+        const state = view.getEvent(eventId);
         if (!state) throw notFound(`event ${eventId}`);
-        const q = parseEventQuery(request.query as Query, state.info.sport_id, request.account);
-        return answer(reply, board, [state], q, kind);
+        const q = eventQueryFor(request.url, request.query, state.info.sport_id, scope);
+        return answer(reply, view.head, [state], q, kind);
       },
     );
 
@@ -212,14 +209,13 @@ export async function openersClosingRoutes(app: FastifyInstance, deps: RouteDeps
         },
       },
       async (request, reply) => {
-        const p = request.params as { sportID: string; date: string };
-        const sportId = parseSportId(p.sportID);
-        const dateMs = parseDate(p.date);
-        gateDate(deps, request.account, dateMs);
-        const q = parseEventQuery(request.query as Query, sportId, request.account);
+        const sportId = parseSportId(request.params.sportID);
+        const dateMs = parseDate(request.params.date);
+        gateDate(deps, request, dateMs);
+        const { scope, view } = callerOf(deps, request);
+        const q = eventQueryFor(request.url, request.query, sportId, scope);
         const [from, to] = dayWindow(dateMs, q.offset);
-        const board = boardFor(deps, request.account);
-        return answer(reply, board, board.eventsInWindow(sportId, from, to), q, kind);
+        return answer(reply, view.head, view.eventsInWindow(sportId, from, to), q, kind);
       },
     );
 

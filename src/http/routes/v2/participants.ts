@@ -1,10 +1,9 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { EventState } from '../../../board/board.ts';
 import { withLiveVariants } from '../../../catalog/markets.ts';
-import type { RouteDeps } from '../../app.ts';
 import { badRequest, notFound } from '../../errors.ts';
-import type { Query } from '../../event-query.ts';
 import {
   dayWindow,
   parseDate,
@@ -14,6 +13,7 @@ import {
   parseParticipantType,
   parseSportId,
 } from '../../params.ts';
+import { callerOf, gateDate, type RouteDeps } from '../../route-kit.ts';
 import { errorResponses } from '../../schemas.ts';
 
 const opt = (description: string) => Type.Optional(Type.String({ description }));
@@ -33,8 +33,8 @@ const EntrySchema = Type.Object({
 });
 
 /** Participants of the selected markets: teams, players or result sides, with their canonical ids. */
-export async function participantRoutes(app: FastifyInstance, deps: RouteDeps): Promise<void> {
-  const { board } = deps;
+export async function participantRoutes(fastify: FastifyInstance, deps: RouteDeps): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.get(
     '/api/v2/markets/participants',
     {
@@ -64,27 +64,35 @@ export async function participantRoutes(app: FastifyInstance, deps: RouteDeps): 
       },
     },
     async (request) => {
-      const q = request.query as Query;
-      const marketIds = new Set(withLiveVariants(parseMarketIds(q.market_ids) ?? [1, 2, 3]));
+      const q = request.query;
+      const { scope, view } = callerOf(deps, request);
+      const marketIds = new Set(scope.marketIdsFor(withLiveVariants(parseMarketIds(q.market_ids) ?? [1, 2, 3])));
       const type = parseParticipantType(q.participant_type);
       let events: EventState[];
       if (q.event_id) {
-        const state = board.getEvent(q.event_id);
+        const state = view.getEvent(q.event_id);
         if (!state) throw notFound(`event ${q.event_id}`);
         events = [state];
       } else if (q.sport_id !== undefined && q.date !== undefined) {
         const sportId = parseSportId(String(parseInteger('sport_id', q.sport_id, 0, 1_000_000)));
-        const [from, to] = dayWindow(parseDate(q.date), parseOffset(q.offset));
-        events = board.eventsInWindow(sportId, from, to);
+        const dateMs = parseDate(q.date);
+        gateDate(deps, request, dateMs);
+        const [from, to] = dayWindow(dateMs, parseOffset(q.offset));
+        events = view.eventsInWindow(sportId, from, to);
       } else {
         throw badRequest('select events with event_id, or with sport_id and date (YYYY-MM-DD)');
       }
       const participants = [];
       for (const e of events) {
         for (const m of e.markets.values()) {
-          if (!marketIds.has(m.market_id)) continue;
+          if (!marketIds.has(m.market_id) || !scope.coversPeriod(m.period_id)) continue;
           for (const p of m.participants.values()) {
             if (type && p.type !== type) continue;
+            // Lines the plan's books price: a participant known only from other books is left out.
+            const lines = [...p.lines.values()]
+              .filter((l) => [...l.prices.keys()].some((book) => scope.coversBook(book)))
+              .map((l) => l.value);
+            if (lines.length === 0) continue;
             participants.push({
               event_id: e.info.event_id,
               market_id: m.market_id,
@@ -92,7 +100,7 @@ export async function participantRoutes(app: FastifyInstance, deps: RouteDeps): 
               participant_id: p.id,
               participant_type: p.type,
               name: p.name,
-              lines: [...p.lines.keys()],
+              lines,
             });
           }
         }

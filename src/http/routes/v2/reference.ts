@@ -1,10 +1,10 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { AFFILIATES } from '../../../catalog/affiliates.ts';
 import { MARKET_DEFINITIONS } from '../../../catalog/markets.ts';
 import { SEASON_TYPES, SPORTS } from '../../../catalog/sports.ts';
 import type { Affiliate } from '../../../domain/types.ts';
-import type { Query } from '../../event-query.ts';
 import { parseInclude } from '../../params.ts';
 import {
   AffiliateSchema,
@@ -27,7 +27,8 @@ function affiliateList(withRegions: boolean): Affiliate[] | Omit<Affiliate, 'reg
 }
 
 /** Catalog routes: the same answer for every caller, no data points. */
-export async function referenceRoutes(app: FastifyInstance): Promise<void> {
+export async function referenceRoutes(fastify: FastifyInstance): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.get(
     '/api/v2/sports',
     {
@@ -54,8 +55,8 @@ export async function referenceRoutes(app: FastifyInstance): Promise<void> {
       400: ErrorBody,
     },
   };
-  const affiliates = async (request: { query: unknown }) => {
-    const include = parseInclude((request.query as Query).include, ['regions']);
+  const affiliates = async (request: { query: { include?: string } }) => {
+    const include = parseInclude(request.query.include, ['regions']);
     return { affiliates: affiliateList(include.has('regions')) };
   };
   app.get(
@@ -88,7 +89,7 @@ export async function referenceRoutes(app: FastifyInstance): Promise<void> {
         },
       },
     },
-    async () => MARKET_DEFINITIONS,
+    async () => [...MARKET_DEFINITIONS],
   );
 
   app.get(
@@ -111,6 +112,6 @@ export async function referenceRoutes(app: FastifyInstance): Promise<void> {
         },
       },
     },
-    async () => ({ season_types: SEASON_TYPES }),
+    async () => ({ season_types: [...SEASON_TYPES] }),
   );
 }

@@ -1,10 +1,11 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { leagueForSport } from '../../../catalog/teams/index.ts';
 import type { TeamRecord } from '../../../catalog/teams/types.ts';
-import type { RouteDeps } from '../../app.ts';
 import { notFound } from '../../errors.ts';
 import { parseSportId } from '../../params.ts';
+import { callerOf, type RouteDeps } from '../../route-kit.ts';
 import { ConferenceSchema, DivisionSchema, errorResponses, SportTeamSchema } from '../../schemas.ts';
 
 interface Conference {
@@ -48,8 +49,8 @@ function structure(sportId: number, teams: readonly TeamRecord[]) {
   return { conferences, divisions };
 }
 
-export async function teamRoutes(app: FastifyInstance, deps: RouteDeps): Promise<void> {
-  const { board } = deps;
+export async function teamRoutes(fastify: FastifyInstance, deps: RouteDeps): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const sportParams = Type.Object({ sportID: Type.String() });
 
   const leagueOf = (raw: string) => {
@@ -59,10 +60,11 @@ export async function teamRoutes(app: FastifyInstance, deps: RouteDeps): Promise
     return { sportId, league };
   };
 
-  /** A team's record as of its latest scheduled or played event of the sport. */
-  const records = (sportId: number): Map<number, string> => {
+  /** A team's record as of its latest scheduled or played event of the sport, in the caller's view. */
+  const records = (request: FastifyRequest, sportId: number): Map<number, string> => {
     const out = new Map<number, string>();
-    for (const e of board.eventsOfSport(sportId)) for (const t of e.info.teams) out.set(t.team_id, t.record);
+    const { view } = callerOf(deps, request);
+    for (const e of view.eventsOfSport(sportId)) for (const t of e.info.teams) out.set(t.team_id, t.record);
     return out;
   };
 
@@ -81,9 +83,9 @@ export async function teamRoutes(app: FastifyInstance, deps: RouteDeps): Promise
       },
     },
     async (request) => {
-      const { sportId, league } = leagueOf((request.params as { sportID: string }).sportID);
+      const { sportId, league } = leagueOf(request.params.sportID);
       const { conferences, divisions } = structure(sportId, league.teams);
-      const rec = records(sportId);
+      const rec = records(request, sportId);
       return {
         teams: league.teams.map((t) => ({
           team_id: t.team_id,
@@ -113,7 +115,7 @@ export async function teamRoutes(app: FastifyInstance, deps: RouteDeps): Promise
       },
     },
     async (request) => {
-      const { sportId, league } = leagueOf((request.params as { sportID: string }).sportID);
+      const { sportId, league } = leagueOf(request.params.sportID);
       return {
         conferences: [...structure(sportId, league.teams).conferences.values()],
       };
@@ -135,7 +137,7 @@ export async function teamRoutes(app: FastifyInstance, deps: RouteDeps): Promise
       },
     },
     async (request) => {
-      const { sportId, league } = leagueOf((request.params as { sportID: string }).sportID);
+      const { sportId, league } = leagueOf(request.params.sportID);
       return {
         divisions: [...structure(sportId, league.teams).divisions.values()],
       };

@@ -1,0 +1,123 @@
+import { isLiveVariant, isPropMarket, MARKET_DEFINITIONS } from '../catalog/markets.ts';
+import type { Account } from './authenticator.ts';
+import type { Entitlements } from './entitlements.ts';
+
+/**
+ * What a key may see, worked out once per plan: the books, periods and markets it covers, its data
+ * delay (which board view it reads) and its history window. Every route and stream applies this one
+ * object; none decides coverage on its own.
+ */
+export interface PlanScope {
+  /** Seconds of data delay: the board view the plan reads. */
+  readonly delaySeconds: number;
+  /** Days back from today (UTC) that date-scoped requests reach; undefined: no window. */
+  readonly historyDays: number | undefined;
+  /** Books covered; null: every book. */
+  readonly books: ReadonlySet<number> | null;
+  /** Periods covered; null: every period. */
+  readonly periods: ReadonlySet<number> | null;
+  readonly liveOdds: boolean;
+  readonly playerProps: boolean;
+  readonly liveGameState: boolean;
+  readonly futures: boolean;
+  /** True when the plan leaves out some markets (in-play or props), so id filters must be applied. */
+  readonly restrictsMarkets: boolean;
+  coversBook(affiliateId: number): boolean;
+  coversPeriod(periodId: number): boolean;
+  coversMarket(marketId: number): boolean;
+  /** The books a request may see: those it asked for (default every one) within coverage; null: every book. */
+  booksFor(requested: readonly number[] | undefined): ReadonlySet<number> | null;
+  /** The market ids a request may see, among `requested` or (undefined) every market; undefined: no limit. */
+  marketIdsFor(requested: readonly number[] | undefined): number[] | undefined;
+}
+
+class Scope implements PlanScope {
+  readonly restrictsMarkets: boolean;
+  private readonly catalogIds: number[] | undefined;
+
+  constructor(
+    readonly delaySeconds: number,
+    readonly historyDays: number | undefined,
+    readonly books: ReadonlySet<number> | null,
+    readonly periods: ReadonlySet<number> | null,
+    readonly liveOdds: boolean,
+    readonly playerProps: boolean,
+    readonly liveGameState: boolean,
+    readonly futures: boolean,
+  ) {
+    this.restrictsMarkets = !liveOdds || !playerProps;
+    this.catalogIds = this.restrictsMarkets
+      ? MARKET_DEFINITIONS.map((d) => d.id).filter((id) => this.coversMarket(id))
+      : undefined;
+  }
+
+  coversBook(affiliateId: number): boolean {
+    return this.books === null || this.books.has(affiliateId);
+  }
+
+  coversPeriod(periodId: number): boolean {
+    return this.periods === null || this.periods.has(periodId);
+  }
+
+  coversMarket(marketId: number): boolean {
+    if (!this.liveOdds && isLiveVariant(marketId)) return false;
+    if (!this.playerProps && isPropMarket(marketId)) return false;
+    return true;
+  }
+
+  booksFor(requested: readonly number[] | undefined): ReadonlySet<number> | null {
+    if (this.books === null) return requested ? new Set(requested) : null;
+    return new Set(requested ? requested.filter((id) => this.books!.has(id)) : this.books);
+  }
+
+  marketIdsFor(requested: readonly number[] | undefined): number[] | undefined {
+    if (requested) return this.restrictsMarkets ? requested.filter((id) => this.coversMarket(id)) : [...requested];
+    // Unknown ids (from an ingest feed) are not in the catalog: a restricted plan sees catalog markets only.
+    return this.catalogIds;
+  }
+}
+
+const list = (v: readonly number[] | 'all'): ReadonlySet<number> | null => (v === 'all' ? null : new Set(v));
+
+const scopes = new WeakMap<Entitlements, PlanScope>();
+
+function scopeOfPlan(e: Entitlements): PlanScope {
+  let scope = scopes.get(e);
+  if (!scope) {
+    scope = new Scope(
+      e.delaySeconds,
+      e.historyDays,
+      list(e.bookmakers),
+      list(e.periods),
+      e.liveOdds,
+      e.playerProps,
+      e.liveGameState,
+      e.futures,
+    );
+    scopes.set(e, scope);
+  }
+  return scope;
+}
+
+/** The scope of a server run without the access layer (benchmarks): everything, in real time. */
+export const OPEN_SCOPE: PlanScope = new Scope(0, undefined, null, null, true, true, true, true);
+
+/** The scope of a caller; without an account (no access layer) everything is open. */
+export function scopeOf(account: Account | undefined): PlanScope {
+  return account ? scopeOfPlan(account.entitlements) : OPEN_SCOPE;
+}
+
+/** The scope as id lists for stores to filter by; undefined where the plan covers everything. */
+export function coverageOf(scope: PlanScope): {
+  affiliateIds?: number[];
+  marketIds?: number[];
+  periodIds?: number[];
+} {
+  const sorted = (s: ReadonlySet<number>) => [...s].sort((a, b) => a - b);
+  const out: { affiliateIds?: number[]; marketIds?: number[]; periodIds?: number[] } = {};
+  if (scope.books) out.affiliateIds = sorted(scope.books);
+  const markets = scope.marketIdsFor(undefined);
+  if (markets) out.marketIds = markets;
+  if (scope.periods) out.periodIds = sorted(scope.periods);
+  return out;
+}

@@ -1,0 +1,192 @@
+import { assertNever, type Change, type ChangeRecord, decodeChange, type PriceFact } from '../changelog/change.ts';
+import type { EventInfo } from '../domain/types.ts';
+import type { LoadedState } from '../store/store.ts';
+import {
+  type Board,
+  type EventState,
+  type LineState,
+  type MarketState,
+  marketKey,
+  type ParticipantState,
+  type PriceState,
+  participantKey,
+} from './board.ts';
+
+/**
+ * The one way committed changes reach a board: the ledger after each commit, a restart from the
+ * store, and (with several nodes) a follower applying the bus. Changes must come in id order.
+ */
+
+/**
+ * A price change with where it goes: the objects the ledger's planning found or made. `fresh` ones
+ * are not on the board yet and are attached as they are, so the objects (and what serialisers keyed
+ * on them) carry over. A stored row is decoded into the same shape by looking its path up by key.
+ */
+export interface PlannedPrice {
+  kind: 'price';
+  ev: EventState;
+  market: MarketState;
+  participant: ParticipantState;
+  line: LineState;
+  freshMarket: boolean;
+  freshParticipant: boolean;
+  freshLine: boolean;
+  /** The price's new values; the board takes the object over when it has no price of this book on the line. */
+  state: PriceState;
+}
+
+/** What an applied change replaced: how a delayed view shows the board as it was before it. */
+export type Applied =
+  | {
+      kind: 'price';
+      event: EventState;
+      market: MarketState;
+      price: PriceState;
+      /** The price as it was, or null when the change created it. */
+      before: PriceState | null;
+      beforeVersion: number;
+    }
+  | { kind: 'info'; event: EventState; before: EventInfo | null; beforeVersion: number };
+
+/** Told of every change applied to a board, with what it replaced (delayed views listen). */
+export type ApplyObserver = (row: Pick<ChangeRecord, 'id' | 'at' | 'committed_ms'>, applied: Applied) => void;
+
+function planned(ev: EventState, f: PriceFact): PlannedPrice {
+  const key = marketKey(f.market_id, f.period_id);
+  let market = ev.markets.get(key);
+  const freshMarket = !market;
+  market ??= { id: f.market_instance_id, market_id: f.market_id, period_id: f.period_id, participants: new Map() };
+  let participant = market.participants.get(participantKey(f.participant_type, f.participant_id));
+  const freshParticipant = !participant;
+  participant ??= {
+    id: f.participant_id,
+    type: f.participant_type,
+    name: f.participant_name,
+    lines: new Map(),
+    mainLines: new Map(),
+  };
+  let line = participant.lines.get(f.line);
+  const freshLine = !line;
+  line ??= { id: f.line_id, value: f.line, prices: new Map() };
+  const state: PriceState = {
+    id: f.price_id,
+    affiliate_id: f.affiliate_id,
+    price: f.price,
+    is_main_line: f.is_main_line,
+    updated_at: f.updated_at,
+    closed_at: f.closed_at,
+    price_delta: f.price_delta,
+    change_id: f.id,
+  };
+  if (f.liquidity_usd !== undefined) state.liquidity_usd = f.liquidity_usd;
+  if (f.source_id !== undefined) state.source_id = f.source_id;
+  return { kind: 'price', ev, market, participant, line, freshMarket, freshParticipant, freshLine, state };
+}
+
+/** Applies one price change; returns what it replaced. */
+export function applyPlannedPrice(p: PlannedPrice): Applied {
+  const { ev, market, participant, line, state: next } = p;
+  const beforeVersion = ev.version;
+  if (p.freshMarket) ev.markets.set(marketKey(market.market_id, market.period_id), market);
+  if (p.freshParticipant) market.participants.set(participantKey(participant.type, participant.id), participant);
+  if (p.freshLine) participant.lines.set(line.value, line);
+  let state = line.prices.get(next.affiliate_id);
+  let before: PriceState | null = null;
+  if (state) {
+    before = { ...state };
+    // Rewritten in place: a new object per update would outlive the young generation (a price is
+    // rewritten every few batches) and be promoted, only to die there.
+    state.price = next.price;
+    state.is_main_line = next.is_main_line;
+    state.updated_at = next.updated_at;
+    state.closed_at = next.closed_at;
+    state.price_delta = next.price_delta;
+    state.change_id = next.change_id;
+    if (next.liquidity_usd === undefined) delete state.liquidity_usd;
+    else state.liquidity_usd = next.liquidity_usd;
+    if (next.source_id === undefined) delete state.source_id;
+    else state.source_id = next.source_id;
+  } else {
+    state = next;
+    line.prices.set(next.affiliate_id, state);
+  }
+  if (next.is_main_line) participant.mainLines.set(next.affiliate_id, line.value);
+  else if (participant.mainLines.get(next.affiliate_id) === line.value) participant.mainLines.delete(next.affiliate_id);
+  if (next.change_id > ev.version) ev.version = next.change_id;
+  return { kind: 'price', event: ev, market, price: state, before, beforeVersion };
+}
+
+/**
+ * Applies one change. Returns what it replaced, or undefined when it names an event the board does
+ * not hold. `fresh` is the state the ledger planned for an event the change creates.
+ */
+export function applyChange(board: Board, change: Change, fresh?: EventState): Applied | undefined {
+  switch (change.kind) {
+    case 'price': {
+      const ev = board.events.get(change.fact.event_id);
+      if (!ev) return undefined;
+      return applyPlannedPrice(planned(ev, change.fact));
+    }
+    case 'event': {
+      const header = change.header;
+      const state = board.events.get(header.event_id);
+      if (!state) {
+        const created = board.attachEvent(fresh ?? board.newEvent({ ...header }, change.id));
+        created.version = change.id;
+        return { kind: 'info', event: created, before: null, beforeVersion: 0 };
+      }
+      const before = state.info;
+      const beforeVersion = state.version;
+      const info: EventInfo = { ...header };
+      if (before.score) info.score = before.score;
+      if (before.live_game_state) info.live_game_state = before.live_game_state;
+      board.replaceInfo(state, info);
+      state.version = change.id;
+      return { kind: 'info', event: state, before, beforeVersion };
+    }
+    case 'score': {
+      const state = board.events.get(change.event_id);
+      if (!state) return undefined;
+      const before = state.info;
+      const beforeVersion = state.version;
+      const info: EventInfo = { ...before };
+      if (change.score === undefined) delete info.score;
+      else info.score = change.score;
+      if (change.live_game_state === null) delete info.live_game_state;
+      else if (change.live_game_state !== undefined) info.live_game_state = change.live_game_state;
+      board.replaceInfo(state, info);
+      state.version = change.id;
+      return { kind: 'info', event: state, before, beforeVersion };
+    }
+    default:
+      return assertNever(change);
+  }
+}
+
+/** Applies stored rows in id order (a follower, or a catch-up read from the store). */
+export function applyRows(board: Board, rows: readonly ChangeRecord[], observe?: ApplyObserver): void {
+  for (const row of rows) {
+    if (row.id <= board.head) continue;
+    const applied = applyChange(board, decodeChange(row));
+    if (applied && observe) observe(row, applied);
+    board.head = row.id;
+  }
+}
+
+/** Replaces a board's contents with a loaded state. */
+export function loadBoard(board: Board, loaded: LoadedState): void {
+  board.reset();
+  for (const e of loaded.events) board.attachEvent(board.newEvent(JSON.parse(e.info) as EventInfo, e.change_id));
+  for (const m of loaded.markets) {
+    const ev = board.events.get(m.event_id);
+    if (!ev) continue;
+    ev.markets.set(marketKey(m.market_id, m.period_id), {
+      id: m.id,
+      market_id: m.market_id,
+      period_id: m.period_id,
+      participants: new Map(),
+    });
+  }
+  for (const row of loaded.latestPrices) applyChange(board, decodeChange(row));
+  board.head = loaded.headId;
+}

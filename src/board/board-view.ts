@@ -1,0 +1,16 @@
+import type { EventState } from './board.ts';
+
+/**
+ * The board as one plan sees it: the live board for real-time plans, a delayed view for the
+ * others. Routes and streams read through this and nothing else, so a delay holds everywhere.
+ */
+export interface BoardView {
+  /** The last change id this view shows: no read through it looks past it. */
+  readonly head: number;
+  getEvent(eventId: string): EventState | undefined;
+  /** The sport's events ordered by scheduled start, then id. */
+  eventsOfSport(sportId: number): readonly EventState[];
+  /** Events of a sport whose start lies in [fromMs, toMs). */
+  eventsInWindow(sportId: number, fromMs: number, toMs: number): EventState[];
+  sportIds(): number[];
+}

@@ -1,0 +1,186 @@
+import type { ChangeType, EventInfo, ParticipantType, Score } from '../domain/types.ts';
+
+/**
+ * The change log: one sequence of every change the ledger commits. Each row has a global integer
+ * id in commit order; readers (the board, delayed views, the delta feeds, streams, other nodes)
+ * all consume these rows and nothing else. A new kind is added here, and the exhaustive switches
+ * over `ChangeKind` (decodeChange, applyChange) fail to compile until every reader handles it.
+ */
+
+export const CHANGE_KINDS = ['event', 'score', 'price'] as const;
+export type ChangeKind = (typeof CHANGE_KINDS)[number];
+
+/** One stored row of the change log. `payload` is the change serialised once, at commit. */
+export interface ChangeRecord {
+  id: number;
+  kind: ChangeKind;
+  event_id: string;
+  sport_id: number;
+  /** The time the change describes (a back-filled row can lie in the past). */
+  at: string;
+  /** Wall-clock time of the commit in epoch ms; never decreases along the id sequence. */
+  committed_ms: number;
+  /** Price rows only: the market_line_price id, its book and market. */
+  price_id: number | null;
+  affiliate_id: number | null;
+  market_id: number | null;
+  /** The row as served: for price rows exactly the spec's Delta row, serialised once. */
+  payload: string;
+  /** Price rows: what the board and history need beyond the Delta row (ids, delta, liquidity). */
+  detail: string | null;
+}
+
+/**
+ * A position in the log. `epoch` names the log itself: a random id stored when the log begins and
+ * made anew when it is reset or restored, so a client holding a position from another log can tell
+ * that its id means nothing here.
+ */
+export interface LogPosition {
+  id: number;
+  epoch: string;
+}
+
+/** Event header as a feed sends it: everything of an event but its score and live state. */
+export type EventHeader = Omit<EventInfo, 'score' | 'live_game_state'>;
+
+/** One book's price on one line as a price row leaves it: all a board needs to hold it. */
+export interface PriceFact {
+  id: number;
+  event_id: string;
+  market_id: number;
+  period_id: number;
+  /** Instance id of the market on its event (the `id` of a Market). */
+  market_instance_id: number;
+  participant_id: number;
+  participant_type: ParticipantType;
+  participant_name: string;
+  line: string;
+  line_id: string;
+  /** market_line_price id. */
+  price_id: number;
+  affiliate_id: number;
+  price: number;
+  is_main_line: boolean;
+  closed_at: string;
+  updated_at: string;
+  price_delta: number;
+  liquidity_usd?: number;
+  source_id?: string;
+}
+
+/** A row of the log decoded: what applying it to a board means. */
+export type Change =
+  | { kind: 'event'; id: number; header: EventHeader }
+  | {
+      kind: 'score';
+      id: number;
+      event_id: string;
+      score: Score | undefined;
+      /** Replaces the live state; null clears it; absent keeps it. */
+      live_game_state?: Record<string, unknown> | null;
+    }
+  | { kind: 'price'; id: number; fact: PriceFact };
+
+/** The Delta row fields of a price row that its fact needs, as stored in the payload. */
+interface StoredDeltaRow {
+  event_id: string;
+  affiliate_id: number;
+  market_id: number;
+  participant_id: number;
+  participant_type: ParticipantType;
+  participant_name: string;
+  line: string;
+  price: string;
+  previous_price: string;
+  change_type: ChangeType;
+  is_main_line: boolean;
+  closed_at: string;
+  updated_at: string;
+}
+
+/** What a price row records beyond the spec's Delta row (the `detail` of its record). */
+export interface PriceDetail {
+  price_id: number;
+  period_id: number;
+  market_instance_id: number;
+  line_id: string;
+  price_delta: number;
+  liquidity_usd?: number;
+  source_id?: string;
+}
+
+export function assertNever(x: never): never {
+  throw new Error(`unhandled change kind: ${JSON.stringify(x)}`);
+}
+
+/** Reads a stored row back into its change (a restart, a follower node, a replay). */
+export function decodeChange(row: ChangeRecord): Change {
+  switch (row.kind) {
+    case 'event':
+      return { kind: 'event', id: row.id, header: JSON.parse(row.payload) as EventHeader };
+    case 'score': {
+      const u = JSON.parse(row.payload) as {
+        score?: Score;
+        live_game_state?: Record<string, unknown> | null;
+      };
+      const change: Change = { kind: 'score', id: row.id, event_id: row.event_id, score: u.score };
+      if (u.live_game_state !== undefined) change.live_game_state = u.live_game_state;
+      return change;
+    }
+    case 'price': {
+      const d = JSON.parse(row.payload) as StoredDeltaRow;
+      const x = JSON.parse(row.detail ?? '{}') as PriceDetail;
+      const fact: PriceFact = {
+        id: row.id,
+        event_id: d.event_id,
+        market_id: d.market_id,
+        period_id: x.period_id,
+        market_instance_id: x.market_instance_id,
+        participant_id: d.participant_id,
+        participant_type: d.participant_type,
+        participant_name: d.participant_name,
+        line: d.line,
+        line_id: x.line_id,
+        price_id: x.price_id,
+        affiliate_id: d.affiliate_id,
+        price: Number(d.price),
+        is_main_line: d.is_main_line,
+        closed_at: d.closed_at,
+        updated_at: d.updated_at,
+        price_delta: x.price_delta,
+      };
+      if (x.liquidity_usd !== undefined) fact.liquidity_usd = x.liquidity_usd;
+      if (x.source_id !== undefined) fact.source_id = x.source_id;
+      return { kind: 'price', id: row.id, fact };
+    }
+    default:
+      return assertNever(row.kind);
+  }
+}
+
+/**
+ * A batch as the ledger committed it. Its rows span ids (fromId, headId] with no gap, so a listener
+ * that remembers the last headId it saw detects a missed batch: the next batch's fromId differs.
+ */
+export interface CommittedBatch {
+  epoch: string;
+  /** The head before this batch: the batch holds every id above it up to headId. */
+  fromId: number;
+  /** The head after this batch: its last id. */
+  headId: number;
+  changes: ChangeRecord[];
+  /** Events touched by the batch. */
+  eventIds: string[];
+}
+
+/** The period id of a price row, read from its detail without parsing the whole of it. */
+export function periodOfDetail(detail: string | null): number {
+  const m = detail === null ? null : /"period_id":(-?\d+)/.exec(detail);
+  return m ? Number(m[1]) : 0;
+}
+
+/** The time a row becomes visible to a plan delayed by `delayMs`: the time it describes, never later than its commit. */
+export function describedMs(row: Pick<ChangeRecord, 'at' | 'committed_ms'>): number {
+  const at = Date.parse(row.at);
+  return Number.isNaN(at) ? row.committed_ms : Math.min(at, row.committed_ms);
+}

@@ -1,0 +1,144 @@
+import type { FastifyInstance } from 'fastify';
+import { AccessControl } from './access/access-control.ts';
+import { Authenticator } from './access/authenticator.ts';
+import type { CounterStore } from './access/counters/counters.ts';
+import { MemoryCounters } from './access/counters/memory-counters.ts';
+import { TIERS } from './access/tiers.ts';
+import { entitlementsFor } from './access/entitlements.ts';
+import type { KeyStore } from './access/keys.ts';
+import { Board } from './board/board.ts';
+import { ChangeFeed } from './board/change-feed.ts';
+import { DelayedViews } from './board/delayed-views.ts';
+import type { Bus } from './bus/bus.ts';
+import { MemoryBus } from './bus/memory-bus.ts';
+import type { ServeConfig } from './config.ts';
+import { buildApp } from './http/app.ts';
+import { Ledger } from './ledger/ledger.ts';
+import type { HistoryStore } from './store/history.ts';
+import { openSqlite } from './store/sqlite/database.ts';
+import { SqliteCounterStore } from './store/sqlite/sqlite-counters.ts';
+import { SqliteHistoryStore } from './store/sqlite/sqlite-history.ts';
+import { SqliteKeyStore } from './store/sqlite/sqlite-keys.ts';
+import { SqliteStore } from './store/sqlite/sqlite-store.ts';
+import type { Store } from './store/store.ts';
+
+/** The storage backends of one data directory. */
+export interface Backends {
+  store: Store;
+  keys: KeyStore;
+  history: HistoryStore;
+  counterStore: CounterStore;
+  bus: Bus;
+}
+
+/** Everything a server runs, built and wired, not yet listening. */
+export interface Services extends Backends {
+  config: ServeConfig;
+  board: Board;
+  views: DelayedViews;
+  ledger: Ledger;
+  feed: ChangeFeed;
+  counters: MemoryCounters;
+  access: AccessControl;
+  auth: Authenticator;
+  app: FastifyInstance;
+  /** Saves the usage counters now (also done every `counterSaveMs`). */
+  saveCounters(): Promise<void>;
+  /** Closes the app and every backend, in order; the feeds must be stopped first. */
+  close(): Promise<void>;
+}
+
+export interface ComposeOptions {
+  /** ms clock for commits, delays and limits; tests inject one. */
+  now?: () => number;
+  /** Where errors of background work go (a bus listener that threw, a failed counter save). */
+  onError?: (err: unknown) => void;
+  /** Serve without the access layer: every route open and unmetered (to measure what it costs). */
+  withoutAccess?: boolean;
+  /** Where the request log goes instead of standard output (tests read it). */
+  logStream?: NodeJS.WritableStream;
+}
+
+/** The one place a backend is chosen: today the embedded SQLite store of the data directory. */
+export function openBackends(config: ServeConfig, onError: (err: unknown) => void): Backends {
+  const db = openSqlite(config.dataDir);
+  return {
+    store: new SqliteStore(db),
+    keys: new SqliteKeyStore(db),
+    history: new SqliteHistoryStore(db),
+    counterStore: new SqliteCounterStore(db),
+    bus: new MemoryBus(onError),
+  };
+}
+
+/** The delays of every plan, so that each has its view before its first request. */
+const PLAN_DELAYS = TIERS.map((t) => entitlementsFor(t).delaySeconds);
+
+/**
+ * The composition root: builds the backends and services from the configuration and wires them,
+ * without listening. The server, the CLI and the tests all start here.
+ */
+export async function compose(config: ServeConfig, opts: ComposeOptions = {}): Promise<Services> {
+  const now = opts.now ?? Date.now;
+  const onError = opts.onError ?? ((err: unknown) => process.stderr.write(`oddsbase: ${String(err)}\n`));
+  const limits = config.limits;
+  const backends = openBackends(config, onError);
+  const { store, bus } = backends;
+  const board = new Board();
+  const views = new DelayedViews(board, PLAN_DELAYS, {
+    now,
+    tickMs: limits.delayTickMs,
+    maxEntries: limits.delayMaxEntries,
+  });
+  const ledger = await Ledger.open(store, board, bus, {
+    now,
+    maxQueuedBatches: limits.ledgerMaxQueuedBatches,
+    observe: views.observe,
+  });
+  const feed = await ChangeFeed.open(store, bus, board.head, { now });
+  const counters = new MemoryCounters(now);
+  // Usage survives restarts and is visible to `oddsbase keys show`.
+  counters.restore(await backends.counterStore.load(now()));
+  const saveCounters = () => backends.counterStore.save(counters.takeChanged());
+  const saver = setInterval(() => void saveCounters().catch(onError), limits.counterSaveMs);
+  saver.unref();
+  const access = new AccessControl(counters, now);
+  const auth = new Authenticator(backends.keys, limits.authCacheMs, now);
+  const app = await buildApp({
+    views,
+    feed,
+    history: backends.history,
+    auth,
+    access: opts.withoutAccess ? undefined : access,
+    keyHeader: config.keyHeader,
+    log:
+      config.logLevel === 'silent'
+        ? undefined
+        : { level: config.logLevel, ...(opts.logStream ? { stream: opts.logStream } : {}) },
+  });
+  let closed = false;
+  return {
+    ...backends,
+    config,
+    board,
+    views,
+    ledger,
+    feed,
+    counters,
+    access,
+    auth,
+    app,
+    saveCounters,
+    async close() {
+      if (closed) return;
+      closed = true;
+      await app.close();
+      clearInterval(saver);
+      await saveCounters();
+      feed.close();
+      views.close();
+      await bus.close();
+      await store.close();
+    },
+  };
+}

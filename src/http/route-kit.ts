@@ -1,0 +1,65 @@
+import { Readable } from 'node:stream';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { AccessControl } from '../access/access-control.ts';
+import { type PlanScope, scopeOf } from '../access/plan-scope.ts';
+import type { BoardView } from '../board/board-view.ts';
+import type { ChangeFeed } from '../board/change-feed.ts';
+import type { DelayedViews } from '../board/delayed-views.ts';
+import type { HistoryStore } from '../store/history.ts';
+import { ApiError } from './errors.ts';
+import type { SnapshotCache } from './snapshot-cache.ts';
+
+/**
+ * What route plugins share: the narrow set of services they read (never the server), and the
+ * helpers every route uses to apply the caller's plan. Routes import this, not the app, so the app
+ * can import the routes without a cycle.
+ */
+export interface RouteDeps {
+  access?: AccessControl;
+  /** The board each plan sees: the live one, or a view held back by the plan's data delay. */
+  views: DelayedViews;
+  feed: ChangeFeed;
+  history: HistoryStore;
+  cache: SnapshotCache;
+}
+
+/** What the caller may see, and the board view it reads: every route starts here. */
+export interface Caller {
+  scope: PlanScope;
+  view: BoardView;
+}
+
+export function callerOf(deps: RouteDeps, request: FastifyRequest): Caller {
+  const scope = scopeOf(request.account);
+  return { scope, view: deps.views.forDelay(scope.delaySeconds) };
+}
+
+/** Sends bytes that are already JSON (cached or concatenated) without serialising them again. */
+export function sendJson(reply: FastifyReply, body: string | Buffer): FastifyReply {
+  return reply.header('content-type', 'application/json; charset=utf-8').send(body);
+}
+
+/**
+ * Sends JSON made of several buffers (a page of the change log between its envelope) without
+ * copying them into one: a 2 MB copy costs more than the rest of such a request.
+ */
+export function sendParts(reply: FastifyReply, parts: readonly Buffer[]): FastifyReply {
+  let length = 0;
+  for (const p of parts) length += p.length;
+  return reply
+    .header('content-type', 'application/json; charset=utf-8')
+    .header('content-length', String(length))
+    .send(Readable.from(parts, { objectMode: false }));
+}
+
+/** Refuses a date outside the caller's history window (403 with the earliest date it may ask for). */
+export function gateDate(deps: RouteDeps, request: FastifyRequest, dateMs: number): void {
+  const account = request.account;
+  const denial = account && deps.access?.checkHistoryWindow(account, dateMs);
+  if (denial) throw new ApiError(denial.status, denial.body, denial.headers);
+}
+
+/** The oldest instant the caller's history reaches, or undefined without a window. */
+export function historyFloorOf(deps: RouteDeps, request: FastifyRequest): number | undefined {
+  return request.account && deps.access ? deps.access.historyFloorMs(request.account) : undefined;
+}
