@@ -44,10 +44,14 @@ export interface NewKeyOptions {
 
 /** Where keys are kept. Contract: test/contract/keys.contract.ts, run against every implementation. */
 export interface KeyStore {
+  /** Refuses a record whose hash is already kept. */
   insert(record: KeyRecord): Promise<void>;
   findByHash(hash: string): Promise<KeyRecord | undefined>;
   list(): Promise<KeyRecord[]>;
-  /** Revokes the active keys whose full key or prefix matches; returns how many were revoked. */
+  /**
+   * Revokes the active keys whose full key hash, or else whose stored prefix, equals the one given;
+   * returns how many were revoked. A key already revoked keeps its first revocation time.
+   */
   revoke(hashOrPrefix: { hash?: string; prefix?: string }, at: string): Promise<number>;
   count(): Promise<number>;
 }

@@ -14,7 +14,7 @@ export type PriceRecord = Pick<ChangeRecord, 'id' | 'payload' | 'detail'> & {
 export type HistoryScope =
   /** Every price row of an event, or of one market id of it. */
   | { eventId: string; marketId?: number }
-  /** The rows of these market_line_prices, wherever they belong. */
+  /** The rows of these market_line_prices, wherever they belong (none for an empty list). */
   | { priceIds: readonly number[] };
 
 export type HistoryQuery = HistoryScope & {

@@ -9,6 +9,8 @@ export type { ChangeKind, ChangeRecord };
  *
  * Contract (test/contract/store.contract.ts runs it against every implementation):
  * - `commit` is atomic: after it resolves every row of the batch is readable; after it rejects none is.
+ *   It refuses a batch with an id at or below the head or an id twice (a reader whose cursor is at
+ *   the head would never see a row written below it), and one that adds a market instance already kept.
  * - Ids are the ledger's; the store keeps them and never assigns its own. Reads return rows in id order.
  * - `committed_ms` never decreases along the ids (the ledger guarantees it), which the time lookups rely on.
  * - The log has an epoch, made when the log begins (the first `load` of an empty store) and kept
@@ -34,7 +36,9 @@ export interface MarketRecord {
 
 export interface Commit {
   changes: ChangeRecord[];
+  /** Each replaces the kept event of its event_id. */
   events: EventRecord[];
+  /** New market instances only. */
   markets: MarketRecord[];
 }
 
@@ -60,7 +64,7 @@ export interface ChangeQuery {
   limit: number;
   sportId?: number;
   eventId?: string;
-  /** Price rows of these books, markets and periods only (empty: none). */
+  /** Price rows of these books, markets and periods only (a row without one never matches); an empty list matches nothing. */
   affiliateIds?: readonly number[];
   marketIds?: readonly number[];
   periodIds?: readonly number[];

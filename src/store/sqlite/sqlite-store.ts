@@ -40,7 +40,13 @@ export class SqliteStore implements Store {
     this.insertMarket = db.prepare(
       'INSERT INTO markets (id, event_id, market_id, period_id) VALUES (?, ?, ?, ?)',
     );
+    const headId = db.prepare('SELECT max(id) FROM changes').pluck();
     this.commitTx = db.transaction((c: Commit) => {
+      // Ids only rise: a row below the head would be skipped by a reader whose cursor is at the head.
+      const head = (headId.get() as number | null) ?? 0;
+      for (const r of c.changes) {
+        if (r.id <= head) throw new Error(`change id ${r.id} is not above the head ${head}`);
+      }
       for (const m of c.markets) this.insertMarket.run(m.id, m.event_id, m.market_id, m.period_id);
       for (const r of c.changes) {
         this.insertChange.run(

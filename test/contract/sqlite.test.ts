@@ -1,0 +1,62 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openSqlite, type SqliteDatabase } from '../../src/store/sqlite/database.ts';
+import { SqliteCounterStore } from '../../src/store/sqlite/sqlite-counters.ts';
+import { SqliteHistoryStore } from '../../src/store/sqlite/sqlite-history.ts';
+import { SqliteKeyStore } from '../../src/store/sqlite/sqlite-keys.ts';
+import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
+import { counterStoreContract } from './counter-store.contract.ts';
+import { historyContract } from './history.contract.ts';
+import { keyStoreContract } from './keys.contract.ts';
+import { storeContract } from './store.contract.ts';
+
+/** A fresh data directory per case; every database opened on it is closed before it is removed. */
+function dataDir(): { open(): SqliteDatabase; cleanup(): Promise<void> } {
+  const dir = mkdtempSync(join(tmpdir(), 'oddsbase-contract-'));
+  const opened: SqliteDatabase[] = [];
+  return {
+    open() {
+      const db = openSqlite(dir);
+      opened.push(db);
+      return db;
+    },
+    async cleanup() {
+      for (const db of opened) if (db.open) db.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+storeContract('SQLite', async () => {
+  const dir = dataDir();
+  return {
+    store: new SqliteStore(dir.open()),
+    reopen: async () => new SqliteStore(dir.open()),
+    cleanup: dir.cleanup,
+  };
+});
+
+historyContract('SQLite', async () => {
+  const dir = dataDir();
+  const db = dir.open();
+  return { store: new SqliteStore(db), history: new SqliteHistoryStore(db), cleanup: dir.cleanup };
+});
+
+keyStoreContract('SQLite', async () => {
+  const dir = dataDir();
+  return {
+    keys: new SqliteKeyStore(dir.open()),
+    reopen: async () => new SqliteKeyStore(dir.open()),
+    cleanup: dir.cleanup,
+  };
+});
+
+counterStoreContract('SQLite', async () => {
+  const dir = dataDir();
+  return {
+    counters: new SqliteCounterStore(dir.open()),
+    reopen: async () => new SqliteCounterStore(dir.open()),
+    cleanup: dir.cleanup,
+  };
+});

@@ -1,0 +1,515 @@
+import assert from 'node:assert/strict';
+import { describe, it, type TestContext } from 'node:test';
+import {
+  EPOCH_META,
+  type ChangeQuery,
+  type ChangeRecord,
+  type LoadedState,
+  type PriceRowSummary,
+  type Store,
+} from '../../src/store/store.ts';
+import {
+  batch,
+  EVENT_A,
+  EVENT_B,
+  eventRecord,
+  eventRow,
+  marketRecord,
+  priceRow,
+  scoreRow,
+  seeded,
+} from './fixtures.ts';
+
+export interface StoreFixture {
+  store: Store;
+  /** The same data opened again after `store` is closed; absent for a store that lives in the process. */
+  reopen?: () => Promise<Store>;
+  cleanup(): Promise<void>;
+}
+
+const NO_REOPEN = 'this store lives in the process: there is nothing to reopen';
+const EVENT_C = 'c'.repeat(32);
+const EVERY_ID = Number.MAX_SAFE_INTEGER;
+
+/**
+ * Three events (A and B of sport 4, C of sport 1), every kind of row, sparse ids, five prices of which
+ * three change again. Ids in the comments are the ones the cases below expect.
+ */
+function mixedLog(): ChangeRecord[] {
+  return [
+    eventRow({ id: 1 }),
+    priceRow({ id: 2, price_id: 1, affiliate_id: 19, market_id: 1 }),
+    priceRow({ id: 3, price_id: 2, affiliate_id: 22, market_id: 1 }),
+    eventRow({ id: 5, event_id: EVENT_C, sport_id: 1 }),
+    priceRow({ id: 6, price_id: 3, event_id: EVENT_C, sport_id: 1, affiliate_id: 19, market_id: 2 }),
+    scoreRow({ id: 7, home: 3 }),
+    priceRow({ id: 8, price_id: 1, affiliate_id: 19, market_id: 1, price: -120 }),
+    priceRow({ id: 10, price_id: 4, event_id: EVENT_B, affiliate_id: 22, market_id: 3, period_id: 1 }),
+    priceRow({ id: 11, price_id: 3, event_id: EVENT_C, sport_id: 1, affiliate_id: 19, market_id: 2 }),
+    scoreRow({ id: 12, event_id: EVENT_C, sport_id: 1, away: 1 }),
+    priceRow({ id: 14, price_id: 2, affiliate_id: 22, market_id: 1, price: -105 }),
+    priceRow({ id: 15, price_id: 5, event_id: EVENT_B, affiliate_id: 7, market_id: 2 }),
+  ];
+}
+
+const MIXED_IDS = [1, 2, 3, 5, 6, 7, 8, 10, 11, 12, 14, 15];
+const MIXED_PRICE_IDS = [2, 3, 6, 8, 10, 11, 14, 15];
+
+function query(q: Partial<ChangeQuery> = {}): ChangeQuery {
+  return { pricesOnly: false, afterId: 0, toId: EVERY_ID, limit: 1000, ...q };
+}
+
+const ids = (rows: readonly { id: number }[]): number[] => rows.map((r) => r.id);
+
+/** What a reader can see of a store, with the parts whose order the contract leaves open sorted. */
+async function visible(store: Store): Promise<{ changes: ChangeRecord[]; loaded: LoadedState }> {
+  const changes = await store.readChanges(query());
+  const loaded = await store.load();
+  loaded.events.sort((a, b) => a.event_id.localeCompare(b.event_id));
+  loaded.markets.sort((a, b) => a.id - b.id);
+  loaded.latestPrices.sort((a, b) => a.price_id! - b.price_id!);
+  return { changes, loaded };
+}
+
+export function storeContract(name: string, make: () => Promise<StoreFixture>): void {
+  describe(`Store contract: ${name}`, () => {
+    /** A fresh store for one case, cleaned up when the case ends. */
+    async function fresh(t: TestContext): Promise<StoreFixture> {
+      const f = await make();
+      t.after(() => f.cleanup());
+      return f;
+    }
+
+    async function withMixedLog(t: TestContext): Promise<Store> {
+      const { store } = await fresh(t);
+      await store.commit(batch(mixedLog()));
+      return store;
+    }
+
+    describe('commit', () => {
+      it('an empty store has no rows, events, markets or prices, and a head of 0', async (t) => {
+        const { store } = await fresh(t);
+        const loaded = await store.load();
+        assert.deepEqual(
+          { ...loaded, epoch: undefined },
+          { epoch: undefined, events: [], markets: [], latestPrices: [], headId: 0, headCommittedMs: 0 },
+        );
+        assert.deepEqual(await store.readChanges(query()), []);
+      });
+
+      it('keeps every row as committed, with the ledger’s ids, and reads them in id order', async (t) => {
+        const { store } = await fresh(t);
+        const log = mixedLog();
+        // Listed out of order within each batch: the store orders by id, not by position.
+        await store.commit(batch([log[3], log[0], log[2], log[1]]));
+        await store.commit(batch(log.slice(4).reverse()));
+        assert.deepEqual(await store.readChanges(query()), log);
+        const loaded = await store.load();
+        assert.equal(loaded.headId, 15);
+        assert.equal(loaded.headCommittedMs, log.at(-1)!.committed_ms);
+      });
+
+      it('keeps the rows as committed, whatever the caller then does with its objects', async (t) => {
+        const { store } = await fresh(t);
+        const log = mixedLog();
+        const committed = structuredClone(log);
+        await store.commit(batch(committed));
+        committed[1].payload = 'changed by the committer';
+        const read = await store.readChanges(query());
+        read[1].payload = 'changed by a reader';
+        (await store.load()).latestPrices[0].payload = 'changed by a loader';
+        assert.deepEqual(await store.readChanges(query()), log);
+      });
+
+      it('a later commit of an event replaces it; markets accumulate', async (t) => {
+        const { store } = await fresh(t);
+        const log = mixedLog();
+        await store.commit(
+          batch(log.slice(0, 5), {
+            events: [eventRecord(EVENT_A, 1), eventRecord(EVENT_C, 5, 1)],
+            markets: [marketRecord(1, EVENT_A, 1), marketRecord(2, EVENT_C, 2)],
+          }),
+        );
+        await store.commit(
+          batch(log.slice(5), {
+            events: [eventRecord(EVENT_A, 7), eventRecord(EVENT_B, 10)],
+            markets: [marketRecord(3, EVENT_B, 3), marketRecord(4, EVENT_B, 2)],
+          }),
+        );
+        const { loaded } = await visible(store);
+        assert.deepEqual(loaded.events, [
+          eventRecord(EVENT_A, 7),
+          eventRecord(EVENT_B, 10),
+          eventRecord(EVENT_C, 5, 1),
+        ]);
+        assert.deepEqual(loaded.markets, [
+          marketRecord(1, EVENT_A, 1),
+          marketRecord(2, EVENT_C, 2),
+          marketRecord(3, EVENT_B, 3),
+          marketRecord(4, EVENT_B, 2),
+        ]);
+      });
+
+      /** Commits a first batch, tries `refused`, and checks that it was refused and left no trace. */
+      async function assertRefused(t: TestContext, first: ChangeRecord[], refused: ChangeRecord[]) {
+        const { store } = await fresh(t);
+        const events = [eventRecord(EVENT_A, first[0].id)];
+        await store.commit(batch(first, { events, markets: [marketRecord(1, EVENT_A, 1)] }));
+        const before = await visible(store);
+        // The refused batch brings a new event and market too: neither may be kept.
+        const more = {
+          events: [eventRecord(EVENT_B, refused[0].id)],
+          markets: [marketRecord(9, EVENT_B, 9)],
+        };
+        await assert.rejects(store.commit(batch(refused, more)));
+        assert.deepEqual(await visible(store), before);
+        // The refusal left nothing half done: the next good batch goes in.
+        const next = before.loaded.headId + 100;
+        await store.commit(batch([priceRow({ id: next, price_id: 77 })]));
+        assert.deepEqual(ids(await store.readChanges(query({ afterId: before.loaded.headId }))), [next]);
+      }
+
+      it('refuses a whole batch that holds one id twice', async (t) => {
+        await assertRefused(
+          t,
+          [priceRow({ id: 1, price_id: 1 })],
+          [2, 3, 3].map((id, i) => priceRow({ id, price_id: 2 + i })),
+        );
+      });
+
+      it('refuses a whole batch that repeats an id already stored', async (t) => {
+        await assertRefused(
+          t,
+          [priceRow({ id: 1, price_id: 1 }), priceRow({ id: 2, price_id: 2 })],
+          [priceRow({ id: 3, price_id: 3 }), scoreRow({ id: 2 })],
+        );
+      });
+
+      it('refuses a whole batch with an id below the head, even one never used', async (t) => {
+        await assertRefused(
+          t,
+          [priceRow({ id: 1, price_id: 1 }), priceRow({ id: 5, price_id: 2 })],
+          [priceRow({ id: 3, price_id: 3 }), priceRow({ id: 6, price_id: 4 })],
+        );
+      });
+
+      it('refuses a whole batch that adds a market instance already kept', async (t) => {
+        const { store } = await fresh(t);
+        await store.commit(batch([eventRow({ id: 1 })], { markets: [marketRecord(1, EVENT_A, 1)] }));
+        const before = await visible(store);
+        // The same instance id, then a new id for the same event, market and period.
+        for (const market of [marketRecord(1, EVENT_B, 2), marketRecord(2, EVENT_A, 1)]) {
+          const refused = batch([priceRow({ id: 2, price_id: 1 })], { markets: [market] });
+          await assert.rejects(store.commit(refused));
+          assert.deepEqual(await visible(store), before);
+        }
+        // Another period of the same market is another instance.
+        const otherPeriod = marketRecord(2, EVENT_A, 1, 1);
+        await store.commit(batch([priceRow({ id: 2, price_id: 1 })], { markets: [otherPeriod] }));
+        assert.equal((await store.load()).markets.length, 2);
+      });
+    });
+
+    describe('load', () => {
+      it('gives the newest row of every price, the events, the markets and the head', async (t) => {
+        const { store } = await fresh(t);
+        const log = mixedLog();
+        await store.commit(
+          batch(log, { events: [eventRecord(EVENT_A, 1)], markets: [marketRecord(1, EVENT_A, 1)] }),
+        );
+        const { loaded } = await visible(store);
+        const byId = new Map(log.map((r) => [r.id, r]));
+        // Prices 1 to 5 last changed at ids 8, 14, 11, 10 and 15.
+        assert.deepEqual(
+          loaded.latestPrices,
+          [8, 14, 11, 10, 15].map((id) => byId.get(id)),
+        );
+        assert.deepEqual(loaded.events, [eventRecord(EVENT_A, 1)]);
+        assert.deepEqual(loaded.markets, [marketRecord(1, EVENT_A, 1)]);
+        assert.equal(loaded.headId, 15);
+        assert.equal(loaded.headCommittedMs, byId.get(15)!.committed_ms);
+      });
+
+      it('a head that is not a price row still counts as the head', async (t) => {
+        const { store } = await fresh(t);
+        await store.commit(
+          batch([priceRow({ id: 4, price_id: 1 }), scoreRow({ id: 9, committed_ms: 123_456 })]),
+        );
+        const loaded = await store.load();
+        assert.equal(loaded.headId, 9);
+        assert.equal(loaded.headCommittedMs, 123_456);
+        assert.deepEqual(ids(loaded.latestPrices), [4]);
+      });
+    });
+
+    describe('epoch', () => {
+      it('is made by the first load and kept by every later one', async (t) => {
+        const { store } = await fresh(t);
+        assert.equal(await store.getMeta(EPOCH_META), undefined);
+        const epoch = (await store.load()).epoch;
+        assert.ok(epoch.length > 0);
+        assert.equal(await store.getMeta(EPOCH_META), epoch);
+        await store.commit(batch(mixedLog()));
+        assert.equal((await store.load()).epoch, epoch);
+      });
+
+      it('differs from one new log to the next', async (t) => {
+        const a = await fresh(t);
+        const b = await fresh(t);
+        assert.notEqual((await a.store.load()).epoch, (await b.store.load()).epoch);
+      });
+
+      it('is the one set when a log is reset or restored', async (t) => {
+        const { store } = await fresh(t);
+        await store.load();
+        await store.setMeta(EPOCH_META, 'restored-epoch');
+        assert.equal((await store.load()).epoch, 'restored-epoch');
+      });
+
+      it('is kept when the store is opened again', async (t) => {
+        const f = await fresh(t);
+        if (!f.reopen) return t.skip(NO_REOPEN);
+        const epoch = (await f.store.load()).epoch;
+        await f.store.close();
+        const again = await f.reopen();
+        assert.equal((await again.load()).epoch, epoch);
+      });
+    });
+
+    describe('durability', () => {
+      it('rows, events, markets and meta committed before a close are there after reopening', async (t) => {
+        const f = await fresh(t);
+        if (!f.reopen) return t.skip(NO_REOPEN);
+        await f.store.commit(
+          batch(mixedLog(), { events: [eventRecord(EVENT_A, 1)], markets: [marketRecord(1, EVENT_A, 1)] }),
+        );
+        await f.store.setMeta('owner', 'contract');
+        const before = await visible(f.store);
+        await f.store.close();
+        const again = await f.reopen();
+        assert.deepEqual(await visible(again), before);
+        assert.equal(await again.getMeta('owner'), 'contract');
+      });
+    });
+
+    describe('meta', () => {
+      it('reads back what was set, the last value winning, each key apart', async (t) => {
+        const { store } = await fresh(t);
+        assert.equal(await store.getMeta('a'), undefined);
+        await store.setMeta('a', '1');
+        await store.setMeta('b', '');
+        assert.equal(await store.getMeta('a'), '1');
+        await store.setMeta('a', '2');
+        assert.equal(await store.getMeta('a'), '2');
+        assert.equal(await store.getMeta('b'), '');
+      });
+    });
+
+    describe('readChanges', () => {
+      const cases: [string, Partial<ChangeQuery>, number[]][] = [
+        ['every kind', {}, MIXED_IDS],
+        ['price rows only', { pricesOnly: true }, MIXED_PRICE_IDS],
+        ['one sport', { sportId: 1 }, [5, 6, 11, 12]],
+        ['one sport, price rows only', { sportId: 4, pricesOnly: true }, [2, 3, 8, 10, 14, 15]],
+        ['one event', { eventId: EVENT_A }, [1, 2, 3, 7, 8, 14]],
+        ['one event, price rows only', { eventId: EVENT_A, pricesOnly: true }, [2, 3, 8, 14]],
+        ['an event with no row', { eventId: 'f'.repeat(32) }, []],
+        ['one book (rows without a book never match)', { affiliateIds: [22] }, [3, 10, 14]],
+        ['several books', { affiliateIds: [19, 7] }, [2, 6, 8, 11, 15]],
+        ['one market', { marketIds: [2] }, [6, 11, 15]],
+        ['several markets', { marketIds: [1, 3] }, [2, 3, 8, 10, 14]],
+        ['an empty book list matches nothing', { affiliateIds: [] }, []],
+        ['an empty market list matches nothing', { marketIds: [] }, []],
+        ['an empty period list matches nothing', { periodIds: [] }, []],
+        ['one period (rows without a period never match)', { periodIds: [1] }, [10]],
+        ['the full game', { periodIds: [0] }, [2, 3, 6, 8, 11, 14, 15]],
+        ['period and book', { periodIds: [0], affiliateIds: [22] }, [3, 14]],
+        ['sport, book and market', { sportId: 4, affiliateIds: [22], marketIds: [1] }, [3, 14]],
+        ['event, book and markets', { eventId: EVENT_A, affiliateIds: [19], marketIds: [1, 2] }, [2, 8]],
+        ['event, sport and market', { eventId: EVENT_B, sportId: 4, marketIds: [2] }, [15]],
+        ['an event of another sport', { eventId: EVENT_C, sportId: 4 }, []],
+        ['after an id, exclusive, up to an id, inclusive', { afterId: 3, toId: 11 }, [5, 6, 7, 8, 10, 11]],
+        ['bounds that fall between ids', { afterId: 4, toId: 9 }, [5, 6, 7, 8]],
+        ['bounds and filters', { afterId: 2, toId: 14, pricesOnly: true, affiliateIds: [22] }, [3, 10, 14]],
+        ['after the head', { afterId: 15 }, []],
+        ['up to an id below the first', { toId: 0 }, []],
+        ['an empty range', { afterId: 6, toId: 6 }, []],
+        ['the first rows up to the limit', { pricesOnly: true, limit: 3 }, [2, 3, 6]],
+        ['the limit counts matching rows after afterId', { afterId: 6, limit: 2, eventId: EVENT_A }, [7, 8]],
+        ['a limit of 0', { limit: 0 }, []],
+      ];
+      for (const [title, q, expected] of cases) {
+        it(title, async (t) => {
+          const store = await withMixedLog(t);
+          assert.deepEqual(ids(await store.readChanges(query(q))), expected);
+        });
+      }
+
+      it('gives whole rows', async (t) => {
+        const store = await withMixedLog(t);
+        const log = mixedLog();
+        assert.deepEqual(await store.readChanges(query({ afterId: 5, toId: 7 })), [log[4], log[5]]);
+      });
+    });
+
+    describe('readPayloadBytes', () => {
+      it('joins the payloads of the rows readChanges gives, by commas, in id order', async (t) => {
+        const store = await withMixedLog(t);
+        const queries: Partial<ChangeQuery>[] = [
+          {},
+          { pricesOnly: true },
+          { pricesOnly: true, sportId: 4, limit: 2 },
+          { eventId: EVENT_A, afterId: 2, toId: 12 },
+          { affiliateIds: [19, 7], marketIds: [1, 2] },
+          { pricesOnly: true, afterId: 3, limit: 4 },
+        ];
+        for (const q of queries) {
+          const rows = await store.readChanges(query(q));
+          const page = await store.readPayloadBytes(query(q));
+          assert.equal(page.bytes.toString('utf8'), rows.map((r) => r.payload).join(','), JSON.stringify(q));
+          assert.equal(page.count, rows.length);
+          assert.equal(page.lastRowId, rows.at(-1)!.id);
+        }
+        // The payloads, parsed back as a JSON array, are the Delta rows in id order.
+        const page = await store.readPayloadBytes(query({ pricesOnly: true }));
+        assert.deepEqual(
+          ids(JSON.parse(`[${page.bytes.toString('utf8')}]`) as { id: number }[]),
+          MIXED_PRICE_IDS,
+        );
+      });
+
+      it('an empty read: no bytes, no rows, last row 0, no more', async (t) => {
+        const store = await withMixedLog(t);
+        const page = await store.readPayloadBytes(query({ afterId: 15 }));
+        assert.deepEqual(
+          { ...page, bytes: page.bytes.length },
+          { bytes: 0, count: 0, lastRowId: 0, more: false },
+        );
+      });
+
+      const boundaries: [string, Partial<ChangeQuery>, number, number, boolean][] = [
+        ['every matching row fits the limit exactly', { pricesOnly: true, limit: 8 }, 8, 15, false],
+        ['one matching row beyond the limit', { pricesOnly: true, limit: 7 }, 7, 14, true],
+        ['the next matching row is exactly at toId', { pricesOnly: true, limit: 7, toId: 15 }, 7, 14, true],
+        ['the next matching row is just above toId', { pricesOnly: true, limit: 7, toId: 14 }, 7, 14, false],
+        ['rows follow, but none matches', { affiliateIds: [22], limit: 3 }, 3, 14, false],
+        ['a match after rows that do not', { eventId: EVENT_A, pricesOnly: true, limit: 3 }, 3, 8, true],
+        ['fewer rows than the limit', { eventId: EVENT_B, limit: 5 }, 2, 15, false],
+      ];
+      for (const [title, q, count, lastRowId, more] of boundaries) {
+        it(`more: ${title}`, async (t) => {
+          const store = await withMixedLog(t);
+          const page = await store.readPayloadBytes(query(q));
+          assert.deepEqual(
+            { count: page.count, lastRowId: page.lastRowId, more: page.more },
+            { count, lastRowId, more },
+          );
+        });
+      }
+    });
+
+    describe('scanPriceRows', () => {
+      const summary = (r: ChangeRecord): PriceRowSummary => ({
+        id: r.id,
+        sport_id: r.sport_id,
+        event_id: r.event_id,
+        affiliate_id: r.affiliate_id,
+        market_id: r.market_id,
+        period_id: (JSON.parse(r.detail!) as { period_id: number }).period_id,
+        payload: r.payload,
+      });
+      const ranges: [number, number, number[]][] = [
+        [0, EVERY_ID, MIXED_PRICE_IDS],
+        [2, 11, [3, 6, 8, 10, 11]],
+        [4, 9, [6, 8]],
+        [15, 20, []],
+        [6, 6, []],
+        [0, 1, []],
+      ];
+      for (const [afterId, toId, expected] of ranges) {
+        const range = `(${afterId}, ${toId === EVERY_ID ? '∞' : toId}]`;
+        it(`gives the price rows in ${range}, oldest first`, async (t) => {
+          const store = await withMixedLog(t);
+          const seen: PriceRowSummary[] = [];
+          await store.scanPriceRows(afterId, toId, (row) => seen.push({ ...row }));
+          const byId = new Map(mixedLog().map((r) => [r.id, r]));
+          assert.deepEqual(
+            seen,
+            expected.map((id) => summary(byId.get(id)!)),
+          );
+        });
+      }
+    });
+
+    describe('time lookups', () => {
+      /** Sparse ids with ties in committed_ms. */
+      const timed = (): ChangeRecord[] => [
+        priceRow({ id: 3, price_id: 1, committed_ms: 100 }),
+        scoreRow({ id: 4, committed_ms: 200 }),
+        priceRow({ id: 7, price_id: 1, committed_ms: 200 }),
+        priceRow({ id: 9, price_id: 2, committed_ms: 200 }),
+        eventRow({ id: 12, committed_ms: 500 }),
+      ];
+
+      it('an empty store knows no time and no id', async (t) => {
+        const { store } = await fresh(t);
+        assert.equal(await store.committedMsAt(0), undefined);
+        assert.equal(await store.committedMsAt(10), undefined);
+        assert.equal(await store.firstIdCommittedSince(0), undefined);
+      });
+
+      it('committedMsAt: the newest row at or below the id', async (t) => {
+        const { store } = await fresh(t);
+        await store.commit(batch(timed()));
+        const expected: [number, number | undefined][] = [
+          [0, undefined],
+          [2, undefined],
+          [3, 100],
+          [5, 200],
+          [9, 200],
+          [11, 200],
+          [12, 500],
+          [1000, 500],
+        ];
+        for (const [id, ms] of expected) assert.equal(await store.committedMsAt(id), ms, `id ${id}`);
+      });
+
+      it('firstIdCommittedSince: the smallest id committed at or after the time', async (t) => {
+        const { store } = await fresh(t);
+        await store.commit(batch(timed()));
+        const expected: [number, number | undefined][] = [
+          [0, 3],
+          [100, 3],
+          [101, 4],
+          [200, 4],
+          [201, 12],
+          [500, 12],
+          [501, undefined],
+        ];
+        for (const [ms, id] of expected) assert.equal(await store.firstIdCommittedSince(ms), id, `ms ${ms}`);
+      });
+
+      it('both agree with a walk over a long log with gaps and ties', async (t) => {
+        const { store } = await fresh(t);
+        const random = seeded(7);
+        const log: ChangeRecord[] = [];
+        let id = 0;
+        let ms = 1_000;
+        for (let i = 0; i < 600; i++) {
+          id += 1 + Math.floor(random() * 4);
+          ms += Math.floor(random() * 3);
+          log.push(priceRow({ id, price_id: 1 + (i % 9), committed_ms: ms }));
+        }
+        for (let i = 0; i < log.length; i += 50) await store.commit(batch(log.slice(i, i + 50)));
+        for (let at = 0; at <= id + 1; at++) {
+          const newest = log.filter((r) => r.id <= at).at(-1);
+          assert.equal(await store.committedMsAt(at), newest?.committed_ms, `id ${at}`);
+        }
+        for (let since = 999; since <= ms + 1; since++) {
+          const first = log.find((r) => r.committed_ms >= since);
+          assert.equal(await store.firstIdCommittedSince(since), first?.id, `ms ${since}`);
+        }
+      });
+    });
+  });
+}
