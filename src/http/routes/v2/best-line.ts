@@ -1,10 +1,11 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
+import { lowestTierWith, upgradeMessage } from '../../../access/entitlements.ts';
 import type { PlanScope } from '../../../access/plan-scope.ts';
 import type { EventState, MarketState } from '../../../board/board.ts';
 import { type BestRule, bestOffer, type Offer } from '../../../domain/best-line.ts';
-import { notFound } from '../../errors.ts';
+import { forbidden, notFound } from '../../errors.ts';
 import { parseInteger, parseIntList } from '../../params.ts';
 import { callerOf, type RouteDeps } from '../../route-kit.ts';
 import { errorResponses } from '../../schemas.ts';
@@ -162,6 +163,14 @@ export async function bestLineRoutes(fastify: FastifyInstance, deps: RouteDeps):
       if (!state) throw notFound(`event ${eventId}`);
       const q = request.query;
       const period = parseInteger('period', q.period, 0, 99) ?? 0;
+      if (!scope.coversPeriod(period)) {
+        throw forbidden(
+          upgradeMessage(
+            `Period ${period} markets`,
+            lowestTierWith((e) => e.periods === 'all' || e.periods.includes(period)),
+          ),
+        );
+      }
       const affiliates = scope.booksFor(parseIntList('affiliate_ids', q.affiliate_ids));
       const best = bestLine(state, period, scope, affiliates);
       // One odds point per best price returned.
