@@ -94,6 +94,8 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
     now,
     maxQueuedBatches: limits.ledgerMaxQueuedBatches,
     observe: views.observe,
+    // What the longest delay still hides was committed within it: the views learn it again.
+    replaySinceMs: now() - Math.max(...PLAN_DELAYS) * 1000,
   });
   const feed = await ChangeFeed.open(store, bus, board.head, { now });
   const counters = new MemoryCounters(now);

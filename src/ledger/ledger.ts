@@ -1,5 +1,13 @@
 import { createHash } from 'node:crypto';
-import { type Applied, type ApplyObserver, applyChange, applyPlannedPrice, loadBoard, type PlannedPrice } from '../board/apply.ts';
+import {
+  type Applied,
+  type ApplyObserver,
+  applyChange,
+  applyPlannedPrice,
+  applyRows,
+  loadBoard,
+  type PlannedPrice,
+} from '../board/apply.ts';
 import {
   type Board,
   type EventState,
@@ -40,7 +48,15 @@ export interface LedgerOptions {
   maxQueuedBatches?: number;
   /** Told of every change applied to the board, with what it replaced (delayed views). */
   observe?: ApplyObserver;
+  /**
+   * Changes committed at or after this time (epoch ms) are applied again at start, through
+   * `observe`, so that the delayed views know what they replaced across a restart.
+   */
+  replaySinceMs?: number;
 }
+
+/** Rows read per page when a start replays the recent log. */
+const REPLAY_PAGE = 5000;
 
 /**
  * The single writer. For each batch it plans the change rows from the committed state (ids in
@@ -78,12 +94,23 @@ export class Ledger implements LedgerSink {
   /** Loads the committed state into `board` and returns the writer of that store. */
   static async open(store: Store, board: Board, bus: Bus, opts: LedgerOptions = {}): Promise<Ledger> {
     const ledger = new Ledger(store, board, bus, opts);
-    const loaded = await store.load();
+    const since = opts.replaySinceMs === undefined ? undefined : await store.firstIdCommittedSince(opts.replaySinceMs);
+    // The board as it was before the recent changes, which are then applied again as they were first.
+    const loaded = await store.load(since === undefined ? undefined : since - 1);
     loadBoard(board, loaded);
     ledger.epoch = loaded.epoch;
     ledger.lastCommitMs = loaded.headCommittedMs;
     ledger.nextMarketId = loaded.markets.reduce((max, m) => Math.max(max, m.id + 1), 1);
-    ledger.nextPriceId = loaded.latestPrices.reduce((max, r) => Math.max(max, (r.price_id ?? 0) + 1), 1);
+    let maxPriceId = loaded.latestPrices.reduce((max, r) => Math.max(max, r.price_id ?? 0), 0);
+    for (let after = board.head; since !== undefined; ) {
+      const rows = await store.readChanges({ pricesOnly: false, afterId: after, toId: Number.MAX_SAFE_INTEGER, limit: REPLAY_PAGE });
+      if (rows.length === 0) break;
+      applyRows(board, rows, opts.observe);
+      for (const r of rows) if (r.price_id !== null && r.price_id > maxPriceId) maxPriceId = r.price_id;
+      ledger.lastCommitMs = rows[rows.length - 1]!.committed_ms;
+      after = rows[rows.length - 1]!.id;
+    }
+    ledger.nextPriceId = maxPriceId + 1;
     return ledger;
   }
 

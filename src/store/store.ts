@@ -85,8 +85,12 @@ export type PriceRowSummary = Pick<
 > & { period_id: number };
 
 export interface Store {
-  /** Reads everything needed to rebuild the Board after a restart; begins the log's epoch on an empty store. */
-  load(): Promise<LoadedState>;
+  /**
+   * Reads everything needed to rebuild the Board after a restart; begins the log's epoch on an
+   * empty store. With `uptoId` below the head: the state as it was after that change (events as of
+   * their last header and score rows up to it, the newest row of every price up to it).
+   */
+  load(uptoId?: number): Promise<LoadedState>;
   /** Writes one batch atomically: all of it or none of it. */
   commit(commit: Commit): Promise<void>;
   readChanges(q: ChangeQuery): Promise<ChangeRecord[]>;

@@ -240,6 +240,30 @@ export function storeContract(name: string, make: () => Promise<StoreFixture>): 
         assert.equal(loaded.headCommittedMs, 123_456);
         assert.deepEqual(ids(loaded.latestPrices), [4]);
       });
+
+      it('up to an id: every price and event as the rows up to it left them', async (t) => {
+        const store = await withMixedLog(t);
+        const log = mixedLog();
+        const byId = new Map(log.map((r) => [r.id, r]));
+        const loaded = await store.load(8);
+        assert.equal(loaded.headId, 8);
+        assert.equal(loaded.headCommittedMs, byId.get(8)!.committed_ms);
+        // Prices 1 to 3 last changed at ids 8, 3 and 6 by then; prices 4 and 5 did not exist.
+        assert.deepEqual(
+          [...loaded.latestPrices].sort((a, b) => a.price_id! - b.price_id!),
+          [8, 3, 6].map((id) => byId.get(id)),
+        );
+        // Event A: header row 1 and score row 7; event C: header row 5 (its score came at 12).
+        const events = [...loaded.events].sort((a, b) => a.event_id.localeCompare(b.event_id));
+        assert.deepEqual(
+          events.map((e) => [e.event_id, e.change_id, (JSON.parse(e.info) as { score?: unknown }).score]),
+          [
+            [EVENT_A, 7, { score_home: 3, score_away: 0 }],
+            [EVENT_C, 5, undefined],
+          ],
+        );
+        assert.deepEqual((await store.load(99)).headId, 15, 'an id at or past the head loads the head');
+      });
     });
 
     describe('epoch', () => {

@@ -56,18 +56,62 @@ export class MemoryStore implements Store, MemoryPriceRows {
   private readonly marketKeys = new Set<string>();
   private readonly meta = new Map<string, string>();
 
-  async load(): Promise<LoadedState> {
+  async load(uptoId?: number): Promise<LoadedState> {
     const head = this.changes.at(-1);
+    const markets = [...this.markets.values()].sort((a, b) => a.id - b.id).map((m) => ({ ...m }));
+    if (uptoId !== undefined && head !== undefined && uptoId < head.id) {
+      const last = (rows: readonly ChangeRecord[]) => rows[indexAbove(rows, uptoId) - 1];
+      const latestPrices: ChangeRecord[] = [];
+      for (const priceId of [...this.byPrice.keys()].sort((a, b) => a - b)) {
+        const row = last(this.byPrice.get(priceId)!);
+        if (row) latestPrices.push({ ...row });
+      }
+      return {
+        epoch: this.epoch(),
+        events: [...this.byEvent.values()].flatMap((rows) => this.eventUpTo(rows, uptoId)),
+        markets,
+        latestPrices,
+        headId: uptoId,
+        headCommittedMs: last(this.changes)?.committed_ms ?? 0,
+      };
+    }
     return {
       epoch: this.epoch(),
       events: [...this.events.values()].map((e) => ({ ...e })),
-      markets: [...this.markets.values()].sort((a, b) => a.id - b.id).map((m) => ({ ...m })),
+      markets,
       latestPrices: [...this.byPrice.keys()]
         .sort((a, b) => a - b)
         .map((priceId) => ({ ...this.byPrice.get(priceId)!.at(-1)! })),
       headId: head?.id ?? 0,
       headCommittedMs: head?.committed_ms ?? 0,
     };
+  }
+
+  /** An event as its last header and score rows up to `uptoId` left it; none before its first header. */
+  private eventUpTo(rows: readonly ChangeRecord[], uptoId: number): EventRecord[] {
+    let header: ChangeRecord | undefined;
+    let score: ChangeRecord | undefined;
+    for (let i = indexAbove(rows, uptoId) - 1; i >= 0 && !(header && score); i--) {
+      const r = rows[i];
+      if (r.kind === 'event') header ??= r;
+      else if (r.kind === 'score') score ??= r;
+    }
+    if (!header) return [];
+    const info = JSON.parse(header.payload) as Record<string, unknown>;
+    if (score) {
+      const u = JSON.parse(score.payload) as { score?: unknown; live_game_state?: unknown };
+      if (u.score !== undefined) info.score = u.score;
+      if (u.live_game_state) info.live_game_state = u.live_game_state;
+    }
+    return [
+      {
+        event_id: header.event_id,
+        sport_id: header.sport_id,
+        event_date: String(info.event_date),
+        info: JSON.stringify(info),
+        change_id: Math.max(header.id, score?.id ?? 0),
+      },
+    ];
   }
 
   private epoch(): string {

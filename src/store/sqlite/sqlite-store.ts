@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import {
   EPOCH_META,
-  type
-  ChangeQuery,
+  type ChangeKind,
+  type ChangeQuery,
   type ChangeRecord,
   type Commit,
   type EventRecord,
@@ -68,21 +68,56 @@ export class SqliteStore implements Store {
     });
   }
 
-  async load(): Promise<LoadedState> {
-    const events = this.db.prepare('SELECT * FROM events').all() as EventRecord[];
-    const markets = this.db.prepare('SELECT * FROM markets ORDER BY id').all() as MarketRecord[];
-    const latestPrices = this.latestPrices(Number.MAX_SAFE_INTEGER);
+  async load(uptoId?: number): Promise<LoadedState> {
     const head = this.db.prepare('SELECT id, committed_ms FROM changes ORDER BY id DESC LIMIT 1').get() as
       | { id: number; committed_ms: number }
       | undefined;
+    const headId = head?.id ?? 0;
+    const markets = this.db.prepare('SELECT * FROM markets ORDER BY id').all() as MarketRecord[];
+    if (uptoId !== undefined && uptoId < headId) {
+      return {
+        epoch: this.epoch(),
+        events: this.eventsUpTo(uptoId),
+        markets,
+        latestPrices: this.latestPrices(uptoId),
+        headId: uptoId,
+        headCommittedMs: (await this.committedMsAt(uptoId)) ?? 0,
+      };
+    }
     return {
       epoch: this.epoch(),
-      events,
+      events: this.db.prepare('SELECT * FROM events').all() as EventRecord[],
       markets,
-      latestPrices,
-      headId: head?.id ?? 0,
+      latestPrices: this.latestPrices(Number.MAX_SAFE_INTEGER),
+      headId,
       headCommittedMs: head?.committed_ms ?? 0,
     };
+  }
+
+  /** Each event as its last header and score rows up to `uptoId` left it. */
+  private eventsUpTo(uptoId: number): EventRecord[] {
+    const latestOfKind = (kind: ChangeKind) =>
+      this.prepared(
+        `SELECT c.* FROM changes c
+         JOIN (SELECT max(id) AS id FROM changes WHERE kind = ? AND id <= ? GROUP BY event_id) m ON c.id = m.id`,
+      ).all(kind, uptoId) as ChangeRecord[];
+    const scores = new Map(latestOfKind('score').map((r) => [r.event_id, r]));
+    return latestOfKind('event').map((r) => {
+      const info = JSON.parse(r.payload) as Record<string, unknown>;
+      const score = scores.get(r.event_id);
+      if (score) {
+        const u = JSON.parse(score.payload) as { score?: unknown; live_game_state?: unknown };
+        if (u.score !== undefined) info.score = u.score;
+        if (u.live_game_state) info.live_game_state = u.live_game_state;
+      }
+      return {
+        event_id: r.event_id,
+        sport_id: r.sport_id,
+        event_date: String(info.event_date),
+        info: JSON.stringify(info),
+        change_id: Math.max(r.id, score?.id ?? 0),
+      };
+    });
   }
 
   /** The log's epoch, begun on first use (an empty store, or a file written before epochs existed). */

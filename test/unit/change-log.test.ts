@@ -1,0 +1,139 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { Board } from '../../src/board/board.ts';
+import { ChangeFeed } from '../../src/board/change-feed.ts';
+import type { CommittedBatch } from '../../src/bus/bus.ts';
+import { MemoryBus } from '../../src/bus/memory-bus.ts';
+import { CHANGE_KINDS, decodeChange } from '../../src/changelog/change.ts';
+import { Ledger, LedgerBusyError } from '../../src/ledger/ledger.ts';
+import { MemoryStore } from '../../src/store/memory/memory-store.ts';
+import { batch, nbaEvent, nbaPrices, price, score } from '../helpers/fixtures.ts';
+
+const E = 'c1'.repeat(16);
+const at = '2026-11-23T10:00:00.000Z';
+const ml = (p: number) => price(E, { market_id: 1, participant_id: 2002, affiliate_id: 19, price: p });
+
+async function ledgerOn(store = new MemoryStore(), bus = new MemoryBus(), opts = {}) {
+  const board = new Board();
+  const ledger = await Ledger.open(store, board, bus, opts);
+  return { store, bus, board, ledger };
+}
+
+test('batches span ids without gaps and carry the log epoch', async () => {
+  const s = await ledgerOn();
+  const seen: CommittedBatch[] = [];
+  s.bus.subscribe((b) => seen.push(b));
+  await s.ledger.apply(batch(at, [{ kind: 'event', event: nbaEvent(E) }, ...nbaPrices(E)]));
+  await s.ledger.apply(batch(at, [ml(140)]));
+  assert.equal(seen.length, 2);
+  assert.equal(seen[0]!.fromId, 0);
+  assert.equal(seen[1]!.fromId, seen[0]!.headId, 'each batch starts where the previous one ended');
+  for (const b of seen) {
+    assert.deepEqual(
+      b.changes.map((c) => c.id),
+      Array.from({ length: b.headId - b.fromId }, (_, i) => b.fromId + i + 1),
+    );
+    assert.equal(b.epoch, s.ledger.position.epoch);
+  }
+  assert.match(s.ledger.position.epoch, /^[0-9a-f-]{36}$/);
+  assert.deepEqual(s.ledger.position, { id: s.board.head, epoch: seen[0]!.epoch });
+});
+
+test('the epoch is kept by a reopened log and differs between logs', async () => {
+  const store = new MemoryStore();
+  const a = await ledgerOn(store);
+  await a.ledger.apply(batch(at, [{ kind: 'event', event: nbaEvent(E) }]));
+  const again = await ledgerOn(store);
+  assert.equal(again.ledger.position.epoch, a.ledger.position.epoch);
+  const other = await ledgerOn();
+  assert.notEqual(other.ledger.position.epoch, a.ledger.position.epoch);
+});
+
+test('every kind of stored row decodes to a change of its kind', async () => {
+  const s = await ledgerOn();
+  const seen: CommittedBatch[] = [];
+  s.bus.subscribe((b) => seen.push(b));
+  await s.ledger.apply(
+    batch(at, [
+      { kind: 'event', event: nbaEvent(E) },
+      { kind: 'score', event_id: E, score: score(E, 'STATUS_IN_PROGRESS', 1, 2), live_game_state: { period: 1 } },
+      ml(125),
+    ]),
+  );
+  const rows = seen[0]!.changes;
+  assert.deepEqual(new Set(rows.map((r) => r.kind)), new Set(CHANGE_KINDS));
+  for (const row of rows) assert.equal(decodeChange(row).kind, row.kind);
+  const p = decodeChange(rows[2]!);
+  assert.ok(p.kind === 'price' && p.fact.price === 125 && p.fact.affiliate_id === 19);
+});
+
+test('a listener that throws neither starves the others nor fails the writer', async () => {
+  const errors: unknown[] = [];
+  const bus = new MemoryBus((err) => errors.push(err));
+  const s = await ledgerOn(new MemoryStore(), bus);
+  let after = 0;
+  bus.subscribe(() => {
+    throw new Error('a broken reader');
+  });
+  bus.subscribe(() => after++);
+  await s.ledger.apply(batch(at, [{ kind: 'event', event: nbaEvent(E) }]));
+  assert.equal(after, 1);
+  assert.equal(errors.length, 1);
+  assert.equal(s.board.head, 1);
+});
+
+test('batches commit in the order handed in, and a full queue refuses at once', async () => {
+  const store = new MemoryStore();
+  // A slow store: every commit waits for the test to release it.
+  const waiting: (() => void)[] = [];
+  const commit = store.commit.bind(store);
+  store.commit = async (c) => {
+    await new Promise<void>((resolve) => waiting.push(resolve));
+    return commit(c);
+  };
+  const s = await ledgerOn(store, new MemoryBus(), { maxQueuedBatches: 3 });
+  const done: number[] = [];
+  const first = s.ledger.apply(batch(at, [{ kind: 'event', event: nbaEvent(E) }, ...nbaPrices(E)])).then(() => done.push(1));
+  const second = s.ledger.apply(batch(at, [ml(140)])).then(() => done.push(2));
+  const third = s.ledger.apply(batch(at, [ml(150)])).then(() => done.push(3));
+  await assert.rejects(s.ledger.apply(batch(at, [ml(160)])), LedgerBusyError);
+  assert.equal(s.ledger.backlog, 3);
+  assert.equal(s.board.head, 0, 'nothing is visible before its commit');
+  while (done.length < 3) {
+    await new Promise((r) => setImmediate(r));
+    waiting.shift()?.();
+  }
+  await Promise.all([first, second, third]);
+  assert.deepEqual(done, [1, 2, 3]);
+  assert.equal(s.ledger.backlog, 0);
+  const p = s.board.getEvent(E)!.markets.get('1:0')!.participants.get('TYPE_TEAM:2002')!.lines.get('')!.prices.get(19)!;
+  assert.equal(p.price, 150);
+});
+
+test('a feed that misses a batch reads the gap from the store, not from what it holds', async () => {
+  const store = new MemoryStore();
+  const bus = new MemoryBus();
+  const s = await ledgerOn(store, bus);
+  await s.ledger.apply(batch(at, [{ kind: 'event', event: nbaEvent(E) }, ...nbaPrices(E)]));
+  const feed = await ChangeFeed.open(store, bus, s.board.head, { maxScan: 1000 });
+  const head = s.board.head;
+  // A batch that reaches the store and the board but not this feed (as a dropped message from another node would).
+  const lost = bus.subscribe(() => {});
+  feed.close();
+  await s.ledger.apply(batch(at, [ml(141)]));
+  lost();
+  const deliver = feed as unknown as { receive(b: CommittedBatch): void };
+  // The next batch arrives with a fromId the feed has not reached.
+  const seen: CommittedBatch[] = [];
+  bus.subscribe((b) => seen.push(b));
+  await s.ledger.apply(batch(at, [ml(142)]));
+  deliver.receive(seen[0]!);
+  const read = await feed.read({ pricesOnly: true, afterId: head }, 100);
+  assert.deepEqual(
+    read.rows.map((r) => JSON.parse(r.payload).price),
+    ['141', '142'],
+    'the missed row comes from the store, in order',
+  );
+  const page = await feed.readPayloadPage({ afterId: head }, 100);
+  assert.equal(page.count, 2);
+});
