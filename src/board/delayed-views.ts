@@ -40,6 +40,7 @@ export class DelayedViews {
   private readonly timer: NodeJS.Timeout;
   /** Times the entry bound moved a view on before its delay had passed. */
   forcedAdvances = 0;
+  private readonly longestDelayMs: number;
 
   constructor(
     private readonly live: Board,
@@ -49,6 +50,7 @@ export class DelayedViews {
     this.now = opts.now ?? Date.now;
     this.maxEntries = opts.maxEntries ?? 500_000;
     for (const d of new Set(delaysSeconds)) if (d > 0) this.views.set(d, new DelayedView(this, live, d * 1000));
+    this.longestDelayMs = Math.max(0, ...this.views.keys()) * 1000;
     this.timer = setInterval(() => this.advance(), opts.tickMs ?? 250);
     this.timer.unref();
   }
@@ -56,7 +58,11 @@ export class DelayedViews {
   /** The ledger's apply observer: records each change with what it replaced. */
   readonly observe = (row: Pick<ChangeRecord, 'id' | 'at' | 'committed_ms'>, applied: Applied): void => {
     if (this.views.size === 0) return;
-    const entry: Entry = { id: row.id, visibleMs: describedMs(row), applied };
+    const visibleMs = describedMs(row);
+    // Every view shows it at once (a back-fill describes the past) and nothing before it waits:
+    // there is nothing to undo, so nothing is kept.
+    if (this.entries.length === this.start && visibleMs <= this.now() - this.longestDelayMs) return;
+    const entry: Entry = { id: row.id, visibleMs, applied };
     this.entries.push(entry);
     let list = this.byEvent.get(applied.event);
     if (!list) {
@@ -64,7 +70,9 @@ export class DelayedViews {
       this.byEvent.set(applied.event, list);
     }
     list.push(entry);
-    if (this.entries.length - this.start > this.maxEntries) this.advance();
+    // A long synchronous run of commits (a back-fill) gives the timer no turn: move on from here too.
+    const kept = this.entries.length - this.start;
+    if (kept > this.maxEntries || kept % 4096 === 0) this.advance();
   };
 
   /** The view a plan with `delaySeconds` reads. */
