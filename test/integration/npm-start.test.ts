@@ -1,0 +1,88 @@
+import assert from 'node:assert/strict';
+import { execFile, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { promisify } from 'node:util';
+import { TIERS } from '../../src/access/tiers.ts';
+import { today } from '../helpers/fixtures.ts';
+
+const run = promisify(execFile);
+
+/** The node flags of `npm start` (its heap cap), read from package.json as npm would run them. */
+function startFlags(): string[] {
+  const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { start: string } };
+  const m = /^node\s+(.*?)\s*bin\/oddsbase\.js serve$/.exec(pkg.scripts.start);
+  assert.ok(m, `the start script has the expected shape: ${pkg.scripts.start}`);
+  return m[1]!.split(/\s+/).filter(Boolean);
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const srv = createServer();
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+test('the server as npm start runs it fills its history and answers keys of every tier', async (t) => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'oddsbase-npm-start-'));
+  const port = await freePort();
+  const child = spawn(
+    process.execPath,
+    [...startFlags(), 'bin/oddsbase.js', 'serve', '--port', String(port), '--host', '127.0.0.1', '--data-dir', dataDir],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let output = '';
+  child.stdout.on('data', (b: Buffer) => (output += b.toString()));
+  child.stderr.on('data', (b: Buffer) => (output += b.toString()));
+  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+  t.after(async () => {
+    child.kill('SIGKILL');
+    await exited;
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+  const base = `http://127.0.0.1:${port}`;
+  for (let i = 0; ; i++) {
+    assert.equal(child.exitCode, null, `the server exited while starting:\n${output}`);
+    try {
+      await (await fetch(`${base}/api/v2/sports`)).arrayBuffer();
+      break;
+    } catch {
+      assert.ok(i < 1200, `no answer after 5 minutes:\n${output}`);
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
+  // Keys of every tier, made beside the running server as an operator would.
+  const keys = await Promise.all(
+    TIERS.map(async (tier) => {
+      const { stdout } = await run(process.execPath, ['bin/oddsbase.js', 'keys', 'create', '--tier', tier, '--data-dir', dataDir]);
+      return [tier, stdout.trim()] as const;
+    }),
+  );
+  const url = `${base}/api/v2/sports/4/events/${today()}`;
+  for (let round = 0; round < 3; round++) {
+    const answers = await Promise.all(
+      keys.map(async ([tier, key]) => {
+        const res = await fetch(url, { headers: { 'X-Service-Key': key }, signal: AbortSignal.timeout(15_000) });
+        const body = (await res.json()) as { events?: unknown[] };
+        return { tier, status: res.status, events: body.events?.length ?? -1, delay: res.headers.get('x-data-delay-seconds') };
+      }),
+    );
+    for (const a of answers) {
+      assert.equal(a.status, 200, `${a.tier}: ${a.status}`);
+      assert.ok(a.events >= 0, a.tier);
+    }
+    // Delayed plans see the back-filled history at once: today's NBA games were planned hours ago.
+    const free = answers.find((a) => a.tier === 'free')!;
+    const ultra = answers.find((a) => a.tier === 'ultra')!;
+    assert.equal(free.delay, '300');
+    assert.ok(free.events > 0 && free.events === ultra.events, `Free sees ${free.events} events, Ultra ${ultra.events}`);
+    await new Promise((r) => setTimeout(r, 1100));
+  }
+  assert.equal(child.exitCode, null, `the server is alive:\n${output}`);
+});
