@@ -12,5 +12,4 @@ export interface BoardView {
   eventsOfSport(sportId: number): readonly EventState[];
   /** Events of a sport whose start lies in [fromMs, toMs). */
   eventsInWindow(sportId: number, fromMs: number, toMs: number): EventState[];
-  sportIds(): number[];
 }

@@ -128,10 +128,6 @@ export class Board implements FeedStateReader, BoardView {
     return this.eventsOfSport(sportId).filter((e) => e.startMs >= fromMs && e.startMs < toMs);
   }
 
-  sportIds(): number[] {
-    return [...this.bySport.keys()].sort((a, b) => a - b);
-  }
-
   // FeedStateReader
 
   event(eventId: string): EventInfo | undefined {

@@ -201,10 +201,6 @@ class DelayedView implements BoardView {
     return out;
   }
 
-  sportIds(): number[] {
-    return this.live.sportIds().filter((id) => this.eventsOfSport(id).length > 0);
-  }
-
   /** The event as of this view's head: the live state when nothing newer touched it, else a copy. */
   private materialise(ev: EventState): EventState | undefined {
     const newer = this.owner.newerThan(ev, this.head);
