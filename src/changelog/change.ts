@@ -1,4 +1,4 @@
-import type { ChangeType, EventInfo, ParticipantType, Score } from '../domain/types.ts';
+import type { DeltaRow, EventInfo, ParticipantType, Score } from '../domain/types.ts';
 
 /**
  * The change log: one sequence of every change the ledger commits. Each row has a global integer
@@ -81,23 +81,6 @@ export type Change =
     }
   | { kind: 'price'; id: number; fact: PriceFact };
 
-/** The Delta row fields of a price row that its fact needs, as stored in the payload. */
-interface StoredDeltaRow {
-  event_id: string;
-  affiliate_id: number;
-  market_id: number;
-  participant_id: number;
-  participant_type: ParticipantType;
-  participant_name: string;
-  line: string;
-  price: string;
-  previous_price: string;
-  change_type: ChangeType;
-  is_main_line: boolean;
-  closed_at: string;
-  updated_at: string;
-}
-
 /** What a price row records beyond the spec's Delta row (the `detail` of its record). */
 export interface PriceDetail {
   price_id: number;
@@ -128,7 +111,7 @@ export function decodeChange(row: ChangeRecord): Change {
       return change;
     }
     case 'price': {
-      const d = JSON.parse(row.payload) as StoredDeltaRow;
+      const d = JSON.parse(row.payload) as DeltaRow;
       const x = JSON.parse(row.detail ?? '{}') as PriceDetail;
       const fact: PriceFact = {
         id: row.id,

@@ -521,12 +521,7 @@ class BatchPlan {
   }
 
   addMarket(ev: EventState, key: string, market: MarketState): void {
-    let map = this.childMarkets.get(ev);
-    if (!map) {
-      map = new Map();
-      this.childMarkets.set(ev, map);
-    }
-    map.set(key, market);
+    inner(this.childMarkets, ev).set(key, market);
     this.freshMarkets.add(market);
     this.markets.push({ id: market.id, event_id: ev.info.event_id, market_id: market.market_id, period_id: market.period_id });
   }
@@ -563,12 +558,7 @@ class BatchPlan {
   }
 
   addLine(participant: ParticipantState, line: LineState): void {
-    let map = this.childLines.get(participant);
-    if (!map) {
-      map = new Map();
-      this.childLines.set(participant, map);
-    }
-    map.set(line.value, line);
+    inner(this.childLines, participant).set(line.value, line);
   }
 
   price(line: LineState, affiliateId: number): PriceState | undefined {
@@ -576,12 +566,7 @@ class BatchPlan {
   }
 
   setPrice(line: LineState, state: PriceState): void {
-    let map = this.prices.get(line);
-    if (!map) {
-      map = new Map();
-      this.prices.set(line, map);
-    }
-    map.set(state.affiliate_id, state);
+    inner(this.prices, line).set(state.affiliate_id, state);
   }
 
   mainLine(participant: ParticipantState, affiliateId: number): string | undefined {
@@ -591,11 +576,16 @@ class BatchPlan {
   }
 
   setMainLine(participant: ParticipantState, affiliateId: number, value: string | undefined): void {
-    let map = this.mainLines.get(participant);
-    if (!map) {
-      map = new Map();
-      this.mainLines.set(participant, map);
-    }
-    map.set(affiliateId, value);
+    inner(this.mainLines, participant).set(affiliateId, value);
   }
+}
+
+/** The map kept under `key` in `outer`, made on first use. */
+function inner<K, K2, V>(outer: Map<K, Map<K2, V>>, key: K): Map<K2, V> {
+  let map = outer.get(key);
+  if (!map) {
+    map = new Map();
+    outer.set(key, map);
+  }
+  return map;
 }

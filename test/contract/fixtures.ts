@@ -138,14 +138,3 @@ export function batch(
   return { changes, events: more.events ?? [], markets: more.markets ?? [] };
 }
 
-/** A deterministic pseudo-random sequence (mulberry32), so a generated log is the same on every run. */
-export function seeded(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it, type TestContext } from 'node:test';
+import { Rng } from '../../src/feeds/simulator/rng.ts';
 import {
   EPOCH_META,
   type ChangeQuery,
@@ -17,7 +18,6 @@ import {
   marketRecord,
   priceRow,
   scoreRow,
-  seeded,
 } from './fixtures.ts';
 
 export interface StoreFixture {
@@ -515,7 +515,8 @@ export function storeContract(name: string, make: () => Promise<StoreFixture>): 
 
       it('both agree with a walk over a long log with gaps and ties', async (t) => {
         const { store } = await fresh(t);
-        const random = seeded(7);
+        const rng = new Rng(7);
+        const random = () => rng.next();
         const log: ChangeRecord[] = [];
         let id = 0;
         let ms = 1_000;
