@@ -6,6 +6,7 @@ import { compose, type Services } from './compose.ts';
 import type { ServeConfig } from './config.ts';
 import type { Simulator } from './feeds/simulator/index.ts';
 import type { Ledger } from './ledger/ledger.ts';
+import { lockDataDir } from './store/data-dir-lock.ts';
 
 export interface RunningServer {
   app: FastifyInstance;
@@ -37,6 +38,8 @@ const SEED_META = 'simulator_seed';
 export async function startServer(config: ServeConfig, opts: StartOptions = {}): Promise<RunningServer> {
   const say = opts.say ?? ((line: string) => process.stdout.write(`${line}\n`));
   const now = opts.now ?? Date.now;
+  // One writer per data directory: a second server would race this one's change ids.
+  const lock = lockDataDir(config.dataDir);
   const services = await compose(config, { now, onError: (err) => say(`error: ${String(err)}`) });
   const { store, keys, board, ledger, app } = services;
 
@@ -103,6 +106,7 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
       closed = true;
       await simulator?.stop();
       await services.close();
+      lock.release();
     },
   };
 }

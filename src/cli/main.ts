@@ -6,6 +6,7 @@ import { isTier, TIERS, tierLabel } from '../access/tiers.ts';
 import { usagePlan } from '../access/usage.ts';
 import { ConfigError, resolveServeConfig } from '../config.ts';
 import { startServer } from '../server.ts';
+import { DataDirInUseError } from '../store/data-dir-lock.ts';
 import { openSqlite } from '../store/sqlite/database.ts';
 import { SqliteCounterStore } from '../store/sqlite/sqlite-counters.ts';
 import { SqliteKeyStore } from '../store/sqlite/sqlite-keys.ts';
@@ -226,6 +227,10 @@ try {
   if (err instanceof ConfigError) {
     process.stderr.write(`oddsbase: ${err.message}\n`);
     process.exit(2);
+  }
+  if (err instanceof DataDirInUseError) {
+    process.stderr.write(`oddsbase: ${err.message}\n`);
+    process.exit(1);
   }
   throw err;
 }

@@ -1,5 +1,9 @@
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { once } from 'node:events';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { promisify } from 'node:util';
 import { batch, nbaEvent, nbaPrices, price, today } from '../helpers/fixtures.ts';
@@ -58,6 +62,79 @@ test('keys create prints the key alone; it works on the running server at once; 
     );
   } finally {
     await s.close();
+  }
+});
+
+/**
+ * Runs `oddsbase serve` in a child process and resolves once it has answered a request: by then it
+ * has also set its signal handlers, which it does after printing that it listens.
+ */
+async function serveChild(dataDir: string): Promise<ChildProcess> {
+  const child = spawn(
+    process.execPath,
+    ['bin/oddsbase.js', 'serve', '--no-simulator', '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir],
+    { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  let out = '';
+  child.stdout!.setEncoding('utf8');
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout!.on('data', (chunk: string) => {
+      out += chunk;
+      const listening = /oddsbase listening on (\S+)/.exec(out);
+      if (listening) resolve(listening[1]!);
+    });
+    child.once('exit', (code) => reject(new Error(`serve exited with ${code} before listening:\n${out}`)));
+  });
+  assert.equal((await fetch(`${url}/api/v2/sports`)).status, 200);
+  return child;
+}
+
+async function stop(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = once(child, 'exit');
+  child.kill(signal);
+  await exited;
+}
+
+test('one server per data directory: a second serve exits 1 with one line; keys commands still work', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'oddsbase-lock-'));
+  const lockFile = join(dataDir, 'oddsbase.lock');
+  const first = await serveChild(dataDir);
+  let again: ChildProcess | undefined;
+  try {
+    // The timeout ends a second server that wrongly starts, so the assertion fails rather than hangs.
+    const second = run(
+      process.execPath,
+      ['bin/oddsbase.js', 'serve', '--no-simulator', '--port', '0', '--data-dir', dataDir],
+      { timeout: 20_000 },
+    );
+    await assert.rejects(second, (err: any) => {
+      assert.equal(err.code, 1);
+      assert.equal(err.stdout, '');
+      const start = `oddsbase: the data directory ${dataDir} is in use by oddsbase serve (pid ${first.pid}, started `;
+      assert.ok(err.stderr.startsWith(start), err.stderr);
+      assert.match(err.stderr.slice(start.length), /^[^)\n]+\); stop it or choose another --data-dir\n$/);
+      return true;
+    });
+
+    const created = await cli('keys', 'create', '--tier', 'pro', '--data-dir', dataDir);
+    const key = created.stdout.trim();
+    assert.match(key, /^ob_[0-9a-f]{40}$/);
+    const list = await cli('keys', 'list', '--data-dir', dataDir);
+    assert.ok(list.stdout.includes(key.slice(0, 10)), list.stdout);
+
+    // A killed server leaves its lock behind; the next start takes it over.
+    await stop(first, 'SIGKILL');
+    assert.ok(existsSync(lockFile));
+    again = await serveChild(dataDir);
+    assert.equal(JSON.parse(readFileSync(lockFile, 'utf8')).pid, again.pid);
+    await stop(again, 'SIGTERM');
+    assert.equal(again.exitCode, 0);
+    assert.ok(!existsSync(lockFile), 'a server that stops cleanly removes its lock');
+  } finally {
+    await stop(first, 'SIGKILL');
+    if (again) await stop(again, 'SIGKILL');
+    rmSync(dataDir, { recursive: true, force: true });
   }
 });
 
