@@ -14,7 +14,13 @@ import { batch, nbaEvent, nbaPrices, price } from '../helpers/fixtures.ts';
 const E = 'e'.repeat(32);
 
 async function setup(
-  opts: { capacity?: number; now?: () => number; windowMs?: number; payloadBytes?: number } = {},
+  opts: {
+    capacity?: number;
+    now?: () => number;
+    windowMs?: number;
+    payloadBytes?: number;
+    maxScan?: number;
+  } = {},
 ) {
   const dir = mkdtempSync(join(tmpdir(), 'oddsbase-feed-'));
   const store = new SqliteStore(openSqlite(dir));
@@ -65,12 +71,41 @@ test('reads from memory and from the store give the same rows', async (t) => {
 });
 
 test('a read scans at most maxScan ids and says there is more', async (t) => {
-  const s = await setup();
-  t.after(s.cleanup);
-  const r = await s.feed.read({ pricesOnly: true, afterId: 0, affiliateIds: [999] }, 10);
-  assert.deepEqual(r.rows, []);
-  assert.equal(r.lastId, Math.min(1000, s.ledger.headId));
-  assert.equal(r.hasMore, s.ledger.headId > 1000);
+  // A bound well below the 45 rows written. The warm feed saw every write; the cold one, started
+  // after them with room for about ten rows, reads older cursors from the store.
+  const s = await setup({ maxScan: 10 });
+  const cold = await ChangeFeed.open(s.store, s.bus, s.ledger.headId, { maxScan: 10, payloadBytes: 4000 });
+  t.after(async () => {
+    cold.close();
+    await s.cleanup();
+  });
+  const head = s.ledger.headId;
+  assert.ok(head > 40, `${head} rows`);
+  const none = { affiliateIds: [999] };
+  for (const feed of [s.feed, cold]) {
+    for (const after of [0, 20]) {
+      const r = await feed.read({ pricesOnly: true, afterId: after, ...none }, 100);
+      assert.deepEqual(r.rows, []);
+      assert.equal(r.lastId, after + 10);
+      assert.equal(r.hasMore, true);
+      const page = await feed.readPayloadPage({ afterId: after, ...none }, 100);
+      assert.equal(page.count, 0);
+      assert.equal(page.lastId, after + 10);
+      assert.equal(page.hasMore, true);
+      assert.equal(page.fromStore, feed === cold);
+    }
+    // Rows 16 to 45 are the book-19 moneyline moves: all of them match, the bound still stops at 30.
+    const moves = { affiliateIds: [19], marketIds: [1] };
+    const r = await feed.read({ pricesOnly: true, afterId: 20, ...moves }, 100);
+    assert.deepEqual(
+      r.rows.map((row) => row.id),
+      Array.from({ length: 10 }, (_, i) => 21 + i),
+    );
+    assert.equal((await feed.readPayloadPage({ afterId: 20, ...moves }, 100)).count, 10);
+    const end = await feed.read({ pricesOnly: true, afterId: head - 5, ...none }, 100);
+    assert.equal(end.lastId, head, 'the bound never passes the head');
+    assert.equal(end.hasMore, false);
+  }
 });
 
 test('cursors ahead of the head or behind the retained window are refused', async (t) => {
