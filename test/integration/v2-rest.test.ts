@@ -322,11 +322,36 @@ describe('events snapshot', () => {
   });
 
   test('live_game_state is served to Ultra keys only', async () => {
-    assert.deepEqual(byId((await events()).events, E2).live_game_state, { possession: 'home' });
-    const pro = await s.newKey('pro');
-    const r = await s.get(`/api/v2/sports/4/events/${D}`, { 'X-Service-Key': pro });
-    // A Pro key sees the board 30 s late, so the event may not be there yet; if it is, no live state.
-    assert.equal(byId(r.body.events, E2)?.live_game_state, undefined);
+    // A Pro key sees the board 30 s late. On a server of its own, the clock moves past that delay
+    // after the commit, so the Pro board holds the live event (whether the delay counts from the
+    // commit or from the batch time) and only the gate can withhold its live state.
+    let clock = Date.now();
+    const own = await startTestServer({ now: () => clock });
+    try {
+      await own.server.ledger.apply(
+        batch(new Date(clock).toISOString(), [
+          { kind: 'event', event: nbaEvent(E2, D, 20) },
+          {
+            kind: 'score',
+            event_id: E2,
+            score: score(E2, 'STATUS_IN_PROGRESS', 10, 12),
+            live_game_state: { possession: 'home' },
+          },
+        ]),
+      );
+      clock += 31_000;
+      const seenBy = async (tier: 'pro' | 'ultra') => {
+        const r = await own.get(`/api/v2/sports/4/events/${D}`, { 'X-Service-Key': await own.newKey(tier) });
+        assert.equal(r.status, 200, JSON.stringify(r.body));
+        const event = byId(r.body.events, E2);
+        assert.equal(event?.score?.score_home, 12, `the ${tier} board has the live score`);
+        return event;
+      };
+      assert.deepEqual((await seenBy('ultra')).live_game_state, { possession: 'home' });
+      assert.equal((await seenBy('pro')).live_game_state, undefined);
+    } finally {
+      await own.close();
+    }
   });
 
   test('one event by id, with the same parameters and envelope', async () => {
