@@ -1,11 +1,14 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Type } from '@sinclair/typebox';
+import { type Static, Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { lowestTierWith, upgradeMessage } from '../../../access/entitlements.ts';
 import type { PlanScope } from '../../../access/plan-scope.ts';
-import type { EventState, MarketState } from '../../../board/board.ts';
+import { type EventState, type MarketState, participantKey } from '../../../board/board.ts';
+import { affiliateProfile } from '../../../catalog/affiliates.ts';
+import { NAMED_PERIODS, periodByName, periodIdsOf, periodOf } from '../../../catalog/periods.ts';
 import { type BestRule, bestOffer, type Offer } from '../../../domain/best-line.ts';
-import { forbidden, notFound } from '../../errors.ts';
+import { OFF_BOARD } from '../../../domain/odds.ts';
+import { badRequest, forbidden, notFound } from '../../errors.ts';
 import { parseInteger, parseIntList } from '../../params.ts';
 import { callerOf, type RouteDeps } from '../../route-kit.ts';
 import { errorResponses } from '../../schemas.ts';
@@ -15,29 +18,47 @@ const MONEYLINE = new Set([1, 41, 4, 1008, 1150, 1154, 1153, 1157]);
 const SPREAD = new Set([2, 42, 5, 1009, 1151, 1155]);
 const TOTAL = new Set([3, 43, 6, 1010, 1152, 1156]);
 
-const BestSchema = Type.Object({
-  participant_id: Type.Integer(),
-  participant_type: Type.String(),
-  participant_name: Type.String(),
-  market_id: Type.Integer(),
-  line: Type.String(),
-  price: Type.Number(),
+const BestAffiliateSchema = Type.Object({
   affiliate_id: Type.Integer(),
-  price_id: Type.String(),
+  affiliate_name: Type.String(),
+  market_id: Type.Integer({ description: 'the market of the price: prematch or in-play id' }),
+  price_id: Type.String({ description: 'Price.id of the event snapshot' }),
   updated_at: Type.String(),
 });
+type BestAffiliate = Static<typeof BestAffiliateSchema>;
 
-interface Best {
-  participant_id: number;
-  participant_type: string;
-  participant_name: string;
-  market_id: number;
-  line: string;
-  price: number;
-  affiliate_id: number;
-  price_id: string;
-  updated_at: string;
-}
+const Price = (description: string) => Type.Number({ description: `${description}; 0.0001 when no book offers it` });
+const Side = Type.Optional(BestAffiliateSchema);
+
+const BestLineSchema = Type.Object({
+  event_id: Type.String(),
+  period_id: Type.Integer(),
+  moneyline: Type.Object({
+    moneyline_away: Price('best away price'),
+    moneyline_home: Price('best home price'),
+    moneyline_draw: Type.Optional(Price('best draw price, where the moneyline has a draw')),
+    best_affiliate_away: Side,
+    best_affiliate_home: Side,
+    best_affiliate_draw: Side,
+  }),
+  spread: Type.Object({
+    point_spread_away: Price('points of the best away spread'),
+    point_spread_home: Price('points of the best home spread'),
+    point_spread_away_money: Price('its price'),
+    point_spread_home_money: Price('its price'),
+    best_affiliate_away: Side,
+    best_affiliate_home: Side,
+  }),
+  total: Type.Object({
+    total_over: Price('points of the best Over'),
+    total_under: Price('points of the best Under'),
+    total_over_money: Price('its price'),
+    total_under_money: Price('its price'),
+    best_affiliate_over: Side,
+    best_affiliate_under: Side,
+  }),
+});
+type BestLine = Static<typeof BestLineSchema>;
 
 type Candidate = Offer & {
   market_id: number;
@@ -45,19 +66,19 @@ type Candidate = Offer & {
   updated_at: string;
 };
 
-/** The best open offer for each participant of one kind of market. */
+/** The best open offer of each participant (by participant key) of one kind of market. */
 function bestOf(
   markets: readonly MarketState[],
   affiliates: ReadonlySet<number> | null,
   rule: (participantId: number) => BestRule,
   mainOnly: boolean,
-): Best[] {
-  const sides = new Map<string, { p: { id: number; type: string; name: string }; offers: Candidate[] }>();
+): Map<string, Candidate> {
+  const sides = new Map<string, { id: number; offers: Candidate[] }>();
   for (const m of markets) {
     for (const [key, p] of m.participants) {
       let side = sides.get(key);
       if (!side) {
-        side = { p: { id: p.id, type: p.type, name: p.name }, offers: [] };
+        side = { id: p.id, offers: [] };
         sides.set(key, side);
       }
       for (const line of p.lines.values()) {
@@ -76,43 +97,135 @@ function bestOf(
       }
     }
   }
-  const out: Best[] = [];
-  for (const { p, offers } of sides.values()) {
-    const best = bestOffer(offers, rule(p.id)) as Candidate | undefined;
-    if (!best) continue;
-    out.push({
-      participant_id: p.id,
-      participant_type: p.type,
-      participant_name: p.name,
-      market_id: best.market_id,
-      line: best.line,
-      price: best.price,
-      affiliate_id: best.affiliate_id,
-      price_id: best.price_id,
-      updated_at: best.updated_at,
-    });
+  const out = new Map<string, Candidate>();
+  for (const [key, { id, offers }] of sides) {
+    const best = bestOffer(offers, rule(id)) as Candidate | undefined;
+    if (best) out.set(key, best);
   }
   return out;
 }
 
-/** The best lines of one period among the markets and books the plan covers. */
-function bestLine(state: EventState, periodId: number, scope: PlanScope, affiliates: ReadonlySet<number> | null) {
+function affiliateOf(c: Candidate): BestAffiliate {
+  return {
+    affiliate_id: c.affiliate_id,
+    affiliate_name: affiliateProfile(c.affiliate_id)?.affiliate_name ?? `Affiliate ${c.affiliate_id}`,
+    market_id: c.market_id,
+    price_id: c.price_id,
+    updated_at: c.updated_at,
+  };
+}
+
+/** Which markets of the event a request compares. */
+interface PeriodSelection {
+  periodId: number;
+  /** The period ids its markets carry: what the plan must cover. */
+  periodIds: number[];
+  live: boolean;
+  label: string;
+  includes(m: MarketState): boolean;
+}
+
+/**
+ * `period`: an id takes every market of that period, prematch and in play; a name (period_full_game,
+ * period_live_full_game …) takes the markets of that named period only.
+ */
+function parsePeriod(raw: string | undefined): PeriodSelection {
+  const text = raw?.trim() ?? '';
+  if (text === '' || /^-?\d+$/.test(text)) {
+    const id = parseInteger('period', text, 0, 99) ?? 0;
+    return { periodId: id, periodIds: [id], live: false, label: `Period ${id}`, includes: (m) => m.period_id === id };
+  }
+  const named = periodByName(text);
+  if (!named) {
+    throw badRequest(
+      `period must be a period id or one of ${NAMED_PERIODS.map((p) => p.name).join(', ')}, got '${text.slice(0, 40)}'`,
+    );
+  }
+  return {
+    periodId: named.periodId,
+    periodIds: periodIdsOf(named),
+    live: named.live,
+    label: `Period ${named.name}`,
+    includes: (m) => periodOf(m.market_id, m.period_id) === named,
+  };
+}
+
+/**
+ * The best lines of one period among the markets and books the plan covers, per side: away and home
+ * (the event's teams), the draw (a result side of a moneyline), Over (result 0) and Under (1). A side
+ * no book offers carries the off-board sentinel and no affiliate.
+ */
+function bestLine(
+  state: EventState,
+  period: PeriodSelection,
+  scope: PlanScope,
+  affiliates: ReadonlySet<number> | null,
+): { body: BestLine; prices: number } {
   const of = (ids: Set<number>) =>
     [...state.markets.values()].filter(
       (m) =>
-        m.period_id === periodId &&
         ids.has(m.market_id) &&
+        period.includes(m) &&
         scope.coversPeriod(m.period_id) &&
         scope.coversMarket(m.market_id),
     );
-  return {
-    event_id: state.info.event_id,
-    period_id: periodId,
-    moneyline: bestOf(of(MONEYLINE), affiliates, () => 'price', false),
-    spread: bestOf(of(SPREAD), affiliates, () => 'most_points', true),
-    // Total participants are the results Over (0) and Under (1).
-    total: bestOf(of(TOTAL), affiliates, (id) => (id === 0 ? 'fewest_points' : 'most_points'), true),
+  const moneylineMarkets = of(MONEYLINE);
+  const moneyline = bestOf(moneylineMarkets, affiliates, () => 'price', false);
+  const spread = bestOf(of(SPREAD), affiliates, () => 'most_points', true);
+  const total = bestOf(of(TOTAL), affiliates, (id) => (id === 0 ? 'fewest_points' : 'most_points'), true);
+
+  const [awayTeam, homeTeam] = state.info.teams;
+  const away = awayTeam && participantKey('TYPE_TEAM', awayTeam.team_id);
+  const home = homeTeam && participantKey('TYPE_TEAM', homeTeam.team_id);
+  const drawKey = moneylineMarkets
+    .flatMap((m) => [...m.participants])
+    .find(([, p]) => p.type === 'TYPE_RESULT')?.[0];
+  const over = participantKey('TYPE_RESULT', 0);
+  const under = participantKey('TYPE_RESULT', 1);
+
+  let prices = 0;
+  const pick = (sides: Map<string, Candidate>, key: string | undefined) => {
+    const c = key === undefined ? undefined : sides.get(key);
+    if (c) prices++;
+    return c;
   };
+  const price = (c: Candidate | undefined) => c?.price ?? OFF_BOARD;
+  const points = (c: Candidate | undefined) => (c ? Number(c.line) : OFF_BOARD);
+  const affiliate = <K extends string>(name: K, c: Candidate | undefined) =>
+    (c ? { [name]: affiliateOf(c) } : {}) as Partial<Record<K, BestAffiliate>>;
+
+  const [mlAway, mlHome, mlDraw] = [pick(moneyline, away), pick(moneyline, home), pick(moneyline, drawKey)];
+  const [spAway, spHome] = [pick(spread, away), pick(spread, home)];
+  const [tOver, tUnder] = [pick(total, over), pick(total, under)];
+  const body: BestLine = {
+    event_id: state.info.event_id,
+    period_id: period.periodId,
+    moneyline: {
+      moneyline_away: price(mlAway),
+      moneyline_home: price(mlHome),
+      ...(drawKey !== undefined ? { moneyline_draw: price(mlDraw) } : {}),
+      ...affiliate('best_affiliate_away', mlAway),
+      ...affiliate('best_affiliate_home', mlHome),
+      ...affiliate('best_affiliate_draw', mlDraw),
+    },
+    spread: {
+      point_spread_away: points(spAway),
+      point_spread_home: points(spHome),
+      point_spread_away_money: price(spAway),
+      point_spread_home_money: price(spHome),
+      ...affiliate('best_affiliate_away', spAway),
+      ...affiliate('best_affiliate_home', spHome),
+    },
+    total: {
+      total_over: points(tOver),
+      total_under: points(tUnder),
+      total_over_money: price(tOver),
+      total_under_money: price(tUnder),
+      ...affiliate('best_affiliate_over', tOver),
+      ...affiliate('best_affiliate_under', tUnder),
+    },
+  };
+  return { body, prices };
 }
 
 export async function bestLineRoutes(fastify: FastifyInstance, deps: RouteDeps): Promise<void> {
@@ -125,15 +238,18 @@ export async function bestLineRoutes(fastify: FastifyInstance, deps: RouteDeps):
         description:
           'For each side, the open price best for the bettor and the book offering it: moneylines by price; ' +
           'spreads and totals among each book’s main lines by points first (most points on a spread, the lowest ' +
-          'total for Over, the highest for Under), then price. Off-board prices are never best. Prematch and ' +
-          'in-play markets of the period are both considered; closed prices are not.',
+          'total for Over, the highest for Under), then price. Off-board prices are never best. A period id ' +
+          'compares the prematch and in-play markets of that period; a period name only those of the named ' +
+          'period (period_full_game prematch, period_live_full_game in play). Closed prices are not compared.',
         tags: ['markets'],
         params: Type.Object({ eventID: Type.String() }),
         querystring: Type.Object(
           {
             period: Type.Optional(
               Type.String({
-                description: 'period id: 0 full game (default), 1 first half, 2 second half, 3/4 tennis sets',
+                description:
+                  'a period id (0 full game, the default; 1 first half; 2 second half; 3/4 tennis sets …) or ' +
+                  `a period name: ${NAMED_PERIODS.map((p) => p.name).join(', ')}`,
               }),
             ),
             affiliate_ids: Type.Optional(
@@ -144,16 +260,7 @@ export async function bestLineRoutes(fastify: FastifyInstance, deps: RouteDeps):
           },
           { additionalProperties: true },
         ),
-        response: {
-          200: Type.Object({
-            event_id: Type.String(),
-            period_id: Type.Integer(),
-            moneyline: Type.Array(BestSchema),
-            spread: Type.Array(BestSchema),
-            total: Type.Array(BestSchema),
-          }),
-          ...errorResponses,
-        },
+        response: { 200: BestLineSchema, ...errorResponses },
       },
     },
     async (request, reply) => {
@@ -162,20 +269,22 @@ export async function bestLineRoutes(fastify: FastifyInstance, deps: RouteDeps):
       const state = view.getEvent(eventId);
       if (!state) throw notFound(`event ${eventId}`);
       const q = request.query;
-      const period = parseInteger('period', q.period, 0, 99) ?? 0;
-      if (!scope.coversPeriod(period)) {
+      const period = parsePeriod(q.period);
+      const inPlan = (periods: readonly number[] | 'all', liveOdds: boolean) =>
+        (periods === 'all' || period.periodIds.some((id) => periods.includes(id))) && (!period.live || liveOdds);
+      if (!inPlan(scope.periods ? [...scope.periods] : 'all', scope.liveOdds)) {
         throw forbidden(
           upgradeMessage(
-            `Period ${period} markets`,
-            lowestTierWith((e) => e.periods === 'all' || e.periods.includes(period)),
+            `${period.label} markets`,
+            lowestTierWith((e) => inPlan(e.periods, e.liveOdds)),
           ),
         );
       }
       const affiliates = scope.booksFor(parseIntList('affiliate_ids', q.affiliate_ids));
       const best = bestLine(state, period, scope, affiliates);
       // One odds point per best price returned.
-      reply.meter(best.moneyline.length + best.spread.length + best.total.length);
-      return best;
+      reply.meter(best.prices);
+      return best.body;
     },
   );
 }
