@@ -11,15 +11,17 @@ interface Def {
   live?: number;
   prop?: boolean;
   participantLine?: boolean;
+  /** A period market's full-game market (4 -> 1): include=all_periods widens a request by it. */
+  fullGame?: number;
 }
 
 const defs: Def[] = [
   { id: 1, name: 'Moneyline', short: 'ML', period_id: 0, live: 41, participantLine: true },
   { id: 2, name: 'Point Spread', short: 'Spread', period_id: 0, live: 42 },
   { id: 3, name: 'Total Over/Under', short: 'Total', period_id: 0, live: 43 },
-  { id: 4, name: '1st Half Moneyline', short: '1H ML', period_id: 1, participantLine: true },
-  { id: 5, name: '1st Half Point Spread', short: '1H Spread', period_id: 1 },
-  { id: 6, name: '1st Half Total', short: '1H Total', period_id: 1 },
+  { id: 4, name: '1st Half Moneyline', short: '1H ML', period_id: 1, participantLine: true, fullGame: 1 },
+  { id: 5, name: '1st Half Point Spread', short: '1H Spread', period_id: 1, fullGame: 2 },
+  { id: 6, name: '1st Half Total', short: '1H Total', period_id: 1, fullGame: 3 },
   { id: 29, name: 'Player Points', short: 'PTS', period_id: 0, live: 90, prop: true },
   { id: 33, name: 'Player Turnovers', short: 'TO', period_id: 0, live: 984, prop: true },
   { id: 35, name: 'Player Rebounds', short: 'REB', period_id: 0, live: 982, prop: true },
@@ -71,9 +73,9 @@ const defs: Def[] = [
   { id: 988, name: 'Player Points + Rebounds (Live)', short: 'Live P+R', period_id: 0, prop: true },
   { id: 989, name: 'Player Points + Assists (Live)', short: 'Live P+A', period_id: 0, prop: true },
   { id: 990, name: 'Player Rebounds + Assists (Live)', short: 'Live R+A', period_id: 0, prop: true },
-  { id: 1008, name: '2nd Half Moneyline', short: '2H ML', period_id: 2, participantLine: true },
-  { id: 1009, name: '2nd Half Point Spread', short: '2H Spread', period_id: 2 },
-  { id: 1010, name: '2nd Half Total', short: '2H Total', period_id: 2 },
+  { id: 1008, name: '2nd Half Moneyline', short: '2H ML', period_id: 2, participantLine: true, fullGame: 1 },
+  { id: 1009, name: '2nd Half Point Spread', short: '2H Spread', period_id: 2, fullGame: 2 },
+  { id: 1010, name: '2nd Half Total', short: '2H Total', period_id: 2, fullGame: 3 },
   {
     id: 1105,
     name: '3-Way Regulation Result (Live)',
@@ -81,10 +83,10 @@ const defs: Def[] = [
     period_id: 0,
     participantLine: true,
   },
-  { id: 1150, name: 'Set 1 Moneyline', short: 'S1 ML', period_id: 3, live: 1154, participantLine: true },
-  { id: 1151, name: 'Set 1 Game Spread', short: 'S1 Spread', period_id: 3, live: 1155 },
-  { id: 1152, name: 'Set 1 Total Games', short: 'S1 Total', period_id: 3, live: 1156 },
-  { id: 1153, name: 'Set 2 Moneyline', short: 'S2 ML', period_id: 4, live: 1157, participantLine: true },
+  { id: 1150, name: 'Set 1 Moneyline', short: 'S1 ML', period_id: 3, live: 1154, participantLine: true, fullGame: 1 },
+  { id: 1151, name: 'Set 1 Game Spread', short: 'S1 Spread', period_id: 3, live: 1155, fullGame: 2 },
+  { id: 1152, name: 'Set 1 Total Games', short: 'S1 Total', period_id: 3, live: 1156, fullGame: 3 },
+  { id: 1153, name: 'Set 2 Moneyline', short: 'S2 ML', period_id: 4, live: 1157, participantLine: true, fullGame: 1 },
   { id: 1154, name: 'Set 1 Moneyline (Live)', short: 'Live S1 ML', period_id: 15, participantLine: true },
   { id: 1155, name: 'Set 1 Game Spread (Live)', short: 'Live S1 Spread', period_id: 15 },
   { id: 1156, name: 'Set 1 Total Games (Live)', short: 'Live S1 Total', period_id: 15 },
@@ -140,6 +142,29 @@ export function withLiveVariants(marketIds: readonly number[]): number[] {
   for (const id of marketIds) {
     const live = AUTO_LIVE_VARIANTS.get(id);
     if (live !== undefined) out.add(live);
+  }
+  return [...out];
+}
+
+/** The full-game market of each period market, and the period markets of each full-game one. */
+const fullGameOf = new Map(defs.filter((d) => d.fullGame !== undefined).map((d) => [d.id, d.fullGame as number]));
+const periodMarketsOf = new Map<number, number[]>();
+for (const [id, full] of fullGameOf) periodMarketsOf.set(full, [...(periodMarketsOf.get(full) ?? []), id]);
+
+/**
+ * include=all_periods: the market ids a request names, with every period's market of the same
+ * families (a moneyline id brings the half and set moneylines; a live or period id its family's
+ * full-game market too). Live variants are added afterwards by withLiveVariants.
+ */
+export function withPeriodMarkets(marketIds: readonly number[]): number[] {
+  const out = new Set(marketIds);
+  for (const id of marketIds) {
+    const prematch = prematchMarketId(id);
+    const full = fullGameOf.get(prematch) ?? prematch;
+    const periods = periodMarketsOf.get(full);
+    if (!periods) continue;
+    out.add(full);
+    for (const p of periods) out.add(p);
   }
   return [...out];
 }

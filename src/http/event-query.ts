@@ -1,10 +1,10 @@
-import { Type } from '@sinclair/typebox';
+import { type Static, Type } from '@sinclair/typebox';
 import { lowestTierWith, upgradeMessage } from '../access/entitlements.ts';
 import type { PlanScope } from '../access/plan-scope.ts';
 import type { EventState } from '../board/board.ts';
 import type { EventFilter } from '../board/views.ts';
 import { filterKey } from '../board/views.ts';
-import { defaultMarketIds, isPropMarket, withLiveVariants } from '../catalog/markets.ts';
+import { defaultMarketIds, isPropMarket, withLiveVariants, withPeriodMarkets } from '../catalog/markets.ts';
 import type { EventStatus } from '../domain/types.ts';
 import { forbidden } from './errors.ts';
 import {
@@ -17,6 +17,7 @@ import {
   parseParticipantType,
   parseStatuses,
 } from './params.ts';
+import { includeParam } from './schemas.ts';
 
 export type Query = Record<string, string | undefined>;
 
@@ -37,11 +38,16 @@ export const EventQuerySchema = Type.Object(
     participant_type: opt('TYPE_TEAM, TYPE_PLAYER or TYPE_RESULT'),
     hide_no_markets: opt('true excludes events without market data; default false'),
     hide_closed: opt('true excludes closed prices'),
-    include: opt('price_delta adds price_delta to every price'),
+    include: includeParam(
+      'price_delta adds price_delta to every price; all_periods adds the half, quarter and set markets of ' +
+        'the requested families (a comma list, or the parameter repeated)',
+    ),
     key: opt('API key (the X-Service-Key header is recommended instead)'),
   },
   { additionalProperties: true },
 );
+
+export type EventParams = Static<typeof EventQuerySchema>;
 
 /** Parsed once and then shared between requests (see eventQueryFor): treat it as read-only. */
 export interface EventQuery {
@@ -56,11 +62,13 @@ export interface EventQuery {
 }
 
 /** Parses the shared event parameters within the caller's plan; `sportId` picks the default market ids. */
-export function parseEventQuery(q: Query, sportId: number | undefined, scope: PlanScope): EventQuery {
+export function parseEventQuery(q: EventParams, sportId: number | undefined, scope: PlanScope): EventQuery {
   const requested = parseMarketIds(q.market_ids) ?? defaultMarketIds(sportId);
   const affiliates = parseIntList('affiliate_ids', q.affiliate_ids);
   const participants = parseIntList('participant_ids', q.participant_ids, MAX_PARTICIPANT_IDS);
-  const include = parseInclude(q.include, ['price_delta']);
+  const include = parseInclude(q.include, ['price_delta', 'all_periods']);
+  // The 12-id limit counts the ids sent; all_periods and the live variants widen them afterwards.
+  const families = include.has('all_periods') ? withPeriodMarkets(requested) : requested;
   if (!scope.playerProps && requested.some(isPropMarket)) {
     throw forbidden(
       upgradeMessage(
@@ -70,7 +78,7 @@ export function parseEventQuery(q: Query, sportId: number | undefined, scope: Pl
     );
   }
   const filter: EventFilter = {
-    marketIds: new Set(scope.marketIdsFor(withLiveVariants(requested))),
+    marketIds: new Set(scope.marketIdsFor(withLiveVariants(families))),
     affiliateIds: scope.booksFor(affiliates),
     periodIds: scope.periods,
     mainLine: parseBoolean('main_line', q.main_line, false),
@@ -105,7 +113,7 @@ const MAX_QUERIES_PER_PLAN = 256;
  * and again, and the filter, its sets and its canonical key need not be rebuilt for each poll.
  * A query that fails to parse is not kept, so it fails the same way every time.
  */
-export function eventQueryFor(url: string, query: Query, sportId: number | undefined, scope: PlanScope): EventQuery {
+export function eventQueryFor(url: string, query: EventParams, sportId: number | undefined, scope: PlanScope): EventQuery {
   let cache = parsedQueries.get(scope);
   if (!cache) {
     cache = new Map();

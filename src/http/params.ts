@@ -89,16 +89,21 @@ export function parseParticipantType(raw: string | undefined): ParticipantType |
   return v as ParticipantType;
 }
 
-/** `include`: a comma list whose values must all be among `allowed`. */
-export function parseInclude(raw: string | undefined, allowed: readonly string[]): Set<string> {
+/**
+ * `include`: comma lists whose values must all be among `allowed`. The parameter may be repeated
+ * (`include=a&include=b`), which the query parser hands over as an array.
+ */
+export function parseInclude(raw: string | readonly string[] | undefined, allowed: readonly string[]): Set<string> {
   const out = new Set<string>();
-  if (raw === undefined || raw.trim() === '') return out;
-  for (const part of raw.split(',')) {
-    const v = part.trim();
-    if (!allowed.includes(v)) {
-      throw badRequest(`include has an unknown value '${clip(v)}'; allowed: ${allowed.join(', ')}`);
+  for (const text of typeof raw === 'string' ? [raw] : (raw ?? [])) {
+    if (text.trim() === '') continue;
+    for (const part of text.split(',')) {
+      const v = part.trim();
+      if (!allowed.includes(v)) {
+        throw badRequest(`include has an unknown value '${clip(v)}'; allowed: ${allowed.join(', ')}`);
+      }
+      out.add(v);
     }
-    out.add(v);
   }
   return out;
 }

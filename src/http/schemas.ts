@@ -180,6 +180,10 @@ export const SportMarketSchema = Type.Composite([
   }),
 ]);
 
+/** The `include` query parameter: a comma list, or the parameter repeated. */
+export const includeParam = (description: string) =>
+  Type.Optional(Type.Union([Type.String(), Type.Array(Type.String())], { description }));
+
 /** Responses keyed by a dynamic id (sport id) are documented as maps. */
 export const keyed = (value: TSchema) => Type.Record(Type.String(), value);
 

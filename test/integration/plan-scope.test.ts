@@ -104,6 +104,10 @@ describe('a Free key never receives a book, period or market outside its plan', 
   const routes = [
     `/api/v2/sports/4/events/${DAY}?market_ids=1,2,3,4`,
     `${ev}?market_ids=1,4`,
+    `/api/v2/sports/4/events/${DAY}?include=all_periods`,
+    `${ev}?include=all_periods&include=price_delta`,
+    `${ev}/openers?include=all_periods`,
+    `${ev}/closing?include=all_periods`,
     `${ev}/openers?market_ids=1,4`,
     `${ev}/markets/opening?market_ids=1,4`,
     `${ev}/closing?market_ids=1,4`,
@@ -164,6 +168,33 @@ describe('a Free key never receives a book, period or market outside its plan', 
     const body = await get(`/api/v2/delta?last_id=${first.meta.delta_last_id}`);
     assert.equal(body.meta.count, 1);
     assertWithinFree('/api/v2/delta', body);
+  });
+
+  test('include=all_periods (alone or repeated with price_delta) brings every period’s markets', async () => {
+    const markets = (body: any) => body.events[0].markets.map((m: any) => [m.market_id, m.period_id]);
+    const plain = await s.get(ev);
+    assert.ok(!markets(plain.body).some(([id]: number[]) => id === 4), 'no half market by default');
+    for (const path of [
+      `${ev}?include=all_periods`,
+      `${ev}?include=price_delta&include=all_periods`,
+      `${ev}?include=price_delta,all_periods`,
+      `/api/v2/sports/4/events/${DAY}?include=all_periods`,
+      `${ev}/openers?include=all_periods`,
+      `${ev}/closing?include=all_periods`,
+    ]) {
+      const r = await s.get(path);
+      assert.equal(r.status, 200, `${path}: ${JSON.stringify(r.body)}`);
+      const found = markets(r.body);
+      assert.ok(found.some(([id, period]: number[]) => id === 4 && period === 1), `${path}: first half`);
+      assert.ok(found.some(([id]: number[]) => id === 41), `${path}: live full game`);
+      assert.ok(!found.some(([id]: number[]) => id === 29), `${path}: props are not a period`);
+    }
+    const both = await s.get(`${ev}?include=price_delta&include=all_periods`);
+    const prices = both.body.events[0].markets.flatMap((m: any) =>
+      m.participants.flatMap((p: any) => p.lines.flatMap((l: any) => Object.values(l.prices))),
+    );
+    assert.ok(prices.every((p: any) => typeof p.price_delta === 'number'));
+    assert.equal((await s.get(`${ev}?include=all_periods&include=nope`)).status, 400);
   });
 
   test('the unrestricted key sees what the Free key does not (the data is there to leak)', async () => {

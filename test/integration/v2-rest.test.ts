@@ -136,6 +136,8 @@ describe('reference and listings', () => {
     const withRegions = await s.get('/api/v2/affiliates?include=regions', {});
     assert.ok(withRegions.body.affiliates.every((a: any) => Array.isArray(a.regions)));
     assert.equal((await s.get('/api/v2/affiliates?include=everything', {})).status, 400);
+    const repeated = await s.get('/api/v2/affiliates?include=regions&include=regions', {});
+    assert.deepEqual(repeated.body, withRegions.body);
   });
 
   test('market definitions list live variants', async () => {

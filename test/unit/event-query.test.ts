@@ -58,3 +58,27 @@ test('a query that fails is refused every time, for every plan that lacks the fe
     assert.throws(() => eventQueryFor(bad, { main_line: 'maybe' }, 4, account('ultra')), ApiError);
   }
 });
+
+test('include=all_periods widens the requested families to every period, within the plan', () => {
+  const ids = (query: { market_ids?: string; include?: string | string[] }, tier: Tier, sport = 4) =>
+    [...eventQueryFor(`/x?${JSON.stringify(query)}`, query, sport, account(tier)).filter.marketIds].sort(
+      (a, b) => a - b,
+    );
+  assert.deepEqual(ids({ include: 'all_periods' }, 'ultra'), [
+    1, 2, 3, 4, 5, 6, 41, 42, 43, 1008, 1009, 1010, 1150, 1151, 1152, 1153, 1154, 1155, 1156, 1157,
+  ]);
+  assert.deepEqual(ids({ market_ids: '3', include: 'all_periods' }, 'ultra'), [3, 6, 43, 1010, 1152, 1156]);
+  // A live or period id names its family too; markets without period markets stay as they are.
+  assert.deepEqual(ids({ market_ids: '5,94', include: 'all_periods' }, 'ultra'), [2, 5, 42, 94, 96, 1009, 1151, 1155]);
+  // Free has no in-play markets; its periods are narrowed when events are viewed (filter.periodIds).
+  assert.deepEqual(ids({ market_ids: '1', include: 'all_periods' }, 'free'), [1, 4, 1008, 1150, 1153]);
+  const free = eventQueryFor('/y', { include: 'all_periods' }, 4, account('free'));
+  assert.deepEqual([...(free.filter.periodIds ?? [])], [0]);
+});
+
+test('include may be repeated; every value is checked', () => {
+  const q = eventQueryFor('/z?r', { include: ['price_delta', 'all_periods'] }, 4, account('ultra'));
+  assert.equal(q.filter.includePriceDelta, true);
+  assert.ok(q.filter.marketIds.has(1008));
+  assert.throws(() => eventQueryFor('/z?bad', { include: ['price_delta', 'nope'] }, 4, account('ultra')), ApiError);
+});

@@ -10,6 +10,7 @@ import {
   AffiliateSchema,
   ErrorBody,
   errorResponses,
+  includeParam,
   MarketDefinitionSchema,
   SportSchema,
 } from '../../schemas.ts';
@@ -46,7 +47,7 @@ export async function referenceRoutes(fastify: FastifyInstance): Promise<void> {
     tags: ['reference'],
     querystring: Type.Object(
       {
-        include: Type.Optional(Type.String({ description: 'regions adds each book’s regions' })),
+        include: includeParam('regions adds each book’s regions'),
       },
       { additionalProperties: true },
     ),
@@ -55,7 +56,7 @@ export async function referenceRoutes(fastify: FastifyInstance): Promise<void> {
       400: ErrorBody,
     },
   };
-  const affiliates = async (request: { query: { include?: string } }) => {
+  const affiliates = async (request: { query: { include?: string | readonly string[] } }) => {
     const include = parseInclude(request.query.include, ['regions']);
     return { affiliates: affiliateList(include.has('regions')) };
   };
