@@ -165,6 +165,22 @@ describe('reference and listings', () => {
     assert.ok(shifted.body.dates.length === 2);
   });
 
+  test('dates as ISO 8601 instants or Unix seconds (format=iso8601, format=epoch)', async () => {
+    const midnight = Date.parse(`${D}T00:00:00Z`);
+    const iso = await s.get('/api/v2/sports/dates?sport_ids=4&format=iso8601');
+    assert.deepEqual(iso.body, { '4': { dates: [new Date(midnight).toISOString()] } });
+    const epoch = await s.get('/api/v2/sports/4/dates?format=epoch');
+    assert.deepEqual(epoch.body, { dates: [midnight / 1000] });
+    // With an offset of 300 minutes the local day starts at 05:00Z.
+    const shifted = await s.get('/api/v2/sports/dates?sport_ids=4&format=epoch&offset=300');
+    assert.deepEqual(shifted.body['4'].dates, [midnight / 1000 + 300 * 60]);
+    for (const bad of ['unix', 'constructor']) {
+      const r = await s.get(`/api/v2/sports/4/dates?format=${bad}`);
+      assert.equal(r.status, 400);
+      assert.match(r.body.error, /iso8601/);
+    }
+  });
+
   test('event ids of a date, per sport', async () => {
     const r = await s.get(`/api/v2/sports/events/${D}?sport_ids=4`);
     assert.deepEqual(r.body['4'].sort(), [E1, E2, E3].sort());

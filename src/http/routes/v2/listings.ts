@@ -18,7 +18,14 @@ import {
 } from '../../schemas.ts';
 
 const opt = (description: string) => Type.Optional(Type.String({ description }));
-const DATE_FORMATS = ['date', 'iso'] as const;
+type DateFormat = 'date' | 'iso8601' | 'epoch';
+/** `iso` is the name this server used before iso8601, kept for the clients that send it. */
+const DATE_FORMATS: ReadonlyMap<string, DateFormat> = new Map([
+  ['date', 'date'],
+  ['iso8601', 'iso8601'],
+  ['iso', 'iso8601'],
+  ['epoch', 'epoch'],
+]);
 
 function parseSportIds(raw: string | undefined): number[] {
   const ids = parseIntList('sport_ids', raw);
@@ -27,15 +34,24 @@ function parseSportIds(raw: string | undefined): number[] {
   return ids;
 }
 
-/** The local calendar dates (under `offset`) on which a sport has events, ascending. */
-function sportDates(events: readonly EventState[], offset: number, format: 'date' | 'iso'): string[] {
+/**
+ * The local calendar dates (under `offset`) on which a sport has events, ascending: as YYYY-MM-DD,
+ * or as the instant each local day starts (ISO 8601, or Unix seconds).
+ */
+function sportDates(events: readonly EventState[], offset: number, format: DateFormat): string[] | number[] {
   const days = new Set<string>();
-  for (const e of events) {
-    const local = new Date(e.startMs - offset * 60_000).toISOString().slice(0, 10);
-    days.add(format === 'iso' ? new Date(Date.parse(local) + offset * 60_000).toISOString() : local);
-  }
-  return [...days].sort();
+  for (const e of events) days.add(new Date(e.startMs - offset * 60_000).toISOString().slice(0, 10));
+  const sorted = [...days].sort();
+  if (format === 'date') return sorted;
+  const starts = sorted.map((day) => Date.parse(day) + offset * 60_000);
+  return format === 'epoch' ? starts.map((ms) => ms / 1000) : starts.map((ms) => new Date(ms).toISOString());
 }
+
+const DatesSchema = Type.Object({
+  dates: Type.Array(Type.Union([Type.String(), Type.Integer()]), {
+    description: 'YYYY-MM-DD strings; ISO 8601 strings with format=iso8601; Unix seconds with format=epoch',
+  }),
+});
 
 /** True when a book the plan covers prices the market (an open price with `openOnly`). */
 function priced(market: MarketState, openOnly: boolean, scope: PlanScope): boolean {
@@ -92,15 +108,18 @@ export async function listingRoutes(fastify: FastifyInstance, deps: RouteDeps): 
     {
       sport_ids: opt('comma-separated sport ids; default all'),
       offset: opt('minutes that shift the day boundary'),
-      format: opt('date (YYYY-MM-DD, default) or iso (the UTC instant each local day starts)'),
+      format: opt(
+        'date (YYYY-MM-DD, the default), iso8601 (the UTC instant each local day starts) or epoch ' +
+          '(that instant in Unix seconds)',
+      ),
     },
     { additionalProperties: true },
   );
-  const parseFormat = (raw: string | undefined): 'date' | 'iso' => {
+  const parseFormat = (raw: string | undefined): DateFormat => {
     if (raw === undefined || raw === '') return 'date';
-    if (!(DATE_FORMATS as readonly string[]).includes(raw))
-      throw badRequest(`format must be date or iso, got '${raw}'`);
-    return raw as 'date' | 'iso';
+    const format = DATE_FORMATS.get(raw.trim().toLowerCase());
+    if (!format) throw badRequest(`format must be date, iso8601 or epoch, got '${raw.slice(0, 40)}'`);
+    return format;
   };
 
   app.get(
@@ -112,7 +131,7 @@ export async function listingRoutes(fastify: FastifyInstance, deps: RouteDeps): 
         tags: ['schedule'],
         querystring: datesQuery,
         response: {
-          200: keyed(Type.Object({ dates: Type.Array(Type.String()) })),
+          200: keyed(DatesSchema),
           ...errorResponses,
         },
       },
@@ -122,7 +141,7 @@ export async function listingRoutes(fastify: FastifyInstance, deps: RouteDeps): 
       const { view } = callerOf(deps, request);
       const offset = parseOffset(q.offset);
       const format = parseFormat(q.format);
-      const out: Record<string, { dates: string[] }> = {};
+      const out: Record<string, { dates: string[] | number[] }> = {};
       for (const id of parseSportIds(q.sport_ids)) {
         out[String(id)] = {
           dates: sportDates(view.eventsOfSport(id), offset, format),
@@ -142,7 +161,7 @@ export async function listingRoutes(fastify: FastifyInstance, deps: RouteDeps): 
         params: Type.Object({ sportID: Type.String() }),
         querystring: datesQuery,
         response: {
-          200: Type.Object({ dates: Type.Array(Type.String()) }),
+          200: DatesSchema,
           ...errorResponses,
         },
       },
