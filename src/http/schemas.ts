@@ -157,29 +157,6 @@ export const SportTeamSchema = Type.Object({
   division: DivisionSchema,
 });
 
-export const EventMarketSummarySchema = Type.Object({
-  id: Int(),
-  market_id: Int(),
-  period_id: Int(),
-  name: Str(),
-  market_description: Str(),
-  live_variant_id: Type.Optional(Int()),
-  proposition: Type.Boolean(),
-  participant_count: Int(),
-  line_count: Int(),
-  affiliate_ids: Type.Array(Int()),
-  open: Type.Boolean({
-    description: 'true while at least one price is not closed',
-  }),
-});
-
-export const SportMarketSchema = Type.Composite([
-  MarketDefinitionSchema,
-  Type.Object({
-    event_count: Int('events of the day that carry prices in this market'),
-  }),
-]);
-
 /** The `include` query parameter: a comma list, or the parameter repeated. */
 export const includeParam = (description: string) =>
   Type.Optional(Type.Union([Type.String(), Type.Array(Type.String())], { description }));

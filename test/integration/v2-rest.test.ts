@@ -195,17 +195,32 @@ describe('reference and listings', () => {
       open.body['4'].map((m: any) => m.id),
       [1, 2, 3, 41],
     );
+    // The one-sport route answers the same shape, keyed by the sport id; a day without events is empty.
     const one = await s.get(`/api/v2/sports/4/markets/${D}`);
-    assert.equal(one.body.markets.find((m: any) => m.id === 1).event_count, 2);
+    assert.deepEqual(one.body, r.body);
+    const tomorrow = new Date(Date.parse(D) + 86_400_000).toISOString().slice(0, 10);
+    assert.deepEqual((await s.get(`/api/v2/sports/4/markets/${tomorrow}`)).body, { '4': [] });
   });
 
-  test('markets available for an event', async () => {
+  test('markets available for an event: an array of market records', async () => {
     const r = await s.get(`/api/v2/events/${E2}/markets`);
-    assert.equal(r.body.event_id, E2);
-    const ml = r.body.markets.find((m: any) => m.market_id === 1);
-    assert.equal(ml.open, false);
-    assert.equal(r.body.markets.find((m: any) => m.market_id === 41).open, true);
-    assert.deepEqual(ml.affiliate_ids, [19, 23]);
+    assert.ok(Array.isArray(r.body));
+    assert.deepEqual(
+      r.body.map((m: any) => [m.id, m.period_id]),
+      [
+        [1, 0],
+        [2, 0],
+        [3, 0],
+        [41, 0],
+      ],
+    );
+    const ml = r.body[0];
+    assert.deepEqual(
+      [ml.name, ml.line_value_is_participant, ml.proposition, ml.live_variant_id],
+      ['Moneyline', true, false, 41],
+    );
+    assert.equal(typeof ml.description, 'string');
+    assert.equal(r.body[3].live_variant_id, undefined);
     assert.equal((await s.get(`/api/v2/events/${'f'.repeat(32)}/markets`)).status, 404);
   });
 

@@ -9,13 +9,7 @@ import type { MarketDefinition } from '../../../domain/types.ts';
 import { badRequest, notFound } from '../../errors.ts';
 import { dayWindow, parseBoolean, parseDate, parseIntList, parseOffset, parseSportId } from '../../params.ts';
 import { callerOf, gateDate, type RouteDeps } from '../../route-kit.ts';
-import {
-  EventMarketSummarySchema,
-  errorResponses,
-  keyed,
-  MarketDefinitionSchema,
-  SportMarketSchema,
-} from '../../schemas.ts';
+import { errorResponses, keyed, MarketDefinitionSchema } from '../../schemas.ts';
 
 const opt = (description: string) => Type.Optional(Type.String({ description }));
 type DateFormat = 'date' | 'iso8601' | 'epoch';
@@ -81,23 +75,15 @@ function definitionOf(marketId: number): MarketDefinition {
   );
 }
 
-/** Markets with prices on a set of events, by market id ascending, with how many events carry each. */
-function marketsOf(
-  events: readonly EventState[],
-  openOnly: boolean,
-  scope: PlanScope,
-): { def: MarketDefinition; events: number }[] {
-  const counts = new Map<number, number>();
+/** Definitions of the markets with prices on a set of events, by market id ascending. */
+function marketsOf(events: readonly EventState[], openOnly: boolean, scope: PlanScope): MarketDefinition[] {
+  const ids = new Set<number>();
   for (const e of events) {
-    const seen = new Set<number>();
     for (const m of e.markets.values()) {
-      if (!seen.has(m.market_id) && priced(m, openOnly, scope)) seen.add(m.market_id);
+      if (!ids.has(m.market_id) && priced(m, openOnly, scope)) ids.add(m.market_id);
     }
-    for (const id of seen) counts.set(id, (counts.get(id) ?? 0) + 1);
   }
-  return [...counts.entries()]
-    .sort((a, b) => a[0] - b[0])
-    .map(([id, n]) => ({ def: definitionOf(id), events: n }));
+  return [...ids].sort((a, b) => a - b).map(definitionOf);
 }
 
 /** Sport, date and event listings: cheap reads of the board's indexes. */
@@ -244,7 +230,7 @@ export async function listingRoutes(fastify: FastifyInstance, deps: RouteDeps): 
       const out: Record<string, MarketDefinition[]> = {};
       for (const id of parseSportIds(q.sport_ids)) {
         const events = view.eventsInWindow(id, from, to);
-        if (events.length > 0) out[String(id)] = marketsOf(events, openOnly, scope).map((m) => m.def);
+        if (events.length > 0) out[String(id)] = marketsOf(events, openOnly, scope);
       }
       return out;
     },
@@ -256,6 +242,9 @@ export async function listingRoutes(fastify: FastifyInstance, deps: RouteDeps): 
       config: { free: true },
       schema: {
         summary: 'Active markets with pricing for a sport and date',
+        description:
+          'Keyed by the sport id, like /api/v2/sports/markets/{date}; the sport is there (with an empty list) ' +
+          'when it has no events that day.',
         tags: ['markets'],
         params: Type.Object({
           sportID: Type.String(),
@@ -269,7 +258,7 @@ export async function listingRoutes(fastify: FastifyInstance, deps: RouteDeps): 
           { additionalProperties: true },
         ),
         response: {
-          200: Type.Object({ markets: Type.Array(SportMarketSchema) }),
+          200: keyed(Type.Array(MarketDefinitionSchema)),
           ...errorResponses,
         },
       },
@@ -282,10 +271,7 @@ export async function listingRoutes(fastify: FastifyInstance, deps: RouteDeps): 
       const { scope, view } = callerOf(deps, request);
       const [from, to] = dayWindow(dateMs, parseOffset(q.offset));
       const openOnly = parseBoolean('hide_closed_markets', q.hide_closed_markets, false);
-      const markets = marketsOf(view.eventsInWindow(sportId, from, to), openOnly, scope);
-      return {
-        markets: markets.map((m) => ({ ...m.def, event_count: m.events })),
-      };
+      return { [String(sportId)]: marketsOf(view.eventsInWindow(sportId, from, to), openOnly, scope) };
     },
   );
 
@@ -295,13 +281,13 @@ export async function listingRoutes(fastify: FastifyInstance, deps: RouteDeps): 
       config: { free: true },
       schema: {
         summary: 'Markets available for an event',
+        description:
+          'The definitions of the markets that books of the plan price on the event, one per market and ' +
+          'period, with the period the event carries it in (tennis in-play full-match markets: 7).',
         tags: ['markets'],
         params: Type.Object({ eventID: Type.String() }),
         response: {
-          200: Type.Object({
-            event_id: Type.String(),
-            markets: Type.Array(EventMarketSummarySchema),
-          }),
+          200: Type.Array(MarketDefinitionSchema),
           ...errorResponses,
         },
       },
@@ -311,39 +297,10 @@ export async function listingRoutes(fastify: FastifyInstance, deps: RouteDeps): 
       const { scope, view } = callerOf(deps, request);
       const state = view.getEvent(eventId);
       if (!state) throw notFound(`event ${eventId}`);
-      const markets = [...state.markets.values()].filter((m) => priced(m, false, scope));
-      return {
-        event_id: eventId,
-        markets: markets.map((m) => {
-          const def = definitionOf(m.market_id);
-          const books = new Set<number>();
-          let lines = 0;
-          for (const p of m.participants.values()) {
-            for (const l of p.lines.values()) {
-              let covered = false;
-              for (const id of l.prices.keys()) {
-                if (!scope.coversBook(id)) continue;
-                books.add(id);
-                covered = true;
-              }
-              if (covered) lines++;
-            }
-          }
-          return {
-            id: m.id,
-            market_id: m.market_id,
-            period_id: m.period_id,
-            name: def.name,
-            market_description: def.description,
-            ...(def.live_variant_id !== undefined ? { live_variant_id: def.live_variant_id } : {}),
-            proposition: def.proposition,
-            participant_count: m.participants.size,
-            line_count: lines,
-            affiliate_ids: [...books].sort((a, b) => a - b),
-            open: priced(m, true, scope),
-          };
-        }),
-      };
+      return [...state.markets.values()]
+        .filter((m) => priced(m, false, scope))
+        .sort((a, b) => a.market_id - b.market_id || a.period_id - b.period_id)
+        .map((m) => ({ ...definitionOf(m.market_id), period_id: m.period_id }));
     },
   );
 }
