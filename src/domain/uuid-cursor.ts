@@ -6,6 +6,9 @@
 
 const UUID = /^([0-9a-f]{8})-([0-9a-f]{4})-7([0-9a-f]{3})-([89ab][0-9a-f]{3})-([0-9a-f]{12})$/i;
 
+/** The nil UUID: the documented first cursor of the feed, before every change (change id 0). */
+export const FIRST_CURSOR = '00000000-0000-0000-0000-000000000000';
+
 export function cursorToUuid(changeId: number, committedMs: number): string {
   const ts = BigInt(Math.max(0, Math.floor(committedMs))) & 0xffff_ffff_ffffn;
   // rand_b is 62 bits: variant bits 10, then the change id (ids stay below 2^53).
@@ -17,6 +20,7 @@ export function cursorToUuid(changeId: number, committedMs: number): string {
 
 /** The change id a cursor holds, or undefined when the text is not one of our UUIDv7 cursors. */
 export function uuidToCursor(text: string): number | undefined {
+  if (text === FIRST_CURSOR) return 0;
   const m = UUID.exec(text);
   if (!m) return undefined;
   if (m[3] !== '000') return undefined;

@@ -233,6 +233,16 @@ describe('/api/v2/delta', () => {
     assert.equal(next.body.meta.count, 0);
   });
 
+  test('the nil UUID starts the feed at the oldest change it keeps', async () => {
+    const r = await s.get('/api/v2/delta?last_id=00000000-0000-0000-0000-000000000000');
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    // Every event changed since the log began, each once, with a cursor to go on from.
+    assert.deepEqual(r.body.deltas.map((d: any) => d.event_id).sort(), [E1, E2].sort());
+    assert.equal(r.body.meta.has_more, false);
+    const next = await s.get(`/api/v2/delta?last_id=${r.body.meta.delta_last_id}`);
+    assert.deepEqual([next.status, next.body.meta.count], [200, 0]);
+  });
+
   test('limit bounds the events per page and has_more pages on', async () => {
     const cursor = (await s.get('/api/v2/delta')).body.meta.delta_last_id;
     await writeSome();

@@ -21,6 +21,11 @@ test('cursors sort like the change log', () => {
   assert.deepEqual([...list].sort(), list);
 });
 
+test('the nil UUID is the first cursor, before every change', () => {
+  assert.equal(uuidToCursor('00000000-0000-0000-0000-000000000000'), 0);
+  assert.ok('00000000-0000-0000-0000-000000000000' < cursorToUuid(1, 0), 'it sorts before every cursor');
+});
+
 test('integers and foreign UUIDs are not cursors', () => {
   assert.equal(uuidToCursor('12345'), undefined);
   assert.equal(uuidToCursor('0192f0c4-8a3e-4b6f-9c4d-2a5e6f708192'), undefined);

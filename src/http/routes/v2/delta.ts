@@ -140,13 +140,16 @@ export async function deltaRoutes(fastify: FastifyInstance, deps: RouteDeps): Pr
       schema: {
         summary: 'Events changed since a UUID cursor, each with its full update',
         description:
-          'last_id is a UUIDv7 cursor from a previous response; without last_id the response carries no items ' +
-          'and a cursor at the newest change, which is how a client gets its first cursor. Integer cursors ' +
-          '(those of /api/v2/markets/delta and of events snapshots) are rejected.',
+          'last_id is a UUIDv7 cursor from a previous response, or the nil UUID ' +
+          '00000000-0000-0000-0000-000000000000 to start at the oldest change the feed keeps; without last_id ' +
+          'the response carries no items and a cursor at the newest change. Integer cursors (those of ' +
+          '/api/v2/markets/delta and of events snapshots) are rejected.',
         tags: ['delta'],
         querystring: Type.Object(
           {
-            last_id: opt('UUID cursor from a previous /api/v2/delta response'),
+            last_id: opt(
+              'UUID cursor from a previous /api/v2/delta response; 00000000-0000-0000-0000-000000000000 for the first',
+            ),
             sport_id: opt('only this sport'),
             limit: opt(
               `events per response, default ${EVENT_DELTA_LIMIT_DEFAULT}, at most ${EVENT_DELTA_LIMIT_MAX}`,
