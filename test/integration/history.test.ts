@@ -217,6 +217,24 @@ describe('/api/v2/events/{eventID}/markets/history', () => {
     assert.deepEqual(none.body, { meta: { count: 0 }, history: [] });
   });
 
+  test('main_line=true keeps the rows that were on the main line, with or without other filters', async () => {
+    const all = (await get(`${ev}/markets/history`)).body.history;
+    const main = await get(`${ev}/markets/history?main_line=true`);
+    assert.equal(main.status, 200);
+    assert.deepEqual(
+      main.body.history,
+      all.filter((h: any) => h.is_main_line),
+    );
+    assert.ok(main.body.meta.count > 0 && main.body.meta.count < all.length);
+    const spread = await get(`${ev}/markets/history?market_ids=2&affiliate_ids=19&main_line=true`);
+    assert.deepEqual(
+      spread.body.history,
+      all.filter((h: any) => h.market_id === 2 && h.affiliate_id === 19 && h.is_main_line),
+    );
+    assert.deepEqual((await get(`${ev}/markets/history?main_line=false`)).body.history, all);
+    assert.equal((await get(`${ev}/markets/history?main_line=maybe`)).status, 400);
+  });
+
   test('market_ids are matched literally, at most 12', async () => {
     const live = await get(`${ev}/markets/history?market_ids=41`);
     assert.equal(live.body.meta.count, 0, 'no automatic live variants, and 1 is not 41');
@@ -292,6 +310,17 @@ describe('/api/v2/markets/history', () => {
     );
     for (const row of r.body.history) assert.deepEqual(Object.keys(row), HISTORY_FIELDS);
     assert.equal(r.body.meta.count, 4);
+  });
+
+  test('main_line=true keeps the rows that were on the main line', async () => {
+    const ids = await priceIds();
+    const wanted = [ids.get('1|2002||19')!, ids.get('2|2014|-3.5|19')!];
+    const r = await get(`/api/v2/markets/history?market_line_price_ids=${wanted.join(',')}&main_line=true`);
+    assert.deepEqual(
+      r.body.history.map((h: any) => [h.market_line_price_id, h.price, h.is_main_line, h.change_type]),
+      [[wanted[1], '-110', true, 'new']],
+    );
+    assert.equal(r.body.meta.count, 1);
   });
 
   test('from, to and limit', async () => {

@@ -26,6 +26,7 @@ const keyParam = opt('API key (the X-Service-Key header is recommended instead)'
 const limitParam = opt(`rows per response, default ${HISTORY_LIMIT_DEFAULT}, at most ${HISTORY_LIMIT_MAX}`);
 const fromParam = opt('RFC 3339 time; only rows updated at or after it');
 const toParam = opt('RFC 3339 time; only rows updated at or before it');
+const mainLineParam = opt('true keeps only rows that were on the main line');
 
 const HistoryRowSchema = Type.Object({
   id: Type.Integer({
@@ -236,6 +237,7 @@ export async function historyRoutes(fastify: FastifyInstance, deps: RouteDeps): 
             market_ids: opt('comma-separated market ids, at most 12, matched literally'),
             affiliate_ids: opt('comma-separated affiliate ids'),
             participant_ids: opt(`comma-separated participant ids, at most ${MAX_PARTICIPANT_IDS}`),
+            main_line: mainLineParam,
             from: fromParam,
             to: toParam,
             key: keyParam,
@@ -254,12 +256,13 @@ export async function historyRoutes(fastify: FastifyInstance, deps: RouteDeps): 
         affiliateIds: asSet(parseIntList('affiliate_ids', q.affiliate_ids)),
         participantIds: asSet(parseIntList('participant_ids', q.participant_ids, MAX_PARTICIPANT_IDS)),
       };
+      const mainLineOnly = parseBoolean('main_line', q.main_line, false);
       const { from, to } = timeRange(q, floorOf(request));
       const filtered = selection.marketIds || selection.affiliateIds || selection.participantIds;
       const scope: HistoryScope = filtered
         ? { priceIds: priceIdsOf(state, selection) }
         : { eventId: state.info.event_id };
-      const rows = await history.rows({ ...scope, uptoId, from, to, coverage, limit });
+      const rows = await history.rows({ ...scope, uptoId, mainLineOnly, from, to, coverage, limit });
       reply.meter(rows.length);
       return { meta: { count: rows.length }, history: rows.map(historyRow) };
     },
@@ -275,6 +278,7 @@ export async function historyRoutes(fastify: FastifyInstance, deps: RouteDeps): 
         querystring: Type.Object(
           {
             market_line_price_ids: opt(`comma-separated price ids (required), at most ${MAX_PRICE_IDS}`),
+            main_line: mainLineParam,
             from: fromParam,
             to: toParam,
             limit: limitParam,
@@ -295,10 +299,12 @@ export async function historyRoutes(fastify: FastifyInstance, deps: RouteDeps): 
         );
       }
       const limit = parseLimit(q.limit);
+      const mainLineOnly = parseBoolean('main_line', q.main_line, false);
       const { uptoId, coverage } = readerOf(request);
       const rows = await history.rows({
         priceIds: ids,
         uptoId,
+        mainLineOnly,
         ...timeRange(q, floorOf(request)),
         coverage,
         limit,
@@ -328,7 +334,7 @@ export async function historyRoutes(fastify: FastifyInstance, deps: RouteDeps): 
           {
             participant_id: opt('participant.id (public canonical id) of one side'),
             line: opt('one line value, exactly as in the event markets'),
-            main_line: opt('true keeps only rows that were on the main line'),
+            main_line: mainLineParam,
             limit: opt(`points per response, default ${HISTORY_LIMIT_DEFAULT}, at most ${HISTORY_LIMIT_MAX}`),
             key: keyParam,
           },
