@@ -143,6 +143,8 @@ test('participants by event and by sport and date, with participant_id and type 
   const ml = r.body.participants.filter((p: any) => p.market_id === 1);
   assert.deepEqual(ml.map((p: any) => p.participant_id).sort(), [2002, 2014]);
   assert.ok(ml.every((p: any) => p.participant_type === 'TYPE_TEAM'));
+  // Clients also read id, type and team_id: the participant id, its type, and (teams) the team.
+  assert.ok(ml.every((p: any) => p.id === p.participant_id && p.type === 'TYPE_TEAM' && p.team_id === p.id));
   const totals = await s.get(
     `/api/v2/markets/participants?event_id=${E}&market_ids=3&participant_type=TYPE_RESULT`,
   );
@@ -153,6 +155,7 @@ test('participants by event and by sport and date, with participant_id and type 
       [1, 'Under'],
     ],
   );
+  assert.ok(totals.body.participants.every((p: any) => p.type === 'TYPE_RESULT' && !('team_id' in p)));
   const byDate = await s.get(`/api/v2/markets/participants?sport_id=4&date=${today()}&market_ids=2`);
   assert.equal(byDate.body.participants.length, 2);
   assert.equal((await s.get('/api/v2/markets/participants')).status, 400);

@@ -19,6 +19,9 @@ import { errorResponses } from '../../schemas.ts';
 const opt = (description: string) => Type.Optional(Type.String({ description }));
 
 const EntrySchema = Type.Object({
+  id: Type.Integer({ description: 'the participant id (oddsbase keeps no per-book participant records)' }),
+  type: Type.String({ description: 'TYPE_TEAM, TYPE_PLAYER or TYPE_RESULT' }),
+  team_id: Type.Optional(Type.Integer({ description: 'on team participants: the team id' })),
   event_id: Type.String(),
   market_id: Type.Integer(),
   period_id: Type.Integer(),
@@ -94,6 +97,9 @@ export async function participantRoutes(fastify: FastifyInstance, deps: RouteDep
               .map((l) => l.value);
             if (lines.length === 0) continue;
             participants.push({
+              id: p.id,
+              type: p.type,
+              ...(p.type === 'TYPE_TEAM' ? { team_id: p.id } : {}),
               event_id: e.info.event_id,
               market_id: m.market_id,
               period_id: m.period_id,
