@@ -149,9 +149,15 @@ describe('reference and listings', () => {
     assert.equal(r.body.find((m: any) => m.id === 29).proposition, true);
   });
 
-  test('season types', async () => {
+  test('season types, one row per sport', async () => {
     const r = await s.get('/api/v2/season_types');
-    assert.ok(r.body.season_types.some((t: any) => t.season_type_id === 2));
+    const of = (sport: number) => r.body.season_types.filter((t: any) => t.sport_id === sport);
+    assert.deepEqual(of(4), [{ sport_id: 4, sport_name: 'NBA', season_type_id: 2, season_type_name: 'Regular Season' }]);
+    assert.deepEqual(
+      [of(23)[0].season_type_id, of(23)[0].season_type_name, of(24)[0].season_type_id],
+      [1, 'Preseason', 3],
+    );
+    assert.equal(r.body.season_types.length, 33);
   });
 
   test('dates per sport and for one sport', async () => {

@@ -19,6 +19,21 @@ const sportsBody = {
   sports: SPORTS.map(({ sport_id, sport_name }) => ({ sport_id, sport_name })),
 };
 
+const seasonTypeIds = new Map(SEASON_TYPES.map((t) => [t.name, t.season_type_id]));
+
+/**
+ * Season types per sport. Preseason, playoff and special-event games have sport ids of their own,
+ * so each sport id has the one season type of its games.
+ */
+const seasonTypesBody = {
+  season_types: SPORTS.map(({ sport_id, sport_name, season_type }) => ({
+    sport_id,
+    sport_name,
+    season_type_id: seasonTypeIds.get(season_type)!,
+    season_type_name: season_type,
+  })),
+};
+
 function affiliateList(withRegions: boolean): Affiliate[] | Omit<Affiliate, 'regions'>[] {
   return AFFILIATES.map(({ affiliate_id, affiliate_name, affiliate_url, status, regions }) =>
     withRegions
@@ -98,14 +113,17 @@ export async function referenceRoutes(fastify: FastifyInstance): Promise<void> {
     {
       config: { free: true },
       schema: {
-        summary: 'Season types (2 = regular season, the default elsewhere)',
+        summary: 'Season types per sport (2 = regular season, the default elsewhere)',
+        description: '1 Preseason, 2 Regular Season, 3 Postseason, 4 Special.',
         tags: ['reference'],
         response: {
           200: Type.Object({
             season_types: Type.Array(
               Type.Object({
+                sport_id: Type.Integer(),
+                sport_name: Type.String(),
                 season_type_id: Type.Integer(),
-                name: Type.String(),
+                season_type_name: Type.String(),
               }),
             ),
           }),
@@ -113,6 +131,6 @@ export async function referenceRoutes(fastify: FastifyInstance): Promise<void> {
         },
       },
     },
-    async () => ({ season_types: [...SEASON_TYPES] }),
+    async () => seasonTypesBody,
   );
 }
