@@ -142,6 +142,7 @@ describe('/api/v2/events/{eventID}/markets/history', () => {
   test('every recorded row of the event, newest first, with exactly the History row fields', async () => {
     const r = await get(`${ev}/markets/history`);
     assert.equal(r.status, 200);
+    assert.equal(r.body.meta.event_id, E);
     // 14 first rows, 2 moneyline moves, 2 rows of the main-line move, 1 close, 1 move.
     assert.equal(r.body.meta.count, 20);
     assert.equal(r.body.history.length, 20);
@@ -214,7 +215,7 @@ describe('/api/v2/events/{eventID}/markets/history', () => {
     );
     const none = await get(`${ev}/markets/history?market_ids=29`);
     assert.equal(none.status, 200);
-    assert.deepEqual(none.body, { meta: { count: 0 }, history: [] });
+    assert.deepEqual(none.body, { meta: { event_id: E, count: 0 }, history: [] });
   });
 
   test('main_line=true keeps the rows that were on the main line, with or without other filters', async () => {
@@ -309,7 +310,13 @@ describe('/api/v2/markets/history', () => {
       ],
     );
     for (const row of r.body.history) assert.deepEqual(Object.keys(row), HISTORY_FIELDS);
-    assert.equal(r.body.meta.count, 4);
+    assert.deepEqual(r.body.meta, { event_id: E, count: 4 });
+    // Prices of two events: no one event to name.
+    const other = (await get(`/api/v2/events/${OTHER}?market_ids=1`)).body.events[0].markets[0].participants[0];
+    const otherId = (Object.values(other.lines[0].prices)[0] as { id: string }).id;
+    const mixed = await get(`/api/v2/markets/history?market_line_price_ids=${wanted[0]},${otherId}`);
+    assert.equal(mixed.body.meta.event_id, '');
+    assert.deepEqual(new Set(mixed.body.history.map((h: any) => h.event_id)), new Set([E, OTHER]));
   });
 
   test('main_line=true keeps the rows that were on the main line', async () => {
@@ -353,7 +360,7 @@ describe('/api/v2/markets/history', () => {
 
   test('unknown ids give no rows; bad from or to: 400; no key: 401', async () => {
     const r = await get('/api/v2/markets/history?market_line_price_ids=999999');
-    assert.deepEqual(r.body, { meta: { count: 0 }, history: [] });
+    assert.deepEqual(r.body, { meta: { event_id: '', count: 0 }, history: [] });
     for (const q of ['from=nope', 'to=2026-13-01T00:00:00Z', `from=${T[3]}&to=${T[0]}`]) {
       assert.equal((await get(`/api/v2/markets/history?market_line_price_ids=1&${q}`)).status, 400, q);
     }

@@ -54,7 +54,12 @@ const HistoryRowSchema = Type.Object({
 });
 
 const HistoryResponse = Type.Object({
-  meta: Type.Object({ count: Type.Integer() }),
+  meta: Type.Object({
+    event_id: Type.String({
+      description: 'the event of the rows; on /api/v2/markets/history empty when they span several events or none',
+    }),
+    count: Type.Integer(),
+  }),
   history: Type.Array(HistoryRowSchema, { description: 'newest first' }),
 });
 
@@ -264,7 +269,7 @@ export async function historyRoutes(fastify: FastifyInstance, deps: RouteDeps): 
         : { eventId: state.info.event_id };
       const rows = await history.rows({ ...scope, uptoId, mainLineOnly, from, to, coverage, limit });
       reply.meter(rows.length);
-      return { meta: { count: rows.length }, history: rows.map(historyRow) };
+      return { meta: { event_id: state.info.event_id, count: rows.length }, history: rows.map(historyRow) };
     },
   );
 
@@ -310,7 +315,10 @@ export async function historyRoutes(fastify: FastifyInstance, deps: RouteDeps): 
         limit,
       });
       reply.meter(rows.length);
-      return { meta: { count: rows.length }, history: rows.map(historyRow) };
+      const found = rows.map(historyRow);
+      const events = new Set(found.map((h) => h.event_id));
+      const eventId = events.size === 1 ? found[0]!.event_id : '';
+      return { meta: { event_id: eventId, count: rows.length }, history: found };
     },
   );
 
