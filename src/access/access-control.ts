@@ -55,6 +55,8 @@ export class AccessControl {
   private readonly plans = new Map<string, CachedPlan>();
   /** Requests in the current second, per key: a per-node ceiling, kept out of the shared counters. */
   private readonly bursts = new Map<string, { second: number; count: number }>();
+  /** The entitlement headers of an account's plan; a changed plan is a new Account object. */
+  private readonly entitlementTexts = new WeakMap<Account, readonly string[]>();
 
   constructor(
     private readonly counters: Counters,
@@ -66,7 +68,7 @@ export class AccessControl {
     if (hit && hit.account === a && t < hit.until && t >= hit.plan.primary.startMs) return hit;
     const plan = usagePlan(a, t);
     const fixedHeaders = [
-      ...entitlementHeaders(a),
+      ...this.entitlementsOf(a),
       'x-datapoints-limit',
       String(plan.included),
       'x-datapoints-period',
@@ -90,6 +92,25 @@ export class AccessControl {
     if (this.plans.size >= 100_000) this.plans.clear();
     this.plans.set(a.keyHash, cached);
     return cached;
+  }
+
+  private entitlementsOf(a: Account): readonly string[] {
+    let texts = this.entitlementTexts.get(a);
+    if (!texts) {
+      texts = entitlementHeaders(a);
+      this.entitlementTexts.set(a, texts);
+    }
+    return texts;
+  }
+
+  /**
+   * Sets the plan's entitlement headers (X-Tier and the rest) on `out` without metering: for the
+   * refusals that follow a key check (403, 429), so that a client can report the plan that refused
+   * it. Served answers get them from `meter`.
+   */
+  entitle(a: Account, out: HeaderSink): void {
+    const texts = this.entitlementsOf(a);
+    for (let i = 0; i < texts.length; i += 2) out.header(texts[i]!, texts[i + 1]!);
   }
 
   /**

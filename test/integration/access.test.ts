@@ -53,6 +53,7 @@ describe('keys', () => {
     const r = await get('/api/v2/markets', k);
     assert.equal(r.status, 401);
     assert.deepEqual(r.body, { message: 'unauthorized' });
+    assert.equal(r.headers.get('x-tier'), null, 'no plan is known before the key check passes');
   });
 });
 
@@ -153,6 +154,10 @@ describe('limits', () => {
     assert.equal(typeof body.upgrade_url, 'string');
     assert.equal(typeof body.upgrade_message, 'string');
     assert.equal(limited[0]!.headers.get('retry-after'), '1');
+    // The refusal names the plan that refused it, and meters nothing.
+    assert.equal(limited[0]!.headers.get('x-tier'), 'Ultra');
+    assert.equal(limited[0]!.headers.get('x-rate-limit'), '10');
+    assert.equal(limited[0]!.headers.get('x-datapoints'), null);
     clock += 1000;
     assert.equal((await get('/api/v2/markets', k)).status, 200, 'the next second is free again');
   });
@@ -173,6 +178,8 @@ describe('limits', () => {
     assert.equal(refused.body.used, used);
     assert.ok(refused.body.upgrade_url && refused.body.upgrade_message);
     assert.ok(Number(refused.headers.get('retry-after')) > 1);
+    assert.equal(refused.headers.get('x-tier'), 'Free');
+    assert.equal(refused.headers.get('x-bookmakers'), '19,22,23,24');
     assert.equal(await s.server.counters.get(usedKey(k, D)), used, 'nothing consumed');
   });
 
@@ -187,6 +194,7 @@ describe('limits', () => {
     assert.equal(r.body.used, 200_000);
     assert.equal(r.body.period, '2026-11');
     assert.ok(r.headers.get('retry-after'));
+    assert.equal(r.headers.get('x-tier'), 'Free');
   });
 
   test('paid tiers accrue overage; a hard budget cap then answers 403', async () => {
@@ -202,6 +210,7 @@ describe('limits', () => {
     assert.equal(capped.status, 403);
     assert.equal(capped.body.error, 'Budget limit reached');
     assert.ok(capped.body.upgrade_url);
+    assert.equal(capped.headers.get('x-tier'), 'Starter');
   });
 });
 
@@ -211,6 +220,8 @@ describe('entitlements', () => {
     assert.equal(r.status, 403);
     assert.match(r.body.error, /Starter/);
     assert.ok(r.body.upgrade_url);
+    assert.equal(r.headers.get('x-tier'), 'Free', 'a refusal in a route names the plan too');
+    assert.equal(r.headers.get('x-periods'), '0');
     clock += 1000;
     assert.equal((await get(`${events}?market_ids=29`, await s.newKey('starter'))).status, 200);
   });
@@ -222,6 +233,8 @@ describe('entitlements', () => {
     assert.equal(r.body.earliest_available_date, '2026-11-16');
     assert.equal(r.body.history_days_limit, 7);
     assert.ok(r.body.upgrade_url);
+    assert.equal(r.headers.get('x-tier'), 'Free');
+    assert.equal(r.headers.get('x-history-access'), '7');
     clock += 1000;
     assert.equal((await get('/api/v2/sports/4/events/2026-11-16', k)).status, 200);
     clock += 1000;
@@ -297,6 +310,7 @@ describe('subscriptions and security', () => {
     const snap = await get(`/api/v2/events/${E}`, k);
     assert.equal(snap.status, 403);
     assert.match(snap.body.error, /V2 subscription/);
+    assert.equal(snap.headers.get('x-tier'), 'Ultra');
     clock += 1000;
     assert.equal((await get('/api/v2/markets/delta?last_id=0&limit=1', k)).status, 200);
     clock += 1000;

@@ -156,6 +156,14 @@ describe('a Free key never receives a book, period or market outside its plan', 
     assert.equal(r.status, 403);
     assert.match(r.body.error, /Period 1/);
     assert.ok(r.body.upgrade_url);
+    assert.equal(r.headers.get('x-periods'), '0');
+    const live = await s.get(`${ev}/best-line?period=period_live_full_game`, { 'X-Service-Key': await s.newKey('free') });
+    assert.equal(live.status, 403, 'Free has no in-play odds');
+    assert.match(live.body.error, /period_live_full_game/);
+    const starter = await s.get(`${ev}/best-line?period=period_live_full_game`, {
+      'X-Service-Key': await s.newKey('starter'),
+    });
+    assert.equal(starter.status, 200, 'Starter covers the full game and in-play odds');
   });
 
   test('/api/v2/delta carries full events within the plan', async () => {

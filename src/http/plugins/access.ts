@@ -54,6 +54,14 @@ export function installAccess(
     return this;
   });
 
+  // A refusal after the key check (an entitlement 403 from here or from a route, a limit's 429) names
+  // the plan that refused it. An onError hook runs on failures only: served answers pay nothing.
+  app.addHook('onError', (request, reply, error, done) => {
+    const status = (error as { statusCode?: number }).statusCode;
+    if (request.account && (status === 403 || status === 429)) access.entitle(request.account, reply);
+    done();
+  });
+
   // Each route gets its own hook, made when the route is added, so the route's policy is read once
   // there: fastify builds a new object on every read of `request.routeOptions`.
   app.addHook('onRoute', (route) => {
