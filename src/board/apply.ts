@@ -80,6 +80,7 @@ function planned(ev: EventState, f: PriceFact): PlannedPrice {
   };
   if (f.liquidity_usd !== undefined) state.liquidity_usd = f.liquidity_usd;
   if (f.source_id !== undefined) state.source_id = f.source_id;
+  if (f.moved_from !== undefined) state.moved_from = f.moved_from;
   return { kind: 'price', ev, market, participant, line, freshMarket, freshParticipant, freshLine, state };
 }
 
@@ -106,6 +107,8 @@ export function applyPlannedPrice(p: PlannedPrice): Applied {
     else state.liquidity_usd = next.liquidity_usd;
     if (next.source_id === undefined) delete state.source_id;
     else state.source_id = next.source_id;
+    if (next.moved_from === undefined) delete state.moved_from;
+    else state.moved_from = next.moved_from;
   } else {
     state = next;
     line.prices.set(next.affiliate_id, state);

@@ -15,6 +15,11 @@ export interface PriceState {
   price_delta: number;
   liquidity_usd?: number;
   source_id?: string;
+  /**
+   * Set when the row that last wrote this price moved the book's main line here: the line value it
+   * moved from (what the line-based interface's point deltas are measured against).
+   */
+  moved_from?: string;
   /** Id of the change row that last wrote this price. */
   change_id: number;
 }

@@ -66,6 +66,8 @@ export interface PriceFact {
   price_delta: number;
   liquidity_usd?: number;
   source_id?: string;
+  /** On the row that moved the book's main line here: the line value it moved from. */
+  moved_from?: string;
 }
 
 /** A row of the log decoded: what applying it to a board means. */
@@ -90,6 +92,8 @@ export interface PriceDetail {
   price_delta: number;
   liquidity_usd?: number;
   source_id?: string;
+  /** The line value the book's main line moved from, on the row that moved it. */
+  moved_from?: string;
 }
 
 export function assertNever(x: never): never {
@@ -134,6 +138,7 @@ export function decodeChange(row: ChangeRecord): Change {
       };
       if (x.liquidity_usd !== undefined) fact.liquidity_usd = x.liquidity_usd;
       if (x.source_id !== undefined) fact.source_id = x.source_id;
+      if (x.moved_from !== undefined) fact.moved_from = x.moved_from;
       return { kind: 'price', id: row.id, fact };
     }
     default:

@@ -298,6 +298,7 @@ export class Ledger implements LedgerSink {
     }
     const path = { ev, market, participant, freshMarket, freshParticipant };
     let movedFrom: PriceState | undefined;
+    let movedFromLine: string | undefined;
     if (wantMain) {
       const oldValue = plan.mainLine(participant, u.affiliate_id);
       if (oldValue !== undefined && oldValue !== u.line) {
@@ -305,6 +306,7 @@ export class Ledger implements LedgerSink {
         const old = oldLine && plan.price(oldLine, u.affiliate_id);
         if (oldLine && old?.is_main_line) {
           movedFrom = old;
+          movedFromLine = oldValue;
           this.writePrice(plan, { ...path, line: oldLine, freshLine: false }, old, {
             price: old.price,
             is_main_line: false,
@@ -329,6 +331,7 @@ export class Ledger implements LedgerSink {
       at,
       affiliate_id: u.affiliate_id,
       movedFrom,
+      movedFromLine,
     });
   }
 
@@ -346,6 +349,8 @@ export class Ledger implements LedgerSink {
       affiliate_id: number;
       /** The book's previous main line, when this write moves the main line here. */
       movedFrom?: PriceState;
+      /** That line's value. */
+      movedFromLine?: string;
     },
   ): void {
     const { ev, market, participant, line } = path;
@@ -373,6 +378,7 @@ export class Ledger implements LedgerSink {
     };
     if (next.liquidity_usd !== undefined) state.liquidity_usd = next.liquidity_usd;
     if (next.source_id !== undefined) state.source_id = next.source_id;
+    if (next.movedFromLine !== undefined) state.moved_from = next.movedFromLine;
     plan.setPrice(line, state);
     const info = ev.info;
     const detail: PriceDetail = {
@@ -384,6 +390,7 @@ export class Ledger implements LedgerSink {
     };
     if (state.liquidity_usd !== undefined) detail.liquidity_usd = state.liquidity_usd;
     if (state.source_id !== undefined) detail.source_id = state.source_id;
+    if (state.moved_from !== undefined) detail.moved_from = state.moved_from;
     plan.add(
       {
         id,

@@ -18,6 +18,7 @@ const PriceDetailSchema = Type.Object({
   price_delta: Type.Number(),
   liquidity_usd: Type.Optional(Type.Number()),
   source_id: Type.Optional(Type.String()),
+  moved_from: Type.Optional(Type.String()),
 });
 
 export const serialisePriceDetail = fastJson(PriceDetailSchema);

@@ -132,6 +132,29 @@ test('when the main line moves, the flag leaves the old line and arrives on the 
   assert.equal(lines.get('-3.5')!.prices.get(23)!.is_main_line, true);
 });
 
+test('the price a main line moved to remembers the line it came from until its next row, across a restart', async (t) => {
+  const s = await setup();
+  t.after(() => rmSync(s.dir, { recursive: true, force: true }));
+  await s.ledger.apply(batch('2026-11-23T10:00:00Z', [{ kind: 'event', event: nbaEvent(E) }, ...nbaPrices(E)]));
+  const home = { market_id: 2, participant_id: 2014, participant_name: 'Los Angeles', affiliate_id: 19 };
+  await s.ledger.apply(
+    batch('2026-11-23T10:02:00Z', [price(E, { ...home, line: '-4.5', price: -108, is_main_line: true })]),
+  );
+  const lines = () => s.board.getEvent(E)!.markets.get('2:0')!.participants.get('TYPE_TEAM:2014')!.lines;
+  assert.equal(lines().get('-4.5')!.prices.get(19)!.moved_from, '-3.5');
+  assert.equal(lines().get('-3.5')!.prices.get(19)!.moved_from, undefined);
+  // Book 23 did not move.
+  assert.equal(lines().get('-3.5')!.prices.get(23)!.moved_from, undefined);
+  await s.store.close();
+
+  const again = await setup(s.dir);
+  t.after(() => again.store.close());
+  const after = () => again.board.getEvent(E)!.markets.get('2:0')!.participants.get('TYPE_TEAM:2014')!.lines;
+  assert.equal(after().get('-4.5')!.prices.get(19)!.moved_from, '-3.5');
+  await again.ledger.apply(batch('2026-11-23T10:03:00Z', [price(E, { ...home, line: '-4.5', price: -112 })]));
+  assert.equal(after().get('-4.5')!.prices.get(19)!.moved_from, undefined);
+});
+
 test('closing sets closed_at to the batch time; the off-board sentinel is a price with no delta', async (t) => {
   const s = await setup();
   t.after(() => rmSync(s.dir, { recursive: true, force: true }));
