@@ -14,9 +14,9 @@ import { callerOf, type RouteDeps } from '../../route-kit.ts';
 import { errorResponses } from '../../schemas.ts';
 
 /** Market ids of each kind, prematch and in play, across full game, halves and tennis sets. */
-const MONEYLINE = new Set([1, 41, 4, 1008, 1150, 1154, 1153, 1157]);
-const SPREAD = new Set([2, 42, 5, 1009, 1151, 1155]);
-const TOTAL = new Set([3, 43, 6, 1010, 1152, 1156]);
+export const MONEYLINE: ReadonlySet<number> = new Set([1, 41, 4, 1008, 1150, 1154, 1153, 1157]);
+export const SPREAD: ReadonlySet<number> = new Set([2, 42, 5, 1009, 1151, 1155]);
+export const TOTAL: ReadonlySet<number> = new Set([3, 43, 6, 1010, 1152, 1156]);
 
 const BestAffiliateSchema = Type.Object({
   affiliate_id: Type.Integer(),
@@ -30,7 +30,7 @@ type BestAffiliate = Static<typeof BestAffiliateSchema>;
 const Price = (description: string) => Type.Number({ description: `${description}; 0.0001 when no book offers it` });
 const Side = Type.Optional(BestAffiliateSchema);
 
-const BestLineSchema = Type.Object({
+export const BestLineSchema = Type.Object({
   event_id: Type.String(),
   period_id: Type.Integer(),
   moneyline: Type.Object({
@@ -116,7 +116,7 @@ function affiliateOf(c: Candidate): BestAffiliate {
 }
 
 /** Which markets of the event a request compares. */
-interface PeriodSelection {
+export interface PeriodSelection {
   periodId: number;
   /** The period ids its markets carry: what the plan must cover. */
   periodIds: number[];
@@ -129,7 +129,7 @@ interface PeriodSelection {
  * `period`: an id takes every market of that period, prematch and in play; a name (period_full_game,
  * period_live_full_game …) takes the markets of that named period only.
  */
-function parsePeriod(raw: string | undefined): PeriodSelection {
+export function parsePeriod(raw: string | undefined): PeriodSelection {
   const text = raw?.trim() ?? '';
   if (text === '' || /^-?\d+$/.test(text)) {
     const id = parseInteger('period', text, 0, 99) ?? 0;
@@ -155,13 +155,13 @@ function parsePeriod(raw: string | undefined): PeriodSelection {
  * (the event's teams), the draw (a result side of a moneyline), Over (result 0) and Under (1). A side
  * no book offers carries the off-board sentinel and no affiliate.
  */
-function bestLine(
+export function bestLine(
   state: EventState,
   period: PeriodSelection,
   scope: PlanScope,
   affiliates: ReadonlySet<number> | null,
 ): { body: BestLine; prices: number } {
-  const of = (ids: Set<number>) =>
+  const of = (ids: ReadonlySet<number>) =>
     [...state.markets.values()].filter(
       (m) =>
         ids.has(m.market_id) &&
@@ -228,6 +228,20 @@ function bestLine(
   return { body, prices };
 }
 
+/** 403 when the plan covers none of the period's ids, or the period is in play and the plan has no in-play odds. */
+export function checkPeriodInPlan(period: PeriodSelection, scope: PlanScope): void {
+  const inPlan = (periods: readonly number[] | 'all', liveOdds: boolean) =>
+    (periods === 'all' || period.periodIds.some((id) => periods.includes(id))) && (!period.live || liveOdds);
+  if (!inPlan(scope.periods ? [...scope.periods] : 'all', scope.liveOdds)) {
+    throw forbidden(
+      upgradeMessage(
+        `${period.label} markets`,
+        lowestTierWith((e) => inPlan(e.periods, e.liveOdds)),
+      ),
+    );
+  }
+}
+
 export async function bestLineRoutes(fastify: FastifyInstance, deps: RouteDeps): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.get(
@@ -270,16 +284,7 @@ export async function bestLineRoutes(fastify: FastifyInstance, deps: RouteDeps):
       if (!state) throw notFound(`event ${eventId}`);
       const q = request.query;
       const period = parsePeriod(q.period);
-      const inPlan = (periods: readonly number[] | 'all', liveOdds: boolean) =>
-        (periods === 'all' || period.periodIds.some((id) => periods.includes(id))) && (!period.live || liveOdds);
-      if (!inPlan(scope.periods ? [...scope.periods] : 'all', scope.liveOdds)) {
-        throw forbidden(
-          upgradeMessage(
-            `${period.label} markets`,
-            lowestTierWith((e) => inPlan(e.periods, e.liveOdds)),
-          ),
-        );
-      }
+      checkPeriodInPlan(period, scope);
       const affiliates = scope.booksFor(parseIntList('affiliate_ids', q.affiliate_ids));
       const best = bestLine(state, period, scope, affiliates);
       // One odds point per best price returned.

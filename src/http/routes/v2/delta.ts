@@ -1,46 +1,28 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import { CursorError } from '../../../board/change-feed.ts';
-import { sportProfile } from '../../../catalog/sports.ts';
-import { cursorToUuid, uuidToCursor } from '../../../domain/uuid-cursor.ts';
-import type { ChangeRecord } from '../../../store/store.ts';
+import {
+  answerV2EventDelta,
+  eventDeltaParams,
+  sportFilter,
+  V2EventDeltaSchema,
+  withCursorErrors,
+} from '../../delta-kit.ts';
 import { badRequest, notFound } from '../../errors.ts';
-import { eventQueryFor } from '../../event-query.ts';
 import { parseInteger, parseIntList } from '../../params.ts';
 import { PageCache } from '../../page-cache.ts';
-import { callerOf, type RouteDeps, sendJson, sendParts } from '../../route-kit.ts';
+import { callerOf, type RouteDeps, sendParts } from '../../route-kit.ts';
 import { DeltaRowSchema, errorResponses } from '../../schemas.ts';
 
 const opt = (description: string) => Type.Optional(Type.String({ description }));
 
 export const DELTA_LIMIT_DEFAULT = 1000;
 export const DELTA_LIMIT_MAX = 5000;
-const EVENT_DELTA_LIMIT_DEFAULT = 100;
-const EVENT_DELTA_LIMIT_MAX = 500;
-/** Most change ids one /api/v2/delta response looks at; has_more tells the client to go on. */
-const EVENT_DELTA_MAX_SCAN = 500_000;
 const CLOSE = Buffer.from(']}');
-
-
-function sportFilter(raw: string | undefined): number | undefined {
-  const id = parseInteger('sport_id', raw, 0, 1_000_000);
-  if (id !== undefined && !sportProfile(id)) throw notFound(`sport ${id}`);
-  return id;
-}
-
-async function withCursorErrors<T>(fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (err) {
-    if (err instanceof CursorError) throw badRequest(err.message);
-    throw err;
-  }
-}
 
 /** The two cursor-driven feeds: price rows by integer id, changed events by UUIDv7. */
 export async function deltaRoutes(fastify: FastifyInstance, deps: RouteDeps): Promise<void> {
-  const { feed, cache } = deps;
+  const { feed } = deps;
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const pages = new PageCache();
 
@@ -145,117 +127,13 @@ export async function deltaRoutes(fastify: FastifyInstance, deps: RouteDeps): Pr
           'the response carries no items and a cursor at the newest change. Integer cursors (those of ' +
           '/api/v2/markets/delta and of events snapshots) are rejected.',
         tags: ['delta'],
-        querystring: Type.Object(
-          {
-            last_id: opt(
-              'UUID cursor from a previous /api/v2/delta response; 00000000-0000-0000-0000-000000000000 for the first',
-            ),
-            sport_id: opt('only this sport'),
-            limit: opt(
-              `events per response, default ${EVENT_DELTA_LIMIT_DEFAULT}, at most ${EVENT_DELTA_LIMIT_MAX}`,
-            ),
-          },
-          { additionalProperties: true },
-        ),
+        querystring: Type.Object(eventDeltaParams, { additionalProperties: true }),
         response: {
-          200: Type.Object({
-            meta: Type.Object({
-              delta_last_id: Type.String(),
-              count: Type.Integer(),
-              has_more: Type.Boolean(),
-            }),
-            deltas: Type.Array(
-              Type.Object({
-                id: Type.String({
-                  description: 'UUIDv7 of the event’s latest change in this page',
-                }),
-                event_id: Type.String(),
-                sport_id: Type.Integer(),
-                updated_at: Type.String(),
-                json: Type.String({
-                  description: 'the full event (events snapshot shape) as a JSON string',
-                }),
-              }),
-            ),
-          }),
+          200: V2EventDeltaSchema,
           ...errorResponses,
         },
       },
     },
-    async (request, reply) => {
-      const q = request.query;
-      const limit = parseInteger('limit', q.limit, 1, EVENT_DELTA_LIMIT_MAX) ?? EVENT_DELTA_LIMIT_DEFAULT;
-      const sportId = sportFilter(q.sport_id);
-      const { scope, view } = callerOf(deps, request);
-      if (q.last_id === undefined || q.last_id === '') {
-        const head = view.head;
-        const cursor = cursorToUuid(head, await feed.committedMsAt(head));
-        return sendJson(
-          reply,
-          `{"meta":{"delta_last_id":"${cursor}","count":0,"has_more":false},"deltas":[]}`,
-        );
-      }
-      if (/^\d+$/.test(q.last_id)) {
-        throw badRequest(
-          'last_id must be a UUID cursor from /api/v2/delta; integer cursors belong to /api/v2/markets/delta. ' +
-            'Call /api/v2/delta without last_id to get a first cursor',
-        );
-      }
-      const id = uuidToCursor(q.last_id);
-      if (id === undefined)
-        throw badRequest(`last_id is not a cursor of this feed: '${q.last_id.slice(0, 40)}'`);
-      let afterId = await withCursorErrors(() => feed.resolveCursor(id, view.head));
-      const scanEnd = afterId + EVENT_DELTA_MAX_SCAN;
-
-      // Latest change per event, in order of that change, stopping before a (limit + 1)th event.
-      const latest = new Map<string, ChangeRecord>();
-      let lastId = afterId;
-      let hasMore = false;
-      scan: for (;;) {
-        const read = await feed.read({ pricesOnly: false, afterId, sportId }, 5000, view.head);
-        for (const row of read.rows) {
-          if (!latest.has(row.event_id) && latest.size === limit) {
-            hasMore = true;
-            break scan;
-          }
-          latest.delete(row.event_id);
-          latest.set(row.event_id, row);
-          lastId = row.id;
-        }
-        lastId = read.lastId;
-        afterId = read.lastId;
-        if (!read.hasMore) break;
-        if (afterId >= scanEnd) {
-          hasMore = true;
-          break;
-        }
-      }
-      const items: string[] = [];
-      let points = 0;
-      for (const row of latest.values()) {
-        const state = view.getEvent(row.event_id);
-        if (!state) continue;
-        const filter = eventQueryFor('', {}, state.info.sport_id, scope);
-        const serialised = cache.event(state, filter.filter, filter.filterKey);
-        points += serialised.points;
-        const json = serialised.json;
-        items.push(
-          JSON.stringify({
-            id: cursorToUuid(row.id, row.committed_ms),
-            event_id: row.event_id,
-            sport_id: row.sport_id,
-            updated_at: new Date(row.committed_ms).toISOString(),
-            json,
-          }),
-        );
-      }
-      const cursor = cursorToUuid(lastId, await feed.committedMsAt(lastId));
-      reply.meter(points);
-      return sendJson(
-        reply,
-        `{"meta":{"delta_last_id":"${cursor}","count":${items.length},"has_more":${hasMore}},` +
-          `"deltas":[${items.join(',')}]}`,
-      );
-    },
+    async (request, reply) => answerV2EventDelta(deps, request, reply, request.query, '/api/v2/delta'),
   );
 }

@@ -32,7 +32,7 @@ function parseSportIds(raw: string | undefined): number[] {
  * The local calendar dates (under `offset`) on which a sport has events, ascending: as YYYY-MM-DD,
  * or as the instant each local day starts (ISO 8601, or Unix seconds).
  */
-function sportDates(events: readonly EventState[], offset: number, format: DateFormat): string[] | number[] {
+export function sportDates(events: readonly EventState[], offset: number, format: DateFormat): string[] | number[] {
   const days = new Set<string>();
   for (const e of events) days.add(new Date(e.startMs - offset * 60_000).toISOString().slice(0, 10));
   const sorted = [...days].sort();
@@ -41,11 +41,31 @@ function sportDates(events: readonly EventState[], offset: number, format: DateF
   return format === 'epoch' ? starts.map((ms) => ms / 1000) : starts.map((ms) => new Date(ms).toISOString());
 }
 
-const DatesSchema = Type.Object({
+export const DatesSchema = Type.Object({
   dates: Type.Array(Type.Union([Type.String(), Type.Integer()]), {
     description: 'YYYY-MM-DD strings; ISO 8601 strings with format=iso8601; Unix seconds with format=epoch',
   }),
 });
+
+/** The parameters of the date lists. */
+export const datesQuery = Type.Object(
+  {
+    sport_ids: opt('comma-separated sport ids; default all'),
+    offset: opt('minutes that shift the day boundary'),
+    format: opt(
+      'date (YYYY-MM-DD, the default), iso8601 (the UTC instant each local day starts) or epoch ' +
+        '(that instant in Unix seconds)',
+    ),
+  },
+  { additionalProperties: true },
+);
+/** The date-format parameter `format`: date (the default), iso8601 (or its former name iso) or epoch. */
+export const parseFormat = (raw: string | undefined): DateFormat => {
+  if (raw === undefined || raw === '') return 'date';
+  const format = DATE_FORMATS.get(raw.trim().toLowerCase());
+  if (!format) throw badRequest(`format must be date, iso8601 or epoch, got '${raw.slice(0, 40)}'`);
+  return format;
+};
 
 /** True when a book the plan covers prices the market (an open price with `openOnly`). */
 function priced(market: MarketState, openOnly: boolean, scope: PlanScope): boolean {
@@ -89,24 +109,6 @@ function marketsOf(events: readonly EventState[], openOnly: boolean, scope: Plan
 /** Sport, date and event listings: cheap reads of the board's indexes. */
 export async function listingRoutes(fastify: FastifyInstance, deps: RouteDeps): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-
-  const datesQuery = Type.Object(
-    {
-      sport_ids: opt('comma-separated sport ids; default all'),
-      offset: opt('minutes that shift the day boundary'),
-      format: opt(
-        'date (YYYY-MM-DD, the default), iso8601 (the UTC instant each local day starts) or epoch ' +
-          '(that instant in Unix seconds)',
-      ),
-    },
-    { additionalProperties: true },
-  );
-  const parseFormat = (raw: string | undefined): DateFormat => {
-    if (raw === undefined || raw === '') return 'date';
-    const format = DATE_FORMATS.get(raw.trim().toLowerCase());
-    if (!format) throw badRequest(`format must be date, iso8601 or epoch, got '${raw.slice(0, 40)}'`);
-    return format;
-  };
 
   app.get(
     '/api/v2/sports/dates',

@@ -13,16 +13,16 @@ import { callerOf, gateDate, type RouteDeps } from '../../route-kit.ts';
 import { EventsEnvelope, errorResponses } from '../../schemas.ts';
 import { eventPoints } from '../../snapshot-cache.ts';
 
-type Kind = 'openers' | 'closing';
+export type Kind = 'openers' | 'closing';
 
 /** A recorded price row, parsed: the Delta row as served and its detail. */
-interface RecordedPrice {
+export interface RecordedPrice {
   row: DeltaRow;
   detail: PriceDetail;
 }
 
 /** price_id -> the recorded row that stands for that price. */
-type RecordedPrices = ReadonlyMap<number, RecordedPrice>;
+export type RecordedPrices = ReadonlyMap<number, RecordedPrice>;
 
 /** The prices of an event that the board-level filters keep: markets, books, participants. */
 function selectedPriceIds(state: EventState, f: EventFilter, out: number[]): void {
@@ -46,7 +46,7 @@ function selectedPriceIds(state: EventState, f: EventFilter, out: number[]): voi
  * at or before the event's scheduled start (closing; every market, period markets included, uses
  * the event start). Prices without such a row are absent.
  */
-async function recordedPrices(
+export async function recordedPrices(
   history: HistoryStore,
   events: readonly EventState[],
   f: EventFilter,

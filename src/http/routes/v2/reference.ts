@@ -15,7 +15,7 @@ import {
   SportSchema,
 } from '../../schemas.ts';
 
-const sportsBody = {
+export const sportsBody = {
   sports: SPORTS.map(({ sport_id, sport_name }) => ({ sport_id, sport_name })),
 };
 
@@ -25,7 +25,7 @@ const seasonTypeIds = new Map(SEASON_TYPES.map((t) => [t.name, t.season_type_id]
  * Season types per sport. Preseason, playoff and special-event games have sport ids of their own,
  * so each sport id has the one season type of its games.
  */
-const seasonTypesBody = {
+export const seasonTypesBody = {
   season_types: SPORTS.map(({ sport_id, sport_name, season_type }) => ({
     sport_id,
     sport_name,
@@ -41,6 +41,36 @@ function affiliateList(withRegions: boolean): Affiliate[] | Omit<Affiliate, 'reg
       : { affiliate_id, affiliate_name, affiliate_url, status },
   );
 }
+
+/** The affiliates list and its sportsbooks alias: schema and handler. */
+export const affiliatesSchema = {
+  tags: ['reference'],
+  querystring: Type.Object(
+    {
+      include: includeParam('regions adds each book’s regions'),
+    },
+    { additionalProperties: true },
+  ),
+  response: {
+    200: Type.Object({ affiliates: Type.Array(AffiliateSchema) }),
+    400: ErrorBody,
+  },
+};
+export const affiliates = async (request: { query: { include?: string | readonly string[] } }) => {
+  const include = parseInclude(request.query.include, ['regions']);
+  return { affiliates: affiliateList(include.has('regions')) };
+};
+
+export const SeasonTypesSchema = Type.Object({
+  season_types: Type.Array(
+    Type.Object({
+      sport_id: Type.Integer(),
+      sport_name: Type.String(),
+      season_type_id: Type.Integer(),
+      season_type_name: Type.String(),
+    }),
+  ),
+});
 
 /** Catalog routes: the same answer for every caller, no data points. */
 export async function referenceRoutes(fastify: FastifyInstance): Promise<void> {
@@ -58,23 +88,6 @@ export async function referenceRoutes(fastify: FastifyInstance): Promise<void> {
     async () => sportsBody,
   );
 
-  const affiliatesSchema = {
-    tags: ['reference'],
-    querystring: Type.Object(
-      {
-        include: includeParam('regions adds each book’s regions'),
-      },
-      { additionalProperties: true },
-    ),
-    response: {
-      200: Type.Object({ affiliates: Type.Array(AffiliateSchema) }),
-      400: ErrorBody,
-    },
-  };
-  const affiliates = async (request: { query: { include?: string | readonly string[] } }) => {
-    const include = parseInclude(request.query.include, ['regions']);
-    return { affiliates: affiliateList(include.has('regions')) };
-  };
   app.get(
     '/api/v2/affiliates',
     {
@@ -117,16 +130,7 @@ export async function referenceRoutes(fastify: FastifyInstance): Promise<void> {
         description: '1 Preseason, 2 Regular Season, 3 Postseason, 4 Special.',
         tags: ['reference'],
         response: {
-          200: Type.Object({
-            season_types: Type.Array(
-              Type.Object({
-                sport_id: Type.Integer(),
-                sport_name: Type.String(),
-                season_type_id: Type.Integer(),
-                season_type_name: Type.String(),
-              }),
-            ),
-          }),
+          200: SeasonTypesSchema,
           ...errorResponses,
         },
       },

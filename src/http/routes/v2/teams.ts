@@ -1,8 +1,9 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
+import type { BoardView } from '../../../board/board-view.ts';
 import { leagueForSport } from '../../../catalog/teams/index.ts';
-import type { TeamRecord } from '../../../catalog/teams/types.ts';
+import type { LeagueCatalog, TeamRecord } from '../../../catalog/teams/types.ts';
 import { notFound } from '../../errors.ts';
 import { parseSportId } from '../../params.ts';
 import { callerOf, type RouteDeps } from '../../route-kit.ts';
@@ -25,7 +26,7 @@ interface Division {
  * plus the name's rank for conferences, sport id x 1000 plus the rank for divisions, so they stay
  * the same from one start to the next.
  */
-function structure(sportId: number, teams: readonly TeamRecord[]) {
+export function structure(sportId: number, teams: readonly TeamRecord[]) {
   const confNames = [...new Set(teams.map((t) => t.conference))].sort();
   const conferences = new Map<string, Conference>(
     confNames.map((name, i) => [name, { conference_id: sportId * 100 + i + 1, sport_id: sportId, name }]),
@@ -49,24 +50,39 @@ function structure(sportId: number, teams: readonly TeamRecord[]) {
   return { conferences, divisions };
 }
 
+/** The league of a sport id path parameter: 400 when not an integer, 404 without teams. */
+export function leagueOf(raw: string): { sportId: number; league: LeagueCatalog } {
+  const sportId = parseSportId(raw);
+  const league = leagueForSport(sportId);
+  if (!league) throw notFound(`teams of sport ${sportId}`);
+  return { sportId, league };
+}
+
+/** A team's record as of its latest scheduled or played event of the sport, in a board view. */
+function records(view: BoardView, sportId: number): Map<number, string> {
+  const out = new Map<number, string>();
+  for (const e of view.eventsOfSport(sportId)) for (const t of e.info.teams) out.set(t.team_id, t.record);
+  return out;
+}
+
+/** The teams of a sport with their conference, division and record. */
+export function sportTeams(view: BoardView, sportId: number, league: LeagueCatalog) {
+  const { conferences, divisions } = structure(sportId, league.teams);
+  const rec = records(view, sportId);
+  return league.teams.map((t) => ({
+    team_id: t.team_id,
+    name: t.name,
+    mascot: t.mascot,
+    abbreviation: t.abbreviation,
+    record: rec.get(t.team_id) ?? '',
+    conference: conferences.get(t.conference)!,
+    division: divisions.get(`${t.conference}\u0000${t.division}`)!,
+  }));
+}
+
 export async function teamRoutes(fastify: FastifyInstance, deps: RouteDeps): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const sportParams = Type.Object({ sportID: Type.String() });
-
-  const leagueOf = (raw: string) => {
-    const sportId = parseSportId(raw);
-    const league = leagueForSport(sportId);
-    if (!league) throw notFound(`teams of sport ${sportId}`);
-    return { sportId, league };
-  };
-
-  /** A team's record as of its latest scheduled or played event of the sport, in the caller's view. */
-  const records = (request: FastifyRequest, sportId: number): Map<number, string> => {
-    const out = new Map<number, string>();
-    const { view } = callerOf(deps, request);
-    for (const e of view.eventsOfSport(sportId)) for (const t of e.info.teams) out.set(t.team_id, t.record);
-    return out;
-  };
 
   app.get(
     '/api/v2/sports/:sportID/teams',
@@ -84,19 +100,7 @@ export async function teamRoutes(fastify: FastifyInstance, deps: RouteDeps): Pro
     },
     async (request) => {
       const { sportId, league } = leagueOf(request.params.sportID);
-      const { conferences, divisions } = structure(sportId, league.teams);
-      const rec = records(request, sportId);
-      return {
-        teams: league.teams.map((t) => ({
-          team_id: t.team_id,
-          name: t.name,
-          mascot: t.mascot,
-          abbreviation: t.abbreviation,
-          record: rec.get(t.team_id) ?? '',
-          conference: conferences.get(t.conference)!,
-          division: divisions.get(`${t.conference}\u0000${t.division}`)!,
-        })),
-      };
+      return { teams: sportTeams(callerOf(deps, request).view, sportId, league) };
     },
   );
 

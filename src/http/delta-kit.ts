@@ -1,0 +1,149 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { BoardView } from '../board/board-view.ts';
+import { CursorError, type ChangeFeed } from '../board/change-feed.ts';
+import { changedEvents } from '../board/changed-events.ts';
+import { sportProfile } from '../catalog/sports.ts';
+import { cursorToUuid, uuidToCursor } from '../domain/uuid-cursor.ts';
+import type { ChangeRecord } from '../store/store.ts';
+import { badRequest, notFound } from './errors.ts';
+import { eventQueryFor } from './event-query.ts';
+import { parseInteger } from './params.ts';
+import { callerOf, type RouteDeps, sendJson } from './route-kit.ts';
+
+/**
+ * What the delta routes share: the sport filter, cursor errors as 400s, and the feed of changed
+ * events behind a UUID cursor (/api/v2/delta, /api/v1/delta, /api/v1/deltaV2).
+ */
+
+export const EVENT_DELTA_LIMIT_DEFAULT = 100;
+export const EVENT_DELTA_LIMIT_MAX = 500;
+
+const opt = (description: string) => Type.Optional(Type.String({ description }));
+
+/** `sport_id` of a delta request: undefined for every sport, 404 for an unknown one. */
+export function sportFilter(raw: string | undefined): number | undefined {
+  const id = parseInteger('sport_id', raw, 0, 1_000_000);
+  if (id !== undefined && !sportProfile(id)) throw notFound(`sport ${id}`);
+  return id;
+}
+
+/** Runs a cursor read, turning the feed's refusal (too old, ahead of the head) into a 400. */
+export async function withCursorErrors<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (err instanceof CursorError) throw badRequest(err.message);
+    throw err;
+  }
+}
+
+/** The UUID-cursor feeds' own parameters (each route adds what it needs, e.g. include). */
+export const eventDeltaParams = {
+  last_id: opt(
+    'UUID cursor from a previous response; 00000000-0000-0000-0000-000000000000 for the first',
+  ),
+  sport_id: opt('only this sport'),
+  limit: opt(`events per response, default ${EVENT_DELTA_LIMIT_DEFAULT}, at most ${EVENT_DELTA_LIMIT_MAX}`),
+};
+
+export interface EventDeltaQuery {
+  last_id?: string;
+  sport_id?: string;
+  limit?: string;
+}
+
+export interface EventDeltaPage {
+  /** The latest change of each changed event, in the order of those changes. */
+  latest: ChangeRecord[];
+  hasMore: boolean;
+  /** meta.delta_last_id: the UUID cursor to continue from. */
+  cursor: string;
+}
+
+/**
+ * One page of the changed-events feed behind a UUID cursor, as `view` sees the log. Without last_id
+ * the page is empty and its cursor is the newest change; an integer cursor (the markets delta's, an
+ * events snapshot's) or a foreign UUID is a 400.
+ */
+export async function eventDeltaPage(
+  feed: ChangeFeed,
+  view: BoardView,
+  q: EventDeltaQuery,
+  path: string,
+): Promise<EventDeltaPage> {
+  const limit = parseInteger('limit', q.limit, 1, EVENT_DELTA_LIMIT_MAX) ?? EVENT_DELTA_LIMIT_DEFAULT;
+  const sportId = sportFilter(q.sport_id);
+  if (q.last_id === undefined || q.last_id === '') {
+    const head = view.head;
+    return { latest: [], hasMore: false, cursor: cursorToUuid(head, await feed.committedMsAt(head)) };
+  }
+  if (/^\d+$/.test(q.last_id)) {
+    throw badRequest(
+      `last_id must be a UUID cursor from ${path}; integer cursors belong to /api/v2/markets/delta. ` +
+        `Call ${path} without last_id to get a first cursor`,
+    );
+  }
+  const id = uuidToCursor(q.last_id);
+  if (id === undefined) throw badRequest(`last_id is not a cursor of this feed: '${q.last_id.slice(0, 40)}'`);
+  const afterId = await withCursorErrors(() => feed.resolveCursor(id, view.head));
+  const { latest, lastId, hasMore } = await changedEvents(feed, { afterId, sportId }, limit, view.head);
+  return { latest, hasMore, cursor: cursorToUuid(lastId, await feed.committedMsAt(lastId)) };
+}
+
+/** The /api/v2/delta body: one item per changed event, the event's snapshot JSON as a string. */
+export const V2EventDeltaSchema = Type.Object({
+  meta: Type.Object({
+    delta_last_id: Type.String(),
+    count: Type.Integer(),
+    has_more: Type.Boolean(),
+  }),
+  deltas: Type.Array(
+    Type.Object({
+      id: Type.String({ description: 'UUIDv7 of the event’s latest change in this page' }),
+      event_id: Type.String(),
+      sport_id: Type.Integer(),
+      updated_at: Type.String(),
+      json: Type.String({ description: 'the full event (events snapshot shape) as a JSON string' }),
+    }),
+  ),
+});
+
+/**
+ * Answers a page of /api/v2/delta (served at `path`): each changed event as the events snapshot
+ * shows it with default markets, within the caller's plan; each costs that event's snapshot points.
+ */
+export async function answerV2EventDelta(
+  deps: RouteDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  query: EventDeltaQuery,
+  path: string,
+): Promise<FastifyReply> {
+  const { scope, view } = callerOf(deps, request);
+  const { latest, hasMore, cursor } = await eventDeltaPage(deps.feed, view, query, path);
+  const items: string[] = [];
+  let points = 0;
+  for (const row of latest) {
+    const state = view.getEvent(row.event_id);
+    if (!state) continue;
+    const filter = eventQueryFor('', {}, state.info.sport_id, scope);
+    const serialised = deps.cache.event(state, filter.filter, filter.filterKey);
+    points += serialised.points;
+    items.push(
+      JSON.stringify({
+        id: cursorToUuid(row.id, row.committed_ms),
+        event_id: row.event_id,
+        sport_id: row.sport_id,
+        updated_at: new Date(row.committed_ms).toISOString(),
+        json: serialised.json,
+      }),
+    );
+  }
+  reply.meter(points);
+  return sendJson(
+    reply,
+    `{"meta":{"delta_last_id":"${cursor}","count":${items.length},"has_more":${hasMore}},` +
+      `"deltas":[${items.join(',')}]}`,
+  );
+}
