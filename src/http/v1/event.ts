@@ -1,0 +1,188 @@
+import { type Static, Type } from '@sinclair/typebox';
+import fastJson from 'fast-json-stringify';
+import type { PlanScope } from '../../access/plan-scope.ts';
+import type { EventState } from '../../board/board.ts';
+import { parseInclude, parseIntList } from '../params.ts';
+import { includeParam } from '../schemas.ts';
+import { eventPoints } from '../snapshot-cache.ts';
+import {
+  booksOf,
+  coveredMarkets,
+  currentLinePrices,
+  eventLines,
+  FULL_GAME,
+  type LinePriceResolver,
+  type LineScope,
+  type LineSet,
+  LineSetBuilder,
+  V1_PERIODS,
+} from './line-sets.ts';
+import { V1EventSchema } from './schemas.ts';
+
+export type V1Event = Static<typeof V1EventSchema>;
+
+const opt = (description: string) => Type.Optional(Type.String({ description }));
+
+/** What a V1 event request asks for, within the caller's plan. */
+export interface V1Filter extends LineScope {
+  /** include=scores: the score object. */
+  scores: boolean;
+  /** include=all_periods: line_periods. */
+  allPeriods: boolean;
+  /** Equal filters, equal keys: V1 views are cached by it. */
+  key: string;
+}
+
+export const V1EventQuerySchema = Type.Object(
+  {
+    include: includeParam(
+      'scores adds the score object; all_periods adds line_periods (a comma list, or the parameter repeated)',
+    ),
+    affiliate_ids: opt('comma-separated affiliate ids; default every book of the plan'),
+    offset: opt('minutes that shift the day boundary; default 0'),
+    key: opt('API key (the key header is recommended instead)'),
+  },
+  { additionalProperties: true },
+);
+
+export type V1EventQuery = Static<typeof V1EventQuerySchema>;
+
+const idList = (s: ReadonlySet<number> | null) => (s ? [...s].sort((a, b) => a - b).join(',') : '*');
+
+/** Parses `include` and `affiliate_ids`; the plan narrows books, periods and in-play markets. */
+export function v1Filter(scope: PlanScope, q: Pick<V1EventQuery, 'include' | 'affiliate_ids'>): V1Filter {
+  const include = parseInclude(q.include, ['scores', 'all_periods']);
+  const books = scope.booksFor(parseIntList('affiliate_ids', q.affiliate_ids));
+  const scores = include.has('scores');
+  const allPeriods = include.has('all_periods');
+  return {
+    books,
+    periods: scope.periods,
+    liveOdds: scope.liveOdds,
+    scores,
+    allPeriods,
+    key: `v1|${idList(books)}|${idList(scope.periods)}|${scope.liveOdds ? 1 : 0}|${scores ? 1 : 0}|${allPeriods ? 1 : 0}`,
+  };
+}
+
+export interface V1EventView {
+  event: V1Event;
+  /** Prices shown: the odds points of metering. */
+  prices: number;
+}
+
+/**
+ * The V1 event of a board event: header, teams, schedule, the score with include=scores, the
+ * full-game line set of every book that prices the full game, and with include=all_periods every
+ * period's line set of every book that prices any. `resolve` picks the prices (current ones, or
+ * recorded rows for openers and closing).
+ */
+export function viewV1Event(
+  state: EventState,
+  f: V1Filter,
+  resolve: LinePriceResolver = currentLinePrices,
+): V1EventView {
+  const info = state.info;
+  const { markets, lineIds } = eventLines(state);
+  const builder = new LineSetBuilder(state, resolve);
+  const setOf = (period: (typeof V1_PERIODS)[number], book: number): LineSet => {
+    const before = builder.prices;
+    const covered = coveredMarkets(markets.get(period), f);
+    const set = builder.lineSet(period, covered, book, 0);
+    // A set that shows nothing has no line to name.
+    if (builder.prices > before) set.line_id = lineIds.get(period)?.get(book) ?? 0;
+    return set;
+  };
+
+  const lines: Record<string, LineSet> = {};
+  const fullGameBooks = booksOf(markets.get(FULL_GAME), f, resolve);
+  let linePeriods: Record<string, Record<string, LineSet>> | undefined;
+  if (f.allPeriods) {
+    const books = new Set<number>();
+    for (const period of V1_PERIODS) for (const b of booksOf(markets.get(period), f, resolve)) books.add(b);
+    linePeriods = {};
+    for (const book of [...books].sort((a, b) => a - b)) {
+      const sets: Record<string, LineSet> = {};
+      for (const period of V1_PERIODS) sets[period.named.name] = setOf(period, book);
+      linePeriods[book] = sets;
+    }
+    // The same full-game sets: their prices are counted once.
+    for (const book of fullGameBooks) lines[book] = linePeriods[book]![FULL_GAME.named.name]!;
+  } else {
+    for (const book of fullGameBooks) lines[book] = setOf(FULL_GAME, book);
+  }
+
+  const event: V1Event = {
+    event_id: info.event_id,
+    event_uuid: info.event_uuid,
+    sport_id: info.sport_id,
+    event_date: info.event_date,
+    teams: info.teams.map((t) => ({
+      team_id: t.team_id,
+      team_normalized_id: t.team_id,
+      name: t.name,
+      is_away: t.is_away,
+      is_home: t.is_home,
+    })),
+    teams_normalized: info.teams.map((t) => ({
+      team_id: t.team_id,
+      name: t.name,
+      mascot: t.mascot,
+      abbreviation: t.abbreviation,
+      ranking: 0,
+      record: t.record,
+      is_away: t.is_away,
+      is_home: t.is_home,
+    })),
+    schedule: {
+      season_type: info.schedule.season_type,
+      season_year: info.schedule.season_year,
+      event_name: info.schedule.event_name,
+      attendance: 0,
+    },
+    lines,
+  };
+  if (info.rotation_number_away !== undefined) event.rotation_number_away = info.rotation_number_away;
+  if (info.rotation_number_home !== undefined) event.rotation_number_home = info.rotation_number_home;
+  if (f.scores && info.score) {
+    const { event_id: _id, updated_at: _at, ...score } = info.score;
+    event.score = score;
+  }
+  if (linePeriods) event.line_periods = linePeriods;
+  return { event, prices: builder.prices };
+}
+
+export const serializeV1Event = fastJson(V1EventSchema);
+
+export interface SerializedV1Event {
+  json: string;
+  /** Data points of the event in a response: 1 events + 1 scores point + 1 per price shown. */
+  points: number;
+}
+
+/** Most distinct filters kept per event; past it the event's entries start over. */
+const MAX_FILTERS_PER_EVENT = 32;
+
+/**
+ * Serialised V1 events, kept per event and filter and replaced when the event's version (the id of
+ * the last change that touched it) moves: each event is serialised once per change, whatever the
+ * number of requests. Entries go with their event object.
+ */
+export class V1EventCache {
+  private readonly views = new WeakMap<EventState, Map<string, SerializedV1Event & { version: number }>>();
+
+  event(state: EventState, f: V1Filter): SerializedV1Event {
+    let perEvent = this.views.get(state);
+    if (!perEvent) {
+      perEvent = new Map();
+      this.views.set(state, perEvent);
+    }
+    const hit = perEvent.get(f.key);
+    if (hit && hit.version === state.version) return hit;
+    const view = viewV1Event(state, f);
+    const entry = { version: state.version, json: serializeV1Event(view.event), points: eventPoints(view.prices, false) };
+    if (perEvent.size >= MAX_FILTERS_PER_EVENT) perEvent.clear();
+    perEvent.set(f.key, entry);
+    return entry;
+  }
+}

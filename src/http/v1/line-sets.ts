@@ -1,0 +1,452 @@
+import type { EventState, MarketState, ParticipantState, PriceState } from '../../board/board.ts';
+import { affiliateProfile } from '../../catalog/affiliates.ts';
+import { isLiveVariant } from '../../catalog/markets.ts';
+import { type NamedPeriod, periodByName, periodOf } from '../../catalog/periods.ts';
+import { OFF_BOARD } from '../../domain/odds.ts';
+import { MONEYLINE, SPREAD, TOTAL } from '../routes/v2/best-line.ts';
+
+/**
+ * The line-based interface's line sets, derived from the board's markets: one set per sportsbook and
+ * period, holding the book's main moneyline, spread and total (and, for the line routes, its team
+ * totals). Every number is the V2 price or line value it comes from; a side the book does not price
+ * carries the off-board sentinel 0.0001, so the shape and the number types never change.
+ */
+
+export type Family = 'moneyline' | 'spread' | 'total' | 'team_total';
+
+/** Team totals, prematch and in play. */
+const TEAM_TOTAL: ReadonlySet<number> = new Set([94, 96]);
+
+export function familyOf(marketId: number): Family | undefined {
+  if (MONEYLINE.has(marketId)) return 'moneyline';
+  if (SPREAD.has(marketId)) return 'spread';
+  if (TOTAL.has(marketId)) return 'total';
+  if (TEAM_TOTAL.has(marketId)) return 'team_total';
+  return undefined;
+}
+
+export interface V1Period {
+  named: NamedPeriod;
+  description: string;
+}
+
+const v1Period = (name: string, description: string): V1Period => ({ named: periodByName(name)!, description });
+
+/** The periods of `line_periods`, in their order there. */
+export const V1_PERIODS: readonly V1Period[] = [
+  v1Period('period_full_game', 'Full Game'),
+  v1Period('period_first_half', '1st Half'),
+  v1Period('period_second_half', '2nd Half'),
+  v1Period('period_first_period', '1st Period'),
+  v1Period('period_second_period', '2nd Period'),
+  v1Period('period_third_period', '3rd Period'),
+  v1Period('period_fourth_period', '4th Period'),
+  v1Period('period_live_full_game', 'Live Full Game'),
+];
+export const FULL_GAME = V1_PERIODS[0]!;
+
+const byNamed = new Map(V1_PERIODS.map((p) => [p.named, p]));
+
+/** The V1 period a market of an event belongs to, if it is one of them. */
+export function v1PeriodOf(m: Pick<MarketState, 'market_id' | 'period_id'>): V1Period | undefined {
+  const named = periodOf(m.market_id, m.period_id);
+  return named && byNamed.get(named);
+}
+
+/** A price as a line set reads it: the board's current price, or a recorded row (openers, closing). */
+export interface LinePrice {
+  price: number;
+  price_delta: number;
+  is_main_line: boolean;
+  updated_at: string;
+  /** The line value the main line moved from, when this price's latest row moved it. */
+  moved_from?: string;
+}
+
+/** The LinePrice a line set shows for a board price, or undefined to leave the price out. */
+export type LinePriceResolver = (p: PriceState) => LinePrice | undefined;
+
+export const currentLinePrices: LinePriceResolver = (p) => p;
+
+/** Which of an event's prices line sets may show: the caller's books, periods and in-play coverage. */
+export interface LineScope {
+  /** null: every book. */
+  books: ReadonlySet<number> | null;
+  /** null: every period id. */
+  periods: ReadonlySet<number> | null;
+  liveOdds: boolean;
+}
+
+export function coversMarket(scope: LineScope, m: Pick<MarketState, 'market_id' | 'period_id'>): boolean {
+  if (scope.periods && !scope.periods.has(m.period_id)) return false;
+  return scope.liveOdds || !isLiveVariant(m.market_id);
+}
+
+interface Side {
+  value: string;
+  p: LinePrice;
+}
+
+export interface MoneylineSet {
+  moneyline_away: number;
+  moneyline_away_delta: number;
+  moneyline_home: number;
+  moneyline_home_delta: number;
+  moneyline_draw: number;
+  moneyline_draw_delta: number;
+  date_updated: string;
+  format: string;
+}
+
+export interface ExtendedSpread {
+  point_spread_away: number;
+  point_spread_away_money: number;
+  point_spread_home: number;
+  point_spread_home_money: number;
+  date_updated: string;
+}
+
+export interface SpreadSet extends ExtendedSpread {
+  point_spread_away_delta: number;
+  point_spread_away_money_delta: number;
+  point_spread_home_delta: number;
+  point_spread_home_money_delta: number;
+  format: string;
+  extended_spreads: ExtendedSpread[];
+}
+
+export interface ExtendedTotal {
+  total_over: number;
+  total_over_money: number;
+  total_under: number;
+  total_under_money: number;
+  date_updated: string;
+}
+
+export interface TotalSet extends ExtendedTotal {
+  total_over_delta: number;
+  total_over_money_delta: number;
+  total_under_delta: number;
+  total_under_money_delta: number;
+  format: string;
+  extended_totals: ExtendedTotal[];
+}
+
+export interface TeamTotalSet {
+  total_over_away: number;
+  total_over_away_money: number;
+  total_under_away: number;
+  total_under_away_money: number;
+  total_over_home: number;
+  total_over_home_money: number;
+  total_under_home: number;
+  total_under_home_money: number;
+  date_updated: string;
+  format: string;
+}
+
+export interface Affiliate {
+  affiliate_id: number;
+  affiliate_name: string;
+  affiliate_url: string;
+}
+
+export interface LineSet {
+  line_id: number;
+  period_id: number;
+  period_description: string;
+  affiliate: Affiliate;
+  moneyline: MoneylineSet;
+  spread: SpreadSet;
+  total: TotalSet;
+}
+
+const FORMAT = 'American';
+
+/** A line value as a number; a value that is not one (a label) is off the board. */
+function points(value: string): number {
+  const n = Number(value);
+  return value !== '' && Number.isFinite(n) ? n : OFF_BOARD;
+}
+
+/** How far the main line moved in its latest row (0 when that row did not move it). */
+function pointsDelta(s: Side | undefined): number {
+  if (!s || s.p.moved_from === undefined) return 0;
+  const d = points(s.value) - points(s.p.moved_from);
+  return Math.round(d * 1e4) / 1e4;
+}
+
+const latest = (...sides: (Side | undefined)[]): string =>
+  sides.reduce((t, s) => (s && s.p.updated_at > t ? s.p.updated_at : t), '');
+
+function affiliateOf(affiliateId: number): Affiliate {
+  const profile = affiliateProfile(affiliateId);
+  return {
+    affiliate_id: affiliateId,
+    affiliate_name: profile?.affiliate_name ?? `Affiliate ${affiliateId}`,
+    affiliate_url: profile?.affiliate_url ?? '',
+  };
+}
+
+/**
+ * Builds line sets and counts the prices they show (the odds points of metering). One builder
+ * serves one event and one resolver.
+ */
+export class LineSetBuilder {
+  /** Prices shown so far. */
+  prices = 0;
+  private readonly away: number | undefined;
+  private readonly home: number | undefined;
+
+  constructor(
+    private readonly state: EventState,
+    private readonly resolve: LinePriceResolver = currentLinePrices,
+  ) {
+    this.away = state.info.teams[0]?.team_id;
+    this.home = state.info.teams[1]?.team_id;
+  }
+
+  /** The book's main line of a participant: its flagged line, else its only priced line. */
+  private main(part: ParticipantState | undefined, book: number, skip?: (value: string) => boolean): Side | undefined {
+    if (!part) return undefined;
+    let only: Side | undefined;
+    let count = 0;
+    for (const line of part.lines.values()) {
+      if (skip?.(line.value)) continue;
+      const raw = line.prices.get(book);
+      const p = raw && this.resolve(raw);
+      if (!p) continue;
+      if (p.is_main_line) return this.count({ value: line.value, p });
+      only = { value: line.value, p };
+      count++;
+    }
+    return count === 1 ? this.count(only!) : undefined;
+  }
+
+  private count(s: Side): Side {
+    this.prices++;
+    return s;
+  }
+
+  private team(m: MarketState | undefined, teamId: number | undefined): ParticipantState | undefined {
+    return teamId === undefined ? undefined : m?.participants.get(`TYPE_TEAM:${teamId}`);
+  }
+
+  private result(m: MarketState | undefined, id: number): ParticipantState | undefined {
+    return m?.participants.get(`TYPE_RESULT:${id}`);
+  }
+
+  moneyline(m: MarketState | undefined, book: number): MoneylineSet {
+    const away = this.main(this.team(m, this.away), book);
+    const home = this.main(this.team(m, this.home), book);
+    let drawSide: ParticipantState | undefined;
+    for (const p of m?.participants.values() ?? []) if (p.type === 'TYPE_RESULT') drawSide ??= p;
+    const draw = this.main(drawSide, book);
+    return {
+      moneyline_away: away?.p.price ?? OFF_BOARD,
+      moneyline_away_delta: away?.p.price_delta ?? 0,
+      moneyline_home: home?.p.price ?? OFF_BOARD,
+      moneyline_home_delta: home?.p.price_delta ?? 0,
+      moneyline_draw: draw?.p.price ?? OFF_BOARD,
+      moneyline_draw_delta: draw?.p.price_delta ?? 0,
+      date_updated: latest(away, home, draw),
+      format: FORMAT,
+    };
+  }
+
+  /** Every other line the book prices for a pair of participants, paired by `pairKey`. */
+  private extended(
+    first: ParticipantState | undefined,
+    second: ParticipantState | undefined,
+    book: number,
+    mains: [Side | undefined, Side | undefined],
+    pairKey: [(value: string) => number, (value: string) => number],
+  ): [Side | undefined, Side | undefined, number][] {
+    const pairs = new Map<number, [Side | undefined, Side | undefined]>();
+    const add = (part: ParticipantState | undefined, i: 0 | 1) => {
+      for (const line of part?.lines.values() ?? []) {
+        const raw = line.prices.get(book);
+        const p = raw && this.resolve(raw);
+        if (!p || line.value === mains[i]?.value) continue;
+        const key = pairKey[i](line.value);
+        if (!Number.isFinite(key)) continue;
+        const pair = pairs.get(key) ?? [undefined, undefined];
+        pair[i] = this.count({ value: line.value, p });
+        pairs.set(key, pair);
+      }
+    };
+    add(first, 0);
+    add(second, 1);
+    return [...pairs].sort((a, b) => a[0] - b[0]).map(([key, [a, b]]) => [a, b, key]);
+  }
+
+  spread(m: MarketState | undefined, book: number): SpreadSet {
+    const awayPart = this.team(m, this.away);
+    const homePart = this.team(m, this.home);
+    const away = this.main(awayPart, book);
+    const home = this.main(homePart, book);
+    // An away line of +3.5 pairs with the home line of -3.5.
+    const extended = this.extended(awayPart, homePart, book, [away, home], [Number, (v) => -Number(v) + 0]);
+    return {
+      ...spreadPair(away, home),
+      point_spread_away_delta: pointsDelta(away),
+      point_spread_away_money_delta: away?.p.price_delta ?? 0,
+      point_spread_home_delta: pointsDelta(home),
+      point_spread_home_money_delta: home?.p.price_delta ?? 0,
+      format: FORMAT,
+      extended_spreads: extended.map(([a, h]) => spreadPair(a, h)),
+    };
+  }
+
+  total(m: MarketState | undefined, book: number): TotalSet {
+    const overPart = this.result(m, 0);
+    const underPart = this.result(m, 1);
+    const over = this.main(overPart, book);
+    const under = this.main(underPart, book);
+    const extended = this.extended(overPart, underPart, book, [over, under], [Number, Number]);
+    return {
+      ...totalPair(over, under),
+      total_over_delta: pointsDelta(over),
+      total_over_money_delta: over?.p.price_delta ?? 0,
+      total_under_delta: pointsDelta(under),
+      total_under_money_delta: under?.p.price_delta ?? 0,
+      format: FORMAT,
+      extended_totals: extended.map(([o, u]) => totalPair(o, u)),
+    };
+  }
+
+  /**
+   * Team totals: each team's main `Over X` line (flagged, else its only Over line) and the `Under X`
+   * line at the same number.
+   */
+  teamTotal(m: MarketState | undefined, book: number): TeamTotalSet {
+    const sides = (part: ParticipantState | undefined) => {
+      const over = this.main(part, book, (v) => !v.startsWith('Over '));
+      const number = over?.value.slice('Over '.length);
+      const under = number === undefined ? undefined : this.main(part, book, (v) => v !== `Under ${number}`);
+      return { over, under, number: number === undefined ? OFF_BOARD : points(number) };
+    };
+    const a = sides(this.team(m, this.away));
+    const h = sides(this.team(m, this.home));
+    return {
+      total_over_away: a.over ? a.number : OFF_BOARD,
+      total_over_away_money: a.over?.p.price ?? OFF_BOARD,
+      total_under_away: a.under ? a.number : OFF_BOARD,
+      total_under_away_money: a.under?.p.price ?? OFF_BOARD,
+      total_over_home: h.over ? h.number : OFF_BOARD,
+      total_over_home_money: h.over?.p.price ?? OFF_BOARD,
+      total_under_home: h.under ? h.number : OFF_BOARD,
+      total_under_home_money: h.under?.p.price ?? OFF_BOARD,
+      date_updated: latest(a.over, a.under, h.over, h.under),
+      format: FORMAT,
+    };
+  }
+
+  /** One book's line set of one period from that period's markets (by family). */
+  lineSet(period: V1Period, markets: PeriodMarkets, book: number, lineId: number): LineSet {
+    return {
+      line_id: lineId,
+      period_id: period.named.periodId,
+      period_description: period.description,
+      affiliate: affiliateOf(book),
+      moneyline: this.moneyline(markets.get('moneyline'), book),
+      spread: this.spread(markets.get('spread'), book),
+      total: this.total(markets.get('total'), book),
+    };
+  }
+}
+
+function spreadPair(away: Side | undefined, home: Side | undefined): ExtendedSpread {
+  return {
+    point_spread_away: away ? points(away.value) : OFF_BOARD,
+    point_spread_away_money: away?.p.price ?? OFF_BOARD,
+    point_spread_home: home ? points(home.value) : OFF_BOARD,
+    point_spread_home_money: home?.p.price ?? OFF_BOARD,
+    date_updated: latest(away, home),
+  };
+}
+
+function totalPair(over: Side | undefined, under: Side | undefined): ExtendedTotal {
+  return {
+    total_over: over ? points(over.value) : OFF_BOARD,
+    total_over_money: over?.p.price ?? OFF_BOARD,
+    total_under: under ? points(under.value) : OFF_BOARD,
+    total_under_money: under?.p.price ?? OFF_BOARD,
+    date_updated: latest(over, under),
+  };
+}
+
+/** The markets of one period, by family (the first one of each family the event carries). */
+export type PeriodMarkets = Map<Family, MarketState>;
+
+/** An event's line-set markets, by V1 period, and the books and line id of each (period, book). */
+export interface EventLines {
+  markets: Map<V1Period, PeriodMarkets>;
+  /**
+   * Line id per period and book: the smallest market_line_price id among the book's prices on the
+   * period's moneyline, spread, total and team-total markets. Price ids are never reused and only
+   * grow, so it stays the same for as long as the event exists.
+   */
+  lineIds: Map<V1Period, Map<number, number>>;
+}
+
+/** Finds an event's line-set markets and line ids (over every book and market, whatever the plan). */
+export function eventLines(state: EventState): EventLines {
+  const markets = new Map<V1Period, PeriodMarkets>();
+  const lineIds = new Map<V1Period, Map<number, number>>();
+  for (const m of state.markets.values()) {
+    const family = familyOf(m.market_id);
+    const period = family && v1PeriodOf(m);
+    if (!family || !period) continue;
+    let byFamily = markets.get(period);
+    if (!byFamily) {
+      byFamily = new Map();
+      markets.set(period, byFamily);
+    }
+    if (!byFamily.has(family)) byFamily.set(family, m);
+    let ids = lineIds.get(period);
+    if (!ids) {
+      ids = new Map();
+      lineIds.set(period, ids);
+    }
+    for (const part of m.participants.values()) {
+      for (const line of part.lines.values()) {
+        for (const p of line.prices.values()) {
+          const known = ids.get(p.affiliate_id);
+          if (known === undefined || p.id < known) ids.set(p.affiliate_id, p.id);
+        }
+      }
+    }
+  }
+  return { markets, lineIds };
+}
+
+/** The books with at least one price a line set of `period` shows, in ascending id order. */
+export function booksOf(
+  markets: PeriodMarkets | undefined,
+  scope: LineScope,
+  resolve: LinePriceResolver,
+  families: readonly Family[] = ['moneyline', 'spread', 'total'],
+): number[] {
+  const books = new Set<number>();
+  for (const family of families) {
+    const m = markets?.get(family);
+    if (!m || !coversMarket(scope, m)) continue;
+    for (const part of m.participants.values()) {
+      for (const line of part.lines.values()) {
+        for (const p of line.prices.values()) {
+          if (books.has(p.affiliate_id) || (scope.books && !scope.books.has(p.affiliate_id))) continue;
+          if (resolve(p)) books.add(p.affiliate_id);
+        }
+      }
+    }
+  }
+  return [...books].sort((a, b) => a - b);
+}
+
+/** A period's markets narrowed to those the scope covers. */
+export function coveredMarkets(markets: PeriodMarkets | undefined, scope: LineScope): PeriodMarkets {
+  const out: PeriodMarkets = new Map();
+  for (const [family, m] of markets ?? []) if (coversMarket(scope, m)) out.set(family, m);
+  return out;
+}
