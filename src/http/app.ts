@@ -16,6 +16,7 @@ import { listingRoutes } from './routes/v2/listings.ts';
 import { openersClosingRoutes } from './routes/v2/openers-closing.ts';
 import { participantRoutes } from './routes/v2/participants.ts';
 import { referenceRoutes } from './routes/v2/reference.ts';
+import { v1Routes } from './routes/v1/index.ts';
 import { teamRoutes } from './routes/v2/teams.ts';
 import type { RouteDeps } from './route-kit.ts';
 import { SnapshotCache } from './snapshot-cache.ts';
@@ -147,5 +148,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(openersClosingRoutes, routeDeps);
   await app.register(participantRoutes, routeDeps);
   await app.register(bestLineRoutes, routeDeps);
+  await app.register(async (v1) => v1Routes(v1, routeDeps), { prefix: '/api/v1' });
   return app;
 }

@@ -69,6 +69,7 @@ export function installAccess(
     if (config.public || route.url.startsWith('/docs')) return;
     const free = config.free === true;
     const needsV2 = route.url.startsWith('/api/v2/') && !config.v1Plans;
+    const needsV1 = route.url.startsWith('/api/v1/');
     const admit = (request: FastifyRequest, account: Account | undefined, done: HookHandlerDoneFunction) => {
       if (!account) {
         const wait = throttle.fail(request.ip);
@@ -83,6 +84,9 @@ export function installAccess(
             'This endpoint needs a V2 subscription; V1 plans may use /api/v2/delta and /api/v2/markets/delta',
           ),
         );
+      }
+      if (needsV1 && !account.v1) {
+        return done(forbidden('This endpoint needs a V1 subscription; V2 plans use the /api/v2 paths'));
       }
       const denial = access.admit(account, !free);
       if (denial) return done(deny(denial));

@@ -49,20 +49,23 @@ export type V1EventQuery = Static<typeof V1EventQuerySchema>;
 
 const idList = (s: ReadonlySet<number> | null) => (s ? [...s].sort((a, b) => a - b).join(',') : '*');
 
+/** The prices line sets may show: the books asked for (`affiliate_ids`) within the plan's coverage. */
+export function lineScope(scope: PlanScope, affiliateIds: string | undefined): LineScope {
+  return {
+    books: scope.booksFor(parseIntList('affiliate_ids', affiliateIds)),
+    periods: scope.periods,
+    liveOdds: scope.liveOdds,
+  };
+}
+
 /** Parses `include` and `affiliate_ids`; the plan narrows books, periods and in-play markets. */
 export function v1Filter(scope: PlanScope, q: Pick<V1EventQuery, 'include' | 'affiliate_ids'>): V1Filter {
   const include = parseInclude(q.include, ['scores', 'all_periods']);
-  const books = scope.booksFor(parseIntList('affiliate_ids', q.affiliate_ids));
+  const lines = lineScope(scope, q.affiliate_ids);
   const scores = include.has('scores');
   const allPeriods = include.has('all_periods');
-  return {
-    books,
-    periods: scope.periods,
-    liveOdds: scope.liveOdds,
-    scores,
-    allPeriods,
-    key: `v1|${idList(books)}|${idList(scope.periods)}|${scope.liveOdds ? 1 : 0}|${scores ? 1 : 0}|${allPeriods ? 1 : 0}`,
-  };
+  const flags = `${lines.liveOdds ? 1 : 0}|${scores ? 1 : 0}|${allPeriods ? 1 : 0}`;
+  return { ...lines, scores, allPeriods, key: `v1|${idList(lines.books)}|${idList(lines.periods)}|${flags}` };
 }
 
 export interface V1EventView {

@@ -1,0 +1,143 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { BoardView } from '../../../board/board-view.ts';
+import { changedEvents } from '../../../board/changed-events.ts';
+import type { ChangeRecord } from '../../../store/store.ts';
+import {
+  answerV2EventDelta,
+  EVENT_DELTA_LIMIT_DEFAULT,
+  EVENT_DELTA_LIMIT_MAX,
+  eventDeltaPage,
+  eventDeltaParams,
+  V2EventDeltaSchema,
+  withCursorErrors,
+} from '../../delta-kit.ts';
+import { badRequest } from '../../errors.ts';
+import { parseInteger, parseSportId } from '../../params.ts';
+import { callerOf, sendJson } from '../../route-kit.ts';
+import { type V1Filter, V1EventQuerySchema, v1Filter } from '../../v1/event.ts';
+import { V1EventSchema, v1ErrorResponses } from '../../v1/schemas.ts';
+import type { V1Deps } from './index.ts';
+
+const opt = (description: string) => Type.Optional(Type.String({ description }));
+
+const V1DeltaSchema = Type.Object({
+  meta: Type.Object({
+    delta_last_id: Type.String({ description: 'the cursor to send as last_id next' }),
+    count: Type.Integer(),
+    has_more: Type.Boolean(),
+  }),
+  events: Type.Array(V1EventSchema, { description: 'each changed event once, in the order of its latest change' }),
+});
+
+const viewParams = {
+  include: V1EventQuerySchema.properties.include,
+  affiliate_ids: V1EventQuerySchema.properties.affiliate_ids,
+};
+
+/** Feeds of changed events as full V1 events, and the V2 event feed through the V1 path. */
+export async function v1DeltaRoutes(fastify: FastifyInstance, deps: V1Deps): Promise<void> {
+  const { feed, v1Cache } = deps;
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const tags = ['v1'];
+
+  /** Answers the page: each event as the V1 snapshot shows it now, at its snapshot cost. */
+  const answer = (
+    reply: FastifyReply,
+    view: BoardView,
+    f: V1Filter,
+    latest: readonly ChangeRecord[],
+    cursor: string,
+    hasMore: boolean,
+  ) => {
+    const items: string[] = [];
+    let points = 0;
+    for (const row of latest) {
+      const state = view.getEvent(row.event_id);
+      if (!state) continue;
+      const serialised = v1Cache.event(state, f);
+      items.push(serialised.json);
+      points += serialised.points;
+    }
+    reply.meter(points);
+    return sendJson(
+      reply,
+      `{"meta":{"delta_last_id":"${cursor}","count":${items.length},"has_more":${hasMore}},"events":[${items.join(',')}]}`,
+    );
+  };
+
+  app.get(
+    '/sports/:sportID/events/delta',
+    {
+      schema: {
+        summary: 'V1: events of a sport changed since an integer cursor, as full V1 events',
+        description:
+          'last_id is the meta.delta_last_id of a V1 events snapshot or of the previous response (0 starts at the ' +
+          'oldest retained change); the same cursor as /api/v2/markets/delta. Page while has_more is true.',
+        tags,
+        params: Type.Object({ sportID: Type.String() }),
+        querystring: Type.Object(
+          {
+            last_id: opt('integer cursor (required)'),
+            limit: opt(`events per response, default ${EVENT_DELTA_LIMIT_DEFAULT}, at most ${EVENT_DELTA_LIMIT_MAX}`),
+            ...viewParams,
+          },
+          { additionalProperties: true },
+        ),
+        response: { 200: V1DeltaSchema, ...v1ErrorResponses },
+      },
+    },
+    async (request, reply) => {
+      const sportId = parseSportId(request.params.sportID);
+      const q = request.query;
+      if (q.last_id === undefined || q.last_id === '') {
+        throw badRequest('last_id is required: the meta.delta_last_id of a V1 events snapshot, or 0');
+      }
+      if (!/^\d{1,16}$/.test(q.last_id)) {
+        throw badRequest(`last_id must be a non-negative integer, got '${q.last_id.slice(0, 40)}'`);
+      }
+      const limit = parseInteger('limit', q.limit, 1, EVENT_DELTA_LIMIT_MAX) ?? EVENT_DELTA_LIMIT_DEFAULT;
+      const { scope, view } = callerOf(deps, request);
+      const f = v1Filter(scope, q);
+      const afterId = await withCursorErrors(() => feed.resolveCursor(Number(q.last_id), view.head));
+      const { latest, lastId, hasMore } = await changedEvents(feed, { afterId, sportId }, limit, view.head);
+      return answer(reply, view, f, latest, String(lastId), hasMore);
+    },
+  );
+
+  app.get(
+    '/delta',
+    {
+      schema: {
+        summary: 'V1: events changed since a UUID cursor, as full V1 events',
+        description:
+          'The cursor of /api/v2/delta: the nil UUID 00000000-0000-0000-0000-000000000000 starts at the oldest ' +
+          'retained change; without last_id the response is empty with a cursor at the newest change.',
+        tags,
+        querystring: Type.Object({ ...eventDeltaParams, ...viewParams }, { additionalProperties: true }),
+        response: { 200: V1DeltaSchema, ...v1ErrorResponses },
+      },
+    },
+    async (request, reply) => {
+      const { scope, view } = callerOf(deps, request);
+      const f = v1Filter(scope, request.query);
+      const page = await eventDeltaPage(feed, view, request.query, '/api/v1/delta');
+      return answer(reply, view, f, page.latest, page.cursor, page.hasMore);
+    },
+  );
+
+  app.get(
+    '/deltaV2',
+    {
+      schema: {
+        summary: 'V1 path to /api/v2/delta: changed events in the V2 format',
+        description: 'The same cursor, parameters and body as /api/v2/delta.',
+        tags,
+        querystring: Type.Object(eventDeltaParams, { additionalProperties: true }),
+        response: { 200: V2EventDeltaSchema, ...v1ErrorResponses },
+      },
+    },
+    async (request, reply) => answerV2EventDelta(deps, request, reply, request.query, '/api/v1/deltaV2'),
+  );
+}

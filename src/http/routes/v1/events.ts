@@ -1,0 +1,173 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import type { PlanScope } from '../../../access/plan-scope.ts';
+import type { EventState } from '../../../board/board.ts';
+import type { EventFilter } from '../../../board/views.ts';
+import { notFound } from '../../errors.ts';
+import { dayWindow, parseDate, parseOffset, parseSportId } from '../../params.ts';
+import { callerOf, gateDate, sendJson } from '../../route-kit.ts';
+import { eventPoints } from '../../snapshot-cache.ts';
+import { serializeV1Event, type V1Filter, V1EventQuerySchema, v1Filter, viewV1Event } from '../../v1/event.ts';
+import type { LinePriceResolver } from '../../v1/line-sets.ts';
+import { V1EventSchema, V1EventsEnvelope, v1ErrorResponses } from '../../v1/schemas.ts';
+import { MONEYLINE, SPREAD, TOTAL } from '../v2/best-line.ts';
+import { type Kind, type RecordedPrices, recordedPrices } from '../v2/openers-closing.ts';
+import type { V1Deps } from './index.ts';
+
+/** The V1 events envelope around serialised events; meta.delta_last_id is the head they were read at. */
+export function v1Envelope(head: number, events: readonly string[]): Buffer {
+  return Buffer.from(`{"meta":{"delta_last_id":"${head}"},"events":[${events.join(',')}]}`);
+}
+
+/** The board-level filter that selects the prices V1 line sets can show, for the recorded-price reads. */
+function recordedFilter(scope: PlanScope, f: V1Filter): EventFilter {
+  const families = [...MONEYLINE, ...SPREAD, ...TOTAL];
+  return {
+    marketIds: new Set(scope.marketIdsFor(families)),
+    affiliateIds: f.books,
+    periodIds: f.periods,
+    mainLine: false,
+    participantIds: null,
+    participantType: null,
+    hideClosed: false,
+    includePriceDelta: true,
+    liveGameState: false,
+  };
+}
+
+/** Line prices from recorded rows: a price without one is left out. */
+function recordedResolver(rows: RecordedPrices): LinePriceResolver {
+  return (p) => {
+    const r = rows.get(p.id);
+    if (!r) return undefined;
+    const out = {
+      price: Number(r.row.price),
+      price_delta: r.detail.price_delta,
+      is_main_line: r.row.is_main_line,
+      updated_at: r.row.updated_at,
+    };
+    return r.detail.moved_from === undefined ? out : { ...out, moved_from: r.detail.moved_from };
+  };
+}
+
+const DESCRIPTIONS: Record<Kind, string> = {
+  openers: 'each line set priced from the first recorded row of every price (the main lines as they opened)',
+  closing:
+    'each line set priced from the last recorded row of every price at or before the scheduled start ' +
+    '(provisional before the start)',
+};
+
+/** V1 events: the odds-screen snapshot of a sport and date, one event, and dated openers and closing. */
+export async function v1EventRoutes(fastify: FastifyInstance, deps: V1Deps): Promise<void> {
+  const { cache, v1Cache } = deps;
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const tags = ['v1'];
+  const sportDateParams = Type.Object({
+    sportID: Type.String(),
+    date: Type.String({ description: 'YYYY-MM-DD' }),
+  });
+
+  app.get(
+    '/sports/:sportID/events/:date',
+    {
+      schema: {
+        summary: 'V1: events of a sport on a date, with line sets per book',
+        description:
+          'meta.delta_last_id bootstraps /api/v1/sports/{id}/events/delta. include=scores adds the score, ' +
+          'include=all_periods adds line_periods.',
+        tags,
+        params: sportDateParams,
+        querystring: V1EventQuerySchema,
+        response: { 200: V1EventsEnvelope, ...v1ErrorResponses },
+      },
+    },
+    async (request, reply) => {
+      const sportId = parseSportId(request.params.sportID);
+      const dateMs = parseDate(request.params.date);
+      gateDate(deps, request, dateMs);
+      const { scope, view } = callerOf(deps, request);
+      const q = request.query;
+      const f = v1Filter(scope, q);
+      const [from, to] = dayWindow(dateMs, parseOffset(q.offset));
+      const head = view.head;
+      // The V2 response cache, under keys of their own: V1 filter keys start with 'v1|'.
+      const key = `${f.key}|s|${sportId}|${from}|${scope.delaySeconds}`;
+      const hit = cache.response(key, head);
+      if (hit) {
+        reply.meter(hit.points);
+        return sendJson(reply, hit.body);
+      }
+      const parts: string[] = [];
+      let points = 0;
+      for (const state of view.eventsInWindow(sportId, from, to)) {
+        const serialised = v1Cache.event(state, f);
+        parts.push(serialised.json);
+        points += serialised.points;
+      }
+      const body = v1Envelope(head, parts);
+      cache.storeResponse(key, head, body, points);
+      reply.meter(points);
+      return sendJson(reply, body);
+    },
+  );
+
+  app.get(
+    '/events/:eventID',
+    {
+      schema: {
+        summary: 'V1: one event by event_id (the event object itself, no envelope)',
+        tags,
+        params: Type.Object({ eventID: Type.String() }),
+        querystring: V1EventQuerySchema,
+        response: { 200: V1EventSchema, ...v1ErrorResponses },
+      },
+    },
+    async (request, reply) => {
+      const eventId = request.params.eventID;
+      const { scope, view } = callerOf(deps, request);
+      const state = view.getEvent(eventId);
+      if (!state) throw notFound(`event ${eventId}`);
+      const serialised = v1Cache.event(state, v1Filter(scope, request.query));
+      reply.meter(serialised.points);
+      return sendJson(reply, serialised.json);
+    },
+  );
+
+  for (const kind of ['openers', 'closing'] as const) {
+    app.get(
+      `/sports/:sportID/${kind}/:date`,
+      {
+        schema: {
+          summary: `V1: ${kind === 'openers' ? 'opening' : 'closing'} lines of a sport's events on a date`,
+          description: `The events of /api/v1/sports/{id}/events/{date}, ${DESCRIPTIONS[kind]}.`,
+          tags,
+          params: sportDateParams,
+          querystring: V1EventQuerySchema,
+          response: { 200: V1EventsEnvelope, ...v1ErrorResponses },
+        },
+      },
+      async (request, reply) => {
+        const sportId = parseSportId(request.params.sportID);
+        const dateMs = parseDate(request.params.date);
+        gateDate(deps, request, dateMs);
+        const { scope, view } = callerOf(deps, request);
+        const q = request.query;
+        const f = v1Filter(scope, q);
+        const [from, to] = dayWindow(dateMs, parseOffset(q.offset));
+        const head = view.head;
+        const events: EventState[] = view.eventsInWindow(sportId, from, to);
+        const rows = await recordedPrices(deps.history, events, recordedFilter(scope, f), kind, head);
+        const resolve = recordedResolver(rows);
+        let points = 0;
+        const parts = events.map((state) => {
+          const { event, prices } = viewV1Event(state, f, resolve);
+          points += eventPoints(prices, false);
+          return serializeV1Event(event);
+        });
+        reply.meter(points);
+        return sendJson(reply, v1Envelope(head, parts));
+      },
+    );
+  }
+}

@@ -1,0 +1,49 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { RouteDeps } from '../../route-kit.ts';
+import { V1EventCache } from '../../v1/event.ts';
+import { v1DeltaRoutes } from './delta.ts';
+import { v1EventRoutes } from './events.ts';
+import { v1LineRoutes } from './lines.ts';
+import { v1ReferenceRoutes } from './reference.ts';
+import { v1ScheduleRoutes } from './schedule.ts';
+
+/** What the V1 routes share: the route dependencies and the cache of serialised V1 events. */
+export interface V1Deps extends RouteDeps {
+  v1Cache: V1EventCache;
+}
+
+/**
+ * Gives a V1 error body the `error` member: a V1 client recognises an error, "not found" included,
+ * only by that key. Bodies that have one keep it; `message` stays for clients that read it.
+ */
+function withErrorKey(_request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (err: null, p: unknown) => void) {
+  if (reply.statusCode < 400 || typeof payload !== 'string') return done(null, payload);
+  let body: Record<string, unknown>;
+  try {
+    body = JSON.parse(payload) as Record<string, unknown>;
+  } catch {
+    return done(null, payload);
+  }
+  if (typeof body.error === 'string' || typeof body.message !== 'string') return done(null, payload);
+  return done(null, JSON.stringify({ error: body.message, ...body }));
+}
+
+/**
+ * The line-based interface under /api/v1 (register with that prefix): derived from the same board
+ * and change log as V2, never from a copy of the data. Its routes, its unknown paths and its refusals
+ * answer errors with `error`.
+ */
+export async function v1Routes(fastify: FastifyInstance, deps: RouteDeps): Promise<void> {
+  fastify.addHook('onSend', withErrorKey);
+  fastify.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0]!.slice(0, 200);
+    const text = `path not found: ${request.method} ${path}`;
+    reply.code(404).send({ error: text, message: text });
+  });
+  const v1: V1Deps = { ...deps, v1Cache: new V1EventCache() };
+  await fastify.register(v1ReferenceRoutes, v1);
+  await fastify.register(v1ScheduleRoutes, v1);
+  await fastify.register(v1EventRoutes, v1);
+  await fastify.register(v1LineRoutes, v1);
+  await fastify.register(v1DeltaRoutes, v1);
+}

@@ -1,0 +1,155 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import { SPORTS } from '../../../catalog/sports.ts';
+import { leagueForSport } from '../../../catalog/teams/index.ts';
+import { parseOffset, parseSportId } from '../../params.ts';
+import { callerOf } from '../../route-kit.ts';
+import { ConferenceSchema, DivisionSchema, SportSchema, SportTeamSchema } from '../../schemas.ts';
+import { v1ErrorResponses } from '../../v1/schemas.ts';
+import { DatesSchema, parseFormat, sportDates } from '../v2/listings.ts';
+import { affiliates, affiliatesSchema, SeasonTypesSchema, seasonTypesBody, sportsBody } from '../v2/reference.ts';
+import { leagueOf, sportTeams, structure } from '../v2/teams.ts';
+import type { V1Deps } from './index.ts';
+
+const opt = (description: string) => Type.Optional(Type.String({ description }));
+
+/**
+ * Conferences and divisions of one sport (`sport_id`), or of every sport with teams: the same
+ * records, with the same sport-scoped ids, as the V2 lists of each sport.
+ */
+function structures(rawSportId: string | undefined) {
+  if (rawSportId !== undefined && rawSportId !== '') {
+    const { sportId, league } = leagueOf(rawSportId);
+    return [structure(sportId, league.teams)];
+  }
+  return SPORTS.flatMap(({ sport_id }) => {
+    const league = leagueForSport(sport_id);
+    return league ? [structure(sport_id, league.teams)] : [];
+  });
+}
+
+/** V1 reference data and listings: the V2 answers under the V1 paths; free, with a key. */
+export async function v1ReferenceRoutes(fastify: FastifyInstance, deps: V1Deps): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const free = { free: true };
+  const tags = ['v1'];
+
+  app.get(
+    '/sports',
+    {
+      config: free,
+      schema: {
+        summary: 'V1: sports and their ids',
+        tags,
+        response: { 200: Type.Object({ sports: Type.Array(SportSchema) }), ...v1ErrorResponses },
+      },
+    },
+    async () => sportsBody,
+  );
+  for (const path of ['/affiliates', '/sportsbooks']) {
+    app.get(
+      path,
+      {
+        config: free,
+        schema: {
+          ...affiliatesSchema,
+          tags,
+          summary: 'V1: sportsbooks',
+          response: { ...affiliatesSchema.response, ...v1ErrorResponses },
+        },
+      },
+      affiliates,
+    );
+  }
+  app.get(
+    '/season_types',
+    {
+      config: free,
+      schema: {
+        summary: 'V1: season types per sport',
+        tags,
+        response: { 200: SeasonTypesSchema, ...v1ErrorResponses },
+      },
+    },
+    async () => seasonTypesBody,
+  );
+
+  const sportParams = Type.Object({ sportID: Type.String() });
+  app.get(
+    '/sports/:sportID/dates',
+    {
+      config: free,
+      schema: {
+        summary: 'V1: dates with events for one sport',
+        tags,
+        params: sportParams,
+        querystring: Type.Object(
+          {
+            offset: opt('minutes that shift the day boundary'),
+            format: opt('date (YYYY-MM-DD, the default), iso8601 or epoch (Unix seconds)'),
+          },
+          { additionalProperties: true },
+        ),
+        response: { 200: DatesSchema, ...v1ErrorResponses },
+      },
+    },
+    async (request) => {
+      const sportId = parseSportId(request.params.sportID);
+      const q = request.query;
+      const { view } = callerOf(deps, request);
+      return { dates: sportDates(view.eventsOfSport(sportId), parseOffset(q.offset), parseFormat(q.format)) };
+    },
+  );
+  app.get(
+    '/sports/:sportID/teams',
+    {
+      config: free,
+      schema: {
+        summary: 'V1: teams of a sport with conference and division',
+        tags,
+        params: sportParams,
+        response: { 200: Type.Object({ teams: Type.Array(SportTeamSchema) }), ...v1ErrorResponses },
+      },
+    },
+    async (request) => {
+      const { sportId, league } = leagueOf(request.params.sportID);
+      return { teams: sportTeams(callerOf(deps, request).view, sportId, league) };
+    },
+  );
+
+  const sportQuery = Type.Object(
+    { sport_id: opt('only this sport; default every sport with teams') },
+    { additionalProperties: true },
+  );
+  app.get(
+    '/conferences',
+    {
+      config: free,
+      schema: {
+        summary: 'V1: conferences',
+        tags,
+        querystring: sportQuery,
+        response: { 200: Type.Object({ conferences: Type.Array(ConferenceSchema) }), ...v1ErrorResponses },
+      },
+    },
+    async (request) => ({
+      conferences: structures(request.query.sport_id).flatMap((s) => [...s.conferences.values()]),
+    }),
+  );
+  app.get(
+    '/divisions',
+    {
+      config: free,
+      schema: {
+        summary: 'V1: divisions',
+        tags,
+        querystring: sportQuery,
+        response: { 200: Type.Object({ divisions: Type.Array(DivisionSchema) }), ...v1ErrorResponses },
+      },
+    },
+    async (request) => ({
+      divisions: structures(request.query.sport_id).flatMap((s) => [...s.divisions.values()]),
+    }),
+  );
+}

@@ -1,0 +1,133 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { type Static, Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import type { EventState } from '../../../board/board.ts';
+import { SEASON_TYPES } from '../../../catalog/sports.ts';
+import { badRequest } from '../../errors.ts';
+import { eventStatus } from '../../event-query.ts';
+import { parseDate, parseInteger, parseSportId } from '../../params.ts';
+import { callerOf, gateDate, historyFloorOf } from '../../route-kit.ts';
+import { v1ErrorResponses } from '../../v1/schemas.ts';
+import type { V1Deps } from './index.ts';
+
+const SCHEDULE_LIMIT_DEFAULT = 50;
+const SCHEDULE_LIMIT_MAX = 500;
+const DAY_MS = 86_400_000;
+
+const opt = (description: string) => Type.Optional(Type.String({ description }));
+const seasonTypeIds: ReadonlyMap<string, number> = new Map(SEASON_TYPES.map((t) => [t.name, t.season_type_id]));
+
+const ScheduleRowSchema = Type.Object({
+  event_id: Type.String(),
+  event_uuid: Type.String(),
+  sport_id: Type.Integer(),
+  event_date: Type.String(),
+  event_name: Type.String(),
+  league_name: Type.String(),
+  season_type: Type.String(),
+  season_type_id: Type.Integer(),
+  season_year: Type.Integer(),
+  event_status: Type.String(),
+  away_team_id: Type.Integer(),
+  away_team: Type.String(),
+  home_team_id: Type.Integer(),
+  home_team: Type.String(),
+  venue_name: Type.String({ description: 'empty until the game has a score' }),
+  venue_location: Type.String(),
+  broadcast: Type.String(),
+});
+type ScheduleRow = Static<typeof ScheduleRowSchema>;
+
+function row(state: EventState): ScheduleRow {
+  const { info } = state;
+  const [away, home] = info.teams;
+  return {
+    event_id: info.event_id,
+    event_uuid: info.event_uuid,
+    sport_id: info.sport_id,
+    event_date: info.event_date,
+    event_name: info.schedule.event_name,
+    league_name: info.schedule.league_name,
+    season_type: info.schedule.season_type,
+    season_type_id: seasonTypeIds.get(info.schedule.season_type) ?? 0,
+    season_year: info.schedule.season_year,
+    event_status: eventStatus(state),
+    away_team_id: away?.team_id ?? 0,
+    away_team: away?.name ?? '',
+    home_team_id: home?.team_id ?? 0,
+    home_team: home?.name ?? '',
+    venue_name: info.score?.venue_name ?? '',
+    venue_location: info.score?.venue_location ?? '',
+    broadcast: info.score?.broadcast ?? '',
+  };
+}
+
+/** The season schedule of a sport, paged by the last event_uuid a client saw. */
+export async function v1ScheduleRoutes(fastify: FastifyInstance, deps: V1Deps): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  app.get(
+    '/sports/:sportID/schedule',
+    {
+      schema: {
+        summary: 'V1: the schedule of a sport',
+        description:
+          'Events ordered by start (then event_id) from the day `from`: forwards with sort=asc, backwards from ' +
+          'the end of that day with sort=desc. Page with last_event_uuid = the event_uuid of the last row received.',
+        tags: ['v1'],
+        params: Type.Object({ sportID: Type.String() }),
+        querystring: Type.Object(
+          {
+            from: opt('YYYY-MM-DD, default today (UTC)'),
+            limit: opt(`rows, default ${SCHEDULE_LIMIT_DEFAULT}, at most ${SCHEDULE_LIMIT_MAX}`),
+            sort: opt('asc (the default) or desc'),
+            season_year: opt('only this season year'),
+            season_type_id: opt('only this season type (1 preseason, 2 regular season, 3 postseason, 4 special)'),
+            team_id: opt('only events of this team (normalized team id)'),
+            last_event_uuid: opt('continue after the row with this event_uuid'),
+          },
+          { additionalProperties: true },
+        ),
+        response: { 200: Type.Object({ schedules: Type.Array(ScheduleRowSchema) }), ...v1ErrorResponses },
+      },
+    },
+    async (request, reply) => {
+      const sportId = parseSportId(request.params.sportID);
+      const q = request.query;
+      const named = q.from !== undefined && q.from !== '';
+      const fromMs = named ? parseDate(q.from!) : Math.floor(Date.now() / DAY_MS) * DAY_MS;
+      if (named) gateDate(deps, request, fromMs);
+      const limit = parseInteger('limit', q.limit, 1, SCHEDULE_LIMIT_MAX) ?? SCHEDULE_LIMIT_DEFAULT;
+      const sort = (q.sort ?? 'asc').trim().toLowerCase() || 'asc';
+      if (sort !== 'asc' && sort !== 'desc') throw badRequest(`sort must be asc or desc, got '${q.sort!.slice(0, 40)}'`);
+      const year = parseInteger('season_year', q.season_year, 1900, 2200);
+      const seasonType = parseInteger('season_type_id', q.season_type_id, 1, SEASON_TYPES.length);
+      const teamId = parseInteger('team_id', q.team_id, 1, 999_999_999);
+      const floor = historyFloorOf(deps, request) ?? Number.NEGATIVE_INFINITY;
+
+      const { view } = callerOf(deps, request);
+      const keep = (e: EventState) =>
+        e.startMs >= floor &&
+        (sort === 'asc' ? e.startMs >= fromMs : e.startMs < fromMs + DAY_MS) &&
+        (year === undefined || e.info.schedule.season_year === year) &&
+        (seasonType === undefined || seasonTypeIds.get(e.info.schedule.season_type) === seasonType) &&
+        (teamId === undefined || e.info.teams.some((t) => t.team_id === teamId));
+      const ordered = view.eventsOfSport(sportId).filter(keep);
+      if (sort === 'desc') ordered.reverse();
+      let start = 0;
+      if (q.last_event_uuid !== undefined && q.last_event_uuid !== '') {
+        const at = ordered.findIndex((e) => e.info.event_uuid === q.last_event_uuid);
+        if (at < 0) {
+          throw badRequest(
+            `last_event_uuid '${q.last_event_uuid.slice(0, 40)}' is not an event of this schedule; ` +
+              'pass the event_uuid of the last row of the previous page with the same parameters',
+          );
+        }
+        start = at + 1;
+      }
+      const schedules = ordered.slice(start, start + limit).map(row);
+      // One events point per row: a row carries no score object and no prices.
+      reply.meter(schedules.length);
+      return { schedules };
+    },
+  );
+}
