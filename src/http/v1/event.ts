@@ -58,8 +58,32 @@ export function lineScope(scope: PlanScope, affiliateIds: string | undefined): L
   };
 }
 
-/** Parses `include` and `affiliate_ids`; the plan narrows books, periods and in-play markets. */
+/** Parsed filters per plan scope, by the raw parameters: clients poll the same URL again and again. */
+const parsedFilters = new WeakMap<PlanScope, Map<string, V1Filter>>();
+const MAX_FILTERS_PER_PLAN = 256;
+
+/**
+ * Parses `include` and `affiliate_ids`; the plan narrows books, periods and in-play markets. The
+ * result is shared between requests: treat it as read-only. A query that fails is not kept.
+ */
 export function v1Filter(scope: PlanScope, q: Pick<V1EventQuery, 'include' | 'affiliate_ids'>): V1Filter {
+  let known = parsedFilters.get(scope);
+  if (!known) {
+    known = new Map();
+    parsedFilters.set(scope, known);
+  }
+  // A repeated include arrives as an array: joined with commas, it means what the comma list means.
+  const raw = `${q.include ?? ''}|${q.affiliate_ids ?? ''}`;
+  let f = known.get(raw);
+  if (!f) {
+    f = parseV1Filter(scope, q);
+    if (known.size >= MAX_FILTERS_PER_PLAN) known.clear();
+    known.set(raw, f);
+  }
+  return f;
+}
+
+function parseV1Filter(scope: PlanScope, q: Pick<V1EventQuery, 'include' | 'affiliate_ids'>): V1Filter {
   const include = parseInclude(q.include, ['scores', 'all_periods']);
   const lines = lineScope(scope, q.affiliate_ids);
   const scores = include.has('scores');
