@@ -60,6 +60,10 @@ const SERVER_CPU = '0';
 const CLIENT_CPU = '1';
 
 export interface EventsOptions {
+  /** The snapshot path without its query; the V2 NBA events of today by default. */
+  path?: string;
+  /** Events and prices of a captured body; the V2 envelope's by default. */
+  count?: (body: unknown) => { events: number; prices: number };
   rounds?: number;
   durationS?: number;
   /** Query string to add (without '?'), e.g. 'affiliate_ids=19,23&main_line=true'; none by default. */
@@ -170,10 +174,19 @@ async function headOf(url: string, key: string): Promise<number> {
   return Number(body.meta?.delta_last_id ?? 0);
 }
 
+/** Events and prices of a V2 events envelope. */
+function countV2(body: unknown): { events: number; prices: number } {
+  const parsed = body as { events: { markets: { participants: { lines: { prices: object }[] }[] }[] }[] };
+  let prices = 0;
+  for (const e of parsed.events)
+    for (const m of e.markets) for (const p of m.participants) for (const l of p.lines) prices += Object.keys(l.prices).length;
+  return { events: parsed.events.length, prices };
+}
+
 export async function runEvents(opts: EventsOptions = {}): Promise<EventsResult> {
   const rounds = opts.rounds ?? 5;
   const durationS = opts.durationS ?? 10;
-  const path = `/api/v2/sports/4/events/${todayUtc()}${opts.query ? `?${opts.query}` : ''}`;
+  const path = `${opts.path ?? `/api/v2/sports/4/events/${todayUtc()}`}${opts.query ? `?${opts.query}` : ''}`;
   let server: ServerChild | undefined;
   let bare: Child | undefined;
   const scratch = makeTmpDir('events');
@@ -209,19 +222,12 @@ export async function runEvents(opts: EventsOptions = {}): Promise<EventsResult>
     const body = Buffer.from(await res.arrayBuffer());
     if (res.status !== 200) throw new Error(`GET ${path} answered ${res.status}: ${body.toString()}`);
     const contentType = res.headers.get('content-type') ?? 'application/json';
-    const parsed = JSON.parse(body.toString()) as {
-      events: { markets: { participants: { lines: { prices: object }[] }[] }[] }[];
-    };
-    const events = parsed.events.length;
-    let prices = 0;
-    for (const e of parsed.events)
-      for (const m of e.markets)
-        for (const p of m.participants) for (const l of p.lines) prices += Object.keys(l.prices).length;
+    const { events, prices } = (opts.count ?? countV2)(JSON.parse(body.toString()));
     log(
       `events: ${path} -> ${int(body.length)} bytes, ${events} events, ` +
         `${int(prices)} prices (${contentType})`,
     );
-    if (events === 0) throw new Error(`no NBA events today: the simulator did not fill the board`);
+    if (events === 0) throw new Error(`no events in ${path}: the simulator did not fill the board`);
 
     const bodyFile = join(scratch, 'body.json');
     writeFileSync(bodyFile, body);
@@ -359,7 +365,7 @@ export function eventsMarkdown(r: EventsResult): string {
   return lines.join('\n');
 }
 
-function parseArgs(argv: string[]): EventsOptions {
+export function parseEventsArgs(argv: string[]): EventsOptions {
   const opts: EventsOptions = {};
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
@@ -374,6 +380,6 @@ function parseArgs(argv: string[]): EventsOptions {
 }
 
 if (isMain(import.meta.url)) {
-  const r = await runEvents(parseArgs(process.argv.slice(2)));
+  const r = await runEvents(parseEventsArgs(process.argv.slice(2)));
   process.stdout.write(`${eventsMarkdown(r)}\n`);
 }

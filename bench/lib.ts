@@ -185,7 +185,7 @@ export function spawnNode(args: string[], opts: { cpu?: string; env?: NodeJS.Pro
 }
 
 /**
- * Runs `node bin/oddsbase.js keys create --tier TIER` on `dataDir` and returns the key. With
+ * Runs `node bin/oddsbase.js keys create --tier TIER --v1` on `dataDir` and returns the key. With
  * `burstPerSecond` (enterprise keys only: the other tiers have fixed ceilings, Ultra's is 10
  * requests a second), the key's row gets that custom per-second ceiling, written straight into the
  * data directory's api_keys table (`keys create` has no option for it).
@@ -193,7 +193,8 @@ export function spawnNode(args: string[], opts: { cpu?: string; env?: NodeJS.Pro
 export function createKey(dataDir: string, tier = 'ultra', burstPerSecond?: number): string {
   const out = execFileSync(
     process.execPath,
-    ['bin/oddsbase.js', 'keys', 'create', '--tier', tier, '--label', 'bench', '--data-dir', dataDir],
+    // Both subscriptions, so one key serves the V2 and the V1 benchmarks.
+    ['bin/oddsbase.js', 'keys', 'create', '--tier', tier, '--v1', '--label', 'bench', '--data-dir', dataDir],
     { cwd: ROOT, encoding: 'utf8', timeout: 60_000 },
   );
   const key = out.trim().split('\n').pop()?.trim();

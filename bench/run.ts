@@ -1,7 +1,7 @@
 /**
  * Runs every benchmark in sequence and prints a markdown summary on stdout (progress on stderr).
  *
- *   npm run bench                     # ingest, events, rss, delayed, delta, history, access
+ *   npm run bench                     # ingest, events, v1-events, rss, delayed, delta, history, access
  *   npm run bench -- --only events    # a comma-separated subset
  *
  * A benchmark that fails is reported as failed; the others still run, and the exit code is 1.
@@ -16,10 +16,12 @@ import { historyMarkdown, runHistory } from './history.ts';
 import { ingestMarkdown, runIngest } from './ingest.ts';
 import { log, machineInfo } from './lib.ts';
 import { rssMarkdown, runRss } from './rss.ts';
+import { runV1Events } from './v1-events.ts';
 
 const BENCHES: Record<string, () => Promise<string>> = {
   ingest: async () => ingestMarkdown(await runIngest()),
   events: async () => eventsMarkdown(await runEvents()),
+  'v1-events': async () => eventsMarkdown(await runV1Events()),
   rss: async () => rssMarkdown(await runRss()),
   delayed: async () => delayedMarkdown(await runDelayed()),
   delta: async () => deltaMarkdown(await runDelta([1_000_000, 10_000_000])),
