@@ -26,6 +26,8 @@ export interface StartOptions {
   say?: (line: string) => void;
   /** ms clock for the simulator, commits, delays and limits; tests inject one. */
   now?: () => number;
+  /** Where the structured log goes instead of stdout (tests read it). */
+  logStream?: NodeJS.WritableStream;
 }
 
 const DEMO_KEY_META = 'demo_key_issued_at';
@@ -40,7 +42,11 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
   const now = opts.now ?? Date.now;
   // One writer per data directory: a second server would race this one's change ids.
   const lock = lockDataDir(config.dataDir);
-  const services = await compose(config, { now, onError: (err) => say(`error: ${String(err)}`) });
+  const services = await compose(config, {
+    now,
+    onError: (err) => say(`error: ${String(err)}`),
+    logStream: opts.logStream,
+  });
   const { store, keys, board, ledger, app } = services;
 
   let demoKey: string | undefined;
