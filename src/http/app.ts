@@ -6,8 +6,9 @@ import type { Account, Authenticator } from '../access/authenticator.ts';
 import type { ChangeFeed } from '../board/change-feed.ts';
 import type { DelayedViews } from '../board/delayed-views.ts';
 import type { HistoryStore } from '../store/history.ts';
-import { ApiError, badRequest, internalError } from './errors.ts';
+import { ApiError, badRequest, internalError, quote } from './errors.ts';
 import { installAccess } from './plugins/access.ts';
+import { redact } from './redact.ts';
 import { bestLineRoutes } from './routes/v2/best-line.ts';
 import { deltaRoutes } from './routes/v2/delta.ts';
 import { eventRoutes } from './routes/v2/events.ts';
@@ -42,14 +43,9 @@ export interface AppDeps {
   access?: AccessControl;
   /** Header that carries the key; compared case-insensitively. Default X-Service-Key. */
   keyHeader?: string;
-  /** Structured request logs; the `key` query parameter is always redacted from them. */
+  /** Structured request logs; keys are redacted from them (see redact.ts) at every level. */
   log?: { level: string; stream?: NodeJS.WritableStream };
   version?: string;
-}
-
-/** Removes the `key` query parameter's value from a URL before it is logged. */
-export function redactUrl(url: string): string {
-  return url.replace(/([?&]key=)[^&]*/gi, '$1[redacted]');
 }
 
 /** Builds the application; it does not listen (the caller does, and closes it). */
@@ -59,11 +55,18 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       ? {
           level: deps.log.level,
           ...(deps.log.stream ? { stream: deps.log.stream } : {}),
+          // Headers are never logged (one carries the key); URLs and errors only once redacted.
           serializers: {
             req: (req: { method: string; url: string; ip?: string }) => ({
               method: req.method,
-              url: redactUrl(req.url),
+              url: redact(req.url),
               ip: req.ip,
+            }),
+            err: (err: Error & { code?: string }) => ({
+              type: err.name,
+              code: err.code,
+              message: redact(err.message),
+              stack: redact(err.stack ?? ''),
             }),
           },
         }
@@ -94,8 +97,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   app.setNotFoundHandler((request, reply) => {
-    const path = redactUrl(request.url).split('?')[0];
-    reply.code(404).send({ message: `path not found: ${request.method} ${path}` });
+    const path = request.url.split('?')[0]!;
+    reply.code(404).send({ message: `path not found: ${request.method} ${quote(path)}` });
   });
 
   await app.register(swagger, {

@@ -5,7 +5,7 @@ import { CursorError } from '../../../board/change-feed.ts';
 import { sportProfile } from '../../../catalog/sports.ts';
 import { cursorToUuid, uuidToCursor } from '../../../domain/uuid-cursor.ts';
 import type { ChangeRecord } from '../../../store/store.ts';
-import { badRequest, notFound } from '../../errors.ts';
+import { badRequest, notFound, quote } from '../../errors.ts';
 import { eventQueryFor } from '../../event-query.ts';
 import { parseInteger, parseIntList } from '../../params.ts';
 import { PageCache } from '../../page-cache.ts';
@@ -25,7 +25,7 @@ const CLOSE = Buffer.from(']}');
 
 function sportFilter(raw: string | undefined): number | undefined {
   const id = parseInteger('sport_id', raw, 0, 1_000_000);
-  if (id !== undefined && !sportProfile(id)) throw notFound(`sport ${id}`);
+  if (id !== undefined && !sportProfile(id)) throw notFound('sport', id);
   return id;
 }
 
@@ -87,7 +87,7 @@ export async function deltaRoutes(fastify: FastifyInstance, deps: RouteDeps): Pr
         );
       }
       if (!/^\d{1,16}$/.test(q.last_id))
-        throw badRequest(`last_id must be a non-negative integer, got '${q.last_id}'`);
+        throw badRequest(`last_id must be a non-negative integer, got '${quote(q.last_id)}'`);
       const limit = parseInteger('limit', q.limit, 1, DELTA_LIMIT_MAX) ?? DELTA_LIMIT_DEFAULT;
       const sportId = sportFilter(q.sport_id);
       const { scope, view } = callerOf(deps, request);
@@ -97,7 +97,7 @@ export async function deltaRoutes(fastify: FastifyInstance, deps: RouteDeps): Pr
       const marketIds = scope.marketIdsFor(parseIntList('market_ids', q.market_ids, 100));
       const periodIds = scope.periods ? [...scope.periods].sort((a, b) => a - b) : undefined;
       const eventId = q.event_id || undefined;
-      if (eventId !== undefined && !view.getEvent(eventId)) throw notFound(`event ${eventId}`);
+      if (eventId !== undefined && !view.getEvent(eventId)) throw notFound('event', eventId);
       // A delayed plan sees the log only as far as its delayed view has come.
       const visible = view.head;
       const lastId = q.last_id;
@@ -203,7 +203,7 @@ export async function deltaRoutes(fastify: FastifyInstance, deps: RouteDeps): Pr
       }
       const id = uuidToCursor(q.last_id);
       if (id === undefined)
-        throw badRequest(`last_id is not a cursor of this feed: '${q.last_id.slice(0, 40)}'`);
+        throw badRequest(`last_id is not a cursor of this feed: '${quote(q.last_id)}'`);
       let afterId = await withCursorErrors(() => feed.resolveCursor(id, view.head));
       const scanEnd = afterId + EVENT_DELTA_MAX_SCAN;
 

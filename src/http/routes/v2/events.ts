@@ -87,7 +87,7 @@ export async function eventRoutes(fastify: FastifyInstance, deps: RouteDeps): Pr
       const eventId = request.params.eventID;
       const { scope, view } = callerOf(deps, request);
       const state = view.getEvent(eventId);
-      if (!state) throw notFound(`event ${eventId}`);
+      if (!state) throw notFound('event', eventId);
       const q = eventQueryFor(request.url, request.query, state.info.sport_id, scope);
       const built = envelope(deps, [state], q, view.head);
       reply.meter(built.points);

@@ -184,7 +184,7 @@ export async function openersClosingRoutes(fastify: FastifyInstance, deps: Route
         const eventId = request.params.eventID;
         const { scope, view } = callerOf(deps, request);
         const state = view.getEvent(eventId);
-        if (!state) throw notFound(`event ${eventId}`);
+        if (!state) throw notFound('event', eventId);
         const q = eventQueryFor(request.url, request.query, state.info.sport_id, scope);
         return answer(reply, view.head, [state], q, kind);
       },

@@ -56,7 +56,7 @@ export async function teamRoutes(fastify: FastifyInstance, deps: RouteDeps): Pro
   const leagueOf = (raw: string) => {
     const sportId = parseSportId(raw);
     const league = leagueForSport(sportId);
-    if (!league) throw notFound(`teams of sport ${sportId}`);
+    if (!league) throw notFound('teams of sport', sportId);
     return { sportId, league };
   };
 
