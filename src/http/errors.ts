@@ -40,4 +40,18 @@ export function quote(value: string): string {
 export const notFound = (what: string, id: string | number): ApiError =>
   new ApiError(404, { message: `${what} ${quote(String(id))} not found` });
 
+/** An address past its ceiling of failed key checks presented a key not seen to pass before. */
+export const tooManyFailedKeyChecks = (retryAfterSeconds: number, limit: number, windowMs: number): ApiError =>
+  new ApiError(
+    429,
+    {
+      error: 'Too many failed key checks',
+      message:
+        `${limit} invalid keys came from this address within ${windowMs / 1000} s; ` +
+        'until Retry-After only keys already in use are checked',
+      limit,
+    },
+    { 'retry-after': String(retryAfterSeconds) },
+  );
+
 export const internalError = (): ApiError => new ApiError(500, { message: 'internal server error' });
