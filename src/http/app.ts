@@ -1,3 +1,4 @@
+import { STATUS_CODES } from 'node:http';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
@@ -8,6 +9,7 @@ import type { DelayedViews } from '../board/delayed-views.ts';
 import type { HistoryStore } from '../store/history.ts';
 import { ApiError, badRequest, internalError, quote } from './errors.ts';
 import { installAccess } from './plugins/access.ts';
+import { clientErrorHandler, installProtocolChecks } from './plugins/protocol.ts';
 import { redact } from './redact.ts';
 import { bestLineRoutes } from './routes/v2/best-line.ts';
 import { deltaRoutes } from './routes/v2/delta.ts';
@@ -48,6 +50,9 @@ export interface AppDeps {
   version?: string;
 }
 
+/** Longest path parameter routed; a longer one is answered 414. */
+const MAX_PARAM_LENGTH = 200;
+
 /** Builds the application; it does not listen (the caller does, and closes it). */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
@@ -74,10 +79,24 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     routerOptions: {
       ignoreTrailingSlash: true,
       ignoreDuplicateSlashes: true,
-      maxParamLength: 200,
+      maxParamLength: MAX_PARAM_LENGTH,
+    },
+    // Node would answer a missing Host with an empty 400; the protocol checks answer it in JSON.
+    http: { requireHostHeader: false },
+    clientErrorHandler,
+    // A malformed percent-encoding and an over-long path parameter (no route has an async
+    // constraint, the one other case): fastify's own answers quote the whole URL, key included.
+    frameworkErrors: (error, _request, res) => {
+      const reply = res as FastifyReply;
+      if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+        reply.code(414).send({ message: `a path segment is longer than ${MAX_PARAM_LENGTH} characters` });
+      } else {
+        reply.code(400).send({ message: 'malformed URL: its path is not valid percent-encoded UTF-8' });
+      }
     },
   });
   app.decorateRequest('account', undefined);
+  installProtocolChecks(app, app.initialConfig.bodyLimit!);
 
   app.setErrorHandler((error, request, reply) => {
     if (error instanceof ApiError) {
@@ -88,9 +107,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       statusCode?: number;
       message?: string;
     };
-    if (e.validation || (e.statusCode !== undefined && e.statusCode >= 400 && e.statusCode < 500)) {
-      const err = badRequest(e.message ?? 'invalid request');
-      return reply.code(400).send(err.body);
+    const status = e.validation ? 400 : (e.statusCode ?? 500);
+    // Client errors from fastify and its plugins (schema validation, a bad body, the docs' 403)
+    // keep their status; their texts are fastify's own, redacted all the same.
+    if (status >= 400 && status < 500) {
+      const text = redact(e.message || STATUS_CODES[status] || 'client error');
+      return reply.code(status).send(status === 400 ? badRequest(text).body : { message: text });
     }
     request.log.error({ err: error }, 'unhandled error');
     return reply.code(500).send(internalError().body);
