@@ -60,7 +60,9 @@ function getFrom(
         let text = '';
         res.setEncoding('utf8');
         res.on('data', (c: string) => (text += c));
-        res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text), headers: res.headers }));
+        res.on('end', () =>
+          resolve({ status: res.statusCode!, body: JSON.parse(text), headers: res.headers }),
+        );
       },
     );
     req.on('error', reject);
@@ -358,7 +360,9 @@ describe('subscriptions and security', () => {
     const inUse = await s.newKey('ultra');
     const unused = await s.newKey('ultra');
     assert.equal((await from('127.0.0.2', inUse)).status, 200);
-    const failures = await Promise.all(Array.from({ length: 30 }, (_, i) => from('127.0.0.2', `ob_guess${i}`)));
+    const failures = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => from('127.0.0.2', `ob_guess${i}`)),
+    );
     assert.ok(failures.every((r) => r.status === 401));
     const t = performance.now();
     const guesses = await Promise.all(Array.from({ length: 50 }, (_, i) => from('127.0.0.2', `ob_more${i}`)));

@@ -18,7 +18,8 @@ test('every spelling of the key parameter, and its lookalikes, loses its value',
 });
 
 test('parameters that are not key-named keep their values', () => {
-  assert.equal(redact('/api/v2/events/x?market_ids=1,2&last_id=5'), '/api/v2/events/x?market_ids=1,2&last_id=5');
+  const plain = '/api/v2/events/x?market_ids=1,2&last_id=5';
+  assert.equal(redact(plain), plain);
   assert.equal(redact('/api/v2/sports'), '/api/v2/sports');
 });
 
