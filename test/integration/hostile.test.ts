@@ -21,7 +21,8 @@ let KEY: string;
 before(async () => {
   s = await startTestServer({ logLevel: 'trace' });
   port = Number(new URL(s.url).port);
-  await s.server.ledger.apply(batch(new Date().toISOString(), [{ kind: 'event', event: nbaEvent(E, D) }, ...nbaPrices(E)]));
+  const at = new Date().toISOString();
+  await s.server.ledger.apply(batch(at, [{ kind: 'event', event: nbaEvent(E, D) }, ...nbaPrices(E)]));
   KEY = await s.newKey('ultra');
   // Both keys pass a check before any address reaches the failed-check ceiling.
   assert.equal((await s.get('/api/v2/markets')).status, 200);
@@ -30,16 +31,19 @@ before(async () => {
 
 after(() => s.close());
 
+const encodeAll = (text: string) => [...text].map((c) => `%${c.charCodeAt(0).toString(16)}`).join('');
+
 /** Each form a key could be echoed in: as sent, percent-encoded, and as the bytes of a logged buffer. */
 function secretForms(key: string): string[] {
   const hex = key.slice(3);
   return [hex, hex.toUpperCase(), encodeAll(hex), Array.from(Buffer.from(key)).join(',')];
 }
-const encodeAll = (s: string) => [...s].map((c) => `%${c.charCodeAt(0).toString(16)}`).join('');
 
 function assertNoKey(text: string, where: string): void {
   for (const key of [KEY, s.key]) {
-    for (const form of secretForms(key)) assert.ok(!text.includes(form), `${where} carries a key: ${text.slice(0, 500)}`);
+    for (const form of secretForms(key)) {
+      assert.ok(!text.includes(form), `${where} carries a key: ${text.slice(0, 500)}`);
+    }
   }
 }
 
@@ -49,16 +53,28 @@ interface Answer {
   body: string;
 }
 
+/** Request bytes: the request line, a Host header, the given headers, then the body. */
+function raw(line: string, headers: Record<string, string> = {}, body: string | Buffer = ''): Buffer {
+  const fields = Object.entries(headers)
+    .map(([k, v]) => `${k}: ${v}\r\n`)
+    .join('');
+  return Buffer.concat([Buffer.from(`${line}\r\nHost: 127.0.0.1\r\n${fields}\r\n`), Buffer.from(body)]);
+}
+
 let sources = 0;
-/** A loopback source address of its own (all of 127/8 reaches the server), so failed key checks
- * do not pile up on one address unless a test wants them to. */
+/**
+ * A loopback source address of its own (all of 127/8 reaches the server), so that failed key
+ * checks pile up on one address only where a test wants them to.
+ */
 function freshSource(): string {
   sources++;
   return `127.1.${Math.floor(sources / 250)}.${(sources % 250) + 1}`;
 }
 
+type Parsed = { answer: Answer; rest: Buffer } | undefined;
+
 /** Splits one response off the front of `buf`; undefined until it is complete. */
-function parseResponse(buf: Buffer, head: boolean, closed: boolean): { answer: Answer; rest: Buffer } | undefined {
+function parseResponse(buf: Buffer, head: boolean, closed: boolean): Parsed {
   const end = buf.indexOf('\r\n\r\n');
   if (end < 0) return undefined;
   const [statusLine, ...lines] = buf.subarray(0, end).toString('latin1').split('\r\n');
@@ -69,12 +85,15 @@ function parseResponse(buf: Buffer, head: boolean, closed: boolean): { answer: A
     headers[l.slice(0, i).trim().toLowerCase()] = l.slice(i + 1).trim();
   }
   let rest = buf.subarray(end + 4);
+  const done = (body: Buffer, after: Buffer): Parsed => ({
+    answer: { status, headers, body: body.toString('utf8') },
+    rest: after,
+  });
   if (status < 200) return parseResponse(rest, head, closed);
-  if (head) return { answer: { status, headers, body: '' }, rest };
+  if (head) return done(Buffer.alloc(0), rest);
   if (headers['content-length'] !== undefined) {
     const n = Number(headers['content-length']);
-    if (rest.length < n) return undefined;
-    return { answer: { status, headers, body: rest.subarray(0, n).toString('utf8') }, rest: rest.subarray(n) };
+    return rest.length < n ? undefined : done(rest.subarray(0, n), rest.subarray(n));
   }
   if (headers['transfer-encoding'] === 'chunked') {
     const chunks: Buffer[] = [];
@@ -83,12 +102,12 @@ function parseResponse(buf: Buffer, head: boolean, closed: boolean): { answer: A
       if (lineEnd < 0) return undefined;
       const size = parseInt(rest.subarray(0, lineEnd).toString('latin1'), 16);
       if (rest.length < lineEnd + 2 + size + 2) return undefined;
-      if (size === 0) return { answer: { status, headers, body: Buffer.concat(chunks).toString('utf8') }, rest: rest.subarray(lineEnd + 4) };
+      if (size === 0) return done(Buffer.concat(chunks), rest.subarray(lineEnd + 4));
       chunks.push(rest.subarray(lineEnd + 2, lineEnd + 2 + size));
       rest = rest.subarray(lineEnd + 2 + size + 2);
     }
   }
-  return closed ? { answer: { status, headers, body: rest.toString('utf8') }, rest: Buffer.alloc(0) } : undefined;
+  return closed ? done(rest, Buffer.alloc(0)) : undefined;
 }
 
 /**
@@ -101,44 +120,42 @@ function exchange(request: string | Buffer, opts: { from?: string; head?: boolea
     let buf: Buffer = Buffer.alloc(0);
     let first: Answer | undefined;
     let closed = false;
-    const timer = setTimeout(() => fail(new Error(`no complete answer in 10 s: ${buf.toString('latin1').slice(0, 300)}`)), 10_000);
-    const fail = (err: Error) => {
+    const closing = () => first?.headers.connection?.toLowerCase() === 'close';
+    const fail = (why: string) => {
       clearTimeout(timer);
       socket.destroy();
-      reject(err);
+      reject(new Error(`${why}: ${buf.toString('latin1').slice(0, 300)}`));
     };
+    const timer = setTimeout(() => fail('no complete answer in 10 s'), 10_000);
     const step = () => {
       const parsed = parseResponse(buf, first === undefined && opts.head === true, closed);
       if (!parsed) {
-        if (closed) fail(new Error(`connection closed ${first ? 'before the next answer' : 'without an answer'}: ${buf.toString('latin1').slice(0, 300)}`));
+        if (closed) fail(first ? 'closed before the next answer' : 'closed without an answer');
         return;
       }
       buf = parsed.rest;
       if (first === undefined) {
         first = parsed.answer;
-        if (first.headers.connection?.toLowerCase() === 'close') {
-          socket.end();
-          return;
-        }
-        socket.write('GET /api/v2/sports HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+        if (closing()) socket.end();
+        else socket.write(raw('GET /api/v2/sports HTTP/1.1'));
         return;
       }
       clearTimeout(timer);
       socket.destroy();
-      if (parsed.answer.status !== 200) reject(new Error(`the next request on the connection got ${parsed.answer.status}`));
-      else resolve(first);
+      if (parsed.answer.status === 200) resolve(first);
+      else reject(new Error(`the next request on the connection got ${parsed.answer.status}`));
     };
     socket.on('data', (d: Buffer) => {
       buf = Buffer.concat([buf, d]);
       step();
     });
     socket.on('error', (err) => {
-      if (!closed && !(first?.headers.connection === 'close')) fail(err);
+      if (!closing()) fail(String(err));
     });
     socket.on('close', () => {
-      if (first?.headers.connection?.toLowerCase() === 'close') {
+      if (closing()) {
         clearTimeout(timer);
-        resolve(first);
+        resolve(first!);
         return;
       }
       closed = true;
@@ -161,12 +178,18 @@ function check(a: Answer, what: string, head = false): Answer {
   return a;
 }
 
-/** A GET with the suite's key in its header unless `headers` says otherwise. */
-function get(target: string, headers: Record<string, string> = { 'X-Service-Key': s.key }, method = 'GET'): Promise<Answer> {
-  const lines = Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('');
-  return exchange(`${method} ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\n${lines}\r\n`, { head: method === 'HEAD' }).then((a) =>
-    check(a, `${method} ${target.slice(0, 120)}`, method === 'HEAD'),
-  );
+/** Sends raw bytes from a fresh address and checks the answer. */
+const send = async (request: Buffer | string, what: string) => check(await exchange(request), what);
+
+/** A request carrying the suite's key in its header unless `headers` says otherwise. */
+async function get(
+  target: string,
+  headers: Record<string, string> = { 'X-Service-Key': s.key },
+  method = 'GET',
+): Promise<Answer> {
+  const head = method === 'HEAD';
+  const a = await exchange(raw(`${method} ${target} HTTP/1.1`, headers), { head });
+  return check(a, `${method} ${target.slice(0, 120)}`, head);
 }
 
 describe('defects, each answered before its fix with a key or a wrong shape', () => {
@@ -188,18 +211,16 @@ describe('defects, each answered before its fix with a key or a wrong shape', ()
     for (const name of ['%6Bey', 'k%65y', '%6b%65%79']) {
       assert.equal((await get(`/api/v2/markets?${name}=${KEY}`, {})).status, 200, name);
     }
-    for (const target of [`/api/v2/markets?api_key=${KEY}`, `/api/v2/markets?key[]=${KEY}`, `/api/v2/markets?KEY=${KEY}`]) {
-      assert.equal((await get(target, {})).status, 401, target);
+    for (const name of ['api_key', 'key[]', 'KEY']) {
+      assert.equal((await get(`/api/v2/markets?${name}=${KEY}`, {})).status, 401, name);
     }
     assert.equal((await get(`/api/v2/events/${KEY}?x=1`)).status, 404);
     assertNoKey(s.logs.join(''), 'the log');
   });
 
   test('a malformed header block is not logged as raw bytes at trace', async () => {
-    const a = check(
-      await exchange(`GET /api/v2/markets HTTP/1.1\r\nHost: x\r\nX-Service-Key: ${KEY}\r\nBad Header\r\n\r\n`),
-      'bad header',
-    );
+    const headers = { 'X-Service-Key': KEY, 'Bad Header': '' };
+    const a = await send(raw('GET /api/v2/markets HTTP/1.1', headers), 'bad header');
     assert.equal(a.status, 400);
     assert.ok(s.logs.some((l) => l.includes('HPE_INVALID_HEADER_TOKEN')), 'the refusal is logged by its code');
     assertNoKey(s.logs.join(''), 'the log');
@@ -209,27 +230,26 @@ describe('defects, each answered before its fix with a key or a wrong shape', ()
     const inPath = await get(`/api/v2/events/${KEY}`);
     assert.equal(inPath.status, 404);
     assert.equal(JSON.parse(inPath.body).message, 'event [redacted] not found');
-    const cursor = await get(`/api/v2/markets/delta?last_id=${KEY}`);
-    assert.equal(cursor.status, 400);
-    const huge = await get(`/api/v2/markets/delta?last_id=${'9x'.repeat(4096)}`);
-    assert.equal(huge.status, 400);
-    assert.ok(huge.body.length < 300, `${huge.body.length} bytes`);
-    const uuid = await get(`/api/v2/delta?last_id=${'z'.repeat(8192)}`);
-    assert.ok(uuid.body.length < 300, `${uuid.body.length} bytes`);
-    const notFound = await get(`/api/v2/${'n'.repeat(8000)}`);
-    assert.equal(notFound.status, 404);
-    assert.ok(notFound.body.length < 300, `${notFound.body.length} bytes`);
+    assert.equal((await get(`/api/v2/markets/delta?last_id=${KEY}`)).status, 400);
+    for (const target of [
+      `/api/v2/markets/delta?last_id=${'9x'.repeat(4096)}`,
+      `/api/v2/delta?last_id=${'z'.repeat(8192)}`,
+      `/api/v2/${'n'.repeat(8000)}`,
+    ]) {
+      const a = await get(target);
+      assert.ok(a.status === 400 || a.status === 404);
+      assert.ok(a.body.length < 300, `${a.body.length} bytes`);
+    }
   });
 
   test('no Host header: 400 JSON that closes', async () => {
-    const a = check(await exchange('GET /api/v2/sports HTTP/1.1\r\n\r\n'), 'no host');
+    const a = await send('GET /api/v2/sports HTTP/1.1\r\n\r\n', 'no host');
     assert.equal(a.status, 400);
     assert.equal(a.headers.connection, 'close');
   });
 
   test('an unknown Expect: 417 JSON', async () => {
-    const a = await get('/api/v2/sports', { Expect: 'the-unexpected' });
-    assert.equal(a.status, 417);
+    assert.equal((await get('/api/v2/sports', { Expect: 'the-unexpected' })).status, 417);
   });
 
   test('a path segment over 200 characters: 414 that says so', async () => {
@@ -240,35 +260,226 @@ describe('defects, each answered before its fix with a key or a wrong shape', ()
 
   test('a forbidden docs asset is a 403', async () => {
     for (const path of ['/docs/static/%2e%2e/%2e%2e/package.json', '/docs/static/../x']) {
-      const a = await get(path, {});
-      assert.equal(a.status, 403, path);
+      assert.equal((await get(path, {})).status, 403, path);
     }
   });
 
   test('431 and malformed requests close with Connection: close, so a keep-alive client knows', async () => {
-    const big = check(await exchange(`GET /api/v2/sports HTTP/1.1\r\nHost: x\r\nX-Big: ${'b'.repeat(20_000)}\r\n\r\n`), '431');
+    const big = await send(raw('GET /api/v2/sports HTTP/1.1', { 'X-Big': 'b'.repeat(20_000) }), '431');
     assert.equal(big.status, 431);
     assert.equal(big.headers.connection, 'close');
-    const bad = check(await exchange('GET /api/v2/sports HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n'), 'bad');
+    const twice = raw('GET /api/v2/sports HTTP/1.1', { 'Content-Length': '1', 'content-length': '2' });
+    const bad = await send(twice, 'two lengths');
     assert.equal(bad.status, 400);
     assert.equal(bad.headers.connection, 'close');
   });
 
-  test('a GET with a 1-2 MB body and Connection: close gets its answer: 200 up to 1 MiB, 413 above', async () => {
+  test('a GET with a 1-2 MB body and Connection: close gets its answer: 200 to 1 MiB, 413 above', async () => {
     const withBody = (size: number) =>
-      exchange(
-        Buffer.concat([
-          Buffer.from(`GET /api/v2/sports HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: ${size}\r\n\r\n`),
-          Buffer.alloc(size, 'a'),
-        ]),
+      raw(
+        'GET /api/v2/sports HTTP/1.1',
+        { Connection: 'close', 'Content-Length': String(size) },
+        Buffer.alloc(size, 'a'),
       );
     for (let i = 0; i < 3; i++) {
-      assert.equal(check(await withBody(1_000_000), 'body').status, 200);
+      assert.equal((await send(withBody(1_000_000), 'body')).status, 200);
       for (const size of [2_000_000, 16_000_000]) {
-        const refused = check(await withBody(size), 'big body');
+        const refused = await send(withBody(size), 'big body');
         assert.equal(refused.status, 413);
         assert.equal(refused.headers.connection, 'close');
       }
     }
+  });
+});
+
+describe('hostile input', () => {
+  test('bad ids and dates', async () => {
+    for (const id of ["' OR 1=1 --", '../../etc/passwd', '%00', '%ff%fe', 'ééé', '-1', '0x10', '1e9', '%20', '[]']) {
+      // Percent signs are sent as they are, to reach the server's decoding.
+      const sent = encodeURI(id).replace(/%25/g, '%');
+      for (const path of [
+        `/api/v2/events/${sent}`,
+        `/api/v2/events/${sent}/markets/history`,
+        `/api/v2/events/${E}/markets/${sent}/history`,
+        `/api/v2/sports/${sent}/events/${D}`,
+        `/api/v2/sports/4/events/${sent}`,
+        `/api/v2/teams/${sent}`,
+        `/api/v2/sports/${sent}/teams`,
+      ]) {
+        await get(path);
+      }
+    }
+    for (const date of ['2026-02-30', '2026-13-01', '0000-00-00', '99999-01-01', '2026-1-1', `${D}T00:00:00Z`]) {
+      assert.equal((await get(`/api/v2/sports/4/events/${date}`)).status, 400, date);
+    }
+    assert.equal((await get(`/api/v2/sports/99999999999999999999/events/${D}`)).status, 400);
+  });
+
+  test('huge, repeated and percent-encoded parameters', async () => {
+    const many = Array.from({ length: 2000 }, (_, i) => i).join(',');
+    for (const q of [
+      `market_ids=${many}`,
+      `affiliate_ids=${many}`,
+      `participant_ids=${many}`,
+      'market_ids=1,2,3,4,5,6,7,8,9,10,11,12,13',
+      'market_ids=1&market_ids=2',
+      'main_line=true&main_line=false',
+      'offset=1&offset=2',
+      '%6Darket_ids=1',
+      'market_ids=%31%2C%32',
+      'market_ids=%2531',
+      'main_line=%74rue',
+      'offset=99999999999999999999999',
+      'offset=-0',
+      'exclude_status=STATUS_%00',
+      `include=${'x,'.repeat(2000)}`,
+    ]) {
+      await get(`/api/v2/sports/4/events/${D}?${q}`);
+      await get(`/api/v2/events/${E}?${q}`);
+    }
+    await get(`/api/v2/markets/history?market_line_price_ids=${many}`);
+    await get(`/api/v2/sports/dates?sport_ids=${many}`);
+  });
+
+  test('injection strings and control characters', async () => {
+    for (const v of [
+      "'; DROP TABLE prices; --",
+      '<script>alert(1)</script>',
+      '${jndi:ldap://x/a}',
+      '{{7*7}}',
+      '%0d%0aSet-Cookie:%20x=y',
+      '%00%01%02%7f',
+      '\u202e\ufeff',
+    ]) {
+      const q = encodeURI(v).replace(/%25/g, '%');
+      await get(`/api/v2/sports/4/events/${D}?event_status=${q}&participant_type=${q}`);
+      await get(`/api/v2/markets/participants?event_id=${q}`);
+      await get(`/api/v2/markets/delta?last_id=0&event_id=${q}`);
+      await get(`/api/v2/events/${E}/markets/history?from=${q}`);
+    }
+    // Raw control characters and spaces in the request line or a header are malformed HTTP.
+    for (const line of ['GET /api/v2/sp\x01orts HTTP/1.1', 'GET /api/v2/sports HTTP/1.1\x00', 'GET /a b HTTP/1.1']) {
+      assert.equal((await send(raw(line), JSON.stringify(line))).status, 400);
+    }
+    assert.equal((await send(raw('GET /api/v2/sports HTTP/1.1', { 'X-A': 'a\x01b' }), 'ctl')).status, 400);
+  });
+
+  test('path traversal', async () => {
+    for (const path of [
+      '/docs/static/../../../../etc/passwd',
+      '/docs/static/%2e%2e/%2e%2e/%2e%2e/etc/passwd',
+      '/docs/static/..%5c..%5cpackage.json',
+      '/docs/static/..%2f..%2fpackage.json',
+      '/api/v2/../../etc/passwd',
+      '/api/v2/events/..%2f..%2fetc%2fpasswd',
+      '//api/v2/sports/../../..//etc/passwd',
+      '/openapi.json/../package.json',
+    ]) {
+      const a = await get(path);
+      assert.ok(!a.body.includes('"dependencies"') && !a.body.includes('root:'), path);
+    }
+  });
+
+  test('long URLs and headers, and many headers', async () => {
+    assert.equal((await get(`/api/v2/sports?x=${'a'.repeat(15_000)}`)).status, 200);
+    assert.equal((await send(raw(`GET /api/v2/sports?x=${'a'.repeat(20_000)} HTTP/1.1`), 'url')).status, 431);
+    const headers: Record<string, string> = { 'X-Service-Key': s.key };
+    for (let i = 0; i < 300; i++) headers[`X-H${i}`] = String(i);
+    assert.equal((await get('/api/v2/markets', headers)).status, 200);
+  });
+
+  test('odd methods', async () => {
+    for (const method of ['POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'TRACE', 'PROPFIND', 'SEARCH', 'HEAD']) {
+      await get('/api/v2/sports', { 'X-Service-Key': s.key }, method);
+      await get(`/api/v2/events/${E}`, { 'X-Service-Key': s.key }, method);
+    }
+    for (const method of ['BREW', 'get', 'G ET', 'GET\t']) {
+      await send(raw(`${method} /api/v2/sports HTTP/1.1`), method);
+    }
+    assert.equal((await send(raw('CONNECT 127.0.0.1:22 HTTP/1.1'), 'CONNECT')).status, 405);
+    await send(raw('GET /api/v2/sports HTTP/9.9'), 'HTTP/9.9');
+    await send('GET /api/v2/sports HTTP/1.0\r\n\r\n', 'HTTP/1.0');
+  });
+
+  test('bodies on GET and on other methods', async () => {
+    const line = 'GET /api/v2/sports HTTP/1.1';
+    assert.equal((await send(raw(line, { 'Content-Length': '5' }, 'abcde'), 'small')).status, 200);
+    const chunked = { 'Transfer-Encoding': 'chunked' };
+    assert.equal((await send(raw(line, chunked, '5\r\nabcde\r\n0\r\n\r\n'), 'chunked')).status, 200);
+    const bigChunks = `10000\r\n${'c'.repeat(0x10000)}\r\n`.repeat(20) + '0\r\n\r\n';
+    assert.equal((await send(raw(line, chunked, bigChunks), 'big chunked')).status, 413);
+    const expect = { Expect: '100-continue', 'Content-Length': '3' };
+    assert.equal((await send(raw(line, expect, 'abc'), '100-continue')).status, 200);
+    for (const [type, body] of [
+      ['application/json', '{"a":'],
+      ['application/json', ''],
+      ['text/plain', 'x'],
+      ['application/x-www-form-urlencoded', `key=${KEY}`],
+      ['multipart/form-data; boundary=x', '--x--'],
+    ] as const) {
+      const headers = { 'Content-Type': type, 'Content-Length': String(body.length) };
+      await send(raw('POST /api/v2/sports HTTP/1.1', headers, body), `POST ${type}`);
+    }
+  });
+
+  test('bad keys in every place', async () => {
+    const bad = `ob_${'0'.repeat(40)}`;
+    const own = { 'X-Service-Key': s.key };
+    const cases: [string, Record<string, string>][] = [
+      ['/api/v2/markets', { 'X-Service-Key': '' }],
+      ['/api/v2/markets', { 'X-Service-Key': bad }],
+      ['/api/v2/markets', { 'X-Service-Key': 'k'.repeat(10_000) }],
+      ['/api/v2/markets', { 'X-Service-Key': `${KEY} ` }],
+      ['/api/v2/markets', { 'x-SERVICE-key': KEY }],
+      ['/api/v2/markets', { 'X-Service-Key': 'ö€' }],
+      ['/api/v2/markets', { 'X-Service-Key': KEY, 'x-service-key': bad }],
+      [`/api/v2/markets?key=${KEY}&key=${KEY}`, {}],
+      [`/api/v2/markets?key=${bad}`, {}],
+      ['/api/v2/markets?key=', {}],
+      [`/api/v2/markets?key=${'k'.repeat(10_000)}`, {}],
+      [`/api/v2/markets?key=${encodeAll(KEY)}`, {}],
+      [`/api/v2/markets?k%2565y=${KEY}`, {}],
+      [`/api/v2/markets?x=1;key=${KEY}`, {}],
+      [`/api/v2/markets#key=${KEY}`, {}],
+      [`/api/v2/events/${KEY}/markets?key=${bad}`, {}],
+      [`/api/v2/markets/delta?last_id=0&event_id=${KEY}`, own],
+      [`/api/v2/sports/4/events/${KEY}`, own],
+      [`/api/v2/markets/history?market_line_price_ids=${KEY}`, own],
+      [`/api/v2/events/${E}/markets/history?from=${KEY}`, own],
+    ];
+    for (const [target, headers] of cases) await get(target, headers);
+  });
+
+  test('cursors out of range', async () => {
+    for (const q of ['-1', '99999999999999999', '9999999999999999', '1e10', '0x1f', ' 1', '1.5', '']) {
+      await get(`/api/v2/markets/delta?last_id=${encodeURIComponent(q)}`);
+    }
+    for (const q of ['00000000-0000-7000-8000-000000000000', 'ffffffff-ffff-7fff-bfff-ffffffffffff', '12', 'x']) {
+      await get(`/api/v2/delta?last_id=${q}`);
+    }
+    for (const limit of ['0', '-5', '5001', '99999999999999999999', 'all']) {
+      await get(`/api/v2/markets/delta?last_id=0&limit=${limit}`);
+      await get(`/api/v2/events/${E}/markets/history?limit=${limit}`);
+    }
+  });
+
+  test('bursts of valid and invalid keys from one address', async () => {
+    const from = freshSource();
+    const burst = async (key: string) =>
+      check(await exchange(raw('GET /api/v2/markets HTTP/1.1', { 'X-Service-Key': key }), { from }), 'burst');
+    const answers = await Promise.all(
+      Array.from({ length: 300 }, (_, i) => burst(i % 3 === 0 ? s.key : `ob_${String(i).padStart(40, 'f')}`)),
+    );
+    const counts = new Map<number, number>();
+    for (const a of answers) counts.set(a.status, (counts.get(a.status) ?? 0) + 1);
+    assert.equal(counts.get(200), 100, `the suite's key is served throughout: ${[...counts]}`);
+    assert.ok((counts.get(429) ?? 0) > 0, 'the guesses met the ceiling');
+  });
+
+  test('the server still serves, and no log line carries a key', async () => {
+    assert.equal((await s.get('/api/v2/sports')).status, 200);
+    assert.equal((await s.get(`/api/v2/events/${E}`)).status, 200);
+    assert.ok(s.logs.length > 100);
+    assertNoKey(s.logs.join(''), 'the log');
   });
 });
