@@ -297,6 +297,9 @@ export async function startOddsbase(opts: {
         dataDir,
         '--log-level',
         'silent',
+        // Any free port for /metrics, so a benchmark never collides with another server's listener.
+        '--metrics-port',
+        '0',
       ],
       { cpu: opts.cpu },
     );

@@ -14,8 +14,12 @@ import { MemoryBus } from './bus/memory-bus.ts';
 import type { ServeConfig } from './config.ts';
 import { buildApp } from './http/app.ts';
 import { Ledger } from './ledger/ledger.ts';
+import { healthRoutes, Readiness } from './ops/health.ts';
+import { metricsRoute } from './ops/metrics-endpoint.ts';
+import { Metrics } from './ops/metrics.ts';
+import { observeRequests } from './ops/observe-requests.ts';
 import type { HistoryStore } from './store/history.ts';
-import { openSqlite } from './store/sqlite/database.ts';
+import { openSqlite, sqliteBytesOnDisk } from './store/sqlite/database.ts';
 import { SqliteCounterStore } from './store/sqlite/sqlite-counters.ts';
 import { SqliteHistoryStore } from './store/sqlite/sqlite-history.ts';
 import { SqliteKeyStore } from './store/sqlite/sqlite-keys.ts';
@@ -29,6 +33,8 @@ export interface Backends {
   history: HistoryStore;
   counterStore: CounterStore;
   bus: Bus;
+  /** Bytes the store takes on disk (metrics). */
+  bytesOnDisk(): Promise<number>;
 }
 
 /** Everything a server runs, built and wired, not yet listening. */
@@ -42,6 +48,7 @@ export interface Services extends Backends {
   access: AccessControl;
   auth: Authenticator;
   app: FastifyInstance;
+  metrics: Metrics;
   /** Saves the usage counters now (also done every `counterSaveMs`). */
   saveCounters(): Promise<void>;
   /** Closes the app and every backend, in order; the feeds must be stopped first. */
@@ -68,6 +75,7 @@ export function openBackends(config: ServeConfig, onError: (err: unknown) => voi
     history: new SqliteHistoryStore(db),
     counterStore: new SqliteCounterStore(db),
     bus: new MemoryBus(onError),
+    bytesOnDisk: () => sqliteBytesOnDisk(config.dataDir),
   };
 }
 
@@ -84,6 +92,8 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
   const limits = config.limits;
   const backends = openBackends(config, onError);
   const { store, bus } = backends;
+  const metrics = new Metrics();
+  const readiness = new Readiness(config.simulator ? 'simulator' : 'none');
   const board = new Board();
   const views = new DelayedViews(board, PLAN_DELAYS, {
     now,
@@ -96,6 +106,10 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
     observe: views.observe,
     // What the longest delay still hides was committed within it: the views learn it again.
     replaySinceMs: now() - Math.max(...PLAN_DELAYS) * 1000,
+    onCommit: (rows, seconds, failed) => {
+      metrics.commit(rows, seconds, failed);
+      readiness.commit(rows, seconds, failed);
+    },
   });
   const feed = await ChangeFeed.open(store, bus, board.head, { now });
   const counters = new MemoryCounters(now);
@@ -104,7 +118,7 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
   const saveCounters = () => backends.counterStore.save(counters.takeChanged());
   const saver = setInterval(() => void saveCounters().catch(onError), limits.counterSaveMs);
   saver.unref();
-  const access = new AccessControl(counters, now);
+  const access = new AccessControl(counters, now, metrics.refused);
   const auth = new Authenticator(backends.keys, limits.authCacheMs, now);
   const app = await buildApp({
     views,
@@ -118,6 +132,17 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
         ? undefined
         : { level: config.logLevel, ...(opts.logStream ? { stream: opts.logStream } : {}) },
   });
+  metrics.watch({
+    position: () => ledger.position,
+    backlog: () => ledger.backlog,
+    oldestId: async () => (await feed.oldestCursor()) + 1,
+    bytesOnDisk: backends.bytesOnDisk,
+    events: () => board.events.size,
+    views,
+  });
+  healthRoutes(app, readiness);
+  if (config.metrics.token !== undefined) metricsRoute(app, metrics, config.metrics.token);
+  observeRequests(app, metrics);
   let closed = false;
   return {
     ...backends,
@@ -130,6 +155,7 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
     access,
     auth,
     app,
+    metrics,
     saveCounters,
     async close() {
       if (closed) return;

@@ -9,8 +9,22 @@ export interface ServeConfig {
   /** Header that carries the API key (compared case-insensitively). */
   keyHeader: string;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  metrics: MetricsConfig;
   /** Timers and limits that would otherwise be written at their call sites. */
   limits: Limits;
+}
+
+/** Where `/metrics` is served, and who may read it. */
+export interface MetricsConfig {
+  /** The metrics listener's address: loopback unless a token protects it. */
+  host: string;
+  /** The metrics listener's port (0: any free port). */
+  port: number;
+  /**
+   * With a token, every `/metrics` request needs `Authorization: Bearer <token>`, and the API port
+   * serves `/metrics` too; without one, only the metrics listener serves it, on loopback.
+   */
+  token?: string;
 }
 
 export interface Limits {
@@ -62,10 +76,18 @@ export interface ServeInput {
   speed?: string | number;
   keyHeader?: string;
   logLevel?: string;
+  metricsHost?: string;
+  metricsPort?: string | number;
+  metricsToken?: string;
   limits?: Partial<Limits>;
 }
 
-/** Command-line values win over the environment (PORT, HOST, DATA_DIR, KEY_HEADER, LOG_LEVEL). */
+const LOOPBACK = /^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|::1|localhost)$/;
+
+/**
+ * Command-line values win over the environment (PORT, HOST, DATA_DIR, KEY_HEADER, LOG_LEVEL,
+ * METRICS_HOST, METRICS_PORT, METRICS_TOKEN).
+ */
 export function resolveServeConfig(input: ServeInput, env: NodeJS.ProcessEnv = process.env): ServeConfig {
   const speedRaw = input.speed ?? env.SIM_SPEED;
   const speed = speedRaw === undefined || speedRaw === '' ? 1 : Number(speedRaw);
@@ -88,7 +110,26 @@ export function resolveServeConfig(input: ServeInput, env: NodeJS.ProcessEnv = p
     speed,
     keyHeader,
     logLevel: logLevel as ServeConfig['logLevel'],
+    metrics: resolveMetrics(input, env),
     limits: resolveLimits(input.limits ?? {}, env),
+  };
+}
+
+function resolveMetrics(input: ServeInput, env: NodeJS.ProcessEnv): MetricsConfig {
+  const host = input.metricsHost ?? env.METRICS_HOST ?? '127.0.0.1';
+  const token = input.metricsToken ?? env.METRICS_TOKEN;
+  if (token !== undefined && token.length < 16) {
+    throw new ConfigError('the metrics token must be at least 16 characters');
+  }
+  if (token === undefined && !LOOPBACK.test(host)) {
+    throw new ConfigError(
+      `metrics host ${host} is not a loopback address: set METRICS_TOKEN to serve metrics beyond this machine`,
+    );
+  }
+  return {
+    host,
+    port: int('metrics port', input.metricsPort ?? env.METRICS_PORT, 9464, 0, 65535),
+    ...(token === undefined ? {} : { token }),
   };
 }
 

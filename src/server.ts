@@ -6,6 +6,7 @@ import { compose, type Services } from './compose.ts';
 import type { ServeConfig } from './config.ts';
 import type { Simulator } from './feeds/simulator/index.ts';
 import type { Ledger } from './ledger/ledger.ts';
+import { listenMetrics } from './ops/metrics-endpoint.ts';
 import { lockDataDir } from './store/data-dir-lock.ts';
 
 export interface RunningServer {
@@ -18,6 +19,8 @@ export interface RunningServer {
   simulator?: Simulator;
   /** The address the server listens on, e.g. http://127.0.0.1:8080. */
   url: string;
+  /** Where the metrics listener serves `/metrics`, e.g. http://127.0.0.1:9464/metrics. */
+  metricsUrl: string;
   close(): Promise<void>;
 }
 
@@ -80,7 +83,17 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
     say(`simulator: ready in ${((Date.now() - started) / 1000).toFixed(1)} s, ${board.events.size} events`);
   }
 
-  await app.listen({ port: config.port, host: config.host });
+  const metricsListener = await listenMetrics(services.metrics, config.metrics).catch(async (err: unknown) => {
+    await services.close();
+    lock.release();
+    throw err;
+  });
+  await app.listen({ port: config.port, host: config.host }).catch(async (err: unknown) => {
+    await metricsListener.close();
+    await services.close();
+    lock.release();
+    throw err;
+  });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const shownHost = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
@@ -95,7 +108,7 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
     say(`  curl -H '${config.keyHeader}: ${demoKey}' ${url}/api/v2/sports/4/events/$(date -u +%F)`);
     say('');
   }
-  say(`oddsbase listening on ${url} (docs: ${url}/docs)`);
+  say(`oddsbase listening on ${url} (docs: ${url}/docs, metrics: ${metricsListener.url})`);
 
   let closed = false;
   return {
@@ -107,10 +120,12 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
     services,
     simulator,
     url,
+    metricsUrl: metricsListener.url,
     async close() {
       if (closed) return;
       closed = true;
       await simulator?.stop();
+      await metricsListener.close();
       await services.close();
       lock.release();
     },

@@ -38,6 +38,14 @@ program
   .option('--speed <x>', 'run live game clocks x times faster (env SIM_SPEED)')
   .option('--key-header <name>', 'header that carries the API key (env KEY_HEADER)')
   .option('--log-level <level>', 'fatal, error, warn, info, debug, trace or silent (env LOG_LEVEL)')
+  .option('--metrics-host <host>', 'address of the /metrics listener (env METRICS_HOST)')
+  .option('--metrics-port <port>', 'port of the /metrics listener (env METRICS_PORT)')
+  .addHelpText(
+    'after',
+    '\nMetrics: /metrics on 127.0.0.1:9464 by default. Set METRICS_TOKEN (16+ characters) to require\n' +
+      "'Authorization: Bearer <token>', to serve /metrics on the API port too, and to allow a\n" +
+      'non-loopback --metrics-host.',
+  )
   .action(async (opts) => {
     const config = resolveServeConfig({
       port: opts.port,
@@ -48,6 +56,8 @@ program
       speed: opts.speed,
       keyHeader: opts.keyHeader,
       logLevel: opts.logLevel,
+      metricsHost: opts.metricsHost,
+      metricsPort: opts.metricsPort,
     });
     const server = await startServer(config);
     const stop = async (signal: string) => {

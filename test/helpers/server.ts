@@ -55,6 +55,8 @@ export async function startTestServer(
       speed: opts.speed ?? 1,
       keyHeader: opts.keyHeader,
       logLevel: opts.logLevel ?? 'silent',
+      // Any free port: tests run servers side by side, and beside a developer's own.
+      metricsPort: 0,
     },
     {},
   );

@@ -73,8 +73,10 @@ export function installAccess(
     const admit = (request: FastifyRequest, account: Account | undefined, done: HookHandlerDoneFunction) => {
       if (!account) {
         const wait = failed.fail(request.ip);
-        if (wait > 0) setTimeout(() => done(unauthorized()), wait);
-        else done(unauthorized());
+        if (wait > 0) {
+          access.refused('failed_key_throttle');
+          setTimeout(() => done(unauthorized()), wait);
+        } else done(unauthorized());
         return;
       }
       request.account = account;
@@ -104,6 +106,7 @@ export function installAccess(
       // before any lookup, so a guess made then tells nothing.
       const blocked = failed.blockedFor(request.ip);
       if (blocked > 0 && !failed.isKnown(hashKey(presented))) {
+        access.refused('failed_key_ceiling');
         return done(tooManyFailedKeyChecks(blocked, failed.limits.ceiling, failed.limits.windowMs));
       }
       auth.authenticate(presented).then(
