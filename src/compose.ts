@@ -14,7 +14,9 @@ import { MemoryBus } from './bus/memory-bus.ts';
 import type { ServeConfig } from './config.ts';
 import { buildApp } from './http/app.ts';
 import { Ledger } from './ledger/ledger.ts';
+import { AccessSummary } from './ops/access-summary.ts';
 import { healthRoutes, Readiness } from './ops/health.ts';
+import { logDestination } from './ops/logging.ts';
 import { metricsRoute } from './ops/metrics-endpoint.ts';
 import { Metrics } from './ops/metrics.ts';
 import { observeRequests } from './ops/observe-requests.ts';
@@ -62,7 +64,7 @@ export interface ComposeOptions {
   onError?: (err: unknown) => void;
   /** Serve without the access layer: every route open and unmetered (to measure what it costs). */
   withoutAccess?: boolean;
-  /** Where the request log goes instead of standard output (tests read it). */
+  /** Where the log goes instead of standard output (tests read it). */
   logStream?: NodeJS.WritableStream;
 }
 
@@ -119,6 +121,7 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
   const saver = setInterval(() => void saveCounters().catch(onError), limits.counterSaveMs);
   saver.unref();
   const access = new AccessControl(counters, now, metrics.refused);
+  const logging = config.logLevel !== 'silent';
   const auth = new Authenticator(backends.keys, limits.authCacheMs, now);
   const app = await buildApp({
     views,
@@ -127,10 +130,13 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
     auth,
     access: opts.withoutAccess ? undefined : access,
     keyHeader: config.keyHeader,
-    log:
-      config.logLevel === 'silent'
-        ? undefined
-        : { level: config.logLevel, ...(opts.logStream ? { stream: opts.logStream } : {}) },
+    log: logging
+      ? {
+          level: config.logLevel,
+          stream: opts.logStream ?? logDestination(config.logPretty),
+          requests: config.accessLog,
+        }
+      : undefined,
   });
   metrics.watch({
     position: () => ledger.position,
@@ -142,7 +148,11 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
   });
   healthRoutes(app, readiness);
   if (config.metrics.token !== undefined) metricsRoute(app, metrics, config.metrics.token);
-  observeRequests(app, metrics);
+  const summary =
+    logging && !config.accessLog
+      ? new AccessSummary((fields, message) => app.log.info(fields, message), limits.accessSummaryMs)
+      : undefined;
+  observeRequests(app, metrics, summary);
   let closed = false;
   return {
     ...backends,
@@ -161,6 +171,7 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
       if (closed) return;
       closed = true;
       await app.close();
+      summary?.close();
       clearInterval(saver);
       await saveCounters();
       feed.close();

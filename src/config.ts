@@ -9,6 +9,10 @@ export interface ServeConfig {
   /** Header that carries the API key (compared case-insensitively). */
   keyHeader: string;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** Human-readable log lines for a terminal instead of JSON. */
+  logPretty: boolean;
+  /** A log line per request; without it, a summary line per `accessSummaryMs`. */
+  accessLog: boolean;
   metrics: MetricsConfig;
   /** Timers and limits that would otherwise be written at their call sites. */
   limits: Limits;
@@ -38,6 +42,8 @@ export interface Limits {
   counterSaveMs: number;
   /** Batches that may wait for the ledger before a feed is told to slow down. */
   ledgerMaxQueuedBatches: number;
+  /** How often the access summary line is logged (when requests are not logged one by one). */
+  accessSummaryMs: number;
 }
 
 export const DEFAULT_LIMITS: Limits = {
@@ -46,6 +52,7 @@ export const DEFAULT_LIMITS: Limits = {
   delayMaxEntries: 500_000,
   counterSaveMs: 1000,
   ledgerMaxQueuedBatches: 64,
+  accessSummaryMs: 60_000,
 };
 
 export class ConfigError extends Error {}
@@ -76,6 +83,8 @@ export interface ServeInput {
   speed?: string | number;
   keyHeader?: string;
   logLevel?: string;
+  logPretty?: boolean;
+  accessLog?: boolean;
   metricsHost?: string;
   metricsPort?: string | number;
   metricsToken?: string;
@@ -110,6 +119,8 @@ export function resolveServeConfig(input: ServeInput, env: NodeJS.ProcessEnv = p
     speed,
     keyHeader,
     logLevel: logLevel as ServeConfig['logLevel'],
+    logPretty: input.logPretty ?? false,
+    accessLog: input.accessLog ?? false,
     metrics: resolveMetrics(input, env),
     limits: resolveLimits(input.limits ?? {}, env),
   };
@@ -143,5 +154,6 @@ function resolveLimits(input: Partial<Limits>, env: NodeJS.ProcessEnv): Limits {
     delayMaxEntries: pick('delayMaxEntries', 'DELAY_MAX_ENTRIES', 1000, 100_000_000),
     counterSaveMs: pick('counterSaveMs', 'COUNTER_SAVE_MS', 100, 3_600_000),
     ledgerMaxQueuedBatches: pick('ledgerMaxQueuedBatches', 'LEDGER_MAX_QUEUED_BATCHES', 1, 100_000),
+    accessSummaryMs: pick('accessSummaryMs', 'ACCESS_SUMMARY_MS', 1000, 86_400_000),
   };
 }

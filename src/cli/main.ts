@@ -38,6 +38,8 @@ program
   .option('--speed <x>', 'run live game clocks x times faster (env SIM_SPEED)')
   .option('--key-header <name>', 'header that carries the API key (env KEY_HEADER)')
   .option('--log-level <level>', 'fatal, error, warn, info, debug, trace or silent (env LOG_LEVEL)')
+  .option('--log-pretty', 'log lines for a terminal instead of JSON')
+  .option('--access-log', 'log a line per request (by default a summary line per minute)')
   .option('--metrics-host <host>', 'address of the /metrics listener (env METRICS_HOST)')
   .option('--metrics-port <port>', 'port of the /metrics listener (env METRICS_PORT)')
   .addHelpText(
@@ -56,6 +58,8 @@ program
       speed: opts.speed,
       keyHeader: opts.keyHeader,
       logLevel: opts.logLevel,
+      logPretty: opts.logPretty === true,
+      accessLog: opts.accessLog === true,
       metricsHost: opts.metricsHost,
       metricsPort: opts.metricsPort,
     });

@@ -1,7 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, LogController } from 'fastify';
 import type { AccessControl } from '../access/access-control.ts';
 import type { Account, Authenticator } from '../access/authenticator.ts';
 import type { ChangeFeed } from '../board/change-feed.ts';
@@ -33,6 +33,11 @@ declare module 'fastify' {
   }
 }
 
+/** Where log lines go: anything that takes one line at a time (a stream, pino's destination). */
+export interface LogStream {
+  write(line: string): unknown;
+}
+
 export interface AppDeps {
   views: DelayedViews;
   feed: ChangeFeed;
@@ -45,8 +50,11 @@ export interface AppDeps {
   access?: AccessControl;
   /** Header that carries the key; compared case-insensitively. Default X-Service-Key. */
   keyHeader?: string;
-  /** Structured request logs; keys are redacted from them (see redact.ts) at every level. */
-  log?: { level: string; stream?: NodeJS.WritableStream };
+  /**
+   * Structured logs; keys are redacted from them (see redact.ts) at every level. `requests`: a line
+   * per request (fastify's request logging), off unless asked for.
+   */
+  log?: { level: string; stream?: LogStream; requests?: boolean };
   version?: string;
 }
 
@@ -76,6 +84,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
           },
         }
       : false,
+    logController: new LogController({ disableRequestLogging: deps.log?.requests !== true }),
     routerOptions: {
       ignoreTrailingSlash: true,
       ignoreDuplicateSlashes: true,

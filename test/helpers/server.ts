@@ -34,6 +34,8 @@ export async function startTestServer(
     keyHeader?: string;
     now?: () => number;
     logLevel?: ServeConfig['logLevel'];
+    /** A log line per request, not only the per-minute summary. */
+    accessLog?: boolean;
   } = {},
 ): Promise<TestServer> {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'oddsbase-test-'));
@@ -55,6 +57,7 @@ export async function startTestServer(
       speed: opts.speed ?? 1,
       keyHeader: opts.keyHeader,
       logLevel: opts.logLevel ?? 'silent',
+      accessLog: opts.accessLog,
       // Any free port: tests run servers side by side, and beside a developer's own.
       metricsPort: 0,
     },

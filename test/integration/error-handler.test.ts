@@ -11,7 +11,8 @@ import { resolveServeConfig } from '../../src/config.ts';
 /** The app as the server builds it, on a fresh data directory, without listening. */
 async function services(logLevel: string, logStream?: NodeJS.WritableStream) {
   const dir = mkdtempSync(join(tmpdir(), 'oddsbase-err-'));
-  const config = resolveServeConfig({ dataDir: dir, simulator: false, logLevel }, {});
+  // Every request logged, so that each URL reaches the log.
+  const config = resolveServeConfig({ dataDir: dir, simulator: false, logLevel, accessLog: true }, {});
   const built = await compose(config, { logStream });
   return {
     app: built.app,

@@ -19,7 +19,8 @@ let port: number;
 let KEY: string;
 
 before(async () => {
-  s = await startTestServer({ logLevel: 'trace' });
+  // Every request's lines too, so that none of them can carry a key unseen.
+  s = await startTestServer({ logLevel: 'trace', accessLog: true });
   port = Number(new URL(s.url).port);
   const at = new Date().toISOString();
   await s.server.ledger.apply(batch(at, [{ kind: 'event', event: nbaEvent(E, D) }, ...nbaPrices(E)]));
