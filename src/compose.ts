@@ -20,6 +20,7 @@ import { logDestination } from './ops/logging.ts';
 import { metricsRoute } from './ops/metrics-endpoint.ts';
 import { Metrics } from './ops/metrics.ts';
 import { observeRequests } from './ops/observe-requests.ts';
+import { closeApp } from './ops/shutdown.ts';
 import type { HistoryStore } from './store/history.ts';
 import { openSqlite, sqliteBytesOnDisk } from './store/sqlite/database.ts';
 import { SqliteCounterStore } from './store/sqlite/sqlite-counters.ts';
@@ -53,7 +54,10 @@ export interface Services extends Backends {
   metrics: Metrics;
   /** Saves the usage counters now (also done every `counterSaveMs`). */
   saveCounters(): Promise<void>;
-  /** Closes the app and every backend, in order; the feeds must be stopped first. */
+  /**
+   * Closes the app (requests in flight get `shutdownGraceMs`), waits for the ledger's last batch,
+   * saves the counters and closes every backend, in order; the feeds must be stopped first.
+   */
   close(): Promise<void>;
 }
 
@@ -170,9 +174,10 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
     async close() {
       if (closed) return;
       closed = true;
-      await app.close();
+      await closeApp(app, limits.shutdownGraceMs);
       summary?.close();
       clearInterval(saver);
+      await ledger.settled();
       await saveCounters();
       feed.close();
       views.close();

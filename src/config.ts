@@ -42,6 +42,8 @@ export interface Limits {
   counterSaveMs: number;
   /** Batches that may wait for the ledger before a feed is told to slow down. */
   ledgerMaxQueuedBatches: number;
+  /** How long a shutdown waits for requests in flight before it closes their connections. */
+  shutdownGraceMs: number;
   /** How often the access summary line is logged (when requests are not logged one by one). */
   accessSummaryMs: number;
 }
@@ -52,6 +54,7 @@ export const DEFAULT_LIMITS: Limits = {
   delayMaxEntries: 500_000,
   counterSaveMs: 1000,
   ledgerMaxQueuedBatches: 64,
+  shutdownGraceMs: 10_000,
   accessSummaryMs: 60_000,
 };
 
@@ -154,6 +157,7 @@ function resolveLimits(input: Partial<Limits>, env: NodeJS.ProcessEnv): Limits {
     delayMaxEntries: pick('delayMaxEntries', 'DELAY_MAX_ENTRIES', 1000, 100_000_000),
     counterSaveMs: pick('counterSaveMs', 'COUNTER_SAVE_MS', 100, 3_600_000),
     ledgerMaxQueuedBatches: pick('ledgerMaxQueuedBatches', 'LEDGER_MAX_QUEUED_BATCHES', 1, 100_000),
+    shutdownGraceMs: pick('shutdownGraceMs', 'SHUTDOWN_GRACE_MS', 0, 600_000),
     accessSummaryMs: pick('accessSummaryMs', 'ACCESS_SUMMARY_MS', 1000, 86_400_000),
   };
 }

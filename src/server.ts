@@ -7,6 +7,7 @@ import type { ServeConfig } from './config.ts';
 import type { Simulator } from './feeds/simulator/index.ts';
 import type { Ledger } from './ledger/ledger.ts';
 import { listenMetrics } from './ops/metrics-endpoint.ts';
+import { closeApp } from './ops/shutdown.ts';
 import { lockDataDir } from './store/data-dir-lock.ts';
 
 export interface RunningServer {
@@ -21,6 +22,10 @@ export interface RunningServer {
   url: string;
   /** Where the metrics listener serves `/metrics`, e.g. http://127.0.0.1:9464/metrics. */
   metricsUrl: string;
+  /**
+   * Stops accepting, lets requests in flight finish (within `shutdownGraceMs`), stops the feed
+   * (a step in flight commits), then closes the services and the store.
+   */
   close(): Promise<void>;
 }
 
@@ -124,6 +129,7 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
     async close() {
       if (closed) return;
       closed = true;
+      await closeApp(app, config.limits.shutdownGraceMs);
       await simulator?.stop();
       await metricsListener.close();
       await services.close();

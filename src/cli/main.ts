@@ -5,6 +5,7 @@ import { generateKey, hashKey, newKeyRecord } from '../access/keys.ts';
 import { isTier, TIERS, tierLabel } from '../access/tiers.ts';
 import { usagePlan } from '../access/usage.ts';
 import { ConfigError, resolveServeConfig } from '../config.ts';
+import { exitOnSignals } from '../ops/shutdown.ts';
 import { startServer } from '../server.ts';
 import { DataDirInUseError } from '../store/data-dir-lock.ts';
 import { openSqlite } from '../store/sqlite/database.ts';
@@ -46,7 +47,7 @@ program
     'after',
     '\nMetrics: /metrics on 127.0.0.1:9464 by default. Set METRICS_TOKEN (16+ characters) to require\n' +
       "'Authorization: Bearer <token>', to serve /metrics on the API port too, and to allow a\n" +
-      'non-loopback --metrics-host.',
+      'non-loopback --metrics-host. SIGTERM or SIGINT closes gracefully; a second one exits at once.',
   )
   .action(async (opts) => {
     const config = resolveServeConfig({
@@ -64,13 +65,7 @@ program
       metricsPort: opts.metricsPort,
     });
     const server = await startServer(config);
-    const stop = async (signal: string) => {
-      process.stdout.write(`received ${signal}, closing\n`);
-      await server.close();
-      process.exit(0);
-    };
-    process.once('SIGINT', () => void stop('SIGINT'));
-    process.once('SIGTERM', () => void stop('SIGTERM'));
+    exitOnSignals(server.close, (line) => process.stdout.write(`${line}\n`));
   });
 
 const keys = program.command('keys').description('manage API keys (stored hashed, never in clear)');

@@ -135,6 +135,11 @@ export class Ledger implements LedgerSink {
     return this.queued;
   }
 
+  /** Resolves once every batch handed in so far has been committed or refused. */
+  settled(): Promise<void> {
+    return this.tail;
+  }
+
   /**
    * Commits a batch after those handed in before it. Resolves once the batch is committed, on the
    * board and published; rejects, with nothing written, when the batch is invalid or the store
