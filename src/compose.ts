@@ -15,6 +15,7 @@ import type { ServeConfig } from './config.ts';
 import { buildApp } from './http/app.ts';
 import { Ledger } from './ledger/ledger.ts';
 import { AccessSummary } from './ops/access-summary.ts';
+import { beginEpochIfRestored } from './ops/backup.ts';
 import { healthRoutes, Readiness } from './ops/health.ts';
 import { logDestination } from './ops/logging.ts';
 import { metricsRoute } from './ops/metrics-endpoint.ts';
@@ -98,6 +99,7 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
   const limits = config.limits;
   const backends = openBackends(config, onError);
   const { store, bus } = backends;
+  const restored = await beginEpochIfRestored(store);
   const metrics = new Metrics();
   const readiness = new Readiness(config.simulator ? 'simulator' : 'none');
   const board = new Board();
@@ -157,6 +159,12 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
       ? new AccessSummary((fields, message) => app.log.info(fields, message), limits.accessSummaryMs)
       : undefined;
   observeRequests(app, metrics, summary);
+  if (restored) {
+    app.log.warn(
+      { epoch: restored.epoch, previous_epoch: restored.previous, head_id: ledger.position.id },
+      'a restored backup: the change log continues from its head under a new epoch',
+    );
+  }
   let closed = false;
   return {
     ...backends,

@@ -5,6 +5,7 @@ import { generateKey, hashKey, newKeyRecord } from '../access/keys.ts';
 import { isTier, TIERS, tierLabel } from '../access/tiers.ts';
 import { usagePlan } from '../access/usage.ts';
 import { ConfigError, resolveServeConfig } from '../config.ts';
+import { backupStore } from '../ops/backup.ts';
 import { exitOnSignals } from '../ops/shutdown.ts';
 import { startServer } from '../server.ts';
 import { DataDirInUseError } from '../store/data-dir-lock.ts';
@@ -66,6 +67,28 @@ program
     });
     const server = await startServer(config);
     exitOnSignals(server.close, (line) => process.stdout.write(`${line}\n`));
+  });
+
+program
+  .command('backup')
+  .description("copy a store, a running server's too, into one consistent file (SQLite's online backup)")
+  .requiredOption('--out <file>', 'the backup file to write (never overwritten)')
+  .addOption(dataDirOption())
+  .addHelpText(
+    'after',
+    '\nRestore: put the file in an empty data directory as oddsbase.db and run\n' +
+      '`oddsbase serve --data-dir DIR`: ids continue from the copy, under a new log epoch.',
+  )
+  .action(async (opts) => {
+    try {
+      const r = await backupStore(opts.dataDir, opts.out);
+      process.stdout.write(
+        `backup written to ${r.file}: ${r.bytes} bytes, change log up to id ${r.headId} (epoch ${r.epoch ?? 'none'})\n`,
+      );
+    } catch (err) {
+      process.stderr.write(`oddsbase: backup failed: ${(err as Error).message}\n`);
+      process.exitCode = 1;
+    }
   });
 
 const keys = program.command('keys').description('manage API keys (stored hashed, never in clear)');
