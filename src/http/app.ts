@@ -6,6 +6,7 @@ import type { AccessControl } from '../access/access-control.ts';
 import type { Account, Authenticator } from '../access/authenticator.ts';
 import type { ChangeFeed } from '../board/change-feed.ts';
 import type { DelayedViews } from '../board/delayed-views.ts';
+import { lazyChildLogger } from '../ops/logging.ts';
 import type { HistoryStore } from '../store/history.ts';
 import { ApiError, badRequest, internalError, quote } from './errors.ts';
 import { installAccess } from './plugins/access.ts';
@@ -85,6 +86,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         }
       : false,
     logController: new LogController({ disableRequestLogging: deps.log?.requests !== true }),
+    ...(deps.log?.requests ? {} : { childLoggerFactory: lazyChildLogger }),
     routerOptions: {
       ignoreTrailingSlash: true,
       ignoreDuplicateSlashes: true,

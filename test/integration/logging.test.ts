@@ -48,6 +48,22 @@ test('by default requests are not logged one by one: a summary line counts them'
   assert.deepEqual(summary[0]!.status, { '2xx': 3, '4xx': 1 });
 });
 
+test('a request that fails is logged by itself, with its request id, in the default mode too', async () => {
+  const s = await logged({});
+  s.app.get('/boom', { config: { public: true } }, async () => {
+    throw new Error('boom');
+  });
+  await s.app.inject({ method: 'GET', url: '/api/v2/sports' });
+  const r = await s.app.inject({ method: 'GET', url: '/boom' });
+  assert.equal(r.statusCode, 500);
+  await s.close();
+  const errors = s.lines.filter((l) => l.msg === 'unhandled error');
+  assert.equal(errors.length, 1);
+  assert.equal(errors[0]!.level, 50);
+  assert.equal(errors[0]!.reqId, 'req-2');
+  assert.match(String((errors[0]!.err as { stack: string }).stack), /Error: boom/);
+});
+
 test('--access-log logs every request, with its status and time', async () => {
   const s = await logged({ accessLog: true });
   await s.app.inject({ method: 'GET', url: '/api/v2/sports' });
