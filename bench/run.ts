@@ -1,7 +1,7 @@
 /**
  * Runs every benchmark in sequence and prints a markdown summary on stdout (progress on stderr).
  *
- *   npm run bench                     # ingest, events, rss, delayed, delta, history, access
+ *   npm run bench                     # ingest, events, rss, delayed, delta, history, access, logging
  *   npm run bench -- --only events    # a comma-separated subset
  *
  * A benchmark that fails is reported as failed; the others still run, and the exit code is 1.
@@ -15,6 +15,7 @@ import { eventsMarkdown, runEvents } from './events.ts';
 import { historyMarkdown, runHistory } from './history.ts';
 import { ingestMarkdown, runIngest } from './ingest.ts';
 import { log, machineInfo } from './lib.ts';
+import { loggingMarkdown, runLogging } from './logging.ts';
 import { rssMarkdown, runRss } from './rss.ts';
 
 const BENCHES: Record<string, () => Promise<string>> = {
@@ -25,6 +26,7 @@ const BENCHES: Record<string, () => Promise<string>> = {
   delta: async () => deltaMarkdown(await runDelta([1_000_000, 10_000_000])),
   history: async () => historyMarkdown(await runHistory()),
   access: async () => accessMarkdown(await runAccess()),
+  logging: async () => loggingMarkdown(await runLogging()),
 };
 
 const args = process.argv.slice(2);
