@@ -11,7 +11,7 @@ import { ChangeFeed } from './board/change-feed.ts';
 import { DelayedViews } from './board/delayed-views.ts';
 import type { Bus } from './bus/bus.ts';
 import { MemoryBus } from './bus/memory-bus.ts';
-import type { ServeConfig } from './config.ts';
+import { MB, type ServeConfig } from './config.ts';
 import { buildApp } from './http/app.ts';
 import { Ledger } from './ledger/ledger.ts';
 import type { HistoryStore } from './store/history.ts';
@@ -117,6 +117,7 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
       config.logLevel === 'silent'
         ? undefined
         : { level: config.logLevel, ...(opts.logStream ? { stream: opts.logStream } : {}) },
+    cacheBytes: limits.cacheMb * MB,
   });
   let closed = false;
   return {

@@ -1,3 +1,7 @@
+import { DEFAULT_CACHE_BYTES } from './http/byte-budget.ts';
+
+export const MB = 1024 * 1024;
+
 /** The server's configuration: validated once at start, with defaults; a bad value stops the start. */
 export interface ServeConfig {
   port: number;
@@ -24,6 +28,8 @@ export interface Limits {
   counterSaveMs: number;
   /** Batches that may wait for the ledger before a feed is told to slow down. */
   ledgerMaxQueuedBatches: number;
+  /** Memory every cache of the HTTP layer together may hold, in MB. */
+  cacheMb: number;
 }
 
 export const DEFAULT_LIMITS: Limits = {
@@ -32,6 +38,7 @@ export const DEFAULT_LIMITS: Limits = {
   delayMaxEntries: 500_000,
   counterSaveMs: 1000,
   ledgerMaxQueuedBatches: 64,
+  cacheMb: DEFAULT_CACHE_BYTES / MB,
 };
 
 export class ConfigError extends Error {}
@@ -102,5 +109,6 @@ function resolveLimits(input: Partial<Limits>, env: NodeJS.ProcessEnv): Limits {
     delayMaxEntries: pick('delayMaxEntries', 'DELAY_MAX_ENTRIES', 1000, 100_000_000),
     counterSaveMs: pick('counterSaveMs', 'COUNTER_SAVE_MS', 100, 3_600_000),
     ledgerMaxQueuedBatches: pick('ledgerMaxQueuedBatches', 'LEDGER_MAX_QUEUED_BATCHES', 1, 100_000),
+    cacheMb: pick('cacheMb', 'CACHE_MB', 1, 65_536),
   };
 }

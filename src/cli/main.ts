@@ -18,6 +18,9 @@ const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.ur
 const dataDirOption = () =>
   new Option('--data-dir <dir>', 'data directory (env DATA_DIR)').env('DATA_DIR').default('./data');
 
+/** A number given on the command line, or undefined; the configuration checks its range. */
+const optionalNumber = (raw: string | undefined) => (raw === undefined ? undefined : Number(raw));
+
 function keyStore(dataDir: string): SqliteKeyStore {
   return new SqliteKeyStore(openSqlite(dataDir));
 }
@@ -38,6 +41,7 @@ program
   .option('--speed <x>', 'run live game clocks x times faster (env SIM_SPEED)')
   .option('--key-header <name>', 'header that carries the API key (env KEY_HEADER)')
   .option('--log-level <level>', 'fatal, error, warn, info, debug, trace or silent (env LOG_LEVEL)')
+  .option('--cache-mb <n>', 'memory all response caches together may use, in MB (env CACHE_MB; default 64)')
   .action(async (opts) => {
     const config = resolveServeConfig({
       port: opts.port,
@@ -48,6 +52,7 @@ program
       speed: opts.speed,
       keyHeader: opts.keyHeader,
       logLevel: opts.logLevel,
+      limits: { cacheMb: optionalNumber(opts.cacheMb) },
     });
     const server = await startServer(config);
     const stop = async (signal: string) => {

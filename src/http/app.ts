@@ -6,7 +6,9 @@ import type { Account, Authenticator } from '../access/authenticator.ts';
 import type { ChangeFeed } from '../board/change-feed.ts';
 import type { DelayedViews } from '../board/delayed-views.ts';
 import type { HistoryStore } from '../store/history.ts';
+import { ByteBudget, DEFAULT_CACHE_BYTES } from './byte-budget.ts';
 import { ApiError, badRequest, internalError } from './errors.ts';
+import { EventQueryCache } from './event-query.ts';
 import { installAccess } from './plugins/access.ts';
 import { bestLineRoutes } from './routes/v2/best-line.ts';
 import { deltaRoutes } from './routes/v2/delta.ts';
@@ -45,6 +47,8 @@ export interface AppDeps {
   /** Structured request logs; the `key` query parameter is always redacted from them. */
   log?: { level: string; stream?: NodeJS.WritableStream };
   version?: string;
+  /** Bytes that every cache of the HTTP layer together may hold (default DEFAULT_CACHE_BYTES). */
+  cacheBytes?: number;
 }
 
 /** Removes the `key` query parameter's value from a URL before it is logged. */
@@ -131,12 +135,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       return this;
     });
 
+  const budget = new ByteBudget(deps.cacheBytes ?? DEFAULT_CACHE_BYTES);
   const routeDeps: RouteDeps = {
     access: deps.access,
     views: deps.views,
     feed: deps.feed,
     history: deps.history,
-    cache: new SnapshotCache(),
+    cache: new SnapshotCache(budget),
+    queries: new EventQueryCache(budget),
+    budget,
   };
   await app.register(referenceRoutes, routeDeps);
   await app.register(listingRoutes, routeDeps);
