@@ -118,6 +118,8 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
         ? undefined
         : { level: config.logLevel, ...(opts.logStream ? { stream: opts.logStream } : {}) },
     cacheBytes: limits.cacheMb * MB,
+    sendTimeoutMs: limits.sendTimeoutMs,
+    sendBudgetBytes: limits.sendBudgetMb * MB,
   });
   let closed = false;
   return {

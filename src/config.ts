@@ -1,4 +1,5 @@
 import { DEFAULT_CACHE_BYTES } from './http/byte-budget.ts';
+import { DEFAULT_SEND_BUDGET_BYTES, DEFAULT_SEND_TIMEOUT_MS } from './http/send-guard.ts';
 
 export const MB = 1024 * 1024;
 
@@ -30,6 +31,10 @@ export interface Limits {
   ledgerMaxQueuedBatches: number;
   /** Memory every cache of the HTTP layer together may hold, in MB. */
   cacheMb: number;
+  /** How long a response may sit unread before its connection is destroyed. */
+  sendTimeoutMs: number;
+  /** Unsent response bytes all connections together may hold, in MB; a quarter of it per connection. */
+  sendBudgetMb: number;
 }
 
 export const DEFAULT_LIMITS: Limits = {
@@ -39,6 +44,8 @@ export const DEFAULT_LIMITS: Limits = {
   counterSaveMs: 1000,
   ledgerMaxQueuedBatches: 64,
   cacheMb: DEFAULT_CACHE_BYTES / MB,
+  sendTimeoutMs: DEFAULT_SEND_TIMEOUT_MS,
+  sendBudgetMb: DEFAULT_SEND_BUDGET_BYTES / MB,
 };
 
 export class ConfigError extends Error {}
@@ -110,5 +117,7 @@ function resolveLimits(input: Partial<Limits>, env: NodeJS.ProcessEnv): Limits {
     counterSaveMs: pick('counterSaveMs', 'COUNTER_SAVE_MS', 100, 3_600_000),
     ledgerMaxQueuedBatches: pick('ledgerMaxQueuedBatches', 'LEDGER_MAX_QUEUED_BATCHES', 1, 100_000),
     cacheMb: pick('cacheMb', 'CACHE_MB', 1, 65_536),
+    sendTimeoutMs: pick('sendTimeoutMs', 'SEND_TIMEOUT_MS', 100, 3_600_000),
+    sendBudgetMb: pick('sendBudgetMb', 'SEND_BUDGET_MB', 1, 65_536),
   };
 }

@@ -42,6 +42,14 @@ program
   .option('--key-header <name>', 'header that carries the API key (env KEY_HEADER)')
   .option('--log-level <level>', 'fatal, error, warn, info, debug, trace or silent (env LOG_LEVEL)')
   .option('--cache-mb <n>', 'memory all response caches together may use, in MB (env CACHE_MB; default 64)')
+  .option(
+    '--send-timeout <seconds>',
+    'close a connection whose response sits unread this long (env SEND_TIMEOUT_MS, in ms; default 30)',
+  )
+  .option(
+    '--send-budget-mb <n>',
+    'unsent response bytes all connections may hold, in MB; stalled ones go first (env SEND_BUDGET_MB; default 64)',
+  )
   .action(async (opts) => {
     const config = resolveServeConfig({
       port: opts.port,
@@ -52,7 +60,11 @@ program
       speed: opts.speed,
       keyHeader: opts.keyHeader,
       logLevel: opts.logLevel,
-      limits: { cacheMb: optionalNumber(opts.cacheMb) },
+      limits: {
+        cacheMb: optionalNumber(opts.cacheMb),
+        sendTimeoutMs: opts.sendTimeout === undefined ? undefined : Number(opts.sendTimeout) * 1000,
+        sendBudgetMb: optionalNumber(opts.sendBudgetMb),
+      },
     });
     const server = await startServer(config);
     const stop = async (signal: string) => {

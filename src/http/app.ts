@@ -1,3 +1,4 @@
+import type { Socket } from 'node:net';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
@@ -19,12 +20,17 @@ import { openersClosingRoutes } from './routes/v2/openers-closing.ts';
 import { participantRoutes } from './routes/v2/participants.ts';
 import { referenceRoutes } from './routes/v2/reference.ts';
 import { teamRoutes } from './routes/v2/teams.ts';
+import { DEFAULT_SEND_BUDGET_BYTES, DEFAULT_SEND_TIMEOUT_MS, SendGuard } from './send-guard.ts';
 import type { RouteDeps } from './route-kit.ts';
 import { SnapshotCache } from './snapshot-cache.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
     account?: Account;
+  }
+  interface FastifyInstance {
+    /** Destroys connections whose responses sit unread; its stats count them. */
+    sendGuard: SendGuard;
   }
   interface FastifyContextConfig {
     /** Served without a key (spec: GET /api/v2/sports and GET /api/v2/affiliates). */
@@ -49,6 +55,10 @@ export interface AppDeps {
   version?: string;
   /** Bytes that every cache of the HTTP layer together may hold (default DEFAULT_CACHE_BYTES). */
   cacheBytes?: number;
+  /** How long a response may sit unread before its connection is destroyed. */
+  sendTimeoutMs?: number;
+  /** Unsent response bytes all connections together may hold; a quarter of it per connection. */
+  sendBudgetBytes?: number;
 }
 
 /** Removes the `key` query parameter's value from a URL before it is logged. */
@@ -134,6 +144,19 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     app.decorateReply('meter', function (this: FastifyReply) {
       return this;
     });
+
+  const sendBudget = deps.sendBudgetBytes ?? DEFAULT_SEND_BUDGET_BYTES;
+  const guard = new SendGuard(
+    {
+      stallMs: deps.sendTimeoutMs ?? DEFAULT_SEND_TIMEOUT_MS,
+      totalBytes: sendBudget,
+      connectionBytes: Math.floor(sendBudget / 4),
+    },
+    (fields, message) => app.log.warn(fields, message),
+  );
+  app.server.on('connection', (socket: Socket) => guard.watch(socket));
+  app.addHook('onClose', async () => guard.close());
+  app.decorate('sendGuard', guard);
 
   const budget = new ByteBudget(deps.cacheBytes ?? DEFAULT_CACHE_BYTES);
   const routeDeps: RouteDeps = {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateKey, type NewKeyOptions, newKeyRecord } from '../../src/access/keys.ts';
 import type { Tier } from '../../src/access/tiers.ts';
-import { resolveServeConfig } from '../../src/config.ts';
+import { type Limits, resolveServeConfig } from '../../src/config.ts';
 import { type RunningServer, startServer } from '../../src/server.ts';
 
 export interface TestServer {
@@ -30,6 +30,8 @@ export async function startTestServer(
     dataDir?: string;
     keyHeader?: string;
     now?: () => number;
+    /** Limits other than the defaults (send timeout, budgets, ...). */
+    limits?: Partial<Limits>;
   } = {},
 ): Promise<TestServer> {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'oddsbase-test-'));
@@ -44,6 +46,7 @@ export async function startTestServer(
       speed: opts.speed ?? 1,
       keyHeader: opts.keyHeader,
       logLevel: 'silent',
+      limits: opts.limits,
     },
     {},
   );
