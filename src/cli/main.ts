@@ -41,14 +41,14 @@ program
   .option('--speed <x>', 'run live game clocks x times faster (env SIM_SPEED)')
   .option('--key-header <name>', 'header that carries the API key (env KEY_HEADER)')
   .option('--log-level <level>', 'fatal, error, warn, info, debug, trace or silent (env LOG_LEVEL)')
-  .option('--cache-mb <n>', 'memory all response caches together may use, in MB (env CACHE_MB; default 64)')
+  .option('--cache-mb <n>', 'memory all response caches together may use, in MB (env CACHE_MB; default 32)')
   .option(
     '--send-timeout <seconds>',
     'close a connection whose response sits unread this long (env SEND_TIMEOUT_MS, in ms; default 30)',
   )
   .option(
     '--send-budget-mb <n>',
-    'unsent response bytes all connections may hold, in MB; stalled ones go first (env SEND_BUDGET_MB; default 64)',
+    'unsent response bytes all connections may hold, in MB; stalled ones go first (env SEND_BUDGET_MB; default 32)',
   )
   .action(async (opts) => {
     const config = resolveServeConfig({

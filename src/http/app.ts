@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -155,6 +156,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     (fields, message) => app.log.warn(fields, message),
   );
   app.server.on('connection', (socket: Socket) => guard.watch(socket));
+  app.server.on('request', (req: IncomingMessage, res: ServerResponse) => guard.track(req, res));
   app.addHook('onClose', async () => guard.close());
   app.decorate('sendGuard', guard);
 

@@ -12,7 +12,8 @@ let s: TestServer;
 let pageBytes = 0;
 
 before(async () => {
-  s = await startTestServer({ limits: { sendTimeoutMs: 1000 } });
+  // A send budget far above what these tests hold, so that only the timeout closes connections.
+  s = await startTestServer({ limits: { sendTimeoutMs: 1000, sendBudgetMb: 1024 } });
   const at = new Date().toISOString();
   await s.server.ledger.apply(batch(at, [{ kind: 'event', event: nbaEvent(EVENT) }, ...nbaPrices(EVENT)]));
   // 6,400 price rows: moneylines moved again and again at two books.
@@ -54,8 +55,9 @@ function pipelined(count: number): Promise<Socket> {
 
 test('a client that stops reading is disconnected after the send timeout, and its memory returns', async () => {
   const guard = s.server.app.sendGuard;
-  const closedBefore = guard.stats().closedStalled;
-  const stalled = await pipelined(8);
+  const before = guard.stats();
+  // 30 MB: more than the kernel's socket buffers take (about 4 MB here).
+  const stalled = await pipelined(16);
   stalled.pause();
   stalled.on('error', () => {});
 
@@ -74,7 +76,8 @@ test('a client that stops reading is disconnected after the send timeout, and it
   assert.ok(sawUnsent > pageBytes, `the stalled responses sat in the server (${sawUnsent} bytes)`);
 
   const stats = guard.stats();
-  assert.equal(stats.closedStalled, closedBefore + 1, 'exactly the stalled connection was closed');
+  assert.equal(stats.closedStalled, before.closedStalled + 1, 'exactly the stalled connection was closed');
+  assert.equal(stats.closedOverBudget, before.closedOverBudget);
   assert.equal(stats.unsentBytes, 0, 'nothing is left unsent once it is gone');
   stalled.destroy();
 });

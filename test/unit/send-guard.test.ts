@@ -137,3 +137,20 @@ test('one connection may not hold more than its share without progress', (t) => 
   at(1000);
   assert.deepEqual(alive(), ['bigReader'], 'over its share and not moving: closed at the next check');
 });
+
+test('responses to pipelined requests count toward their connection until they get its socket', (t) => {
+  const { guard, socket, at, alive } = setup({ connectionBytes: 4_000_000 });
+  t.after(() => guard.close());
+  const s = socket('pipelining');
+  s.send(1_000_000);
+  // Three more answers wait behind the first, their bytes kept aside by node.
+  const waiting = [0, 1, 2].map(() => ({ socket: null as unknown, destroyed: false, writableLength: 1_500_000 }));
+  for (const res of waiting) guard.track({ socket: s } as never, res as never);
+  assert.equal(guard.stats().unsentBytes, 5_500_000);
+  // The current answer has a socket: it is the socket's bytes that count for it.
+  guard.track({ socket: s } as never, { socket: s, destroyed: false, writableLength: 1_000_000 } as never);
+  assert.equal(guard.stats().unsentBytes, 5_500_000);
+  at(0);
+  at(1000);
+  assert.deepEqual(alive(), [], '5.5 MB without progress is over its 4 MB share');
+});
