@@ -34,6 +34,7 @@ import {
   type Child,
   canPin,
   cleanupOnSignal,
+  cpuSeconds,
   currentAffinity,
   freePort,
   int,
@@ -364,6 +365,8 @@ export interface FiltersResult {
   seconds: number;
   statuses: Record<string, number>;
   bytes: number;
+  /** Share of one CPU the server used during the load (user + system). */
+  serverCpu: number;
   max: LatencySummary;
   ultraBaseline: LatencySummary;
   ultraLoad: LatencySummary;
@@ -389,10 +392,12 @@ async function runFilters(dataDir: string, keys: Keys, opts: Required<BoundedOpt
     const baseSamples = rss.samples.length;
     log(`bounded/filters: load at ${opts.ratePerKey}/s from each of ${MAX_KEYS} Max keys`);
     let loading = true;
+    const cpu0 = cpuSeconds(server.child.pid) ?? 0;
     const during = ultraPoller(server, keys.ultra, () => !loading);
     const load = await maxLoad(server, keys.max, paths, opts.ratePerKey);
     loading = false;
     const ultraLoad = await during;
+    const serverCpu = ((cpuSeconds(server.child.pid) ?? 0) - cpu0) / load.seconds;
     const samples = rss.stop();
     const statuses: Record<string, number> = {};
     for (const a of load.answers) statuses[a.status] = (statuses[a.status] ?? 0) + 1;
@@ -405,6 +410,7 @@ async function runFilters(dataDir: string, keys: Keys, opts: Required<BoundedOpt
       seconds: load.seconds,
       statuses,
       bytes: load.answers.reduce((s, a) => s + a.bytes, 0),
+      serverCpu,
       max: summarise(load.answers),
       ultraBaseline: summarise(baseline),
       ultraLoad: summarise(ultraLoad),
@@ -454,6 +460,8 @@ export interface UnreadResult {
   rssLoad: RssSummary;
   /** RSS at the end of the hold, with the clients still connected. */
   rssEndOfHold: number;
+  /** Share of one CPU the server used during the hold. */
+  serverCpu: number;
   peak: number;
   alive: boolean;
   listenSeconds: number;
@@ -490,6 +498,7 @@ async function runUnread(dataDir: string, keys: Keys, opts: Required<BoundedOpti
         `held ${opts.holdS} s`,
     );
     const holdEnd = Date.now() + opts.holdS * 1000;
+    const cpu0 = cpuSeconds(server.child.pid) ?? 0;
     const during = ultraPoller(server, keys.ultra, () => Date.now() >= holdEnd);
     const opened: number[] = [];
     const firstClose = server.closes.length;
@@ -502,6 +511,7 @@ async function runUnread(dataDir: string, keys: Keys, opts: Required<BoundedOpti
       await sleep(10);
     }
     const ultraLoad = await during;
+    const serverCpu = ((cpuSeconds(server.child.pid) ?? 0) - cpu0) / opts.holdS;
     const rssEndOfHold = rssOf(server.child.pid) ?? 0;
     const samples = rss.stop();
     const closes = server.closes.slice(firstClose);
@@ -522,6 +532,7 @@ async function runUnread(dataDir: string, keys: Keys, opts: Required<BoundedOpti
       rssBaseline: rssSummary(samples.slice(0, baseSamples)),
       rssLoad: rssSummary(samples.slice(baseSamples)),
       rssEndOfHold,
+      serverCpu,
       peak,
       alive,
       listenSeconds: server.listenSeconds,
@@ -626,7 +637,7 @@ export function boundedMarkdown(r: BoundedResult): string {
         `(${int(f.requests / f.seconds)}/s); answers by status: ` +
         `${Object.entries(f.statuses)
           .map(([s, n]) => `${s === '0' ? 'network error' : s} ${int(n)}`)
-          .join(', ')}; ${mb(f.bytes)} received`,
+          .join(', ')}; ${mb(f.bytes)} received; the server used ${(f.serverCpu * 100).toFixed(0)}% of a CPU`,
       `- RSS: baseline median ${mb(f.rssBaseline.median)}; under load median ${mb(f.rssLoad.median)}, ` +
         `peak ${mb(f.rssLoad.peak)}, last ${mb(f.rssLoad.last)}; peak from the listen on ${mb(f.peak)} ` +
         `(start-up peak before the listen ${mb(f.startPeak)}, listened after ${f.listenSeconds.toFixed(1)} s)`,
@@ -647,7 +658,8 @@ export function boundedMarkdown(r: BoundedResult): string {
       ...ultra(u.ultraBaseline, u.ultraLoad),
       '',
       `- the server closed ${u.closed} of the ${u.connections} (its warnings), median ${ms(u.closedMedianS)} s ` +
-        `and last ${ms(u.closedLastS)} s after the first request; held ${u.holdS} s`,
+        `and last ${ms(u.closedLastS)} s after the first request; held ${u.holdS} s; the server used ` +
+        `${(u.serverCpu * 100).toFixed(0)}% of a CPU`,
       `- RSS: baseline median ${mb(u.rssBaseline.median)}; during median ${mb(u.rssLoad.median)}, ` +
         `peak ${mb(u.rssLoad.peak)}; at the end of the hold ${mb(u.rssEndOfHold)}; peak from the listen on ` +
         `${mb(u.peak)} (start-up peak before the listen ${mb(u.startPeak)})`,
