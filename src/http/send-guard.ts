@@ -58,10 +58,11 @@ function unsentBytes(socket: Socket, w: Watched): number {
  * connections, not a response that sits unread: its bytes stay in the process for as long as the
  * connection lives. One timer checks every connection four times a second; a connection with
  * unsent bytes that has made no progress (nothing taken by the kernel, nothing new written) for
- * `stallMs`, or that holds more than its share while the total is over budget, is destroyed, which
- * releases its responses. Per request there is one check (is the response waiting behind another on
- * its connection?), and connections that keep reading are never touched, however slow or large
- * their responses.
+ * `stallMs` is destroyed, which releases its responses. Sooner, at the next check, when it holds
+ * more than its share, or when such connections together hold more than the budget (the longest
+ * stalled go first). Per request there is one check (is the response waiting behind another on its
+ * connection?), and connections that keep reading are never touched, however slow or large their
+ * responses.
  */
 export class SendGuard {
   private readonly sockets = new Map<Socket, Watched>();
