@@ -1,7 +1,7 @@
 /**
  * Runs every benchmark in sequence and prints a markdown summary on stdout (progress on stderr).
  *
- *   npm run bench                     # ingest, events, rss, delayed, delta, history, access, logging
+ *   npm run bench                     # ingest, events, rss, delayed, delta, history, access, logging, bounded
  *   npm run bench -- --only events    # a comma-separated subset
  *
  * A benchmark that fails is reported as failed; the others still run, and the exit code is 1.
@@ -9,6 +9,7 @@
 
 import { loadavg } from 'node:os';
 import { accessMarkdown, runAccess } from './access.ts';
+import { boundedMarkdown, runBounded } from './bounded.ts';
 import { delayedMarkdown, runDelayed } from './delayed.ts';
 import { deltaMarkdown, runDelta } from './delta.ts';
 import { eventsMarkdown, runEvents } from './events.ts';
@@ -27,6 +28,7 @@ const BENCHES: Record<string, () => Promise<string>> = {
   history: async () => historyMarkdown(await runHistory()),
   access: async () => accessMarkdown(await runAccess()),
   logging: async () => loggingMarkdown(await runLogging()),
+  bounded: async () => boundedMarkdown(await runBounded()),
 };
 
 const args = process.argv.slice(2);

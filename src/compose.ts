@@ -11,7 +11,7 @@ import { ChangeFeed } from './board/change-feed.ts';
 import { DelayedViews } from './board/delayed-views.ts';
 import type { Bus } from './bus/bus.ts';
 import { MemoryBus } from './bus/memory-bus.ts';
-import type { ServeConfig } from './config.ts';
+import { MB, type ServeConfig } from './config.ts';
 import { buildApp } from './http/app.ts';
 import { Ledger } from './ledger/ledger.ts';
 import { AccessSummary } from './ops/access-summary.ts';
@@ -143,6 +143,9 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
           requests: config.accessLog,
         }
       : undefined,
+    cacheBytes: limits.cacheMb * MB,
+    sendTimeoutMs: limits.sendTimeoutMs,
+    sendBudgetBytes: limits.sendBudgetMb * MB,
   });
   metrics.watch({
     position: () => ledger.position,

@@ -1,3 +1,8 @@
+import { DEFAULT_CACHE_BYTES } from './http/byte-budget.ts';
+import { DEFAULT_SEND_BUDGET_BYTES, DEFAULT_SEND_TIMEOUT_MS } from './http/send-guard.ts';
+
+export const MB = 1024 * 1024;
+
 /** The server's configuration: validated once at start, with defaults; a bad value stops the start. */
 export interface ServeConfig {
   port: number;
@@ -46,6 +51,12 @@ export interface Limits {
   shutdownGraceMs: number;
   /** How often the access summary line is logged (when requests are not logged one by one). */
   accessSummaryMs: number;
+  /** Memory every cache of the HTTP layer together may hold, in MB. */
+  cacheMb: number;
+  /** How long a response may sit unread before its connection is destroyed. */
+  sendTimeoutMs: number;
+  /** Unsent response bytes all connections together may hold, in MB; a quarter of it per connection. */
+  sendBudgetMb: number;
 }
 
 export const DEFAULT_LIMITS: Limits = {
@@ -56,6 +67,9 @@ export const DEFAULT_LIMITS: Limits = {
   ledgerMaxQueuedBatches: 64,
   shutdownGraceMs: 10_000,
   accessSummaryMs: 60_000,
+  cacheMb: DEFAULT_CACHE_BYTES / MB,
+  sendTimeoutMs: DEFAULT_SEND_TIMEOUT_MS,
+  sendBudgetMb: DEFAULT_SEND_BUDGET_BYTES / MB,
 };
 
 export class ConfigError extends Error {}
@@ -159,5 +173,8 @@ function resolveLimits(input: Partial<Limits>, env: NodeJS.ProcessEnv): Limits {
     ledgerMaxQueuedBatches: pick('ledgerMaxQueuedBatches', 'LEDGER_MAX_QUEUED_BATCHES', 1, 100_000),
     shutdownGraceMs: pick('shutdownGraceMs', 'SHUTDOWN_GRACE_MS', 0, 600_000),
     accessSummaryMs: pick('accessSummaryMs', 'ACCESS_SUMMARY_MS', 1000, 86_400_000),
+    cacheMb: pick('cacheMb', 'CACHE_MB', 1, 65_536),
+    sendTimeoutMs: pick('sendTimeoutMs', 'SEND_TIMEOUT_MS', 100, 3_600_000),
+    sendBudgetMb: pick('sendBudgetMb', 'SEND_BUDGET_MB', 1, 65_536),
   };
 }

@@ -20,6 +20,9 @@ const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.ur
 const dataDirOption = () =>
   new Option('--data-dir <dir>', 'data directory (env DATA_DIR)').env('DATA_DIR').default('./data');
 
+/** A number given on the command line, or undefined; the configuration checks its range. */
+const optionalNumber = (raw: string | undefined) => (raw === undefined ? undefined : Number(raw));
+
 function keyStore(dataDir: string): SqliteKeyStore {
   return new SqliteKeyStore(openSqlite(dataDir));
 }
@@ -40,6 +43,15 @@ program
   .option('--speed <x>', 'run live game clocks x times faster (env SIM_SPEED)')
   .option('--key-header <name>', 'header that carries the API key (env KEY_HEADER)')
   .option('--log-level <level>', 'fatal, error, warn, info, debug, trace or silent (env LOG_LEVEL)')
+  .option('--cache-mb <n>', 'memory all response caches together may use, in MB (env CACHE_MB; default 32)')
+  .option(
+    '--send-timeout <seconds>',
+    'close a connection whose response sits unread this long (env SEND_TIMEOUT_MS, in ms; default 30)',
+  )
+  .option(
+    '--send-budget-mb <n>',
+    'unsent response bytes all connections may hold, in MB; stalled ones go first (env SEND_BUDGET_MB; default 32)',
+  )
   .option('--log-pretty', 'log lines for a terminal instead of JSON')
   .option('--access-log', 'log a line per request (by default a summary line per minute)')
   .option('--metrics-host <host>', 'address of the /metrics listener (env METRICS_HOST)')
@@ -64,6 +76,11 @@ program
       accessLog: opts.accessLog === true,
       metricsHost: opts.metricsHost,
       metricsPort: opts.metricsPort,
+      limits: {
+        cacheMb: optionalNumber(opts.cacheMb),
+        sendTimeoutMs: opts.sendTimeout === undefined ? undefined : Number(opts.sendTimeout) * 1000,
+        sendBudgetMb: optionalNumber(opts.sendBudgetMb),
+      },
     });
     const server = await startServer(config);
     exitOnSignals(server.close, (line) => process.stdout.write(`${line}\n`));

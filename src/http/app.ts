@@ -1,4 +1,5 @@
-import { STATUS_CODES } from 'node:http';
+import { type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance, type FastifyReply, LogController } from 'fastify';
@@ -8,7 +9,9 @@ import type { ChangeFeed } from '../board/change-feed.ts';
 import type { DelayedViews } from '../board/delayed-views.ts';
 import { lazyChildLogger } from '../ops/logging.ts';
 import type { HistoryStore } from '../store/history.ts';
+import { ByteBudget, DEFAULT_CACHE_BYTES } from './byte-budget.ts';
 import { ApiError, badRequest, internalError, quote } from './errors.ts';
+import { EventQueryCache } from './event-query.ts';
 import { installAccess } from './plugins/access.ts';
 import { clientErrorHandler, installProtocolChecks } from './plugins/protocol.ts';
 import { redact } from './redact.ts';
@@ -21,12 +24,17 @@ import { openersClosingRoutes } from './routes/v2/openers-closing.ts';
 import { participantRoutes } from './routes/v2/participants.ts';
 import { referenceRoutes } from './routes/v2/reference.ts';
 import { teamRoutes } from './routes/v2/teams.ts';
+import { DEFAULT_SEND_BUDGET_BYTES, DEFAULT_SEND_TIMEOUT_MS, SendGuard } from './send-guard.ts';
 import type { RouteDeps } from './route-kit.ts';
 import { SnapshotCache } from './snapshot-cache.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
     account?: Account;
+  }
+  interface FastifyInstance {
+    /** Destroys connections whose responses sit unread; its stats count them. */
+    sendGuard: SendGuard;
   }
   interface FastifyContextConfig {
     /** Served without a key (spec: GET /api/v2/sports and GET /api/v2/affiliates). */
@@ -57,6 +65,12 @@ export interface AppDeps {
    */
   log?: { level: string; stream?: LogStream; requests?: boolean };
   version?: string;
+  /** Bytes that every cache of the HTTP layer together may hold (default DEFAULT_CACHE_BYTES). */
+  cacheBytes?: number;
+  /** How long a response may sit unread before its connection is destroyed. */
+  sendTimeoutMs?: number;
+  /** Unsent response bytes all connections together may hold; a quarter of it per connection. */
+  sendBudgetBytes?: number;
 }
 
 /** Longest path parameter routed; a longer one is answered 414. */
@@ -167,12 +181,29 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       return this;
     });
 
+  const sendBudget = deps.sendBudgetBytes ?? DEFAULT_SEND_BUDGET_BYTES;
+  const guard = new SendGuard(
+    {
+      stallMs: deps.sendTimeoutMs ?? DEFAULT_SEND_TIMEOUT_MS,
+      totalBytes: sendBudget,
+      connectionBytes: Math.floor(sendBudget / 4),
+    },
+    (fields, message) => app.log.warn(fields, message),
+  );
+  app.server.on('connection', (socket: Socket) => guard.watch(socket));
+  app.server.on('request', (req: IncomingMessage, res: ServerResponse) => guard.track(req, res));
+  app.addHook('onClose', async () => guard.close());
+  app.decorate('sendGuard', guard);
+
+  const budget = new ByteBudget(deps.cacheBytes ?? DEFAULT_CACHE_BYTES);
   const routeDeps: RouteDeps = {
     access: deps.access,
     views: deps.views,
     feed: deps.feed,
     history: deps.history,
-    cache: new SnapshotCache(),
+    cache: new SnapshotCache(budget),
+    queries: new EventQueryCache(budget),
+    budget,
   };
   await app.register(referenceRoutes, routeDeps);
   await app.register(listingRoutes, routeDeps);

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { generateKey, type NewKeyOptions, newKeyRecord } from '../../src/access/keys.ts';
 import type { Tier } from '../../src/access/tiers.ts';
-import { resolveServeConfig, type ServeConfig } from '../../src/config.ts';
+import { type Limits, resolveServeConfig, type ServeConfig } from '../../src/config.ts';
 import { type RunningServer, startServer } from '../../src/server.ts';
 
 export interface TestServer {
@@ -36,6 +36,8 @@ export async function startTestServer(
     logLevel?: ServeConfig['logLevel'];
     /** A log line per request, not only the per-minute summary. */
     accessLog?: boolean;
+    /** Limits other than the defaults (send timeout, budgets, ...). */
+    limits?: Partial<Limits>;
   } = {},
 ): Promise<TestServer> {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'oddsbase-test-'));
@@ -60,6 +62,7 @@ export async function startTestServer(
       accessLog: opts.accessLog,
       // Any free port: tests run servers side by side, and beside a developer's own.
       metricsPort: 0,
+      limits: opts.limits,
     },
     {},
   );

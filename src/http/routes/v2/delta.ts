@@ -6,7 +6,6 @@ import { sportProfile } from '../../../catalog/sports.ts';
 import { cursorToUuid, uuidToCursor } from '../../../domain/uuid-cursor.ts';
 import type { ChangeRecord } from '../../../store/store.ts';
 import { badRequest, notFound, quote } from '../../errors.ts';
-import { eventQueryFor } from '../../event-query.ts';
 import { parseInteger, parseIntList } from '../../params.ts';
 import { PageCache } from '../../page-cache.ts';
 import { callerOf, type RouteDeps, sendJson, sendParts } from '../../route-kit.ts';
@@ -42,7 +41,7 @@ async function withCursorErrors<T>(fn: () => Promise<T>): Promise<T> {
 export async function deltaRoutes(fastify: FastifyInstance, deps: RouteDeps): Promise<void> {
   const { feed, cache } = deps;
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  const pages = new PageCache();
+  const pages = new PageCache(deps.budget);
 
   app.get(
     '/api/v2/markets/delta',
@@ -235,7 +234,7 @@ export async function deltaRoutes(fastify: FastifyInstance, deps: RouteDeps): Pr
       for (const row of latest.values()) {
         const state = view.getEvent(row.event_id);
         if (!state) continue;
-        const filter = eventQueryFor('', {}, state.info.sport_id, scope);
+        const filter = deps.queries.get('', {}, state.info.sport_id, scope);
         const serialised = cache.event(state, filter.filter, filter.filterKey);
         points += serialised.points;
         const json = serialised.json;
