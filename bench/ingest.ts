@@ -16,7 +16,10 @@
 import { join } from 'node:path';
 import { PerformanceObserver, performance } from 'node:perf_hooks';
 import Database from 'better-sqlite3';
+import { entitlementsFor } from '../src/access/entitlements.ts';
+import { TIERS } from '../src/access/tiers.ts';
 import { Board } from '../src/board/board.ts';
+import { DelayedViews } from '../src/board/delayed-views.ts';
 import { MemoryBus } from '../src/bus/memory-bus.ts';
 import type { EventInfo } from '../src/domain/types.ts';
 import { Ledger } from '../src/ledger/ledger.ts';
@@ -216,6 +219,7 @@ async function ledgerRun(
   const dir = makeTmpDir('ingest');
   const store = new SqliteStore(openSqlite(dir));
   const gc = gcTimer();
+  let views: DelayedViews | undefined;
   try {
     // Time spent in the store's transaction, to tell the ledger's own work from SQLite's.
     let storeNs = 0n;
@@ -232,7 +236,10 @@ async function ledgerRun(
       }
     };
     const bus = new MemoryBus();
-    const ledger = await Ledger.open(store, new Board(), bus);
+    // As the server runs it: the delayed views observe every applied change.
+    const board = new Board();
+    views = new DelayedViews(board, TIERS.map((t) => entitlementsFor(t).delaySeconds));
+    const ledger = await Ledger.open(store, board, bus, { observe: views.observe });
     for (const b of w.setup) await ledger.apply(b);
     if (capture) bus.subscribe((c) => capture.changes.push(c.changes));
     let updates = 0;
@@ -262,6 +269,7 @@ async function ledgerRun(
     };
   } finally {
     gc.stop();
+    views?.close();
     await store.close();
     removeDir(dir);
   }

@@ -296,8 +296,9 @@ export async function startOddsbase(opts: {
         '127.0.0.1',
         '--data-dir',
         dataDir,
-        '--log-level',
-        'silent',
+        // Any free port for /metrics, so a benchmark never collides with another server's listener.
+        '--metrics-port',
+        '0',
       ],
       { cpu: opts.cpu },
     );

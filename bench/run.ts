@@ -1,7 +1,8 @@
 /**
  * Runs every benchmark in sequence and prints a markdown summary on stdout (progress on stderr).
  *
- *   npm run bench                     # ingest, events, v1-events, rss, delayed, delta, history, access
+ *   npm run bench                     # ingest, events, v1-events, rss, delayed, delta, history, access,
+ *                                     # logging, bounded
  *   npm run bench -- --only events    # a comma-separated subset
  *
  * A benchmark that fails is reported as failed; the others still run, and the exit code is 1.
@@ -9,12 +10,14 @@
 
 import { loadavg } from 'node:os';
 import { accessMarkdown, runAccess } from './access.ts';
+import { boundedMarkdown, runBounded } from './bounded.ts';
 import { delayedMarkdown, runDelayed } from './delayed.ts';
 import { deltaMarkdown, runDelta } from './delta.ts';
 import { eventsMarkdown, runEvents } from './events.ts';
 import { historyMarkdown, runHistory } from './history.ts';
 import { ingestMarkdown, runIngest } from './ingest.ts';
 import { log, machineInfo } from './lib.ts';
+import { loggingMarkdown, runLogging } from './logging.ts';
 import { rssMarkdown, runRss } from './rss.ts';
 import { runV1Events } from './v1-events.ts';
 
@@ -27,6 +30,8 @@ const BENCHES: Record<string, () => Promise<string>> = {
   delta: async () => deltaMarkdown(await runDelta([1_000_000, 10_000_000])),
   history: async () => historyMarkdown(await runHistory()),
   access: async () => accessMarkdown(await runAccess()),
+  logging: async () => loggingMarkdown(await runLogging()),
+  bounded: async () => boundedMarkdown(await runBounded()),
 };
 
 const args = process.argv.slice(2);

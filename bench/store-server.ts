@@ -11,7 +11,8 @@ if (!dataDir || !port || (mode !== 'with' && mode !== 'without')) {
   process.stderr.write('usage: store-server.ts DATA_DIR PORT with|without\n');
   process.exit(2);
 }
-const config = resolveServeConfig({ dataDir, port, host: '127.0.0.1', simulator: false, logLevel: 'silent' }, {});
+// Logging as `oddsbase serve` does by default, so the numbers include what it costs.
+const config = resolveServeConfig({ dataDir, port, host: '127.0.0.1', simulator: false }, {});
 const services = await compose(config, { withoutAccess: mode === 'without' });
 await services.app.listen({ port: config.port, host: config.host });
 process.once('SIGTERM', () => void services.close().then(() => process.exit(0)));

@@ -11,11 +11,19 @@ import { ChangeFeed } from './board/change-feed.ts';
 import { DelayedViews } from './board/delayed-views.ts';
 import type { Bus } from './bus/bus.ts';
 import { MemoryBus } from './bus/memory-bus.ts';
-import type { ServeConfig } from './config.ts';
+import { MB, type ServeConfig } from './config.ts';
 import { buildApp } from './http/app.ts';
 import { Ledger } from './ledger/ledger.ts';
+import { AccessSummary } from './ops/access-summary.ts';
+import { beginEpochIfRestored } from './ops/backup.ts';
+import { healthRoutes, Readiness } from './ops/health.ts';
+import { logDestination } from './ops/logging.ts';
+import { metricsRoute } from './ops/metrics-endpoint.ts';
+import { Metrics } from './ops/metrics.ts';
+import { observeRequests } from './ops/observe-requests.ts';
+import { closeApp } from './ops/shutdown.ts';
 import type { HistoryStore } from './store/history.ts';
-import { openSqlite } from './store/sqlite/database.ts';
+import { openSqlite, sqliteBytesOnDisk } from './store/sqlite/database.ts';
 import { SqliteCounterStore } from './store/sqlite/sqlite-counters.ts';
 import { SqliteHistoryStore } from './store/sqlite/sqlite-history.ts';
 import { SqliteKeyStore } from './store/sqlite/sqlite-keys.ts';
@@ -29,6 +37,8 @@ export interface Backends {
   history: HistoryStore;
   counterStore: CounterStore;
   bus: Bus;
+  /** Bytes the store takes on disk (metrics). */
+  bytesOnDisk(): Promise<number>;
 }
 
 /** Everything a server runs, built and wired, not yet listening. */
@@ -42,9 +52,13 @@ export interface Services extends Backends {
   access: AccessControl;
   auth: Authenticator;
   app: FastifyInstance;
+  metrics: Metrics;
   /** Saves the usage counters now (also done every `counterSaveMs`). */
   saveCounters(): Promise<void>;
-  /** Closes the app and every backend, in order; the feeds must be stopped first. */
+  /**
+   * Closes the app (requests in flight get `shutdownGraceMs`), waits for the ledger's last batch,
+   * saves the counters and closes every backend, in order; the feeds must be stopped first.
+   */
   close(): Promise<void>;
 }
 
@@ -55,7 +69,7 @@ export interface ComposeOptions {
   onError?: (err: unknown) => void;
   /** Serve without the access layer: every route open and unmetered (to measure what it costs). */
   withoutAccess?: boolean;
-  /** Where the request log goes instead of standard output (tests read it). */
+  /** Where the log goes instead of standard output (tests read it). */
   logStream?: NodeJS.WritableStream;
 }
 
@@ -68,6 +82,7 @@ export function openBackends(config: ServeConfig, onError: (err: unknown) => voi
     history: new SqliteHistoryStore(db),
     counterStore: new SqliteCounterStore(db),
     bus: new MemoryBus(onError),
+    bytesOnDisk: () => sqliteBytesOnDisk(config.dataDir),
   };
 }
 
@@ -84,6 +99,9 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
   const limits = config.limits;
   const backends = openBackends(config, onError);
   const { store, bus } = backends;
+  const restored = await beginEpochIfRestored(store);
+  const metrics = new Metrics();
+  const readiness = new Readiness(config.simulator ? 'simulator' : 'none');
   const board = new Board();
   const views = new DelayedViews(board, PLAN_DELAYS, {
     now,
@@ -96,6 +114,10 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
     observe: views.observe,
     // What the longest delay still hides was committed within it: the views learn it again.
     replaySinceMs: now() - Math.max(...PLAN_DELAYS) * 1000,
+    onCommit: (rows, seconds, failed) => {
+      metrics.commit(rows, seconds, failed);
+      readiness.commit(rows, seconds, failed);
+    },
   });
   const feed = await ChangeFeed.open(store, bus, board.head, { now });
   const counters = new MemoryCounters(now);
@@ -104,7 +126,8 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
   const saveCounters = () => backends.counterStore.save(counters.takeChanged());
   const saver = setInterval(() => void saveCounters().catch(onError), limits.counterSaveMs);
   saver.unref();
-  const access = new AccessControl(counters, now);
+  const access = new AccessControl(counters, now, metrics.refused);
+  const logging = config.logLevel !== 'silent';
   const auth = new Authenticator(backends.keys, limits.authCacheMs, now);
   const app = await buildApp({
     views,
@@ -113,11 +136,38 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
     auth,
     access: opts.withoutAccess ? undefined : access,
     keyHeader: config.keyHeader,
-    log:
-      config.logLevel === 'silent'
-        ? undefined
-        : { level: config.logLevel, ...(opts.logStream ? { stream: opts.logStream } : {}) },
+    log: logging
+      ? {
+          level: config.logLevel,
+          stream: opts.logStream ?? logDestination(config.logPretty),
+          requests: config.accessLog,
+        }
+      : undefined,
+    cacheBytes: limits.cacheMb * MB,
+    sendTimeoutMs: limits.sendTimeoutMs,
+    sendBudgetBytes: limits.sendBudgetMb * MB,
   });
+  metrics.watch({
+    position: () => ledger.position,
+    backlog: () => ledger.backlog,
+    oldestId: async () => (await feed.oldestCursor()) + 1,
+    bytesOnDisk: backends.bytesOnDisk,
+    events: () => board.events.size,
+    views,
+  });
+  healthRoutes(app, readiness);
+  if (config.metrics.token !== undefined) metricsRoute(app, metrics, config.metrics.token);
+  const summary =
+    logging && !config.accessLog
+      ? new AccessSummary((fields, message) => app.log.info(fields, message), limits.accessSummaryMs)
+      : undefined;
+  observeRequests(app, metrics, summary);
+  if (restored) {
+    app.log.warn(
+      { epoch: restored.epoch, previous_epoch: restored.previous, head_id: ledger.position.id },
+      'a restored backup: the change log continues from its head under a new epoch',
+    );
+  }
   let closed = false;
   return {
     ...backends,
@@ -130,12 +180,15 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
     access,
     auth,
     app,
+    metrics,
     saveCounters,
     async close() {
       if (closed) return;
       closed = true;
-      await app.close();
+      await closeApp(app, limits.shutdownGraceMs);
+      summary?.close();
       clearInterval(saver);
+      await ledger.settled();
       await saveCounters();
       feed.close();
       views.close();

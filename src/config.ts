@@ -1,3 +1,8 @@
+import { DEFAULT_CACHE_BYTES } from './http/byte-budget.ts';
+import { DEFAULT_SEND_BUDGET_BYTES, DEFAULT_SEND_TIMEOUT_MS } from './http/send-guard.ts';
+
+export const MB = 1024 * 1024;
+
 /** The server's configuration: validated once at start, with defaults; a bad value stops the start. */
 export interface ServeConfig {
   port: number;
@@ -9,8 +14,26 @@ export interface ServeConfig {
   /** Header that carries the API key (compared case-insensitively). */
   keyHeader: string;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** Human-readable log lines for a terminal instead of JSON. */
+  logPretty: boolean;
+  /** A log line per request; without it, a summary line per `accessSummaryMs`. */
+  accessLog: boolean;
+  metrics: MetricsConfig;
   /** Timers and limits that would otherwise be written at their call sites. */
   limits: Limits;
+}
+
+/** Where `/metrics` is served, and who may read it. */
+export interface MetricsConfig {
+  /** The metrics listener's address: loopback unless a token protects it. */
+  host: string;
+  /** The metrics listener's port (0: any free port). */
+  port: number;
+  /**
+   * With a token, every `/metrics` request needs `Authorization: Bearer <token>`, and the API port
+   * serves `/metrics` too; without one, only the metrics listener serves it, on loopback.
+   */
+  token?: string;
 }
 
 export interface Limits {
@@ -24,6 +47,16 @@ export interface Limits {
   counterSaveMs: number;
   /** Batches that may wait for the ledger before a feed is told to slow down. */
   ledgerMaxQueuedBatches: number;
+  /** How long a shutdown waits for requests in flight before it closes their connections. */
+  shutdownGraceMs: number;
+  /** How often the access summary line is logged (when requests are not logged one by one). */
+  accessSummaryMs: number;
+  /** Memory every cache of the HTTP layer together may hold, in MB. */
+  cacheMb: number;
+  /** How long a response may sit unread before its connection is destroyed. */
+  sendTimeoutMs: number;
+  /** Unsent response bytes all connections together may hold, in MB; a quarter of it per connection. */
+  sendBudgetMb: number;
 }
 
 export const DEFAULT_LIMITS: Limits = {
@@ -32,6 +65,11 @@ export const DEFAULT_LIMITS: Limits = {
   delayMaxEntries: 500_000,
   counterSaveMs: 1000,
   ledgerMaxQueuedBatches: 64,
+  shutdownGraceMs: 10_000,
+  accessSummaryMs: 60_000,
+  cacheMb: DEFAULT_CACHE_BYTES / MB,
+  sendTimeoutMs: DEFAULT_SEND_TIMEOUT_MS,
+  sendBudgetMb: DEFAULT_SEND_BUDGET_BYTES / MB,
 };
 
 export class ConfigError extends Error {}
@@ -62,10 +100,20 @@ export interface ServeInput {
   speed?: string | number;
   keyHeader?: string;
   logLevel?: string;
+  logPretty?: boolean;
+  accessLog?: boolean;
+  metricsHost?: string;
+  metricsPort?: string | number;
+  metricsToken?: string;
   limits?: Partial<Limits>;
 }
 
-/** Command-line values win over the environment (PORT, HOST, DATA_DIR, KEY_HEADER, LOG_LEVEL). */
+const LOOPBACK = /^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|::1|localhost)$/;
+
+/**
+ * Command-line values win over the environment (PORT, HOST, DATA_DIR, KEY_HEADER, LOG_LEVEL,
+ * METRICS_HOST, METRICS_PORT, METRICS_TOKEN).
+ */
 export function resolveServeConfig(input: ServeInput, env: NodeJS.ProcessEnv = process.env): ServeConfig {
   const speedRaw = input.speed ?? env.SIM_SPEED;
   const speed = speedRaw === undefined || speedRaw === '' ? 1 : Number(speedRaw);
@@ -88,7 +136,28 @@ export function resolveServeConfig(input: ServeInput, env: NodeJS.ProcessEnv = p
     speed,
     keyHeader,
     logLevel: logLevel as ServeConfig['logLevel'],
+    logPretty: input.logPretty ?? false,
+    accessLog: input.accessLog ?? false,
+    metrics: resolveMetrics(input, env),
     limits: resolveLimits(input.limits ?? {}, env),
+  };
+}
+
+function resolveMetrics(input: ServeInput, env: NodeJS.ProcessEnv): MetricsConfig {
+  const host = input.metricsHost ?? env.METRICS_HOST ?? '127.0.0.1';
+  const token = input.metricsToken ?? env.METRICS_TOKEN;
+  if (token !== undefined && token.length < 16) {
+    throw new ConfigError('the metrics token must be at least 16 characters');
+  }
+  if (token === undefined && !LOOPBACK.test(host)) {
+    throw new ConfigError(
+      `metrics host ${host} is not a loopback address: set METRICS_TOKEN to serve metrics beyond this machine`,
+    );
+  }
+  return {
+    host,
+    port: int('metrics port', input.metricsPort ?? env.METRICS_PORT, 9464, 0, 65535),
+    ...(token === undefined ? {} : { token }),
   };
 }
 
@@ -102,5 +171,10 @@ function resolveLimits(input: Partial<Limits>, env: NodeJS.ProcessEnv): Limits {
     delayMaxEntries: pick('delayMaxEntries', 'DELAY_MAX_ENTRIES', 1000, 100_000_000),
     counterSaveMs: pick('counterSaveMs', 'COUNTER_SAVE_MS', 100, 3_600_000),
     ledgerMaxQueuedBatches: pick('ledgerMaxQueuedBatches', 'LEDGER_MAX_QUEUED_BATCHES', 1, 100_000),
+    shutdownGraceMs: pick('shutdownGraceMs', 'SHUTDOWN_GRACE_MS', 0, 600_000),
+    accessSummaryMs: pick('accessSummaryMs', 'ACCESS_SUMMARY_MS', 1000, 86_400_000),
+    cacheMb: pick('cacheMb', 'CACHE_MB', 1, 65_536),
+    sendTimeoutMs: pick('sendTimeoutMs', 'SEND_TIMEOUT_MS', 100, 3_600_000),
+    sendBudgetMb: pick('sendBudgetMb', 'SEND_BUDGET_MB', 1, 65_536),
   };
 }

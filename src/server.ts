@@ -6,6 +6,8 @@ import { compose, type Services } from './compose.ts';
 import type { ServeConfig } from './config.ts';
 import type { Simulator } from './feeds/simulator/index.ts';
 import type { Ledger } from './ledger/ledger.ts';
+import { listenMetrics } from './ops/metrics-endpoint.ts';
+import { closeApp } from './ops/shutdown.ts';
 import { lockDataDir } from './store/data-dir-lock.ts';
 
 export interface RunningServer {
@@ -18,6 +20,12 @@ export interface RunningServer {
   simulator?: Simulator;
   /** The address the server listens on, e.g. http://127.0.0.1:8080. */
   url: string;
+  /** Where the metrics listener serves `/metrics`, e.g. http://127.0.0.1:9464/metrics. */
+  metricsUrl: string;
+  /**
+   * Stops accepting, lets requests in flight finish (within `shutdownGraceMs`), stops the feed
+   * (a step in flight commits), then closes the services and the store.
+   */
   close(): Promise<void>;
 }
 
@@ -26,6 +34,8 @@ export interface StartOptions {
   say?: (line: string) => void;
   /** ms clock for the simulator, commits, delays and limits; tests inject one. */
   now?: () => number;
+  /** Where the structured log goes instead of stdout (tests read it). */
+  logStream?: NodeJS.WritableStream;
 }
 
 const DEMO_KEY_META = 'demo_key_issued_at';
@@ -40,7 +50,11 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
   const now = opts.now ?? Date.now;
   // One writer per data directory: a second server would race this one's change ids.
   const lock = lockDataDir(config.dataDir);
-  const services = await compose(config, { now, onError: (err) => say(`error: ${String(err)}`) });
+  const services = await compose(config, {
+    now,
+    onError: (err) => say(`error: ${String(err)}`),
+    logStream: opts.logStream,
+  });
   const { store, keys, board, ledger, app } = services;
 
   let demoKey: string | undefined;
@@ -74,7 +88,17 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
     say(`simulator: ready in ${((Date.now() - started) / 1000).toFixed(1)} s, ${board.events.size} events`);
   }
 
-  await app.listen({ port: config.port, host: config.host });
+  const metricsListener = await listenMetrics(services.metrics, config.metrics).catch(async (err: unknown) => {
+    await services.close();
+    lock.release();
+    throw err;
+  });
+  await app.listen({ port: config.port, host: config.host }).catch(async (err: unknown) => {
+    await metricsListener.close();
+    await services.close();
+    lock.release();
+    throw err;
+  });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const shownHost = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
@@ -89,7 +113,7 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
     say(`  curl -H '${config.keyHeader}: ${demoKey}' ${url}/api/v2/sports/4/events/$(date -u +%F)`);
     say('');
   }
-  say(`oddsbase listening on ${url} (docs: ${url}/docs)`);
+  say(`oddsbase listening on ${url} (docs: ${url}/docs, metrics: ${metricsListener.url})`);
 
   let closed = false;
   return {
@@ -101,10 +125,13 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
     services,
     simulator,
     url,
+    metricsUrl: metricsListener.url,
     async close() {
       if (closed) return;
       closed = true;
+      await closeApp(app, config.limits.shutdownGraceMs);
       await simulator?.stop();
+      await metricsListener.close();
       await services.close();
       lock.release();
     },

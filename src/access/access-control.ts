@@ -9,9 +9,23 @@ export const UPGRADE_URL = 'https://oddsbase.example/pricing';
 /** A refusal in the spec's shape; the HTTP layer turns it into a response. */
 export interface Denial {
   status: 403 | 429;
+  /** Set on the refusals of a limit or cap (not on a plan's entitlements): what the metrics count. */
+  reason?: RefusalReason;
   body: Record<string, unknown>;
   headers: Record<string, string>;
 }
+
+/**
+ * Why a request was refused by a limit: the per-second ceiling, a cap, or failed key checks from its
+ * address (held back past the first few, refused past the ceiling).
+ */
+export type RefusalReason =
+  | 'burst'
+  | 'daily_cap'
+  | 'monthly_cap'
+  | 'budget_cap'
+  | 'failed_key_throttle'
+  | 'failed_key_ceiling';
 
 /** Where the usage and entitlement headers go: a reply (fastify's `header(name, value)`). */
 export interface HeaderSink {
@@ -61,6 +75,8 @@ export class AccessControl {
   constructor(
     private readonly counters: Counters,
     private readonly now: () => number = Date.now,
+    /** Told of every refusal by a limit (metrics). */
+    private readonly onRefusal: (reason: RefusalReason) => void = () => {},
   ) {}
 
   private planFor(a: Account, t: number): CachedPlan {
@@ -119,7 +135,14 @@ export class AccessControl {
    */
   admit(a: Account, metered: boolean): Denial | undefined {
     const t = this.now();
-    return this.checkBurst(a, t) ?? (metered ? this.checkCaps(a, t) : undefined);
+    const denial = this.checkBurst(a, t) ?? (metered ? this.checkCaps(a, t) : undefined);
+    if (denial?.reason) this.onRefusal(denial.reason);
+    return denial;
+  }
+
+  /** Reports a refusal the HTTP layer decides before an account is known (failed key checks). */
+  refused(reason: RefusalReason): void {
+    this.onRefusal(reason);
   }
 
   /** Counts the request against the per-second ceiling. */
@@ -141,6 +164,7 @@ export class AccessControl {
     const next = lowestTierWith((e) => e.burstPerSecond > limit);
     return {
       status: 429,
+      reason: 'burst',
       body: {
         error: 'Rate limit exceeded',
         limit,
@@ -162,6 +186,7 @@ export class AccessControl {
       if (used >= plan.included) {
         return {
           status: 429,
+          reason: 'daily_cap',
           body: {
             error: 'Daily data point limit reached',
             limit: plan.included,
@@ -177,6 +202,7 @@ export class AccessControl {
       if (monthUsed >= monthly.cap) {
         return {
           status: 429,
+          reason: 'monthly_cap',
           body: {
             error: 'Monthly data point limit reached',
             limit: monthly.cap,
@@ -196,6 +222,7 @@ export class AccessControl {
       if (spent >= a.budgetCapUsd) {
         return {
           status: 403,
+          reason: 'budget_cap',
           body: {
             error: 'Budget limit reached',
             budget_cap_usd: a.budgetCapUsd,

@@ -1,26 +1,89 @@
+export interface FailedKeyCheckLimits {
+  /** Failed checks per address in one window after which unknown keys are refused. */
+  ceiling: number;
+  windowMs: number;
+  /** Failures answered at once; each later one in the window waits 100 ms more, up to 2 s. */
+  slowAfter: number;
+  /** Addresses tracked at most; past it the one tracked longest is dropped. */
+  maxAddresses: number;
+  /** Keys remembered as valid at most; past it the memory starts afresh. */
+  maxKnownKeys: number;
+}
+
+export const FAILED_KEY_CHECK_LIMITS: FailedKeyCheckLimits = {
+  ceiling: 30,
+  windowMs: 60_000,
+  slowAfter: 5,
+  maxAddresses: 10_000,
+  maxKnownKeys: 10_000,
+};
+
 /**
- * Remembers recent failed key checks per client address so that guessing keys gets slow: the first
- * few failures in a minute answer at once, each one after that waits 100 ms more, up to 2 s.
+ * Failed key checks per client address, so that guessing keys is bounded in rate, not only slowed.
+ * A window opens at an address's first failure. Within it the first `slowAfter` failures are
+ * answered at once and later ones more slowly; once `ceiling` is reached the address may present
+ * only keys that have passed a check before (their hashes are remembered) until the window ends:
+ * any other key is refused unchecked, so a guess made then tells nothing. Clients behind the same
+ * address that were already using their keys go on at full speed.
  */
-export class FailedAuthThrottle {
+export class FailedKeyChecks {
   private readonly failures = new Map<string, { count: number; since: number }>();
+  private readonly known = new Set<string>();
 
   constructor(
-    private readonly freeFailures = 5,
-    private readonly windowMs = 60_000,
+    readonly limits: FailedKeyCheckLimits = FAILED_KEY_CHECK_LIMITS,
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** Records a failure and returns how long to hold the answer, in ms. */
+  /** Whole seconds until `address` may present an unknown key again; 0 when it may now. */
+  blockedFor(address: string): number {
+    const f = this.failures.get(addressKey(address));
+    if (!f || f.count < this.limits.ceiling) return 0;
+    const left = f.since + this.limits.windowMs - this.now();
+    return left > 0 ? Math.ceil(left / 1000) : 0;
+  }
+
+  /** Whether a key with this hash has passed a check. */
+  isKnown(keyHash: string): boolean {
+    return this.known.has(keyHash);
+  }
+
+  passed(keyHash: string): void {
+    if (this.known.size >= this.limits.maxKnownKeys && !this.known.has(keyHash)) this.known.clear();
+    this.known.add(keyHash);
+  }
+
+  /** Records a failed check and returns how long to hold its answer, in ms. */
   fail(address: string): number {
+    const at = addressKey(address);
     const t = this.now();
-    let f = this.failures.get(address);
-    if (!f || t - f.since > this.windowMs) {
-      if (this.failures.size >= 10_000) this.failures.clear();
+    let f = this.failures.get(at);
+    if (!f || t - f.since >= this.limits.windowMs) {
+      // Re-inserted, so the map stays ordered by window start and its first entry is the oldest.
+      this.failures.delete(at);
+      if (this.failures.size >= this.limits.maxAddresses) {
+        this.failures.delete(this.failures.keys().next().value!);
+      }
       f = { count: 0, since: t };
-      this.failures.set(address, f);
+      this.failures.set(at, f);
     }
     f.count++;
-    return Math.min(2000, Math.max(0, f.count - this.freeFailures) * 100);
+    return Math.min(2000, Math.max(0, f.count - this.limits.slowAfter) * 100);
   }
+}
+
+/**
+ * The unit an address is counted by: an IPv4 address, or the /64 an IPv6 address belongs to, since
+ * one IPv6 client commonly holds a whole /64.
+ */
+export function addressKey(ip: string): string {
+  if (!ip.includes(':') || ip.startsWith('::ffff:')) return ip;
+  const [head = '', tail] = ip.split('::');
+  const groups = head === '' ? [] : head.split(':');
+  if (tail !== undefined) {
+    const rest = tail === '' ? [] : tail.split(':');
+    groups.push(...Array<string>(Math.max(0, 8 - groups.length - rest.length)).fill('0'), ...rest);
+  }
+  const prefix = groups.slice(0, 4).map((g) => g.toLowerCase().replace(/^0+(?=.)/, ''));
+  return `${prefix.join(':')}::/64`;
 }

@@ -5,6 +5,8 @@ import { generateKey, hashKey, newKeyRecord } from '../access/keys.ts';
 import { isTier, TIERS, tierLabel } from '../access/tiers.ts';
 import { usagePlan } from '../access/usage.ts';
 import { ConfigError, resolveServeConfig } from '../config.ts';
+import { backupStore } from '../ops/backup.ts';
+import { exitOnSignals } from '../ops/shutdown.ts';
 import { startServer } from '../server.ts';
 import { DataDirInUseError } from '../store/data-dir-lock.ts';
 import { openSqlite } from '../store/sqlite/database.ts';
@@ -17,6 +19,9 @@ const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.ur
 
 const dataDirOption = () =>
   new Option('--data-dir <dir>', 'data directory (env DATA_DIR)').env('DATA_DIR').default('./data');
+
+/** A number given on the command line, or undefined; the configuration checks its range. */
+const optionalNumber = (raw: string | undefined) => (raw === undefined ? undefined : Number(raw));
 
 function keyStore(dataDir: string): SqliteKeyStore {
   return new SqliteKeyStore(openSqlite(dataDir));
@@ -38,6 +43,25 @@ program
   .option('--speed <x>', 'run live game clocks x times faster (env SIM_SPEED)')
   .option('--key-header <name>', 'header that carries the API key (env KEY_HEADER)')
   .option('--log-level <level>', 'fatal, error, warn, info, debug, trace or silent (env LOG_LEVEL)')
+  .option('--cache-mb <n>', 'memory all response caches together may use, in MB (env CACHE_MB; default 32)')
+  .option(
+    '--send-timeout <seconds>',
+    'close a connection whose response sits unread this long (env SEND_TIMEOUT_MS, in ms; default 30)',
+  )
+  .option(
+    '--send-budget-mb <n>',
+    'unsent response bytes all connections may hold, in MB; stalled ones go first (env SEND_BUDGET_MB; default 32)',
+  )
+  .option('--log-pretty', 'log lines for a terminal instead of JSON')
+  .option('--access-log', 'log a line per request (by default a summary line per minute)')
+  .option('--metrics-host <host>', 'address of the /metrics listener (env METRICS_HOST)')
+  .option('--metrics-port <port>', 'port of the /metrics listener (env METRICS_PORT)')
+  .addHelpText(
+    'after',
+    '\nMetrics: /metrics on 127.0.0.1:9464 by default. Set METRICS_TOKEN (16+ characters) to require\n' +
+      "'Authorization: Bearer <token>', to serve /metrics on the API port too, and to allow a\n" +
+      'non-loopback --metrics-host. SIGTERM or SIGINT closes gracefully; a second one exits at once.',
+  )
   .action(async (opts) => {
     const config = resolveServeConfig({
       port: opts.port,
@@ -48,15 +72,40 @@ program
       speed: opts.speed,
       keyHeader: opts.keyHeader,
       logLevel: opts.logLevel,
+      logPretty: opts.logPretty === true,
+      accessLog: opts.accessLog === true,
+      metricsHost: opts.metricsHost,
+      metricsPort: opts.metricsPort,
+      limits: {
+        cacheMb: optionalNumber(opts.cacheMb),
+        sendTimeoutMs: opts.sendTimeout === undefined ? undefined : Number(opts.sendTimeout) * 1000,
+        sendBudgetMb: optionalNumber(opts.sendBudgetMb),
+      },
     });
     const server = await startServer(config);
-    const stop = async (signal: string) => {
-      process.stdout.write(`received ${signal}, closing\n`);
-      await server.close();
-      process.exit(0);
-    };
-    process.once('SIGINT', () => void stop('SIGINT'));
-    process.once('SIGTERM', () => void stop('SIGTERM'));
+    exitOnSignals(server.close, (line) => process.stdout.write(`${line}\n`));
+  });
+
+program
+  .command('backup')
+  .description("copy a store, a running server's too, into one consistent file (SQLite's online backup)")
+  .requiredOption('--out <file>', 'the backup file to write (never overwritten)')
+  .addOption(dataDirOption())
+  .addHelpText(
+    'after',
+    '\nRestore: put the file in an empty data directory as oddsbase.db and run\n' +
+      '`oddsbase serve --data-dir DIR`: ids continue from the copy, under a new log epoch.',
+  )
+  .action(async (opts) => {
+    try {
+      const r = await backupStore(opts.dataDir, opts.out);
+      process.stdout.write(
+        `backup written to ${r.file}: ${r.bytes} bytes, change log up to id ${r.headId} (epoch ${r.epoch ?? 'none'})\n`,
+      );
+    } catch (err) {
+      process.stderr.write(`oddsbase: backup failed: ${(err as Error).message}\n`);
+      process.exitCode = 1;
+    }
   });
 
 const keys = program.command('keys').description('manage API keys (stored hashed, never in clear)');

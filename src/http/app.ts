@@ -1,13 +1,20 @@
+import { type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, LogController } from 'fastify';
 import type { AccessControl } from '../access/access-control.ts';
 import type { Account, Authenticator } from '../access/authenticator.ts';
 import type { ChangeFeed } from '../board/change-feed.ts';
 import type { DelayedViews } from '../board/delayed-views.ts';
+import { lazyChildLogger } from '../ops/logging.ts';
 import type { HistoryStore } from '../store/history.ts';
-import { ApiError, badRequest, internalError } from './errors.ts';
+import { ByteBudget, DEFAULT_CACHE_BYTES } from './byte-budget.ts';
+import { ApiError, badRequest, internalError, quote } from './errors.ts';
+import { EventQueryCache } from './event-query.ts';
 import { installAccess } from './plugins/access.ts';
+import { clientErrorHandler, installProtocolChecks } from './plugins/protocol.ts';
+import { redact } from './redact.ts';
 import { bestLineRoutes } from './routes/v2/best-line.ts';
 import { deltaRoutes } from './routes/v2/delta.ts';
 import { eventRoutes } from './routes/v2/events.ts';
@@ -18,6 +25,7 @@ import { participantRoutes } from './routes/v2/participants.ts';
 import { referenceRoutes } from './routes/v2/reference.ts';
 import { v1Routes } from './routes/v1/index.ts';
 import { teamRoutes } from './routes/v2/teams.ts';
+import { DEFAULT_SEND_BUDGET_BYTES, DEFAULT_SEND_TIMEOUT_MS, SendGuard } from './send-guard.ts';
 import type { RouteDeps } from './route-kit.ts';
 import { SnapshotCache } from './snapshot-cache.ts';
 
@@ -25,10 +33,19 @@ declare module 'fastify' {
   interface FastifyRequest {
     account?: Account;
   }
+  interface FastifyInstance {
+    /** Destroys connections whose responses sit unread; its stats count them. */
+    sendGuard: SendGuard;
+  }
   interface FastifyContextConfig {
     /** Served without a key (spec: GET /api/v2/sports and GET /api/v2/affiliates). */
     public?: boolean;
   }
+}
+
+/** Where log lines go: anything that takes one line at a time (a stream, pino's destination). */
+export interface LogStream {
+  write(line: string): unknown;
 }
 
 export interface AppDeps {
@@ -43,15 +60,22 @@ export interface AppDeps {
   access?: AccessControl;
   /** Header that carries the key; compared case-insensitively. Default X-Service-Key. */
   keyHeader?: string;
-  /** Structured request logs; the `key` query parameter is always redacted from them. */
-  log?: { level: string; stream?: NodeJS.WritableStream };
+  /**
+   * Structured logs; keys are redacted from them (see redact.ts) at every level. `requests`: a line
+   * per request (fastify's request logging), off unless asked for.
+   */
+  log?: { level: string; stream?: LogStream; requests?: boolean };
   version?: string;
+  /** Bytes that every cache of the HTTP layer together may hold (default DEFAULT_CACHE_BYTES). */
+  cacheBytes?: number;
+  /** How long a response may sit unread before its connection is destroyed. */
+  sendTimeoutMs?: number;
+  /** Unsent response bytes all connections together may hold; a quarter of it per connection. */
+  sendBudgetBytes?: number;
 }
 
-/** Removes the `key` query parameter's value from a URL before it is logged. */
-export function redactUrl(url: string): string {
-  return url.replace(/([?&]key=)[^&]*/gi, '$1[redacted]');
-}
+/** Longest path parameter routed; a longer one is answered 414. */
+const MAX_PARAM_LENGTH = 200;
 
 /** Builds the application; it does not listen (the caller does, and closes it). */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -60,22 +84,45 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       ? {
           level: deps.log.level,
           ...(deps.log.stream ? { stream: deps.log.stream } : {}),
+          // Headers are never logged (one carries the key); URLs and errors only once redacted.
           serializers: {
             req: (req: { method: string; url: string; ip?: string }) => ({
               method: req.method,
-              url: redactUrl(req.url),
+              url: redact(req.url),
               ip: req.ip,
+            }),
+            err: (err: Error & { code?: string }) => ({
+              type: err.name,
+              code: err.code,
+              message: redact(err.message),
+              stack: redact(err.stack ?? ''),
             }),
           },
         }
       : false,
+    logController: new LogController({ disableRequestLogging: deps.log?.requests !== true }),
+    ...(deps.log?.requests ? {} : { childLoggerFactory: lazyChildLogger }),
     routerOptions: {
       ignoreTrailingSlash: true,
       ignoreDuplicateSlashes: true,
-      maxParamLength: 200,
+      maxParamLength: MAX_PARAM_LENGTH,
+    },
+    // Node would answer a missing Host with an empty 400; the protocol checks answer it in JSON.
+    http: { requireHostHeader: false },
+    clientErrorHandler,
+    // A malformed percent-encoding and an over-long path parameter (no route has an async
+    // constraint, the one other case): fastify's own answers quote the whole URL, key included.
+    frameworkErrors: (error, _request, res) => {
+      const reply = res as FastifyReply;
+      if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+        reply.code(414).send({ message: `a path segment is longer than ${MAX_PARAM_LENGTH} characters` });
+      } else {
+        reply.code(400).send({ message: 'malformed URL: its path is not valid percent-encoded UTF-8' });
+      }
     },
   });
   app.decorateRequest('account', undefined);
+  installProtocolChecks(app, app.initialConfig.bodyLimit!);
 
   app.setErrorHandler((error, request, reply) => {
     if (error instanceof ApiError) {
@@ -86,17 +133,20 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       statusCode?: number;
       message?: string;
     };
-    if (e.validation || (e.statusCode !== undefined && e.statusCode >= 400 && e.statusCode < 500)) {
-      const err = badRequest(e.message ?? 'invalid request');
-      return reply.code(400).send(err.body);
+    const status = e.validation ? 400 : (e.statusCode ?? 500);
+    // Client errors from fastify and its plugins (schema validation, a bad body, the docs' 403)
+    // keep their status; their texts are fastify's own, redacted all the same.
+    if (status >= 400 && status < 500) {
+      const text = redact(e.message || STATUS_CODES[status] || 'client error');
+      return reply.code(status).send(status === 400 ? badRequest(text).body : { message: text });
     }
     request.log.error({ err: error }, 'unhandled error');
     return reply.code(500).send(internalError().body);
   });
 
   app.setNotFoundHandler((request, reply) => {
-    const path = redactUrl(request.url).split('?')[0];
-    reply.code(404).send({ message: `path not found: ${request.method} ${path}` });
+    const path = request.url.split('?')[0]!;
+    reply.code(404).send({ message: `path not found: ${request.method} ${quote(path)}` });
   });
 
   await app.register(swagger, {
@@ -132,12 +182,29 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       return this;
     });
 
+  const sendBudget = deps.sendBudgetBytes ?? DEFAULT_SEND_BUDGET_BYTES;
+  const guard = new SendGuard(
+    {
+      stallMs: deps.sendTimeoutMs ?? DEFAULT_SEND_TIMEOUT_MS,
+      totalBytes: sendBudget,
+      connectionBytes: Math.floor(sendBudget / 4),
+    },
+    (fields, message) => app.log.warn(fields, message),
+  );
+  app.server.on('connection', (socket: Socket) => guard.watch(socket));
+  app.server.on('request', (req: IncomingMessage, res: ServerResponse) => guard.track(req, res));
+  app.addHook('onClose', async () => guard.close());
+  app.decorate('sendGuard', guard);
+
+  const budget = new ByteBudget(deps.cacheBytes ?? DEFAULT_CACHE_BYTES);
   const routeDeps: RouteDeps = {
     access: deps.access,
     views: deps.views,
     feed: deps.feed,
     history: deps.history,
-    cache: new SnapshotCache(),
+    cache: new SnapshotCache(budget),
+    queries: new EventQueryCache(budget),
+    budget,
   };
   await app.register(referenceRoutes, routeDeps);
   await app.register(listingRoutes, routeDeps);

@@ -6,8 +6,7 @@ import { changedEvents } from '../board/changed-events.ts';
 import { sportProfile } from '../catalog/sports.ts';
 import { cursorToUuid, uuidToCursor } from '../domain/uuid-cursor.ts';
 import type { ChangeRecord } from '../store/store.ts';
-import { badRequest, notFound } from './errors.ts';
-import { eventQueryFor } from './event-query.ts';
+import { badRequest, notFound, quote } from './errors.ts';
 import { parseInteger } from './params.ts';
 import { callerOf, type RouteDeps, sendJson } from './route-kit.ts';
 
@@ -24,7 +23,7 @@ const opt = (description: string) => Type.Optional(Type.String({ description }))
 /** `sport_id` of a delta request: undefined for every sport, 404 for an unknown one. */
 export function sportFilter(raw: string | undefined): number | undefined {
   const id = parseInteger('sport_id', raw, 0, 1_000_000);
-  if (id !== undefined && !sportProfile(id)) throw notFound(`sport ${id}`);
+  if (id !== undefined && !sportProfile(id)) throw notFound('sport', id);
   return id;
 }
 
@@ -85,7 +84,7 @@ export async function eventDeltaPage(
     );
   }
   const id = uuidToCursor(q.last_id);
-  if (id === undefined) throw badRequest(`last_id is not a cursor of this feed: '${q.last_id.slice(0, 40)}'`);
+  if (id === undefined) throw badRequest(`last_id is not a cursor of this feed: '${quote(q.last_id)}'`);
   const afterId = await withCursorErrors(() => feed.resolveCursor(id, view.head));
   const { latest, lastId, hasMore } = await changedEvents(feed, { afterId, sportId }, limit, view.head);
   return { latest, hasMore, cursor: cursorToUuid(lastId, await feed.committedMsAt(lastId)) };
@@ -127,7 +126,7 @@ export async function answerV2EventDelta(
   for (const row of latest) {
     const state = view.getEvent(row.event_id);
     if (!state) continue;
-    const filter = eventQueryFor('', {}, state.info.sport_id, scope);
+    const filter = deps.queries.get('', {}, state.info.sport_id, scope);
     const serialised = deps.cache.event(state, filter.filter, filter.filterKey);
     points += serialised.points;
     items.push(

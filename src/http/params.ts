@@ -5,7 +5,7 @@ import {
   PARTICIPANT_TYPES,
   type ParticipantType,
 } from '../domain/types.ts';
-import { badRequest, notFound } from './errors.ts';
+import { badRequest, notFound, quote } from './errors.ts';
 
 /**
  * Parsers for query and path parameters. Each returns the typed value or throws a 400 that names
@@ -24,7 +24,7 @@ export function parseInteger(
   max: number,
 ): number | undefined {
   if (raw === undefined || raw === '') return undefined;
-  if (!INT.test(raw.trim())) throw badRequest(`${name} must be an integer, got '${clip(raw)}'`);
+  if (!INT.test(raw.trim())) throw badRequest(`${name} must be an integer, got '${quote(raw)}'`);
   const n = Number(raw.trim());
   if (n < min || n > max) throw badRequest(`${name} must be between ${min} and ${max}, got ${n}`);
   return n;
@@ -35,7 +35,7 @@ export function parseIntList(name: string, raw: string | undefined, max?: number
   const parts = raw.split(',').map((s) => s.trim());
   const out: number[] = [];
   for (const p of parts) {
-    if (!/^\d{1,9}$/.test(p)) throw badRequest(`${name} must be comma-separated integers, got '${clip(p)}'`);
+    if (!/^\d{1,9}$/.test(p)) throw badRequest(`${name} must be comma-separated integers, got '${quote(p)}'`);
     out.push(Number(p));
   }
   const unique = [...new Set(out)];
@@ -62,7 +62,7 @@ export function parseBoolean(name: string, raw: string | undefined, fallback: bo
   const v = raw.trim().toLowerCase();
   if (v === 'true' || v === '1') return true;
   if (v === 'false' || v === '0') return false;
-  throw badRequest(`${name} must be true or false, got '${clip(raw)}'`);
+  throw badRequest(`${name} must be true or false, got '${quote(raw)}'`);
 }
 
 export function parseStatuses(name: string, raw: string | undefined): Set<EventStatus> | undefined {
@@ -72,7 +72,7 @@ export function parseStatuses(name: string, raw: string | undefined): Set<EventS
     const s = part.trim().toUpperCase();
     if (!(EVENT_STATUSES as readonly string[]).includes(s)) {
       throw badRequest(
-        `${name} has an unknown event status '${clip(part)}'; known: ${EVENT_STATUSES.join(', ')}`,
+        `${name} has an unknown event status '${quote(part)}'; known: ${EVENT_STATUSES.join(', ')}`,
       );
     }
     out.add(s as EventStatus);
@@ -84,7 +84,7 @@ export function parseParticipantType(raw: string | undefined): ParticipantType |
   if (raw === undefined || raw.trim() === '') return undefined;
   const v = raw.trim().toUpperCase();
   if (!(PARTICIPANT_TYPES as readonly string[]).includes(v)) {
-    throw badRequest(`participant_type must be one of ${PARTICIPANT_TYPES.join(', ')}, got '${clip(raw)}'`);
+    throw badRequest(`participant_type must be one of ${PARTICIPANT_TYPES.join(', ')}, got '${quote(raw)}'`);
   }
   return v as ParticipantType;
 }
@@ -100,7 +100,7 @@ export function parseInclude(raw: string | readonly string[] | undefined, allowe
     for (const part of text.split(',')) {
       const v = part.trim();
       if (!allowed.includes(v)) {
-        throw badRequest(`include has an unknown value '${clip(v)}'; allowed: ${allowed.join(', ')}`);
+        throw badRequest(`include has an unknown value '${quote(v)}'; allowed: ${allowed.join(', ')}`);
       }
       out.add(v);
     }
@@ -122,7 +122,7 @@ export function parseDate(raw: string): number {
   const m = DATE.exec(raw);
   const ms = m ? Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])) : Number.NaN;
   if (!m || Number.isNaN(ms) || new Date(ms).toISOString().slice(0, 10) !== raw) {
-    throw badRequest(`date must be a calendar date formatted YYYY-MM-DD, got '${clip(raw)}'`);
+    throw badRequest(`date must be a calendar date formatted YYYY-MM-DD, got '${quote(raw)}'`);
   }
   if (validDates.size >= 4096) validDates.clear();
   validDates.set(raw, ms);
@@ -134,9 +134,9 @@ const validDates = new Map<string, number>();
 
 /** A sport id path parameter: 400 when not an integer, 404 when no such sport. */
 export function parseSportId(raw: string): number {
-  if (!/^\d{1,6}$/.test(raw)) throw badRequest(`sport_id must be an integer, got '${clip(raw)}'`);
+  if (!/^\d{1,6}$/.test(raw)) throw badRequest(`sport_id must be an integer, got '${quote(raw)}'`);
   const id = Number(raw);
-  if (!sportProfile(id)) throw notFound(`sport ${id}`);
+  if (!sportProfile(id)) throw notFound('sport', id);
   return id;
 }
 
@@ -144,8 +144,4 @@ export function parseSportId(raw: string): number {
 export function dayWindow(dateMs: number, offsetMinutes: number): [number, number] {
   const start = dateMs + offsetMinutes * 60_000;
   return [start, start + 86_400_000];
-}
-
-function clip(s: string): string {
-  return s.length > 40 ? `${s.slice(0, 40)}…` : s;
 }

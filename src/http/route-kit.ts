@@ -6,7 +6,9 @@ import type { BoardView } from '../board/board-view.ts';
 import type { ChangeFeed } from '../board/change-feed.ts';
 import type { DelayedViews } from '../board/delayed-views.ts';
 import type { HistoryStore } from '../store/history.ts';
+import type { ByteBudget } from './byte-budget.ts';
 import { ApiError } from './errors.ts';
+import type { EventQueryCache } from './event-query.ts';
 import type { SnapshotCache } from './snapshot-cache.ts';
 
 /**
@@ -21,6 +23,10 @@ export interface RouteDeps {
   feed: ChangeFeed;
   history: HistoryStore;
   cache: SnapshotCache;
+  /** Parsed event-route query strings, per plan. */
+  queries: EventQueryCache;
+  /** The bytes every cache draws from; routes that keep their own caches charge them here. */
+  budget: ByteBudget;
 }
 
 /** What the caller may see, and the board view it reads: every route starts here. */

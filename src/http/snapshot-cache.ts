@@ -1,6 +1,7 @@
 import fastJson from 'fast-json-stringify';
 import type { EventState } from '../board/board.ts';
 import { type EventFilter, filterKey, viewEvent } from '../board/views.ts';
+import { BudgetMap, type ByteBudget, stringBytes } from './byte-budget.ts';
 import { EventSchema } from './schemas.ts';
 
 const serializeEvent = fastJson(EventSchema);
@@ -13,10 +14,16 @@ interface CachedView {
   points: number;
 }
 
-/** Most distinct filters kept per event; past it the event's entries start over. */
-const MAX_FILTERS_PER_EVENT = 32;
-/** Bytes of whole responses kept, oldest out first. */
-const MAX_RESPONSE_BYTES = 24 * 1024 * 1024;
+interface CachedResponse {
+  head: number;
+  body: Buffer;
+  points: number;
+}
+
+/** Heap bytes of a CachedView besides its JSON text (measured: 65). */
+const VIEW_BYTES = 64;
+/** Heap bytes of a CachedResponse and its Buffer object besides the body's bytes (measured: 224). */
+const RESPONSE_BYTES = 224;
 
 export interface SerializedEvent {
   json: string;
@@ -32,19 +39,23 @@ export function eventPoints(priceCount: number, liveState: boolean): number {
 }
 
 /**
- * Serialised bytes of event views, kept per event and filter and dropped when the event's version
+ * Serialised bytes of event views, kept per event and filter and replaced when the event's version
  * (the id of the last change row that touched it) moves. Whole responses are kept too, keyed by
  * the request and the ledger head, so repeated polls between two commits cost one buffer copy.
+ * Both draw from the shared byte budget: least recently used out first, whatever the filters.
  */
 export class SnapshotCache {
-  private readonly views = new WeakMap<EventState, Map<string, CachedView>>();
-  private readonly responses = new Map<string, { head: number; body: Buffer; points: number }>();
-  private responseBytes = 0;
+  private readonly views = new WeakMap<EventState, BudgetMap<string, CachedView>>();
+  private readonly responses: BudgetMap<string, CachedResponse>;
+
+  constructor(private readonly budget: ByteBudget) {
+    this.responses = new BudgetMap(budget);
+  }
 
   event(state: EventState, filter: EventFilter, key = filterKey(filter)): SerializedEvent {
     let perEvent = this.views.get(state);
     if (!perEvent) {
-      perEvent = new Map();
+      perEvent = new BudgetMap(this.budget);
       this.views.set(state, perEvent);
     }
     const hit = perEvent.get(key);
@@ -53,7 +64,6 @@ export class SnapshotCache {
     }
     const view = viewEvent(state, filter);
     const json = serializeEvent(view.event);
-    if (perEvent.size >= MAX_FILTERS_PER_EVENT) perEvent.clear();
     const entry = {
       version: state.version,
       json,
@@ -61,7 +71,7 @@ export class SnapshotCache {
       marketCount: view.event.markets.length,
       points: eventPoints(view.priceCount, view.event.live_game_state !== undefined),
     };
-    perEvent.set(key, entry);
+    perEvent.set(key, entry, VIEW_BYTES + stringBytes(json));
     return entry;
   }
 
@@ -71,17 +81,6 @@ export class SnapshotCache {
   }
 
   storeResponse(key: string, head: number, body: Buffer, points: number): void {
-    const old = this.responses.get(key);
-    if (old) {
-      this.responses.delete(key);
-      this.responseBytes -= old.body.length;
-    }
-    this.responses.set(key, { head, body, points });
-    this.responseBytes += body.length;
-    for (const [k, v] of this.responses) {
-      if (this.responseBytes <= MAX_RESPONSE_BYTES) break;
-      this.responses.delete(k);
-      this.responseBytes -= v.body.length;
-    }
+    this.responses.set(key, { head, body, points }, RESPONSE_BYTES + body.length);
   }
 }

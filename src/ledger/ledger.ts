@@ -53,6 +53,11 @@ export interface LedgerOptions {
    * `observe`, so that the delayed views know what they replaced across a restart.
    */
   replaySinceMs?: number;
+  /**
+   * Told of every store commit: the rows it wrote and the seconds it took, or that it failed (then
+   * nothing was written). A batch the ledger itself refuses never reaches the store and is not told.
+   */
+  onCommit?: (rows: number, seconds: number, failed: boolean) => void;
 }
 
 /** Rows read per page when a start replays the recent log. */
@@ -79,6 +84,7 @@ export class Ledger implements LedgerSink {
   private readonly now: () => number;
   private readonly maxQueued: number;
   private readonly observe: ApplyObserver | undefined;
+  private readonly onCommit: NonNullable<LedgerOptions['onCommit']>;
 
   private constructor(
     private readonly store: Store,
@@ -89,6 +95,7 @@ export class Ledger implements LedgerSink {
     this.now = opts.now ?? Date.now;
     this.maxQueued = opts.maxQueuedBatches ?? 64;
     this.observe = opts.observe;
+    this.onCommit = opts.onCommit ?? (() => {});
   }
 
   /** Loads the committed state into `board` and returns the writer of that store. */
@@ -126,6 +133,11 @@ export class Ledger implements LedgerSink {
   /** Batches handed in and not yet committed. */
   get backlog(): number {
     return this.queued;
+  }
+
+  /** Resolves once every batch handed in so far has been committed or refused. */
+  settled(): Promise<void> {
+    return this.tail;
   }
 
   /**
@@ -166,7 +178,14 @@ export class Ledger implements LedgerSink {
       }
       if (plan.records.length === 0 && plan.markets.length === 0) return;
       const commit: Commit = { changes: plan.records, markets: plan.markets, events: plan.eventRecords() };
-      await this.store.commit(commit);
+      const started = performance.now();
+      try {
+        await this.store.commit(commit);
+      } catch (err) {
+        this.onCommit(0, 0, true);
+        throw err;
+      }
+      this.onCommit(plan.records.length, (performance.now() - started) / 1000, false);
     } catch (err) {
       // Nothing reached the board; ids handed out by the plan are handed out again.
       this.nextMarketId = ids.market;

@@ -1,9 +1,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
 import { generateKey, type NewKeyOptions, newKeyRecord } from '../../src/access/keys.ts';
 import type { Tier } from '../../src/access/tiers.ts';
-import { resolveServeConfig } from '../../src/config.ts';
+import { type Limits, resolveServeConfig, type ServeConfig } from '../../src/config.ts';
 import { type RunningServer, startServer } from '../../src/server.ts';
 
 export interface TestServer {
@@ -13,6 +14,8 @@ export interface TestServer {
   /** An Enterprise key with a burst ceiling no test reaches. */
   key: string;
   said: string[];
+  /** The server's log lines, when started with a `logLevel`. */
+  logs: string[];
   newKey(tier: Tier, opts?: NewKeyOptions): Promise<string>;
   get(
     path: string,
@@ -30,10 +33,22 @@ export async function startTestServer(
     dataDir?: string;
     keyHeader?: string;
     now?: () => number;
+    logLevel?: ServeConfig['logLevel'];
+    /** A log line per request, not only the per-minute summary. */
+    accessLog?: boolean;
+    /** Limits other than the defaults (send timeout, budgets, ...). */
+    limits?: Partial<Limits>;
   } = {},
 ): Promise<TestServer> {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'oddsbase-test-'));
   const said: string[] = [];
+  const logs: string[] = [];
+  const logStream = new Writable({
+    write(chunk, _encoding, done) {
+      logs.push(String(chunk));
+      done();
+    },
+  });
   const config = resolveServeConfig(
     {
       port: 0,
@@ -43,11 +58,15 @@ export async function startTestServer(
       seed: opts.seed ?? 7,
       speed: opts.speed ?? 1,
       keyHeader: opts.keyHeader,
-      logLevel: 'silent',
+      logLevel: opts.logLevel ?? 'silent',
+      accessLog: opts.accessLog,
+      // Any free port: tests run servers side by side, and beside a developer's own.
+      metricsPort: 0,
+      limits: opts.limits,
     },
     {},
   );
-  const server = await startServer(config, { say: (l) => said.push(l), now: opts.now });
+  const server = await startServer(config, { say: (l) => said.push(l), now: opts.now, logStream });
   const newKey = async (tier: Tier, opts: NewKeyOptions = {}) => {
     const k = generateKey();
     await server.keys.insert(newKeyRecord(k, tier, { label: 'test', ...opts }));
@@ -62,6 +81,7 @@ export async function startTestServer(
     dataDir,
     key,
     said,
+    logs,
     newKey,
     async get(path, headers = { 'X-Service-Key': key }) {
       const res = await fetch(url + path, { headers });

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { type IncomingHttpHeaders, request } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { hashKey } from '../../src/access/keys.ts';
@@ -44,6 +45,30 @@ before(async () => {
 after(() => s.close());
 
 const get = (path: string, key: string) => s.get(path, { 'X-Service-Key': key });
+
+/** A GET sent from a chosen local address, on a connection of its own. */
+function getFrom(
+  localAddress: string,
+  path: string,
+  key: string,
+): Promise<{ status: number; body: any; headers: IncomingHttpHeaders }> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      `${s.url}${path}`,
+      { localAddress, agent: false, headers: { 'X-Service-Key': key } },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (text += c));
+        res.on('end', () =>
+          resolve({ status: res.statusCode!, body: JSON.parse(text), headers: res.headers }),
+        );
+      },
+    );
+    req.on('error', reject);
+    req.end();
+  });
+}
 const events = `/api/v2/sports/4/events/${D}`;
 const usedKey = (key: string, period: string) => `use:${hashKey(key)}:${period}`;
 
@@ -327,6 +352,32 @@ describe('subscriptions and security', () => {
     // Five free failures, then 100 ms more each: the tenth waits about half a second.
     assert.ok(started[9]! >= 400, `tenth failure answered after ${started[9]} ms`);
     assert.ok(started[0]! < 400);
+  });
+
+  test('past 30 failed key checks an address gets 429 for new keys; keys in use go on at full speed', async () => {
+    // Loopback answers on all of 127/8: these addresses are apart from the rest of the file's.
+    const from = (address: string, key: string) => getFrom(address, '/api/v2/markets', key);
+    const inUse = await s.newKey('ultra');
+    const unused = await s.newKey('ultra');
+    assert.equal((await from('127.0.0.2', inUse)).status, 200);
+    const failures = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => from('127.0.0.2', `ob_guess${i}`)),
+    );
+    assert.ok(failures.every((r) => r.status === 401));
+    const t = performance.now();
+    const guesses = await Promise.all(Array.from({ length: 50 }, (_, i) => from('127.0.0.2', `ob_more${i}`)));
+    assert.ok(performance.now() - t < 1000, 'refused at once, not held');
+    for (const r of guesses) {
+      assert.equal(r.status, 429);
+      assert.equal(r.body.error, 'Too many failed key checks');
+      assert.ok(Number(r.headers['retry-after']) > 0 && Number(r.headers['retry-after']) <= 60);
+    }
+    clock += 1000;
+    const t2 = performance.now();
+    assert.equal((await from('127.0.0.2', inUse)).status, 200, 'a key in use still works');
+    assert.ok(performance.now() - t2 < 300, 'and is not slowed');
+    assert.equal((await from('127.0.0.2', unused)).status, 429, 'a key never used waits for the window');
+    assert.equal((await from('127.0.0.3', unused)).status, 200, 'from another address it works');
   });
 });
 

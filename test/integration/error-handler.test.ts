@@ -4,13 +4,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { test } from 'node:test';
+import { generateKey } from '../../src/access/keys.ts';
 import { compose } from '../../src/compose.ts';
 import { resolveServeConfig } from '../../src/config.ts';
 
 /** The app as the server builds it, on a fresh data directory, without listening. */
 async function services(logLevel: string, logStream?: NodeJS.WritableStream) {
   const dir = mkdtempSync(join(tmpdir(), 'oddsbase-err-'));
-  const config = resolveServeConfig({ dataDir: dir, simulator: false, logLevel }, {});
+  // Every request logged, so that each URL reaches the log.
+  const config = resolveServeConfig({ dataDir: dir, simulator: false, logLevel, accessLog: true }, {});
   const built = await compose(config, { logStream });
   return {
     app: built.app,
@@ -33,7 +35,7 @@ test('an unexpected failure is a 500 with a message, and the server keeps servin
   assert.equal((await app.inject({ method: 'GET', url: '/api/v2/sports' })).statusCode, 200);
 });
 
-test('the key query parameter never reaches the logs', async (t) => {
+test('no spelling of the key parameter, and no key-shaped value, reaches the logs', async (t) => {
   const lines: string[] = [];
   const stream = new Writable({
     write(chunk, _enc, done) {
@@ -41,11 +43,23 @@ test('the key query parameter never reaches the logs', async (t) => {
       done();
     },
   });
-  const { app, close } = await services('info', stream);
+  const { app, close } = await services('trace', stream);
   t.after(close);
-  await app.inject({ method: 'GET', url: '/api/v2/markets?key=ob_topsecret&x=1' });
-  await app.inject({ method: 'GET', url: '/api/v2/sports?KEY=ob_topsecret' });
+  const key = generateKey();
+  for (const url of [
+    '/api/v2/markets?key=ob_topsecret&x=1',
+    '/api/v2/sports?KEY=ob_topsecret',
+    '/api/v2/markets?%6Bey=ob_topsecret',
+    '/api/v2/markets?x=1&k%65y=ob_topsecret',
+    '/api/v2/markets?api_key=ob_topsecret',
+    '/api/v2/markets?key[]=ob_topsecret',
+    `/api/v2/events/${key}`,
+    `/api/v2/markets/delta?last_id=${key}`,
+  ]) {
+    await app.inject({ method: 'GET', url });
+  }
   const all = lines.join('');
   assert.ok(all.includes('[redacted]'), all);
   assert.ok(!all.includes('ob_topsecret'), all);
+  assert.ok(!all.includes(key.slice(3)), all);
 });

@@ -34,7 +34,7 @@ test('the server as npm start runs it fills its history and answers keys of ever
   const port = await freePort();
   const child = spawn(
     process.execPath,
-    [...startFlags(), 'bin/oddsbase.js', 'serve', '--port', String(port), '--host', '127.0.0.1', '--data-dir', dataDir],
+    [...startFlags(), 'bin/oddsbase.js', 'serve', '--port', String(port), '--host', '127.0.0.1', '--data-dir', dataDir, '--metrics-port', '0'],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let output = '';

@@ -7,8 +7,9 @@ import type {
 } from 'fastify';
 import type { AccessControl, Denial } from '../../access/access-control.ts';
 import type { Account, Authenticator } from '../../access/authenticator.ts';
-import { FailedAuthThrottle } from '../../access/failed-auth.ts';
-import { ApiError, forbidden, unauthorized } from '../errors.ts';
+import { FailedKeyChecks } from '../../access/failed-auth.ts';
+import { hashKey } from '../../access/keys.ts';
+import { ApiError, forbidden, tooManyFailedKeyChecks, unauthorized } from '../errors.ts';
 
 declare module 'fastify' {
   interface FastifyReply {
@@ -45,7 +46,7 @@ export function installAccess(
   keyHeader: string,
 ): void {
   const header = keyHeader.toLowerCase();
-  const throttle = new FailedAuthThrottle();
+  const failed = new FailedKeyChecks();
   app.decorateRequest('metered', false);
   // A method rather than an onSend hook: a hook would run on every response of every route.
   app.decorateReply('meter', function meter(this: FastifyReply, points: number) {
@@ -72,9 +73,11 @@ export function installAccess(
     const needsV1 = route.url.startsWith('/api/v1/');
     const admit = (request: FastifyRequest, account: Account | undefined, done: HookHandlerDoneFunction) => {
       if (!account) {
-        const wait = throttle.fail(request.ip);
-        if (wait > 0) setTimeout(() => done(unauthorized()), wait);
-        else done(unauthorized());
+        const wait = failed.fail(request.ip);
+        if (wait > 0) {
+          access.refused('failed_key_throttle');
+          setTimeout(() => done(unauthorized()), wait);
+        } else done(unauthorized());
         return;
       }
       request.account = account;
@@ -98,11 +101,23 @@ export function installAccess(
       const query = request.query as Record<string, unknown>;
       const presented =
         typeof fromHeader === 'string' ? fromHeader : typeof query.key === 'string' ? query.key : undefined;
+      // No key is not a guess: nothing to count.
+      if (!presented) return done(unauthorized());
       // A key seen within the cache's time is admitted without waiting on the store.
       const known = auth.cached(presented);
       if (known) return admit(request, known, done);
+      // Past its ceiling an address may present only keys that passed before: others are refused
+      // before any lookup, so a guess made then tells nothing.
+      const blocked = failed.blockedFor(request.ip);
+      if (blocked > 0 && !failed.isKnown(hashKey(presented))) {
+        access.refused('failed_key_ceiling');
+        return done(tooManyFailedKeyChecks(blocked, failed.limits.ceiling, failed.limits.windowMs));
+      }
       auth.authenticate(presented).then(
-        (account) => admit(request, account, done),
+        (account) => {
+          if (account) failed.passed(account.keyHash);
+          admit(request, account, done);
+        },
         (err: unknown) => done(err as Error),
       );
     };

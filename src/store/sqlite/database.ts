@@ -1,14 +1,18 @@
 import { mkdirSync } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { SCHEMA } from './schema.ts';
 
 export type SqliteDatabase = Database.Database;
 
+/** The store's file name inside a data directory. */
+export const STORE_FILE = 'oddsbase.db';
+
 /** Opens (creating if needed) the embedded store file under `dataDir`, in WAL mode. */
 export function openSqlite(dataDir: string): SqliteDatabase {
   mkdirSync(dataDir, { recursive: true });
-  const db = new Database(join(dataDir, 'oddsbase.db'));
+  const db = new Database(join(dataDir, STORE_FILE));
   db.pragma('journal_mode = WAL');
   // WAL with synchronous=NORMAL is durable across process crashes; only an OS crash can lose
   // the last transactions, never corrupt the file.
@@ -16,4 +20,17 @@ export function openSqlite(dataDir: string): SqliteDatabase {
   db.pragma('busy_timeout = 5000');
   db.exec(SCHEMA);
   return db;
+}
+
+/** Bytes the store's files (the database, its write-ahead log and shared-memory index) take on disk. */
+export async function sqliteBytesOnDisk(dataDir: string): Promise<number> {
+  const sizes = await Promise.all(
+    ['', '-wal', '-shm'].map((suffix) =>
+      stat(join(dataDir, STORE_FILE + suffix)).then(
+        (s) => s.blocks * 512,
+        () => 0,
+      ),
+    ),
+  );
+  return sizes.reduce((a, b) => a + b, 0);
 }

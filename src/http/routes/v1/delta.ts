@@ -13,7 +13,7 @@ import {
   V2EventDeltaSchema,
   withCursorErrors,
 } from '../../delta-kit.ts';
-import { badRequest } from '../../errors.ts';
+import { badRequest, quote } from '../../errors.ts';
 import { parseInteger, parseSportId } from '../../params.ts';
 import { callerOf, sendJson } from '../../route-kit.ts';
 import { type V1Filter, V1EventQuerySchema, v1Filter } from '../../v1/event.ts';
@@ -95,7 +95,7 @@ export async function v1DeltaRoutes(fastify: FastifyInstance, deps: V1Deps): Pro
         throw badRequest('last_id is required: the meta.delta_last_id of a V1 events snapshot, or 0');
       }
       if (!/^\d{1,16}$/.test(q.last_id)) {
-        throw badRequest(`last_id must be a non-negative integer, got '${q.last_id.slice(0, 40)}'`);
+        throw badRequest(`last_id must be a non-negative integer, got '${quote(q.last_id)}'`);
       }
       const limit = parseInteger('limit', q.limit, 1, EVENT_DELTA_LIMIT_MAX) ?? EVENT_DELTA_LIMIT_DEFAULT;
       const { scope, view } = callerOf(deps, request);

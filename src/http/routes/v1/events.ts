@@ -127,7 +127,7 @@ export async function v1EventRoutes(fastify: FastifyInstance, deps: V1Deps): Pro
       const eventId = request.params.eventID;
       const { scope, view } = callerOf(deps, request);
       const state = view.getEvent(eventId);
-      if (!state) throw notFound(`event ${eventId}`);
+      if (!state) throw notFound('event', eventId);
       const serialised = v1Cache.event(state, v1Filter(scope, request.query));
       reply.meter(serialised.points);
       return sendJson(reply, serialised.json);

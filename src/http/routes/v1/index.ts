@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { quote } from '../../errors.ts';
 import type { RouteDeps } from '../../route-kit.ts';
 import { V1EventCache } from '../../v1/event.ts';
 import { v1DeltaRoutes } from './delta.ts';
@@ -36,8 +37,7 @@ function withErrorKey(_request: FastifyRequest, reply: FastifyReply, payload: un
 export async function v1Routes(fastify: FastifyInstance, deps: RouteDeps): Promise<void> {
   fastify.addHook('onSend', withErrorKey);
   fastify.setNotFoundHandler((request, reply) => {
-    const path = request.url.split('?')[0]!.slice(0, 200);
-    const text = `path not found: ${request.method} ${path}`;
+    const text = `path not found: ${request.method} ${quote(request.url.split('?')[0]!)}`;
     reply.code(404).send({ error: text, message: text });
   });
   const v1: V1Deps = { ...deps, v1Cache: new V1EventCache() };

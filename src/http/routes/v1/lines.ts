@@ -6,7 +6,7 @@ import type { BoardView } from '../../../board/board-view.ts';
 import type { EventState, MarketState } from '../../../board/board.ts';
 import type { PriceDetail } from '../../../changelog/change.ts';
 import type { DeltaRow } from '../../../domain/types.ts';
-import { badRequest, notFound } from '../../errors.ts';
+import { badRequest, notFound, quote } from '../../errors.ts';
 import { parseInclude, parseInteger, parseIntList } from '../../params.ts';
 import { callerOf, type RouteDeps } from '../../route-kit.ts';
 import { includeParam } from '../../schemas.ts';
@@ -55,7 +55,7 @@ function findLine(lines: EventLines, lineId: number): { period: V1Period; book: 
 }
 
 function parseLineId(raw: string): number {
-  if (!/^\d{1,15}$/.test(raw)) throw badRequest(`lineID must be an integer, got '${raw.slice(0, 40)}'`);
+  if (!/^\d{1,15}$/.test(raw)) throw badRequest(`lineID must be an integer, got '${quote(raw)}'`);
   return Number(raw);
 }
 
@@ -71,7 +71,7 @@ async function resolveLine(deps: RouteDeps, view: BoardView, lineId: number) {
   const period = row && detail && v1PeriodOf({ market_id: row.market_id, period_id: detail.period_id });
   const lines = state && eventLines(state);
   if (!state || !period || !lines || lines.lineIds.get(period)?.get(row.affiliate_id) !== lineId) {
-    throw notFound(`line ${lineId}`);
+    throw notFound('line', lineId);
   }
   return { state, lines, period, book: row.affiliate_id };
 }
@@ -179,7 +179,7 @@ export async function v1LineRoutes(fastify: FastifyInstance, deps: V1Deps): Prom
       const eventId = request.params.eventID;
       const { scope, view } = callerOf(deps, request);
       const state = view.getEvent(eventId);
-      if (!state) throw notFound(`event ${eventId}`);
+      if (!state) throw notFound('event', eventId);
       const f = lineScope(scope, request.query.affiliate_ids);
       const lines = eventLines(state);
       const builder = new LineSetBuilder(state);
@@ -211,10 +211,10 @@ export async function v1LineRoutes(fastify: FastifyInstance, deps: V1Deps): Prom
       const lineId = parseLineId(lineID);
       const { scope, view } = callerOf(deps, request);
       const state = view.getEvent(eventId);
-      if (!state) throw notFound(`event ${eventId}`);
+      if (!state) throw notFound('event', eventId);
       const lines = eventLines(state);
       const at = findLine(lines, lineId);
-      if (!at) throw notFound(`line ${lineId} of event ${eventId}`);
+      if (!at) throw notFound(`line ${lineId} of event`, eventId);
       const builder = new LineSetBuilder(state);
       const f = lineScope(scope, undefined);
       const covered = f.books && !f.books.has(at.book) ? new Map() : coveredMarkets(lines.markets.get(at.period), f);
@@ -311,7 +311,7 @@ export async function v1LineRoutes(fastify: FastifyInstance, deps: V1Deps): Prom
       const books = scope.booksFor(parseIntList('affiliate_ids', q.affiliate_ids));
       const states = ids.map((id) => {
         const state = view.getEvent(id);
-        if (!state) throw notFound(`event ${id}`);
+        if (!state) throw notFound('event', id);
         return state;
       });
       let prices = 0;

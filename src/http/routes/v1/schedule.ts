@@ -3,7 +3,7 @@ import { type Static, Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { EventState } from '../../../board/board.ts';
 import { SEASON_TYPES } from '../../../catalog/sports.ts';
-import { badRequest } from '../../errors.ts';
+import { badRequest, quote } from '../../errors.ts';
 import { eventStatus } from '../../event-query.ts';
 import { parseDate, parseInteger, parseSportId } from '../../params.ts';
 import { callerOf, gateDate, historyFloorOf } from '../../route-kit.ts';
@@ -98,7 +98,7 @@ export async function v1ScheduleRoutes(fastify: FastifyInstance, deps: V1Deps): 
       if (named) gateDate(deps, request, fromMs);
       const limit = parseInteger('limit', q.limit, 1, SCHEDULE_LIMIT_MAX) ?? SCHEDULE_LIMIT_DEFAULT;
       const sort = (q.sort ?? 'asc').trim().toLowerCase() || 'asc';
-      if (sort !== 'asc' && sort !== 'desc') throw badRequest(`sort must be asc or desc, got '${q.sort!.slice(0, 40)}'`);
+      if (sort !== 'asc' && sort !== 'desc') throw badRequest(`sort must be asc or desc, got '${quote(q.sort!)}'`);
       const year = parseInteger('season_year', q.season_year, 1900, 2200);
       const seasonType = parseInteger('season_type_id', q.season_type_id, 1, SEASON_TYPES.length);
       const teamId = parseInteger('team_id', q.team_id, 1, 999_999_999);
@@ -118,7 +118,7 @@ export async function v1ScheduleRoutes(fastify: FastifyInstance, deps: V1Deps): 
         const at = ordered.findIndex((e) => e.info.event_uuid === q.last_event_uuid);
         if (at < 0) {
           throw badRequest(
-            `last_event_uuid '${q.last_event_uuid.slice(0, 40)}' is not an event of this schedule; ` +
+            `last_event_uuid '${quote(q.last_event_uuid)}' is not an event of this schedule; ` +
               'pass the event_uuid of the last row of the previous page with the same parameters',
           );
         }

@@ -8,7 +8,7 @@ import { affiliateProfile } from '../../../catalog/affiliates.ts';
 import { NAMED_PERIODS, periodByName, periodIdsOf, periodOf } from '../../../catalog/periods.ts';
 import { type BestRule, bestOffer, type Offer } from '../../../domain/best-line.ts';
 import { OFF_BOARD } from '../../../domain/odds.ts';
-import { badRequest, forbidden, notFound } from '../../errors.ts';
+import { badRequest, forbidden, notFound, quote } from '../../errors.ts';
 import { parseInteger, parseIntList } from '../../params.ts';
 import { callerOf, type RouteDeps } from '../../route-kit.ts';
 import { errorResponses } from '../../schemas.ts';
@@ -138,7 +138,7 @@ export function parsePeriod(raw: string | undefined): PeriodSelection {
   const named = periodByName(text);
   if (!named) {
     throw badRequest(
-      `period must be a period id or one of ${NAMED_PERIODS.map((p) => p.name).join(', ')}, got '${text.slice(0, 40)}'`,
+      `period must be a period id or one of ${NAMED_PERIODS.map((p) => p.name).join(', ')}, got '${quote(text)}'`,
     );
   }
   return {
@@ -281,7 +281,7 @@ export async function bestLineRoutes(fastify: FastifyInstance, deps: RouteDeps):
       const eventId = request.params.eventID;
       const { scope, view } = callerOf(deps, request);
       const state = view.getEvent(eventId);
-      if (!state) throw notFound(`event ${eventId}`);
+      if (!state) throw notFound('event', eventId);
       const q = request.query;
       const period = parsePeriod(q.period);
       checkPeriodInPlan(period, scope);

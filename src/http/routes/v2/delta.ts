@@ -8,7 +8,7 @@ import {
   V2EventDeltaSchema,
   withCursorErrors,
 } from '../../delta-kit.ts';
-import { badRequest, notFound } from '../../errors.ts';
+import { badRequest, notFound, quote } from '../../errors.ts';
 import { parseInteger, parseIntList } from '../../params.ts';
 import { PageCache } from '../../page-cache.ts';
 import { callerOf, type RouteDeps, sendParts } from '../../route-kit.ts';
@@ -24,7 +24,7 @@ const CLOSE = Buffer.from(']}');
 export async function deltaRoutes(fastify: FastifyInstance, deps: RouteDeps): Promise<void> {
   const { feed } = deps;
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  const pages = new PageCache();
+  const pages = new PageCache(deps.budget);
 
   app.get(
     '/api/v2/markets/delta',
@@ -69,7 +69,7 @@ export async function deltaRoutes(fastify: FastifyInstance, deps: RouteDeps): Pr
         );
       }
       if (!/^\d{1,16}$/.test(q.last_id))
-        throw badRequest(`last_id must be a non-negative integer, got '${q.last_id}'`);
+        throw badRequest(`last_id must be a non-negative integer, got '${quote(q.last_id)}'`);
       const limit = parseInteger('limit', q.limit, 1, DELTA_LIMIT_MAX) ?? DELTA_LIMIT_DEFAULT;
       const sportId = sportFilter(q.sport_id);
       const { scope, view } = callerOf(deps, request);
@@ -79,7 +79,7 @@ export async function deltaRoutes(fastify: FastifyInstance, deps: RouteDeps): Pr
       const marketIds = scope.marketIdsFor(parseIntList('market_ids', q.market_ids, 100));
       const periodIds = scope.periods ? [...scope.periods].sort((a, b) => a - b) : undefined;
       const eventId = q.event_id || undefined;
-      if (eventId !== undefined && !view.getEvent(eventId)) throw notFound(`event ${eventId}`);
+      if (eventId !== undefined && !view.getEvent(eventId)) throw notFound('event', eventId);
       // A delayed plan sees the log only as far as its delayed view has come.
       const visible = view.head;
       const lastId = q.last_id;

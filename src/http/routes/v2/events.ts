@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { EventState } from '../../../board/board.ts';
 import { notFound } from '../../errors.ts';
-import { type EventQuery, EventQuerySchema, eventQueryFor, statusAllowed } from '../../event-query.ts';
+import { type EventQuery, EventQuerySchema, statusAllowed } from '../../event-query.ts';
 import { dayWindow, parseDate, parseSportId } from '../../params.ts';
 import { callerOf, gateDate, type RouteDeps, sendJson } from '../../route-kit.ts';
 import { EventsEnvelope, errorResponses } from '../../schemas.ts';
@@ -31,7 +31,7 @@ function envelope(
 
 /** The odds-screen snapshots: served from the board through the snapshot cache. */
 export async function eventRoutes(fastify: FastifyInstance, deps: RouteDeps): Promise<void> {
-  const { cache } = deps;
+  const { cache, queries } = deps;
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
 
   app.get(
@@ -56,7 +56,7 @@ export async function eventRoutes(fastify: FastifyInstance, deps: RouteDeps): Pr
       const dateMs = parseDate(request.params.date);
       gateDate(deps, request, dateMs);
       const { scope, view } = callerOf(deps, request);
-      const q = eventQueryFor(request.url, request.query, sportId, scope);
+      const q = queries.get(request.url, request.query, sportId, scope);
       const [from, to] = dayWindow(dateMs, q.offset);
       const head = view.head;
       const key = `s|${sportId}|${from}|${scope.delaySeconds}|${q.filterKey}|${q.statusKey}`;
@@ -87,8 +87,8 @@ export async function eventRoutes(fastify: FastifyInstance, deps: RouteDeps): Pr
       const eventId = request.params.eventID;
       const { scope, view } = callerOf(deps, request);
       const state = view.getEvent(eventId);
-      if (!state) throw notFound(`event ${eventId}`);
-      const q = eventQueryFor(request.url, request.query, state.info.sport_id, scope);
+      if (!state) throw notFound('event', eventId);
+      const q = queries.get(request.url, request.query, state.info.sport_id, scope);
       const built = envelope(deps, [state], q, view.head);
       reply.meter(built.points);
       return sendJson(reply, built.body);

@@ -5,7 +5,7 @@ import { coverageOf } from '../../../access/plan-scope.ts';
 import type { EventState } from '../../../board/board.ts';
 import type { DeltaRow } from '../../../domain/types.ts';
 import type { HistoryScope, PriceRecord } from '../../../store/history.ts';
-import { badRequest, notFound } from '../../errors.ts';
+import { badRequest, notFound, quote } from '../../errors.ts';
 import type { Query } from '../../event-query.ts';
 import {
   MAX_MARKET_IDS,
@@ -125,8 +125,6 @@ function historyRow(r: PriceRecord): HistoryRow {
   };
 }
 
-const clip = (s: string): string => (s.length > 40 ? `${s.slice(0, 40)}…` : s);
-
 const RFC3339 = /^(\d{4}-\d{2}-\d{2})[Tt](\d{2}:\d{2}:\d{2})(\.\d+)?(?:[Zz]|([+\- ])(\d{2}):(\d{2}))$/;
 
 /**
@@ -146,11 +144,11 @@ function parseTime(
   const base = Date.parse(`${local}.000Z`);
   if (!m || Number.isNaN(base) || new Date(base).toISOString().slice(0, 19) !== local) {
     throw badRequest(
-      `${name} must be an RFC 3339 date-time such as 2026-01-31T18:00:00Z, got '${clip(raw)}'`,
+      `${name} must be an RFC 3339 date-time such as 2026-01-31T18:00:00Z, got '${quote(raw)}'`,
     );
   }
   const [offH, offM] = [Number(m[5] ?? 0), Number(m[6] ?? 0)];
-  if (offH > 23 || offM > 59) throw badRequest(`${name} has an invalid UTC offset: '${clip(raw)}'`);
+  if (offH > 23 || offM > 59) throw badRequest(`${name} has an invalid UTC offset: '${quote(raw)}'`);
   // The fraction is read as digits: binary floating point would turn .007 s into 7.000000000000001 ms.
   const digits = (m[3] ?? '.').slice(1);
   const whole =
@@ -221,7 +219,7 @@ export async function historyRoutes(fastify: FastifyInstance, deps: RouteDeps): 
   const eventOf = (request: FastifyRequest, eventId: string) => {
     const reader = readerOf(request);
     const state: EventState | undefined = reader.view.getEvent(eventId);
-    if (!state) throw notFound(`event ${eventId}`);
+    if (!state) throw notFound('event', eventId);
     return { ...reader, state };
   };
 
@@ -354,7 +352,7 @@ export async function historyRoutes(fastify: FastifyInstance, deps: RouteDeps): 
     async (request, reply) => {
       const p = request.params;
       if (!/^\d{1,9}$/.test(p.marketID))
-        throw badRequest(`marketID must be an integer, got '${clip(p.marketID)}'`);
+        throw badRequest(`marketID must be an integer, got '${quote(p.marketID)}'`);
       const marketId = Number(p.marketID);
       const { state, uptoId, coverage } = eventOf(request, p.eventID);
       const q = request.query;

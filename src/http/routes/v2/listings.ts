@@ -6,7 +6,7 @@ import type { EventState, MarketState } from '../../../board/board.ts';
 import { marketDefinition, marketName } from '../../../catalog/markets.ts';
 import { SPORTS } from '../../../catalog/sports.ts';
 import type { MarketDefinition } from '../../../domain/types.ts';
-import { badRequest, notFound } from '../../errors.ts';
+import { badRequest, notFound, quote } from '../../errors.ts';
 import { dayWindow, parseBoolean, parseDate, parseIntList, parseOffset, parseSportId } from '../../params.ts';
 import { callerOf, gateDate, type RouteDeps } from '../../route-kit.ts';
 import { errorResponses, keyed, MarketDefinitionSchema } from '../../schemas.ts';
@@ -24,7 +24,7 @@ const DATE_FORMATS: ReadonlyMap<string, DateFormat> = new Map([
 function parseSportIds(raw: string | undefined): number[] {
   const ids = parseIntList('sport_ids', raw);
   if (!ids) return SPORTS.map((s) => s.sport_id);
-  for (const id of ids) if (!SPORTS.some((s) => s.sport_id === id)) throw notFound(`sport ${id}`);
+  for (const id of ids) if (!SPORTS.some((s) => s.sport_id === id)) throw notFound('sport', id);
   return ids;
 }
 
@@ -63,7 +63,7 @@ export const datesQuery = Type.Object(
 export const parseFormat = (raw: string | undefined): DateFormat => {
   if (raw === undefined || raw === '') return 'date';
   const format = DATE_FORMATS.get(raw.trim().toLowerCase());
-  if (!format) throw badRequest(`format must be date, iso8601 or epoch, got '${raw.slice(0, 40)}'`);
+  if (!format) throw badRequest(`format must be date, iso8601 or epoch, got '${quote(raw)}'`);
   return format;
 };
 
@@ -298,7 +298,7 @@ export async function listingRoutes(fastify: FastifyInstance, deps: RouteDeps): 
       const eventId = request.params.eventID;
       const { scope, view } = callerOf(deps, request);
       const state = view.getEvent(eventId);
-      if (!state) throw notFound(`event ${eventId}`);
+      if (!state) throw notFound('event', eventId);
       return [...state.markets.values()]
         .filter((m) => priced(m, false, scope))
         .sort((a, b) => a.market_id - b.market_id || a.period_id - b.period_id)

@@ -7,7 +7,7 @@ import type { DeltaRow, Event, Price } from '../../../domain/types.ts';
 import type { PriceDetail } from '../../../ledger/price-change.ts';
 import type { HistoryStore, PriceRecord } from '../../../store/history.ts';
 import { notFound } from '../../errors.ts';
-import { type EventQuery, EventQuerySchema, eventQueryFor, statusAllowed } from '../../event-query.ts';
+import { type EventQuery, EventQuerySchema, statusAllowed } from '../../event-query.ts';
 import { dayWindow, parseDate, parseSportId } from '../../params.ts';
 import { callerOf, gateDate, type RouteDeps } from '../../route-kit.ts';
 import { EventsEnvelope, errorResponses } from '../../schemas.ts';
@@ -184,8 +184,8 @@ export async function openersClosingRoutes(fastify: FastifyInstance, deps: Route
         const eventId = request.params.eventID;
         const { scope, view } = callerOf(deps, request);
         const state = view.getEvent(eventId);
-        if (!state) throw notFound(`event ${eventId}`);
-        const q = eventQueryFor(request.url, request.query, state.info.sport_id, scope);
+        if (!state) throw notFound('event', eventId);
+        const q = deps.queries.get(request.url, request.query, state.info.sport_id, scope);
         return answer(reply, view.head, [state], q, kind);
       },
     );
@@ -213,7 +213,7 @@ export async function openersClosingRoutes(fastify: FastifyInstance, deps: Route
         const dateMs = parseDate(request.params.date);
         gateDate(deps, request, dateMs);
         const { scope, view } = callerOf(deps, request);
-        const q = eventQueryFor(request.url, request.query, sportId, scope);
+        const q = deps.queries.get(request.url, request.query, sportId, scope);
         const [from, to] = dayWindow(dateMs, q.offset);
         return answer(reply, view.head, view.eventsInWindow(sportId, from, to), q, kind);
       },

@@ -74,7 +74,7 @@ export async function participantRoutes(fastify: FastifyInstance, deps: RouteDep
       let events: EventState[];
       if (q.event_id) {
         const state = view.getEvent(q.event_id);
-        if (!state) throw notFound(`event ${q.event_id}`);
+        if (!state) throw notFound('event', q.event_id);
         events = [state];
       } else if (q.sport_id !== undefined && q.date !== undefined) {
         const sportId = parseSportId(String(parseInteger('sport_id', q.sport_id, 0, 1_000_000)));

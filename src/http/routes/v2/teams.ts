@@ -54,7 +54,7 @@ export function structure(sportId: number, teams: readonly TeamRecord[]) {
 export function leagueOf(raw: string): { sportId: number; league: LeagueCatalog } {
   const sportId = parseSportId(raw);
   const league = leagueForSport(sportId);
-  if (!league) throw notFound(`teams of sport ${sportId}`);
+  if (!league) throw notFound('teams of sport', sportId);
   return { sportId, league };
 }
 

@@ -1,0 +1,36 @@
+/**
+ * Keeps keys out of logs and answers. The server takes a key from the configured header or from
+ * the one query parameter whose name, percent-decoded, is `key`. Redaction covers more than that:
+ * the value of every parameter whose decoded name contains `key` in any case (`KEY`, `api_key`,
+ * `key[]`, `%6Bey`, `k%2565y`), and anything shaped like a key (`ob_` and hex, percent-encoded or
+ * not) wherever it appears, so a key put in the wrong place is hidden too.
+ */
+
+export const REDACTED = '[redacted]';
+
+/** `ob_` and at least 16 hex digits, each character possibly percent-encoded: a key or most of one. */
+const KEY_SHAPED = /(?:o|%4f|%6f)(?:b|%42|%62)(?:_|%5f)(?:[0-9a-f]|%3[0-9]|%4[1-6]|%6[1-6]){16,}/gi;
+
+/** `name=value` after `?`, `&`, `;` or `#`, as in a query string. */
+const PARAMETER = /([?&;#])([^=&;#?\s'"]+)=([^&;#\s'"]*)/g;
+
+/** Percent-decodes byte by byte, three times over (for double encoding); never throws. */
+function decodeName(raw: string): string {
+  let s = raw.replace(/\+/g, ' ');
+  for (let i = 0; i < 3 && s.includes('%'); i++) {
+    s = s.replace(/%([0-9a-f]{2})/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+  }
+  return s;
+}
+
+/**
+ * Text that may quote a URL (a request URL, an error message, a stack) with the values of its
+ * key-named parameters and every key-shaped run replaced by `[redacted]`.
+ */
+export function redact(text: string): string {
+  return text
+    .replace(PARAMETER, (whole, sep: string, name: string) =>
+      decodeName(name).toLowerCase().includes('key') ? `${sep}${name}=${REDACTED}` : whole,
+    )
+    .replace(KEY_SHAPED, REDACTED);
+}

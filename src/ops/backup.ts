@@ -1,0 +1,90 @@
+import { randomUUID } from 'node:crypto';
+import { existsSync, renameSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { STORE_FILE } from '../store/sqlite/database.ts';
+import { EPOCH_META, type Store } from '../store/store.ts';
+
+/**
+ * Meta key a backup writes into its copy: the epoch of the log it copied. A store whose epoch still
+ * equals it has not been started since it was restored.
+ */
+export const BACKUP_OF_META = 'backup_of_epoch';
+const BACKUP_AT_META = 'backup_taken_at';
+
+/** Pages per step of the online backup: all of them, so the copy is one consistent snapshot. */
+const ALL_PAGES = 0x7fffffff;
+
+export interface BackupResult {
+  file: string;
+  bytes: number;
+  /** The newest change id in the copy. */
+  headId: number;
+  /** The epoch of the log copied; a restored copy begins a new one on its first start. */
+  epoch: string | undefined;
+}
+
+/**
+ * Copies the store of `dataDir` into the file `out` while a server may be running on it and writing:
+ * SQLite's online backup API, all pages in one step under one read transaction, so the copy is the
+ * store exactly as it was after one commit (the server's writers are not blocked in WAL mode). The
+ * copy is written beside `out` and renamed into place when complete, so `out` never holds half a
+ * backup; it is one self-contained file (no write-ahead log). Refuses to overwrite `out`.
+ */
+export async function backupStore(dataDir: string, out: string): Promise<BackupResult> {
+  const source = join(dataDir, STORE_FILE);
+  if (!existsSync(source)) throw new Error(`no store in ${dataDir} (${source} does not exist)`);
+  if (existsSync(out)) throw new Error(`${out} exists; a backup never overwrites a file`);
+  const partial = `${out}.partial`;
+  rmSync(partial, { force: true });
+  const db = new Database(source, { readonly: true, fileMustExist: true });
+  try {
+    db.pragma('busy_timeout = 5000');
+    await db.backup(partial, { progress: () => ALL_PAGES });
+  } catch (err) {
+    rmSync(partial, { force: true });
+    throw err;
+  } finally {
+    db.close();
+  }
+  let result: Omit<BackupResult, 'file' | 'bytes'>;
+  const copy = new Database(partial);
+  try {
+    const meta = (key: string) =>
+      (copy.prepare('SELECT value FROM meta WHERE key = ?').get(key) as { value: string } | undefined)?.value;
+    const setMeta = copy.prepare(
+      'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
+    );
+    const epoch = meta(EPOCH_META);
+    setMeta.run(BACKUP_OF_META, epoch ?? '');
+    setMeta.run(BACKUP_AT_META, new Date().toISOString());
+    const headId = (copy.prepare('SELECT max(id) FROM changes').pluck().get() as number | null) ?? 0;
+    // One file that is complete by itself: no write-ahead log beside it.
+    copy.pragma('journal_mode = DELETE');
+    result = { headId, epoch };
+  } catch (err) {
+    copy.close();
+    rmSync(partial, { force: true });
+    throw err;
+  }
+  copy.close();
+  renameSync(partial, out);
+  return { file: out, bytes: statSync(out).size, ...result };
+}
+
+/**
+ * On the first start of a restored backup, begins a new log epoch: the copy's ids continue from its
+ * head, but ids past it may already have been handed out by the server it was copied from, with
+ * other rows behind them, so a client holding a position from that server must see that it no
+ * longer applies. Later starts keep the epoch. Returns the epochs when it began one.
+ */
+export async function beginEpochIfRestored(
+  store: Pick<Store, 'getMeta' | 'setMeta'>,
+): Promise<{ previous: string; epoch: string } | undefined> {
+  const copiedFrom = await store.getMeta(BACKUP_OF_META);
+  const current = await store.getMeta(EPOCH_META);
+  if (copiedFrom === undefined || current === undefined || current !== copiedFrom) return undefined;
+  const epoch = randomUUID();
+  await store.setMeta(EPOCH_META, epoch);
+  return { previous: current, epoch };
+}

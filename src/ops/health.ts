@@ -1,0 +1,49 @@
+import type { FastifyInstance } from 'fastify';
+
+/**
+ * Whether this node should be sent traffic. The start order makes two of the conditions hold before
+ * anyone can ask: the server opens its port only once the store is loaded and the feed's history
+ * is filled, and starts the feed as it opens it (until then connections are refused, which a load
+ * balancer reads as not ready). What can change while it runs is the store: a failed commit (a full
+ * disk, an I/O error) makes it not ready until a commit succeeds again. During a shutdown the app
+ * answers every request, this one included, 503.
+ */
+export class Readiness {
+  private failedAt: string | undefined;
+
+  constructor(private readonly feed: 'simulator' | 'none') {}
+
+  /** The ledger's commit observer. */
+  readonly commit = (_rows: number, _seconds: number, failed: boolean): void => {
+    this.failedAt = failed ? new Date().toISOString() : undefined;
+  };
+
+  report(): { ready: boolean; body: Record<string, unknown> } {
+    const ready = this.failedAt === undefined;
+    return {
+      ready,
+      body: {
+        status: ready ? 'ready' : 'not ready',
+        store: ready ? 'ok' : `the last commit failed at ${this.failedAt}`,
+        feed: this.feed,
+      },
+    };
+  }
+}
+
+/**
+ * `/healthz` (the process answers: alive) and `/readyz` (200 when ready, 503 when not), without a
+ * key and without metering, for load balancers and orchestrators.
+ */
+export function healthRoutes(app: FastifyInstance, readiness: Readiness): void {
+  const probe = { config: { public: true }, schema: { hide: true } } as const;
+  app.get('/healthz', probe, async (_request, reply) => {
+    reply.header('cache-control', 'no-store');
+    return { status: 'ok' };
+  });
+  app.get('/readyz', probe, async (_request, reply) => {
+    const r = readiness.report();
+    reply.code(r.ready ? 200 : 503).header('cache-control', 'no-store');
+    return r.body;
+  });
+}
