@@ -3,7 +3,8 @@ import { test } from 'node:test';
 import { OPEN_SCOPE, type PlanScope } from '../../src/access/plan-scope.ts';
 import { Board } from '../../src/board/board.ts';
 import { MemoryBus } from '../../src/bus/memory-bus.ts';
-import { V1EventCache, v1Filter, viewV1Event } from '../../src/http/v1/event.ts';
+import { ByteBudget } from '../../src/http/byte-budget.ts';
+import { V1EventCache, V1FilterCache, v1Filter, viewV1Event } from '../../src/http/v1/event.ts';
 import { Ledger } from '../../src/ledger/ledger.ts';
 import type { Update } from '../../src/ledger/updates.ts';
 import { MemoryStore } from '../../src/store/memory/memory-store.ts';
@@ -171,12 +172,17 @@ test('the plan and affiliate_ids narrow the books and periods; include=scores ad
   assert.deepEqual(Object.keys(viewV1Event(state, all(undefined, OPEN_SCOPE, '19')).event.lines), ['19']);
 });
 
-test('the cache serialises an event once per change and filter', async () => {
+test('the caches: an event serialised once per change and filter, filters parsed once, on the byte budget', async () => {
   const state = await board();
-  const cache = new V1EventCache();
-  const f = all();
+  const budget = new ByteBudget(1 << 20);
+  const cache = new V1EventCache(budget);
+  const filters = new V1FilterCache(budget);
+  const f = filters.get(OPEN_SCOPE, { include: 'scores' });
+  assert.equal(filters.get(OPEN_SCOPE, { include: ['scores'] }), f);
+  assert.notEqual(filters.get(OPEN_SCOPE, { include: 'all_periods' }), f);
   const first = cache.event(state, f);
   assert.equal(cache.event(state, f), first);
+  assert.ok(budget.stats().bytes > first.json.length);
   assert.equal(first.points, 2 + 14);
   assert.deepEqual(JSON.parse(first.json), JSON.parse(JSON.stringify(viewV1Event(state, f).event)));
   state.version++;

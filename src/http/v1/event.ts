@@ -2,6 +2,7 @@ import { type Static, Type } from '@sinclair/typebox';
 import fastJson from 'fast-json-stringify';
 import type { PlanScope } from '../../access/plan-scope.ts';
 import type { EventState } from '../../board/board.ts';
+import { BudgetMap, type ByteBudget, stringBytes } from '../byte-budget.ts';
 import { parseInclude, parseIntList } from '../params.ts';
 import { includeParam } from '../schemas.ts';
 import { eventPoints } from '../snapshot-cache.ts';
@@ -58,38 +59,47 @@ export function lineScope(scope: PlanScope, affiliateIds: string | undefined): L
   };
 }
 
-/** Parsed filters per plan scope, by the raw parameters: clients poll the same URL again and again. */
-const parsedFilters = new WeakMap<PlanScope, Map<string, V1Filter>>();
-const MAX_FILTERS_PER_PLAN = 256;
-
-/**
- * Parses `include` and `affiliate_ids`; the plan narrows books, periods and in-play markets. The
- * result is shared between requests: treat it as read-only. A query that fails is not kept.
- */
+/** Parses `include` and `affiliate_ids`; the plan narrows books, periods and in-play markets. */
 export function v1Filter(scope: PlanScope, q: Pick<V1EventQuery, 'include' | 'affiliate_ids'>): V1Filter {
-  let known = parsedFilters.get(scope);
-  if (!known) {
-    known = new Map();
-    parsedFilters.set(scope, known);
-  }
-  // A repeated include arrives as an array: joined with commas, it means what the comma list means.
-  const raw = `${q.include ?? ''}|${q.affiliate_ids ?? ''}`;
-  let f = known.get(raw);
-  if (!f) {
-    f = parseV1Filter(scope, q);
-    if (known.size >= MAX_FILTERS_PER_PLAN) known.clear();
-    known.set(raw, f);
-  }
-  return f;
-}
-
-function parseV1Filter(scope: PlanScope, q: Pick<V1EventQuery, 'include' | 'affiliate_ids'>): V1Filter {
   const include = parseInclude(q.include, ['scores', 'all_periods']);
   const lines = lineScope(scope, q.affiliate_ids);
   const scores = include.has('scores');
   const allPeriods = include.has('all_periods');
   const flags = `${lines.liveOdds ? 1 : 0}|${scores ? 1 : 0}|${allPeriods ? 1 : 0}`;
   return { ...lines, scores, allPeriods, key: `v1|${idList(lines.books)}|${idList(lines.periods)}|${flags}` };
+}
+
+/** Heap bytes of a parsed filter besides its key (its object, and a Set and its members when it names books). */
+const FILTER_BYTES = 160;
+const SET_BYTES = 64;
+const SET_MEMBER_BYTES = 28;
+
+/**
+ * Parsed filters per plan scope, by the raw parameters: clients poll the same URL again and again,
+ * and parsing cost about 2 µs of every poll. Charged to the shared byte budget. A filter is shared
+ * between requests: treat it as read-only. A query that fails to parse is not kept.
+ */
+export class V1FilterCache {
+  private readonly perScope = new WeakMap<PlanScope, BudgetMap<string, V1Filter>>();
+
+  constructor(private readonly budget: ByteBudget) {}
+
+  get(scope: PlanScope, q: Pick<V1EventQuery, 'include' | 'affiliate_ids'>): V1Filter {
+    let known = this.perScope.get(scope);
+    if (!known) {
+      known = new BudgetMap(this.budget);
+      this.perScope.set(scope, known);
+    }
+    // A repeated include arrives as an array: joined with commas, it means what the comma list means.
+    const raw = `${q.include ?? ''}|${q.affiliate_ids ?? ''}`;
+    let f = known.get(raw);
+    if (!f) {
+      f = v1Filter(scope, q);
+      const books = f.books ? SET_BYTES + f.books.size * SET_MEMBER_BYTES : 0;
+      known.set(raw, f, FILTER_BYTES + stringBytes(f.key) + books);
+    }
+    return f;
+  }
 }
 
 export interface V1EventView {
@@ -187,29 +197,32 @@ export interface SerializedV1Event {
   points: number;
 }
 
-/** Most distinct filters kept per event; past it the event's entries start over. */
-const MAX_FILTERS_PER_EVENT = 32;
+/** Heap bytes of a cached V1 event besides its JSON text. */
+const VIEW_BYTES = 64;
 
 /**
  * Serialised V1 events, kept per event and filter and replaced when the event's version (the id of
  * the last change that touched it) moves: each event is serialised once per change, whatever the
- * number of requests. Entries go with their event object.
+ * number of requests. Charged to the shared byte budget, least recently used out first; entries also
+ * go with their event object.
  */
 export class V1EventCache {
-  private readonly views = new WeakMap<EventState, Map<string, SerializedV1Event & { version: number }>>();
+  private readonly views = new WeakMap<EventState, BudgetMap<string, SerializedV1Event & { version: number }>>();
+
+  constructor(private readonly budget: ByteBudget) {}
 
   event(state: EventState, f: V1Filter): SerializedV1Event {
     let perEvent = this.views.get(state);
     if (!perEvent) {
-      perEvent = new Map();
+      perEvent = new BudgetMap(this.budget);
       this.views.set(state, perEvent);
     }
     const hit = perEvent.get(f.key);
     if (hit && hit.version === state.version) return hit;
     const view = viewV1Event(state, f);
-    const entry = { version: state.version, json: serializeV1Event(view.event), points: eventPoints(view.prices, false) };
-    if (perEvent.size >= MAX_FILTERS_PER_EVENT) perEvent.clear();
-    perEvent.set(f.key, entry);
+    const json = serializeV1Event(view.event);
+    const entry = { version: state.version, json, points: eventPoints(view.prices, false) };
+    perEvent.set(f.key, entry, VIEW_BYTES + stringBytes(json));
     return entry;
   }
 }

@@ -16,7 +16,7 @@ import {
 import { badRequest, quote } from '../../errors.ts';
 import { parseInteger, parseSportId } from '../../params.ts';
 import { callerOf, sendJson } from '../../route-kit.ts';
-import { type V1Filter, V1EventQuerySchema, v1Filter } from '../../v1/event.ts';
+import { type V1Filter, V1EventQuerySchema } from '../../v1/event.ts';
 import { V1EventSchema, v1ErrorResponses } from '../../v1/schemas.ts';
 import type { V1Deps } from './index.ts';
 
@@ -99,7 +99,7 @@ export async function v1DeltaRoutes(fastify: FastifyInstance, deps: V1Deps): Pro
       }
       const limit = parseInteger('limit', q.limit, 1, EVENT_DELTA_LIMIT_MAX) ?? EVENT_DELTA_LIMIT_DEFAULT;
       const { scope, view } = callerOf(deps, request);
-      const f = v1Filter(scope, q);
+      const f = deps.v1Filters.get(scope, q);
       const afterId = await withCursorErrors(() => feed.resolveCursor(Number(q.last_id), view.head));
       const { latest, lastId, hasMore } = await changedEvents(feed, { afterId, sportId }, limit, view.head);
       return answer(reply, view, f, latest, String(lastId), hasMore);
@@ -121,7 +121,7 @@ export async function v1DeltaRoutes(fastify: FastifyInstance, deps: V1Deps): Pro
     },
     async (request, reply) => {
       const { scope, view } = callerOf(deps, request);
-      const f = v1Filter(scope, request.query);
+      const f = deps.v1Filters.get(scope, request.query);
       const page = await eventDeltaPage(feed, view, request.query, '/api/v1/delta');
       return answer(reply, view, f, page.latest, page.cursor, page.hasMore);
     },

@@ -8,7 +8,7 @@ import { notFound } from '../../errors.ts';
 import { dayWindow, parseDate, parseOffset, parseSportId } from '../../params.ts';
 import { callerOf, gateDate, sendJson } from '../../route-kit.ts';
 import { eventPoints } from '../../snapshot-cache.ts';
-import { serializeV1Event, type V1Filter, V1EventQuerySchema, v1Filter, viewV1Event } from '../../v1/event.ts';
+import { serializeV1Event, type V1Filter, V1EventQuerySchema, viewV1Event } from '../../v1/event.ts';
 import type { LinePriceResolver } from '../../v1/line-sets.ts';
 import { V1EventSchema, V1EventsEnvelope, v1ErrorResponses } from '../../v1/schemas.ts';
 import { MONEYLINE, SPREAD, TOTAL } from '../v2/best-line.ts';
@@ -88,7 +88,7 @@ export async function v1EventRoutes(fastify: FastifyInstance, deps: V1Deps): Pro
       gateDate(deps, request, dateMs);
       const { scope, view } = callerOf(deps, request);
       const q = request.query;
-      const f = v1Filter(scope, q);
+      const f = deps.v1Filters.get(scope, q);
       const [from, to] = dayWindow(dateMs, parseOffset(q.offset));
       const head = view.head;
       // The V2 response cache, under keys of their own: V1 filter keys start with 'v1|'.
@@ -128,7 +128,7 @@ export async function v1EventRoutes(fastify: FastifyInstance, deps: V1Deps): Pro
       const { scope, view } = callerOf(deps, request);
       const state = view.getEvent(eventId);
       if (!state) throw notFound('event', eventId);
-      const serialised = v1Cache.event(state, v1Filter(scope, request.query));
+      const serialised = v1Cache.event(state, deps.v1Filters.get(scope, request.query));
       reply.meter(serialised.points);
       return sendJson(reply, serialised.json);
     },
@@ -153,7 +153,7 @@ export async function v1EventRoutes(fastify: FastifyInstance, deps: V1Deps): Pro
         gateDate(deps, request, dateMs);
         const { scope, view } = callerOf(deps, request);
         const q = request.query;
-        const f = v1Filter(scope, q);
+        const f = deps.v1Filters.get(scope, q);
         const [from, to] = dayWindow(dateMs, parseOffset(q.offset));
         const head = view.head;
         const events: EventState[] = view.eventsInWindow(sportId, from, to);

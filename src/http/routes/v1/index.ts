@@ -1,16 +1,17 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { quote } from '../../errors.ts';
 import type { RouteDeps } from '../../route-kit.ts';
-import { V1EventCache } from '../../v1/event.ts';
+import { V1EventCache, V1FilterCache } from '../../v1/event.ts';
 import { v1DeltaRoutes } from './delta.ts';
 import { v1EventRoutes } from './events.ts';
 import { v1LineRoutes } from './lines.ts';
 import { v1ReferenceRoutes } from './reference.ts';
 import { v1ScheduleRoutes } from './schedule.ts';
 
-/** What the V1 routes share: the route dependencies and the cache of serialised V1 events. */
+/** What the V1 routes share: the route dependencies, the serialised V1 events and the parsed filters. */
 export interface V1Deps extends RouteDeps {
   v1Cache: V1EventCache;
+  v1Filters: V1FilterCache;
 }
 
 /**
@@ -40,7 +41,7 @@ export async function v1Routes(fastify: FastifyInstance, deps: RouteDeps): Promi
     const text = `path not found: ${request.method} ${quote(request.url.split('?')[0]!)}`;
     reply.code(404).send({ error: text, message: text });
   });
-  const v1: V1Deps = { ...deps, v1Cache: new V1EventCache() };
+  const v1: V1Deps = { ...deps, v1Cache: new V1EventCache(deps.budget), v1Filters: new V1FilterCache(deps.budget) };
   await fastify.register(v1ReferenceRoutes, v1);
   await fastify.register(v1ScheduleRoutes, v1);
   await fastify.register(v1EventRoutes, v1);
