@@ -60,7 +60,7 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
   let demoKey: string | undefined;
   if ((await store.getMeta(DEMO_KEY_META)) === undefined && (await keys.count()) === 0) {
     demoKey = generateKey();
-    await keys.insert(newKeyRecord(demoKey, 'ultra', { label: 'demo' }));
+    await keys.insert(newKeyRecord(demoKey, 'ultra', { label: 'demo', v1: true }));
     await store.setMeta(DEMO_KEY_META, new Date().toISOString());
   }
 

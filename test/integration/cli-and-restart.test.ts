@@ -20,6 +20,7 @@ test('the first start prints one demo key with a curl command; later starts neve
   const demo = keyLine.trim();
   assert.ok(first.said.some((l) => l.includes('curl') && l.includes(demo)));
   assert.equal((await first.get('/api/v2/markets', { 'X-Service-Key': demo })).status, 200);
+  assert.equal((await first.get('/api/v1/sports', { 'X-Service-Key': demo })).status, 200, 'the demo key has V1 too');
   await first.close({ keepData: true });
 
   const second = await startTestServer({ dataDir: first.dataDir });
