@@ -1,6 +1,6 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
+import { type Static, Type } from '@sinclair/typebox';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { PlanScope } from '../../../access/plan-scope.ts';
 import type { EventState } from '../../../board/board.ts';
 import type { EventFilter } from '../../../board/views.ts';
@@ -51,6 +51,25 @@ function recordedResolver(rows: RecordedPrices): LinePriceResolver {
   };
 }
 
+/**
+ * What a sport-and-date V1 route starts from: the sport and day window (the date within the
+ * caller's history window), the caller's scope and view, its parsed V1 filter and the view's head.
+ */
+function sportDay(
+  deps: V1Deps,
+  request: FastifyRequest,
+  params: { sportID: string; date: string },
+  query: Static<typeof V1EventQuerySchema>,
+) {
+  const sportId = parseSportId(params.sportID);
+  const dateMs = parseDate(params.date);
+  gateDate(deps, request, dateMs);
+  const { scope, view } = callerOf(deps, request);
+  const f = deps.v1Filters.get(scope, query);
+  const [from, to] = dayWindow(dateMs, parseOffset(query.offset));
+  return { sportId, scope, view, f, from, to, head: view.head };
+}
+
 const DESCRIPTIONS: Record<Kind, string> = {
   openers: 'each line set priced from the first recorded row of every price (the main lines as they opened)',
   closing:
@@ -83,14 +102,7 @@ export async function v1EventRoutes(fastify: FastifyInstance, deps: V1Deps): Pro
       },
     },
     async (request, reply) => {
-      const sportId = parseSportId(request.params.sportID);
-      const dateMs = parseDate(request.params.date);
-      gateDate(deps, request, dateMs);
-      const { scope, view } = callerOf(deps, request);
-      const q = request.query;
-      const f = deps.v1Filters.get(scope, q);
-      const [from, to] = dayWindow(dateMs, parseOffset(q.offset));
-      const head = view.head;
+      const { sportId, scope, view, f, from, to, head } = sportDay(deps, request, request.params, request.query);
       // The V2 response cache, under keys of their own: V1 filter keys start with 'v1|'.
       const key = `${f.key}|s|${sportId}|${from}|${scope.delaySeconds}`;
       const hit = cache.response(key, head);
@@ -148,14 +160,7 @@ export async function v1EventRoutes(fastify: FastifyInstance, deps: V1Deps): Pro
         },
       },
       async (request, reply) => {
-        const sportId = parseSportId(request.params.sportID);
-        const dateMs = parseDate(request.params.date);
-        gateDate(deps, request, dateMs);
-        const { scope, view } = callerOf(deps, request);
-        const q = request.query;
-        const f = deps.v1Filters.get(scope, q);
-        const [from, to] = dayWindow(dateMs, parseOffset(q.offset));
-        const head = view.head;
+        const { sportId, scope, view, f, from, to, head } = sportDay(deps, request, request.params, request.query);
         const events: EventState[] = view.eventsInWindow(sportId, from, to);
         const rows = await recordedPrices(deps.history, events, recordedFilter(scope, f), kind, head);
         const resolve = recordedResolver(rows);
