@@ -60,6 +60,8 @@ const MAX_KEYS = 20;
 /** The Ultra poller: 8 a second, under Ultra's ceiling of 10. */
 const ULTRA_INTERVAL_MS = 125;
 const SAMPLE_MS = 250;
+/** New unread connections a second: 500 take 25 s, within the hold and past the send timeout. */
+const OPEN_RATE = 20;
 
 export interface BoundedOptions {
   only?: ('filters' | 'unread')[];
@@ -306,8 +308,9 @@ async function distinctFilters(server: Server, keys: Keys, count: number): Promi
     );
     const markets = new Set<number>();
     for (const e of snap.events.slice(0, 3)) {
-      const m = await getJson<{ markets: { market_id: number }[] }>(server, `/api/v2/events/${e.event_id}/markets`, keys.setup);
-      for (const x of m.markets) if (!isLiveVariant(x.market_id)) markets.add(x.market_id);
+      // An array of market definitions: id is the market id.
+      const m = await getJson<{ id: number }[]>(server, `/api/v2/events/${e.event_id}/markets`, keys.setup);
+      for (const x of m) if (!isLiveVariant(x.id)) markets.add(x.id);
     }
     // Fewer than 12 priced: the rest are asked for and simply absent, as a client's would be.
     for (let id = 1; markets.size < 12; id++) if (!isLiveVariant(id)) markets.add(id);
@@ -328,7 +331,10 @@ async function distinctFilters(server: Server, keys: Keys, count: number): Promi
   return { paths, pairs: pairs.length };
 }
 
-/** Sends `paths` from the Max keys, each key at `rate` a second with at most 4 in flight. */
+/**
+ * Sends `paths` from the Max keys, each key at `rate` a second with at most 4 in flight; the keys'
+ * schedules are staggered so that the requests arrive evenly rather than all keys at once.
+ */
 async function maxLoad(
   server: Server,
   keys: readonly string[],
@@ -343,7 +349,7 @@ async function maxLoad(
       const mine = paths.filter((_, i) => i % keys.length === k);
       const inflight = new Set<Promise<void>>();
       for (let j = 0; j < mine.length; j++) {
-        await sleep(Math.max(0, t0 + (j * 1000) / rate - Date.now()));
+        await sleep(Math.max(0, t0 + ((j + k / keys.length) * 1000) / rate - Date.now()));
         while (inflight.size >= 4) await Promise.race(inflight);
         const p: Promise<void> = get(agent, server.port, mine[j], key).then((a) => {
           answers.push(a);
@@ -502,13 +508,14 @@ async function runUnread(dataDir: string, keys: Keys, opts: Required<BoundedOpti
     const during = ultraPoller(server, keys.ultra, () => Date.now() >= holdEnd);
     const opened: number[] = [];
     const firstClose = server.closes.length;
-    // About 100 new connections a second: 5 a second per Max key, well under their ceiling.
+    // OPEN_RATE new connections a second, spread over the Max keys (one a second each).
+    const t0 = Date.now();
     for (let i = 0; i < opts.unread; i++) {
+      await sleep(Math.max(0, t0 + (i * 1000) / OPEN_RATE - Date.now()));
       const key = keys.max[i % keys.max.length];
       const paths = Array.from({ length: opts.pipeline }, (_, k) => pathOf(i * opts.pipeline + k));
       opened.push(Date.now());
       sockets.push(await unreadRequests(server.port, paths, key));
-      await sleep(10);
     }
     const ultraLoad = await during;
     const serverCpu = ((cpuSeconds(server.child.pid) ?? 0) - cpu0) / opts.holdS;
