@@ -245,15 +245,19 @@ function undoMarket(m: MarketState, prices: ReadonlyMap<PriceState, PriceState |
   const participants = new Map<string, ParticipantState>();
   for (const [key, p] of m.participants) {
     const lines = new Map<string, LineState>();
+    // The main line per book as it was, derived from the prices kept: the live map may hold later moves.
+    const mainLines = new Map<number, string>();
     for (const [value, line] of p.lines) {
       const kept = new Map<number, PriceState>();
       for (const [book, price] of line.prices) {
         const was = prices.has(price) ? prices.get(price)! : price;
-        if (was) kept.set(book, was);
+        if (!was) continue;
+        kept.set(book, was);
+        if (was.is_main_line) mainLines.set(book, value);
       }
       lines.set(value, { id: line.id, value: line.value, prices: kept });
     }
-    participants.set(key, { ...p, lines });
+    participants.set(key, { ...p, lines, mainLines });
   }
   return { ...m, participants };
 }

@@ -81,6 +81,11 @@ test('events, scores, new lines and main-line moves are undone alike, and the li
   const lines = ev.markets.get('2:0')!.participants.get('TYPE_TEAM:2014')!.lines;
   assert.equal(lines.get('-3.5')!.prices.get(19)!.is_main_line, true, 'the main line where it was');
   assert.equal(lines.get('-5.5')?.prices.get(19), undefined, 'the new line has no price yet');
+  assert.equal(
+    ev.markets.get('2:0')!.participants.get('TYPE_TEAM:2014')!.mainLines.get(19),
+    '-3.5',
+    'the main-line index agrees with the flags',
+  );
   // The live board holds the new state, and its objects were not changed by the view.
   const live = s.board.getEvent(E)!;
   assert.equal(live.info.score?.event_status, 'STATUS_IN_PROGRESS');
