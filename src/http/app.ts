@@ -23,6 +23,7 @@ import { listingRoutes } from './routes/v2/listings.ts';
 import { openersClosingRoutes } from './routes/v2/openers-closing.ts';
 import { participantRoutes } from './routes/v2/participants.ts';
 import { referenceRoutes } from './routes/v2/reference.ts';
+import { rosterRoutes } from './routes/v2/rosters.ts';
 import { v1Routes } from './routes/v1/index.ts';
 import { teamRoutes } from './routes/v2/teams.ts';
 import { DEFAULT_SEND_BUDGET_BYTES, DEFAULT_SEND_TIMEOUT_MS, SendGuard } from './send-guard.ts';
@@ -209,6 +210,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(referenceRoutes, routeDeps);
   await app.register(listingRoutes, routeDeps);
   await app.register(teamRoutes, routeDeps);
+  await app.register(rosterRoutes);
   await app.register(eventRoutes, routeDeps);
   await app.register(deltaRoutes, routeDeps);
   await app.register(historyRoutes, routeDeps);

@@ -140,6 +140,13 @@ export function parseSportId(raw: string): number {
   return id;
 }
 
+/** A resource id path parameter (team, player): 400 unless a positive integer; existence is the route's. */
+export function parseIdParam(name: string, raw: string): number {
+  if (!/^\d{1,12}$/.test(raw) || Number(raw) === 0)
+    throw badRequest(`${name} must be a positive integer, got '${quote(raw)}'`);
+  return Number(raw);
+}
+
 /** Day window [start, end) in epoch ms for a date and an offset in minutes. */
 export function dayWindow(dateMs: number, offsetMinutes: number): [number, number] {
   const start = dateMs + offsetMinutes * 60_000;

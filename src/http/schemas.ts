@@ -170,3 +170,35 @@ export const errorResponses = {
   401: ErrorBody,
   404: ErrorBody,
 } as const;
+
+/** Team detail (spec): conference and division as names, not the sport listing's objects. */
+export const TeamDetailSchema = Type.Object({
+  team_id: Int(),
+  name: Str(),
+  abbreviation: Str(),
+  mascot: Str(),
+  sport_id: Int('the sport id of the team’s home league'),
+  conference: Str(),
+  division: Str(),
+});
+
+export const RosterPlayerSchema = Type.Object({
+  player_id: Int('the participant id of the player’s prop markets'),
+  name: Str(),
+  position: Str(),
+  jersey_number: Str(),
+  team_id: Int(),
+});
+
+/** The single-player record (fields not shown in the spec: docs/spec-gaps.md). */
+export const PlayerRecordSchema = Type.Object({
+  player_id: Int(),
+  name: Str(),
+  first_name: Str(),
+  last_name: Str(),
+  position: Str(),
+  jersey_number: Str(),
+  team_id: Int(),
+  team: Type.Object({ team_id: Int(), name: Str(), abbreviation: Str() }),
+  sport_id: Int(),
+});

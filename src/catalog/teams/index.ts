@@ -56,12 +56,16 @@ export const leagues: LeagueCatalog[] = [
 
 const leagueBySport = new Map<number, LeagueCatalog>();
 const teamsById = new Map<number, TeamRecord>();
+const homeLeagues = new Map<number, LeagueCatalog>();
 for (const league of leagues) {
   for (const sportId of league.sport_ids) leagueBySport.set(sportId, league);
   // Clubs shared between leagues (UEFA competitions, World Cup) are the same record, so the
-  // first occurrence stands for all.
+  // first occurrence stands for all: a club's home league is its domestic one.
   for (const record of league.teams)
-    if (!teamsById.has(record.team_id)) teamsById.set(record.team_id, record);
+    if (!teamsById.has(record.team_id)) {
+      teamsById.set(record.team_id, record);
+      homeLeagues.set(record.team_id, league);
+    }
 }
 
 /** The league whose teams play under a sport id, if any. */
@@ -72,4 +76,9 @@ export function leagueForSport(sportId: number): LeagueCatalog | undefined {
 /** The record of a team or athlete by its normalized id, in whichever league it appears. */
 export function teamById(teamId: number): TeamRecord | undefined {
   return teamsById.get(teamId);
+}
+
+/** The league a team is listed under first: its domestic league where it plays in several. */
+export function homeLeagueOf(teamId: number): LeagueCatalog | undefined {
+  return homeLeagues.get(teamId);
 }

@@ -1,9 +1,11 @@
+import { rosterOf } from '../../catalog/rosters/index.ts';
 import type { TeamRecord } from '../../catalog/teams/types.ts';
 import { hashUnit } from './rng.ts';
 
 /**
- * Fictional players for the teams whose games need them: basketball (box numbers and player
- * props) and baseball (batter and pitcher in the live game state). Deterministic per seed and team.
+ * The players the games lean on, from the catalog's rosters: basketball's rotation (box numbers
+ * and player props) and baseball's lineup with a starter and a reliever (the live game state). How
+ * much each one shoots, rebounds or passes is the simulator's own, varied per seed.
  */
 
 export interface Player {
@@ -20,73 +22,8 @@ export interface Player {
   threes: number;
 }
 
-const FIRST = [
-  'Aaron',
-  'Bryce',
-  'Caleb',
-  'Darius',
-  'Elijah',
-  'Felix',
-  'Gavin',
-  'Hunter',
-  'Isaiah',
-  'Jalen',
-  'Keegan',
-  'Landon',
-  'Malik',
-  'Nolan',
-  'Owen',
-  'Parker',
-  'Quinn',
-  'Reid',
-  'Silas',
-  'Tristan',
-  'Victor',
-  'Wesley',
-  'Xavier',
-  'Zane',
-  'Amari',
-  'Brooks',
-  'Cortez',
-  'Desmond',
-  'Emmett',
-  'Graham',
-];
-const LAST = [
-  'Abernathy',
-  'Blackwood',
-  'Crandall',
-  'Delacroix',
-  'Eberhardt',
-  'Fairweather',
-  'Gladwell',
-  'Holloway',
-  'Ingersoll',
-  'Jamison',
-  'Kingsley',
-  'Lockhart',
-  'Montrose',
-  'Northcutt',
-  'Ogilvie',
-  'Prescott',
-  'Radcliffe',
-  'Sutherland',
-  'Thackeray',
-  'Underwood',
-  'Vandermeer',
-  'Whitfield',
-  'Yarborough',
-  'Ashford',
-  'Brightwater',
-  'Castellano',
-  'Dunleavy',
-  'Everhart',
-  'Fitzgerald',
-  'Greenleaf',
-];
-
+/** Weights of a roster slot, in the catalog's roster order. */
 interface Slot {
-  position: string;
   usage: number;
   rebounding: number;
   assisting: number;
@@ -94,23 +31,18 @@ interface Slot {
 }
 
 const BASKETBALL: Slot[] = [
-  { position: 'PG', usage: 1.15, rebounding: 0.5, assisting: 2.6, threes: 1.4 },
-  { position: 'SG', usage: 1.25, rebounding: 0.6, assisting: 1.1, threes: 1.6 },
-  { position: 'SF', usage: 1.1, rebounding: 0.9, assisting: 0.9, threes: 1.2 },
-  { position: 'PF', usage: 0.95, rebounding: 1.4, assisting: 0.7, threes: 0.7 },
-  { position: 'C', usage: 0.9, rebounding: 2.0, assisting: 0.6, threes: 0.2 },
-  { position: 'G', usage: 0.55, rebounding: 0.4, assisting: 0.8, threes: 0.9 },
-  { position: 'F', usage: 0.5, rebounding: 0.8, assisting: 0.4, threes: 0.5 },
-  { position: 'C', usage: 0.4, rebounding: 1.0, assisting: 0.3, threes: 0.1 },
+  { usage: 1.15, rebounding: 0.5, assisting: 2.6, threes: 1.4 },
+  { usage: 1.25, rebounding: 0.6, assisting: 1.1, threes: 1.6 },
+  { usage: 1.1, rebounding: 0.9, assisting: 0.9, threes: 1.2 },
+  { usage: 0.95, rebounding: 1.4, assisting: 0.7, threes: 0.7 },
+  { usage: 0.9, rebounding: 2.0, assisting: 0.6, threes: 0.2 },
+  { usage: 0.55, rebounding: 0.4, assisting: 0.8, threes: 0.9 },
+  { usage: 0.5, rebounding: 0.8, assisting: 0.4, threes: 0.5 },
+  { usage: 0.4, rebounding: 1.0, assisting: 0.3, threes: 0.1 },
 ];
 
-const BASEBALL = ['CF', 'SS', 'RF', '1B', 'DH', '3B', 'LF', 'C', '2B', 'SP', 'RP'].map((position) => ({
-  position,
-  usage: 1,
-  rebounding: 0,
-  assisting: 0,
-  threes: 0,
-}));
+/** Nine batters in batting order, then a starting and a relief pitcher. */
+const BASEBALL: Slot[] = Array.from({ length: 11 }, () => ({ usage: 1, rebounding: 0, assisting: 0, threes: 0 }));
 
 const cache = new Map<string, Player[]>();
 
@@ -120,21 +52,16 @@ export function roster(seed: number, team: TeamRecord, kind: 'basketball' | 'bas
   const hit = cache.get(key);
   if (hit) return hit;
   const slots = kind === 'basketball' ? BASKETBALL : BASEBALL;
-  const used = new Set<string>();
+  const squad = rosterOf(team.team_id) ?? [];
+  if (squad.length < slots.length) throw new Error(`team ${team.team_id} has no ${kind} roster`);
   const players = slots.map((slot, i) => {
-    let name = '';
-    for (let k = 0; name === '' || used.has(name); k++) {
-      const first = FIRST[Math.floor(hashUnit(seed, 'first', team.team_id, i, k) * FIRST.length)];
-      const last = LAST[Math.floor(hashUnit(seed, 'last', team.team_id, i, k) * LAST.length)];
-      name = `${first} ${last}`;
-    }
-    used.add(name);
+    const member = squad[i]!;
     const vary = (what: string) => 0.75 + 0.5 * hashUnit(seed, what, team.team_id, i);
     return {
-      id: team.team_id * 100 + i + 1,
-      name,
-      position: slot.position,
-      jersey: String(Math.floor(hashUnit(seed, 'jersey', team.team_id, i) * 50) * 2 + (i % 2)),
+      id: member.player_id,
+      name: member.name,
+      position: member.position,
+      jersey: member.jersey_number,
       team_id: team.team_id,
       usage: slot.usage * vary('usage'),
       rebounding: slot.rebounding * vary('reb'),

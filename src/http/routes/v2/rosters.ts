@@ -1,0 +1,101 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import { homeSportOf, playerById, rosterOf } from '../../../catalog/rosters/index.ts';
+import { teamById } from '../../../catalog/teams/index.ts';
+import { notFound } from '../../errors.ts';
+import { parseIdParam } from '../../params.ts';
+import { errorResponses, PlayerRecordSchema, RosterPlayerSchema, TeamDetailSchema } from '../../schemas.ts';
+
+/**
+ * Team detail, rosters and player records: reference data from the catalog, the same whatever
+ * feed runs. Like the sport team listing they are catalog responses: a key and a V2 subscription
+ * are needed, no data points are counted (docs/spec-gaps.md), and they are not stats features.
+ */
+
+function knownTeam(raw: string) {
+  const teamId = parseIdParam('team_id', raw);
+  const team = teamById(teamId);
+  const sportId = homeSportOf(teamId);
+  if (!team || sportId === undefined) throw notFound('team', teamId);
+  return { team, sportId };
+}
+
+export async function rosterRoutes(fastify: FastifyInstance): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const teamParams = Type.Object({ teamID: Type.String() });
+
+  app.get(
+    '/api/v2/teams/:teamID',
+    {
+      config: { free: true },
+      schema: {
+        summary: 'Team detail',
+        tags: ['teams'],
+        params: teamParams,
+        response: { 200: TeamDetailSchema, ...errorResponses },
+      },
+    },
+    async (request) => {
+      const { team, sportId } = knownTeam(request.params.teamID);
+      return {
+        team_id: team.team_id,
+        name: team.name,
+        abbreviation: team.abbreviation,
+        mascot: team.mascot,
+        sport_id: sportId,
+        conference: team.conference,
+        division: team.division,
+      };
+    },
+  );
+
+  app.get(
+    '/api/v2/teams/:teamID/players',
+    {
+      config: { free: true },
+      schema: {
+        summary: 'Roster of a team (empty for an individual competitor)',
+        tags: ['teams'],
+        params: teamParams,
+        response: { 200: Type.Object({ players: Type.Array(RosterPlayerSchema) }), ...errorResponses },
+      },
+    },
+    async (request) => {
+      const { team } = knownTeam(request.params.teamID);
+      const players = (rosterOf(team.team_id) ?? []).map((p) => ({
+        player_id: p.player_id,
+        name: p.name,
+        position: p.position,
+        jersey_number: p.jersey_number,
+        team_id: p.team_id,
+      }));
+      return { players };
+    },
+  );
+
+  app.get(
+    '/api/v2/players/:playerID',
+    {
+      config: { free: true },
+      schema: {
+        summary: 'A player',
+        tags: ['teams'],
+        params: Type.Object({ playerID: Type.String() }),
+        response: { 200: PlayerRecordSchema, ...errorResponses },
+      },
+    },
+    async (request) => {
+      const playerId = parseIdParam('player_id', request.params.playerID);
+      const player = playerById(playerId);
+      const team = player && teamById(player.team_id);
+      const sportId = player && homeSportOf(player.team_id);
+      if (!player || !team || sportId === undefined) throw notFound('player', playerId);
+      return {
+        ...player,
+        team: { team_id: team.team_id, name: team.name, abbreviation: team.abbreviation },
+        sport_id: sportId,
+      };
+    },
+  );
+}
