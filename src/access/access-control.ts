@@ -1,6 +1,7 @@
 import type { Account } from './authenticator.ts';
 import type { Counters } from './counters/counters.ts';
 import { lowestTierWith, upgradeMessage } from './entitlements.ts';
+import { type StatsDecision, type StatsRequest, statsAccess } from './stats-policy.ts';
 import { tierLabel } from './tiers.ts';
 import { creditsAvailable, splitPoints, type UsagePlan, usagePlan } from './usage.ts';
 
@@ -235,6 +236,11 @@ export class AccessControl {
       }
     }
     return undefined;
+  }
+
+  /** The stats-access policy (src/access/stats-policy.ts) at this server's clock. */
+  statsAccess(a: Account, request: StatsRequest): StatsDecision {
+    return statsAccess(a, request, this.now());
   }
 
   /**

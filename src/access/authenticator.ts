@@ -1,9 +1,7 @@
 import { type CustomLimits, type Entitlements, entitlementsFor } from './entitlements.ts';
 import { type Billing, hashKey, type KeyRecord, type KeyStore } from './keys.ts';
+import { followsNewStatsPolicy } from './stats-policy.ts';
 import type { Tier } from './tiers.ts';
-
-/** Accounts created at or after this instant follow the new stats-access policy (spec). */
-export const NEW_STATS_POLICY_FROM = Date.parse('2026-09-07T18:00:00Z');
 
 /** An authenticated caller: the account behind a key and what its plan allows. */
 export interface Account {
@@ -30,7 +28,7 @@ export function accountOf(r: KeyRecord): Account {
     entitlements: entitlementsFor(r.tier, r.custom ? (JSON.parse(r.custom) as CustomLimits) : undefined),
     billing: r.billing,
     createdMs,
-    newStatsPolicy: createdMs >= NEW_STATS_POLICY_FROM,
+    newStatsPolicy: followsNewStatsPolicy(createdMs),
     budgetCapUsd: r.budget_cap_usd,
     v1: r.v1 === 1,
     v2: r.v2 === 1,

@@ -1,4 +1,5 @@
 import { UPGRADE_URL } from '../access/access-control.ts';
+import { STATS_SAMPLE_PATH, type StatsRefusal } from '../access/stats-policy.ts';
 import { redact } from './redact.ts';
 
 /**
@@ -23,6 +24,21 @@ export const unauthorized = (): ApiError => new ApiError(401, { message: 'unauth
 /** A plan that lacks a feature: re-authenticating does not help, upgrading does. */
 export const forbidden = (text: string, extra: Record<string, unknown> = {}): ApiError =>
   new ApiError(403, { error: text, upgrade_url: UPGRADE_URL, ...extra });
+
+/** Spec code of the 503 given when the stats-access policy cannot be resolved for an account. */
+export const STATS_POLICY_UNSUPPORTED = 'stats_policy_unsupported';
+
+/**
+ * A refusal of the stats-access policy: a 403 naming the feature, where to upgrade and the sample
+ * box score a client may read instead; or a 503 `stats_policy_unsupported`, without Retry-After
+ * (spec: retry with backoff, not an entitlement denial).
+ */
+export function statsRefused(refusal: StatsRefusal): ApiError {
+  if (refusal.kind === 'unsupported') {
+    return new ApiError(503, { message: refusal.message, code: STATS_POLICY_UNSUPPORTED });
+  }
+  return forbidden(refusal.message, { feature: refusal.feature, sample_url: STATS_SAMPLE_PATH });
+}
 
 /** Most characters of client input an error text repeats. */
 const QUOTE_MAX = 40;

@@ -2,12 +2,13 @@ import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AccessControl } from '../access/access-control.ts';
 import { type PlanScope, scopeOf } from '../access/plan-scope.ts';
+import type { StatsRequest } from '../access/stats-policy.ts';
 import type { BoardView } from '../board/board-view.ts';
 import type { ChangeFeed } from '../board/change-feed.ts';
 import type { DelayedViews } from '../board/delayed-views.ts';
 import type { HistoryStore } from '../store/history.ts';
 import type { ByteBudget } from './byte-budget.ts';
-import { ApiError } from './errors.ts';
+import { ApiError, statsRefused } from './errors.ts';
 import type { EventQueryCache } from './event-query.ts';
 import type { SnapshotCache } from './snapshot-cache.ts';
 
@@ -68,4 +69,16 @@ export function gateDate(deps: RouteDeps, request: FastifyRequest, dateMs: numbe
 /** The oldest instant the caller's history reaches, or undefined without a window. */
 export function historyFloorOf(deps: RouteDeps, request: FastifyRequest): number | undefined {
   return request.account && deps.access ? deps.access.historyFloorMs(request.account) : undefined;
+}
+
+/**
+ * Refuses a stats feature the caller's account may not read under the stats-access policy: 403
+ * with `feature`, `upgrade_url` and `sample_url`, or 503 `stats_policy_unsupported`. Stats routes
+ * call it before they read or meter anything, so a refusal costs no data points.
+ */
+export function requireStats(deps: RouteDeps, request: FastifyRequest, stats: StatsRequest): void {
+  const account = request.account;
+  if (!account || !deps.access) return;
+  const decision = deps.access.statsAccess(account, stats);
+  if (!decision.allowed) throw statsRefused(decision.refusal);
 }
