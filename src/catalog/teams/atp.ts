@@ -20,11 +20,11 @@ const FIRST_NAMES = [
   'Rafferty',
 ];
 
-/** 64 fictional male tennis players, generated deterministically. */
+/** 80 fictional male tennis players, generated deterministically. */
 export const atp: LeagueCatalog = {
   key: 'atp',
   league_name: 'ATP Tour',
   sport_ids: [38],
   individual: true,
-  teams: generateAthletes({ firstId: 11001, count: 64, firstNames: FIRST_NAMES, surnameOffset: 0 }),
+  teams: generateAthletes({ firstId: 11001, count: 80, firstNames: FIRST_NAMES, surnameOffset: 0 }),
 };

@@ -93,6 +93,22 @@ export const ATHLETE_SURNAMES: readonly string[] = [
   'Mercer',
   'Nyberg',
   'Ostrander',
+  'Albrecht',
+  'Benedetti',
+  'Chatterjee',
+  'Delgado',
+  'Eriksen',
+  'Ferreira',
+  'Gonzaga',
+  'Huber',
+  'Ishikawa',
+  'Kuznetsov',
+  'Laurent',
+  'Moretti',
+  'Novotny',
+  'Paredes',
+  'Rinaldi',
+  'Schneider',
 ];
 
 export interface AthleteOptions {

@@ -20,11 +20,11 @@ const FIRST_NAMES = [
   'Rosalind',
 ];
 
-/** 64 fictional female tennis players, generated deterministically. */
+/** 80 fictional female tennis players, generated deterministically. */
 export const wta: LeagueCatalog = {
   key: 'wta',
   league_name: 'WTA Tour',
   sport_ids: [39],
   individual: true,
-  teams: generateAthletes({ firstId: 12001, count: 64, firstNames: FIRST_NAMES, surnameOffset: 21 }),
+  teams: generateAthletes({ firstId: 12001, count: 80, firstNames: FIRST_NAMES, surnameOffset: 21 }),
 };

@@ -57,18 +57,21 @@ const euroLeague =
   (weekday: number): DayPlan =>
     weekday === 6 ? sat : weekday === 0 ? sun : weekday === 2 || weekday === 3 ? midweek : other;
 
-/** One start an hour, from hour `from` up to (not including) `to`, `minute` past. */
-const hourly = (from: number, to: number, minute = 0) =>
-  Array.from({ length: to - from }, (_, i) => from + i + minute / 60);
+/** `n` starts evenly spaced from hour `from` up to (not including) `to`, shifted by `phase` of a spacing. */
+const spread = (from: number, to: number, n: number, phase = 0) =>
+  Array.from({ length: n }, (_, i) => from + ((i + phase) * (to - from)) / n);
 
 /**
- * Tennis is played around the clock on many courts (Asia, Europe, the Americas): an ATP match
- * starts on the hour and a WTA match on the half hour, so that a best-of-three match (an hour at
- * the very least) always overlaps the next starts. A third court plays through the Asian and
- * European day, when little else is on; US prime time (midnight to 3 am UTC) has fewer matches.
+ * Tennis is played around the clock on many courts (Asia, Europe, the Americas), starts spread
+ * evenly, an ATP and a WTA match in turn, so that best-of-three matches (an hour at the very least)
+ * always overlap the next starts. They carry the hours when few team sports are on: denser from 2
+ * to 12 UTC (the Asian afternoon, the European morning), sparser from noon, when soccer, cricket
+ * and the American sports take over; none start in US prime time (midnight to 2 am UTC). Each
+ * tour's 80 players play at most once a day: 40 matches a day per tour.
  */
-const ATP_SLOTS = [...hourly(0, 1), ...hourly(3, 24), ...hourly(4, 13, 15)];
-const WTA_SLOTS = [...hourly(2, 24, 30), ...hourly(13, 16, 45)];
+const tennisSlots = (phase: number) => [...spread(2, 18, 32, phase), ...spread(18, 24, 8, phase)];
+const ATP_SLOTS = tennisSlots(0);
+const WTA_SLOTS = tennisSlots(0.5);
 const TENNIS_JITTER = 1 / 6;
 
 /** Games per UTC weekday (0 = Sunday) and start hours, per sport id. */
@@ -169,16 +172,18 @@ const PLANS: Record<number, (weekday: number) => DayPlan> = {
   16: (wd) => (wd === 2 || wd === 3 ? { games: [4, 6], slots: [17.75, 20, 20, 20, 17.75, 20] } : none),
   17: daily([2, 3], []),
   18: daily([2, 4], []),
+  // Weekend afternoons and evenings in Japan; midweek rounds and cup ties on weekday evenings.
   19: (wd) =>
     wd === 6 || wd === 0
       ? { games: [3, 5], ranges: [[5, 11]] }
-      : wd === 3
-        ? { games: [0, 2], ranges: [[10, 11]] }
+      : wd >= 2 && wd <= 5
+        ? { games: [1, 2], ranges: [[9.5, 10.5]] }
         : none,
   // IPL afternoon and evening games (15:30 and 19:30 in India).
   20: () => ({ games: [2, 2], slots: [10, 14] }),
-  // T20 series in Asia and Oceania, one after the other through the Asian day.
-  21: () => ({ games: [4, 4], slots: [3.5, 6, 8.5, 11] }),
+  // T20 series around the world, one after the other: Oceania and Asia through the Asian day,
+  // then England and South Africa in the European afternoon and the Caribbean in its evening.
+  21: () => ({ games: [8, 8], slots: [1, 3.5, 6, 8.5, 11, 14, 17.5, 21] }),
   22: daily([1, 2], [[0, 24]]),
   23: daily([1, 2], US_NIGHT),
   24: daily([1, 2], US_NIGHT),

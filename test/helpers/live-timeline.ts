@@ -1,0 +1,67 @@
+import { SPORTS } from '../../src/catalog/sports.ts';
+import { startGame } from '../../src/feeds/simulator/game.ts';
+import { expectation, sportParams, teamRatings } from '../../src/feeds/simulator/model.ts';
+import { Rng } from '../../src/feeds/simulator/rng.ts';
+import { roster } from '../../src/feeds/simulator/roster.ts';
+import { DAY_MS, daySchedule, type EventSpec } from '../../src/feeds/simulator/schedule.ts';
+
+/** One scheduled game and the time its engine takes to play it. */
+export interface PlayedGame {
+  spec: EventSpec;
+  startMs: number;
+  endMs: number;
+}
+
+const STEP_S = 30;
+
+/**
+ * Plays a scheduled game with its engine alone (no books, no prices), at real time, the way the
+ * simulator plays it from its start: how long it is in play.
+ */
+export function playedMs(seed: number, spec: EventSpec): number {
+  const params = sportParams(spec.sport.sport_id);
+  const kind = spec.sport.discipline;
+  const players = (team: EventSpec['away']) =>
+    kind === 'basketball' || kind === 'baseball' ? roster(seed, team, kind) : [];
+  const engine = startGame(kind, {
+    sportId: spec.sport.sport_id,
+    params,
+    expected: expectation(
+      params,
+      teamRatings(seed, spec.home.team_id),
+      teamRatings(seed, spec.away.team_id),
+      spec.neutral,
+      0,
+    ),
+    rng: Rng.of(seed, 'game', spec.id),
+    away: { team: spec.away, roster: players(spec.away) },
+    home: { team: spec.home, roster: players(spec.home) },
+    postseason: spec.sport.season_type === 'Postseason',
+    mainEvent: spec.mainEvent,
+  });
+  let seconds = 0;
+  while (engine.status !== 'STATUS_FINAL' && seconds < 2 * 86_400) {
+    engine.advance(STEP_S);
+    seconds += STEP_S;
+  }
+  return seconds * 1000;
+}
+
+/** Every game of every sport that starts on the UTC days [firstDay, lastDay], played out. */
+export function playedGames(seed: number, firstDay: number, lastDay: number): PlayedGame[] {
+  const out: PlayedGame[] = [];
+  for (let day = firstDay; day <= lastDay; day++)
+    for (const sport of SPORTS)
+      for (const spec of daySchedule(seed, sport, day, () => false)) {
+        if (spec.fate !== 'play') continue;
+        out.push({ spec, startMs: spec.startMs, endMs: spec.startMs + playedMs(seed, spec) });
+      }
+  return out;
+}
+
+/** Games in play at `t`. */
+export function inPlayAt(games: readonly PlayedGame[], t: number): PlayedGame[] {
+  return games.filter((g) => g.startMs <= t && t < g.endMs);
+}
+
+export { DAY_MS };
