@@ -1,24 +1,25 @@
 import { SPORTS } from '../../src/catalog/sports.ts';
-import { startGame } from '../../src/feeds/simulator/game.ts';
+import { type ScoreCore, startGame } from '../../src/feeds/simulator/game.ts';
 import { expectation, sportParams, teamRatings } from '../../src/feeds/simulator/model.ts';
 import { Rng } from '../../src/feeds/simulator/rng.ts';
 import { roster } from '../../src/feeds/simulator/roster.ts';
 import { DAY_MS, daySchedule, type EventSpec } from '../../src/feeds/simulator/schedule.ts';
 
-/** One scheduled game and the time its engine takes to play it. */
+/** One scheduled game, the time its engine takes to play it and its final score. */
 export interface PlayedGame {
   spec: EventSpec;
   startMs: number;
   endMs: number;
+  final: ScoreCore;
 }
 
 const STEP_S = 30;
 
 /**
  * Plays a scheduled game with its engine alone (no books, no prices), at real time, the way the
- * simulator plays it from its start: how long it is in play.
+ * simulator plays it from its start: how long it is in play and how it ends.
  */
-export function playedMs(seed: number, spec: EventSpec): number {
+export function playOut(seed: number, spec: EventSpec): { ms: number; final: ScoreCore } {
   const params = sportParams(spec.sport.sport_id);
   const kind = spec.sport.discipline;
   const players = (team: EventSpec['away']) =>
@@ -44,7 +45,7 @@ export function playedMs(seed: number, spec: EventSpec): number {
     engine.advance(STEP_S);
     seconds += STEP_S;
   }
-  return seconds * 1000;
+  return { ms: seconds * 1000, final: engine.score() };
 }
 
 /** Every game of every sport that starts on the UTC days [firstDay, lastDay], played out. */
@@ -54,7 +55,8 @@ export function playedGames(seed: number, firstDay: number, lastDay: number): Pl
     for (const sport of SPORTS)
       for (const spec of daySchedule(seed, sport, day, () => false)) {
         if (spec.fate !== 'play') continue;
-        out.push({ spec, startMs: spec.startMs, endMs: spec.startMs + playedMs(seed, spec) });
+        const { ms, final } = playOut(seed, spec);
+        out.push({ spec, startMs: spec.startMs, endMs: spec.startMs + ms, final });
       }
   return out;
 }
