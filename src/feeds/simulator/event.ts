@@ -180,12 +180,13 @@ export class SimEvent {
     const { spec, ctx } = this;
     const kind = spec.sport.discipline;
     const players = (team: EventSpec['away']) =>
-      kind === 'basketball' || kind === 'baseball' ? roster(ctx.seed, team, kind) : [];
+      kind === 'politics' ? [] : roster(ctx.seed, team, kind === 'tennis' || kind === 'mma' ? 'solo' : kind);
     return {
       sportId: spec.sport.sport_id,
       params: this.params,
       expected: this.expected(),
       rng: Rng.of(ctx.seed, salt, spec.id),
+      who: Rng.of(ctx.seed, salt, 'who', spec.id),
       away: { team: spec.away, roster: players(spec.away) },
       home: { team: spec.home, roster: players(spec.home) },
       postseason: spec.sport.season_type === 'Postseason',
@@ -397,6 +398,7 @@ export class SimEvent {
     this.engine = startGame(this.spec.sport.discipline, this.gameContext('game'));
     this.phase = 'live';
     this.lastAdvance = this.spec.startMs;
+    this.sendPlays(this.engine);
     this.sendScore(t, this.engine.score(), this.engine.liveState());
     this.lastVersion = this.engine.version;
   }
@@ -410,6 +412,8 @@ export class SimEvent {
     engine.advance((t - this.lastAdvance + fast * (speed - 1)) / 1000);
     this.lastAdvance = t;
     this.adopt();
+    // Plays go before the score in the batch: the score and live state they lead to follow them.
+    this.sendPlays(engine);
     if (engine.status === 'STATUS_FINAL') {
       this.finish(t, engine);
       return;
@@ -475,6 +479,10 @@ export class SimEvent {
     this.sendScore(t, core, null);
     this.prices.close(() => true);
     this.phase = 'done';
+  }
+
+  private sendPlays(engine: Engine): void {
+    for (const play of engine.takePlays()) this.ctx.emit({ kind: 'play', event_id: this.spec.id, play });
   }
 
   private emptyScore(status: Score['event_status']): ScoreCore {

@@ -2,8 +2,9 @@ import type { TeamRecord } from '../../catalog/teams/types.ts';
 import { hashUnit } from './rng.ts';
 
 /**
- * Fictional players for the teams whose games need them: basketball (box numbers and player
- * props) and baseball (batter and pitcher in the live game state). Deterministic per seed and team.
+ * Fictional players for every team sport's games (box scores, plays, player props, the batter and
+ * pitcher of the live game state); in tennis and MMA the competitor is the one player. Deterministic
+ * per seed and team.
  */
 
 export interface Player {
@@ -104,22 +105,44 @@ const BASKETBALL: Slot[] = [
   { position: 'C', usage: 0.4, rebounding: 1.0, assisting: 0.3, threes: 0.1 },
 ];
 
-const BASEBALL = ['CF', 'SS', 'RF', '1B', 'DH', '3B', 'LF', 'C', '2B', 'SP', 'RP'].map((position) => ({
-  position,
-  usage: 1,
-  rebounding: 0,
-  assisting: 0,
-  threes: 0,
-}));
+const positions = (list: readonly string[]): Slot[] =>
+  list.map((position) => ({ position, usage: 1, rebounding: 0, assisting: 0, threes: 0 }));
+
+/** Nine batters in order, then the starting and the relief pitcher. */
+const BASEBALL = positions(['CF', 'SS', 'RF', '1B', 'DH', '3B', 'LF', 'C', '2B', 'SP', 'RP']);
+const FOOTBALL = positions(['QB', 'RB', 'WR', 'WR', 'TE', 'K', 'P']);
+const HOCKEY = positions(['C', 'LW', 'RW', 'D', 'D', 'G']);
+const SOCCER = positions(['GK', 'DF', 'DF', 'DF', 'DF', 'MF', 'MF', 'MF', 'FW', 'FW', 'FW']);
+/** The batting order; the last five bowl. */
+const CRICKET = positions(['BAT', 'BAT', 'BAT', 'BAT', 'WK', 'AR', 'AR', 'BOWL', 'BOWL', 'BOWL', 'BOWL']);
+
+export type RosterKind = 'basketball' | 'baseball' | 'football' | 'hockey' | 'soccer' | 'cricket' | 'solo';
+
+const SLOTS: Record<Exclude<RosterKind, 'solo'>, Slot[]> = {
+  basketball: BASKETBALL,
+  baseball: BASEBALL,
+  football: FOOTBALL,
+  hockey: HOCKEY,
+  soccer: SOCCER,
+  cricket: CRICKET,
+};
 
 const cache = new Map<string, Player[]>();
 
-/** The team's players: eight for basketball, nine batters then two pitchers for baseball. */
-export function roster(seed: number, team: TeamRecord, kind: 'basketball' | 'baseball'): Player[] {
+/**
+ * The team's players: eight for basketball, nine batters then two pitchers for baseball, a lineup
+ * per sport elsewhere; for an individual sport ('solo') the competitor alone, under its own name.
+ */
+export function roster(seed: number, team: TeamRecord, kind: RosterKind): Player[] {
   const key = `${seed}:${team.team_id}:${kind}`;
   const hit = cache.get(key);
   if (hit) return hit;
-  const slots = kind === 'basketball' ? BASKETBALL : BASEBALL;
+  if (kind === 'solo') {
+    const solo = [{ ...positions([''])[0]!, id: team.team_id * 100 + 1, name: team.name, jersey: '', team_id: team.team_id }];
+    cache.set(key, solo);
+    return solo;
+  }
+  const slots = SLOTS[kind];
   const used = new Set<string>();
   const players = slots.map((slot, i) => {
     let name = '';
