@@ -170,20 +170,21 @@ export function applyChange(board: Board, change: Change, fresh?: EventState): A
       state.version = change.id;
       return { kind: 'info', event: state, before, beforeVersion };
     }
-    // Plays and stat rows change no event view, so delayed views are not told of them (a delayed
-    // plan's box score is read from the store as of its head).
+    // Plays and stat rows leave the event's view as it was: a delayed view is told of them with
+    // nothing to undo, so that its head stops before them until they are old enough (a delayed
+    // plan's box score is then read from the store as of that head).
     case 'play': {
       const ev = board.events.get(change.event_id);
-      if (ev) {
-        const game = gameOf(ev);
-        game.plays = Math.max(game.plays, change.sequence);
-      }
-      return undefined;
+      if (!ev) return undefined;
+      const game = gameOf(ev);
+      game.plays = Math.max(game.plays, change.sequence);
+      return { kind: 'info', event: ev, before: ev.info, beforeVersion: ev.version };
     }
     case 'stat': {
       const ev = board.events.get(change.event_id);
-      if (ev) setStat(gameOf(ev), change.stat, change.id);
-      return undefined;
+      if (!ev) return undefined;
+      setStat(gameOf(ev), change.stat, change.id);
+      return { kind: 'info', event: ev, before: ev.info, beforeVersion: ev.version };
     }
     default:
       return assertNever(change);
@@ -203,12 +204,22 @@ export function setStat(game: GameState, v: StatValue, changeId: number): void {
   } else {
     let line = game.players.get(v.player_id);
     if (!line) {
-      line = { team_id: v.team_id, stats: new Map() };
+      line = { team_id: v.team_id, display_name: v.display_name ?? '', position: v.position ?? '', stats: new Map() };
       game.players.set(v.player_id, line);
     }
     line.stats.set(v.stat_id, value);
   }
   if (changeId > game.version) game.version = changeId;
+}
+
+/** A box score folded from an event's stat rows (a delayed plan's, read from the store up to its head). */
+export function foldStats(rows: readonly ChangeRecord[]): GameState {
+  const game: GameState = { plays: 0, teams: new Map(), players: new Map(), version: 0 };
+  for (const row of rows) {
+    const change = decodeChange(row);
+    if (change.kind === 'stat') setStat(game, change.stat, change.id);
+  }
+  return game;
 }
 
 /** Applies stored rows in id order (a follower, or a catch-up read from the store). */

@@ -49,6 +49,8 @@ export interface MarketState {
 /** A player's line in an event's box score. */
 export interface PlayerLine {
   team_id: number;
+  display_name: string;
+  position: string;
   /** stat id -> value. */
   stats: Map<number, number>;
 }

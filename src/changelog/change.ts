@@ -95,6 +95,9 @@ export interface StatValue {
   stat_id: number;
   /** A string, as the spec's stat values are. */
   value: string;
+  /** On the first row of a player's line: who the player is. */
+  display_name?: string;
+  position?: string;
 }
 
 /** What a price row records beyond the spec's Delta row (the `detail` of its record). */

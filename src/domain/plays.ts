@@ -29,6 +29,14 @@ export interface PlayInput {
   /** Player ids involved, most important first (the same ids as player-prop participants). */
   players: number[];
   credits: StatCredit[];
+  /** Who the players named in `players` and `credits` are: their box-score lines show it. */
+  people: Person[];
+}
+
+export interface Person {
+  id: number;
+  display_name: string;
+  position: string;
 }
 
 /** A play as served (docs/spec-gaps.md: Plays). */

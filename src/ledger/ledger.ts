@@ -292,7 +292,7 @@ export class Ledger implements LedgerSink {
   private planPlay(plan: BatchPlan, u: PlayUpdate, at: string): void {
     const info = plan.info(u.event_id)!;
     const ev = plan.event(u.event_id)!;
-    const cells = statRowsOf(info, u.play, (cell) => plan.statValue(ev, cell), (message) => {
+    const cells = statRowsOf(info, u.play, (cell) => plan.statValue(ev, cell), (id) => plan.knowsPlayer(ev, id), (message) => {
       throw new LedgerError(message);
     });
     const sequence = plan.nextSequence(ev);
@@ -560,7 +560,22 @@ class BatchPlan {
 
   setStatValue(ev: EventState, stat: StatValue): void {
     inner(this.statValues, ev).set(cellKey(stat), Number(stat.value));
+    if (stat.display_name !== undefined && stat.player_id !== undefined) {
+      let named = this.namedPlayers.get(ev);
+      if (!named) {
+        named = new Set();
+        this.namedPlayers.set(ev, named);
+      }
+      named.add(stat.player_id);
+    }
   }
+
+  /** Whether a player of the event has a line already (committed or planned in this batch). */
+  knowsPlayer(ev: EventState, playerId: number): boolean {
+    return ev.game?.players.has(playerId) === true || this.namedPlayers.get(ev)?.has(playerId) === true;
+  }
+
+  private readonly namedPlayers = new Map<EventState, Set<number>>();
 
   add(record: ChangeRecord, step: Step): void {
     this.records.push(record);

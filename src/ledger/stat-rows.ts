@@ -11,13 +11,15 @@ export type GameCell = Pick<StatValue, 'team_id' | 'player_id' | 'stat_id'>;
  * A player's credit goes to the player's line unless the stat is the team's only, and to the team's
  * value unless it is the player's only; so every team value is the sum of the credits of its plays.
  * A value seen for the first time is written even when the credit adds nothing (a 0-yard carry puts
- * the runner in the box). `current` reads a value as committed and planned so far; `fail` refuses
+ * the runner in the box). A player's first row carries the name and position the play gives
+ * (`isKnown`: the player already has a line). `current` reads a value as committed and planned so far; `fail` refuses
  * the batch (a stat the sport does not keep, a team not in the event).
  */
 export function statRowsOf(
   info: Pick<EventInfo, 'sport_id' | 'teams' | 'event_id'>,
   play: PlayInput,
   current: (cell: GameCell) => number | undefined,
+  isKnown: (playerId: number) => boolean,
   fail: (message: string) => never,
 ): StatValue[] {
   const next = new Map<string, StatValue & { n: number }>();
@@ -44,14 +46,24 @@ export function statRowsOf(
     if (stat.scope !== 'player') add({ team_id: c.team_id, stat_id: stat.id }, c.n);
   }
   const out: StatValue[] = [];
+  const named = new Set<number>();
   for (const row of next.values()) {
-    const before = row.value === 'new' ? undefined : current(row);
-    if (before === row.n) continue;
-    out.push(
-      row.player_id === undefined
-        ? { team_id: row.team_id, stat_id: row.stat_id, value: String(row.n) }
-        : { team_id: row.team_id, player_id: row.player_id, stat_id: row.stat_id, value: String(row.n) },
-    );
+    const fresh = row.value === 'new';
+    if (!fresh && current(row) === row.n) continue;
+    if (row.player_id === undefined) {
+      out.push({ team_id: row.team_id, stat_id: row.stat_id, value: String(row.n) });
+      continue;
+    }
+    const v: StatValue = { team_id: row.team_id, player_id: row.player_id, stat_id: row.stat_id, value: String(row.n) };
+    // A player's first value says who the player is, once per play.
+    if (fresh && !isKnown(row.player_id) && !named.has(row.player_id)) {
+      const who = play.people.find((p) => p.id === row.player_id);
+      if (!who) fail(`play credits player ${row.player_id} without saying who it is (event ${info.event_id})`);
+      v.display_name = who.display_name;
+      v.position = who.position;
+      named.add(row.player_id);
+    }
+    out.push(v);
   }
   return out;
 }

@@ -71,6 +71,7 @@ test('every kind of stored row decodes to a change of its kind', async () => {
           score_home: 0,
           players: [200201],
           credits: [{ team_id: 2002, player_id: 200201, stat: 'points', n: 2 }],
+          people: [{ id: 200201, display_name: 'A', position: 'PG' }],
         },
       },
     ]),

@@ -9,7 +9,7 @@ import {
   sum,
   winners,
 } from '../../../domain/score.ts';
-import type { PlayInput, StatCredit } from '../../../domain/plays.ts';
+import type { Person, PlayInput, StatCredit } from '../../../domain/plays.ts';
 import type { EventStatus, Score } from '../../../domain/types.ts';
 import type { Expectation, Outlook, SportParams } from '../model.ts';
 import { normalOutlook, poissonOutlook } from '../model.ts';
@@ -98,6 +98,8 @@ export abstract class SteppedGame implements Engine {
   protected clockRunning = false;
   protected lastPlay = '';
   private plays: PlayInput[] = [];
+  /** Players credited so far, so a play can say who its credits name. */
+  private readonly credited = new Map<number, Player>();
 
   constructor(protected readonly ctx: GameContext) {}
 
@@ -114,6 +116,12 @@ export abstract class SteppedGame implements Engine {
   protected record(description: string, side: Side | null, players: readonly Player[], credits: StatCredit[] = []): void {
     const sc = this.score();
     this.lastPlay = description;
+    const people = new Map<number, Person>();
+    for (const p of players) people.set(p.id, { id: p.id, display_name: p.name, position: p.position });
+    for (const c of credits) {
+      const p = c.player_id === undefined ? undefined : this.credited.get(c.player_id);
+      if (p) people.set(p.id, { id: p.id, display_name: p.name, position: p.position });
+    }
     this.plays.push({
       period: sc.game_period,
       game_clock: sc.game_clock,
@@ -124,13 +132,17 @@ export abstract class SteppedGame implements Engine {
       score_home: sc.score_home,
       players: players.map((p) => p.id),
       credits,
+      people: [...people.values()],
     });
   }
 
   /** A credit of `n` to a stat of a side, or of one of its players. */
   protected credit(side: Side, player: Player | undefined, stat: string, n = 1): StatCredit {
     const c: StatCredit = { team_id: this.ctx[side].team.team_id, stat, n };
-    if (player) c.player_id = player.id;
+    if (player) {
+      c.player_id = player.id;
+      this.credited.set(player.id, player);
+    }
     return c;
   }
 
