@@ -103,10 +103,11 @@ export interface Store {
   /** Every price row in (afterId, toId], oldest first, with what a delta filter looks at. */
   scanPriceRows(afterId: number, toId: number, each: (row: PriceRowSummary) => void): Promise<void>;
   /**
-   * The payloads of an event's plays numbered `fromSequence` to `toSequence` (inclusive), oldest
-   * first. The nth play row of an event is its play number n (the ledger numbers them in commit order).
+   * The payloads of an event's plays numbered `fromSequence` to `toSequence` (inclusive), newest
+   * first, joined by commas (a page as served, without a string per play). The nth play row of an
+   * event is its play number n: the ledger numbers them in commit order.
    */
-  readPlays(eventId: string, fromSequence: number, toSequence: number): Promise<string[]>;
+  readPlays(eventId: string, fromSequence: number, toSequence: number): Promise<Buffer>;
   /** An event's stat rows with ids at or below `uptoId`, in id order (a delayed plan's box score). */
   readStats(eventId: string, uptoId: number): Promise<ChangeRecord[]>;
   /** committed_ms of the newest row with an id at or below `id`, or undefined. */

@@ -87,7 +87,8 @@ test('plays are numbered 1.. per event and their running scores reach the final 
   for (const ev of finals()) {
     const count = ev.game?.plays ?? 0;
     if (count === 0) continue;
-    const plays = (await run.store.readPlays(ev.info.event_id, 1, count)).map((p) => JSON.parse(p) as Play);
+    const page = await run.store.readPlays(ev.info.event_id, 1, count);
+    const plays = (JSON.parse(`[${page.toString()}]`) as Play[]).reverse();
     assert.deepEqual(
       plays.map((p) => p.sequence),
       Array.from({ length: count }, (_, i) => i + 1),

@@ -103,7 +103,7 @@ export class MemoryStore implements Store, MemoryPriceRows {
     return { playCounts, statRows };
   }
 
-  async readPlays(eventId: string, fromSequence: number, toSequence: number): Promise<string[]> {
+  async readPlays(eventId: string, fromSequence: number, toSequence: number): Promise<Buffer> {
     const out: string[] = [];
     let sequence = 0;
     for (const r of this.byEvent.get(eventId) ?? []) {
@@ -112,7 +112,7 @@ export class MemoryStore implements Store, MemoryPriceRows {
       if (sequence > toSequence) break;
       if (sequence >= fromSequence) out.push(r.payload);
     }
-    return out;
+    return Buffer.from(out.reverse().join(','), 'utf8');
   }
 
   async readStats(eventId: string, uptoId: number): Promise<ChangeRecord[]> {

@@ -108,14 +108,17 @@ export class SqliteStore implements Store {
     };
   }
 
-  async readPlays(eventId: string, fromSequence: number, toSequence: number): Promise<string[]> {
+  async readPlays(eventId: string, fromSequence: number, toSequence: number): Promise<Buffer> {
     const from = Math.max(1, fromSequence);
-    if (toSequence < from) return [];
-    return this.prepared(
-      `SELECT payload FROM changes WHERE kind = 'play' AND event_id = ? ORDER BY id LIMIT ? OFFSET ?`,
-    )
-      .pluck()
-      .all(eventId, toSequence - from + 1, from - 1) as string[];
+    if (toSequence < from) return Buffer.alloc(0);
+    // SQLite joins the payloads in the order of the ordered subquery and hands over one buffer.
+    const [bytes] = this.prepared(
+      `SELECT CAST(group_concat(payload, ',') AS BLOB) FROM (SELECT id, payload FROM
+         (SELECT id, payload FROM changes WHERE kind = 'play' AND event_id = ? ORDER BY id LIMIT ? OFFSET ?)
+       ORDER BY id DESC)`,
+      true,
+    ).get(eventId, toSequence - from + 1, from - 1) as [Buffer | null];
+    return bytes ?? Buffer.alloc(0);
   }
 
   async readStats(eventId: string, uptoId: number): Promise<ChangeRecord[]> {

@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { forbidden, notFound } from '../../errors.ts';
 import { parseInteger } from '../../params.ts';
-import { callerOf, type RouteDeps, sendJson } from '../../route-kit.ts';
+import { callerOf, type RouteDeps, sendParts } from '../../route-kit.ts';
 import { ErrorBody, errorResponses } from '../../schemas.ts';
 import { PlaysPageSchema } from '../../stats-schemas.ts';
 
@@ -47,15 +47,18 @@ export async function playRoutes(fastify: FastifyInstance, deps: RouteDeps): Pro
       const last = ev.game?.plays ?? 0;
       const to = Math.min(last, before === undefined ? last : before - 1);
       const from = Math.max(1, to - limit + 1);
-      const plays = to >= 1 ? await deps.games.readPlays(eventId, from, to) : [];
-      plays.reverse();
-      const next = plays.length > 0 && from > 1 ? from : null;
-      reply.meter(plays.length);
-      return sendJson(
-        reply,
-        `{"meta":{"event_id":${JSON.stringify(eventId)},"count":${plays.length},"last_sequence":${last},` +
-          `"next_before_sequence":${next}},"plays":[${plays.join(',')}]}`,
-      );
+      const count = Math.max(0, to - from + 1);
+      const plays = count > 0 ? await deps.games.readPlays(eventId, from, to) : Buffer.alloc(0);
+      const next = count > 0 && from > 1 ? from : null;
+      reply.meter(count);
+      return sendParts(reply, [
+        Buffer.from(
+          `{"meta":{"event_id":${JSON.stringify(eventId)},"count":${count},"last_sequence":${last},` +
+            `"next_before_sequence":${next}},"plays":[`,
+        ),
+        plays,
+        Buffer.from(']}'),
+      ]);
     },
   );
 }
