@@ -133,6 +133,7 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
     views,
     feed,
     history: backends.history,
+    games: store,
     auth,
     access: opts.withoutAccess ? undefined : access,
     keyHeader: config.keyHeader,

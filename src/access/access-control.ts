@@ -238,6 +238,11 @@ export class AccessControl {
     return undefined;
   }
 
+  /** This server's clock (epoch ms), which every access rule reads. */
+  time(): number {
+    return this.now();
+  }
+
   /** The stats-access policy (src/access/stats-policy.ts) at this server's clock. */
   statsAccess(a: Account, request: StatsRequest): StatsDecision {
     return statsAccess(a, request, this.now());

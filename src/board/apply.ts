@@ -1,9 +1,18 @@
-import { assertNever, type Change, type ChangeRecord, decodeChange, type PriceFact } from '../changelog/change.ts';
+import {
+  assertNever,
+  type Change,
+  type ChangeRecord,
+  decodeChange,
+  type PriceFact,
+  type StatValue,
+} from '../changelog/change.ts';
 import type { EventInfo } from '../domain/types.ts';
 import type { LoadedState } from '../store/store.ts';
 import {
   type Board,
   type EventState,
+  type GameState,
+  gameOf,
   type LineState,
   type MarketState,
   marketKey,
@@ -161,9 +170,56 @@ export function applyChange(board: Board, change: Change, fresh?: EventState): A
       state.version = change.id;
       return { kind: 'info', event: state, before, beforeVersion };
     }
+    // Plays and stat rows leave the event's view as it was: a delayed view is told of them with
+    // nothing to undo, so that its head stops before them until they are old enough (a delayed
+    // plan's box score is then read from the store as of that head).
+    case 'play': {
+      const ev = board.events.get(change.event_id);
+      if (!ev) return undefined;
+      const game = gameOf(ev);
+      game.plays = Math.max(game.plays, change.sequence);
+      return { kind: 'info', event: ev, before: ev.info, beforeVersion: ev.version };
+    }
+    case 'stat': {
+      const ev = board.events.get(change.event_id);
+      if (!ev) return undefined;
+      setStat(gameOf(ev), change.stat, change.id);
+      return { kind: 'info', event: ev, before: ev.info, beforeVersion: ev.version };
+    }
     default:
       return assertNever(change);
   }
+}
+
+/** Writes one box-score value. */
+export function setStat(game: GameState, v: StatValue, changeId: number): void {
+  const value = Number(v.value);
+  if (v.player_id === undefined) {
+    let team = game.teams.get(v.team_id);
+    if (!team) {
+      team = new Map();
+      game.teams.set(v.team_id, team);
+    }
+    team.set(v.stat_id, value);
+  } else {
+    let line = game.players.get(v.player_id);
+    if (!line) {
+      line = { team_id: v.team_id, display_name: v.display_name ?? '', position: v.position ?? '', stats: new Map() };
+      game.players.set(v.player_id, line);
+    }
+    line.stats.set(v.stat_id, value);
+  }
+  if (changeId > game.version) game.version = changeId;
+}
+
+/** A box score folded from an event's stat rows (a delayed plan's, read from the store up to its head). */
+export function foldStats(rows: readonly ChangeRecord[]): GameState {
+  const game: GameState = { plays: 0, teams: new Map(), players: new Map(), version: 0 };
+  for (const row of rows) {
+    const change = decodeChange(row);
+    if (change.kind === 'stat') setStat(game, change.stat, change.id);
+  }
+  return game;
 }
 
 /** Applies stored rows in id order (a follower, or a catch-up read from the store). */
@@ -191,5 +247,10 @@ export function loadBoard(board: Board, loaded: LoadedState): void {
     });
   }
   for (const row of loaded.latestPrices) applyChange(board, decodeChange(row));
+  for (const { event_id, plays } of loaded.playCounts) {
+    const ev = board.events.get(event_id);
+    if (ev) gameOf(ev).plays = plays;
+  }
+  for (const row of loaded.statRows) applyChange(board, decodeChange(row));
   board.head = loaded.headId;
 }

@@ -46,14 +46,46 @@ export interface MarketState {
   participants: Map<string, ParticipantState>;
 }
 
+/** A player's line in an event's box score. */
+export interface PlayerLine {
+  team_id: number;
+  display_name: string;
+  position: string;
+  /** stat id -> value. */
+  stats: Map<number, number>;
+}
+
+/**
+ * An event's plays and box score as the stat rows left them. The plays themselves stay in the
+ * store (their pages are read from it); the board keeps their count, which numbers the next one.
+ */
+export interface GameState {
+  /** Sequence of the last play (0 before the first). */
+  plays: number;
+  /** team id -> stat id -> value. */
+  teams: Map<number, Map<number, number>>;
+  /** player id -> line, in the order players first appeared. */
+  players: Map<number, PlayerLine>;
+  /** Id of the last stat row applied (0 before any): the key that invalidates a cached box. */
+  version: number;
+}
+
 export interface EventState {
   info: EventInfo;
+  /** Plays and box score, from the first play on. */
+  game?: GameState;
   /** event_date in epoch ms, for date windows. */
   startMs: number;
   /** Keyed by `${market_id}:${period_id}`, in creation order. */
   markets: Map<string, MarketState>;
   /** Id of the last change row that touched this event: the key that invalidates cached views. */
   version: number;
+}
+
+/** The event's game state, made on first use. */
+export function gameOf(ev: EventState): GameState {
+  ev.game ??= { plays: 0, teams: new Map(), players: new Map(), version: 0 };
+  return ev.game;
 }
 
 export const marketKey = (marketId: number, periodId: number): string => `${marketId}:${periodId}`;

@@ -7,7 +7,7 @@ import type { DeltaRow, EventInfo, ParticipantType, Score } from '../domain/type
  * over `ChangeKind` (decodeChange, applyChange) fail to compile until every reader handles it.
  */
 
-export const CHANGE_KINDS = ['event', 'score', 'price'] as const;
+export const CHANGE_KINDS = ['event', 'score', 'price', 'play', 'stat'] as const;
 export type ChangeKind = (typeof CHANGE_KINDS)[number];
 
 /** One stored row of the change log. `payload` is the change serialised once, at commit. */
@@ -81,7 +81,24 @@ export type Change =
       /** Replaces the live state; null clears it; absent keeps it. */
       live_game_state?: Record<string, unknown> | null;
     }
-  | { kind: 'price'; id: number; fact: PriceFact };
+  | { kind: 'price'; id: number; fact: PriceFact }
+  /** A play: its payload is the Play as served. */
+  | { kind: 'play'; id: number; event_id: string; sequence: number }
+  /** One box-score value as it now is: a team's (player_id null) or a player's. */
+  | { kind: 'stat'; id: number; event_id: string; stat: StatValue };
+
+/** A stat row's payload: one value of an event's box score after a play changed it. */
+export interface StatValue {
+  team_id: number;
+  /** Absent on a team's value. */
+  player_id?: number;
+  stat_id: number;
+  /** A string, as the spec's stat values are. */
+  value: string;
+  /** On the first row of a player's line: who the player is. */
+  display_name?: string;
+  position?: string;
+}
 
 /** What a price row records beyond the spec's Delta row (the `detail` of its record). */
 export interface PriceDetail {
@@ -141,6 +158,12 @@ export function decodeChange(row: ChangeRecord): Change {
       if (x.moved_from !== undefined) fact.moved_from = x.moved_from;
       return { kind: 'price', id: row.id, fact };
     }
+    case 'play': {
+      const play = JSON.parse(row.payload) as { sequence: number };
+      return { kind: 'play', id: row.id, event_id: row.event_id, sequence: play.sequence };
+    }
+    case 'stat':
+      return { kind: 'stat', id: row.id, event_id: row.event_id, stat: JSON.parse(row.payload) as StatValue };
     default:
       return assertNever(row.kind);
   }

@@ -9,6 +9,7 @@ import type { ChangeFeed } from '../board/change-feed.ts';
 import type { DelayedViews } from '../board/delayed-views.ts';
 import { lazyChildLogger } from '../ops/logging.ts';
 import type { HistoryStore } from '../store/history.ts';
+import type { GameReads } from './route-kit.ts';
 import { ByteBudget, DEFAULT_CACHE_BYTES } from './byte-budget.ts';
 import { ApiError, badRequest, internalError, quote } from './errors.ts';
 import { EventQueryCache } from './event-query.ts';
@@ -19,6 +20,10 @@ import { bestLineRoutes } from './routes/v2/best-line.ts';
 import { deltaRoutes } from './routes/v2/delta.ts';
 import { eventRoutes } from './routes/v2/events.ts';
 import { historyRoutes } from './routes/v2/history.ts';
+import { gameStatRoutes } from './routes/v2/game-stats.ts';
+import { playRoutes } from './routes/v2/plays.ts';
+import { statRoutes } from './routes/v2/stats.ts';
+import { BoxCache } from './box-score.ts';
 import { listingRoutes } from './routes/v2/listings.ts';
 import { openersClosingRoutes } from './routes/v2/openers-closing.ts';
 import { participantRoutes } from './routes/v2/participants.ts';
@@ -53,6 +58,8 @@ export interface AppDeps {
   views: DelayedViews;
   feed: ChangeFeed;
   history: HistoryStore;
+  /** Play pages and a delayed plan's stat rows, read from the store. */
+  games: GameReads;
   auth: Authenticator;
   /**
    * Keys, limits and metering. Left out only to measure what the access layer costs (bench/):
@@ -203,6 +210,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     views: deps.views,
     feed: deps.feed,
     history: deps.history,
+    games: deps.games,
+    boxes: new BoxCache(budget),
     cache: new SnapshotCache(budget),
     queries: new EventQueryCache(budget),
     budget,
@@ -217,6 +226,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(openersClosingRoutes, routeDeps);
   await app.register(participantRoutes, routeDeps);
   await app.register(bestLineRoutes, routeDeps);
+  await app.register(statRoutes, routeDeps);
+  await app.register(gameStatRoutes, routeDeps);
+  await app.register(playRoutes, routeDeps);
   await app.register(async (v1) => v1Routes(v1, routeDeps), { prefix: '/api/v1' });
   return app;
 }

@@ -7,6 +7,8 @@ import type { BoardView } from '../board/board-view.ts';
 import type { ChangeFeed } from '../board/change-feed.ts';
 import type { DelayedViews } from '../board/delayed-views.ts';
 import type { HistoryStore } from '../store/history.ts';
+import type { Store } from '../store/store.ts';
+import type { BoxCache } from './box-score.ts';
 import type { ByteBudget } from './byte-budget.ts';
 import { ApiError, statsRefused } from './errors.ts';
 import type { EventQueryCache } from './event-query.ts';
@@ -23,12 +25,18 @@ export interface RouteDeps {
   views: DelayedViews;
   feed: ChangeFeed;
   history: HistoryStore;
+  games: GameReads;
+  /** Serialised box scores, per event and change of its box. */
+  boxes: BoxCache;
   cache: SnapshotCache;
   /** Parsed event-route query strings, per plan. */
   queries: EventQueryCache;
   /** The bytes every cache draws from; routes that keep their own caches charge them here. */
   budget: ByteBudget;
 }
+
+/** What the stats and plays routes read from the store. */
+export type GameReads = Pick<Store, 'readPlays' | 'readStats'>;
 
 /** What the caller may see, and the board view it reads: every route starts here. */
 export interface Caller {

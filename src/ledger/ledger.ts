@@ -19,12 +19,13 @@ import {
   participantKey,
 } from '../board/board.ts';
 import type { Bus } from '../bus/bus.ts';
-import type { Change, ChangeRecord, LogPosition, PriceDetail } from '../changelog/change.ts';
+import type { Change, ChangeRecord, LogPosition, PriceDetail, StatValue } from '../changelog/change.ts';
 import { priceDelta } from '../domain/odds.ts';
 import type { ChangeType, EventInfo } from '../domain/types.ts';
 import type { Commit, EventRecord, MarketRecord, Store } from '../store/store.ts';
 import { DeltaRowWriter, serialisePriceDetail } from './serialise.ts';
-import type { EventUpsert, LedgerSink, PriceUpdate, ScoreUpdate, UpdateBatch } from './updates.ts';
+import { type GameCell, statRowsOf } from './stat-rows.ts';
+import type { EventUpsert, LedgerSink, PlayUpdate, PriceUpdate, ScoreUpdate, UpdateBatch } from './updates.ts';
 
 /** Line id: 32 hex characters, a pure function of what identifies the line, so it never changes. */
 export function lineId(
@@ -174,6 +175,7 @@ export class Ledger implements LedgerSink {
       for (const u of batch.updates) {
         if (u.kind === 'event') this.planEvent(plan, u, at);
         else if (u.kind === 'score') this.planScore(plan, u, at);
+        else if (u.kind === 'play') this.planPlay(plan, u, at);
         else this.planPrice(plan, u, at);
       }
       if (plan.records.length === 0 && plan.markets.length === 0) return;
@@ -284,6 +286,45 @@ export class Ledger implements LedgerSink {
       },
       { kind: 'info', change },
     );
+  }
+
+  /** A play row numbered after the event's last play, then a stat row per box-score value it changes. */
+  private planPlay(plan: BatchPlan, u: PlayUpdate, at: string): void {
+    const info = plan.info(u.event_id)!;
+    const ev = plan.event(u.event_id)!;
+    const cells = statRowsOf(info, u.play, (cell) => plan.statValue(ev, cell), (id) => plan.knowsPlayer(ev, id), (message) => {
+      throw new LedgerError(message);
+    });
+    const sequence = plan.nextSequence(ev);
+    const id = plan.nextId();
+    const p = u.play;
+    const play = {
+      event_id: u.event_id,
+      sequence,
+      period: p.period,
+      game_clock: p.game_clock,
+      display_clock: p.display_clock,
+      description: p.description,
+      team_id: p.team_id,
+      score_away: p.score_away,
+      score_home: p.score_home,
+      players: p.players,
+      created_at: at,
+    };
+    const base = { event_id: u.event_id, sport_id: info.sport_id, at, committed_ms: plan.committedMs };
+    const none = { price_id: null, affiliate_id: null, market_id: null, detail: null };
+    plan.add(
+      { id, kind: 'play', ...base, ...none, payload: JSON.stringify(play) },
+      { kind: 'info', change: { kind: 'play', id, event_id: u.event_id, sequence } },
+    );
+    for (const stat of cells) {
+      const statId = plan.nextId();
+      plan.setStatValue(ev, stat);
+      plan.add(
+        { id: statId, kind: 'stat', ...base, ...none, payload: JSON.stringify(stat) },
+        { kind: 'info', change: { kind: 'stat', id: statId, event_id: u.event_id, stat } },
+      );
+    }
   }
 
   private planPrice(plan: BatchPlan, u: PriceUpdate, at: string): void {
@@ -498,6 +539,44 @@ class BatchPlan {
     return this.head;
   }
 
+  /** Play numbers and box-score values given out in this batch, beside the board's. */
+  private readonly sequences = new Map<EventState, number>();
+  private readonly statValues = new Map<EventState, Map<string, number>>();
+
+  nextSequence(ev: EventState): number {
+    const next = (this.sequences.get(ev) ?? ev.game?.plays ?? 0) + 1;
+    this.sequences.set(ev, next);
+    return next;
+  }
+
+  statValue(ev: EventState, cell: GameCell): number | undefined {
+    const planned = this.statValues.get(ev)?.get(cellKey(cell));
+    if (planned !== undefined) return planned;
+    const game = ev.game;
+    if (!game) return undefined;
+    const stats = cell.player_id === undefined ? game.teams.get(cell.team_id) : game.players.get(cell.player_id)?.stats;
+    return stats?.get(cell.stat_id);
+  }
+
+  setStatValue(ev: EventState, stat: StatValue): void {
+    inner(this.statValues, ev).set(cellKey(stat), Number(stat.value));
+    if (stat.display_name !== undefined && stat.player_id !== undefined) {
+      let named = this.namedPlayers.get(ev);
+      if (!named) {
+        named = new Set();
+        this.namedPlayers.set(ev, named);
+      }
+      named.add(stat.player_id);
+    }
+  }
+
+  /** Whether a player of the event has a line already (committed or planned in this batch). */
+  knowsPlayer(ev: EventState, playerId: number): boolean {
+    return ev.game?.players.has(playerId) === true || this.namedPlayers.get(ev)?.has(playerId) === true;
+  }
+
+  private readonly namedPlayers = new Map<EventState, Set<number>>();
+
   add(record: ChangeRecord, step: Step): void {
     this.records.push(record);
     this.steps.push(step);
@@ -605,6 +684,8 @@ class BatchPlan {
     inner(this.mainLines, participant).set(affiliateId, value);
   }
 }
+
+const cellKey = (c: GameCell): string => `${c.team_id}:${c.player_id ?? ''}:${c.stat_id}`;
 
 /** The map kept under `key` in `outer`, made on first use. */
 function inner<K, K2, V>(outer: Map<K, Map<K2, V>>, key: K): Map<K2, V> {

@@ -1,3 +1,4 @@
+import type { PlayInput } from '../domain/plays.ts';
 import type { EventInfo, ParticipantType, Score } from '../domain/types.ts';
 
 /**
@@ -47,7 +48,18 @@ export interface PriceUpdate {
   source_id?: string;
 }
 
-export type Update = EventUpsert | ScoreUpdate | PriceUpdate;
+/**
+ * One play of a live game. The ledger gives it the event's next sequence number and writes a stat
+ * row for every box-score value its credits change; a feed sends the score the play leads to in
+ * the same batch.
+ */
+export interface PlayUpdate {
+  kind: 'play';
+  event_id: string;
+  play: PlayInput;
+}
+
+export type Update = EventUpsert | ScoreUpdate | PriceUpdate | PlayUpdate;
 
 export interface UpdateBatch {
   /** ISO 8601 time the batch describes; the simulator back-fills history with past times. */

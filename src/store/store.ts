@@ -52,6 +52,10 @@ export interface LoadedState {
   headId: number;
   /** committed_ms of the head row, 0 on an empty store. */
   headCommittedMs: number;
+  /** The number of play rows of each event that has any (the last play's sequence). */
+  playCounts: { event_id: string; plays: number }[];
+  /** Every stat row, each event's in id order: folded, they give each event's box score. */
+  statRows: ChangeRecord[];
 }
 
 /** A read of change rows after a cursor, in id order. */
@@ -98,6 +102,14 @@ export interface Store {
   readPayloadBytes(q: ChangeQuery): Promise<PayloadBytes>;
   /** Every price row in (afterId, toId], oldest first, with what a delta filter looks at. */
   scanPriceRows(afterId: number, toId: number, each: (row: PriceRowSummary) => void): Promise<void>;
+  /**
+   * The payloads of an event's plays numbered `fromSequence` to `toSequence` (inclusive), newest
+   * first, joined by commas (a page as served, without a string per play). The nth play row of an
+   * event is its play number n: the ledger numbers them in commit order.
+   */
+  readPlays(eventId: string, fromSequence: number, toSequence: number): Promise<Buffer>;
+  /** An event's stat rows with ids at or below `uptoId`, in id order (a delayed plan's box score). */
+  readStats(eventId: string, uptoId: number): Promise<ChangeRecord[]>;
   /** committed_ms of the newest row with an id at or below `id`, or undefined. */
   committedMsAt(id: number): Promise<number | undefined>;
   /** The smallest change id committed at or after `ms`, or undefined when none is. */

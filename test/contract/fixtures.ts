@@ -117,6 +117,29 @@ export function scoreRow(a: RowArgs & { home?: number; away?: number }): ChangeR
   };
 }
 
+/** A play row: its payload the served Play, numbered `sequence`. */
+export function playRow(a: RowArgs & { sequence: number }): ChangeRecord {
+  const row = base(a);
+  return {
+    ...row,
+    kind: 'play',
+    price_id: null,
+    affiliate_id: null,
+    market_id: null,
+    payload: JSON.stringify({ event_id: row.event_id, sequence: a.sequence, description: `play ${a.sequence}` }),
+    detail: null,
+  };
+}
+
+/** A stat row: one box-score value of team 2002 (or of a player of it). */
+export function statRow(a: RowArgs & { stat_id: number; value: number; player_id?: number }): ChangeRecord {
+  const row = base(a);
+  const stat = a.player_id === undefined
+    ? { team_id: 2002, stat_id: a.stat_id, value: String(a.value) }
+    : { team_id: 2002, player_id: a.player_id, stat_id: a.stat_id, value: String(a.value) };
+  return { ...row, kind: 'stat', price_id: null, affiliate_id: null, market_id: null, payload: JSON.stringify(stat), detail: null };
+}
+
 export function eventRecord(eventId: string, changeId: number, sportId = 4): EventRecord {
   return {
     event_id: eventId,

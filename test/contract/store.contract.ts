@@ -16,8 +16,10 @@ import {
   eventRecord,
   eventRow,
   marketRecord,
+  playRow,
   priceRow,
   scoreRow,
+  statRow,
 } from './fixtures.ts';
 
 export interface StoreFixture {
@@ -92,7 +94,16 @@ export function storeContract(name: string, make: () => Promise<StoreFixture>): 
         const loaded = await store.load();
         assert.deepEqual(
           { ...loaded, epoch: undefined },
-          { epoch: undefined, events: [], markets: [], latestPrices: [], headId: 0, headCommittedMs: 0 },
+          {
+            epoch: undefined,
+            events: [],
+            markets: [],
+            latestPrices: [],
+            headId: 0,
+            headCommittedMs: 0,
+            playCounts: [],
+            statRows: [],
+          },
         );
         assert.deepEqual(await store.readChanges(query()), []);
       });
@@ -297,6 +308,57 @@ export function storeContract(name: string, make: () => Promise<StoreFixture>): 
         await f.store.close();
         const again = await f.reopen();
         assert.equal((await again.load()).epoch, epoch);
+      });
+    });
+
+    describe('plays and stats', () => {
+      /** Plays 1-3 of A, 1 of B, stat rows of A between them (ids 2, 4, 6, 8). */
+      async function gameLog(t: TestContext): Promise<Store> {
+        const { store } = await fresh(t);
+        await store.commit(
+          batch([
+            playRow({ id: 1, sequence: 1 }),
+            statRow({ id: 2, stat_id: 4001, value: 2 }),
+            playRow({ id: 3, sequence: 2 }),
+            statRow({ id: 4, stat_id: 4001, value: 5, player_id: 200201 }),
+            priceRow({ id: 5, price_id: 1 }),
+            statRow({ id: 6, stat_id: 4001, value: 5 }),
+            playRow({ id: 7, sequence: 1, event_id: EVENT_B }),
+            playRow({ id: 8, sequence: 3 }),
+          ]),
+        );
+        return store;
+      }
+      const sequences = (page: Buffer) =>
+        (JSON.parse(`[${page.toString()}]`) as { sequence: number }[]).map((p) => p.sequence);
+
+      it('reads an event’s plays by number, newest first, whatever the other rows between them', async (t) => {
+        const store = await gameLog(t);
+        assert.deepEqual(sequences(await store.readPlays(EVENT_A, 1, 3)), [3, 2, 1]);
+        assert.deepEqual(sequences(await store.readPlays(EVENT_A, 2, 2)), [2]);
+        assert.deepEqual(sequences(await store.readPlays(EVENT_A, 3, 9)), [3], 'past the last play: none');
+        assert.deepEqual(sequences(await store.readPlays(EVENT_B, 1, 500)), [1]);
+        assert.equal((await store.readPlays(EVENT_A, 3, 2)).length, 0, 'an empty range');
+        assert.equal((await store.readPlays(EVENT_C, 1, 500)).length, 0);
+      });
+
+      it('reads an event’s stat rows up to an id, and loads play counts and every stat row', async (t) => {
+        const store = await gameLog(t);
+        assert.deepEqual((await store.readStats(EVENT_A, 4)).map((r) => r.id), [2, 4]);
+        assert.deepEqual((await store.readStats(EVENT_A, EVERY_ID)).map((r) => r.id), [2, 4, 6]);
+        assert.deepEqual(await store.readStats(EVENT_B, EVERY_ID), []);
+        const loaded = await store.load();
+        assert.deepEqual(
+          [...loaded.playCounts].sort((a, b) => a.event_id.localeCompare(b.event_id)),
+          [
+            { event_id: EVENT_A, plays: 3 },
+            { event_id: EVENT_B, plays: 1 },
+          ],
+        );
+        assert.deepEqual(loaded.statRows.map((r) => r.id), [2, 4, 6]);
+        const early = await store.load(4);
+        assert.deepEqual(early.playCounts, [{ event_id: EVENT_A, plays: 2 }]);
+        assert.deepEqual(early.statRows.map((r) => r.id), [2, 4]);
       });
     });
 

@@ -2,7 +2,7 @@ import { SPORTS } from '../../src/catalog/sports.ts';
 import { type ScoreCore, startGame } from '../../src/feeds/simulator/game.ts';
 import { expectation, sportParams, teamRatings } from '../../src/feeds/simulator/model.ts';
 import { Rng } from '../../src/feeds/simulator/rng.ts';
-import { roster } from '../../src/feeds/simulator/roster.ts';
+import { lineup } from '../../src/feeds/simulator/roster.ts';
 import { DAY_MS, daySchedule, type EventSpec } from '../../src/feeds/simulator/schedule.ts';
 
 /** One scheduled game, the time its engine takes to play it and its final score. */
@@ -22,8 +22,7 @@ const STEP_S = 30;
 export function playOut(seed: number, spec: EventSpec): { ms: number; final: ScoreCore } {
   const params = sportParams(spec.sport.sport_id);
   const kind = spec.sport.discipline;
-  const players = (team: EventSpec['away']) =>
-    kind === 'basketball' || kind === 'baseball' ? roster(seed, team, kind) : [];
+  const players = (team: EventSpec['away']) => lineup(seed, team, kind);
   const engine = startGame(kind, {
     sportId: spec.sport.sport_id,
     params,
@@ -35,6 +34,7 @@ export function playOut(seed: number, spec: EventSpec): { ms: number; final: Sco
       0,
     ),
     rng: Rng.of(seed, 'game', spec.id),
+    who: Rng.of(seed, 'game', 'who', spec.id),
     away: { team: spec.away, roster: players(spec.away) },
     home: { team: spec.home, roster: players(spec.home) },
     postseason: spec.sport.season_type === 'Postseason',

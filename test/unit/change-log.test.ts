@@ -58,6 +58,22 @@ test('every kind of stored row decodes to a change of its kind', async () => {
       { kind: 'event', event: nbaEvent(E) },
       { kind: 'score', event_id: E, score: score(E, 'STATUS_IN_PROGRESS', 1, 2), live_game_state: { period: 1 } },
       ml(125),
+      {
+        kind: 'play',
+        event_id: E,
+        play: {
+          period: 1,
+          game_clock: 700,
+          display_clock: '11:40',
+          description: 'A makes jump shot',
+          team_id: 2002,
+          score_away: 2,
+          score_home: 0,
+          players: [200201],
+          credits: [{ team_id: 2002, player_id: 200201, stat: 'points', n: 2 }],
+          people: [{ id: 200201, display_name: 'A', position: 'PG' }],
+        },
+      },
     ]),
   );
   const rows = seen[0]!.changes;

@@ -22,7 +22,7 @@ class MemoryLedger implements LedgerSink, FeedStateReader {
   readonly events = new Map<string, EventInfo>();
   readonly prices = new Map<string, PriceSnapshot & { update: PriceUpdate }>();
   private readonly mains = new Map<string, string>();
-  readonly counts = { event: 0, score: 0, price: 0, batches: 0, largestBatch: 0 };
+  readonly counts = { event: 0, score: 0, price: 0, play: 0, batches: 0, largestBatch: 0 };
   batches: UpdateBatch[] | undefined;
   onPrice?: (u: PriceUpdate) => void;
 
@@ -44,6 +44,7 @@ class MemoryLedger implements LedgerSink, FeedStateReader {
         else if (u.live_game_state) ev.live_game_state = u.live_game_state;
         continue;
       }
+      if (u.kind === 'play') continue;
       this.onPrice?.(u);
       const key = priceKey(u);
       const main = u.is_main_line ?? this.prices.get(key)?.is_main_line ?? false;
@@ -71,7 +72,7 @@ class MemoryLedger implements LedgerSink, FeedStateReader {
   }
 
   headId(): number {
-    return this.counts.event + this.counts.score + this.counts.price;
+    return this.counts.event + this.counts.score + this.counts.price + this.counts.play;
   }
 }
 

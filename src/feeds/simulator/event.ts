@@ -14,7 +14,7 @@ import { DRAW, eventBooks, formatLine, OVER, PriceBook, quoteOffer, UNDER } from
 import type { PropPlayer } from './props.ts';
 import { PROP_MARKETS, propPlayers, quoteProps } from './props.ts';
 import { hashUnit, Rng } from './rng.ts';
-import { roster } from './roster.ts';
+import { lineup, roster } from './roster.ts';
 import type { EventSpec } from './schedule.ts';
 import { broadcastFor, DAY_MS, displayName } from './schedule.ts';
 
@@ -179,13 +179,13 @@ export class SimEvent {
   private gameContext(salt: string): GameContext {
     const { spec, ctx } = this;
     const kind = spec.sport.discipline;
-    const players = (team: EventSpec['away']) =>
-      kind === 'basketball' || kind === 'baseball' ? roster(ctx.seed, team, kind) : [];
+    const players = (team: EventSpec['away']) => lineup(ctx.seed, team, kind);
     return {
       sportId: spec.sport.sport_id,
       params: this.params,
       expected: this.expected(),
       rng: Rng.of(ctx.seed, salt, spec.id),
+      who: Rng.of(ctx.seed, salt, 'who', spec.id),
       away: { team: spec.away, roster: players(spec.away) },
       home: { team: spec.home, roster: players(spec.home) },
       postseason: spec.sport.season_type === 'Postseason',
@@ -397,6 +397,7 @@ export class SimEvent {
     this.engine = startGame(this.spec.sport.discipline, this.gameContext('game'));
     this.phase = 'live';
     this.lastAdvance = this.spec.startMs;
+    this.sendPlays(this.engine);
     this.sendScore(t, this.engine.score(), this.engine.liveState());
     this.lastVersion = this.engine.version;
   }
@@ -410,6 +411,8 @@ export class SimEvent {
     engine.advance((t - this.lastAdvance + fast * (speed - 1)) / 1000);
     this.lastAdvance = t;
     this.adopt();
+    // Plays go before the score in the batch: the score and live state they lead to follow them.
+    this.sendPlays(engine);
     if (engine.status === 'STATUS_FINAL') {
       this.finish(t, engine);
       return;
@@ -475,6 +478,10 @@ export class SimEvent {
     this.sendScore(t, core, null);
     this.prices.close(() => true);
     this.phase = 'done';
+  }
+
+  private sendPlays(engine: Engine): void {
+    for (const play of engine.takePlays()) this.ctx.emit({ kind: 'play', event_id: this.spec.id, play });
   }
 
   private emptyScore(status: Score['event_status']): ScoreCore {

@@ -53,5 +53,7 @@ export function resumeGame(
 ): Engine {
   const engine = build(discipline, ctx);
   engine.restore(score, liveState ?? {});
+  // What the constructor recorded (a lineup) was sent when the game first started.
+  engine.takePlays();
   return engine;
 }

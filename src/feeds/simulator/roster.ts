@@ -1,11 +1,13 @@
 import { rosterOf } from '../../catalog/rosters/index.ts';
+import type { Discipline } from '../../catalog/sports.ts';
 import type { TeamRecord } from '../../catalog/teams/types.ts';
 import { hashUnit } from './rng.ts';
 
 /**
- * The players the games lean on, from the catalog's rosters: basketball's rotation (box numbers
- * and player props) and baseball's lineup with a starter and a reliever (the live game state). How
- * much each one shoots, rebounds or passes is the simulator's own, varied per seed.
+ * The players the games lean on, from the catalog's rosters (box scores, plays, player props, the
+ * batter and pitcher of the live game state): a lineup per sport picked by position, in roster
+ * order; in tennis and MMA the competitor is the one player. How much each one shoots, rebounds or
+ * passes is the simulator's own, varied per seed.
  */
 
 export interface Player {
@@ -22,8 +24,9 @@ export interface Player {
   threes: number;
 }
 
-/** Weights of a roster slot, in the catalog's roster order. */
+/** A lineup slot: the position it takes from the squad (the next player when absent) and its weights. */
 interface Slot {
+  position?: string;
   usage: number;
   rebounding: number;
   assisting: number;
@@ -41,21 +44,56 @@ const BASKETBALL: Slot[] = [
   { usage: 0.4, rebounding: 1.0, assisting: 0.3, threes: 0.1 },
 ];
 
-/** Nine batters in batting order, then a starting and a relief pitcher. */
-const BASEBALL: Slot[] = Array.from({ length: 11 }, () => ({ usage: 1, rebounding: 0, assisting: 0, threes: 0 }));
+const positions = (list: readonly string[]): Slot[] =>
+  list.map((position) => ({ position, usage: 1, rebounding: 0, assisting: 0, threes: 0 }));
+
+/** Nine batters in order, then the starting and the relief pitcher. */
+const BASEBALL = positions(['CF', 'SS', 'RF', '1B', 'DH', '3B', 'LF', 'C', '2B', 'SP', 'RP']);
+const FOOTBALL = positions(['QB', 'RB', 'WR', 'WR', 'TE', 'K', 'P']);
+const HOCKEY = positions(['C', 'LW', 'RW', 'D', 'D', 'G']);
+const SOCCER = positions(['GK', 'DF', 'DF', 'DF', 'DF', 'MF', 'MF', 'MF', 'FW', 'FW', 'FW']);
+/** The batting order; the last five bowl. */
+const CRICKET = positions([
+  ...Array.from({ length: 4 }, () => 'Batter'),
+  'Wicketkeeper',
+  'All-rounder',
+  'All-rounder',
+  ...Array.from({ length: 4 }, () => 'Bowler'),
+]);
+
+export type RosterKind = 'basketball' | 'baseball' | 'football' | 'hockey' | 'soccer' | 'cricket' | 'solo';
+
+const SLOTS: Record<Exclude<RosterKind, 'solo'>, Slot[]> = {
+  basketball: BASKETBALL,
+  baseball: BASEBALL,
+  football: FOOTBALL,
+  hockey: HOCKEY,
+  soccer: SOCCER,
+  cricket: CRICKET,
+};
 
 const cache = new Map<string, Player[]>();
 
-/** The team's players: eight for basketball, nine batters then two pitchers for baseball. */
-export function roster(seed: number, team: TeamRecord, kind: 'basketball' | 'baseball'): Player[] {
+/**
+ * The team's players: eight for basketball, nine batters then two pitchers for baseball, a lineup
+ * per sport elsewhere; for an individual sport ('solo') the competitor alone, under its own name.
+ */
+export function roster(seed: number, team: TeamRecord, kind: RosterKind): Player[] {
   const key = `${seed}:${team.team_id}:${kind}`;
   const hit = cache.get(key);
   if (hit) return hit;
-  const slots = kind === 'basketball' ? BASKETBALL : BASEBALL;
+  if (kind === 'solo') {
+    const solo = [{ ...positions([''])[0]!, position: '', id: team.team_id * 100 + 1, name: team.name, jersey: '', team_id: team.team_id }];
+    cache.set(key, solo);
+    return solo;
+  }
+  const slots = SLOTS[kind];
   const squad = rosterOf(team.team_id) ?? [];
-  if (squad.length < slots.length) throw new Error(`team ${team.team_id} has no ${kind} roster`);
+  const taken = new Set<number>();
   const players = slots.map((slot, i) => {
-    const member = squad[i]!;
+    const member = squad.find((m) => !taken.has(m.player_id) && (slot.position === undefined || m.position === slot.position));
+    if (!member) throw new Error(`team ${team.team_id} has no ${slot.position ?? 'player'} left for its ${kind} lineup`);
+    taken.add(member.player_id);
     const vary = (what: string) => 0.75 + 0.5 * hashUnit(seed, what, team.team_id, i);
     return {
       id: member.player_id,
@@ -71,4 +109,17 @@ export function roster(seed: number, team: TeamRecord, kind: 'basketball' | 'bas
   });
   cache.set(key, players);
   return players;
+}
+
+/** The players a game of the discipline fields for `team`: none where there are no players. */
+export function lineup(seed: number, team: TeamRecord, discipline: Discipline): Player[] {
+  switch (discipline) {
+    case 'politics':
+      return [];
+    case 'tennis':
+    case 'mma':
+      return roster(seed, team, 'solo');
+    default:
+      return roster(seed, team, discipline);
+  }
 }

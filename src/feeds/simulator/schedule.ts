@@ -1,3 +1,4 @@
+import { seasonYear } from '../../catalog/seasons.ts';
 import type { SportProfile } from '../../catalog/sports.ts';
 import { SPORTS } from '../../catalog/sports.ts';
 import type { LeagueCatalog, TeamRecord } from '../../catalog/teams/index.ts';
@@ -302,28 +303,6 @@ function planFor(sportId: number, day: number): DayPlan {
 function gameCount(seed: number, sportId: number, day: number): number {
   const [lo, hi] = planFor(sportId, day).games;
   return lo + Math.floor(hashUnit(seed, 'count', sportId, day) * (hi - lo + 1));
-}
-
-/** Season year as leagues name it: winter leagues by the year they end, soccer by the year they start. */
-function seasonYear(sport: SportProfile, startMs: number): number {
-  const d = new Date(startMs);
-  const year = d.getUTCFullYear();
-  const month = d.getUTCMonth() + 1;
-  switch (sport.discipline) {
-    case 'basketball':
-    case 'hockey':
-      return sport.sport_id === 8 || sport.sport_id === 32 ? year : month >= 8 ? year + 1 : year;
-    case 'football':
-      return month <= 2 ? year - 1 : year;
-    case 'soccer':
-      return sport.sport_id === 10 || sport.sport_id === 19 || sport.sport_id >= 17
-        ? year
-        : month >= 7
-          ? year
-          : year - 1;
-    default:
-      return year;
-  }
 }
 
 /** Win-loss record as the sport writes it, from the team's strength and the season's progress. */

@@ -73,6 +73,7 @@ export class MemoryStore implements Store, MemoryPriceRows {
         latestPrices,
         headId: uptoId,
         headCommittedMs: last(this.changes)?.committed_ms ?? 0,
+        ...this.games(uptoId),
       };
     }
     return {
@@ -84,7 +85,41 @@ export class MemoryStore implements Store, MemoryPriceRows {
         .map((priceId) => ({ ...this.byPrice.get(priceId)!.at(-1)! })),
       headId: head?.id ?? 0,
       headCommittedMs: head?.committed_ms ?? 0,
+      ...this.games(head?.id ?? 0),
     };
+  }
+
+  private games(uptoId: number): Pick<LoadedState, 'playCounts' | 'statRows'> {
+    const playCounts: LoadedState['playCounts'] = [];
+    const statRows: ChangeRecord[] = [];
+    for (const [eventId, rows] of this.byEvent) {
+      let plays = 0;
+      for (let i = 0; i < rows.length && rows[i].id <= uptoId; i++) {
+        if (rows[i].kind === 'play') plays++;
+        else if (rows[i].kind === 'stat') statRows.push({ ...rows[i] });
+      }
+      if (plays > 0) playCounts.push({ event_id: eventId, plays });
+    }
+    return { playCounts, statRows };
+  }
+
+  async readPlays(eventId: string, fromSequence: number, toSequence: number): Promise<Buffer> {
+    const out: string[] = [];
+    let sequence = 0;
+    for (const r of this.byEvent.get(eventId) ?? []) {
+      if (r.kind !== 'play') continue;
+      sequence++;
+      if (sequence > toSequence) break;
+      if (sequence >= fromSequence) out.push(r.payload);
+    }
+    return Buffer.from(out.reverse().join(','), 'utf8');
+  }
+
+  async readStats(eventId: string, uptoId: number): Promise<ChangeRecord[]> {
+    const rows = this.byEvent.get(eventId) ?? [];
+    const out: ChangeRecord[] = [];
+    for (let i = 0; i < rows.length && rows[i].id <= uptoId; i++) if (rows[i].kind === 'stat') out.push({ ...rows[i] });
+    return out;
   }
 
   /** An event as its last header and score rows up to `uptoId` left it; none before its first header. */

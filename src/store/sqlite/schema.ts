@@ -22,6 +22,9 @@ CREATE INDEX IF NOT EXISTS changes_by_price ON changes (price_id, id) WHERE pric
 -- The line chart of one market reads that market's rows only, not the whole event's.
 CREATE INDEX IF NOT EXISTS changes_by_event_market ON changes (event_id, market_id, id)
   WHERE price_id IS NOT NULL;
+-- An event's plays are paged by their rank; its stat rows make its box score.
+CREATE INDEX IF NOT EXISTS changes_plays ON changes (event_id, id) WHERE kind = 'play';
+CREATE INDEX IF NOT EXISTS changes_stats ON changes (event_id, id) WHERE kind = 'stat';
 CREATE TABLE IF NOT EXISTS events (
   event_id TEXT PRIMARY KEY,
   sport_id INTEGER NOT NULL,

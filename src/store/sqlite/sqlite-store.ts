@@ -82,6 +82,7 @@ export class SqliteStore implements Store {
         latestPrices: this.latestPrices(uptoId),
         headId: uptoId,
         headCommittedMs: (await this.committedMsAt(uptoId)) ?? 0,
+        ...this.games(uptoId),
       };
     }
     return {
@@ -91,7 +92,39 @@ export class SqliteStore implements Store {
       latestPrices: this.latestPrices(Number.MAX_SAFE_INTEGER),
       headId,
       headCommittedMs: head?.committed_ms ?? 0,
+      ...this.games(headId),
     };
+  }
+
+  /** Play counts and stat rows up to `uptoId`, through the partial indexes of those kinds. */
+  private games(uptoId: number): Pick<LoadedState, 'playCounts' | 'statRows'> {
+    return {
+      playCounts: this.prepared(
+        `SELECT event_id, count(*) AS plays FROM changes WHERE kind = 'play' AND id <= ? GROUP BY event_id`,
+      ).all(uptoId) as { event_id: string; plays: number }[],
+      statRows: this.prepared(
+        `SELECT * FROM changes WHERE kind = 'stat' AND id <= ? ORDER BY event_id, id`,
+      ).all(uptoId) as ChangeRecord[],
+    };
+  }
+
+  async readPlays(eventId: string, fromSequence: number, toSequence: number): Promise<Buffer> {
+    const from = Math.max(1, fromSequence);
+    if (toSequence < from) return Buffer.alloc(0);
+    // SQLite joins the payloads in the order of the ordered subquery and hands over one buffer.
+    const [bytes] = this.prepared(
+      `SELECT CAST(group_concat(payload, ',') AS BLOB) FROM (SELECT id, payload FROM
+         (SELECT id, payload FROM changes WHERE kind = 'play' AND event_id = ? ORDER BY id LIMIT ? OFFSET ?)
+       ORDER BY id DESC)`,
+      true,
+    ).get(eventId, toSequence - from + 1, from - 1) as [Buffer | null];
+    return bytes ?? Buffer.alloc(0);
+  }
+
+  async readStats(eventId: string, uptoId: number): Promise<ChangeRecord[]> {
+    return this.prepared(
+      `SELECT * FROM changes WHERE kind = 'stat' AND event_id = ? AND id <= ? ORDER BY id`,
+    ).all(eventId, uptoId) as ChangeRecord[];
   }
 
   /** Each event as its last header and score rows up to `uptoId` left it. */

@@ -9,6 +9,7 @@ import {
   sum,
   winners,
 } from '../../../domain/score.ts';
+import type { Person, PlayInput, StatCredit } from '../../../domain/plays.ts';
 import type { EventStatus, Score } from '../../../domain/types.ts';
 import type { Expectation, Outlook, SportParams } from '../model.ts';
 import { normalOutlook, poissonOutlook } from '../model.ts';
@@ -25,7 +26,7 @@ export type Segment = 'game' | 'regulation' | 'first_half' | 'second_half' | 'se
 
 export interface Competitor {
   team: TeamRecord;
-  /** Players (basketball, baseball), empty elsewhere. */
+  /** The side's players (src/feeds/simulator/roster.ts); one for tennis and MMA; empty for politics. */
   roster: Player[];
 }
 
@@ -35,6 +36,8 @@ export interface GameContext {
   /** The prematch expectation at the start, which the engine's scoring rates reproduce. */
   expected: Expectation;
   rng: Rng;
+  /** Draws who made a play: apart from `rng`, so naming players leaves the game's course as it was. */
+  who: Rng;
   away: Competitor;
   home: Competitor;
   postseason: boolean;
@@ -80,6 +83,8 @@ export interface Engine {
   remaining(): number;
   /** Live player numbers (basketball), keyed by player id. */
   playerStats?(): ReadonlyMap<number, PlayerStats>;
+  /** The plays made since the last call, oldest first, each with the score right after it. */
+  takePlays(): PlayInput[];
 }
 
 /**
@@ -92,8 +97,60 @@ export abstract class SteppedGame implements Engine {
   protected wait = 0;
   protected clockRunning = false;
   protected lastPlay = '';
+  private plays: PlayInput[] = [];
+  /** Players credited so far, so a play can say who its credits name. */
+  private readonly credited = new Map<number, Player>();
 
   constructor(protected readonly ctx: GameContext) {}
+
+  takePlays(): PlayInput[] {
+    const out = this.plays;
+    this.plays = [];
+    return out;
+  }
+
+  /**
+   * Records a play once its effect on the score is applied: the play carries the score, period and
+   * clock as they now are, and becomes the live state's last play.
+   */
+  protected record(description: string, side: Side | null, players: readonly Player[], credits: StatCredit[] = []): void {
+    const sc = this.score();
+    this.lastPlay = description;
+    const people = new Map<number, Person>();
+    for (const p of players) people.set(p.id, { id: p.id, display_name: p.name, position: p.position });
+    for (const c of credits) {
+      const p = c.player_id === undefined ? undefined : this.credited.get(c.player_id);
+      if (p) people.set(p.id, { id: p.id, display_name: p.name, position: p.position });
+    }
+    this.plays.push({
+      period: sc.game_period,
+      game_clock: sc.game_clock,
+      display_clock: sc.display_clock,
+      description,
+      team_id: side === null ? null : this.ctx[side].team.team_id,
+      score_away: sc.score_away,
+      score_home: sc.score_home,
+      players: players.map((p) => p.id),
+      credits,
+      people: [...people.values()],
+    });
+  }
+
+  /** A credit of `n` to a stat of a side, or of one of its players. */
+  protected credit(side: Side, player: Player | undefined, stat: string, n = 1): StatCredit {
+    const c: StatCredit = { team_id: this.ctx[side].team.team_id, stat, n };
+    if (player) {
+      c.player_id = player.id;
+      this.credited.set(player.id, player);
+    }
+    return c;
+  }
+
+  /** One of a side's players, drawn by weight from roster slots (`weights[i]` for slot i). */
+  protected someone(side: Side, weights: readonly number[]): Player {
+    const roster = this.ctx[side].roster;
+    return roster[this.ctx.who.weighted(weights.slice(0, roster.length))]!;
+  }
 
   advance(seconds: number): void {
     let left = seconds;

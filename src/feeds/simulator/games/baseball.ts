@@ -44,9 +44,21 @@ export class BaseballGame extends SteppedGame {
   private outcome: PaOutcome = 'OUT';
   private inBreak = false;
   private readonly weights: Record<Side, number[]>;
+  /** Pitches of the plate appearance being played. */
+  private pitchCount = 0;
+  /** Position players who have pitched (their flag is credited once). */
+  private readonly positionPitchers = new Set<number>();
 
   constructor(ctx: GameContext) {
     super(ctx);
+    const away = ctx.away.roster[9];
+    const home = ctx.home.roster[9];
+    if (away && home) {
+      this.record(`Starting pitchers: ${away.name} (${ctx.away.team.abbreviation}), ${home.name} (${ctx.home.team.abbreviation})`, null, [away, home], [
+        this.credit('away', away, 'startingPitcher'),
+        this.credit('home', home, 'startingPitcher'),
+      ]);
+    }
     const weightsFor = (side: Side) => {
       const m = (ctx.expected[side] / BASE_RUNS) ** 0.7;
       const hits = OUTCOMES.map(([o, p]) => (o === 'K' ? p : p * m));
@@ -68,8 +80,11 @@ export class BaseballGame extends SteppedGame {
     return roster[this.batterIndex[this.batting] % 9];
   }
 
+  /** The starter through six, then the reliever; in a late blowout the losing side's second baseman. */
   private pitcher(): Player {
     const roster = this.ctx[this.fielding].roster;
+    const behind = sum(this.fielding === 'away' ? this.home : this.away) - sum(this.fielding === 'away' ? this.away : this.home);
+    if (this.inning >= 8 && behind >= 8) return roster[8];
     return roster[this.inning <= 6 ? 9 : 10];
   }
 
@@ -85,6 +100,7 @@ export class BaseballGame extends SteppedGame {
       return rng.between(12, 22);
     }
     const pitch = this.pitches.shift();
+    this.pitchCount++;
     if (pitch === 'B') this.balls++;
     else if (pitch === 'S') this.strikes = Math.min(2, this.strikes + 1);
     if (this.pitches.length > 0) {
@@ -103,6 +119,7 @@ export class BaseballGame extends SteppedGame {
     this.outcome = i < OUTCOMES.length ? OUTCOMES[i][0] : 'OUT';
     this.balls = 0;
     this.strikes = 0;
+    this.pitchCount = 0;
     const seq: ('B' | 'S' | 'X')[] = [];
     if (this.outcome === 'K') {
       // Strikes beyond the second before the last pitch stand for fouls.
@@ -135,6 +152,7 @@ export class BaseballGame extends SteppedGame {
   private resolve(): void {
     const { rng } = this.ctx;
     const batter = this.batter();
+    const outsBefore = this.outs;
     const [first, second, third] = this.runners;
     let runs = 0;
     let text = '';
@@ -203,12 +221,50 @@ export class BaseballGame extends SteppedGame {
     }
     if (this.outs >= 3) runs = 0;
     this.score1(runs);
-    this.lastPlay = runs > 0 ? `${text}, ${runs} run${runs > 1 ? 's' : ''} score` : text;
+    this.recordPlateAppearance(batter, runs, outsBefore, text);
     this.batterIndex[this.batting]++;
     this.balls = 0;
     this.strikes = 0;
     this.bump();
     if (this.half === 'bottom' && this.inning >= 9 && sum(this.home) > sum(this.away)) this.finish();
+  }
+
+  /** The plate appearance as a play: the batter's line, the pitcher's, and the runs on the team. */
+  private recordPlateAppearance(batter: Player, runs: number, outsBefore: number, text: string): void {
+    const bat = this.batting;
+    const field = this.fielding;
+    const pitcher = this.pitcher();
+    const o = this.outcome;
+    const sacrifice = o === 'OUT' && text.endsWith('sacrifice fly');
+    const hit = o === '1B' || o === '2B' || o === '3B' || o === 'HR';
+    const credits = [
+      this.credit(field, pitcher, 'battersFaced'),
+      this.credit(field, pitcher, 'pitchesThrown', this.pitchCount),
+    ];
+    if (o !== 'BB' && o !== 'HBP' && !sacrifice) credits.push(this.credit(bat, batter, 'atBats'));
+    if (hit) credits.push(this.credit(bat, batter, 'hits'));
+    if (o === '2B') credits.push(this.credit(bat, batter, 'doubles'));
+    if (o === '3B') credits.push(this.credit(bat, batter, 'triples'));
+    if (o === 'HR') credits.push(this.credit(bat, batter, 'homeRuns'));
+    if (o === 'BB') credits.push(this.credit(bat, batter, 'walks'));
+    if (o === 'HBP') credits.push(this.credit(bat, batter, 'hitByPitch'));
+    if (o === 'K') {
+      credits.push(this.credit(bat, batter, 'strikeouts'), this.credit(field, pitcher, 'strikeoutsPitched'));
+    }
+    const outs = Math.min(3, this.outs) - outsBefore;
+    if (outs > 0) credits.push(this.credit(field, pitcher, 'outsRecorded', outs));
+    if (runs > 0) {
+      credits.push(
+        this.credit(bat, batter, 'runsBattedIn', runs),
+        this.credit(bat, undefined, 'runs', runs),
+        this.credit(field, pitcher, 'runsAllowed', runs),
+      );
+    }
+    if (pitcher.position !== 'SP' && pitcher.position !== 'RP' && !this.positionPitchers.has(pitcher.id)) {
+      this.positionPitchers.add(pitcher.id);
+      credits.push(this.credit(field, pitcher, 'positionPlayerPitching'));
+    }
+    this.record(runs > 0 ? `${text}, ${runs} run${runs > 1 ? 's' : ''} score` : text, bat, [batter, pitcher], credits);
   }
 
   private endHalf(): number {

@@ -1,7 +1,11 @@
 import type { Score } from '../../../domain/types.ts';
 import type { GameContext, PlayerStats, Side } from './base.ts';
 import { ClockGame, other } from './base.ts';
+import type { Player } from '../roster.ts';
 import { num, restoreClock, sideOf } from './restore.ts';
+
+/** Who commits a defensive foul, by roster slot: bigs more than guards, starters more than the bench. */
+const DEFENDING = [0.8, 0.9, 1, 1.3, 1.5, 0.5, 0.5, 0.6];
 
 /** Possessions per team in regulation: pace decides how the expected score is reached. */
 const PACE: Record<number, number> = { 5: 68, 8: 80 };
@@ -90,18 +94,40 @@ export class BasketballGame extends ClockGame {
       const three = r < p3;
       const shooter = offense[rng.weighted(offense.map((p) => p.usage * (three ? p.threes : 1)))];
       const pts = three ? 3 : 2;
-      this.credit(shooter.id, pts, three);
-      const assisted = rng.chance(three ? 0.75 : 0.55) ? this.assist(shooter.id) : '';
+      this.creditProps(shooter.id, pts, three);
+      const passer = rng.chance(three ? 0.75 : 0.55) ? this.assist(shooter.id) : undefined;
       this.addPoints(off, pts);
-      this.lastPlay = `${shooter.name} makes ${three ? '3-pt jumper' : 'jump shot'}${assisted}`;
+      const credits = [
+        this.credit(off, shooter, 'points', pts),
+        this.credit(off, shooter, 'fieldGoalsMade'),
+        this.credit(off, shooter, 'fieldGoalsAttempted'),
+      ];
+      if (three) {
+        credits.push(this.credit(off, shooter, 'threePointFieldGoalsMade'));
+        credits.push(this.credit(off, shooter, 'threePointFieldGoalsAttempted'));
+      }
+      if (passer) credits.push(this.credit(off, passer, 'assists'));
+      const what = three ? '3-pt jumper' : 'jump shot';
+      this.record(
+        `${shooter.name} makes ${what}${passer ? ` (${passer.name} assists)` : ''}`,
+        off,
+        passer ? [shooter, passer] : [shooter],
+        credits,
+      );
       dead = rng.between(4, 14);
     } else if (r < pft) {
       const shooter = offense[rng.weighted(offense.map((p) => p.usage))];
       const pts = rng.chance(0.75) ? 2 : 1;
-      this.credit(shooter.id, pts, false);
+      this.creditProps(shooter.id, pts, false);
       this.fouls[def]++;
       this.addPoints(off, pts);
-      this.lastPlay = `${shooter.name} makes ${pts} of 2 free throws`;
+      const fouler = this.someone(def, DEFENDING);
+      this.record(`${shooter.name} makes ${pts} of 2 free throws (foul on ${fouler.name})`, off, [shooter, fouler], [
+        this.credit(off, shooter, 'points', pts),
+        this.credit(off, shooter, 'freeThrowsMade', pts),
+        this.credit(off, shooter, 'freeThrowsAttempted', 2),
+        this.credit(def, fouler, 'fouls'),
+      ]);
       dead = rng.between(20, 40);
     } else if (rng.chance(0.62)) {
       const offensive = rng.chance(0.25);
@@ -110,17 +136,38 @@ export class BasketballGame extends ClockGame {
       const rebounder = roster[rng.weighted(roster.map((p) => p.rebounding))];
       const stats = this.stats.get(rebounder.id);
       if (stats) stats.rebounds++;
-      this.lastPlay = `Missed shot, ${offensive ? 'offensive' : 'defensive'} rebound by ${rebounder.name}`;
+      const shooter = this.someone(off, offense.map((p) => p.usage));
+      const three = this.ctx.who.chance(0.35);
+      const credits = [
+        this.credit(off, shooter, 'fieldGoalsAttempted'),
+        this.credit(team, rebounder, offensive ? 'offensiveRebounds' : 'defensiveRebounds'),
+        this.credit(team, rebounder, 'rebounds'),
+      ];
+      if (three) credits.push(this.credit(off, shooter, 'threePointFieldGoalsAttempted'));
+      this.record(
+        `${shooter.name} misses ${three ? '3-pt jumper' : 'jump shot'}, ${offensive ? 'offensive' : 'defensive'} rebound by ${rebounder.name}`,
+        off,
+        [shooter, rebounder],
+        credits,
+      );
     } else {
-      this.lastPlay = `${this.name(off)} turnover`;
+      const handler = this.someone(off, offense.map((p) => p.usage));
+      const credits = [this.credit(off, handler, 'turnovers')];
+      const players = [handler];
+      let text = `${handler.name} turnover`;
       if (rng.chance(0.3)) {
         this.fouls[def]++;
+        const fouler = this.someone(def, DEFENDING);
+        credits.push(this.credit(def, fouler, 'fouls'));
+        players.push(fouler);
+        text += `, foul on ${fouler.name}`;
         dead = rng.between(8, 20);
       }
+      this.record(text, off, players, credits);
     }
     if (rng.chance(0.012) && this.timeouts[def] > 0) {
       this.timeouts[def]--;
-      this.lastPlay = `${this.name(def)} timeout`;
+      this.record(`${this.name(def)} timeout`, def, []);
       dead += 75;
     }
     this.possession = def;
@@ -128,20 +175,20 @@ export class BasketballGame extends ClockGame {
     return dead;
   }
 
-  private credit(playerId: number, points: number, three: boolean): void {
+  private creditProps(playerId: number, points: number, three: boolean): void {
     const stats = this.stats.get(playerId);
     if (!stats) return;
     stats.points += points;
     if (three) stats.threes++;
   }
 
-  private assist(shooterId: number): string {
+  private assist(shooterId: number): Player {
     const { rng } = this.ctx;
     const team = this.ctx[this.possession].roster.filter((p) => p.id !== shooterId);
     const passer = team[rng.weighted(team.map((p) => p.assisting))];
     const stats = this.stats.get(passer.id);
     if (stats) stats.assists++;
-    return ` (${passer.name} assists)`;
+    return passer;
   }
 
   liveState(): Record<string, unknown> {

@@ -10,7 +10,7 @@ import type { Score } from '../../../domain/types.ts';
 import type { Outlook } from '../model.ts';
 import { normalOutlook } from '../model.ts';
 import type { GameContext, ScoreCore, Segment, Side } from './base.ts';
-import { SteppedGame } from './base.ts';
+import { other, SteppedGame } from './base.ts';
 import { copyInto, num } from './restore.ts';
 
 const BALLS = 120;
@@ -27,6 +27,8 @@ const OUTCOMES: [number, number][] = [
   [6, 0.045],
 ];
 const INNINGS_SD = 22;
+/** Roster slots (src/feeds/simulator/roster.ts) that bowl, an over each in turn. */
+const BOWLERS = [6, 7, 8, 9, 10];
 
 /**
  * T20 cricket ball by ball. The away side bats first; the home side chases. One period entry per
@@ -64,30 +66,49 @@ export class CricketGame extends SteppedGame {
       this.bump();
       return rng.between(60, 120);
     }
+    const bat = this.batting;
+    const field = other(bat);
+    const bowler = this.ctx[field].roster[BOWLERS[Math.floor(this.balls / 6) % BOWLERS.length]!];
     if (rng.chance(0.03)) {
-      addPeriodPoints(this.batting === 'away' ? this.away : this.home, 1, 1);
-      this.lastPlay = 'Wide';
+      addPeriodPoints(bat === 'away' ? this.away : this.home, 1, 1);
       this.bump();
-      return this.checkEnd() ?? rng.between(25, 40);
+      const end = this.checkEnd();
+      this.record('Wide', bat, bowler ? [bowler] : [], [
+        this.credit(bat, undefined, 'runs'),
+        this.credit(bat, undefined, 'extras'),
+        this.credit(field, bowler, 'runsConceded'),
+      ]);
+      return end ?? rng.between(25, 40);
     }
-    const runs = OUTCOMES[rng.weighted(this.weights[this.batting])][0];
+    const runs = OUTCOMES[rng.weighted(this.weights[bat])][0];
     this.balls++;
+    const striker = this.ctx[bat].roster[Math.min(10, this.wickets[bat])];
+    const players = [striker, bowler].filter((p) => p !== undefined);
+    const credits = [this.credit(bat, striker, 'ballsFaced'), this.credit(field, bowler, 'ballsBowled')];
+    let text: string;
     if (runs < 0) {
-      this.wickets[this.batting]++;
-      this.lastPlay = `Wicket! ${this.name(this.batting)} ${this.wickets[this.batting]} down`;
+      this.wickets[bat]++;
+      credits.push(this.credit(bat, undefined, 'wicketsLost'), this.credit(field, bowler, 'wicketsTaken'));
+      text = `Wicket! ${striker?.name ?? this.name(bat)} out, ${this.name(bat)} ${this.wickets[bat]} down`;
     } else {
-      addPeriodPoints(this.batting === 'away' ? this.away : this.home, 1, runs);
-      this.lastPlay =
+      addPeriodPoints(bat === 'away' ? this.away : this.home, 1, runs);
+      if (runs > 0) credits.push(this.credit(bat, striker, 'runs', runs), this.credit(field, bowler, 'runsConceded', runs));
+      if (runs === 4) credits.push(this.credit(bat, striker, 'fours'));
+      if (runs === 6) credits.push(this.credit(bat, striker, 'sixes'));
+      const who = striker ? `${striker.name}: ` : '';
+      text =
         runs === 0
-          ? 'Dot ball'
+          ? `${who}dot ball`
           : runs === 4
-            ? 'FOUR'
+            ? `${who}FOUR`
             : runs === 6
-              ? 'SIX'
-              : `${runs} run${runs > 1 ? 's' : ''}`;
+              ? `${who}SIX`
+              : `${who}${runs} run${runs > 1 ? 's' : ''}`;
     }
     this.bump();
-    return this.checkEnd() ?? (this.balls % 6 === 0 ? rng.between(60, 90) : rng.between(30, 45));
+    const end = this.checkEnd();
+    this.record(text, bat, players, credits);
+    return end ?? (this.balls % 6 === 0 ? rng.between(60, 90) : rng.between(30, 45));
   }
 
   /** Ends an innings or the match when due; returns the pause that follows, if any. */

@@ -1,7 +1,26 @@
 import type { Score } from '../../../domain/types.ts';
 import type { GameContext, Side } from './base.ts';
 import { ClockGame, other } from './base.ts';
+import type { Player } from '../roster.ts';
+import type { StatCredit } from '../../../domain/plays.ts';
 import { num, restoreClock, sideOf } from './restore.ts';
+
+/** Roster slots (src/feeds/simulator/roster.ts): QB, RB, WR, WR, TE, K, P. */
+const QB = 0;
+const RB = 1;
+const K = 5;
+const P = 6;
+/** Who catches a pass and who carries the ball, by roster slot. */
+const TARGETS = [0, 0.6, 1.4, 1.1, 0.9];
+const RUNNERS = [0.15, 1];
+
+interface Scrimmage {
+  pass: boolean;
+  /** The play without its result: "A pass complete to B", "C rush". */
+  text: string;
+  players: Player[];
+  credits: StatCredit[];
+}
 
 type DriveOutcome = 'td' | 'fg' | 'punt' | 'turnover';
 
@@ -113,14 +132,27 @@ export class FootballGame extends ClockGame {
     this.bump();
     if (rng.chance(0.012) && this.timeouts[def] > 0) {
       this.timeouts[def]--;
-      this.lastPlay = `Timeout ${this.name(def)}`;
+      this.record(`Timeout ${this.name(def)}`, def, []);
       return rng.between(60, 90);
     }
     if (drive.outcome === 'turnover' && --drive.playsToTurnover <= 0) {
       const spot = Math.min(99, Math.max(1, 100 - this.yardsToGoal + rng.int(-5, 20)));
-      this.lastPlay = rng.chance(0.55)
-        ? `Pass intercepted by ${this.name(def)}`
-        : `${this.name(off)} fumble lost`;
+      const roster = this.ctx[off].roster;
+      if (rng.chance(0.55)) {
+        const qb = roster[QB]!;
+        this.record(`${qb.name} pass intercepted by ${this.name(def)}`, off, [qb], [
+          this.credit(off, qb, 'passingAttempts'),
+          this.credit(off, qb, 'interceptionsThrown'),
+          this.credit(off, undefined, 'turnovers'),
+        ]);
+      } else {
+        const rb = roster[RB]!;
+        this.record(`${rb.name} fumble lost to ${this.name(def)}`, off, [rb], [
+          this.credit(off, rb, 'rushingAttempts'),
+          this.credit(off, rb, 'fumblesLost'),
+          this.credit(off, undefined, 'turnovers'),
+        ]);
+      }
       this.possession = def;
       this.yardsToGoal = spot;
       this.firstDown();
@@ -141,24 +173,71 @@ export class FootballGame extends ClockGame {
       gain = Math.min(gain, this.yardsToGoal);
     }
     this.yardsToGoal = Math.min(99, this.yardsToGoal - gain);
-    const kind = rng.chance(0.55) ? 'pass complete' : 'rush';
-    if (this.yardsToGoal <= 0) return this.touchdown(gain);
-    this.lastPlay = `${this.name(off)} ${kind} for ${gain} yard${Math.abs(gain) === 1 ? '' : 's'}`;
-    if (gain >= this.toGo) {
+    const pass = rng.chance(0.55);
+    const play = this.scrimmage(pass, gain);
+    if (this.yardsToGoal <= 0) return this.touchdown(play);
+    const firstDown = gain >= this.toGo;
+    if (firstDown) play.credits.push(this.credit(off, undefined, 'firstDowns'));
+    this.record(`${play.text} for ${gain} yard${Math.abs(gain) === 1 ? '' : 's'}`, off, play.players, play.credits);
+    if (firstDown) {
       this.firstDown();
     } else {
       this.down++;
       this.toGo -= gain;
     }
-    return kind === 'pass complete' || rng.chance(0.7) ? 0 : rng.between(20, 32);
+    return pass || rng.chance(0.7) ? 0 : rng.between(20, 32);
   }
 
-  private touchdown(gain: number): number {
+  /** Who ran or caught the ball and what the gain adds to their lines and the team's yards. */
+  private scrimmage(pass: boolean, gain: number): Scrimmage {
+    const off = this.possession;
+    const roster = this.ctx[off].roster;
+    const total = this.credit(off, undefined, 'totalYards', gain);
+    if (pass) {
+      const qb = roster[QB]!;
+      const target = this.someone(off, TARGETS);
+      return {
+        pass,
+        text: `${qb.name} pass complete to ${target.name}`,
+        players: [qb, target],
+        credits: [
+          this.credit(off, qb, 'passingAttempts'),
+          this.credit(off, qb, 'completions'),
+          this.credit(off, qb, 'passingYards', gain),
+          this.credit(off, target, 'receptions'),
+          this.credit(off, target, 'receivingYards', gain),
+          total,
+        ],
+      };
+    }
+    const runner = this.someone(off, RUNNERS);
+    return {
+      pass,
+      text: `${runner.name} rush`,
+      players: [runner],
+      credits: [this.credit(off, runner, 'rushingAttempts'), this.credit(off, runner, 'rushingYards', gain), total],
+    };
+  }
+
+  private touchdown(play: Scrimmage): number {
     const { rng } = this.ctx;
     const off = this.possession;
     const extra = rng.chance(0.94) ? 1 : rng.chance(0.4) ? 2 : 0;
     this.addPoints(off, 6 + extra);
-    this.lastPlay = `${this.name(off)} ${gain} yard touchdown${extra === 1 ? ', extra point good' : ''}`;
+    const [thrower, scorer] = play.players;
+    const credits = [...play.credits, this.credit(off, undefined, 'points', 6 + extra)];
+    if (play.pass) {
+      credits.push(this.credit(off, thrower, 'passingTouchdowns'), this.credit(off, scorer, 'receivingTouchdowns'));
+    } else credits.push(this.credit(off, thrower, 'rushingTouchdowns'));
+    const players = [...play.players];
+    let after = extra === 2 ? ', two-point conversion good' : extra === 0 ? ', extra point no good' : '';
+    if (extra === 1) {
+      const kicker = this.ctx[off].roster[K]!;
+      credits.push(this.credit(off, kicker, 'extraPointsMade'));
+      players.push(kicker);
+      after = `, ${kicker.name} extra point good`;
+    }
+    this.record(`${play.text} for a touchdown${after}`, off, players, credits);
     return this.afterScore(off);
   }
 
@@ -166,14 +245,20 @@ export class FootballGame extends ClockGame {
     const { rng } = this.ctx;
     const off = this.possession;
     const distance = this.yardsToGoal + 17;
+    const roster = this.ctx[off].roster;
     // A stalled drive deep in the other half kicks a field goal whatever its plan was.
     if ((this.drive.outcome === 'fg' && distance <= 58) || distance <= 45) {
       this.addPoints(off, 3);
-      this.lastPlay = `${this.name(off)} ${distance} yard field goal is good`;
+      const kicker = roster[K]!;
+      this.record(`${kicker.name} ${distance} yard field goal is good`, off, [kicker], [
+        this.credit(off, kicker, 'fieldGoalsMade'),
+        this.credit(off, undefined, 'points', 3),
+      ]);
       return this.afterScore(off);
     }
     const landing = this.yardsToGoal - (42 + rng.int(-8, 8));
-    this.lastPlay = `${this.name(off)} punt`;
+    const punter = roster[P]!;
+    this.record(`${punter.name} punts`, off, [punter], [this.credit(off, punter, 'punts')]);
     this.possession = other(off);
     this.yardsToGoal = landing <= 0 ? 80 : Math.min(95, Math.max(5, 100 - landing - rng.int(0, 10)));
     this.firstDown();

@@ -4,6 +4,10 @@ import type { GameContext, Side } from './base.ts';
 import { ClockGame, other } from './base.ts';
 import { num, restoreClock, sideOf } from './restore.ts';
 
+/** Roster slots (src/feeds/simulator/roster.ts): C, LW, RW, D, D, G; who shoots, by slot. */
+const SKATERS = [1.3, 1.1, 1.1, 0.6, 0.6];
+const GOALIE = 5;
+
 /** Attempts (shots, blocked shots, misses) per team per 60 minutes; goals come from them. */
 const EVENTS_PER_TEAM = 41;
 
@@ -62,8 +66,8 @@ export class HockeyGame extends ClockGame {
       addPeriodPoints(this.home, this.period, 0);
       this.shootoutWon = true;
       this.addPoints(winner, 1);
-      this.lastPlay = `${this.name(winner)} win the shootout`;
       this.finish();
+      this.record(`${this.name(winner)} win the shootout`, winner, [], [this.credit(winner, undefined, 'shootoutGoals')]);
       return;
     }
     this.powerPlay = null;
@@ -100,8 +104,12 @@ export class HockeyGame extends ClockGame {
       this.powerPlay = shooter;
       this.powerPlayLeft = 120;
       const foul = rng.pick(['tripping', 'hooking', 'holding']);
-      this.lastPlay = `${this.name(defender)} penalty, 2 minutes for ${foul}`;
+      const offender = this.someone(defender, SKATERS);
       this.bump();
+      this.record(`${offender.name} (${this.name(defender)}) penalty, 2 minutes for ${foul}`, defender, [offender], [
+        this.credit(defender, offender, 'penalties'),
+        this.credit(defender, offender, 'penaltyMinutes', 2),
+      ]);
       return rng.between(30, 50);
     }
     const base =
@@ -111,18 +119,44 @@ export class HockeyGame extends ClockGame {
       (this.powerPlay === shooter ? 1.7 : this.powerPlay === defender ? 0.35 : 1) *
       (this.pulled(defender) ? 5 : 1) *
       (this.period > this.regulation && !this.ctx.postseason ? 1.4 : 1);
-    if (rng.chance(0.75)) this.shots[shooter]++;
+    const onGoal = rng.chance(0.75);
+    const player = this.someone(shooter, SKATERS);
+    const goalie = this.ctx[defender].roster[GOALIE];
     if (rng.chance(conversion)) {
+      // A goal is a shot on goal, whatever the draw above said.
+      this.shots[shooter]++;
+      const powerPlay = this.powerPlay === shooter;
+      const emptyNet = this.pulled(defender);
       this.addPoints(shooter, 1);
-      if (this.powerPlay === shooter) this.powerPlay = null;
-      this.lastPlay = `${this.name(shooter)} goal${this.pulled(defender) ? ', empty net' : ''}`;
-      if (this.period > this.regulation) {
-        this.finish();
-        return 0;
+      if (powerPlay) this.powerPlay = null;
+      const credits = [this.credit(shooter, player, 'goals'), this.credit(shooter, player, 'shotsOnGoal')];
+      const players = [player];
+      if (powerPlay) credits.push(this.credit(shooter, player, 'powerPlayGoals'));
+      if (this.ctx.who.chance(0.7)) {
+        const assist = this.someone(shooter, SKATERS.map((w, i) => (this.ctx[shooter].roster[i] === player ? 0 : w)));
+        credits.push(this.credit(shooter, assist, 'assists'));
+        players.push(assist);
       }
-      return rng.between(35, 55);
+      if (goalie && !emptyNet) credits.push(this.credit(defender, goalie, 'goalsAgainst'));
+      const overtime = this.period > this.regulation;
+      if (overtime) this.finish();
+      const assisted = players.length > 1 ? ` (${players[1]!.name})` : '';
+      this.record(`${player.name} (${this.name(shooter)}) goal${assisted}${emptyNet ? ', empty net' : ''}${powerPlay ? ', power play' : ''}`, shooter, players, credits);
+      return overtime ? 0 : rng.between(35, 55);
     }
-    this.lastPlay = `${this.name(shooter)} ${rng.pick(['shot saved', 'shot wide', 'shot blocked'])}`;
+    const how = rng.pick(['shot saved', 'shot wide', 'shot blocked']);
+    if (onGoal) {
+      this.shots[shooter]++;
+      const credits = [this.credit(shooter, player, 'shotsOnGoal')];
+      const players = [player];
+      if (goalie && !this.pulled(defender)) {
+        credits.push(this.credit(defender, goalie, 'saves'));
+        players.push(goalie);
+      }
+      this.record(`${player.name} (${this.name(shooter)}) shot on goal saved`, shooter, players, credits);
+    } else {
+      this.record(`${player.name} (${this.name(shooter)}) ${how === 'shot saved' ? 'shot wide' : how}`, shooter, [player]);
+    }
     return rng.chance(0.35) ? rng.between(15, 35) : 0;
   }
 

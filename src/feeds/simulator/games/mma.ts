@@ -58,23 +58,28 @@ export class MmaGame extends SteppedGame {
     const { rng } = this.ctx;
     this.momentum += 0.18 * rng.normal() + 0.02 * this.ctx.params.strengthEffect * this.ctx.expected.edge;
     const side: Side = rng.chance(phi(this.momentum)) ? 'home' : 'away';
+    const fighter = this.ctx[side].roster.slice(0, 1);
     if (rng.chance(FINISH_PER_EXCHANGE)) {
       this.winner = side;
       const method = rng.pick(['KO/TKO', 'KO/TKO', 'Submission']);
       const time = displayClock('rounds', ROUND - this.clock, this.round);
-      this.lastPlay = `${this.name(side)} wins by ${method}, R${this.round} ${time}`;
       this.finish();
+      this.record(`${this.name(side)} wins by ${method}, R${this.round} ${time}`, side, fighter);
       return;
     }
     if (rng.chance(0.2)) {
       this.takedowns[side]++;
-      this.lastPlay = `${this.name(side)} takedown`;
+      this.bump();
+      this.record(`${this.name(side)} takedown`, side, fighter, [this.credit(side, fighter[0], 'takedowns')]);
     } else {
-      this.strikes[side] += rng.int(1, 6);
+      const landed = rng.int(1, 6);
+      this.strikes[side] += landed;
       const strike = rng.pick(['a jab', 'a combination', 'a leg kick', 'a body shot']);
-      this.lastPlay = `${this.name(side)} lands ${strike}`;
+      this.bump();
+      this.record(`${this.name(side)} lands ${strike}`, side, fighter, [
+        this.credit(side, fighter[0], 'significantStrikes', landed),
+      ]);
     }
-    this.bump();
   }
 
   private endRound(): number {
@@ -82,16 +87,19 @@ export class MmaGame extends SteppedGame {
     const side: Side = rng.chance(phi(this.momentum)) ? 'home' : 'away';
     this.roundsWon[side]++;
     this.clockRunning = false;
+    const fighter = this.ctx[side].roster.slice(0, 1);
+    const card = this.credit(side, fighter[0], 'roundsWon');
     if (this.round >= this.rounds) {
       const h = this.roundsWon.home;
       const a = this.roundsWon.away;
       this.winner = h === a ? (this.momentum >= 0 ? 'home' : 'away') : h > a ? 'home' : 'away';
-      this.lastPlay = `${this.name(this.winner)} wins by decision`;
       this.finish();
+      this.record(`Round ${this.round} to ${this.name(side)}; ${this.name(this.winner)} wins by decision`, side, fighter, [card]);
       return 0;
     }
     this.inBreak = true;
     this.bump();
+    this.record(`Round ${this.round} to ${this.name(side)}`, side, fighter, [card]);
     return 60;
   }
 

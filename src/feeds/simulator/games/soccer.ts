@@ -5,6 +5,10 @@ import { ClockGame, other } from './base.ts';
 import { copyInto, num, sideOf } from './restore.ts';
 
 const HALF = 2700;
+/** Roster slots (src/feeds/simulator/roster.ts): GK, four DF, three MF, three FW; who does what, by slot. */
+const SHOOTERS = [0, 0.3, 0.3, 0.3, 0.3, 1, 1, 1, 2.5, 2.5, 2.5];
+const TAKERS = [0, 0.5, 0, 0, 0.5, 2, 2, 2, 0.5, 0, 0];
+const BOOKED = [0.2, 1.5, 1.5, 1.5, 1.5, 1.2, 1.2, 1.2, 0.7, 0.7, 0.7];
 /** Attacking moves per team per 90 minutes; goals, shots and corners come from them. */
 const MOVES_PER_TEAM = 45;
 
@@ -71,22 +75,42 @@ export class SoccerGame extends ClockGame {
       (expected[side] / (2 * MOVES_PER_TEAM * share)) * (HALF / this.periodLength(this.period));
     this.possession = side;
     const minute = soccerMinute(this.servedClock(), this.period);
+    const them = other(side);
     if (rng.chance(conversion)) {
       this.shots[side]++;
       this.addPoints(side, 1);
-      this.lastPlay = `${minute} Goal ${this.name(side)}`;
+      const scorer = this.someone(side, SHOOTERS);
+      this.record(`${minute} Goal ${this.name(side)}, ${scorer.name}`, side, [scorer], [
+        this.credit(side, scorer, 'goals'),
+        this.credit(side, scorer, 'shots'),
+        this.credit(side, scorer, 'shotsOnTarget'),
+      ]);
       return;
     }
     const r = rng.next();
     if (r < 0.28) {
       this.shots[side]++;
       const shot = rng.pick(['shot saved', 'shot off target', 'shot blocked']);
-      this.lastPlay = `${minute} ${this.name(side)} ${shot}`;
+      const shooter = this.someone(side, SHOOTERS);
+      const credits = [this.credit(side, shooter, 'shots')];
+      const players = [shooter];
+      if (shot === 'shot saved') {
+        const keeper = this.ctx[them].roster[0]!;
+        credits.push(this.credit(side, shooter, 'shotsOnTarget'), this.credit(them, keeper, 'saves'));
+        players.push(keeper);
+      }
+      this.record(`${minute} ${this.name(side)} ${shot}, ${shooter.name}`, side, players, credits);
     } else if (r < 0.4) {
       this.corners[side]++;
-      this.lastPlay = `${minute} Corner ${this.name(side)}`;
+      const taker = this.someone(side, TAKERS);
+      this.record(`${minute} Corner ${this.name(side)}, ${taker.name}`, side, [taker], [
+        this.credit(side, taker, 'cornerKicks'),
+      ]);
     } else if (r < 0.44) {
-      this.lastPlay = `${minute} Yellow card ${this.name(other(side))}`;
+      const booked = this.someone(them, BOOKED);
+      this.record(`${minute} Yellow card ${this.name(them)}, ${booked.name}`, them, [booked], [
+        this.credit(them, booked, 'yellowCards'),
+      ]);
     } else {
       return;
     }

@@ -4,6 +4,7 @@ import type { Outlook } from '../model.ts';
 import { discreteOutlook, normalOutlook } from '../model.ts';
 import type { GameContext, ScoreCore, Segment, Side } from './base.ts';
 import { other, SteppedGame } from './base.ts';
+import type { StatCredit } from '../../../domain/plays.ts';
 import { copyInto, num, sideOf } from './restore.ts';
 
 const SETS_TO_WIN = 2;
@@ -89,35 +90,55 @@ export class TennisGame extends SteppedGame {
       this.pause = 0;
       return pause;
     }
-    const winner: Side = rng.chance(this.serve[this.server]) ? this.server : other(this.server);
+    const server = this.server;
+    const winner: Side = rng.chance(this.serve[server]) ? server : other(server);
+    const loser = other(winner);
     this.points[winner]++;
-    this.lastPlay = `Point ${this.name(winner)}`;
+    const me = this.ctx[winner].roster[0];
+    const credits: StatCredit[] = [this.credit(winner, me, 'pointsWon')];
+    let text = `Point ${this.name(winner)}`;
+    if (winner === server) {
+      credits.push(this.credit(winner, me, 'servicePointsWon'));
+      if (this.ctx.who.chance(0.09)) {
+        credits.push(this.credit(winner, me, 'aces'));
+        text = `Ace ${this.name(winner)}`;
+      }
+    } else if (this.ctx.who.chance(0.06)) {
+      credits.push(this.credit(server, this.ctx[server].roster[0], 'doubleFaults'));
+      text = `Double fault ${this.name(server)}`;
+    }
     const a = this.points[winner];
-    const b = this.points[other(winner)];
+    const b = this.points[loser];
     const target = this.tiebreak ? 7 : 4;
-    if (a >= target && a - b >= 2) this.gameWon(winner);
+    if (a >= target && a - b >= 2) text = this.gameWon(winner, server, credits);
     else if (this.tiebreak && (a + b) % 2 === 1) this.server = other(this.server);
     this.bump();
+    this.record(text, winner, this.ctx[winner].roster.slice(0, 1), credits);
     return rng.between(25, 50);
   }
 
-  private gameWon(winner: Side): void {
+  /** Ends a game won by `winner`; returns the play's text and adds what the game decided to `credits`. */
+  private gameWon(winner: Side, server: Side, credits: StatCredit[]): string {
     const i = this.set - 1;
     const wasTiebreak = this.tiebreak;
+    const me = this.ctx[winner].roster[0];
     (winner === 'away' ? this.away : this.home)[i]++;
     this.points.away = 0;
     this.points.home = 0;
-    this.lastPlay = wasTiebreak ? `${this.name(winner)} win the tiebreak` : `Game ${this.name(winner)}`;
+    credits.push(this.credit(winner, me, 'gamesWon'));
+    if (!wasTiebreak && winner !== server) credits.push(this.credit(winner, me, 'breaksOfServe'));
+    let text = wasTiebreak ? `${this.name(winner)} win the tiebreak` : `Game ${this.name(winner)}`;
     const games = this.away[i] + this.home[i];
     if (!setOver(this.away[i], this.home[i])) {
       this.server = wasTiebreak ? other(this.setServer) : other(this.server);
       this.pause = games % 2 === 1 ? 90 : 20;
-      return;
+      return text;
     }
-    this.lastPlay = `${this.name(winner)} win set ${this.set} ${this.home[i]}-${this.away[i]}`;
+    credits.push(this.credit(winner, me, 'setsWon'));
+    text = `${this.name(winner)} win set ${this.set} ${this.home[i]}-${this.away[i]}`;
     if (this.setsWon(winner) >= SETS_TO_WIN) {
       this.finish();
-      return;
+      return text;
     }
     this.away.push(0);
     this.home.push(0);
@@ -125,6 +146,7 @@ export class TennisGame extends SteppedGame {
     this.setServer = other(this.setServer);
     this.server = this.setServer;
     this.pause = 120;
+    return text;
   }
 
   score(): ScoreCore {

@@ -1,0 +1,57 @@
+/**
+ * Plays and the stat credits they carry. A feed describes each play with what it adds to the box
+ * score; the ledger numbers the plays of an event (1, 2, ...) and turns the credits into the stat
+ * rows they change, so the box score is the sum of the plays by construction.
+ */
+
+/** What one play adds to one stat: a team's, or a player's (and, by the stat's scope, the team's). */
+export interface StatCredit {
+  team_id: number;
+  /** Absent: the team's own stat (extras, team points). */
+  player_id?: number;
+  /** The stat's name in the sport's catalog (src/catalog/stats.ts). */
+  stat: string;
+  n: number;
+}
+
+/** A play as a feed hands it to the ledger. */
+export interface PlayInput {
+  period: number;
+  /** Seconds, as the event's score counts them (countdown, or soccer's elapsed match time). */
+  game_clock: number;
+  display_clock: string;
+  description: string;
+  /** The team that made the play; null for neutral plays (a period's end, a lineup). */
+  team_id: number | null;
+  /** The score after the play. */
+  score_away: number;
+  score_home: number;
+  /** Player ids involved, most important first (the same ids as player-prop participants). */
+  players: number[];
+  credits: StatCredit[];
+  /** Who the players named in `players` and `credits` are: their box-score lines show it. */
+  people: Person[];
+}
+
+export interface Person {
+  id: number;
+  display_name: string;
+  position: string;
+}
+
+/** A play as served (docs/spec-gaps.md: Plays). */
+export interface Play {
+  event_id: string;
+  /** 1 for the event's first play, then one more per play. */
+  sequence: number;
+  period: number;
+  game_clock: number;
+  display_clock: string;
+  description: string;
+  team_id: number | null;
+  score_away: number;
+  score_home: number;
+  players: number[];
+  /** When the play happened (the time of the batch that carried it). */
+  created_at: string;
+}

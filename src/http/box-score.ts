@@ -1,0 +1,133 @@
+import type { EventState, GameState } from '../board/board.ts';
+import { type SportStat, statById } from '../catalog/stats.ts';
+import type { EventInfo } from '../domain/types.ts';
+import { BudgetMap, type ByteBudget, stringBytes } from './byte-budget.ts';
+
+/**
+ * The box-score responses (spec: Team game stats, Player game stats), serialised once per change of
+ * an event's box and kept as pieces: each team's and each player's group opening, and each stat row
+ * on its own, so any `stats_ids`, `team_id` or `player_ids` filter is a join of kept strings.
+ */
+
+interface Row {
+  statId: number;
+  json: string;
+}
+
+interface Group {
+  /** team_id, or player id. */
+  id: number;
+  /** `{"team":{...},"meta":{...},"stats":[` (or the player's). */
+  head: string;
+  rows: Row[];
+}
+
+export interface SerializedBox {
+  teams: Group[];
+  players: Group[];
+}
+
+/** What a filtered box response holds. */
+export interface BoxBody {
+  json: string;
+  /** Stat values in it: the data points it costs. */
+  values: number;
+}
+
+const statJson = (s: SportStat): string =>
+  JSON.stringify({ id: s.id, name: s.name, display_name: s.display_name, abbreviation: s.abbreviation, sport_id: s.sport_id });
+
+function rowsOf(stats: ReadonlyMap<number, number>, row: (stat: SportStat, value: string) => string): Row[] {
+  return [...stats.keys()]
+    .sort((a, b) => a - b)
+    .flatMap((statId) => {
+      const stat = statById(statId);
+      return stat ? [{ statId, json: row(stat, String(stats.get(statId))) }] : [];
+    });
+}
+
+/** The box of an event as groups of serialised pieces; `complete` once the event is final. */
+export function serializeBox(info: EventInfo, game: GameState | undefined, complete: boolean): SerializedBox {
+  const eventId = JSON.stringify(info.event_id);
+  const meta = `"meta":{"complete":${complete},"event_id":${eventId}}`;
+  const teams = info.teams.map((t) => ({
+    id: t.team_id,
+    head: `{"team":${JSON.stringify({
+      team_id: t.team_id,
+      name: t.name,
+      abbreviation: t.abbreviation,
+      is_away: t.is_away,
+      is_home: t.is_home,
+    })},${meta},"stats":[`,
+    rows: rowsOf(
+      game?.teams.get(t.team_id) ?? new Map(),
+      (stat, value) =>
+        `{"team_id":${t.team_id},"stat_id":${stat.id},"stat":${statJson(stat)},"event_id":${eventId},"value":${JSON.stringify(value)}}`,
+    ),
+  }));
+  const players: Group[] = [];
+  // Away team's players first, then home's, each in the order they first appeared.
+  for (const t of info.teams) {
+    for (const [id, line] of game?.players ?? []) {
+      if (line.team_id !== t.team_id) continue;
+      players.push({
+        id,
+        head: `{"player":${JSON.stringify({ id, display_name: line.display_name, position: line.position, team_id: line.team_id })},${meta},"stats":[`,
+        rows: rowsOf(line.stats, (stat, value) => `{"stat":${statJson(stat)},"value":${JSON.stringify(value)}}`),
+      });
+    }
+  }
+  return { teams, players };
+}
+
+/** The groups kept by `groupIds` (all when undefined), each with the rows of `statIds` (all when undefined). */
+export function boxBody(
+  groups: readonly Group[],
+  groupIds: ReadonlySet<number> | undefined,
+  statIds: ReadonlySet<number> | undefined,
+): BoxBody {
+  const parts: string[] = [];
+  let values = 0;
+  for (const g of groups) {
+    if (groupIds && !groupIds.has(g.id)) continue;
+    const rows = statIds ? g.rows.filter((r) => statIds.has(r.statId)) : g.rows;
+    values += rows.length;
+    parts.push(`${g.head}${rows.map((r) => r.json).join(',')}]}`);
+  }
+  return { json: `[${parts.join(',')}]`, values };
+}
+
+interface Cached {
+  key: string;
+  box: SerializedBox;
+}
+
+/** Bytes of a cached box besides its strings (measured roughly: arrays, objects). */
+const BOX_OVERHEAD = 256;
+const ROW_OVERHEAD = 48;
+
+/**
+ * Serialised boxes per event, replaced when the event's box or completeness changes; entries draw
+ * from the shared byte budget, least recently used out first.
+ */
+export class BoxCache {
+  private readonly map: BudgetMap<string, Cached>;
+
+  constructor(budget: ByteBudget) {
+    this.map = new BudgetMap(budget);
+  }
+
+  box(ev: EventState, complete: boolean): SerializedBox {
+    const key = `${ev.game?.version ?? 0}:${complete}`;
+    const hit = this.map.get(ev.info.event_id);
+    if (hit && hit.key === key) return hit.box;
+    const box = serializeBox(ev.info, ev.game, complete);
+    let bytes = BOX_OVERHEAD;
+    for (const g of [...box.teams, ...box.players]) {
+      bytes += stringBytes(g.head) + ROW_OVERHEAD;
+      for (const r of g.rows) bytes += stringBytes(r.json) + ROW_OVERHEAD;
+    }
+    this.map.set(ev.info.event_id, { key, box }, bytes);
+    return box;
+  }
+}

@@ -1,0 +1,64 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import { forbidden, notFound } from '../../errors.ts';
+import { parseInteger } from '../../params.ts';
+import { callerOf, type RouteDeps, sendParts } from '../../route-kit.ts';
+import { ErrorBody, errorResponses } from '../../schemas.ts';
+import { PlaysPageSchema } from '../../stats-schemas.ts';
+
+export const MAX_PLAYS = 500;
+
+/**
+ * Play-by-play of an event (Ultra and above): newest first, up to 500 a page; `before_sequence`
+ * pages back. Plays are numbered 1, 2, ... in the order they happened, so a page is a range of
+ * numbers read from the store by rank, whatever the size of the event's log.
+ */
+export async function playRoutes(fastify: FastifyInstance, deps: RouteDeps): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+
+  app.get(
+    '/api/v2/events/:eventID/plays',
+    {
+      schema: {
+        summary: 'Play-by-play of an event',
+        description:
+          'Ultra tier and above. Newest first; `before_sequence` returns the plays numbered below it. ' +
+          'One data point per play returned.',
+        tags: ['stats'],
+        params: Type.Object({ eventID: Type.String() }),
+        querystring: Type.Object({
+          limit: Type.Optional(Type.String({ description: `plays per page, 1 to ${MAX_PLAYS} (default ${MAX_PLAYS})` })),
+          before_sequence: Type.Optional(Type.String({ description: 'return plays numbered below this' })),
+        }),
+        response: { 200: PlaysPageSchema, 403: ErrorBody, ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      const limit = parseInteger('limit', request.query.limit, 1, MAX_PLAYS) ?? MAX_PLAYS;
+      const before = parseInteger('before_sequence', request.query.before_sequence, 1, Number.MAX_SAFE_INTEGER);
+      const { scope, view } = callerOf(deps, request);
+      if (!scope.liveGameState) {
+        throw forbidden('Play-by-play needs the Ultra plan or above', { feature: 'plays' });
+      }
+      const eventId = request.params.eventID;
+      const ev = view.getEvent(eventId);
+      if (!ev) throw notFound('event', eventId);
+      const last = ev.game?.plays ?? 0;
+      const to = Math.min(last, before === undefined ? last : before - 1);
+      const from = Math.max(1, to - limit + 1);
+      const count = Math.max(0, to - from + 1);
+      const plays = count > 0 ? await deps.games.readPlays(eventId, from, to) : Buffer.alloc(0);
+      const next = count > 0 && from > 1 ? from : null;
+      reply.meter(count);
+      return sendParts(reply, [
+        Buffer.from(
+          `{"meta":{"event_id":${JSON.stringify(eventId)},"count":${count},"last_sequence":${last},` +
+            `"next_before_sequence":${next}},"plays":[`,
+        ),
+        plays,
+        Buffer.from(']}'),
+      ]);
+    },
+  );
+}
