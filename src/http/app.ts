@@ -18,6 +18,7 @@ import { redact } from './redact.ts';
 import { bestLineRoutes } from './routes/v2/best-line.ts';
 import { deltaRoutes } from './routes/v2/delta.ts';
 import { eventRoutes } from './routes/v2/events.ts';
+import { futuresRoutes } from './routes/v2/futures.ts';
 import { historyRoutes } from './routes/v2/history.ts';
 import { listingRoutes } from './routes/v2/listings.ts';
 import { openersClosingRoutes } from './routes/v2/openers-closing.ts';
@@ -215,6 +216,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(openersClosingRoutes, routeDeps);
   await app.register(participantRoutes, routeDeps);
   await app.register(bestLineRoutes, routeDeps);
+  await app.register(futuresRoutes, routeDeps);
   await app.register(async (v1) => v1Routes(v1, routeDeps), { prefix: '/api/v1' });
   return app;
 }

@@ -92,7 +92,7 @@ export function storeContract(name: string, make: () => Promise<StoreFixture>): 
         const loaded = await store.load();
         assert.deepEqual(
           { ...loaded, epoch: undefined },
-          { epoch: undefined, events: [], markets: [], latestPrices: [], headId: 0, headCommittedMs: 0 },
+          { epoch: undefined, events: [], markets: [], latestPrices: [], futures: [], headId: 0, headCommittedMs: 0 },
         );
         assert.deepEqual(await store.readChanges(query()), []);
       });

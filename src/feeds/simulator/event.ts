@@ -15,6 +15,7 @@ import type { PropPlayer } from './props.ts';
 import { PROP_MARKETS, propPlayers, quoteProps } from './props.ts';
 import { hashUnit, Rng } from './rng.ts';
 import { roster } from './roster.ts';
+import type { GameResult } from './futures.ts';
 import type { EventSpec } from './schedule.ts';
 import { broadcastFor, DAY_MS, displayName } from './schedule.ts';
 
@@ -28,6 +29,8 @@ export interface SimContext {
   backfilling: boolean;
   /** Wall time (ms) from which live game clocks run `speed` times faster; history plays at real time. */
   speedFrom: number;
+  /** Told of every game that ends: futures boards move on results. */
+  onResult: (result: GameResult) => void;
 }
 
 const MINUTE = 60_000;
@@ -475,6 +478,14 @@ export class SimEvent {
     this.sendScore(t, core, null);
     this.prices.close(() => true);
     this.phase = 'done';
+    const { spec } = this;
+    this.ctx.onResult({
+      sportId: spec.sport.sport_id,
+      startMs: spec.startMs,
+      awayId: spec.away.team_id,
+      homeId: spec.home.team_id,
+      winner: core.score_away > core.score_home ? 'away' : core.score_home > core.score_away ? 'home' : 'draw',
+    });
   }
 
   private emptyScore(status: Score['event_status']): ScoreCore {

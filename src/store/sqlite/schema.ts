@@ -22,6 +22,9 @@ CREATE INDEX IF NOT EXISTS changes_by_price ON changes (price_id, id) WHERE pric
 -- The line chart of one market reads that market's rows only, not the whole event's.
 CREATE INDEX IF NOT EXISTS changes_by_event_market ON changes (event_id, market_id, id)
   WHERE price_id IS NOT NULL;
+-- A start reads the futures boards' newest rows without scanning the other kinds.
+CREATE INDEX IF NOT EXISTS changes_futures ON changes (kind, id)
+  WHERE kind IN ('futures_board', 'futures_price', 'futures_settlement');
 CREATE TABLE IF NOT EXISTS events (
   event_id TEXT PRIMARY KEY,
   sport_id INTEGER NOT NULL,
