@@ -3,9 +3,11 @@ import {
   type Change,
   type ChangeRecord,
   decodeChange,
+  type FuturesPriceFact,
   type PriceFact,
   type StatValue,
 } from '../changelog/change.ts';
+import { type FuturesHeader, type FuturesSettlement, OPEN_SETTLEMENT } from '../domain/futures.ts';
 import type { EventInfo } from '../domain/types.ts';
 import type { LoadedState } from '../store/store.ts';
 import {
@@ -20,6 +22,7 @@ import {
   type PriceState,
   participantKey,
 } from './board.ts';
+import type { FuturesBoardState, FuturesMarketState } from './futures.ts';
 
 /**
  * The one way committed changes reach a board: the ledger after each commit, a restart from the
@@ -55,7 +58,9 @@ export type Applied =
       before: PriceState | null;
       beforeVersion: number;
     }
-  | { kind: 'info'; event: EventState; before: EventInfo | null; beforeVersion: number };
+  | { kind: 'info'; event: EventState; before: EventInfo | null; beforeVersion: number }
+  /** A futures board changed; no delayed plan is served futures, so nothing is kept to undo it. */
+  | { kind: 'futures'; board: FuturesBoardState };
 
 /** Told of every change applied to a board, with what it replaced (delayed views listen). */
 export type ApplyObserver = (row: Pick<ChangeRecord, 'id' | 'at' | 'committed_ms'>, applied: Applied) => void;
@@ -186,6 +191,12 @@ export function applyChange(board: Board, change: Change, fresh?: EventState): A
       setStat(gameOf(ev), change.stat, change.id);
       return { kind: 'info', event: ev, before: ev.info, beforeVersion: ev.version };
     }
+    case 'futures_board':
+      return applyFuturesBoard(board, change.header, change.id, change.at);
+    case 'futures_price':
+      return applyFuturesPrice(board, change.fact);
+    case 'futures_settlement':
+      return applyFuturesSettlement(board, change.event_id, change.settlement, change.id);
     default:
       return assertNever(change);
   }
@@ -222,6 +233,71 @@ export function foldStats(rows: readonly ChangeRecord[]): GameState {
   return game;
 }
 
+/** Opens a board, or replaces its header keeping the prices of the participants it still lists. */
+function applyFuturesBoard(board: Board, header: FuturesHeader, id: number, at: string): Applied {
+  const existing = board.futures.get(header.event_id);
+  const markets = new Map<number, FuturesMarketState>();
+  for (const m of header.markets) {
+    const kept = existing?.markets.get(m.market_id);
+    const participants = new Map(
+      m.participants.map((p) => [p.id, { ...p, prices: kept?.participants.get(p.id)?.prices ?? new Map() }]),
+    );
+    markets.set(m.market_id, { market_id: m.market_id, name: m.name, participants });
+  }
+  if (existing) {
+    existing.header = header;
+    existing.markets = markets;
+    existing.updated_at = at;
+    existing.version = id;
+    return { kind: 'futures', board: existing };
+  }
+  const state: FuturesBoardState = { header, markets, settlement: OPEN_SETTLEMENT, updated_at: at, version: id };
+  board.futures.add(state);
+  return { kind: 'futures', board: state };
+}
+
+function applyFuturesPrice(board: Board, f: FuturesPriceFact): Applied | undefined {
+  const state = board.futures.get(f.event_id);
+  const participant = state?.markets.get(f.market_id)?.participants.get(f.participant_id);
+  if (!state || !participant) return undefined;
+  const price = participant.prices.get(f.affiliate_id);
+  if (price) {
+    // In place, as event prices are: a board's prices are rewritten after every game.
+    price.price = f.price;
+    price.price_delta = f.price_delta;
+    price.updated_at = f.updated_at;
+    price.closed_at = '';
+    price.change_id = f.id;
+  } else {
+    participant.prices.set(f.affiliate_id, {
+      affiliate_id: f.affiliate_id,
+      price: f.price,
+      price_delta: f.price_delta,
+      updated_at: f.updated_at,
+      closed_at: '',
+      change_id: f.id,
+    });
+  }
+  state.updated_at = f.updated_at;
+  state.version = f.id;
+  return { kind: 'futures', board: state };
+}
+
+/** Decides a board: its prices close at the settlement time. */
+function applyFuturesSettlement(board: Board, eventId: string, s: FuturesSettlement, id: number): Applied | undefined {
+  const state = board.futures.get(eventId);
+  if (!state) return undefined;
+  state.settlement = s;
+  if (s.state !== 'open') {
+    for (const m of state.markets.values())
+      for (const p of m.participants.values())
+        for (const price of p.prices.values()) if (price.closed_at === '') price.closed_at = s.settled_at;
+    state.updated_at = s.settled_at;
+  }
+  state.version = id;
+  return { kind: 'futures', board: state };
+}
+
 /** Applies stored rows in id order (a follower, or a catch-up read from the store). */
 export function applyRows(board: Board, rows: readonly ChangeRecord[], observe?: ApplyObserver): void {
   for (const row of rows) {
@@ -252,5 +328,7 @@ export function loadBoard(board: Board, loaded: LoadedState): void {
     if (ev) gameOf(ev).plays = plays;
   }
   for (const row of loaded.statRows) applyChange(board, decodeChange(row));
+  // Futures rows in id order: a board's opening before its prices, its settlement after them.
+  for (const row of loaded.futures) applyChange(board, decodeChange(row));
   board.head = loaded.headId;
 }

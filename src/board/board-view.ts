@@ -1,4 +1,5 @@
 import type { EventState } from './board.ts';
+import type { FuturesBoardState } from './futures.ts';
 
 /**
  * The board as one plan sees it: the live board for real-time plans, a delayed view for the
@@ -12,4 +13,8 @@ export interface BoardView {
   eventsOfSport(sportId: number): readonly EventState[];
   /** Events of a sport whose start lies in [fromMs, toMs). */
   eventsInWindow(sportId: number, fromMs: number, toMs: number): EventState[];
+  /** A futures board by id. */
+  getFutures(eventId: string): FuturesBoardState | undefined;
+  /** The sport's futures boards, the soonest decided first, settled ones included. */
+  futuresOfSport(sportId: number): readonly FuturesBoardState[];
 }

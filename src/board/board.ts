@@ -1,6 +1,8 @@
+import type { FuturesState } from '../domain/futures.ts';
 import type { EventInfo, ParticipantType } from '../domain/types.ts';
 import type { FeedStateReader, PriceKey, PriceSnapshot } from '../feeds/feed.ts';
 import type { BoardView } from './board-view.ts';
+import { type FuturesBoardState, FuturesBoards } from './futures.ts';
 
 /** One sportsbook's current price on one line. */
 export interface PriceState {
@@ -99,10 +101,13 @@ export class Board implements FeedStateReader, BoardView {
   readonly events = new Map<string, EventState>();
   private readonly bySport = new Map<number, EventState[]>();
   private sportsDirty = new Set<number>();
+  /** Futures boards: apart from the events, so no event route or feed meets them. */
+  readonly futures = new FuturesBoards();
   head = 0;
 
   /** Forgets everything; the ledger reloads the committed state after this. */
   reset(): void {
+    this.futures.clear();
     this.events.clear();
     this.bySport.clear();
     this.sportsDirty.clear();
@@ -165,6 +170,14 @@ export class Board implements FeedStateReader, BoardView {
     return this.eventsOfSport(sportId).filter((e) => e.startMs >= fromMs && e.startMs < toMs);
   }
 
+  getFutures(eventId: string): FuturesBoardState | undefined {
+    return this.futures.get(eventId);
+  }
+
+  futuresOfSport(sportId: number): readonly FuturesBoardState[] {
+    return this.futures.ofSport(sportId);
+  }
+
   // FeedStateReader
 
   event(eventId: string): EventInfo | undefined {
@@ -184,6 +197,10 @@ export class Board implements FeedStateReader, BoardView {
           closed: p.closed_at !== '',
         }
       : undefined;
+  }
+
+  futuresState(eventId: string): FuturesState | undefined {
+    return this.futures.get(eventId)?.settlement.state;
   }
 
   headId(): number {

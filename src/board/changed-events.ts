@@ -1,3 +1,4 @@
+import { changesEvent } from '../changelog/change.ts';
 import type { ChangeRecord } from '../store/store.ts';
 import type { ChangeFeed } from './change-feed.ts';
 
@@ -13,7 +14,7 @@ export interface ChangedEvents {
 }
 
 /**
- * The events that changed after `afterId` (any kind of row), up to `limit` of them, each with its
+ * The events that changed after `afterId` (any kind of row that changes an event), up to `limit` of them, each with its
  * latest change in the range read. Stops before a (limit + 1)th event, so paging from `lastId` never
  * skips an event, and never looks past `visibleHead` (a delayed plan's head).
  */
@@ -31,6 +32,8 @@ export async function changedEvents(
   scan: for (;;) {
     const read = await feed.read({ pricesOnly: false, afterId, sportId: from.sportId }, 5000, visibleHead);
     for (const row of read.rows) {
+      // Futures rows change a futures board, not an event of these feeds.
+      if (!changesEvent(row.kind)) continue;
       if (!latest.has(row.event_id) && latest.size === limit) {
         hasMore = true;
         break scan;

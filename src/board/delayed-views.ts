@@ -1,15 +1,19 @@
 import { type ChangeRecord, describedMs } from '../changelog/change.ts';
 import type { EventInfo } from '../domain/types.ts';
 import type { Applied } from './apply.ts';
+import type { FuturesBoardState } from './futures.ts';
 import type { Board, EventState, LineState, MarketState, ParticipantState, PriceState } from './board.ts';
 import type { BoardView } from './board-view.ts';
+
+/** What an event change replaced: the changes a delayed view undoes. */
+type EventApplied = Exclude<Applied, { kind: 'futures' }>;
 
 /** A change applied to the live board, with what it replaced, kept while a delayed view may need it. */
 interface Entry {
   id: number;
   /** When plans with a delay may see it: the time it describes (never later than its commit), in ms. */
   visibleMs: number;
-  applied: Applied;
+  applied: EventApplied;
 }
 
 export interface DelayedViewsOptions {
@@ -58,6 +62,9 @@ export class DelayedViews {
   /** The ledger's apply observer: records each change with what it replaced. */
   readonly observe = (row: Pick<ChangeRecord, 'id' | 'at' | 'committed_ms'>, applied: Applied): void => {
     if (this.views.size === 0) return;
+    // Futures are served to real-time plans only (every delayed tier lacks the entitlement), and a
+    // delayed view shows no boards, so there is nothing to undo and nothing to hold back.
+    if (applied.kind === 'futures') return;
     const visibleMs = describedMs(row);
     // Every view shows it at once (a back-fill describes the past) and nothing before it waits:
     // there is nothing to undo, so nothing is kept.
@@ -190,6 +197,15 @@ class DelayedView implements BoardView {
       if (seen) out.push(seen);
     }
     return out;
+  }
+
+  /** None: no delayed plan has the futures entitlement, and live boards would show it early. */
+  getFutures(): FuturesBoardState | undefined {
+    return undefined;
+  }
+
+  futuresOfSport(): readonly FuturesBoardState[] {
+    return [];
   }
 
   eventsInWindow(sportId: number, fromMs: number, toMs: number): EventState[] {

@@ -91,10 +91,13 @@ const defs: Def[] = [
   { id: 1155, name: 'Set 1 Game Spread (Live)', short: 'Live S1 Spread', period_id: 15 },
   { id: 1156, name: 'Set 1 Total Games (Live)', short: 'Live S1 Total', period_id: 15 },
   { id: 1157, name: 'Set 2 Moneyline (Live)', short: 'Live S2 ML', period_id: 16, participantLine: true },
+  // Outrights of the futures boards (docs/spec-gaps.md): the spec names 1141; 1140 is ours, beside it.
+  { id: 1140, name: 'Championship Winner', short: 'Champion', period_id: 0, participantLine: true },
+  { id: 1141, name: 'Tournament Winner', short: 'Winner', period_id: 0, participantLine: true },
 ];
 
 /** Every market definition, in id order. */
-export const MARKET_DEFINITIONS: readonly MarketDefinition[] = defs.map((d) => ({
+export const MARKET_DEFINITIONS: readonly MarketDefinition[] = [...defs].sort((x, y) => x.id - y.id).map((d) => ({
   id: d.id,
   name: d.name,
   description: d.name,
@@ -183,4 +186,13 @@ export function isLiveVariant(marketId: number): boolean {
 const prematchOf = new Map(defs.filter((d) => d.live !== undefined).map((d) => [d.live as number, d.id]));
 export function prematchMarketId(marketId: number): number {
   return prematchOf.get(marketId) ?? marketId;
+}
+
+/** The outright markets of futures boards: a season's champion and a tournament's (or race's) winner. */
+export const CHAMPIONSHIP_WINNER = 1140;
+export const TOURNAMENT_WINNER = 1141;
+export const FUTURES_MARKET_IDS: readonly number[] = [CHAMPIONSHIP_WINNER, TOURNAMENT_WINNER];
+
+export function isFuturesMarket(marketId: number): boolean {
+  return marketId === CHAMPIONSHIP_WINNER || marketId === TOURNAMENT_WINNER;
 }

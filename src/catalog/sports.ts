@@ -10,7 +10,9 @@ export type Discipline =
   | 'mma'
   | 'tennis'
   | 'cricket'
-  | 'politics';
+  | 'politics'
+  | 'golf'
+  | 'motorsport';
 
 /** Season type names as served in schedules; ids as /api/v2/season_types lists them. */
 export type SeasonTypeName = 'Preseason' | 'Regular Season' | 'Postseason' | 'Special';
@@ -20,6 +22,8 @@ export interface SportProfile extends Sport {
   season_type: SeasonTypeName;
   /** Soccer league ids (10-19, 33) and hockey (6) default to markets 1,2,3,563. */
   three_way: boolean;
+  /** Golf and motor racing: outright (futures) boards only, no games and no event markets. */
+  futures_only: boolean;
 }
 
 const p = (
@@ -33,9 +37,10 @@ const p = (
   discipline,
   season_type,
   three_way: discipline === 'soccer' || sport_id === 6,
+  futures_only: discipline === 'golf' || discipline === 'motorsport',
 });
 
-/** Every sport id the spec lists, in id order. */
+/** Every sport id the spec lists, and the futures-only sports, in id order. */
 export const SPORTS: readonly SportProfile[] = [
   p(1, 'NCAA Football', 'football'),
   p(2, 'NFL', 'football'),
@@ -70,6 +75,9 @@ export const SPORTS: readonly SportProfile[] = [
   p(33, 'UEFA Europa League', 'soccer'),
   p(38, 'ATP', 'tennis'),
   p(39, 'WTA', 'tennis'),
+  // The spec leaves the futures-only sports' ids unshown: the next free ids (docs/spec-gaps.md).
+  p(40, 'Golf', 'golf'),
+  p(41, 'Motor Racing', 'motorsport'),
 ];
 
 const byId = new Map(SPORTS.map((s) => [s.sport_id, s]));

@@ -139,6 +139,8 @@ const BY_DISCIPLINE: Readonly<Record<Discipline, readonly StatSpec[]>> = {
   ],
   // A vote count has no box score.
   politics: [],
+  golf: [],
+  motorsport: [],
 };
 
 export interface SportStat extends StatDefinition {

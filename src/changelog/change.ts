@@ -1,3 +1,4 @@
+import type { FuturesHeader, FuturesSettlement } from '../domain/futures.ts';
 import type { DeltaRow, EventInfo, ParticipantType, Score } from '../domain/types.ts';
 
 /**
@@ -7,10 +8,58 @@ import type { DeltaRow, EventInfo, ParticipantType, Score } from '../domain/type
  * over `ChangeKind` (decodeChange, applyChange) fail to compile until every reader handles it.
  */
 
-export const CHANGE_KINDS = ['event', 'score', 'price', 'play', 'stat'] as const;
+export const CHANGE_KINDS = [
+  'event',
+  'score',
+  'price',
+  'play',
+  'stat',
+  'futures_board',
+  'futures_price',
+  'futures_settlement',
+] as const;
 export type ChangeKind = (typeof CHANGE_KINDS)[number];
 
-/** One stored row of the change log. `payload` is the change serialised once, at commit. */
+/**
+ * Whether rows of a kind change an event of the board's event map (an odds-screen event): the
+ * event delta feeds list those. Futures rows change a futures board, which is not such an event.
+ */
+export function changesEvent(kind: ChangeKind): boolean {
+  switch (kind) {
+    case 'event':
+    case 'score':
+    case 'price':
+    case 'play':
+    case 'stat':
+      return true;
+    case 'futures_board':
+    case 'futures_price':
+    case 'futures_settlement':
+      return false;
+    default:
+      return assertNever(kind);
+  }
+}
+
+/** The kinds that change futures boards. */
+export function isFuturesKind(kind: ChangeKind): kind is 'futures_board' | 'futures_price' | 'futures_settlement' {
+  return kind === 'futures_board' || kind === 'futures_price' || kind === 'futures_settlement';
+}
+
+/**
+ * What a futures row replaces within its board: the newest row of each key is the board's current
+ * state (a restart loads those only). A price row's participant is read from its payload.
+ */
+export function futuresRowKey(row: Pick<ChangeRecord, 'kind' | 'market_id' | 'affiliate_id' | 'payload'>): string {
+  if (row.kind !== 'futures_price') return row.kind;
+  const participant = (JSON.parse(row.payload) as FuturesPriceFact).participant_id;
+  return `${row.market_id}|${row.affiliate_id}|${participant}`;
+}
+
+/**
+ * One stored row of the change log. `payload` is the change serialised once, at commit. Futures
+ * rows name their board's id as event_id; they are not events of the odds screen (changesEvent).
+ */
 export interface ChangeRecord {
   id: number;
   kind: ChangeKind;
@@ -85,7 +134,10 @@ export type Change =
   /** A play: its payload is the Play as served. */
   | { kind: 'play'; id: number; event_id: string; sequence: number }
   /** One box-score value as it now is: a team's (player_id null) or a player's. */
-  | { kind: 'stat'; id: number; event_id: string; stat: StatValue };
+  | { kind: 'stat'; id: number; event_id: string; stat: StatValue }
+  | { kind: 'futures_board'; id: number; header: FuturesHeader; at: string }
+  | { kind: 'futures_price'; id: number; fact: FuturesPriceFact }
+  | { kind: 'futures_settlement'; id: number; event_id: string; settlement: FuturesSettlement };
 
 /** A stat row's payload: one value of an event's box score after a play changed it. */
 export interface StatValue {
@@ -98,6 +150,25 @@ export interface StatValue {
   /** On the first row of a player's line: who the player is. */
   display_name?: string;
   position?: string;
+}
+
+/**
+ * One book's price on one participant of a futures board: the payload of a futures_price row as
+ * stored and as applied. These rows carry no price_id, so the markets delta and the price history
+ * (which read rows with one) never see them.
+ */
+export interface FuturesPriceFact {
+  id: number;
+  event_id: string;
+  sport_id: number;
+  market_id: number;
+  participant_id: number;
+  affiliate_id: number;
+  price: number;
+  /** '' on a board's first price of this book and participant. */
+  previous_price: number | '';
+  price_delta: number;
+  updated_at: string;
 }
 
 /** What a price row records beyond the spec's Delta row (the `detail` of its record). */
@@ -164,6 +235,17 @@ export function decodeChange(row: ChangeRecord): Change {
     }
     case 'stat':
       return { kind: 'stat', id: row.id, event_id: row.event_id, stat: JSON.parse(row.payload) as StatValue };
+    case 'futures_board':
+      return { kind: 'futures_board', id: row.id, header: JSON.parse(row.payload) as FuturesHeader, at: row.at };
+    case 'futures_price':
+      return { kind: 'futures_price', id: row.id, fact: { ...(JSON.parse(row.payload) as FuturesPriceFact), id: row.id } };
+    case 'futures_settlement':
+      return {
+        kind: 'futures_settlement',
+        id: row.id,
+        event_id: row.event_id,
+        settlement: JSON.parse(row.payload) as FuturesSettlement,
+      };
     default:
       return assertNever(row.kind);
   }

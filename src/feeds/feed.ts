@@ -1,3 +1,4 @@
+import type { FuturesState } from '../domain/futures.ts';
 import type { EventInfo } from '../domain/types.ts';
 
 /** Identity of one sportsbook's price on one line (a market_line_price). */
@@ -26,6 +27,8 @@ export interface FeedStateReader {
   /** The ids of every committed event. */
   eventIds(): Iterable<string>;
   price(key: PriceKey): PriceSnapshot | undefined;
+  /** A committed futures board's settlement state, or undefined for a board never opened. */
+  futuresState(eventId: string): FuturesState | undefined;
   /** The last committed change id, 0 on an empty store. */
   headId(): number;
 }

@@ -19,6 +19,7 @@ import { redact } from './redact.ts';
 import { bestLineRoutes } from './routes/v2/best-line.ts';
 import { deltaRoutes } from './routes/v2/delta.ts';
 import { eventRoutes } from './routes/v2/events.ts';
+import { futuresRoutes } from './routes/v2/futures.ts';
 import { historyRoutes } from './routes/v2/history.ts';
 import { gameStatRoutes } from './routes/v2/game-stats.ts';
 import { playRoutes } from './routes/v2/plays.ts';
@@ -229,6 +230,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(statRoutes, routeDeps);
   await app.register(gameStatRoutes, routeDeps);
   await app.register(playRoutes, routeDeps);
+  await app.register(futuresRoutes, routeDeps);
   await app.register(async (v1) => v1Routes(v1, routeDeps), { prefix: '/api/v1' });
   return app;
 }

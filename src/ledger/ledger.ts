@@ -19,10 +19,18 @@ import {
   participantKey,
 } from '../board/board.ts';
 import type { Bus } from '../bus/bus.ts';
-import type { Change, ChangeRecord, LogPosition, PriceDetail, StatValue } from '../changelog/change.ts';
+import {
+  type Change,
+  type ChangeRecord,
+  changesEvent,
+  type LogPosition,
+  type PriceDetail,
+  type StatValue,
+} from '../changelog/change.ts';
 import { priceDelta } from '../domain/odds.ts';
 import type { ChangeType, EventInfo } from '../domain/types.ts';
 import type { Commit, EventRecord, MarketRecord, Store } from '../store/store.ts';
+import { FuturesPlan, FuturesUpdateError, type PlannedFutures } from './futures-plan.ts';
 import { DeltaRowWriter, serialisePriceDetail } from './serialise.ts';
 import { type GameCell, statRowsOf } from './stat-rows.ts';
 import type { EventUpsert, LedgerSink, PlayUpdate, PriceUpdate, ScoreUpdate, UpdateBatch } from './updates.ts';
@@ -172,11 +180,36 @@ export class Ledger implements LedgerSink {
     const ids = { market: this.nextMarketId, price: this.nextPriceId };
     const plan = new BatchPlan(this.board, this.board.head, committedMs);
     try {
+      const futures = new FuturesPlan(this.board.futures);
+      const planFutures = (made: PlannedFutures | undefined) => {
+        if (made) plan.add(made.record, { kind: 'info', change: made.change });
+      };
       for (const u of batch.updates) {
-        if (u.kind === 'event') this.planEvent(plan, u, at);
-        else if (u.kind === 'score') this.planScore(plan, u, at);
-        else if (u.kind === 'play') this.planPlay(plan, u, at);
-        else this.planPrice(plan, u, at);
+        switch (u.kind) {
+          case 'event':
+            this.planEvent(plan, u, at);
+            break;
+          case 'score':
+            this.planScore(plan, u, at);
+            break;
+          case 'price':
+            this.planPrice(plan, u, at);
+            break;
+          case 'play':
+            this.planPlay(plan, u, at);
+            break;
+          case 'futures_board':
+            planFutures(futures.board(u, plan.nextId(), at, committedMs));
+            break;
+          case 'futures_price':
+            planFutures(futures.price(u, plan.nextId(), at, committedMs));
+            break;
+          case 'futures_settlement':
+            planFutures(futures.settle(u, plan.nextId(), at, committedMs));
+            break;
+          default:
+            return assertNeverUpdate(u);
+        }
       }
       if (plan.records.length === 0 && plan.markets.length === 0) return;
       const commit: Commit = { changes: plan.records, markets: plan.markets, events: plan.eventRecords() };
@@ -194,7 +227,8 @@ export class Ledger implements LedgerSink {
       this.nextPriceId = ids.price;
       this.lastMarket = undefined;
       this.lastMarketEvent = undefined;
-      throw err;
+      // A refused futures update is an invalid batch, as a refused event update is.
+      throw err instanceof FuturesUpdateError ? new LedgerError(err.message) : err;
     }
     this.lastCommitMs = committedMs;
     const fromId = this.board.head;
@@ -220,6 +254,8 @@ export class Ledger implements LedgerSink {
     if (Number.isNaN(Date.parse(batch.at))) throw new LedgerError(`batch time is not ISO 8601: ${batch.at}`);
     const created = new Set<string>();
     for (const u of batch.updates) {
+      // Futures updates name boards, which the futures plan checks as it goes.
+      if (u.kind === 'futures_board' || u.kind === 'futures_price' || u.kind === 'futures_settlement') continue;
       if (u.kind === 'event') created.add(u.event.event_id);
       else if (!created.has(u.event_id) && !this.board.events.has(u.event_id)) {
         throw new LedgerError(`update names an unknown event: ${u.event_id}`);
@@ -503,6 +539,10 @@ export class Ledger implements LedgerSink {
   }
 }
 
+function assertNeverUpdate(u: never): never {
+  throw new LedgerError(`unknown update kind: ${JSON.stringify(u)}`);
+}
+
 /** Markets with at most this many participants are searched by comparison, larger ones by key. */
 const SCAN_PARTICIPANTS = 8;
 
@@ -580,7 +620,8 @@ class BatchPlan {
   add(record: ChangeRecord, step: Step): void {
     this.records.push(record);
     this.steps.push(step);
-    this.touched.set(record.event_id, record.id);
+    // Futures rows name boards, which have no event record.
+    if (changesEvent(record.kind)) this.touched.set(record.event_id, record.id);
   }
 
   event(eventId: string): EventState | undefined {

@@ -1,4 +1,5 @@
 import type { PlayInput } from '../domain/plays.ts';
+import type { FuturesHeader } from '../domain/futures.ts';
 import type { EventInfo, ParticipantType, Score } from '../domain/types.ts';
 
 /**
@@ -59,7 +60,39 @@ export interface PlayUpdate {
   play: PlayInput;
 }
 
-export type Update = EventUpsert | ScoreUpdate | PriceUpdate | PlayUpdate;
+/** Opens a futures board, or replaces its header (name, dates, participants) while it is open. */
+export interface FuturesBoardUpsert {
+  kind: 'futures_board';
+  board: FuturesHeader;
+}
+
+/** One book's American odds on one participant of a futures board's market. */
+export interface FuturesPriceUpdate {
+  kind: 'futures_price';
+  event_id: string;
+  market_id: number;
+  participant_id: number;
+  affiliate_id: number;
+  price: number;
+}
+
+/** Decides a futures board: its winner, or void; its prices close at the batch time. */
+export interface FuturesSettle {
+  kind: 'futures_settlement';
+  event_id: string;
+  state: 'settled' | 'void';
+  /** The winner when settled; null when void. */
+  winner_participant_id: number | null;
+}
+
+export type Update =
+  | EventUpsert
+  | ScoreUpdate
+  | PriceUpdate
+  | PlayUpdate
+  | FuturesBoardUpsert
+  | FuturesPriceUpdate
+  | FuturesSettle;
 
 export interface UpdateBatch {
   /** ISO 8601 time the batch describes; the simulator back-fills history with past times. */

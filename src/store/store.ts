@@ -49,6 +49,12 @@ export interface LoadedState {
   markets: MarketRecord[];
   /** The newest change row of every price (the current state of each market_line_price). */
   latestPrices: ChangeRecord[];
+  /**
+   * Futures rows that make up the boards' current state, in id order: the newest futures_board and
+   * futures_settlement row of each board, and the newest futures_price row of each book's price on
+   * each participant.
+   */
+  futures: ChangeRecord[];
   headId: number;
   /** committed_ms of the head row, 0 on an empty store. */
   headCommittedMs: number;
@@ -92,7 +98,7 @@ export interface Store {
   /**
    * Reads everything needed to rebuild the Board after a restart; begins the log's epoch on an
    * empty store. With `uptoId` below the head: the state as it was after that change (events as of
-   * their last header and score rows up to it, the newest row of every price up to it).
+   * their last header and score rows up to it, the newest row of every price and futures price up to it).
    */
   load(uptoId?: number): Promise<LoadedState>;
   /** Writes one batch atomically: all of it or none of it. */

@@ -103,6 +103,7 @@ export function storeContract(name: string, make: () => Promise<StoreFixture>): 
             headCommittedMs: 0,
             playCounts: [],
             statRows: [],
+            futures: [],
           },
         );
         assert.deepEqual(await store.readChanges(query()), []);

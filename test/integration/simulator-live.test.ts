@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { sportProfile } from '../../src/catalog/sports.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
 /**
@@ -35,8 +36,21 @@ async function todaysEvents(): Promise<Map<string, any>> {
 test('the simulator fills every sport and serves live games', async () => {
   const sports = await s.get('/api/v2/sports/dates');
   for (const { sport_id } of (await s.get('/api/v2/sports', {})).body.sports) {
-    assert.ok(sports.body[String(sport_id)]?.dates.length > 0, `sport ${sport_id} has dates`);
+    if (sportProfile(sport_id)?.futures_only) {
+      // Golf and motor racing have futures boards and no games.
+      assert.ok(!sports.body[String(sport_id)]?.dates.length, `sport ${sport_id} has no dates`);
+      const boards = await s.get(`/api/v2/sports/${sport_id}/futures`);
+      assert.ok(boards.body.futures.length > 0, `sport ${sport_id} has open futures boards`);
+    } else {
+      assert.ok(sports.body[String(sport_id)]?.dates.length > 0, `sport ${sport_id} has dates`);
+    }
   }
+  // The season boards moved with the games finished in the history: some prices have a delta.
+  const boards = (await s.get('/api/v2/sports/4/futures?include_settled=true')).body.futures;
+  const moved = boards.flatMap((b: any) =>
+    b.markets[0].participants.flatMap((p: any) => Object.values(p.prices).filter((x: any) => x.price_delta !== 0)),
+  );
+  assert.ok(moved.length > 0, 'NBA futures prices moved after games');
   const events = await todaysEvents();
   assert.ok(events.size > 20);
   const statuses = new Set([...events.values()].map((e) => e.score?.event_status ?? 'STATUS_SCHEDULED'));

@@ -5,6 +5,7 @@ import { ChangeFeed } from '../../src/board/change-feed.ts';
 import type { CommittedBatch } from '../../src/bus/bus.ts';
 import { MemoryBus } from '../../src/bus/memory-bus.ts';
 import { CHANGE_KINDS, decodeChange } from '../../src/changelog/change.ts';
+import type { FuturesHeader } from '../../src/domain/futures.ts';
 import { Ledger, LedgerBusyError } from '../../src/ledger/ledger.ts';
 import { MemoryStore } from '../../src/store/memory/memory-store.ts';
 import { batch, nbaEvent, nbaPrices, price, score } from '../helpers/fixtures.ts';
@@ -49,6 +50,26 @@ test('the epoch is kept by a reopened log and differs between logs', async () =>
   assert.notEqual(other.ledger.position.epoch, a.ledger.position.epoch);
 });
 
+const F = 'f0'.repeat(16);
+const FUTURES: FuturesHeader = {
+  event_id: F,
+  sport_id: 4,
+  name: 'NBA Championship',
+  season_year: 2026,
+  starts_at: '2026-11-16T00:00:00.000Z',
+  ends_at: '2026-11-30T00:00:00.000Z',
+  markets: [
+    {
+      market_id: 1140,
+      name: 'Championship Winner',
+      participants: [
+        { id: 2002, name: 'Boston Celtics', type: 'TYPE_TEAM', team_id: 2002 },
+        { id: 2014, name: 'Los Angeles Lakers', type: 'TYPE_TEAM', team_id: 2014 },
+      ],
+    },
+  ],
+};
+
 test('every kind of stored row decodes to a change of its kind', async () => {
   const s = await ledgerOn();
   const seen: CommittedBatch[] = [];
@@ -74,9 +95,14 @@ test('every kind of stored row decodes to a change of its kind', async () => {
           people: [{ id: 200201, display_name: 'A', position: 'PG' }],
         },
       },
+      { kind: 'futures_board', board: FUTURES },
+      { kind: 'futures_price', event_id: F, market_id: 1140, participant_id: 2002, affiliate_id: 19, price: 450 },
+      { kind: 'futures_settlement', event_id: F, state: 'settled', winner_participant_id: 2002 },
     ]),
   );
   const rows = seen[0]!.changes;
+  // Futures rows name their board, not an event: no event record, and not in the batch's events.
+  assert.deepEqual(seen[0]!.eventIds, [E]);
   assert.deepEqual(new Set(rows.map((r) => r.kind)), new Set(CHANGE_KINDS));
   for (const row of rows) assert.equal(decodeChange(row).kind, row.kind);
   const p = decodeChange(rows[2]!);
@@ -152,4 +178,22 @@ test('a feed that misses a batch reads the gap from the store, not from what it 
   );
   const page = await feed.readPayloadPage({ afterId: head }, 100);
   assert.equal(page.count, 2);
+});
+
+test('a futures board is refused a price on an unlisted participant, and a price or settlement once decided', async () => {
+  const s = await ledgerOn();
+  const price = (participant_id: number, p: number) =>
+    ({ kind: 'futures_price', event_id: F, market_id: 1140, participant_id, affiliate_id: 19, price: p }) as const;
+  await s.ledger.apply(batch(at, [{ kind: 'futures_board', board: FUTURES }, price(2002, 450)]));
+  await assert.rejects(s.ledger.apply(batch(at, [price(9999, 300)])), /lists no participant/);
+  // An unchanged price writes nothing.
+  const head = s.ledger.headId;
+  await s.ledger.apply(batch(at, [price(2002, 450)]));
+  assert.equal(s.ledger.headId, head);
+  await s.ledger.apply(batch(at, [{ kind: 'futures_settlement', event_id: F, state: 'void', winner_participant_id: null }]));
+  await assert.rejects(s.ledger.apply(batch(at, [price(2002, 500)])), /is decided/);
+  await assert.rejects(
+    s.ledger.apply(batch(at, [{ kind: 'futures_settlement', event_id: F, state: 'settled', winner_participant_id: 2002 }])),
+    /already decided/,
+  );
 });

@@ -29,6 +29,8 @@ const SCORING: Record<Discipline, string[]> = {
   cricket: ['runs'],
   mma: [],
   politics: [],
+  golf: [],
+  motorsport: [],
 };
 
 interface Run {

@@ -2,6 +2,7 @@ import { atp } from './atp.ts';
 import { bundesliga } from './bundesliga.ts';
 import { epl } from './epl.ts';
 import { euro } from './euro.ts';
+import { golf } from './golf.ts';
 import { ipl } from './ipl.ts';
 import { jleague } from './jleague.ts';
 import { laliga } from './laliga.ts';
@@ -9,6 +10,7 @@ import { ligue1 } from './ligue1.ts';
 import { mlb } from './mlb.ts';
 import { mls } from './mls.ts';
 import { mma } from './mma.ts';
+import { motorsport } from './motorsport.ts';
 import { nba } from './nba.ts';
 import { ncaab } from './ncaab.ts';
 import { ncaaf } from './ncaaf.ts';
@@ -52,6 +54,8 @@ export const leagues: LeagueCatalog[] = [
   uel,
   atp,
   wta,
+  golf,
+  motorsport,
 ];
 
 const leagueBySport = new Map<number, LeagueCatalog>();

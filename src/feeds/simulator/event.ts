@@ -14,6 +14,7 @@ import { DRAW, eventBooks, formatLine, OVER, PriceBook, quoteOffer, UNDER } from
 import type { PropPlayer } from './props.ts';
 import { PROP_MARKETS, propPlayers, quoteProps } from './props.ts';
 import { hashUnit, Rng } from './rng.ts';
+import type { GameResult } from './futures.ts';
 import { lineup, roster } from './roster.ts';
 import type { EventSpec } from './schedule.ts';
 import { broadcastFor, DAY_MS, displayName } from './schedule.ts';
@@ -28,6 +29,8 @@ export interface SimContext {
   backfilling: boolean;
   /** Wall time (ms) from which live game clocks run `speed` times faster; history plays at real time. */
   speedFrom: number;
+  /** Told of every game that ends: futures boards move on results. */
+  onResult: (result: GameResult) => void;
 }
 
 const MINUTE = 60_000;
@@ -478,6 +481,14 @@ export class SimEvent {
     this.sendScore(t, core, null);
     this.prices.close(() => true);
     this.phase = 'done';
+    const { spec } = this;
+    this.ctx.onResult({
+      sportId: spec.sport.sport_id,
+      startMs: spec.startMs,
+      awayId: spec.away.team_id,
+      homeId: spec.home.team_id,
+      winner: core.score_away > core.score_home ? 'away' : core.score_home > core.score_away ? 'home' : 'draw',
+    });
   }
 
   private sendPlays(engine: Engine): void {

@@ -4,6 +4,8 @@ import type { LedgerSink, Update } from '../../ledger/updates.ts';
 import type { Feed, FeedStateReader } from '../feed.ts';
 import type { SimContext } from './event.ts';
 import { SimEvent } from './event.ts';
+import { FuturesSim } from './futures.ts';
+import { FUTURES_SPORTS } from './futures-calendar.ts';
 import { coveringBooks } from './pricing.ts';
 import { hashUnit } from './rng.ts';
 import { DAY_MS, daySchedule, leadMs } from './schedule.ts';
@@ -46,6 +48,7 @@ export class Simulator implements Feed {
   private readonly tickMs: number;
   private readonly log: (msg: string) => void;
   private readonly sports: readonly SportProfile[];
+  private readonly futures: FuturesSim;
   private events: SimEvent[] = [];
   private readonly known = new Set<string>();
   private pending: Update[] = [];
@@ -70,7 +73,14 @@ export class Simulator implements Feed {
       },
       backfilling: false,
       speedFrom: Number.POSITIVE_INFINITY,
+      onResult: (result) => this.futures.onResult(result),
     };
+    this.futures = new FuturesSim(
+      opts.seed,
+      opts.state,
+      this.ctx.emit,
+      FUTURES_SPORTS.filter((s) => !wanted || wanted.has(s.sport_id)),
+    );
   }
 
   /**
@@ -181,6 +191,8 @@ export class Simulator implements Feed {
 
   private async advance(t: number): Promise<void> {
     for (const ev of this.events) ev.tick(t);
+    // After the games: a result of this step moves the boards before they are written.
+    this.futures.tick(t);
     await this.flush(t);
     if (this.events.some((ev) => ev.phase === 'done'))
       this.events = this.events.filter((ev) => ev.phase !== 'done');

@@ -115,6 +115,8 @@ export function roster(seed: number, team: TeamRecord, kind: RosterKind): Player
 export function lineup(seed: number, team: TeamRecord, discipline: Discipline): Player[] {
   switch (discipline) {
     case 'politics':
+    case 'golf':
+    case 'motorsport':
       return [];
     case 'tennis':
     case 'mma':

@@ -371,6 +371,8 @@ export function daySchedule(
   day: number,
   sources: (eventId: string, affiliateId: number) => boolean,
 ): EventSpec[] {
+  // Futures-only sports (golf, motor racing) have boards (futures.ts) and no games.
+  if (sport.futures_only) return [];
   const league = leagueForSport(sport.sport_id);
   if (!league || league.teams.length < 2) return [];
   const plan = planFor(sport.sport_id, day);

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { periodOfDetail } from '../../changelog/change.ts';
+import { futuresRowKey, isFuturesKind, periodOfDetail } from '../../changelog/change.ts';
 import {
   EPOCH_META,
   type ChangeQuery,
@@ -55,6 +55,8 @@ export class MemoryStore implements Store, MemoryPriceRows {
   /** One market instance per event, market id and period, as the SQLite schema's unique key. */
   private readonly marketKeys = new Set<string>();
   private readonly meta = new Map<string, string>();
+  /** Ids of the futures boards (their rows are in byEvent). */
+  private readonly futuresBoards = new Set<string>();
 
   async load(uptoId?: number): Promise<LoadedState> {
     const head = this.changes.at(-1);
@@ -71,6 +73,7 @@ export class MemoryStore implements Store, MemoryPriceRows {
         events: [...this.byEvent.values()].flatMap((rows) => this.eventUpTo(rows, uptoId)),
         markets,
         latestPrices,
+        futures: this.futuresUpTo(uptoId),
         headId: uptoId,
         headCommittedMs: last(this.changes)?.committed_ms ?? 0,
         ...this.games(uptoId),
@@ -83,6 +86,7 @@ export class MemoryStore implements Store, MemoryPriceRows {
       latestPrices: [...this.byPrice.keys()]
         .sort((a, b) => a - b)
         .map((priceId) => ({ ...this.byPrice.get(priceId)!.at(-1)! })),
+      futures: this.futuresUpTo(head?.id ?? 0),
       headId: head?.id ?? 0,
       headCommittedMs: head?.committed_ms ?? 0,
       ...this.games(head?.id ?? 0),
@@ -120,6 +124,21 @@ export class MemoryStore implements Store, MemoryPriceRows {
     const out: ChangeRecord[] = [];
     for (let i = 0; i < rows.length && rows[i].id <= uptoId; i++) if (rows[i].kind === 'stat') out.push({ ...rows[i] });
     return out;
+  }
+
+  /** The newest futures row of each key of every board, up to `uptoId`, in id order. */
+  private futuresUpTo(uptoId: number): ChangeRecord[] {
+    const out: ChangeRecord[] = [];
+    for (const boardId of this.futuresBoards) {
+      const latest = new Map<string, ChangeRecord>();
+      const rows = this.byEvent.get(boardId)!;
+      for (let i = indexAbove(rows, uptoId) - 1; i >= 0; i--) {
+        const key = futuresRowKey(rows[i]);
+        if (!latest.has(key)) latest.set(key, rows[i]);
+      }
+      for (const r of latest.values()) out.push({ ...r });
+    }
+    return out.sort((a, b) => a.id - b.id);
   }
 
   /** An event as its last header and score rows up to `uptoId` left it; none before its first header. */
@@ -202,6 +221,7 @@ export class MemoryStore implements Store, MemoryPriceRows {
   private append(r: ChangeRecord): void {
     this.changes.push(r);
     listIn(this.byEvent, r.event_id).push(r);
+    if (isFuturesKind(r.kind)) this.futuresBoards.add(r.event_id);
     if (r.price_id === null) return;
     listIn(this.byPrice, r.price_id).push(r);
     if (r.market_id === null) return;

@@ -25,6 +25,9 @@ CREATE INDEX IF NOT EXISTS changes_by_event_market ON changes (event_id, market_
 -- An event's plays are paged by their rank; its stat rows make its box score.
 CREATE INDEX IF NOT EXISTS changes_plays ON changes (event_id, id) WHERE kind = 'play';
 CREATE INDEX IF NOT EXISTS changes_stats ON changes (event_id, id) WHERE kind = 'stat';
+-- A start reads the futures boards' newest rows without scanning the other kinds.
+CREATE INDEX IF NOT EXISTS changes_futures ON changes (kind, id)
+  WHERE kind IN ('futures_board', 'futures_price', 'futures_settlement');
 CREATE TABLE IF NOT EXISTS events (
   event_id TEXT PRIMARY KEY,
   sport_id INTEGER NOT NULL,

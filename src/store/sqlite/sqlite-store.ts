@@ -80,6 +80,7 @@ export class SqliteStore implements Store {
         events: this.eventsUpTo(uptoId),
         markets,
         latestPrices: this.latestPrices(uptoId),
+        futures: this.latestFutures(uptoId),
         headId: uptoId,
         headCommittedMs: (await this.committedMsAt(uptoId)) ?? 0,
         ...this.games(uptoId),
@@ -90,6 +91,7 @@ export class SqliteStore implements Store {
       events: this.db.prepare('SELECT * FROM events').all() as EventRecord[],
       markets,
       latestPrices: this.latestPrices(Number.MAX_SAFE_INTEGER),
+      futures: this.latestFutures(Number.MAX_SAFE_INTEGER),
       headId,
       headCommittedMs: head?.committed_ms ?? 0,
       ...this.games(headId),
@@ -180,6 +182,18 @@ export class SqliteStore implements Store {
        JOIN (SELECT max(id) AS id FROM changes WHERE price_id IS NOT NULL AND id <= ? GROUP BY price_id) m
          ON c.id = m.id
        ORDER BY c.price_id`,
+    ).all(uptoId) as ChangeRecord[];
+  }
+
+  /** The newest futures row of each key (changelog futuresRowKey) at or below `uptoId`, in id order. */
+  private latestFutures(uptoId: number): ChangeRecord[] {
+    return this.prepared(
+      `SELECT c.* FROM changes c
+       JOIN (SELECT max(id) AS id FROM changes
+              WHERE kind IN ('futures_board', 'futures_price', 'futures_settlement') AND id <= ?
+              GROUP BY event_id, kind, market_id, affiliate_id, json_extract(payload, '$.participant_id')) m
+         ON c.id = m.id
+       ORDER BY c.id`,
     ).all(uptoId) as ChangeRecord[];
   }
 
