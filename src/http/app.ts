@@ -22,9 +22,11 @@ import { eventRoutes } from './routes/v2/events.ts';
 import { futuresRoutes } from './routes/v2/futures.ts';
 import { historyRoutes } from './routes/v2/history.ts';
 import { gameStatRoutes } from './routes/v2/game-stats.ts';
+import { seasonStatRoutes } from './routes/v2/season-stats.ts';
 import { playRoutes } from './routes/v2/plays.ts';
 import { statRoutes } from './routes/v2/stats.ts';
 import { BoxCache } from './box-score.ts';
+import { SeasonStatsCache } from './season-stats.ts';
 import { listingRoutes } from './routes/v2/listings.ts';
 import { openersClosingRoutes } from './routes/v2/openers-closing.ts';
 import { participantRoutes } from './routes/v2/participants.ts';
@@ -213,6 +215,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     history: deps.history,
     games: deps.games,
     boxes: new BoxCache(budget),
+    seasons: new SeasonStatsCache(budget),
     cache: new SnapshotCache(budget),
     queries: new EventQueryCache(budget),
     budget,
@@ -229,6 +232,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(bestLineRoutes, routeDeps);
   await app.register(statRoutes, routeDeps);
   await app.register(gameStatRoutes, routeDeps);
+  await app.register(seasonStatRoutes, routeDeps);
   await app.register(playRoutes, routeDeps);
   await app.register(futuresRoutes, routeDeps);
   await app.register(async (v1) => v1Routes(v1, routeDeps), { prefix: '/api/v1' });

@@ -9,12 +9,12 @@ import { BudgetMap, type ByteBudget, stringBytes } from './byte-budget.ts';
  * on its own, so any `stats_ids`, `team_id` or `player_ids` filter is a join of kept strings.
  */
 
-interface Row {
+export interface Row {
   statId: number;
   json: string;
 }
 
-interface Group {
+export interface Group {
   /** team_id, or player id. */
   id: number;
   /** `{"team":{...},"meta":{...},"stats":[` (or the player's). */
@@ -106,6 +106,16 @@ interface Cached {
 const BOX_OVERHEAD = 256;
 const ROW_OVERHEAD = 48;
 
+/** What kept groups cost the byte budget, roughly. */
+export function groupsBytes(groups: Iterable<Group>): number {
+  let bytes = BOX_OVERHEAD;
+  for (const g of groups) {
+    bytes += stringBytes(g.head) + ROW_OVERHEAD;
+    for (const r of g.rows) bytes += stringBytes(r.json) + ROW_OVERHEAD;
+  }
+  return bytes;
+}
+
 /**
  * Serialised boxes per event, replaced when the event's box or completeness changes; entries draw
  * from the shared byte budget, least recently used out first.
@@ -122,12 +132,7 @@ export class BoxCache {
     const hit = this.map.get(ev.info.event_id);
     if (hit && hit.key === key) return hit.box;
     const box = serializeBox(ev.info, ev.game, complete);
-    let bytes = BOX_OVERHEAD;
-    for (const g of [...box.teams, ...box.players]) {
-      bytes += stringBytes(g.head) + ROW_OVERHEAD;
-      for (const r of g.rows) bytes += stringBytes(r.json) + ROW_OVERHEAD;
-    }
-    this.map.set(ev.info.event_id, { key, box }, bytes);
+    this.map.set(ev.info.event_id, { key, box }, groupsBytes([...box.teams, ...box.players]));
     return box;
   }
 }

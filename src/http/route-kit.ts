@@ -12,6 +12,7 @@ import type { BoxCache } from './box-score.ts';
 import type { ByteBudget } from './byte-budget.ts';
 import { ApiError, statsRefused } from './errors.ts';
 import type { EventQueryCache } from './event-query.ts';
+import type { SeasonStatsCache } from './season-stats.ts';
 import type { SnapshotCache } from './snapshot-cache.ts';
 
 /**
@@ -28,6 +29,8 @@ export interface RouteDeps {
   games: GameReads;
   /** Serialised box scores, per event and change of its box. */
   boxes: BoxCache;
+  /** Serialised season aggregates, per team, season and change of the boxes they sum. */
+  seasons: SeasonStatsCache;
   cache: SnapshotCache;
   /** Parsed event-route query strings, per plan. */
   queries: EventQueryCache;

@@ -81,3 +81,20 @@ export const PlaysPageSchema = Type.Object({
   }),
   plays: Type.Array(PlaySchema),
 });
+
+const SeasonStatRow = Type.Object({ stat_id: Type.Integer(), name: Type.String(), value: Type.String() });
+const SeasonTeam = Type.Object({ team_id: Type.Integer(), name: Type.String() });
+const Season = Type.Object({ year: Type.Integer(), season_type: Type.Integer() });
+
+export const TeamSeasonStatsSchema = Type.Array(
+  Type.Object({ team: SeasonTeam, season: Season, stats: Type.Array(SeasonStatRow) }),
+);
+
+export const PlayerSeasonStatsSchema = Type.Array(
+  Type.Object({
+    player: Type.Object({ player_id: Type.Integer(), name: Type.String(), position: Type.String() }),
+    team: SeasonTeam,
+    season: Season,
+    stats: Type.Array(SeasonStatRow),
+  }),
+);

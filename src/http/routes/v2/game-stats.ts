@@ -6,6 +6,7 @@ import { seasonYear } from '../../../catalog/seasons.ts';
 import { sportProfile } from '../../../catalog/sports.ts';
 import { foldStats } from '../../../board/apply.ts';
 import type { EventState } from '../../../board/board.ts';
+import { GAME_STARTED } from '../../../board/season-totals.ts';
 import { type BoxBody, boxBody, type SerializedBox, serializeBox } from '../../box-score.ts';
 import { ApiError, notFound } from '../../errors.ts';
 import { parseInteger, parseIntList } from '../../params.ts';
@@ -15,8 +16,6 @@ import { PlayerGameStatsSchema, TeamGameStatsSchema } from '../../stats-schemas.
 
 export const MAX_STATS_IDS = 12;
 export const MAX_PLAYER_IDS = 6;
-
-const STARTED = new Set(['STATUS_IN_PROGRESS', 'STATUS_HALFTIME', 'STATUS_FINAL']);
 
 /**
  * The box of an event as the caller's view shows it, or undefined before the game has started.
@@ -30,7 +29,7 @@ async function boxFor(deps: RouteDeps, request: FastifyRequest, eventId: string)
   const seen = view.getEvent(eventId);
   if (!seen) throw notFound('event', eventId);
   const status = seen.info.score?.event_status;
-  if (status === undefined || !STARTED.has(status)) return undefined;
+  if (status === undefined || !GAME_STARTED.has(status)) return undefined;
   const complete = status === 'STATUS_FINAL';
   const sport = sportProfile(seen.info.sport_id);
   requireStats(deps, request, {
@@ -43,12 +42,12 @@ async function boxFor(deps: RouteDeps, request: FastifyRequest, eventId: string)
   return serializeBox(seen.info, foldStats(await deps.games.readStats(eventId, view.head)), complete);
 }
 
-function send(reply: Parameters<typeof sendJson>[0], body: BoxBody) {
+export function send(reply: Parameters<typeof sendJson>[0], body: BoxBody) {
   reply.meter(body.values);
   return sendJson(reply, body.json);
 }
 
-const statsIdsParam = Type.Optional(
+export const statsIdsParam = Type.Optional(
   Type.String({ description: `comma-separated stat ids, at most ${MAX_STATS_IDS}; every stat when omitted` }),
 );
 

@@ -13,7 +13,8 @@ import { errorResponses, PlayerRecordSchema, RosterPlayerSchema, TeamDetailSchem
  * are needed, no data points are counted (docs/spec-gaps.md), and they are not stats features.
  */
 
-function knownTeam(raw: string) {
+/** A team path parameter: 400 unless a positive integer, 404 unless a catalog team with a home sport. */
+export function knownTeam(raw: string) {
   const teamId = parseIdParam('team_id', raw);
   const team = teamById(teamId);
   const sportId = homeSportOf(teamId);

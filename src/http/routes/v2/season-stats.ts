@@ -1,0 +1,126 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { gameStatsDenial } from '../../../access/stats-access.ts';
+import { foldStats } from '../../../board/apply.ts';
+import { seasonGames, sumBoxes } from '../../../board/season-totals.ts';
+import { seasonYear } from '../../../catalog/seasons.ts';
+import { SEASON_TYPES, sportProfile } from '../../../catalog/sports.ts';
+import { homeLeagueOf } from '../../../catalog/teams/index.ts';
+import { boxBody, type SerializedBox } from '../../box-score.ts';
+import { ApiError, badRequest, notFound } from '../../errors.ts';
+import { parseInteger, parseIntList } from '../../params.ts';
+import { callerOf, requireStats, type RouteDeps } from '../../route-kit.ts';
+import { errorResponses } from '../../schemas.ts';
+import { type SeasonScope, serializeSeason } from '../../season-stats.ts';
+import { PlayerSeasonStatsSchema, TeamSeasonStatsSchema } from '../../stats-schemas.ts';
+import { MAX_STATS_IDS, send, statsIdsParam } from './game-stats.ts';
+import { knownTeam } from './rosters.ts';
+
+/** Regular season, as /api/v2/season_types numbers it. */
+const DEFAULT_SEASON_TYPE = 2;
+/** A roster has fewer than 100 slots (player ids are team_id x 100 + slot), so no real filter is longer. */
+export const MAX_SEASON_PLAYER_IDS = 99;
+const MIN_YEAR = 1900;
+const MAX_YEAR = 2100;
+
+const seasonQuery = {
+  stats_ids: statsIdsParam,
+  year: Type.Optional(Type.String({ description: "season year; the team's sport's current season when omitted" })),
+  season_type: Type.Optional(
+    Type.String({ description: 'season type id as /api/v2/season_types lists it (1 preseason, 2 regular, 3 postseason, 4 special); 2 when omitted' }),
+  ),
+};
+
+interface SeasonQuery {
+  stats_ids?: string;
+  year?: string;
+  season_type?: string;
+}
+
+/**
+ * The season aggregate of a team path parameter, as the caller's view shows it. The games are the
+ * started ones of the team's home league (every sport id it plays under) of that season year and
+ * type that the board holds. A caller whose view is behind a game's last stat row (a delayed plan
+ * during a game) gets that game's box folded from the store's stat rows up to its head, uncached.
+ */
+async function seasonFor(deps: RouteDeps, request: FastifyRequest, rawTeam: string, q: SeasonQuery): Promise<SerializedBox> {
+  const { team, sportId } = knownTeam(rawTeam);
+  const sport = sportProfile(sportId);
+  const league = homeLeagueOf(team.team_id);
+  if (!sport || !league) throw notFound('team', team.team_id);
+  const current = seasonYear(sport, deps.access?.time() ?? Date.now());
+  const year = parseInteger('year', q.year, MIN_YEAR, MAX_YEAR) ?? current;
+  const seasonTypeId = parseInteger('season_type', q.season_type, 1, Number.MAX_SAFE_INTEGER) ?? DEFAULT_SEASON_TYPE;
+  const seasonType = SEASON_TYPES.find((t) => t.season_type_id === seasonTypeId);
+  if (!seasonType) {
+    throw badRequest(`season_type must be one of ${SEASON_TYPES.map((t) => t.season_type_id).join(', ')}, got ${seasonTypeId}`);
+  }
+  const denial = gameStatsDenial(request.account);
+  if (denial) throw new ApiError(denial.status, denial.body, denial.headers);
+  requireStats(deps, request, { feature: 'season_stats', currentSeason: year === current });
+
+  const scope: SeasonScope = { teamId: team.team_id, teamName: team.name, year, seasonTypeId };
+  const found = seasonGames(deps.views.forDelay(0), {
+    teamId: team.team_id,
+    sportIds: league.sport_ids,
+    year,
+    seasonType: seasonType.name,
+  });
+  const { view } = callerOf(deps, request);
+  if (found.games.every((g) => g.box.version <= view.head)) return deps.seasons.season(scope, found);
+  const boxes = await Promise.all(
+    found.games.map(async (g) => (g.box.version <= view.head ? g.box : foldStats(await deps.games.readStats(g.eventId, view.head)))),
+  );
+  return serializeSeason(scope, sumBoxes(team.team_id, boxes));
+}
+
+/** Season aggregates of a team and of its current roster's players. */
+export async function seasonStatRoutes(fastify: FastifyInstance, deps: RouteDeps): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const params = Type.Object({ teamID: Type.String() });
+  const description =
+    'Sums over the games of the season and season type that the server holds, final and in progress. Values are strings. One data point per stat value.';
+
+  app.get(
+    '/api/v2/teams/:teamID/stats',
+    {
+      schema: {
+        summary: 'Team season stats',
+        description,
+        tags: ['stats'],
+        params,
+        querystring: Type.Object(seasonQuery),
+        response: { 200: TeamSeasonStatsSchema, ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      const statIds = parseIntList('stats_ids', request.query.stats_ids, MAX_STATS_IDS);
+      const season = await seasonFor(deps, request, request.params.teamID, request.query);
+      return send(reply, boxBody(season.teams, undefined, statIds && new Set(statIds)));
+    },
+  );
+
+  app.get(
+    '/api/v2/teams/:teamID/players/stats',
+    {
+      schema: {
+        summary: 'Player season stats of a team',
+        description: `${description} Players are the team's current roster.`,
+        tags: ['stats'],
+        params,
+        querystring: Type.Object({
+          ...seasonQuery,
+          player_ids: Type.Optional(Type.String({ description: 'comma-separated player ids of the roster' })),
+        }),
+        response: { 200: PlayerSeasonStatsSchema, ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      const statIds = parseIntList('stats_ids', request.query.stats_ids, MAX_STATS_IDS);
+      const playerIds = parseIntList('player_ids', request.query.player_ids, MAX_SEASON_PLAYER_IDS);
+      const season = await seasonFor(deps, request, request.params.teamID, request.query);
+      return send(reply, boxBody(season.players, playerIds && new Set(playerIds), statIds && new Set(statIds)));
+    },
+  );
+}

@@ -1,0 +1,76 @@
+import { type SeasonGames, type StatTotals, sumBoxes, type SeasonTotals } from '../board/season-totals.ts';
+import { rosterOf } from '../catalog/rosters/index.ts';
+import { statById } from '../catalog/stats.ts';
+import { BudgetMap, type ByteBudget } from './byte-budget.ts';
+import { type Group, groupsBytes, type Row, type SerializedBox } from './box-score.ts';
+
+/**
+ * The season-stats responses (spec: Team season stats, Player season stats), serialised once per
+ * change of the boxes they sum and kept as pieces, as the box scores are: the team's group and each
+ * current roster player's, each stat row on its own, so `stats_ids` and `player_ids` filters are joins
+ * of kept strings (box-score.ts `boxBody`).
+ */
+
+/** Which aggregate: a team, a season year and a season type id (as /api/v2/season_types lists them). */
+export interface SeasonScope {
+  teamId: number;
+  teamName: string;
+  year: number;
+  seasonTypeId: number;
+}
+
+function rowsOf(totals: StatTotals): Row[] {
+  return [...totals.keys()]
+    .sort((a, b) => a - b)
+    .flatMap((statId) => {
+      const stat = statById(statId);
+      return stat
+        ? [{ statId, json: JSON.stringify({ stat_id: statId, name: stat.name, value: String(totals.get(statId)) }) }]
+        : [];
+    });
+}
+
+/**
+ * The team's group, and one group per player of the team's current roster with a line in the
+ * season's games, in roster order (player rows follow current roster association).
+ */
+export function serializeSeason(scope: SeasonScope, totals: SeasonTotals): SerializedBox {
+  const team = JSON.stringify({ team_id: scope.teamId, name: scope.teamName });
+  const season = JSON.stringify({ year: scope.year, season_type: scope.seasonTypeId });
+  const teams: Group[] = [{ id: scope.teamId, head: `{"team":${team},"season":${season},"stats":[`, rows: rowsOf(totals.team) }];
+  const players: Group[] = [];
+  for (const p of rosterOf(scope.teamId) ?? []) {
+    const own = totals.players.get(p.player_id);
+    if (!own) continue;
+    const player = JSON.stringify({ player_id: p.player_id, name: p.name, position: p.position });
+    players.push({ id: p.player_id, head: `{"player":${player},"team":${team},"season":${season},"stats":[`, rows: rowsOf(own) });
+  }
+  return { teams, players };
+}
+
+interface Cached {
+  key: string;
+  season: SerializedBox;
+}
+
+/**
+ * Serialised season aggregates per (team, year, season type), recomputed from the board's boxes
+ * only when the key of the games they sum has moved (a stat row of one of them, or a game joining
+ * or leaving the season); entries draw from the shared byte budget, least recently used out first.
+ */
+export class SeasonStatsCache {
+  private readonly map: BudgetMap<string, Cached>;
+
+  constructor(budget: ByteBudget) {
+    this.map = new BudgetMap(budget);
+  }
+
+  season(scope: SeasonScope, found: SeasonGames): SerializedBox {
+    const id = `${scope.teamId}:${scope.year}:${scope.seasonTypeId}`;
+    const hit = this.map.get(id);
+    if (hit && hit.key === found.key) return hit.season;
+    const season = serializeSeason(scope, sumBoxes(scope.teamId, found.games.map((g) => g.box)));
+    this.map.set(id, { key: found.key, season }, groupsBytes([...season.teams, ...season.players]));
+    return season;
+  }
+}
