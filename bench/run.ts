@@ -15,6 +15,7 @@ import { delayedMarkdown, runDelayed } from './delayed.ts';
 import { deltaMarkdown, runDelta } from './delta.ts';
 import { eventsMarkdown, runEvents } from './events.ts';
 import { historyMarkdown, runHistory } from './history.ts';
+import { playsMarkdown, runPlays } from './plays.ts';
 import { ingestMarkdown, runIngest } from './ingest.ts';
 import { log, machineInfo } from './lib.ts';
 import { loggingMarkdown, runLogging } from './logging.ts';
@@ -29,6 +30,7 @@ const BENCHES: Record<string, () => Promise<string>> = {
   delayed: async () => delayedMarkdown(await runDelayed()),
   delta: async () => deltaMarkdown(await runDelta([1_000_000, 10_000_000])),
   history: async () => historyMarkdown(await runHistory()),
+  plays: async () => playsMarkdown(await runPlays()),
   access: async () => accessMarkdown(await runAccess()),
   logging: async () => loggingMarkdown(await runLogging()),
   bounded: async () => boundedMarkdown(await runBounded()),

@@ -263,28 +263,6 @@ describe('/api/v2/events/{eventID}/plays', () => {
       plays: [],
     });
   });
-
-  test('a page of 500 of 1,000 plays answers within 20 ms at the 99th percentile', async () => {
-    /** p99 of 200 pages at spread positions, after 20 that warm the code up. */
-    const round = async (): Promise<number> => {
-      const times: number[] = [];
-      for (let i = -20; i < 200; i++) {
-        const before = 2 + ((i + 20) * 37) % (PLAYS - 1);
-        const t = performance.now();
-        const res = await fetch(`${s.url}/api/v2/events/${LIVE}/plays?before_sequence=${before}`, {
-          headers: { 'X-Service-Key': s.key },
-        });
-        await res.arrayBuffer();
-        if (i >= 0) times.push(performance.now() - t);
-      }
-      times.sort((a, b) => a - b);
-      return times[Math.floor(times.length * 0.99)]!;
-    };
-    // The machine is shared: a round slowed by a neighbour is measured again, up to three times.
-    const rounds: number[] = [];
-    while (rounds.length < 3 && (rounds.length === 0 || rounds.at(-1)! >= 20)) rounds.push(await round());
-    assert.ok(rounds.at(-1)! < 20, `p99 per round: ${rounds.map((r) => r.toFixed(1)).join(', ')} ms`);
-  });
 });
 
 describe('the change log', () => {
