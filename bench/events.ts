@@ -63,6 +63,8 @@ const CLIENT_CPU = '1';
 export interface EventsOptions {
   /** The snapshot path without its query; the V2 NBA events of today by default. */
   path?: string;
+  /** Finds the path on the started server (a route about one event or team); `path` when absent. */
+  pathOn?: (base: string, key: string) => Promise<string>;
   /** Events and prices of a captured body; the V2 envelope's by default. */
   count?: (body: unknown) => { events: number; prices: number };
   rounds?: number;
@@ -187,7 +189,7 @@ function countV2(body: unknown): { events: number; prices: number } {
 export async function runEvents(opts: EventsOptions = {}): Promise<EventsResult> {
   const rounds = opts.rounds ?? 5;
   const durationS = opts.durationS ?? 10;
-  const path = `${opts.path ?? `/api/v2/sports/4/events/${todayUtc()}`}${opts.query ? `?${opts.query}` : ''}`;
+  let path = `${opts.path ?? `/api/v2/sports/4/events/${todayUtc()}`}${opts.query ? `?${opts.query}` : ''}`;
   let server: ServerChild | undefined;
   let bare: Child | undefined;
   const scratch = makeTmpDir('events');
@@ -216,6 +218,7 @@ export async function runEvents(opts: EventsOptions = {}): Promise<EventsResult>
     log(`events: oddsbase listens on ${server.url} after ${((Date.now() - started) / 1000).toFixed(1)} s`);
     restoreAffinity = canPin() ? currentAffinity() : undefined;
     if (restoreAffinity) pinSelf(CLIENT_CPU);
+    if (opts.pathOn) path = await opts.pathOn(server.url, server.key);
 
     const url = server.url + path;
     const headers = { 'X-Service-Key': server.key };

@@ -11,6 +11,7 @@
 import { loadavg } from 'node:os';
 import { accessMarkdown, runAccess } from './access.ts';
 import { boundedMarkdown, runBounded } from './bounded.ts';
+import { runBoxScore, runSeasonStats } from './box-score.ts';
 import { delayedMarkdown, runDelayed } from './delayed.ts';
 import { deltaMarkdown, runDelta } from './delta.ts';
 import { eventsMarkdown, runEvents } from './events.ts';
@@ -31,6 +32,8 @@ const BENCHES: Record<string, () => Promise<string>> = {
   delta: async () => deltaMarkdown(await runDelta([1_000_000, 10_000_000])),
   history: async () => historyMarkdown(await runHistory()),
   plays: async () => playsMarkdown(await runPlays()),
+  'box-score': async () => eventsMarkdown(await runBoxScore()),
+  'season-stats': async () => eventsMarkdown(await runSeasonStats()),
   access: async () => accessMarkdown(await runAccess()),
   logging: async () => loggingMarkdown(await runLogging()),
   bounded: async () => boundedMarkdown(await runBounded()),
