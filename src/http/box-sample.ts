@@ -65,7 +65,7 @@ export function sampleBox(): { event_id: string; team_stats: unknown; player_sta
   const box = serializeBox(info, game, true);
   return {
     event_id: SAMPLE_EVENT_ID,
-    team_stats: JSON.parse(boxBody(box.teams, undefined, undefined).json),
-    player_stats: JSON.parse(boxBody(box.players, undefined, undefined).json),
+    team_stats: JSON.parse(boxBody(box.teams, undefined, undefined).json.toString()),
+    player_stats: JSON.parse(boxBody(box.players, undefined, undefined).json.toString()),
   };
 }

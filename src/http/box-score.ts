@@ -29,7 +29,7 @@ export interface SerializedBox {
 
 /** What a filtered box response holds. */
 export interface BoxBody {
-  json: string;
+  json: string | Buffer;
   /** Stat values in it: the data points it costs. */
   values: number;
 }
@@ -80,12 +80,34 @@ export function serializeBox(info: EventInfo, game: GameState | undefined, compl
   return { teams, players };
 }
 
+/**
+ * Unfiltered bodies, encoded once per serialised box (a new box is new arrays, so an entry lives as
+ * long as its box): the usual request asks for the whole box, and joining and encoding its pieces
+ * on every request cost three times what sending it does.
+ */
+const wholeBodies = new WeakMap<readonly Group[], BoxBody>();
+
 /** The groups kept by `groupIds` (all when undefined), each with the rows of `statIds` (all when undefined). */
 export function boxBody(
   groups: readonly Group[],
   groupIds: ReadonlySet<number> | undefined,
   statIds: ReadonlySet<number> | undefined,
 ): BoxBody {
+  if (groupIds || statIds) return joined(groups, groupIds, statIds);
+  let whole = wholeBodies.get(groups);
+  if (!whole) {
+    const body = joined(groups, undefined, undefined);
+    whole = { json: Buffer.from(body.json), values: body.values };
+    wholeBodies.set(groups, whole);
+  }
+  return whole;
+}
+
+function joined(
+  groups: readonly Group[],
+  groupIds: ReadonlySet<number> | undefined,
+  statIds: ReadonlySet<number> | undefined,
+): { json: string; values: number } {
   const parts: string[] = [];
   let values = 0;
   for (const g of groups) {
@@ -106,12 +128,12 @@ interface Cached {
 const BOX_OVERHEAD = 256;
 const ROW_OVERHEAD = 48;
 
-/** What kept groups cost the byte budget, roughly. */
+/** What kept groups cost the byte budget, roughly: their pieces, and the whole body encoded from them. */
 export function groupsBytes(groups: Iterable<Group>): number {
   let bytes = BOX_OVERHEAD;
   for (const g of groups) {
-    bytes += stringBytes(g.head) + ROW_OVERHEAD;
-    for (const r of g.rows) bytes += stringBytes(r.json) + ROW_OVERHEAD;
+    bytes += stringBytes(g.head) + ROW_OVERHEAD + Buffer.byteLength(g.head);
+    for (const r of g.rows) bytes += stringBytes(r.json) + ROW_OVERHEAD + Buffer.byteLength(r.json);
   }
   return bytes;
 }

@@ -48,6 +48,10 @@ export function serializeSeason(scope: SeasonScope, totals: SeasonTotals): Seria
   return { teams, players };
 }
 
+/** Bytes of a kept scan, roughly: the entry, and each game's reference and event id. */
+const SCAN_OVERHEAD = 128;
+const SCAN_GAME = 96;
+
 interface Cached {
   key: string;
   season: SerializedBox;
@@ -60,9 +64,25 @@ interface Cached {
  */
 export class SeasonStatsCache {
   private readonly map: BudgetMap<string, Cached>;
+  /** The games each season sums, as found at a head of the live board. */
+  private readonly scans: BudgetMap<string, { head: number; found: SeasonGames }>;
 
   constructor(budget: ByteBudget) {
     this.map = new BudgetMap(budget);
+    this.scans = new BudgetMap(budget);
+  }
+
+  /**
+   * The season's games, found again only when the live board has moved: finding them walks the
+   * league's events, which costs more than the rest of a request, and polls come many per commit.
+   */
+  games(scope: SeasonScope, head: number, find: () => SeasonGames): SeasonGames {
+    const id = `${scope.teamId}:${scope.year}:${scope.seasonTypeId}`;
+    const hit = this.scans.get(id);
+    if (hit && hit.head === head) return hit.found;
+    const found = find();
+    this.scans.set(id, { head, found }, SCAN_OVERHEAD + SCAN_GAME * found.games.length);
+    return found;
   }
 
   season(scope: SeasonScope, found: SeasonGames): SerializedBox {

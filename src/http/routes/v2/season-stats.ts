@@ -61,12 +61,10 @@ async function seasonFor(deps: RouteDeps, request: FastifyRequest, rawTeam: stri
   requireStats(deps, request, { feature: 'season_stats', currentSeason: year === current });
 
   const scope: SeasonScope = { teamId: team.team_id, teamName: team.name, year, seasonTypeId };
-  const found = seasonGames(deps.views.forDelay(0), {
-    teamId: team.team_id,
-    sportIds: league.sport_ids,
-    year,
-    seasonType: seasonType.name,
-  });
+  const live = deps.views.forDelay(0);
+  const found = deps.seasons.games(scope, live.head, () =>
+    seasonGames(live, { teamId: team.team_id, sportIds: league.sport_ids, year, seasonType: seasonType.name }),
+  );
   const { view } = callerOf(deps, request);
   if (found.games.every((g) => g.box.version <= view.head)) return deps.seasons.season(scope, found);
   const boxes = await Promise.all(
