@@ -4,7 +4,8 @@
  *   node --import tsx bench/plays.ts
  *
  * The event and its plays are written through the real Ledger into a temporary directory (each play
- * two points or a rebound by one of four players, so every play also writes its stat rows). The app
+ * two points or a rebound by one of four players, rotationPlay of the test fixtures, so every play
+ * also writes its stat rows). The app
  * listens on 127.0.0.1; pages of 500 plays at spread `before_sequence` positions are requested one
  * after another, after a warm-up, and their latency is measured at the client.
  */
@@ -13,9 +14,8 @@ import { performance } from 'node:perf_hooks';
 import { generateKey, newKeyRecord } from '../src/access/keys.ts';
 import { compose } from '../src/compose.ts';
 import { resolveServeConfig } from '../src/config.ts';
-import type { PlayInput } from '../src/domain/plays.ts';
 import type { Update } from '../src/ledger/updates.ts';
-import { nbaEvent, score } from '../test/helpers/fixtures.ts';
+import { nbaEvent, rotationPlay, score } from '../test/helpers/fixtures.ts';
 import { isMain, log, makeTmpDir, removeDir } from './lib.ts';
 
 const PLAYS = 1000;
@@ -23,30 +23,6 @@ const REQUESTS = 1000;
 const WARMUP = 50;
 export const TARGET_P99_MS = 20;
 const EVENT_ID = 'play'.padEnd(32, '0');
-const AWAY = 2002;
-const HOME = 2014;
-const PLAYERS = [AWAY * 100 + 1, AWAY * 100 + 2, HOME * 100 + 1, HOME * 100 + 2];
-
-function play(n: number, before: { away: number; home: number }): PlayInput {
-  const player = PLAYERS[n % 4]!;
-  const team = player < HOME * 100 ? AWAY : HOME;
-  const scores = n % 3 !== 0;
-  const after = { ...before };
-  if (scores) after[team === AWAY ? 'away' : 'home'] += 2;
-  return {
-    period: 1 + Math.floor((n - 1) / 250),
-    game_clock: 720 - (n % 250),
-    display_clock: '',
-    description: `Player ${player} ${scores ? 'makes a two-point shot' : 'defensive rebound'}`,
-    team_id: team,
-    score_away: after.away,
-    score_home: after.home,
-    players: [player],
-    credits: [{ team_id: team, player_id: player, stat: scores ? 'points' : 'rebounds', n: scores ? 2 : 1 }],
-    people: [{ id: player, display_name: `Player ${player}`, position: 'G' }],
-  };
-}
-
 export interface PlaysResult {
   plays: number;
   bytes: number;
@@ -73,7 +49,7 @@ export async function runPlays(): Promise<PlaysResult> {
     ];
     let now = { away: 0, home: 0 };
     for (let n = 1; n <= PLAYS; n++) {
-      const p = play(n, now);
+      const p = rotationPlay(n, now);
       now = { away: p.score_away, home: p.score_home };
       updates.push({ kind: 'play', event_id: EVENT_ID, play: p });
     }

@@ -39,19 +39,12 @@ export interface Person {
   position: string;
 }
 
-/** A play as served (docs/spec-gaps.md: Plays). */
-export interface Play {
+/** A play as served (docs/spec-gaps.md: Plays): the feed's play without its credits and people. */
+export type Play = {
   event_id: string;
   /** 1 for the event's first play, then one more per play. */
   sequence: number;
-  period: number;
-  game_clock: number;
-  display_clock: string;
-  description: string;
-  team_id: number | null;
-  score_away: number;
-  score_home: number;
-  players: number[];
-  /** When the play happened (the time of the batch that carried it). */
-  created_at: string;
-}
+} & Omit<PlayInput, 'credits' | 'people'> & {
+    /** When the play happened (the time of the batch that carried it). */
+    created_at: string;
+  };

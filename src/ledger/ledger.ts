@@ -28,6 +28,7 @@ import {
   type StatValue,
 } from '../changelog/change.ts';
 import { priceDelta } from '../domain/odds.ts';
+import type { Play } from '../domain/plays.ts';
 import type { ChangeType, EventInfo } from '../domain/types.ts';
 import type { Commit, EventRecord, MarketRecord, Store } from '../store/store.ts';
 import { FuturesPlan, FuturesUpdateError, type PlannedFutures } from './futures-plan.ts';
@@ -334,7 +335,8 @@ export class Ledger implements LedgerSink {
     const sequence = plan.nextSequence(ev);
     const id = plan.nextId();
     const p = u.play;
-    const play = {
+    // The served shape, in the field order of the served JSON.
+    const play: Play = {
       event_id: u.event_id,
       sequence,
       period: p.period,

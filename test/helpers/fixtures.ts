@@ -1,4 +1,5 @@
 import type { EventInfo, Score } from '../../src/domain/types.ts';
+import type { PlayInput } from '../../src/domain/plays.ts';
 import type { PriceUpdate, UpdateBatch } from '../../src/ledger/updates.ts';
 
 export const today = (): string => new Date().toISOString().slice(0, 10);
@@ -162,5 +163,47 @@ export function score(eventId: string, status: Score['event_status'], away: numb
     broadcast: '',
     event_status_detail: 'Q1 5:00',
     updated_at: new Date().toISOString(),
+  };
+}
+
+/** A play crediting `n` of `stat` to `player` of `team`; `after` is the score it leads to. */
+export function creditPlay(
+  team: number,
+  player: number,
+  stat: string,
+  n: number,
+  after: { away: number; home: number },
+): PlayInput {
+  return {
+    period: 1,
+    game_clock: 600,
+    display_clock: '10:00',
+    description: `${stat} by ${player}`,
+    team_id: team,
+    score_away: after.away,
+    score_home: after.home,
+    players: [player],
+    credits: [{ team_id: team, player_id: player, stat, n }],
+    people: [{ id: player, display_name: `Player ${player}`, position: 'G' }],
+  };
+}
+
+/**
+ * Play n of a long NBA game between `away` and `home` (the teams of nbaEvent): a two from one of
+ * four players, two a side, or a rebound every third play; 250 plays a period.
+ */
+export function rotationPlay(n: number, before: { away: number; home: number }, away = 2002, home = 2014): PlayInput {
+  const players = [away * 100 + 1, away * 100 + 2, home * 100 + 1, home * 100 + 2];
+  const player = players[n % 4]!;
+  const team = player < home * 100 ? away : home;
+  const scores = n % 3 !== 0;
+  const after = { ...before };
+  if (scores) after[team === away ? 'away' : 'home'] += 2;
+  return {
+    ...creditPlay(team, player, scores ? 'points' : 'rebounds', scores ? 2 : 1, after),
+    period: 1 + Math.floor((n - 1) / 250),
+    game_clock: 720 - (n % 250),
+    display_clock: '',
+    description: `play ${n}`,
   };
 }

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { statByName } from '../../src/catalog/stats.ts';
 import type { PlayInput } from '../../src/domain/plays.ts';
-import { batch, nbaEvent, score, today } from '../helpers/fixtures.ts';
+import { batch, nbaEvent, rotationPlay, score, today } from '../helpers/fixtures.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
 /** Live with 1,000 plays; scheduled; the away team of the fixtures is 2002, the home team 2014. */
@@ -25,26 +25,7 @@ let newPro: string;
 /** The score after each play, as sent. */
 const sent: PlayInput[] = [];
 
-/** Play n: a two from one of the four players, or a rebound. */
-function play(n: number, before: { away: number; home: number }): PlayInput {
-  const player = PLAYERS[n % 4]!;
-  const team = player < HOME * 100 ? AWAY : HOME;
-  const scores = n % 3 !== 0;
-  const after = { ...before };
-  if (scores) after[team === AWAY ? 'away' : 'home'] += 2;
-  return {
-    period: 1 + Math.floor((n - 1) / 250),
-    game_clock: 720 - (n % 250),
-    display_clock: '',
-    description: `play ${n}`,
-    team_id: team,
-    score_away: after.away,
-    score_home: after.home,
-    players: [player],
-    credits: [{ team_id: team, player_id: player, stat: scores ? 'points' : 'rebounds', n: scores ? 2 : 1 }],
-    people: [{ id: player, display_name: `Player ${player}`, position: 'G' }],
-  };
-}
+const play = (n: number, before: { away: number; home: number }): PlayInput => rotationPlay(n, before, AWAY, HOME);
 
 before(async () => {
   s = await startTestServer();

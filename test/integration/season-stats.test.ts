@@ -6,7 +6,7 @@ import { sportProfile } from '../../src/catalog/sports.ts';
 import { statByName } from '../../src/catalog/stats.ts';
 import { teamById } from '../../src/catalog/teams/index.ts';
 import type { PlayInput } from '../../src/domain/plays.ts';
-import { batch, nbaEvent, score, today } from '../helpers/fixtures.ts';
+import { batch, creditPlay, nbaEvent, score, today } from '../helpers/fixtures.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
 /** Boston (2002) plays two regular-season games of the current season: one final, one in progress. */
@@ -27,20 +27,7 @@ let newStarter: string;
 let legacyStarter: string;
 let pro: string;
 
-function play(team: number, player: number, stat: string, n: number, at: { away: number; home: number }): PlayInput {
-  return {
-    period: 1,
-    game_clock: 600,
-    display_clock: '10:00',
-    description: `${stat} by ${player}`,
-    team_id: team,
-    score_away: at.away,
-    score_home: at.home,
-    players: [player],
-    credits: [{ team_id: team, player_id: player, stat, n }],
-    people: [{ id: player, display_name: `Player ${player}`, position: 'G' }],
-  };
-}
+const play = creditPlay;
 
 function game(id: string) {
   const ev = nbaEvent(id, today(), 1);

@@ -9,7 +9,7 @@ import { ByteBudget } from '../../src/http/byte-budget.ts';
 import { SeasonStatsCache } from '../../src/http/season-stats.ts';
 import { Ledger } from '../../src/ledger/ledger.ts';
 import { MemoryStore } from '../../src/store/memory/memory-store.ts';
-import { batch, nbaEvent, score } from '../helpers/fixtures.ts';
+import { batch, creditPlay, nbaEvent, score } from '../helpers/fixtures.ts';
 
 /**
  * Season totals through the real ledger: two regular-season games of Boston (2002), one final and
@@ -38,22 +38,9 @@ function game(id: string, opts: { sportId?: number; seasonType?: string; year?: 
   };
 }
 
-/** A play crediting `n` of `stat` to a player of `team`. */
-function play(team: number, slot: number, stat: string, n: number, scoreAway: number, scoreHome: number): PlayInput {
-  const player = team * 100 + slot;
-  return {
-    period: 1,
-    game_clock: 600,
-    display_clock: '10:00',
-    description: `${stat} by ${player}`,
-    team_id: team,
-    score_away: scoreAway,
-    score_home: scoreHome,
-    players: [player],
-    credits: [{ team_id: team, player_id: player, stat, n }],
-    people: [{ id: player, display_name: `Player ${player}`, position: 'G' }],
-  };
-}
+/** A play crediting `n` of `stat` to the player in roster slot `slot` of `team`. */
+const play = (team: number, slot: number, stat: string, n: number, scoreAway: number, scoreHome: number): PlayInput =>
+  creditPlay(team, team * 100 + slot, stat, n, { away: scoreAway, home: scoreHome });
 
 async function playGame(eventId: string, plays: PlayInput[], status: 'STATUS_FINAL' | 'STATUS_IN_PROGRESS') {
   const last = plays.at(-1)!;

@@ -1,14 +1,13 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { gameStatsDenial } from '../../../access/stats-access.ts';
 import { seasonYear } from '../../../catalog/seasons.ts';
 import { sportProfile } from '../../../catalog/sports.ts';
 import { foldStats } from '../../../board/apply.ts';
 import type { EventState } from '../../../board/board.ts';
 import { GAME_STARTED } from '../../../board/season-totals.ts';
 import { type BoxBody, boxBody, type SerializedBox, serializeBox } from '../../box-score.ts';
-import { ApiError, notFound } from '../../errors.ts';
+import { notFound } from '../../errors.ts';
 import { parseInteger, parseIntList } from '../../params.ts';
 import { callerOf, requireStats, type RouteDeps, sendJson } from '../../route-kit.ts';
 import { errorResponses } from '../../schemas.ts';
@@ -23,8 +22,6 @@ export const MAX_PLAYER_IDS = 6;
  * event's last stat row gets the box folded from the store's stat rows up to its head.
  */
 async function boxFor(deps: RouteDeps, request: FastifyRequest, eventId: string): Promise<SerializedBox | undefined> {
-  const denial = gameStatsDenial(request.account);
-  if (denial) throw new ApiError(denial.status, denial.body, denial.headers);
   const { view } = callerOf(deps, request);
   const seen = view.getEvent(eventId);
   if (!seen) throw notFound('event', eventId);

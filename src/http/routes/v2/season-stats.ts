@@ -1,14 +1,13 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { gameStatsDenial } from '../../../access/stats-access.ts';
 import { foldStats } from '../../../board/apply.ts';
 import { seasonGames, sumBoxes } from '../../../board/season-totals.ts';
 import { seasonYear } from '../../../catalog/seasons.ts';
 import { SEASON_TYPES, sportProfile } from '../../../catalog/sports.ts';
 import { homeLeagueOf } from '../../../catalog/teams/index.ts';
 import { boxBody, type SerializedBox } from '../../box-score.ts';
-import { ApiError, badRequest, notFound } from '../../errors.ts';
+import { badRequest, notFound } from '../../errors.ts';
 import { parseInteger, parseIntList } from '../../params.ts';
 import { callerOf, requireStats, type RouteDeps } from '../../route-kit.ts';
 import { errorResponses } from '../../schemas.ts';
@@ -56,8 +55,6 @@ async function seasonFor(deps: RouteDeps, request: FastifyRequest, rawTeam: stri
   if (!seasonType) {
     throw badRequest(`season_type must be one of ${SEASON_TYPES.map((t) => t.season_type_id).join(', ')}, got ${seasonTypeId}`);
   }
-  const denial = gameStatsDenial(request.account);
-  if (denial) throw new ApiError(denial.status, denial.body, denial.headers);
   requireStats(deps, request, { feature: 'season_stats', currentSeason: year === current });
 
   const scope: SeasonScope = { teamId: team.team_id, teamName: team.name, year, seasonTypeId };
