@@ -129,6 +129,8 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
     async close() {
       if (closed) return;
       closed = true;
+      // WebSocket clients are told first: an upgraded socket is no request the grace time waits for.
+      services.streams.close();
       await closeApp(app, config.limits.shutdownGraceMs);
       await simulator?.stop();
       await metricsListener.close();

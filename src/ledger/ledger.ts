@@ -489,6 +489,16 @@ export class Ledger implements LedgerSink {
     if (state.liquidity_usd !== undefined) detail.liquidity_usd = state.liquidity_usd;
     if (state.source_id !== undefined) detail.source_id = state.source_id;
     if (state.moved_from !== undefined) detail.moved_from = state.moved_from;
+    // Streams send no message for a row that only moved liquidity or the source id.
+    if (
+      prev &&
+      !next.movedFrom &&
+      prev.price === next.price &&
+      prev.closed_at === next.closed_at &&
+      prev.is_main_line === next.is_main_line
+    ) {
+      detail.quote_unchanged = true;
+    }
     plan.add(
       {
         id,
