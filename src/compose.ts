@@ -191,6 +191,7 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
     keyHeader: config.keyHeader,
     tokens,
     transport: config.streamTransport,
+    onError: (err) => app.log.error({ err }, 'stream failure'),
   });
   streamTokenRoute(app, tokens);
   metrics.watchStreams({ connections: () => streams.connectionCount, subscriptions: () => streams.index.size });

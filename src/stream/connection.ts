@@ -228,8 +228,14 @@ export class Connection implements Outbox {
     if (this.closed) return;
     this.hooks.overflowed();
     const message = `subscription ${sub.id || 'markets'} fell more than ${this.opts.queueMessages} messages behind`;
-    this.ws.send(JSON.stringify({ type: 'error', id: sub.id || null, code: 'buffer_overflow', message }));
-    this.close(CLOSES.overflow);
+    this.fail(sub.id || null, 'buffer_overflow', message, CLOSES.overflow);
+  }
+
+  /** Sends an error ahead of everything queued (which is dropped), then closes. */
+  fail(id: string | null, code: ErrorCode, message: string, how: { code: number; reason: string }): void {
+    if (this.closed) return;
+    this.ws.send(JSON.stringify({ type: 'error', id, code, message }));
+    this.close(how);
   }
 
   close(how: { code: number; reason: string }): void {

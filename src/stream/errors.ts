@@ -21,6 +21,8 @@ export const ERROR_CODES = {
   buffer_overflow: 'the client fell behind',
   /** This server missed part of the change log: the connection closes; resume from the last position. */
   stream_gap: 'the server missed part of the change log',
+  /** The server failed while handling the message; the connection stays open. */
+  internal_error: 'the message could not be handled',
 } as const;
 export type ErrorCode = keyof typeof ERROR_CODES;
 

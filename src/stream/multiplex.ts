@@ -22,6 +22,8 @@ export class Multiplex {
   constructor(
     private readonly hub: StreamHub,
     private readonly access: AccessControl | undefined,
+    /** Where an unexpected failure goes (the log); the client gets `internal_error`. */
+    private readonly onError: (err: unknown) => void,
   ) {}
 
   onMessage(conn: Connection, raw: string): void {
@@ -51,7 +53,8 @@ export class Multiplex {
       }
     } catch (err) {
       if (err instanceof StreamError) return conn.error(id, err.code, err.message);
-      throw err;
+      this.onError(err);
+      conn.error(id, 'internal_error', 'the server could not handle this message');
     }
   }
 

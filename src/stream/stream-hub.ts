@@ -250,8 +250,7 @@ export class StreamHub {
   private receive(batch: CommittedBatch): void {
     if (batch.fromId !== this.head) {
       for (const conn of [...this.connections]) {
-        conn.error(null, 'stream_gap', 'the server missed part of the change log: reconnect and resume');
-        conn.close(CLOSES.gap);
+        conn.fail(null, 'stream_gap', 'the server missed part of the change log: reconnect and resume', CLOSES.gap);
       }
     }
     this.head = batch.headId;

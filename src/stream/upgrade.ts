@@ -31,6 +31,8 @@ export interface UpgradeDeps {
   keyHeader: string;
   tokens: StreamTokens;
   transport: StreamTransport;
+  /** Unexpected failures (logged). */
+  onError: (err: unknown) => void;
 }
 
 interface Refusal {
@@ -57,11 +59,14 @@ const refusal = (status: number, body: Record<string, unknown>, headers?: Record
  */
 export function attachStreams(server: Server, deps: UpgradeDeps): WebSocketServer {
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_CLIENT_MESSAGE });
-  const multiplex = new Multiplex(deps.hub, deps.access);
+  const multiplex = new Multiplex(deps.hub, deps.access, deps.onError);
   const header = deps.keyHeader.toLowerCase();
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on('error', () => socket.destroy());
-    upgrade(req, socket, head).catch(() => refuse(socket, refusal(500, { message: 'internal server error' })));
+    upgrade(req, socket, head).catch((err: unknown) => {
+      deps.onError(err);
+      refuse(socket, refusal(500, { message: 'internal server error' }));
+    });
   });
 
   async function upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {

@@ -236,6 +236,31 @@ describe('limits', () => {
   });
 });
 
+test('a stats frame matching both a stats and a live subscription is delivered to both and billed once', async () => {
+  const key = await s.newKey('ultra');
+  const c = await open(key);
+  await subscribe(c, 'st', 'stats', { event_ids: [E2] });
+  await subscribe(c, 'lv', 'live', { event_ids: [E2] });
+  c.send({ action: 'usage', id: 'u1' });
+  const u1 = await c.next((m) => m.type === 'usage');
+  await apply(
+    { kind: 'score', event_id: E2, score: score(E2, 'STATUS_IN_PROGRESS', 2, 0) },
+    { kind: 'play', event_id: E2, play: creditPlay(2002, 200202, 'points', 2, { away: 2, home: 0 }) },
+  );
+  await c.next((m) => m.id === 'lv' && m.kind === 'game_stats');
+  const stats = c.messages.find((m) => m.id === 'st' && m.type === 'delta');
+  const rows = stats.data.team_stats.length + stats.data.player_stats.length;
+  const onLive = c.messages.filter((m) => m.id === 'lv' && m.type === 'delta');
+  assert.deepEqual(onLive.map((m) => m.kind), ['live', 'play', 'game_stats']);
+  assert.deepEqual(onLive[2].data, stats.data);
+  await new Promise((r) => setTimeout(r, 20));
+  c.send({ action: 'usage', id: 'u2' });
+  const u2 = await c.next((m) => m.type === 'usage');
+  assert.equal(rows, 2, 'the player’s points and the team’s');
+  assert.equal(u2.used - u1.used, 1 + 1 + rows, 'the score, the play, and each stat row once');
+  await c.close();
+});
+
 describe('resume', () => {
   test('resume_from the last position replays exactly the missed deltas, then resume_complete, then live', async () => {
     const c = await open();
