@@ -38,6 +38,8 @@ export async function startTestServer(
     accessLog?: boolean;
     /** Limits other than the defaults (send timeout, budgets, ...). */
     limits?: Partial<Limits>;
+    /** `proxy`: WebSocket upgrades need X-Forwarded-Proto: https. */
+    streamTransport?: ServeConfig['streamTransport'];
   } = {},
 ): Promise<TestServer> {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'oddsbase-test-'));
@@ -62,6 +64,7 @@ export async function startTestServer(
       accessLog: opts.accessLog,
       // Any free port: tests run servers side by side, and beside a developer's own.
       metricsPort: 0,
+      streamTransport: opts.streamTransport,
       limits: opts.limits,
     },
     {},

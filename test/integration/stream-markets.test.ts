@@ -168,3 +168,17 @@ test('a client more than the queue behind loses messages, and /metrics counts th
   assert.equal((await scrape()) - before, n - QUEUE);
   await c.close();
 });
+
+test('behind a TLS-terminating proxy (stream transport proxy): plain ws:// is refused, X-Forwarded-Proto https passes', async () => {
+  const p = await startTestServer({ streamTransport: 'proxy' });
+  try {
+    const url = `${p.url.replace('http', 'ws')}/api/v2/ws/markets`;
+    const r = await refusal(url, { 'X-Service-Key': p.key });
+    assert.equal(r.status, 403);
+    assert.equal(r.body.error, 'WebSocket connections must use wss://');
+    const c = await connect(url, { 'X-Service-Key': p.key, 'X-Forwarded-Proto': 'https' });
+    await c.close();
+  } finally {
+    await p.close();
+  }
+});
