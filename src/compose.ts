@@ -5,6 +5,7 @@ import type { CounterStore } from './access/counters/counters.ts';
 import { MemoryCounters } from './access/counters/memory-counters.ts';
 import { TIERS } from './access/tiers.ts';
 import { entitlementsFor } from './access/entitlements.ts';
+import { FAILED_KEY_CHECK_LIMITS, FailedKeyChecks } from './access/failed-auth.ts';
 import type { KeyStore } from './access/keys.ts';
 import { Board } from './board/board.ts';
 import { ChangeFeed } from './board/change-feed.ts';
@@ -138,6 +139,7 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
   const access = new AccessControl(counters, now, metrics.refused);
   const logging = config.logLevel !== 'silent';
   const auth = new Authenticator(backends.keys, limits.authCacheMs, now);
+  const failedKeys = new FailedKeyChecks(FAILED_KEY_CHECK_LIMITS, now);
   const app = await buildApp({
     views,
     feed,
@@ -146,6 +148,7 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
     auth,
     access: opts.withoutAccess ? undefined : access,
     keyHeader: config.keyHeader,
+    failedKeys,
     log: logging
       ? {
           level: config.logLevel,
@@ -190,6 +193,7 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
     access: opts.withoutAccess ? undefined : access,
     keyHeader: config.keyHeader,
     tokens,
+    failedKeys,
     transport: config.streamTransport,
     onError: (err) => app.log.error({ err }, 'stream failure'),
   });

@@ -3,6 +3,8 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import { type AccessControl, UPGRADE_URL } from '../access/access-control.ts';
 import type { Account, Authenticator } from '../access/authenticator.ts';
+import type { FailedKeyChecks } from '../access/failed-auth.ts';
+import { hashKey } from '../access/keys.ts';
 import { lowestTierWith, upgradeMessage } from '../access/entitlements.ts';
 import { scopeOf } from '../access/plan-scope.ts';
 import { tierLabel } from '../access/tiers.ts';
@@ -30,6 +32,8 @@ export interface UpgradeDeps {
   access?: AccessControl;
   keyHeader: string;
   tokens: StreamTokens;
+  /** Failed key checks per address, shared with REST: guessing keys is bounded on both paths alike. */
+  failedKeys: FailedKeyChecks;
   transport: StreamTransport;
   /** Unexpected failures (logged). */
   onError: (err: unknown) => void;
@@ -81,8 +85,25 @@ export function attachStreams(server: Server, deps: UpgradeDeps): WebSocketServe
     }
     let account: Account | undefined;
     if (deps.access) {
-      const who = await caller(req, url, dedicated);
-      if (!who) return refuse(socket, refusal(401, { message: 'unauthorized' }));
+      const address = req.socket.remoteAddress ?? '';
+      const presented = credential(req, url, dedicated);
+      if (!presented) return refuse(socket, refusal(401, { message: 'unauthorized' }));
+      // As on REST: past its ceiling an address may present only keys that passed before.
+      const blocked = presented.key !== undefined ? deps.failedKeys.blockedFor(address) : 0;
+      if (blocked > 0 && !deps.failedKeys.isKnown(hashKey(presented.key!))) {
+        deps.access.refused('failed_key_ceiling');
+        return refuse(socket, refusal(429, { error: 'Too many failed key checks', limit: deps.failedKeys.limits.ceiling }, { 'Retry-After': String(blocked) }));
+      }
+      const who = presented.token !== undefined ? (deps.tokens.redeem(presented.token) ?? undefined) : await deps.auth.authenticate(presented.key);
+      if (!who) {
+        const wait = deps.failedKeys.fail(address);
+        if (wait > 0) {
+          deps.access.refused('failed_key_throttle');
+          await new Promise((r) => setTimeout(r, wait));
+        }
+        return refuse(socket, refusal(401, { message: 'unauthorized' }));
+      }
+      deps.failedKeys.passed(who.keyHash);
       account = who;
       const denied = entitlement(account) ?? admit(deps.access, account);
       if (denied) return refuse(socket, denied);
@@ -128,14 +149,13 @@ export function attachStreams(server: Server, deps: UpgradeDeps): WebSocketServe
     });
   }
 
-  /** The account of the upgrade's key or token, or undefined. */
-  async function caller(req: IncomingMessage, url: URL, dedicated: boolean): Promise<Account | undefined> {
+  /** The upgrade's stream token, or its key (the header; the `key` parameter on the markets stream). */
+  function credential(req: IncomingMessage, url: URL, dedicated: boolean): { token?: string; key?: string } | undefined {
     const token = url.searchParams.get('token');
-    if (token) return deps.tokens.redeem(token) ?? undefined;
+    if (token) return { token };
     const fromHeader = req.headers[header];
     const key = typeof fromHeader === 'string' ? fromHeader : dedicated ? url.searchParams.get('key') : null;
-    if (!key) return undefined;
-    return deps.auth.authenticate(key);
+    return key ? { key } : undefined;
   }
 
   return wss;
