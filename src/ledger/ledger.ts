@@ -485,13 +485,7 @@ export class Ledger implements LedgerSink {
     if (state.source_id !== undefined) detail.source_id = state.source_id;
     if (state.moved_from !== undefined) detail.moved_from = state.moved_from;
     // Streams send no message for a row that only moved liquidity or the source id.
-    if (
-      prev &&
-      !next.movedFrom &&
-      prev.price === next.price &&
-      prev.closed_at === next.closed_at &&
-      prev.is_main_line === next.is_main_line
-    ) {
+    if (prev && !movedFrom && prev.price === price && prev.closed_at === closedAt && prev.is_main_line === isMainLine) {
       detail.quote_unchanged = true;
     }
     plan.add(
