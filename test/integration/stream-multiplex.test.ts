@@ -302,7 +302,52 @@ describe('resume', () => {
   });
 });
 
+describe('resync', () => {
+  test('resync with resume_from: resync_ack, the missed deltas, resume_complete; without: a fresh snapshot', async () => {
+    const c = await open();
+    await subscribe(c, 'rs', 'markets', { event_ids: [E1], market_ids: [1] });
+    await apply(ml(E1, 19, 160));
+    const seen = await c.next();
+    await apply(ml(E1, 19, 161));
+    await c.next();
+    c.send({ action: 'resync', id: 'rs', resume_from: seen.position });
+    assert.equal((await c.next()).type, 'resync_ack');
+    const again = await c.next();
+    assert.equal(again.data.price, '161', 'the delta after the position, sent again');
+    assert.equal((await c.next()).type, 'resume_complete');
+    c.send({ action: 'resync', id: 'rs' });
+    assert.equal((await c.next()).type, 'resync_ack');
+    const snap = await c.next();
+    assert.equal(snap.type, 'snapshot');
+    assert.equal(snap.event_id, E1);
+    assert.equal((await c.next()).type, 'snapshot_complete');
+    await c.close();
+  });
+});
+
 describe('scores, live, plays and stats', () => {
+  test('scores carry every score row; game_state only the rows that move the live state', async () => {
+    const c = await open();
+    await subscribe(c, 'sc', 'scores', { event_ids: [E2] });
+    await subscribe(c, 'gs', 'game_state', { event_ids: [E2] });
+    await apply({ kind: 'score', event_id: E2, score: score(E2, 'STATUS_IN_PROGRESS', 4, 0) });
+    await apply({ kind: 'score', event_id: E2, score: score(E2, 'STATUS_IN_PROGRESS', 4, 2), live_game_state: { possession: 'home' } });
+    await c.collect(150);
+    const deltas = c.messages.filter((m) => m.type === 'delta');
+    assert.deepEqual(
+      deltas.map((m) => [m.id, m.kind]),
+      [
+        ['sc', 'score'],
+        ['sc', 'score'],
+        ['gs', 'live_game_state'],
+      ],
+    );
+    assert.equal(deltas[1].data.score.score_home, 2);
+    assert.deepEqual(deltas[2].data, { event_id: E2, sport_id: 4, live_game_state: { possession: 'home' } });
+    await c.close();
+  });
+
+
   test('plays snapshot with its cursor; a play and its stat rows as deltas; the completion marker', async () => {
     await apply(
       { kind: 'score', event_id: E1, score: score(E1, 'STATUS_IN_PROGRESS', 0, 0), live_game_state: { possession: 'away' } },
