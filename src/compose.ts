@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import { AccessControl } from './access/access-control.ts';
 import { Authenticator } from './access/authenticator.ts';
@@ -149,6 +150,7 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
     access: opts.withoutAccess ? undefined : access,
     keyHeader: config.keyHeader,
     failedKeys,
+    ...(config.tls ? { tls: { cert: readFileSync(config.tls.certFile), key: readFileSync(config.tls.keyFile) } } : {}),
     log: logging
       ? {
           level: config.logLevel,

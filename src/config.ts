@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { DEFAULT_CACHE_BYTES } from './http/byte-budget.ts';
 import { DEFAULT_SEND_BUDGET_BYTES, DEFAULT_SEND_TIMEOUT_MS } from './http/send-guard.ts';
 
@@ -24,6 +25,11 @@ export interface ServeConfig {
    * `proxy` accepts only upgrades marked `X-Forwarded-Proto: https` by a trusted TLS-terminating proxy.
    */
   streamTransport: 'direct' | 'proxy';
+  /**
+   * PEM files of a certificate and its key: the API port then speaks HTTPS, and the WebSocket
+   * endpoints wss:// only (TLS_CERT_FILE, TLS_KEY_FILE; both or neither).
+   */
+  tls?: { certFile: string; keyFile: string };
   /** Timers and limits that would otherwise be written at their call sites. */
   limits: Limits;
 }
@@ -126,6 +132,8 @@ export interface ServeInput {
   metricsPort?: string | number;
   metricsToken?: string;
   streamTransport?: string;
+  tlsCertFile?: string;
+  tlsKeyFile?: string;
   limits?: Partial<Limits>;
 }
 
@@ -152,6 +160,7 @@ export function resolveServeConfig(input: ServeInput, env: NodeJS.ProcessEnv = p
   if (streamTransport !== 'direct' && streamTransport !== 'proxy') {
     throw new ConfigError(`stream transport must be direct or proxy, got '${streamTransport}'`);
   }
+  const tls = resolveTls(input.tlsCertFile ?? env.TLS_CERT_FILE, input.tlsKeyFile ?? env.TLS_KEY_FILE);
   return {
     port: int('port', input.port ?? env.PORT, 8080, 0, 65535),
     host: input.host ?? env.HOST ?? '0.0.0.0',
@@ -165,8 +174,16 @@ export function resolveServeConfig(input: ServeInput, env: NodeJS.ProcessEnv = p
     accessLog: input.accessLog ?? false,
     metrics: resolveMetrics(input, env),
     streamTransport,
+    ...(tls ? { tls } : {}),
     limits: resolveLimits(input.limits ?? {}, env),
   };
+}
+
+function resolveTls(certFile: string | undefined, keyFile: string | undefined): ServeConfig['tls'] {
+  if (!certFile && !keyFile) return undefined;
+  if (!certFile || !keyFile) throw new ConfigError('TLS needs both a certificate file and a key file');
+  for (const f of [certFile, keyFile]) if (!existsSync(f)) throw new ConfigError(`TLS file not found: ${f}`);
+  return { certFile, keyFile };
 }
 
 function resolveMetrics(input: ServeInput, env: NodeJS.ProcessEnv): MetricsConfig {

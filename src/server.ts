@@ -102,7 +102,7 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const shownHost = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
-  const url = `http://${shownHost}:${port}`;
+  const url = `${config.tls ? 'https' : 'http'}://${shownHost}:${port}`;
   simulator?.start();
 
   if (demoKey) {

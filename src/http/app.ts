@@ -74,6 +74,8 @@ export interface AppDeps {
   keyHeader?: string;
   /** Failed key checks per address; the WebSocket upgrades share it. */
   failedKeys?: FailedKeyChecks;
+  /** A certificate and its key (PEM): the server speaks HTTPS and wss:// only. */
+  tls?: { cert: Buffer; key: Buffer };
   /**
    * Structured logs; keys are redacted from them (see redact.ts) at every level. `requests`: a line
    * per request (fastify's request logging), off unless asked for.
@@ -122,7 +124,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       maxParamLength: MAX_PARAM_LENGTH,
     },
     // Node would answer a missing Host with an empty 400; the protocol checks answer it in JSON.
-    http: { requireHostHeader: false },
+    ...(deps.tls ? { https: { ...deps.tls, requireHostHeader: false } } : { http: { requireHostHeader: false } }),
     clientErrorHandler,
     // A malformed percent-encoding and an over-long path parameter (no route has an async
     // constraint, the one other case): fastify's own answers quote the whole URL, key included.

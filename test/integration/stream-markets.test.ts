@@ -1,4 +1,9 @@
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { WebSocket } from 'ws';
 import { after, before, describe, test } from 'node:test';
 import { batch, nbaEvent, nbaPrices, price } from '../helpers/fixtures.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
@@ -180,5 +185,33 @@ test('behind a TLS-terminating proxy (stream transport proxy): plain ws:// is re
     await c.close();
   } finally {
     await p.close();
+  }
+});
+
+test('with a certificate configured the port speaks TLS: wss:// opens, plain ws:// cannot', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'oddsbase-tls-'));
+  const certFile = join(dir, 'cert.pem');
+  const keyFile = join(dir, 'key.pem');
+  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', keyFile, '-out', certFile, '-days', '1', '-subj', '/CN=127.0.0.1'], { stdio: 'ignore' });
+  const t = await startTestServer({ tls: { certFile, keyFile } });
+  try {
+    assert.match(t.url, /^https:/);
+    const port = new URL(t.url).port;
+    const secure = new WebSocket(`wss://127.0.0.1:${port}/api/v2/ws/markets`, { headers: { 'X-Service-Key': t.key }, rejectUnauthorized: false });
+    await new Promise<void>((resolve, reject) => {
+      secure.once('open', () => resolve());
+      secure.once('error', reject);
+    });
+    secure.close();
+    const plain = new WebSocket(`ws://127.0.0.1:${port}/api/v2/ws/markets`, { headers: { 'X-Service-Key': t.key } });
+    const outcome = await new Promise<string>((resolve) => {
+      plain.once('open', () => resolve('open'));
+      plain.once('error', () => resolve('refused'));
+      plain.once('unexpected-response', () => resolve('refused'));
+    });
+    assert.equal(outcome, 'refused');
+  } finally {
+    await t.close();
+    rmSync(dir, { recursive: true, force: true });
   }
 });
