@@ -63,6 +63,8 @@ export class Connection implements Outbox {
   private waitingDrain = false;
   private readonly conflating = new Set<Subscription>();
   private billed = new WeakSet<Frame>();
+  /** Messages of `send` waiting in the queue. */
+  private controlPending = 0;
 
   constructor(
     readonly ws: WebSocket,
@@ -125,11 +127,26 @@ export class Connection implements Outbox {
     this.schedule();
   }
 
-  /** Queues a message made for this client (an acknowledgement, a snapshot frame, a heartbeat). */
+  /**
+   * Queues a message made for this client (an acknowledgement, a snapshot frame, an error). These
+   * are bounded too: a client that sends actions without reading their answers is closed once four
+   * queues' worth wait.
+   */
   send(text: string, points = 0): void {
     if (this.closed) return;
+    if (++this.controlPending > this.opts.queueMessages * 4) {
+      this.hooks.overflowed();
+      this.fail(null, 'buffer_overflow', 'too many answers wait unread', CLOSES.overflow);
+      return;
+    }
     this.queue.push({ text, points });
     this.schedule();
+  }
+
+  /** A heartbeat, skipped while the socket is backed up: a client that is not reading learns nothing from it. */
+  heartbeat(text: string): void {
+    if (this.waitingDrain) return;
+    this.send(text);
   }
 
   /** Queues an in-band error. */
@@ -158,7 +175,7 @@ export class Connection implements Outbox {
         if (sub) {
           if (item.counted) sub.pending--;
           if (sub.closed) continue;
-        }
+        } else this.controlPending--;
         points += this.bill(item);
         this.ws.send(this.render(item, false));
       }
@@ -253,6 +270,7 @@ export class Connection implements Outbox {
     this.closed = true;
     this.queue.length = 0;
     this.head = 0;
+    this.controlPending = 0;
     this.conflating.clear();
     this.billed = new WeakSet();
     for (const sub of this.subs.values()) sub.closed = true;

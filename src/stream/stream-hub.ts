@@ -269,7 +269,7 @@ export class StreamHub {
     const t = Math.floor(this.deps.now() / 1000);
     const dedicated = `{"meta":{"type":"heartbeat","version":"v2","timestamp":${t}},"data":{"now":${t}}}`;
     const multiplexed = `{"type":"heartbeat","now":${t}}`;
-    for (const conn of this.connections) conn.send(conn.dedicated ? dedicated : multiplexed);
+    for (const conn of this.connections) conn.heartbeat(conn.dedicated ? dedicated : multiplexed);
   }
 
   /** Closes every connection (server shutdown) and stops listening to the bus. */
