@@ -57,6 +57,17 @@ export interface Limits {
   sendTimeoutMs: number;
   /** Unsent response bytes all connections together may hold, in MB; a quarter of it per connection. */
   sendBudgetMb: number;
+  /**
+   * Days of the change log kept whole (by commit time); older rows are compacted to what is kept
+   * for good (store/retention.ts). 0 keeps everything.
+   */
+  retentionDays: number;
+  /** Hours a finished event stays on the in-memory board after its last change; then it is archived. */
+  boardKeepHours: number;
+  /** How often retention takes one step (one compaction transaction, and the archiving of finished events). */
+  retentionTickMs: number;
+  /** Most change ids one compaction step looks at (the size of its transaction). */
+  retentionBatchRows: number;
 }
 
 export const DEFAULT_LIMITS: Limits = {
@@ -70,6 +81,11 @@ export const DEFAULT_LIMITS: Limits = {
   cacheMb: DEFAULT_CACHE_BYTES / MB,
   sendTimeoutMs: DEFAULT_SEND_TIMEOUT_MS,
   sendBudgetMb: DEFAULT_SEND_BUDGET_BYTES / MB,
+  // One day: the simulator's data directory then stays under 2 GB (docs/operations.md, sizing).
+  retentionDays: 1,
+  boardKeepHours: 36,
+  retentionTickMs: 1000,
+  retentionBatchRows: 2000,
 };
 
 export class ConfigError extends Error {}
@@ -176,5 +192,9 @@ function resolveLimits(input: Partial<Limits>, env: NodeJS.ProcessEnv): Limits {
     cacheMb: pick('cacheMb', 'CACHE_MB', 1, 65_536),
     sendTimeoutMs: pick('sendTimeoutMs', 'SEND_TIMEOUT_MS', 100, 3_600_000),
     sendBudgetMb: pick('sendBudgetMb', 'SEND_BUDGET_MB', 1, 65_536),
+    retentionDays: pick('retentionDays', 'RETENTION_DAYS', 0, 36_500),
+    boardKeepHours: pick('boardKeepHours', 'BOARD_KEEP_HOURS', 1, 87_600),
+    retentionTickMs: pick('retentionTickMs', 'RETENTION_TICK_MS', 10, 3_600_000),
+    retentionBatchRows: pick('retentionBatchRows', 'RETENTION_BATCH_ROWS', 100, 1_000_000),
   };
 }

@@ -104,6 +104,7 @@ export function storeContract(name: string, make: () => Promise<StoreFixture>): 
             playCounts: [],
             statRows: [],
             futures: [],
+            archived: { events: [], seasonTotals: [] },
           },
         );
         assert.deepEqual(await store.readChanges(query()), []);

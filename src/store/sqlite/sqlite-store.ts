@@ -1,6 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import {
+  compactionKey,
+  type CompactResult,
+  type CompactStep,
+  droppedOfKey,
+  RETAINED_ID_META,
+  RETAINED_SINCE_META,
+  type RetainedLog,
+  startAtOf,
+} from '../retention.ts';
+import {
+  type ArchiveCommit,
+  type ArchivedEvent,
   EPOCH_META,
   type ChangeKind,
   type ChangeQuery,
@@ -8,6 +20,7 @@ import {
   type Commit,
   type EventRecord,
   type LoadedState,
+  type LoadOptions,
   type MarketRecord,
   type PayloadBytes,
   type PriceRowSummary,
@@ -25,6 +38,8 @@ export class SqliteStore implements Store {
   private readonly upsertEvent;
   private readonly insertMarket;
   private readonly commitTx;
+  private readonly compactTx;
+  private readonly archiveTx;
 
   constructor(private readonly db: SqliteDatabase) {
     this.insertChange = db.prepare(
@@ -66,35 +81,58 @@ export class SqliteStore implements Store {
       for (const e of c.events)
         this.upsertEvent.run(e.event_id, e.sport_id, e.event_date, e.info, e.change_id);
     });
+    this.compactTx = db.transaction((step: CompactStep) => this.compactChunk(step));
+    const archiveEvent = db.prepare('INSERT OR IGNORE INTO archived_events (event_id, archived_ms) VALUES (?, ?)');
+    const putTotals = db.prepare(
+      'INSERT INTO season_totals (season_key, body) VALUES (?, ?) ON CONFLICT (season_key) DO UPDATE SET body = excluded.body',
+    );
+    this.archiveTx = db.transaction((a: ArchiveCommit) => {
+      for (const id of a.eventIds) archiveEvent.run(id, a.archivedMs);
+      for (const t of a.seasonTotals) putTotals.run(t.key, t.body);
+    });
   }
 
-  async load(uptoId?: number): Promise<LoadedState> {
+  async load(uptoId?: number, opts: LoadOptions = {}): Promise<LoadedState> {
     const head = this.db.prepare('SELECT id, committed_ms FROM changes ORDER BY id DESC LIMIT 1').get() as
       | { id: number; committed_ms: number }
       | undefined;
     const headId = head?.id ?? 0;
-    const markets = this.db.prepare('SELECT * FROM markets ORDER BY id').all() as MarketRecord[];
+    const gone = new Set(this.prepared('SELECT event_id FROM archived_events').pluck().all() as string[]);
+    const markets = (
+      this.prepared(`SELECT * FROM markets WHERE ${LIVE} ORDER BY id`).all() as MarketRecord[]
+    );
+    const archived = {
+      events: this.prepared(
+        'SELECT e.* FROM events e JOIN archived_events a ON a.event_id = e.event_id WHERE e.event_date >= ?',
+      ).all(opts.archivedSince ?? '') as EventRecord[],
+      seasonTotals: this.prepared('SELECT season_key AS key, body FROM season_totals ORDER BY season_key').all() as {
+        key: string;
+        body: string;
+      }[],
+    };
     if (uptoId !== undefined && uptoId < headId) {
       return {
         epoch: this.epoch(),
-        events: this.eventsUpTo(uptoId),
+        events: this.eventsUpTo(uptoId).filter((e) => !gone.has(e.event_id)),
         markets,
         latestPrices: this.latestPrices(uptoId),
         futures: this.latestFutures(uptoId),
         headId: uptoId,
         headCommittedMs: (await this.committedMsAt(uptoId)) ?? 0,
         ...this.games(uptoId),
+        archived,
       };
     }
     return {
       epoch: this.epoch(),
-      events: this.db.prepare('SELECT * FROM events').all() as EventRecord[],
+      events: this.prepared(`SELECT * FROM events WHERE ${LIVE}`).all() as EventRecord[],
       markets,
       latestPrices: this.latestPrices(Number.MAX_SAFE_INTEGER),
       futures: this.latestFutures(Number.MAX_SAFE_INTEGER),
       headId,
       headCommittedMs: head?.committed_ms ?? 0,
       ...this.games(headId),
+      archived,
     };
   }
 
@@ -102,10 +140,10 @@ export class SqliteStore implements Store {
   private games(uptoId: number): Pick<LoadedState, 'playCounts' | 'statRows'> {
     return {
       playCounts: this.prepared(
-        `SELECT event_id, count(*) AS plays FROM changes WHERE kind = 'play' AND id <= ? GROUP BY event_id`,
+        `SELECT event_id, count(*) AS plays FROM changes WHERE kind = 'play' AND id <= ? AND ${LIVE} GROUP BY event_id`,
       ).all(uptoId) as { event_id: string; plays: number }[],
       statRows: this.prepared(
-        `SELECT * FROM changes WHERE kind = 'stat' AND id <= ? ORDER BY event_id, id`,
+        `SELECT * FROM changes WHERE kind = 'stat' AND id <= ? AND ${LIVE} ORDER BY event_id, id`,
       ).all(uptoId) as ChangeRecord[],
     };
   }
@@ -181,6 +219,7 @@ export class SqliteStore implements Store {
       `SELECT c.* FROM changes c
        JOIN (SELECT max(id) AS id FROM changes WHERE price_id IS NOT NULL AND id <= ? GROUP BY price_id) m
          ON c.id = m.id
+       WHERE c.${LIVE}
        ORDER BY c.price_id`,
     ).all(uptoId) as ChangeRecord[];
   }
@@ -205,6 +244,10 @@ export class SqliteStore implements Store {
   }
 
   async firstIdCommittedSince(ms: number): Promise<number | undefined> {
+    return this.firstIdSince(ms);
+  }
+
+  private firstIdSince(ms: number): number | undefined {
     const bounds = this.db.prepare('SELECT min(id) AS lo, max(id) AS hi FROM changes').get() as {
       lo: number | null;
       hi: number | null;
@@ -237,6 +280,108 @@ export class SqliteStore implements Store {
       this.statements.set(key, st);
     }
     return st;
+  }
+
+  async compact(step: CompactStep): Promise<CompactResult> {
+    return this.compactTx(step);
+  }
+
+  /**
+   * One chunk of ids below the boundary: the chunk's rows are grouped by key, each key's rows below
+   * the chunk's end are read (earlier steps left a few per key) and the keep rules say which go.
+   */
+  private compactChunk(step: CompactStep): CompactResult {
+    const from = Number(this.meta(RETAINED_ID_META) ?? 1);
+    const head = (this.prepared('SELECT max(id) FROM changes').pluck().get() as number | null) ?? 0;
+    const bound = this.firstIdSince(step.cutoffMs) ?? head + 1;
+    const end = Math.min(bound, from + step.maxRows);
+    if (end <= from) return { scanned: 0, dropped: 0, oldestId: from, more: false };
+    const cutoffAt = new Date(step.cutoffMs).toISOString();
+    const chunk = this.prepared(
+      'SELECT id, kind, event_id, price_id, market_id, affiliate_id, at, payload FROM changes WHERE id >= ? AND id < ?',
+    ).all(from, end) as ChangeRecord[];
+    const families = new Map<string, ChangeRecord>();
+    for (const r of chunk) {
+      if (compactionKey(r) === undefined) continue;
+      const family = r.kind === 'price' ? `p${r.price_id}` : `${r.kind}|${r.event_id}`;
+      if (!families.has(family)) families.set(family, r);
+    }
+    const starts = new Map<string, string | undefined>();
+    const startOf = (eventId: string) => {
+      if (!starts.has(eventId)) {
+        const date = this.prepared('SELECT event_date FROM events WHERE event_id = ?').pluck().get(eventId) as
+          | string
+          | undefined;
+        starts.set(eventId, date === undefined ? undefined : startAtOf(date));
+      }
+      return starts.get(eventId);
+    };
+    const remove = this.prepared('DELETE FROM changes WHERE id = ?');
+    let dropped = 0;
+    for (const sample of families.values()) {
+      const rows = (
+        sample.kind === 'price'
+          ? this.prepared(
+              'SELECT id, kind, event_id, price_id, market_id, affiliate_id, at, payload FROM changes WHERE price_id = ? AND id < ? ORDER BY id',
+            ).all(sample.price_id, end)
+          : // The kind is spelled in the SQL so that the partial indexes of stats and futures apply.
+            this.prepared(
+              `SELECT id, kind, event_id, price_id, market_id, affiliate_id, at, payload FROM changes
+                WHERE event_id = ? AND kind = '${sample.kind}' AND id < ? ORDER BY id`,
+            ).all(sample.event_id, end)
+      ) as ChangeRecord[];
+      const byKey = new Map<string, ChangeRecord[]>();
+      for (const r of rows) {
+        const key = compactionKey(r);
+        if (key === undefined) continue;
+        let list = byKey.get(key);
+        if (!list) byKey.set(key, (list = []));
+        list.push(r);
+      }
+      const startAt = sample.kind === 'price' ? startOf(sample.event_id) : undefined;
+      for (const list of byKey.values()) {
+        for (const id of droppedOfKey(sample.kind, list, startAt, cutoffAt)) {
+          remove.run(id);
+          dropped++;
+        }
+      }
+    }
+    this.writeMeta(RETAINED_ID_META, String(end));
+    if (dropped > 0) {
+      const since = Math.max(Number(this.meta(RETAINED_SINCE_META) ?? 0), step.cutoffMs);
+      this.writeMeta(RETAINED_SINCE_META, String(since));
+    }
+    return { scanned: end - from, dropped, oldestId: end, more: end < bound };
+  }
+
+  async retained(): Promise<RetainedLog> {
+    const since = this.meta(RETAINED_SINCE_META);
+    return { oldestId: Number(this.meta(RETAINED_ID_META) ?? 1), sinceMs: since === undefined ? undefined : Number(since) };
+  }
+
+  async archive(commit: ArchiveCommit): Promise<void> {
+    this.archiveTx(commit);
+  }
+
+  async readArchivedEvent(eventId: string): Promise<ArchivedEvent | undefined> {
+    const event = this.prepared(
+      'SELECT e.* FROM events e JOIN archived_events a ON a.event_id = e.event_id WHERE e.event_id = ?',
+    ).get(eventId) as EventRecord | undefined;
+    if (!event) return undefined;
+    const plays = this.prepared(`SELECT count(*) FROM changes WHERE kind = 'play' AND event_id = ?`)
+      .pluck()
+      .get(eventId) as number;
+    return {
+      event,
+      markets: this.prepared('SELECT * FROM markets WHERE event_id = ? ORDER BY id').all(eventId) as MarketRecord[],
+      // The last row of each of the event's prices, through the per-price index.
+      latestPrices: this.prepared(
+        `SELECT c.* FROM changes c JOIN (SELECT max(id) AS id FROM changes
+           WHERE event_id = ? AND price_id IS NOT NULL GROUP BY price_id) m ON c.id = m.id ORDER BY c.price_id`,
+      ).all(eventId) as ChangeRecord[],
+      playCounts: plays > 0 ? [{ event_id: eventId, plays }] : [],
+      statRows: await this.readStats(eventId, Number.MAX_SAFE_INTEGER),
+    };
   }
 
   async getMeta(key: string): Promise<string | undefined> {
@@ -300,6 +445,9 @@ export class SqliteStore implements Store {
     this.db.close();
   }
 }
+
+/** A row of an event still on the board (archived events are left out of a start's load). */
+const LIVE = 'event_id NOT IN (SELECT event_id FROM archived_events)';
 
 /** The WHERE clause of a change read and its arguments, the LIMIT last. */
 function changeFilter(q: ChangeQuery): {
