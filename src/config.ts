@@ -85,7 +85,7 @@ export const DEFAULT_LIMITS: Limits = {
   retentionDays: 1,
   boardKeepHours: 36,
   retentionTickMs: 1000,
-  retentionBatchRows: 2000,
+  retentionBatchRows: 500,
 };
 
 export class ConfigError extends Error {}

@@ -3,7 +3,7 @@ import { type ChangeRecord, futuresRowKey, type StatValue } from '../changelog/c
 /**
  * Retention with compaction: the change log below a boundary keeps only what its readers need
  * forever, the way a compacted log keeps the last value of each key. Every store applies the same
- * rules (`compactionKey`, `keptOfKey`), a chunk of ids at a time, in its own transaction.
+ * rules (`compactionKey`, `dropsRow`), a chunk of ids at a time, in its own transaction.
  *
  * - The boundary is the first row committed at or after the cutoff (now minus the retention): every
  *   row from it on is kept whole, so a delta cursor at or after `oldestId - 1` misses nothing.
@@ -11,7 +11,7 @@ import { type ChangeRecord, futuresRowKey, type StatValue } from '../changelog/c
  *   or after `sinceMs` is kept: history reads bounded by it never see a hole.
  * - Below the boundary, of each key: a price keeps its first row (openers), its last row at or
  *   before its event's scheduled start (closing) and its last row (its current state, which a start
- *   and an archived event's read need); an event keeps its last header row and its last score row
+ *   and an archived event's read need; see `dropsRow`); an event keeps its last header row and its last score row
  *   (the final ones once it is over); a futures price and a futures board keep their last row; a
  *   box-score cell (event, team, player, stat) keeps its last stat row, and a player's first stat
  *   row (it names the player) stays, so the box folded from what is left is the box as it was.
@@ -75,41 +75,32 @@ export function compactionKey(
   }
 }
 
-/**
- * The ids kept of one key's rows that lie below a compaction step's end, in id order. `startAt` is
- * the event's scheduled start (24-character UTC ISO) for a price's closing row. A row of the key past
- * the step's end is not seen: what is kept here may be dropped by a later step, never the reverse.
- */
-export function keptOfKey(
-  kind: ChangeRecord['kind'],
-  rows: readonly Pick<ChangeRecord, 'id' | 'at'>[],
-  startAt: string | undefined,
-): Set<number> {
-  const kept = new Set<number>();
-  if (rows.length === 0) return kept;
-  kept.add(rows[rows.length - 1]!.id);
-  if (kind !== 'price') return kept;
-  kept.add(rows[0]!.id);
-  if (startAt !== undefined) {
-    for (let i = rows.length - 1; i >= 0; i--) {
-      if (rows[i]!.at <= startAt) {
-        kept.add(rows[i]!.id);
-        break;
-      }
-    }
-  }
-  return kept;
+/** What a step finds around one row of a compacted key (see `dropsRow`). */
+export interface RowContext {
+  /** The step's cutoff as 24-character UTC ISO: rows describing a time at or after it stay. */
+  cutoffAt: string;
+  /** A newer row of the same key lies below the boundary (this one is not the key's last). */
+  superseded: boolean;
+  /** Prices: this is the price's first row (its opener). */
+  first: boolean;
+  /** Prices: the event's scheduled start (24-character UTC ISO), undefined when unknown. */
+  startAt: string | undefined;
+  /** Prices: a newer row of the price also describes a time at or before the start. */
+  laterBeforeStart: boolean;
 }
 
-/** The ids of `rows` (one key's, below the step's end, in id order) that a step drops. */
-export function droppedOfKey(
-  kind: ChangeRecord['kind'],
-  rows: readonly Pick<ChangeRecord, 'id' | 'at'>[],
-  startAt: string | undefined,
-  cutoffAt: string,
-): number[] {
-  const kept = keptOfKey(kind, rows, startAt);
-  return rows.filter((r) => !kept.has(r.id) && r.at < cutoffAt).map((r) => r.id);
+/**
+ * Whether a step drops a row (one with a compaction key, below the boundary). Each row is judged
+ * once, when its chunk is compacted: a row that is its key's last below the boundary then stays,
+ * even if a newer row of the key falls below a later boundary (a key quiet for longer than the
+ * retention keeps one row more; a key that changes within it keeps none).
+ */
+export function dropsRow(row: Pick<ChangeRecord, 'kind' | 'at'>, c: RowContext): boolean {
+  if (row.at >= c.cutoffAt || !c.superseded) return false;
+  if (row.kind !== 'price') return true;
+  if (c.first) return false;
+  // The closing row: the last one at or before the scheduled start.
+  return !(c.startAt !== undefined && row.at <= c.startAt && !c.laterBeforeStart);
 }
 
 /** An event's scheduled start as the closing reads compare it (see openers-closing.ts). */

@@ -4,7 +4,7 @@ import {
   compactionKey,
   type CompactResult,
   type CompactStep,
-  droppedOfKey,
+  dropsRow,
   type RetainedLog,
   startAtOf,
 } from '../retention.ts';
@@ -349,23 +349,23 @@ export class MemoryStore implements Store, MemoryPriceRows {
     const end = Math.min(bound, from + step.maxRows);
     if (end <= from) return { scanned: 0, dropped: 0, oldestId: from, more: false };
     const cutoffAt = new Date(step.cutoffMs).toISOString();
-    // The keys of the chunk's rows, each with every row of it below the chunk's end.
-    const keys = new Map<string, ChangeRecord[]>();
+    const gone = new Set<number>();
     for (let i = indexAbove(this.changes, from - 1); i < this.changes.length && this.changes[i].id < end; i++) {
       const r = this.changes[i];
       const key = compactionKey(r);
-      if (key === undefined || keys.has(key)) continue;
+      if (key === undefined) continue;
       const family = r.price_id !== null ? this.byPrice.get(r.price_id)! : this.byEvent.get(r.event_id)!;
-      keys.set(
-        key,
-        family.filter((x) => x.id < end && compactionKey(x) === key),
-      );
-    }
-    const gone = new Set<number>();
-    for (const rows of keys.values()) {
-      const kind = rows[0].kind;
-      const date = kind === 'price' ? this.events.get(rows[0].event_id)?.event_date : undefined;
-      for (const id of droppedOfKey(kind, rows, date === undefined ? undefined : startAtOf(date), cutoffAt)) gone.add(id);
+      const newer = family.filter((x) => x.id > r.id && compactionKey(x) === key);
+      const date = r.kind === 'price' ? this.events.get(r.event_id)?.event_date : undefined;
+      const startAt = date === undefined ? undefined : startAtOf(date);
+      const drop = dropsRow(r, {
+        cutoffAt,
+        superseded: newer.some((x) => x.id < bound),
+        first: family[0].id === r.id,
+        startAt,
+        laterBeforeStart: startAt !== undefined && newer.some((x) => x.at <= startAt),
+      });
+      if (drop) gone.add(r.id);
     }
     if (gone.size > 0) this.forget(gone);
     this.retainedFrom = end;

@@ -4,7 +4,7 @@ import {
   compactionKey,
   type CompactResult,
   type CompactStep,
-  droppedOfKey,
+  dropsRow,
   RETAINED_ID_META,
   RETAINED_SINCE_META,
   type RetainedLog,
@@ -26,6 +26,7 @@ import {
   type PriceRowSummary,
   type Store,
 } from '../store.ts';
+import type { FuturesPriceFact, StatValue } from '../../changelog/change.ts';
 import type { SqliteDatabase } from './database.ts';
 
 /**
@@ -287,8 +288,9 @@ export class SqliteStore implements Store {
   }
 
   /**
-   * One chunk of ids below the boundary: the chunk's rows are grouped by key, each key's rows below
-   * the chunk's end are read (earlier steps left a few per key) and the keep rules say which go.
+   * One chunk of ids below the boundary, each row judged by `dropsRow` from a few index probes:
+   * whether a newer row of its key lies below the boundary, and for a price its first row and
+   * whether a newer row is also at or before the event's start.
    */
   private compactChunk(step: CompactStep): CompactResult {
     const from = Number(this.meta(RETAINED_ID_META) ?? 1);
@@ -298,14 +300,8 @@ export class SqliteStore implements Store {
     if (end <= from) return { scanned: 0, dropped: 0, oldestId: from, more: false };
     const cutoffAt = new Date(step.cutoffMs).toISOString();
     const chunk = this.prepared(
-      'SELECT id, kind, event_id, price_id, market_id, affiliate_id, at, payload FROM changes WHERE id >= ? AND id < ?',
+      'SELECT id, kind, event_id, price_id, market_id, affiliate_id, at, payload FROM changes WHERE id >= ? AND id < ? ORDER BY id',
     ).all(from, end) as ChangeRecord[];
-    const families = new Map<string, ChangeRecord>();
-    for (const r of chunk) {
-      if (compactionKey(r) === undefined) continue;
-      const family = r.kind === 'price' ? `p${r.price_id}` : `${r.kind}|${r.event_id}`;
-      if (!families.has(family)) families.set(family, r);
-    }
     const starts = new Map<string, string | undefined>();
     const startOf = (eventId: string) => {
       if (!starts.has(eventId)) {
@@ -316,42 +312,75 @@ export class SqliteStore implements Store {
       }
       return starts.get(eventId);
     };
-    const remove = this.prepared('DELETE FROM changes WHERE id = ?');
-    let dropped = 0;
-    for (const sample of families.values()) {
-      const rows = (
-        sample.kind === 'price'
-          ? this.prepared(
-              'SELECT id, kind, event_id, price_id, market_id, affiliate_id, at, payload FROM changes WHERE price_id = ? AND id < ? ORDER BY id',
-            ).all(sample.price_id, end)
-          : // The kind is spelled in the SQL so that the partial indexes of stats and futures apply.
-            this.prepared(
-              `SELECT id, kind, event_id, price_id, market_id, affiliate_id, at, payload FROM changes
-                WHERE event_id = ? AND kind = '${sample.kind}' AND id < ? ORDER BY id`,
-            ).all(sample.event_id, end)
-      ) as ChangeRecord[];
-      const byKey = new Map<string, ChangeRecord[]>();
-      for (const r of rows) {
-        const key = compactionKey(r);
-        if (key === undefined) continue;
-        let list = byKey.get(key);
-        if (!list) byKey.set(key, (list = []));
-        list.push(r);
+    const gone: number[] = [];
+    for (const r of chunk) {
+      if (r.at >= cutoffAt || compactionKey(r) === undefined || !this.supersededBelow(r, bound)) continue;
+      let first = false;
+      let startAt: string | undefined;
+      let laterBeforeStart = false;
+      if (r.kind === 'price') {
+        first = this.prepared('SELECT min(id) FROM changes WHERE price_id = ?').pluck().get(r.price_id) === r.id;
+        startAt = startOf(r.event_id);
+        laterBeforeStart =
+          startAt !== undefined &&
+          r.at <= startAt &&
+          this.prepared('SELECT 1 FROM changes WHERE price_id = ? AND id > ? AND at <= ? LIMIT 1').get(
+            r.price_id,
+            r.id,
+            startAt,
+          ) !== undefined;
       }
-      const startAt = sample.kind === 'price' ? startOf(sample.event_id) : undefined;
-      for (const list of byKey.values()) {
-        for (const id of droppedOfKey(sample.kind, list, startAt, cutoffAt)) {
-          remove.run(id);
-          dropped++;
-        }
-      }
+      if (dropsRow(r, { cutoffAt, superseded: true, first, startAt, laterBeforeStart })) gone.push(r.id);
     }
+    const dropped = gone.length;
+    if (dropped > 0) this.prepared('DELETE FROM changes WHERE id IN (SELECT value FROM json_each(?))').run(JSON.stringify(gone));
     this.writeMeta(RETAINED_ID_META, String(end));
     if (dropped > 0) {
       const since = Math.max(Number(this.meta(RETAINED_SINCE_META) ?? 0), step.cutoffMs);
       this.writeMeta(RETAINED_SINCE_META, String(since));
     }
     return { scanned: end - from, dropped, oldestId: end, more: end < bound };
+  }
+
+  /** Whether a newer row of `r`'s compaction key lies below `bound`. */
+  private supersededBelow(r: ChangeRecord, bound: number): boolean {
+    const after = 'id > ? AND id < ?';
+    // Kinds are spelled in the SQL so that the partial indexes of stats and futures apply.
+    let found: unknown;
+    switch (r.kind) {
+      case 'price':
+        found = this.prepared(`SELECT 1 FROM changes WHERE price_id = ? AND ${after} LIMIT 1`).get(r.price_id, r.id, bound);
+        break;
+      case 'stat': {
+        const v = JSON.parse(r.payload) as StatValue;
+        found = this.prepared(
+          `SELECT 1 FROM changes WHERE kind = 'stat' AND event_id = ? AND ${after}
+             AND json_extract(payload, '$.team_id') = ? AND json_extract(payload, '$.stat_id') = ?
+             AND json_extract(payload, '$.player_id') IS ? LIMIT 1`,
+        ).get(r.event_id, r.id, bound, v.team_id, v.stat_id, v.player_id ?? null);
+        break;
+      }
+      case 'futures_price': {
+        const participant = (JSON.parse(r.payload) as FuturesPriceFact).participant_id;
+        found = this.prepared(
+          `SELECT 1 FROM changes WHERE kind = 'futures_price' AND event_id = ? AND ${after}
+             AND market_id IS ? AND affiliate_id IS ? AND json_extract(payload, '$.participant_id') = ? LIMIT 1`,
+        ).get(r.event_id, r.id, bound, r.market_id, r.affiliate_id, participant);
+        break;
+      }
+      case 'event':
+      case 'score':
+      case 'futures_board':
+        found = this.prepared(`SELECT 1 FROM changes WHERE kind = '${r.kind}' AND event_id = ? AND ${after} LIMIT 1`).get(
+          r.event_id,
+          r.id,
+          bound,
+        );
+        break;
+      default:
+        return false;
+    }
+    return found !== undefined;
   }
 
   async retained(): Promise<RetainedLog> {
