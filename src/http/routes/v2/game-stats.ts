@@ -33,9 +33,10 @@ async function boxFor(deps: RouteDeps, request: FastifyRequest, eventId: string)
     feature: complete ? 'completed_box_scores' : 'live_game_stats',
     currentSeason: sport !== undefined && seen.info.schedule.season_year === seasonYear(sport, deps.access?.time() ?? Date.now()),
   });
-  const live: EventState | undefined = deps.views.forDelay(0).getEvent(eventId) ?? seen;
-  const game = live?.game;
-  if (!live || !game || game.version <= view.head) return deps.boxes.box(live ?? seen, complete);
+  // An archived event is the same for every plan: it is its own live state.
+  const live: EventState = deps.views.forDelay(0).getEvent(eventId) ?? seen;
+  const game = live.game;
+  if (!game || game.version <= view.head) return deps.boxes.box(live, complete);
   return serializeBox(seen.info, foldStats(await deps.games.readStats(eventId, view.head)), complete);
 }
 
