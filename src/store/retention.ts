@@ -81,7 +81,7 @@ export interface RowContext {
   cutoffAt: string;
   /** A newer row of the same key lies below the boundary (this one is not the key's last). */
   superseded: boolean;
-  /** Prices: this is the price's first row (its opener). */
+  /** Prices: this is the price's first row (its opener); false for any other kind. */
   first: boolean;
   /** Prices: the event's scheduled start (24-character UTC ISO), undefined when unknown. */
   startAt: string | undefined;
@@ -90,10 +90,9 @@ export interface RowContext {
 }
 
 /**
- * Whether a step drops a row (one with a compaction key, below the boundary). Each row is judged
- * once, when its chunk is compacted: a row that is its key's last below the boundary then stays,
- * even if a newer row of the key falls below a later boundary (a key quiet for longer than the
- * retention keeps one row more; a key that changes within it keeps none).
+ * Whether a step drops a row (one with a compaction key, below the step's end). A step judges the
+ * rows of its chunk and, for each key the chunk holds, the rows earlier steps kept of that key: a
+ * key's last row below the boundary stays until a newer one falls below it.
  */
 export function dropsRow(row: Pick<ChangeRecord, 'kind' | 'at'>, c: RowContext): boolean {
   if (row.at >= c.cutoffAt || !c.superseded) return false;

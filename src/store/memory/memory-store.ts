@@ -349,23 +349,31 @@ export class MemoryStore implements Store, MemoryPriceRows {
     const end = Math.min(bound, from + step.maxRows);
     if (end <= from) return { scanned: 0, dropped: 0, oldestId: from, more: false };
     const cutoffAt = new Date(step.cutoffMs).toISOString();
-    const gone = new Set<number>();
+    // Each key of the chunk, with all its rows below the chunk's end (what earlier steps kept too).
+    const keys = new Map<string, ChangeRecord[]>();
     for (let i = indexAbove(this.changes, from - 1); i < this.changes.length && this.changes[i].id < end; i++) {
       const r = this.changes[i];
       const key = compactionKey(r);
-      if (key === undefined) continue;
+      if (key === undefined || keys.has(key)) continue;
       const family = r.price_id !== null ? this.byPrice.get(r.price_id)! : this.byEvent.get(r.event_id)!;
-      const newer = family.filter((x) => x.id > r.id && compactionKey(x) === key);
-      const date = r.kind === 'price' ? this.events.get(r.event_id)?.event_date : undefined;
-      const startAt = date === undefined ? undefined : startAtOf(date);
-      const drop = dropsRow(r, {
-        cutoffAt,
-        superseded: newer.some((x) => x.id < bound),
-        first: family[0].id === r.id,
-        startAt,
-        laterBeforeStart: startAt !== undefined && newer.some((x) => x.at <= startAt),
-      });
-      if (drop) gone.add(r.id);
+      keys.set(key, family.filter((x) => compactionKey(x) === key));
+    }
+    const gone = new Set<number>();
+    for (const rows of keys.values()) {
+      for (const [i, r] of rows.entries()) {
+        if (r.id >= end) break;
+        const newer = rows.slice(i + 1);
+        const date = r.kind === 'price' ? this.events.get(r.event_id)?.event_date : undefined;
+        const startAt = date === undefined ? undefined : startAtOf(date);
+        const drop = dropsRow(r, {
+          cutoffAt,
+          superseded: newer.some((x) => x.id < bound),
+          first: i === 0,
+          startAt,
+          laterBeforeStart: startAt !== undefined && newer.some((x) => x.at <= startAt),
+        });
+        if (drop) gone.add(r.id);
+      }
     }
     if (gone.size > 0) this.forget(gone);
     this.retainedFrom = end;

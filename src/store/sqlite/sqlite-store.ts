@@ -312,25 +312,40 @@ export class SqliteStore implements Store {
       }
       return starts.get(eventId);
     };
-    const gone: number[] = [];
+    // Each key of the chunk with its rows below the chunk's end: what earlier steps kept of it
+    // (a newer row now lies below the boundary, so those may go) and the chunk's own rows.
+    const byKey = new Map<string, ChangeRecord[]>();
     for (const r of chunk) {
-      if (r.at >= cutoffAt || compactionKey(r) === undefined || !this.supersededBelow(r, bound)) continue;
-      let first = false;
-      let startAt: string | undefined;
-      let laterBeforeStart = false;
-      if (r.kind === 'price') {
-        first = this.prepared('SELECT min(id) FROM changes WHERE price_id = ?').pluck().get(r.price_id) === r.id;
-        startAt = startOf(r.event_id);
-        laterBeforeStart =
-          startAt !== undefined &&
-          r.at <= startAt &&
-          this.prepared('SELECT 1 FROM changes WHERE price_id = ? AND id > ? AND at <= ? LIMIT 1').get(
-            r.price_id,
-            r.id,
-            startAt,
-          ) !== undefined;
+      const key = compactionKey(r);
+      if (key === undefined) continue;
+      let rows = byKey.get(key);
+      if (!rows) byKey.set(key, (rows = []));
+      rows.push(r);
+    }
+    const olderOfEvent = new Map<string, ChangeRecord[]>();
+    const gone: number[] = [];
+    for (const [key, rows] of byKey) {
+      const all = [...this.olderRows(rows[0]!, key, from, olderOfEvent), ...rows];
+      for (let i = 0; i < all.length; i++) {
+        const r = all[i]!;
+        if (r.at >= cutoffAt || !(i < all.length - 1 || this.supersededBelow(r, bound))) continue;
+        let first = false;
+        let startAt: string | undefined;
+        let laterBeforeStart = false;
+        if (r.kind === 'price') {
+          first = this.prepared('SELECT min(id) FROM changes WHERE price_id = ?').pluck().get(r.price_id) === r.id;
+          startAt = startOf(r.event_id);
+          laterBeforeStart =
+            startAt !== undefined &&
+            r.at <= startAt &&
+            this.prepared('SELECT 1 FROM changes WHERE price_id = ? AND id > ? AND at <= ? LIMIT 1').get(
+              r.price_id,
+              r.id,
+              startAt,
+            ) !== undefined;
+        }
+        if (dropsRow(r, { cutoffAt, superseded: true, first, startAt, laterBeforeStart })) gone.push(r.id);
       }
-      if (dropsRow(r, { cutoffAt, superseded: true, first, startAt, laterBeforeStart })) gone.push(r.id);
     }
     const dropped = gone.length;
     if (dropped > 0) this.prepared('DELETE FROM changes WHERE id IN (SELECT value FROM json_each(?))').run(JSON.stringify(gone));
@@ -340,6 +355,35 @@ export class SqliteStore implements Store {
       this.writeMeta(RETAINED_SINCE_META, String(since));
     }
     return { scanned: end - from, dropped, oldestId: end, more: end < bound };
+  }
+
+  /**
+   * The rows of `sample`'s key below `from`, in id order (what earlier steps kept). A price's come
+   * from its index; other kinds' are read once per event and kind for the step, then filtered by key.
+   */
+  private olderRows(
+    sample: ChangeRecord,
+    key: string,
+    from: number,
+    ofEvent: Map<string, ChangeRecord[]>,
+  ): ChangeRecord[] {
+    if (sample.kind === 'price') {
+      return this.prepared(
+        `SELECT id, kind, event_id, price_id, market_id, affiliate_id, at, '' AS payload FROM changes
+          WHERE price_id = ? AND id < ? ORDER BY id`,
+      ).all(sample.price_id, from) as ChangeRecord[];
+    }
+    const family = `${sample.kind}|${sample.event_id}`;
+    let rows = ofEvent.get(family);
+    if (!rows) {
+      // The kind is spelled in the SQL so that the partial indexes of stats and futures apply.
+      rows = this.prepared(
+        `SELECT id, kind, event_id, price_id, market_id, affiliate_id, at, payload FROM changes
+          WHERE kind = '${sample.kind}' AND event_id = ? AND id < ? ORDER BY id`,
+      ).all(sample.event_id, from) as ChangeRecord[];
+      ofEvent.set(family, rows);
+    }
+    return rows.filter((r) => compactionKey(r) === key);
   }
 
   /** Whether a newer row of `r`'s compaction key lies below `bound`. */
