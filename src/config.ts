@@ -90,8 +90,8 @@ export const DEFAULT_LIMITS: Limits = {
   // One day: the simulator's data directory then stays under 2 GB (docs/operations.md, sizing).
   retentionDays: 1,
   boardKeepHours: 36,
-  retentionTickMs: 1000,
-  retentionBatchRows: 500,
+  retentionTickMs: 250,
+  retentionBatchRows: 100,
 };
 
 export class ConfigError extends Error {}
