@@ -8,14 +8,17 @@ import { TIERS } from './access/tiers.ts';
 import { entitlementsFor } from './access/entitlements.ts';
 import { FAILED_KEY_CHECK_LIMITS, FailedKeyChecks } from './access/failed-auth.ts';
 import type { KeyStore } from './access/keys.ts';
+import { ArchivedEvents } from './board/archived-events.ts';
 import { Board } from './board/board.ts';
 import { ChangeFeed } from './board/change-feed.ts';
 import { DelayedViews } from './board/delayed-views.ts';
+import { LogFloor } from './board/log-floor.ts';
 import type { Bus } from './bus/bus.ts';
 import { MemoryBus } from './bus/memory-bus.ts';
 import { MB, type ServeConfig } from './config.ts';
 import { buildApp } from './http/app.ts';
 import { Ledger } from './ledger/ledger.ts';
+import { Retention } from './ledger/retention.ts';
 import { AccessSummary } from './ops/access-summary.ts';
 import { beginEpochIfRestored } from './ops/backup.ts';
 import { healthRoutes, Readiness } from './ops/health.ts';
@@ -53,6 +56,8 @@ export interface Services extends Backends {
   board: Board;
   views: DelayedViews;
   ledger: Ledger;
+  /** The ledger's retention: compaction of the log and archiving of finished events, on a timer. */
+  retention: Retention;
   feed: ChangeFeed;
   counters: MemoryCounters;
   access: AccessControl;
@@ -114,6 +119,7 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
   const metrics = new Metrics();
   const readiness = new Readiness(config.simulator ? 'simulator' : 'none');
   const board = new Board();
+  const floor = new LogFloor(await store.retained());
   const views = new DelayedViews(board, PLAN_DELAYS, {
     now,
     tickMs: limits.delayTickMs,
@@ -129,8 +135,20 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
       metrics.commit(rows, seconds, failed);
       readiness.commit(rows, seconds, failed);
     },
+    floor,
   });
-  const feed = await ChangeFeed.open(store, bus, board.head, { now });
+  const retention = new Retention(
+    ledger,
+    {
+      days: limits.retentionDays,
+      boardKeepHours: limits.boardKeepHours,
+      batchRows: limits.retentionBatchRows,
+      now,
+    },
+    onError,
+  );
+  retention.start(limits.retentionTickMs);
+  const feed = await ChangeFeed.open(store, bus, board.head, { now, floor });
   const counters = new MemoryCounters(now);
   // Usage survives restarts and is visible to `oddsbase keys show`.
   counters.restore(await backends.counterStore.load(now()));
@@ -146,6 +164,8 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
     feed,
     history: backends.history,
     games: store,
+    archive: new ArchivedEvents(store),
+    floor,
     auth,
     access: opts.withoutAccess ? undefined : access,
     keyHeader: config.keyHeader,
@@ -221,6 +241,7 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
     board,
     views,
     ledger,
+    retention,
     feed,
     counters,
     access,
@@ -236,6 +257,7 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
       await closeApp(app, limits.shutdownGraceMs);
       summary?.close();
       clearInterval(saver);
+      await retention.stop();
       await ledger.settled();
       await saveCounters();
       feed.close();

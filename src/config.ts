@@ -83,6 +83,17 @@ export interface Limits {
   streamResumeMaxChanges: number;
   /** How long a stream token (POST /api/v2/ws/token) may be redeemed. */
   streamTokenTtlMs: number;
+  /**
+   * Days of the change log kept whole (by commit time); older rows are compacted to what is kept
+   * for good (store/retention.ts). 0 keeps everything.
+   */
+  retentionDays: number;
+  /** Hours a finished event stays on the in-memory board after its last change; then it is archived. */
+  boardKeepHours: number;
+  /** How often retention takes one step (one compaction transaction, and the archiving of finished events). */
+  retentionTickMs: number;
+  /** Most change ids one compaction step looks at (the size of its transaction). */
+  retentionBatchRows: number;
 }
 
 export const DEFAULT_LIMITS: Limits = {
@@ -102,6 +113,11 @@ export const DEFAULT_LIMITS: Limits = {
   streamHighWaterKb: 256,
   streamResumeMaxChanges: 50_000,
   streamTokenTtlMs: 60_000,
+  // One day: the simulator's data directory then stays under 2 GB (docs/operations.md, sizing).
+  retentionDays: 1,
+  boardKeepHours: 36,
+  retentionTickMs: 250,
+  retentionBatchRows: 100,
 };
 
 export class ConfigError extends Error {}
@@ -231,5 +247,9 @@ function resolveLimits(input: Partial<Limits>, env: NodeJS.ProcessEnv): Limits {
     streamHighWaterKb: pick('streamHighWaterKb', 'STREAM_HIGH_WATER_KB', 1, 1_048_576),
     streamResumeMaxChanges: pick('streamResumeMaxChanges', 'STREAM_RESUME_MAX_CHANGES', 0, 10_000_000),
     streamTokenTtlMs: pick('streamTokenTtlMs', 'STREAM_TOKEN_TTL_MS', 1000, 3_600_000),
+    retentionDays: pick('retentionDays', 'RETENTION_DAYS', 0, 36_500),
+    boardKeepHours: pick('boardKeepHours', 'BOARD_KEEP_HOURS', 1, 87_600),
+    retentionTickMs: pick('retentionTickMs', 'RETENTION_TICK_MS', 10, 3_600_000),
+    retentionBatchRows: pick('retentionBatchRows', 'RETENTION_BATCH_ROWS', 100, 1_000_000),
   };
 }

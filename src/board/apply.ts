@@ -330,5 +330,7 @@ export async function loadBoard(board: Board, loaded: LoadedState): Promise<void
   for await (const row of loaded.statRows) applyChange(board, decodeChange(row));
   // Futures rows in id order: a board's opening before its prices, its settlement after them.
   for (const row of loaded.futures) applyChange(board, decodeChange(row));
+  for (const e of loaded.archived.events) board.archivedHeaders.set(e.event_id, JSON.parse(e.info) as EventInfo);
+  board.seasons.load(loaded.archived.seasonTotals);
   board.head = loaded.headId;
 }

@@ -1,5 +1,6 @@
 import type { EventState } from './board.ts';
 import type { FuturesBoardState } from './futures.ts';
+import type { ArchivedSeason } from './season-archive.ts';
 
 /**
  * The board as one plan sees it: the live board for real-time plans, a delayed view for the
@@ -17,4 +18,6 @@ export interface BoardView {
   getFutures(eventId: string): FuturesBoardState | undefined;
   /** The sport's futures boards, the soonest decided first, settled ones included. */
   futuresOfSport(sportId: number): readonly FuturesBoardState[];
+  /** The summed boxes of a team's archived games of one sport id, season year and season type. */
+  archivedSeason(sportId: number, teamId: number, year: number, seasonType: string): ArchivedSeason | undefined;
 }

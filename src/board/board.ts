@@ -3,6 +3,7 @@ import type { EventInfo, ParticipantType } from '../domain/types.ts';
 import type { FeedStateReader, PriceKey, PriceSnapshot } from '../feeds/feed.ts';
 import type { BoardView } from './board-view.ts';
 import { type FuturesBoardState, FuturesBoards } from './futures.ts';
+import { type ArchivedSeason, SeasonArchive } from './season-archive.ts';
 
 /** One sportsbook's current price on one line. */
 export interface PriceState {
@@ -103,11 +104,19 @@ export class Board implements FeedStateReader, BoardView {
   private sportsDirty = new Set<number>();
   /** Futures boards: apart from the events, so no event route or feed meets them. */
   readonly futures = new FuturesBoards();
+  /**
+   * Archived events (finished, off the board; their reads come from the store): the headers of
+   * recent ones, so that a feed resuming knows they are over, and the season totals of their games.
+   */
+  readonly archivedHeaders = new Map<string, EventInfo>();
+  readonly seasons = new SeasonArchive();
   head = 0;
 
   /** Forgets everything; the ledger reloads the committed state after this. */
   reset(): void {
     this.futures.clear();
+    this.archivedHeaders.clear();
+    this.seasons.clear();
     this.events.clear();
     this.bySport.clear();
     this.sportsDirty.clear();
@@ -127,6 +136,20 @@ export class Board implements FeedStateReader, BoardView {
     this.events.set(state.info.event_id, state);
     this.addToSport(state);
     return state;
+  }
+
+  /** Takes an archived event off the board; its header stays among the archived headers. */
+  evict(state: EventState): void {
+    const id = state.info.event_id;
+    if (this.events.get(id) !== state) return;
+    this.events.delete(id);
+    const list = this.bySport.get(state.info.sport_id);
+    if (list) list.splice(list.indexOf(state), 1);
+    this.archivedHeaders.set(id, state.info);
+  }
+
+  archivedSeason(sportId: number, teamId: number, year: number, seasonType: string): ArchivedSeason | undefined {
+    return this.seasons.get(sportId, teamId, year, seasonType);
   }
 
   /** Replaces an event's header; a changed date or sport re-sorts the indexes. */
@@ -181,11 +204,12 @@ export class Board implements FeedStateReader, BoardView {
   // FeedStateReader
 
   event(eventId: string): EventInfo | undefined {
-    return this.events.get(eventId)?.info;
+    return this.events.get(eventId)?.info ?? this.archivedHeaders.get(eventId);
   }
 
-  eventIds(): Iterable<string> {
-    return this.events.keys();
+  *eventIds(): Iterable<string> {
+    yield* this.events.keys();
+    yield* this.archivedHeaders.keys();
   }
 
   price(key: PriceKey): PriceSnapshot | undefined {

@@ -1,6 +1,7 @@
 import type { Bus, CommittedBatch } from '../bus/bus.ts';
 import { periodOfDetail } from '../changelog/change.ts';
 import type { ChangeQuery, ChangeRecord, Store } from '../store/store.ts';
+import { LogFloor } from './log-floor.ts';
 import { PayloadLog, type PayloadRead } from './payload-log.ts';
 
 export interface FeedRead {
@@ -30,6 +31,8 @@ export interface ChangeFeedOptions {
   /** Most ids one read looks at, so a narrow filter cannot make a poll scan the whole log. */
   maxScan?: number;
   now?: () => number;
+  /** What retention keeps whole: no cursor below it is served. */
+  floor?: LogFloor;
 }
 
 /** The cursor a client sent cannot be served; `reason` says why and what to do. */
@@ -53,6 +56,7 @@ export class ChangeFeed {
   readonly windowMs: number;
   readonly maxScan: number;
   private readonly now: () => number;
+  private readonly floor: LogFloor;
   private unsubscribe: () => void = () => {};
 
   private constructor(
@@ -65,6 +69,7 @@ export class ChangeFeed {
     this.windowMs = opts.windowMs ?? 24 * 3_600_000;
     this.maxScan = opts.maxScan ?? 100_000;
     this.now = opts.now ?? Date.now;
+    this.floor = opts.floor ?? new LogFloor();
     this.ringFloor = headId;
     this.head = headId;
     this.headMs = headMs;
@@ -118,14 +123,17 @@ export class ChangeFeed {
     this.headMs = row.committed_ms;
   }
 
-  /** The oldest id a cursor may name: rows committed within the window, or everything when young. */
+  /**
+   * The oldest id a cursor may name: rows committed within the window, or everything when young,
+   * and never below what the store still holds whole (retention compacts the log below it).
+   */
   async oldestCursor(): Promise<number> {
     const t = this.now();
     if (!this.windowStart || t - this.windowStart.computedAt > 10_000) {
       const first = await this.store.firstIdCommittedSince(t - this.windowMs);
       this.windowStart = { id: first ?? this.head + 1, computedAt: t };
     }
-    return this.windowStart.id - 1;
+    return Math.max(this.windowStart.id, this.floor.oldestId) - 1;
   }
 
   /** Checks a cursor against the head and the window; 0 starts at the oldest retained row. */
@@ -142,7 +150,8 @@ export class ChangeFeed {
     if (lastId < oldest) {
       throw new CursorError(
         `last_id ${lastId} is too far behind: changes before ${oldest + 1} are no longer served by the delta ` +
-          `feed (it keeps ${Math.round(this.windowMs / 3_600_000)} hours). Re-bootstrap: fetch an events ` +
+          `feed (it keeps at most ${Math.round(this.windowMs / 3_600_000)} hours, and only what retention keeps whole). ` +
+          'Re-bootstrap: fetch an events ' +
           'snapshot and continue from its meta.delta_last_id',
       );
     }

@@ -2,6 +2,7 @@ import { type ChangeRecord, describedMs } from '../changelog/change.ts';
 import type { EventInfo } from '../domain/types.ts';
 import type { Applied } from './apply.ts';
 import type { FuturesBoardState } from './futures.ts';
+import type { ArchivedSeason } from './season-archive.ts';
 import type { Board, EventState, LineState, MarketState, ParticipantState, PriceState } from './board.ts';
 import type { BoardView } from './board-view.ts';
 
@@ -197,6 +198,11 @@ class DelayedView implements BoardView {
       if (seen) out.push(seen);
     }
     return out;
+  }
+
+  /** Archived games are long final: every view sees them as the live board does. */
+  archivedSeason(sportId: number, teamId: number, year: number, seasonType: string): ArchivedSeason | undefined {
+    return this.live.archivedSeason(sportId, teamId, year, seasonType);
   }
 
   /** None: no delayed plan has the futures entitlement, and live boards would show it early. */

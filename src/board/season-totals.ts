@@ -20,7 +20,7 @@ export interface SeasonSelector {
   seasonType: string;
 }
 
-/** A counted game: its event id and its box on the board. */
+/** A counted game: its event id and its box on the board (or an archived season's summed box). */
 export interface SeasonGame {
   eventId: string;
   box: GameState;
@@ -47,6 +47,13 @@ export function seasonGames(view: BoardView, sel: SeasonSelector): SeasonGames {
       games.push({ eventId: info.event_id, box: game });
       max = Math.max(max, game.version);
       sum += game.version;
+    }
+    // Games that left the board count through their season's summed box.
+    const archived = view.archivedSeason(sportId, sel.teamId, sel.year, sel.seasonType);
+    if (archived) {
+      games.push({ eventId: `archived:${sportId}`, box: archived.box });
+      max = Math.max(max, archived.box.version);
+      sum += archived.box.version * archived.games;
     }
   }
   return { games, key: `${max}:${games.length}:${sum}` };

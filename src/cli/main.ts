@@ -52,6 +52,14 @@ program
     '--send-budget-mb <n>',
     'unsent response bytes all connections may hold, in MB; stalled ones go first (env SEND_BUDGET_MB; default 32)',
   )
+  .option(
+    '--retention-days <n>',
+    'days of the change log kept whole; older rows are compacted, openers, closing, finals and box scores kept (env RETENTION_DAYS; default 1; 0 keeps everything)',
+  )
+  .option(
+    '--board-keep-hours <n>',
+    'hours a finished event stays in memory after its last change; then it is read from the store (env BOARD_KEEP_HOURS; default 36)',
+  )
   .option('--log-pretty', 'log lines for a terminal instead of JSON')
   .option('--access-log', 'log a line per request (by default a summary line per minute)')
   .option('--metrics-host <host>', 'address of the /metrics listener (env METRICS_HOST)')
@@ -80,6 +88,8 @@ program
         cacheMb: optionalNumber(opts.cacheMb),
         sendTimeoutMs: opts.sendTimeout === undefined ? undefined : Number(opts.sendTimeout) * 1000,
         sendBudgetMb: optionalNumber(opts.sendBudgetMb),
+        retentionDays: optionalNumber(opts.retentionDays),
+        boardKeepHours: optionalNumber(opts.boardKeepHours),
       },
     });
     const server = await startServer(config);

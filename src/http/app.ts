@@ -5,8 +5,10 @@ import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance, type FastifyReply, LogController } from 'fastify';
 import type { AccessControl } from '../access/access-control.ts';
 import type { Account, Authenticator } from '../access/authenticator.ts';
+import type { ArchivedEvents } from '../board/archived-events.ts';
 import type { ChangeFeed } from '../board/change-feed.ts';
 import type { DelayedViews } from '../board/delayed-views.ts';
+import type { LogFloor } from '../board/log-floor.ts';
 import { lazyChildLogger } from '../ops/logging.ts';
 import type { HistoryStore } from '../store/history.ts';
 import type { GameReads } from './route-kit.ts';
@@ -64,6 +66,10 @@ export interface AppDeps {
   history: HistoryStore;
   /** Play pages and a delayed plan's stat rows, read from the store. */
   games: GameReads;
+  /** Events that left the board, read from the store by id. */
+  archive: ArchivedEvents;
+  /** How far back the log is whole (retention). */
+  floor: LogFloor;
   auth: Authenticator;
   /**
    * Keys, limits and metering. Left out only to measure what the access layer costs (bench/):
@@ -219,6 +225,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     feed: deps.feed,
     history: deps.history,
     games: deps.games,
+    archive: deps.archive,
+    floor: deps.floor,
     boxes: new BoxCache(budget),
     seasons: new SeasonStatsCache(budget),
     cache: new SnapshotCache(budget),

@@ -3,9 +3,12 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AccessControl } from '../access/access-control.ts';
 import { type PlanScope, scopeOf } from '../access/plan-scope.ts';
 import type { StatsRequest } from '../access/stats-policy.ts';
+import type { ArchivedEvents } from '../board/archived-events.ts';
+import type { EventState } from '../board/board.ts';
 import type { BoardView } from '../board/board-view.ts';
 import type { ChangeFeed } from '../board/change-feed.ts';
 import type { DelayedViews } from '../board/delayed-views.ts';
+import type { LogFloor } from '../board/log-floor.ts';
 import type { HistoryStore } from '../store/history.ts';
 import type { Store } from '../store/store.ts';
 import type { BoxCache } from './box-score.ts';
@@ -36,6 +39,18 @@ export interface RouteDeps {
   queries: EventQueryCache;
   /** The bytes every cache draws from; routes that keep their own caches charge them here. */
   budget: ByteBudget;
+  /** Events that left the board, read from the store by id. */
+  archive: ArchivedEvents;
+  /** How far back the log is whole (retention): history reads start no earlier. */
+  floor: LogFloor;
+}
+
+/**
+ * An event by id as the caller's view shows it, or, once it has left the board (archived after it
+ * was over), as the store kept it: the reads by id (event, openers, closing, box scores, plays) go on.
+ */
+export async function eventById(deps: RouteDeps, view: BoardView, eventId: string): Promise<EventState | undefined> {
+  return view.getEvent(eventId) ?? (await deps.archive.get(eventId));
 }
 
 /** What the stats and plays routes read from the store. */

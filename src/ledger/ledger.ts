@@ -30,7 +30,10 @@ import {
 import { priceDelta } from '../domain/odds.ts';
 import type { Play } from '../domain/plays.ts';
 import type { ChangeType, EventInfo } from '../domain/types.ts';
-import type { Commit, EventRecord, MarketRecord, Store } from '../store/store.ts';
+import { LogFloor } from '../board/log-floor.ts';
+import type { ArchivedSeason } from '../board/season-archive.ts';
+import type { CompactResult, CompactStep } from '../store/retention.ts';
+import type { Commit, EventRecord, MarketRecord, SeasonTotalsRecord, Store } from '../store/store.ts';
 import { FuturesPlan, FuturesUpdateError, type PlannedFutures } from './futures-plan.ts';
 import { DeltaRowWriter, serialisePriceDetail } from './serialise.ts';
 import { type GameCell, statRowsOf } from './stat-rows.ts';
@@ -68,7 +71,18 @@ export interface LedgerOptions {
    * nothing was written). A batch the ledger itself refuses never reaches the store and is not told.
    */
   onCommit?: (rows: number, seconds: number, failed: boolean) => void;
+  /** What the log keeps whole, raised around each compaction step for the readers. */
+  floor?: LogFloor;
 }
+
+/** Statuses of an event that is over: such events leave the board once they have been quiet long enough. */
+const FINISHED: ReadonlySet<string> = new Set(['STATUS_FINAL', 'STATUS_CANCELED']);
+
+/**
+ * How long the headers of archived events are kept after their scheduled start: longer than any
+ * feed looks back (the simulator's window starts three days back), so a resuming feed sees them over.
+ */
+export const ARCHIVED_HEADERS_MS = 10 * 24 * 3_600_000;
 
 /** Rows read per page when a start replays the recent log. */
 const REPLAY_PAGE = 5000;
@@ -95,6 +109,7 @@ export class Ledger implements LedgerSink {
   private readonly maxQueued: number;
   private readonly observe: ApplyObserver | undefined;
   private readonly onCommit: NonNullable<LedgerOptions['onCommit']>;
+  private readonly floor: LogFloor;
 
   private constructor(
     private readonly store: Store,
@@ -106,6 +121,7 @@ export class Ledger implements LedgerSink {
     this.maxQueued = opts.maxQueuedBatches ?? 64;
     this.observe = opts.observe;
     this.onCommit = opts.onCommit ?? (() => {});
+    this.floor = opts.floor ?? new LogFloor();
   }
 
   /** Loads the committed state into `board` and returns the writer of that store. */
@@ -113,7 +129,8 @@ export class Ledger implements LedgerSink {
     const ledger = new Ledger(store, board, bus, opts);
     const since = opts.replaySinceMs === undefined ? undefined : await store.firstIdCommittedSince(opts.replaySinceMs);
     // The board as it was before the recent changes, which are then applied again as they were first.
-    const loaded = await store.load(since === undefined ? undefined : since - 1);
+    const archivedSince = new Date(ledger.now() - ARCHIVED_HEADERS_MS).toISOString();
+    const loaded = await store.load(since === undefined ? undefined : since - 1, { archivedSince });
     await loadBoard(board, loaded);
     ledger.epoch = loaded.epoch;
     ledger.lastCommitMs = loaded.headCommittedMs;
@@ -145,6 +162,61 @@ export class Ledger implements LedgerSink {
     return this.queued;
   }
 
+  /** Runs `fn` after every batch and step handed in before it, as the one writer does everything. */
+  private serial<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.tail.then(fn);
+    this.tail = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    return run;
+  }
+
+  /** One step of retention's compaction of the store (store/retention.ts), between two batches. */
+  compact(step: CompactStep): Promise<CompactResult> {
+    return this.serial(async () => {
+      // Delta readers stop at the boundary before any row below it can go.
+      this.floor.raiseId((await this.store.firstIdCommittedSince(step.cutoffMs)) ?? this.board.head + 1);
+      const result = await this.store.compact(step);
+      if (result.dropped > 0) this.floor.raiseSince(step.cutoffMs);
+      return result;
+    });
+  }
+
+  /**
+   * Archives the events that are over (final or canceled) and whose last change was committed
+   * before `finishedBeforeMs`: the store marks them and keeps their season totals in the same
+   * transaction, then they leave the board (their reads go to the store). The headers of archived
+   * events scheduled before `headersBeforeMs` are forgotten. Returns how many left the board.
+   */
+  archiveFinished(finishedBeforeMs: number, headersBeforeMs: number): Promise<number> {
+    return this.serial(async () => {
+      for (const [id, info] of this.board.archivedHeaders) {
+        if (Date.parse(info.event_date) < headersBeforeMs) this.board.archivedHeaders.delete(id);
+      }
+      const leaving: EventState[] = [];
+      for (const ev of this.board.events.values()) {
+        if (!FINISHED.has(ev.info.score?.event_status ?? '')) continue;
+        const lastMs = await this.store.committedMsAt(ev.version);
+        if (lastMs !== undefined && lastMs < finishedBeforeMs) leaving.push(ev);
+      }
+      if (leaving.length === 0) return 0;
+      const adding = new Map<string, ArchivedSeason>();
+      const seasonTotals: SeasonTotalsRecord[] = [];
+      for (const ev of leaving) seasonTotals.push(...this.board.seasons.totalsWith(ev.info, ev.game, adding));
+      // Later records of a key carry the earlier games too: the last one of each key is stored.
+      const latest = new Map(seasonTotals.map((t) => [t.key, t]));
+      await this.store.archive({
+        eventIds: leaving.map((ev) => ev.info.event_id),
+        archivedMs: this.now(),
+        seasonTotals: [...latest.values()],
+      });
+      this.board.seasons.put(adding);
+      for (const ev of leaving) this.board.evict(ev);
+      return leaving.length;
+    });
+  }
+
   /** Resolves once every batch handed in so far has been committed or refused. */
   settled(): Promise<void> {
     return this.tail;
@@ -162,12 +234,7 @@ export class Ledger implements LedgerSink {
       );
     }
     this.queued++;
-    const run = this.tail.then(() => this.commit(batch));
-    this.tail = run.then(
-      () => undefined,
-      () => undefined,
-    );
-    return run.finally(() => {
+    return this.serial(() => this.commit(batch)).finally(() => {
       this.queued--;
     });
   }
@@ -259,8 +326,12 @@ export class Ledger implements LedgerSink {
     for (const u of batch.updates) {
       // Futures updates name boards, which the futures plan checks as it goes.
       if (u.kind === 'futures_board' || u.kind === 'futures_price' || u.kind === 'futures_settlement') continue;
-      if (u.kind === 'event') created.add(u.event.event_id);
-      else if (u.event_id !== known) {
+      if (u.kind === 'event') {
+        if (this.board.archivedHeaders.has(u.event.event_id)) {
+          throw new LedgerError(`event ${u.event.event_id} is over and archived: it takes no more updates`);
+        }
+        created.add(u.event.event_id);
+      } else if (u.event_id !== known) {
         if (!created.has(u.event_id) && !this.board.events.has(u.event_id)) {
           throw new LedgerError(`update names an unknown event: ${u.event_id}`);
         }

@@ -1,6 +1,7 @@
 import type { ChangeKind, ChangeRecord } from '../changelog/change.ts';
+import type { CompactResult, CompactStep, RetainedLog } from './retention.ts';
 
-export type { ChangeKind, ChangeRecord };
+export type { ChangeKind, ChangeRecord, CompactResult, CompactStep, RetainedLog };
 
 /**
  * The Store: the system of record. Only the ledger commits to it; routes read history from it.
@@ -15,6 +16,8 @@ export type { ChangeKind, ChangeRecord };
  * - `committed_ms` never decreases along the ids (the ledger guarantees it), which the time lookups rely on.
  * - The log has an epoch, made when the log begins (the first `load` of an empty store) and kept
  *   until the log is reset or restored.
+ * - `compact` drops rows past the retention by the rules of retention.ts, a chunk per call, and
+ *   `retained` says what is still whole; `archive` takes finished events off what `load` returns.
  */
 
 export interface EventRecord {
@@ -69,6 +72,40 @@ export interface LoadedState {
   playCounts: { event_id: string; plays: number }[];
   /** Every stat row, each event's in id order: folded, they give each event's box score. Paged as latestPrices. */
   statRows: AsyncIterable<ChangeRecord>;
+  /**
+   * Archived events (see `archive`) are left out of everything above. Here: the headers of those
+   * scheduled at or after `LoadOptions.archivedSince` (a feed resuming must know they are over),
+   * and the season totals of every archived game.
+   */
+  archived: { events: EventRecord[]; seasonTotals: SeasonTotalsRecord[] };
+}
+
+export interface LoadOptions {
+  /** The earliest scheduled start (24-character UTC ISO) of an archived event whose header is loaded. */
+  archivedSince?: string;
+}
+
+/** The summed box scores of the archived games of one season key (see SeasonArchive). */
+export interface SeasonTotalsRecord {
+  key: string;
+  /** JSON, written and read by the board's season archive only. */
+  body: string;
+}
+
+/** Events leaving the board, and the season totals that now count them, written at once. */
+export interface ArchiveCommit {
+  eventIds: string[];
+  archivedMs: number;
+  /** Each replaces the kept totals of its key. */
+  seasonTotals: SeasonTotalsRecord[];
+}
+
+/** What a read of one archived event needs: the pieces `load` gives of every event on the board. */
+export interface ArchivedEvent extends Pick<LoadedState, 'markets' | 'playCounts'> {
+  event: EventRecord;
+  /** One event's rows: few enough to hand over whole. */
+  latestPrices: ChangeRecord[];
+  statRows: ChangeRecord[];
 }
 
 /** A read of change rows after a cursor, in id order. */
@@ -107,7 +144,7 @@ export interface Store {
    * empty store. With `uptoId` below the head: the state as it was after that change (events as of
    * their last header and score rows up to it, the newest row of every price and futures price up to it).
    */
-  load(uptoId?: number): Promise<LoadedState>;
+  load(uptoId?: number, opts?: LoadOptions): Promise<LoadedState>;
   /** Writes one batch atomically: all of it or none of it. */
   commit(commit: Commit): Promise<void>;
   readChanges(q: ChangeQuery): Promise<ChangeRecord[]>;
@@ -127,6 +164,14 @@ export interface Store {
   committedMsAt(id: number): Promise<number | undefined>;
   /** The smallest change id committed at or after `ms`, or undefined when none is. */
   firstIdCommittedSince(ms: number): Promise<number | undefined>;
+  /** One step of compaction (retention.ts): drops rows of a chunk of ids below the cutoff's boundary. */
+  compact(step: CompactStep): Promise<CompactResult>;
+  /** What the log still holds whole after compaction. */
+  retained(): Promise<RetainedLog>;
+  /** Marks events archived and replaces season totals, atomically. */
+  archive(commit: ArchiveCommit): Promise<void>;
+  /** An archived event as `load` would have given it, or undefined when it is not archived. */
+  readArchivedEvent(eventId: string): Promise<ArchivedEvent | undefined>;
   getMeta(key: string): Promise<string | undefined>;
   setMeta(key: string, value: string): Promise<void>;
   close(): Promise<void>;
@@ -134,3 +179,8 @@ export interface Store {
 
 /** The meta key of the log's epoch. */
 export const EPOCH_META = 'log_epoch';
+
+/** Rows already in memory as the paged source `LoadedState` hands out. */
+export async function* rowSource(rows: readonly ChangeRecord[]): AsyncGenerator<ChangeRecord> {
+  yield* rows;
+}

@@ -10,6 +10,7 @@ import {
   type Store,
 } from '../../src/store/store.ts';
 import {
+  BASE_MS,
   batch,
   EVENT_A,
   EVENT_B,
@@ -20,6 +21,7 @@ import {
   priceRow,
   scoreRow,
   statRow,
+  time,
 } from './fixtures.ts';
 
 export interface StoreFixture {
@@ -118,6 +120,7 @@ export function storeContract(name: string, make: () => Promise<StoreFixture>): 
             playCounts: [],
             statRows: [],
             futures: [],
+            archived: { events: [], seasonTotals: [] },
           },
         );
         assert.deepEqual(await store.readChanges(query()), []);
@@ -642,6 +645,119 @@ export function storeContract(name: string, make: () => Promise<StoreFixture>): 
           const first = log.find((r) => r.committed_ms >= since);
           assert.equal(await store.firstIdCommittedSince(since), first?.id, `ms ${since}`);
         }
+      });
+    });
+
+    describe('retention', () => {
+      const HOUR_S = 3600;
+      // The fixtures' event starts at 23:00, five hours after BASE_MS.
+      const after = (seconds: number) => time(5 * HOUR_S + seconds);
+      /**
+       * Price 1 before and after the start, header, score, stat and play rows, all committed in the
+       * first minutes; row 200 is committed after the cutoff (BASE + 7 h), so the boundary is 200.
+       */
+      const retentionLog = (): ChangeRecord[] => [
+        eventRow({ id: 1 }),
+        priceRow({ id: 2, price_id: 1 }),
+        scoreRow({ id: 3, home: 1 }),
+        priceRow({ id: 4, price_id: 1, price: -120 }),
+        priceRow({ id: 5, price_id: 1, price: -125 }),
+        eventRow({ id: 6 }),
+        scoreRow({ id: 7, home: 2 }),
+        statRow({ id: 8, stat_id: 1, value: 1 }),
+        statRow({ id: 9, stat_id: 1, value: 2 }),
+        playRow({ id: 10, sequence: 1 }),
+        priceRow({ id: 11, price_id: 1, price: -130, at: after(11) }),
+        priceRow({ id: 12, price_id: 1, price: -135, at: after(12) }),
+        priceRow({ id: 200, price_id: 1, price: -140, at: after(3 * HOUR_S), committed_ms: BASE_MS + 8 * HOUR_S * 1000 }),
+      ];
+      const CUTOFF = BASE_MS + 7 * HOUR_S * 1000;
+      const KEPT = [2, 5, 6, 7, 9, 10, 12, 200];
+
+      async function withRetentionLog(t: TestContext): Promise<Store> {
+        const { store } = await fresh(t);
+        await store.commit(
+          batch(retentionLog(), { events: [eventRecord(EVENT_A, 200), eventRecord(EVENT_B, 0)], markets: [marketRecord(1, EVENT_A, 1)] }),
+        );
+        return store;
+      }
+
+      it('before any step the whole log is kept', async (t) => {
+        const store = await withRetentionLog(t);
+        assert.deepEqual(await store.retained(), { oldestId: 1, sinceMs: undefined });
+      });
+
+      it('keeps the opener, the closing and the last row of a price, the last header, score and box cell, and every play', async (t) => {
+        const store = await withRetentionLog(t);
+        const r = await store.compact({ cutoffMs: CUTOFF, maxRows: 1000 });
+        assert.deepEqual(r, { scanned: 199, dropped: 5, oldestId: 200, more: false });
+        assert.deepEqual(ids(await store.readChanges(query())), KEPT);
+        assert.deepEqual(await store.retained(), { oldestId: 200, sinceMs: CUTOFF });
+        // Nothing more to do until the cutoff moves.
+        assert.deepEqual(await store.compact({ cutoffMs: CUTOFF, maxRows: 1000 }), {
+          scanned: 0,
+          dropped: 0,
+          oldestId: 200,
+          more: false,
+        });
+      });
+
+      it('small steps reach the same log as one large step', async (t) => {
+        const store = await withRetentionLog(t);
+        let steps = 0;
+        for (let r = await store.compact({ cutoffMs: CUTOFF, maxRows: 3 }); ; r = await store.compact({ cutoffMs: CUTOFF, maxRows: 3 })) {
+          steps++;
+          assert.ok(r.scanned <= 3);
+          if (!r.more) break;
+        }
+        assert.equal(steps, Math.ceil(199 / 3));
+        assert.deepEqual(ids(await store.readChanges(query())), KEPT);
+      });
+
+      it('drops nothing that describes a time at or after the cutoff', async (t) => {
+        const store = await withRetentionLog(t);
+        // A cutoff before the start: rows 11 and 12 describe later times and stay.
+        const r = await store.compact({ cutoffMs: BASE_MS + 3 * HOUR_S * 1000, maxRows: 1000 });
+        assert.equal(r.oldestId, 200);
+        assert.deepEqual(ids(await store.readChanges(query())), [2, 5, 6, 7, 9, 10, 11, 12, 200]);
+      });
+
+      it('a start after compaction finds the same current state', async (t) => {
+        const store = await withRetentionLog(t);
+        const before = await loadAll(store);
+        await store.compact({ cutoffMs: CUTOFF, maxRows: 1000 });
+        const loaded = await loadAll(store);
+        assert.deepEqual(loaded.latestPrices, before.latestPrices);
+        assert.deepEqual(loaded.events, before.events);
+        assert.deepEqual(loaded.playCounts, before.playCounts);
+        assert.deepEqual(ids(loaded.statRows), [9]);
+      });
+
+      it('archived events leave the load; their headers, season totals and reads stay', async (t) => {
+        const store = await withRetentionLog(t);
+        const totals = { key: '4|2002|2026|Regular Season', body: '{"games":1}' };
+        await store.archive({ eventIds: [EVENT_A], archivedMs: BASE_MS, seasonTotals: [totals] });
+        const loaded = await loadAll(store);
+        assert.deepEqual(loaded.events.map((e) => e.event_id), [EVENT_B]);
+        assert.deepEqual(loaded.markets, []);
+        assert.deepEqual(loaded.latestPrices, []);
+        assert.deepEqual(loaded.playCounts, []);
+        assert.deepEqual(loaded.statRows, []);
+        assert.deepEqual(loaded.archived, { events: [eventRecord(EVENT_A, 200)], seasonTotals: [totals] });
+        // Only headers of events scheduled at or after the given start are loaded.
+        assert.deepEqual((await store.load(undefined, { archivedSince: '2026-11-24' })).archived.events, []);
+        const read = await store.readArchivedEvent(EVENT_A);
+        assert.ok(read);
+        assert.deepEqual(read.event, eventRecord(EVENT_A, 200));
+        assert.deepEqual(read.markets, [marketRecord(1, EVENT_A, 1)]);
+        assert.deepEqual(ids(read.latestPrices), [200]);
+        assert.deepEqual(read.playCounts, [{ event_id: EVENT_A, plays: 1 }]);
+        assert.deepEqual(ids(read.statRows), [8, 9]);
+        assert.equal(await store.readArchivedEvent(EVENT_B), undefined);
+        // Archiving again changes nothing; newer totals replace the kept ones.
+        const newer = { ...totals, body: '{"games":2}' };
+        await store.archive({ eventIds: [EVENT_A], archivedMs: BASE_MS + 1, seasonTotals: [newer] });
+        assert.deepEqual((await store.load()).archived.seasonTotals, [newer]);
       });
     });
   });

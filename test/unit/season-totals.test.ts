@@ -124,3 +124,28 @@ test('the cached aggregate is served until a stat row of one of its games moves 
   await playGame(LAST_SEASON, [play(BOS, 2, 'points', 2, 5, 0)], 'STATUS_FINAL');
   assert.equal(cache.season(scope, seasonGames(board, SELECTOR)), second);
 });
+
+test('archived games keep counting: the season archive sums them as the board did, through a store round trip', async () => {
+  const points = statByName(4, 'points')!.id;
+  const onBoard = sumBoxes(BOS, seasonGames(board, SELECTOR).games.map((g) => g.box));
+  const final = board.getEvent(FINAL)!;
+  const adding = new Map();
+  const records = board.seasons.totalsWith(final.info, final.game, adding);
+  // Both teams of the game get their season's totals.
+  assert.deepEqual(records.map((r) => r.key).sort(), [`4|${BOS}|2027|Regular Season`, `4|${LAL}|2027|Regular Season`]);
+  board.seasons.put(adding);
+  board.evict(final);
+  const found = seasonGames(board, SELECTOR);
+  assert.deepEqual(found.games.map((g) => g.eventId).sort(), [LIVE, 'archived:4']);
+  assert.deepEqual(sumBoxes(BOS, found.games.map((g) => g.box)), onBoard);
+  assert.equal(board.event(FINAL)?.event_id, FINAL, 'a feed still sees the archived game');
+  // What the store keeps restores the same sums.
+  const restored = new Board();
+  restored.seasons.load(records);
+  const again = restored.archivedSeason(4, BOS, 2027, 'Regular Season')!;
+  assert.equal(again.games, 1);
+  assert.deepEqual(sumBoxes(BOS, [again.box]), sumBoxes(BOS, [final.game!]));
+  assert.ok(sumBoxes(BOS, [again.box]).team.get(points)! > 0);
+  // A game that never started adds nothing.
+  assert.deepEqual(board.seasons.totalsWith({ ...final.info, score: undefined }, final.game, new Map()), []);
+});

@@ -1,15 +1,27 @@
 import { randomUUID } from 'node:crypto';
 import { futuresRowKey, isFuturesKind, periodOfDetail } from '../../changelog/change.ts';
 import {
+  compactionKey,
+  type CompactResult,
+  type CompactStep,
+  dropsRow,
+  type RetainedLog,
+  startAtOf,
+} from '../retention.ts';
+import {
+  type ArchiveCommit,
+  type ArchivedEvent,
   EPOCH_META,
   type ChangeQuery,
   type ChangeRecord,
   type Commit,
   type EventRecord,
   type LoadedState,
+  type LoadOptions,
   type MarketRecord,
   type PayloadBytes,
   type PriceRowSummary,
+  rowSource,
   type Store,
 } from '../store.ts';
 
@@ -57,41 +69,62 @@ export class MemoryStore implements Store, MemoryPriceRows {
   private readonly meta = new Map<string, string>();
   /** Ids of the futures boards (their rows are in byEvent). */
   private readonly futuresBoards = new Set<string>();
+  /** Archived events, and the season totals of their games. */
+  private readonly archived = new Set<string>();
+  private readonly seasonTotals = new Map<string, string>();
+  /** Every row with an id at or above this is kept; every row whose `at` is at or after `retainedSince`. */
+  private retainedFrom = 1;
+  private retainedSince: number | undefined;
 
-  async load(uptoId?: number): Promise<LoadedState> {
+  async load(uptoId?: number, opts: LoadOptions = {}): Promise<LoadedState> {
     const head = this.changes.at(-1);
-    const markets = [...this.markets.values()].sort((a, b) => a.id - b.id).map((m) => ({ ...m }));
+    const live = (r: { event_id: string }) => !this.archived.has(r.event_id);
+    const markets = [...this.markets.values()]
+      .filter(live)
+      .sort((a, b) => a.id - b.id)
+      .map((m) => ({ ...m }));
+    const archived = {
+      events: [...this.archived]
+        .map((id) => this.events.get(id))
+        .filter((e): e is EventRecord => e !== undefined && e.event_date >= (opts.archivedSince ?? ''))
+        .map((e) => ({ ...e })),
+      seasonTotals: [...this.seasonTotals]
+        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+        .map(([key, body]) => ({ key, body })),
+    };
+    const prices = [...this.byPrice.keys()].sort((a, b) => a - b).map((id) => this.byPrice.get(id)!);
     if (uptoId !== undefined && head !== undefined && uptoId < head.id) {
       const last = (rows: readonly ChangeRecord[]) => rows[indexAbove(rows, uptoId) - 1];
       const latestPrices: ChangeRecord[] = [];
-      for (const priceId of [...this.byPrice.keys()].sort((a, b) => a - b)) {
-        const row = last(this.byPrice.get(priceId)!);
-        if (row) latestPrices.push({ ...row });
+      for (const rows of prices) {
+        const row = last(rows);
+        if (row && live(row)) latestPrices.push({ ...row });
       }
       return {
         epoch: this.epoch(),
-        events: [...this.byEvent.values()].flatMap((rows) => this.eventUpTo(rows, uptoId)),
+        events: [...this.byEvent.values()].flatMap((rows) => this.eventUpTo(rows, uptoId)).filter(live),
         markets,
         latestPrices: rowSource(latestPrices),
-        maxPriceId: latestPrices.reduce((a, r) => Math.max(a, r.price_id!), 0),
+        maxPriceId: prices.reduce((a, rows) => (rows[0]!.id <= uptoId ? Math.max(a, rows[0]!.price_id!) : a), 0),
         futures: this.futuresUpTo(uptoId),
         headId: uptoId,
         headCommittedMs: last(this.changes)?.committed_ms ?? 0,
         ...this.games(uptoId),
+        archived,
       };
     }
     return {
       epoch: this.epoch(),
-      events: [...this.events.values()].map((e) => ({ ...e })),
+      events: [...this.events.values()].filter(live).map((e) => ({ ...e })),
       markets,
-      latestPrices: rowSource(
-        [...this.byPrice.keys()].sort((a, b) => a - b).map((priceId) => ({ ...this.byPrice.get(priceId)!.at(-1)! })),
-      ),
+      latestPrices: rowSource(prices.map((rows) => rows.at(-1)!).filter(live).map((r) => ({ ...r }))),
+      // Archived prices count too: a new price must not take the id of one that left the board.
       maxPriceId: [...this.byPrice.keys()].reduce((a, b) => Math.max(a, b), 0),
       futures: this.futuresUpTo(head?.id ?? 0),
       headId: head?.id ?? 0,
       headCommittedMs: head?.committed_ms ?? 0,
       ...this.games(head?.id ?? 0),
+      archived,
     };
   }
 
@@ -99,6 +132,7 @@ export class MemoryStore implements Store, MemoryPriceRows {
     const playCounts: LoadedState['playCounts'] = [];
     const statRows: ChangeRecord[] = [];
     for (const [eventId, rows] of this.byEvent) {
+      if (this.archived.has(eventId)) continue;
       let plays = 0;
       for (let i = 0; i < rows.length && rows[i].id <= uptoId; i++) {
         if (rows[i].kind === 'play') plays++;
@@ -312,6 +346,92 @@ export class MemoryStore implements Store, MemoryPriceRows {
     return rows[lo]?.id;
   }
 
+  async compact(step: CompactStep): Promise<CompactResult> {
+    const from = this.retainedFrom;
+    const head = this.changes.at(-1)?.id ?? 0;
+    const bound = (await this.firstIdCommittedSince(step.cutoffMs)) ?? head + 1;
+    const end = Math.min(bound, from + step.maxRows);
+    if (end <= from) return { scanned: 0, dropped: 0, oldestId: from, more: false };
+    const cutoffAt = new Date(step.cutoffMs).toISOString();
+    // Each key of the chunk, with all its rows below the chunk's end (what earlier steps kept too).
+    const keys = new Map<string, ChangeRecord[]>();
+    for (let i = indexAbove(this.changes, from - 1); i < this.changes.length && this.changes[i].id < end; i++) {
+      const r = this.changes[i];
+      const key = compactionKey(r);
+      if (key === undefined || keys.has(key)) continue;
+      const family = r.price_id !== null ? this.byPrice.get(r.price_id)! : this.byEvent.get(r.event_id)!;
+      keys.set(key, family.filter((x) => compactionKey(x) === key));
+    }
+    const gone = new Set<number>();
+    for (const rows of keys.values()) {
+      for (const [i, r] of rows.entries()) {
+        if (r.id >= end) break;
+        const newer = rows.slice(i + 1);
+        const date = r.kind === 'price' ? this.events.get(r.event_id)?.event_date : undefined;
+        const startAt = date === undefined ? undefined : startAtOf(date);
+        const drop = dropsRow(r, {
+          cutoffAt,
+          superseded: newer.some((x) => x.id < bound),
+          first: i === 0,
+          startAt,
+          laterBeforeStart: startAt !== undefined && newer.some((x) => x.at <= startAt),
+        });
+        if (drop) gone.add(r.id);
+      }
+    }
+    if (gone.size > 0) this.forget(gone);
+    this.retainedFrom = end;
+    if (gone.size > 0) this.retainedSince = Math.max(this.retainedSince ?? 0, step.cutoffMs);
+    return { scanned: end - from, dropped: gone.size, oldestId: end, more: end < bound };
+  }
+
+  /** Takes the rows of `ids` out of the log and of every index. */
+  private forget(ids: ReadonlySet<number>): void {
+    const keep = (r: ChangeRecord) => !ids.has(r.id);
+    const events = new Set<string>();
+    const prices = new Set<number>();
+    for (const r of this.changes) {
+      if (!ids.has(r.id)) continue;
+      events.add(r.event_id);
+      if (r.price_id !== null) prices.add(r.price_id);
+    }
+    this.changes.splice(0, this.changes.length, ...this.changes.filter(keep));
+    for (const id of events) {
+      this.byEvent.set(id, this.byEvent.get(id)!.filter(keep));
+      const markets = this.byEventMarket.get(id);
+      if (markets) for (const [m, rows] of markets) markets.set(m, rows.filter(keep));
+    }
+    for (const id of prices) this.byPrice.set(id, this.byPrice.get(id)!.filter(keep));
+  }
+
+  async retained(): Promise<RetainedLog> {
+    return { oldestId: this.retainedFrom, sinceMs: this.retainedSince };
+  }
+
+  async archive(commit: ArchiveCommit): Promise<void> {
+    for (const id of commit.eventIds) this.archived.add(id);
+    for (const t of commit.seasonTotals) this.seasonTotals.set(t.key, t.body);
+  }
+
+  async readArchivedEvent(eventId: string): Promise<ArchivedEvent | undefined> {
+    const event = this.events.get(eventId);
+    if (!event || !this.archived.has(eventId)) return undefined;
+    const rows = this.byEvent.get(eventId) ?? [];
+    const latest = new Map<number, ChangeRecord>();
+    let plays = 0;
+    for (const r of rows) {
+      if (r.price_id !== null) latest.set(r.price_id, r);
+      else if (r.kind === 'play') plays++;
+    }
+    return {
+      event: { ...event },
+      markets: [...this.markets.values()].filter((m) => m.event_id === eventId).sort((a, b) => a.id - b.id).map((m) => ({ ...m })),
+      latestPrices: [...latest.values()].sort((a, b) => a.price_id! - b.price_id!).map((r) => ({ ...r })),
+      playCounts: plays > 0 ? [{ event_id: eventId, plays }] : [],
+      statRows: rows.filter((r) => r.kind === 'stat').map((r) => ({ ...r })),
+    };
+  }
+
   async getMeta(key: string): Promise<string | undefined> {
     return this.meta.get(key);
   }
@@ -350,9 +470,4 @@ function listIn<K>(index: Map<K, ChangeRecord[]>, key: K): ChangeRecord[] {
     index.set(key, list);
   }
   return list;
-}
-
-/** Rows as the paged source a load hands out. */
-async function* rowSource(rows: readonly ChangeRecord[]): AsyncGenerator<ChangeRecord> {
-  yield* rows;
 }

@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { SCHEMA } from './schema.ts';
+import { migrateRetention, SCHEMA } from './schema.ts';
 
 export type SqliteDatabase = Database.Database;
 
@@ -19,6 +19,7 @@ export function openSqlite(dataDir: string): SqliteDatabase {
   db.pragma('synchronous = NORMAL');
   db.pragma('busy_timeout = 5000');
   db.exec(SCHEMA);
+  migrateRetention(db);
   return db;
 }
 

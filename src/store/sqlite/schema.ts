@@ -64,3 +64,24 @@ CREATE TABLE IF NOT EXISTS counters (
   expires_at INTEGER NOT NULL
 );
 `;
+
+/**
+ * Retention's own tables, kept apart from SCHEMA so that changes to the log's tables merge on their
+ * own. Idempotent, run at every open:
+ * - `archived_events`: events that left the in-memory board (finished long enough ago); a start
+ *   loads the board without them and their reads come from the store.
+ * - `season_totals`: the summed box scores of archived games per sport, team, season year and
+ *   season type, so that season aggregates keep counting games the board no longer holds.
+ */
+export function migrateRetention(db: { exec(sql: string): unknown }): void {
+  db.exec(`
+CREATE TABLE IF NOT EXISTS archived_events (
+  event_id TEXT PRIMARY KEY,
+  archived_ms INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS season_totals (
+  season_key TEXT PRIMARY KEY,
+  body TEXT NOT NULL
+);
+`);
+}

@@ -1,6 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import {
+  compactionKey,
+  type CompactResult,
+  type CompactStep,
+  dropsRow,
+  RETAINED_ID_META,
+  RETAINED_SINCE_META,
+  type RetainedLog,
+  startAtOf,
+} from '../retention.ts';
+import {
+  type ArchiveCommit,
+  type ArchivedEvent,
   EPOCH_META,
   type ChangeKind,
   type ChangeQuery,
@@ -8,11 +20,13 @@ import {
   type Commit,
   type EventRecord,
   type LoadedState,
+  type LoadOptions,
   type MarketRecord,
   type PayloadBytes,
   type PriceRowSummary,
   type Store,
 } from '../store.ts';
+import type { FuturesPriceFact, StatValue } from '../../changelog/change.ts';
 import { Checkpointer } from './checkpointer.ts';
 import type { SqliteDatabase } from './database.ts';
 
@@ -40,6 +54,8 @@ export class SqliteStore implements Store {
   private readonly upsertEvent;
   private readonly insertMarket;
   private readonly commitTx;
+  private readonly compactTx;
+  private readonly archiveTx;
   private readonly checkpointer: Checkpointer | undefined;
 
   constructor(
@@ -93,18 +109,39 @@ export class SqliteStore implements Store {
       for (const e of c.events)
         this.upsertEvent.run(e.event_id, e.sport_id, e.event_date, e.info, e.change_id);
     });
+    this.compactTx = db.transaction((step: CompactStep) => this.compactChunk(step));
+    const archiveEvent = db.prepare('INSERT OR IGNORE INTO archived_events (event_id, archived_ms) VALUES (?, ?)');
+    const putTotals = db.prepare(
+      'INSERT INTO season_totals (season_key, body) VALUES (?, ?) ON CONFLICT (season_key) DO UPDATE SET body = excluded.body',
+    );
+    this.archiveTx = db.transaction((a: ArchiveCommit) => {
+      for (const id of a.eventIds) archiveEvent.run(id, a.archivedMs);
+      for (const t of a.seasonTotals) putTotals.run(t.key, t.body);
+    });
   }
 
-  async load(uptoId?: number): Promise<LoadedState> {
+  async load(uptoId?: number, opts: LoadOptions = {}): Promise<LoadedState> {
     const head = this.db.prepare('SELECT id, committed_ms FROM changes ORDER BY id DESC LIMIT 1').get() as
       | { id: number; committed_ms: number }
       | undefined;
     const headId = head?.id ?? 0;
-    const markets = this.db.prepare('SELECT * FROM markets ORDER BY id').all() as MarketRecord[];
+    const gone = new Set(this.prepared('SELECT event_id FROM archived_events').pluck().all() as string[]);
+    const markets = (
+      this.prepared(`SELECT * FROM markets WHERE ${LIVE} ORDER BY id`).all() as MarketRecord[]
+    );
+    const archived = {
+      events: this.prepared(
+        'SELECT e.* FROM events e JOIN archived_events a ON a.event_id = e.event_id WHERE e.event_date >= ?',
+      ).all(opts.archivedSince ?? '') as EventRecord[],
+      seasonTotals: this.prepared('SELECT season_key AS key, body FROM season_totals ORDER BY season_key').all() as {
+        key: string;
+        body: string;
+      }[],
+    };
     if (uptoId !== undefined && uptoId < headId) {
       return {
         epoch: this.epoch(),
-        events: this.eventsUpTo(uptoId),
+        events: this.eventsUpTo(uptoId).filter((e) => !gone.has(e.event_id)),
         markets,
         latestPrices: this.latestPrices(uptoId),
         maxPriceId: this.maxPriceId(uptoId),
@@ -112,11 +149,12 @@ export class SqliteStore implements Store {
         headId: uptoId,
         headCommittedMs: (await this.committedMsAt(uptoId)) ?? 0,
         ...this.games(uptoId),
+        archived,
       };
     }
     return {
       epoch: this.epoch(),
-      events: this.db.prepare('SELECT * FROM events').all() as EventRecord[],
+      events: this.prepared(`SELECT * FROM events WHERE ${LIVE}`).all() as EventRecord[],
       markets,
       latestPrices: this.latestPrices(Number.MAX_SAFE_INTEGER),
       maxPriceId: this.maxPriceId(Number.MAX_SAFE_INTEGER),
@@ -124,6 +162,7 @@ export class SqliteStore implements Store {
       headId,
       headCommittedMs: head?.committed_ms ?? 0,
       ...this.games(headId),
+      archived,
     };
   }
 
@@ -131,7 +170,7 @@ export class SqliteStore implements Store {
   private games(uptoId: number): Pick<LoadedState, 'playCounts' | 'statRows'> {
     return {
       playCounts: this.prepared(
-        `SELECT event_id, count(*) AS plays FROM changes WHERE kind = 'play' AND id <= ? GROUP BY event_id`,
+        `SELECT event_id, count(*) AS plays FROM changes WHERE kind = 'play' AND id <= ? AND ${LIVE} GROUP BY event_id`,
       ).all(uptoId) as { event_id: string; plays: number }[],
       statRows: this.statRows(uptoId),
     };
@@ -140,7 +179,7 @@ export class SqliteStore implements Store {
   /** Stat rows by (event, id), a page at a time from where the last page ended. */
   private async *statRows(uptoId: number): AsyncGenerator<ChangeRecord> {
     const page = this.prepared(
-      `SELECT * FROM changes WHERE kind = 'stat' AND id <= ? AND (event_id, id) > (?, ?)
+      `SELECT * FROM changes WHERE kind = 'stat' AND id <= ? AND (event_id, id) > (?, ?) AND ${LIVE}
        ORDER BY event_id, id LIMIT ${LOAD_PAGE}`,
     );
     for (let after = { event_id: '', id: 0 }; ; ) {
@@ -222,6 +261,7 @@ export class SqliteStore implements Store {
       `SELECT c.* FROM changes c
        JOIN (SELECT max(id) AS id FROM changes WHERE price_id > ? AND price_id <= ? AND id <= ? GROUP BY price_id) m
          ON c.id = m.id
+       WHERE c.${LIVE}
        ORDER BY c.price_id`,
     );
     const last = this.maxPriceId(uptoId);
@@ -255,6 +295,10 @@ export class SqliteStore implements Store {
   }
 
   async firstIdCommittedSince(ms: number): Promise<number | undefined> {
+    return this.firstIdSince(ms);
+  }
+
+  private firstIdSince(ms: number): number | undefined {
     const bounds = this.db.prepare('SELECT min(id) AS lo, max(id) AS hi FROM changes').get() as {
       lo: number | null;
       hi: number | null;
@@ -287,6 +331,180 @@ export class SqliteStore implements Store {
       this.statements.set(key, st);
     }
     return st;
+  }
+
+  async compact(step: CompactStep): Promise<CompactResult> {
+    return this.compactTx(step);
+  }
+
+  /**
+   * One chunk of ids below the boundary, each row judged by `dropsRow` from a few index probes:
+   * whether a newer row of its key lies below the boundary, and for a price its first row and
+   * whether a newer row is also at or before the event's start.
+   */
+  private compactChunk(step: CompactStep): CompactResult {
+    const from = Number(this.meta(RETAINED_ID_META) ?? 1);
+    const head = (this.prepared('SELECT max(id) FROM changes').pluck().get() as number | null) ?? 0;
+    const bound = this.firstIdSince(step.cutoffMs) ?? head + 1;
+    const end = Math.min(bound, from + step.maxRows);
+    if (end <= from) return { scanned: 0, dropped: 0, oldestId: from, more: false };
+    const cutoffAt = new Date(step.cutoffMs).toISOString();
+    const chunk = this.prepared(
+      'SELECT id, kind, event_id, price_id, market_id, affiliate_id, at, payload FROM changes WHERE id >= ? AND id < ? ORDER BY id',
+    ).all(from, end) as ChangeRecord[];
+    const starts = new Map<string, string | undefined>();
+    const startOf = (eventId: string) => {
+      if (!starts.has(eventId)) {
+        const date = this.prepared('SELECT event_date FROM events WHERE event_id = ?').pluck().get(eventId) as
+          | string
+          | undefined;
+        starts.set(eventId, date === undefined ? undefined : startAtOf(date));
+      }
+      return starts.get(eventId);
+    };
+    // Each key of the chunk with its rows below the chunk's end: what earlier steps kept of it
+    // (a newer row now lies below the boundary, so those may go) and the chunk's own rows.
+    const byKey = new Map<string, ChangeRecord[]>();
+    for (const r of chunk) {
+      const key = compactionKey(r);
+      if (key === undefined) continue;
+      let rows = byKey.get(key);
+      if (!rows) byKey.set(key, (rows = []));
+      rows.push(r);
+    }
+    const olderOfEvent = new Map<string, ChangeRecord[]>();
+    const gone: number[] = [];
+    for (const [key, rows] of byKey) {
+      const all = [...this.olderRows(rows[0]!, key, from, olderOfEvent), ...rows];
+      for (let i = 0; i < all.length; i++) {
+        const r = all[i]!;
+        if (r.at >= cutoffAt || !(i < all.length - 1 || this.supersededBelow(r, bound))) continue;
+        let first = false;
+        let startAt: string | undefined;
+        let laterBeforeStart = false;
+        if (r.kind === 'price') {
+          first = this.prepared('SELECT min(id) FROM changes WHERE price_id = ?').pluck().get(r.price_id) === r.id;
+          startAt = startOf(r.event_id);
+          laterBeforeStart =
+            startAt !== undefined &&
+            r.at <= startAt &&
+            this.prepared('SELECT 1 FROM changes WHERE price_id = ? AND id > ? AND at <= ? LIMIT 1').get(
+              r.price_id,
+              r.id,
+              startAt,
+            ) !== undefined;
+        }
+        if (dropsRow(r, { cutoffAt, superseded: true, first, startAt, laterBeforeStart })) gone.push(r.id);
+      }
+    }
+    const dropped = gone.length;
+    if (dropped > 0) this.prepared('DELETE FROM changes WHERE id IN (SELECT value FROM json_each(?))').run(JSON.stringify(gone));
+    this.writeMeta(RETAINED_ID_META, String(end));
+    if (dropped > 0) {
+      const since = Math.max(Number(this.meta(RETAINED_SINCE_META) ?? 0), step.cutoffMs);
+      this.writeMeta(RETAINED_SINCE_META, String(since));
+    }
+    return { scanned: end - from, dropped, oldestId: end, more: end < bound };
+  }
+
+  /**
+   * The rows of `sample`'s key below `from`, in id order (what earlier steps kept). A price's come
+   * from its index; other kinds' are read once per event and kind for the step, then filtered by key.
+   */
+  private olderRows(
+    sample: ChangeRecord,
+    key: string,
+    from: number,
+    ofEvent: Map<string, ChangeRecord[]>,
+  ): ChangeRecord[] {
+    if (sample.kind === 'price') {
+      return this.prepared(
+        `SELECT id, kind, event_id, price_id, market_id, affiliate_id, at, '' AS payload FROM changes
+          WHERE price_id = ? AND id < ? ORDER BY id`,
+      ).all(sample.price_id, from) as ChangeRecord[];
+    }
+    const family = `${sample.kind}|${sample.event_id}`;
+    let rows = ofEvent.get(family);
+    if (!rows) {
+      // The kind is spelled in the SQL so that the partial indexes of stats and futures apply.
+      rows = this.prepared(
+        `SELECT id, kind, event_id, price_id, market_id, affiliate_id, at, payload FROM changes
+          WHERE kind = '${sample.kind}' AND event_id = ? AND id < ? ORDER BY id`,
+      ).all(sample.event_id, from) as ChangeRecord[];
+      ofEvent.set(family, rows);
+    }
+    return rows.filter((r) => compactionKey(r) === key);
+  }
+
+  /** Whether a newer row of `r`'s compaction key lies below `bound`. */
+  private supersededBelow(r: ChangeRecord, bound: number): boolean {
+    const after = 'id > ? AND id < ?';
+    // Kinds are spelled in the SQL so that the partial indexes of stats and futures apply.
+    let found: unknown;
+    switch (r.kind) {
+      case 'price':
+        found = this.prepared(`SELECT 1 FROM changes WHERE price_id = ? AND ${after} LIMIT 1`).get(r.price_id, r.id, bound);
+        break;
+      case 'stat': {
+        const v = JSON.parse(r.payload) as StatValue;
+        found = this.prepared(
+          `SELECT 1 FROM changes WHERE kind = 'stat' AND event_id = ? AND ${after}
+             AND json_extract(payload, '$.team_id') = ? AND json_extract(payload, '$.stat_id') = ?
+             AND json_extract(payload, '$.player_id') IS ? LIMIT 1`,
+        ).get(r.event_id, r.id, bound, v.team_id, v.stat_id, v.player_id ?? null);
+        break;
+      }
+      case 'futures_price': {
+        const participant = (JSON.parse(r.payload) as FuturesPriceFact).participant_id;
+        found = this.prepared(
+          `SELECT 1 FROM changes WHERE kind = 'futures_price' AND event_id = ? AND ${after}
+             AND market_id IS ? AND affiliate_id IS ? AND json_extract(payload, '$.participant_id') = ? LIMIT 1`,
+        ).get(r.event_id, r.id, bound, r.market_id, r.affiliate_id, participant);
+        break;
+      }
+      case 'event':
+      case 'score':
+      case 'futures_board':
+        found = this.prepared(`SELECT 1 FROM changes WHERE kind = '${r.kind}' AND event_id = ? AND ${after} LIMIT 1`).get(
+          r.event_id,
+          r.id,
+          bound,
+        );
+        break;
+      default:
+        return false;
+    }
+    return found !== undefined;
+  }
+
+  async retained(): Promise<RetainedLog> {
+    const since = this.meta(RETAINED_SINCE_META);
+    return { oldestId: Number(this.meta(RETAINED_ID_META) ?? 1), sinceMs: since === undefined ? undefined : Number(since) };
+  }
+
+  async archive(commit: ArchiveCommit): Promise<void> {
+    this.archiveTx(commit);
+  }
+
+  async readArchivedEvent(eventId: string): Promise<ArchivedEvent | undefined> {
+    const event = this.prepared(
+      'SELECT e.* FROM events e JOIN archived_events a ON a.event_id = e.event_id WHERE e.event_id = ?',
+    ).get(eventId) as EventRecord | undefined;
+    if (!event) return undefined;
+    const plays = this.prepared(`SELECT count(*) FROM changes WHERE kind = 'play' AND event_id = ?`)
+      .pluck()
+      .get(eventId) as number;
+    return {
+      event,
+      markets: this.prepared('SELECT * FROM markets WHERE event_id = ? ORDER BY id').all(eventId) as MarketRecord[],
+      // The last row of each of the event's prices, through the per-price index.
+      latestPrices: this.prepared(
+        `SELECT c.* FROM changes c JOIN (SELECT max(id) AS id FROM changes
+           WHERE event_id = ? AND price_id IS NOT NULL GROUP BY price_id) m ON c.id = m.id ORDER BY c.price_id`,
+      ).all(eventId) as ChangeRecord[],
+      playCounts: plays > 0 ? [{ event_id: eventId, plays }] : [],
+      statRows: await this.readStats(eventId, Number.MAX_SAFE_INTEGER),
+    };
   }
 
   async getMeta(key: string): Promise<string | undefined> {
@@ -351,6 +569,9 @@ export class SqliteStore implements Store {
     this.db.close();
   }
 }
+
+/** A row of an event still on the board (archived events are left out of a start's load). */
+const LIVE = 'event_id NOT IN (SELECT event_id FROM archived_events)';
 
 /** The WHERE clause of a change read and its arguments, the LIMIT last. */
 function changeFilter(q: ChangeQuery): {

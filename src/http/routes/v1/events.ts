@@ -6,7 +6,7 @@ import type { EventState } from '../../../board/board.ts';
 import type { EventFilter } from '../../../board/views.ts';
 import { notFound } from '../../errors.ts';
 import { dayWindow, parseDate, parseOffset, parseSportId } from '../../params.ts';
-import { callerOf, gateDate, sendJson } from '../../route-kit.ts';
+import { callerOf, eventById, gateDate, sendJson } from '../../route-kit.ts';
 import { eventPoints } from '../../snapshot-cache.ts';
 import { serializeV1Event, type V1Filter, V1EventQuerySchema, viewV1Event } from '../../v1/event.ts';
 import type { LinePriceResolver } from '../../v1/line-sets.ts';
@@ -138,7 +138,7 @@ export async function v1EventRoutes(fastify: FastifyInstance, deps: V1Deps): Pro
     async (request, reply) => {
       const eventId = request.params.eventID;
       const { scope, view } = callerOf(deps, request);
-      const state = view.getEvent(eventId);
+      const state = await eventById(deps, view, eventId);
       if (!state) throw notFound('event', eventId);
       const serialised = v1Cache.event(state, deps.v1Filters.get(scope, request.query));
       reply.meter(serialised.points);

@@ -5,7 +5,7 @@ import type { EventState } from '../../../board/board.ts';
 import { notFound } from '../../errors.ts';
 import { type EventQuery, EventQuerySchema, statusAllowed } from '../../event-query.ts';
 import { dayWindow, parseDate, parseSportId } from '../../params.ts';
-import { callerOf, gateDate, type RouteDeps, sendJson } from '../../route-kit.ts';
+import { callerOf, eventById, gateDate, type RouteDeps, sendJson } from '../../route-kit.ts';
 import { EventsEnvelope, errorResponses } from '../../schemas.ts';
 
 /** The events envelope, assembled from each event's cached bytes. */
@@ -86,7 +86,7 @@ export async function eventRoutes(fastify: FastifyInstance, deps: RouteDeps): Pr
     async (request, reply) => {
       const eventId = request.params.eventID;
       const { scope, view } = callerOf(deps, request);
-      const state = view.getEvent(eventId);
+      const state = await eventById(deps, view, eventId);
       if (!state) throw notFound('event', eventId);
       const q = queries.get(request.url, request.query, state.info.sport_id, scope);
       const built = envelope(deps, [state], q, view.head);

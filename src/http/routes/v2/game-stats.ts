@@ -9,7 +9,7 @@ import { GAME_STARTED } from '../../../board/season-totals.ts';
 import { type BoxBody, boxBody, type SerializedBox, serializeBox } from '../../box-score.ts';
 import { notFound } from '../../errors.ts';
 import { parseInteger, parseIntList } from '../../params.ts';
-import { callerOf, requireStats, type RouteDeps, sendJson } from '../../route-kit.ts';
+import { callerOf, eventById, requireStats, type RouteDeps, sendJson } from '../../route-kit.ts';
 import { errorResponses } from '../../schemas.ts';
 import { PlayerGameStatsSchema, TeamGameStatsSchema } from '../../stats-schemas.ts';
 
@@ -23,7 +23,7 @@ export const MAX_PLAYER_IDS = 6;
  */
 async function boxFor(deps: RouteDeps, request: FastifyRequest, eventId: string): Promise<SerializedBox | undefined> {
   const { view } = callerOf(deps, request);
-  const seen = view.getEvent(eventId);
+  const seen = await eventById(deps, view, eventId);
   if (!seen) throw notFound('event', eventId);
   const status = seen.info.score?.event_status;
   if (status === undefined || !GAME_STARTED.has(status)) return undefined;
@@ -33,9 +33,10 @@ async function boxFor(deps: RouteDeps, request: FastifyRequest, eventId: string)
     feature: complete ? 'completed_box_scores' : 'live_game_stats',
     currentSeason: sport !== undefined && seen.info.schedule.season_year === seasonYear(sport, deps.access?.time() ?? Date.now()),
   });
-  const live: EventState | undefined = deps.views.forDelay(0).getEvent(eventId);
-  const game = live?.game;
-  if (!live || !game || game.version <= view.head) return deps.boxes.box(live ?? seen, complete);
+  // An archived event is the same for every plan: it is its own live state.
+  const live: EventState = deps.views.forDelay(0).getEvent(eventId) ?? seen;
+  const game = live.game;
+  if (!game || game.version <= view.head) return deps.boxes.box(live, complete);
   return serializeBox(seen.info, foldStats(await deps.games.readStats(eventId, view.head)), complete);
 }
 

@@ -14,7 +14,7 @@ import {
   parseInteger,
   parseIntList,
 } from '../../params.ts';
-import { callerOf, historyFloorOf, type RouteDeps } from '../../route-kit.ts';
+import { callerOf, eventById, historyFloorOf, type RouteDeps } from '../../route-kit.ts';
 import { errorResponses } from '../../schemas.ts';
 
 const HISTORY_LIMIT_DEFAULT = 1000;
@@ -204,7 +204,12 @@ const asSet = (ids: number[] | undefined): Set<number> | undefined => (ids ? new
 export async function historyRoutes(fastify: FastifyInstance, deps: RouteDeps): Promise<void> {
   const { history } = deps;
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  const floorOf = (request: FastifyRequest) => historyFloorOf(deps, request);
+  // The plan's history window, and what retention keeps whole: rows before either are not served.
+  const floorOf = (request: FastifyRequest) => {
+    const plan = historyFloorOf(deps, request);
+    const kept = deps.floor.sinceMs;
+    return plan === undefined ? kept : kept === undefined ? plan : Math.max(plan, kept);
+  };
 
   /**
    * The head of the view the caller sees (no read looks past it) and the plan's coverage (no row of
@@ -215,10 +220,10 @@ export async function historyRoutes(fastify: FastifyInstance, deps: RouteDeps): 
     return { view, uptoId: view.head, coverage: coverageOf(scope) };
   };
 
-  /** The event in the caller's view. */
-  const eventOf = (request: FastifyRequest, eventId: string) => {
+  /** The event in the caller's view, or as the store kept it once archived. */
+  const eventOf = async (request: FastifyRequest, eventId: string) => {
     const reader = readerOf(request);
-    const state: EventState | undefined = reader.view.getEvent(eventId);
+    const state: EventState | undefined = await eventById(deps, reader.view, eventId);
     if (!state) throw notFound('event', eventId);
     return { ...reader, state };
   };
@@ -251,7 +256,7 @@ export async function historyRoutes(fastify: FastifyInstance, deps: RouteDeps): 
       },
     },
     async (request, reply) => {
-      const { state, uptoId, coverage } = eventOf(request, request.params.eventID);
+      const { state, uptoId, coverage } = await eventOf(request, request.params.eventID);
       const q = request.query;
       const limit = parseLimit(q.limit);
       const selection: PriceSelection = {
@@ -354,7 +359,7 @@ export async function historyRoutes(fastify: FastifyInstance, deps: RouteDeps): 
       if (!/^\d{1,9}$/.test(p.marketID))
         throw badRequest(`marketID must be an integer, got '${quote(p.marketID)}'`);
       const marketId = Number(p.marketID);
-      const { state, uptoId, coverage } = eventOf(request, p.eventID);
+      const { state, uptoId, coverage } = await eventOf(request, p.eventID);
       const q = request.query;
       const participantId = parseInteger('participant_id', q.participant_id, 0, 999_999_999);
       const line = q.line?.trim() || undefined;

@@ -9,7 +9,7 @@ import type { HistoryStore, PriceRecord } from '../../../store/history.ts';
 import { notFound } from '../../errors.ts';
 import { type EventQuery, EventQuerySchema, statusAllowed } from '../../event-query.ts';
 import { dayWindow, parseDate, parseSportId } from '../../params.ts';
-import { callerOf, gateDate, type RouteDeps } from '../../route-kit.ts';
+import { callerOf, eventById, gateDate, type RouteDeps } from '../../route-kit.ts';
 import { EventsEnvelope, errorResponses } from '../../schemas.ts';
 import { eventPoints } from '../../snapshot-cache.ts';
 
@@ -183,7 +183,7 @@ export async function openersClosingRoutes(fastify: FastifyInstance, deps: Route
       async (request, reply) => {
         const eventId = request.params.eventID;
         const { scope, view } = callerOf(deps, request);
-        const state = view.getEvent(eventId);
+        const state = await eventById(deps, view, eventId);
         if (!state) throw notFound('event', eventId);
         const q = deps.queries.get(request.url, request.query, state.info.sport_id, scope);
         return answer(reply, view.head, [state], q, kind);

@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { forbidden, notFound } from '../../errors.ts';
 import { parseInteger } from '../../params.ts';
-import { callerOf, type RouteDeps, sendParts } from '../../route-kit.ts';
+import { callerOf, eventById, type RouteDeps, sendParts } from '../../route-kit.ts';
 import { ErrorBody, errorResponses } from '../../schemas.ts';
 import { PlaysPageSchema } from '../../stats-schemas.ts';
 
@@ -42,7 +42,7 @@ export async function playRoutes(fastify: FastifyInstance, deps: RouteDeps): Pro
         throw forbidden('Play-by-play needs the Ultra plan or above', { feature: 'plays' });
       }
       const eventId = request.params.eventID;
-      const ev = view.getEvent(eventId);
+      const ev = await eventById(deps, view, eventId);
       if (!ev) throw notFound('event', eventId);
       const last = ev.game?.plays ?? 0;
       const to = Math.min(last, before === undefined ? last : before - 1);

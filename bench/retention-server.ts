@@ -1,0 +1,66 @@
+/**
+ * The server of bench/retention.ts, run under `npm start`'s node flags: the real server (startServer,
+ * default limits: retention and board keep time included) driven by an injected clock that jumps
+ * `STEP_MINUTES` of simulated time per step, so a month passes in minutes. The simulator's steps and
+ * retention's steps alternate as they do on the timers of a running server (retention is let catch
+ * up once per simulated hour). One JSON line per simulated `REPORT_HOURS` on stdout.
+ *
+ * `node [flags] --import tsx bench/retention-server.ts DATA_DIR DAYS STEP_MINUTES [SPORT_IDS]`
+ * (SPORT_IDS: comma-separated, every sport when absent).
+ */
+import { resolveServeConfig } from '../src/config.ts';
+import { Simulator } from '../src/feeds/simulator/index.ts';
+import { startServer } from '../src/server.ts';
+
+const [dataDir, daysRaw, stepRaw, sportsRaw] = process.argv.slice(2);
+const sportIds = sportsRaw ? sportsRaw.split(',').map(Number) : undefined;
+const days = Number(daysRaw);
+const stepMs = Number(stepRaw) * 60_000;
+if (!dataDir || !(days > 0) || !(stepMs > 0)) {
+  process.stderr.write('usage: retention-server.ts DATA_DIR DAYS STEP_MINUTES [SPORT_IDS]\n');
+  process.exit(2);
+}
+const HOUR = 3_600_000;
+const REPORT_HOURS = 12;
+const clock = { now: Date.UTC(2026, 10, 1, 12, 0, 0) };
+const now = () => clock.now;
+const config = resolveServeConfig(
+  { dataDir, port: 0, host: '127.0.0.1', simulator: false, metricsPort: 0, logLevel: 'silent' },
+  // The timer is replaced by the steps below; every other limit is the default.
+  { RETENTION_TICK_MS: '3600000' },
+);
+const server = await startServer(config, { now, say: () => {} });
+const { services, board, ledger } = server;
+const sim = new Simulator({ seed: 1, speed: 1, sink: ledger, state: board, now, sportIds });
+const start = clock.now;
+const t0 = performance.now();
+await sim.backfill();
+const report = async (day: number) => {
+  const m = process.memoryUsage();
+  const line = {
+    day,
+    wall_s: (performance.now() - t0) / 1000,
+    rss: m.rss,
+    heap_used: m.heapUsed,
+    disk: await services.bytesOnDisk(),
+    head: ledger.headId,
+    board_events: board.events.size,
+    archived_headers: board.archivedHeaders.size,
+    seasons: board.seasons.size,
+    dropped: services.retention.dropped,
+    archived: services.retention.archived,
+    oldest_id: (await services.store.retained()).oldestId,
+  };
+  process.stdout.write(`${JSON.stringify(line)}\n`);
+};
+await report(0);
+for (let t = start + stepMs; t <= start + days * 24 * HOUR; t += stepMs) {
+  clock.now = t;
+  await sim.step(t);
+  if (Math.floor(t / HOUR) !== Math.floor((t - stepMs) / HOUR)) await services.retention.catchUp();
+  if (Math.floor(t / (REPORT_HOURS * HOUR)) !== Math.floor((t - stepMs) / (REPORT_HOURS * HOUR))) {
+    await report((t - start) / (24 * HOUR));
+  }
+}
+await server.close();
+process.exit(0);
