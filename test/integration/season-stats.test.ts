@@ -179,6 +179,10 @@ describe('the stats-access policy', () => {
       assert.equal(res.headers.get('x-datapoints'), null);
       assert.equal((await s.get(path, { 'X-Service-Key': legacyStarter })).status, 200, path);
       assert.equal((await s.get(path, { 'X-Service-Key': pro })).status, 200, path);
+      // The body kept for this URL and the Starter delay is not served past the policy.
+      const again = await s.get(path, { 'X-Service-Key': await s.newKey('starter') });
+      assert.equal(again.status, 403, path);
+      assert.equal(again.headers.get('x-datapoints'), null);
     }
   });
 });
