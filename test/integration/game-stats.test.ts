@@ -163,6 +163,21 @@ describe('/api/v2/events/{eventID}/stats', () => {
     // A game not started has no box to refuse.
     assert.deepEqual((await s.get(`/api/v2/events/${SCHEDULED}/stats`, { 'X-Service-Key': newPro })).body, []);
   });
+
+  test('an event row that renames a team is in the next box, with no new stat row', async () => {
+    const names = async () =>
+      ((await s.get(`/api/v2/events/${LIVE}/stats`)).body as { team: { name: string; abbreviation: string } }[]).map(
+        (g) => `${g.team.name} ${g.team.abbreviation}`,
+      );
+    assert.deepEqual(await names(), ['Boston BOS', 'Los Angeles LAL']);
+    const event = nbaEvent(LIVE, today(), 1);
+    const renamed = { ...event, teams: [{ ...event.teams[0]!, name: 'Boston Renamed', abbreviation: 'BOR' }, event.teams[1]!] };
+    const past = new Date(Date.now() - 3_600_000).toISOString();
+    await s.server.ledger.apply(batch(past, [{ kind: 'event', event: renamed }]));
+    assert.deepEqual(await names(), ['Boston Renamed BOR', 'Los Angeles LAL']);
+    await s.server.ledger.apply(batch(past, [{ kind: 'event', event }]));
+    assert.deepEqual(await names(), ['Boston BOS', 'Los Angeles LAL']);
+  });
 });
 
 describe('/api/v2/events/{eventID}/players/stats', () => {
