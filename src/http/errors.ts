@@ -25,6 +25,20 @@ export const unauthorized = (): ApiError => new ApiError(401, { message: 'unauth
 export const forbidden = (text: string, extra: Record<string, unknown> = {}): ApiError =>
   new ApiError(403, { error: text, upgrade_url: UPGRADE_URL, ...extra });
 
+/**
+ * A key whose stored plan this server does not know: no limit, coverage or policy can be applied,
+ * so every keyed route refuses it before anything is read or counted. 503 without Retry-After, as
+ * the spec's `stats_policy_unsupported`: retryable with backoff (the key store may be fixed), not an
+ * entitlement denial. The plan's name is the operator's record, quoted like client input.
+ */
+export const planUnsupported = (tier: string): ApiError =>
+  new ApiError(503, {
+    message: `The plan of this key (${quote(tier)}) is not one this server knows; the key cannot be served until its record names a known plan`,
+    code: PLAN_UNSUPPORTED,
+  });
+
+export const PLAN_UNSUPPORTED = 'plan_unsupported';
+
 /** Spec code of the 503 given when the stats-access policy cannot be resolved for an account. */
 export const STATS_POLICY_UNSUPPORTED = 'stats_policy_unsupported';
 
