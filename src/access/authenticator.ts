@@ -7,14 +7,15 @@ import { isTier, type Tier } from './tiers.ts';
 export interface Account {
   keyHash: string;
   keyPrefix: string;
-  /** As the key record stores it: a known plan only when `planKnown`. */
+  /** As the key record stores it: a known plan unless `unservable` says otherwise. */
   tier: Tier;
   /**
-   * False when the record names a plan this server does not know (a record written by another
-   * version, or edited by hand): access refuses such a key on every route with a 503, and its
-   * entitlements are Free's so that nothing reads a plan it does not have.
+   * Why the key's record cannot be served, when it cannot: it names a plan this server does not
+   * know (a record written by another version, or edited by hand), or a weekly billing period
+   * without the creation date the weeks count from. Access refuses such a key on every keyed route
+   * with a 503; its entitlements are Free's so that nothing reads a plan it does not have.
    */
-  planKnown: boolean;
+  unservable: 'unknown_plan' | 'undated_weekly' | undefined;
   entitlements: Entitlements;
   billing: Billing;
   createdMs: number;
@@ -33,7 +34,11 @@ export function accountOf(r: KeyRecord): Account {
     keyHash: r.key_hash,
     keyPrefix: r.key_prefix,
     tier: r.tier,
-    planKnown,
+    unservable: !planKnown
+      ? 'unknown_plan'
+      : r.billing === 'weekly' && !Number.isFinite(createdMs)
+        ? 'undated_weekly'
+        : undefined,
     entitlements: planKnown
       ? entitlementsFor(r.tier, r.custom ? (JSON.parse(r.custom) as CustomLimits) : undefined)
       : entitlementsFor('free'),

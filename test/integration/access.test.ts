@@ -108,6 +108,24 @@ describe('keys', () => {
     // Public routes need no key, so they do not ask what the key's plan is.
     assert.equal((await get('/api/v2/sports', k)).status, 200);
   });
+
+  test('a weekly key without a creation date is refused with a 503 too: its weeks cannot be counted', async () => {
+    const k = generateKey();
+    await s.server.keys.insert({ ...newKeyRecord(k, 'pro', { billing: 'weekly' }), created_at: '' });
+    for (const path of [events, '/api/v2/teams/2002/stats', '/api/v2/markets']) {
+      const r = await get(path, k);
+      assert.equal(r.status, 503, path);
+      assert.equal(r.body.code, 'plan_unsupported', path);
+      assert.match(r.body.message, /no creation date/, path);
+    }
+    // A monthly key without one is served; only the stats-access policy needs its date (503 stats_policy_unsupported).
+    const monthly = generateKey();
+    await s.server.keys.insert({ ...newKeyRecord(monthly, 'pro'), created_at: '' });
+    assert.equal((await get(events, monthly)).status, 200);
+    const stats = await get('/api/v2/teams/2002/stats', monthly);
+    assert.equal(stats.status, 503);
+    assert.equal(stats.body.code, 'stats_policy_unsupported');
+  });
 });
 
 describe('metering', () => {

@@ -80,7 +80,7 @@ export function installAccess(
         } else done(unauthorized());
         return;
       }
-      if (!account.planKnown) return done(planUnsupported(account.tier));
+      if (account.unservable) return done(planUnsupported(account));
       request.account = account;
       if (needsV2 && !account.v2) {
         return done(
