@@ -204,10 +204,18 @@ describe('/api/v2/events/{eventID}/players/stats', () => {
 });
 
 describe('/api/v2/events/{eventID}/plays', () => {
-  test('denied below Ultra with the entitlement body', async () => {
+  test('denied below Ultra with the entitlement body, whatever the account’s date', async () => {
     const res = await s.get(`/api/v2/events/${LIVE}/plays`, { 'X-Service-Key': pro });
     assert.equal(res.status, 403);
     assert.ok(res.body.error && res.body.upgrade_url);
+    for (const tier of ['free', 'starter', 'pro'] as const) {
+      for (const createdAt of [new Date('2026-06-01T00:00:00Z'), new Date()]) {
+        const k = await s.newKey(tier, { createdAt });
+        const r = await s.get(`/api/v2/events/${LIVE}/plays`, { 'X-Service-Key': k });
+        assert.equal(r.status, 403, tier);
+        assert.equal(r.headers.get('x-datapoints'), null, tier);
+      }
+    }
   });
 
   test('500 newest first, paged back with before_sequence down to play 1', async () => {
@@ -276,5 +284,11 @@ describe('live_game_state', () => {
       (await s.get(`/api/v2/events/${LIVE}`, { 'X-Service-Key': key })).body.events[0].live_game_state;
     assert.equal((await seen(ultra)).last_play, `play ${PLAYS}`);
     assert.equal(await seen(pro), undefined);
+    for (const tier of ['free', 'starter'] as const) assert.equal(await seen(await s.newKey(tier)), undefined, tier);
+    // The one-event route and the snapshot by date alike.
+    const byDate = await s.get(`/api/v2/sports/4/events/${today()}`, { 'X-Service-Key': await s.newKey('starter') });
+    const live = byDate.body.events.find((e: { event_id: string }) => e.event_id === LIVE);
+    assert.ok(live, 'the live event is on the day');
+    assert.equal(live.live_game_state, undefined);
   });
 });
