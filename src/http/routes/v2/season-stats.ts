@@ -49,7 +49,8 @@ interface Season {
  * The season aggregate of a team path parameter, as the caller's view shows it. The games are the
  * started ones of the team's home league (every sport id it plays under) of that season year and
  * type that the board holds. A caller whose view is behind a game's last stat row (a delayed plan
- * during a game) gets that game's box folded from the store's stat rows up to its head, uncached.
+ * during a game) gets that game's box folded from the store's stat rows up to its head (kept only
+ * as part of the whole answer for that head, by `serveSeason`).
  */
 async function seasonFor(deps: RouteDeps, request: FastifyRequest, view: BoardView, rawTeam: string, q: SeasonQuery): Promise<Season> {
   const { team, sportId } = knownTeam(rawTeam);
