@@ -147,7 +147,7 @@ interface Workload {
 }
 
 /** Builds every batch once; the ledger only reads them, so each run reuses the same objects. */
-function buildWorkload(): Workload {
+export function buildWorkload(): Workload {
   const date = new Date().toISOString().slice(0, 10);
   const t0 = Date.parse(`${date}T00:00:00Z`);
   const slots: Slot[] = [];
@@ -191,6 +191,9 @@ interface RunResult {
   /** Ledger runs: time inside Store.commit (the SQLite transaction), and in garbage collection. */
   storeSeconds?: number;
   gcSeconds?: number;
+  /** Ledger runs: CPU time of the whole run and of Store.commit (robust to other processes' load). */
+  cpuSeconds?: number;
+  storeCpuSeconds?: number;
 }
 
 /** Sums the duration of the garbage collections that started within [from, to] (performance.now()). */
@@ -213,7 +216,7 @@ function gcTimer(): { seconds(from: number, to: number): Promise<number>; stop()
 }
 
 /** Applies the setup (untimed) then the timed batches to a fresh ledger on a fresh file. */
-async function ledgerRun(
+export async function ledgerRun(
   w: Workload,
   capture?: { changes: ChangeRecord[][]; commits: Commit[] },
 ): Promise<RunResult> {
@@ -224,16 +227,20 @@ async function ledgerRun(
   try {
     // Time spent in the store's transaction, to tell the ledger's own work from SQLite's.
     let storeNs = 0n;
+    let storeCpuUs = 0;
     let timing = false;
     const commit = store.commit.bind(store);
     store.commit = async (c) => {
       if (!timing) return commit(c);
       capture?.commits.push(c);
       const t = process.hrtime.bigint();
+      const cpu = process.cpuUsage();
       try {
         await commit(c);
       } finally {
         storeNs += process.hrtime.bigint() - t;
+        const used = process.cpuUsage(cpu);
+        storeCpuUs += used.user + used.system;
       }
     };
     const bus = new MemoryBus();
@@ -246,6 +253,7 @@ async function ledgerRun(
     let updates = 0;
     timing = true;
     const from = performance.now();
+    const cpuStart = process.cpuUsage();
     const start = process.hrtime.bigint();
     const deadline = Date.now() + RUN_TIME_LIMIT_MS;
     for (const b of w.timed) {
@@ -257,6 +265,7 @@ async function ledgerRun(
       }
     }
     const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+    const cpu = process.cpuUsage(cpuStart);
     if (ledger.headId !== w.setup.reduce((s, b) => s + b.updates.length, 0) + updates) {
       throw new Error('the ledger did not write one row per update: the workload is wrong');
     }
@@ -267,6 +276,8 @@ async function ledgerRun(
       perSecond: updates / seconds,
       storeSeconds: Number(storeNs) / 1e9,
       gcSeconds,
+      cpuSeconds: (cpu.user + cpu.system) / 1e6,
+      storeCpuSeconds: storeCpuUs / 1e6,
     };
   } finally {
     gc.stop();

@@ -254,12 +254,17 @@ export class Ledger implements LedgerSink {
   private validate(batch: UpdateBatch): void {
     if (Number.isNaN(Date.parse(batch.at))) throw new LedgerError(`batch time is not ISO 8601: ${batch.at}`);
     const created = new Set<string>();
+    // Feeds send an event's updates together: an id just checked needs no second look.
+    let known = '';
     for (const u of batch.updates) {
       // Futures updates name boards, which the futures plan checks as it goes.
       if (u.kind === 'futures_board' || u.kind === 'futures_price' || u.kind === 'futures_settlement') continue;
       if (u.kind === 'event') created.add(u.event.event_id);
-      else if (!created.has(u.event_id) && !this.board.events.has(u.event_id)) {
-        throw new LedgerError(`update names an unknown event: ${u.event_id}`);
+      else if (u.event_id !== known) {
+        if (!created.has(u.event_id) && !this.board.events.has(u.event_id)) {
+          throw new LedgerError(`update names an unknown event: ${u.event_id}`);
+        }
+        known = u.event_id;
       }
       if (u.kind === 'price' && !Number.isFinite(u.price)) {
         throw new LedgerError(`price is not a finite number for event ${u.event_id}`);
@@ -394,7 +399,6 @@ export class Ledger implements LedgerSink {
     ) {
       return;
     }
-    const path = { ev, market, participant, freshMarket, freshParticipant };
     let movedFrom: PriceState | undefined;
     let movedFromLine: string | undefined;
     if (wantMain) {
@@ -405,79 +409,75 @@ export class Ledger implements LedgerSink {
         if (oldLine && old?.is_main_line) {
           movedFrom = old;
           movedFromLine = oldValue;
-          this.writePrice(plan, { ...path, line: oldLine, freshLine: false }, old, {
-            price: old.price,
-            is_main_line: false,
-            closed_at: old.closed_at,
-            liquidity_usd: old.liquidity_usd,
-            source_id: old.source_id,
-            at,
-            affiliate_id: u.affiliate_id,
-          });
+          const step = plannedStep(ev, market, participant, oldLine, freshMarket, freshParticipant, false);
+          this.writePrice(plan, step, old, old.price, false, old.closed_at, old.liquidity_usd, old.source_id, at, u.affiliate_id);
         }
       }
       plan.setMainLine(participant, u.affiliate_id, u.line);
     } else if (prev?.is_main_line && plan.mainLine(participant, u.affiliate_id) === u.line) {
       plan.setMainLine(participant, u.affiliate_id, undefined);
     }
-    this.writePrice(plan, { ...path, line, freshLine }, prev, {
-      price: u.price,
-      is_main_line: wantMain,
-      closed_at: closedAt,
-      liquidity_usd: u.liquidity_usd,
-      source_id: u.source_id,
+    const step = plannedStep(ev, market, participant, line, freshMarket, freshParticipant, freshLine);
+    this.writePrice(
+      plan,
+      step,
+      prev,
+      u.price,
+      wantMain,
+      closedAt,
+      u.liquidity_usd,
+      u.source_id,
       at,
-      affiliate_id: u.affiliate_id,
+      u.affiliate_id,
       movedFrom,
       movedFromLine,
-    });
+    );
   }
 
+  /**
+   * Plans one price row onto `step` (its path on the board, `state` still to be made). `movedFrom`
+   * is the book's previous main line when this write moves the main line here, `movedFromLine` that
+   * line's value. Positional arguments: this runs once per update, and objects made only to carry
+   * arguments were a measurable share of the ledger's garbage.
+   */
   private writePrice(
     plan: BatchPlan,
-    path: Omit<PlannedPrice, 'kind' | 'state'>,
+    step: PlannedPrice,
     prev: PriceState | undefined,
-    next: {
-      price: number;
-      is_main_line: boolean;
-      closed_at: string;
-      liquidity_usd?: number;
-      source_id?: string;
-      at: string;
-      affiliate_id: number;
-      /** The book's previous main line, when this write moves the main line here. */
-      movedFrom?: PriceState;
-      /** That line's value. */
-      movedFromLine?: string;
-    },
+    price: number,
+    isMainLine: boolean,
+    closedAt: string,
+    liquidityUsd: number | undefined,
+    sourceId: string | undefined,
+    at: string,
+    affiliateId: number,
+    movedFrom?: PriceState,
+    movedFromLine?: string,
   ): void {
-    const { ev, market, participant, line } = path;
+    const { ev, market, participant, line } = step;
     // A main-line move is a line_change on both lines, even when the new line is priced for the
     // first time; its previous price is then the one the side had on the old main line.
-    const previous = prev ?? next.movedFrom;
+    const previous = prev ?? movedFrom;
     const changeType: ChangeType =
-      next.movedFrom || (prev && prev.is_main_line !== next.is_main_line)
-        ? 'line_change'
-        : prev
-          ? 'price_change'
-          : 'new';
+      movedFrom || (prev && prev.is_main_line !== isMainLine) ? 'line_change' : prev ? 'price_change' : 'new';
     const previousPrice = previous?.price;
     const id = plan.nextId();
     // A planned state is never changed once made: the board takes it over (a new price) or copies it.
     const state: PriceState = {
       id: prev?.id ?? this.nextPriceId++,
-      affiliate_id: next.affiliate_id,
-      price: next.price,
-      is_main_line: next.is_main_line,
-      updated_at: next.at,
-      closed_at: next.closed_at,
-      price_delta: priceDelta(previousPrice, next.price),
+      affiliate_id: affiliateId,
+      price,
+      is_main_line: isMainLine,
+      updated_at: at,
+      closed_at: closedAt,
+      price_delta: priceDelta(previousPrice, price),
       change_id: id,
     };
-    if (next.liquidity_usd !== undefined) state.liquidity_usd = next.liquidity_usd;
-    if (next.source_id !== undefined) state.source_id = next.source_id;
-    if (next.movedFromLine !== undefined) state.moved_from = next.movedFromLine;
-    plan.setPrice(line, state);
+    if (liquidityUsd !== undefined) state.liquidity_usd = liquidityUsd;
+    if (sourceId !== undefined) state.source_id = sourceId;
+    if (movedFromLine !== undefined) state.moved_from = movedFromLine;
+    step.state = state;
+    plan.setPrice(line, state, prev);
     const info = ev.info;
     const detail: PriceDetail = {
       price_id: state.id,
@@ -495,28 +495,28 @@ export class Ledger implements LedgerSink {
         kind: 'price',
         event_id: info.event_id,
         sport_id: info.sport_id,
-        at: next.at,
+        at,
         price_id: state.id,
-        affiliate_id: next.affiliate_id,
+        affiliate_id: affiliateId,
         market_id: market.market_id,
         committed_ms: plan.committedMs,
         payload: this.rows.write(
           id,
           info,
-          next.affiliate_id,
+          affiliateId,
           market,
           participant,
           line,
-          next.price,
+          price,
           previousPrice,
           changeType,
-          next.is_main_line,
-          next.closed_at,
-          next.at,
+          isMainLine,
+          closedAt,
+          at,
         ),
         detail: serialisePriceDetail(detail),
       },
-      { kind: 'price', ...path, state },
+      step,
     );
   }
 
@@ -540,6 +540,22 @@ export class Ledger implements LedgerSink {
     return [market, fresh];
   }
 }
+
+/** A price step whose state `writePrice` fills in; one object per planned row. */
+function plannedStep(
+  ev: EventState,
+  market: MarketState,
+  participant: ParticipantState,
+  line: LineState,
+  freshMarket: boolean,
+  freshParticipant: boolean,
+  freshLine: boolean,
+): PlannedPrice {
+  return { kind: 'price', ev, market, participant, line, freshMarket, freshParticipant, freshLine, state: NO_STATE };
+}
+
+/** Stands in for a step's state until `writePrice` makes it, so every step has one shape. */
+const NO_STATE = Object.freeze({}) as PriceState;
 
 function assertNeverUpdate(u: never): never {
   throw new LedgerError(`unknown update kind: ${JSON.stringify(u)}`);
@@ -567,7 +583,9 @@ class BatchPlan {
   private readonly freshMarkets = new Set<MarketState>();
   private readonly childParticipants = new Map<MarketState, ParticipantState[]>();
   private readonly childLines = new Map<ParticipantState, Map<string, LineState>>();
-  private readonly prices = new Map<LineState, Map<number, PriceState>>();
+  /** Planned prices that replace a committed one, by price id; prices new to a line by line. */
+  private readonly replaced = new Map<number, PriceState>();
+  private readonly added = new Map<LineState, Map<number, PriceState>>();
   private readonly mainLines = new Map<ParticipantState, Map<number, string | undefined>>();
 
   constructor(
@@ -710,11 +728,15 @@ class BatchPlan {
   }
 
   price(line: LineState, affiliateId: number): PriceState | undefined {
-    return this.prices.get(line)?.get(affiliateId) ?? line.prices.get(affiliateId);
+    const committed = line.prices.get(affiliateId);
+    if (committed) return this.replaced.get(committed.id) ?? committed;
+    return this.added.get(line)?.get(affiliateId);
   }
 
-  setPrice(line: LineState, state: PriceState): void {
-    inner(this.prices, line).set(state.affiliate_id, state);
+  /** `prev` is what `price(line, state.affiliate_id)` gave before this state was planned. */
+  setPrice(line: LineState, state: PriceState, prev: PriceState | undefined): void {
+    if (prev && line.prices.get(state.affiliate_id) !== undefined) this.replaced.set(state.id, state);
+    else inner(this.added, line).set(state.affiliate_id, state);
   }
 
   mainLine(participant: ParticipantState, affiliateId: number): string | undefined {
