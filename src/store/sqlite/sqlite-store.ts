@@ -17,6 +17,7 @@ import { Checkpointer } from './checkpointer.ts';
 import type { SqliteDatabase } from './database.ts';
 
 const WRITER_CHECKPOINT_PAGES = 10_000;
+const WAL_SIZE_LIMIT = 8 * 1024 * 1024;
 
 export interface SqliteStoreOptions {
   /**
@@ -47,6 +48,8 @@ export class SqliteStore implements Store {
       // The writer still checkpoints when the log outgrows this (40 MB): only a burst the thread
       // cannot keep up with (the history fill) pays for it on the writer's thread.
       db.pragma(`wal_autocheckpoint = ${WRITER_CHECKPOINT_PAGES}`);
+      // After such a burst the log file is cut back when it next starts over, not kept at its peak.
+      db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT}`);
       this.checkpointer = new Checkpointer(db.name, opts.checkpointMs, opts.onError ?? (() => {}));
     }
     this.insertChange = db.prepare(
