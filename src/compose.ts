@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import { AccessControl } from './access/access-control.ts';
 import { Authenticator } from './access/authenticator.ts';
@@ -5,6 +6,7 @@ import type { CounterStore } from './access/counters/counters.ts';
 import { MemoryCounters } from './access/counters/memory-counters.ts';
 import { TIERS } from './access/tiers.ts';
 import { entitlementsFor } from './access/entitlements.ts';
+import { FAILED_KEY_CHECK_LIMITS, FailedKeyChecks } from './access/failed-auth.ts';
 import type { KeyStore } from './access/keys.ts';
 import { Board } from './board/board.ts';
 import { ChangeFeed } from './board/change-feed.ts';
@@ -29,6 +31,10 @@ import { SqliteHistoryStore } from './store/sqlite/sqlite-history.ts';
 import { SqliteKeyStore } from './store/sqlite/sqlite-keys.ts';
 import { SqliteStore } from './store/sqlite/sqlite-store.ts';
 import type { Store } from './store/store.ts';
+import { StreamHub } from './stream/stream-hub.ts';
+import { streamTokenRoute } from './stream/token-route.ts';
+import { StreamTokens } from './stream/tokens.ts';
+import { attachStreams } from './stream/upgrade.ts';
 
 /** The storage backends of one data directory. */
 export interface Backends {
@@ -53,6 +59,8 @@ export interface Services extends Backends {
   auth: Authenticator;
   app: FastifyInstance;
   metrics: Metrics;
+  /** The WebSocket streams (src/stream), served on the app's HTTP server. */
+  streams: StreamHub;
   /** Saves the usage counters now (also done every `counterSaveMs`). */
   saveCounters(): Promise<void>;
   /**
@@ -85,6 +93,9 @@ export function openBackends(config: ServeConfig, onError: (err: unknown) => voi
     bytesOnDisk: () => sqliteBytesOnDisk(config.dataDir),
   };
 }
+
+/** Streams meter without response headers: the usage action reports the figures instead. */
+const NO_HEADERS = { header: () => undefined };
 
 /** The delays of every plan, so that each has its view before its first request. */
 const PLAN_DELAYS = TIERS.map((t) => entitlementsFor(t).delaySeconds);
@@ -129,6 +140,7 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
   const access = new AccessControl(counters, now, metrics.refused);
   const logging = config.logLevel !== 'silent';
   const auth = new Authenticator(backends.keys, limits.authCacheMs, now);
+  const failedKeys = new FailedKeyChecks(FAILED_KEY_CHECK_LIMITS, now);
   const app = await buildApp({
     views,
     feed,
@@ -137,6 +149,8 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
     auth,
     access: opts.withoutAccess ? undefined : access,
     keyHeader: config.keyHeader,
+    failedKeys,
+    ...(config.tls ? { tls: { cert: readFileSync(config.tls.certFile), key: readFileSync(config.tls.keyFile) } } : {}),
     log: logging
       ? {
           level: config.logLevel,
@@ -156,6 +170,37 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
     events: () => board.events.size,
     views,
   });
+  const streams = new StreamHub(
+    {
+      bus,
+      view: views.forDelay(0),
+      feed,
+      readPlays: (eventId, from, to) => store.readPlays(eventId, from, to),
+      position: () => ledger.position,
+      now,
+      meter: opts.withoutAccess ? undefined : (account, points) => access.meter(account, points, NO_HEADERS),
+      metrics: metrics.streams,
+    },
+    {
+      heartbeatMs: limits.streamHeartbeatMs,
+      queueMessages: limits.streamQueueMessages,
+      highWaterBytes: limits.streamHighWaterKb * 1024,
+      resumeMaxChanges: limits.streamResumeMaxChanges,
+    },
+  );
+  const tokens = new StreamTokens(limits.streamTokenTtlMs, now);
+  attachStreams(app.server, {
+    hub: streams,
+    auth,
+    access: opts.withoutAccess ? undefined : access,
+    keyHeader: config.keyHeader,
+    tokens,
+    failedKeys,
+    transport: config.streamTransport,
+    onError: (err) => app.log.error({ err }, 'stream failure'),
+  });
+  streamTokenRoute(app, tokens);
+  metrics.watchStreams({ connections: () => streams.connectionCount, subscriptions: () => streams.index.size });
   healthRoutes(app, readiness);
   if (config.metrics.token !== undefined) metricsRoute(app, metrics, config.metrics.token);
   const summary =
@@ -182,10 +227,12 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
     auth,
     app,
     metrics,
+    streams,
     saveCounters,
     async close() {
       if (closed) return;
       closed = true;
+      streams.close();
       await closeApp(app, limits.shutdownGraceMs);
       summary?.close();
       clearInterval(saver);

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { DEFAULT_CACHE_BYTES } from './http/byte-budget.ts';
 import { DEFAULT_SEND_BUDGET_BYTES, DEFAULT_SEND_TIMEOUT_MS } from './http/send-guard.ts';
 
@@ -19,6 +20,16 @@ export interface ServeConfig {
   /** A log line per request; without it, a summary line per `accessSummaryMs`. */
   accessLog: boolean;
   metrics: MetricsConfig;
+  /**
+   * Plain ws:// on the WebSocket endpoints: `direct` accepts it (the local development default),
+   * `proxy` accepts only upgrades marked `X-Forwarded-Proto: https` by a trusted TLS-terminating proxy.
+   */
+  streamTransport: 'direct' | 'proxy';
+  /**
+   * PEM files of a certificate and its key: the API port then speaks HTTPS, and the WebSocket
+   * endpoints wss:// only (TLS_CERT_FILE, TLS_KEY_FILE; both or neither).
+   */
+  tls?: { certFile: string; keyFile: string };
   /** Timers and limits that would otherwise be written at their call sites. */
   limits: Limits;
 }
@@ -62,6 +73,16 @@ export interface Limits {
   sendTimeoutMs: number;
   /** Unsent response bytes all connections together may hold, in MB; a quarter of it per connection. */
   sendBudgetMb: number;
+  /** WebSocket heartbeat interval (spec: 15 s). */
+  streamHeartbeatMs: number;
+  /** Messages a stream subscription may have waiting (spec: 1024); past it, drop, conflate or close. */
+  streamQueueMessages: number;
+  /** Unsent bytes in a WebSocket's socket past which its queue waits for the socket to drain, in KB. */
+  streamHighWaterKb: number;
+  /** Most changes a stream resume replays; further behind, the client takes a snapshot. */
+  streamResumeMaxChanges: number;
+  /** How long a stream token (POST /api/v2/ws/token) may be redeemed. */
+  streamTokenTtlMs: number;
 }
 
 export const DEFAULT_LIMITS: Limits = {
@@ -76,6 +97,11 @@ export const DEFAULT_LIMITS: Limits = {
   cacheMb: DEFAULT_CACHE_BYTES / MB,
   sendTimeoutMs: DEFAULT_SEND_TIMEOUT_MS,
   sendBudgetMb: DEFAULT_SEND_BUDGET_BYTES / MB,
+  streamHeartbeatMs: 15_000,
+  streamQueueMessages: 1024,
+  streamHighWaterKb: 256,
+  streamResumeMaxChanges: 50_000,
+  streamTokenTtlMs: 60_000,
 };
 
 export class ConfigError extends Error {}
@@ -111,6 +137,9 @@ export interface ServeInput {
   metricsHost?: string;
   metricsPort?: string | number;
   metricsToken?: string;
+  streamTransport?: string;
+  tlsCertFile?: string;
+  tlsKeyFile?: string;
   limits?: Partial<Limits>;
 }
 
@@ -133,6 +162,11 @@ export function resolveServeConfig(input: ServeInput, env: NodeJS.ProcessEnv = p
   if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
     throw new ConfigError(`log level must be one of ${LOG_LEVELS.join(', ')}, got '${logLevel}'`);
   }
+  const streamTransport = input.streamTransport ?? env.STREAM_TRANSPORT ?? 'direct';
+  if (streamTransport !== 'direct' && streamTransport !== 'proxy') {
+    throw new ConfigError(`stream transport must be direct or proxy, got '${streamTransport}'`);
+  }
+  const tls = resolveTls(input.tlsCertFile ?? env.TLS_CERT_FILE, input.tlsKeyFile ?? env.TLS_KEY_FILE);
   return {
     port: int('port', input.port ?? env.PORT, 8080, 0, 65535),
     host: input.host ?? env.HOST ?? '0.0.0.0',
@@ -145,8 +179,17 @@ export function resolveServeConfig(input: ServeInput, env: NodeJS.ProcessEnv = p
     logPretty: input.logPretty ?? false,
     accessLog: input.accessLog ?? false,
     metrics: resolveMetrics(input, env),
+    streamTransport,
+    ...(tls ? { tls } : {}),
     limits: resolveLimits(input.limits ?? {}, env),
   };
+}
+
+function resolveTls(certFile: string | undefined, keyFile: string | undefined): ServeConfig['tls'] {
+  if (!certFile && !keyFile) return undefined;
+  if (!certFile || !keyFile) throw new ConfigError('TLS needs both a certificate file and a key file');
+  for (const f of [certFile, keyFile]) if (!existsSync(f)) throw new ConfigError(`TLS file not found: ${f}`);
+  return { certFile, keyFile };
 }
 
 function resolveMetrics(input: ServeInput, env: NodeJS.ProcessEnv): MetricsConfig {
@@ -183,5 +226,10 @@ function resolveLimits(input: Partial<Limits>, env: NodeJS.ProcessEnv): Limits {
     cacheMb: pick('cacheMb', 'CACHE_MB', 1, 65_536),
     sendTimeoutMs: pick('sendTimeoutMs', 'SEND_TIMEOUT_MS', 100, 3_600_000),
     sendBudgetMb: pick('sendBudgetMb', 'SEND_BUDGET_MB', 1, 65_536),
+    streamHeartbeatMs: pick('streamHeartbeatMs', 'STREAM_HEARTBEAT_MS', 10, 3_600_000),
+    streamQueueMessages: pick('streamQueueMessages', 'STREAM_QUEUE_MESSAGES', 1, 1_000_000),
+    streamHighWaterKb: pick('streamHighWaterKb', 'STREAM_HIGH_WATER_KB', 1, 1_048_576),
+    streamResumeMaxChanges: pick('streamResumeMaxChanges', 'STREAM_RESUME_MAX_CHANGES', 0, 10_000_000),
+    streamTokenTtlMs: pick('streamTokenTtlMs', 'STREAM_TOKEN_TTL_MS', 1000, 3_600_000),
   };
 }

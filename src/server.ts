@@ -102,7 +102,7 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const shownHost = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
-  const url = `http://${shownHost}:${port}`;
+  const url = `${config.tls ? 'https' : 'http'}://${shownHost}:${port}`;
   simulator?.start();
 
   if (demoKey) {
@@ -129,6 +129,8 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
     async close() {
       if (closed) return;
       closed = true;
+      // WebSocket clients are told first: an upgraded socket is no request the grace time waits for.
+      services.streams.close();
       await closeApp(app, config.limits.shutdownGraceMs);
       await simulator?.stop();
       await metricsListener.close();

@@ -309,7 +309,7 @@ export function applyRows(board: Board, rows: readonly ChangeRecord[], observe?:
 }
 
 /** Replaces a board's contents with a loaded state. */
-export function loadBoard(board: Board, loaded: LoadedState): void {
+export async function loadBoard(board: Board, loaded: LoadedState): Promise<void> {
   board.reset();
   for (const e of loaded.events) board.attachEvent(board.newEvent(JSON.parse(e.info) as EventInfo, e.change_id));
   for (const m of loaded.markets) {
@@ -322,12 +322,12 @@ export function loadBoard(board: Board, loaded: LoadedState): void {
       participants: new Map(),
     });
   }
-  for (const row of loaded.latestPrices) applyChange(board, decodeChange(row));
+  for await (const row of loaded.latestPrices) applyChange(board, decodeChange(row));
   for (const { event_id, plays } of loaded.playCounts) {
     const ev = board.events.get(event_id);
     if (ev) gameOf(ev).plays = plays;
   }
-  for (const row of loaded.statRows) applyChange(board, decodeChange(row));
+  for await (const row of loaded.statRows) applyChange(board, decodeChange(row));
   // Futures rows in id order: a board's opening before its prices, its settlement after them.
   for (const row of loaded.futures) applyChange(board, decodeChange(row));
   board.head = loaded.headId;

@@ -182,6 +182,8 @@ export interface PriceDetail {
   source_id?: string;
   /** The line value the book's main line moved from, on the row that moved it. */
   moved_from?: string;
+  /** Price, closure and main-line flag as before: the row only moved liquidity or the source id. */
+  quote_unchanged?: true;
 }
 
 export function assertNever(x: never): never {

@@ -14,6 +14,7 @@ import { ByteBudget, DEFAULT_CACHE_BYTES } from './byte-budget.ts';
 import { ApiError, badRequest, internalError, quote } from './errors.ts';
 import { EventQueryCache } from './event-query.ts';
 import { installAccess } from './plugins/access.ts';
+import type { FailedKeyChecks } from '../access/failed-auth.ts';
 import { clientErrorHandler, installProtocolChecks } from './plugins/protocol.ts';
 import { redact } from './redact.ts';
 import { bestLineRoutes } from './routes/v2/best-line.ts';
@@ -71,6 +72,10 @@ export interface AppDeps {
   access?: AccessControl;
   /** Header that carries the key; compared case-insensitively. Default X-Service-Key. */
   keyHeader?: string;
+  /** Failed key checks per address; the WebSocket upgrades share it. */
+  failedKeys?: FailedKeyChecks;
+  /** A certificate and its key (PEM): the server speaks HTTPS and wss:// only. */
+  tls?: { cert: Buffer; key: Buffer };
   /**
    * Structured logs; keys are redacted from them (see redact.ts) at every level. `requests`: a line
    * per request (fastify's request logging), off unless asked for.
@@ -119,7 +124,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       maxParamLength: MAX_PARAM_LENGTH,
     },
     // Node would answer a missing Host with an empty 400; the protocol checks answer it in JSON.
-    http: { requireHostHeader: false },
+    ...(deps.tls ? { https: { ...deps.tls, requireHostHeader: false } } : { http: { requireHostHeader: false } }),
     clientErrorHandler,
     // A malformed percent-encoding and an over-long path parameter (no route has an async
     // constraint, the one other case): fastify's own answers quote the whole URL, key included.
@@ -187,7 +192,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   app.get('/openapi.json', { schema: { hide: true }, config: { public: true } }, async () => app.swagger());
 
-  if (deps.access) installAccess(app, deps.auth, deps.access, deps.keyHeader ?? 'X-Service-Key');
+  if (deps.access) installAccess(app, deps.auth, deps.access, deps.keyHeader ?? 'X-Service-Key', deps.failedKeys);
   else
     app.decorateReply('meter', function (this: FastifyReply) {
       return this;

@@ -2,7 +2,7 @@
  * Keeps keys out of logs and answers. The server takes a key from the configured header or from
  * the one query parameter whose name, percent-decoded, is `key`. Redaction covers more than that:
  * the value of every parameter whose decoded name contains `key` in any case (`KEY`, `api_key`,
- * `key[]`, `%6Bey`, `k%2565y`), and anything shaped like a key (`ob_` and hex, percent-encoded or
+ * `key[]`, `%6Bey`, `k%2565y`) or `token` (stream tokens), and anything shaped like a key (`ob_` and hex, percent-encoded or
  * not) wherever it appears, so a key put in the wrong place is hidden too.
  */
 
@@ -30,7 +30,7 @@ function decodeName(raw: string): string {
 export function redact(text: string): string {
   return text
     .replace(PARAMETER, (whole, sep: string, name: string) =>
-      decodeName(name).toLowerCase().includes('key') ? `${sep}${name}=${REDACTED}` : whole,
+      /key|token/.test(decodeName(name).toLowerCase()) ? `${sep}${name}=${REDACTED}` : whole,
     )
     .replace(KEY_SHAPED, REDACTED);
 }

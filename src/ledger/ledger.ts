@@ -114,11 +114,11 @@ export class Ledger implements LedgerSink {
     const since = opts.replaySinceMs === undefined ? undefined : await store.firstIdCommittedSince(opts.replaySinceMs);
     // The board as it was before the recent changes, which are then applied again as they were first.
     const loaded = await store.load(since === undefined ? undefined : since - 1);
-    loadBoard(board, loaded);
+    await loadBoard(board, loaded);
     ledger.epoch = loaded.epoch;
     ledger.lastCommitMs = loaded.headCommittedMs;
     ledger.nextMarketId = loaded.markets.reduce((max, m) => Math.max(max, m.id + 1), 1);
-    let maxPriceId = loaded.latestPrices.reduce((max, r) => Math.max(max, r.price_id ?? 0), 0);
+    let maxPriceId = loaded.maxPriceId;
     for (let after = board.head; since !== undefined; ) {
       const rows = await store.readChanges({ pricesOnly: false, afterId: after, toId: Number.MAX_SAFE_INTEGER, limit: REPLAY_PAGE });
       if (rows.length === 0) break;
@@ -489,6 +489,10 @@ export class Ledger implements LedgerSink {
     if (state.liquidity_usd !== undefined) detail.liquidity_usd = state.liquidity_usd;
     if (state.source_id !== undefined) detail.source_id = state.source_id;
     if (state.moved_from !== undefined) detail.moved_from = state.moved_from;
+    // Streams send no message for a row that only moved liquidity or the source id.
+    if (prev && !movedFrom && prev.price === price && prev.closed_at === closedAt && prev.is_main_line === isMainLine) {
+      detail.quote_unchanged = true;
+    }
     plan.add(
       {
         id,

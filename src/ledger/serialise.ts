@@ -19,6 +19,7 @@ const PriceDetailSchema = Type.Object({
   liquidity_usd: Type.Optional(Type.Number()),
   source_id: Type.Optional(Type.String()),
   moved_from: Type.Optional(Type.String()),
+  quote_unchanged: Type.Optional(Type.Literal(true)),
 });
 
 export const serialisePriceDetail = fastJson(PriceDetailSchema);

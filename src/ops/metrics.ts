@@ -42,6 +42,8 @@ export class Metrics {
   private readonly rows: Counter;
   private readonly commitSeconds: Histogram;
   private readonly refusals: Counter<'reason'>;
+  private readonly streamDrops: Counter;
+  private readonly streamOverflows: Counter;
 
   constructor() {
     const registers = [this.registry];
@@ -72,6 +74,43 @@ export class Metrics {
       help: 'Requests refused by a rate limit or cap, by reason',
       labelNames: ['reason'],
       registers,
+    });
+    this.streamDrops = new Counter({
+      name: 'oddsbase_ws_dropped_messages_total',
+      help: 'Messages the dedicated markets stream dropped for clients more than a queue behind',
+      registers,
+    });
+    this.streamOverflows = new Counter({
+      name: 'oddsbase_ws_overflow_closes_total',
+      help: 'WebSocket connections closed because a subscription queue was full (buffer_overflow)',
+      registers,
+    });
+  }
+
+  /** What the streams count (src/stream). */
+  readonly streams = {
+    dropped: (): void => this.streamDrops.inc(),
+    overflowed: (): void => this.streamOverflows.inc(),
+  };
+
+  /** Registers the stream gauges, read at each scrape. */
+  watchStreams(sources: { connections(): number; subscriptions(): number }): void {
+    const registers = [this.registry];
+    new Gauge({
+      name: 'oddsbase_ws_connections',
+      help: 'Open WebSocket connections',
+      registers,
+      collect() {
+        this.set(sources.connections());
+      },
+    });
+    new Gauge({
+      name: 'oddsbase_ws_subscriptions',
+      help: 'Subscriptions of open WebSocket connections (the dedicated markets stream counts one each)',
+      registers,
+      collect() {
+        this.set(sources.subscriptions());
+      },
     });
   }
 

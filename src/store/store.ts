@@ -47,8 +47,15 @@ export interface LoadedState {
   epoch: string;
   events: EventRecord[];
   markets: MarketRecord[];
-  /** The newest change row of every price (the current state of each market_line_price). */
-  latestPrices: ChangeRecord[];
+  /**
+   * The newest change row of every price (the current state of each market_line_price), in price id
+   * order. Read as it is consumed, a page at a time: a store of millions of rows loads without
+   * holding them all at once (held whole, a simulator's day of them took more than `npm start`'s heap).
+   * Read each source once, before the next store call.
+   */
+  latestPrices: AsyncIterable<ChangeRecord>;
+  /** The largest price id at or below the loaded head (0 with none): where new price ids continue. */
+  maxPriceId: number;
   /**
    * Futures rows that make up the boards' current state, in id order: the newest futures_board and
    * futures_settlement row of each board, and the newest futures_price row of each book's price on
@@ -60,8 +67,8 @@ export interface LoadedState {
   headCommittedMs: number;
   /** The number of play rows of each event that has any (the last play's sequence). */
   playCounts: { event_id: string; plays: number }[];
-  /** Every stat row, each event's in id order: folded, they give each event's box score. */
-  statRows: ChangeRecord[];
+  /** Every stat row, each event's in id order: folded, they give each event's box score. Paged as latestPrices. */
+  statRows: AsyncIterable<ChangeRecord>;
 }
 
 /** A read of change rows after a cursor, in id order. */

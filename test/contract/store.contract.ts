@@ -63,10 +63,23 @@ function query(q: Partial<ChangeQuery> = {}): ChangeQuery {
 
 const ids = (rows: readonly { id: number }[]): number[] => rows.map((r) => r.id);
 
+/** A load with its paged sources read to the end, as arrays. */
+type Loaded = Omit<LoadedState, 'latestPrices' | 'statRows'> & { latestPrices: ChangeRecord[]; statRows: ChangeRecord[] };
+
+async function loadAll(store: Store, uptoId?: number): Promise<Loaded> {
+  const loaded = await store.load(uptoId);
+  const all = async (rows: AsyncIterable<ChangeRecord>) => {
+    const out: ChangeRecord[] = [];
+    for await (const r of rows) out.push(r);
+    return out;
+  };
+  return { ...loaded, latestPrices: await all(loaded.latestPrices), statRows: await all(loaded.statRows) };
+}
+
 /** What a reader can see of a store, with the parts whose order the contract leaves open sorted. */
-async function visible(store: Store): Promise<{ changes: ChangeRecord[]; loaded: LoadedState }> {
+async function visible(store: Store): Promise<{ changes: ChangeRecord[]; loaded: Loaded }> {
   const changes = await store.readChanges(query());
-  const loaded = await store.load();
+  const loaded = await loadAll(store);
   loaded.events.sort((a, b) => a.event_id.localeCompare(b.event_id));
   loaded.markets.sort((a, b) => a.id - b.id);
   loaded.latestPrices.sort((a, b) => a.price_id! - b.price_id!);
@@ -91,7 +104,7 @@ export function storeContract(name: string, make: () => Promise<StoreFixture>): 
     describe('commit', () => {
       it('an empty store has no rows, events, markets or prices, and a head of 0', async (t) => {
         const { store } = await fresh(t);
-        const loaded = await store.load();
+        const loaded = await loadAll(store);
         assert.deepEqual(
           { ...loaded, epoch: undefined },
           {
@@ -99,6 +112,7 @@ export function storeContract(name: string, make: () => Promise<StoreFixture>): 
             events: [],
             markets: [],
             latestPrices: [],
+            maxPriceId: 0,
             headId: 0,
             headCommittedMs: 0,
             playCounts: [],
@@ -129,7 +143,7 @@ export function storeContract(name: string, make: () => Promise<StoreFixture>): 
         committed[1].payload = 'changed by the committer';
         const read = await store.readChanges(query());
         read[1].payload = 'changed by a reader';
-        (await store.load()).latestPrices[0].payload = 'changed by a loader';
+        (await loadAll(store)).latestPrices[0].payload = 'changed by a loader';
         assert.deepEqual(await store.readChanges(query()), log);
       });
 
@@ -247,7 +261,7 @@ export function storeContract(name: string, make: () => Promise<StoreFixture>): 
         await store.commit(
           batch([priceRow({ id: 4, price_id: 1 }), scoreRow({ id: 9, committed_ms: 123_456 })]),
         );
-        const loaded = await store.load();
+        const loaded = await loadAll(store);
         assert.equal(loaded.headId, 9);
         assert.equal(loaded.headCommittedMs, 123_456);
         assert.deepEqual(ids(loaded.latestPrices), [4]);
@@ -257,8 +271,9 @@ export function storeContract(name: string, make: () => Promise<StoreFixture>): 
         const store = await withMixedLog(t);
         const log = mixedLog();
         const byId = new Map(log.map((r) => [r.id, r]));
-        const loaded = await store.load(8);
+        const loaded = await loadAll(store, 8);
         assert.equal(loaded.headId, 8);
+        assert.equal(loaded.maxPriceId, 3);
         assert.equal(loaded.headCommittedMs, byId.get(8)!.committed_ms);
         // Prices 1 to 3 last changed at ids 8, 3 and 6 by then; prices 4 and 5 did not exist.
         assert.deepEqual(
@@ -348,7 +363,7 @@ export function storeContract(name: string, make: () => Promise<StoreFixture>): 
         assert.deepEqual((await store.readStats(EVENT_A, 4)).map((r) => r.id), [2, 4]);
         assert.deepEqual((await store.readStats(EVENT_A, EVERY_ID)).map((r) => r.id), [2, 4, 6]);
         assert.deepEqual(await store.readStats(EVENT_B, EVERY_ID), []);
-        const loaded = await store.load();
+        const loaded = await loadAll(store);
         assert.deepEqual(
           [...loaded.playCounts].sort((a, b) => a.event_id.localeCompare(b.event_id)),
           [
@@ -357,9 +372,39 @@ export function storeContract(name: string, make: () => Promise<StoreFixture>): 
           ],
         );
         assert.deepEqual(loaded.statRows.map((r) => r.id), [2, 4, 6]);
-        const early = await store.load(4);
+        const early = await loadAll(store, 4);
         assert.deepEqual(early.playCounts, [{ event_id: EVENT_A, plays: 2 }]);
         assert.deepEqual(early.statRows.map((r) => r.id), [2, 4]);
+      });
+
+      it('a load hands out every latest price and stat row, however many pages they take', async (t) => {
+        const { store } = await fresh(t);
+        // 12,000 prices, the first 500 changed twice; 11,000 stat rows over two events.
+        const rows: ChangeRecord[] = [];
+        for (let p = 1; p <= 12_000; p++) rows.push(priceRow({ id: rows.length + 1, price_id: p }));
+        for (let p = 1; p <= 500; p++) rows.push(priceRow({ id: rows.length + 1, price_id: p, price: 120 }));
+        for (let i = 0; i < 11_000; i++) {
+          rows.push(statRow({ id: rows.length + 1, event_id: i % 2 ? EVENT_B : EVENT_A, stat_id: i, value: i }));
+        }
+        await store.commit(batch(rows));
+        const loaded = await loadAll(store);
+        assert.equal(loaded.maxPriceId, 12_000);
+        assert.deepEqual(
+          loaded.latestPrices.map((r) => r.price_id),
+          Array.from({ length: 12_000 }, (_, i) => i + 1),
+        );
+        assert.deepEqual(
+          loaded.latestPrices.filter((r) => r.id > 12_000).map((r) => r.price_id),
+          Array.from({ length: 500 }, (_, i) => i + 1),
+          'a price changed twice loads its newest row',
+        );
+        const stats = loaded.statRows;
+        assert.equal(stats.length, 11_000);
+        // Each event's rows together and in id order (the order the box scores are folded in).
+        const byEvent = [EVENT_A, EVENT_B].map((e) => stats.filter((r) => r.event_id === e).map((r) => r.id));
+        for (const list of byEvent) assert.deepEqual(list, [...list].sort((a, b) => a - b));
+        const runs = stats.filter((r, i) => i === 0 || stats[i - 1]!.event_id !== r.event_id).length;
+        assert.equal(runs, 2, 'one run of rows per event');
       });
     });
 

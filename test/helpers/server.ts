@@ -38,6 +38,10 @@ export async function startTestServer(
     accessLog?: boolean;
     /** Limits other than the defaults (send timeout, budgets, ...). */
     limits?: Partial<Limits>;
+    /** `proxy`: WebSocket upgrades need X-Forwarded-Proto: https. */
+    streamTransport?: ServeConfig['streamTransport'];
+    /** PEM files: the server speaks HTTPS and wss://. */
+    tls?: { certFile: string; keyFile: string };
   } = {},
 ): Promise<TestServer> {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'oddsbase-test-'));
@@ -62,6 +66,9 @@ export async function startTestServer(
       accessLog: opts.accessLog,
       // Any free port: tests run servers side by side, and beside a developer's own.
       metricsPort: 0,
+      streamTransport: opts.streamTransport,
+      tlsCertFile: opts.tls?.certFile,
+      tlsKeyFile: opts.tls?.keyFile,
       limits: opts.limits,
     },
     {},

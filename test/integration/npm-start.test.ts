@@ -29,9 +29,8 @@ function freePort(): Promise<number> {
   });
 }
 
-test('the server as npm start runs it fills its history and answers keys of every tier', async (t) => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'oddsbase-npm-start-'));
-  const port = await freePort();
+/** `npm start`'s server on `dataDir`, and a wait for its first answer. */
+function startServer(dataDir: string, port: number) {
   const child = spawn(
     process.execPath,
     [...startFlags(), 'bin/oddsbase.js', 'serve', '--port', String(port), '--host', '127.0.0.1', '--data-dir', dataDir, '--metrics-port', '0'],
@@ -41,22 +40,36 @@ test('the server as npm start runs it fills its history and answers keys of ever
   child.stdout.on('data', (b: Buffer) => (output += b.toString()));
   child.stderr.on('data', (b: Buffer) => (output += b.toString()));
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+  return {
+    child,
+    exited,
+    output: () => output,
+    async answering(): Promise<void> {
+      for (let i = 0; ; i++) {
+        assert.equal(child.exitCode, null, `the server exited while starting:\n${output}`);
+        try {
+          await (await fetch(`http://127.0.0.1:${port}/api/v2/sports`)).arrayBuffer();
+          return;
+        } catch {
+          assert.ok(i < 1200, `no answer after 5 minutes:\n${output}`);
+          await new Promise((r) => setTimeout(r, 250));
+        }
+      }
+    },
+  };
+}
+
+test('the server as npm start runs it fills its history, answers keys of every tier, and starts again on it', async (t) => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'oddsbase-npm-start-'));
+  const port = await freePort();
+  let server = startServer(dataDir, port);
   t.after(async () => {
-    child.kill('SIGKILL');
-    await exited;
+    server.child.kill('SIGKILL');
+    await server.exited;
     rmSync(dataDir, { recursive: true, force: true });
   });
   const base = `http://127.0.0.1:${port}`;
-  for (let i = 0; ; i++) {
-    assert.equal(child.exitCode, null, `the server exited while starting:\n${output}`);
-    try {
-      await (await fetch(`${base}/api/v2/sports`)).arrayBuffer();
-      break;
-    } catch {
-      assert.ok(i < 1200, `no answer after 5 minutes:\n${output}`);
-      await new Promise((r) => setTimeout(r, 250));
-    }
-  }
+  await server.answering();
   // Keys of every tier, made beside the running server as an operator would.
   const keys = await Promise.all(
     TIERS.map(async (tier) => {
@@ -84,5 +97,19 @@ test('the server as npm start runs it fills its history and answers keys of ever
     assert.ok(free.events > 0 && free.events === ultra.events, `Free sees ${free.events} events, Ultra ${ultra.events}`);
     await new Promise((r) => setTimeout(r, 1100));
   }
-  assert.equal(child.exitCode, null, `the server is alive:\n${output}`);
+  assert.equal(server.child.exitCode, null, `the server is alive:\n${server.output()}`);
+
+  // A restart loads the whole store it filled, under the same heap cap (the paged load: held whole,
+  // the latest prices and stat rows of one fill exhausted it).
+  const ultraKey = keys.find(([tier]) => tier === 'ultra')![1];
+  const before = (await (await fetch(url, { headers: { 'X-Service-Key': ultraKey } })).json()) as { events: unknown[] };
+  server.child.kill('SIGTERM');
+  assert.equal(await server.exited, 0, server.output());
+  server = startServer(dataDir, port);
+  await server.answering();
+  const res = await fetch(url, { headers: { 'X-Service-Key': ultraKey }, signal: AbortSignal.timeout(15_000) });
+  assert.equal(res.status, 200);
+  const after = (await res.json()) as { events: unknown[] };
+  assert.equal(after.events.length, before.events.length, 'the restarted server has the same events');
+  assert.equal(server.child.exitCode, null, `the restarted server is alive:\n${server.output()}`);
 });

@@ -49,3 +49,8 @@ test('quote cuts client input to 40 characters after redacting keys', () => {
   assert.equal(quote(KEY), '[redacted]');
   assert.ok(!quote(`${'y'.repeat(20)}${KEY}`).includes(KEY.slice(3, 12)));
 });
+
+test('a stream token in a WebSocket URL is redacted like a key', () => {
+  const out = redact('/api/v2/ws?token=st_abcdefghijklmnop&x=1');
+  assert.equal(out, '/api/v2/ws?token=[redacted]&x=1');
+});

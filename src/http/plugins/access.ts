@@ -44,9 +44,10 @@ export function installAccess(
   auth: Authenticator,
   access: AccessControl,
   keyHeader: string,
+  /** Shared with the WebSocket upgrades, so a guess counts the same on either path. */
+  failed: FailedKeyChecks = new FailedKeyChecks(),
 ): void {
   const header = keyHeader.toLowerCase();
-  const failed = new FailedKeyChecks();
   app.decorateRequest('metered', false);
   // A method rather than an onSend hook: a hook would run on every response of every route.
   app.decorateReply('meter', function meter(this: FastifyReply, points: number) {

@@ -72,7 +72,8 @@ export class MemoryStore implements Store, MemoryPriceRows {
         epoch: this.epoch(),
         events: [...this.byEvent.values()].flatMap((rows) => this.eventUpTo(rows, uptoId)),
         markets,
-        latestPrices,
+        latestPrices: rowSource(latestPrices),
+        maxPriceId: latestPrices.reduce((a, r) => Math.max(a, r.price_id!), 0),
         futures: this.futuresUpTo(uptoId),
         headId: uptoId,
         headCommittedMs: last(this.changes)?.committed_ms ?? 0,
@@ -83,9 +84,10 @@ export class MemoryStore implements Store, MemoryPriceRows {
       epoch: this.epoch(),
       events: [...this.events.values()].map((e) => ({ ...e })),
       markets,
-      latestPrices: [...this.byPrice.keys()]
-        .sort((a, b) => a - b)
-        .map((priceId) => ({ ...this.byPrice.get(priceId)!.at(-1)! })),
+      latestPrices: rowSource(
+        [...this.byPrice.keys()].sort((a, b) => a - b).map((priceId) => ({ ...this.byPrice.get(priceId)!.at(-1)! })),
+      ),
+      maxPriceId: [...this.byPrice.keys()].reduce((a, b) => Math.max(a, b), 0),
       futures: this.futuresUpTo(head?.id ?? 0),
       headId: head?.id ?? 0,
       headCommittedMs: head?.committed_ms ?? 0,
@@ -104,7 +106,7 @@ export class MemoryStore implements Store, MemoryPriceRows {
       }
       if (plays > 0) playCounts.push({ event_id: eventId, plays });
     }
-    return { playCounts, statRows };
+    return { playCounts, statRows: rowSource(statRows) };
   }
 
   async readPlays(eventId: string, fromSequence: number, toSequence: number): Promise<Buffer> {
@@ -348,4 +350,9 @@ function listIn<K>(index: Map<K, ChangeRecord[]>, key: K): ChangeRecord[] {
     index.set(key, list);
   }
   return list;
+}
+
+/** Rows as the paged source a load hands out. */
+async function* rowSource(rows: readonly ChangeRecord[]): AsyncGenerator<ChangeRecord> {
+  yield* rows;
 }

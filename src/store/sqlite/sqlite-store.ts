@@ -17,6 +17,8 @@ import { Checkpointer } from './checkpointer.ts';
 import type { SqliteDatabase } from './database.ts';
 
 const WRITER_CHECKPOINT_PAGES = 10_000;
+/** Rows a load reads at a time (latest prices, stat rows). */
+const LOAD_PAGE = 5000;
 const WAL_SIZE_LIMIT = 8 * 1024 * 1024;
 
 export interface SqliteStoreOptions {
@@ -105,6 +107,7 @@ export class SqliteStore implements Store {
         events: this.eventsUpTo(uptoId),
         markets,
         latestPrices: this.latestPrices(uptoId),
+        maxPriceId: this.maxPriceId(uptoId),
         futures: this.latestFutures(uptoId),
         headId: uptoId,
         headCommittedMs: (await this.committedMsAt(uptoId)) ?? 0,
@@ -116,6 +119,7 @@ export class SqliteStore implements Store {
       events: this.db.prepare('SELECT * FROM events').all() as EventRecord[],
       markets,
       latestPrices: this.latestPrices(Number.MAX_SAFE_INTEGER),
+      maxPriceId: this.maxPriceId(Number.MAX_SAFE_INTEGER),
       futures: this.latestFutures(Number.MAX_SAFE_INTEGER),
       headId,
       headCommittedMs: head?.committed_ms ?? 0,
@@ -129,10 +133,22 @@ export class SqliteStore implements Store {
       playCounts: this.prepared(
         `SELECT event_id, count(*) AS plays FROM changes WHERE kind = 'play' AND id <= ? GROUP BY event_id`,
       ).all(uptoId) as { event_id: string; plays: number }[],
-      statRows: this.prepared(
-        `SELECT * FROM changes WHERE kind = 'stat' AND id <= ? ORDER BY event_id, id`,
-      ).all(uptoId) as ChangeRecord[],
+      statRows: this.statRows(uptoId),
     };
+  }
+
+  /** Stat rows by (event, id), a page at a time from where the last page ended. */
+  private async *statRows(uptoId: number): AsyncGenerator<ChangeRecord> {
+    const page = this.prepared(
+      `SELECT * FROM changes WHERE kind = 'stat' AND id <= ? AND (event_id, id) > (?, ?)
+       ORDER BY event_id, id LIMIT ${LOAD_PAGE}`,
+    );
+    for (let after = { event_id: '', id: 0 }; ; ) {
+      const rows = page.all(uptoId, after.event_id, after.id) as ChangeRecord[];
+      yield* rows;
+      if (rows.length < LOAD_PAGE) return;
+      after = rows[rows.length - 1]!;
+    }
   }
 
   async readPlays(eventId: string, fromSequence: number, toSequence: number): Promise<Buffer> {
@@ -201,13 +217,22 @@ export class SqliteStore implements Store {
   }
 
   /** The newest row of every price at or below `uptoId`, in price id (creation) order. */
-  private latestPrices(uptoId: number): ChangeRecord[] {
-    return this.prepared(
+  private async *latestPrices(uptoId: number): AsyncGenerator<ChangeRecord> {
+    const page = this.prepared(
       `SELECT c.* FROM changes c
-       JOIN (SELECT max(id) AS id FROM changes WHERE price_id IS NOT NULL AND id <= ? GROUP BY price_id) m
+       JOIN (SELECT max(id) AS id FROM changes WHERE price_id > ? AND price_id <= ? AND id <= ? GROUP BY price_id) m
          ON c.id = m.id
        ORDER BY c.price_id`,
-    ).all(uptoId) as ChangeRecord[];
+    );
+    const last = this.maxPriceId(uptoId);
+    // Price ids are handed out in sequence, so ranges of them make pages of about the same size.
+    for (let from = 0; from < last; from += LOAD_PAGE) {
+      yield* page.all(from, from + LOAD_PAGE, uptoId) as ChangeRecord[];
+    }
+  }
+
+  private maxPriceId(uptoId: number): number {
+    return (this.prepared('SELECT max(price_id) FROM changes WHERE id <= ?').pluck().get(uptoId) as number | null) ?? 0;
   }
 
   /** The newest futures row of each key (changelog futuresRowKey) at or below `uptoId`, in id order. */

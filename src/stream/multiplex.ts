@@ -1,0 +1,173 @@
+import type { AccessControl } from '../access/access-control.ts';
+import type { Connection } from './connection.ts';
+import { StreamError } from './errors.ts';
+import { type Channel, isChannel } from './frames.ts';
+import { subscriptionId, subscriptionParams } from './params.ts';
+import type { StreamHub } from './stream-hub.ts';
+
+/** What a channel needs beyond WebSocket access (spec: Authentication 5). */
+const NEEDS_LIVE_STATE: ReadonlySet<Channel> = new Set(['plays', 'stats', 'live', 'game_state']);
+
+/** Largest client message accepted; a subscribe with 500 ids in every list fits. */
+export const MAX_CLIENT_MESSAGE = 64 * 1024;
+
+/**
+ * The multiplexed endpoint's protocol: client actions subscribe, unsubscribe, snapshot, resync and
+ * usage, answered in order on the connection's queue. Subscription lifecycle (spec: States):
+ * subscribe → `subscribed`; with snapshot: snapshot frames, `snapshot_complete`, then deltas; with
+ * resume_from: the missed deltas, `resume_complete`, then live ones; unsubscribe → `unsubscribed`.
+ * Errors are in-band (`error` with a code from errors.ts) and leave the connection open.
+ */
+export class Multiplex {
+  constructor(
+    private readonly hub: StreamHub,
+    private readonly access: AccessControl | undefined,
+    /** Where an unexpected failure goes (the log); the client gets `internal_error`. */
+    private readonly onError: (err: unknown) => void,
+  ) {}
+
+  onMessage(conn: Connection, raw: string): void {
+    let msg: Record<string, unknown>;
+    try {
+      const parsed: unknown = JSON.parse(raw);
+      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('not an object');
+      msg = parsed as Record<string, unknown>;
+    } catch {
+      return conn.error(null, 'bad_request', 'a message must be a JSON object with an action');
+    }
+    const id = typeof msg.id === 'string' ? msg.id : null;
+    try {
+      switch (msg.action) {
+        case 'subscribe':
+          return this.subscribe(conn, msg);
+        case 'unsubscribe':
+          return this.unsubscribe(conn, msg);
+        case 'snapshot':
+          return this.snapshot(conn, msg);
+        case 'resync':
+          return this.resync(conn, msg);
+        case 'usage':
+          return this.usage(conn, id);
+        default:
+          throw new StreamError('bad_request', 'action must be subscribe, unsubscribe, snapshot, resync or usage');
+      }
+    } catch (err) {
+      if (err instanceof StreamError) return conn.error(id, err.code, err.message);
+      this.onError(err);
+      conn.error(id, 'internal_error', 'the server could not handle this message');
+    }
+  }
+
+  private subscribe(conn: Connection, msg: Record<string, unknown>): void {
+    const id = subscriptionId(msg.id);
+    if (!isChannel(msg.channel)) {
+      throw new StreamError('unknown_channel', `channel must be one of markets, scores, plays, stats, live, futures, game_state`);
+    }
+    const channel = msg.channel;
+    if (conn.subs.has(id)) throw new StreamError('duplicate_id', `subscription ${id} exists on this connection`);
+    const scope = conn.scope;
+    if (NEEDS_LIVE_STATE.has(channel) && !scope.liveGameState) {
+      throw new StreamError('forbidden', `the ${channel} channel needs the live game state entitlement (Ultra tier or above)`);
+    }
+    if (channel === 'futures' && !scope.futures) {
+      throw new StreamError('forbidden', 'the futures channel needs the futures entitlement (Ultra tier or above)');
+    }
+    const account = conn.account;
+    const cap = account?.entitlements.wsSubscriptionsPerConnection;
+    if (cap !== undefined && conn.subs.size >= cap) {
+      throw new StreamError('subscription_limit', `the plan allows ${cap} subscriptions per connection`);
+    }
+    const params = subscriptionParams(channel, msg.params, scope);
+    if (params.date !== undefined && account && this.access) {
+      const denial = this.access.checkHistoryWindow(account, params.date);
+      if (denial) throw new StreamError('forbidden', String(denial.body.error));
+    }
+    const sub = this.hub.subscribe(conn, id, channel, params);
+    // Held from here until the snapshot or the replay is sent, so no delta overtakes it.
+    if (params.resumeFrom || params.snapshot) sub.held = [];
+    conn.send(
+      JSON.stringify({
+        type: 'subscribed',
+        id,
+        channel,
+        params: {
+          sport_ids: list(params.sportIds),
+          event_ids: list(params.eventIds),
+          market_ids: list(params.marketIds),
+          affiliate_ids: list(params.affiliateIds),
+          main_line: params.mainLine,
+          snapshot: params.snapshot,
+          conflate: params.conflate,
+        },
+        position: this.hub.position,
+      }),
+    );
+    if (params.resumeFrom) void this.hub.resume(conn, sub, params.resumeFrom);
+    else if (params.snapshot) void this.hub.snapshot(conn, sub);
+  }
+
+  private existing(conn: Connection, msg: Record<string, unknown>) {
+    const id = subscriptionId(msg.id);
+    const sub = conn.subs.get(id);
+    if (!sub) throw new StreamError('unknown_subscription', `no subscription ${id} on this connection`);
+    return sub;
+  }
+
+  private unsubscribe(conn: Connection, msg: Record<string, unknown>): void {
+    const sub = this.existing(conn, msg);
+    this.hub.removeSubscription(conn, sub);
+    conn.send(JSON.stringify({ type: 'unsubscribed', id: sub.id }));
+  }
+
+  /** A fresh snapshot on an existing subscription, without reconnecting (spec). */
+  private snapshot(conn: Connection, msg: Record<string, unknown>): void {
+    const sub = this.existing(conn, msg);
+    if (sub.held) throw new StreamError('bad_request', `subscription ${sub.id} is already taking a snapshot or resuming`);
+    sub.held = [];
+    void this.hub.snapshot(conn, sub);
+  }
+
+  /**
+   * resync: `resync_ack`, then a replay from `resume_from` when given (resume_complete), else a
+   * fresh snapshot (snapshot_complete).
+   */
+  private resync(conn: Connection, msg: Record<string, unknown>): void {
+    const sub = this.existing(conn, msg);
+    if (sub.held) throw new StreamError('bad_request', `subscription ${sub.id} is already taking a snapshot or resuming`);
+    const from = msg.resume_from === undefined ? undefined : subscriptionParams(sub.channel, { resume_from: msg.resume_from }, conn.scope).resumeFrom;
+    sub.held = [];
+    conn.send(JSON.stringify({ type: 'resync_ack', id: sub.id, position: this.hub.position }));
+    if (from) void this.hub.resume(conn, sub, from);
+    else void this.hub.snapshot(conn, sub);
+  }
+
+  /** In-band usage (free, spec: Metering 3): the same figures as the REST usage headers. */
+  private usage(conn: Connection, id: string | null): void {
+    const account = conn.account;
+    if (!account || !this.access) {
+      conn.send(JSON.stringify({ type: 'usage', id, metered: false }));
+      return;
+    }
+    const h: Record<string, string> = {};
+    this.access.meter(account, 0, { header: (name, value) => (h[name] = value) });
+    const num = (name: string) => (h[name] === undefined ? undefined : Number(h[name]));
+    conn.send(
+      JSON.stringify({
+        type: 'usage',
+        id,
+        tier: h['x-tier'],
+        used: num('x-datapoints-used'),
+        remaining: num('x-datapoints-remaining'),
+        limit: num('x-datapoints-limit'),
+        period: h['x-datapoints-period'],
+        reset: h['x-datapoints-reset'],
+        connections: this.hub.connectionsOf(account.keyHash),
+        connection_limit: account.entitlements.wsConnections,
+        subscriptions: conn.subs.size,
+        subscription_limit: account.entitlements.wsSubscriptionsPerConnection,
+      }),
+    );
+  }
+}
+
+const list = <T>(s: ReadonlySet<T> | null): T[] | null => (s ? [...s] : null);

@@ -1,0 +1,161 @@
+import type { PlanScope } from '../access/plan-scope.ts';
+import { withLiveVariants } from '../catalog/markets.ts';
+import type { LogPosition } from '../changelog/change.ts';
+import { ApiError } from '../http/errors.ts';
+import { dayWindow, parseDate, parseOffset } from '../http/params.ts';
+import { StreamError } from './errors.ts';
+import type { Channel } from './frames.ts';
+import type { SubscriptionParams } from './subscription.ts';
+
+/** Most ids a stream filter takes per list (streams have no 12-id cap; this bounds the index). */
+export const MAX_FILTER_IDS = 500;
+/** Most characters of a subscription id. */
+export const MAX_SUB_ID = 64;
+
+const bad = (message: string) => new StreamError('bad_request', message);
+
+/** A list of positive integers given as an array, a comma-separated string or one number. */
+export function intList(name: string, raw: unknown): number[] | undefined {
+  if (raw === undefined || raw === null || raw === '') return undefined;
+  const parts =
+    typeof raw === 'string' ? raw.split(',').map((s) => s.trim()) : Array.isArray(raw) ? raw : [raw];
+  const out = new Set<number>();
+  for (const p of parts) {
+    const n = typeof p === 'number' ? p : typeof p === 'string' && /^\d{1,9}$/.test(p) ? Number(p) : Number.NaN;
+    if (!Number.isInteger(n) || n < 0 || n > 999_999_999) throw bad(`${name} must be integers, got ${clip(p)}`);
+    out.add(n);
+  }
+  if (out.size > MAX_FILTER_IDS) throw bad(`${name} accepts at most ${MAX_FILTER_IDS} ids, got ${out.size}`);
+  return [...out];
+}
+
+function stringList(name: string, raw: unknown): string[] | undefined {
+  if (raw === undefined || raw === null || raw === '') return undefined;
+  const parts = typeof raw === 'string' ? raw.split(',').map((s) => s.trim()) : Array.isArray(raw) ? raw : [raw];
+  const out = new Set<string>();
+  for (const p of parts) {
+    if (typeof p !== 'string' || !/^[A-Za-z0-9_-]{1,64}$/.test(p)) throw bad(`${name} must be event ids, got ${clip(p)}`);
+    out.add(p);
+  }
+  if (out.size > MAX_FILTER_IDS) throw bad(`${name} accepts at most ${MAX_FILTER_IDS} ids, got ${out.size}`);
+  return [...out];
+}
+
+function bool(name: string, raw: unknown): boolean {
+  if (raw === undefined || raw === null) return false;
+  if (raw === true || raw === 'true') return true;
+  if (raw === false || raw === 'false') return false;
+  throw bad(`${name} must be true or false, got ${clip(raw)}`);
+}
+
+const clip = (v: unknown) => {
+  const s = typeof v === 'string' ? `'${v}'` : JSON.stringify(v) ?? String(v);
+  return s.length > 40 ? `${s.slice(0, 40)}…` : s;
+};
+
+/** A position a client sends back: `{id, epoch}`. */
+function position(raw: unknown): LogPosition | undefined {
+  if (raw === undefined || raw === null) return undefined;
+  const p = raw as { id?: unknown; epoch?: unknown };
+  if (typeof raw !== 'object' || !Number.isSafeInteger(p.id) || (p.id as number) < 0 || typeof p.epoch !== 'string') {
+    throw bad('resume_from must be a position {id, epoch} as the server sent it');
+  }
+  return { id: p.id as number, epoch: p.epoch };
+}
+
+/** The REST parameter parsers throw ApiError; on a stream they are in-band bad_request errors. */
+function rest<T>(f: () => T): T {
+  try {
+    return f();
+  } catch (err) {
+    if (err instanceof ApiError) throw bad(err.message);
+    throw err;
+  }
+}
+
+/** The shared filters of both endpoints, within the plan's books; market ids bring their live variants. */
+function filters(
+  q: Record<string, unknown>,
+  scope: PlanScope,
+): Pick<SubscriptionParams, 'sportIds' | 'eventIds' | 'requestedMarketIds' | 'marketIds' | 'affiliateIds'> {
+  const sports = intList('sport_ids', q.sport_ids);
+  const events = stringList('event_ids', q.event_ids);
+  const markets = intList('market_ids', q.market_ids);
+  const books = intList('affiliate_ids', q.affiliate_ids);
+  return {
+    sportIds: sports ? new Set(sports) : null,
+    eventIds: events ? new Set(events) : null,
+    requestedMarketIds: markets,
+    marketIds: markets ? new Set(withLiveVariants(markets)) : null,
+    affiliateIds: scope.booksFor(books),
+  };
+}
+
+/** The dedicated markets stream's query string (spec: affiliate_ids, sport_ids, event_ids, market_ids). */
+export function marketStreamParams(query: URLSearchParams, scope: PlanScope): SubscriptionParams {
+  const q: Record<string, unknown> = {};
+  for (const name of ['sport_ids', 'event_ids', 'market_ids', 'affiliate_ids']) {
+    const v = query.get(name);
+    if (v !== null) q[name] = v;
+  }
+  return { ...filters(q, scope), mainLine: false, snapshot: false, offset: 0, conflate: false };
+}
+
+const KNOWN_PARAMS = new Set([
+  'sport_ids',
+  'event_ids',
+  'market_ids',
+  'affiliate_ids',
+  'main_line',
+  'snapshot',
+  'date',
+  'offset',
+  'conflate',
+  'resume_from',
+]);
+
+/**
+ * A subscribe message's params. The stats channel takes no market or book filter (spec); `offset`
+ * may come as a string, as clients send it; `date` is checked against the plan's history window by
+ * the caller.
+ */
+export function subscriptionParams(channel: Channel, raw: unknown, scope: PlanScope): SubscriptionParams {
+  if (raw !== undefined && (typeof raw !== 'object' || raw === null || Array.isArray(raw))) {
+    throw bad('params must be an object');
+  }
+  const q = (raw ?? {}) as Record<string, unknown>;
+  for (const name of Object.keys(q)) if (!KNOWN_PARAMS.has(name)) throw bad(`unknown parameter ${clip(name)}`);
+  if (channel === 'stats' && (q.market_ids !== undefined || q.affiliate_ids !== undefined)) {
+    throw bad('the stats channel takes no market_ids or affiliate_ids');
+  }
+  const offset = rest(() => parseOffset(q.offset === undefined || q.offset === null ? undefined : String(q.offset)));
+  let date: number | undefined;
+  if (q.date !== undefined && q.date !== null) {
+    if (typeof q.date !== 'string') throw bad('date must be a string YYYY-MM-DD');
+    const d = q.date;
+    date = rest(() => parseDate(d));
+  }
+  const params: SubscriptionParams = {
+    ...filters(q, scope),
+    mainLine: bool('main_line', q.main_line),
+    snapshot: bool('snapshot', q.snapshot),
+    offset,
+    conflate: bool('conflate', q.conflate),
+  };
+  if (date !== undefined) {
+    params.date = date;
+    // Futures boards have no date: there a date only makes the snapshot refuse (spec).
+    if (channel !== 'futures') params.window = dayWindow(date, offset);
+  }
+  const resume = position(q.resume_from);
+  if (resume) params.resumeFrom = resume;
+  return params;
+}
+
+/** A subscription id: a client-chosen string (spec), bounded. */
+export function subscriptionId(raw: unknown): string {
+  if (typeof raw !== 'string' || raw.length === 0 || raw.length > MAX_SUB_ID) {
+    throw bad(`id must be a string of 1 to ${MAX_SUB_ID} characters`);
+  }
+  return raw;
+}

@@ -1,0 +1,168 @@
+import fastJson from 'fast-json-stringify';
+import type { PlanScope } from '../access/plan-scope.ts';
+import type { BoardView } from '../board/board-view.ts';
+import type { EventState } from '../board/board.ts';
+import { boardMatches, viewFutures } from '../board/futures-view.ts';
+import { type EventFilter, viewEvent } from '../board/views.ts';
+import { defaultMarketIds, withLiveVariants } from '../catalog/markets.ts';
+import { EventSchema } from '../http/schemas.ts';
+import { eventPoints } from '../http/snapshot-cache.ts';
+import { MAX_PLAYS } from '../http/routes/v2/plays.ts';
+import type { Store } from '../store/store.ts';
+import { SnapshotError } from './errors.ts';
+import type { Subscription } from './subscription.ts';
+
+const serializeEvent = fastJson(EventSchema);
+
+/** One snapshot message and the data points it costs (spec: like the equivalent REST read). */
+export interface SnapshotMessage {
+  text: string;
+  points: number;
+}
+
+export interface SnapshotSource {
+  /** The live board: stream plans are real-time. */
+  view: BoardView;
+  readPlays: Store['readPlays'];
+}
+
+/** What a snapshot holds besides its messages: the last play sequence of each event it covered. */
+export interface Snapshot {
+  messages: SnapshotMessage[];
+  playsUpTo: Map<string, number>;
+}
+
+/**
+ * The snapshot of a subscription (spec: Snapshot rules), as of the board's head when called: every
+ * read of the board happens before the first await, so the snapshot is exactly the state at that
+ * head and the live deltas after it continue it. Plays are read from the store after that, up to
+ * the sequence the board had then.
+ */
+export async function takeSnapshot(src: SnapshotSource, sub: Subscription, positionJson: string): Promise<Snapshot> {
+  const p = sub.params;
+  const ch = sub.channel;
+  if (ch === 'stats') {
+    throw new SnapshotError('unsupported_snapshot', 'the stats channel has no snapshot: fetch team and player stats from REST');
+  }
+  const head = `{"type":"snapshot","id":${sub.idJson},"channel":"${ch}","position":${positionJson}`;
+  if (ch === 'futures') return { messages: futuresSnapshot(src.view, sub, head), playsUpTo: new Map() };
+  if (ch === 'plays' && !p.eventIds) {
+    throw new SnapshotError('unbounded_scope', 'a plays snapshot needs event_ids');
+  }
+  if (!p.eventIds && !(p.sportIds && p.window)) {
+    throw new SnapshotError('unbounded_scope', 'a snapshot needs event_ids, or sport_ids with date');
+  }
+  const events = eventsInScope(src.view, sub);
+  const messages: SnapshotMessage[] = [];
+  const playsUpTo = new Map<string, number>();
+  for (const ev of events) {
+    const id = JSON.stringify(ev.info.event_id);
+    switch (ch) {
+      case 'markets': {
+        const filter = marketsFilter(sub.scope, sub, ev.info.sport_id);
+        const view = viewEvent(ev, filter);
+        const returned = [...new Set(view.event.markets.map((m) => m.market_id))].sort((a, b) => a - b);
+        const scope = `{"requested_market_ids":${JSON.stringify([...filter.marketIds].sort((a, b) => a - b))},"returned_market_ids":${JSON.stringify(returned)}}`;
+        messages.push({
+          text: `${head},"event_id":${id},"scope":${scope},"data":${serializeEvent(view.event)}}`,
+          points: eventPoints(view.priceCount, view.event.live_game_state !== undefined),
+        });
+        break;
+      }
+      case 'scores':
+        messages.push({
+          text: `${head},"event_id":${id},"data":${JSON.stringify({ event_id: ev.info.event_id, sport_id: ev.info.sport_id, score: ev.info.score ?? null })}}`,
+          points: 2,
+        });
+        break;
+      case 'live':
+      case 'game_state': {
+        const info = ev.info;
+        const state = info.live_game_state ?? null;
+        const data =
+          ch === 'live'
+            ? { event_id: info.event_id, sport_id: info.sport_id, event_status: info.score?.event_status ?? 'STATUS_SCHEDULED', score: info.score ?? null, live_game_state: state }
+            : { event_id: info.event_id, sport_id: info.sport_id, live_game_state: state };
+        messages.push({ text: `${head},"event_id":${id},"data":${JSON.stringify(data)}}`, points: state ? 3 : 2 });
+        break;
+      }
+      case 'plays':
+        playsUpTo.set(ev.info.event_id, ev.game?.plays ?? 0);
+        break;
+    }
+  }
+  if (ch === 'plays') {
+    for (const [eventId, last] of playsUpTo) {
+      const from = Math.max(1, last - MAX_PLAYS + 1);
+      const count = last === 0 ? 0 : last - from + 1;
+      const plays = count > 0 ? await src.readPlays(eventId, from, last) : Buffer.alloc(0);
+      const cursor = count > 0 ? `{"oldest_sequence":${from},"newest_sequence":${last}}` : 'null';
+      messages.push({
+        text: `${head},"event_id":${JSON.stringify(eventId)},"cursor":${cursor},"data":[${plays.toString('utf8')}]}`,
+        points: count,
+      });
+    }
+  }
+  return { messages, playsUpTo };
+}
+
+/** REST defaults (spec): market_ids 1,2,3 (and 563 for soccer and hockey) with their live variants. */
+function marketsFilter(scope: PlanScope, sub: Subscription, sportId: number): EventFilter & { marketIds: ReadonlySet<number> } {
+  const p = sub.params;
+  const requested = p.requestedMarketIds ?? defaultMarketIds(sportId);
+  return {
+    marketIds: new Set(scope.marketIdsFor(withLiveVariants(requested))),
+    affiliateIds: p.affiliateIds,
+    periodIds: scope.periods,
+    mainLine: p.mainLine,
+    participantIds: null,
+    participantType: null,
+    hideClosed: false,
+    includePriceDelta: false,
+    liveGameState: scope.liveGameState,
+  };
+}
+
+/** Events named by event_ids (within sport_ids and date when given), or those of sport_ids on the date. */
+function eventsInScope(view: BoardView, sub: Subscription): EventState[] {
+  const p = sub.params;
+  const inWindow = (ev: EventState) => !p.window || (ev.startMs >= p.window[0] && ev.startMs < p.window[1]);
+  if (p.eventIds) {
+    const out: EventState[] = [];
+    for (const id of p.eventIds) {
+      const ev = view.getEvent(id);
+      if (ev && (!p.sportIds || p.sportIds.has(ev.info.sport_id)) && inWindow(ev)) out.push(ev);
+    }
+    return out;
+  }
+  const [from, to] = p.window!;
+  return [...p.sportIds!].flatMap((sport) => view.eventsInWindow(sport, from, to));
+}
+
+/** Spec: positive sport_ids, no date; event_ids only with exactly one sport. One frame per sport, as REST lists. */
+function futuresSnapshot(view: BoardView, sub: Subscription, head: string): SnapshotMessage[] {
+  const p = sub.params;
+  if (!p.sportIds || p.sportIds.size === 0 || [...p.sportIds].some((s) => s <= 0)) {
+    throw new SnapshotError('unbounded_scope', 'a futures snapshot needs positive sport_ids');
+  }
+  if (p.date !== undefined) throw new SnapshotError('invalid_scope', 'a futures snapshot takes no date');
+  if (p.eventIds && p.sportIds.size !== 1) {
+    throw new SnapshotError('invalid_scope', 'futures event_ids need exactly one sport in sport_ids');
+  }
+  const filter = { marketIds: p.marketIds, affiliateIds: p.affiliateIds };
+  return [...p.sportIds].map((sportId) => {
+    let prices = 0;
+    const boards = view
+      .futuresOfSport(sportId)
+      .filter((b) => b.settlement.state === 'open' && (!p.eventIds || p.eventIds.has(b.header.event_id)) && boardMatches(b, filter))
+      .map((b) => {
+        const v = viewFutures(b, filter);
+        prices += v.prices;
+        return v.board;
+      });
+    return {
+      text: `${head},"sport_id":${sportId},"data":${JSON.stringify({ sport_id: sportId, futures: boards })}}`,
+      points: boards.length + prices,
+    };
+  });
+}
