@@ -3,7 +3,7 @@
  * node:http server returning the same bytes: bench/events.ts with another path, so the same pinning,
  * rounds, CPU accounting and medians. Issue target: at least 70% of bare.
  *
- *   node --import tsx bench/box-score.ts [--rounds 5] [--duration 10] [--no-start-flags]
+ *   node --import tsx bench/box-score.ts [--only box|season] [--rounds 5] [--duration 10] [--no-start-flags]
  *
  * The path is found on the started server: the player box of yesterday's last final NBA game, and
  * the season player stats of its home team. Both are serialised once per change of the boxes they
@@ -53,7 +53,12 @@ export function runSeasonStats(opts: EventsOptions = {}): Promise<EventsResult> 
 }
 
 if (isMain(import.meta.url)) {
-  const opts = parseEventsArgs(process.argv.slice(2));
-  process.stdout.write(`${eventsMarkdown(await runBoxScore(opts))}\n`);
-  process.stdout.write(`${eventsMarkdown(await runSeasonStats(opts))}\n`);
+  const argv = process.argv.slice(2);
+  // --only box | season: one of the two routes (each run starts its own server and fills its history).
+  const at = argv.indexOf('--only');
+  const only = at >= 0 ? argv.splice(at, 2)[1] : undefined;
+  if (only !== undefined && only !== 'box' && only !== 'season') throw new Error(`--only box or season, got ${only}`);
+  const opts = parseEventsArgs(argv);
+  if (only !== 'season') process.stdout.write(`${eventsMarkdown(await runBoxScore(opts))}\n`);
+  if (only !== 'box') process.stdout.write(`${eventsMarkdown(await runSeasonStats(opts))}\n`);
 }

@@ -1,13 +1,21 @@
 import { type CustomLimits, type Entitlements, entitlementsFor } from './entitlements.ts';
 import { type Billing, hashKey, type KeyRecord, type KeyStore } from './keys.ts';
 import { followsNewStatsPolicy } from './stats-policy.ts';
-import type { Tier } from './tiers.ts';
+import { isTier, type Tier } from './tiers.ts';
 
 /** An authenticated caller: the account behind a key and what its plan allows. */
 export interface Account {
   keyHash: string;
   keyPrefix: string;
+  /** As the key record stores it: a known plan unless `unservable` says otherwise. */
   tier: Tier;
+  /**
+   * Why the key's record cannot be served, when it cannot: it names a plan this server does not
+   * know (a record written by another version, or edited by hand), or a weekly billing period
+   * without the creation date the weeks count from. Access refuses such a key on every keyed route
+   * with a 503; its entitlements are Free's so that nothing reads a plan it does not have.
+   */
+  unservable: 'unknown_plan' | 'undated_weekly' | undefined;
   entitlements: Entitlements;
   billing: Billing;
   createdMs: number;
@@ -21,11 +29,19 @@ export interface Account {
 
 export function accountOf(r: KeyRecord): Account {
   const createdMs = Date.parse(r.created_at);
+  const planKnown = isTier(r.tier);
   return {
     keyHash: r.key_hash,
     keyPrefix: r.key_prefix,
     tier: r.tier,
-    entitlements: entitlementsFor(r.tier, r.custom ? (JSON.parse(r.custom) as CustomLimits) : undefined),
+    unservable: !planKnown
+      ? 'unknown_plan'
+      : r.billing === 'weekly' && !Number.isFinite(createdMs)
+        ? 'undated_weekly'
+        : undefined,
+    entitlements: planKnown
+      ? entitlementsFor(r.tier, r.custom ? (JSON.parse(r.custom) as CustomLimits) : undefined)
+      : entitlementsFor('free'),
     billing: r.billing,
     createdMs,
     newStatsPolicy: followsNewStatsPolicy(createdMs),

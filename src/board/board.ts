@@ -231,6 +231,10 @@ export class Board implements FeedStateReader, BoardView {
     return this.head;
   }
 
+  playerStat(eventId: string, playerId: number, statId: number): number {
+    return this.events.get(eventId)?.game?.players.get(playerId)?.stats.get(statId) ?? 0;
+  }
+
   private findPrice(key: PriceKey): PriceState | undefined {
     const market = this.events.get(key.event_id)?.markets.get(marketKey(key.market_id, key.period_id));
     if (!market) return undefined;

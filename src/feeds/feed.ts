@@ -31,6 +31,8 @@ export interface FeedStateReader {
   futuresState(eventId: string): FuturesState | undefined;
   /** The last committed change id, 0 on an empty store. */
   headId(): number;
+  /** A player's committed box-score value of a stat id in an event; 0 when there is none. */
+  playerStat(eventId: string, playerId: number, statId: number): number;
 }
 
 /** A source of update batches; started after the store has been loaded. */

@@ -121,6 +121,11 @@ function joined(
 
 interface Cached {
   key: string;
+  /**
+   * The event's teams the box was serialised with: an event row (a renamed team, a new
+   * abbreviation) replaces this array, a score row keeps it.
+   */
+  teams: EventInfo['teams'];
   box: SerializedBox;
 }
 
@@ -139,8 +144,8 @@ export function groupsBytes(groups: Iterable<Group>): number {
 }
 
 /**
- * Serialised boxes per event, replaced when the event's box or completeness changes; entries draw
- * from the shared byte budget, least recently used out first.
+ * Serialised boxes per event, replaced when the event's box, completeness or teams change; entries
+ * draw from the shared byte budget, least recently used out first.
  */
 export class BoxCache {
   private readonly map: BudgetMap<string, Cached>;
@@ -152,9 +157,9 @@ export class BoxCache {
   box(ev: EventState, complete: boolean): SerializedBox {
     const key = `${ev.game?.version ?? 0}:${complete}`;
     const hit = this.map.get(ev.info.event_id);
-    if (hit && hit.key === key) return hit.box;
+    if (hit && hit.key === key && hit.teams === ev.info.teams) return hit.box;
     const box = serializeBox(ev.info, ev.game, complete);
-    this.map.set(ev.info.event_id, { key, box }, groupsBytes([...box.teams, ...box.players]));
+    this.map.set(ev.info.event_id, { key, teams: ev.info.teams, box }, groupsBytes([...box.teams, ...box.players]));
     return box;
   }
 }

@@ -1,4 +1,5 @@
 import { UPGRADE_URL } from '../access/access-control.ts';
+import type { Account } from '../access/authenticator.ts';
 import { STATS_SAMPLE_PATH, type StatsRefusal } from '../access/stats-policy.ts';
 import { redact } from './redact.ts';
 
@@ -24,6 +25,22 @@ export const unauthorized = (): ApiError => new ApiError(401, { message: 'unauth
 /** A plan that lacks a feature: re-authenticating does not help, upgrading does. */
 export const forbidden = (text: string, extra: Record<string, unknown> = {}): ApiError =>
   new ApiError(403, { error: text, upgrade_url: UPGRADE_URL, ...extra });
+
+/**
+ * A key whose record cannot be served (`Account.unservable`): no limit, coverage or period can be
+ * applied, so every keyed route refuses it before anything is read or counted. 503 without
+ * Retry-After, as the spec's `stats_policy_unsupported`: retryable with backoff (the key store may
+ * be fixed), not an entitlement denial. The plan's name is the operator's record, quoted.
+ */
+export function planUnsupported(account: Pick<Account, 'tier' | 'unservable'>): ApiError {
+  const message =
+    account.unservable === 'undated_weekly'
+      ? 'The record of this key has no creation date, which its weekly billing period counts from; the key cannot be served until the record is fixed'
+      : `The plan of this key (${quote(account.tier)}) is not one this server knows; the key cannot be served until its record names a known plan`;
+  return new ApiError(503, { message, code: PLAN_UNSUPPORTED });
+}
+
+export const PLAN_UNSUPPORTED = 'plan_unsupported';
 
 /** Spec code of the 503 given when the stats-access policy cannot be resolved for an account. */
 export const STATS_POLICY_UNSUPPORTED = 'stats_policy_unsupported';

@@ -2,7 +2,8 @@ import { type SeasonGames, type StatTotals, sumBoxes, type SeasonTotals } from '
 import { rosterOf } from '../catalog/rosters/index.ts';
 import { statById } from '../catalog/stats.ts';
 import { BudgetMap, type ByteBudget } from './byte-budget.ts';
-import { type Group, groupsBytes, type Row, type SerializedBox } from './box-score.ts';
+import type { StatsRequest } from '../access/stats-policy.ts';
+import { type BoxBody, type Group, groupsBytes, type Row, type SerializedBox } from './box-score.ts';
 
 /**
  * The season-stats responses (spec: Team season stats, Player season stats), serialised once per
@@ -58,6 +59,23 @@ interface Cached {
 }
 
 /**
+ * A served season body: what one request URL answered for one data delay, valid while the
+ * caller's view, the live board (which finds the season's games) and the UTC day (which decides
+ * the default year) stand where they stood when it was built.
+ */
+export interface SeasonResponse extends BoxBody {
+  json: Buffer;
+  head: number;
+  liveHead: number;
+  day: number;
+  /** What the stats-access policy is asked for this body: it still decides per caller. */
+  stats: StatsRequest;
+}
+
+/** Bytes of a kept response besides its body and key. */
+const RESPONSE_BYTES = 160;
+
+/**
  * Serialised season aggregates per (team, year, season type), recomputed from the board's boxes
  * only when the key of the games they sum has moved (a stat row of one of them, or a game joining
  * or leaving the season); entries draw from the shared byte budget, least recently used out first.
@@ -67,9 +85,26 @@ export class SeasonStatsCache {
   /** The games each season sums, as found at a head of the live board. */
   private readonly scans: BudgetMap<string, { head: number; found: SeasonGames }>;
 
+  /** Whole bodies per (data delay, request URL). */
+  private readonly responses: BudgetMap<string, SeasonResponse>;
+
   constructor(budget: ByteBudget) {
     this.map = new BudgetMap(budget);
     this.scans = new BudgetMap(budget);
+    this.responses = new BudgetMap(budget);
+  }
+
+  /**
+   * The body a request of `key` got while the board stood where it stands now: polls come many per
+   * commit, and this answers them without parsing, scanning or joining again.
+   */
+  response(key: string, head: number, liveHead: number, day: number): SeasonResponse | undefined {
+    const hit = this.responses.get(key);
+    return hit && hit.head === head && hit.liveHead === liveHead && hit.day === day ? hit : undefined;
+  }
+
+  storeResponse(key: string, response: SeasonResponse): void {
+    this.responses.set(key, response, RESPONSE_BYTES + response.json.length);
   }
 
   /**

@@ -8,6 +8,7 @@ import { hashKey } from '../access/keys.ts';
 import { lowestTierWith, upgradeMessage } from '../access/entitlements.ts';
 import { scopeOf } from '../access/plan-scope.ts';
 import { tierLabel } from '../access/tiers.ts';
+import { planUnsupported } from '../http/errors.ts';
 import { StreamError } from './errors.ts';
 import { MAX_CLIENT_MESSAGE, Multiplex } from './multiplex.ts';
 import { marketStreamParams } from './params.ts';
@@ -105,6 +106,8 @@ export function attachStreams(server: Server, deps: UpgradeDeps): WebSocketServe
       }
       deps.failedKeys.passed(who.keyHash);
       account = who;
+      // As on REST: a record naming no known plan (or undated weekly billing) is served nowhere.
+      if (account.unservable) return refuse(socket, refusal(503, planUnsupported(account).body));
       const denied = entitlement(account) ?? admit(deps.access, account);
       if (denied) return refuse(socket, denied);
       const cap = account.entitlements.wsConnections;

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { type IncomingHttpHeaders, request } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { hashKey } from '../../src/access/keys.ts';
+import { generateKey, hashKey, newKeyRecord } from '../../src/access/keys.ts';
+import type { Tier } from '../../src/access/tiers.ts';
 import { batch, nbaEvent, nbaPrices, price, score } from '../helpers/fixtures.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
@@ -79,6 +80,51 @@ describe('keys', () => {
     assert.equal(r.status, 401);
     assert.deepEqual(r.body, { message: 'unauthorized' });
     assert.equal(r.headers.get('x-tier'), null, 'no plan is known before the key check passes');
+  });
+
+  test('a key whose stored plan the server does not know is refused on every keyed route with a 503', async () => {
+    const k = generateKey();
+    await s.server.keys.insert({ ...newKeyRecord(k, 'ultra'), tier: 'platinum' as Tier });
+    for (const path of [
+      events,
+      '/api/v2/markets',
+      '/api/v2/markets/delta?last_id=0',
+      '/api/v2/stats',
+      '/api/v2/stats/sample',
+      '/api/v2/teams/2002',
+      '/api/v2/teams/2002/stats',
+      `/api/v2/events/${'a'.repeat(32)}/plays`,
+      '/api/v2/sports/4/futures',
+      '/api/v1/sports',
+    ]) {
+      const r = await get(path, k);
+      assert.equal(r.status, 503, path);
+      assert.equal(r.body.code, 'plan_unsupported', path);
+      assert.match(r.body.message, /plan of this key \(platinum\) is not one this server knows/, path);
+      assert.equal(r.headers.get('retry-after'), null, path);
+      assert.equal(r.headers.get('x-datapoints'), null, `${path}: nothing is counted`);
+      assert.equal(r.headers.get('x-tier'), null, `${path}: no plan to name`);
+    }
+    // Public routes need no key, so they do not ask what the key's plan is.
+    assert.equal((await get('/api/v2/sports', k)).status, 200);
+  });
+
+  test('a weekly key without a creation date is refused with a 503 too: its weeks cannot be counted', async () => {
+    const k = generateKey();
+    await s.server.keys.insert({ ...newKeyRecord(k, 'pro', { billing: 'weekly' }), created_at: '' });
+    for (const path of [events, '/api/v2/teams/2002/stats', '/api/v2/markets']) {
+      const r = await get(path, k);
+      assert.equal(r.status, 503, path);
+      assert.equal(r.body.code, 'plan_unsupported', path);
+      assert.match(r.body.message, /no creation date/, path);
+    }
+    // A monthly key without one is served; only the stats-access policy needs its date (503 stats_policy_unsupported).
+    const monthly = generateKey();
+    await s.server.keys.insert({ ...newKeyRecord(monthly, 'pro'), created_at: '' });
+    assert.equal((await get(events, monthly)).status, 200);
+    const stats = await get('/api/v2/teams/2002/stats', monthly);
+    assert.equal(stats.status, 503);
+    assert.equal(stats.body.code, 'stats_policy_unsupported');
   });
 });
 

@@ -81,6 +81,19 @@ describe('the Ultra gate', () => {
     }
   });
 
+  test('every tier below Ultra is refused, legacy accounts too: futures are no stats feature', async () => {
+    for (const tier of ['free', 'starter', 'pro'] as const) {
+      for (const createdAt of [new Date('2026-06-01T00:00:00Z'), new Date()]) {
+        for (const path of ['/api/v2/sports/4/futures', `/api/v2/sports/4/futures/${OPEN}`]) {
+          // A key per request: Free's burst ceiling is one request a second.
+          const r = await get(path, await s.newKey(tier, { createdAt }));
+          assert.equal(r.status, 403, `${tier} ${path}`);
+          assert.equal(r.headers.get('x-datapoints'), null, `${tier} ${path}: nothing counted`);
+        }
+      }
+    }
+  });
+
   test('an Ultra key gets 200', async () => {
     assert.equal((await get('/api/v2/sports/4/futures', ultra)).status, 200);
     assert.equal((await get(`/api/v2/sports/4/futures/${OPEN}`, ultra)).status, 200);

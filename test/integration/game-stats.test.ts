@@ -163,6 +163,21 @@ describe('/api/v2/events/{eventID}/stats', () => {
     // A game not started has no box to refuse.
     assert.deepEqual((await s.get(`/api/v2/events/${SCHEDULED}/stats`, { 'X-Service-Key': newPro })).body, []);
   });
+
+  test('an event row that renames a team is in the next box, with no new stat row', async () => {
+    const names = async () =>
+      ((await s.get(`/api/v2/events/${LIVE}/stats`)).body as { team: { name: string; abbreviation: string } }[]).map(
+        (g) => `${g.team.name} ${g.team.abbreviation}`,
+      );
+    assert.deepEqual(await names(), ['Boston BOS', 'Los Angeles LAL']);
+    const event = nbaEvent(LIVE, today(), 1);
+    const renamed = { ...event, teams: [{ ...event.teams[0]!, name: 'Boston Renamed', abbreviation: 'BOR' }, event.teams[1]!] };
+    const past = new Date(Date.now() - 3_600_000).toISOString();
+    await s.server.ledger.apply(batch(past, [{ kind: 'event', event: renamed }]));
+    assert.deepEqual(await names(), ['Boston Renamed BOR', 'Los Angeles LAL']);
+    await s.server.ledger.apply(batch(past, [{ kind: 'event', event }]));
+    assert.deepEqual(await names(), ['Boston BOS', 'Los Angeles LAL']);
+  });
 });
 
 describe('/api/v2/events/{eventID}/players/stats', () => {
@@ -189,10 +204,18 @@ describe('/api/v2/events/{eventID}/players/stats', () => {
 });
 
 describe('/api/v2/events/{eventID}/plays', () => {
-  test('denied below Ultra with the entitlement body', async () => {
+  test('denied below Ultra with the entitlement body, whatever the account’s date', async () => {
     const res = await s.get(`/api/v2/events/${LIVE}/plays`, { 'X-Service-Key': pro });
     assert.equal(res.status, 403);
     assert.ok(res.body.error && res.body.upgrade_url);
+    for (const tier of ['free', 'starter', 'pro'] as const) {
+      for (const createdAt of [new Date('2026-06-01T00:00:00Z'), new Date()]) {
+        const k = await s.newKey(tier, { createdAt });
+        const r = await s.get(`/api/v2/events/${LIVE}/plays`, { 'X-Service-Key': k });
+        assert.equal(r.status, 403, tier);
+        assert.equal(r.headers.get('x-datapoints'), null, tier);
+      }
+    }
   });
 
   test('500 newest first, paged back with before_sequence down to play 1', async () => {
@@ -261,5 +284,11 @@ describe('live_game_state', () => {
       (await s.get(`/api/v2/events/${LIVE}`, { 'X-Service-Key': key })).body.events[0].live_game_state;
     assert.equal((await seen(ultra)).last_play, `play ${PLAYS}`);
     assert.equal(await seen(pro), undefined);
+    for (const tier of ['free', 'starter'] as const) assert.equal(await seen(await s.newKey(tier)), undefined, tier);
+    // The one-event route and the snapshot by date alike.
+    const byDate = await s.get(`/api/v2/sports/4/events/${today()}`, { 'X-Service-Key': await s.newKey('starter') });
+    const live = byDate.body.events.find((e: { event_id: string }) => e.event_id === LIVE);
+    assert.ok(live, 'the live event is on the day');
+    assert.equal(live.live_game_state, undefined);
   });
 });

@@ -163,12 +163,39 @@ describe('/api/v2/teams/{teamID}/players/stats', () => {
     const thirteen = Array.from({ length: 13 }, (_, i) => 4001 + i).join(',');
     assert.equal((await s.get(`/api/v2/teams/${BOS}/players/stats?stats_ids=${thirteen}`)).status, 400);
     assert.equal((await s.get(`/api/v2/teams/${BOS}/players/stats?player_ids=x`)).status, 400);
+    // No roster has 100 players (ids are team_id x 100 + slot), so a longer list is refused.
+    const hundred = Array.from({ length: 100 }, (_, i) => BOS * 100 + i + 1).join(',');
+    assert.equal((await s.get(`/api/v2/teams/${BOS}/players/stats?player_ids=${hundred}`)).status, 400);
+    assert.equal((await s.get(`/api/v2/teams/${BOS}/players/stats?player_ids=${hundred.split(',').slice(0, 99).join(',')}`)).status, 200);
     assert.equal((await s.get(`/api/v2/teams/${BOS}/players/stats?season_type=5`)).status, 400);
     assert.equal((await s.get('/api/v2/teams/999999/players/stats')).status, 404);
   });
 });
 
 describe('the stats-access policy', () => {
+  test('by account date over HTTP: the Free evaluation, the new plans and legacy access to a final and a live box', async () => {
+    const DAY = 86_400_000;
+    // A key per request: Free's burst ceiling is one request a second.
+    const status = async (path: string, tier: 'free' | 'starter', createdAt: Date) => {
+      const res = await s.get(path, { 'X-Service-Key': await s.newKey(tier, { createdAt }) });
+      return res.status === 200 ? 200 : `${res.status} ${res.body.feature}`;
+    };
+    const now = new Date();
+    const legacy = new Date('2026-09-07T17:59:59Z');
+    const finalBox = `/api/v2/events/${FINAL}/stats`;
+    const liveBox = `/api/v2/events/${LIVE}/players/stats`;
+    const season = `/api/v2/teams/${BOS}/stats`;
+    assert.equal(await status(finalBox, 'free', now), 200, 'a new Free account evaluates current-season boxes');
+    assert.equal(await status(finalBox, 'free', new Date(Date.now() - 8 * DAY)), '403 completed_box_scores', 'its evaluation ends after seven days');
+    assert.equal(await status(finalBox, 'free', legacy), 200, 'legacy access');
+    assert.equal(await status(finalBox, 'starter', now), 200);
+    assert.equal(await status(liveBox, 'free', now), '403 live_game_stats', 'the evaluation covers completed games only');
+    assert.equal(await status(liveBox, 'starter', now), '403 live_game_stats');
+    assert.equal(await status(liveBox, 'starter', legacy), 200);
+    assert.equal(await status(season, 'free', now), '403 season_stats');
+    assert.equal(await status(season, 'free', legacy), 200);
+  });
+
   test('a Starter key created after the cutoff is refused season stats; a legacy one and a new Pro one are not', async () => {
     for (const path of [`/api/v2/teams/${BOS}/stats`, `/api/v2/teams/${BOS}/players/stats`]) {
       const res = await s.get(path, { 'X-Service-Key': newStarter });
@@ -179,6 +206,10 @@ describe('the stats-access policy', () => {
       assert.equal(res.headers.get('x-datapoints'), null);
       assert.equal((await s.get(path, { 'X-Service-Key': legacyStarter })).status, 200, path);
       assert.equal((await s.get(path, { 'X-Service-Key': pro })).status, 200, path);
+      // The body kept for this URL and the Starter delay is not served past the policy.
+      const again = await s.get(path, { 'X-Service-Key': await s.newKey('starter') });
+      assert.equal(again.status, 403, path);
+      assert.equal(again.headers.get('x-datapoints'), null);
     }
   });
 });

@@ -4,6 +4,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { WebSocket } from 'ws';
+import { generateKey, newKeyRecord } from '../../src/access/keys.ts';
+import type { Tier } from '../../src/access/tiers.ts';
 import { after, before, describe, test } from 'node:test';
 import { batch, nbaEvent, nbaPrices, price } from '../helpers/fixtures.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
@@ -59,6 +61,14 @@ describe('the upgrade', () => {
     assert.equal(r.status, 403);
     assert.match(r.body.error, /WebSocket streams requires the Ultra tier/);
     assert.equal(typeof r.body.upgrade_url, 'string');
+  });
+
+  test('a key whose stored plan is unknown: 503 plan_unsupported, as on REST', async () => {
+    const k = generateKey();
+    await s.server.keys.insert({ ...newKeyRecord(k, 'ultra'), tier: 'platinum' as Tier });
+    const r = await refusal(markets(), { 'X-Service-Key': k });
+    assert.equal(r.status, 503);
+    assert.equal(r.body.code, 'plan_unsupported');
   });
 
   test('a bad filter: 400 naming it', async () => {

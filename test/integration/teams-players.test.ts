@@ -91,13 +91,39 @@ test('a roster lists each player once, jersey numbers as strings, and each leads
   assert.ok(roster.body.players.some((p: { position: string }) => p.position === 'QB'));
 });
 
-test('an individual competitor has team detail and an empty roster', async () => {
-  const atp = await s.get('/api/v2/sports/38/teams');
-  const athlete = atp.body.teams[0];
-  const detail = await s.get(`/api/v2/teams/${athlete.team_id}`);
-  assert.equal(detail.status, 200);
-  assert.equal(detail.body.sport_id, 38);
-  assert.deepEqual((await s.get(`/api/v2/teams/${athlete.team_id}/players`)).body, { players: [] });
+test('an individual competitor is a roster of one: the athlete its box scores and plays name', async () => {
+  for (const [sportId, position] of [
+    [38, 'Singles'],
+    [39, 'Singles'],
+    [7, undefined],
+  ] as const) {
+    const listing = await s.get(`/api/v2/sports/${sportId}/teams`);
+    const athlete = listing.body.teams[0];
+    const detail = await s.get(`/api/v2/teams/${athlete.team_id}`);
+    assert.equal(detail.status, 200);
+    assert.equal(detail.body.sport_id, sportId);
+    const roster = await s.get(`/api/v2/teams/${athlete.team_id}/players`);
+    assert.equal(roster.status, 200);
+    const [only, ...rest] = roster.body.players;
+    assert.deepEqual(rest, []);
+    assert.equal(only.player_id, athlete.team_id * 100 + 1);
+    assert.equal(only.name, athlete.name);
+    assert.equal(only.team_id, athlete.team_id);
+    assert.equal(typeof only.jersey_number, 'string');
+    // A fighter is listed by weight class, the division of the team listing.
+    assert.equal(only.position, position ?? athlete.division.name);
+    const record = await s.get(`/api/v2/players/${only.player_id}`);
+    assert.equal(record.status, 200);
+    assert.deepEqual(record.body, {
+      ...only,
+      first_name: record.body.first_name,
+      last_name: record.body.last_name,
+      team: { team_id: athlete.team_id, name: athlete.name, abbreviation: athlete.abbreviation },
+      sport_id: sportId,
+    });
+    assert.equal(`${record.body.first_name} ${record.body.last_name}`, only.name);
+    assert.equal((await s.get(`/api/v2/players/${only.player_id + 1}`)).status, 404, 'no second slot');
+  }
 });
 
 test('unknown teams and players are 404, malformed ids 400, no key 401', async () => {

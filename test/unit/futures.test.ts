@@ -56,6 +56,9 @@ class Boards implements FeedStateReader {
   futuresState(id: string): FuturesState | undefined {
     return this.states.get(id);
   }
+  playerStat(): number {
+    return 0;
+  }
   headId(): number {
     return 0;
   }

@@ -20,7 +20,18 @@ test('every team of a team sport has a full roster: unique ids, names and jersey
     const discipline = sportProfile(league.sport_ids[0]!)!.discipline;
     for (const team of league.teams) {
       const players = rosterOf(team.team_id)!;
-      if (league.individual || discipline === 'politics') {
+      if (league.individual) {
+        const [only, ...rest] = players;
+        assert.deepEqual(rest, [], `${league.key} ${team.team_id} is a roster of one`);
+        assert.equal(only!.player_id, team.team_id * 100 + 1);
+        assert.equal(only!.name, team.name);
+        assert.equal(`${only!.first_name} ${only!.last_name}`, team.name);
+        assert.equal(only!.team_id, team.team_id);
+        assert.ok(only!.position.length > 0);
+        assert.deepEqual(playerById(only!.player_id), only, 'the athlete is a player');
+        continue;
+      }
+      if (discipline === 'politics') {
         assert.deepEqual(players, [], `${league.key} ${team.team_id} has no players`);
         continue;
       }
@@ -63,6 +74,15 @@ test('unknown ids find nothing; rosters are the same on every call', () => {
 });
 
 test('the simulator plays the catalog players: prop participants are roster members', () => {
+  for (const key of ['atp', 'wta', 'mma']) {
+    const team = leagues.find((l) => l.key === key)!.teams[3]!;
+    const [athlete] = rosterOf(team.team_id)!;
+    assert.deepEqual(
+      roster(1, team, 'solo').map((p) => [p.id, p.name, p.position, p.jersey, p.team_id]),
+      [[athlete!.player_id, athlete!.name, athlete!.position, athlete!.jersey_number, team.team_id]],
+      key,
+    );
+  }
   for (const seed of [1, 7]) {
     for (const teamId of [2002, 2014]) {
       const team = leagues.find((l) => l.key === 'nba')!.teams.find((t) => t.team_id === teamId)!;

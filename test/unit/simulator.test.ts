@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { SPORTS } from '../../src/catalog/sports.ts';
+import { statByName } from '../../src/catalog/stats.ts';
 import { OFF_BOARD } from '../../src/domain/odds.ts';
 import { scoreRuleViolations } from '../../src/domain/score.ts';
 import type { FuturesState } from '../../src/domain/futures.ts';
@@ -35,6 +36,8 @@ class MemoryLedger implements LedgerSink, FeedStateReader {
     largestBatch: 0,
   };
   readonly futures = new Map<string, FuturesState>();
+  /** `${event_id}:${player_id}:${stat_id}` -> value, summed from the plays' credits. */
+  private readonly playerStats = new Map<string, number>();
   batches: UpdateBatch[] | undefined;
   onPrice?: (u: PriceUpdate) => void;
 
@@ -65,7 +68,15 @@ class MemoryLedger implements LedgerSink, FeedStateReader {
         else if (u.live_game_state) ev.live_game_state = u.live_game_state;
         continue;
       }
-      if (u.kind === 'play') continue;
+      if (u.kind === 'play') {
+        for (const c of u.play.credits) {
+          const statId = statByName(ev.sport_id, c.stat)?.id;
+          if (c.player_id === undefined || statId === undefined) continue;
+          const key = `${u.event_id}:${c.player_id}:${statId}`;
+          this.playerStats.set(key, (this.playerStats.get(key) ?? 0) + c.n);
+        }
+        continue;
+      }
       this.onPrice?.(u);
       const key = priceKey(u);
       const main = u.is_main_line ?? this.prices.get(key)?.is_main_line ?? false;
@@ -94,6 +105,10 @@ class MemoryLedger implements LedgerSink, FeedStateReader {
 
   futuresState(eventId: string): FuturesState | undefined {
     return this.futures.get(eventId);
+  }
+
+  playerStat(eventId: string, playerId: number, statId: number): number {
+    return this.playerStats.get(`${eventId}:${playerId}:${statId}`) ?? 0;
   }
 
   headId(): number {
@@ -377,6 +392,10 @@ class LiveCounter implements LedgerSink, FeedStateReader {
 
   futuresState(): FuturesState | undefined {
     return undefined;
+  }
+
+  playerStat(): number {
+    return 0;
   }
 
   headId(): number {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { sportProfile } from '../sports.ts';
+import { type Discipline, sportProfile } from '../sports.ts';
 import { homeLeagueOf, teamById } from '../teams/index.ts';
 import type { LeagueCatalog, TeamRecord } from '../teams/types.ts';
 import { NAME_POOLS, type NameRegion } from './names.ts';
@@ -43,9 +43,44 @@ export function homeSportOf(teamId: number): number | undefined {
   return homeLeagueOf(teamId)?.sport_ids[0];
 }
 
+/** What an athlete is listed as, per individual discipline; MMA fighters by their weight class. */
+function athletePosition(team: TeamRecord, discipline: Discipline): string {
+  switch (discipline) {
+    case 'tennis':
+      return 'Singles';
+    case 'mma':
+      return team.division || 'Fighter';
+    case 'golf':
+      return 'Golfer';
+    case 'motorsport':
+      return 'Driver';
+    default:
+      return 'Athlete';
+  }
+}
+
+/**
+ * An athlete is a roster of one: the player who appears in box scores and plays under the
+ * athlete's competitor id (team_id x 100 + 1), with the athlete's own name.
+ */
+function athlete(team: TeamRecord, discipline: Discipline): RosterPlayer {
+  const space = team.name.indexOf(' ');
+  return {
+    player_id: team.team_id * SLOTS_PER_TEAM + 1,
+    name: team.name,
+    first_name: space < 0 ? team.name : team.name.slice(0, space),
+    last_name: space < 0 ? '' : team.name.slice(space + 1),
+    position: athletePosition(team, discipline),
+    jersey_number: '',
+    team_id: team.team_id,
+  };
+}
+
 function generate(team: TeamRecord, league: LeagueCatalog): RosterPlayer[] {
-  const plan = squadPlan(sportProfile(league.sport_ids[0]!)!.discipline);
-  if (!plan || league.individual) return [];
+  const discipline = sportProfile(league.sport_ids[0]!)!.discipline;
+  if (league.individual) return [athlete(team, discipline)];
+  const plan = squadPlan(discipline);
+  if (!plan) return [];
   const pool = NAME_POOLS[regionOf(league)];
   const pick = <T>(list: readonly T[], ...parts: (string | number)[]) =>
     list[Math.floor(unit(...parts) * list.length)]!;
@@ -76,8 +111,8 @@ function generate(team: TeamRecord, league: LeagueCatalog): RosterPlayer[] {
 }
 
 /**
- * A team's players in roster order; an empty list for a competitor without players (an athlete,
- * a candidate); undefined for an unknown team id.
+ * A team's players in roster order; the athlete alone for an individual competitor; an empty list
+ * for a competitor without players (a candidate); undefined for an unknown team id.
  */
 export function rosterOf(teamId: number): RosterPlayer[] | undefined {
   const team = teamById(teamId);

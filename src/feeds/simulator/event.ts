@@ -1,3 +1,4 @@
+import { statByName } from '../../catalog/stats.ts';
 import { PRESEASON_SPORT_IDS } from '../../domain/score.ts';
 import type { EventInfo, Score } from '../../domain/types.ts';
 import type { Update } from '../../ledger/updates.ts';
@@ -155,12 +156,11 @@ export class SimEvent {
     }
     if (score.event_status !== 'STATUS_IN_PROGRESS' && score.event_status !== 'STATUS_HALFTIME') return false;
     this.phase = 'live';
-    this.engine = resumeGame(
-      this.spec.sport.discipline,
-      this.gameContext('game'),
-      score,
-      info.live_game_state,
-    );
+    const sportId = this.spec.sport.sport_id;
+    this.engine = resumeGame(this.spec.sport.discipline, this.gameContext('game'), score, info.live_game_state, (player, stat) => {
+      const id = statByName(sportId, stat)?.id;
+      return id === undefined ? 0 : this.ctx.state.playerStat(info.event_id, player.id, id);
+    });
     const at = Date.parse(score.updated_at);
     this.activeFrom = Number.isFinite(at) ? Math.min(at, nowMs) : nowMs;
     this.lastAdvance = this.activeFrom;

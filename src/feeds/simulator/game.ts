@@ -1,6 +1,6 @@
 import type { Discipline } from '../../catalog/sports.ts';
 import type { Score } from '../../domain/types.ts';
-import type { Engine, GameContext } from './games/base.ts';
+import type { CreditReader, Engine, GameContext } from './games/base.ts';
 import { BaseballGame } from './games/baseball.ts';
 import { BasketballGame } from './games/basketball.ts';
 import { CricketGame } from './games/cricket.ts';
@@ -11,10 +11,10 @@ import { PoliticsGame } from './games/politics.ts';
 import { SoccerGame } from './games/soccer.ts';
 import { TennisGame } from './games/tennis.ts';
 
-export type { Engine, GameContext, PlayerStats, ScoreCore, Segment, Side } from './games/base.ts';
+export type { CreditReader, Engine, GameContext, PlayerStats, ScoreCore, Segment, Side } from './games/base.ts';
 
 /** An engine that can pick up a committed game after a restart. */
-type Resumable = Engine & { restore(score: Score, state: Record<string, unknown>): void };
+type Resumable = Engine & { restore(score: Score, state: Record<string, unknown>, credited: CreditReader): void };
 
 function build(discipline: Discipline, ctx: GameContext): Resumable {
   switch (discipline) {
@@ -44,15 +44,19 @@ export function startGame(discipline: Discipline, ctx: GameContext): Engine {
   return build(discipline, ctx);
 }
 
-/** A game engine of the discipline, continuing from a committed score and live game state. */
+/**
+ * A game engine of the discipline, continuing from a committed score, live game state and box
+ * score (`credited`: what a player's plays have earned so far).
+ */
 export function resumeGame(
   discipline: Discipline,
   ctx: GameContext,
   score: Score,
   liveState: Record<string, unknown> | undefined,
+  credited: CreditReader,
 ): Engine {
   const engine = build(discipline, ctx);
-  engine.restore(score, liveState ?? {});
+  engine.restore(score, liveState ?? {}, credited);
   // What the constructor recorded (a lineup) was sent when the game first started.
   engine.takePlays();
   return engine;

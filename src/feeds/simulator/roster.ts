@@ -61,6 +61,9 @@ const CRICKET = positions([
   ...Array.from({ length: 4 }, () => 'Bowler'),
 ]);
 
+/** The athlete of an individual sport: the catalog's roster of one. */
+const SOLO: Slot[] = [{ usage: 1, rebounding: 0, assisting: 0, threes: 0 }];
+
 export type RosterKind = 'basketball' | 'baseball' | 'football' | 'hockey' | 'soccer' | 'cricket' | 'solo';
 
 const SLOTS: Record<Exclude<RosterKind, 'solo'>, Slot[]> = {
@@ -76,19 +79,14 @@ const cache = new Map<string, Player[]>();
 
 /**
  * The team's players: eight for basketball, nine batters then two pitchers for baseball, a lineup
- * per sport elsewhere; for an individual sport ('solo') the competitor alone, under its own name.
+ * per sport elsewhere; for an individual sport ('solo') the athlete, the catalog's roster of one.
  */
 export function roster(seed: number, team: TeamRecord, kind: RosterKind): Player[] {
   const key = `${seed}:${team.team_id}:${kind}`;
   const hit = cache.get(key);
   if (hit) return hit;
-  if (kind === 'solo') {
-    const solo = [{ ...positions([''])[0]!, position: '', id: team.team_id * 100 + 1, name: team.name, jersey: '', team_id: team.team_id }];
-    cache.set(key, solo);
-    return solo;
-  }
-  const slots = SLOTS[kind];
   const squad = rosterOf(team.team_id) ?? [];
+  const slots = kind === 'solo' ? SOLO : SLOTS[kind];
   const taken = new Set<number>();
   const players = slots.map((slot, i) => {
     const member = squad.find((m) => !taken.has(m.player_id) && (slot.position === undefined || m.position === slot.position));

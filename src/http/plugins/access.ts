@@ -9,7 +9,7 @@ import type { AccessControl, Denial } from '../../access/access-control.ts';
 import type { Account, Authenticator } from '../../access/authenticator.ts';
 import { FailedKeyChecks } from '../../access/failed-auth.ts';
 import { hashKey } from '../../access/keys.ts';
-import { ApiError, forbidden, tooManyFailedKeyChecks, unauthorized } from '../errors.ts';
+import { ApiError, forbidden, planUnsupported, tooManyFailedKeyChecks, unauthorized } from '../errors.ts';
 
 declare module 'fastify' {
   interface FastifyReply {
@@ -81,6 +81,7 @@ export function installAccess(
         } else done(unauthorized());
         return;
       }
+      if (account.unservable) return done(planUnsupported(account));
       request.account = account;
       if (needsV2 && !account.v2) {
         return done(

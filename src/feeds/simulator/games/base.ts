@@ -45,6 +45,9 @@ export interface GameContext {
   mainEvent: boolean;
 }
 
+/** A player's committed value of a stat (by the sport's stat name) in the game being resumed. */
+export type CreditReader = (player: Player, stat: string) => number;
+
 /** The parts of a Score an engine owns; the simulator adds ids, venue, broadcast and time. */
 export type ScoreCore = Pick<
   Score,

@@ -10,7 +10,7 @@ import type { Score } from '../../../domain/types.ts';
 import type { Outlook } from '../model.ts';
 import { poissonOutlook } from '../model.ts';
 import type { Player } from '../roster.ts';
-import type { GameContext, ScoreCore, Segment, Side } from './base.ts';
+import type { CreditReader, GameContext, ScoreCore, Segment, Side } from './base.ts';
 import { SteppedGame } from './base.ts';
 import { copyInto, num } from './restore.ts';
 
@@ -364,7 +364,11 @@ export class BaseballGame extends SteppedGame {
     return poissonOutlook(sum(this.home), sum(this.away), lambda('home'), lambda('away'), 0.52);
   }
 
-  restore(score: Score, state: Record<string, unknown>): void {
+  restore(score: Score, state: Record<string, unknown>, credited: CreditReader): void {
+    // A position player who pitched before the restart keeps his one flag.
+    for (const side of ['away', 'home'] as const) {
+      for (const p of this.ctx[side].roster) if (credited(p, 'positionPlayerPitching') > 0) this.positionPitchers.add(p.id);
+    }
     copyInto(this.away, score.score_away_by_period.length > 0 ? score.score_away_by_period : [0]);
     copyInto(this.home, score.score_home_by_period);
     this.inning = Math.max(1, num(state.inning, score.game_period));

@@ -1,12 +1,14 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { StatsRequest } from '../../../access/stats-policy.ts';
+import type { BoardView } from '../../../board/board-view.ts';
 import { foldStats } from '../../../board/apply.ts';
 import { seasonGames, sumBoxes } from '../../../board/season-totals.ts';
 import { seasonYear } from '../../../catalog/seasons.ts';
 import { SEASON_TYPES, sportProfile } from '../../../catalog/sports.ts';
 import { homeLeagueOf } from '../../../catalog/teams/index.ts';
-import { boxBody, type SerializedBox } from '../../box-score.ts';
+import { type BoxBody, boxBody, type SerializedBox } from '../../box-score.ts';
 import { badRequest, notFound } from '../../errors.ts';
 import { parseInteger, parseIntList } from '../../params.ts';
 import { callerOf, requireStats, type RouteDeps } from '../../route-kit.ts';
@@ -22,6 +24,7 @@ const DEFAULT_SEASON_TYPE = 2;
 export const MAX_SEASON_PLAYER_IDS = 99;
 const MIN_YEAR = 1900;
 const MAX_YEAR = 2100;
+const DAY_MS = 86_400_000;
 
 const seasonQuery = {
   stats_ids: statsIdsParam,
@@ -37,37 +40,71 @@ interface SeasonQuery {
   season_type?: string;
 }
 
+interface Season {
+  box: SerializedBox;
+  stats: StatsRequest;
+}
+
 /**
  * The season aggregate of a team path parameter, as the caller's view shows it. The games are the
  * started ones of the team's home league (every sport id it plays under) of that season year and
  * type that the board holds. A caller whose view is behind a game's last stat row (a delayed plan
- * during a game) gets that game's box folded from the store's stat rows up to its head, uncached.
+ * during a game) gets that game's box folded from the store's stat rows up to its head (kept only
+ * as part of the whole answer for that head, by `serveSeason`).
  */
-async function seasonFor(deps: RouteDeps, request: FastifyRequest, rawTeam: string, q: SeasonQuery): Promise<SerializedBox> {
+async function seasonFor(deps: RouteDeps, request: FastifyRequest, view: BoardView, rawTeam: string, q: SeasonQuery): Promise<Season> {
   const { team, sportId } = knownTeam(rawTeam);
   const sport = sportProfile(sportId);
   const league = homeLeagueOf(team.team_id);
   if (!sport || !league) throw notFound('team', team.team_id);
-  const current = seasonYear(sport, deps.access?.time() ?? Date.now());
+  const current = seasonYear(sport, nowOf(deps));
   const year = parseInteger('year', q.year, MIN_YEAR, MAX_YEAR) ?? current;
   const seasonTypeId = parseInteger('season_type', q.season_type, 1, Number.MAX_SAFE_INTEGER) ?? DEFAULT_SEASON_TYPE;
   const seasonType = SEASON_TYPES.find((t) => t.season_type_id === seasonTypeId);
   if (!seasonType) {
     throw badRequest(`season_type must be one of ${SEASON_TYPES.map((t) => t.season_type_id).join(', ')}, got ${seasonTypeId}`);
   }
-  requireStats(deps, request, { feature: 'season_stats', currentSeason: year === current });
+  const stats: StatsRequest = { feature: 'season_stats', currentSeason: year === current };
+  requireStats(deps, request, stats);
 
   const scope: SeasonScope = { teamId: team.team_id, teamName: team.name, year, seasonTypeId };
   const live = deps.views.forDelay(0);
   const found = deps.seasons.games(scope, live.head, () =>
     seasonGames(live, { teamId: team.team_id, sportIds: league.sport_ids, year, seasonType: seasonType.name }),
   );
-  const { view } = callerOf(deps, request);
-  if (found.games.every((g) => g.box.version <= view.head)) return deps.seasons.season(scope, found);
+  if (found.games.every((g) => g.box.version <= view.head)) return { box: deps.seasons.season(scope, found), stats };
   const boxes = await Promise.all(
     found.games.map(async (g) => (g.box.version <= view.head ? g.box : foldStats(await deps.games.readStats(g.eventId, view.head)))),
   );
-  return serializeSeason(scope, sumBoxes(team.team_id, boxes));
+  return { box: serializeSeason(scope, sumBoxes(team.team_id, boxes)), stats };
+}
+
+const nowOf = (deps: RouteDeps): number => deps.access?.time() ?? Date.now();
+
+/**
+ * Answers a season route: from the body kept for this URL and data delay while the board has not
+ * moved, else built by `build` (which validates the request and asks the stats-access policy) and
+ * kept. A kept body still asks the policy for this caller, before it is metered.
+ */
+async function serveSeason(
+  deps: RouteDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  build: (view: BoardView) => Promise<{ body: BoxBody; stats: StatsRequest }>,
+) {
+  const { scope, view } = callerOf(deps, request);
+  const liveHead = deps.views.forDelay(0).head;
+  const day = Math.floor(nowOf(deps) / DAY_MS);
+  const key = `${scope.delaySeconds}|${request.url}`;
+  const hit = deps.seasons.response(key, view.head, liveHead, day);
+  if (hit) {
+    requireStats(deps, request, hit.stats);
+    return send(reply, hit);
+  }
+  const { body, stats } = await build(view);
+  const json = typeof body.json === 'string' ? Buffer.from(body.json) : body.json;
+  deps.seasons.storeResponse(key, { json, values: body.values, head: view.head, liveHead, day, stats });
+  return send(reply, { json, values: body.values });
 }
 
 /** Season aggregates of a team and of its current roster's players. */
@@ -89,11 +126,12 @@ export async function seasonStatRoutes(fastify: FastifyInstance, deps: RouteDeps
         response: { 200: TeamSeasonStatsSchema, ...errorResponses },
       },
     },
-    async (request, reply) => {
-      const statIds = parseIntList('stats_ids', request.query.stats_ids, MAX_STATS_IDS);
-      const season = await seasonFor(deps, request, request.params.teamID, request.query);
-      return send(reply, boxBody(season.teams, undefined, statIds && new Set(statIds)));
-    },
+    (request, reply) =>
+      serveSeason(deps, request, reply, async (view) => {
+        const statIds = parseIntList('stats_ids', request.query.stats_ids, MAX_STATS_IDS);
+        const season = await seasonFor(deps, request, view, request.params.teamID, request.query);
+        return { body: boxBody(season.box.teams, undefined, statIds && new Set(statIds)), stats: season.stats };
+      }),
   );
 
   app.get(
@@ -111,11 +149,15 @@ export async function seasonStatRoutes(fastify: FastifyInstance, deps: RouteDeps
         response: { 200: PlayerSeasonStatsSchema, ...errorResponses },
       },
     },
-    async (request, reply) => {
-      const statIds = parseIntList('stats_ids', request.query.stats_ids, MAX_STATS_IDS);
-      const playerIds = parseIntList('player_ids', request.query.player_ids, MAX_SEASON_PLAYER_IDS);
-      const season = await seasonFor(deps, request, request.params.teamID, request.query);
-      return send(reply, boxBody(season.players, playerIds && new Set(playerIds), statIds && new Set(statIds)));
-    },
+    (request, reply) =>
+      serveSeason(deps, request, reply, async (view) => {
+        const statIds = parseIntList('stats_ids', request.query.stats_ids, MAX_STATS_IDS);
+        const playerIds = parseIntList('player_ids', request.query.player_ids, MAX_SEASON_PLAYER_IDS);
+        const season = await seasonFor(deps, request, view, request.params.teamID, request.query);
+        return {
+          body: boxBody(season.box.players, playerIds && new Set(playerIds), statIds && new Set(statIds)),
+          stats: season.stats,
+        };
+      }),
   );
 }
