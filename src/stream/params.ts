@@ -4,7 +4,7 @@ import type { LogPosition } from '../changelog/change.ts';
 import { ApiError } from '../http/errors.ts';
 import { dayWindow, parseDate, parseOffset } from '../http/params.ts';
 import { StreamError } from './errors.ts';
-import type { Channel } from './frames.ts';
+import type { StreamChannel } from './frames.ts';
 import type { SubscriptionParams } from './subscription.ts';
 
 /** Most ids a stream filter takes per list (streams have no 12-id cap; this bounds the index). */
@@ -91,14 +91,24 @@ function filters(
   };
 }
 
-/** The dedicated markets stream's query string (spec: affiliate_ids, sport_ids, event_ids, market_ids). */
-export function marketStreamParams(query: URLSearchParams, scope: PlanScope): SubscriptionParams {
+/** A dedicated stream's filters from its query string; other parameters are left alone. */
+function queryParams(query: URLSearchParams, names: readonly string[], scope: PlanScope): SubscriptionParams {
   const q: Record<string, unknown> = {};
-  for (const name of ['sport_ids', 'event_ids', 'market_ids', 'affiliate_ids']) {
+  for (const name of names) {
     const v = query.get(name);
     if (v !== null) q[name] = v;
   }
   return { ...filters(q, scope), mainLine: false, snapshot: false, offset: 0, conflate: false };
+}
+
+/** The dedicated markets stream's query string (spec: affiliate_ids, sport_ids, event_ids, market_ids). */
+export function marketStreamParams(query: URLSearchParams, scope: PlanScope): SubscriptionParams {
+  return queryParams(query, ['sport_ids', 'event_ids', 'market_ids', 'affiliate_ids'], scope);
+}
+
+/** The V1 stream's query string: sport_ids, event_ids, affiliate_ids (a line set spans markets: no market_ids). */
+export function lineStreamParams(query: URLSearchParams, scope: PlanScope): SubscriptionParams {
+  return queryParams(query, ['sport_ids', 'event_ids', 'affiliate_ids'], scope);
 }
 
 const KNOWN_PARAMS = new Set([
@@ -119,7 +129,7 @@ const KNOWN_PARAMS = new Set([
  * may come as a string, as clients send it; `date` is checked against the plan's history window by
  * the caller.
  */
-export function subscriptionParams(channel: Channel, raw: unknown, scope: PlanScope): SubscriptionParams {
+export function subscriptionParams(channel: StreamChannel, raw: unknown, scope: PlanScope): SubscriptionParams {
   if (raw !== undefined && (typeof raw !== 'object' || raw === null || Array.isArray(raw))) {
     throw bad('params must be an object');
   }
