@@ -25,6 +25,8 @@ const serializeLineData: (data: Static<typeof LineDataSchema>) => string = fastJ
 
 export class LineFrame {
   readonly kind = 'line';
+  /** The set's V1 period id (0 full game … 7 live full game). */
+  readonly periodId: number;
   private json?: string;
   private message?: string;
 
@@ -39,7 +41,9 @@ export class LineFrame {
     private readonly markets: readonly { market_id: number; period_id: number }[],
     /** V2 prices the set shows: one odds point each (as the V1 line routes meter them). */
     readonly points: number,
-  ) {}
+  ) {
+    this.periodId = set.period_id;
+  }
 
   get data(): string {
     this.json ??= serializeLineData({ event_id: this.eventId, sport_id: this.sportId, affiliate_id: this.affiliateId, ...this.set });

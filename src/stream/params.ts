@@ -3,6 +3,7 @@ import { withLiveVariants } from '../catalog/markets.ts';
 import type { LogPosition } from '../changelog/change.ts';
 import { ApiError } from '../http/errors.ts';
 import { dayWindow, parseDate, parseOffset } from '../http/params.ts';
+import { V1_PERIODS } from '../http/v1/line-sets.ts';
 import { StreamError } from './errors.ts';
 import type { StreamChannel } from './frames.ts';
 import type { SubscriptionParams } from './subscription.ts';
@@ -106,9 +107,32 @@ export function marketStreamParams(query: URLSearchParams, scope: PlanScope): Su
   return queryParams(query, ['sport_ids', 'event_ids', 'market_ids', 'affiliate_ids'], scope);
 }
 
-/** The V1 stream's query string: sport_ids, event_ids, affiliate_ids (a line set spans markets: no market_ids). */
+const V1_PERIOD_IDS = new Map<string, number>(
+  V1_PERIODS.flatMap((p) => [
+    [p.named.name, p.named.periodId],
+    [String(p.named.periodId), p.named.periodId],
+  ]),
+);
+
+/**
+ * The V1 stream's query string: sport_ids, event_ids, affiliate_ids (a line set spans markets: no
+ * market_ids), and `period`: V1 periods by name (period_full_game …) or id, comma-separated.
+ */
 export function lineStreamParams(query: URLSearchParams, scope: PlanScope): SubscriptionParams {
-  return queryParams(query, ['sport_ids', 'event_ids', 'affiliate_ids'], scope);
+  const params = queryParams(query, ['sport_ids', 'event_ids', 'affiliate_ids'], scope);
+  const raw = query.get('period');
+  if (raw !== null && raw.trim() !== '') {
+    const ids = new Set<number>();
+    for (const part of raw.split(',').map((p) => p.trim())) {
+      const id = V1_PERIOD_IDS.get(part);
+      if (id === undefined) {
+        throw bad(`period must be V1 period names or ids (${V1_PERIODS.map((p) => p.named.name).join(', ')}), got ${clip(part)}`);
+      }
+      ids.add(id);
+    }
+    params.linePeriods = ids;
+  }
+  return params;
 }
 
 const KNOWN_PARAMS = new Set([

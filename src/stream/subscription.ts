@@ -22,6 +22,8 @@ export interface SubscriptionParams {
   date?: number;
   window?: readonly [number, number];
   offset: number;
+  /** The V1 stream's `period`: the V1 period ids of the line sets sent; absent: every period. */
+  linePeriods?: ReadonlySet<number>;
   /** Past the queue, keep the latest price per line and book instead of closing. */
   conflate: boolean;
   resumeFrom?: LogPosition;
@@ -89,6 +91,7 @@ export class Subscription {
       return true;
     } else if (frame instanceof LineFrame) {
       if (p.affiliateIds && !p.affiliateIds.has(frame.affiliateId)) return false;
+      if (p.linePeriods && !p.linePeriods.has(frame.periodId)) return false;
       return frame.coveredBy(this.scope);
     }
     if (p.window) {

@@ -126,10 +126,30 @@ describe('filters', () => {
     await other.close();
   });
 
+  test('period by name or id: only those periods’ line sets', async () => {
+    const byName = await open(`?event_ids=${E1}&period=period_first_half`);
+    const byId = await open(`?event_ids=${E1}&period=1,7`);
+    await apply(
+      price(E1, { market_id: 1, participant_id: 2002, affiliate_id: 23, price: 120 }),
+      price(E1, { market_id: 4, period_id: 1, participant_id: 2002, affiliate_id: 23, price: 140 }),
+    );
+    for (const c of [byName, byId]) {
+      const [m] = await lineMessages(c, 1);
+      assert.equal(key(m), `${E1}|23|1`);
+      assert.equal(m.data.moneyline.moneyline_away, 140);
+      await c.close();
+    }
+  });
+
   test('a bad filter: 400 with error', async () => {
-    const r = await refusal(v1(`?event_ids=${E1},!x`), { 'X-Service-Key': v1Only });
-    assert.equal(r.status, 400);
-    assert.match(r.body.error, /event_ids/);
+    for (const [query, name] of [
+      [`?event_ids=${E1},!x`, /event_ids/],
+      ['?period=period_fifth_half', /period must be V1 period names or ids/],
+    ] as const) {
+      const r = await refusal(v1(query), { 'X-Service-Key': v1Only });
+      assert.equal(r.status, 400);
+      assert.match(r.body.error, name);
+    }
   });
 });
 
