@@ -11,6 +11,7 @@ import { connect, refusal, type TestSocket } from '../helpers/ws-client.ts';
  */
 const E1 = 'a1'.repeat(16);
 const E2 = 'a2'.repeat(16);
+const QUEUE = 4;
 
 let s: TestServer;
 /** Ultra with a V1 subscription only, and with both. */
@@ -23,7 +24,7 @@ const v1 = (query = '') => `${wsUrl}/api/v1/ws${query}`;
 const open = (query = '', key = v1Only) => connect(v1(query), { 'X-Service-Key': key });
 
 before(async () => {
-  s = await startTestServer({ limits: { streamHeartbeatMs: 150 } });
+  s = await startTestServer({ limits: { streamHeartbeatMs: 150, streamQueueMessages: QUEUE } });
   v1Only = await s.newKey('ultra', { v1: true, v2: false });
   both = await s.newKey('ultra', { v1: true });
   wsUrl = s.url.replace('http', 'ws');
@@ -198,6 +199,23 @@ describe('the upgrade: V1 plan rules, V1 error bodies', () => {
     assert.equal(r.body.error, 'WebSocket connection limit reached');
     for (const c of [...open4, v2]) await c.close();
   });
+});
+
+test('a client more than the queue behind loses messages, counted in /metrics; the stream stays open', async () => {
+  const scrape = async () => {
+    const text = await (await fetch(s.server.metricsUrl)).text();
+    return Number(/^oddsbase_ws_dropped_messages_total (\d+)/m.exec(text)?.[1] ?? 0);
+  };
+  const before = await scrape();
+  const c = await open(`?event_ids=${E2}&period=0`);
+  const books = [19, 23, 4, 6, 11, 14];
+  // One batch: six line sets at once, the queue takes four.
+  await apply(...books.map((affiliate_id) => price(E2, { market_id: 1, participant_id: 2002, affiliate_id, price: 160 })));
+  const got = await c.collect(200);
+  assert.equal(got.length, QUEUE);
+  assert.equal(c.ws.readyState, c.ws.OPEN);
+  assert.equal((await scrape()) - before, books.length - QUEUE);
+  await c.close();
 });
 
 test('metering: one odds point per price the delivered line set shows', async () => {
