@@ -56,6 +56,11 @@ export interface Limits {
   delayMaxEntries: number;
   /** How often usage counters are saved to the store. */
   counterSaveMs: number;
+  /**
+   * How often the store's write-ahead log is checkpointed on a thread of its own (0: inside the
+   * writer's commits, SQLite's default, whose fsyncs then stall requests).
+   */
+  checkpointMs: number;
   /** Batches that may wait for the ledger before a feed is told to slow down. */
   ledgerMaxQueuedBatches: number;
   /** How long a shutdown waits for requests in flight before it closes their connections. */
@@ -85,6 +90,7 @@ export const DEFAULT_LIMITS: Limits = {
   delayTickMs: 250,
   delayMaxEntries: 500_000,
   counterSaveMs: 1000,
+  checkpointMs: 1000,
   ledgerMaxQueuedBatches: 64,
   shutdownGraceMs: 10_000,
   accessSummaryMs: 60_000,
@@ -213,6 +219,7 @@ function resolveLimits(input: Partial<Limits>, env: NodeJS.ProcessEnv): Limits {
     delayTickMs: pick('delayTickMs', 'DELAY_TICK_MS', 10, 60_000),
     delayMaxEntries: pick('delayMaxEntries', 'DELAY_MAX_ENTRIES', 1000, 100_000_000),
     counterSaveMs: pick('counterSaveMs', 'COUNTER_SAVE_MS', 100, 3_600_000),
+    checkpointMs: pick('checkpointMs', 'CHECKPOINT_MS', 0, 3_600_000),
     ledgerMaxQueuedBatches: pick('ledgerMaxQueuedBatches', 'LEDGER_MAX_QUEUED_BATCHES', 1, 100_000),
     shutdownGraceMs: pick('shutdownGraceMs', 'SHUTDOWN_GRACE_MS', 0, 600_000),
     accessSummaryMs: pick('accessSummaryMs', 'ACCESS_SUMMARY_MS', 1000, 86_400_000),

@@ -276,6 +276,13 @@ export function periodOfDetail(detail: string | null): number {
 
 /** The time a row becomes visible to a plan delayed by `delayMs`: the time it describes, never later than its commit. */
 export function describedMs(row: Pick<ChangeRecord, 'at' | 'committed_ms'>): number {
-  const at = Date.parse(row.at);
-  return Number.isNaN(at) ? row.committed_ms : Math.min(at, row.committed_ms);
+  // The rows of a batch share one time: parse it once.
+  if (row.at !== lastAt) {
+    lastAt = row.at;
+    lastAtMs = Date.parse(row.at);
+  }
+  return Number.isNaN(lastAtMs) ? row.committed_ms : Math.min(lastAtMs, row.committed_ms);
 }
+
+let lastAt = '';
+let lastAtMs = Number.NaN;

@@ -13,7 +13,20 @@ import {
   type PriceRowSummary,
   type Store,
 } from '../store.ts';
+import { Checkpointer } from './checkpointer.ts';
 import type { SqliteDatabase } from './database.ts';
+
+const WRITER_CHECKPOINT_PAGES = 10_000;
+const WAL_SIZE_LIMIT = 8 * 1024 * 1024;
+
+export interface SqliteStoreOptions {
+  /**
+   * Checkpoint the write-ahead log on a thread of its own this often, instead of inside the
+   * writer's commits (0: SQLite's automatic checkpoints). Ignored for an in-memory database.
+   */
+  checkpointMs?: number;
+  onError?: (err: unknown) => void;
+}
 
 /**
  * The embedded store over better-sqlite3. The driver is synchronous: each method does its work at
@@ -25,8 +38,20 @@ export class SqliteStore implements Store {
   private readonly upsertEvent;
   private readonly insertMarket;
   private readonly commitTx;
+  private readonly checkpointer: Checkpointer | undefined;
 
-  constructor(private readonly db: SqliteDatabase) {
+  constructor(
+    private readonly db: SqliteDatabase,
+    opts: SqliteStoreOptions = {},
+  ) {
+    if (opts.checkpointMs && !db.memory) {
+      // The writer still checkpoints when the log outgrows this (40 MB): only a burst the thread
+      // cannot keep up with (the history fill) pays for it on the writer's thread.
+      db.pragma(`wal_autocheckpoint = ${WRITER_CHECKPOINT_PAGES}`);
+      // After such a burst the log file is cut back when it next starts over, not kept at its peak.
+      db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT}`);
+      this.checkpointer = new Checkpointer(db.name, opts.checkpointMs, opts.onError ?? (() => {}));
+    }
     this.insertChange = db.prepare(
       `INSERT INTO changes
          (id, kind, event_id, sport_id, at, committed_ms, price_id, affiliate_id, market_id, payload, detail)
@@ -296,6 +321,7 @@ export class SqliteStore implements Store {
    */
   async close(): Promise<void> {
     if (!this.db.open) return;
+    await this.checkpointer?.stop();
     this.db.pragma('wal_checkpoint(TRUNCATE)');
     this.db.close();
   }
