@@ -190,6 +190,17 @@ describe('the upgrade: V1 plan rules, V1 error bodies', () => {
     assert.match(r.body.error, /V2 subscription/);
   });
 
+  test('a V1-only key gets a stream token, which opens /api/v1/ws once', async () => {
+    const res = await fetch(`${s.url}/api/v2/ws/token`, { method: 'POST', headers: { 'X-Service-Key': v1Only } });
+    assert.equal(res.status, 200);
+    const { token } = (await res.json()) as { token: string };
+    const c = await connect(v1(`?token=${token}`));
+    await c.close();
+    const again = await refusal(v1(`?token=${token}`));
+    assert.equal(again.status, 401);
+    assert.equal(again.body.error, 'unauthorized');
+  });
+
   test('the connection cap counts V1 and V2 streams together (Ultra: 5)', async () => {
     const k = await s.newKey('ultra', { v1: true });
     const open4 = await Promise.all([1, 2, 3, 4].map(() => open('', k)));
