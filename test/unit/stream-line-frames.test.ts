@@ -37,7 +37,7 @@ async function setUp() {
   };
 }
 
-test('one frame per line set a batch touched, at its last row, as the V1 builder makes it; quiet rows and team totals make none', async () => {
+test('one frame per line set a batch touched, at its last row, as the V1 builder makes it; quiet rows, team totals and markets the set does not show make none', async () => {
   const { board, apply } = await setUp();
   const { batch: b, frames } = await apply(
     price(E, { market_id: 1, participant_id: 2002, affiliate_id: 19, price: 125 }),
@@ -45,6 +45,8 @@ test('one frame per line set a batch touched, at its last row, as the V1 builder
     price(E, { market_id: 1, participant_id: 2014, affiliate_id: 19, price: -140 }),
     // The same price with liquidity only: no change to show.
     price(E, { market_id: 1, participant_id: 2014, affiliate_id: 23, price: -150, liquidity_usd: 100 }),
+    // A second moneyline market of the full game: the set shows market 1, which did not move.
+    price(E, { market_id: 1150, participant_id: 2002, affiliate_id: 23, price: 200 }),
   );
   assert.equal(frames.length, 1);
   const [f] = frames;
