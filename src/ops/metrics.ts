@@ -77,7 +77,7 @@ export class Metrics {
     });
     this.streamDrops = new Counter({
       name: 'oddsbase_ws_dropped_messages_total',
-      help: 'Messages the dedicated markets stream dropped for clients more than a queue behind',
+      help: 'Messages the dedicated streams (markets, V1) dropped for clients more than a queue behind',
       registers,
     });
     this.streamOverflows = new Counter({
@@ -106,7 +106,7 @@ export class Metrics {
     });
     new Gauge({
       name: 'oddsbase_ws_subscriptions',
-      help: 'Subscriptions of open WebSocket connections (the dedicated markets stream counts one each)',
+      help: 'Subscriptions of open WebSocket connections (a dedicated stream, markets or V1, counts one each)',
       registers,
       collect() {
         this.set(sources.subscriptions());

@@ -4,7 +4,15 @@ import type { Account } from '../access/authenticator.ts';
 import type { PlanScope } from '../access/plan-scope.ts';
 import { CLOSES, type ErrorCode } from './errors.ts';
 import { dataFor, type Frame, kindFor, MarketFrame } from './frames.ts';
+import type { LineFrame } from './line-frames.ts';
 import type { Outbox, Subscription } from './subscription.ts';
+
+/**
+ * Which endpoint a connection came through: the dedicated markets stream, the V1 stream (both one
+ * subscription made at the upgrade, their own envelope, dropping for a slow client) or the
+ * multiplexed endpoint.
+ */
+export type Endpoint = 'markets' | 'v1' | 'multiplex';
 
 export interface ConnectionOptions {
   /** Messages a subscription may have waiting (spec: 1024); on the dedicated stream, per client. */
@@ -56,6 +64,8 @@ interface Item {
  */
 export class Connection implements Outbox {
   readonly subs = new Map<string, Subscription>();
+  /** A dedicated stream (markets, V1): its own envelope, drops instead of closing. */
+  readonly dedicated: boolean;
   closed = false;
   private readonly queue: (Item | undefined)[] = [];
   private head = 0;
@@ -71,11 +81,11 @@ export class Connection implements Outbox {
     private readonly socket: Duplex,
     readonly account: Account | undefined,
     readonly scope: PlanScope,
-    /** The dedicated markets stream (its own envelope, drops instead of closing). */
-    readonly dedicated: boolean,
+    readonly endpoint: Endpoint,
     private readonly opts: ConnectionOptions,
     private readonly hooks: ConnectionHooks,
   ) {
+    this.dedicated = endpoint !== 'multiplex';
     ws.on('close', () => this.ended());
     ws.on('error', () => this.ended());
   }
@@ -231,7 +241,7 @@ export class Connection implements Outbox {
     if (item.text !== undefined) return item.text;
     const sub = item.sub!;
     const frame = item.frame!;
-    if (sub.dedicated) return (frame as MarketFrame).dedicatedMessage(this.hooks.unixNow());
+    if (sub.dedicated) return (frame as MarketFrame | LineFrame).dedicatedMessage(this.hooks.unixNow());
     const channel = sub.channel;
     return (
       `{"type":"delta","id":${sub.idJson},"channel":"${channel}","kind":"${kindFor(frame, channel)}"` +

@@ -2,6 +2,7 @@ import type { ChangeRecord, PriceDetail, StatValue } from '../changelog/change.t
 import { statById } from '../catalog/stats.ts';
 import { sportProfile } from '../catalog/sports.ts';
 import type { DeltaRow, ParticipantType, Score } from '../domain/types.ts';
+import { LineFrame } from './line-frames.ts';
 
 /**
  * Frames: what the streams send for the rows of the change log, made once per row (or per run of an
@@ -18,6 +19,9 @@ export const CHANNELS = ['markets', 'scores', 'plays', 'stats', 'live', 'futures
 export type Channel = (typeof CHANNELS)[number];
 
 export const isChannel = (v: unknown): v is Channel => (CHANNELS as readonly unknown[]).includes(v);
+
+/** The channels of the index: the multiplexed ones and `lines`, the V1 stream's line sets (line-frames.ts). */
+export type StreamChannel = Channel | 'lines';
 
 /** Spec: normalized_market_participant_type is a number. */
 const PARTICIPANT_TYPE_NUMBER: Record<ParticipantType, number> = { TYPE_TEAM: 1, TYPE_PLAYER: 2, TYPE_RESULT: 3 };
@@ -259,7 +263,7 @@ export class FuturesFrame extends BaseFrame {
   }
 }
 
-export type Frame = MarketFrame | ScoreFrame | PlayFrame | StatsFrame | CompletionFrame | FuturesFrame;
+export type Frame = MarketFrame | ScoreFrame | PlayFrame | StatsFrame | CompletionFrame | FuturesFrame | LineFrame;
 
 /**
  * The frames of some consecutive rows of the log, in id order. Consecutive stat rows of one event
@@ -311,8 +315,9 @@ export function framesOf(rows: readonly ChangeRecord[]): Frame[] {
 }
 
 /** The channels a frame goes to. */
-export function channelsOf(frame: Frame): readonly Channel[] {
+export function channelsOf(frame: Frame): readonly StreamChannel[] {
   if (frame instanceof MarketFrame) return MARKETS;
+  if (frame instanceof LineFrame) return LINES;
   if (frame instanceof ScoreFrame) return frame.liveState === undefined ? SCORES : SCORES_AND_STATE;
   if (frame instanceof PlayFrame) return PLAYS;
   if (frame instanceof StatsFrame || frame instanceof CompletionFrame) return STATS;
@@ -320,6 +325,7 @@ export function channelsOf(frame: Frame): readonly Channel[] {
 }
 
 const MARKETS: readonly Channel[] = ['markets'];
+const LINES: readonly StreamChannel[] = ['lines'];
 const SCORES: readonly Channel[] = ['scores', 'live'];
 const SCORES_AND_STATE: readonly Channel[] = ['scores', 'live', 'game_state'];
 const PLAYS: readonly Channel[] = ['plays', 'live'];
@@ -327,7 +333,7 @@ const STATS: readonly Channel[] = ['stats', 'live'];
 const FUTURES: readonly Channel[] = ['futures'];
 
 /** The data a frame carries on a channel (the live and game_state channels see a score row their own way). */
-export function dataFor(frame: Frame, channel: Channel): string {
+export function dataFor(frame: Frame, channel: StreamChannel): string {
   if (frame instanceof ScoreFrame) {
     if (channel === 'live') return frame.liveData;
     if (channel === 'game_state') return frame.stateData;
@@ -336,7 +342,7 @@ export function dataFor(frame: Frame, channel: Channel): string {
 }
 
 /** The `kind` of a frame on a channel. */
-export function kindFor(frame: Frame, channel: Channel): string {
+export function kindFor(frame: Frame, channel: StreamChannel): string {
   if (frame instanceof ScoreFrame && channel === 'game_state') return 'live_game_state';
   if (frame instanceof ScoreFrame && channel === 'live') return 'live';
   return frame.kind;

@@ -3,8 +3,9 @@ import { withLiveVariants } from '../catalog/markets.ts';
 import type { LogPosition } from '../changelog/change.ts';
 import { ApiError } from '../http/errors.ts';
 import { dayWindow, parseDate, parseOffset } from '../http/params.ts';
+import { V1_PERIODS } from '../http/v1/line-sets.ts';
 import { StreamError } from './errors.ts';
-import type { Channel } from './frames.ts';
+import type { StreamChannel } from './frames.ts';
 import type { SubscriptionParams } from './subscription.ts';
 
 /** Most ids a stream filter takes per list (streams have no 12-id cap; this bounds the index). */
@@ -91,14 +92,47 @@ function filters(
   };
 }
 
-/** The dedicated markets stream's query string (spec: affiliate_ids, sport_ids, event_ids, market_ids). */
-export function marketStreamParams(query: URLSearchParams, scope: PlanScope): SubscriptionParams {
+/** A dedicated stream's filters from its query string; other parameters are left alone. */
+function queryParams(query: URLSearchParams, names: readonly string[], scope: PlanScope): SubscriptionParams {
   const q: Record<string, unknown> = {};
-  for (const name of ['sport_ids', 'event_ids', 'market_ids', 'affiliate_ids']) {
+  for (const name of names) {
     const v = query.get(name);
     if (v !== null) q[name] = v;
   }
   return { ...filters(q, scope), mainLine: false, snapshot: false, offset: 0, conflate: false };
+}
+
+/** The dedicated markets stream's query string (spec: affiliate_ids, sport_ids, event_ids, market_ids). */
+export function marketStreamParams(query: URLSearchParams, scope: PlanScope): SubscriptionParams {
+  return queryParams(query, ['sport_ids', 'event_ids', 'market_ids', 'affiliate_ids'], scope);
+}
+
+const V1_PERIOD_IDS = new Map<string, number>(
+  V1_PERIODS.flatMap((p) => [
+    [p.named.name, p.named.periodId],
+    [String(p.named.periodId), p.named.periodId],
+  ]),
+);
+
+/**
+ * The V1 stream's query string: sport_ids, event_ids, affiliate_ids (a line set spans markets: no
+ * market_ids), and `period`: V1 periods by name (period_full_game …) or id, comma-separated.
+ */
+export function lineStreamParams(query: URLSearchParams, scope: PlanScope): SubscriptionParams {
+  const params = queryParams(query, ['sport_ids', 'event_ids', 'affiliate_ids'], scope);
+  const raw = query.get('period');
+  if (raw !== null && raw.trim() !== '') {
+    const ids = new Set<number>();
+    for (const part of raw.split(',').map((p) => p.trim())) {
+      const id = V1_PERIOD_IDS.get(part);
+      if (id === undefined) {
+        throw bad(`period must be V1 period names or ids (${V1_PERIODS.map((p) => p.named.name).join(', ')}), got ${clip(part)}`);
+      }
+      ids.add(id);
+    }
+    params.linePeriods = ids;
+  }
+  return params;
 }
 
 const KNOWN_PARAMS = new Set([
@@ -119,7 +153,7 @@ const KNOWN_PARAMS = new Set([
  * may come as a string, as clients send it; `date` is checked against the plan's history window by
  * the caller.
  */
-export function subscriptionParams(channel: Channel, raw: unknown, scope: PlanScope): SubscriptionParams {
+export function subscriptionParams(channel: StreamChannel, raw: unknown, scope: PlanScope): SubscriptionParams {
   if (raw !== undefined && (typeof raw !== 'object' || raw === null || Array.isArray(raw))) {
     throw bad('params must be an object');
   }

@@ -7,9 +7,10 @@ import type { ChangeFeed } from '../board/change-feed.ts';
 import type { Bus, CommittedBatch } from '../bus/bus.ts';
 import type { LogPosition } from '../changelog/change.ts';
 import type { Store } from '../store/store.ts';
-import { Connection, type ConnectionOptions } from './connection.ts';
+import { Connection, type ConnectionOptions, type Endpoint } from './connection.ts';
 import { CLOSES, SnapshotError } from './errors.ts';
-import { channelsOf, type Frame, framesOf, PlayFrame } from './frames.ts';
+import { channelsOf, type Frame, framesOf, PlayFrame, type StreamChannel } from './frames.ts';
+import { lineFramesOf } from './line-frames.ts';
 import { takeSnapshot } from './snapshots.ts';
 import { Subscription, type SubscriptionParams } from './subscription.ts';
 import { SubscriptionIndex } from './subscription-index.ts';
@@ -97,8 +98,8 @@ export class StreamHub {
   }
 
   /** Takes over an upgraded socket. */
-  open(ws: WebSocket, socket: Duplex, account: Account | undefined, scope: PlanScope, dedicated: boolean): Connection {
-    const conn = new Connection(ws, socket, account, scope, dedicated, this.opts, {
+  open(ws: WebSocket, socket: Duplex, account: Account | undefined, scope: PlanScope, endpoint: Endpoint): Connection {
+    const conn = new Connection(ws, socket, account, scope, endpoint, this.opts, {
       meter: (a, points) => this.deps.meter?.(a, points),
       dropped: () => this.deps.metrics?.dropped(),
       overflowed: () => this.deps.metrics?.overflowed(),
@@ -124,7 +125,7 @@ export class StreamHub {
   }
 
   /** Adds a subscription to a connection and the index; it receives frames from the next batch on. */
-  subscribe(conn: Connection, id: string, channel: Subscription['channel'], params: SubscriptionParams): Subscription {
+  subscribe(conn: Connection, id: string, channel: StreamChannel, params: SubscriptionParams): Subscription {
     const sub = new Subscription(conn, id, channel, params, conn.scope, conn.dedicated, (eventId) =>
       this.deps.view.getEvent(eventId)?.startMs,
     );
@@ -256,7 +257,10 @@ export class StreamHub {
     this.head = batch.headId;
     this.epochJson = JSON.stringify(batch.epoch);
     if (this.index.size === 0) return;
-    for (const frame of framesOf(batch.changes)) this.dispatch(frame);
+    const frames = framesOf(batch.changes);
+    for (const frame of frames) this.dispatch(frame);
+    // V1 line sets are read from the board, which holds exactly this batch's state only now.
+    if (this.index.has('lines')) for (const frame of lineFramesOf(frames, this.deps.view)) this.dispatch(frame);
   }
 
   private dispatch(frame: Frame): void {
@@ -267,9 +271,12 @@ export class StreamHub {
 
   private beat(): void {
     const t = Math.floor(this.deps.now() / 1000);
-    const dedicated = `{"meta":{"type":"heartbeat","version":"v2","timestamp":${t}},"data":{"now":${t}}}`;
-    const multiplexed = `{"type":"heartbeat","now":${t}}`;
-    for (const conn of this.connections) conn.heartbeat(conn.dedicated ? dedicated : multiplexed);
+    const texts: Record<Endpoint, string> = {
+      markets: `{"meta":{"type":"heartbeat","version":"v2","timestamp":${t}},"data":{"now":${t}}}`,
+      v1: `{"meta":{"type":"heartbeat","version":"v1","timestamp":${t}},"data":{"now":${t}}}`,
+      multiplex: `{"type":"heartbeat","now":${t}}`,
+    };
+    for (const conn of this.connections) conn.heartbeat(texts[conn.endpoint]);
   }
 
   /** Closes every connection (server shutdown) and stops listening to the bus. */

@@ -1,4 +1,4 @@
-import { type Channel, channelsOf, type Frame } from './frames.ts';
+import { channelsOf, type Frame, type StreamChannel } from './frames.ts';
 import type { Subscription } from './subscription.ts';
 
 interface ChannelIndex {
@@ -6,6 +6,8 @@ interface ChannelIndex {
   all: Set<Subscription>;
   bySport: Map<number, Set<Subscription>>;
   byEvent: Map<string, Set<Subscription>>;
+  /** Subscriptions on the channel. */
+  size: number;
 }
 
 /**
@@ -15,7 +17,7 @@ interface ChannelIndex {
  * sits in exactly one of those places per channel, so no frame reaches it twice.
  */
 export class SubscriptionIndex {
-  private readonly channels = new Map<Channel, ChannelIndex>();
+  private readonly channels = new Map<StreamChannel, ChannelIndex>();
   private count = 0;
 
   get size(): number {
@@ -28,7 +30,13 @@ export class SubscriptionIndex {
     if (eventIds) for (const e of eventIds) setIn(idx.byEvent, e).add(sub);
     else if (sportIds) for (const s of sportIds) setIn(idx.bySport, s).add(sub);
     else idx.all.add(sub);
+    idx.size++;
     this.count++;
+  }
+
+  /** Whether any subscription is on the channel: frames of a channel nobody takes need not be made. */
+  has(channel: StreamChannel): boolean {
+    return (this.channels.get(channel)?.size ?? 0) > 0;
   }
 
   remove(sub: Subscription): void {
@@ -37,11 +45,12 @@ export class SubscriptionIndex {
     if (eventIds) for (const e of eventIds) removeFrom(idx.byEvent, e, sub);
     else if (sportIds) for (const s of sportIds) removeFrom(idx.bySport, s, sub);
     else idx.all.delete(sub);
+    idx.size--;
     this.count--;
   }
 
   /** Calls `each` for every subscription the frame may concern on each of its channels. */
-  visit(frame: Frame, each: (sub: Subscription, channel: Channel) => void): void {
+  visit(frame: Frame, each: (sub: Subscription, channel: StreamChannel) => void): void {
     for (const channel of channelsOf(frame)) {
       const idx = this.channels.get(channel);
       if (!idx) continue;
@@ -53,10 +62,10 @@ export class SubscriptionIndex {
     }
   }
 
-  private of(channel: Channel): ChannelIndex {
+  private of(channel: StreamChannel): ChannelIndex {
     let idx = this.channels.get(channel);
     if (!idx) {
-      idx = { all: new Set(), bySport: new Map(), byEvent: new Map() };
+      idx = { all: new Set(), bySport: new Map(), byEvent: new Map(), size: 0 };
       this.channels.set(channel, idx);
     }
     return idx;

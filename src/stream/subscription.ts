@@ -1,6 +1,7 @@
 import type { PlanScope } from '../access/plan-scope.ts';
 import type { LogPosition } from '../changelog/change.ts';
-import { type Channel, type Frame, FuturesFrame, MarketFrame } from './frames.ts';
+import { type Frame, FuturesFrame, MarketFrame, type StreamChannel } from './frames.ts';
+import { LineFrame } from './line-frames.ts';
 
 /** A subscription's filters, parsed and checked against the plan (protocol.ts makes them). */
 export interface SubscriptionParams {
@@ -21,6 +22,8 @@ export interface SubscriptionParams {
   date?: number;
   window?: readonly [number, number];
   offset: number;
+  /** The V1 stream's `period`: the V1 period ids of the line sets sent; absent: every period. */
+  linePeriods?: ReadonlySet<number>;
   /** Past the queue, keep the latest price per line and book instead of closing. */
   conflate: boolean;
   resumeFrom?: LogPosition;
@@ -52,12 +55,12 @@ export class Subscription {
 
   constructor(
     readonly outbox: Outbox,
-    /** The client's id; '' on the dedicated markets stream. */
+    /** The client's id; '' on the dedicated streams (markets, V1). */
     readonly id: string,
-    readonly channel: Channel,
+    readonly channel: StreamChannel,
     readonly params: SubscriptionParams,
     readonly scope: PlanScope,
-    /** The dedicated markets stream's subscription: messages in its own envelope. */
+    /** A dedicated stream's subscription (markets, V1): messages in the stream's own envelope. */
     readonly dedicated: boolean,
     /** Start of an event on the board, for a subscription scoped to a date. */
     private readonly startOf: (eventId: string) => number | undefined,
@@ -86,6 +89,10 @@ export class Subscription {
       }
       if (frame.marketId !== null && p.marketIds && !p.marketIds.has(frame.marketId)) return false;
       return true;
+    } else if (frame instanceof LineFrame) {
+      if (p.affiliateIds && !p.affiliateIds.has(frame.affiliateId)) return false;
+      if (p.linePeriods && !p.linePeriods.has(frame.periodId)) return false;
+      return frame.coveredBy(this.scope);
     }
     if (p.window) {
       const start = this.startOf(frame.eventId);

@@ -7,17 +7,18 @@ import type { StreamTokens } from './tokens.ts';
 /**
  * POST /api/v2/ws/token: a short-lived, single-use stream token for the caller's key, for pages
  * that cannot set the key header on a WebSocket (`wss://.../api/v2/ws?token=...`). Authenticated
- * like every route, free of data points; WebSocket access (Ultra and above) is required.
+ * like every route, free of data points; WebSocket access (Ultra and above) is required. V1 plans
+ * may ask too, for /api/v1/ws: the upgrade checks which endpoints the key's plan opens.
  */
 export function streamTokenRoute(app: FastifyInstance, tokens: StreamTokens): void {
   app.post(
     '/api/v2/ws/token',
     {
-      config: { free: true },
+      config: { free: true, v1Plans: true },
       schema: {
         summary: 'A stream token for browsers',
         description:
-          'Returns a token that opens one WebSocket connection (markets stream or multiplexed) as this key, ' +
+          'Returns a token that opens one WebSocket connection (markets stream, multiplexed, or V1 /api/v1/ws) as this key, ' +
           'once, before expires_at. Pages use it as the `token` query parameter and never hold the key.',
         tags: ['streams'],
         response: {

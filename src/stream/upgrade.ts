@@ -11,13 +11,25 @@ import { tierLabel } from '../access/tiers.ts';
 import { planUnsupported } from '../http/errors.ts';
 import { StreamError } from './errors.ts';
 import { MAX_CLIENT_MESSAGE, Multiplex } from './multiplex.ts';
-import { marketStreamParams } from './params.ts';
+import type { Endpoint } from './connection.ts';
+import { lineStreamParams, marketStreamParams } from './params.ts';
 import type { StreamHub } from './stream-hub.ts';
 import type { SubscriptionParams } from './subscription.ts';
 import type { StreamTokens } from './tokens.ts';
 
 export const MARKETS_PATH = '/api/v2/ws/markets';
 export const MULTIPLEX_PATH = '/api/v2/ws';
+/** The V1 counterpart of the markets stream: line sets (docs/spec-gaps.md, The line-based interface). */
+export const V1_PATH = '/api/v1/ws';
+
+const ENDPOINTS = new Map<string, Endpoint>([
+  [MARKETS_PATH, 'markets'],
+  [MULTIPLEX_PATH, 'multiplex'],
+  [V1_PATH, 'v1'],
+]);
+
+const requestUrl = (req: IncomingMessage) => new URL(req.url ?? '/', 'http://stream.invalid');
+const endpointOf = (req: IncomingMessage) => ENDPOINTS.get(requestUrl(req).pathname.replace(/\/+$/, ''));
 
 /**
  * How plain ws:// is treated: `direct` accepts it (the local development default; put TLS in front
@@ -53,14 +65,16 @@ const refusal = (status: number, body: Record<string, unknown>, headers?: Record
 });
 
 /**
- * Serves the two WebSocket endpoints on the HTTP server's upgrade event. Every refusal happens
+ * Serves the three WebSocket endpoints on the HTTP server's upgrade event. Every refusal happens
  * before the handshake, as an HTTP answer with a JSON body in the REST shape: 404 for another
  * path, 403 for plain ws:// behind a proxy, 401 without a valid key or token, 403 without WebSocket
- * access (Ultra and above) or a V2 plan, 429 past the burst ceiling or the plan's connection cap
- * (`WebSocket connection limit reached`), 400 for a bad filter on the markets stream.
+ * access (Ultra and above) or the plan's interface (V2 on /api/v2, V1 on /api/v1/ws), 429 past the
+ * burst ceiling or the plan's connection cap (`WebSocket connection limit reached`, counted over
+ * all three), 400 for a bad filter on a dedicated stream. Refusals on the V1 path carry `error`,
+ * as every V1 error body does.
  *
- * Keys: the configured key header on both endpoints, the `key` query parameter on the markets
- * stream (spec), and a stream token (`token`) on both, for browsers.
+ * Keys: the configured key header on every endpoint, the `key` query parameter on the dedicated
+ * streams (spec), and a stream token (`token`) on all, for browsers.
  */
 export function attachStreams(server: Server, deps: UpgradeDeps): WebSocketServer {
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_CLIENT_MESSAGE });
@@ -70,30 +84,33 @@ export function attachStreams(server: Server, deps: UpgradeDeps): WebSocketServe
     socket.on('error', () => socket.destroy());
     upgrade(req, socket, head).catch((err: unknown) => {
       deps.onError(err);
-      refuse(socket, refusal(500, { message: 'internal server error' }));
+      refuse(socket, refusal(500, { message: 'internal server error' }), endpointOf(req) === 'v1');
     });
   });
 
   async function upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
-    const url = new URL(req.url ?? '/', 'http://stream.invalid');
-    const path = url.pathname.replace(/\/+$/, '');
-    if (path !== MARKETS_PATH && path !== MULTIPLEX_PATH) {
-      return refuse(socket, refusal(404, { message: `no WebSocket endpoint at ${path.slice(0, 60) || '/'}` }));
+    const url = requestUrl(req);
+    const endpoint = endpointOf(req);
+    const v1 = endpoint === 'v1';
+    const answer = (r: Refusal): void => refuse(socket, r, v1);
+    if (!endpoint) {
+      const path = url.pathname.replace(/\/+$/, '');
+      return answer(refusal(404, { message: `no WebSocket endpoint at ${path.slice(0, 60) || '/'}` }));
     }
-    const dedicated = path === MARKETS_PATH;
+    const dedicated = endpoint !== 'multiplex';
     if (deps.transport === 'proxy' && req.headers['x-forwarded-proto'] !== 'https') {
-      return refuse(socket, refusal(403, { error: 'WebSocket connections must use wss://', message: 'WebSocket connections must use wss://' }));
+      return answer(refusal(403, { error: 'WebSocket connections must use wss://', message: 'WebSocket connections must use wss://' }));
     }
     let account: Account | undefined;
     if (deps.access) {
       const address = req.socket.remoteAddress ?? '';
       const presented = credential(req, url, dedicated);
-      if (!presented) return refuse(socket, refusal(401, { message: 'unauthorized' }));
+      if (!presented) return answer(refusal(401, { message: 'unauthorized' }));
       // As on REST: past its ceiling an address may present only keys that passed before.
       const blocked = presented.key !== undefined ? deps.failedKeys.blockedFor(address) : 0;
       if (blocked > 0 && !deps.failedKeys.isKnown(hashKey(presented.key!))) {
         deps.access.refused('failed_key_ceiling');
-        return refuse(socket, refusal(429, { error: 'Too many failed key checks', limit: deps.failedKeys.limits.ceiling }, { 'Retry-After': String(blocked) }));
+        return answer(refusal(429, { error: 'Too many failed key checks', limit: deps.failedKeys.limits.ceiling }, { 'Retry-After': String(blocked) }));
       }
       const who = presented.token !== undefined ? (deps.tokens.redeem(presented.token) ?? undefined) : await deps.auth.authenticate(presented.key);
       if (!who) {
@@ -102,19 +119,17 @@ export function attachStreams(server: Server, deps: UpgradeDeps): WebSocketServe
           deps.access.refused('failed_key_throttle');
           await new Promise((r) => setTimeout(r, wait));
         }
-        return refuse(socket, refusal(401, { message: 'unauthorized' }));
+        return answer(refusal(401, { message: 'unauthorized' }));
       }
       deps.failedKeys.passed(who.keyHash);
       account = who;
       // As on REST: a record naming no known plan (or undated weekly billing) is served nowhere.
-      if (account.unservable) return refuse(socket, refusal(503, planUnsupported(account).body));
-      const denied = entitlement(account) ?? admit(deps.access, account);
-      if (denied) return refuse(socket, denied);
+      if (account.unservable) return answer(refusal(503, planUnsupported(account).body));
+      const denied = entitlement(account, v1) ?? admit(deps.access, account);
+      if (denied) return answer(denied);
       const cap = account.entitlements.wsConnections;
       if (deps.hub.connectionsOf(account.keyHash) >= cap) {
-        return refuse(
-          socket,
-          refusal(
+        return answer(refusal(
             429,
             {
               error: 'WebSocket connection limit reached',
@@ -131,18 +146,18 @@ export function attachStreams(server: Server, deps: UpgradeDeps): WebSocketServe
     let params: SubscriptionParams | undefined;
     if (dedicated) {
       try {
-        params = marketStreamParams(url.searchParams, scope);
+        params = v1 ? lineStreamParams(url.searchParams, scope) : marketStreamParams(url.searchParams, scope);
       } catch (err) {
         if (!(err instanceof StreamError)) throw err;
-        return refuse(socket, refusal(400, { error: err.message, message: err.message }));
+        return answer(refusal(400, { error: err.message, message: err.message }));
       }
     }
     // Nothing asynchronous from the cap check to `open`, so two upgrades cannot both take the last slot.
     wss.handleUpgrade(req, socket, head, (ws) => {
-      const conn = deps.hub.open(ws, socket, account, scope, dedicated);
+      const conn = deps.hub.open(ws, socket, account, scope, endpoint);
       if (params) {
-        deps.hub.subscribe(conn, '', 'markets', params);
-        // The dedicated stream takes no client messages.
+        deps.hub.subscribe(conn, '', v1 ? 'lines' : 'markets', params);
+        // The dedicated streams take no client messages.
         return;
       }
       ws.on('message', (data, isBinary) => {
@@ -152,7 +167,7 @@ export function attachStreams(server: Server, deps: UpgradeDeps): WebSocketServe
     });
   }
 
-  /** The upgrade's stream token, or its key (the header; the `key` parameter on the markets stream). */
+  /** The upgrade's stream token, or its key (the header; the `key` parameter on the dedicated streams). */
   function credential(req: IncomingMessage, url: URL, dedicated: boolean): { token?: string; key?: string } | undefined {
     const token = url.searchParams.get('token');
     if (token) return { token };
@@ -164,13 +179,18 @@ export function attachStreams(server: Server, deps: UpgradeDeps): WebSocketServe
   return wss;
 }
 
-/** Spec: WebSocket access needs Ultra tier or above; the V2 endpoints a V2 plan. */
-function entitlement(account: Account): Refusal | undefined {
+/** Spec: WebSocket access needs Ultra tier or above; the V2 endpoints a V2 plan, the V1 stream a V1 plan. */
+function entitlement(account: Account, v1: boolean): Refusal | undefined {
   if (!account.entitlements.websocket) {
     return refusal(403, {
       error: upgradeMessage('WebSocket streams', lowestTierWith((e) => e.websocket)),
       upgrade_url: UPGRADE_URL,
     });
+  }
+  if (v1) {
+    return account.v1
+      ? undefined
+      : refusal(403, { error: 'The V1 stream needs a V1 subscription; V2 plans use /api/v2/ws/markets', upgrade_url: UPGRADE_URL });
   }
   if (!account.v2) {
     return refusal(403, { error: 'The V2 streams need a V2 subscription', upgrade_url: UPGRADE_URL });
@@ -184,10 +204,14 @@ function admit(access: AccessControl, account: Account): Refusal | undefined {
   return denial && refusal(denial.status, denial.body, denial.headers);
 }
 
-/** An HTTP answer on the raw socket, before any handshake, then the socket ends. */
-function refuse(socket: Duplex, r: Refusal): void {
+/**
+ * An HTTP answer on the raw socket, before any handshake, then the socket ends. On the V1 path a
+ * body with only `message` gets `error` with the same text (a V1 client looks for that key).
+ */
+function refuse(socket: Duplex, r: Refusal, v1: boolean): void {
   if (socket.destroyed) return;
-  const body = JSON.stringify(r.body);
+  const withError = v1 && typeof r.body.error !== 'string' && typeof r.body.message === 'string';
+  const body = JSON.stringify(withError ? { error: r.body.message, ...r.body } : r.body);
   const lines = [
     `HTTP/1.1 ${r.status} ${STATUS_CODES[r.status] ?? ''}`,
     'Content-Type: application/json; charset=utf-8',

@@ -1,0 +1,120 @@
+import { type Static, Type } from '@sinclair/typebox';
+import fastJson from 'fast-json-stringify';
+import type { PlanScope } from '../access/plan-scope.ts';
+import type { BoardView } from '../board/board-view.ts';
+import {
+  type EventLines,
+  eventLines,
+  familyOf,
+  type LineSet,
+  LineSetBuilder,
+  type V1Period,
+  v1PeriodOf,
+} from '../http/v1/line-sets.ts';
+import { LineSetSchema } from '../http/v1/schemas.ts';
+import type { Frame } from './frames.ts';
+
+/**
+ * The V1 stream's frames (/api/v1/ws): one per line set (event, book, V1 period) that a committed
+ * batch changed, holding the line set as the V1 line routes build it from the board right after that
+ * batch. It is built by the same LineSetBuilder, so every number is the V2 main-line price it comes
+ * from; it is serialised once and the same text goes to every client it matches.
+ */
+
+/** The message's data: where the set belongs, then the line set exactly as /api/v1/events/{id}/lines/{lineId} serves it. */
+const LineDataSchema = Type.Object({
+  event_id: Type.String(),
+  sport_id: Type.Integer(),
+  affiliate_id: Type.Integer(),
+  ...LineSetSchema.properties,
+});
+const serializeLineData: (data: Static<typeof LineDataSchema>) => string = fastJson(LineDataSchema);
+
+export class LineFrame {
+  readonly kind = 'line';
+  /** The set's V1 period id (0 full game … 7 live full game). */
+  readonly periodId: number;
+  private json?: string;
+  private message?: string;
+
+  constructor(
+    /** Change id of the batch's last row that touched the set. */
+    readonly id: number,
+    readonly eventId: string,
+    readonly sportId: number,
+    readonly affiliateId: number,
+    private readonly set: LineSet,
+    /** The V2 markets the set is built from: a plan must cover all of them to receive it. */
+    private readonly markets: readonly { market_id: number; period_id: number }[],
+    /** V2 prices the set shows: one odds point each (as the V1 line routes meter them). */
+    readonly points: number,
+  ) {
+    this.periodId = set.period_id;
+  }
+
+  get data(): string {
+    this.json ??= serializeLineData({ event_id: this.eventId, sport_id: this.sportId, affiliate_id: this.affiliateId, ...this.set });
+    return this.json;
+  }
+
+  /** The whole V1 message, serialised once; `timestamp` in Unix seconds. */
+  dedicatedMessage(timestamp: number): string {
+    this.message ??= `{"meta":{"type":"line","version":"v1","timestamp":${timestamp}},"data":${this.data}}`;
+    return this.message;
+  }
+
+  /**
+   * Whether a plan sees this set as the V1 line routes show it to that plan: its book and every
+   * market the set is built from. A plan that covers only part of them is not sent a set that
+   * differs from its REST answer (no WebSocket plan is narrower than all books, periods and in-play
+   * markets today).
+   */
+  coveredBy(scope: PlanScope): boolean {
+    if (!scope.coversBook(this.affiliateId)) return false;
+    return this.markets.every((m) => scope.coversPeriod(m.period_id) && scope.coversMarket(m.market_id));
+  }
+}
+
+/**
+ * The line frames of a batch, from its price frames: the sets of moneyline, spread and total markets
+ * of the eight V1 periods that a price row (other than a liquidity-only one) touched, each built
+ * once from the board, which holds exactly this batch's state while the hub receives it.
+ */
+export function lineFramesOf(frames: readonly Frame[], view: BoardView): LineFrame[] {
+  const touched = new Map<string, { id: number; eventId: string; book: number; period: V1Period; markets: Set<string> }>();
+  for (const f of frames) {
+    if (f.kind !== 'market_price' || f.quoteUnchanged) continue;
+    const family = familyOf(f.marketId);
+    if (family === undefined || family === 'team_total') continue;
+    const period = v1PeriodOf({ market_id: f.marketId, period_id: f.periodId });
+    if (!period) continue;
+    const key = `${f.eventId}|${f.affiliateId}|${period.named.name}`;
+    const market = `${f.marketId}:${f.periodId}`;
+    const known = touched.get(key);
+    if (known) {
+      known.id = f.id;
+      known.markets.add(market);
+    } else touched.set(key, { id: f.id, eventId: f.eventId, book: f.affiliateId, period, markets: new Set([market]) });
+  }
+  const out: LineFrame[] = [];
+  const linesOf = new Map<string, EventLines>();
+  for (const t of touched.values()) {
+    const state = view.getEvent(t.eventId);
+    if (!state) continue;
+    let lines = linesOf.get(t.eventId);
+    if (!lines) {
+      lines = eventLines(state);
+      linesOf.set(t.eventId, lines);
+    }
+    const markets = lines.markets.get(t.period) ?? new Map();
+    const used = [...markets]
+      .filter(([family]) => family !== 'team_total')
+      .map(([, m]) => ({ market_id: m.market_id, period_id: m.period_id }));
+    // A set shows one market per family: a row of another one of the period changed nothing in it.
+    if (!used.some((m) => t.markets.has(`${m.market_id}:${m.period_id}`))) continue;
+    const builder = new LineSetBuilder(state);
+    const set = builder.lineSet(t.period, markets, t.book, lines.lineIds.get(t.period)?.get(t.book) ?? 0);
+    out.push(new LineFrame(t.id, t.eventId, state.info.sport_id, t.book, set, used, builder.prices));
+  }
+  return out;
+}
