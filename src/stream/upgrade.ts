@@ -125,11 +125,15 @@ export function attachStreams(server: Server, deps: UpgradeDeps): WebSocketServe
       account = who;
       // As on REST: a record naming no known plan (or undated weekly billing) is served nowhere.
       if (account.unservable) return answer(refusal(503, planUnsupported(account).body));
+      // Refusals after the key check carry the plan's entitlement headers, as on REST (X-Tier …).
+      const entitled: Record<string, string> = {};
+      deps.access.entitle(account, { header: (name: string, value: string) => (entitled[name] = value) });
+      const refuseEntitled = (r: Refusal): void => answer({ ...r, headers: { ...entitled, ...r.headers } });
       const denied = entitlement(account, v1) ?? admit(deps.access, account);
-      if (denied) return answer(denied);
+      if (denied) return refuseEntitled(denied);
       const cap = account.entitlements.wsConnections;
       if (deps.hub.connectionsOf(account.keyHash) >= cap) {
-        return answer(refusal(
+        return refuseEntitled(refusal(
             429,
             {
               error: 'WebSocket connection limit reached',

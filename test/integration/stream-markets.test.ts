@@ -61,6 +61,9 @@ describe('the upgrade', () => {
     assert.equal(r.status, 403);
     assert.match(r.body.error, /WebSocket streams requires the Ultra tier/);
     assert.equal(typeof r.body.upgrade_url, 'string');
+    // As REST refusals after a key check: the plan that refused it, in the entitlement headers.
+    assert.equal(r.headers['x-tier'], 'Pro');
+    assert.equal(r.headers['x-websocket-access'], 'false');
   });
 
   test('a key whose stored plan is unknown: 503 plan_unsupported, as on REST', async () => {
