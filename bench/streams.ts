@@ -127,6 +127,13 @@ async function oursChild(port: number, rate: number, total: number, clients: num
   await services.ledger.apply({ at, updates: updates.slice(0, 2000) });
   await services.app.listen({ port, host: '127.0.0.1' });
   process.stdout.write(`READY ${JSON.stringify({ keys })}\n`);
+  // The streams' drop counter, as /metrics shows it, for the parent to read at the end of a round.
+  const drops = services.metrics.registry.getSingleMetric('oddsbase_ws_dropped_messages_total');
+  const report = setInterval(async () => {
+    const value = (await drops?.get())?.values[0]?.value ?? 0;
+    process.stdout.write(`DROPPED ${value}\n`);
+  }, 500);
+  report.unref();
   await pushAtRate(rate, updates, async (due) => {
     await services.ledger.apply({ at: new Date().toISOString(), updates: due });
   });
@@ -212,6 +219,8 @@ interface Round {
   p99?: number;
   /** Connection attempts reset before the handshake (and retried). */
   resets: number;
+  /** oddsbase: messages its streams dropped for slow clients by the end of the round. */
+  dropped?: number;
 }
 
 /**
@@ -278,6 +287,7 @@ async function round(which: 'ours' | 'bare', o: Options, stalled = 0, uncounted 
     const d1 = deliveries;
     const c1 = cpuSeconds(child.pid) ?? 0;
     const elapsed = (Date.now() - t0) / 1000;
+    const counted = [...child.output().matchAll(/DROPPED (\d+)/g)].at(-1);
     for (const ws of sockets) ws.terminate();
     const sorted = latencies.sort((a, b) => a - b);
     const cpu = c1 - c0;
@@ -287,6 +297,7 @@ async function round(which: 'ours' | 'bare', o: Options, stalled = 0, uncounted 
       perCpuSecond: (d1 - d0) / Math.max(cpu, 0.01),
       perSecond: (d1 - d0) / elapsed,
       resets,
+      ...(counted ? { dropped: Number(counted[1]) } : {}),
       ...(which === 'ours' && sorted.length > 0
         ? { p50: sorted[Math.floor(sorted.length / 2)], p99: sorted[Math.floor(sorted.length * 0.99)] }
         : {}),
@@ -437,6 +448,7 @@ export async function runStreams(o: Options): Promise<string> {
     `| bare ws | ${int(median(bare.map((x) => x.perSecond)))} | ${int(median(bare.map((x) => x.perCpuSecond)))} | ${bare.map((x) => x.cpu.toFixed(2)).join(', ')} | |`,
     '',
     `oddsbase / bare, deliveries per CPU-second: ${pct(ratio)}.`,
+    `oddsbase messages dropped for slow clients, per round: ${ours.map((x) => x.dropped ?? 'not reported').join(', ')}.`,
   ].join('\n');
 }
 
