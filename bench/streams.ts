@@ -233,12 +233,7 @@ async function round(which: 'ours' | 'bare', o: Options, stalled = 0, uncounted 
   const total = 2000 + o.rate * (o.seconds + 30);
   const child = spawnNode(['--import', 'tsx', 'bench/streams.ts', '--role', which, '--port', String(port), '--rate', String(o.rate), '--total', String(total), '--clients', String(o.clients)], { cpu: '0' });
   try {
-    let ready: { keys: string[] } | undefined;
-    for (let t = 0; t < 600 && !ready; t++) {
-      const line = /READY (.*)/.exec(child.output());
-      if (line) ready = JSON.parse(line[1]!) as { keys: string[] };
-      else await sleep(100);
-    }
+    const ready = await readyOf(child);
     if (!ready) throw new Error(`the ${which} server did not start:\n${child.output()}`);
     let deliveries = 0;
     const latencies: number[] = [];
@@ -307,6 +302,16 @@ async function round(which: 'ours' | 'bare', o: Options, stalled = 0, uncounted 
   }
 }
 
+/** The keys a server child prints once it listens, or undefined after a minute without it. */
+async function readyOf(child: { output(): string }): Promise<{ keys: string[] } | undefined> {
+  for (let t = 0; t < 600; t++) {
+    const line = /READY (.*)/.exec(child.output());
+    if (line) return JSON.parse(line[1]!) as { keys: string[] };
+    await sleep(100);
+  }
+  return undefined;
+}
+
 /** Resident memory of a process, from /proc, in bytes. */
 function rssOf(pid: number): number {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
@@ -322,12 +327,7 @@ export async function runIdle(clients: number, seconds: number): Promise<string>
   const child = spawnNode(['--import', 'tsx', 'bench/streams.ts', '--role', 'ours', '--port', String(port), '--rate', '0', '--total', '2001', '--clients', String(clients)], { cpu: '0' });
   const sockets: WebSocket[] = [];
   try {
-    let ready: { keys: string[] } | undefined;
-    for (let t = 0; t < 600 && !ready; t++) {
-      const line = /READY (.*)/.exec(child.output());
-      if (line) ready = JSON.parse(line[1]!) as { keys: string[] };
-      else await sleep(100);
-    }
+    const ready = await readyOf(child);
     if (!ready) throw new Error(`the server did not start:\n${child.output()}`);
     await sleep(2000);
     const rss0 = rssOf(child.pid);

@@ -1,3 +1,4 @@
+import type { Discipline } from '../../src/catalog/sports.ts';
 import type { EventInfo, Score } from '../../src/domain/types.ts';
 import type { PlayInput } from '../../src/domain/plays.ts';
 import type { PriceUpdate, UpdateBatch } from '../../src/ledger/updates.ts';
@@ -207,3 +208,18 @@ export function rotationPlay(n: number, before: { away: number; home: number }, 
     description: `play ${n}`,
   };
 }
+
+/** The stats whose team values make a side's score, per discipline (none where the score is not a count of plays). */
+export const SCORING_STATS: Record<Discipline, readonly string[]> = {
+  basketball: ['points'],
+  football: ['points'],
+  baseball: ['runs'],
+  hockey: ['goals', 'shootoutGoals'],
+  soccer: ['goals'],
+  tennis: ['setsWon'],
+  cricket: ['runs'],
+  mma: [],
+  politics: [],
+  golf: [],
+  motorsport: [],
+};

@@ -14,6 +14,7 @@ import { resolveServeConfig } from '../../src/config.ts';
 import type { PlayInput } from '../../src/domain/plays.ts';
 import { Simulator } from '../../src/feeds/simulator/index.ts';
 import type { LedgerSink, UpdateBatch } from '../../src/ledger/updates.ts';
+import { SCORING_STATS } from '../helpers/fixtures.ts';
 
 /**
  * Issue "stats, plays, futures", consistency over simulated days: the simulator's history (three
@@ -27,17 +28,6 @@ import type { LedgerSink, UpdateBatch } from '../../src/ledger/updates.ts';
 const NOW = Date.parse('2026-11-23T09:00:00Z');
 /** One sport id per discipline that has games over the days before NOW (7 MMA, 38 tennis: solo athletes). */
 const SPORT_IDS = [1, 3, 4, 6, 7, 11, 21, 22, 38];
-/** The stats whose team values make a side's score, per discipline (none where the score is not a count of plays). */
-const SCORING: Partial<Record<Discipline, string[]>> = {
-  basketball: ['points'],
-  football: ['points'],
-  baseball: ['runs'],
-  hockey: ['goals', 'shootoutGoals'],
-  soccer: ['goals'],
-  tennis: ['setsWon'],
-  cricket: ['runs'],
-};
-
 let services: Services;
 let dataDir: string;
 let key: string;
@@ -155,8 +145,8 @@ test('every final game: the served box is the sum of its plays’ credits, and i
     for (const g of [...teamBox, ...playerBox]) assert.equal(g.meta.complete, true, id);
     assert.deepEqual(values(teamGroups(teamBox)), teams, id);
     assert.deepEqual(values(playerGroups(playerBox)), players, id);
-    const scoring = SCORING[disciplineOf(sportId)];
-    if (!scoring) continue;
+    const scoring = SCORING_STATS[disciplineOf(sportId)];
+    if (scoring.length === 0) continue;
     const [away, home] = ev.info.teams;
     const scored = (teamId: number) =>
       scoring.reduce((n, name) => n + (teams.get(`${teamId}:${statByName(sportId, name)!.id}`) ?? 0), 0);

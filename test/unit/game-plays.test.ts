@@ -9,6 +9,7 @@ import { Simulator } from '../../src/feeds/simulator/index.ts';
 import { Ledger } from '../../src/ledger/ledger.ts';
 import type { LedgerSink, UpdateBatch } from '../../src/ledger/updates.ts';
 import { MemoryStore } from '../../src/store/memory/memory-store.ts';
+import { SCORING_STATS } from '../helpers/fixtures.ts';
 
 /**
  * One simulated weekend of one sport id per discipline, through the real ledger: every final game's
@@ -18,21 +19,6 @@ import { MemoryStore } from '../../src/store/memory/memory-store.ts';
 const NOW = Date.parse('2026-11-23T09:00:00Z');
 /** One sport id per discipline that plays over the weekend before NOW. */
 const SPORT_IDS = [1, 3, 4, 6, 7, 11, 21, 22, 38];
-/** The stats that make a side's score, per discipline. */
-const SCORING: Record<Discipline, string[]> = {
-  basketball: ['points'],
-  football: ['points'],
-  baseball: ['runs'],
-  hockey: ['goals', 'shootoutGoals'],
-  soccer: ['goals'],
-  tennis: ['setsWon'],
-  cricket: ['runs'],
-  mma: [],
-  politics: [],
-  golf: [],
-  motorsport: [],
-};
-
 interface Run {
   board: Board;
   store: MemoryStore;
@@ -105,7 +91,7 @@ test('plays are numbered 1.. per event and their running scores reach the final 
 test('each play’s scoring credits are exactly the change of the running score', () => {
   for (const ev of finals()) {
     const sent = run.sent.get(ev.info.event_id) ?? [];
-    const scoring = SCORING[disciplineOf(ev)];
+    const scoring = SCORING_STATS[disciplineOf(ev)];
     const [away, home] = ev.info.teams;
     let prev = { away: 0, home: 0 };
     for (const p of sent) {
