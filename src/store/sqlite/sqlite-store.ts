@@ -143,8 +143,7 @@ export class SqliteStore implements Store {
         epoch: this.epoch(),
         events: this.eventsUpTo(uptoId).filter((e) => !gone.has(e.event_id)),
         markets,
-        latestPrices: this.latestPrices(uptoId),
-        maxPriceId: this.maxPriceId(uptoId),
+        ...this.prices(uptoId),
         futures: this.latestFutures(uptoId),
         headId: uptoId,
         headCommittedMs: (await this.committedMsAt(uptoId)) ?? 0,
@@ -156,8 +155,7 @@ export class SqliteStore implements Store {
       epoch: this.epoch(),
       events: this.prepared(`SELECT * FROM events WHERE ${LIVE}`).all() as EventRecord[],
       markets,
-      latestPrices: this.latestPrices(Number.MAX_SAFE_INTEGER),
-      maxPriceId: this.maxPriceId(Number.MAX_SAFE_INTEGER),
+      ...this.prices(Number.MAX_SAFE_INTEGER),
       futures: this.latestFutures(Number.MAX_SAFE_INTEGER),
       headId,
       headCommittedMs: head?.committed_ms ?? 0,
@@ -255,8 +253,14 @@ export class SqliteStore implements Store {
     ) as ChangeRecord[];
   }
 
-  /** The newest row of every price at or below `uptoId`, in price id (creation) order. */
-  private async *latestPrices(uptoId: number): AsyncGenerator<ChangeRecord> {
+  /** The latest prices up to `uptoId`, paged, and the largest price id among them (read once). */
+  private prices(uptoId: number): Pick<LoadedState, 'latestPrices' | 'maxPriceId'> {
+    const maxPriceId = this.maxPriceId(uptoId);
+    return { latestPrices: this.latestPrices(uptoId, maxPriceId), maxPriceId };
+  }
+
+  /** The newest row of every price at or below `uptoId`, in price id (creation) order, up to price id `last`. */
+  private async *latestPrices(uptoId: number, last: number): AsyncGenerator<ChangeRecord> {
     const page = this.prepared(
       `SELECT c.* FROM changes c
        JOIN (SELECT max(id) AS id FROM changes WHERE price_id > ? AND price_id <= ? AND id <= ? GROUP BY price_id) m
@@ -264,7 +268,6 @@ export class SqliteStore implements Store {
        WHERE c.${LIVE}
        ORDER BY c.price_id`,
     );
-    const last = this.maxPriceId(uptoId);
     // Price ids are handed out in sequence, so ranges of them make pages of about the same size.
     for (let from = 0; from < last; from += LOAD_PAGE) {
       yield* page.all(from, from + LOAD_PAGE, uptoId) as ChangeRecord[];
@@ -272,7 +275,9 @@ export class SqliteStore implements Store {
   }
 
   private maxPriceId(uptoId: number): number {
-    return (this.prepared('SELECT max(price_id) FROM changes WHERE id <= ?').pluck().get(uptoId) as number | null) ?? 0;
+    // Read backwards along the price index, not a max() over the table (which scans every row).
+    const sql = 'SELECT price_id FROM changes WHERE price_id IS NOT NULL AND id <= ? ORDER BY price_id DESC LIMIT 1';
+    return (this.prepared(sql).pluck().get(uptoId) as number | undefined) ?? 0;
   }
 
   /** The newest futures row of each key (changelog futuresRowKey) at or below `uptoId`, in id order. */
