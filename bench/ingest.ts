@@ -25,7 +25,7 @@ import type { EventInfo } from '../src/domain/types.ts';
 import { Ledger } from '../src/ledger/ledger.ts';
 import type { PriceUpdate, UpdateBatch } from '../src/ledger/updates.ts';
 import { openSqlite } from '../src/store/sqlite/database.ts';
-import { SCHEMA } from '../src/store/sqlite/schema.ts';
+import { migrateRetention, SCHEMA } from '../src/store/sqlite/schema.ts';
 import { SqliteStore } from '../src/store/sqlite/sqlite-store.ts';
 import type { ChangeRecord, Commit } from '../src/store/store.ts';
 import { int, isMain, log, makeTmpDir, median, pct, removeDir, sleep } from './lib.ts';
@@ -319,6 +319,7 @@ function storeInsert(): { sql: string; columns: (keyof ChangeRecord)[] } {
   const db = new Database(':memory:');
   try {
     db.exec(SCHEMA);
+    migrateRetention(db);
     const store = new SqliteStore(db) as unknown as { insertChange?: { source?: string } };
     const sql = store.insertChange?.source;
     const cols = sql ? /INSERT INTO changes\s*\(([^)]*)\)/i.exec(sql)?.[1] : undefined;
