@@ -8,6 +8,8 @@ import type { Entitlements } from './entitlements.ts';
  * object; none decides coverage on its own.
  */
 export interface PlanScope {
+  /** Names what the scope covers: two scopes with the same key answer every request alike. */
+  readonly key: string;
   /** Seconds of data delay: the board view the plan reads. */
   readonly delaySeconds: number;
   /** Days back from today (UTC) that date-scoped requests reach; undefined: no window. */
@@ -32,6 +34,7 @@ export interface PlanScope {
 }
 
 class Scope implements PlanScope {
+  readonly key: string;
   readonly restrictsMarkets: boolean;
   private readonly catalogIds: number[] | undefined;
 
@@ -46,6 +49,9 @@ class Scope implements PlanScope {
     readonly futures: boolean,
   ) {
     this.restrictsMarkets = !liveOdds || !playerProps;
+    const ids = (v: ReadonlySet<number> | null) => (v === null ? '*' : [...v].sort((a, b) => a - b).join(','));
+    const flags = [liveOdds, playerProps, liveGameState, futures].map(Number).join('');
+    this.key = `${delaySeconds}|${historyDays ?? '*'}|${ids(books)}|${ids(periods)}|${flags}`;
     this.catalogIds = this.restrictsMarkets
       ? MARKET_DEFINITIONS.map((d) => d.id).filter((id) => this.coversMarket(id))
       : undefined;

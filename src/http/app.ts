@@ -1,4 +1,5 @@
-import { type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse, STATUS_CODES } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { Socket } from 'node:net';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -15,6 +16,7 @@ import type { GameReads } from './route-kit.ts';
 import { ByteBudget, DEFAULT_CACHE_BYTES } from './byte-budget.ts';
 import { ApiError, badRequest, internalError, quote } from './errors.ts';
 import { EventQueryCache } from './event-query.ts';
+import { FastLane } from './fast-lane.ts';
 import { installAccess } from './plugins/access.ts';
 import type { FailedKeyChecks } from '../access/failed-auth.ts';
 import { clientErrorHandler, installProtocolChecks } from './plugins/protocol.ts';
@@ -48,6 +50,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** Destroys connections whose responses sit unread; its stats count them. */
     sendGuard: SendGuard;
+    /** Answers repeated polls before routing; absent without the access layer or with a line per request. */
+    fastLane: FastLane | undefined;
   }
   interface FastifyContextConfig {
     /** Served without a key (spec: GET /api/v2/sports and GET /api/v2/affiliates). */
@@ -101,6 +105,12 @@ const MAX_PARAM_LENGTH = 200;
 
 /** Builds the application; it does not listen (the caller does, and closes it). */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const budget = new ByteBudget(deps.cacheBytes ?? DEFAULT_CACHE_BYTES);
+  // A request logged line by line must pass through fastify, which writes the line.
+  const lane =
+    deps.access && !deps.log?.requests
+      ? new FastLane(budget, deps.auth, deps.access, deps.keyHeader ?? 'X-Service-Key')
+      : undefined;
   const app = Fastify({
     logger: deps.log
       ? {
@@ -129,8 +139,19 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       ignoreDuplicateSlashes: true,
       maxParamLength: MAX_PARAM_LENGTH,
     },
-    // Node would answer a missing Host with an empty 400; the protocol checks answer it in JSON.
-    ...(deps.tls ? { https: { ...deps.tls, requireHostHeader: false } } : { http: { requireHostHeader: false } }),
+    // The server is made here so that the fast lane sees each request before fastify's router;
+    // the timeouts are fastify's own, as it sets them on a server it makes.
+    serverFactory: (handler, options) => {
+      const listener = lane ? (req: IncomingMessage, res: ServerResponse) => lane.serve(req, res) || handler(req, res) : handler;
+      // Node would answer a missing Host with an empty 400; the protocol checks answer it in JSON.
+      const server: Server = deps.tls
+        ? (createHttpsServer({ ...deps.tls, requireHostHeader: false }, listener) as unknown as Server)
+        : createServer({ requireHostHeader: false }, listener);
+      server.keepAliveTimeout = options.keepAliveTimeout as number;
+      server.requestTimeout = options.requestTimeout as number;
+      server.setTimeout(options.connectionTimeout as number);
+      return server;
+    },
     clientErrorHandler,
     // A malformed percent-encoding and an over-long path parameter (no route has an async
     // constraint, the one other case): fastify's own answers quote the whole URL, key included.
@@ -198,7 +219,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   app.get('/openapi.json', { schema: { hide: true }, config: { public: true } }, async () => app.swagger());
 
-  if (deps.access) installAccess(app, deps.auth, deps.access, deps.keyHeader ?? 'X-Service-Key', deps.failedKeys);
+  app.decorate('fastLane', lane);
+  if (deps.access) installAccess(app, deps.auth, deps.access, deps.keyHeader ?? 'X-Service-Key', deps.failedKeys, lane);
   else
     app.decorateReply('meter', function (this: FastifyReply) {
       return this;
@@ -218,8 +240,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook('onClose', async () => guard.close());
   app.decorate('sendGuard', guard);
 
-  const budget = new ByteBudget(deps.cacheBytes ?? DEFAULT_CACHE_BYTES);
   const routeDeps: RouteDeps = {
+    lane,
     access: deps.access,
     views: deps.views,
     feed: deps.feed,

@@ -130,6 +130,11 @@ export class BudgetMap<K, V> {
     return node.value;
   }
 
+  /** The value under `key` without counting a use. */
+  peek(key: K): V | undefined {
+    return this.map.get(key)?.value;
+  }
+
   /**
    * Keeps `value` under `key`, charged `valueBytes` plus the key's and the entry's own bytes;
    * returns false (and keeps nothing) when the entry is too large for the budget to hold.

@@ -15,6 +15,7 @@ import type { BoxCache } from './box-score.ts';
 import type { ByteBudget } from './byte-budget.ts';
 import { ApiError, statsRefused } from './errors.ts';
 import type { EventQueryCache } from './event-query.ts';
+import type { FastLane } from './fast-lane.ts';
 import type { SeasonStatsCache } from './season-stats.ts';
 import type { SnapshotCache } from './snapshot-cache.ts';
 
@@ -25,6 +26,8 @@ import type { SnapshotCache } from './snapshot-cache.ts';
  */
 export interface RouteDeps {
   access?: AccessControl;
+  /** Repeated polls answered before routing: routes that answer from a kept body register there. */
+  lane?: FastLane;
   /** The board each plan sees: the live one, or a view held back by the plan's data delay. */
   views: DelayedViews;
   feed: ChangeFeed;

@@ -9,6 +9,7 @@ import type { AccessControl, Denial } from '../../access/access-control.ts';
 import type { Account, Authenticator } from '../../access/authenticator.ts';
 import { FailedKeyChecks } from '../../access/failed-auth.ts';
 import { hashKey } from '../../access/keys.ts';
+import type { FastLane } from '../fast-lane.ts';
 import { ApiError, forbidden, planUnsupported, tooManyFailedKeyChecks, unauthorized } from '../errors.ts';
 
 declare module 'fastify' {
@@ -46,6 +47,8 @@ export function installAccess(
   keyHeader: string,
   /** Shared with the WebSocket upgrades, so a guess counts the same on either path. */
   failed: FailedKeyChecks = new FailedKeyChecks(),
+  /** Requests it refused for a limit come here with that decision, already counted. */
+  lane?: FastLane,
 ): void {
   const header = keyHeader.toLowerCase();
   app.decorateRequest('metered', false);
@@ -93,7 +96,7 @@ export function installAccess(
       if (needsV1 && !account.v1) {
         return done(forbidden('This endpoint needs a V1 subscription; V2 plans use the /api/v2 paths'));
       }
-      const denial = access.admit(account, !free);
+      const denial = lane?.takeRefusal(request.raw) ?? access.admit(account, !free);
       if (denial) return done(deny(denial));
       request.metered = !free;
       done();

@@ -3,6 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { EventState } from '../../../board/board.ts';
 import { notFound } from '../../errors.ts';
+import type { LaneEntry } from '../../fast-lane.ts';
 import { type EventQuery, EventQuerySchema, statusAllowed } from '../../event-query.ts';
 import { dayWindow, parseDate, parseSportId } from '../../params.ts';
 import { callerOf, eventById, gateDate, type RouteDeps, sendJson } from '../../route-kit.ts';
@@ -28,6 +29,15 @@ function envelope(
   return { body, points };
 }
 
+/**
+ * How the fast lane answers an events URL again: the kept body for the caller's view head, for a
+ * caller whose history window holds the date (the rules the route applies beyond the plan scope).
+ */
+function laneAnswer(deps: RouteDeps, key: string, dateMs: number, delay: number): LaneEntry['answer'] {
+  const { access, cache, views } = deps;
+  return (account) =>
+    access?.checkHistoryWindow(account, dateMs) ? undefined : cache.response(key, views.forDelay(delay).head);
+}
 
 /** The odds-screen snapshots: served from the board through the snapshot cache. */
 export async function eventRoutes(fastify: FastifyInstance, deps: RouteDeps): Promise<void> {
@@ -60,6 +70,7 @@ export async function eventRoutes(fastify: FastifyInstance, deps: RouteDeps): Pr
       const [from, to] = dayWindow(dateMs, q.offset);
       const head = view.head;
       const key = `s|${sportId}|${from}|${scope.delaySeconds}|${q.filterKey}|${q.statusKey}`;
+      deps.lane?.remember(request, scope, 'v2', () => laneAnswer(deps, key, dateMs, scope.delaySeconds));
       const hit = cache.response(key, head);
       if (hit) {
         reply.meter(hit.points);

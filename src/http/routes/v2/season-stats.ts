@@ -8,6 +8,7 @@ import { seasonGames, sumBoxes } from '../../../board/season-totals.ts';
 import { seasonYear } from '../../../catalog/seasons.ts';
 import { SEASON_TYPES, sportProfile } from '../../../catalog/sports.ts';
 import { homeLeagueOf } from '../../../catalog/teams/index.ts';
+import type { LaneEntry } from '../../fast-lane.ts';
 import { type BoxBody, boxBody, type SerializedBox } from '../../box-score.ts';
 import { badRequest, notFound } from '../../errors.ts';
 import { parseInteger, parseIntList } from '../../params.ts';
@@ -99,12 +100,28 @@ async function serveSeason(
   const hit = deps.seasons.response(key, view.head, liveHead, day);
   if (hit) {
     requireStats(deps, request, hit.stats);
+    deps.lane?.remember(request, scope, 'v2', () => laneAnswer(deps, key, scope.delaySeconds));
     return send(reply, hit);
   }
   const { body, stats } = await build(view);
   const json = typeof body.json === 'string' ? Buffer.from(body.json) : body.json;
   deps.seasons.storeResponse(key, { json, values: body.values, head: view.head, liveHead, day, stats });
+  deps.lane?.remember(request, scope, 'v2', () => laneAnswer(deps, key, scope.delaySeconds));
   return send(reply, { json, values: body.values });
+}
+
+/**
+ * How the fast lane answers a season URL again: the body kept under `key` while the views and the
+ * day stand as they stood, for a caller the stats-access policy lets read it (as `serveSeason` asks).
+ */
+function laneAnswer(deps: RouteDeps, key: string, delay: number): LaneEntry['answer'] {
+  const { access, seasons, views } = deps;
+  return (account) => {
+    if (!access) return undefined;
+    const day = Math.floor(access.time() / DAY_MS);
+    const kept = seasons.response(key, views.forDelay(delay).head, views.forDelay(0).head, day);
+    return kept && access.statsAccess(account, kept.stats).allowed ? { body: kept.json, points: kept.values } : undefined;
+  };
 }
 
 /** Season aggregates of a team and of its current roster's players. */

@@ -1,0 +1,145 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { performance } from 'node:perf_hooks';
+import type { FastifyRequest } from 'fastify';
+import type { AccessControl, Denial, HeaderSink } from '../access/access-control.ts';
+import type { Account } from '../access/authenticator.ts';
+import { type PlanScope, scopeOf } from '../access/plan-scope.ts';
+import { BudgetMap, type ByteBudget } from './byte-budget.ts';
+
+/** A kept answer: its JSON bytes and the data points it is metered at. */
+export interface LaneAnswer {
+  readonly body: Buffer;
+  readonly points: number;
+}
+
+/** How a route answers one URL again for callers of one plan scope, without routing. */
+export interface LaneEntry {
+  /** The route's pattern: what the request metrics count it under. */
+  readonly route: string;
+  /** The interface the route belongs to: the caller needs that subscription. */
+  readonly api: 'v1' | 'v2';
+  /**
+   * The answer the route would give this caller now, if it is kept and still current; undefined
+   * sends the request through the router, which answers (and keeps) it the ordinary way. Every
+   * rule the route applies per caller beyond the plan scope (history window, stats policy) is
+   * checked here.
+   */
+  answer(account: Account): LaneAnswer | undefined;
+}
+
+/** Told of every answer the lane sends: method, route pattern, status and milliseconds. */
+export type LaneObserver = (method: string, route: string, status: number, ms: number) => void;
+
+/** Heap bytes of an entry (object, closure, its context) besides its key. */
+const ENTRY_BYTES = 256;
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** Collects the usage and entitlement headers `AccessControl.meter` sets, as name, value pairs. */
+class HeaderList implements HeaderSink {
+  constructor(readonly pairs: string[]) {}
+
+  header(name: string, value: string): void {
+    this.pairs.push(name, value);
+  }
+}
+
+/**
+ * Repeated GETs answered from the response caches before fastify routes them. Polls of a snapshot
+ * come many times between two commits; each already finds its whole body kept (the events and
+ * season-stats response caches), yet routing, validation, the hooks and fastify's reply cost more
+ * than the rest of such a request. A route that answers a URL from a kept body tells the lane how
+ * to do it again (`remember`); the lane then serves later requests of that URL from callers of the
+ * same plan scope itself, applying the same access rules through the same objects: the key from
+ * the header (the authenticator's cache only), V1/V2 subscription, the route's per-caller checks,
+ * the burst ceiling and caps (`AccessControl.admit`), metering and its headers
+ * (`AccessControl.meter`), and the request metrics. Anything else (a miss, a stale answer, an
+ * unknown key, a key in the query, a body, an odd header) goes to the router unchanged; a request
+ * the lane refused for a limit carries that decision to the router, which answers it as it
+ * answers every refusal. Entries draw from the shared byte budget.
+ */
+export class FastLane {
+  private readonly entries: BudgetMap<string, LaneEntry>;
+  private readonly observers: LaneObserver[] = [];
+  /** Refusals decided here, answered by the router's access hook. */
+  private readonly refusals = new WeakMap<IncomingMessage, Denial>();
+  private readonly header: string;
+  private answered = 0;
+
+  constructor(
+    budget: ByteBudget,
+    private readonly auth: { cached(key: string | undefined): Account | undefined },
+    private readonly access: AccessControl,
+    keyHeader: string,
+  ) {
+    this.entries = new BudgetMap(budget);
+    this.header = keyHeader.toLowerCase();
+  }
+
+  /** Requests answered by the lane so far. */
+  get count(): number {
+    return this.answered;
+  }
+
+  observe(observer: LaneObserver): void {
+    this.observers.push(observer);
+  }
+
+  /**
+   * Remembers how to answer this request's URL for callers of `scope`. Only requests the lane could
+   * have taken (a GET with the key in its header) are remembered; `make` runs once per URL and scope,
+   * and should make its function elsewhere than in a route handler, whose request it would keep.
+   */
+  remember(request: FastifyRequest, scope: PlanScope, api: LaneEntry['api'], make: () => LaneEntry['answer']): void {
+    if (request.method !== 'GET' || typeof request.headers[this.header] !== 'string') return;
+    const key = laneKey(scope, request.url);
+    if (this.entries.peek(key) !== undefined) return;
+    this.entries.set(key, { route: request.routeOptions.url!, api, answer: make() }, ENTRY_BYTES);
+  }
+
+  /** The refusal the lane decided for this request, once: the access hook answers it. */
+  takeRefusal(req: IncomingMessage): Denial | undefined {
+    const denial = this.refusals.get(req);
+    if (denial) this.refusals.delete(req);
+    return denial;
+  }
+
+  /** Answers `req` and returns true, or returns false and leaves it untouched for the router. */
+  serve(req: IncomingMessage, res: ServerResponse): boolean {
+    if (req.method !== 'GET') return false;
+    const h = req.headers;
+    const presented = h[this.header];
+    if (typeof presented !== 'string') return false;
+    // What the protocol checks refuse or read (a body, an expectation, no Host) is theirs to answer.
+    if (h['transfer-encoding'] !== undefined || h.expect !== undefined) return false;
+    if (h['content-length'] !== undefined && h['content-length'] !== '0') return false;
+    if (h.host === undefined) return false;
+    const account = this.auth.cached(presented);
+    if (!account || account.unservable) return false;
+    const entry = this.entries.get(laneKey(scopeOf(account), req.url!));
+    if (!entry || !(entry.api === 'v2' ? account.v2 : account.v1)) return false;
+    const answer = entry.answer(account);
+    if (!answer) return false;
+    const start = performance.now();
+    const denial = this.access.admit(account, true);
+    if (denial) {
+      this.refusals.set(req, denial);
+      return false;
+    }
+    const headers = new HeaderList(['content-type', JSON_TYPE, 'content-length', String(answer.body.length)]);
+    this.access.meter(account, answer.points, headers);
+    res.writeHead(200, headers.pairs);
+    res.end(answer.body);
+    this.answered++;
+    if (this.observers.length > 0) {
+      const route = entry.route;
+      res.once('finish', () => {
+        const ms = performance.now() - start;
+        for (const observe of this.observers) observe('GET', route, 200, ms);
+      });
+    }
+    return true;
+  }
+}
+
+const laneKey = (scope: PlanScope, url: string) => `${scope.key} ${url}`;

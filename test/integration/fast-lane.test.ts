@@ -1,0 +1,197 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { rosterOf } from '../../src/catalog/rosters/index.ts';
+import { seasonYear } from '../../src/catalog/seasons.ts';
+import { sportProfile } from '../../src/catalog/sports.ts';
+import { batch, creditPlay, nbaEvent, nbaPrices, score, today } from '../helpers/fixtures.ts';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+
+/**
+ * The fast lane answers repeated polls before routing (src/http/fast-lane.ts). What it sends must
+ * be what the router sends, under every rule the router applies: these tests ask each URL twice,
+ * once through the router and once through the lane, and compare.
+ */
+
+const GAME = '5'.repeat(32);
+const BOS = 2002;
+const D = today();
+const EVENTS = `/api/v2/sports/4/events/${D}`;
+const SEASON = `/api/v2/teams/${BOS}/stats`;
+const P1 = rosterOf(BOS)![0]!;
+
+let s: TestServer;
+let ultra: string;
+
+const lane = () => s.server.app.fastLane!.count;
+
+async function get(path: string, key: string) {
+  const res = await fetch(s.url + path, { headers: { 'X-Service-Key': key } });
+  return { status: res.status, text: await res.text(), headers: res.headers };
+}
+
+/** Every header but those that differ between two answers by design (the clock, the running counts). */
+function stable(headers: Headers): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of headers) if (k !== 'date' && k !== 'x-datapoints-used' && k !== 'x-datapoints-remaining') out[k] = v;
+  return out;
+}
+
+/** Waits for the next second of the clock: Free allows one request a second (spec: Rate limit tiers). */
+const nextSecond = () => new Promise((r) => setTimeout(r, 1001 - (Date.now() % 1000)));
+
+/** Asks `path` twice, the second time from the lane; returns the router's answer and the lane's. */
+async function twice(path: string, key: string) {
+  const before = lane();
+  await nextSecond();
+  const routed = await get(path, key);
+  await nextSecond();
+  const laned = await get(path, key);
+  return { routed, laned, fromLane: lane() - before };
+}
+
+before(async () => {
+  s = await startTestServer();
+  ultra = await s.newKey('ultra');
+  // Long enough ago that every delayed plan sees it.
+  const past = new Date(Date.now() - 3_600_000).toISOString();
+  const ev = nbaEvent(GAME, D, 23);
+  await s.server.ledger.apply(
+    batch(past, [
+      { kind: 'event', event: { ...ev, schedule: { ...ev.schedule, season_year: seasonYear(sportProfile(4)!, Date.now()) } } },
+      ...nbaPrices(GAME),
+      { kind: 'score', event_id: GAME, score: score(GAME, 'STATUS_IN_PROGRESS', 0, 0) },
+      { kind: 'play', event_id: GAME, play: creditPlay(BOS, P1.player_id, 'points', 2, { away: 2, home: 0 }) },
+    ]),
+  );
+});
+
+after(() => s.close());
+
+describe('fast lane', () => {
+  test('a repeated events poll is answered by the lane with the router\'s bytes and headers, metered alike', async () => {
+    const { routed, laned, fromLane } = await twice(EVENTS, ultra);
+    assert.equal(fromLane, 1);
+    assert.equal(routed.status, 200);
+    assert.equal(laned.status, 200);
+    assert.equal(laned.text, routed.text);
+    assert.deepEqual(stable(laned.headers), stable(routed.headers));
+    const points = Number(routed.headers.get('x-datapoints'));
+    assert.ok(points > 2);
+    assert.equal(Number(laned.headers.get('x-datapoints-used')), Number(routed.headers.get('x-datapoints-used')) + points);
+  });
+
+  test('a commit makes the kept answer stale: the router answers the new state, then the lane again', async () => {
+    await get(EVENTS, ultra);
+    const before = lane();
+    await s.server.ledger.apply(
+      batch(new Date(Date.now() - 3_600_000).toISOString(), [
+        { kind: 'score', event_id: GAME, score: score(GAME, 'STATUS_IN_PROGRESS', 7, 3) },
+      ]),
+    );
+    const fresh = await get(EVENTS, ultra);
+    assert.equal(lane(), before, 'the stale answer went to the router');
+    assert.equal(JSON.parse(fresh.text).events[0].score.score_away, 7);
+    const again = await get(EVENTS, ultra);
+    assert.equal(lane(), before + 1);
+    assert.equal(again.text, fresh.text);
+  });
+
+  test('each plan scope has its own answers: a Free key never gets an Ultra body', async () => {
+    await get(EVENTS, ultra);
+    await get(EVENTS, ultra);
+    const free = await s.newKey('free');
+    const { routed, laned, fromLane } = await twice(EVENTS, free);
+    assert.equal(fromLane, 1);
+    assert.equal(laned.text, routed.text);
+    const books = new Set<number>();
+    for (const m of JSON.parse(laned.text).events[0].markets)
+      for (const p of m.participants) for (const l of p.lines) for (const id of Object.keys(l.prices)) books.add(Number(id));
+    const allowed = (laned.headers.get('x-bookmakers') ?? '').split(',').map(Number);
+    assert.ok(books.size > 0);
+    for (const b of books) assert.ok(allowed.includes(b), `book ${b} is outside the Free plan`);
+    assert.equal(laned.headers.get('x-data-delay-seconds'), '300');
+  });
+
+  test('the burst ceiling holds on the lane: past it, 429 Rate limit exceeded with Retry-After and the plan\'s headers', async () => {
+    const key = await s.newKey('ultra');
+    await get(EVENTS, key);
+    const answers = await Promise.all(Array.from({ length: 25 }, () => get(EVENTS, key)));
+    const refused = answers.filter((a) => a.status === 429);
+    // Ultra: 10 requests a second (spec: Rate limit tiers); the 26 requests span at most two seconds.
+    assert.ok(refused.length >= 26 - 20, `${refused.length} refused`);
+    const r = refused[0]!;
+    assert.equal(JSON.parse(r.text).error, 'Rate limit exceeded');
+    assert.ok(Number(r.headers.get('retry-after')) >= 1);
+    assert.equal(r.headers.get('x-tier'), 'Ultra');
+    assert.equal(r.headers.get('x-datapoints'), null, 'a refusal consumes no data points');
+  });
+
+  test('the history window holds on the lane for a plan whose window the date leaves', async () => {
+    const free = await s.newKey('free');
+    const old = new Date(Date.now() - 40 * 86_400_000).toISOString().slice(0, 10);
+    const path = `/api/v2/sports/4/events/${old}`;
+    const before = lane();
+    await nextSecond();
+    const first = await get(path, free);
+    await nextSecond();
+    const second = await get(path, free);
+    assert.equal(first.status, 403);
+    assert.equal(second.status, 403);
+    assert.equal(lane(), before);
+  });
+
+  test('only a key in the header is looked up: a key in the query goes through the router', async () => {
+    const path = `${EVENTS}?key=${ultra}`;
+    await fetch(s.url + path);
+    const before = lane();
+    const res = await fetch(s.url + path);
+    assert.equal(res.status, 200);
+    assert.equal(lane(), before);
+  });
+
+  test('an unknown key, a revoked key and a V1-only key are the router\'s to refuse', async () => {
+    await get(EVENTS, ultra);
+    const before = lane();
+    assert.equal((await get(EVENTS, 'ob_nope')).status, 401);
+    const v1only = await s.newKey('ultra', { v1: true, v2: false });
+    assert.equal((await get(EVENTS, v1only)).status, 403);
+    assert.equal(lane(), before);
+  });
+
+  test('a season aggregate is laned only for callers the stats-access policy lets read it', async () => {
+    const legacy = await s.newKey('starter', { createdAt: new Date('2026-06-01T00:00:00Z') });
+    const { routed, laned, fromLane } = await twice(SEASON, legacy);
+    assert.equal(routed.status, 200);
+    assert.equal(fromLane, 1);
+    assert.equal(laned.text, routed.text);
+    assert.deepEqual(stable(laned.headers), stable(routed.headers));
+    // Same tier and scope, created after the policy's cutoff: season stats need Pro (spec: stats access).
+    const recent = await s.newKey('starter');
+    const before = lane();
+    const refused = await get(SEASON, recent);
+    assert.equal(refused.status, 403);
+    assert.equal(JSON.parse(refused.text).feature, 'season_stats');
+    assert.equal(lane(), before);
+  });
+
+  test('the request metrics count the lane\'s answers under the route pattern', async () => {
+    const scrape = async () => {
+      const text = await s.server.services.metrics.text();
+      const line = text
+        .split('\n')
+        .find(
+          (l) =>
+            l.startsWith('oddsbase_http_request_duration_seconds_count{') &&
+            l.includes('route="/api/v2/sports/:sportID/events/:date"') &&
+            l.includes('status_code="200"'),
+        );
+      return line ? Number(line.split(' ').at(-1)) : 0;
+    };
+    await get(EVENTS, ultra);
+    const before = await scrape();
+    const laned = lane();
+    await get(EVENTS, ultra);
+    assert.equal(lane(), laned + 1);
+    assert.equal(await scrape(), before + 1);
+  });
+});
