@@ -194,11 +194,12 @@ export class Ledger implements LedgerSink {
       for (const [id, info] of this.board.archivedHeaders) {
         if (Date.parse(info.event_date) < headersBeforeMs) this.board.archivedHeaders.delete(id);
       }
+      // Commit times rise with the ids: an event whose last change id lies below the first id
+      // committed since the cutoff changed last before it. One lookup, not one per finished event.
+      const since = (await this.store.firstIdCommittedSince(finishedBeforeMs)) ?? Number.POSITIVE_INFINITY;
       const leaving: EventState[] = [];
       for (const ev of this.board.events.values()) {
-        if (!FINISHED.has(ev.info.score?.event_status ?? '')) continue;
-        const lastMs = await this.store.committedMsAt(ev.version);
-        if (lastMs !== undefined && lastMs < finishedBeforeMs) leaving.push(ev);
+        if (ev.version < since && FINISHED.has(ev.info.score?.event_status ?? '')) leaving.push(ev);
       }
       if (leaving.length === 0) return 0;
       const adding = new Map<string, ArchivedSeason>();
