@@ -197,3 +197,23 @@ describe('fast lane', () => {
     assert.equal(await scrape(), before + 1);
   });
 });
+
+test('a key revoked while its polls take the lane stops working within the key cache time (2 s), as on the router', async () => {
+  const own = await startTestServer();
+  try {
+    const past = new Date(Date.now() - 3_600_000).toISOString();
+    await own.server.ledger.apply(batch(past, [{ kind: 'event', event: nbaEvent(GAME, D, 23) }, ...nbaPrices(GAME)]));
+    const key = await own.newKey('ultra');
+    const ask = () => fetch(own.url + EVENTS, { headers: { 'X-Service-Key': key } }).then((r) => r.status);
+    const laned = own.server.app.fastLane!.count;
+    assert.equal(await ask(), 200);
+    assert.equal(await ask(), 200);
+    assert.equal(own.server.app.fastLane!.count, laned + 1);
+    assert.equal(await own.server.keys.revoke({ prefix: key.slice(0, 10) }, new Date().toISOString()), 1);
+    await new Promise((r) => setTimeout(r, 2100));
+    assert.equal(await ask(), 401);
+    assert.equal(await ask(), 401);
+  } finally {
+    await own.close();
+  }
+});
