@@ -73,7 +73,7 @@ test('keys create prints the key alone; it works on the running server at once; 
 async function serveChild(dataDir: string): Promise<ChildProcess> {
   const child = spawn(
     process.execPath,
-    ['bin/oddsbase.js', 'serve', '--no-simulator', '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir],
+    ['bin/oddsbase.js', 'serve', '--no-simulator', '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir, '--metrics-port', '0'],
     { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'inherit'] },
   );
   let out = '';
@@ -106,7 +106,7 @@ test('one server per data directory: a second serve exits 1 with one line; keys 
     // The timeout ends a second server that wrongly starts, so the assertion fails rather than hangs.
     const second = run(
       process.execPath,
-      ['bin/oddsbase.js', 'serve', '--no-simulator', '--port', '0', '--data-dir', dataDir],
+      ['bin/oddsbase.js', 'serve', '--no-simulator', '--port', '0', '--data-dir', dataDir, '--metrics-port', '0'],
       { timeout: 20_000 },
     );
     await assert.rejects(second, (err: any) => {
