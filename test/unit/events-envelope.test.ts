@@ -1,0 +1,112 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { scopeOf } from '../../src/access/plan-scope.ts';
+import { Board } from '../../src/board/board.ts';
+import { MemoryBus } from '../../src/bus/memory-bus.ts';
+import { ByteBudget } from '../../src/http/byte-budget.ts';
+import { parseEventQuery } from '../../src/http/event-query.ts';
+import { envelope, envelopeInSlices, LoopTurns, type SliceOptions } from '../../src/http/events-envelope.ts';
+import { SnapshotCache } from '../../src/http/snapshot-cache.ts';
+import { Ledger } from '../../src/ledger/ledger.ts';
+import { MemoryStore } from '../../src/store/memory/memory-store.ts';
+import { batch, nbaEvent, nbaPrices, price } from '../helpers/fixtures.ts';
+
+const IDS = Array.from({ length: 6 }, (_, i) => `e${i}`.repeat(16));
+
+async function board(): Promise<{ board: Board; ledger: Ledger }> {
+  const b = new Board();
+  const ledger = await Ledger.open(new MemoryStore(), b, new MemoryBus());
+  const updates = IDS.flatMap((id) => [{ kind: 'event' as const, event: nbaEvent(id) }, ...nbaPrices(id)]);
+  await ledger.apply(batch(new Date().toISOString(), updates));
+  return { board: b, ledger };
+}
+
+const query = () => parseEventQuery({ include: 'price_delta' }, 4, scopeOf(undefined));
+
+/** Slices of no time at all: a yield before every event, each running `onYield` first. */
+function everyEvent(onYield: (n: number) => Promise<void> = async () => {}, maxRestarts = 2): SliceOptions & { yields: number } {
+  const opts = {
+    sliceMs: 0,
+    maxRestarts,
+    now: () => 0,
+    yields: 0,
+    turns: {
+      next: async () => {
+        await onYield(++opts.yields);
+      },
+    } as LoopTurns,
+  };
+  return opts;
+}
+
+test('built in slices, the envelope has the bytes it has built at once', async () => {
+  const { board: b } = await board();
+  const events = () => b.eventsOfSport(4);
+  const q = query();
+  const once = envelope(new SnapshotCache(new ByteBudget(1 << 24)), events(), q, b.head);
+  const opts = everyEvent();
+  const sliced = await envelopeInSlices(new SnapshotCache(new ByteBudget(1 << 24)), b, b, events, q, opts);
+  assert.equal(opts.yields, IDS.length, 'a yield before each event');
+  assert.equal(sliced.body.toString(), once.body.toString());
+  assert.equal(sliced.points, once.points);
+  assert.equal(sliced.head, b.head);
+});
+
+test('a commit during a yield begins the build again at the new head: no event shows a later state than the head', async () => {
+  const { board: b, ledger } = await board();
+  const before = b.head;
+  const cache = new SnapshotCache(new ByteBudget(1 << 24));
+  const q = query();
+  const opts = everyEvent(async (n) => {
+    // The last event changes while the build waits before its fourth.
+    if (n === 3) {
+      await ledger.apply(
+        batch(new Date().toISOString(), [price(IDS[5]!, { market_id: 1, participant_id: 2002, affiliate_id: 19, price: 155 })]),
+      );
+    }
+  });
+  const sliced = await envelopeInSlices(cache, b, b, () => b.eventsOfSport(4), q, opts);
+  assert.ok(b.head > before);
+  assert.equal(sliced.head, b.head);
+  assert.equal(sliced.body.toString(), envelope(cache, b.eventsOfSport(4), q, b.head).body.toString());
+  assert.match(sliced.body.toString(), /"price":155/);
+});
+
+test('a board that moves at every yield: after the restarts allowed, the build runs at once', async () => {
+  const { board: b, ledger } = await board();
+  const q = query();
+  let p = 100;
+  const opts = everyEvent(async () => {
+    await ledger.apply(
+      batch(new Date().toISOString(), [price(IDS[0]!, { market_id: 1, participant_id: 2002, affiliate_id: 19, price: ++p })]),
+    );
+  }, 2);
+  const cache = new SnapshotCache(new ByteBudget(1 << 24));
+  const sliced = await envelopeInSlices(cache, b, b, () => b.eventsOfSport(4), q, opts);
+  assert.equal(opts.yields, 2, 'one yield in each of the two builds that yield, each ended by a commit');
+  assert.equal(sliced.head, b.head);
+  assert.equal(sliced.body.toString(), envelope(cache, b.eventsOfSport(4), q, b.head).body.toString());
+});
+
+test('LoopTurns: each waiter resumes in a turn of the loop of its own, in order', async () => {
+  const turns = new LoopTurns();
+  let turn = 0;
+  const count = () => {
+    turn++;
+    if (turn < 20) setImmediate(count);
+  };
+  setImmediate(count);
+  const resumed: [number, number][] = [];
+  await Promise.all(
+    [1, 2, 3].map(async (i) => {
+      await turns.next();
+      resumed.push([i, turn]);
+    }),
+  );
+  assert.deepEqual(
+    resumed.map(([i]) => i),
+    [1, 2, 3],
+  );
+  const at = resumed.map(([, t]) => t);
+  assert.ok(at[0]! < at[1]! && at[1]! < at[2]!, `turns ${at.join(', ')}`);
+});
