@@ -1,7 +1,7 @@
 import type { EventState } from '../board/board.ts';
 import type { BoardView } from '../board/board-view.ts';
 import { type EventQuery, statusAllowed } from './event-query.ts';
-import type { SnapshotCache } from './snapshot-cache.ts';
+import type { SerializedEvent, SnapshotCache } from './snapshot-cache.ts';
 
 export interface Envelope {
   body: Buffer;
@@ -10,35 +10,27 @@ export interface Envelope {
   head: number;
 }
 
-/** The events envelope's bytes: each event's cached view under the filter, joined. */
-class EnvelopeParts {
-  private readonly parts: string[] = [];
-  points = 0;
+/** Each event's view under the query's filter: from the cache, or `known` when given. */
+type ViewOf = (state: EventState) => SerializedEvent;
 
-  constructor(
-    private readonly cache: SnapshotCache,
-    private readonly q: EventQuery,
-  ) {}
-
-  add(state: EventState): void {
-    if (!statusAllowed(this.q, state)) return;
-    const view = this.cache.event(state, this.q.filter, this.q.filterKey);
-    if (this.q.hideNoMarkets && view.marketCount === 0) return;
-    this.parts.push(view.json);
-    this.points += view.points;
+/** The events envelope's bytes: each event's serialised view, joined, those the query leaves out skipped. */
+function build(events: readonly EventState[], q: EventQuery, head: number, viewOf: ViewOf): Envelope {
+  const parts: string[] = [];
+  let points = 0;
+  for (const state of events) {
+    if (!statusAllowed(q, state)) continue;
+    const view = viewOf(state);
+    if (q.hideNoMarkets && view.marketCount === 0) continue;
+    parts.push(view.json);
+    points += view.points;
   }
-
-  finish(head: number): Envelope {
-    const body = Buffer.from(`{"meta":{"delta_last_id":"${head}"},"events":[${this.parts.join(',')}]}`);
-    return { body, points: this.points, head };
-  }
+  const body = Buffer.from(`{"meta":{"delta_last_id":"${head}"},"events":[${parts.join(',')}]}`);
+  return { body, points, head };
 }
 
 /** The events envelope of `events` at `head`, built at once (a single event, or a small list). */
 export function envelope(cache: SnapshotCache, events: readonly EventState[], q: EventQuery, head: number): Envelope {
-  const parts = new EnvelopeParts(cache, q);
-  for (const state of events) parts.add(state);
-  return parts.finish(head);
+  return build(events, q, head, (state) => cache.event(state, q.filter, q.filterKey));
 }
 
 /**
@@ -73,8 +65,6 @@ export class LoopTurns {
 export interface SliceOptions {
   /** Work between two yields, ms. */
   sliceMs: number;
-  /** Builds begun again because the board moved during a yield before the last one runs at once. */
-  maxRestarts: number;
   turns: LoopTurns;
   now: () => number;
 }
@@ -84,17 +74,16 @@ export interface SliceOptions {
  * one asked before took up to tens of ms in one go, and 200 such requests a second kept the loop
  * busy for hundreds of ms at a time, every other request waiting behind them.
  */
-const SLICES: SliceOptions = { sliceMs: 3, maxRestarts: 2, turns: new LoopTurns(), now: () => performance.now() };
+const SLICES: SliceOptions = { sliceMs: 3, turns: new LoopTurns(), now: () => performance.now() };
 
 /**
- * The events envelope of the events `inWindow` gives, built in slices of about `sliceMs` that
- * yield to the event loop between them, with the same bytes as `envelope` would give at once.
- * Both `live` (the board every commit moves) and `view` (the caller's, which a delay moves on its
- * own) are read at the start of a build; if either moved during a yield, the events read before
- * it may show a state past the view's head (a commit changes the live objects a delayed view
- * shares), so the build begins again at the new head. Views already serialised are cached by
- * event version, so only what changed is made again; after `maxRestarts` the last build runs
- * without yielding.
+ * The events envelope of the events `inWindow` gives, with the same bytes as `envelope` would give
+ * at once: the events' views are serialised in slices of about `sliceMs` that yield to the event
+ * loop between them, then joined in one go. If the board moved during a yield (a commit moves
+ * `live`, a delay moves `view` on its own), the views made so far may show states other than the
+ * view's head shows now (a commit changes the live objects a delayed view shares), so the window
+ * is read again and joined at the new head, each event's view reused when its version is the one
+ * serialised, made again otherwise (the events that changed: few).
  */
 export async function envelopeInSlices(
   cache: SnapshotCache,
@@ -104,25 +93,22 @@ export async function envelopeInSlices(
   q: EventQuery,
   opts: SliceOptions = SLICES,
 ): Promise<Envelope> {
-  for (let attempt = 0; ; attempt++) {
-    const head = view.head;
-    const liveHead = live.head;
-    const events = inWindow();
-    const parts = new EnvelopeParts(cache, q);
-    const yields = attempt < opts.maxRestarts;
-    let until = opts.now() + opts.sliceMs;
-    let moved = false;
-    for (const state of events) {
-      if (yields && opts.now() >= until) {
-        await opts.turns.next();
-        if (view.head !== head || live.head !== liveHead) {
-          moved = true;
-          break;
-        }
-        until = opts.now() + opts.sliceMs;
-      }
-      parts.add(state);
+  const head = view.head;
+  const liveHead = live.head;
+  const viewOf: ViewOf = (state) => cache.event(state, q.filter, q.filterKey);
+  const made = new Map<string, { version: number; view: SerializedEvent }>();
+  let events = inWindow();
+  let until = opts.now() + opts.sliceMs;
+  for (const state of events) {
+    if (opts.now() >= until) {
+      await opts.turns.next();
+      until = opts.now() + opts.sliceMs;
     }
-    if (!moved) return parts.finish(head);
+    if (statusAllowed(q, state)) made.set(state.info.event_id, { version: state.version, view: viewOf(state) });
   }
+  if (view.head !== head || live.head !== liveHead) events = inWindow();
+  return build(events, q, view.head, (state) => {
+    const m = made.get(state.info.event_id);
+    return m && m.version === state.version ? m.view : viewOf(state);
+  });
 }
