@@ -30,7 +30,7 @@
  */
 import { request as httpRequest, Agent } from 'node:http';
 import { connect, type Socket } from 'node:net';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { generateKey, newKeyRecord } from '../src/access/keys.ts';
 import { AFFILIATES } from '../src/catalog/affiliates.ts';
@@ -84,7 +84,10 @@ export interface BoundedOptions {
   baselineS?: number;
   /** Load bench/loop-probe.ts into the server and report its loop and collections. */
   probe?: boolean;
-  /** Run the server with `node --cpu-prof` writing here; the stalls' profile is summarised. */
+  /**
+   * Run the server with `node --cpu-prof` writing here, and its output (server-PID.log); the
+   * stalls' profile is summarised.
+   */
   cpuProfDir?: string;
   /** Node flags added after npm start's (e.g. --trace-gc). */
   nodeFlags?: string[];
@@ -174,12 +177,19 @@ function serverNodeFlags(opts: Pick<BoundedOptions, 'probe' | 'cpuProfDir' | 'no
 }
 
 /** `node <npm start's flags> bin/oddsbase.js serve` on `dataDir`, default logging, pinned to CPU 0. */
-async function startServer(dataDir: string, nodeFlags: string[]): Promise<Server> {
+async function startServer(dataDir: string, nodeFlags: string[], logDir?: string): Promise<Server> {
   const port = await freePort();
   const child = spawnNode(
     [...nodeFlags, 'bin/oddsbase.js', 'serve', '--port', String(port), '--host', '127.0.0.1', '--data-dir', dataDir],
     { cpu: SERVER_CPU },
   );
+  if (logDir) {
+    // Everything the server writes (--trace-gc goes to its stdout), for reading beside the profile.
+    mkdirSync(logDir, { recursive: true });
+    const file = createWriteStream(join(logDir, `server-${child.pid}.log`));
+    child.proc.stdout?.pipe(file);
+    child.proc.stderr?.pipe(file);
+  }
   const closes: number[] = [];
   let partial = '';
   child.proc.stdout?.on('data', (b: Buffer) => {
@@ -467,9 +477,13 @@ function diagnose(
   };
 }
 
-/** Adds the profile of the load's stalls, once the server has stopped and written its profile. */
+/**
+ * Adds the profile of the load's stalls, once the server has stopped and written its profile, and
+ * keeps the probe's seconds and the Ultra answers beside it (probe-PID.json).
+ */
 function withStallProfile(d: Diagnosis, server: Server, load: readonly Answer[], dir: string | undefined): void {
   if (!dir || !d.slow) return;
+  writeFileSync(join(dir, `probe-${server.child.pid}.json`), JSON.stringify({ probe: server.probe, ultra: load }));
   const span = spanOf(load);
   d.slow.stallProfile = stallProfile(
     dir,
@@ -595,7 +609,7 @@ export interface FiltersResult extends Diagnosis {
 
 async function runFilters(dataDir: string, keys: Keys, opts: Required<BoundedOptions>): Promise<FiltersResult> {
   log('bounded/filters: starting the server');
-  const server = await startServer(dataDir, serverNodeFlags(opts));
+  const server = await startServer(dataDir, serverNodeFlags(opts), opts.cpuProfDir || undefined);
   let r: FiltersResult;
   let ultraLoad: Answer[];
   try {
@@ -689,7 +703,7 @@ export interface UnreadResult extends Diagnosis {
 
 async function runUnread(dataDir: string, keys: Keys, opts: Required<BoundedOptions>): Promise<UnreadResult> {
   log('bounded/unread: starting the server');
-  const server = await startServer(dataDir, serverNodeFlags(opts));
+  const server = await startServer(dataDir, serverNodeFlags(opts), opts.cpuProfDir || undefined);
   const sockets: Socket[] = [];
   let r: UnreadResult;
   let ultraLoad: Answer[];
