@@ -55,24 +55,6 @@ storeContract('SQLite, checkpointed on a thread of its own', async () => {
   };
 });
 
-storeContract('SQLite, large reads on a thread of its own', async () => {
-  const dir = dataDir();
-  const stores: SqliteStore[] = [];
-  const open = () => {
-    const store = new SqliteStore(dir.open(), { readThread: true });
-    stores.push(store);
-    return store;
-  };
-  return {
-    store: open(),
-    reopen: async () => open(),
-    cleanup: async () => {
-      for (const s of stores) await s.close();
-      await dir.cleanup();
-    },
-  };
-});
-
 historyContract('SQLite', async () => {
   const dir = dataDir();
   const db = dir.open();

@@ -29,7 +29,6 @@ import {
 import type { FuturesPriceFact, StatValue } from '../../changelog/change.ts';
 import { Checkpointer } from './checkpointer.ts';
 import type { SqliteDatabase } from './database.ts';
-import { ReadThread } from './read-thread.ts';
 
 const WRITER_CHECKPOINT_PAGES = 10_000;
 /** Rows a load reads at a time (latest prices, stat rows). */
@@ -42,11 +41,6 @@ export interface SqliteStoreOptions {
    * writer's commits (0: SQLite's automatic checkpoints). Ignored for an in-memory database.
    */
   checkpointMs?: number;
-  /**
-   * Read the large pages (markets delta pages and play pages) on a thread of its own, with a
-   * read-only connection, instead of on the caller's. Ignored for an in-memory database.
-   */
-  readThread?: boolean;
   onError?: (err: unknown) => void;
 }
 
@@ -63,7 +57,6 @@ export class SqliteStore implements Store {
   private readonly compactTx;
   private readonly archiveTx;
   private readonly checkpointer: Checkpointer | undefined;
-  private readonly reader: ReadThread | undefined;
 
   constructor(
     private readonly db: SqliteDatabase,
@@ -77,7 +70,6 @@ export class SqliteStore implements Store {
       db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT}`);
       this.checkpointer = new Checkpointer(db.name, opts.checkpointMs, opts.onError ?? (() => {}));
     }
-    if (opts.readThread && !db.memory) this.reader = new ReadThread(db.name, opts.onError ?? (() => {}));
     this.insertChange = db.prepare(
       `INSERT INTO changes
          (id, kind, event_id, sport_id, at, committed_ms, price_id, affiliate_id, market_id, payload, detail)
@@ -200,12 +192,12 @@ export class SqliteStore implements Store {
     const from = Math.max(1, fromSequence);
     if (toSequence < from) return Buffer.alloc(0);
     // SQLite joins the payloads in the order of the ordered subquery and hands over one buffer.
-    const [bytes] = (await this.readRow(
+    const [bytes] = this.prepared(
       `SELECT CAST(group_concat(payload, ',') AS BLOB) FROM (SELECT id, payload FROM
          (SELECT id, payload FROM changes WHERE kind = 'play' AND event_id = ? ORDER BY id LIMIT ? OFFSET ?)
        ORDER BY id DESC)`,
-      [eventId, toSequence - from + 1, from - 1],
-    )) as [Buffer | null];
+      true,
+    ).get(eventId, toSequence - from + 1, from - 1) as [Buffer | null];
     return bytes ?? Buffer.alloc(0);
   }
 
@@ -331,12 +323,6 @@ export class SqliteStore implements Store {
       else lo = row.id + 1;
     }
     return (at.get(lo) as { id: number }).id;
-  }
-
-  /** One row of a large read, as an array of its columns: on the read thread when there is one. */
-  private async readRow(sql: string, args: (number | string)[]): Promise<unknown[]> {
-    if (this.reader) return (await this.reader.get(sql, args)) ?? [];
-    return this.prepared(sql, true).get(...args) as unknown[];
   }
 
   private readonly statements = new Map<string, Database.Statement>();
@@ -554,11 +540,11 @@ export class SqliteStore implements Store {
     const { where, args } = changeFilter(q);
     // SQLite joins the payloads itself and hands over one buffer: no string per row, no encoding.
     // The aggregate takes the rows in the ordered subquery's order (test/unit/change-feed.test.ts).
-    const [count, lastRowId, bytes] = (await this.readRow(
+    const [count, lastRowId, bytes] = this.prepared(
       `SELECT count(*), max(id), CAST(group_concat(payload, ',') AS BLOB)
          FROM (SELECT id, payload FROM changes WHERE ${where} ORDER BY id LIMIT ?)`,
-      args,
-    )) as [number, number | null, Buffer | null];
+      true,
+    ).get(...args) as [number, number | null, Buffer | null];
     const page = { bytes: bytes ?? Buffer.alloc(0), count, lastRowId: lastRowId ?? 0, more: false };
     if (count < q.limit || lastRowId === null) return page;
     const next = changeFilter({ ...q, afterId: lastRowId, limit: 1 });
@@ -584,7 +570,6 @@ export class SqliteStore implements Store {
    */
   async close(): Promise<void> {
     if (!this.db.open) return;
-    await this.reader?.stop();
     await this.checkpointer?.stop();
     this.db.pragma('wal_checkpoint(TRUNCATE)');
     this.db.close();
