@@ -17,13 +17,21 @@
  *
  *   node --import tsx bench/bounded.ts [--only filters,unread] [--data-dir DIR] [--age 300]
  *        [--requests 20000] [--rate 10] [--unread 500] [--pipeline 1] [--hold 75] [--baseline 30]
+ *        [--probe] [--cpu-prof DIR] [--node-flags '--trace-gc ...']
  *
  * Without --data-dir a fresh directory is filled by running the server with its simulator for AGE
  * seconds first. With --data-dir the keys are added to that directory and it is kept.
+ *
+ * To find what delays the Ultra requests: --probe loads bench/loop-probe.ts into the server (its
+ * event loop's delay, stalls and garbage collections, second by second) and reports them for the
+ * baseline and the load, and how many of the slow Ultra requests overlapped a stall of the server's
+ * loop; --cpu-prof DIR runs the server with `node --cpu-prof` and summarises the profile within
+ * those stalls; --node-flags adds node flags of your own to the server's (after npm start's).
  */
 import { request as httpRequest, Agent } from 'node:http';
 import { connect, type Socket } from 'node:net';
-import { existsSync, readFileSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { generateKey, newKeyRecord } from '../src/access/keys.ts';
 import { AFFILIATES } from '../src/catalog/affiliates.ts';
 import { isLiveVariant } from '../src/catalog/markets.ts';
@@ -51,6 +59,7 @@ import {
   todayUtc,
   waitForHttp,
 } from './lib.ts';
+import { type FrameTime, summarise as profileSummary } from './profile-top.ts';
 
 export const TARGET_RSS = 400 * 1024 * 1024;
 export const TARGET_P99_RATIO = 1.5;
@@ -73,6 +82,15 @@ export interface BoundedOptions {
   pipeline?: number;
   holdS?: number;
   baselineS?: number;
+  /** Load bench/loop-probe.ts into the server and report its loop and collections. */
+  probe?: boolean;
+  /**
+   * Run the server with `node --cpu-prof` writing here, and its output (server-PID.log); the
+   * stalls' profile is summarised.
+   */
+  cpuProfDir?: string;
+  /** Node flags added after npm start's (e.g. --trace-gc). */
+  nodeFlags?: string[];
 }
 
 /** VmRSS of `pid` in bytes, or undefined once the process is gone. */
@@ -120,6 +138,20 @@ async function addKeys(dataDir: string): Promise<Keys> {
   }
 }
 
+/** One second of bench/loop-probe.ts in the server (spans in monotonic µs, durations in ms). */
+interface ProbeSecond {
+  at: number;
+  loop: { p50: number; p99: number; max: number };
+  /** From, to, and the process's CPU ms within. */
+  stalls: [number, number, number][];
+  gcs: [string, number, number][];
+  heapUsed: number;
+  rss: number;
+}
+
+const PROBE_PREFIX = 'oddsbase-probe ';
+const nowUs = () => Number(process.hrtime.bigint() / 1000n);
+
 interface Server {
   child: Child;
   url: string;
@@ -130,16 +162,34 @@ interface Server {
   startPeak: number;
   /** Times (epoch ms) of the server's "connection closed" warnings, as they are logged. */
   closes: number[];
+  /** What bench/loop-probe.ts reported, with --probe. */
+  probe: ProbeSecond[];
+}
+
+/** The node flags of the server: npm start's, then the diagnostics asked for. */
+function serverNodeFlags(opts: Pick<BoundedOptions, 'probe' | 'cpuProfDir' | 'nodeFlags'>): string[] {
+  return [
+    ...startScriptNodeFlags(),
+    ...(opts.probe ? ['--import', 'tsx', '--import', './bench/loop-probe.ts'] : []),
+    ...(opts.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${opts.cpuProfDir}`] : []),
+    ...(opts.nodeFlags ?? []),
+  ];
 }
 
 /** `node <npm start's flags> bin/oddsbase.js serve` on `dataDir`, default logging, pinned to CPU 0. */
-async function startServer(dataDir: string): Promise<Server> {
+async function startServer(dataDir: string, nodeFlags: string[], logDir?: string): Promise<Server> {
   const port = await freePort();
-  const nodeFlags = startScriptNodeFlags();
   const child = spawnNode(
     [...nodeFlags, 'bin/oddsbase.js', 'serve', '--port', String(port), '--host', '127.0.0.1', '--data-dir', dataDir],
     { cpu: SERVER_CPU },
   );
+  if (logDir) {
+    // Everything the server writes (--trace-gc goes to its stdout), for reading beside the profile.
+    mkdirSync(logDir, { recursive: true });
+    const file = createWriteStream(join(logDir, `server-${child.pid}.log`));
+    child.proc.stdout?.pipe(file);
+    child.proc.stderr?.pipe(file);
+  }
   const closes: number[] = [];
   let partial = '';
   child.proc.stdout?.on('data', (b: Buffer) => {
@@ -151,6 +201,15 @@ async function startServer(dataDir: string): Promise<Server> {
       closes.push(time ? Number(time[1]) : Date.now());
     }
   });
+  const probe: ProbeSecond[] = [];
+  let partialErr = '';
+  child.proc.stderr?.on('data', (b: Buffer) => {
+    const lines = (partialErr + b.toString()).split('\n');
+    partialErr = lines.pop() ?? '';
+    for (const line of lines) {
+      if (line.startsWith(PROBE_PREFIX)) probe.push(JSON.parse(line.slice(PROBE_PREFIX.length)) as ProbeSecond);
+    }
+  });
   let startPeak = 0;
   const sampler = setInterval(() => {
     startPeak = Math.max(startPeak, rssOf(child.pid) ?? 0);
@@ -159,7 +218,7 @@ async function startServer(dataDir: string): Promise<Server> {
   try {
     const url = `http://127.0.0.1:${port}`;
     await waitForHttp(`${url}/api/v2/sports`, child, 300_000);
-    return { child, url, port, nodeFlags, listenSeconds: (Date.now() - t0) / 1000, startPeak, closes };
+    return { child, url, port, nodeFlags, listenSeconds: (Date.now() - t0) / 1000, startPeak, closes, probe };
   } catch (err) {
     await child.stop();
     throw err;
@@ -172,10 +231,13 @@ interface Answer {
   status: number;
   ms: number;
   bytes: number;
+  /** When it was sent, monotonic µs. */
+  startUs: number;
 }
 
 /** One GET on a keep-alive agent; status 0 for a network error or a 60 s timeout. */
 function get(agent: Agent, port: number, path: string, key: string): Promise<Answer> {
+  const startUs = nowUs();
   const t0 = performance.now();
   return new Promise((resolve) => {
     const req = httpRequest(
@@ -185,12 +247,12 @@ function get(agent: Agent, port: number, path: string, key: string): Promise<Ans
         res.on('data', (c: Buffer) => {
           bytes += c.length;
         });
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, ms: performance.now() - t0, bytes }));
-        res.on('error', () => resolve({ status: 0, ms: performance.now() - t0, bytes }));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, ms: performance.now() - t0, bytes, startUs }));
+        res.on('error', () => resolve({ status: 0, ms: performance.now() - t0, bytes, startUs }));
       },
     );
     req.on('timeout', () => req.destroy(new Error('timeout')));
-    req.on('error', () => resolve({ status: 0, ms: performance.now() - t0, bytes: 0 }));
+    req.on('error', () => resolve({ status: 0, ms: performance.now() - t0, bytes: 0, startUs }));
     req.end();
   });
 }
@@ -272,6 +334,165 @@ function rssSummary(samples: readonly number[]): RssSummary {
     last: samples[samples.length - 1] ?? Number.NaN,
     trace: samples.filter((_, i) => i % 4 === 0).map((x) => Math.round(x / 1024 / 1024)),
   };
+}
+
+// --- the server's loop (--probe, --cpu-prof) ----------------------------------------------------
+
+/** What the server's event loop went through in a span of the run (bench/loop-probe.ts). */
+export interface LoopSummary {
+  seconds: number;
+  /** Median and highest of the loop delay's per-second p99, and the highest delay, ms. */
+  p99Median: number;
+  p99Max: number;
+  maxDelay: number;
+  /** Stalls of the loop (no timer ran for over 25 ms): count, total and longest ms, CPU ms within. */
+  stalls: number;
+  stallMs: number;
+  longestStall: number;
+  stallCpuMs: number;
+  /** Stalls with a major (mark-compact) collection inside, and their total ms. */
+  stallsWithMajorGc: number;
+  stallMsWithMajorGc: number;
+  /** Collections by kind: count, total ms, longest ms. */
+  gcs: Record<string, { count: number; ms: number; max: number }>;
+}
+
+const overlaps = (a: readonly number[], b: readonly number[]) => a[0]! < b[1]! && b[0]! < a[1]!;
+
+function loopSummary(probe: readonly ProbeSecond[], span: readonly [number, number]): LoopSummary {
+  const secs = probe.filter((p) => p.at > span[0] && p.at <= span[1] + 1_000_000);
+  const stalls = secs.flatMap((p) => p.stalls).filter((w) => overlaps(w, span));
+  const gcList = secs.flatMap((p) => p.gcs).filter(([, at]) => at >= span[0] && at <= span[1]);
+  const majors = gcList.filter(([kind]) => kind === 'major').map(([, at, ms]) => [at, at + ms * 1000] as const);
+  const withMajor = stalls.filter((w) => majors.some((g) => overlaps(w, g)));
+  const gcs: LoopSummary['gcs'] = {};
+  for (const [kind, , ms] of gcList) {
+    const g = (gcs[kind] ??= { count: 0, ms: 0, max: 0 });
+    g.count++;
+    g.ms += ms;
+    g.max = Math.max(g.max, ms);
+  }
+  const stallMs = (ws: readonly [number, number, number][]) => ws.reduce((t, [a, b]) => t + (b - a) / 1000, 0);
+  return {
+    seconds: secs.length,
+    p99Median: median(secs.map((p) => p.loop.p99)),
+    p99Max: Math.max(0, ...secs.map((p) => p.loop.p99)),
+    maxDelay: Math.max(0, ...secs.map((p) => p.loop.max)),
+    stalls: stalls.length,
+    stallMs: stallMs(stalls),
+    longestStall: Math.max(0, ...stalls.map(([a, b]) => (b - a) / 1000)),
+    stallCpuMs: stalls.reduce((t, [, , c]) => t + c, 0),
+    stallsWithMajorGc: withMajor.length,
+    stallMsWithMajorGc: stallMs(withMajor),
+    gcs,
+  };
+}
+
+/** The Ultra requests under load slower than 1.5x the baseline's p99, and what the server was doing. */
+export interface SlowSummary {
+  threshold: number;
+  slow: number;
+  /** Of those, how many overlapped a stall of the server's loop, and one with a major collection. */
+  overStall: number;
+  overMajorGcStall: number;
+  /** With --cpu-prof: the frames with the most self time within the load's stalls, and key functions. */
+  stallProfile?: { totalMs: number; self: FrameTime[]; inclusive: FrameTime[] };
+}
+
+/** Functions whose inclusive time within the stalls the report gives (what the candidates run). */
+const SUSPECTS = [
+  'envelope',
+  'event',
+  'viewEvent',
+  'readPayloadBytes',
+  'readChanges',
+  'compactChunk',
+  'commit',
+  'apply',
+  'check',
+];
+
+function slowSummary(
+  probe: readonly ProbeSecond[],
+  answers: readonly Answer[],
+  baselineP99: number,
+  span: readonly [number, number],
+): SlowSummary {
+  const threshold = TARGET_P99_RATIO * baselineP99;
+  const stalls = probe.flatMap((p) => p.stalls).filter((w) => overlaps(w, span));
+  const majors = probe
+    .flatMap((p) => p.gcs)
+    .filter(([kind]) => kind === 'major')
+    .map(([, at, ms]) => [at, at + ms * 1000] as const);
+  const slow = answers.filter((a) => a.ms > threshold).map((a) => [a.startUs, a.startUs + a.ms * 1000] as const);
+  const hit = slow.map((w) => stalls.filter((st) => overlaps(w, st)));
+  return {
+    threshold,
+    slow: slow.length,
+    overStall: hit.filter((h) => h.length > 0).length,
+    overMajorGcStall: hit.filter((h) => h.some((st) => majors.some((g) => overlaps(st, g)))).length,
+  };
+}
+
+/**
+ * The profile of the main thread of process `pid` in `dir`, summarised within `windows`. node names
+ * each thread's profile CPU.<date>.<time>.<pid>.<thread>.<n>.cpuprofile; the main thread is 0 (the
+ * others are tsx's module loader and the checkpointer).
+ */
+function stallProfile(
+  dir: string,
+  pid: number,
+  windows: readonly (readonly [number, number])[],
+): SlowSummary['stallProfile'] {
+  const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile') && f.includes(`.${pid}.0.`));
+  if (!file) return undefined;
+  return profileSummary(join(dir, file), { top: 20, windows, inclusive: SUSPECTS });
+}
+
+/** Ultra answers' span, monotonic µs. */
+const spanOf = (answers: readonly Answer[]): [number, number] => [
+  answers[0]?.startUs ?? 0,
+  Math.max(0, ...answers.map((a) => a.startUs + a.ms * 1000)),
+];
+
+interface Diagnosis {
+  loopBaseline?: LoopSummary;
+  loopLoad?: LoopSummary;
+  slow?: SlowSummary;
+}
+
+/** The loop's summaries and the slow requests' diagnosis, when the server ran the probe. */
+function diagnose(
+  server: Server,
+  baseline: readonly Answer[],
+  load: readonly Answer[],
+  baselineP99: number,
+): Diagnosis {
+  if (server.probe.length === 0) return {};
+  const loadSpan = spanOf(load);
+  return {
+    loopBaseline: loopSummary(server.probe, spanOf(baseline)),
+    loopLoad: loopSummary(server.probe, loadSpan),
+    slow: slowSummary(server.probe, load, baselineP99, loadSpan),
+  };
+}
+
+/**
+ * Adds the profile of the load's stalls, once the server has stopped and written its profile, and
+ * keeps the probe's seconds and the Ultra answers beside it (probe-PID.json).
+ */
+function withStallProfile(d: Diagnosis, server: Server, load: readonly Answer[], dir: string | undefined): void {
+  if (!dir || !d.slow) return;
+  writeFileSync(join(dir, `probe-${server.child.pid}.json`), JSON.stringify({ probe: server.probe, ultra: load }));
+  const span = spanOf(load);
+  d.slow.stallProfile = stallProfile(
+    dir,
+    server.child.pid,
+    server.probe
+      .flatMap((p) => p.stalls)
+      .filter((w) => overlaps(w, span))
+      .map(([from, to]) => [from, to] as const),
+  );
 }
 
 // --- filters -------------------------------------------------------------------------------------
@@ -364,7 +585,7 @@ async function maxLoad(
   return { answers, seconds: (Date.now() - t0) / 1000 };
 }
 
-export interface FiltersResult {
+export interface FiltersResult extends Diagnosis {
   requests: number;
   pairs: number;
   ratePerKey: number;
@@ -388,7 +609,9 @@ export interface FiltersResult {
 
 async function runFilters(dataDir: string, keys: Keys, opts: Required<BoundedOptions>): Promise<FiltersResult> {
   log('bounded/filters: starting the server');
-  const server = await startServer(dataDir);
+  const server = await startServer(dataDir, serverNodeFlags(opts), opts.cpuProfDir || undefined);
+  let r: FiltersResult;
+  let ultraLoad: Answer[];
   try {
     const rss = new RssSampler(server.child.pid);
     const { paths, pairs } = await distinctFilters(server, keys, opts.requests);
@@ -402,14 +625,16 @@ async function runFilters(dataDir: string, keys: Keys, opts: Required<BoundedOpt
     const during = ultraPoller(server, keys.ultra, () => !loading);
     const load = await maxLoad(server, keys.max, paths, opts.ratePerKey);
     loading = false;
-    const ultraLoad = await during;
+    ultraLoad = await during;
     const serverCpu = ((cpuSeconds(server.child.pid) ?? 0) - cpu0) / load.seconds;
     const samples = rss.stop();
     const statuses: Record<string, number> = {};
     for (const a of load.answers) statuses[a.status] = (statuses[a.status] ?? 0) + 1;
     const alive = !rss.died && server.child.proc.exitCode === null && server.child.proc.signalCode === null;
     const peak = Math.max(...samples);
-    const r: FiltersResult = {
+    const ultraBaseline = summarise(baseline);
+    r = {
+      ...diagnose(server, baseline, ultraLoad, ultraBaseline.p99),
       requests: paths.length,
       pairs,
       ratePerKey: opts.ratePerKey,
@@ -418,7 +643,7 @@ async function runFilters(dataDir: string, keys: Keys, opts: Required<BoundedOpt
       bytes: load.answers.reduce((s, a) => s + a.bytes, 0),
       serverCpu,
       max: summarise(load.answers),
-      ultraBaseline: summarise(baseline),
+      ultraBaseline,
       ultraLoad: summarise(ultraLoad),
       rssBaseline: rssSummary(samples.slice(0, baseSamples)),
       rssLoad: rssSummary(samples.slice(baseSamples)),
@@ -429,10 +654,11 @@ async function runFilters(dataDir: string, keys: Keys, opts: Required<BoundedOpt
       met: false,
     };
     r.met = alive && peak < TARGET_RSS && r.ultraLoad.p99 <= TARGET_P99_RATIO * r.ultraBaseline.p99;
-    return r;
   } finally {
     await server.child.stop();
   }
+  withStallProfile(r, server, ultraLoad, opts.cpuProfDir);
+  return r;
 }
 
 // --- unread --------------------------------------------------------------------------------------
@@ -451,7 +677,7 @@ function unreadRequests(port: number, paths: readonly string[], key: string): Pr
   });
 }
 
-export interface UnreadResult {
+export interface UnreadResult extends Diagnosis {
   connections: number;
   pipeline: number;
   pageBytes: number;
@@ -477,8 +703,10 @@ export interface UnreadResult {
 
 async function runUnread(dataDir: string, keys: Keys, opts: Required<BoundedOptions>): Promise<UnreadResult> {
   log('bounded/unread: starting the server');
-  const server = await startServer(dataDir);
+  const server = await startServer(dataDir, serverNodeFlags(opts), opts.cpuProfDir || undefined);
   const sockets: Socket[] = [];
+  let r: UnreadResult;
+  let ultraLoad: Answer[];
   try {
     const rss = new RssSampler(server.child.pid);
     const snap = await getJson<{ meta: { delta_last_id: string } }>(
@@ -517,7 +745,7 @@ async function runUnread(dataDir: string, keys: Keys, opts: Required<BoundedOpti
       opened.push(Date.now());
       sockets.push(await unreadRequests(server.port, paths, key));
     }
-    const ultraLoad = await during;
+    ultraLoad = await during;
     const serverCpu = ((cpuSeconds(server.child.pid) ?? 0) - cpu0) / opts.holdS;
     const rssEndOfHold = rssOf(server.child.pid) ?? 0;
     const samples = rss.stop();
@@ -526,7 +754,9 @@ async function runUnread(dataDir: string, keys: Keys, opts: Required<BoundedOpti
     const afterS = closes.map((t) => (t - started) / 1000);
     const alive = !rss.died && server.child.proc.exitCode === null && server.child.proc.signalCode === null;
     const peak = Math.max(...samples);
-    const r: UnreadResult = {
+    const ultraBaseline = summarise(baseline);
+    r = {
+      ...diagnose(server, baseline, ultraLoad, ultraBaseline.p99),
       connections: opts.unread,
       pipeline: opts.pipeline,
       pageBytes,
@@ -534,7 +764,7 @@ async function runUnread(dataDir: string, keys: Keys, opts: Required<BoundedOpti
       closed: closes.length,
       closedMedianS: median(afterS),
       closedLastS: afterS.length ? Math.max(...afterS) : Number.NaN,
-      ultraBaseline: summarise(baseline),
+      ultraBaseline,
       ultraLoad: summarise(ultraLoad),
       rssBaseline: rssSummary(samples.slice(0, baseSamples)),
       rssLoad: rssSummary(samples.slice(baseSamples)),
@@ -547,11 +777,12 @@ async function runUnread(dataDir: string, keys: Keys, opts: Required<BoundedOpti
       met: false,
     };
     r.met = alive && peak < TARGET_RSS && r.ultraLoad.p99 <= TARGET_P99_RATIO * r.ultraBaseline.p99;
-    return r;
   } finally {
     for (const s of sockets) s.destroy();
     await server.child.stop();
   }
+  withStallProfile(r, server, ultraLoad, opts.cpuProfDir);
+  return r;
 }
 
 // --- both ----------------------------------------------------------------------------------------
@@ -568,7 +799,7 @@ export interface BoundedResult {
 async function ageDataDir(ageS: number): Promise<string> {
   const dir = makeTmpDir('bounded');
   log(`bounded: filling a data directory by running the server for ${ageS} s`);
-  const server = await startServer(dir);
+  const server = await startServer(dir, startScriptNodeFlags());
   await sleep(ageS * 1000);
   await server.child.stop(30_000);
   return dir;
@@ -585,6 +816,9 @@ export async function runBounded(options: BoundedOptions = {}): Promise<BoundedR
     pipeline: options.pipeline ?? 1,
     holdS: options.holdS ?? 75,
     baselineS: options.baselineS ?? 30,
+    probe: options.probe ?? false,
+    cpuProfDir: options.cpuProfDir ?? '',
+    nodeFlags: options.nodeFlags ?? [],
   };
   if (process.platform !== 'linux') throw new Error('bounded: reads /proc, so it runs on Linux only');
   if (opts.dataDir && !existsSync(opts.dataDir)) throw new Error(`no data directory ${opts.dataDir}`);
@@ -603,7 +837,7 @@ export async function runBounded(options: BoundedOptions = {}): Promise<BoundedR
     const result: BoundedResult = {
       dataDir,
       aged: opts.dataDir ? `given (${opts.dataDir})` : `fresh, filled by running the server for ${opts.ageS} s`,
-      nodeFlags: startScriptNodeFlags(),
+      nodeFlags: serverNodeFlags(opts),
     };
     if (opts.only.includes('filters')) result.filters = await runFilters(dataDir, keys, opts);
     if (opts.only.includes('unread')) result.unread = await runUnread(dataDir, keys, opts);
@@ -617,6 +851,40 @@ export async function runBounded(options: BoundedOptions = {}): Promise<BoundedR
 const ms = (x: number) => x.toFixed(1);
 const latencyRow = (name: string, s: LatencySummary) =>
   `| ${name} | ${int(s.count)} | ${int(s.ok)} | ${ms(s.p50)} | ${ms(s.p99)} | ${ms(s.max)} |`;
+
+/** The probe's and the profile's findings, as list items and a table. */
+function diagnosisLines(d: Diagnosis): string[] {
+  if (!d.loopBaseline || !d.loopLoad || !d.slow) return [];
+  const gcText = (l: LoopSummary) =>
+    Object.entries(l.gcs)
+      .map(([kind, g]) => `${kind} ${g.count} (${ms(g.ms)} ms, longest ${ms(g.max)})`)
+      .join(', ') || 'none';
+  const loopRow = (name: string, l: LoopSummary) =>
+    `| ${name} | ${l.seconds} | ${ms(l.p99Median)} / ${ms(l.p99Max)} | ${ms(l.maxDelay)} | ` +
+    `${l.stalls} (${ms(l.stallMs)} ms, longest ${ms(l.longestStall)}; CPU ${ms(l.stallCpuMs)} ms) | ` +
+    `${l.stallsWithMajorGc} (${ms(l.stallMsWithMajorGc)} ms) | ${gcText(l)} |`;
+  const s = d.slow;
+  const lines = [
+    '| server loop (--probe) | seconds | delay p99 median / max ms | max delay ms | stalls > 25 ms | stalls with a major GC | collections |',
+    '|---|---:|---:|---:|---|---|---|',
+    loopRow('baseline', d.loopBaseline),
+    loopRow('under load', d.loopLoad),
+    '',
+    `- Ultra requests under load slower than ${ms(s.threshold)} ms: ${s.slow}; overlapping a stall of the ` +
+      `server's loop: ${s.overStall}; a stall with a major collection: ${s.overMajorGcStall}`,
+  ];
+  const prof = s.stallProfile;
+  if (prof) {
+    const frames = (xs: readonly FrameTime[]) =>
+      xs.map((f) => `${ms(f.ms)} ms (${(f.share * 100).toFixed(1)}%) ${f.frame}`).join('; ');
+    lines.push(
+      `- CPU profile within the load's stalls (${ms(prof.totalMs)} ms sampled): self time ${frames(prof.self.slice(0, 12))}`,
+      `- inclusive: ${frames(prof.inclusive)}`,
+    );
+  }
+  lines.push('');
+  return lines;
+}
 
 export function boundedMarkdown(r: BoundedResult): string {
   const lines: string[] = [
@@ -654,6 +922,7 @@ export function boundedMarkdown(r: BoundedResult): string {
         `(${(f.ultraLoad.p99 / f.ultraBaseline.p99).toFixed(2)}x, target <= ${TARGET_P99_RATIO}x): ` +
         `${f.ultraLoad.p99 <= TARGET_P99_RATIO * f.ultraBaseline.p99 ? 'met' : '**missed**'}`,
       '',
+      ...diagnosisLines(f),
     );
   }
   const u = r.unread;
@@ -676,6 +945,7 @@ export function boundedMarkdown(r: BoundedResult): string {
         `(${(u.ultraLoad.p99 / u.ultraBaseline.p99).toFixed(2)}x, target <= ${TARGET_P99_RATIO}x): ` +
         `${u.ultraLoad.p99 <= TARGET_P99_RATIO * u.ultraBaseline.p99 ? 'met' : '**missed**'}`,
       '',
+      ...diagnosisLines(u),
     );
   }
   return lines.join('\n');
@@ -695,6 +965,9 @@ function parseArgs(argv: string[]): BoundedOptions {
     else if (a === '--pipeline') opts.pipeline = num(argv[++i], 1, 16);
     else if (a === '--hold') opts.holdS = num(argv[++i], 5, 600);
     else if (a === '--baseline') opts.baselineS = num(argv[++i], 5, 600);
+    else if (a === '--probe') opts.probe = true;
+    else if (a === '--cpu-prof') opts.cpuProfDir = resolve(argv[++i] ?? '');
+    else if (a === '--node-flags') opts.nodeFlags = (argv[++i] ?? '').split(/\s+/).filter(Boolean);
     else throw new Error(`unknown argument ${a}`);
   }
   return opts;

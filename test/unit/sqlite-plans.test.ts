@@ -1,0 +1,80 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { it } from 'node:test';
+import { openSqlite, type SqliteDatabase } from '../../src/store/sqlite/database.ts';
+import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
+import {
+  BASE_MS,
+  batch,
+  EVENT_A,
+  EVENT_B,
+  eventRecord,
+  eventRow,
+  marketRecord,
+  priceRow,
+  scoreRow,
+  statRow,
+} from '../contract/fixtures.ts';
+
+/** The database, with every SQL text prepared through it noted. */
+function recording(db: SqliteDatabase): { db: SqliteDatabase; prepared: Set<string> } {
+  const prepared = new Set<string>();
+  const proxy = new Proxy(db, {
+    get(target, prop) {
+      if (prop === 'prepare') {
+        return (sql: string) => {
+          prepared.add(sql);
+          return target.prepare(sql);
+        };
+      }
+      const value: unknown = Reflect.get(target, prop, target);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+  return { db: proxy, prepared };
+}
+
+/** Lines of the query plans of `sql` that read the whole change log. */
+function logScans(db: SqliteDatabase, sql: Iterable<string>): string[] {
+  const out: string[] = [];
+  for (const s of sql) {
+    // A literal for each parameter (the plan of an unbound statement cannot be read): the same plan.
+    const plan = db.prepare(`EXPLAIN QUERY PLAN ${s.replaceAll('?', '1')}`).all() as { detail: string }[];
+    for (const { detail } of plan) if (/^SCAN changes\b/.test(detail)) out.push(`${detail}: ${s}`);
+  }
+  return out;
+}
+
+// These run on the thread that serves requests, on a timer, against a log of millions of rows: a
+// scan there stalls every request for as long as it takes (min() and max() in one query did).
+it('the time lookups and a retention step search the change log, never scan it', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'oddsbase-plans-'));
+  const db = openSqlite(dir);
+  t.after(() => {
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const rec = recording(db);
+  const store = new SqliteStore(rec.db);
+  const rows = [
+    eventRow({ id: 1 }),
+    scoreRow({ id: 2 }),
+    ...Array.from({ length: 20 }, (_, i) => priceRow({ id: 3 + i, price_id: 1 + (i % 4), price: -110 - i })),
+    statRow({ id: 23, stat_id: 1, value: 3 }),
+    statRow({ id: 24, stat_id: 1, value: 5 }),
+    eventRow({ id: 25, event_id: EVENT_B }),
+  ];
+  await store.commit(
+    batch(rows, { events: [eventRecord(EVENT_A, 24), eventRecord(EVENT_B, 25)], markets: [marketRecord(1, EVENT_A, 1)] }),
+  );
+  rec.prepared.clear();
+
+  assert.equal(await store.firstIdCommittedSince(BASE_MS + 10_000), 10);
+  assert.equal(await store.committedMsAt(12), BASE_MS + 12_000);
+  const step = await store.compact({ cutoffMs: BASE_MS + 20_000, maxRows: 100 });
+  assert.ok(step.dropped > 0, 'the step dropped superseded rows');
+  assert.ok(rec.prepared.size > 5, 'the statements were seen');
+  assert.deepEqual(logScans(db, rec.prepared), []);
+});
