@@ -15,7 +15,7 @@ import type { BoxCache } from './box-score.ts';
 import type { ByteBudget } from './byte-budget.ts';
 import { ApiError, statsRefused } from './errors.ts';
 import type { EventQueryCache } from './event-query.ts';
-import type { FastLane } from './fast-lane.ts';
+import type { FastLane, LaneEntry } from './fast-lane.ts';
 import type { SeasonStatsCache } from './season-stats.ts';
 import type { SnapshotCache } from './snapshot-cache.ts';
 
@@ -86,6 +86,18 @@ export function sendParts(reply: FastifyReply, parts: readonly Buffer[]): Fastif
     .header('content-type', 'application/json; charset=utf-8')
     .header('content-length', String(length))
     .send(Readable.from(parts, { objectMode: false }));
+}
+
+/**
+ * How the fast lane answers a dated snapshot URL again (the V2 and V1 events of a sport and date):
+ * the body kept under `key` for the caller's view head, for a caller whose history window holds the
+ * date, the one rule those routes apply beyond the plan scope. Made here, not in a handler, so the
+ * function keeps no request alive.
+ */
+export function keptSnapshot(deps: RouteDeps, key: string, dateMs: number, delay: number): LaneEntry['answer'] {
+  const { access, cache, views } = deps;
+  return (account) =>
+    access?.checkHistoryWindow(account, dateMs) ? undefined : cache.response(key, views.forDelay(delay).head);
 }
 
 /** Refuses a date outside the caller's history window (403 with the earliest date it may ask for). */

@@ -176,6 +176,23 @@ describe('fast lane', () => {
     assert.equal(lane(), before);
   });
 
+  test('V1 events polls take the lane too, for keys with a V1 subscription only', async () => {
+    const v1 = await s.newKey('ultra', { v1: true });
+    const path = `/api/v1/sports/4/events/${D}`;
+    const { routed, laned, fromLane } = await twice(path, v1);
+    assert.equal(routed.status, 200);
+    assert.equal(fromLane, 1);
+    assert.equal(laned.text, routed.text);
+    assert.deepEqual(stable(laned.headers), stable(routed.headers));
+    // Same tier and scope, no V1 subscription: the router refuses it, in V1's error shape.
+    const v2only = await s.newKey('ultra');
+    const before = lane();
+    const refused = await get(path, v2only);
+    assert.equal(refused.status, 403);
+    assert.ok(JSON.parse(refused.text).error);
+    assert.equal(lane(), before);
+  });
+
   test('the request metrics count the lane\'s answers under the route pattern', async () => {
     const scrape = async () => {
       const text = await s.server.services.metrics.text();

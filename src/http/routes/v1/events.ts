@@ -6,7 +6,7 @@ import type { EventState } from '../../../board/board.ts';
 import type { EventFilter } from '../../../board/views.ts';
 import { notFound } from '../../errors.ts';
 import { dayWindow, parseDate, parseOffset, parseSportId } from '../../params.ts';
-import { callerOf, eventById, gateDate, sendJson } from '../../route-kit.ts';
+import { callerOf, eventById, gateDate, keptSnapshot, sendJson } from '../../route-kit.ts';
 import { eventPoints } from '../../snapshot-cache.ts';
 import { serializeV1Event, type V1Filter, V1EventQuerySchema, viewV1Event } from '../../v1/event.ts';
 import type { LinePriceResolver } from '../../v1/line-sets.ts';
@@ -67,7 +67,7 @@ function sportDay(
   const { scope, view } = callerOf(deps, request);
   const f = deps.v1Filters.get(scope, query);
   const [from, to] = dayWindow(dateMs, parseOffset(query.offset));
-  return { sportId, scope, view, f, from, to, head: view.head };
+  return { sportId, dateMs, scope, view, f, from, to, head: view.head };
 }
 
 const DESCRIPTIONS: Record<Kind, string> = {
@@ -102,9 +102,10 @@ export async function v1EventRoutes(fastify: FastifyInstance, deps: V1Deps): Pro
       },
     },
     async (request, reply) => {
-      const { sportId, scope, view, f, from, to, head } = sportDay(deps, request, request.params, request.query);
+      const { sportId, dateMs, scope, view, f, from, to, head } = sportDay(deps, request, request.params, request.query);
       // The V2 response cache, under keys of their own: V1 filter keys start with 'v1|'.
       const key = `${f.key}|s|${sportId}|${from}|${scope.delaySeconds}`;
+      deps.lane?.remember(request, scope, 'v1', () => keptSnapshot(deps, key, dateMs, scope.delaySeconds));
       const hit = cache.response(key, head);
       if (hit) {
         reply.meter(hit.points);

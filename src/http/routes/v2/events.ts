@@ -3,10 +3,9 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { EventState } from '../../../board/board.ts';
 import { notFound } from '../../errors.ts';
-import type { LaneEntry } from '../../fast-lane.ts';
 import { type EventQuery, EventQuerySchema, statusAllowed } from '../../event-query.ts';
 import { dayWindow, parseDate, parseSportId } from '../../params.ts';
-import { callerOf, eventById, gateDate, type RouteDeps, sendJson } from '../../route-kit.ts';
+import { callerOf, eventById, gateDate, keptSnapshot, type RouteDeps, sendJson } from '../../route-kit.ts';
 import { EventsEnvelope, errorResponses } from '../../schemas.ts';
 
 /** The events envelope, assembled from each event's cached bytes. */
@@ -27,16 +26,6 @@ function envelope(
   }
   const body = Buffer.from(`{"meta":{"delta_last_id":"${head}"},"events":[${parts.join(',')}]}`);
   return { body, points };
-}
-
-/**
- * How the fast lane answers an events URL again: the kept body for the caller's view head, for a
- * caller whose history window holds the date (the rules the route applies beyond the plan scope).
- */
-function laneAnswer(deps: RouteDeps, key: string, dateMs: number, delay: number): LaneEntry['answer'] {
-  const { access, cache, views } = deps;
-  return (account) =>
-    access?.checkHistoryWindow(account, dateMs) ? undefined : cache.response(key, views.forDelay(delay).head);
 }
 
 /** The odds-screen snapshots: served from the board through the snapshot cache. */
@@ -70,7 +59,7 @@ export async function eventRoutes(fastify: FastifyInstance, deps: RouteDeps): Pr
       const [from, to] = dayWindow(dateMs, q.offset);
       const head = view.head;
       const key = `s|${sportId}|${from}|${scope.delaySeconds}|${q.filterKey}|${q.statusKey}`;
-      deps.lane?.remember(request, scope, 'v2', () => laneAnswer(deps, key, dateMs, scope.delaySeconds));
+      deps.lane?.remember(request, scope, 'v2', () => keptSnapshot(deps, key, dateMs, scope.delaySeconds));
       const hit = cache.response(key, head);
       if (hit) {
         reply.meter(hit.points);
