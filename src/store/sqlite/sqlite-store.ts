@@ -27,8 +27,10 @@ import {
   type Store,
 } from '../store.ts';
 import type { FuturesPriceFact, StatValue } from '../../changelog/change.ts';
+import { archivedEventOf, packRows, playsOf, priceIdsOf, statsOf } from '../packed-rows.ts';
 import { Checkpointer } from './checkpointer.ts';
 import type { SqliteDatabase } from './database.ts';
+import { SqlitePackedRows } from './sqlite-packed.ts';
 
 const WRITER_CHECKPOINT_PAGES = 10_000;
 /** Rows a load reads at a time (latest prices, stat rows). */
@@ -56,6 +58,8 @@ export class SqliteStore implements Store {
   private readonly commitTx;
   private readonly compactTx;
   private readonly archiveTx;
+  private readonly packTx;
+  private readonly packed: SqlitePackedRows;
   private readonly checkpointer: Checkpointer | undefined;
 
   constructor(
@@ -114,10 +118,21 @@ export class SqliteStore implements Store {
     const putTotals = db.prepare(
       'INSERT INTO season_totals (season_key, body) VALUES (?, ?) ON CONFLICT (season_key) DO UPDATE SET body = excluded.body',
     );
+    const queuePack = db.prepare(
+      `INSERT INTO archive_pending (event_id, last_id)
+         SELECT @id, (SELECT coalesce(max(id), 0) FROM changes WHERE event_id = @id)
+          WHERE @id NOT IN (SELECT event_id FROM archived_rows)
+         ON CONFLICT (event_id) DO NOTHING`,
+    );
     this.archiveTx = db.transaction((a: ArchiveCommit) => {
-      for (const id of a.eventIds) archiveEvent.run(id, a.archivedMs);
+      for (const id of a.eventIds) {
+        archiveEvent.run(id, a.archivedMs);
+        queuePack.run({ id });
+      }
       for (const t of a.seasonTotals) putTotals.run(t.key, t.body);
     });
+    this.packed = new SqlitePackedRows(db);
+    this.packTx = db.transaction((limit: number) => this.packOne(limit));
   }
 
   async load(uptoId?: number, opts: LoadOptions = {}): Promise<LoadedState> {
@@ -189,6 +204,8 @@ export class SqliteStore implements Store {
   }
 
   async readPlays(eventId: string, fromSequence: number, toSequence: number): Promise<Buffer> {
+    const packed = this.packed.rows(eventId);
+    if (packed) return playsOf(packed, fromSequence, toSequence);
     const from = Math.max(1, fromSequence);
     if (toSequence < from) return Buffer.alloc(0);
     // SQLite joins the payloads in the order of the ordered subquery and hands over one buffer.
@@ -202,6 +219,8 @@ export class SqliteStore implements Store {
   }
 
   async readStats(eventId: string, uptoId: number): Promise<ChangeRecord[]> {
+    const packed = this.packed.rows(eventId);
+    if (packed) return statsOf(packed, uptoId);
     return this.prepared(
       `SELECT * FROM changes WHERE kind = 'stat' AND event_id = ? AND id <= ? ORDER BY id`,
     ).all(eventId, uptoId) as ChangeRecord[];
@@ -277,7 +296,10 @@ export class SqliteStore implements Store {
   private maxPriceId(uptoId: number): number {
     // Read backwards along the price index, not a max() over the table (which scans every row).
     const sql = 'SELECT price_id FROM changes WHERE price_id IS NOT NULL AND id <= ? ORDER BY price_id DESC LIMIT 1';
-    return (this.prepared(sql).pluck().get(uptoId) as number | undefined) ?? 0;
+    const logged = (this.prepared(sql).pluck().get(uptoId) as number | undefined) ?? 0;
+    // Packed prices were written below the retained boundary, which is below any replayed head.
+    const packed = (this.prepared('SELECT max(price_id) FROM archived_prices').pluck().get() as number | null) ?? 0;
+    return Math.max(logged, packed);
   }
 
   /** The newest futures row of each key (changelog futuresRowKey) at or below `uptoId`, in id order. */
@@ -339,7 +361,35 @@ export class SqliteStore implements Store {
   }
 
   async compact(step: CompactStep): Promise<CompactResult> {
-    return this.compactTx(step);
+    const result = this.compactTx(step);
+    // Packing is a transaction of its own: a step's chunk and an event's rows each take a few ms.
+    const morePacks = this.packTx(Math.min(result.oldestId, this.headId()));
+    return { ...result, more: result.more || morePacks };
+  }
+
+  private headId(): number {
+    return (this.prepared('SELECT max(id) FROM changes').pluck().get() as number | null) ?? 0;
+  }
+
+  /**
+   * Packs the archived event waiting longest whose rows all lie below `limit` (the retained
+   * boundary, and the head: ids continue from the head row, which stays). Its rows become one
+   * record, its prices point to it, and they leave the log. Returns whether another one waits.
+   */
+  private packOne(limit: number): boolean {
+    const ready = this.prepared('SELECT event_id FROM archive_pending WHERE last_id < ? ORDER BY last_id LIMIT 2')
+      .pluck()
+      .all(limit) as string[];
+    const eventId = ready[0];
+    if (eventId === undefined) return false;
+    const rows = this.prepared('SELECT * FROM changes WHERE event_id = ? ORDER BY id').all(eventId) as ChangeRecord[];
+    const record = this.prepared('INSERT INTO archived_rows (event_id, body) VALUES (?, ?)').run(eventId, packRows(rows))
+      .lastInsertRowid;
+    const pointTo = this.prepared('INSERT OR REPLACE INTO archived_prices (price_id, record) VALUES (?, ?)');
+    for (const priceId of priceIdsOf(rows)) pointTo.run(priceId, record);
+    this.prepared('DELETE FROM changes WHERE event_id = ?').run(eventId);
+    this.prepared('DELETE FROM archive_pending WHERE event_id = ?').run(eventId);
+    return ready.length > 1;
   }
 
   /**
@@ -496,6 +546,11 @@ export class SqliteStore implements Store {
       'SELECT e.* FROM events e JOIN archived_events a ON a.event_id = e.event_id WHERE e.event_id = ?',
     ).get(eventId) as EventRecord | undefined;
     if (!event) return undefined;
+    const packed = this.packed.rows(eventId);
+    if (packed) {
+      const markets = this.prepared('SELECT * FROM markets WHERE event_id = ? ORDER BY id').all(eventId) as MarketRecord[];
+      return archivedEventOf(event, markets, packed);
+    }
     const plays = this.prepared(`SELECT count(*) FROM changes WHERE kind = 'play' AND event_id = ?`)
       .pluck()
       .get(eventId) as number;
