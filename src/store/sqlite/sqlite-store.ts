@@ -326,15 +326,15 @@ export class SqliteStore implements Store {
   }
 
   private firstIdSince(ms: number): number | undefined {
-    const bounds = this.db.prepare('SELECT min(id) AS lo, max(id) AS hi FROM changes').get() as {
-      lo: number | null;
-      hi: number | null;
-    };
-    if (bounds.lo === null || bounds.hi === null) return undefined;
+    // Two queries: SQLite answers a lone min() or max() of the key from the b-tree's edge, but
+    // both in one statement scan the whole table (a retention step ran it every 250 ms).
+    const lowest = this.prepared('SELECT min(id) FROM changes').pluck().get() as number | null;
+    const highest = this.prepared('SELECT max(id) FROM changes').pluck().get() as number | null;
+    if (lowest === null || highest === null) return undefined;
     const at = this.prepared('SELECT id, committed_ms FROM changes WHERE id >= ? ORDER BY id LIMIT 1');
     // committed_ms never decreases along the ids, so a binary search over the primary key finds it.
-    let lo = bounds.lo;
-    let hi = bounds.hi;
+    let lo = lowest;
+    let hi = highest;
     const last = at.get(hi) as { id: number; committed_ms: number };
     if (last.committed_ms < ms) return undefined;
     while (lo < hi) {
