@@ -427,7 +427,7 @@ export class SqliteStore implements Store {
       if (!rows) byKey.set(key, (rows = []));
       rows.push(r);
     }
-    const olderOfEvent = new Map<string, ChangeRecord[]>();
+    const olderOfEvent = new Map<string, Map<string, ChangeRecord[]>>();
     const gone: number[] = [];
     for (const [key, rows] of byKey) {
       const all = [...this.olderRows(rows[0]!, key, from, olderOfEvent), ...rows];
@@ -464,13 +464,14 @@ export class SqliteStore implements Store {
 
   /**
    * The rows of `sample`'s key below `from`, in id order (what earlier steps kept). A price's come
-   * from its index; other kinds' are read once per event and kind for the step, then filtered by key.
+   * from its index; other kinds' are read once per event and kind for the step and grouped by key
+   * (a stat row's key is parsed from its payload: once per row, not once per key of the chunk).
    */
   private olderRows(
     sample: ChangeRecord,
     key: string,
     from: number,
-    ofEvent: Map<string, ChangeRecord[]>,
+    ofEvent: Map<string, Map<string, ChangeRecord[]>>,
   ): ChangeRecord[] {
     if (sample.kind === 'price') {
       return this.prepared(
@@ -479,16 +480,24 @@ export class SqliteStore implements Store {
       ).all(sample.price_id, from) as ChangeRecord[];
     }
     const family = `${sample.kind}|${sample.event_id}`;
-    let rows = ofEvent.get(family);
-    if (!rows) {
+    let byKey = ofEvent.get(family);
+    if (!byKey) {
       // The kind is spelled in the SQL so that the partial indexes of stats and futures apply.
-      rows = this.prepared(
+      const rows = this.prepared(
         `SELECT id, kind, event_id, price_id, market_id, affiliate_id, at, payload FROM changes
           WHERE kind = '${sample.kind}' AND event_id = ? AND id < ? ORDER BY id`,
       ).all(sample.event_id, from) as ChangeRecord[];
-      ofEvent.set(family, rows);
+      byKey = new Map();
+      for (const r of rows) {
+        const k = compactionKey(r);
+        if (k === undefined) continue;
+        let same = byKey.get(k);
+        if (!same) byKey.set(k, (same = []));
+        same.push(r);
+      }
+      ofEvent.set(family, byKey);
     }
-    return rows.filter((r) => compactionKey(r) === key);
+    return byKey.get(key) ?? [];
   }
 
   /** Whether a newer row of `r`'s compaction key lies below `bound`. */
@@ -576,18 +585,16 @@ export class SqliteStore implements Store {
   }
 
   private meta(key: string): string | undefined {
-    const row = this.db.prepare('SELECT value FROM meta WHERE key = ?').get(key) as
+    const row = this.prepared('SELECT value FROM meta WHERE key = ?').get(key) as
       | { value: string }
       | undefined;
     return row?.value;
   }
 
   private writeMeta(key: string, value: string): void {
-    this.db
-      .prepare(
-        'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
-      )
-      .run(key, value);
+    this.prepared(
+      'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
+    ).run(key, value);
   }
 
   async readPayloadBytes(q: ChangeQuery): Promise<PayloadBytes> {
