@@ -800,6 +800,21 @@ export function storeContract(name: string, make: () => Promise<StoreFixture>): 
         }
       });
 
+      it('an event that gains a row while it is being packed stays in the log', async (t) => {
+        const { store } = await fresh(t);
+        await store.commit(
+          batch([...retentionLog(), later()], { events: [eventRecord(EVENT_A, 200), eventRecord(EVENT_B, 300)] }),
+        );
+        await compactAll(store, LATER_CUTOFF);
+        await store.archive({ eventIds: [EVENT_A], archivedMs: BASE_MS, seasonTotals: [] });
+        // The step reads event A's rows and compresses them; a row of it is committed meanwhile.
+        const step = store.compact({ cutoffMs: LATER_CUTOFF, maxRows: 1000 });
+        await store.commit(batch([playRow({ id: 301, sequence: 2, committed_ms: BASE_MS + 11 * HOUR_S * 1000 })]));
+        await step;
+        assert.deepEqual(ids(await store.readChanges(query({ eventId: EVENT_A }))), [2, 5, 6, 7, 9, 10, 200, 301]);
+        assert.equal((await store.readPlays(EVENT_A, 1, 2)).toString().split('},{').length, 2);
+      });
+
       it('an archived event whose rows reach the boundary or the head stays in the log', async (t) => {
         const store = await withRetentionLog(t);
         await compactAll(store, CUTOFF);

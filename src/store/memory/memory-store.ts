@@ -364,7 +364,7 @@ export class MemoryStore implements Store, MemoryPriceRows {
     const head = this.changes.at(-1)?.id ?? 0;
     const bound = (await this.firstIdCommittedSince(step.cutoffMs)) ?? head + 1;
     const end = Math.min(bound, from + step.maxRows);
-    if (end <= from) return { scanned: 0, dropped: 0, oldestId: from, more: this.packOne() };
+    if (end <= from) return { scanned: 0, dropped: 0, oldestId: from, more: await this.packOne() };
     const cutoffAt = new Date(step.cutoffMs).toISOString();
     // Each key of the chunk, with all its rows below the chunk's end (what earlier steps kept too).
     const keys = new Map<string, ChangeRecord[]>();
@@ -395,7 +395,7 @@ export class MemoryStore implements Store, MemoryPriceRows {
     if (gone.size > 0) this.forget(gone);
     this.retainedFrom = end;
     if (gone.size > 0) this.retainedSince = Math.max(this.retainedSince ?? 0, step.cutoffMs);
-    const morePacks = this.packOne();
+    const morePacks = await this.packOne();
     return { scanned: end - from, dropped: gone.size, oldestId: end, more: end < bound || morePacks };
   }
 
@@ -403,25 +403,35 @@ export class MemoryStore implements Store, MemoryPriceRows {
    * Packs one archived event whose rows all lie below the retained boundary and the head (the head
    * row stays in the log: ids continue from it). Returns whether another one waits.
    */
-  private packOne(): boolean {
+  private async packOne(): Promise<boolean> {
     const limit = Math.min(this.retainedFrom, this.changes.at(-1)?.id ?? 0);
-    let ready = 0;
-    for (const [eventId, lastId] of this.pending) {
-      if (lastId >= limit) continue;
-      if (ready++ > 0) return true;
-      const rows = this.byEvent.get(eventId) ?? [];
-      this.packed.set(eventId, packRows(rows));
-      for (const priceId of priceIdsOf(rows)) {
-        this.packedPrices.set(priceId, eventId);
-        this.byPrice.delete(priceId);
-      }
-      const gone = new Set(rows.map((r) => r.id));
-      removeFrom(this.changes, (r) => gone.has(r.id));
-      this.byEvent.delete(eventId);
-      this.byEventMarket.delete(eventId);
-      this.pending.delete(eventId);
+    const ready = [...this.pending].filter(([, lastId]) => lastId < limit).map(([eventId]) => eventId);
+    const eventId = ready[0];
+    if (eventId === undefined) return false;
+    const rows = [...(this.byEvent.get(eventId) ?? [])];
+    // A row of the event committed since it was archived (the ledger refuses them) waits for the boundary.
+    if ((rows.at(-1)?.id ?? 0) >= limit) {
+      this.pending.set(eventId, rows.at(-1)!.id);
+      return ready.length > 1;
     }
-    return false;
+    const body = await packRows(rows);
+    // Or one committed while it was compressed.
+    const last = this.byEvent.get(eventId)?.at(-1)?.id ?? 0;
+    if (last !== (rows.at(-1)?.id ?? 0)) {
+      this.pending.set(eventId, last);
+      return ready.length > 1;
+    }
+    this.packed.set(eventId, body);
+    for (const priceId of priceIdsOf(rows)) {
+      this.packedPrices.set(priceId, eventId);
+      this.byPrice.delete(priceId);
+    }
+    const gone = new Set(rows.map((r) => r.id));
+    removeFrom(this.changes, (r) => gone.has(r.id));
+    this.byEvent.delete(eventId);
+    this.byEventMarket.delete(eventId);
+    this.pending.delete(eventId);
+    return ready.length > 1;
   }
 
   /** Takes the rows of `ids` out of the log and of every index. */

@@ -132,7 +132,9 @@ export class SqliteStore implements Store {
       for (const t of a.seasonTotals) putTotals.run(t.key, t.body);
     });
     this.packed = new SqlitePackedRows(db);
-    this.packTx = db.transaction((limit: number) => this.packOne(limit));
+    this.packTx = db.transaction((eventId: string, rows: readonly ChangeRecord[], body: Buffer) =>
+      this.storePacked(eventId, rows, body),
+    );
   }
 
   async load(uptoId?: number, opts: LoadOptions = {}): Promise<LoadedState> {
@@ -362,8 +364,7 @@ export class SqliteStore implements Store {
 
   async compact(step: CompactStep): Promise<CompactResult> {
     const result = this.compactTx(step);
-    // Packing is a transaction of its own: a step's chunk and an event's rows each take a few ms.
-    const morePacks = this.packTx(Math.min(result.oldestId, this.headId()));
+    const morePacks = await this.packOne(Math.min(result.oldestId, this.headId()));
     return { ...result, more: result.more || morePacks };
   }
 
@@ -373,23 +374,41 @@ export class SqliteStore implements Store {
 
   /**
    * Packs the archived event waiting longest whose rows all lie below `limit` (the retained
-   * boundary, and the head: ids continue from the head row, which stays). Its rows become one
-   * record, its prices point to it, and they leave the log. Returns whether another one waits.
+   * boundary, and the head: ids continue from the head row, which stays). Its rows are read,
+   * compressed off the request thread, then in one transaction become one record, its prices point
+   * to it, and they leave the log. Returns whether another one waits.
    */
-  private packOne(limit: number): boolean {
+  private async packOne(limit: number): Promise<boolean> {
     const ready = this.prepared('SELECT event_id FROM archive_pending WHERE last_id < ? ORDER BY last_id LIMIT 2')
       .pluck()
       .all(limit) as string[];
     const eventId = ready[0];
     if (eventId === undefined) return false;
     const rows = this.prepared('SELECT * FROM changes WHERE event_id = ? ORDER BY id').all(eventId) as ChangeRecord[];
-    const record = this.prepared('INSERT INTO archived_rows (event_id, body) VALUES (?, ?)').run(eventId, packRows(rows))
-      .lastInsertRowid;
+    // A row of the event committed since it was archived (the ledger refuses them) waits for the boundary.
+    if ((rows.at(-1)?.id ?? 0) >= limit) {
+      this.prepared('UPDATE archive_pending SET last_id = ? WHERE event_id = ?').run(rows.at(-1)!.id, eventId);
+      return ready.length > 1;
+    }
+    this.packTx(eventId, rows, await packRows(rows));
+    return ready.length > 1;
+  }
+
+  /**
+   * Stores the record of `rows` and takes them out of the log, unless the event gained a row while
+   * they were compressed (the ledger refuses rows of archived events): it then waits for that one.
+   */
+  private storePacked(eventId: string, rows: readonly ChangeRecord[], body: Buffer): void {
+    const last = (this.prepared('SELECT max(id) FROM changes WHERE event_id = ?').pluck().get(eventId) as number | null) ?? 0;
+    if (last !== (rows.at(-1)?.id ?? 0)) {
+      this.prepared('UPDATE archive_pending SET last_id = ? WHERE event_id = ?').run(last, eventId);
+      return;
+    }
+    const record = this.prepared('INSERT INTO archived_rows (event_id, body) VALUES (?, ?)').run(eventId, body).lastInsertRowid;
     const pointTo = this.prepared('INSERT OR REPLACE INTO archived_prices (price_id, record) VALUES (?, ?)');
     for (const priceId of priceIdsOf(rows)) pointTo.run(priceId, record);
     this.prepared('DELETE FROM changes WHERE event_id = ?').run(eventId);
     this.prepared('DELETE FROM archive_pending WHERE event_id = ?').run(eventId);
-    return ready.length > 1;
   }
 
   /**
