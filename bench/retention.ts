@@ -8,8 +8,10 @@
  * million rows to write and, a day later, to compact), so by default a subset of leagues runs; the
  * report scales what grows with the number of events (what is kept for good) to the whole simulator.
  *
- * `npm run bench:retention -- [--days 30] [--step-minutes 30] [--sports 3,4,5,21|all]`
+ * `npm run bench:retention -- [--days 30] [--step-minutes 30] [--sports 3,4,5,21|all] [--out samples.json]`
+ * (`--out`: every sample as JSON, written as it comes).
  */
+import { writeFileSync } from 'node:fs';
 import { SPORTS } from '../src/catalog/sports.ts';
 import { daySchedule } from '../src/feeds/simulator/schedule.ts';
 import { isMain, log, machineInfo, makeTmpDir, mb, median, removeDir, spawnNode, startScriptNodeFlags } from './lib.ts';
@@ -25,6 +27,17 @@ interface Sample {
   dropped: number;
   archived: number;
   oldest_id: number;
+  log_rows: number;
+  packed_events: number;
+  packed_bytes: number;
+  pending_events: number;
+  chunk_steps: number;
+  chunk_ms_p50: number;
+  chunk_ms_p99: number;
+  chunk_ms_max: number;
+  pack_steps: number;
+  pack_ms_p50: number;
+  pack_ms_max: number;
 }
 
 /** Events a day the simulator schedules for `sportIds` (all when undefined), over a month. */
@@ -48,6 +61,7 @@ async function main(): Promise<void> {
   const step = Number(opt('step-minutes', '30'));
   const sportsArg = opt('sports', '3,4,5,21');
   const sportIds = sportsArg === 'all' ? undefined : sportsArg.split(',').map(Number);
+  const out = opt('out', '');
   const flags = startScriptNodeFlags();
   const dataDir = makeTmpDir('retention');
   const samples: Sample[] = [];
@@ -70,9 +84,13 @@ async function main(): Promise<void> {
       if (!line.startsWith('{')) continue;
       const s = JSON.parse(line) as Sample;
       samples.push(s);
+      if (out) writeFileSync(out, JSON.stringify(samples, null, 1));
       log(
         `day ${s.day.toFixed(1)}: disk ${mb(s.disk)}, rss ${mb(s.rss)}, heap ${mb(s.heap_used)}, ` +
-          `board ${s.board_events} events, head ${s.head}, dropped ${s.dropped}, archived ${s.archived} (${s.wall_s.toFixed(0)} s)`,
+          `board ${s.board_events} events, head ${s.head}, log ${s.log_rows} rows, dropped ${s.dropped}, ` +
+          `archived ${s.archived}, packed ${s.packed_events} (${mb(s.packed_bytes)}), pending ${s.pending_events}; ` +
+          `chunk steps ${s.chunk_steps} p50 ${s.chunk_ms_p50.toFixed(1)} p99 ${s.chunk_ms_p99.toFixed(1)} max ${s.chunk_ms_max.toFixed(1)} ms, ` +
+          `pack steps ${s.pack_steps} p50 ${s.pack_ms_p50.toFixed(1)} max ${s.pack_ms_max.toFixed(1)} ms (${s.wall_s.toFixed(0)} s)`,
       );
     }
   });
@@ -96,6 +114,14 @@ async function main(): Promise<void> {
     `- growth over the last week: ${mb(growthPerDay)} a day (x${scale.toFixed(1)} for every sport: ${mb(growthPerDay * scale)} a day)`,
   ];
   for (const l of lines) log(l);
+  log('| simulated day | data directory | RSS | heap used | board events | log rows | packed events | packed records | rows dropped |');
+  log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+  for (const s of samples.filter((x) => Number.isInteger(x.day))) {
+    log(
+      `| ${s.day} | ${mb(s.disk)} | ${mb(s.rss)} | ${mb(s.heap_used)} | ${s.board_events} | ${s.log_rows.toLocaleString('en')} | ` +
+        `${s.packed_events} | ${mb(s.packed_bytes)} | ${s.dropped.toLocaleString('en')} |`,
+    );
+  }
 }
 
 if (isMain(import.meta.url)) {

@@ -32,7 +32,7 @@ export interface CompactResult {
   dropped: number;
   /** Every row with an id at or above it is kept (see RetainedLog). */
   oldestId: number;
-  /** More ids below the boundary wait for a later step. */
+  /** More ids below the boundary, or archived events ready to pack, wait for a later step. */
   more: boolean;
 }
 

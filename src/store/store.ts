@@ -18,6 +18,10 @@ export type { ChangeKind, ChangeRecord, CompactResult, CompactStep, RetainedLog 
  *   until the log is reset or restored.
  * - `compact` drops rows past the retention by the rules of retention.ts, a chunk per call, and
  *   `retained` says what is still whole; `archive` takes finished events off what `load` returns.
+ * - An archived event whose rows all lie below the retained boundary and the head is packed by a
+ *   later `compact` (one event per call, packed-rows.ts): its rows leave the log (`readChanges`,
+ *   which no cursor below the boundary reaches) and every other read of them (plays, stats, the
+ *   archived event, the HistoryStore) gives what it gave before.
  */
 
 export interface EventRecord {
@@ -164,7 +168,10 @@ export interface Store {
   committedMsAt(id: number): Promise<number | undefined>;
   /** The smallest change id committed at or after `ms`, or undefined when none is. */
   firstIdCommittedSince(ms: number): Promise<number | undefined>;
-  /** One step of compaction (retention.ts): drops rows of a chunk of ids below the cutoff's boundary. */
+  /**
+   * One step of compaction (retention.ts): drops rows of a chunk of ids below the cutoff's boundary,
+   * then packs one archived event ready for it; `more` while either has more to do.
+   */
   compact(step: CompactStep): Promise<CompactResult>;
   /** What the log still holds whole after compaction. */
   retained(): Promise<RetainedLog>;

@@ -3,7 +3,7 @@ import { describe, it, type TestContext } from 'node:test';
 import type { ChangeRecord } from '../../src/changelog/change.ts';
 import type { HistoryQuery, HistoryStore, PriceRecord } from '../../src/store/history.ts';
 import type { Store } from '../../src/store/store.ts';
-import { batch, EVENT_A, EVENT_B, eventRow, priceRow, scoreRow, time } from './fixtures.ts';
+import { BASE_MS, batch, EVENT_A, EVENT_B, eventRow, priceRow, scoreRow, time } from './fixtures.ts';
 
 export interface HistoryFixture {
   /** Where the rows are committed. */
@@ -51,12 +51,34 @@ function record(r: ChangeRecord): PriceRecord {
 const ids = (rows: readonly { id: number }[]): number[] => rows.map((r) => r.id);
 const sortedIds = (rows: readonly { id: number }[]): number[] => ids(rows).sort((a, b) => a - b);
 
+/**
+ * Events A and B archived and packed (store/packed-rows.ts): a later row of another event moves
+ * the head, and a compaction whose cutoff lies before every row's time but after every commit
+ * puts the whole log below the retained boundary without dropping a row.
+ */
+async function pack(store: Store): Promise<void> {
+  await store.commit(batch([eventRow({ id: 100, event_id: 'c'.repeat(32) })]));
+  const step = { cutoffMs: BASE_MS + 14_000, maxRows: 1000 };
+  assert.equal((await store.compact(step)).dropped, 0);
+  await store.archive({ eventIds: [EVENT_A, EVENT_B], archivedMs: BASE_MS, seasonTotals: [] });
+  while ((await store.compact(step)).more);
+  assert.deepEqual(await store.readChanges({ pricesOnly: false, afterId: 0, toId: 1000, limit: 1000 }), [
+    eventRow({ id: 100, event_id: 'c'.repeat(32) }),
+  ]);
+}
+
 export function historyContract(name: string, make: () => Promise<HistoryFixture>): void {
+  for (const packed of [false, true]) historyCases(`${name}${packed ? ', events packed' : ''}`, make, packed);
+}
+
+/** Every read gives the same rows whether the events' rows are in the log or packed. */
+function historyCases(name: string, make: () => Promise<HistoryFixture>, packed: boolean): void {
   describe(`HistoryStore contract: ${name}`, () => {
     async function withLog(t: TestContext): Promise<HistoryStore> {
       const f = await make();
       t.after(() => f.cleanup());
       await f.store.commit(batch(log()));
+      if (packed) await pack(f.store);
       return f.history;
     }
 

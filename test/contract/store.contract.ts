@@ -759,6 +759,71 @@ export function storeContract(name: string, make: () => Promise<StoreFixture>): 
         await store.archive({ eventIds: [EVENT_A], archivedMs: BASE_MS + 1, seasonTotals: [newer] });
         assert.deepEqual((await store.load()).archived.seasonTotals, [newer]);
       });
+
+      /** The reads of an archived event that do not go through the log's ids. */
+      const archivedReads = async (store: Store) => ({
+        event: await store.readArchivedEvent(EVENT_A),
+        plays: (await store.readPlays(EVENT_A, 1, 10)).toString(),
+        stats: await store.readStats(EVENT_A, EVERY_ID),
+        statsUpTo8: await store.readStats(EVENT_A, 8),
+        maxPriceId: (await store.load()).maxPriceId,
+      });
+      /** Row 300 (event B) is committed after the second cutoff: the boundary passes all of event A. */
+      const LATER_CUTOFF = BASE_MS + 9 * HOUR_S * 1000;
+      const later = () => eventRow({ id: 300, event_id: EVENT_B, at: after(4 * HOUR_S), committed_ms: BASE_MS + 10 * HOUR_S * 1000 });
+      const compactAll = async (store: Store, cutoffMs: number) => {
+        while ((await store.compact({ cutoffMs, maxRows: 1000 })).more);
+      };
+
+      it('packs an archived event once its rows lie below the boundary: its reads stay, its rows leave the log', async (t) => {
+        const f = await fresh(t);
+        const { store } = f;
+        await store.commit(
+          batch([...retentionLog(), later()], {
+            events: [eventRecord(EVENT_A, 200), eventRecord(EVENT_B, 300)],
+            markets: [marketRecord(1, EVENT_A, 1)],
+          }),
+        );
+        await compactAll(store, LATER_CUTOFF);
+        await store.archive({ eventIds: [EVENT_A], archivedMs: BASE_MS, seasonTotals: [] });
+        const before = await archivedReads(store);
+        assert.ok(before.event);
+        assert.notEqual(before.plays, '');
+        // The next step packs it.
+        assert.equal((await store.compact({ cutoffMs: LATER_CUTOFF, maxRows: 1000 })).more, false);
+        assert.deepEqual(ids(await store.readChanges(query())), [300]);
+        assert.deepEqual(await archivedReads(store), before);
+        assert.deepEqual((await loadAll(store)).events.map((e) => e.event_id), [EVENT_B]);
+        if (f.reopen) {
+          const again = await f.reopen();
+          assert.deepEqual(await archivedReads(again), before);
+        }
+      });
+
+      it('an event that gains a row while it is being packed stays in the log', async (t) => {
+        const { store } = await fresh(t);
+        await store.commit(
+          batch([...retentionLog(), later()], { events: [eventRecord(EVENT_A, 200), eventRecord(EVENT_B, 300)] }),
+        );
+        await compactAll(store, LATER_CUTOFF);
+        await store.archive({ eventIds: [EVENT_A], archivedMs: BASE_MS, seasonTotals: [] });
+        // The step reads event A's rows and compresses them; a row of it is committed meanwhile.
+        const step = store.compact({ cutoffMs: LATER_CUTOFF, maxRows: 1000 });
+        await store.commit(batch([playRow({ id: 301, sequence: 2, committed_ms: BASE_MS + 11 * HOUR_S * 1000 })]));
+        await step;
+        assert.deepEqual(ids(await store.readChanges(query({ eventId: EVENT_A }))), [2, 5, 6, 7, 9, 10, 200, 301]);
+        assert.equal((await store.readPlays(EVENT_A, 1, 2)).toString().split('},{').length, 2);
+      });
+
+      it('an archived event whose rows reach the boundary or the head stays in the log', async (t) => {
+        const store = await withRetentionLog(t);
+        await compactAll(store, CUTOFF);
+        await store.archive({ eventIds: [EVENT_A], archivedMs: BASE_MS, seasonTotals: [] });
+        // Row 200, event A's last, is at the boundary and is the head.
+        await compactAll(store, LATER_CUTOFF);
+        assert.deepEqual(ids(await store.readChanges(query())), [2, 5, 6, 7, 9, 10, 200]);
+        assert.deepEqual(ids((await store.readArchivedEvent(EVENT_A))!.latestPrices), [200]);
+      });
     });
   });
 }

@@ -21,7 +21,9 @@ interface Kept {
   openers: unknown;
   closing: unknown;
   stats: unknown;
+  players: unknown;
   plays: unknown;
+  olderPlays: unknown;
 }
 
 describe('retention over a simulated month', () => {
@@ -46,7 +48,9 @@ describe('retention over a simulated month', () => {
       openers: (await read(`/api/v2/events/${id}/openers`)).events,
       closing: (await read(`/api/v2/events/${id}/closing`)).events,
       stats: await read(`/api/v2/events/${id}/stats`),
+      players: await read(`/api/v2/events/${id}/players/stats`),
       plays: await read(`/api/v2/events/${id}/plays?limit=20`),
+      olderPlays: await read(`/api/v2/events/${id}/plays?limit=5&before_sequence=10`),
     };
   };
 
@@ -99,6 +103,10 @@ describe('retention over a simulated month', () => {
   });
 
   it('still serves the openers, closing, final score, box score and plays of an archived game', async () => {
+    const { store } = t.server.services;
+    // Its rows left the log for their packed record.
+    const inLog = await store.readChanges({ pricesOnly: false, afterId: 0, toId: Number.MAX_SAFE_INTEGER, limit: 1, eventId: gameId });
+    assert.deepEqual(inLog, []);
     assert.deepEqual(await keptReads(gameId), kept);
   });
 

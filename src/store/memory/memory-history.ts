@@ -1,5 +1,6 @@
-import { type ChangeRecord, periodOfDetail } from '../../changelog/change.ts';
+import type { ChangeRecord } from '../../changelog/change.ts';
 import type { HistoryQuery, HistoryStore, PriceRecord } from '../history.ts';
+import { historyFilter, priceRecord } from '../packed-rows.ts';
 import { indexAbove, type MemoryPriceRows } from './memory-store.ts';
 
 /** History reads over a MemoryStore: each walks one event's, market's or price's rows from the newest. */
@@ -7,17 +8,7 @@ export class MemoryHistoryStore implements HistoryStore {
   constructor(private readonly store: MemoryPriceRows) {}
 
   async rows(q: HistoryQuery): Promise<PriceRecord[]> {
-    const c = q.coverage;
-    const books = c?.affiliateIds && new Set(c.affiliateIds);
-    const markets = c?.marketIds && new Set(c.marketIds);
-    const periods = c?.periodIds && new Set(c.periodIds);
-    const keep = (r: Readonly<ChangeRecord>): boolean =>
-      (q.from === undefined || r.at >= q.from) &&
-      (q.to === undefined || r.at <= q.to) &&
-      (!q.mainLineOnly || isMainLine(r.payload)) &&
-      (!books || books.has(r.affiliate_id!)) &&
-      (!markets || markets.has(r.market_id!)) &&
-      (!periods || periods.has(periodOfDetail(r.detail)));
+    const keep = historyFilter(q);
     if (!('priceIds' in q)) {
       return newest(this.store.eventPriceRows(q.eventId, q.marketId, q.uptoId), keep, q.limit);
     }
@@ -33,7 +24,7 @@ export class MemoryHistoryStore implements HistoryStore {
     const out: PriceRecord[] = [];
     for (const priceId of priceIds) {
       const first = this.store.priceRows(priceId)[0];
-      if (first !== undefined && first.id <= uptoId) out.push(record(first));
+      if (first !== undefined && first.id <= uptoId) out.push(priceRecord(first));
     }
     return out;
   }
@@ -48,7 +39,7 @@ export class MemoryHistoryStore implements HistoryStore {
       // Row times need not follow the ids (a back-filled row lies in the past): walk back to one that fits.
       for (const r of this.newestOfPrice(priceId, uptoId)) {
         if (r.at <= cutoff) {
-          out.push(record(r));
+          out.push(priceRecord(r));
           break;
         }
       }
@@ -70,16 +61,7 @@ function newest(
   const out: PriceRecord[] = [];
   for (const r of rows) {
     if (out.length === limit) break;
-    if (keep(r)) out.push(record(r));
+    if (keep(r)) out.push(priceRecord(r));
   }
   return out;
-}
-
-function record(r: Readonly<ChangeRecord>): PriceRecord {
-  return { id: r.id, price_id: r.price_id!, payload: r.payload, detail: r.detail };
-}
-
-/** The Delta row's flag, as the SQL reads it with json_extract. */
-function isMainLine(payload: string): boolean {
-  return (JSON.parse(payload) as { is_main_line?: unknown }).is_main_line === true;
 }

@@ -24,6 +24,7 @@ import {
   rowSource,
   type Store,
 } from '../store.ts';
+import { archivedEventOf, PackedCache, packRows, playsOf, priceIdsOf, statsOf, unpackRows } from '../packed-rows.ts';
 
 /** What MemoryHistoryStore reads of a MemoryStore: its price rows, each from the narrowest index. */
 export interface MemoryPriceRows {
@@ -75,6 +76,12 @@ export class MemoryStore implements Store, MemoryPriceRows {
   /** Every row with an id at or above this is kept; every row whose `at` is at or after `retainedSince`. */
   private retainedFrom = 1;
   private retainedSince: number | undefined;
+  /** Archived events waiting to be packed, with their last row's id (see packed-rows.ts). */
+  private readonly pending = new Map<string, number>();
+  /** Packed events' records, the event of each of their prices, and the records read last. */
+  private readonly packed = new Map<string, Buffer>();
+  private readonly packedPrices = new Map<number, string>();
+  private readonly unpacked = new PackedCache();
 
   async load(uptoId?: number, opts: LoadOptions = {}): Promise<LoadedState> {
     const head = this.changes.at(-1);
@@ -105,7 +112,11 @@ export class MemoryStore implements Store, MemoryPriceRows {
         events: [...this.byEvent.values()].flatMap((rows) => this.eventUpTo(rows, uptoId)).filter(live),
         markets,
         latestPrices: rowSource(latestPrices),
-        maxPriceId: prices.reduce((a, rows) => (rows[0]!.id <= uptoId ? Math.max(a, rows[0]!.price_id!) : a), 0),
+        // Packed prices were written below the retained boundary, which is below any replayed head.
+        maxPriceId: prices.reduce(
+          (a, rows) => (rows[0]!.id <= uptoId ? Math.max(a, rows[0]!.price_id!) : a),
+          this.maxPackedPriceId(),
+        ),
         futures: this.futuresUpTo(uptoId),
         headId: uptoId,
         headCommittedMs: last(this.changes)?.committed_ms ?? 0,
@@ -119,7 +130,7 @@ export class MemoryStore implements Store, MemoryPriceRows {
       markets,
       latestPrices: rowSource(prices.map((rows) => rows.at(-1)!).filter(live).map((r) => ({ ...r }))),
       // Archived prices count too: a new price must not take the id of one that left the board.
-      maxPriceId: [...this.byPrice.keys()].reduce((a, b) => Math.max(a, b), 0),
+      maxPriceId: [...this.byPrice.keys()].reduce((a, b) => Math.max(a, b), this.maxPackedPriceId()),
       futures: this.futuresUpTo(head?.id ?? 0),
       headId: head?.id ?? 0,
       headCommittedMs: head?.committed_ms ?? 0,
@@ -143,23 +154,25 @@ export class MemoryStore implements Store, MemoryPriceRows {
     return { playCounts, statRows: rowSource(statRows) };
   }
 
+  private maxPackedPriceId(): number {
+    let max = 0;
+    for (const id of this.packedPrices.keys()) if (id > max) max = id;
+    return max;
+  }
+
+  /** Every row of an event in id order: from its record once packed, else from the log. */
+  private rowsOf(eventId: string): readonly ChangeRecord[] {
+    const body = this.packed.get(eventId);
+    if (body === undefined) return this.byEvent.get(eventId) ?? [];
+    return this.unpacked.get(eventId, () => unpackRows(eventId, body)) ?? [];
+  }
+
   async readPlays(eventId: string, fromSequence: number, toSequence: number): Promise<Buffer> {
-    const out: string[] = [];
-    let sequence = 0;
-    for (const r of this.byEvent.get(eventId) ?? []) {
-      if (r.kind !== 'play') continue;
-      sequence++;
-      if (sequence > toSequence) break;
-      if (sequence >= fromSequence) out.push(r.payload);
-    }
-    return Buffer.from(out.reverse().join(','), 'utf8');
+    return playsOf(this.rowsOf(eventId), fromSequence, toSequence);
   }
 
   async readStats(eventId: string, uptoId: number): Promise<ChangeRecord[]> {
-    const rows = this.byEvent.get(eventId) ?? [];
-    const out: ChangeRecord[] = [];
-    for (let i = 0; i < rows.length && rows[i].id <= uptoId; i++) if (rows[i].kind === 'stat') out.push({ ...rows[i] });
-    return out;
+    return statsOf(this.rowsOf(eventId), uptoId);
   }
 
   /** The newest futures row of each key of every board, up to `uptoId`, in id order. */
@@ -351,7 +364,7 @@ export class MemoryStore implements Store, MemoryPriceRows {
     const head = this.changes.at(-1)?.id ?? 0;
     const bound = (await this.firstIdCommittedSince(step.cutoffMs)) ?? head + 1;
     const end = Math.min(bound, from + step.maxRows);
-    if (end <= from) return { scanned: 0, dropped: 0, oldestId: from, more: false };
+    if (end <= from) return { scanned: 0, dropped: 0, oldestId: from, more: await this.packOne() };
     const cutoffAt = new Date(step.cutoffMs).toISOString();
     // Each key of the chunk, with all its rows below the chunk's end (what earlier steps kept too).
     const keys = new Map<string, ChangeRecord[]>();
@@ -382,7 +395,43 @@ export class MemoryStore implements Store, MemoryPriceRows {
     if (gone.size > 0) this.forget(gone);
     this.retainedFrom = end;
     if (gone.size > 0) this.retainedSince = Math.max(this.retainedSince ?? 0, step.cutoffMs);
-    return { scanned: end - from, dropped: gone.size, oldestId: end, more: end < bound };
+    const morePacks = await this.packOne();
+    return { scanned: end - from, dropped: gone.size, oldestId: end, more: end < bound || morePacks };
+  }
+
+  /**
+   * Packs one archived event whose rows all lie below the retained boundary and the head (the head
+   * row stays in the log: ids continue from it). Returns whether another one waits.
+   */
+  private async packOne(): Promise<boolean> {
+    const limit = Math.min(this.retainedFrom, this.changes.at(-1)?.id ?? 0);
+    const ready = [...this.pending].filter(([, lastId]) => lastId < limit).map(([eventId]) => eventId);
+    const eventId = ready[0];
+    if (eventId === undefined) return false;
+    const rows = [...(this.byEvent.get(eventId) ?? [])];
+    // A row of the event committed since it was archived (the ledger refuses them) waits for the boundary.
+    if ((rows.at(-1)?.id ?? 0) >= limit) {
+      this.pending.set(eventId, rows.at(-1)!.id);
+      return ready.length > 1;
+    }
+    const body = await packRows(rows);
+    // Or one committed while it was compressed.
+    const last = this.byEvent.get(eventId)?.at(-1)?.id ?? 0;
+    if (last !== (rows.at(-1)?.id ?? 0)) {
+      this.pending.set(eventId, last);
+      return ready.length > 1;
+    }
+    this.packed.set(eventId, body);
+    for (const priceId of priceIdsOf(rows)) {
+      this.packedPrices.set(priceId, eventId);
+      this.byPrice.delete(priceId);
+    }
+    const gone = new Set(rows.map((r) => r.id));
+    removeFrom(this.changes, (r) => gone.has(r.id));
+    this.byEvent.delete(eventId);
+    this.byEventMarket.delete(eventId);
+    this.pending.delete(eventId);
+    return ready.length > 1;
   }
 
   /** Takes the rows of `ids` out of the log and of every index. */
@@ -395,7 +444,7 @@ export class MemoryStore implements Store, MemoryPriceRows {
       events.add(r.event_id);
       if (r.price_id !== null) prices.add(r.price_id);
     }
-    this.changes.splice(0, this.changes.length, ...this.changes.filter(keep));
+    removeFrom(this.changes, (r) => !keep(r));
     for (const id of events) {
       this.byEvent.set(id, this.byEvent.get(id)!.filter(keep));
       const markets = this.byEventMarket.get(id);
@@ -409,27 +458,19 @@ export class MemoryStore implements Store, MemoryPriceRows {
   }
 
   async archive(commit: ArchiveCommit): Promise<void> {
-    for (const id of commit.eventIds) this.archived.add(id);
+    for (const id of commit.eventIds) {
+      if (this.archived.has(id)) continue;
+      this.archived.add(id);
+      this.pending.set(id, this.byEvent.get(id)?.at(-1)?.id ?? 0);
+    }
     for (const t of commit.seasonTotals) this.seasonTotals.set(t.key, t.body);
   }
 
   async readArchivedEvent(eventId: string): Promise<ArchivedEvent | undefined> {
     const event = this.events.get(eventId);
     if (!event || !this.archived.has(eventId)) return undefined;
-    const rows = this.byEvent.get(eventId) ?? [];
-    const latest = new Map<number, ChangeRecord>();
-    let plays = 0;
-    for (const r of rows) {
-      if (r.price_id !== null) latest.set(r.price_id, r);
-      else if (r.kind === 'play') plays++;
-    }
-    return {
-      event: { ...event },
-      markets: [...this.markets.values()].filter((m) => m.event_id === eventId).sort((a, b) => a.id - b.id).map((m) => ({ ...m })),
-      latestPrices: [...latest.values()].sort((a, b) => a.price_id! - b.price_id!).map((r) => ({ ...r })),
-      playCounts: plays > 0 ? [{ event_id: eventId, plays }] : [],
-      statRows: rows.filter((r) => r.kind === 'stat').map((r) => ({ ...r })),
-    };
+    const markets = [...this.markets.values()].filter((m) => m.event_id === eventId).sort((a, b) => a.id - b.id);
+    return archivedEventOf(event, markets.map((m) => ({ ...m })), this.rowsOf(eventId));
   }
 
   async getMeta(key: string): Promise<string | undefined> {
@@ -448,6 +489,13 @@ export class MemoryStore implements Store, MemoryPriceRows {
     marketId: number | undefined,
     uptoId: number,
   ): Iterable<Readonly<ChangeRecord>> {
+    if (this.packed.has(eventId)) {
+      const rows = this.rowsOf(eventId);
+      for (let i = indexAbove(rows, uptoId) - 1; i >= 0; i--) {
+        if (rows[i].price_id !== null && (marketId === undefined || rows[i].market_id === marketId)) yield rows[i];
+      }
+      return;
+    }
     const rows =
       marketId === undefined ? this.byEvent.get(eventId) : this.byEventMarket.get(eventId)?.get(marketId);
     if (!rows) return;
@@ -455,12 +503,21 @@ export class MemoryStore implements Store, MemoryPriceRows {
   }
 
   priceRows(priceId: number): readonly Readonly<ChangeRecord>[] {
+    const packedIn = this.packedPrices.get(priceId);
+    if (packedIn !== undefined) return this.rowsOf(packedIn).filter((r) => r.price_id === priceId);
     return this.byPrice.get(priceId) ?? [];
   }
 }
 
 function marketKey(m: MarketRecord): string {
   return `${m.event_id} ${m.market_id} ${m.period_id}`;
+}
+
+/** Removes the rows `drop` picks from `rows` in place (a spread of a long log would overflow the stack). */
+function removeFrom(rows: ChangeRecord[], drop: (r: ChangeRecord) => boolean): void {
+  let kept = 0;
+  for (const r of rows) if (!drop(r)) rows[kept++] = r;
+  rows.length = kept;
 }
 
 function listIn<K>(index: Map<K, ChangeRecord[]>, key: K): ChangeRecord[] {

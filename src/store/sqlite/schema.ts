@@ -72,6 +72,10 @@ CREATE TABLE IF NOT EXISTS counters (
  *   loads the board without them and their reads come from the store.
  * - `season_totals`: the summed box scores of archived games per sport, team, season year and
  *   season type, so that season aggregates keep counting games the board no longer holds.
+ * - `archived_rows`: the packed record of an archived event's rows (store/packed-rows.ts), once
+ *   they all lie below the retained boundary; `archived_prices` finds the record of a price;
+ *   `archive_pending` holds the archived events not packed yet, with their last row's id. Events
+ *   archived before packing existed are queued by the last statement.
  */
 export function migrateRetention(db: { exec(sql: string): unknown }): void {
   db.exec(`
@@ -83,5 +87,23 @@ CREATE TABLE IF NOT EXISTS season_totals (
   season_key TEXT PRIMARY KEY,
   body TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS archived_rows (
+  id INTEGER PRIMARY KEY,
+  event_id TEXT NOT NULL UNIQUE,
+  body BLOB NOT NULL
+);
+CREATE TABLE IF NOT EXISTS archived_prices (
+  price_id INTEGER PRIMARY KEY,
+  record INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS archive_pending (
+  event_id TEXT PRIMARY KEY,
+  last_id INTEGER NOT NULL
+);
+INSERT INTO archive_pending (event_id, last_id)
+  SELECT a.event_id, (SELECT coalesce(max(c.id), 0) FROM changes c WHERE c.event_id = a.event_id)
+    FROM archived_events a
+   WHERE a.event_id NOT IN (SELECT event_id FROM archived_rows)
+     AND a.event_id NOT IN (SELECT event_id FROM archive_pending);
 `);
 }

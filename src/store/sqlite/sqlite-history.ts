@@ -1,17 +1,38 @@
 import type Database from 'better-sqlite3';
+import type { ChangeRecord } from '../../changelog/change.ts';
 import type { HistoryQuery, HistoryStore, PriceRecord } from '../history.ts';
+import { packedFirstRows, packedHistory, packedLastRows } from '../packed-rows.ts';
 import type { SqliteDatabase } from './database.ts';
+import { SqlitePackedRows } from './sqlite-packed.ts';
 
 /**
  * History reads over the change log. Id lists travel as one JSON array bound to `json_each`, so
  * each filter combination is one SQL text and one prepared statement, whatever the list length.
+ * A packed event's rows are read from its record instead (a price's rows are all in one place).
  */
 export class SqliteHistoryStore implements HistoryStore {
   private readonly statements = new Map<string, Database.Statement>();
+  private readonly packed: SqlitePackedRows;
 
-  constructor(private readonly db: SqliteDatabase) {}
+  constructor(private readonly db: SqliteDatabase) {
+    this.packed = new SqlitePackedRows(db);
+  }
 
   async rows(q: HistoryQuery): Promise<PriceRecord[]> {
+    if (!('priceIds' in q)) {
+      const packed = this.packed.rows(q.eventId);
+      if (packed) return packedHistory(packed, q);
+    }
+    const rows = this.logRows(q);
+    if (!('priceIds' in q)) return rows;
+    const events = this.packed.eventsOf(q.priceIds);
+    if (events.length === 0) return rows;
+    const wanted = new Set(q.priceIds);
+    for (const eventId of events) rows.push(...packedHistory(this.packed.rows(eventId) ?? [], q, wanted));
+    return rows.sort((a, b) => b.id - a.id).slice(0, q.limit);
+  }
+
+  private logRows(q: HistoryQuery): PriceRecord[] {
     const where: string[] = [];
     const args: (string | number)[] = [];
     if ('priceIds' in q) {
@@ -57,21 +78,40 @@ export class SqliteHistoryStore implements HistoryStore {
   async firstRows(priceIds: readonly number[], uptoId: number): Promise<PriceRecord[]> {
     if (priceIds.length === 0) return [];
     // One index probe per price: the first entry of its (price_id, id) range.
-    return this.prepared(
+    const rows = this.prepared(
       `SELECT c.id, c.price_id, c.payload, c.detail FROM json_each(?) j
        JOIN changes c ON c.id = (SELECT min(id) FROM changes WHERE price_id = j.value AND id <= ?)`,
     ).all(JSON.stringify(priceIds), uptoId) as PriceRecord[];
+    return this.withPacked(rows, priceIds, (packed, wanted) => packedFirstRows(packed, wanted, uptoId));
   }
 
   async lastRowsAtOrBefore(priceIds: readonly number[], cutoff: string, uptoId: number): Promise<PriceRecord[]> {
     if (priceIds.length === 0) return [];
     // Walks each price's index range backwards from its newest row to the first one at or before
     // the cutoff: one step before the start, one more per row written after it.
-    return this.prepared(
+    const rows = this.prepared(
       `SELECT c.id, c.price_id, c.payload, c.detail FROM json_each(?) j
        JOIN changes c ON c.id = (
          SELECT id FROM changes WHERE price_id = j.value AND id <= ? AND at <= ? ORDER BY id DESC LIMIT 1)`,
     ).all(JSON.stringify(priceIds), uptoId, cutoff) as PriceRecord[];
+    return this.withPacked(rows, priceIds, (packed, wanted) => packedLastRows(packed, wanted, cutoff, uptoId));
+  }
+
+  /**
+   * `rows` read from the log, and what `read` finds in packed events of the prices the log had no
+   * row for (a price's rows are all in the log or all in one record: the log's answers stand).
+   */
+  private withPacked(
+    rows: PriceRecord[],
+    priceIds: readonly number[],
+    read: (packed: ChangeRecord[], wanted: ReadonlySet<number>) => PriceRecord[],
+  ): PriceRecord[] {
+    if (rows.length >= priceIds.length) return rows;
+    const found = new Set(rows.map((r) => r.price_id));
+    const wanted = new Set(priceIds.filter((id) => !found.has(id)));
+    const events = this.packed.eventsOf([...wanted]);
+    for (const eventId of events) rows.push(...read(this.packed.rows(eventId) ?? [], wanted));
+    return rows;
   }
 
   /** Prepared once per distinct SQL text; the filter combinations are few. */

@@ -27,8 +27,10 @@ import {
   type Store,
 } from '../store.ts';
 import type { FuturesPriceFact, StatValue } from '../../changelog/change.ts';
+import { archivedEventOf, packRows, playsOf, priceIdsOf, statsOf } from '../packed-rows.ts';
 import { Checkpointer } from './checkpointer.ts';
 import type { SqliteDatabase } from './database.ts';
+import { SqlitePackedRows } from './sqlite-packed.ts';
 
 const WRITER_CHECKPOINT_PAGES = 10_000;
 /** Rows a load reads at a time (latest prices, stat rows). */
@@ -56,6 +58,8 @@ export class SqliteStore implements Store {
   private readonly commitTx;
   private readonly compactTx;
   private readonly archiveTx;
+  private readonly packTx;
+  private readonly packed: SqlitePackedRows;
   private readonly checkpointer: Checkpointer | undefined;
 
   constructor(
@@ -114,10 +118,23 @@ export class SqliteStore implements Store {
     const putTotals = db.prepare(
       'INSERT INTO season_totals (season_key, body) VALUES (?, ?) ON CONFLICT (season_key) DO UPDATE SET body = excluded.body',
     );
+    const queuePack = db.prepare(
+      `INSERT INTO archive_pending (event_id, last_id)
+         SELECT @id, (SELECT coalesce(max(id), 0) FROM changes WHERE event_id = @id)
+          WHERE @id NOT IN (SELECT event_id FROM archived_rows)
+         ON CONFLICT (event_id) DO NOTHING`,
+    );
     this.archiveTx = db.transaction((a: ArchiveCommit) => {
-      for (const id of a.eventIds) archiveEvent.run(id, a.archivedMs);
+      for (const id of a.eventIds) {
+        archiveEvent.run(id, a.archivedMs);
+        queuePack.run({ id });
+      }
       for (const t of a.seasonTotals) putTotals.run(t.key, t.body);
     });
+    this.packed = new SqlitePackedRows(db);
+    this.packTx = db.transaction((eventId: string, rows: readonly ChangeRecord[], body: Buffer) =>
+      this.storePacked(eventId, rows, body),
+    );
   }
 
   async load(uptoId?: number, opts: LoadOptions = {}): Promise<LoadedState> {
@@ -189,6 +206,8 @@ export class SqliteStore implements Store {
   }
 
   async readPlays(eventId: string, fromSequence: number, toSequence: number): Promise<Buffer> {
+    const packed = this.packed.rows(eventId);
+    if (packed) return playsOf(packed, fromSequence, toSequence);
     const from = Math.max(1, fromSequence);
     if (toSequence < from) return Buffer.alloc(0);
     // SQLite joins the payloads in the order of the ordered subquery and hands over one buffer.
@@ -202,6 +221,8 @@ export class SqliteStore implements Store {
   }
 
   async readStats(eventId: string, uptoId: number): Promise<ChangeRecord[]> {
+    const packed = this.packed.rows(eventId);
+    if (packed) return statsOf(packed, uptoId);
     return this.prepared(
       `SELECT * FROM changes WHERE kind = 'stat' AND event_id = ? AND id <= ? ORDER BY id`,
     ).all(eventId, uptoId) as ChangeRecord[];
@@ -277,7 +298,10 @@ export class SqliteStore implements Store {
   private maxPriceId(uptoId: number): number {
     // Read backwards along the price index, not a max() over the table (which scans every row).
     const sql = 'SELECT price_id FROM changes WHERE price_id IS NOT NULL AND id <= ? ORDER BY price_id DESC LIMIT 1';
-    return (this.prepared(sql).pluck().get(uptoId) as number | undefined) ?? 0;
+    const logged = (this.prepared(sql).pluck().get(uptoId) as number | undefined) ?? 0;
+    // Packed prices were written below the retained boundary, which is below any replayed head.
+    const packed = (this.prepared('SELECT max(price_id) FROM archived_prices').pluck().get() as number | null) ?? 0;
+    return Math.max(logged, packed);
   }
 
   /** The newest futures row of each key (changelog futuresRowKey) at or below `uptoId`, in id order. */
@@ -340,7 +364,52 @@ export class SqliteStore implements Store {
   }
 
   async compact(step: CompactStep): Promise<CompactResult> {
-    return this.compactTx(step);
+    const result = this.compactTx(step);
+    const morePacks = await this.packOne(Math.min(result.oldestId, this.headId()));
+    return { ...result, more: result.more || morePacks };
+  }
+
+  private headId(): number {
+    return (this.prepared('SELECT max(id) FROM changes').pluck().get() as number | null) ?? 0;
+  }
+
+  /**
+   * Packs the archived event waiting longest whose rows all lie below `limit` (the retained
+   * boundary, and the head: ids continue from the head row, which stays). Its rows are read,
+   * compressed off the request thread, then in one transaction become one record, its prices point
+   * to it, and they leave the log. Returns whether another one waits.
+   */
+  private async packOne(limit: number): Promise<boolean> {
+    const ready = this.prepared('SELECT event_id FROM archive_pending WHERE last_id < ? ORDER BY last_id LIMIT 2')
+      .pluck()
+      .all(limit) as string[];
+    const eventId = ready[0];
+    if (eventId === undefined) return false;
+    const rows = this.prepared('SELECT * FROM changes WHERE event_id = ? ORDER BY id').all(eventId) as ChangeRecord[];
+    // A row of the event committed since it was archived (the ledger refuses them) waits for the boundary.
+    if ((rows.at(-1)?.id ?? 0) >= limit) {
+      this.prepared('UPDATE archive_pending SET last_id = ? WHERE event_id = ?').run(rows.at(-1)!.id, eventId);
+      return ready.length > 1;
+    }
+    this.packTx(eventId, rows, await packRows(rows));
+    return ready.length > 1;
+  }
+
+  /**
+   * Stores the record of `rows` and takes them out of the log, unless the event gained a row while
+   * they were compressed (the ledger refuses rows of archived events): it then waits for that one.
+   */
+  private storePacked(eventId: string, rows: readonly ChangeRecord[], body: Buffer): void {
+    const last = (this.prepared('SELECT max(id) FROM changes WHERE event_id = ?').pluck().get(eventId) as number | null) ?? 0;
+    if (last !== (rows.at(-1)?.id ?? 0)) {
+      this.prepared('UPDATE archive_pending SET last_id = ? WHERE event_id = ?').run(last, eventId);
+      return;
+    }
+    const record = this.prepared('INSERT INTO archived_rows (event_id, body) VALUES (?, ?)').run(eventId, body).lastInsertRowid;
+    const pointTo = this.prepared('INSERT OR REPLACE INTO archived_prices (price_id, record) VALUES (?, ?)');
+    for (const priceId of priceIdsOf(rows)) pointTo.run(priceId, record);
+    this.prepared('DELETE FROM changes WHERE event_id = ?').run(eventId);
+    this.prepared('DELETE FROM archive_pending WHERE event_id = ?').run(eventId);
   }
 
   /**
@@ -378,7 +447,7 @@ export class SqliteStore implements Store {
       if (!rows) byKey.set(key, (rows = []));
       rows.push(r);
     }
-    const olderOfEvent = new Map<string, ChangeRecord[]>();
+    const olderOfEvent = new Map<string, Map<string, ChangeRecord[]>>();
     const gone: number[] = [];
     for (const [key, rows] of byKey) {
       const all = [...this.olderRows(rows[0]!, key, from, olderOfEvent), ...rows];
@@ -415,13 +484,14 @@ export class SqliteStore implements Store {
 
   /**
    * The rows of `sample`'s key below `from`, in id order (what earlier steps kept). A price's come
-   * from its index; other kinds' are read once per event and kind for the step, then filtered by key.
+   * from its index; other kinds' are read once per event and kind for the step and grouped by key
+   * (a stat row's key is parsed from its payload: once per row, not once per key of the chunk).
    */
   private olderRows(
     sample: ChangeRecord,
     key: string,
     from: number,
-    ofEvent: Map<string, ChangeRecord[]>,
+    ofEvent: Map<string, Map<string, ChangeRecord[]>>,
   ): ChangeRecord[] {
     if (sample.kind === 'price') {
       return this.prepared(
@@ -430,16 +500,24 @@ export class SqliteStore implements Store {
       ).all(sample.price_id, from) as ChangeRecord[];
     }
     const family = `${sample.kind}|${sample.event_id}`;
-    let rows = ofEvent.get(family);
-    if (!rows) {
+    let byKey = ofEvent.get(family);
+    if (!byKey) {
       // The kind is spelled in the SQL so that the partial indexes of stats and futures apply.
-      rows = this.prepared(
+      const rows = this.prepared(
         `SELECT id, kind, event_id, price_id, market_id, affiliate_id, at, payload FROM changes
           WHERE kind = '${sample.kind}' AND event_id = ? AND id < ? ORDER BY id`,
       ).all(sample.event_id, from) as ChangeRecord[];
-      ofEvent.set(family, rows);
+      byKey = new Map();
+      for (const r of rows) {
+        const k = compactionKey(r);
+        if (k === undefined) continue;
+        let same = byKey.get(k);
+        if (!same) byKey.set(k, (same = []));
+        same.push(r);
+      }
+      ofEvent.set(family, byKey);
     }
-    return rows.filter((r) => compactionKey(r) === key);
+    return byKey.get(key) ?? [];
   }
 
   /** Whether a newer row of `r`'s compaction key lies below `bound`. */
@@ -497,6 +575,11 @@ export class SqliteStore implements Store {
       'SELECT e.* FROM events e JOIN archived_events a ON a.event_id = e.event_id WHERE e.event_id = ?',
     ).get(eventId) as EventRecord | undefined;
     if (!event) return undefined;
+    const packed = this.packed.rows(eventId);
+    if (packed) {
+      const markets = this.prepared('SELECT * FROM markets WHERE event_id = ? ORDER BY id').all(eventId) as MarketRecord[];
+      return archivedEventOf(event, markets, packed);
+    }
     const plays = this.prepared(`SELECT count(*) FROM changes WHERE kind = 'play' AND event_id = ?`)
       .pluck()
       .get(eventId) as number;
@@ -522,18 +605,16 @@ export class SqliteStore implements Store {
   }
 
   private meta(key: string): string | undefined {
-    const row = this.db.prepare('SELECT value FROM meta WHERE key = ?').get(key) as
+    const row = this.prepared('SELECT value FROM meta WHERE key = ?').get(key) as
       | { value: string }
       | undefined;
     return row?.value;
   }
 
   private writeMeta(key: string, value: string): void {
-    this.db
-      .prepare(
-        'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
-      )
-      .run(key, value);
+    this.prepared(
+      'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
+    ).run(key, value);
   }
 
   async readPayloadBytes(q: ChangeQuery): Promise<PayloadBytes> {
