@@ -42,6 +42,7 @@ import { teamRoutes } from './routes/v2/teams.ts';
 import { DEFAULT_SEND_BUDGET_BYTES, DEFAULT_SEND_TIMEOUT_MS, SendGuard } from './send-guard.ts';
 import type { RouteDeps } from './route-kit.ts';
 import { SnapshotCache } from './snapshot-cache.ts';
+import { Turns } from './turns.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -242,6 +243,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   const routeDeps: RouteDeps = {
     lane,
+    turns: new Turns(),
     access: deps.access,
     views: deps.views,
     feed: deps.feed,

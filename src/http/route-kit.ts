@@ -18,6 +18,7 @@ import type { EventQueryCache } from './event-query.ts';
 import type { FastLane, LaneEntry } from './fast-lane.ts';
 import type { SeasonStatsCache } from './season-stats.ts';
 import type { SnapshotCache } from './snapshot-cache.ts';
+import type { Turns } from './turns.ts';
 
 /**
  * What route plugins share: the narrow set of services they read (never the server), and the
@@ -28,6 +29,8 @@ export interface RouteDeps {
   access?: AccessControl;
   /** Repeated polls answered before routing: routes that answer from a kept body register there. */
   lane?: FastLane;
+  /** Expensive builds take turns of the event loop, so cheap answers never wait behind many. */
+  turns: Turns;
   /** The board each plan sees: the live one, or a view held back by the plan's data delay. */
   views: DelayedViews;
   feed: ChangeFeed;

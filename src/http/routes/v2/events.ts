@@ -57,15 +57,18 @@ export async function eventRoutes(fastify: FastifyInstance, deps: RouteDeps): Pr
       const { scope, view } = callerOf(deps, request);
       const q = queries.get(request.url, request.query, sportId, scope);
       const [from, to] = dayWindow(dateMs, q.offset);
-      const head = view.head;
       const key = `s|${sportId}|${from}|${scope.delaySeconds}|${q.filterKey}|${q.statusKey}`;
       deps.lane?.remember(request, scope, 'v2', () => keptSnapshot(deps, key, dateMs, scope.delaySeconds));
-      const hit = cache.response(key, head);
+      const hit = cache.response(key, view.head);
       if (hit) {
         reply.meter(hit.points);
         return sendJson(reply, hit.body);
       }
-      const built = envelope(deps, view.eventsInWindow(sportId, from, to), q, head);
+      // A build waits for its turn of the loop (src/http/turns.ts). The board may move meanwhile, so
+      // the head is read after it, and by then another request may have built the same answer.
+      await deps.turns.next();
+      const head = view.head;
+      const built = cache.response(key, head) ?? envelope(deps, view.eventsInWindow(sportId, from, to), q, head);
       cache.storeResponse(key, head, built.body, built.points);
       reply.meter(built.points);
       return sendJson(reply, built.body);

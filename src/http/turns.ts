@@ -1,0 +1,41 @@
+/**
+ * Turns of the event loop for expensive answers: each caller of `next()` starts when its turn comes,
+ * one caller a turn, in the order they asked. A turn ends when the loop goes round, so between two
+ * expensive builds the server reads its sockets again and answers the cheap requests that arrived
+ * meanwhile (a poll whose body is kept, by the fast lane or a route's cache hit) instead of making
+ * them wait behind every build that arrived before them. Requests that all start their builds at
+ * once (tens of distinct filters arriving together) would otherwise run back to back, each poll
+ * waiting for all of them. The builds themselves take as long as before, in the same order.
+ */
+export class Turns {
+  private readonly waiting: (() => void)[] = [];
+  private scheduled = false;
+
+  /** Resolves at the caller's turn; the code after the await runs alone in that turn. */
+  next(): Promise<void> {
+    return new Promise((resolve) => {
+      this.waiting.push(resolve);
+      this.schedule();
+    });
+  }
+
+  /** Callers waiting for a turn. */
+  get queued(): number {
+    return this.waiting.length;
+  }
+
+  private schedule(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(this.turn);
+  }
+
+  // One caller per check phase: its continuation runs in the microtasks right after, and the next
+  // turn is a new setImmediate, which runs after the loop's next poll for I/O.
+  private readonly turn = (): void => {
+    this.scheduled = false;
+    const resolve = this.waiting.shift();
+    if (this.waiting.length > 0) this.schedule();
+    resolve?.();
+  };
+}
