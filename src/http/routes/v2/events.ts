@@ -1,37 +1,18 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import type { EventState } from '../../../board/board.ts';
 import { notFound } from '../../errors.ts';
-import { type EventQuery, EventQuerySchema, statusAllowed } from '../../event-query.ts';
+import { EventQuerySchema } from '../../event-query.ts';
+import { envelope, envelopeInSlices, SLICE_MS, type SliceOptions } from '../../events-envelope.ts';
 import { dayWindow, parseDate, parseSportId } from '../../params.ts';
 import { callerOf, eventById, gateDate, keptSnapshot, type RouteDeps, sendJson } from '../../route-kit.ts';
 import { EventsEnvelope, errorResponses } from '../../schemas.ts';
-
-/** The events envelope, assembled from each event's cached bytes. */
-function envelope(
-  deps: RouteDeps,
-  events: readonly EventState[],
-  q: EventQuery,
-  head: number,
-): { body: Buffer; points: number } {
-  const parts: string[] = [];
-  let points = 0;
-  for (const state of events) {
-    if (!statusAllowed(q, state)) continue;
-    const view = deps.cache.event(state, q.filter, q.filterKey);
-    if (q.hideNoMarkets && view.marketCount === 0) continue;
-    parts.push(view.json);
-    points += view.points;
-  }
-  const body = Buffer.from(`{"meta":{"delta_last_id":"${head}"},"events":[${parts.join(',')}]}`);
-  return { body, points };
-}
 
 /** The odds-screen snapshots: served from the board through the snapshot cache. */
 export async function eventRoutes(fastify: FastifyInstance, deps: RouteDeps): Promise<void> {
   const { cache, queries } = deps;
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const slices: SliceOptions = { sliceMs: SLICE_MS, turns: deps.turns, now: () => performance.now() };
 
   app.get(
     '/api/v2/sports/:sportID/events/:date',
@@ -64,12 +45,18 @@ export async function eventRoutes(fastify: FastifyInstance, deps: RouteDeps): Pr
         reply.meter(hit.points);
         return sendJson(reply, hit.body);
       }
-      // A build waits for its turn of the loop (src/http/turns.ts). The board may move meanwhile, so
-      // the head is read after it, and by then another request may have built the same answer.
+      // A build waits for its turn of the loop (src/http/turns.ts) and yields a turn between slices
+      // of its events. The board may move meanwhile, so the head is read after the wait, and by then
+      // another request may have built the same answer.
       await deps.turns.next();
-      const head = view.head;
-      const built = cache.response(key, head) ?? envelope(deps, view.eventsInWindow(sportId, from, to), q, head);
-      cache.storeResponse(key, head, built.body, built.points);
+      const kept = cache.response(key, view.head);
+      if (kept) {
+        reply.meter(kept.points);
+        return sendJson(reply, kept.body);
+      }
+      const inWindow = () => view.eventsInWindow(sportId, from, to);
+      const built = await envelopeInSlices(cache, deps.views.forDelay(0), view, inWindow, q, slices);
+      cache.storeResponse(key, built.head, built.body, built.points);
       reply.meter(built.points);
       return sendJson(reply, built.body);
     },
@@ -92,7 +79,7 @@ export async function eventRoutes(fastify: FastifyInstance, deps: RouteDeps): Pr
       const state = await eventById(deps, view, eventId);
       if (!state) throw notFound('event', eventId);
       const q = queries.get(request.url, request.query, state.info.sport_id, scope);
-      const built = envelope(deps, [state], q, view.head);
+      const built = envelope(cache, [state], q, view.head);
       reply.meter(built.points);
       return sendJson(reply, built.body);
     },
