@@ -11,7 +11,7 @@ export interface Envelope {
   head: number;
 }
 
-/** Each event's view under the query's filter: from the cache, or `known` when given. */
+/** Each event's view under the query's filter. */
 type ViewOf = (state: EventState) => SerializedEvent;
 
 /** The events envelope's bytes: each event's serialised view, joined, those the query leaves out skipped. */
@@ -53,11 +53,11 @@ export const SLICE_MS = 3;
  * The events envelope of the events `inWindow` gives, with the same bytes as `envelope` would give
  * at once: the events' views are serialised in slices of about `sliceMs`, each in a turn of its own
  * (the caller holds the first; later ones queue behind the builds that asked before), then joined
- * in one go. If the board moved during a yield (a commit moves
- * `live`, a delay moves `view` on its own), the views made so far may show states other than the
- * view's head shows now (a commit changes the live objects a delayed view shares), so the window
- * is read again and joined at the new head, each event's view reused when its version is the one
- * serialised, made again otherwise (the events that changed: few).
+ * in one go. If the board moved during a yield (a commit moves `live`, a delay moves `view` on its
+ * own), the views made so far may show states other than the view's head shows now (a commit
+ * changes the live objects a delayed view shares), so the window is read again and joined at the
+ * new head, each event's view reused when its version is the one serialised, made again otherwise
+ * (the events that changed: few).
  */
 export async function envelopeInSlices(
   cache: SnapshotCache,

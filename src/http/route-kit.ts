@@ -15,6 +15,7 @@ import type { BoxCache } from './box-score.ts';
 import type { ByteBudget } from './byte-budget.ts';
 import { ApiError, statsRefused } from './errors.ts';
 import type { EventQueryCache } from './event-query.ts';
+import type { Envelope } from './events-envelope.ts';
 import type { FastLane, LaneEntry } from './fast-lane.ts';
 import type { SeasonStatsCache } from './season-stats.ts';
 import type { SnapshotCache } from './snapshot-cache.ts';
@@ -101,6 +102,33 @@ export function keptSnapshot(deps: RouteDeps, key: string, dateMs: number, delay
   const { access, cache, views } = deps;
   return (account) =>
     access?.checkHistoryWindow(account, dateMs) ? undefined : cache.response(key, views.forDelay(delay).head);
+}
+
+/**
+ * Answers a dated snapshot (the V2 and V1 events of a sport and date) from the body kept under
+ * `key` for the view's head, else builds it in a turn of the loop of its own (src/http/turns.ts)
+ * and keeps it. The head is read again after the wait: the board may have moved, and another
+ * request may have built the same answer meanwhile.
+ */
+export async function sendSnapshot(
+  deps: RouteDeps,
+  reply: FastifyReply,
+  key: string,
+  view: BoardView,
+  build: () => Envelope | Promise<Envelope>,
+): Promise<FastifyReply> {
+  let kept = deps.cache.response(key, view.head);
+  if (!kept) {
+    await deps.turns.next();
+    kept = deps.cache.response(key, view.head);
+  }
+  if (!kept) {
+    const built = await build();
+    deps.cache.storeResponse(key, built.head, built.body, built.points);
+    kept = built;
+  }
+  reply.meter(kept.points);
+  return sendJson(reply, kept.body);
 }
 
 /** Refuses a date outside the caller's history window (403 with the earliest date it may ask for). */

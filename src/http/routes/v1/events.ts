@@ -6,7 +6,7 @@ import type { EventState } from '../../../board/board.ts';
 import type { EventFilter } from '../../../board/views.ts';
 import { notFound } from '../../errors.ts';
 import { dayWindow, parseDate, parseOffset, parseSportId } from '../../params.ts';
-import { callerOf, eventById, gateDate, keptSnapshot, sendJson } from '../../route-kit.ts';
+import { callerOf, eventById, gateDate, keptSnapshot, sendJson, sendSnapshot } from '../../route-kit.ts';
 import { eventPoints } from '../../snapshot-cache.ts';
 import { serializeV1Event, type V1Filter, V1EventQuerySchema, viewV1Event } from '../../v1/event.ts';
 import type { LinePriceResolver } from '../../v1/line-sets.ts';
@@ -79,7 +79,7 @@ const DESCRIPTIONS: Record<Kind, string> = {
 
 /** V1 events: the odds-screen snapshot of a sport and date, one event, and dated openers and closing. */
 export async function v1EventRoutes(fastify: FastifyInstance, deps: V1Deps): Promise<void> {
-  const { cache, v1Cache } = deps;
+  const { v1Cache } = deps;
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const tags = ['v1'];
   const sportDateParams = Type.Object({
@@ -102,34 +102,21 @@ export async function v1EventRoutes(fastify: FastifyInstance, deps: V1Deps): Pro
       },
     },
     async (request, reply) => {
-      const { sportId, dateMs, scope, view, f, from, to, head } = sportDay(deps, request, request.params, request.query);
+      const { sportId, dateMs, scope, view, f, from, to } = sportDay(deps, request, request.params, request.query);
       // The V2 response cache, under keys of their own: V1 filter keys start with 'v1|'.
       const key = `${f.key}|s|${sportId}|${from}|${scope.delaySeconds}`;
       deps.lane?.remember(request, scope, 'v1', () => keptSnapshot(deps, key, dateMs, scope.delaySeconds));
-      const hit = cache.response(key, head);
-      if (hit) {
-        reply.meter(hit.points);
-        return sendJson(reply, hit.body);
-      }
-      // A build waits for its turn of the loop (src/http/turns.ts); the head is read again after it.
-      await deps.turns.next();
-      const at = view.head;
-      const kept = cache.response(key, at);
-      if (kept) {
-        reply.meter(kept.points);
-        return sendJson(reply, kept.body);
-      }
-      const parts: string[] = [];
-      let points = 0;
-      for (const state of view.eventsInWindow(sportId, from, to)) {
-        const serialised = v1Cache.event(state, f);
-        parts.push(serialised.json);
-        points += serialised.points;
-      }
-      const body = v1Envelope(at, parts);
-      cache.storeResponse(key, at, body, points);
-      reply.meter(points);
-      return sendJson(reply, body);
+      return sendSnapshot(deps, reply, key, view, () => {
+        const at = view.head;
+        const parts: string[] = [];
+        let points = 0;
+        for (const state of view.eventsInWindow(sportId, from, to)) {
+          const serialised = v1Cache.event(state, f);
+          parts.push(serialised.json);
+          points += serialised.points;
+        }
+        return { body: v1Envelope(at, parts), points, head: at };
+      });
     },
   );
 

@@ -5,7 +5,7 @@ import { notFound } from '../../errors.ts';
 import { EventQuerySchema } from '../../event-query.ts';
 import { envelope, envelopeInSlices, SLICE_MS, type SliceOptions } from '../../events-envelope.ts';
 import { dayWindow, parseDate, parseSportId } from '../../params.ts';
-import { callerOf, eventById, gateDate, keptSnapshot, type RouteDeps, sendJson } from '../../route-kit.ts';
+import { callerOf, eventById, gateDate, keptSnapshot, type RouteDeps, sendJson, sendSnapshot } from '../../route-kit.ts';
 import { EventsEnvelope, errorResponses } from '../../schemas.ts';
 
 /** The odds-screen snapshots: served from the board through the snapshot cache. */
@@ -40,25 +40,11 @@ export async function eventRoutes(fastify: FastifyInstance, deps: RouteDeps): Pr
       const [from, to] = dayWindow(dateMs, q.offset);
       const key = `s|${sportId}|${from}|${scope.delaySeconds}|${q.filterKey}|${q.statusKey}`;
       deps.lane?.remember(request, scope, 'v2', () => keptSnapshot(deps, key, dateMs, scope.delaySeconds));
-      const hit = cache.response(key, view.head);
-      if (hit) {
-        reply.meter(hit.points);
-        return sendJson(reply, hit.body);
-      }
-      // A build waits for its turn of the loop (src/http/turns.ts) and yields a turn between slices
-      // of its events. The board may move meanwhile, so the head is read after the wait, and by then
-      // another request may have built the same answer.
-      await deps.turns.next();
-      const kept = cache.response(key, view.head);
-      if (kept) {
-        reply.meter(kept.points);
-        return sendJson(reply, kept.body);
-      }
+      // A build yields a turn between slices of its events (src/http/events-envelope.ts).
       const inWindow = () => view.eventsInWindow(sportId, from, to);
-      const built = await envelopeInSlices(cache, deps.views.forDelay(0), view, inWindow, q, slices);
-      cache.storeResponse(key, built.head, built.body, built.points);
-      reply.meter(built.points);
-      return sendJson(reply, built.body);
+      return sendSnapshot(deps, reply, key, view, () =>
+        envelopeInSlices(cache, deps.views.forDelay(0), view, inWindow, q, slices),
+      );
     },
   );
 

@@ -97,17 +97,17 @@ async function serveSeason(
   const liveHead = deps.views.forDelay(0).head;
   const day = Math.floor(nowOf(deps) / DAY_MS);
   const key = `${scope.delaySeconds}|${request.url}`;
-  const hit = deps.seasons.response(key, view.head, liveHead, day);
-  if (hit) {
-    requireStats(deps, request, hit.stats);
-    deps.lane?.remember(request, scope, 'v2', () => laneAnswer(deps, key, scope.delaySeconds));
-    return send(reply, hit);
+  let answer = deps.seasons.response(key, view.head, liveHead, day);
+  if (answer) {
+    requireStats(deps, request, answer.stats);
+  } else {
+    const { body, stats } = await build(view);
+    const json = typeof body.json === 'string' ? Buffer.from(body.json) : body.json;
+    answer = { json, values: body.values, head: view.head, liveHead, day, stats };
+    deps.seasons.storeResponse(key, answer);
   }
-  const { body, stats } = await build(view);
-  const json = typeof body.json === 'string' ? Buffer.from(body.json) : body.json;
-  deps.seasons.storeResponse(key, { json, values: body.values, head: view.head, liveHead, day, stats });
   deps.lane?.remember(request, scope, 'v2', () => laneAnswer(deps, key, scope.delaySeconds));
-  return send(reply, { json, values: body.values });
+  return send(reply, answer);
 }
 
 /**
