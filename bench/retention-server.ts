@@ -8,6 +8,7 @@
  * `node [flags] --import tsx bench/retention-server.ts DATA_DIR DAYS STEP_MINUTES [SPORT_IDS]`
  * (SPORT_IDS: comma-separated, every sport when absent).
  */
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { resolveServeConfig } from '../src/config.ts';
@@ -56,6 +57,16 @@ const quantile = (xs: number[], q: number) => {
   const sorted = [...xs].sort((a, b) => a - b);
   return sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
 };
+/** Resident memory by kind (Linux): anonymous (heaps, malloc), file-backed pages, shared memory. */
+function residentParts(): { rss_anon?: number; rss_file?: number; rss_shmem?: number } {
+  try {
+    const status = readFileSync('/proc/self/status', 'utf8');
+    const kb = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN) * 1024;
+    return { rss_anon: kb('RssAnon'), rss_file: kb('RssFile'), rss_shmem: kb('RssShmem') };
+  } catch {
+    return {};
+  }
+}
 const start = clock.now;
 const t0 = performance.now();
 await sim.backfill();
@@ -66,6 +77,9 @@ const report = async (day: number) => {
     wall_s: (performance.now() - t0) / 1000,
     rss: m.rss,
     heap_used: m.heapUsed,
+    heap_total: m.heapTotal,
+    external: m.external,
+    ...residentParts(),
     disk: await services.bytesOnDisk(),
     head: ledger.headId,
     board_events: board.events.size,

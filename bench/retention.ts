@@ -21,6 +21,11 @@ interface Sample {
   wall_s: number;
   rss: number;
   heap_used: number;
+  heap_total: number;
+  external: number;
+  rss_anon?: number;
+  rss_file?: number;
+  rss_shmem?: number;
   disk: number;
   head: number;
   board_events: number;
@@ -86,7 +91,9 @@ async function main(): Promise<void> {
       samples.push(s);
       if (out) writeFileSync(out, JSON.stringify(samples, null, 1));
       log(
-        `day ${s.day.toFixed(1)}: disk ${mb(s.disk)}, rss ${mb(s.rss)}, heap ${mb(s.heap_used)}, ` +
+        `day ${s.day.toFixed(1)}: disk ${mb(s.disk)}, rss ${mb(s.rss)} (anon ${mb(s.rss_anon ?? NaN)}, ` +
+          `file ${mb(s.rss_file ?? NaN)}, shmem ${mb(s.rss_shmem ?? NaN)}), heap ${mb(s.heap_used)} of ${mb(s.heap_total)}, ` +
+          `external ${mb(s.external)}, ` +
           `board ${s.board_events} events, head ${s.head}, log ${s.log_rows} rows, dropped ${s.dropped}, ` +
           `archived ${s.archived}, packed ${s.packed_events} (${mb(s.packed_bytes)}), pending ${s.pending_events}; ` +
           `chunk steps ${s.chunk_steps} p50 ${s.chunk_ms_p50.toFixed(1)} p99 ${s.chunk_ms_p99.toFixed(1)} max ${s.chunk_ms_max.toFixed(1)} ms, ` +
