@@ -23,6 +23,7 @@ import {
   participantKey,
 } from './board.ts';
 import type { FuturesBoardState, FuturesMarketState } from './futures.ts';
+import { SmallMap } from './small-map.ts';
 
 /**
  * The one way committed changes reach a board: the ledger after each commit, a restart from the
@@ -76,12 +77,12 @@ function planned(ev: EventState, f: PriceFact): PlannedPrice {
     id: f.participant_id,
     type: f.participant_type,
     name: f.participant_name,
-    lines: new Map(),
-    mainLines: new Map(),
+    lines: new SmallMap(),
+    mainLines: new SmallMap(),
   };
   let line = participant.lines.get(f.line);
   const freshLine = !line;
-  line ??= { id: f.line_id, value: f.line, prices: new Map() };
+  line ??= { id: f.line_id, value: f.line, prices: new SmallMap() };
   const state: PriceState = {
     id: f.price_id,
     affiliate_id: f.affiliate_id,

@@ -32,6 +32,7 @@ import type { Play } from '../domain/plays.ts';
 import type { ChangeType, EventInfo } from '../domain/types.ts';
 import { LogFloor } from '../board/log-floor.ts';
 import type { ArchivedSeason } from '../board/season-archive.ts';
+import { SmallMap } from '../board/small-map.ts';
 import type { CompactResult, CompactStep } from '../store/retention.ts';
 import type { Commit, EventRecord, MarketRecord, SeasonTotalsRecord, Store } from '../store/store.ts';
 import { FuturesPlan, FuturesUpdateError, type PlannedFutures } from './futures-plan.ts';
@@ -453,7 +454,7 @@ export class Ledger implements LedgerSink {
       line = {
         id: lineId(u.event_id, u.market_id, u.period_id, pKey, u.line),
         value: u.line,
-        prices: new Map(),
+        prices: new SmallMap(),
       };
       plan.addLine(participant, line);
       freshLine = true;
@@ -788,8 +789,8 @@ class BatchPlan {
       id: u.participant_id,
       type: u.participant_type,
       name: u.participant_name,
-      lines: new Map(),
-      mainLines: new Map(),
+      lines: new SmallMap(),
+      mainLines: new SmallMap(),
     };
     added.push(p);
     return [p, true];

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { scopeOf } from '../../src/access/plan-scope.ts';
 import { Board } from '../../src/board/board.ts';
+import { SmallMap } from '../../src/board/small-map.ts';
 import { MemoryBus } from '../../src/bus/memory-bus.ts';
 import { ByteBudget } from '../../src/http/byte-budget.ts';
 import { parseEventQuery } from '../../src/http/event-query.ts';
@@ -19,6 +20,18 @@ async function board(): Promise<{ board: Board; ledger: Ledger }> {
   const updates = IDS.flatMap((id) => [{ kind: 'event' as const, event: nbaEvent(id) }, ...nbaPrices(id)]);
   await ledger.apply(batch(new Date().toISOString(), updates));
   return { board: b, ledger };
+}
+
+/** A deep copy of board state: plain objects, arrays, and the board's maps kept of their own class. */
+function copyOf<T>(x: T): T {
+  if (x instanceof Map || x instanceof SmallMap) {
+    const copy = x instanceof SmallMap ? new SmallMap() : new Map();
+    for (const [k, v] of x) copy.set(k, copyOf(v));
+    return copy as T;
+  }
+  if (Array.isArray(x)) return x.map(copyOf) as T;
+  if (x !== null && typeof x === 'object') return Object.fromEntries(Object.entries(x).map(([k, v]) => [k, copyOf(v)])) as T;
+  return x;
 }
 
 const query = () => parseEventQuery({ include: 'price_delta' }, 4, scopeOf(undefined));
@@ -80,7 +93,7 @@ test('a delayed view: an event a commit changed during a yield shows the state a
   const held = b.head;
   const delayed = { ...b, head: held, eventsInWindow: () => [] } as unknown as typeof b;
   const snapshot = envelope(new SnapshotCache(new ByteBudget(1 << 24)), b.eventsOfSport(4), query(), held).body.toString();
-  const copies = new Map(b.eventsOfSport(4).map((e) => [e.info.event_id, structuredClone(e)]));
+  const copies = new Map(b.eventsOfSport(4).map((e) => [e.info.event_id, copyOf(e)]));
   let committed = false;
   const opts = everyEvent(async (n) => {
     if (n !== 2) return;
