@@ -1,8 +1,10 @@
 /**
  * The baseline of bench/events.ts: a bare node:http server that answers every request with the same
- * bytes and content-type, read once from a file. Listens on 127.0.0.1 only.
+ * bytes and content-type, read once from a file, and with the other headers of HEADERS_FILE (a JSON
+ * object of name -> value) when given, so that its answers are the same bytes as the server's under
+ * test. Listens on 127.0.0.1 only.
  *
- *   node --import tsx bench/bare-server.ts BODY_FILE PORT [CONTENT_TYPE]
+ *   node --import tsx bench/bare-server.ts BODY_FILE PORT [CONTENT_TYPE] [HEADERS_FILE]
  *
  * Prints `listening <port>` on stdout once it accepts connections; exits on SIGTERM or SIGINT, or
  * by itself after MAX_LIFETIME_MS so that a forgotten one never lingers.
@@ -12,13 +14,14 @@ import { createServer } from 'node:http';
 
 const MAX_LIFETIME_MS = 30 * 60_000;
 
-const [file, portArg, contentType = 'application/json; charset=utf-8'] = process.argv.slice(2);
+const [file, portArg, contentType = 'application/json; charset=utf-8', headersFile] = process.argv.slice(2);
 if (!file || !portArg) {
   process.stderr.write('usage: bare-server.ts BODY_FILE PORT [CONTENT_TYPE]\n');
   process.exit(2);
 }
 const body = readFileSync(file);
-const headers = { 'content-type': contentType, 'content-length': String(body.length) };
+const extra = headersFile ? (JSON.parse(readFileSync(headersFile, 'utf8')) as Record<string, string>) : {};
+const headers = { ...extra, 'content-type': contentType, 'content-length': String(body.length) };
 
 const server = createServer((_req, res) => {
   res.writeHead(200, headers);

@@ -60,6 +60,9 @@ const CONNECTIONS = 50;
 const SERVER_CPU = '0';
 const CLIENT_CPU = '1';
 
+/** Headers the bare server writes itself: node:http's own, and the body's. */
+const NODE_HEADERS = new Set(['date', 'connection', 'keep-alive', 'transfer-encoding', 'content-length', 'content-type']);
+
 export interface EventsOptions {
   /** The snapshot path without its query; the V2 NBA events of today by default. */
   path?: string;
@@ -235,10 +238,15 @@ export async function runEvents(opts: EventsOptions = {}): Promise<EventsResult>
 
     const bodyFile = join(scratch, 'body.json');
     writeFileSync(bodyFile, body);
+    // The same bytes: the answer's headers too (the plan's, the usage counts), but for those node adds
+    // itself to every answer and those of the body, which the bare server sets.
+    const headersFile = join(scratch, 'headers.json');
+    writeFileSync(headersFile, JSON.stringify(Object.fromEntries([...res.headers].filter(([n]) => !NODE_HEADERS.has(n)))));
     const barePort = await freePort();
-    bare = spawnNode(['--import', 'tsx', 'bench/bare-server.ts', bodyFile, String(barePort), contentType], {
-      cpu: SERVER_CPU,
-    });
+    bare = spawnNode(
+      ['--import', 'tsx', 'bench/bare-server.ts', bodyFile, String(barePort), contentType, headersFile],
+      { cpu: SERVER_CPU },
+    );
     const bareUrl = `http://127.0.0.1:${barePort}${path}`;
     await waitForHttp(bareUrl, bare, 60_000);
     const check = Buffer.from(await (await fetch(bareUrl)).arrayBuffer());

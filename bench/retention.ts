@@ -12,6 +12,7 @@
  * (`--out`: every sample as JSON, written as it comes).
  */
 import { writeFileSync } from 'node:fs';
+import { bundle } from '../bin/bundle.js';
 import { SPORTS } from '../src/catalog/sports.ts';
 import { daySchedule } from '../src/feeds/simulator/schedule.ts';
 import { isMain, log, machineInfo, makeTmpDir, mb, median, removeDir, spawnNode, startScriptNodeFlags } from './lib.ts';
@@ -70,11 +71,10 @@ async function main(): Promise<void> {
   const flags = startScriptNodeFlags();
   const dataDir = makeTmpDir('retention');
   const samples: Sample[] = [];
+  // Bundled as bin/oddsbase.js bundles the server, so that its memory is the shipped server's.
   const child = spawnNode([
     ...flags,
-    '--import',
-    'tsx',
-    'bench/retention-server.ts',
+    await bundle('bench/retention-server.ts'),
     dataDir,
     String(days),
     String(step),

@@ -13,9 +13,18 @@ import { openSqlite } from '../store/sqlite/database.ts';
 import { SqliteCounterStore } from '../store/sqlite/sqlite-counters.ts';
 import { SqliteKeyStore } from '../store/sqlite/sqlite-keys.ts';
 
-const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
-  version: string;
-};
+/** The nearest package.json above this module: the source tree's, or above its bundle (bin/oddsbase.js). */
+function manifest(): { version: string } {
+  for (let dir = new URL('.', import.meta.url); ; dir = new URL('..', dir)) {
+    try {
+      return JSON.parse(readFileSync(new URL('package.json', dir), 'utf8')) as { version: string };
+    } catch (err) {
+      if (dir.pathname === '/' || (err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    }
+  }
+}
+
+const pkg = manifest();
 
 const dataDirOption = () =>
   new Option('--data-dir <dir>', 'data directory (env DATA_DIR)').env('DATA_DIR').default('./data');
