@@ -16,6 +16,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
+import { bundle } from '../bin/bundle.js';
 import { openSqlite } from '../src/store/sqlite/database.ts';
 import {
   freePort,
@@ -141,7 +142,7 @@ async function measure(rows: number, rounds: number, durationS: number): Promise
       const barePort = await freePort();
       const bodyFile = join(dataDir, 'poll.json');
       writeFileSync(bodyFile, body);
-      bare = spawnNode(['--import', 'tsx', 'bench/bare-server.ts', bodyFile, String(barePort)], { cpu: '0' });
+      bare = spawnNode([await bundle('bench/bare-server.ts'), bodyFile, String(barePort)], { cpu: '0' });
       const bareUrl = `http://127.0.0.1:${barePort}/`;
       await waitForHttp(bareUrl, bare, 60_000);
       const previous = pinSelf('1');

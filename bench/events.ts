@@ -16,6 +16,7 @@
 import { readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import autocannon, { type Result } from 'autocannon';
+import { bundle } from '../bin/bundle.js';
 import {
   type Child,
   canPin,
@@ -244,7 +245,7 @@ export async function runEvents(opts: EventsOptions = {}): Promise<EventsResult>
     writeFileSync(headersFile, JSON.stringify(Object.fromEntries([...res.headers].filter(([n]) => !NODE_HEADERS.has(n)))));
     const barePort = await freePort();
     bare = spawnNode(
-      ['--import', 'tsx', 'bench/bare-server.ts', bodyFile, String(barePort), contentType, headersFile],
+      [await bundle('bench/bare-server.ts'), bodyFile, String(barePort), contentType, headersFile],
       { cpu: SERVER_CPU },
     );
     const bareUrl = `http://127.0.0.1:${barePort}${path}`;
