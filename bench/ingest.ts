@@ -311,11 +311,14 @@ async function storeReplayRun(commits: readonly Commit[]): Promise<RunResult> {
   }
 }
 
+/** A column of the INSERT: a record field, or the event's key the store stands for its id. */
+type Column = keyof ChangeRecord | 'event_key';
+
 /**
  * The INSERT of SqliteStore, read from the store's own prepared statement so that the bare loop
  * always runs the same SQL text, and the record fields its placeholders take, in order.
  */
-function storeInsert(): { sql: string; columns: (keyof ChangeRecord)[] } {
+function storeInsert(): { sql: string; columns: Column[] } {
   const db = new Database(':memory:');
   try {
     db.exec(SCHEMA);
@@ -324,7 +327,7 @@ function storeInsert(): { sql: string; columns: (keyof ChangeRecord)[] } {
     const sql = store.insertChange?.source;
     const cols = sql ? /INSERT INTO changes\s*\(([^)]*)\)/i.exec(sql)?.[1] : undefined;
     if (!sql || !cols) throw new Error('could not read the INSERT statement of SqliteStore');
-    return { sql, columns: cols.split(',').map((c) => c.trim() as keyof ChangeRecord) };
+    return { sql, columns: cols.split(',').map((c) => c.trim() as Column) };
   } finally {
     db.close();
   }
@@ -396,12 +399,15 @@ export async function runIngest(): Promise<IngestResult> {
   const { sql, columns } = storeInsert();
   let id = 0;
   let payloadBytes = 0;
+  // Event keys as the store hands them out: in the order the events first appear.
+  const keys = new Map<string, number>();
+  const keyOf = (eventId: string) => keys.get(eventId) ?? keys.set(eventId, keys.size + 1).size;
   // The bound values of each row, in the statement's column order, with fresh ids from 1.
   const rows = captured.changes.map((batch) =>
     batch.map((r): Row => {
       const fresh: ChangeRecord = { ...r, id: ++id };
       payloadBytes += Buffer.byteLength(r.payload) + (r.detail ? Buffer.byteLength(r.detail) : 0);
-      return columns.map((c) => fresh[c]);
+      return columns.map((c) => (c === 'event_key' ? keyOf(r.event_id) : fresh[c]));
     }),
   );
   const rowCount = id;
