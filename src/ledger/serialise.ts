@@ -30,6 +30,16 @@ function integer(n: number): string {
   return `${t}`;
 }
 
+/**
+ * `s`, flat in memory. A string built by concatenation is a tree of its pieces (a V8 cons string),
+ * which better-sqlite3 binds about 1 µs slower than a flat one (measured on these rows); reading a
+ * character of it makes V8 flatten it in place, in about 0.1 µs.
+ */
+function flat(s: string): string {
+  s.charCodeAt(0);
+  return s;
+}
+
 /** fast-json-stringify's number: infinities are null, NaN is refused. */
 function number(n: number): string {
   if (Number.isNaN(n)) throw new Error(`The value "${n}" cannot be converted to a number.`);
@@ -92,12 +102,12 @@ export class DeltaRowWriter {
       this.atJson = JSON.stringify(at);
     }
     // Prices are finite numbers, whose String() needs no escaping.
-    return (
+    return flat(
       `{"id":${integer(id)}${this.eventJson},"affiliate_id":${integer(affiliateId)}${marketJson}${lineJson}` +
-      `,"price":"${price}","previous_price":"${previousPrice === undefined ? '' : previousPrice}"` +
-      `,"change_type":"${changeType}","is_main_line":${isMainLine ? 'true' : 'false'}` +
-      `,"closed_at":${closedAt === '' ? '""' : closedAt === at ? this.atJson : JSON.stringify(closedAt)}` +
-      `,"updated_at":${this.atJson}}`
+        `,"price":"${price}","previous_price":"${previousPrice === undefined ? '' : previousPrice}"` +
+        `,"change_type":"${changeType}","is_main_line":${isMainLine ? 'true' : 'false'}` +
+        `,"closed_at":${closedAt === '' ? '""' : closedAt === at ? this.atJson : JSON.stringify(closedAt)}` +
+        `,"updated_at":${this.atJson}}`,
     );
   }
 
@@ -127,6 +137,6 @@ export class DeltaRowWriter {
     if (sourceId !== undefined) json += `,"source_id":${JSON.stringify(sourceId)}`;
     if (movedFrom !== undefined) json += `,"moved_from":${JSON.stringify(movedFrom)}`;
     if (quoteUnchanged) json += ',"quote_unchanged":true';
-    return `${json}}`;
+    return flat(`${json}}`);
   }
 }
