@@ -31,13 +31,14 @@ function integer(n: number): string {
 }
 
 /**
- * `s`, flat in memory. A string built by concatenation is a tree of its pieces (a V8 cons string),
- * which better-sqlite3 binds about 1 µs slower than a flat one (measured on these rows); reading a
- * character of it makes V8 flatten it in place, in about 0.1 µs.
+ * The JSON object `json`, flat in memory. A string built by concatenation is a tree of its pieces
+ * (a V8 cons string), which better-sqlite3 binds about 1 µs slower than a flat one (measured on
+ * these rows); reading a character of it makes V8 flatten it in place, in about 0.2 µs. The
+ * character is tested so that the read is not optimised away.
  */
-function flat(s: string): string {
-  s.charCodeAt(0);
-  return s;
+function flat(json: string): string {
+  if (json.charCodeAt(0) !== 0x7b) throw new Error(`not a JSON object: ${json.slice(0, 20)}`);
+  return json;
 }
 
 /** fast-json-stringify's number: infinities are null, NaN is refused. */
