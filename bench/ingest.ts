@@ -448,7 +448,8 @@ export async function runIngest(): Promise<IngestResult> {
     gcShare.push(l.gcSeconds! / l.seconds);
     log(
       `  run ${i + 1}: ledger ${int(l.perSecond)} updates/s (${l.seconds.toFixed(2)} s, ` +
-        `store.commit ${l.storeSeconds!.toFixed(2)} s, GC ${l.gcSeconds!.toFixed(2)} s)`,
+        `store.commit ${l.storeSeconds!.toFixed(2)} s, GC ${l.gcSeconds!.toFixed(2)} s; ` +
+        `CPU ${l.cpuSeconds!.toFixed(2)} s, of it store.commit ${l.storeCpuSeconds!.toFixed(2)} s)`,
     );
     const s = await storeReplayRun(captured.commits);
     replay.push(s.perSecond);
