@@ -181,3 +181,22 @@ test('a change log keyed by event text is rewritten with event keys at open, the
   );
   assert.equal(again.prepare('SELECT max(id) FROM changes').pluck().get(), 13);
 });
+
+// A key is handed out inside the commit's transaction: a commit that fails takes its keys with it.
+test('a refused commit leaves no key behind, and the event gets one with its next commit', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'oddsbase-event-keys-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const db = openSqlite(dir);
+  const store = new SqliteStore(db);
+  t.after(() => store.close());
+  await store.commit(batch([eventRow({ id: 1 })], { events: [eventRecord(EVENT_A, 1)] }));
+  // The second row repeats an id: the transaction fails after event B's key was added.
+  const refused = batch([eventRow({ id: 2, event_id: EVENT_B }), eventRow({ id: 2, event_id: EVENT_C })]);
+  await assert.rejects(store.commit(refused));
+  assert.deepEqual(db.prepare('SELECT event_id FROM event_keys ORDER BY key').pluck().all(), [EVENT_A]);
+  await store.commit(batch([eventRow({ id: 2, event_id: EVENT_C }), eventRow({ id: 3, event_id: EVENT_B })]));
+  assert.deepEqual(
+    (await store.readChanges({ pricesOnly: false, afterId: 0, toId: 10, limit: 10 })).map((r) => r.event_id),
+    [EVENT_A, EVENT_C, EVENT_B],
+  );
+});
