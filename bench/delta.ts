@@ -57,18 +57,22 @@ interface SizeResult {
 const RECENT_SPREAD = 30_000;
 const OLD_SPREAD = 500_000;
 
+const eventIdOf = (e: number): string => `${e.toString(16).padStart(2, '0')}${'ab'.repeat(15)}`;
+
 /** Fills `changes` with `n` price rows over 2,000 prices of 20 events, as the ledger would. */
 function fill(dataDir: string, n: number): void {
   const db = openSqlite(dataDir);
   const insert = db.prepare(
-    `INSERT INTO changes (id, kind, event_id, sport_id, at, committed_ms, price_id, affiliate_id, market_id, payload, detail)
-     VALUES (?, 'price', ?, 4, ?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO changes (id, kind, event_key, sport_id, at, committed_ms, price_id, affiliate_id, market_id, payload, detail)
+     VALUES (?, 'price', (SELECT key FROM event_keys WHERE event_id = ?), 4, ?, ?, ?, ?, ?, ?, ?)`,
   );
+  const addKey = db.prepare('INSERT OR IGNORE INTO event_keys (event_id) VALUES (?)');
+  for (let e = 0; e < 20; e++) addKey.run(eventIdOf(e));
   const now = Date.now();
   const batch = db.transaction((from: number, to: number) => {
     for (let id = from; id < to; id++) {
       const priceId = (id % 2000) + 1;
-      const eventId = `${(id % 20).toString(16).padStart(2, '0')}${'ab'.repeat(15)}`;
+      const eventId = eventIdOf(id % 20);
       const aff = 19 + (id % 5);
       const at = new Date(now - (n - id) * 10).toISOString();
       const payload = JSON.stringify({

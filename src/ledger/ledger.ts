@@ -24,7 +24,6 @@ import {
   type ChangeRecord,
   changesEvent,
   type LogPosition,
-  type PriceDetail,
   type StatValue,
 } from '../changelog/change.ts';
 import { priceDelta } from '../domain/odds.ts';
@@ -36,7 +35,7 @@ import { SmallMap } from '../board/small-map.ts';
 import type { CompactResult, CompactStep } from '../store/retention.ts';
 import type { Commit, EventRecord, MarketRecord, SeasonTotalsRecord, Store } from '../store/store.ts';
 import { FuturesPlan, FuturesUpdateError, type PlannedFutures } from './futures-plan.ts';
-import { DeltaRowWriter, serialisePriceDetail } from './serialise.ts';
+import { DeltaRowWriter } from './serialise.ts';
 import { type GameCell, statRowsOf } from './stat-rows.ts';
 import type { EventUpsert, LedgerSink, PlayUpdate, PriceUpdate, ScoreUpdate, UpdateBatch } from './updates.ts';
 
@@ -552,20 +551,9 @@ export class Ledger implements LedgerSink {
     step.state = state;
     plan.setPrice(line, state, prev);
     const info = ev.info;
-    const detail: PriceDetail = {
-      price_id: state.id,
-      period_id: market.period_id,
-      market_instance_id: market.id,
-      line_id: line.id,
-      price_delta: state.price_delta,
-    };
-    if (state.liquidity_usd !== undefined) detail.liquidity_usd = state.liquidity_usd;
-    if (state.source_id !== undefined) detail.source_id = state.source_id;
-    if (state.moved_from !== undefined) detail.moved_from = state.moved_from;
     // Streams send no message for a row that only moved liquidity or the source id.
-    if (prev && !movedFrom && prev.price === price && prev.closed_at === closedAt && prev.is_main_line === isMainLine) {
-      detail.quote_unchanged = true;
-    }
+    const quoteUnchanged =
+      prev !== undefined && !movedFrom && prev.price === price && prev.closed_at === closedAt && prev.is_main_line === isMainLine;
     plan.add(
       {
         id,
@@ -591,7 +579,16 @@ export class Ledger implements LedgerSink {
           closedAt,
           at,
         ),
-        detail: serialisePriceDetail(detail),
+        detail: this.rows.detail(
+          state.id,
+          market,
+          line,
+          state.price_delta,
+          liquidityUsd,
+          sourceId,
+          movedFromLine,
+          quoteUnchanged,
+        ),
       },
       step,
     );

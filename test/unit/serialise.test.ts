@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { Type } from '@sinclair/typebox';
 import type { LineState, MarketState, ParticipantState } from '../../src/board/board.ts';
+import type { PriceDetail } from '../../src/changelog/change.ts';
 import { marketName } from '../../src/catalog/markets.ts';
 import type { ChangeType } from '../../src/domain/types.ts';
 import fastJson from 'fast-json-stringify';
@@ -125,4 +127,56 @@ test('the Delta row writer writes exactly what the compiled serialiser writes', 
     );
     assert.equal(written, expected);
   }
+});
+
+/** The oracle of the detail writer: the PriceDetail schema's compiled serialiser, as the ledger had it. */
+const serialisePriceDetail = fastJson(
+  Type.Object({
+    price_id: Type.Integer(),
+    period_id: Type.Integer(),
+    market_instance_id: Type.Integer(),
+    line_id: Type.String(),
+    price_delta: Type.Number(),
+    liquidity_usd: Type.Optional(Type.Number()),
+    source_id: Type.Optional(Type.String()),
+    moved_from: Type.Optional(Type.String()),
+    quote_unchanged: Type.Optional(Type.Literal(true)),
+  }),
+);
+
+test('the detail writer writes exactly what the compiled serialiser of PriceDetail writes', () => {
+  const m = { ...market(2), id: 41, period_id: 3 };
+  const cases: PriceDetail[] = [
+    { price_id: 1, period_id: 3, market_instance_id: 41, line_id: 'f'.repeat(32), price_delta: 0 },
+    { price_id: 2, period_id: 3, market_instance_id: 41, line_id: 'f'.repeat(32), price_delta: -3.5, quote_unchanged: true },
+    {
+      price_id: 3,
+      period_id: 3,
+      market_instance_id: 41,
+      line_id: 'f'.repeat(32),
+      price_delta: 1e-7,
+      liquidity_usd: 2500.75,
+      source_id: 'src "1"\\\n\ud800ü',
+      moved_from: '-3.5',
+    },
+    { price_id: 4, period_id: 3, market_instance_id: 41, line_id: 'f'.repeat(32), price_delta: 12, liquidity_usd: Infinity },
+    { price_id: 5, period_id: 3, market_instance_id: 41, line_id: 'f'.repeat(32), price_delta: -0, source_id: '' },
+  ];
+  const writer = new DeltaRowWriter();
+  const l = line('x');
+  for (const d of cases) {
+    const written = writer.detail(
+      d.price_id,
+      m,
+      l,
+      d.price_delta,
+      d.liquidity_usd,
+      d.source_id,
+      d.moved_from,
+      d.quote_unchanged === true,
+    );
+    assert.equal(written, serialisePriceDetail({ ...d, line_id: l.id }));
+  }
+  assert.throws(() => serialisePriceDetail({ ...cases[0], price_delta: NaN }));
+  assert.throws(() => writer.detail(1, m, l, NaN, undefined, undefined, undefined, false));
 });

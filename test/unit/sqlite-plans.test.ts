@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { it } from 'node:test';
 import { openSqlite, type SqliteDatabase } from '../../src/store/sqlite/database.ts';
+import { SqliteHistoryStore } from '../../src/store/sqlite/sqlite-history.ts';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import {
   BASE_MS,
@@ -13,6 +14,7 @@ import {
   eventRecord,
   eventRow,
   marketRecord,
+  playRow,
   priceRow,
   scoreRow,
   statRow,
@@ -77,4 +79,46 @@ it('the time lookups and a retention step search the change log, never scan it',
   assert.ok(step.dropped > 0, 'the step dropped superseded rows');
   assert.ok(rec.prepared.size > 5, 'the statements were seen');
   assert.deepEqual(logScans(db, rec.prepared), []);
+});
+
+// The log names events by key: a read given an event's id looks its key up, then searches by it.
+it('reads of one event search the change log by its key, never scan it', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'oddsbase-plans-'));
+  const db = openSqlite(dir);
+  t.after(() => {
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const rec = recording(db);
+  const store = new SqliteStore(rec.db);
+  const history = new SqliteHistoryStore(rec.db);
+  await store.commit(
+    batch(
+      [
+        eventRow({ id: 1 }),
+        ...Array.from({ length: 8 }, (_, i) => priceRow({ id: 2 + i, price_id: 1 + (i % 2), market_id: 1 + (i % 2) })),
+        playRow({ id: 10, sequence: 1 }),
+        statRow({ id: 11, stat_id: 1, value: 3 }),
+        eventRow({ id: 12, event_id: EVENT_B }),
+      ],
+      { events: [eventRecord(EVENT_A, 11), eventRecord(EVENT_B, 12)], markets: [marketRecord(1, EVENT_A, 1)] },
+    ),
+  );
+  rec.prepared.clear();
+
+  const q = { afterId: 0, toId: 100, limit: 5, eventId: EVENT_A };
+  assert.equal((await store.readChanges({ ...q, pricesOnly: false })).length, 5);
+  assert.equal((await store.readPayloadBytes({ ...q, pricesOnly: true })).count, 5);
+  assert.ok((await store.readPlays(EVENT_A, 1, 1)).length > 0);
+  assert.equal((await store.readStats(EVENT_A, 100)).length, 1);
+  assert.equal((await history.rows({ eventId: EVENT_A, uptoId: 100, limit: 3 })).length, 3);
+  assert.equal((await history.rows({ eventId: EVENT_A, marketId: 2, uptoId: 100, limit: 10 })).length, 4);
+  await store.archive({ eventIds: [EVENT_A], archivedMs: BASE_MS, seasonTotals: [] });
+  assert.equal((await store.readArchivedEvent(EVENT_A))?.latestPrices.length, 2);
+  // Packs event A (its rows below the boundary): its rows are read, counted and deleted by its key.
+  while ((await store.compact({ cutoffMs: BASE_MS + 11_500, maxRows: 100 })).more);
+  assert.equal(db.prepare('SELECT count(*) FROM archived_rows').pluck().get(), 1);
+  const byKey = [...rec.prepared].filter((s) => s.includes('event_key'));
+  assert.ok(byKey.length >= 10, 'the statements were seen');
+  assert.deepEqual(logScans(db, byKey), []);
 });

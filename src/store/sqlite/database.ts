@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { migrateRetention, SCHEMA } from './schema.ts';
+import { migrateEventKeys, migrateRetention, SCHEMA } from './schema.ts';
 
 export type SqliteDatabase = Database.Database;
 
@@ -18,6 +18,7 @@ export function openSqlite(dataDir: string): SqliteDatabase {
   // the last transactions, never corrupt the file.
   db.pragma('synchronous = NORMAL');
   db.pragma('busy_timeout = 5000');
+  migrateEventKeys(db);
   db.exec(SCHEMA);
   migrateRetention(db);
   return db;

@@ -1,13 +1,33 @@
-/** The embedded store's schema; statements are idempotent so opening an existing file is safe. */
-export const SCHEMA = `
-CREATE TABLE IF NOT EXISTS meta (
-  key TEXT PRIMARY KEY,
-  value TEXT NOT NULL
-);
+import type { SqliteDatabase } from './database.ts';
+
+/**
+ * The futures kinds as the partial index `changes_futures` is defined: a query reads through that
+ * index only when its WHERE holds this text (or one of its terms) as it is.
+ */
+export const FUTURES_KINDS = "(kind = 'futures_board' OR kind = 'futures_price' OR kind = 'futures_settlement')";
+
+/**
+ * A change row's columns as `ChangeRecord` has them, the event's id looked up from its key;
+ * `alias` names the changes table when the query joins it.
+ */
+export function rowColumns(alias = ''): string {
+  const c = alias ? `${alias}.` : '';
+  return (
+    `${c}id AS id, ${c}kind AS kind, (SELECT event_id FROM event_keys WHERE key = ${c}event_key) AS event_id, ` +
+    `${c}sport_id AS sport_id, ${c}at AS at, ${c}committed_ms AS committed_ms, ${c}price_id AS price_id, ` +
+    `${c}affiliate_id AS affiliate_id, ${c}market_id AS market_id, ${c}payload AS payload, ${c}detail AS detail`
+  );
+}
+
+/** The key of the event bound to the next parameter, for `event_key = ...` (NULL, matching nothing, if unknown). */
+export const KEY_OF = '(SELECT key FROM event_keys WHERE event_id = ?)';
+
+/** The change log's table; its event is a key of `event_keys`. */
+const CHANGES_TABLE = `
 CREATE TABLE IF NOT EXISTS changes (
   id INTEGER PRIMARY KEY,
   kind TEXT NOT NULL,
-  event_id TEXT NOT NULL,
+  event_key INTEGER NOT NULL,
   sport_id INTEGER NOT NULL,
   at TEXT NOT NULL,
   committed_ms INTEGER NOT NULL,
@@ -16,18 +36,41 @@ CREATE TABLE IF NOT EXISTS changes (
   market_id INTEGER,
   payload TEXT NOT NULL,
   detail TEXT
-);
-CREATE INDEX IF NOT EXISTS changes_by_event ON changes (event_id, id);
+);`;
+
+/** The change log's indexes, kept apart from its table so that a rewrite of the log builds them once at its end. */
+const CHANGES_INDEXES = `
+CREATE INDEX IF NOT EXISTS changes_by_event ON changes (event_key, id);
 CREATE INDEX IF NOT EXISTS changes_by_price ON changes (price_id, id) WHERE price_id IS NOT NULL;
 -- The line chart of one market reads that market's rows only, not the whole event's.
-CREATE INDEX IF NOT EXISTS changes_by_event_market ON changes (event_id, market_id, id)
+CREATE INDEX IF NOT EXISTS changes_by_event_market ON changes (event_key, market_id, id)
   WHERE price_id IS NOT NULL;
 -- An event's plays are paged by their rank; its stat rows make its box score.
-CREATE INDEX IF NOT EXISTS changes_plays ON changes (event_id, id) WHERE kind = 'play';
-CREATE INDEX IF NOT EXISTS changes_stats ON changes (event_id, id) WHERE kind = 'stat';
--- A start reads the futures boards' newest rows without scanning the other kinds.
-CREATE INDEX IF NOT EXISTS changes_futures ON changes (kind, id)
-  WHERE kind IN ('futures_board', 'futures_price', 'futures_settlement');
+CREATE INDEX IF NOT EXISTS changes_plays ON changes (event_key, id) WHERE kind = 'play';
+CREATE INDEX IF NOT EXISTS changes_stats ON changes (event_key, id) WHERE kind = 'stat';
+-- A start reads the futures boards' newest rows without scanning the other kinds. Spelled as ORs:
+-- a list of three in IN() made every insert build a temporary table to test the row against.
+CREATE INDEX IF NOT EXISTS changes_futures ON changes (kind, id) WHERE ${FUTURES_KINDS};`;
+
+/**
+ * Events as the log names them: the 32-character id once, a small integer in every row and index
+ * (with the text in the event indexes, a row cost about a fifth more to insert).
+ */
+const EVENT_KEYS_TABLE = `
+CREATE TABLE IF NOT EXISTS event_keys (
+  key INTEGER PRIMARY KEY,
+  event_id TEXT NOT NULL UNIQUE
+);`;
+
+/** The embedded store's schema; statements are idempotent so opening an existing file is safe. */
+export const SCHEMA = `
+CREATE TABLE IF NOT EXISTS meta (
+  key TEXT PRIMARY KEY,
+  value TEXT NOT NULL
+);
+${EVENT_KEYS_TABLE}
+${CHANGES_TABLE}
+${CHANGES_INDEXES}
 CREATE TABLE IF NOT EXISTS events (
   event_id TEXT PRIMARY KEY,
   sport_id INTEGER NOT NULL,
@@ -101,9 +144,42 @@ CREATE TABLE IF NOT EXISTS archive_pending (
   last_id INTEGER NOT NULL
 );
 INSERT INTO archive_pending (event_id, last_id)
-  SELECT a.event_id, (SELECT coalesce(max(c.id), 0) FROM changes c WHERE c.event_id = a.event_id)
+  SELECT a.event_id, (SELECT coalesce(max(c.id), 0) FROM changes c
+                       WHERE c.event_key = (SELECT key FROM event_keys k WHERE k.event_id = a.event_id))
     FROM archived_events a
    WHERE a.event_id NOT IN (SELECT event_id FROM archived_rows)
      AND a.event_id NOT IN (SELECT event_id FROM archive_pending);
 `);
+}
+
+/**
+ * Rewrites a change log written before event keys existed (`changes.event_id` the event's text) into
+ * the current table, with the same ids and rows, in one transaction: a failure leaves the file as it
+ * was. Runs before SCHEMA; does nothing on a current or empty file. The copy is in id order, and the
+ * indexes are built once over the copied rows, which is quicker than keeping them up row by row.
+ */
+export function migrateEventKeys(db: SqliteDatabase): void {
+  const columns = db.prepare("SELECT name FROM pragma_table_info('changes')").pluck().all() as string[];
+  if (!columns.includes('event_id')) return;
+  const oldIndexes = db
+    .prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'changes' AND sql IS NOT NULL")
+    .pluck()
+    .all() as string[];
+  db.transaction(() => {
+    db.exec(EVENT_KEYS_TABLE);
+    // Keys in the order the events first appear in the log.
+    db.exec(`INSERT OR IGNORE INTO event_keys (event_id)
+               SELECT event_id FROM changes GROUP BY event_id ORDER BY min(id)`);
+    for (const name of oldIndexes) db.exec(`DROP INDEX "${name.replaceAll('"', '""')}"`);
+    db.exec('ALTER TABLE changes RENAME TO changes_before_event_keys');
+    db.exec(CHANGES_TABLE);
+    db.exec(`INSERT INTO changes
+               (id, kind, event_key, sport_id, at, committed_ms, price_id, affiliate_id, market_id, payload, detail)
+             SELECT c.id, c.kind, k.key, c.sport_id, c.at, c.committed_ms, c.price_id, c.affiliate_id, c.market_id,
+                    c.payload, c.detail
+               FROM changes_before_event_keys c JOIN event_keys k ON k.event_id = c.event_id
+              ORDER BY c.id`);
+    db.exec('DROP TABLE changes_before_event_keys');
+    db.exec(CHANGES_INDEXES);
+  })();
 }

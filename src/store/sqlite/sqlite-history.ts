@@ -3,6 +3,7 @@ import type { ChangeRecord } from '../../changelog/change.ts';
 import type { HistoryQuery, HistoryStore, PriceRecord } from '../history.ts';
 import { packedFirstRows, packedHistory, packedLastRows } from '../packed-rows.ts';
 import type { SqliteDatabase } from './database.ts';
+import { KEY_OF } from './schema.ts';
 import { SqlitePackedRows } from './sqlite-packed.ts';
 
 /**
@@ -40,7 +41,7 @@ export class SqliteHistoryStore implements HistoryStore {
       where.push('price_id IN (SELECT value FROM json_each(?))');
       args.push(JSON.stringify(q.priceIds));
     } else {
-      where.push('event_id = ?', 'price_id IS NOT NULL');
+      where.push(`event_key = ${KEY_OF}`, 'price_id IS NOT NULL');
       args.push(q.eventId);
       if (q.marketId !== undefined) {
         where.push('market_id = ?');

@@ -30,6 +30,7 @@ import type { FuturesPriceFact, StatValue } from '../../changelog/change.ts';
 import { archivedEventOf, packRows, playsOf, priceIdsOf, statsOf } from '../packed-rows.ts';
 import { Checkpointer } from './checkpointer.ts';
 import type { SqliteDatabase } from './database.ts';
+import { FUTURES_KINDS, KEY_OF, rowColumns } from './schema.ts';
 import { SqlitePackedRows } from './sqlite-packed.ts';
 
 const WRITER_CHECKPOINT_PAGES = 10_000;
@@ -53,6 +54,11 @@ export interface SqliteStoreOptions {
  */
 export class SqliteStore implements Store {
   private readonly insertChange;
+  private readonly insertKey;
+  /** Every event's key in `event_keys` (only this store adds them), for the rows it inserts. */
+  private readonly keys = new Map<string, number>();
+  /** Keys added by the commit under way, forgotten again if it rolls back. */
+  private readonly addedKeys: string[] = [];
   private readonly upsertEvent;
   private readonly insertMarket;
   private readonly commitTx;
@@ -76,9 +82,13 @@ export class SqliteStore implements Store {
     }
     this.insertChange = db.prepare(
       `INSERT INTO changes
-         (id, kind, event_id, sport_id, at, committed_ms, price_id, affiliate_id, market_id, payload, detail)
+         (id, kind, event_key, sport_id, at, committed_ms, price_id, affiliate_id, market_id, payload, detail)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
+    this.insertKey = db.prepare('INSERT INTO event_keys (event_id) VALUES (?)');
+    for (const k of db.prepare('SELECT key, event_id FROM event_keys').all() as { key: number; event_id: string }[]) {
+      this.keys.set(k.event_id, k.key);
+    }
     this.upsertEvent = db.prepare(
       `INSERT INTO events (event_id, sport_id, event_date, info, change_id) VALUES (?, ?, ?, ?, ?)
        ON CONFLICT (event_id) DO UPDATE SET sport_id = excluded.sport_id, event_date = excluded.event_date,
@@ -99,7 +109,7 @@ export class SqliteStore implements Store {
         this.insertChange.run(
           r.id,
           r.kind,
-          r.event_id,
+          this.keys.get(r.event_id) ?? this.addKey(r.event_id),
           r.sport_id,
           r.at,
           r.committed_ms,
@@ -120,7 +130,7 @@ export class SqliteStore implements Store {
     );
     const queuePack = db.prepare(
       `INSERT INTO archive_pending (event_id, last_id)
-         SELECT @id, (SELECT coalesce(max(id), 0) FROM changes WHERE event_id = @id)
+         SELECT @id, (SELECT coalesce(max(id), 0) FROM changes WHERE event_key = (SELECT key FROM event_keys WHERE event_id = @id))
           WHERE @id NOT IN (SELECT event_id FROM archived_rows)
          ON CONFLICT (event_id) DO NOTHING`,
     );
@@ -185,7 +195,8 @@ export class SqliteStore implements Store {
   private games(uptoId: number): Pick<LoadedState, 'playCounts' | 'statRows'> {
     return {
       playCounts: this.prepared(
-        `SELECT event_id, count(*) AS plays FROM changes WHERE kind = 'play' AND id <= ? AND ${LIVE} GROUP BY event_id`,
+        `SELECT (SELECT event_id FROM event_keys WHERE key = event_key) AS event_id, count(*) AS plays FROM changes
+          WHERE kind = 'play' AND id <= ? AND ${LIVE_ROW} GROUP BY event_key`,
       ).all(uptoId) as { event_id: string; plays: number }[],
       statRows: this.statRows(uptoId),
     };
@@ -194,14 +205,16 @@ export class SqliteStore implements Store {
   /** Stat rows by (event, id), a page at a time from where the last page ended. */
   private async *statRows(uptoId: number): AsyncGenerator<ChangeRecord> {
     const page = this.prepared(
-      `SELECT * FROM changes WHERE kind = 'stat' AND id <= ? AND (event_id, id) > (?, ?) AND ${LIVE}
-       ORDER BY event_id, id LIMIT ${LOAD_PAGE}`,
+      `SELECT ${rowColumns()} FROM changes
+        WHERE kind = 'stat' AND id <= ? AND (event_key, id) > (?, ?) AND ${LIVE_ROW}
+       ORDER BY event_key, id LIMIT ${LOAD_PAGE}`,
     );
-    for (let after = { event_id: '', id: 0 }; ; ) {
-      const rows = page.all(uptoId, after.event_id, after.id) as ChangeRecord[];
+    for (let after = { key: 0, id: 0 }; ; ) {
+      const rows = page.all(uptoId, after.key, after.id) as ChangeRecord[];
       yield* rows;
       if (rows.length < LOAD_PAGE) return;
-      after = rows[rows.length - 1]!;
+      const last = rows[rows.length - 1]!;
+      after = { key: this.keys.get(last.event_id)!, id: last.id };
     }
   }
 
@@ -213,7 +226,7 @@ export class SqliteStore implements Store {
     // SQLite joins the payloads in the order of the ordered subquery and hands over one buffer.
     const [bytes] = this.prepared(
       `SELECT CAST(group_concat(payload, ',') AS BLOB) FROM (SELECT id, payload FROM
-         (SELECT id, payload FROM changes WHERE kind = 'play' AND event_id = ? ORDER BY id LIMIT ? OFFSET ?)
+         (SELECT id, payload FROM changes WHERE kind = 'play' AND event_key = ${KEY_OF} ORDER BY id LIMIT ? OFFSET ?)
        ORDER BY id DESC)`,
       true,
     ).get(eventId, toSequence - from + 1, from - 1) as [Buffer | null];
@@ -224,7 +237,7 @@ export class SqliteStore implements Store {
     const packed = this.packed.rows(eventId);
     if (packed) return statsOf(packed, uptoId);
     return this.prepared(
-      `SELECT * FROM changes WHERE kind = 'stat' AND event_id = ? AND id <= ? ORDER BY id`,
+      `SELECT ${rowColumns()} FROM changes WHERE kind = 'stat' AND event_key = ${KEY_OF} AND id <= ? ORDER BY id`,
     ).all(eventId, uptoId) as ChangeRecord[];
   }
 
@@ -232,8 +245,8 @@ export class SqliteStore implements Store {
   private eventsUpTo(uptoId: number): EventRecord[] {
     const latestOfKind = (kind: ChangeKind) =>
       this.prepared(
-        `SELECT c.* FROM changes c
-         JOIN (SELECT max(id) AS id FROM changes WHERE kind = ? AND id <= ? GROUP BY event_id) m ON c.id = m.id`,
+        `SELECT ${rowColumns('c')} FROM changes c
+         JOIN (SELECT max(id) AS id FROM changes WHERE kind = ? AND id <= ? GROUP BY event_key) m ON c.id = m.id`,
       ).all(kind, uptoId) as ChangeRecord[];
     const scores = new Map(latestOfKind('score').map((r) => [r.event_id, r]));
     return latestOfKind('event').map((r) => {
@@ -264,12 +277,27 @@ export class SqliteStore implements Store {
   }
 
   async commit(commit: Commit): Promise<void> {
-    this.commitTx(commit);
+    try {
+      this.commitTx(commit);
+    } catch (err) {
+      for (const eventId of this.addedKeys) this.keys.delete(eventId);
+      throw err;
+    } finally {
+      this.addedKeys.length = 0;
+    }
+  }
+
+  /** Adds the key of an event the log has not named before, within the commit's transaction. */
+  private addKey(eventId: string): number {
+    const key = Number(this.insertKey.run(eventId).lastInsertRowid);
+    this.keys.set(eventId, key);
+    this.addedKeys.push(eventId);
+    return key;
   }
 
   async readChanges(q: ChangeQuery): Promise<ChangeRecord[]> {
     const { where, args } = changeFilter(q);
-    return this.prepared(`SELECT * FROM changes WHERE ${where} ORDER BY id LIMIT ?`).all(
+    return this.prepared(`SELECT ${rowColumns()} FROM changes WHERE ${where} ORDER BY id LIMIT ?`).all(
       ...args,
     ) as ChangeRecord[];
   }
@@ -283,10 +311,10 @@ export class SqliteStore implements Store {
   /** The newest row of every price at or below `uptoId`, in price id (creation) order, up to price id `last`. */
   private async *latestPrices(uptoId: number, last: number): AsyncGenerator<ChangeRecord> {
     const page = this.prepared(
-      `SELECT c.* FROM changes c
+      `SELECT ${rowColumns('c')} FROM changes c
        JOIN (SELECT max(id) AS id FROM changes WHERE price_id > ? AND price_id <= ? AND id <= ? GROUP BY price_id) m
          ON c.id = m.id
-       WHERE c.${LIVE}
+       WHERE c.${LIVE_ROW}
        ORDER BY c.price_id`,
     );
     // Price ids are handed out in sequence, so ranges of them make pages of about the same size.
@@ -307,10 +335,10 @@ export class SqliteStore implements Store {
   /** The newest futures row of each key (changelog futuresRowKey) at or below `uptoId`, in id order. */
   private latestFutures(uptoId: number): ChangeRecord[] {
     return this.prepared(
-      `SELECT c.* FROM changes c
+      `SELECT ${rowColumns('c')} FROM changes c
        JOIN (SELECT max(id) AS id FROM changes
-              WHERE kind IN ('futures_board', 'futures_price', 'futures_settlement') AND id <= ?
-              GROUP BY event_id, kind, market_id, affiliate_id, json_extract(payload, '$.participant_id')) m
+              WHERE ${FUTURES_KINDS} AND id <= ?
+              GROUP BY event_key, kind, market_id, affiliate_id, json_extract(payload, '$.participant_id')) m
          ON c.id = m.id
        ORDER BY c.id`,
     ).all(uptoId) as ChangeRecord[];
@@ -385,7 +413,9 @@ export class SqliteStore implements Store {
       .all(limit) as string[];
     const eventId = ready[0];
     if (eventId === undefined) return false;
-    const rows = this.prepared('SELECT * FROM changes WHERE event_id = ? ORDER BY id').all(eventId) as ChangeRecord[];
+    const rows = this.prepared(`SELECT ${rowColumns()} FROM changes WHERE event_key = ${KEY_OF} ORDER BY id`).all(
+      eventId,
+    ) as ChangeRecord[];
     // A row of the event committed since it was archived (the ledger refuses them) waits for the boundary.
     if ((rows.at(-1)?.id ?? 0) >= limit) {
       this.prepared('UPDATE archive_pending SET last_id = ? WHERE event_id = ?').run(rows.at(-1)!.id, eventId);
@@ -400,7 +430,9 @@ export class SqliteStore implements Store {
    * they were compressed (the ledger refuses rows of archived events): it then waits for that one.
    */
   private storePacked(eventId: string, rows: readonly ChangeRecord[], body: Buffer): void {
-    const last = (this.prepared('SELECT max(id) FROM changes WHERE event_id = ?').pluck().get(eventId) as number | null) ?? 0;
+    const last = (this.prepared(`SELECT max(id) FROM changes WHERE event_key = ${KEY_OF}`).pluck().get(eventId) as
+      | number
+      | null) ?? 0;
     if (last !== (rows.at(-1)?.id ?? 0)) {
       this.prepared('UPDATE archive_pending SET last_id = ? WHERE event_id = ?').run(last, eventId);
       return;
@@ -408,7 +440,7 @@ export class SqliteStore implements Store {
     const record = this.prepared('INSERT INTO archived_rows (event_id, body) VALUES (?, ?)').run(eventId, body).lastInsertRowid;
     const pointTo = this.prepared('INSERT OR REPLACE INTO archived_prices (price_id, record) VALUES (?, ?)');
     for (const priceId of priceIdsOf(rows)) pointTo.run(priceId, record);
-    this.prepared('DELETE FROM changes WHERE event_id = ?').run(eventId);
+    this.prepared(`DELETE FROM changes WHERE event_key = ${KEY_OF}`).run(eventId);
     this.prepared('DELETE FROM archive_pending WHERE event_id = ?').run(eventId);
   }
 
@@ -425,7 +457,8 @@ export class SqliteStore implements Store {
     if (end <= from) return { scanned: 0, dropped: 0, oldestId: from, more: false };
     const cutoffAt = new Date(step.cutoffMs).toISOString();
     const chunk = this.prepared(
-      'SELECT id, kind, event_id, price_id, market_id, affiliate_id, at, payload FROM changes WHERE id >= ? AND id < ? ORDER BY id',
+      `SELECT id, kind, ${EVENT_ID}, price_id, market_id, affiliate_id, at, payload FROM changes
+        WHERE id >= ? AND id < ? ORDER BY id`,
     ).all(from, end) as ChangeRecord[];
     const starts = new Map<string, string | undefined>();
     const startOf = (eventId: string) => {
@@ -495,7 +528,7 @@ export class SqliteStore implements Store {
   ): ChangeRecord[] {
     if (sample.kind === 'price') {
       return this.prepared(
-        `SELECT id, kind, event_id, price_id, market_id, affiliate_id, at, '' AS payload FROM changes
+        `SELECT id, kind, ${EVENT_ID}, price_id, market_id, affiliate_id, at, '' AS payload FROM changes
           WHERE price_id = ? AND id < ? ORDER BY id`,
       ).all(sample.price_id, from) as ChangeRecord[];
     }
@@ -504,8 +537,8 @@ export class SqliteStore implements Store {
     if (!byKey) {
       // The kind is spelled in the SQL so that the partial indexes of stats and futures apply.
       const rows = this.prepared(
-        `SELECT id, kind, event_id, price_id, market_id, affiliate_id, at, payload FROM changes
-          WHERE kind = '${sample.kind}' AND event_id = ? AND id < ? ORDER BY id`,
+        `SELECT id, kind, ${EVENT_ID}, price_id, market_id, affiliate_id, at, payload FROM changes
+          WHERE kind = '${sample.kind}' AND event_key = ${KEY_OF} AND id < ? ORDER BY id`,
       ).all(sample.event_id, from) as ChangeRecord[];
       byKey = new Map();
       for (const r of rows) {
@@ -532,7 +565,7 @@ export class SqliteStore implements Store {
       case 'stat': {
         const v = JSON.parse(r.payload) as StatValue;
         found = this.prepared(
-          `SELECT 1 FROM changes WHERE kind = 'stat' AND event_id = ? AND ${after}
+          `SELECT 1 FROM changes WHERE kind = 'stat' AND event_key = ${KEY_OF} AND ${after}
              AND json_extract(payload, '$.team_id') = ? AND json_extract(payload, '$.stat_id') = ?
              AND json_extract(payload, '$.player_id') IS ? LIMIT 1`,
         ).get(r.event_id, r.id, bound, v.team_id, v.stat_id, v.player_id ?? null);
@@ -541,7 +574,7 @@ export class SqliteStore implements Store {
       case 'futures_price': {
         const participant = (JSON.parse(r.payload) as FuturesPriceFact).participant_id;
         found = this.prepared(
-          `SELECT 1 FROM changes WHERE kind = 'futures_price' AND event_id = ? AND ${after}
+          `SELECT 1 FROM changes WHERE kind = 'futures_price' AND event_key = ${KEY_OF} AND ${after}
              AND market_id IS ? AND affiliate_id IS ? AND json_extract(payload, '$.participant_id') = ? LIMIT 1`,
         ).get(r.event_id, r.id, bound, r.market_id, r.affiliate_id, participant);
         break;
@@ -549,7 +582,9 @@ export class SqliteStore implements Store {
       case 'event':
       case 'score':
       case 'futures_board':
-        found = this.prepared(`SELECT 1 FROM changes WHERE kind = '${r.kind}' AND event_id = ? AND ${after} LIMIT 1`).get(
+        found = this.prepared(
+          `SELECT 1 FROM changes WHERE kind = '${r.kind}' AND event_key = ${KEY_OF} AND ${after} LIMIT 1`,
+        ).get(
           r.event_id,
           r.id,
           bound,
@@ -580,7 +615,7 @@ export class SqliteStore implements Store {
       const markets = this.prepared('SELECT * FROM markets WHERE event_id = ? ORDER BY id').all(eventId) as MarketRecord[];
       return archivedEventOf(event, markets, packed);
     }
-    const plays = this.prepared(`SELECT count(*) FROM changes WHERE kind = 'play' AND event_id = ?`)
+    const plays = this.prepared(`SELECT count(*) FROM changes WHERE kind = 'play' AND event_key = ${KEY_OF}`)
       .pluck()
       .get(eventId) as number;
     return {
@@ -588,8 +623,8 @@ export class SqliteStore implements Store {
       markets: this.prepared('SELECT * FROM markets WHERE event_id = ? ORDER BY id').all(eventId) as MarketRecord[],
       // The last row of each of the event's prices, through the per-price index.
       latestPrices: this.prepared(
-        `SELECT c.* FROM changes c JOIN (SELECT max(id) AS id FROM changes
-           WHERE event_id = ? AND price_id IS NOT NULL GROUP BY price_id) m ON c.id = m.id ORDER BY c.price_id`,
+        `SELECT ${rowColumns('c')} FROM changes c JOIN (SELECT max(id) AS id FROM changes
+           WHERE event_key = ${KEY_OF} AND price_id IS NOT NULL GROUP BY price_id) m ON c.id = m.id ORDER BY c.price_id`,
       ).all(eventId) as ChangeRecord[],
       playCounts: plays > 0 ? [{ event_id: eventId, plays }] : [],
       statRows: await this.readStats(eventId, Number.MAX_SAFE_INTEGER),
@@ -636,7 +671,7 @@ export class SqliteStore implements Store {
 
   async scanPriceRows(afterId: number, toId: number, each: (row: PriceRowSummary) => void): Promise<void> {
     const rows = this.prepared(
-      `SELECT id, sport_id, event_id, affiliate_id, market_id, json_extract(detail, '$.period_id') AS period_id,
+      `SELECT id, sport_id, ${EVENT_ID}, affiliate_id, market_id, json_extract(detail, '$.period_id') AS period_id,
          payload FROM changes
         WHERE id > ? AND id <= ? AND price_id IS NOT NULL ORDER BY id`,
     ).iterate(afterId, toId) as IterableIterator<PriceRowSummary>;
@@ -660,6 +695,12 @@ export class SqliteStore implements Store {
 /** A row of an event still on the board (archived events are left out of a start's load). */
 const LIVE = 'event_id NOT IN (SELECT event_id FROM archived_events)';
 
+/** LIVE for a change row, which names its event by key. */
+const LIVE_ROW = 'event_key NOT IN (SELECT k.key FROM archived_events a JOIN event_keys k ON k.event_id = a.event_id)';
+
+/** A change row's event id, in a select list. */
+const EVENT_ID = '(SELECT event_id FROM event_keys WHERE key = event_key) AS event_id';
+
 /** The WHERE clause of a change read and its arguments, the LIMIT last. */
 function changeFilter(q: ChangeQuery): {
   where: string;
@@ -673,7 +714,7 @@ function changeFilter(q: ChangeQuery): {
     args.push(q.sportId);
   }
   if (q.eventId !== undefined) {
-    where.push('event_id = ?');
+    where.push(`event_key = ${KEY_OF}`);
     args.push(q.eventId);
   }
   // An empty list matches nothing: `IN ()` is not SQL, so it is spelled as a false condition.
