@@ -11,12 +11,14 @@
  * commits through a wrapper of Store.commit); the bare loop re-inserts the rows, with fresh ids,
  * into a fresh file, binding them to the INSERT text read from SqliteStore's own statement.
  * A third, diagnostic loop replays the captured commits through SqliteStore.commit alone.
- * Runs alternate ledger / replay / bare, RUNS of each; the medians are reported.
+ * Runs alternate ledger / replay / bare, RUNS of each; the medians are reported. The ledger's and
+ * the replay's store are opened as `serve` opens it, with the checkpoints on their own thread.
  */
 import { join } from 'node:path';
 import { PerformanceObserver, performance } from 'node:perf_hooks';
 import Database from 'better-sqlite3';
 import { entitlementsFor } from '../src/access/entitlements.ts';
+import { DEFAULT_LIMITS } from '../src/config.ts';
 import { TIERS } from '../src/access/tiers.ts';
 import { Board } from '../src/board/board.ts';
 import { DelayedViews } from '../src/board/delayed-views.ts';
@@ -41,6 +43,12 @@ const RUN_TIME_LIMIT_MS = 120_000;
 /** Issue "the seams": at least 100,000 updates a second. */
 export const TARGET_UPDATES_PER_S = 100_000;
 export const TARGET_RATIO = 0.5;
+
+/**
+ * The store as `serve` opens it (src/compose.ts): checkpoints on a thread of their own, not inside the
+ * writer's commits.
+ */
+const SERVER_STORE = { checkpointMs: DEFAULT_LIMITS.checkpointMs };
 
 /** One price slot: everything of a PriceUpdate but the price. */
 type Slot = Omit<PriceUpdate, 'price'>;
@@ -240,7 +248,7 @@ export async function ledgerRun(
   capture?: { changes: ChangeRecord[][]; commits: Commit[] },
 ): Promise<RunResult> {
   const dir = makeTmpDir('ingest');
-  const store = new SqliteStore(openSqlite(dir));
+  const store = new SqliteStore(openSqlite(dir), SERVER_STORE);
   const gc = gcTimer();
   let views: DelayedViews | undefined;
   try {
@@ -312,7 +320,7 @@ export async function ledgerRun(
  */
 async function storeReplayRun(commits: readonly Commit[]): Promise<RunResult> {
   const dir = makeTmpDir('replay');
-  const store = new SqliteStore(openSqlite(dir));
+  const store = new SqliteStore(openSqlite(dir), SERVER_STORE);
   try {
     let updates = 0;
     const start = process.hrtime.bigint();
