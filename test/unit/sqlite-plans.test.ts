@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { it } from 'node:test';
+import { it, type TestContext } from 'node:test';
 import { openSqlite, type SqliteDatabase } from '../../src/store/sqlite/database.ts';
 import { SqliteHistoryStore } from '../../src/store/sqlite/sqlite-history.ts';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
@@ -49,16 +49,21 @@ function logScans(db: SqliteDatabase, sql: Iterable<string>): string[] {
   return out;
 }
 
-// These run on the thread that serves requests, on a timer, against a log of millions of rows: a
-// scan there stalls every request for as long as it takes (min() and max() in one query did).
-it('the time lookups and a retention step search the change log, never scan it', async (t) => {
+/** A store file of its own, removed after the test, whose statements are recorded. */
+function freshRecorded(t: TestContext): { db: SqliteDatabase; rec: ReturnType<typeof recording> } {
   const dir = mkdtempSync(join(tmpdir(), 'oddsbase-plans-'));
   const db = openSqlite(dir);
   t.after(() => {
     db.close();
     rmSync(dir, { recursive: true, force: true });
   });
-  const rec = recording(db);
+  return { db, rec: recording(db) };
+}
+
+// These run on the thread that serves requests, on a timer, against a log of millions of rows: a
+// scan there stalls every request for as long as it takes (min() and max() in one query did).
+it('the time lookups and a retention step search the change log, never scan it', async (t) => {
+  const { db, rec } = freshRecorded(t);
   const store = new SqliteStore(rec.db);
   const rows = [
     eventRow({ id: 1 }),
@@ -83,13 +88,7 @@ it('the time lookups and a retention step search the change log, never scan it',
 
 // The log names events by key: a read given an event's id looks its key up, then searches by it.
 it('reads of one event search the change log by its key, never scan it', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'oddsbase-plans-'));
-  const db = openSqlite(dir);
-  t.after(() => {
-    db.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
-  const rec = recording(db);
+  const { db, rec } = freshRecorded(t);
   const store = new SqliteStore(rec.db);
   const history = new SqliteHistoryStore(rec.db);
   await store.commit(
