@@ -32,6 +32,8 @@ import { request as httpRequest, Agent } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { createWriteStream, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { bundle } from '../bin/bundle.js';
 import { generateKey, newKeyRecord } from '../src/access/keys.ts';
 import { AFFILIATES } from '../src/catalog/affiliates.ts';
 import { isLiveVariant } from '../src/catalog/markets.ts';
@@ -166,11 +168,14 @@ interface Server {
   probe: ProbeSecond[];
 }
 
-/** The node flags of the server: npm start's, then the diagnostics asked for. */
-function serverNodeFlags(opts: Pick<BoundedOptions, 'probe' | 'cpuProfDir' | 'nodeFlags'>): string[] {
+/**
+ * The node flags of the server: npm start's, then the diagnostics asked for. The probe is bundled as
+ * the server is (bin/bundle.js), so that it brings no loader thread into the process it measures.
+ */
+async function serverNodeFlags(opts: Pick<BoundedOptions, 'probe' | 'cpuProfDir' | 'nodeFlags'>): Promise<string[]> {
   return [
     ...startScriptNodeFlags(),
-    ...(opts.probe ? ['--import', 'tsx', '--import', './bench/loop-probe.ts'] : []),
+    ...(opts.probe ? ['--import', pathToFileURL(await bundle('bench/loop-probe.ts')).href] : []),
     ...(opts.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${opts.cpuProfDir}`] : []),
     ...(opts.nodeFlags ?? []),
   ];
@@ -609,7 +614,7 @@ export interface FiltersResult extends Diagnosis {
 
 async function runFilters(dataDir: string, keys: Keys, opts: Required<BoundedOptions>): Promise<FiltersResult> {
   log('bounded/filters: starting the server');
-  const server = await startServer(dataDir, serverNodeFlags(opts), opts.cpuProfDir || undefined);
+  const server = await startServer(dataDir, await serverNodeFlags(opts), opts.cpuProfDir || undefined);
   let r: FiltersResult;
   let ultraLoad: Answer[];
   try {
@@ -703,7 +708,7 @@ export interface UnreadResult extends Diagnosis {
 
 async function runUnread(dataDir: string, keys: Keys, opts: Required<BoundedOptions>): Promise<UnreadResult> {
   log('bounded/unread: starting the server');
-  const server = await startServer(dataDir, serverNodeFlags(opts), opts.cpuProfDir || undefined);
+  const server = await startServer(dataDir, await serverNodeFlags(opts), opts.cpuProfDir || undefined);
   const sockets: Socket[] = [];
   let r: UnreadResult;
   let ultraLoad: Answer[];
@@ -837,7 +842,7 @@ export async function runBounded(options: BoundedOptions = {}): Promise<BoundedR
     const result: BoundedResult = {
       dataDir,
       aged: opts.dataDir ? `given (${opts.dataDir})` : `fresh, filled by running the server for ${opts.ageS} s`,
-      nodeFlags: serverNodeFlags(opts),
+      nodeFlags: await serverNodeFlags(opts),
     };
     if (opts.only.includes('filters')) result.filters = await runFilters(dataDir, keys, opts);
     if (opts.only.includes('unread')) result.unread = await runUnread(dataDir, keys, opts);
