@@ -6,6 +6,11 @@ import type { SqliteDatabase } from './database.ts';
  */
 export const FUTURES_KINDS = "(kind = 'futures_board' OR kind = 'futures_price' OR kind = 'futures_settlement')";
 
+/** A change row's event id, looked up from its key, in a select list; `alias` names the changes table. */
+export function eventIdColumn(alias = ''): string {
+  return `(SELECT event_id FROM event_keys WHERE key = ${alias ? `${alias}.` : ''}event_key) AS event_id`;
+}
+
 /**
  * A change row's columns as `ChangeRecord` has them, the event's id looked up from its key;
  * `alias` names the changes table when the query joins it.
@@ -13,7 +18,7 @@ export const FUTURES_KINDS = "(kind = 'futures_board' OR kind = 'futures_price' 
 export function rowColumns(alias = ''): string {
   const c = alias ? `${alias}.` : '';
   return (
-    `${c}id AS id, ${c}kind AS kind, (SELECT event_id FROM event_keys WHERE key = ${c}event_key) AS event_id, ` +
+    `${c}id AS id, ${c}kind AS kind, ${eventIdColumn(alias)}, ` +
     `${c}sport_id AS sport_id, ${c}at AS at, ${c}committed_ms AS committed_ms, ${c}price_id AS price_id, ` +
     `${c}affiliate_id AS affiliate_id, ${c}market_id AS market_id, ${c}payload AS payload, ${c}detail AS detail`
   );

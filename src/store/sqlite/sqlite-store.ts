@@ -30,7 +30,7 @@ import type { FuturesPriceFact, StatValue } from '../../changelog/change.ts';
 import { archivedEventOf, packRows, playsOf, priceIdsOf, statsOf } from '../packed-rows.ts';
 import { Checkpointer } from './checkpointer.ts';
 import type { SqliteDatabase } from './database.ts';
-import { FUTURES_KINDS, KEY_OF, rowColumns } from './schema.ts';
+import { eventIdColumn, FUTURES_KINDS, KEY_OF, rowColumns } from './schema.ts';
 import { SqlitePackedRows } from './sqlite-packed.ts';
 
 const WRITER_CHECKPOINT_PAGES = 10_000;
@@ -195,7 +195,7 @@ export class SqliteStore implements Store {
   private games(uptoId: number): Pick<LoadedState, 'playCounts' | 'statRows'> {
     return {
       playCounts: this.prepared(
-        `SELECT (SELECT event_id FROM event_keys WHERE key = event_key) AS event_id, count(*) AS plays FROM changes
+        `SELECT ${EVENT_ID}, count(*) AS plays FROM changes
           WHERE kind = 'play' AND id <= ? AND ${LIVE_ROW} GROUP BY event_key`,
       ).all(uptoId) as { event_id: string; plays: number }[],
       statRows: this.statRows(uptoId),
@@ -699,7 +699,7 @@ const LIVE = 'event_id NOT IN (SELECT event_id FROM archived_events)';
 const LIVE_ROW = 'event_key NOT IN (SELECT k.key FROM archived_events a JOIN event_keys k ON k.event_id = a.event_id)';
 
 /** A change row's event id, in a select list. */
-const EVENT_ID = '(SELECT event_id FROM event_keys WHERE key = event_key) AS event_id';
+const EVENT_ID = eventIdColumn();
 
 /** The WHERE clause of a change read and its arguments, the LIMIT last. */
 function changeFilter(q: ChangeQuery): {
