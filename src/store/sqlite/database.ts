@@ -13,6 +13,10 @@ export const STORE_FILE = 'oddsbase.db';
 export function openSqlite(dataDir: string): SqliteDatabase {
   mkdirSync(dataDir, { recursive: true });
   const db = new Database(join(dataDir, STORE_FILE));
+  // Retention frees pages all the time; with incremental vacuuming the store can hand them back
+  // to the file system (SqliteStore.compact), so the file follows what it holds instead of its
+  // high-water mark. SQLite takes this setting only before the first table is made.
+  if (db.prepare('SELECT 1 FROM sqlite_schema LIMIT 1').get() === undefined) db.pragma('auto_vacuum = INCREMENTAL');
   db.pragma('journal_mode = WAL');
   // WAL with synchronous=NORMAL is durable across process crashes; only an OS crash can lose
   // the last transactions, never corrupt the file.

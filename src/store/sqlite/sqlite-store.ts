@@ -37,6 +37,13 @@ const WRITER_CHECKPOINT_PAGES = 10_000;
 /** Rows a load reads at a time (latest prices, stat rows). */
 const LOAD_PAGE = 5000;
 const WAL_SIZE_LIMIT = 8 * 1024 * 1024;
+/**
+ * Free pages a compaction step leaves unreturned (16 MB of 4 KB pages): new rows take them first,
+ * so a log that drops about what it gains does not shrink and regrow its file all day.
+ */
+const FREE_PAGES_KEPT = 4096;
+/** Most pages one compaction step returns to the file system (each is moved, a few ms in all). */
+const FREE_PAGES_PER_STEP = 256;
 
 export interface SqliteStoreOptions {
   /**
@@ -67,6 +74,8 @@ export class SqliteStore implements Store {
   private readonly packTx;
   private readonly packed: SqlitePackedRows;
   private readonly checkpointer: Checkpointer | undefined;
+  /** Whether the file was made with `auto_vacuum = INCREMENTAL` (database.ts). */
+  private readonly incrementalVacuum: boolean;
 
   constructor(
     private readonly db: SqliteDatabase,
@@ -80,6 +89,7 @@ export class SqliteStore implements Store {
       db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT}`);
       this.checkpointer = new Checkpointer(db.name, opts.checkpointMs, opts.onError ?? (() => {}));
     }
+    this.incrementalVacuum = db.pragma('auto_vacuum', { simple: true }) === 2;
     this.insertChange = db.prepare(
       `INSERT INTO changes
          (id, kind, event_key, sport_id, at, committed_ms, price_id, affiliate_id, market_id, payload, detail)
@@ -394,7 +404,22 @@ export class SqliteStore implements Store {
   async compact(step: CompactStep): Promise<CompactResult> {
     const result = this.compactTx(step);
     const morePacks = await this.packOne(Math.min(result.oldestId, this.headId()));
-    return { ...result, more: result.more || morePacks };
+    const moreFree = this.returnFreePages();
+    return { ...result, more: result.more || morePacks || moreFree };
+  }
+
+  /**
+   * Gives up to FREE_PAGES_PER_STEP of the pages that dropped and packed rows freed back to the file
+   * system, beyond FREE_PAGES_KEPT; returns whether more wait. A store made before incremental
+   * vacuuming (docs/operations.md) keeps its pages for reuse instead.
+   */
+  private returnFreePages(): boolean {
+    if (!this.incrementalVacuum) return false;
+    const free = this.db.pragma('freelist_count', { simple: true }) as number;
+    const excess = free - FREE_PAGES_KEPT;
+    if (excess <= 0) return false;
+    this.db.pragma(`incremental_vacuum(${Math.min(excess, FREE_PAGES_PER_STEP)})`);
+    return excess > FREE_PAGES_PER_STEP;
   }
 
   private headId(): number {
