@@ -10,6 +10,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
 import Database from 'better-sqlite3';
 import { resolveServeConfig } from '../src/config.ts';
 import { Simulator } from '../src/feeds/simulator/index.ts';
@@ -50,8 +51,35 @@ services.store.compact = async (step: CompactStep) => {
   const t = performance.now();
   const r = await compact(step);
   const ms = performance.now() - t;
+  lastScanned = r.scanned;
   if (r.scanned > 0) chunkMs.push(ms);
   else if ((packedCount.get() as number) > packedBefore) packMs.push(ms);
+  return r;
+};
+/**
+ * Each retention step's time on the thread (the event loop's active time over the step, so the
+ * compression awaited on libuv's pool is left out; nothing else runs while retention catches up),
+ * by what it did: a chunk of the log, a pack, an archiving of finished events, or nothing.
+ */
+let stepBusy: Record<'chunk' | 'pack' | 'archive' | 'idle', number[]> = { chunk: [], pack: [], archive: [], idle: [] };
+let lastScanned = 0;
+const step = services.retention.step.bind(services.retention);
+services.retention.step = async () => {
+  const packedBefore = packedCount.get() as number;
+  const archivedBefore = services.retention.archived;
+  lastScanned = 0;
+  const elu = performance.eventLoopUtilization();
+  const r = await step();
+  const busy = performance.eventLoopUtilization(elu).active;
+  const kind =
+    (packedCount.get() as number) > packedBefore
+      ? 'pack'
+      : lastScanned > 0
+        ? 'chunk'
+        : services.retention.archived > archivedBefore
+          ? 'archive'
+          : 'idle';
+  stepBusy[kind].push(busy);
   return r;
 };
 const quantile = (xs: number[], q: number) => {
@@ -100,9 +128,16 @@ const report = async (day: number) => {
     pack_steps: packMs.length,
     pack_ms_p50: quantile(packMs, 0.5),
     pack_ms_max: quantile(packMs, 1),
+    busy: Object.fromEntries(
+      Object.entries(stepBusy).map(([k, xs]) => [
+        k,
+        { steps: xs.length, p50: quantile(xs, 0.5), p99: quantile(xs, 0.99), max: quantile(xs, 1) },
+      ]),
+    ),
   };
   chunkMs = [];
   packMs = [];
+  stepBusy = { chunk: [], pack: [], archive: [], idle: [] };
   process.stdout.write(`${JSON.stringify(line)}\n`);
 };
 await report(0);
@@ -117,6 +152,8 @@ for (let t = start + stepMs; t <= start + days * 24 * HOUR; t += stepMs) {
     await report((t - start) / (24 * HOUR));
   }
 }
+// A run that ends between two reports reports its last part too.
+if (((days * 24) / REPORT_HOURS) % 1 !== 0) await report(days);
 reader.close();
 await server.close();
 process.exit(0);
