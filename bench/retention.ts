@@ -47,6 +47,8 @@ interface Sample {
   pack_ms_max: number;
   /** Each step's time on the server's thread (ms), by what the step did. */
   busy: Record<string, { steps: number; p50: number; p99: number; max: number }>;
+  /** The slowest steps since the last sample. */
+  slowest: { kind: string; busy: number; scanned: number; dropped: number }[];
 }
 
 /** Events a day the simulator schedules for `sportIds` (all when undefined), over a month. */
