@@ -65,6 +65,7 @@ export class SqliteStore implements Store {
   private readonly compactTx;
   private readonly archiveTx;
   private readonly packTx;
+  private readonly drainTx;
   private readonly packed: SqlitePackedRows;
   private readonly checkpointer: Checkpointer | undefined;
 
@@ -142,9 +143,10 @@ export class SqliteStore implements Store {
       for (const t of a.seasonTotals) putTotals.run(t.key, t.body);
     });
     this.packed = new SqlitePackedRows(db);
-    this.packTx = db.transaction((eventId: string, rows: readonly ChangeRecord[], body: Buffer) =>
-      this.storePacked(eventId, rows, body),
+    this.packTx = db.transaction((eventId: string, rows: readonly ChangeRecord[], body: Buffer, maxRows: number) =>
+      this.storePacked(eventId, rows, body, maxRows),
     );
+    this.drainTx = db.transaction((eventId: string, maxRows: number) => this.drain(eventId, maxRows));
   }
 
   async load(uptoId?: number, opts: LoadOptions = {}): Promise<LoadedState> {
@@ -393,7 +395,7 @@ export class SqliteStore implements Store {
 
   async compact(step: CompactStep): Promise<CompactResult> {
     const result = this.compactTx(step);
-    const morePacks = await this.packOne(Math.min(result.oldestId, this.headId()));
+    const morePacks = await this.packStep(Math.min(result.oldestId, this.headId()), step.maxRows);
     return { ...result, more: result.more || morePacks };
   }
 
@@ -402,12 +404,29 @@ export class SqliteStore implements Store {
   }
 
   /**
-   * Packs the archived event waiting longest whose rows all lie below `limit` (the retained
-   * boundary, and the head: ids continue from the head row, which stays). Its rows are read,
-   * compressed off the request thread, then in one transaction become one record, its prices point
-   * to it, and they leave the log. Returns whether another one waits.
+   * Packing's share of a step: it goes on taking a packed event's rows out of the log while any
+   * are left, else packs the next ready event. Returns whether more may wait (after deleting rows,
+   * always: the next step looks).
    */
-  private async packOne(limit: number): Promise<boolean> {
+  private async packStep(limit: number, maxRows: number): Promise<boolean> {
+    const draining = this.prepared(
+      'SELECT p.event_id FROM archive_pending p JOIN archived_rows r ON r.event_id = p.event_id LIMIT 1',
+    )
+      .pluck()
+      .get() as string | undefined;
+    if (draining === undefined) return this.packOne(limit, maxRows);
+    this.drainTx(draining, maxRows);
+    return true;
+  }
+
+  /**
+   * Packs the archived event waiting longest whose rows all lie below `limit` (the retained
+   * boundary, and the head: ids continue from the head row, which stays). Its rows are read and
+   * compressed off the request thread, then one transaction stores the record, points its prices to
+   * it and deletes the first `maxRows` of its rows; later steps delete the rest. Returns whether
+   * more waits.
+   */
+  private async packOne(limit: number, maxRows: number): Promise<boolean> {
     const ready = this.prepared('SELECT event_id FROM archive_pending WHERE last_id < ? ORDER BY last_id LIMIT 2')
       .pluck()
       .all(limit) as string[];
@@ -421,27 +440,42 @@ export class SqliteStore implements Store {
       this.prepared('UPDATE archive_pending SET last_id = ? WHERE event_id = ?').run(rows.at(-1)!.id, eventId);
       return ready.length > 1;
     }
-    this.packTx(eventId, rows, await packRows(rows));
-    return ready.length > 1;
+    return this.packTx(eventId, rows, await packRows(rows), maxRows) || ready.length > 1;
   }
 
   /**
-   * Stores the record of `rows` and takes them out of the log, unless the event gained a row while
-   * they were compressed (the ledger refuses rows of archived events): it then waits for that one.
+   * Stores the record of `rows`, points their prices to it and deletes up to `maxRows` of them from
+   * the log, unless the event gained a row while they were compressed (the ledger refuses rows of
+   * archived events): it then waits for that one. From here on every reader takes the record and
+   * not the rows, which stay pending until steps have deleted them all: a delete costs 50-180 µs,
+   * and the thousands of a large event in one transaction held requests up for tens of ms.
+   * Returns whether rows are left to delete.
    */
-  private storePacked(eventId: string, rows: readonly ChangeRecord[], body: Buffer): void {
+  private storePacked(eventId: string, rows: readonly ChangeRecord[], body: Buffer, maxRows: number): boolean {
     const last = (this.prepared(`SELECT max(id) FROM changes WHERE event_key = ${KEY_OF}`).pluck().get(eventId) as
       | number
       | null) ?? 0;
     if (last !== (rows.at(-1)?.id ?? 0)) {
       this.prepared('UPDATE archive_pending SET last_id = ? WHERE event_id = ?').run(last, eventId);
-      return;
+      return false;
     }
     const record = this.prepared('INSERT INTO archived_rows (event_id, body) VALUES (?, ?)').run(eventId, body).lastInsertRowid;
     const pointTo = this.prepared('INSERT OR REPLACE INTO archived_prices (price_id, record) VALUES (?, ?)');
     for (const priceId of priceIdsOf(rows)) pointTo.run(priceId, record);
-    this.prepared(`DELETE FROM changes WHERE event_key = ${KEY_OF}`).run(eventId);
+    return this.drain(eventId, maxRows);
+  }
+
+  /**
+   * Deletes at most `maxRows` rows of a packed event from the log; once none is left the event is
+   * no longer pending. Returns whether rows are left.
+   */
+  private drain(eventId: string, maxRows: number): boolean {
+    const deleted = this.prepared(
+      `DELETE FROM changes WHERE id IN (SELECT id FROM changes WHERE event_key = ${KEY_OF} ORDER BY id LIMIT ?)`,
+    ).run(eventId, maxRows).changes;
+    if (deleted === maxRows) return true;
     this.prepared('DELETE FROM archive_pending WHERE event_id = ?').run(eventId);
+    return false;
   }
 
   /**
