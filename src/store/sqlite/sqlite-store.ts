@@ -37,6 +37,13 @@ const WRITER_CHECKPOINT_PAGES = 10_000;
 /** Rows a load reads at a time (latest prices, stat rows). */
 const LOAD_PAGE = 5000;
 const WAL_SIZE_LIMIT = 8 * 1024 * 1024;
+/**
+ * A compaction step judges its chunk in parts of this many ids and takes no further part once it
+ * has spent this long: its probes, run on the thread that serves requests, vary with the rows
+ * (a price's later rows are walked to find one before the start), and it commits what it dropped.
+ */
+const COMPACT_PART_ROWS = 25;
+const COMPACT_BUDGET_MS = 8;
 
 export interface SqliteStoreOptions {
   /**
@@ -479,9 +486,9 @@ export class SqliteStore implements Store {
   }
 
   /**
-   * One chunk of ids below the boundary, each row judged by `dropsRow` from a few index probes:
-   * whether a newer row of its key lies below the boundary, and for a price its first row and
-   * whether a newer row is also at or before the event's start.
+   * One chunk of ids below the boundary, judged a part of `COMPACT_PART_ROWS` ids at a time, each
+   * part as a step of that many ids would judge it (so the outcome is the same): the step ends
+   * after the part that passes `COMPACT_BUDGET_MS`, and the next one goes on from there.
    */
   private compactChunk(step: CompactStep): CompactResult {
     const from = Number(this.meta(RETAINED_ID_META) ?? 1);
@@ -490,10 +497,6 @@ export class SqliteStore implements Store {
     const end = Math.min(bound, from + step.maxRows);
     if (end <= from) return { scanned: 0, dropped: 0, oldestId: from, more: false };
     const cutoffAt = new Date(step.cutoffMs).toISOString();
-    const chunk = this.prepared(
-      `SELECT id, kind, ${EVENT_ID}, price_id, market_id, affiliate_id, at, payload FROM changes
-        WHERE id >= ? AND id < ? ORDER BY id`,
-    ).all(from, end) as ChangeRecord[];
     const starts = new Map<string, string | undefined>();
     const startOf = (eventId: string) => {
       if (!starts.has(eventId)) {
@@ -504,6 +507,38 @@ export class SqliteStore implements Store {
       }
       return starts.get(eventId);
     };
+    const began = performance.now();
+    let done = from;
+    let dropped = 0;
+    while (done < end && (done === from || performance.now() - began < COMPACT_BUDGET_MS)) {
+      const partEnd = Math.min(end, done + COMPACT_PART_ROWS);
+      dropped += this.compactPart(done, partEnd, bound, cutoffAt, startOf);
+      done = partEnd;
+    }
+    this.writeMeta(RETAINED_ID_META, String(done));
+    if (dropped > 0) {
+      const since = Math.max(Number(this.meta(RETAINED_SINCE_META) ?? 0), step.cutoffMs);
+      this.writeMeta(RETAINED_SINCE_META, String(since));
+    }
+    return { scanned: done - from, dropped, oldestId: done, more: done < bound };
+  }
+
+  /**
+   * Drops what `dropsRow` drops of the ids in [from, end), each row judged from a few index probes:
+   * whether a newer row of its key lies below the boundary and, for a price, whether a newer row
+   * also lies at or before the event's start. Returns how many rows went.
+   */
+  private compactPart(
+    from: number,
+    end: number,
+    bound: number,
+    cutoffAt: string,
+    startOf: (eventId: string) => string | undefined,
+  ): number {
+    const chunk = this.prepared(
+      `SELECT id, kind, ${EVENT_ID}, price_id, market_id, affiliate_id, at, payload FROM changes
+        WHERE id >= ? AND id < ? ORDER BY id`,
+    ).all(from, end) as ChangeRecord[];
     // Each key of the chunk with its rows below the chunk's end: what earlier steps kept of it
     // (a newer row now lies below the boundary, so those may go) and the chunk's own rows.
     const byKey = new Map<string, ChangeRecord[]>();
@@ -517,36 +552,32 @@ export class SqliteStore implements Store {
     const olderOfEvent = new Map<string, Map<string, ChangeRecord[]>>();
     const gone: number[] = [];
     for (const [key, rows] of byKey) {
+      // Every row of the key below `end`, in id order: a price's first row is the first of them,
+      // and only a row after the last of them needs a probe to say whether one lies before the start.
       const all = [...this.olderRows(rows[0]!, key, from, olderOfEvent), ...rows];
-      for (let i = 0; i < all.length; i++) {
+      const startAt = all[0]!.kind === 'price' ? startOf(all[0]!.event_id) : undefined;
+      let beforeStartAfter: boolean | undefined;
+      for (let i = all.length - 1; i >= 0; i--) {
         const r = all[i]!;
-        if (r.at >= cutoffAt || !(i < all.length - 1 || this.supersededBelow(r, bound))) continue;
-        let first = false;
-        let startAt: string | undefined;
-        let laterBeforeStart = false;
-        if (r.kind === 'price') {
-          first = this.prepared('SELECT min(id) FROM changes WHERE price_id = ?').pluck().get(r.price_id) === r.id;
-          startAt = startOf(r.event_id);
-          laterBeforeStart =
+        if (r.at < cutoffAt && (i < all.length - 1 || this.supersededBelow(r, bound))) {
+          const first = r.kind === 'price' && i === 0;
+          const laterBeforeStart =
+            !first &&
             startAt !== undefined &&
             r.at <= startAt &&
-            this.prepared('SELECT 1 FROM changes WHERE price_id = ? AND id > ? AND at <= ? LIMIT 1').get(
-              r.price_id,
-              r.id,
-              startAt,
-            ) !== undefined;
+            (beforeStartAfter ??=
+              this.prepared('SELECT 1 FROM changes WHERE price_id = ? AND id >= ? AND at <= ? LIMIT 1').get(
+                r.price_id,
+                end,
+                startAt,
+              ) !== undefined);
+          if (dropsRow(r, { cutoffAt, superseded: true, first, startAt, laterBeforeStart })) gone.push(r.id);
         }
-        if (dropsRow(r, { cutoffAt, superseded: true, first, startAt, laterBeforeStart })) gone.push(r.id);
+        if (startAt !== undefined && r.at <= startAt) beforeStartAfter = true;
       }
     }
-    const dropped = gone.length;
-    if (dropped > 0) this.prepared('DELETE FROM changes WHERE id IN (SELECT value FROM json_each(?))').run(JSON.stringify(gone));
-    this.writeMeta(RETAINED_ID_META, String(end));
-    if (dropped > 0) {
-      const since = Math.max(Number(this.meta(RETAINED_SINCE_META) ?? 0), step.cutoffMs);
-      this.writeMeta(RETAINED_SINCE_META, String(since));
-    }
-    return { scanned: end - from, dropped, oldestId: end, more: end < bound };
+    if (gone.length > 0) this.prepared('DELETE FROM changes WHERE id IN (SELECT value FROM json_each(?))').run(JSON.stringify(gone));
+    return gone.length;
   }
 
   /**
