@@ -6,7 +6,10 @@
  * what the step did, and the slowest steps. The same copy replayed before and after a change of the
  * store measures that change on the same rows.
  *
- * `node --import tsx bench/retention-replay.ts DATA_DIR [--steps 7200] [--step-seconds 1]`
+ * `node --import tsx bench/retention-replay.ts DATA_DIR [--steps 7200] [--step-seconds 1] [--pause-ms 250] [--skip-hours 0]`
+ * (`--pause-ms`: the wait between steps, as the server's timer spaces them, so that the
+ * checkpointer's thread keeps up as it does in service; `--skip-hours`: the clock jumps that far
+ * before the first step, to reach a later moment of the data directory's life).
  */
 import { copyFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -27,12 +30,14 @@ async function main(): Promise<void> {
   if (!source || !existsSync(join(source, STORE_FILE))) throw new Error('usage: retention-replay.ts DATA_DIR [--steps N] [--step-seconds S]');
   const steps = Number(opt('steps', '7200'));
   const stepMs = Number(opt('step-seconds', '1')) * 1000;
+  const pauseMs = Number(opt('pause-ms', '250'));
+  const skipMs = Number(opt('skip-hours', '0')) * 3_600_000;
   const dataDir = makeTmpDir('replay');
   for (const suffix of ['', '-wal']) {
     if (existsSync(join(source, STORE_FILE + suffix))) copyFileSync(join(source, STORE_FILE + suffix), join(dataDir, STORE_FILE + suffix));
   }
   const probe = openSqlite(dataDir);
-  const clock = { now: probe.prepare('SELECT max(committed_ms) FROM changes').pluck().get() as number };
+  const clock = { now: (probe.prepare('SELECT max(committed_ms) FROM changes').pluck().get() as number) + skipMs };
   probe.close();
   const config = resolveServeConfig(
     { dataDir, port: 0, host: '127.0.0.1', simulator: false, metricsPort: 0, logLevel: 'silent' },
@@ -46,8 +51,9 @@ async function main(): Promise<void> {
     for (let i = 0; i < steps; i++) {
       clock.now += stepMs;
       await services.retention.step();
+      if (pauseMs > 0) await new Promise((r) => setTimeout(r, pauseMs));
     }
-    log(`${steps} steps of ${stepMs / 1000} s in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    log(`${steps} steps of ${stepMs / 1000} s, ${pauseMs} ms apart, in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
     for (const [kind, xs] of Object.entries(busy.byKind)) {
       if (xs.length === 0) continue;
       log(
