@@ -15,7 +15,7 @@ import { resolveServeConfig } from '../src/config.ts';
 import { Simulator } from '../src/feeds/simulator/index.ts';
 import { startServer } from '../src/server.ts';
 import { STORE_FILE } from '../src/store/sqlite/database.ts';
-import type { CompactStep } from '../src/store/store.ts';
+import { quantile, stepProbe } from './retention-probe.ts';
 
 const [dataDir, daysRaw, stepRaw, sportsRaw] = process.argv.slice(2);
 const sportIds = sportsRaw ? sportsRaw.split(',').map(Number) : undefined;
@@ -40,24 +40,7 @@ const { services, board, ledger } = server;
 const sim = new Simulator({ seed: 1, speed: 1, sink: ledger, state: board, now, sportIds });
 // A second, read-only connection for the figures: packed records, what waits, the log's rows.
 const reader = new Database(join(dataDir, STORE_FILE), { readonly: true });
-const packedCount = reader.prepare('SELECT coalesce(max(id), 0) FROM archived_rows').pluck();
-/** Durations (ms) of the retention steps since the last report: chunks of the log, and steps that only packed. */
-let chunkMs: number[] = [];
-let packMs: number[] = [];
-const compact = services.store.compact.bind(services.store);
-services.store.compact = async (step: CompactStep) => {
-  const packedBefore = packedCount.get() as number;
-  const t = performance.now();
-  const r = await compact(step);
-  const ms = performance.now() - t;
-  if (r.scanned > 0) chunkMs.push(ms);
-  else if ((packedCount.get() as number) > packedBefore) packMs.push(ms);
-  return r;
-};
-const quantile = (xs: number[], q: number) => {
-  const sorted = [...xs].sort((a, b) => a - b);
-  return sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
-};
+const probe = stepProbe(services, join(dataDir, STORE_FILE));
 /** Resident memory by kind (Linux): anonymous (heaps, malloc), file-backed pages, shared memory. */
 function residentParts(): { rss_anon?: number; rss_file?: number; rss_shmem?: number } {
   try {
@@ -93,16 +76,22 @@ const report = async (day: number) => {
     packed_events: reader.prepare('SELECT count(*) FROM archived_rows').pluck().get() as number,
     packed_bytes: reader.prepare('SELECT coalesce(sum(length(body)), 0) FROM archived_rows').pluck().get() as number,
     pending_events: reader.prepare('SELECT count(*) FROM archive_pending').pluck().get() as number,
-    chunk_steps: chunkMs.length,
-    chunk_ms_p50: quantile(chunkMs, 0.5),
-    chunk_ms_p99: quantile(chunkMs, 0.99),
-    chunk_ms_max: quantile(chunkMs, 1),
-    pack_steps: packMs.length,
-    pack_ms_p50: quantile(packMs, 0.5),
-    pack_ms_max: quantile(packMs, 1),
+    chunk_steps: probe.chunkWallMs.length,
+    chunk_ms_p50: quantile(probe.chunkWallMs, 0.5),
+    chunk_ms_p99: quantile(probe.chunkWallMs, 0.99),
+    chunk_ms_max: quantile(probe.chunkWallMs, 1),
+    pack_steps: probe.packWallMs.length,
+    pack_ms_p50: quantile(probe.packWallMs, 0.5),
+    pack_ms_max: quantile(probe.packWallMs, 1),
+    busy: Object.fromEntries(
+      Object.entries(probe.byKind).map(([k, xs]) => [
+        k,
+        { steps: xs.length, p50: quantile(xs, 0.5), p99: quantile(xs, 0.99), max: quantile(xs, 1) },
+      ]),
+    ),
+    slowest: probe.slowest,
   };
-  chunkMs = [];
-  packMs = [];
+  probe.reset();
   process.stdout.write(`${JSON.stringify(line)}\n`);
 };
 await report(0);
@@ -117,6 +106,9 @@ for (let t = start + stepMs; t <= start + days * 24 * HOUR; t += stepMs) {
     await report((t - start) / (24 * HOUR));
   }
 }
+// A run that ends between two reports reports its last part too.
+if (((days * 24) / REPORT_HOURS) % 1 !== 0) await report(days);
 reader.close();
+probe.close();
 await server.close();
 process.exit(0);

@@ -8,8 +8,9 @@
  * million rows to write and, a day later, to compact), so by default a subset of leagues runs; the
  * report scales what grows with the number of events (what is kept for good) to the whole simulator.
  *
- * `npm run bench:retention -- [--days 30] [--step-minutes 30] [--sports 3,4,5,21|all] [--out samples.json]`
- * (`--out`: every sample as JSON, written as it comes).
+ * `npm run bench:retention -- [--days 30] [--step-minutes 30] [--sports 3,4,5,21|all] [--out samples.json] [--keep]`
+ * (`--out`: every sample as JSON, written as it comes; `--keep`: the data directory is left for
+ * a look at the store afterwards, and its path printed).
  */
 import { writeFileSync } from 'node:fs';
 import { bundle } from '../bin/bundle.js';
@@ -44,6 +45,10 @@ interface Sample {
   pack_steps: number;
   pack_ms_p50: number;
   pack_ms_max: number;
+  /** Each step's time on the server's thread (ms), by what the step did. */
+  busy: Record<string, { steps: number; p50: number; p99: number; max: number }>;
+  /** The slowest steps since the last sample. */
+  slowest: { kind: string; busy: number; scanned: number; dropped: number }[];
 }
 
 /** Events a day the simulator schedules for `sportIds` (all when undefined), over a month. */
@@ -99,10 +104,17 @@ async function main(): Promise<void> {
           `chunk steps ${s.chunk_steps} p50 ${s.chunk_ms_p50.toFixed(1)} p99 ${s.chunk_ms_p99.toFixed(1)} max ${s.chunk_ms_max.toFixed(1)} ms, ` +
           `pack steps ${s.pack_steps} p50 ${s.pack_ms_p50.toFixed(1)} max ${s.pack_ms_max.toFixed(1)} ms (${s.wall_s.toFixed(0)} s)`,
       );
+      for (const [kind, b] of Object.entries(s.busy)) {
+        if (b.steps === 0) continue;
+        log(
+          `  on the thread, ${kind} steps: ${b.steps}, p50 ${b.p50.toFixed(2)} p99 ${b.p99.toFixed(2)} max ${b.max.toFixed(2)} ms`,
+        );
+      }
     }
   });
   const code = await new Promise<number | null>((resolve) => child.proc.once('exit', resolve));
-  removeDir(dataDir);
+  if (args.includes('--keep')) log(`data directory kept: ${dataDir}`);
+  else removeDir(dataDir);
   if (code !== 0) throw new Error(`the server exited with ${code}: ${child.output().slice(-2000)}`);
   const lastWeek = samples.filter((s) => s.day > days - 7);
   const first = samples.find((s) => s.day >= days - 7) ?? samples[0]!;

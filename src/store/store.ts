@@ -19,9 +19,10 @@ export type { ChangeKind, ChangeRecord, CompactResult, CompactStep, RetainedLog 
  * - `compact` drops rows past the retention by the rules of retention.ts, a chunk per call, and
  *   `retained` says what is still whole; `archive` takes finished events off what `load` returns.
  * - An archived event whose rows all lie below the retained boundary and the head is packed by a
- *   later `compact` (one event per call, packed-rows.ts): its rows leave the log (`readChanges`,
- *   which no cursor below the boundary reaches) and every other read of them (plays, stats, the
- *   archived event, the HistoryStore) gives what it gave before.
+ *   later `compact` (one event at a time, packed-rows.ts): its rows leave the log (`readChanges`,
+ *   which no cursor below the boundary reaches), in one call or over several (SQLite: `maxRows` a
+ *   call), and every other read of them (plays, stats, the archived event, the HistoryStore) gives
+ *   what it gave before, between those calls too.
  */
 
 export interface EventRecord {

@@ -9,7 +9,8 @@ import { SqlitePackedRows } from './sqlite-packed.ts';
 /**
  * History reads over the change log. Id lists travel as one JSON array bound to `json_each`, so
  * each filter combination is one SQL text and one prepared statement, whatever the list length.
- * A packed event's rows are read from its record instead (a price's rows are all in one place).
+ * A packed event's rows are read from its record instead, by event or by price: its rows leave the
+ * log over several retention steps after the record is stored, and what is left of them is not read.
  */
 export class SqliteHistoryStore implements HistoryStore {
   private readonly statements = new Map<string, Database.Statement>();
@@ -38,7 +39,7 @@ export class SqliteHistoryStore implements HistoryStore {
     const args: (string | number)[] = [];
     if ('priceIds' in q) {
       if (q.priceIds.length === 0) return [];
-      where.push('price_id IN (SELECT value FROM json_each(?))');
+      where.push(`price_id IN (SELECT value FROM json_each(?) WHERE ${UNPACKED})`);
       args.push(JSON.stringify(q.priceIds));
     } else {
       where.push(`event_key = ${KEY_OF}`, 'price_id IS NOT NULL');
@@ -81,7 +82,8 @@ export class SqliteHistoryStore implements HistoryStore {
     // One index probe per price: the first entry of its (price_id, id) range.
     const rows = this.prepared(
       `SELECT c.id, c.price_id, c.payload, c.detail FROM json_each(?) j
-       JOIN changes c ON c.id = (SELECT min(id) FROM changes WHERE price_id = j.value AND id <= ?)`,
+       JOIN changes c ON c.id = (SELECT min(id) FROM changes WHERE price_id = j.value AND id <= ?)
+       WHERE ${UNPACKED}`,
     ).all(JSON.stringify(priceIds), uptoId) as PriceRecord[];
     return this.withPacked(rows, priceIds, (packed, wanted) => packedFirstRows(packed, wanted, uptoId));
   }
@@ -93,14 +95,15 @@ export class SqliteHistoryStore implements HistoryStore {
     const rows = this.prepared(
       `SELECT c.id, c.price_id, c.payload, c.detail FROM json_each(?) j
        JOIN changes c ON c.id = (
-         SELECT id FROM changes WHERE price_id = j.value AND id <= ? AND at <= ? ORDER BY id DESC LIMIT 1)`,
+         SELECT id FROM changes WHERE price_id = j.value AND id <= ? AND at <= ? ORDER BY id DESC LIMIT 1)
+       WHERE ${UNPACKED}`,
     ).all(JSON.stringify(priceIds), uptoId, cutoff) as PriceRecord[];
     return this.withPacked(rows, priceIds, (packed, wanted) => packedLastRows(packed, wanted, cutoff, uptoId));
   }
 
   /**
-   * `rows` read from the log, and what `read` finds in packed events of the prices the log had no
-   * row for (a price's rows are all in the log or all in one record: the log's answers stand).
+   * `rows` read from the log (of prices not packed), and what `read` finds in packed events of the
+   * prices the log had no row for.
    */
   private withPacked(
     rows: PriceRecord[],
@@ -125,3 +128,6 @@ export class SqliteHistoryStore implements HistoryStore {
     return st;
   }
 }
+
+/** A price of `json_each`'s list (`value`) that no packed record holds. */
+const UNPACKED = 'value NOT IN (SELECT price_id FROM archived_prices)';

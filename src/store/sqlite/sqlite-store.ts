@@ -44,6 +44,13 @@ const WAL_SIZE_LIMIT = 8 * 1024 * 1024;
 const FREE_PAGES_KEPT = 4096;
 /** Most pages one compaction step returns to the file system (each is moved, a few ms in all). */
 const FREE_PAGES_PER_STEP = 256;
+/**
+ * A compaction step judges its chunk in parts of this many ids and takes no further part once it
+ * has spent this long: its probes, run on the thread that serves requests, vary with the rows
+ * (a price's later rows are walked to find one before the start), and it commits what it dropped.
+ */
+const COMPACT_PART_ROWS = 25;
+const COMPACT_BUDGET_MS = 8;
 
 export interface SqliteStoreOptions {
   /**
@@ -72,6 +79,7 @@ export class SqliteStore implements Store {
   private readonly compactTx;
   private readonly archiveTx;
   private readonly packTx;
+  private readonly drainTx;
   private readonly packed: SqlitePackedRows;
   private readonly checkpointer: Checkpointer | undefined;
   /** Whether the file was made with `auto_vacuum = INCREMENTAL` (database.ts). */
@@ -152,9 +160,10 @@ export class SqliteStore implements Store {
       for (const t of a.seasonTotals) putTotals.run(t.key, t.body);
     });
     this.packed = new SqlitePackedRows(db);
-    this.packTx = db.transaction((eventId: string, rows: readonly ChangeRecord[], body: Buffer) =>
-      this.storePacked(eventId, rows, body),
+    this.packTx = db.transaction((eventId: string, rows: readonly ChangeRecord[], body: Buffer, maxRows: number) =>
+      this.storePacked(eventId, rows, body, maxRows),
     );
+    this.drainTx = db.transaction((eventId: string, maxRows: number) => this.drain(eventId, maxRows));
   }
 
   async load(uptoId?: number, opts: LoadOptions = {}): Promise<LoadedState> {
@@ -403,7 +412,7 @@ export class SqliteStore implements Store {
 
   async compact(step: CompactStep): Promise<CompactResult> {
     const result = this.compactTx(step);
-    const morePacks = await this.packOne(Math.min(result.oldestId, this.headId()));
+    const morePacks = await this.packStep(Math.min(result.oldestId, this.headId()), step.maxRows);
     const moreFree = this.returnFreePages();
     return { ...result, more: result.more || morePacks || moreFree };
   }
@@ -427,12 +436,29 @@ export class SqliteStore implements Store {
   }
 
   /**
-   * Packs the archived event waiting longest whose rows all lie below `limit` (the retained
-   * boundary, and the head: ids continue from the head row, which stays). Its rows are read,
-   * compressed off the request thread, then in one transaction become one record, its prices point
-   * to it, and they leave the log. Returns whether another one waits.
+   * Packing's share of a step: it goes on taking a packed event's rows out of the log while any
+   * are left, else packs the next ready event. Returns whether more may wait (after deleting rows,
+   * always: the next step looks).
    */
-  private async packOne(limit: number): Promise<boolean> {
+  private async packStep(limit: number, maxRows: number): Promise<boolean> {
+    const draining = this.prepared(
+      'SELECT p.event_id FROM archive_pending p JOIN archived_rows r ON r.event_id = p.event_id LIMIT 1',
+    )
+      .pluck()
+      .get() as string | undefined;
+    if (draining === undefined) return this.packOne(limit, maxRows);
+    this.drainTx(draining, maxRows);
+    return true;
+  }
+
+  /**
+   * Packs the archived event waiting longest whose rows all lie below `limit` (the retained
+   * boundary, and the head: ids continue from the head row, which stays). Its rows are read and
+   * compressed off the request thread, then one transaction stores the record, points its prices to
+   * it and deletes the first `maxRows` of its rows; later steps delete the rest. Returns whether
+   * more waits.
+   */
+  private async packOne(limit: number, maxRows: number): Promise<boolean> {
     const ready = this.prepared('SELECT event_id FROM archive_pending WHERE last_id < ? ORDER BY last_id LIMIT 2')
       .pluck()
       .all(limit) as string[];
@@ -446,33 +472,48 @@ export class SqliteStore implements Store {
       this.prepared('UPDATE archive_pending SET last_id = ? WHERE event_id = ?').run(rows.at(-1)!.id, eventId);
       return ready.length > 1;
     }
-    this.packTx(eventId, rows, await packRows(rows));
-    return ready.length > 1;
+    return this.packTx(eventId, rows, await packRows(rows), maxRows) || ready.length > 1;
   }
 
   /**
-   * Stores the record of `rows` and takes them out of the log, unless the event gained a row while
-   * they were compressed (the ledger refuses rows of archived events): it then waits for that one.
+   * Stores the record of `rows`, points their prices to it and deletes up to `maxRows` of them from
+   * the log, unless the event gained a row while they were compressed (the ledger refuses rows of
+   * archived events): it then waits for that one. From here on every reader takes the record and
+   * not the rows, which stay pending until steps have deleted them all: a delete costs 50-180 µs,
+   * and the thousands of a large event in one transaction held requests up for tens of ms.
+   * Returns whether rows are left to delete.
    */
-  private storePacked(eventId: string, rows: readonly ChangeRecord[], body: Buffer): void {
+  private storePacked(eventId: string, rows: readonly ChangeRecord[], body: Buffer, maxRows: number): boolean {
     const last = (this.prepared(`SELECT max(id) FROM changes WHERE event_key = ${KEY_OF}`).pluck().get(eventId) as
       | number
       | null) ?? 0;
     if (last !== (rows.at(-1)?.id ?? 0)) {
       this.prepared('UPDATE archive_pending SET last_id = ? WHERE event_id = ?').run(last, eventId);
-      return;
+      return false;
     }
     const record = this.prepared('INSERT INTO archived_rows (event_id, body) VALUES (?, ?)').run(eventId, body).lastInsertRowid;
     const pointTo = this.prepared('INSERT OR REPLACE INTO archived_prices (price_id, record) VALUES (?, ?)');
     for (const priceId of priceIdsOf(rows)) pointTo.run(priceId, record);
-    this.prepared(`DELETE FROM changes WHERE event_key = ${KEY_OF}`).run(eventId);
-    this.prepared('DELETE FROM archive_pending WHERE event_id = ?').run(eventId);
+    return this.drain(eventId, maxRows);
   }
 
   /**
-   * One chunk of ids below the boundary, each row judged by `dropsRow` from a few index probes:
-   * whether a newer row of its key lies below the boundary, and for a price its first row and
-   * whether a newer row is also at or before the event's start.
+   * Deletes at most `maxRows` rows of a packed event from the log; once none is left the event is
+   * no longer pending. Returns whether rows are left.
+   */
+  private drain(eventId: string, maxRows: number): boolean {
+    const deleted = this.prepared(
+      `DELETE FROM changes WHERE id IN (SELECT id FROM changes WHERE event_key = ${KEY_OF} ORDER BY id LIMIT ?)`,
+    ).run(eventId, maxRows).changes;
+    if (deleted === maxRows) return true;
+    this.prepared('DELETE FROM archive_pending WHERE event_id = ?').run(eventId);
+    return false;
+  }
+
+  /**
+   * One chunk of ids below the boundary, judged a part of `COMPACT_PART_ROWS` ids at a time, each
+   * part as a step of that many ids would judge it (so the outcome is the same): the step ends
+   * after the part that passes `COMPACT_BUDGET_MS`, and the next one goes on from there.
    */
   private compactChunk(step: CompactStep): CompactResult {
     const from = Number(this.meta(RETAINED_ID_META) ?? 1);
@@ -481,10 +522,6 @@ export class SqliteStore implements Store {
     const end = Math.min(bound, from + step.maxRows);
     if (end <= from) return { scanned: 0, dropped: 0, oldestId: from, more: false };
     const cutoffAt = new Date(step.cutoffMs).toISOString();
-    const chunk = this.prepared(
-      `SELECT id, kind, ${EVENT_ID}, price_id, market_id, affiliate_id, at, payload FROM changes
-        WHERE id >= ? AND id < ? ORDER BY id`,
-    ).all(from, end) as ChangeRecord[];
     const starts = new Map<string, string | undefined>();
     const startOf = (eventId: string) => {
       if (!starts.has(eventId)) {
@@ -495,6 +532,38 @@ export class SqliteStore implements Store {
       }
       return starts.get(eventId);
     };
+    const began = performance.now();
+    let done = from;
+    let dropped = 0;
+    while (done < end && (done === from || performance.now() - began < COMPACT_BUDGET_MS)) {
+      const partEnd = Math.min(end, done + COMPACT_PART_ROWS);
+      dropped += this.compactPart(done, partEnd, bound, cutoffAt, startOf);
+      done = partEnd;
+    }
+    this.writeMeta(RETAINED_ID_META, String(done));
+    if (dropped > 0) {
+      const since = Math.max(Number(this.meta(RETAINED_SINCE_META) ?? 0), step.cutoffMs);
+      this.writeMeta(RETAINED_SINCE_META, String(since));
+    }
+    return { scanned: done - from, dropped, oldestId: done, more: done < bound };
+  }
+
+  /**
+   * Drops what `dropsRow` drops of the ids in [from, end), each row judged from a few index probes:
+   * whether a newer row of its key lies below the boundary and, for a price, whether a newer row
+   * also lies at or before the event's start. Returns how many rows went.
+   */
+  private compactPart(
+    from: number,
+    end: number,
+    bound: number,
+    cutoffAt: string,
+    startOf: (eventId: string) => string | undefined,
+  ): number {
+    const chunk = this.prepared(
+      `SELECT id, kind, ${EVENT_ID}, price_id, market_id, affiliate_id, at, payload FROM changes
+        WHERE id >= ? AND id < ? ORDER BY id`,
+    ).all(from, end) as ChangeRecord[];
     // Each key of the chunk with its rows below the chunk's end: what earlier steps kept of it
     // (a newer row now lies below the boundary, so those may go) and the chunk's own rows.
     const byKey = new Map<string, ChangeRecord[]>();
@@ -508,36 +577,32 @@ export class SqliteStore implements Store {
     const olderOfEvent = new Map<string, Map<string, ChangeRecord[]>>();
     const gone: number[] = [];
     for (const [key, rows] of byKey) {
+      // Every row of the key below `end`, in id order: a price's first row is the first of them,
+      // and only a row after the last of them needs a probe to say whether one lies before the start.
       const all = [...this.olderRows(rows[0]!, key, from, olderOfEvent), ...rows];
-      for (let i = 0; i < all.length; i++) {
+      const startAt = all[0]!.kind === 'price' ? startOf(all[0]!.event_id) : undefined;
+      let beforeStartAfter: boolean | undefined;
+      for (let i = all.length - 1; i >= 0; i--) {
         const r = all[i]!;
-        if (r.at >= cutoffAt || !(i < all.length - 1 || this.supersededBelow(r, bound))) continue;
-        let first = false;
-        let startAt: string | undefined;
-        let laterBeforeStart = false;
-        if (r.kind === 'price') {
-          first = this.prepared('SELECT min(id) FROM changes WHERE price_id = ?').pluck().get(r.price_id) === r.id;
-          startAt = startOf(r.event_id);
-          laterBeforeStart =
+        if (r.at < cutoffAt && (i < all.length - 1 || this.supersededBelow(r, bound))) {
+          const first = r.kind === 'price' && i === 0;
+          const laterBeforeStart =
+            !first &&
             startAt !== undefined &&
             r.at <= startAt &&
-            this.prepared('SELECT 1 FROM changes WHERE price_id = ? AND id > ? AND at <= ? LIMIT 1').get(
-              r.price_id,
-              r.id,
-              startAt,
-            ) !== undefined;
+            (beforeStartAfter ??=
+              this.prepared('SELECT 1 FROM changes WHERE price_id = ? AND id >= ? AND at <= ? LIMIT 1').get(
+                r.price_id,
+                end,
+                startAt,
+              ) !== undefined);
+          if (dropsRow(r, { cutoffAt, superseded: true, first, startAt, laterBeforeStart })) gone.push(r.id);
         }
-        if (dropsRow(r, { cutoffAt, superseded: true, first, startAt, laterBeforeStart })) gone.push(r.id);
+        if (startAt !== undefined && r.at <= startAt) beforeStartAfter = true;
       }
     }
-    const dropped = gone.length;
-    if (dropped > 0) this.prepared('DELETE FROM changes WHERE id IN (SELECT value FROM json_each(?))').run(JSON.stringify(gone));
-    this.writeMeta(RETAINED_ID_META, String(end));
-    if (dropped > 0) {
-      const since = Math.max(Number(this.meta(RETAINED_SINCE_META) ?? 0), step.cutoffMs);
-      this.writeMeta(RETAINED_SINCE_META, String(since));
-    }
-    return { scanned: end - from, dropped, oldestId: end, more: end < bound };
+    if (gone.length > 0) this.prepared('DELETE FROM changes WHERE id IN (SELECT value FROM json_each(?))').run(JSON.stringify(gone));
+    return gone.length;
   }
 
   /**
