@@ -59,7 +59,12 @@ class HeaderList implements HeaderSink {
  * answers every refusal. Entries draw from the shared byte budget.
  */
 export class FastLane {
-  private readonly entries: BudgetMap<string, LaneEntry>;
+  /**
+   * Entries by plan scope key, then by URL: looked up with the request's own URL string, so that a
+   * poll builds no key of its own (one per request, hashed anew, was a share of the lane's cost).
+   * The scopes are the plans' (a handful, and an enterprise key's custom limits), each kept for good.
+   */
+  private readonly entries = new Map<string, BudgetMap<string, LaneEntry>>();
   private readonly observers: LaneObserver[] = [];
   /** Refusals decided here, answered by the router's access hook. */
   private readonly refusals = new WeakMap<IncomingMessage, Denial>();
@@ -67,12 +72,11 @@ export class FastLane {
   private answered = 0;
 
   constructor(
-    budget: ByteBudget,
+    private readonly budget: ByteBudget,
     private readonly auth: { cached(key: string | undefined): Account | undefined },
     private readonly access: AccessControl,
     keyHeader: string,
   ) {
-    this.entries = new BudgetMap(budget);
     this.header = keyHeader.toLowerCase();
   }
 
@@ -92,9 +96,10 @@ export class FastLane {
    */
   remember(request: FastifyRequest, scope: PlanScope, api: LaneEntry['api'], make: () => LaneEntry['answer']): void {
     if (request.method !== 'GET' || typeof request.headers[this.header] !== 'string') return;
-    const key = laneKey(scope, request.url);
-    if (this.entries.peek(key) !== undefined) return;
-    this.entries.set(key, { route: request.routeOptions.url!, api, answer: make() }, ENTRY_BYTES);
+    let byUrl = this.entries.get(scope.key);
+    if (!byUrl) this.entries.set(scope.key, (byUrl = new BudgetMap(this.budget)));
+    if (byUrl.peek(request.url) !== undefined) return;
+    byUrl.set(request.url, { route: request.routeOptions.url!, api, answer: make() }, ENTRY_BYTES);
   }
 
   /** The refusal the lane decided for this request, once: the access hook answers it. */
@@ -116,7 +121,7 @@ export class FastLane {
     if (h.host === undefined) return false;
     const account = this.auth.cached(presented);
     if (!account || account.unservable) return false;
-    const entry = this.entries.get(laneKey(scopeOf(account), req.url!));
+    const entry = this.entries.get(scopeOf(account).key)?.get(req.url!);
     if (!entry || !(entry.api === 'v2' ? account.v2 : account.v1)) return false;
     const answer = entry.answer(account);
     if (!answer) return false;
@@ -138,5 +143,3 @@ export class FastLane {
     return true;
   }
 }
-
-const laneKey = (scope: PlanScope, url: string) => `${scope.key} ${url}`;

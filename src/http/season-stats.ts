@@ -3,6 +3,7 @@ import { rosterOf } from '../catalog/rosters/index.ts';
 import { statById } from '../catalog/stats.ts';
 import { BudgetMap, type ByteBudget } from './byte-budget.ts';
 import type { StatsRequest } from '../access/stats-policy.ts';
+import type { LaneAnswer } from './fast-lane.ts';
 import { type BoxBody, type Group, groupsBytes, type Row, type SerializedBox } from './box-score.ts';
 
 /**
@@ -70,10 +71,12 @@ export interface SeasonResponse extends BoxBody {
   day: number;
   /** What the stats-access policy is asked for this body: it still decides per caller. */
   stats: StatsRequest;
+  /** The body as the fast lane sends it, made once with it rather than on every poll. */
+  lane: LaneAnswer;
 }
 
 /** Bytes of a kept response besides its body and key. */
-const RESPONSE_BYTES = 160;
+const RESPONSE_BYTES = 200;
 
 /**
  * Serialised season aggregates per (team, year, season type), recomputed from the board's boxes

@@ -103,7 +103,7 @@ async function serveSeason(
   } else {
     const { body, stats } = await build(view);
     const json = typeof body.json === 'string' ? Buffer.from(body.json) : body.json;
-    answer = { json, values: body.values, head: view.head, liveHead, day, stats };
+    answer = { json, values: body.values, head: view.head, liveHead, day, stats, lane: { body: json, points: body.values } };
     deps.seasons.storeResponse(key, answer);
   }
   deps.lane?.remember(request, scope, 'v2', () => laneAnswer(deps, key, scope.delaySeconds));
@@ -120,7 +120,7 @@ function laneAnswer(deps: RouteDeps, key: string, delay: number): LaneEntry['ans
     if (!access) return undefined;
     const day = Math.floor(access.time() / DAY_MS);
     const kept = seasons.response(key, views.forDelay(delay).head, views.forDelay(0).head, day);
-    return kept && access.statsAccess(account, kept.stats).allowed ? { body: kept.json, points: kept.values } : undefined;
+    return kept && access.statsAccess(account, kept.stats).allowed ? kept.lane : undefined;
   };
 }
 
