@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { defaultDelayEntries } from './board/delayed-views.ts';
 import { DEFAULT_CACHE_BYTES } from './http/byte-budget.ts';
 import { DEFAULT_SEND_BUDGET_BYTES, DEFAULT_SEND_TIMEOUT_MS } from './http/send-guard.ts';
 
@@ -52,7 +53,7 @@ export interface Limits {
   authCacheMs: number;
   /** How often the delayed views move on. */
   delayTickMs: number;
-  /** Most recent changes the delayed views keep. */
+  /** Most recent changes the delayed views keep (by default, what a tenth of the heap holds). */
   delayMaxEntries: number;
   /** How often usage counters are saved to the store. */
   counterSaveMs: number;
@@ -99,7 +100,7 @@ export interface Limits {
 export const DEFAULT_LIMITS: Limits = {
   authCacheMs: 2000,
   delayTickMs: 250,
-  delayMaxEntries: 500_000,
+  delayMaxEntries: defaultDelayEntries(),
   counterSaveMs: 1000,
   checkpointMs: 1000,
   ledgerMaxQueuedBatches: 64,

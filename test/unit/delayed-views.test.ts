@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { getHeapStatistics } from 'node:v8';
 import { Board } from '../../src/board/board.ts';
-import { DelayedViews } from '../../src/board/delayed-views.ts';
+import { DELAY_ENTRY_BYTES, DelayedViews, delayEntriesFor } from '../../src/board/delayed-views.ts';
+import { resolveServeConfig } from '../../src/config.ts';
 import { MemoryBus } from '../../src/bus/memory-bus.ts';
 import { Ledger } from '../../src/ledger/ledger.ts';
 import { MemoryStore } from '../../src/store/memory/memory-store.ts';
@@ -125,6 +127,19 @@ test('past its bound of kept changes a view moves on early, and says so', async 
   }
   assert.ok(views.size <= 1000 + 100, `${views.size} changes kept`);
   assert.ok(views.forcedAdvances > 0);
+});
+
+test('the default bound on kept changes is a tenth of the heap, so it fits under npm start\'s cap', () => {
+  // npm start: --max-old-space-size=288 --max-semi-space-size=4 gives a heap limit of 314,572,800 bytes.
+  const capped = delayEntriesFor(314_572_800);
+  assert.ok(capped * DELAY_ENTRY_BYTES <= 314_572_800 / 10, `${capped} changes`);
+  assert.ok(capped >= 100_000, 'a Free view holds 5 minutes of over 300 changes a second');
+  assert.equal(delayEntriesFor(8 * 1024 ** 3), 500_000, 'never more than before on a large heap');
+  assert.equal(delayEntriesFor(1024 ** 2), 1000, 'never fewer than the configurable minimum');
+  const heap = getHeapStatistics().heap_size_limit;
+  const config = resolveServeConfig({ dataDir: '/nonexistent', simulator: false }, {});
+  assert.equal(config.limits.delayMaxEntries, delayEntriesFor(heap), 'the server takes it from its own heap');
+  assert.equal(resolveServeConfig({ dataDir: '/nonexistent', simulator: false }, { DELAY_MAX_ENTRIES: '2000' }).limits.delayMaxEntries, 2000);
 });
 
 test('after a restart the views still hide what was committed within their delay', async (t) => {
