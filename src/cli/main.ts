@@ -8,8 +8,8 @@ import { ConfigError, resolveServeConfig } from '../config.ts';
 import { backupStore } from '../ops/backup.ts';
 import { exitOnSignals } from '../ops/shutdown.ts';
 import { startServer } from '../server.ts';
-import { DataDirInUseError } from '../store/data-dir-lock.ts';
-import { openSqlite } from '../store/sqlite/database.ts';
+import { DataDirInUseError, lockDataDir } from '../store/data-dir-lock.ts';
+import { openSqlite, type SqliteDatabase, storeNeedsUpgrade } from '../store/sqlite/database.ts';
 import { SqliteCounterStore } from '../store/sqlite/sqlite-counters.ts';
 import { SqliteKeyStore } from '../store/sqlite/sqlite-keys.ts';
 
@@ -32,8 +32,22 @@ const dataDirOption = () =>
 /** A number given on the command line, or undefined; the configuration checks its range. */
 const optionalNumber = (raw: string | undefined) => (raw === undefined ? undefined : Number(raw));
 
+/**
+ * The key store of `dataDir`. A `keys` command shares the directory with a running server (SQLite
+ * serialises their small writes) without its lock, except when the store still has to be upgraded:
+ * that rewrite takes the lock, so it never runs beneath a server, which is told to stop first.
+ */
+function openForKeys(dataDir: string): SqliteDatabase {
+  const lock = storeNeedsUpgrade(dataDir) ? lockDataDir(dataDir, 'oddsbase keys') : undefined;
+  try {
+    return openSqlite(dataDir);
+  } finally {
+    lock?.release();
+  }
+}
+
 function keyStore(dataDir: string): SqliteKeyStore {
-  return new SqliteKeyStore(openSqlite(dataDir));
+  return new SqliteKeyStore(openForKeys(dataDir));
 }
 
 const program = new Command('oddsbase')
@@ -201,7 +215,7 @@ keys
   .description('print the account behind a key and its usage in the current period')
   .addOption(dataDirOption())
   .action(async (key: string, opts) => {
-    const db = openSqlite(opts.dataDir);
+    const db = openForKeys(opts.dataDir);
     const record = await new SqliteKeyStore(db).findByHash(hashKey(key));
     if (!record) {
       process.stderr.write('no such key\n');

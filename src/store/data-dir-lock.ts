@@ -42,8 +42,9 @@ const held = new Set<string>();
 /**
  * Takes the data directory for one writer: a lock file created atomically ('wx'), holding the pid,
  * host and start time, removed on release or when the process exits. A lock whose process is gone
- * (killed, crashed) is taken over. `keys` commands do not take it: SQLite serialises their small
- * writes with the server's, while two servers would race each other's id sequence.
+ * (killed, crashed) is taken over. `keys` commands take it only to upgrade an older store: SQLite
+ * serialises their small writes with the server's, while two servers would race each other's id
+ * sequence.
  */
 export function lockDataDir(dataDir: string, command = 'oddsbase serve'): DataDirLock {
   mkdirSync(dataDir, { recursive: true });

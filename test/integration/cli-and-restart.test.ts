@@ -6,7 +6,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { promisify } from 'node:util';
+import { lockDataDir } from '../../src/store/data-dir-lock.ts';
+import { openSqlite, storeNeedsUpgrade } from '../../src/store/sqlite/database.ts';
+import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
+import { EVENT_A, batch as rowBatch, eventRecord, eventRow, priceRow } from '../contract/fixtures.ts';
 import { batch, nbaEvent, nbaPrices, price, today } from '../helpers/fixtures.ts';
+import { toTextKeyed } from '../helpers/old-store.ts';
 import { startTestServer } from '../helpers/server.ts';
 
 const run = promisify(execFile);
@@ -135,6 +140,39 @@ test('one server per data directory: a second serve exits 1 with one line; keys 
   } finally {
     await stop(first, 'SIGKILL');
     if (again) await stop(again, 'SIGKILL');
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+// docs/operations.md, "Upgrades": opening an older store rewrites it, which only the process that
+// holds the data directory may do.
+test('a keys command upgrades an older store only when no server holds the directory', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'oddsbase-keys-upgrade-'));
+  try {
+    const store = new SqliteStore(openSqlite(dataDir));
+    await store.commit(rowBatch([eventRow({ id: 1 }), priceRow({ id: 2, price_id: 1 })], { events: [eventRecord(EVENT_A, 2)] }));
+    await store.close();
+    toTextKeyed(dataDir);
+    const lock = lockDataDir(dataDir);
+    try {
+      await assert.rejects(cli('keys', 'create', '--tier', 'pro', '--data-dir', dataDir), (err: any) => {
+        assert.equal(err.code, 1);
+        assert.match(err.stderr, /^oddsbase: the data directory .* is in use by oddsbase serve \(pid \d+/);
+        return true;
+      });
+      assert.equal(storeNeedsUpgrade(dataDir), true, 'the store was left as it was');
+    } finally {
+      lock.release();
+    }
+    const created = await cli('keys', 'create', '--tier', 'pro', '--data-dir', dataDir);
+    assert.match(created.stdout, /^ob_[0-9a-f]{40}\n$/);
+    assert.equal(storeNeedsUpgrade(dataDir), false);
+    assert.ok(!existsSync(join(dataDir, 'oddsbase.lock')), 'the command let the directory go');
+    const reopened = new SqliteStore(openSqlite(dataDir));
+    const rows = await reopened.readChanges({ pricesOnly: false, afterId: 0, toId: 10, limit: 10 });
+    await reopened.close();
+    assert.deepEqual(rows.map((r) => [r.id, r.event_id]), [[1, EVENT_A], [2, EVENT_A]]);
+  } finally {
     rmSync(dataDir, { recursive: true, force: true });
   }
 });

@@ -3,9 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import Database from 'better-sqlite3';
 import type { ChangeRecord } from '../../src/changelog/change.ts';
-import { openSqlite, STORE_FILE, type SqliteDatabase } from '../../src/store/sqlite/database.ts';
+import { openSqlite, type SqliteDatabase } from '../../src/store/sqlite/database.ts';
 import { SqliteHistoryStore } from '../../src/store/sqlite/sqlite-history.ts';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import {
@@ -21,39 +20,11 @@ import {
   scoreRow,
   statRow,
 } from '../contract/fixtures.ts';
+import { toTextKeyed } from '../helpers/old-store.ts';
 
 const BOARD = 'f'.repeat(32);
 const EVENT_C = 'c'.repeat(32);
 
-/** The change log as the version before event keys made it: the event's text in every row and index. */
-const TEXT_KEYED = `
-CREATE TABLE changes (
-  id INTEGER PRIMARY KEY,
-  kind TEXT NOT NULL,
-  event_id TEXT NOT NULL,
-  sport_id INTEGER NOT NULL,
-  at TEXT NOT NULL,
-  committed_ms INTEGER NOT NULL,
-  price_id INTEGER,
-  affiliate_id INTEGER,
-  market_id INTEGER,
-  payload TEXT NOT NULL,
-  detail TEXT
-);
-INSERT INTO changes
-  SELECT c.id, c.kind, k.event_id, c.sport_id, c.at, c.committed_ms, c.price_id, c.affiliate_id, c.market_id,
-         c.payload, c.detail
-    FROM keyed c JOIN event_keys k ON k.key = c.event_key;
-DROP TABLE keyed;
-DROP TABLE event_keys;
-CREATE INDEX changes_by_event ON changes (event_id, id);
-CREATE INDEX changes_by_price ON changes (price_id, id) WHERE price_id IS NOT NULL;
-CREATE INDEX changes_by_event_market ON changes (event_id, market_id, id) WHERE price_id IS NOT NULL;
-CREATE INDEX changes_plays ON changes (event_id, id) WHERE kind = 'play';
-CREATE INDEX changes_stats ON changes (event_id, id) WHERE kind = 'stat';
-CREATE INDEX changes_futures ON changes (kind, id)
-  WHERE kind IN ('futures_board', 'futures_price', 'futures_settlement');
-`;
 
 function futuresRow(id: number): ChangeRecord {
   return {
@@ -140,9 +111,7 @@ test('a change log keyed by event text is rewritten with event keys at open, the
   const before = await reads(store, (store as unknown as { db: SqliteDatabase }).db);
   await store.close();
 
-  const old = new Database(join(dir, STORE_FILE));
-  old.exec(`ALTER TABLE changes RENAME TO keyed;${TEXT_KEYED}`);
-  old.close();
+  toTextKeyed(dir);
 
   const db = openSqlite(dir);
   assert.deepEqual(

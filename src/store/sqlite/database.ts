@@ -1,8 +1,8 @@
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { migrateEventKeys, migrateRetention, SCHEMA } from './schema.ts';
+import { keyedByEventText, migrateEventKeys, migrateRetention, SCHEMA } from './schema.ts';
 
 export type SqliteDatabase = Database.Database;
 
@@ -26,6 +26,22 @@ export function openSqlite(dataDir: string): SqliteDatabase {
   db.exec(SCHEMA);
   migrateRetention(db);
   return db;
+}
+
+/**
+ * Whether opening the store under `dataDir` would rewrite it: a file made by an older version, which
+ * `openSqlite` upgrades in place (docs/operations.md, "Upgrades"). Only a process that holds the data
+ * directory may do that.
+ */
+export function storeNeedsUpgrade(dataDir: string): boolean {
+  const file = join(dataDir, STORE_FILE);
+  if (!existsSync(file)) return false;
+  const db = new Database(file, { readonly: true, fileMustExist: true });
+  try {
+    return keyedByEventText(db);
+  } finally {
+    db.close();
+  }
 }
 
 /** Bytes the store's files (the database, its write-ahead log and shared-memory index) take on disk. */

@@ -163,9 +163,14 @@ INSERT INTO archive_pending (event_id, last_id)
  * was. Runs before SCHEMA; does nothing on a current or empty file. The copy is in id order, and the
  * indexes are built once over the copied rows, which is quicker than keeping them up row by row.
  */
-export function migrateEventKeys(db: SqliteDatabase): void {
+/** Whether the change log is the older one keyed by event text, which `migrateEventKeys` rewrites. */
+export function keyedByEventText(db: SqliteDatabase): boolean {
   const columns = db.prepare("SELECT name FROM pragma_table_info('changes')").pluck().all() as string[];
-  if (!columns.includes('event_id')) return;
+  return columns.includes('event_id');
+}
+
+export function migrateEventKeys(db: SqliteDatabase): void {
+  if (!keyedByEventText(db)) return;
   const oldIndexes = db
     .prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'changes' AND sql IS NOT NULL")
     .pluck()

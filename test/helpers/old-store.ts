@@ -1,0 +1,40 @@
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { STORE_FILE } from '../../src/store/sqlite/database.ts';
+
+/** The change log as the version before event keys made it: the event's text in every row and index. */
+const TEXT_KEYED = `
+CREATE TABLE changes (
+  id INTEGER PRIMARY KEY,
+  kind TEXT NOT NULL,
+  event_id TEXT NOT NULL,
+  sport_id INTEGER NOT NULL,
+  at TEXT NOT NULL,
+  committed_ms INTEGER NOT NULL,
+  price_id INTEGER,
+  affiliate_id INTEGER,
+  market_id INTEGER,
+  payload TEXT NOT NULL,
+  detail TEXT
+);
+INSERT INTO changes
+  SELECT c.id, c.kind, k.event_id, c.sport_id, c.at, c.committed_ms, c.price_id, c.affiliate_id, c.market_id,
+         c.payload, c.detail
+    FROM keyed c JOIN event_keys k ON k.key = c.event_key;
+DROP TABLE keyed;
+DROP TABLE event_keys;
+CREATE INDEX changes_by_event ON changes (event_id, id);
+CREATE INDEX changes_by_price ON changes (price_id, id) WHERE price_id IS NOT NULL;
+CREATE INDEX changes_by_event_market ON changes (event_id, market_id, id) WHERE price_id IS NOT NULL;
+CREATE INDEX changes_plays ON changes (event_id, id) WHERE kind = 'play';
+CREATE INDEX changes_stats ON changes (event_id, id) WHERE kind = 'stat';
+CREATE INDEX changes_futures ON changes (kind, id)
+  WHERE kind IN ('futures_board', 'futures_price', 'futures_settlement');
+`;
+
+/** Turns the closed store under `dir` into the layout the version before event keys wrote. */
+export function toTextKeyed(dir: string): void {
+  const old = new Database(join(dir, STORE_FILE));
+  old.exec(`ALTER TABLE changes RENAME TO keyed;${TEXT_KEYED}`);
+  old.close();
+}
