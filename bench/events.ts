@@ -3,13 +3,13 @@
  * live simulator on, against a bare node:http server that returns the same bytes.
  *
  *   node --import tsx bench/events.ts [--rounds 5] [--duration 10] [--query QS] [--cpu-prof DIR]
- *                                     [--no-start-flags]
+ *                                     [--no-start-flags] [--node-flags '--single-threaded-gc ...']
  *
  * Both servers are child processes pinned to CPU 0; this process (autocannon, in-process) pins
  * itself to CPU 1 while it runs. The key is an enterprise key with a custom per-second ceiling
  * (Ultra's is 10 requests a second); it sees exactly what an Ultra key sees. Runs alternate
  * oddsbase / bare, ROUNDS of each, after a short warm-up of each. The server gets the node flags
- * of `npm start` (e.g. its heap ceiling) unless --no-start-flags. --cpu-prof DIR starts oddsbase
+ * of `npm start` (e.g. its heap ceiling) unless --no-start-flags, then those of --node-flags. --cpu-prof DIR starts oddsbase
  * with `node --cpu-prof` (slower: for finding where the time goes, not for the numbers) and
  * prints its top frames.
  */
@@ -79,6 +79,8 @@ export interface EventsOptions {
   cpuProfDir?: string;
   /** false: run the server without the node flags of `npm start`. */
   startFlags?: boolean;
+  /** Node flags of your own for the oddsbase server, after `npm start`'s (to try one before adopting it). */
+  nodeFlags?: string[];
   /** The ratio to reach (the events snapshot's 90% by default). */
   target?: number;
 }
@@ -220,7 +222,7 @@ export async function runEvents(opts: EventsOptions = {}): Promise<EventsResult>
       // the same data (every book, period and live market) without being throttled.
       tier: 'enterprise',
       burstPerSecond: 1_000_000_000,
-      nodeArgs: opts.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${opts.cpuProfDir}`] : [],
+      nodeArgs: [...(opts.nodeFlags ?? []), ...(opts.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${opts.cpuProfDir}`] : [])],
     });
     log(`events: oddsbase listens on ${server.url} after ${((Date.now() - started) / 1000).toFixed(1)} s`);
     restoreAffinity = canPin() ? currentAffinity() : undefined;
@@ -297,7 +299,7 @@ export async function runEvents(opts: EventsOptions = {}): Promise<EventsResult>
       durationS,
       connections: CONNECTIONS,
       pinned: restoreAffinity !== undefined,
-      nodeFlags: server.nodeFlags,
+      nodeFlags: [...server.nodeFlags, ...(opts.nodeFlags ?? [])],
       bodyBytes: body.length,
       events,
       prices,
@@ -360,7 +362,7 @@ export function eventsMarkdown(r: EventsResult): string {
     `- errors, timeouts and non-2xx: oddsbase ${r.med.oddsbase.errors}, bare ${r.med.bare.errors} ` +
       '(enterprise key with a custom per-second ceiling, so nothing is throttled)',
     `- servers pinned to CPU ${SERVER_CPU}, client to CPU ${CLIENT_CPU}: ${r.pinned ? 'yes' : 'no'}; ` +
-      `oddsbase node flags (from \`npm start\`): ${r.nodeFlags.join(' ') || 'none'}`,
+      `oddsbase node flags (\`npm start\`'s, then --node-flags): ${r.nodeFlags.join(' ') || 'none'}`,
     `- oddsbase / bare: ${pct(r.ratio)}, target >= ${pct(r.target)}: ${r.met ? 'met' : '**missed**'}`,
     `- server CPU per request, bare / oddsbase: ${pct(r.cpuRatio)} (the req/s ratio to expect when the ` +
       `server's CPU is the bottleneck; ` +
@@ -391,6 +393,7 @@ export function parseEventsArgs(argv: string[]): EventsOptions {
     else if (a === '--query') opts.query = argv[++i];
     else if (a === '--no-start-flags') opts.startFlags = false;
     else if (a === '--cpu-prof') opts.cpuProfDir = resolve(argv[++i]);
+    else if (a === '--node-flags') opts.nodeFlags = (argv[++i] ?? '').split(/\s+/).filter(Boolean);
     else throw new Error(`unknown argument ${a}`);
   }
   return opts;
