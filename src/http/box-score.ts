@@ -1,7 +1,9 @@
+import type { StatsRequest } from '../access/stats-policy.ts';
 import type { EventState, GameState } from '../board/board.ts';
 import { type SportStat, statById } from '../catalog/stats.ts';
 import type { EventInfo } from '../domain/types.ts';
 import { BudgetMap, type ByteBudget, stringBytes } from './byte-budget.ts';
+import type { LaneAnswer } from './fast-lane.ts';
 
 /**
  * The box-score responses (spec: Team game stats, Player game stats), serialised once per change of
@@ -85,15 +87,15 @@ export function serializeBox(info: EventInfo, game: GameState | undefined, compl
  * long as its box): the usual request asks for the whole box, and joining and encoding its pieces
  * on every request cost three times what sending it does.
  */
-const wholeBodies = new WeakMap<readonly Group[], BoxBody>();
+const wholeBodies = new WeakMap<readonly Group[], WholeBody>();
 
-/** The groups kept by `groupIds` (all when undefined), each with the rows of `statIds` (all when undefined). */
-export function boxBody(
-  groups: readonly Group[],
-  groupIds: ReadonlySet<number> | undefined,
-  statIds: ReadonlySet<number> | undefined,
-): BoxBody {
-  if (groupIds || statIds) return joined(groups, groupIds, statIds);
+/** A whole body: its bytes, as the router and the fast lane send them. */
+export interface WholeBody extends BoxBody {
+  json: Buffer;
+}
+
+/** Every group with every row, encoded once per serialised box. */
+export function wholeBody(groups: readonly Group[]): WholeBody {
   let whole = wholeBodies.get(groups);
   if (!whole) {
     const body = joined(groups, undefined, undefined);
@@ -101,6 +103,15 @@ export function boxBody(
     wholeBodies.set(groups, whole);
   }
   return whole;
+}
+
+/** The groups kept by `groupIds` (all when undefined), each with the rows of `statIds` (all when undefined). */
+export function boxBody(
+  groups: readonly Group[],
+  groupIds: ReadonlySet<number> | undefined,
+  statIds: ReadonlySet<number> | undefined,
+): BoxBody {
+  return groupIds || statIds ? joined(groups, groupIds, statIds) : wholeBody(groups);
 }
 
 function joined(
@@ -144,14 +155,48 @@ export function groupsBytes(groups: Iterable<Group>): number {
 }
 
 /**
+ * A whole box body (no filter) as one request URL was answered for one data delay from the live
+ * board's kept box: current while both views and the UTC day (which decides the current season)
+ * stand where they stood when the event was read, and the event is still on the live board
+ * (archiving takes it off without a commit). What the fast lane answers the URL again from.
+ */
+export interface BoxResponse {
+  eventId: string;
+  head: number;
+  liveHead: number;
+  day: number;
+  /** What the stats-access policy is asked for this body: it still decides per caller. */
+  stats: StatsRequest;
+  /** The body as the fast lane sends it, made once with it rather than on every poll. */
+  lane: LaneAnswer;
+}
+
+/** Bytes of a kept response besides its body and key. */
+const RESPONSE_BYTES = 200;
+
+/**
  * Serialised boxes per event, replaced when the event's box, completeness or teams change; entries
  * draw from the shared byte budget, least recently used out first.
  */
 export class BoxCache {
   private readonly map: BudgetMap<string, Cached>;
+  /** Whole bodies per (data delay, request URL). */
+  private readonly responses: BudgetMap<string, BoxResponse>;
 
   constructor(budget: ByteBudget) {
     this.map = new BudgetMap(budget);
+    this.responses = new BudgetMap(budget);
+  }
+
+  /** The response kept under `key` if the views and the day still stand as they stood for it. */
+  response(key: string, head: number, liveHead: number, day: number): BoxResponse | undefined {
+    const hit = this.responses.get(key);
+    return hit && hit.head === head && hit.liveHead === liveHead && hit.day === day ? hit : undefined;
+  }
+
+  storeResponse(key: string, response: BoxResponse): void {
+    // The body counted again: it outlives the box it was encoded from once that is pushed out.
+    this.responses.set(key, response, RESPONSE_BYTES + response.lane.body.length);
   }
 
   box(ev: EventState, complete: boolean): SerializedBox {

@@ -1,13 +1,15 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { StatsRequest } from '../../../access/stats-policy.ts';
 import { seasonYear } from '../../../catalog/seasons.ts';
 import { sportProfile } from '../../../catalog/sports.ts';
 import { foldStats } from '../../../board/apply.ts';
 import type { EventState } from '../../../board/board.ts';
 import { GAME_STARTED } from '../../../board/season-totals.ts';
-import { type BoxBody, boxBody, type SerializedBox, serializeBox } from '../../box-score.ts';
+import { type BoxBody, boxBody, type Group, type SerializedBox, serializeBox, wholeBody } from '../../box-score.ts';
 import { notFound } from '../../errors.ts';
+import type { LaneEntry } from '../../fast-lane.ts';
 import { parseInteger, parseIntList } from '../../params.ts';
 import { callerOf, eventById, requireStats, type RouteDeps, sendJson } from '../../route-kit.ts';
 import { errorResponses } from '../../schemas.ts';
@@ -16,33 +18,98 @@ import { PlayerGameStatsSchema, TeamGameStatsSchema } from '../../stats-schemas.
 export const MAX_STATS_IDS = 12;
 export const MAX_PLAYER_IDS = 6;
 
+/** A day of the clock: the kept answers of the stats routes hold for one, as the current season may end with it. */
+export const DAY_MS = 86_400_000;
+
+/** A started event's box as the caller's view shows it, and what the stats-access policy was asked for it. */
+interface Box {
+  box: SerializedBox;
+  stats: StatsRequest;
+  /**
+   * Where the views and the day stood when the event was read, when `box` is the live board's kept
+   * box (not one folded for a view behind the event, nor an archived event's): the whole body is
+   * then kept for the URL while they stand there.
+   */
+  stand?: { eventId: string; head: number; liveHead: number; day: number };
+}
+
 /**
  * The box of an event as the caller's view shows it, or undefined before the game has started.
  * A real-time plan reads the cached box of the board; a delayed plan whose view is behind the
  * event's last stat row gets the box folded from the store's stat rows up to its head.
  */
-async function boxFor(deps: RouteDeps, request: FastifyRequest, eventId: string): Promise<SerializedBox | undefined> {
+async function boxFor(deps: RouteDeps, request: FastifyRequest, eventId: string): Promise<Box | undefined> {
   const { view } = callerOf(deps, request);
+  const now = deps.access?.time() ?? Date.now();
+  // Read before the event is: a commit while it is awaited then leaves these behind the views, so the
+  // body is answered again by the router rather than kept as current.
+  const stand = { eventId, head: view.head, liveHead: deps.views.forDelay(0).head, day: Math.floor(now / DAY_MS) };
   const seen = await eventById(deps, view, eventId);
   if (!seen) throw notFound('event', eventId);
   const status = seen.info.score?.event_status;
   if (status === undefined || !GAME_STARTED.has(status)) return undefined;
   const complete = status === 'STATUS_FINAL';
   const sport = sportProfile(seen.info.sport_id);
-  requireStats(deps, request, {
+  const stats: StatsRequest = {
     feature: complete ? 'completed_box_scores' : 'live_game_stats',
-    currentSeason: sport !== undefined && seen.info.schedule.season_year === seasonYear(sport, deps.access?.time() ?? Date.now()),
-  });
+    currentSeason: sport !== undefined && seen.info.schedule.season_year === seasonYear(sport, now),
+  };
+  requireStats(deps, request, stats);
+  const onBoard = deps.views.forDelay(0).getEvent(eventId);
   // An archived event is the same for every plan: it is its own live state.
-  const live: EventState = deps.views.forDelay(0).getEvent(eventId) ?? seen;
+  const live: EventState = onBoard ?? seen;
   const game = live.game;
-  if (!game || game.version <= view.head) return deps.boxes.box(live, complete);
-  return serializeBox(seen.info, foldStats(await deps.games.readStats(eventId, view.head)), complete);
+  if (!game || game.version <= view.head) {
+    return { box: deps.boxes.box(live, complete), stats, stand: onBoard ? stand : undefined };
+  }
+  return { box: serializeBox(seen.info, foldStats(await deps.games.readStats(eventId, view.head)), complete), stats };
 }
 
 export function send(reply: Parameters<typeof sendJson>[0], body: BoxBody) {
   reply.meter(body.values);
   return sendJson(reply, body.json);
+}
+
+/**
+ * Sends `groups` filtered by `groupIds` and `statIds`. The whole body of the live board's kept box
+ * (no filter) is also kept for this URL and data delay, and the fast lane told how to answer the URL
+ * again from it.
+ */
+function sendBox(
+  deps: RouteDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  found: Box,
+  groups: readonly Group[],
+  groupIds: ReadonlySet<number> | undefined,
+  statIds: ReadonlySet<number> | undefined,
+) {
+  if (groupIds || statIds || !found.stand) return send(reply, boxBody(groups, groupIds, statIds));
+  const body = wholeBody(groups);
+  const { scope } = callerOf(deps, request);
+  const key = `${scope.delaySeconds}|${request.url}`;
+  const { head, liveHead, day } = found.stand;
+  if (!deps.boxes.response(key, head, liveHead, day)) {
+    deps.boxes.storeResponse(key, { ...found.stand, stats: found.stats, lane: { body: body.json, points: body.values } });
+  }
+  deps.lane?.remember(request, scope, 'v2', () => laneAnswer(deps, key, scope.delaySeconds));
+  return send(reply, body);
+}
+
+/**
+ * How the fast lane answers a whole box URL again: the body kept under `key` while the views and the
+ * day stand as they stood and the event is on the live board, for a caller the stats-access policy
+ * lets read it (as `boxFor` asks). Made here, not in a handler, so the function keeps no request alive.
+ */
+function laneAnswer(deps: RouteDeps, key: string, delay: number): LaneEntry['answer'] {
+  const { access, boxes, views } = deps;
+  return (account) => {
+    if (!access) return undefined;
+    const live = views.forDelay(0);
+    const kept = boxes.response(key, views.forDelay(delay).head, live.head, Math.floor(access.time() / DAY_MS));
+    if (!kept || live.getEvent(kept.eventId) === undefined) return undefined;
+    return access.statsAccess(account, kept.stats).allowed ? kept.lane : undefined;
+  };
 }
 
 export const statsIdsParam = Type.Optional(
@@ -68,10 +135,10 @@ export async function gameStatRoutes(fastify: FastifyInstance, deps: RouteDeps):
     async (request, reply) => {
       const statIds = parseIntList('stats_ids', request.query.stats_ids, MAX_STATS_IDS);
       const teamId = parseInteger('team_id', request.query.team_id, 1, Number.MAX_SAFE_INTEGER);
-      const box = await boxFor(deps, request, request.params.eventID);
-      if (!box) return send(reply, { json: '[]', values: 0 });
+      const found = await boxFor(deps, request, request.params.eventID);
+      if (!found) return send(reply, { json: '[]', values: 0 });
       const teams = teamId === undefined ? undefined : new Set([teamId]);
-      return send(reply, boxBody(box.teams, teams, statIds && new Set(statIds)));
+      return sendBox(deps, request, reply, found, found.box.teams, teams, statIds && new Set(statIds));
     },
   );
 
@@ -93,9 +160,10 @@ export async function gameStatRoutes(fastify: FastifyInstance, deps: RouteDeps):
     async (request, reply) => {
       const statIds = parseIntList('stats_ids', request.query.stats_ids, MAX_STATS_IDS);
       const playerIds = parseIntList('player_ids', request.query.player_ids, MAX_PLAYER_IDS);
-      const box = await boxFor(deps, request, request.params.eventID);
-      if (!box) return send(reply, { json: '[]', values: 0 });
-      return send(reply, boxBody(box.players, playerIds && new Set(playerIds), statIds && new Set(statIds)));
+      const found = await boxFor(deps, request, request.params.eventID);
+      if (!found) return send(reply, { json: '[]', values: 0 });
+      const players = playerIds && new Set(playerIds);
+      return sendBox(deps, request, reply, found, found.box.players, players, statIds && new Set(statIds));
     },
   );
 }

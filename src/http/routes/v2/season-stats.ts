@@ -16,7 +16,7 @@ import { callerOf, requireStats, type RouteDeps } from '../../route-kit.ts';
 import { errorResponses } from '../../schemas.ts';
 import { type SeasonScope, serializeSeason } from '../../season-stats.ts';
 import { PlayerSeasonStatsSchema, TeamSeasonStatsSchema } from '../../stats-schemas.ts';
-import { MAX_STATS_IDS, send, statsIdsParam } from './game-stats.ts';
+import { DAY_MS, MAX_STATS_IDS, send, statsIdsParam } from './game-stats.ts';
 import { knownTeam } from './rosters.ts';
 
 /** Regular season, as /api/v2/season_types numbers it. */
@@ -25,7 +25,6 @@ const DEFAULT_SEASON_TYPE = 2;
 export const MAX_SEASON_PLAYER_IDS = 99;
 const MIN_YEAR = 1900;
 const MAX_YEAR = 2100;
-const DAY_MS = 86_400_000;
 
 const seasonQuery = {
   stats_ids: statsIdsParam,
