@@ -93,16 +93,19 @@ async function serveSeason(
   build: (view: BoardView) => Promise<{ body: BoxBody; stats: StatsRequest }>,
 ) {
   const { scope, view } = callerOf(deps, request);
+  // Both heads as the build reads them (before its first await): a delayed view moves on by
+  // itself meanwhile, and a body kept under its later head would miss what came in between.
+  const head = view.head;
   const liveHead = deps.views.forDelay(0).head;
   const day = Math.floor(nowOf(deps) / DAY_MS);
   const key = `${scope.delaySeconds}|${request.url}`;
-  let answer = deps.seasons.response(key, view.head, liveHead, day);
+  let answer = deps.seasons.response(key, head, liveHead, day);
   if (answer) {
     requireStats(deps, request, answer.stats);
   } else {
     const { body, stats } = await build(view);
     const json = typeof body.json === 'string' ? Buffer.from(body.json) : body.json;
-    answer = { json, values: body.values, head: view.head, liveHead, day, stats, lane: { body: json, points: body.values } };
+    answer = { json, values: body.values, head, liveHead, day, stats, lane: { body: json, points: body.values } };
     deps.seasons.storeResponse(key, answer);
   }
   deps.lane?.remember(request, scope, 'v2', () => laneAnswer(deps, key, scope.delaySeconds));
