@@ -155,13 +155,10 @@ export function groupsBytes(groups: Iterable<Group>): number {
 }
 
 /**
- * A whole box body (no filter) as one request URL was answered for one data delay from the live
- * board's kept box: current while both views and the UTC day (which decides the current season)
- * stand where they stood when the event was read, and the event is still on the live board
- * (archiving takes it off without a commit). What the fast lane answers the URL again from.
+ * A stats answer kept for one request URL and data delay: current while the caller's view, the live
+ * board and the UTC day (which decides the current season) stand where they stood when it was made.
  */
-export interface BoxResponse {
-  eventId: string;
+export interface KeptStatsAnswer {
   head: number;
   liveHead: number;
   day: number;
@@ -171,8 +168,17 @@ export interface BoxResponse {
   lane: LaneAnswer;
 }
 
-/** Bytes of a kept response besides its body and key. */
-const RESPONSE_BYTES = 200;
+/** Bytes of a kept answer besides its body and key. */
+export const KEPT_ANSWER_BYTES = 200;
+
+/**
+ * A whole box body (no filter) as one request URL was answered from the live board's kept box; also
+ * current only while the event is still on the live board (archiving takes it off without a
+ * commit). What the fast lane answers the URL again from.
+ */
+export interface BoxResponse extends KeptStatsAnswer {
+  eventId: string;
+}
 
 /**
  * Serialised boxes per event, replaced when the event's box, completeness or teams change; entries
@@ -196,7 +202,7 @@ export class BoxCache {
 
   storeResponse(key: string, response: BoxResponse): void {
     // The body counted again: it outlives the box it was encoded from once that is pushed out.
-    this.responses.set(key, response, RESPONSE_BYTES + response.lane.body.length);
+    this.responses.set(key, response, KEPT_ANSWER_BYTES + response.lane.body.length);
   }
 
   box(ev: EventState, complete: boolean): SerializedBox {

@@ -2,9 +2,15 @@ import { type SeasonGames, type StatTotals, sumBoxes, type SeasonTotals } from '
 import { rosterOf } from '../catalog/rosters/index.ts';
 import { statById } from '../catalog/stats.ts';
 import { BudgetMap, type ByteBudget } from './byte-budget.ts';
-import type { StatsRequest } from '../access/stats-policy.ts';
-import type { LaneAnswer } from './fast-lane.ts';
-import { type BoxBody, type Group, groupsBytes, type Row, type SerializedBox } from './box-score.ts';
+import {
+  type BoxBody,
+  type Group,
+  groupsBytes,
+  KEPT_ANSWER_BYTES,
+  type KeptStatsAnswer,
+  type Row,
+  type SerializedBox,
+} from './box-score.ts';
 
 /**
  * The season-stats responses (spec: Team season stats, Player season stats), serialised once per
@@ -59,24 +65,10 @@ interface Cached {
   season: SerializedBox;
 }
 
-/**
- * A served season body: what one request URL answered for one data delay, valid while the
- * caller's view, the live board (which finds the season's games) and the UTC day (which decides
- * the default year) stand where they stood when it was built.
- */
-export interface SeasonResponse extends BoxBody {
+/** A served season body (the live board finds the season's games; the day decides the default year). */
+export interface SeasonResponse extends BoxBody, KeptStatsAnswer {
   json: Buffer;
-  head: number;
-  liveHead: number;
-  day: number;
-  /** What the stats-access policy is asked for this body: it still decides per caller. */
-  stats: StatsRequest;
-  /** The body as the fast lane sends it, made once with it rather than on every poll. */
-  lane: LaneAnswer;
 }
-
-/** Bytes of a kept response besides its body and key. */
-const RESPONSE_BYTES = 200;
 
 /**
  * Serialised season aggregates per (team, year, season type), recomputed from the board's boxes
@@ -107,7 +99,7 @@ export class SeasonStatsCache {
   }
 
   storeResponse(key: string, response: SeasonResponse): void {
-    this.responses.set(key, response, RESPONSE_BYTES + response.json.length);
+    this.responses.set(key, response, KEPT_ANSWER_BYTES + response.json.length);
   }
 
   /**

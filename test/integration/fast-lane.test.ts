@@ -56,6 +56,16 @@ async function twice(path: string, key: string) {
   return { routed, laned, fromLane: lane() - before };
 }
 
+/** Asks `path` twice (see `twice`) and checks that the lane took the second and answered as the router did. */
+async function laneAnswersAsRouter(path: string, key: string) {
+  const { routed, laned, fromLane } = await twice(path, key);
+  assert.equal(routed.status, 200);
+  assert.equal(fromLane, 1, path);
+  assert.equal(laned.text, routed.text);
+  assert.deepEqual(stable(laned.headers), stable(routed.headers));
+  return { routed, laned };
+}
+
 before(async () => {
   // The lane reads the authenticator's cache only; a key whose entry expired goes through the router
   // once (and is cached again). A long cache keeps these comparisons about the lane alone.
@@ -175,11 +185,7 @@ describe('fast lane', () => {
 
   test('a season aggregate is laned only for callers the stats-access policy lets read it', async () => {
     const legacy = await s.newKey('starter', { createdAt: new Date('2026-06-01T00:00:00Z') });
-    const { routed, laned, fromLane } = await twice(SEASON, legacy);
-    assert.equal(routed.status, 200);
-    assert.equal(fromLane, 1);
-    assert.equal(laned.text, routed.text);
-    assert.deepEqual(stable(laned.headers), stable(routed.headers));
+    await laneAnswersAsRouter(SEASON, legacy);
     // Same tier and scope, created after the policy's cutoff: season stats need Pro (spec: stats access).
     // Asked twice: a key's first request goes through the router (the lane knows cached keys only).
     const recent = await s.newKey('starter');
@@ -196,11 +202,7 @@ describe('fast lane', () => {
   test('V1 events polls take the lane too, for keys with a V1 subscription only', async () => {
     const v1 = await s.newKey('ultra', { v1: true });
     const path = `/api/v1/sports/4/events/${D}`;
-    const { routed, laned, fromLane } = await twice(path, v1);
-    assert.equal(routed.status, 200);
-    assert.equal(fromLane, 1);
-    assert.equal(laned.text, routed.text);
-    assert.deepEqual(stable(laned.headers), stable(routed.headers));
+    await laneAnswersAsRouter(path, v1);
     // Same tier and scope, no V1 subscription: the router refuses it, in V1's error shape.
     const v2only = await s.newKey('ultra');
     const before = lane();
@@ -212,11 +214,7 @@ describe('fast lane', () => {
 
   test('a box score is laned with the router\'s bytes and headers, the team box and the player box', async () => {
     for (const path of [`/api/v2/events/${GAME}/stats`, BOX]) {
-      const { routed, laned, fromLane } = await twice(path, ultra);
-      assert.equal(routed.status, 200);
-      assert.equal(fromLane, 1, path);
-      assert.equal(laned.text, routed.text);
-      assert.deepEqual(stable(laned.headers), stable(routed.headers));
+      const { routed, laned } = await laneAnswersAsRouter(path, ultra);
       const points = Number(routed.headers.get('x-datapoints'));
       assert.ok(points > 0);
       assert.equal(Number(laned.headers.get('x-datapoints-used')), Number(routed.headers.get('x-datapoints-used')) + points);
@@ -226,11 +224,7 @@ describe('fast lane', () => {
   test('a Free key\'s box score is laned only while the stats-access policy lets it read it', async () => {
     // Created now: the Free evaluation reads current-season completed box scores (spec: stats access).
     const free = await s.newKey('free');
-    const { routed, laned, fromLane } = await twice(FINAL_BOX, free);
-    assert.equal(routed.status, 200);
-    assert.equal(fromLane, 1);
-    assert.equal(laned.text, routed.text);
-    assert.deepEqual(stable(laned.headers), stable(routed.headers));
+    const { routed, laned } = await laneAnswersAsRouter(FINAL_BOX, free);
     assert.equal(laned.headers.get('x-data-delay-seconds'), '300');
     const points = Number(routed.headers.get('x-datapoints'));
     const monthly = (h: Headers) => Number(h.get('x-datapoints-monthly-used'));
