@@ -137,6 +137,50 @@ describe('a delayed plan', () => {
   });
 });
 
+// A delayed view moves on by itself (its delay passes): a body built while it did shows the head the
+// build read, and is kept under that head, never under the later one, whose state it does not show.
+test('a delayed plan\'s season body is kept under the head it was built at, though the view moved on meanwhile', async (t) => {
+  const clock = { now: Date.now() };
+  const own = await startTestServer({ now: () => clock.now });
+  t.after(() => own.close());
+  const key = await own.newKey('pro');
+  const path = `/api/v2/teams/${BOS}/stats?stats_ids=${POINTS}`;
+  await own.server.ledger.apply(
+    batch(new Date(clock.now - 3_600_000).toISOString(), [
+      { kind: 'event', event: game(LIVE) },
+      { kind: 'play', event_id: LIVE, play: play(BOS, P1.player_id, 'points', 3, { away: 3, home: 0 }) },
+      { kind: 'score', event_id: LIVE, score: score(LIVE, 'STATUS_IN_PROGRESS', 3, 0) },
+    ]),
+  );
+  // Described now: real-time plans count it at once, Pro (30 s) once its delay has passed.
+  await own.server.ledger.apply(
+    batch(new Date(clock.now).toISOString(), [
+      { kind: 'play', event_id: LIVE, play: play(BOS, P1.player_id, 'points', 2, { away: 5, home: 0 }) },
+      { kind: 'score', event_id: LIVE, score: score(LIVE, 'STATUS_IN_PROGRESS', 5, 0) },
+    ]),
+  );
+  // The box as the Pro view shows it is read from the store; while that read is out, the delay passes.
+  const { store, views } = own.server.services;
+  const readStats = store.readStats.bind(store);
+  let reads = 0;
+  store.readStats = async (eventId, uptoId) => {
+    const rows = await readStats(eventId, uptoId);
+    if (reads++ === 0) {
+      clock.now += 31_000;
+      views.forDelay(30);
+    }
+    return rows;
+  };
+  const points = async () => {
+    const res = await own.get(path, { 'X-Service-Key': key });
+    assert.equal(res.status, 200);
+    return Number(valueOf(res.body[0].stats, POINTS));
+  };
+  assert.equal(await points(), 3, 'built at the head before the play');
+  assert.equal(reads, 1);
+  assert.equal(await points(), 5, 'the view has moved on: the play is counted, not the body built before it');
+});
+
 describe('/api/v2/teams/{teamID}/players/stats', () => {
   test('one row per current roster player who played, with the roster’s name and position', async () => {
     const res = await s.get(`/api/v2/teams/${BOS}/players/stats`);
