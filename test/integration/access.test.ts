@@ -20,7 +20,9 @@ const ML = (p: number, aff = 19) =>
   price(E, { market_id: 1, participant_id: 2002, participant_name: 'Boston', affiliate_id: aff, price: p });
 
 before(async () => {
-  s = await startTestServer({ now });
+  // The clock jumps days ahead to test plan windows; retention (one day by default) would compact the
+  // log behind it whenever its timer fired in between, which is its own tests' business.
+  s = await startTestServer({ now, limits: { retentionDays: 0 } });
   await s.server.ledger.apply(
     batch(iso(), [
       { kind: 'event', event: nbaEvent(E, D, 23) },
