@@ -154,14 +154,15 @@ export function groupsBytes(groups: Iterable<Group>): number {
   return bytes;
 }
 
-/**
- * A stats answer kept for one request URL and data delay: current while the caller's view, the live
- * board and the UTC day (which decides the current season) stand where they stood when it was made.
- */
-export interface KeptStatsAnswer {
+/** Where the caller's view, the live board and the UTC day (which decides the current season) stand. */
+export interface Standing {
   head: number;
   liveHead: number;
   day: number;
+}
+
+/** A stats answer kept for one request URL and data delay: current while all stands where it stood. */
+export interface KeptStatsAnswer extends Standing {
   /** What the stats-access policy is asked for this body: it still decides per caller. */
   stats: StatsRequest;
   /** The body as the fast lane sends it, made once with it rather than on every poll. */
@@ -169,7 +170,30 @@ export interface KeptStatsAnswer {
 }
 
 /** Bytes of a kept answer besides its body and key. */
-export const KEPT_ANSWER_BYTES = 200;
+const KEPT_ANSWER_BYTES = 200;
+
+/**
+ * Whole stats answers per (data delay, request URL): polls come many per commit, and these answer
+ * them without reading, joining or encoding again. Entries draw from the shared byte budget, the
+ * body counted again: it outlives the box or season it was encoded from once that is pushed out.
+ */
+export class KeptStatsAnswers<T extends KeptStatsAnswer> {
+  private readonly answers: BudgetMap<string, T>;
+
+  constructor(budget: ByteBudget) {
+    this.answers = new BudgetMap(budget);
+  }
+
+  /** The answer kept under `key` if all still stands as it stood for it. */
+  get(key: string, now: Standing): T | undefined {
+    const hit = this.answers.get(key);
+    return hit && hit.head === now.head && hit.liveHead === now.liveHead && hit.day === now.day ? hit : undefined;
+  }
+
+  set(key: string, answer: T): void {
+    this.answers.set(key, answer, KEPT_ANSWER_BYTES + answer.lane.body.length);
+  }
+}
 
 /**
  * A whole box body (no filter) as one request URL was answered from the live board's kept box; also
@@ -186,23 +210,12 @@ export interface BoxResponse extends KeptStatsAnswer {
  */
 export class BoxCache {
   private readonly map: BudgetMap<string, Cached>;
-  /** Whole bodies per (data delay, request URL). */
-  private readonly responses: BudgetMap<string, BoxResponse>;
+  /** Whole box bodies per (data delay, request URL). */
+  readonly responses: KeptStatsAnswers<BoxResponse>;
 
   constructor(budget: ByteBudget) {
     this.map = new BudgetMap(budget);
-    this.responses = new BudgetMap(budget);
-  }
-
-  /** The response kept under `key` if the views and the day still stand as they stood for it. */
-  response(key: string, head: number, liveHead: number, day: number): BoxResponse | undefined {
-    const hit = this.responses.get(key);
-    return hit && hit.head === head && hit.liveHead === liveHead && hit.day === day ? hit : undefined;
-  }
-
-  storeResponse(key: string, response: BoxResponse): void {
-    // The body counted again: it outlives the box it was encoded from once that is pushed out.
-    this.responses.set(key, response, KEPT_ANSWER_BYTES + response.lane.body.length);
+    this.responses = new KeptStatsAnswers(budget);
   }
 
   box(ev: EventState, complete: boolean): SerializedBox {

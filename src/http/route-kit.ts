@@ -11,7 +11,7 @@ import type { DelayedViews } from '../board/delayed-views.ts';
 import type { LogFloor } from '../board/log-floor.ts';
 import type { HistoryStore } from '../store/history.ts';
 import type { Store } from '../store/store.ts';
-import type { BoxCache } from './box-score.ts';
+import type { BoxCache, KeptStatsAnswer, KeptStatsAnswers, Standing } from './box-score.ts';
 import type { ByteBudget } from './byte-budget.ts';
 import { ApiError, statsRefused } from './errors.ts';
 import type { EventQueryCache } from './event-query.ts';
@@ -72,6 +72,39 @@ export interface Caller {
 export function callerOf(deps: RouteDeps, request: FastifyRequest): Caller {
   const scope = scopeOf(request.account);
   return { scope, view: deps.views.forDelay(scope.delaySeconds) };
+}
+
+/** The server's clock: the access layer's, which tests inject. */
+export function nowOf(deps: RouteDeps): number {
+  return deps.access?.time() ?? Date.now();
+}
+
+/** A day of the clock: the current season and the default year may turn with it. */
+const DAY_MS = 86_400_000;
+
+/** Where `view`, the live board and the day stand now: what a kept stats answer is current for. */
+export function standing(deps: RouteDeps, view: BoardView): Standing {
+  return { head: view.head, liveHead: deps.views.forDelay(0).head, day: Math.floor(nowOf(deps) / DAY_MS) };
+}
+
+/**
+ * How the fast lane answers a stats URL again: the answer kept under `key` while all stands as it
+ * stood for it and `present` holds, for a caller the stats-access policy lets read it (as the route
+ * asks). Made here, not in a handler, so the function keeps no request alive.
+ */
+export function keptStatsLane<T extends KeptStatsAnswer>(
+  deps: RouteDeps,
+  answers: KeptStatsAnswers<T>,
+  key: string,
+  delay: number,
+  present: (kept: T) => boolean = () => true,
+): LaneEntry['answer'] {
+  return (account) => {
+    const access = deps.access;
+    if (!access) return undefined;
+    const kept = answers.get(key, standing(deps, deps.views.forDelay(delay)));
+    return kept && present(kept) && access.statsAccess(account, kept.stats).allowed ? kept.lane : undefined;
+  };
 }
 
 /** Sends bytes that are already JSON (cached or concatenated) without serialising them again. */

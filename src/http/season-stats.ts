@@ -6,8 +6,8 @@ import {
   type BoxBody,
   type Group,
   groupsBytes,
-  KEPT_ANSWER_BYTES,
   type KeptStatsAnswer,
+  KeptStatsAnswers,
   type Row,
   type SerializedBox,
 } from './box-score.ts';
@@ -80,26 +80,13 @@ export class SeasonStatsCache {
   /** The games each season sums, as found at a head of the live board. */
   private readonly scans: BudgetMap<string, { head: number; found: SeasonGames }>;
 
-  /** Whole bodies per (data delay, request URL). */
-  private readonly responses: BudgetMap<string, SeasonResponse>;
+  /** Whole season bodies per (data delay, request URL). */
+  readonly responses: KeptStatsAnswers<SeasonResponse>;
 
   constructor(budget: ByteBudget) {
     this.map = new BudgetMap(budget);
     this.scans = new BudgetMap(budget);
-    this.responses = new BudgetMap(budget);
-  }
-
-  /**
-   * The body a request of `key` got while the board stood where it stands now: polls come many per
-   * commit, and this answers them without parsing, scanning or joining again.
-   */
-  response(key: string, head: number, liveHead: number, day: number): SeasonResponse | undefined {
-    const hit = this.responses.get(key);
-    return hit && hit.head === head && hit.liveHead === liveHead && hit.day === day ? hit : undefined;
-  }
-
-  storeResponse(key: string, response: SeasonResponse): void {
-    this.responses.set(key, response, KEPT_ANSWER_BYTES + response.json.length);
+    this.responses = new KeptStatsAnswers(budget);
   }
 
   /**

@@ -1,36 +1,51 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { PlanScope } from '../../../access/plan-scope.ts';
 import type { StatsRequest } from '../../../access/stats-policy.ts';
 import { seasonYear } from '../../../catalog/seasons.ts';
 import { sportProfile } from '../../../catalog/sports.ts';
 import { foldStats } from '../../../board/apply.ts';
 import type { EventState } from '../../../board/board.ts';
 import { GAME_STARTED } from '../../../board/season-totals.ts';
-import { type BoxBody, boxBody, type Group, type SerializedBox, serializeBox, wholeBody } from '../../box-score.ts';
+import {
+  type BoxBody,
+  boxBody,
+  type Group,
+  type SerializedBox,
+  serializeBox,
+  type Standing,
+  wholeBody,
+} from '../../box-score.ts';
 import { notFound } from '../../errors.ts';
-import type { LaneEntry } from '../../fast-lane.ts';
 import { parseInteger, parseIntList } from '../../params.ts';
-import { callerOf, eventById, requireStats, type RouteDeps, sendJson } from '../../route-kit.ts';
+import {
+  callerOf,
+  eventById,
+  keptStatsLane,
+  nowOf,
+  requireStats,
+  type RouteDeps,
+  sendJson,
+  standing,
+} from '../../route-kit.ts';
 import { errorResponses } from '../../schemas.ts';
 import { PlayerGameStatsSchema, TeamGameStatsSchema } from '../../stats-schemas.ts';
 
 export const MAX_STATS_IDS = 12;
 export const MAX_PLAYER_IDS = 6;
 
-/** A day of the clock: the kept answers of the stats routes hold for one, as the current season may end with it. */
-export const DAY_MS = 86_400_000;
-
 /** A started event's box as the caller's view shows it, and what the stats-access policy was asked for it. */
 interface Box {
   box: SerializedBox;
   stats: StatsRequest;
+  scope: PlanScope;
   /**
    * Where the views and the day stood when the event was read, when `box` is the live board's kept
    * box (not one folded for a view behind the event, nor an archived event's): the whole body is
    * then kept for the URL while they stand there.
    */
-  stand?: { eventId: string; head: number; liveHead: number; day: number };
+  stand?: Standing & { eventId: string };
 }
 
 /**
@@ -39,11 +54,10 @@ interface Box {
  * event's last stat row gets the box folded from the store's stat rows up to its head.
  */
 async function boxFor(deps: RouteDeps, request: FastifyRequest, eventId: string): Promise<Box | undefined> {
-  const { view } = callerOf(deps, request);
-  const now = deps.access?.time() ?? Date.now();
+  const { scope, view } = callerOf(deps, request);
   // Read before the event is: a commit while it is awaited then leaves these behind the views, so the
   // body is answered again by the router rather than kept as current.
-  const stand = { eventId, head: view.head, liveHead: deps.views.forDelay(0).head, day: Math.floor(now / DAY_MS) };
+  const stand = { eventId, ...standing(deps, view) };
   const seen = await eventById(deps, view, eventId);
   if (!seen) throw notFound('event', eventId);
   const status = seen.info.score?.event_status;
@@ -52,7 +66,7 @@ async function boxFor(deps: RouteDeps, request: FastifyRequest, eventId: string)
   const sport = sportProfile(seen.info.sport_id);
   const stats: StatsRequest = {
     feature: complete ? 'completed_box_scores' : 'live_game_stats',
-    currentSeason: sport !== undefined && seen.info.schedule.season_year === seasonYear(sport, now),
+    currentSeason: sport !== undefined && seen.info.schedule.season_year === seasonYear(sport, nowOf(deps)),
   };
   requireStats(deps, request, stats);
   const onBoard = deps.views.forDelay(0).getEvent(eventId);
@@ -60,9 +74,9 @@ async function boxFor(deps: RouteDeps, request: FastifyRequest, eventId: string)
   const live: EventState = onBoard ?? seen;
   const game = live.game;
   if (!game || game.version <= view.head) {
-    return { box: deps.boxes.box(live, complete), stats, stand: onBoard ? stand : undefined };
+    return { box: deps.boxes.box(live, complete), stats, scope, stand: onBoard ? stand : undefined };
   }
-  return { box: serializeBox(seen.info, foldStats(await deps.games.readStats(eventId, view.head)), complete), stats };
+  return { box: serializeBox(seen.info, foldStats(await deps.games.readStats(eventId, view.head)), complete), stats, scope };
 }
 
 export function send(reply: Parameters<typeof sendJson>[0], body: BoxBody) {
@@ -86,30 +100,16 @@ function sendBox(
 ) {
   if (groupIds || statIds || !found.stand) return send(reply, boxBody(groups, groupIds, statIds));
   const body = wholeBody(groups);
-  const { scope } = callerOf(deps, request);
+  const { scope, stand } = found;
   const key = `${scope.delaySeconds}|${request.url}`;
-  const { head, liveHead, day } = found.stand;
-  if (!deps.boxes.response(key, head, liveHead, day)) {
-    deps.boxes.storeResponse(key, { ...found.stand, stats: found.stats, lane: { body: body.json, points: body.values } });
+  if (!deps.boxes.responses.get(key, stand)) {
+    deps.boxes.responses.set(key, { ...stand, stats: found.stats, lane: { body: body.json, points: body.values } });
   }
-  deps.lane?.remember(request, scope, 'v2', () => laneAnswer(deps, key, scope.delaySeconds));
+  // Archiving takes an event off the live board without a commit: its kept body is not current then.
+  deps.lane?.remember(request, scope, 'v2', () =>
+    keptStatsLane(deps, deps.boxes.responses, key, scope.delaySeconds, (kept) => deps.views.forDelay(0).getEvent(kept.eventId) !== undefined),
+  );
   return send(reply, body);
-}
-
-/**
- * How the fast lane answers a whole box URL again: the body kept under `key` while the views and the
- * day stand as they stood and the event is on the live board, for a caller the stats-access policy
- * lets read it (as `boxFor` asks). Made here, not in a handler, so the function keeps no request alive.
- */
-function laneAnswer(deps: RouteDeps, key: string, delay: number): LaneEntry['answer'] {
-  const { access, boxes, views } = deps;
-  return (account) => {
-    if (!access) return undefined;
-    const live = views.forDelay(0);
-    const kept = boxes.response(key, views.forDelay(delay).head, live.head, Math.floor(access.time() / DAY_MS));
-    if (!kept || live.getEvent(kept.eventId) === undefined) return undefined;
-    return access.statsAccess(account, kept.stats).allowed ? kept.lane : undefined;
-  };
 }
 
 export const statsIdsParam = Type.Optional(

@@ -8,15 +8,14 @@ import { seasonGames, sumBoxes } from '../../../board/season-totals.ts';
 import { seasonYear } from '../../../catalog/seasons.ts';
 import { SEASON_TYPES, sportProfile } from '../../../catalog/sports.ts';
 import { homeLeagueOf } from '../../../catalog/teams/index.ts';
-import type { LaneEntry } from '../../fast-lane.ts';
 import { type BoxBody, boxBody, type SerializedBox } from '../../box-score.ts';
 import { badRequest, notFound } from '../../errors.ts';
 import { parseInteger, parseIntList } from '../../params.ts';
-import { callerOf, requireStats, type RouteDeps } from '../../route-kit.ts';
+import { callerOf, keptStatsLane, nowOf, requireStats, type RouteDeps, standing } from '../../route-kit.ts';
 import { errorResponses } from '../../schemas.ts';
 import { type SeasonScope, serializeSeason } from '../../season-stats.ts';
 import { PlayerSeasonStatsSchema, TeamSeasonStatsSchema } from '../../stats-schemas.ts';
-import { DAY_MS, MAX_STATS_IDS, send, statsIdsParam } from './game-stats.ts';
+import { MAX_STATS_IDS, send, statsIdsParam } from './game-stats.ts';
 import { knownTeam } from './rosters.ts';
 
 /** Regular season, as /api/v2/season_types numbers it. */
@@ -79,8 +78,6 @@ async function seasonFor(deps: RouteDeps, request: FastifyRequest, view: BoardVi
   return { box: serializeSeason(scope, sumBoxes(team.team_id, boxes)), stats };
 }
 
-const nowOf = (deps: RouteDeps): number => deps.access?.time() ?? Date.now();
-
 /**
  * Answers a season route: from the body kept for this URL and data delay while the board has not
  * moved, else built by `build` (which validates the request and asks the stats-access policy) and
@@ -93,37 +90,21 @@ async function serveSeason(
   build: (view: BoardView) => Promise<{ body: BoxBody; stats: StatsRequest }>,
 ) {
   const { scope, view } = callerOf(deps, request);
-  // Both heads as the build reads them (before its first await): a delayed view moves on by
-  // itself meanwhile, and a body kept under its later head would miss what came in between.
-  const head = view.head;
-  const liveHead = deps.views.forDelay(0).head;
-  const day = Math.floor(nowOf(deps) / DAY_MS);
+  // As the build reads them (before its first await): a delayed view moves on by itself
+  // meanwhile, and a body kept under its later head would miss what came in between.
+  const now = standing(deps, view);
   const key = `${scope.delaySeconds}|${request.url}`;
-  let answer = deps.seasons.response(key, head, liveHead, day);
+  let answer = deps.seasons.responses.get(key, now);
   if (answer) {
     requireStats(deps, request, answer.stats);
   } else {
     const { body, stats } = await build(view);
     const json = typeof body.json === 'string' ? Buffer.from(body.json) : body.json;
-    answer = { json, values: body.values, head, liveHead, day, stats, lane: { body: json, points: body.values } };
-    deps.seasons.storeResponse(key, answer);
+    answer = { json, values: body.values, ...now, stats, lane: { body: json, points: body.values } };
+    deps.seasons.responses.set(key, answer);
   }
-  deps.lane?.remember(request, scope, 'v2', () => laneAnswer(deps, key, scope.delaySeconds));
+  deps.lane?.remember(request, scope, 'v2', () => keptStatsLane(deps, deps.seasons.responses, key, scope.delaySeconds));
   return send(reply, answer);
-}
-
-/**
- * How the fast lane answers a season URL again: the body kept under `key` while the views and the
- * day stand as they stood, for a caller the stats-access policy lets read it (as `serveSeason` asks).
- */
-function laneAnswer(deps: RouteDeps, key: string, delay: number): LaneEntry['answer'] {
-  const { access, seasons, views } = deps;
-  return (account) => {
-    if (!access) return undefined;
-    const day = Math.floor(access.time() / DAY_MS);
-    const kept = seasons.response(key, views.forDelay(delay).head, views.forDelay(0).head, day);
-    return kept && access.statsAccess(account, kept.stats).allowed ? kept.lane : undefined;
-  };
 }
 
 /** Season aggregates of a team and of its current roster's players. */
