@@ -8,9 +8,12 @@
  * million rows to write and, a day later, to compact), so by default a subset of leagues runs; the
  * report scales what grows with the number of events (what is kept for good) to the whole simulator.
  *
- * `npm run bench:retention -- [--days 30] [--step-minutes 30] [--sports 3,4,5,21|all] [--out samples.json] [--keep]`
+ * `npm run bench:retention -- [--days 30] [--step-minutes 30] [--sports 3,4,5,21|all] [--out samples.json] [--keep]
+ *  [--node-flags '--flag ...'] [--cpu N]`
  * (`--out`: every sample as JSON, written as it comes; `--keep`: the data directory is left for
- * a look at the store afterwards, and its path printed).
+ * a look at the store afterwards, and its path printed; `--node-flags`: node flags after npm
+ * start's, to try one before adopting it; `--cpu`: the server pinned to that CPU, so that two runs
+ * can be compared side by side).
  */
 import { writeFileSync } from 'node:fs';
 import { bundle } from '../bin/bundle.js';
@@ -73,7 +76,8 @@ async function main(): Promise<void> {
   const sportsArg = opt('sports', '3,4,5,21');
   const sportIds = sportsArg === 'all' ? undefined : sportsArg.split(',').map(Number);
   const out = opt('out', '');
-  const flags = startScriptNodeFlags();
+  const flags = [...startScriptNodeFlags(), ...opt('node-flags', '').split(/\s+/).filter(Boolean)];
+  const cpu = opt('cpu', '');
   const dataDir = makeTmpDir('retention');
   const samples: Sample[] = [];
   // Bundled as bin/oddsbase.js bundles the server, so that its memory is the shipped server's.
@@ -84,7 +88,7 @@ async function main(): Promise<void> {
     String(days),
     String(step),
     ...(sportIds ? [sportIds.join(',')] : []),
-  ]);
+  ], cpu ? { cpu } : {});
   let pending = '';
   child.proc.stdout?.on('data', (b: Buffer) => {
     pending += b.toString();
@@ -124,7 +128,7 @@ async function main(): Promise<void> {
   const m = machineInfo();
   const lines = [
     `- machine: ${m.model}, ${m.nproc} CPUs, ${m.memory}, node ${m.node}; ${new Date().toISOString().slice(0, 10)}`,
-    `- server: \`node ${flags.join(' ')}\` (npm start's flags), default retention and board keep time; ` +
+    `- server: \`node ${flags.join(' ')}\` (npm start's flags, then --node-flags), default retention and board keep time; ` +
       `sports ${sportsArg} (${eventsPerDay(sportIds).toFixed(1)} events a day of the simulator's ${eventsPerDay(undefined).toFixed(0)}), ` +
       `${days} days in steps of ${step} simulated minutes, ${last.wall_s.toFixed(0)} s`,
     `- last week, medians: data directory ${mb(median(lastWeek.map((s) => s.disk)))}, RSS ${mb(median(lastWeek.map((s) => s.rss)))}, ` +
