@@ -44,7 +44,8 @@ export class CursorError extends Error {}
  * moves after a commit, so paging from cursor to cursor returns every committed row exactly once.
  */
 export class ChangeFeed {
-  private readonly ring: ChangeRecord[] = [];
+  /** Rows from `ringStart` on; the slots before it are emptied as rows leave, until compaction. */
+  private readonly ring: (ChangeRecord | undefined)[] = [];
   private readonly payloads: PayloadLog;
   private ringStart = 0;
   /** Every row with an id above this is in the ring. */
@@ -112,6 +113,9 @@ export class ChangeFeed {
     if (row.price_id !== null) this.payloads.append(row, periodOfDetail(row.detail));
     if (this.ring.length - this.ringStart >= this.capacity) {
       this.ringFloor = this.ring[this.ringStart]!.id;
+      // Let go of the row now: until the next compaction the array holds up to twice the capacity,
+      // and rows (their payload and detail texts) are most of the feed's memory.
+      this.ring[this.ringStart] = undefined;
       this.ringStart++;
       // Compact now and then rather than shifting the array on every row.
       if (this.ringStart >= this.capacity) {

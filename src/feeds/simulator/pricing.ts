@@ -3,6 +3,7 @@ import { AFFILIATES } from '../../catalog/affiliates.ts';
 import type { Discipline } from '../../catalog/sports.ts';
 import { applyMargin, OFF_BOARD, probToAmerican, roundAmerican } from '../../domain/odds.ts';
 import type { ParticipantType } from '../../domain/types.ts';
+import { SmallMap } from '../../board/small-map.ts';
 import type { Update } from '../../ledger/updates.ts';
 import type { FeedStateReader, PriceKey } from '../feed.ts';
 import type { Outlook, SportParams } from './model.ts';
@@ -115,7 +116,8 @@ export function eventBooks(seed: number, eventId: string, discipline: Discipline
       alternates: profile.alternates >= 0.9 ? 2 : profile.alternates >= 0.5 ? 1 : 0,
       mains: new Map<string, number>(),
       movedAt: new Map<string, number>(),
-      offUntil: new Map<number, number>(),
+      // Empty but for an off-board episode now and then, on every book of every event.
+      offUntil: new SmallMap<number, number>(),
     };
   });
   // Far-future events still need a few books.
@@ -191,7 +193,8 @@ export class PriceBook {
     const key = `${marketId}|${periodId}|${participant.type}|${participant.id}|${affiliateId}`;
     let g = this.groups.get(key);
     if (!g) {
-      g = { marketId, periodId, participant, affiliateId, lines: new Map() };
+      // A main line and a few alternates: 26,000 groups on a full board, too many for Map tables.
+      g = { marketId, periodId, participant, affiliateId, lines: new SmallMap() };
       this.groups.set(key, g);
     }
     return g;
