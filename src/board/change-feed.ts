@@ -2,7 +2,7 @@ import type { Bus, CommittedBatch } from '../bus/bus.ts';
 import { periodOfDetail } from '../changelog/change.ts';
 import type { ChangeQuery, ChangeRecord, Store } from '../store/store.ts';
 import { LogFloor } from './log-floor.ts';
-import { PayloadLog, type PayloadRead } from './payload-log.ts';
+import { DEFAULT_PAYLOAD_BYTES, PayloadLog, type PayloadRead } from './payload-log.ts';
 
 export interface FeedRead {
   rows: ChangeRecord[];
@@ -74,7 +74,7 @@ export class ChangeFeed {
     this.ringFloor = headId;
     this.head = headId;
     this.headMs = headMs;
-    const payloadBytes = opts.payloadBytes ?? 16 * 1024 * 1024;
+    const payloadBytes = opts.payloadBytes ?? DEFAULT_PAYLOAD_BYTES;
     // Warm from the newest rows (about 400 bytes each), so polls near the head are served from
     // memory from the first request on.
     this.payloads = new PayloadLog(Math.max(0, headId - Math.ceil(payloadBytes / 400)), payloadBytes);

@@ -28,7 +28,16 @@ export interface PayloadRead {
   more: boolean;
 }
 
-const CHUNK_BYTES = 4 * 1024 * 1024;
+/**
+ * The serialised rows kept by default: about 20,000 price rows, minutes of the live simulator's
+ * changes, which a polling client is well within. Older cursors read from the store. The bytes sit
+ * outside the heap, in the resident set as they are: 16 MB was a twentieth of the 400 MB a month's
+ * server may use.
+ */
+export const DEFAULT_PAYLOAD_BYTES = 8 * 1024 * 1024;
+
+/** Small enough next to the budget that dropping the oldest chunk leaves most of it in memory. */
+const CHUNK_BYTES = 2 * 1024 * 1024;
 
 /** Rows back to back in one buffer, each written as `,{...}` so that any run of rows is one slice. */
 interface Chunk {
@@ -57,7 +66,7 @@ export class PayloadLog {
 
   constructor(
     floor: number,
-    private readonly maxBytes = 16 * 1024 * 1024,
+    private readonly maxBytes = DEFAULT_PAYLOAD_BYTES,
   ) {
     this.floor = floor;
   }
