@@ -12,10 +12,30 @@ import { DeltaRowSchema } from '../domain/delta-row-schema.ts';
  * serialiser of its schema had (test/unit/serialise.test.ts holds that serialiser as the oracle).
  */
 
-/** A compiled serialiser of some Delta row fields, as the members it writes in the row (`,"k":v...`). */
+const BRACE = 0x7b;
+const COMMA = 0x2c;
+
+/**
+ * `json` (a JSON object, or a list of members after a comma), flat in memory. A string built by
+ * concatenation is a tree of its pieces (a V8 cons string), which better-sqlite3 binds about 1 µs
+ * slower than a flat one (measured on these rows) and which keeps every piece alive; reading a
+ * character of it makes V8 flatten it in place, in about 0.2 µs, and the pieces become garbage. The
+ * character is tested so that the read is not optimised away.
+ */
+function flat(json: string, opening = BRACE): string {
+  if (json.charCodeAt(0) !== opening) throw new Error(`not JSON as expected here: ${json.slice(0, 20)}`);
+  return json;
+}
+
+/**
+ * A compiled serialiser of some Delta row fields, as the members it writes in the row (`,"k":v...`),
+ * flat: every such fragment is kept (per event, market or line) and reused, and unflattened it would
+ * hold a slice of the whole serialiser output it was cut from, three to four times its own size
+ * (about 6 MB over a board's 40,000 lines in a heap snapshot of a simulated month).
+ */
 function deltaMembers(keys: (keyof typeof DeltaRowSchema.properties)[]): (value: object) => string {
   const serialise = fastJson(Type.Pick(DeltaRowSchema, keys));
-  return (value) => `,${serialise(value).slice(1, -1)}`;
+  return (value) => flat(`,${serialise(value).slice(1, -1)}`, COMMA);
 }
 
 const eventMembers = deltaMembers(['event_id', 'sport_id']);
@@ -28,29 +48,6 @@ function integer(n: number): string {
   const t = Math.trunc(n);
   if (!Number.isFinite(t)) throw new Error(`The value "${n}" cannot be converted to an integer.`);
   return `${t}`;
-}
-
-/**
- * The JSON object `json`, flat in memory. A string built by concatenation is a tree of its pieces
- * (a V8 cons string), which better-sqlite3 binds about 1 µs slower than a flat one (measured on
- * these rows); reading a character of it makes V8 flatten it in place, in about 0.2 µs. The
- * character is tested so that the read is not optimised away.
- */
-function flat(json: string): string {
-  if (json.charCodeAt(0) !== 0x7b) throw new Error(`not a JSON object: ${json.slice(0, 20)}`);
-  return json;
-}
-
-/**
- * A row fragment (`,"k":v...`) that is kept as long as its line lives, flat in memory. Built by
- * concatenation, it is a tree of pieces, one of them a slice that holds the whole string it was
- * cut from: three to four times the fragment's own size, over the board's 40,000 lines about 6 MB
- * of the heap (a heap snapshot of a simulated month). Reading a character makes V8 copy it into one
- * flat string in place, and the pieces become garbage.
- */
-function keptMembers(json: string): string {
-  if (json.charCodeAt(0) !== 0x2c) throw new Error(`not a list of members: ${json.slice(0, 20)}`);
-  return json;
 }
 
 /** fast-json-stringify's number: infinities are null, NaN is refused. */
@@ -102,14 +99,12 @@ export class DeltaRowWriter {
     }
     let lineJson = this.lineJson.get(line);
     if (lineJson === undefined) {
-      lineJson = keptMembers(
-        lineMembers({
-          participant_id: participant.id,
-          participant_type: participant.type,
-          participant_name: participant.name,
-          line: line.value,
-        }),
-      );
+      lineJson = lineMembers({
+        participant_id: participant.id,
+        participant_type: participant.type,
+        participant_name: participant.name,
+        line: line.value,
+      });
       this.lineJson.set(line, lineJson);
     }
     if (at !== this.at) {
@@ -142,9 +137,10 @@ export class DeltaRowWriter {
   ): string {
     let lineJson = this.lineDetailJson.get(line);
     if (lineJson === undefined) {
-      lineJson = keptMembers(
+      lineJson = flat(
         `,"period_id":${integer(market.period_id)},"market_instance_id":${integer(market.id)}` +
           `,"line_id":${JSON.stringify(line.id)}`,
+        COMMA,
       );
       this.lineDetailJson.set(line, lineJson);
     }
