@@ -8,6 +8,7 @@ import type { Simulator } from './feeds/simulator/index.ts';
 import type { Ledger } from './ledger/ledger.ts';
 import { listenMetrics } from './ops/metrics-endpoint.ts';
 import { closeApp } from './ops/shutdown.ts';
+import { holdTickShape } from './ops/tick-shape.ts';
 import { lockDataDir } from './store/data-dir-lock.ts';
 
 export interface RunningServer {
@@ -48,6 +49,7 @@ const SEED_META = 'simulator_seed';
 export async function startServer(config: ServeConfig, opts: StartOptions = {}): Promise<RunningServer> {
   const say = opts.say ?? ((line: string) => process.stdout.write(`${line}\n`));
   const now = opts.now ?? Date.now;
+  holdTickShape();
   // One writer per data directory: a second server would race this one's change ids.
   const lock = lockDataDir(config.dataDir);
   const services = await compose(config, {
