@@ -37,6 +37,15 @@ const HISTORY_LEAD_MS = 12 * 3_600_000;
 const BACKFILL_STEP_MS = 60_000;
 /** Largest batch handed to the ledger in one call. */
 const MAX_BATCH = 2_000;
+/**
+ * Longest run of a live step without giving the event loop a turn. A step ticks every active event
+ * (thousands): done in one go it held the loop for 100-200 ms under load, and every request that
+ * arrived meanwhile waited that long (docs/benchmarks.md, "The simulator's step in slices").
+ */
+const LIVE_SLICE_MS = 4;
+
+/** Lets the event loop poll its sockets (and run its timers) before the caller goes on. */
+const loopTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /**
  * The built-in live data feed: a schedule of games for every sport id, books that price them,
@@ -139,7 +148,7 @@ export class Simulator implements Feed {
       }
     }
     this.lastDay = Math.max(this.lastDay, today + DAYS_AHEAD);
-    await this.advance(nowMs);
+    await this.advance(nowMs, LIVE_SLICE_MS);
   }
 
   start(): void {
@@ -189,22 +198,38 @@ export class Simulator implements Feed {
     return Math.max(from, (spec.day - DAYS_AHEAD) * DAY_MS, spec.startMs - leadMs(spec.sport)) + jitter;
   }
 
-  private async advance(t: number): Promise<void> {
-    for (const ev of this.events) ev.tick(t);
+  /**
+   * Ticks every active event to `t`, then commits what they emitted. With `sliceMs` (live steps),
+   * the loop gets a turn whenever that long has passed: ticks only emit into `pending`, which
+   * nothing reads before the flush, so readers never see a half-made step. The back-fill runs
+   * before the server listens and goes straight through.
+   */
+  private async advance(t: number, sliceMs?: number): Promise<void> {
+    const budget = sliceMs ?? Number.POSITIVE_INFINITY;
+    let sliceEnd = performance.now() + budget;
+    for (const ev of this.events) {
+      ev.tick(t);
+      if (performance.now() >= sliceEnd) {
+        await loopTurn();
+        sliceEnd = performance.now() + budget;
+      }
+    }
     // After the games: a result of this step moves the boards before they are written.
     this.futures.tick(t);
-    await this.flush(t);
+    await this.flush(t, sliceMs !== undefined);
     if (this.events.some((ev) => ev.phase === 'done'))
       this.events = this.events.filter((ev) => ev.phase !== 'done');
   }
 
-  private async flush(t: number): Promise<void> {
+  /** Commits what the ticks emitted; `yieldBetween` gives the loop a turn between two batches. */
+  private async flush(t: number, yieldBetween: boolean): Promise<void> {
     if (this.pending.length === 0) return;
     const at = new Date(t).toISOString();
     const updates = this.pending;
     this.pending = [];
     // One batch at a time: the next is planned from the state the previous one committed.
     for (let i = 0; i < updates.length; i += MAX_BATCH) {
+      if (yieldBetween && i > 0) await loopTurn();
       await this.opts.sink.apply({ at, updates: updates.slice(i, i + MAX_BATCH) });
     }
   }
