@@ -40,6 +40,8 @@ export interface SliceOptions {
   /** The server's turns (src/http/turns.ts): a build takes one before each slice. */
   turns: Pick<Turns, 'next'>;
   now: () => number;
+  /** The build refreshes a kept answer: its turns go ahead of first builds (src/http/turns.ts). */
+  ahead?: boolean;
 }
 
 /**
@@ -75,7 +77,7 @@ export async function envelopeInSlices(
   let until = opts.now() + opts.sliceMs;
   for (const state of events) {
     if (opts.now() >= until) {
-      await opts.turns.next();
+      await opts.turns.next(opts.ahead);
       until = opts.now() + opts.sliceMs;
     }
     if (statusAllowed(q, state)) made.set(state.info.event_id, { version: state.version, view: viewOf(state) });

@@ -141,22 +141,24 @@ export function keptSnapshot(deps: RouteDeps, key: string, dateMs: number, delay
  * Answers a dated snapshot (the V2 and V1 events of a sport and date) from the body kept under
  * `key` for the view's head, else builds it in a turn of the loop of its own (src/http/turns.ts)
  * and keeps it. The head is read again after the wait: the board may have moved, and another
- * request may have built the same answer meanwhile.
+ * request may have built the same answer meanwhile. A build that refreshes an answer kept at an
+ * older head takes its turns ahead of first builds (`build` is told so for its later slices).
  */
 export async function sendSnapshot(
   deps: RouteDeps,
   reply: FastifyReply,
   key: string,
   view: BoardView,
-  build: () => Envelope | Promise<Envelope>,
+  build: (ahead: boolean) => Envelope | Promise<Envelope>,
 ): Promise<FastifyReply> {
   let kept = deps.cache.response(key, view.head);
+  const ahead = !kept && deps.cache.keptBefore(key);
   if (!kept) {
-    await deps.turns.next();
+    await deps.turns.next(ahead);
     kept = deps.cache.response(key, view.head);
   }
   if (!kept) {
-    const built = await build();
+    const built = await build(ahead);
     deps.cache.storeResponse(key, built.head, built.body, built.points);
     kept = built;
   }

@@ -80,6 +80,11 @@ export class SnapshotCache {
     return hit && hit.head === head ? hit : undefined;
   }
 
+  /** Whether an answer is kept under `key`, at any head: a build for it refreshes a repeated poll. */
+  keptBefore(key: string): boolean {
+    return this.responses.peek(key) !== undefined;
+  }
+
   storeResponse(key: string, head: number, body: Buffer, points: number): void {
     this.responses.set(key, { head, body, points }, RESPONSE_BYTES + body.length);
   }

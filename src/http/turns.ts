@@ -6,22 +6,28 @@
  * them wait behind every build that arrived before them. Requests that all start their builds at
  * once (tens of distinct filters arriving together) would otherwise run back to back, each poll
  * waiting for all of them. The builds themselves take as long as before, in the same order.
+ *
+ * A caller that asks `ahead` goes before every caller that did not: the refresh of an answer the
+ * server kept until the board moved (a poll that clients repeat) waits for the turn in progress
+ * only, not behind a queue of answers nobody asked for before (distinct filters, which a client
+ * can send as fast as its rate limit allows). Callers ahead keep their order among themselves.
  */
 export class Turns {
+  private readonly ahead: (() => void)[] = [];
   private readonly waiting: (() => void)[] = [];
   private scheduled = false;
 
   /** Resolves at the caller's turn; the code after the await runs alone in that turn. */
-  next(): Promise<void> {
+  next(ahead = false): Promise<void> {
     return new Promise((resolve) => {
-      this.waiting.push(resolve);
+      (ahead ? this.ahead : this.waiting).push(resolve);
       this.schedule();
     });
   }
 
   /** Callers waiting for a turn. */
   get queued(): number {
-    return this.waiting.length;
+    return this.ahead.length + this.waiting.length;
   }
 
   private schedule(): void {
@@ -34,8 +40,8 @@ export class Turns {
   // turn is a new setImmediate, which runs after the loop's next poll for I/O.
   private readonly turn = (): void => {
     this.scheduled = false;
-    const resolve = this.waiting.shift();
-    if (this.waiting.length > 0) this.schedule();
+    const resolve = this.ahead.shift() ?? this.waiting.shift();
+    if (this.queued > 0) this.schedule();
     resolve?.();
   };
 }

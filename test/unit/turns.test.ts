@@ -18,3 +18,18 @@ test('one caller a turn of the loop, in the order they asked', async () => {
   assert.deepEqual(order, ['a', 'b', 'c']);
   assert.equal(turns.queued, 0);
 });
+
+test('a caller ahead goes before every caller that is not, whenever it asks', async () => {
+  const turns = new Turns();
+  const order: string[] = [];
+  const first = turns.next().then(() => order.push('first build'));
+  const second = turns.next().then(() => order.push('second build'));
+  await first;
+  // Asked after both first builds, while the second still waits: the refresh takes the next turn.
+  const refresh = turns.next(true).then(() => order.push('refresh'));
+  const again = turns.next(true).then(() => order.push('refresh again'));
+  const third = turns.next().then(() => order.push('third build'));
+  await Promise.all([second, refresh, again, third]);
+  assert.deepEqual(order, ['first build', 'refresh', 'refresh again', 'second build', 'third build']);
+  assert.equal(turns.queued, 0);
+});

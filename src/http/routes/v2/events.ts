@@ -42,8 +42,8 @@ export async function eventRoutes(fastify: FastifyInstance, deps: RouteDeps): Pr
       deps.lane?.remember(request, scope, 'v2', () => keptSnapshot(deps, key, dateMs, scope.delaySeconds));
       // A build yields a turn between slices of its events (src/http/events-envelope.ts).
       const inWindow = () => view.eventsInWindow(sportId, from, to);
-      return sendSnapshot(deps, reply, key, view, () =>
-        envelopeInSlices(cache, deps.views.forDelay(0), view, inWindow, q, slices),
+      return sendSnapshot(deps, reply, key, view, (ahead) =>
+        envelopeInSlices(cache, deps.views.forDelay(0), view, inWindow, q, { ...slices, ahead }),
       );
     },
   );

@@ -1,0 +1,54 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { FastifyReply } from 'fastify';
+import type { BoardView } from '../../src/board/board-view.ts';
+import { ByteBudget } from '../../src/http/byte-budget.ts';
+import { type RouteDeps, sendSnapshot } from '../../src/http/route-kit.ts';
+import { SnapshotCache } from '../../src/http/snapshot-cache.ts';
+
+/** The parts of the route deps, view and reply that sendSnapshot touches, recording turns and builds. */
+function harness() {
+  const turns: boolean[] = [];
+  const builds: boolean[] = [];
+  const deps = {
+    cache: new SnapshotCache(new ByteBudget(1 << 20)),
+    turns: { next: async (ahead = false) => void turns.push(ahead) },
+  } as unknown as RouteDeps;
+  const view = { head: 1 } as { head: number };
+  const reply = {
+    sent: undefined as Buffer | undefined,
+    meter() {
+      return this;
+    },
+    header() {
+      return this;
+    },
+    send(body: Buffer) {
+      this.sent = body;
+      return this;
+    },
+  };
+  const send = () =>
+    sendSnapshot(deps, reply as unknown as FastifyReply, 'k', view as unknown as BoardView, (ahead) => {
+      builds.push(ahead);
+      return { body: Buffer.from(`{"head":${view.head}}`), points: 1, head: view.head };
+    });
+  return { turns, builds, view, reply, send };
+}
+
+test('a first build waits in line; the refresh of a kept answer goes ahead; a kept one is sent as it is', async () => {
+  const h = harness();
+  await h.send();
+  assert.deepEqual(h.turns, [false], 'no answer kept under the key: a first build queues behind the others');
+  assert.deepEqual(h.builds, [false]);
+
+  await h.send();
+  assert.deepEqual(h.turns, [false], 'kept at the view head: no turn, no build');
+  assert.equal(String(h.reply.sent), '{"head":1}');
+
+  h.view.head = 2;
+  await h.send();
+  assert.deepEqual(h.turns, [false, true], 'kept at an older head: the refresh takes its turn ahead');
+  assert.deepEqual(h.builds, [false, true], 'and its later slices too');
+  assert.equal(String(h.reply.sent), '{"head":2}');
+});
