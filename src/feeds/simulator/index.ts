@@ -40,7 +40,7 @@ const MAX_BATCH = 2_000;
 /**
  * Longest run of a live step without giving the event loop a turn. A step ticks every active event
  * (thousands): done in one go it held the loop for 100-200 ms under load, and every request that
- * arrived meanwhile waited that long (docs/benchmarks.md, "The simulator's step in slices").
+ * arrived meanwhile waited that long (docs/benchmarks.md, "What held the loop under the filters load").
  */
 const LIVE_SLICE_MS = 4;
 
