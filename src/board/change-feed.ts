@@ -33,7 +33,19 @@ export interface ChangeFeedOptions {
   now?: () => number;
   /** What retention keeps whole: no cursor below it is served. */
   floor?: LogFloor;
+  /**
+   * Rows of one store statement when a payload page is read from the store, the event loop getting a
+   * turn between two: a 5,000-row page (about 1.8 MB) read in one statement held the loop for tens
+   * of milliseconds, 20 times a second under the unread-clients load (docs/benchmarks.md).
+   */
+  storeChunkRows?: number;
 }
+
+/** Between two chunks of a page read from the store, as between its rows. */
+const COMMA = Buffer.from(',');
+
+/** Lets the event loop poll its sockets (and run its timers) before the caller goes on. */
+const loopTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /** The cursor a client sent cannot be served; `reason` says why and what to do. */
 export class CursorError extends Error {}
@@ -56,6 +68,7 @@ export class ChangeFeed {
   readonly capacity: number;
   readonly windowMs: number;
   readonly maxScan: number;
+  private readonly storeChunkRows: number;
   private readonly now: () => number;
   private readonly floor: LogFloor;
   private unsubscribe: () => void = () => {};
@@ -69,6 +82,7 @@ export class ChangeFeed {
     this.capacity = opts.capacity ?? 20_000;
     this.windowMs = opts.windowMs ?? 24 * 3_600_000;
     this.maxScan = opts.maxScan ?? 100_000;
+    this.storeChunkRows = opts.storeChunkRows ?? 1_000;
     this.now = opts.now ?? Date.now;
     this.floor = opts.floor ?? new LogFloor();
     this.ringFloor = headId;
@@ -204,9 +218,36 @@ export class ChangeFeed {
       : { parts, count, lastId: toId, hasMore: toId < head, fromStore };
   }
 
+  /**
+   * A page read from the store in chunks of `storeChunkRows`, with a turn of the loop between two.
+   * Rows at or below `toId` never change, but retention may compact old ones meanwhile: it raises
+   * the floor before it removes a row, so a read whose next row fell below the floor during a turn
+   * is refused as a cursor behind the retained log would have been (CursorError).
+   */
   private async fromStore(q: ChangeQuery): Promise<PayloadRead> {
-    const { bytes, count, lastRowId, more } = await this.store.readPayloadBytes(q);
-    return { parts: [bytes], count, lastRowId, more };
+    const parts: Buffer[] = [];
+    let count = 0;
+    let lastRowId = 0;
+    let afterId = q.afterId;
+    for (;;) {
+      const limit = Math.min(this.storeChunkRows, q.limit - count);
+      const chunk = await this.store.readPayloadBytes({ ...q, afterId, limit });
+      if (chunk.count > 0) {
+        if (parts.length > 0) parts.push(COMMA);
+        parts.push(chunk.bytes);
+        count += chunk.count;
+        lastRowId = chunk.lastRowId;
+        afterId = chunk.lastRowId;
+      }
+      if (!chunk.more || count >= q.limit) return { parts, count, lastRowId, more: chunk.more };
+      await loopTurn();
+      if (afterId + 1 < this.floor.oldestId) {
+        throw new CursorError(
+          `the changes after ${afterId} were compacted while this page was read; ` +
+            'Re-bootstrap: fetch an events snapshot and continue from its meta.delta_last_id',
+        );
+      }
+    }
   }
 
   /** The head a read may see, and the last id it looks at: bounded so a narrow filter cannot scan all. */

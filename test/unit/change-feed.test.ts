@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { Board } from '../../src/board/board.ts';
 import { ChangeFeed, CursorError } from '../../src/board/change-feed.ts';
+import { LogFloor } from '../../src/board/log-floor.ts';
 import { MemoryBus } from '../../src/bus/memory-bus.ts';
 import { Ledger } from '../../src/ledger/ledger.ts';
 import { openSqlite } from '../../src/store/sqlite/database.ts';
@@ -121,8 +122,13 @@ test('cursors ahead of the head or behind the retained window are refused', asyn
 
 test('payload pages hold the same rows as whole-row reads, from memory and from the store', async (t) => {
   const s = await setup();
-  // Started after the writes with room for about ten rows: older cursors are read from the store.
-  const cold = await ChangeFeed.open(s.store, s.bus, s.ledger.headId, { maxScan: 1000, payloadBytes: 4000 });
+  // Started after the writes with room for about ten rows: older cursors are read from the store,
+  // four rows a statement, so that pages span chunks.
+  const cold = await ChangeFeed.open(s.store, s.bus, s.ledger.headId, {
+    maxScan: 1000,
+    payloadBytes: 4000,
+    storeChunkRows: 4,
+  });
   t.after(async () => {
     cold.close();
     await s.cleanup();
@@ -153,4 +159,26 @@ test('payload pages hold the same rows as whole-row reads, from memory and from 
       }
     }
   }
+});
+
+test('a page read from the store in chunks is refused if retention compacted its rows between two', async (t) => {
+  const s = await setup();
+  const floor = new LogFloor();
+  const cold = await ChangeFeed.open(s.store, s.bus, s.ledger.headId, {
+    maxScan: 1000,
+    payloadBytes: 4000,
+    storeChunkRows: 4,
+    floor,
+  });
+  t.after(async () => {
+    cold.close();
+    await s.cleanup();
+  });
+  const whole = await cold.readPayloadPage({ afterId: 0 }, 20);
+  assert.equal(whole.fromStore, true);
+  assert.equal(whole.count, 20, 'five chunks of four');
+  // Retention raises the floor before it removes rows: here during the first turn of the loop.
+  setImmediate(() => floor.raiseId(10));
+  await assert.rejects(cold.readPayloadPage({ afterId: 0 }, 20), CursorError);
+  assert.equal((await cold.readPayloadPage({ afterId: 12 }, 4)).count, 4, 'rows above the floor are still served');
 });

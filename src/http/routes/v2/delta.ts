@@ -91,10 +91,8 @@ export async function deltaRoutes(fastify: FastifyInstance, deps: RouteDeps): Pr
         reply.meter(page.points);
         return sendParts(reply, page.parts);
       }
-      const read = await feed.readPayloadPage(
-        { afterId, sportId, eventId, affiliateIds, marketIds, periodIds },
-        limit,
-        visible,
+      const read = await withCursorErrors(() =>
+        feed.readPayloadPage({ afterId, sportId, eventId, affiliateIds, marketIds, periodIds }, limit, visible),
       );
       const parts = [
         Buffer.from(
