@@ -1,3 +1,4 @@
+import { setImmediate as loopTurn } from 'node:timers/promises';
 import type { Bus, CommittedBatch } from '../bus/bus.ts';
 import { periodOfDetail } from '../changelog/change.ts';
 import type { ChangeQuery, ChangeRecord, Store } from '../store/store.ts';
@@ -44,8 +45,6 @@ export interface ChangeFeedOptions {
 /** Between two chunks of a page read from the store, as between its rows. */
 const COMMA = Buffer.from(',');
 
-/** Lets the event loop poll its sockets (and run its timers) before the caller goes on. */
-const loopTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /** The cursor a client sent cannot be served; `reason` says why and what to do. */
 export class CursorError extends Error {}

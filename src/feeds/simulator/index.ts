@@ -1,3 +1,4 @@
+import { setImmediate as loopTurn } from 'node:timers/promises';
 import type { SportProfile } from '../../catalog/sports.ts';
 import { SPORTS } from '../../catalog/sports.ts';
 import type { LedgerSink, Update } from '../../ledger/updates.ts';
@@ -44,8 +45,6 @@ const MAX_BATCH = 2_000;
  */
 const LIVE_SLICE_MS = 4;
 
-/** Lets the event loop poll its sockets (and run its timers) before the caller goes on. */
-const loopTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /**
  * The built-in live data feed: a schedule of games for every sport id, books that price them,
