@@ -45,7 +45,6 @@ export interface ChangeFeedOptions {
 /** Between two chunks of a page read from the store, as between its rows. */
 const COMMA = Buffer.from(',');
 
-
 /** The cursor a client sent cannot be served; `reason` says why and what to do. */
 export class CursorError extends Error {}
 
@@ -226,7 +225,6 @@ export class ChangeFeed {
   private async fromStore(q: ChangeQuery): Promise<PayloadRead> {
     const parts: Buffer[] = [];
     let count = 0;
-    let lastRowId = 0;
     let afterId = q.afterId;
     for (;;) {
       const limit = Math.min(this.storeChunkRows, q.limit - count);
@@ -235,10 +233,9 @@ export class ChangeFeed {
         if (parts.length > 0) parts.push(COMMA);
         parts.push(chunk.bytes);
         count += chunk.count;
-        lastRowId = chunk.lastRowId;
         afterId = chunk.lastRowId;
       }
-      if (!chunk.more || count >= q.limit) return { parts, count, lastRowId, more: chunk.more };
+      if (!chunk.more || count >= q.limit) return { parts, count, lastRowId: count > 0 ? afterId : 0, more: chunk.more };
       await loopTurn();
       if (afterId + 1 < this.floor.oldestId) {
         throw new CursorError(
