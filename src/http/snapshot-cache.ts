@@ -1,10 +1,7 @@
-import fastJson from 'fast-json-stringify';
 import type { EventState } from '../board/board.ts';
-import { type EventFilter, filterKey, viewEvent } from '../board/views.ts';
+import { type EventFilter, filterKey } from '../board/views.ts';
 import { BudgetMap, type ByteBudget, stringBytes } from './byte-budget.ts';
-import { EventSchema } from './schemas.ts';
-
-const serializeEvent = fastJson(EventSchema);
+import { eventJson } from './event-json.ts';
 
 interface CachedView {
   version: number;
@@ -62,16 +59,15 @@ export class SnapshotCache {
     if (hit && hit.version === state.version) {
       return hit;
     }
-    const view = viewEvent(state, filter);
-    const json = serializeEvent(view.event);
+    const view = eventJson(state, filter);
     const entry = {
       version: state.version,
-      json,
+      json: view.json,
       priceCount: view.priceCount,
-      marketCount: view.event.markets.length,
-      points: eventPoints(view.priceCount, view.event.live_game_state !== undefined),
+      marketCount: view.marketCount,
+      points: eventPoints(view.priceCount, view.liveState),
     };
-    perEvent.set(key, entry, VIEW_BYTES + stringBytes(json));
+    perEvent.set(key, entry, VIEW_BYTES + stringBytes(view.json));
     return entry;
   }
 

@@ -4,6 +4,7 @@ import type { LineState, MarketState, ParticipantState } from '../board/board.ts
 import { marketName } from '../catalog/markets.ts';
 import type { ChangeType } from '../domain/types.ts';
 import { DeltaRowSchema } from '../domain/delta-row-schema.ts';
+import { integer, number } from '../domain/json-text.ts';
 
 /**
  * Serialisers of the price rows the ledger writes: compiled from schemas once, about twice as fast
@@ -41,20 +42,6 @@ function deltaMembers(keys: (keyof typeof DeltaRowSchema.properties)[]): (value:
 const eventMembers = deltaMembers(['event_id', 'sport_id']);
 const marketMembers = deltaMembers(['market_id', 'market_name']);
 const lineMembers = deltaMembers(['participant_id', 'participant_type', 'participant_name', 'line']);
-
-/** fast-json-stringify's integer: the same text for every value. */
-function integer(n: number): string {
-  if (Number.isInteger(n)) return `${n}`;
-  const t = Math.trunc(n);
-  if (!Number.isFinite(t)) throw new Error(`The value "${n}" cannot be converted to an integer.`);
-  return `${t}`;
-}
-
-/** fast-json-stringify's number: infinities are null, NaN is refused. */
-function number(n: number): string {
-  if (Number.isNaN(n)) throw new Error(`The value "${n}" cannot be converted to a number.`);
-  return n === Infinity || n === -Infinity ? 'null' : `${n}`;
-}
 
 /**
  * Writes a price's Delta row exactly as serialiseDeltaRow does, from parts that mostly repeat from one

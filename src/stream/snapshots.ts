@@ -1,18 +1,15 @@
-import fastJson from 'fast-json-stringify';
 import type { PlanScope } from '../access/plan-scope.ts';
 import type { BoardView } from '../board/board-view.ts';
 import type { EventState } from '../board/board.ts';
 import { boardMatches, viewFutures } from '../board/futures-view.ts';
 import { type EventFilter, viewEvent } from '../board/views.ts';
 import { defaultMarketIds, withLiveVariants } from '../catalog/markets.ts';
-import { EventSchema } from '../http/schemas.ts';
+import { serializeEvent } from '../http/event-json.ts';
 import { eventPoints } from '../http/snapshot-cache.ts';
 import { MAX_PLAYS } from '../http/routes/v2/plays.ts';
 import type { Store } from '../store/store.ts';
 import { SnapshotError } from './errors.ts';
 import type { Subscription } from './subscription.ts';
-
-const serializeEvent = fastJson(EventSchema);
 
 /** One snapshot message and the data points it costs (spec: like the equivalent REST read). */
 export interface SnapshotMessage {

@@ -1,0 +1,145 @@
+import fastJson from 'fast-json-stringify';
+import type { EventState, LineState, PriceState } from '../board/board.ts';
+import type { EventFilter } from '../board/views.ts';
+import { marketName } from '../catalog/markets.ts';
+import { integer, number } from '../domain/json-text.ts';
+import type { EventInfo } from '../domain/types.ts';
+import { EventSchema } from './schemas.ts';
+
+/**
+ * An event as a filter shows it, written as JSON straight from the board: the text that
+ * `serializeEvent(viewEvent(state, filter).event)` gives, byte for byte, without the view's objects.
+ * A distinct filter builds every event it asks for anew, and those objects (a Price per price, a
+ * Record per line) were most of the young garbage a burst of such requests made, and the collector's
+ * pauses most of the tail of the requests beside them.
+ */
+
+export const serializeEvent = fastJson(EventSchema);
+
+export interface EventJson {
+  json: string;
+  /** Prices written: one market price at one sportsbook each (the odds points of metering). */
+  priceCount: number;
+  marketCount: number;
+  /** Whether live_game_state was written. */
+  liveState: boolean;
+}
+
+/** The event's JSON around its markets, which no filter changes but for live_game_state. */
+interface InfoJson {
+  /** Up to and including the `[` of `"markets":[`. */
+  head: string;
+  /** From the `]` that closes the markets, without live_game_state and with it. */
+  tail: string;
+  tailLive: string | undefined;
+}
+
+const MARKETS = '"markets":[]';
+
+/** Keyed by the info object, which the ledger replaces whenever the event's own fields change. */
+const infoJson = new WeakMap<EventInfo, InfoJson>();
+
+function infoParts(info: EventInfo): InfoJson {
+  let parts = infoJson.get(info);
+  if (parts) return parts;
+  const { live_game_state, ...rest } = info;
+  const text = serializeEvent({ ...rest, markets: [] });
+  // The schema puts markets after every field that could hold this text and before the rest.
+  const close = text.indexOf(MARKETS) + MARKETS.length - 1;
+  parts = {
+    head: text.slice(0, close),
+    tail: text.slice(close),
+    tailLive: live_game_state
+      ? serializeEvent({ ...rest, markets: [], live_game_state }).slice(close)
+      : undefined,
+  };
+  infoJson.set(info, parts);
+  return parts;
+}
+
+/** Whether `key` is an array index, which an object's keys list first, in ascending order. */
+function isIndex(key: number): boolean {
+  return Number.isInteger(key) && key >= 0 && key < 4294967295;
+}
+
+/** A Record's key order: its index keys ascending, then the others as they were added. */
+function keyOrder(a: PriceState, b: PriceState): number {
+  const ia = isIndex(a.affiliate_id);
+  const ib = isIndex(b.affiliate_id);
+  if (ia && ib) return a.affiliate_id - b.affiliate_id;
+  return ia ? -1 : ib ? 1 : 0;
+}
+
+/** The prices a line shows, reused from line to line: one array for the whole process. */
+const shown: PriceState[] = [];
+
+function priceJson(p: PriceState, includeDelta: boolean): string {
+  let json = `{"id":"${p.id}","price":${number(p.price)},"is_main_line":${p.is_main_line ? 'true' : 'false'}`;
+  json += `,"updated_at":${JSON.stringify(p.updated_at)}`;
+  if (includeDelta && p.price_delta !== undefined) json += `,"price_delta":${number(p.price_delta)}`;
+  if (p.liquidity_usd !== undefined) json += `,"liquidity_usd":${number(p.liquidity_usd)}`;
+  if (p.source_id !== undefined) json += `,"source_id":${JSON.stringify(p.source_id)}`;
+  return `${json}}`;
+}
+
+/** The line's `prices` object under the filter's book, main-line and closure rules, or '' for none. */
+function pricesJson(line: LineState, f: EventFilter): string {
+  shown.length = 0;
+  let ordered = true;
+  for (const p of line.prices.values()) {
+    if (f.affiliateIds && !f.affiliateIds.has(p.affiliate_id)) continue;
+    if (f.mainLine && !p.is_main_line) continue;
+    if (f.hideClosed && p.closed_at !== '') continue;
+    if (shown.length > 0 && keyOrder(shown[shown.length - 1]!, p) > 0) ordered = false;
+    shown.push(p);
+  }
+  if (shown.length === 0) return '';
+  if (!ordered) shown.sort(keyOrder);
+  let json = '';
+  for (const p of shown) {
+    json += `${json === '' ? '{' : ','}"${p.affiliate_id}":${priceJson(p, f.includePriceDelta)}`;
+  }
+  return `${json}}`;
+}
+
+/** The event as the filter shows it (src/board/views.ts `viewEvent`, with current prices), as JSON. */
+export function eventJson(state: EventState, f: EventFilter): EventJson {
+  let priceCount = 0;
+  let marketCount = 0;
+  let markets = '';
+  for (const m of state.markets.values()) {
+    if (!f.marketIds.has(m.market_id)) continue;
+    if (f.periodIds && !f.periodIds.has(m.period_id)) continue;
+    let participants = '';
+    for (const part of m.participants.values()) {
+      if (f.participantType && part.type !== f.participantType) continue;
+      if (f.participantIds && !f.participantIds.has(part.id)) continue;
+      let lines = '';
+      for (const line of part.lines.values()) {
+        const prices = pricesJson(line, f);
+        if (prices === '') continue;
+        priceCount += shown.length;
+        lines += `${lines === '' ? '' : ','}{"id":${JSON.stringify(line.id)},"value":${JSON.stringify(line.value)},"prices":${prices}}`;
+      }
+      if (lines === '') continue;
+      participants +=
+        `${participants === '' ? '' : ','}{"id":${integer(part.id)},"type":${JSON.stringify(part.type)}` +
+        `,"name":${JSON.stringify(part.name)},"lines":[${lines}]}`;
+    }
+    if (participants === '') continue;
+    const name = JSON.stringify(marketName(m.market_id));
+    markets +=
+      `${markets === '' ? '' : ','}{"id":${integer(m.id)},"market_id":${integer(m.market_id)}` +
+      `,"period_id":${integer(m.period_id)},"name":${name},"market_description":${name}` +
+      `,"participants":[${participants}]}`;
+    marketCount++;
+  }
+  const info = infoParts(state.info);
+  const live = f.liveGameState && info.tailLive !== undefined;
+  return {
+    json: info.head + markets + (live ? info.tailLive! : info.tail),
+    priceCount,
+    marketCount,
+    liveState: live,
+  };
+}
