@@ -112,3 +112,22 @@ test('escapes, optional price fields, infinities and books added out of order ar
   assert.deepEqual(Object.keys(parsed.markets[0].participants[0].lines[0].prices).slice(0, 3), ['0', '5', '19']);
   assert.deepEqual(parsed.live_game_state, { markets: [], note: 'x"y' });
 });
+
+test("characters beyond ASCII and views of hundreds of kilobytes are written as the serialiser writes them", async () => {
+  const board = new Board();
+  const ledger = await Ledger.open(new MemoryStore(), board, new MemoryBus());
+  const id = 'cd'.repeat(16);
+  const info = nbaEvent(id);
+  info.teams[1]!.name = 'Atlético São Paulo 🏀';
+  await ledger.apply(batch(new Date(NOW).toISOString(), [{ kind: 'event', event: info }, ...nbaPrices(id)]));
+  const state = board.events.get(id)!;
+  const all = new Set([...state.markets.values()].map((m) => m.market_id));
+  const participants = [...state.markets.values()].flatMap((m) => [...m.participants.values()]);
+  const names = ['Müller', 'x'.repeat(300_000), `${'é'.repeat(70_000)}\u2028`, 'Ωmega "quoted"', 'plain'];
+  for (const [i, name] of names.entries()) {
+    participants[i % participants.length]!.name = name;
+    assertSameAsView(state, filter({ marketIds: all }), `name ${i}`);
+  }
+  for (const p of participants) p.name = 'small';
+  assertSameAsView(state, filter({ marketIds: all, includePriceDelta: true }), 'after the large views');
+});
