@@ -223,6 +223,20 @@ export class Board implements FeedStateReader, BoardView {
       : undefined;
   }
 
+  linePrices(group: Omit<PriceKey, 'line'>): ReadonlyMap<string, PriceSnapshot> {
+    const out = new Map<string, PriceSnapshot>();
+    const market = this.events.get(group.event_id)?.markets.get(marketKey(group.market_id, group.period_id));
+    if (!market) return out;
+    for (const participant of market.participants.values()) {
+      if (participant.id !== group.participant_id) continue;
+      for (const [value, line] of participant.lines) {
+        const p = line.prices.get(group.affiliate_id);
+        if (p && !out.has(value)) out.set(value, { price: p.price, is_main_line: p.is_main_line, closed: p.closed_at !== '' });
+      }
+    }
+    return out;
+  }
+
   futuresState(eventId: string): FuturesState | undefined {
     return this.futures.get(eventId)?.settlement.state;
   }

@@ -27,6 +27,8 @@ export interface FeedStateReader {
   /** The ids of every committed event. */
   eventIds(): Iterable<string>;
   price(key: PriceKey): PriceSnapshot | undefined;
+  /** The committed prices of one book for one participant of a market, by line (empty when none). */
+  linePrices(group: Omit<PriceKey, 'line'>): ReadonlyMap<string, PriceSnapshot>;
   /** A committed futures board's settlement state, or undefined for a board never opened. */
   futuresState(eventId: string): FuturesState | undefined;
   /** The last committed change id, 0 on an empty store. */

@@ -24,6 +24,8 @@ class MemoryLedger implements LedgerSink, FeedStateReader {
   readonly events = new Map<string, EventInfo>();
   readonly prices = new Map<string, PriceSnapshot & { update: PriceUpdate }>();
   private readonly mains = new Map<string, string>();
+  /** The prices of `prices` by group (event, market, period, participant, book), then line. */
+  private readonly lines = new Map<string, Map<string, PriceSnapshot>>();
   readonly counts = {
     event: 0,
     score: 0,
@@ -87,7 +89,14 @@ class MemoryLedger implements LedgerSink, FeedStateReader {
         if (oldPrice) oldPrice.is_main_line = false;
         this.mains.set(group, u.line);
       }
-      this.prices.set(key, { price: u.price, is_main_line: main, closed: u.closed === true, update: u });
+      const entry = { price: u.price, is_main_line: main, closed: u.closed === true, update: u };
+      this.prices.set(key, entry);
+      let lines = this.lines.get(group);
+      if (!lines) {
+        lines = new Map();
+        this.lines.set(group, lines);
+      }
+      lines.set(u.line, entry);
     }
   }
 
@@ -101,6 +110,10 @@ class MemoryLedger implements LedgerSink, FeedStateReader {
 
   price(key: PriceKey): PriceSnapshot | undefined {
     return this.prices.get(priceKey(key));
+  }
+
+  linePrices(g: Omit<PriceKey, 'line'>): ReadonlyMap<string, PriceSnapshot> {
+    return this.lines.get(`${g.event_id}|${g.market_id}|${g.period_id}|${g.participant_id}|${g.affiliate_id}`) ?? new Map();
   }
 
   futuresState(eventId: string): FuturesState | undefined {
@@ -388,6 +401,10 @@ class LiveCounter implements LedgerSink, FeedStateReader {
 
   price(): PriceSnapshot | undefined {
     return undefined;
+  }
+
+  linePrices(): ReadonlyMap<string, PriceSnapshot> {
+    return new Map();
   }
 
   futuresState(): FuturesState | undefined {
