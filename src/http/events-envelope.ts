@@ -14,18 +14,35 @@ export interface Envelope {
 /** Each event's view under the query's filter. */
 type ViewOf = (state: EventState) => SerializedEvent;
 
-/** The events envelope's bytes: each event's serialised view, joined, those the query leaves out skipped. */
+const COMMA = 0x2c;
+const CLOSE = ']}';
+
+/**
+ * The events envelope's bytes: each event's serialised view, those the query leaves out skipped,
+ * written into the body one after another. Joining them into one string first, then encoding
+ * that, made two copies of the whole body on the heap (about a seventh of what a burst of
+ * distinct filters allocated, sampled).
+ */
 function build(events: readonly EventState[], q: EventQuery, head: number, viewOf: ViewOf): Envelope {
-  const parts: string[] = [];
+  const parts: SerializedEvent[] = [];
+  const open = `{"meta":{"delta_last_id":"${head}"},"events":[`;
+  let length = open.length + CLOSE.length;
   let points = 0;
   for (const state of events) {
     if (!statusAllowed(q, state)) continue;
     const view = viewOf(state);
     if (q.hideNoMarkets && view.marketCount === 0) continue;
-    parts.push(view.json);
+    length += view.bytes + (parts.length > 0 ? 1 : 0);
+    parts.push(view);
     points += view.points;
   }
-  const body = Buffer.from(`{"meta":{"delta_last_id":"${head}"},"events":[${parts.join(',')}]}`);
+  const body = Buffer.allocUnsafe(length);
+  let at = body.write(open, 0, 'latin1');
+  for (let i = 0; i < parts.length; i++) {
+    if (i > 0) body[at++] = COMMA;
+    at += body.write(parts[i]!.json, at, 'utf8');
+  }
+  body.write(CLOSE, at, 'latin1');
   return { body, points, head };
 }
 

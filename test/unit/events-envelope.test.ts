@@ -109,3 +109,25 @@ test('a delayed view: an event a commit changed during a yield shows the state a
   assert.equal(sliced.body.toString(), snapshot);
   assert.doesNotMatch(sliced.body.toString(), /"price":190/);
 });
+
+test('the body is the meta and each kept event view joined by commas, in UTF-8, those left out skipped', async () => {
+  const b = new Board();
+  const ledger = await Ledger.open(new MemoryStore(), b, new MemoryBus());
+  const names = ['São Paulo', 'Zürich 🏒', 'Plain'];
+  const updates = IDS.slice(0, 3).flatMap((id, i) => {
+    const ev = nbaEvent(id);
+    ev.teams[0]!.name = names[i]!;
+    return [{ kind: 'event' as const, event: ev }, ...(i === 1 ? [] : nbaPrices(id))];
+  });
+  await ledger.apply(batch(new Date().toISOString(), updates));
+  const cache = new SnapshotCache(new ByteBudget(1 << 24));
+  const events = b.eventsOfSport(4);
+  for (const hide of [false, true]) {
+    const q = parseEventQuery({ hide_no_markets: String(hide) }, 4, scopeOf(undefined));
+    const views = events.map((e) => cache.event(e, q.filter, q.filterKey)).filter((v) => !hide || v.marketCount > 0);
+    const body = envelope(cache, events, q, b.head).body;
+    assert.equal(body.toString('utf8'), `{"meta":{"delta_last_id":"${b.head}"},"events":[${views.map((v) => v.json).join(',')}]}`);
+    assert.equal(JSON.parse(body.toString('utf8')).events.length, hide ? 2 : 3);
+  }
+  assert.equal(envelope(cache, [], query(), 7).body.toString(), '{"meta":{"delta_last_id":"7"},"events":[]}');
+});
