@@ -554,6 +554,8 @@ export class SimEvent {
       const reach = live ? 20 : 8;
       const values = Array.from({ length: 2 * reach + 1 }, (_, k) => centre + (k - reach) * step);
       const positive = values.filter((v) => v > 0).map(formatLine);
+      const home = spread ? values.map(formatLine) : positive;
+      const away = spread ? values.map((v) => formatLine(-v)) : positive;
       for (const book of this.books) {
         if (!book.groups.has(offer.group)) continue;
         const take = (p: ParticipantRef, lines: readonly string[]) =>
@@ -564,13 +566,8 @@ export class SimEvent {
           }
           continue;
         }
-        const main = spread ? take(this.home, values.map(formatLine)) : take(OVER, positive);
-        if (spread)
-          take(
-            this.away,
-            values.map((v) => formatLine(-v)),
-          );
-        else take(UNDER, positive);
+        const main = take(spread ? this.home : OVER, home);
+        take(spread ? this.away : UNDER, away);
         if (main !== undefined) book.mains.set(`${offer.marketId}:${offer.periodId}`, Number(main));
       }
     }
@@ -578,14 +575,16 @@ export class SimEvent {
   }
 
   private adoptProps(live: boolean): void {
-    for (const book of this.books) {
-      if (!book.props) continue;
-      for (const market of PROP_MARKETS) {
-        const marketId = live ? market.live : market.prematch;
-        for (const pp of this.players) {
-          const centre = Math.round(pp.mean.points + pp.mean.rebounds + pp.mean.assists);
-          const values = Array.from({ length: centre + 15 }, (_, k) => k + 0.5);
-          const lines = values.flatMap((v) => [`Over ${v}`, `Under ${v}`]);
+    const books = this.books.filter((b) => b.props);
+    if (books.length === 0) return;
+    for (const pp of this.players) {
+      // A player's candidate lines are the same for every book and market: made once per player.
+      const centre = Math.round(pp.mean.points + pp.mean.rebounds + pp.mean.assists);
+      const values = Array.from({ length: centre + 15 }, (_, k) => k + 0.5);
+      const lines = values.flatMap((v) => [`Over ${v}`, `Under ${v}`]);
+      for (const book of books) {
+        for (const market of PROP_MARKETS) {
+          const marketId = live ? market.live : market.prematch;
           const main = this.prices.adopt(marketId, 0, pp.ref, book.profile.affiliate_id, lines);
           if (main !== undefined) book.mains.set(`${marketId}:${pp.player.id}`, Number(main.slice(5)));
         }
