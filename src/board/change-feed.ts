@@ -199,11 +199,12 @@ export class ChangeFeed {
     q: Omit<ChangeQuery, 'toId' | 'limit' | 'pricesOnly'>,
     limit: number,
     visibleHead = this.head,
+    turn: () => Promise<unknown> = loopTurn,
   ): Promise<PayloadPage> {
     const { head, toId } = this.range(q.afterId, visibleHead);
     const fromStore = q.afterId < this.payloads.floor;
     const { parts, count, lastRowId, more } = fromStore
-      ? await this.fromStore({ ...q, pricesOnly: true, toId, limit })
+      ? await this.fromStore({ ...q, pricesOnly: true, toId, limit }, turn)
       : this.payloads.read(q.afterId, toId, limit, {
           sportId: q.sportId,
           eventId: q.eventId,
@@ -217,16 +218,25 @@ export class ChangeFeed {
   }
 
   /**
-   * A page read from the store in chunks of `storeChunkRows`, with a turn of the loop between two.
-   * Rows at or below `toId` never change, but retention may compact old ones meanwhile: it raises
-   * the floor before it removes a row, so a read whose next row fell below the floor during a turn
-   * is refused as a cursor behind the retained log would have been (CursorError).
+   * A page read from the store in chunks of `storeChunkRows`, each in a turn of its own (`turn`:
+   * the server's turns, src/http/turns.ts, so that pages read at once take one chunk a turn between
+   * them instead of one chunk each in the same turn). Rows at or below `toId` never change, but
+   * retention may compact old ones meanwhile: it raises the floor before it removes a row, so a read
+   * whose next row fell below the floor while it waited is refused as a cursor behind the retained
+   * log would have been (CursorError).
    */
-  private async fromStore(q: ChangeQuery): Promise<PayloadRead> {
+  private async fromStore(q: ChangeQuery, turn: () => Promise<unknown>): Promise<PayloadRead> {
     const parts: Buffer[] = [];
     let count = 0;
     let afterId = q.afterId;
     for (;;) {
+      await turn();
+      if (afterId + 1 < this.floor.oldestId) {
+        throw new CursorError(
+          `the changes after ${afterId} were compacted while this page was read; ` +
+            'Re-bootstrap: fetch an events snapshot and continue from its meta.delta_last_id',
+        );
+      }
       const limit = Math.min(this.storeChunkRows, q.limit - count);
       const chunk = await this.store.readPayloadBytes({ ...q, afterId, limit });
       if (chunk.count > 0) {
@@ -236,13 +246,6 @@ export class ChangeFeed {
         afterId = chunk.lastRowId;
       }
       if (!chunk.more || count >= q.limit) return { parts, count, lastRowId: count > 0 ? afterId : 0, more: chunk.more };
-      await loopTurn();
-      if (afterId + 1 < this.floor.oldestId) {
-        throw new CursorError(
-          `the changes after ${afterId} were compacted while this page was read; ` +
-            'Re-bootstrap: fetch an events snapshot and continue from its meta.delta_last_id',
-        );
-      }
     }
   }
 

@@ -174,11 +174,19 @@ test('a page read from the store in chunks is refused if retention compacted its
     cold.close();
     await s.cleanup();
   });
-  const whole = await cold.readPayloadPage({ afterId: 0 }, 20);
+  let turns = 0;
+  const whole = await cold.readPayloadPage({ afterId: 0 }, 20, undefined, async () => {
+    turns++;
+  });
   assert.equal(whole.fromStore, true);
   assert.equal(whole.count, 20, 'five chunks of four');
-  // Retention raises the floor before it removes rows: here during the first turn of the loop.
-  setImmediate(() => floor.raiseId(10));
-  await assert.rejects(cold.readPayloadPage({ afterId: 0 }, 20), CursorError);
+  assert.equal(turns, 5, 'a turn before each chunk, the first one too');
+  // Retention raises the floor before it removes rows: here during the turn after the first chunk.
+  turns = 0;
+  const raiseInSecondTurn = async () => {
+    if (++turns === 2) floor.raiseId(10);
+  };
+  await assert.rejects(cold.readPayloadPage({ afterId: 0 }, 20, undefined, raiseInSecondTurn), CursorError);
+  assert.equal(turns, 2);
   assert.equal((await cold.readPayloadPage({ afterId: 12 }, 4)).count, 4, 'rows above the floor are still served');
 });

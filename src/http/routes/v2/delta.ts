@@ -92,7 +92,9 @@ export async function deltaRoutes(fastify: FastifyInstance, deps: RouteDeps): Pr
         return sendParts(reply, page.parts);
       }
       const read = await withCursorErrors(() =>
-        feed.readPayloadPage({ afterId, sportId, eventId, affiliateIds, marketIds, periodIds }, limit, visible),
+        feed.readPayloadPage({ afterId, sportId, eventId, affiliateIds, marketIds, periodIds }, limit, visible, () =>
+          deps.turns.next(),
+        ),
       );
       const parts = [
         Buffer.from(
