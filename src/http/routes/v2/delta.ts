@@ -89,7 +89,7 @@ export async function deltaRoutes(fastify: FastifyInstance, deps: RouteDeps): Pr
       const page = pages.get(key, visible) ?? pages.get(`${key}|${visible}`, visible);
       if (page) {
         reply.meter(page.points);
-        return sendParts(reply, page.parts);
+        return sendParts(reply, page.parts, () => deps.turns.next());
       }
       const read = await withCursorErrors(() =>
         feed.readPayloadPage({ afterId, sportId, eventId, affiliateIds, marketIds, periodIds }, limit, visible, () =>
@@ -111,7 +111,7 @@ export async function deltaRoutes(fastify: FastifyInstance, deps: RouteDeps): Pr
       }
       // One odds point per delivered row.
       reply.meter(read.count);
-      return sendParts(reply, parts);
+      return sendParts(reply, parts, () => deps.turns.next());
     },
   );
 
