@@ -98,6 +98,11 @@ export const participantKey = (type: ParticipantType, id: number): string => `${
  * The in-memory current state that every snapshot is served from. Only board/apply.ts mutates it,
  * with rows the store has committed, so a reader never sees uncommitted data.
  */
+/** A price as a feed reads it back from the committed state. */
+function snapshotOf(p: PriceState): PriceSnapshot {
+  return { price: p.price, is_main_line: p.is_main_line, closed: p.closed_at !== '' };
+}
+
 export class Board implements FeedStateReader, BoardView {
   readonly events = new Map<string, EventState>();
   private readonly bySport = new Map<number, EventState[]>();
@@ -214,13 +219,7 @@ export class Board implements FeedStateReader, BoardView {
 
   price(key: PriceKey): PriceSnapshot | undefined {
     const p = this.findPrice(key);
-    return p
-      ? {
-          price: p.price,
-          is_main_line: p.is_main_line,
-          closed: p.closed_at !== '',
-        }
-      : undefined;
+    return p ? snapshotOf(p) : undefined;
   }
 
   linePrices(group: Omit<PriceKey, 'line'>): ReadonlyMap<string, PriceSnapshot> {
@@ -231,7 +230,7 @@ export class Board implements FeedStateReader, BoardView {
       if (participant.id !== group.participant_id) continue;
       for (const [value, line] of participant.lines) {
         const p = line.prices.get(group.affiliate_id);
-        if (p && !out.has(value)) out.set(value, { price: p.price, is_main_line: p.is_main_line, closed: p.closed_at !== '' });
+        if (p && !out.has(value)) out.set(value, snapshotOf(p));
       }
     }
     return out;

@@ -1,6 +1,6 @@
 import { marketName } from '../catalog/markets.ts';
 import type { Event, Line, Market, Participant, ParticipantType, Price } from '../domain/types.ts';
-import type { EventState, PriceState } from './board.ts';
+import type { EventState, MarketState, ParticipantState, PriceState } from './board.ts';
 
 /** What a snapshot request asks of each event, already parsed and checked. */
 export interface EventFilter {
@@ -57,14 +57,30 @@ function priceView(p: PriceState, includeDelta: boolean): Price {
 /** Gives the Price a view shows for a board price, or undefined to leave it out. */
 export type PriceResolver = (p: PriceState) => Price | undefined;
 
+/** Whether the filter shows a market: its market id and period. */
+export function marketShown(m: MarketState, f: EventFilter): boolean {
+  return f.marketIds.has(m.market_id) && (!f.periodIds || f.periodIds.has(m.period_id));
+}
+
+/** Whether the filter shows a participant: its type and id. */
+export function participantShown(part: ParticipantState, f: EventFilter): boolean {
+  return (
+    (!f.participantType || part.type === f.participantType) && (!f.participantIds || f.participantIds.has(part.id))
+  );
+}
+
+/** Whether the filter shows a current price: the book, main-line and closure rules. */
+export function priceShown(p: PriceState, f: EventFilter): boolean {
+  return (
+    (!f.affiliateIds || f.affiliateIds.has(p.affiliate_id)) &&
+    (!f.mainLine || p.is_main_line) &&
+    (!f.hideClosed || p.closed_at === '')
+  );
+}
+
 /** Current prices under the filter's book, main-line and closure rules. */
 export function currentPrices(f: EventFilter): PriceResolver {
-  return (p) => {
-    if (f.affiliateIds && !f.affiliateIds.has(p.affiliate_id)) return undefined;
-    if (f.mainLine && !p.is_main_line) return undefined;
-    if (f.hideClosed && p.closed_at !== '') return undefined;
-    return priceView(p, f.includePriceDelta);
-  };
+  return (p) => (priceShown(p, f) ? priceView(p, f.includePriceDelta) : undefined);
 }
 
 /**
@@ -75,12 +91,10 @@ export function viewEvent(state: EventState, f: EventFilter, resolve = currentPr
   let priceCount = 0;
   const markets: Market[] = [];
   for (const m of state.markets.values()) {
-    if (!f.marketIds.has(m.market_id)) continue;
-    if (f.periodIds && !f.periodIds.has(m.period_id)) continue;
+    if (!marketShown(m, f)) continue;
     const participants: Participant[] = [];
     for (const part of m.participants.values()) {
-      if (f.participantType && part.type !== f.participantType) continue;
-      if (f.participantIds && !f.participantIds.has(part.id)) continue;
+      if (!participantShown(part, f)) continue;
       const lines: Line[] = [];
       for (const line of part.lines.values()) {
         const prices: Record<string, Price> = {};

@@ -1,6 +1,6 @@
 import fastJson from 'fast-json-stringify';
 import type { EventState, LineState, PriceState } from '../board/board.ts';
-import type { EventFilter } from '../board/views.ts';
+import { type EventFilter, marketShown, participantShown, priceShown } from '../board/views.ts';
 import { marketName } from '../catalog/markets.ts';
 import { integer, number } from '../domain/json-text.ts';
 import type { EventInfo } from '../domain/types.ts';
@@ -87,9 +87,7 @@ function pricesJson(line: LineState, f: EventFilter): string {
   shown.length = 0;
   let ordered = true;
   for (const p of line.prices.values()) {
-    if (f.affiliateIds && !f.affiliateIds.has(p.affiliate_id)) continue;
-    if (f.mainLine && !p.is_main_line) continue;
-    if (f.hideClosed && p.closed_at !== '') continue;
+    if (!priceShown(p, f)) continue;
     if (shown.length > 0 && keyOrder(shown[shown.length - 1]!, p) > 0) ordered = false;
     shown.push(p);
   }
@@ -108,12 +106,10 @@ export function eventJson(state: EventState, f: EventFilter): EventJson {
   let marketCount = 0;
   let markets = '';
   for (const m of state.markets.values()) {
-    if (!f.marketIds.has(m.market_id)) continue;
-    if (f.periodIds && !f.periodIds.has(m.period_id)) continue;
+    if (!marketShown(m, f)) continue;
     let participants = '';
     for (const part of m.participants.values()) {
-      if (f.participantType && part.type !== f.participantType) continue;
-      if (f.participantIds && !f.participantIds.has(part.id)) continue;
+      if (!participantShown(part, f)) continue;
       let lines = '';
       for (const line of part.lines.values()) {
         const prices = pricesJson(line, f);
