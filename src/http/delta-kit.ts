@@ -135,7 +135,7 @@ export async function answerV2EventDelta(
         event_id: row.event_id,
         sport_id: row.sport_id,
         updated_at: new Date(row.committed_ms).toISOString(),
-        json: serialised.json,
+        json: serialised.body.toString('utf8'),
       }),
     );
   }

@@ -126,7 +126,7 @@ test('the body is the meta and each kept event view joined by commas, in UTF-8, 
     const q = parseEventQuery({ hide_no_markets: String(hide) }, 4, scopeOf(undefined));
     const views = events.map((e) => cache.event(e, q.filter, q.filterKey)).filter((v) => !hide || v.marketCount > 0);
     const body = envelope(cache, events, q, b.head).body;
-    assert.equal(body.toString('utf8'), `{"meta":{"delta_last_id":"${b.head}"},"events":[${views.map((v) => v.json).join(',')}]}`);
+    assert.equal(body.toString('utf8'), `{"meta":{"delta_last_id":"${b.head}"},"events":[${views.map((v) => v.body.toString('utf8')).join(',')}]}`);
     assert.equal(JSON.parse(body.toString('utf8')).events.length, hide ? 2 : 3);
   }
   assert.equal(envelope(cache, [], query(), 7).body.toString(), '{"meta":{"delta_last_id":"7"},"events":[]}');
