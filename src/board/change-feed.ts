@@ -37,7 +37,8 @@ export interface ChangeFeedOptions {
   /**
    * Rows of one store statement when a payload page is read from the store, the event loop getting a
    * turn between two: a 5,000-row page (about 1.8 MB) read in one statement held the loop for tens
-   * of milliseconds, 20 times a second under the unread-clients load (docs/benchmarks.md).
+   * of milliseconds, 20 times a second under the unread-clients load (docs/benchmarks.md); chunks
+   * of 250 rows stalled the loop half as long in total as chunks of 1,000 under that load.
    */
   storeChunkRows?: number;
 }
@@ -80,7 +81,7 @@ export class ChangeFeed {
     this.capacity = opts.capacity ?? 20_000;
     this.windowMs = opts.windowMs ?? 24 * 3_600_000;
     this.maxScan = opts.maxScan ?? 100_000;
-    this.storeChunkRows = opts.storeChunkRows ?? 1_000;
+    this.storeChunkRows = opts.storeChunkRows ?? 250;
     this.now = opts.now ?? Date.now;
     this.floor = opts.floor ?? new LogFloor();
     this.ringFloor = headId;
