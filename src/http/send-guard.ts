@@ -41,14 +41,34 @@ function queuedBytes(socket: Socket): number {
 }
 
 /**
- * Bytes a connection holds unsent: the socket's, and those of responses waiting for it. A waiting
- * response that got the socket has passed its bytes to it, and one destroyed has dropped them.
+ * Bytes that responses' body streams hold besides what they have written into the response: a
+ * stream writes no further than the response's high-water mark (16 KB) while the socket is busy or
+ * not yet the response's, so the rest of a body made of parts (src/http/route-kit.ts `sendParts`)
+ * sits in the stream, where neither the socket's nor the response's counts show it.
+ */
+const heldByBody = new WeakMap<ServerResponse, () => number>();
+
+/** Makes the guard count what `res`'s body stream still holds (`held` reads it). */
+export function countHeldBody(res: ServerResponse, held: () => number): void {
+  heldByBody.set(res, held);
+}
+
+function held(res: ServerResponse | null | undefined): number {
+  const read = res ? heldByBody.get(res) : undefined;
+  return read ? read() : 0;
+}
+
+/**
+ * Bytes a connection holds unsent: the socket's and its current response's body stream's, and
+ * those of responses waiting for it. A waiting response that got the socket has passed its bytes to
+ * it, and one destroyed has dropped them.
  */
 function unsentBytes(socket: Socket, w: Watched): number {
-  let bytes = socket.writableLength;
+  // node:http's current response of a connection (what `res.assignSocket` sets and detach clears).
+  let bytes = socket.writableLength + held((socket as { _httpMessage?: ServerResponse | null })._httpMessage);
   if (w.waiting.length > 0) {
     w.waiting = w.waiting.filter((res) => res.socket === null && !res.destroyed);
-    for (const res of w.waiting) bytes += res.writableLength;
+    for (const res of w.waiting) bytes += res.writableLength + held(res);
   }
   return bytes;
 }
