@@ -4,6 +4,7 @@ import { periodOfDetail } from '../changelog/change.ts';
 import type { ChangeQuery, ChangeRecord, Store } from '../store/store.ts';
 import { LogFloor } from './log-floor.ts';
 import { DEFAULT_PAYLOAD_BYTES, PayloadLog, type PayloadRead } from './payload-log.ts';
+import { Slots } from './slots.ts';
 
 export interface FeedRead {
   rows: ChangeRecord[];
@@ -41,6 +42,13 @@ export interface ChangeFeedOptions {
    * of 250 rows stalled the loop half as long in total as chunks of 1,000 under that load.
    */
   storeChunkRows?: number;
+  /**
+   * Pages read from the store at once; later reads wait for one of these to finish. Each chunk of a
+   * read takes a turn of its own, so without a bound every page asked for is read at once, each
+   * holding what it has read so far: 500 clients that pipelined 4 pages each and never read took
+   * the server past 2.5 GB of pages half read, none of them yet a response the send guard could see.
+   */
+  storeReads?: number;
 }
 
 /** Between two chunks of a page read from the store, as between its rows. */
@@ -68,6 +76,7 @@ export class ChangeFeed {
   readonly windowMs: number;
   readonly maxScan: number;
   private readonly storeChunkRows: number;
+  private readonly storeReads: Slots;
   private readonly now: () => number;
   private readonly floor: LogFloor;
   private unsubscribe: () => void = () => {};
@@ -82,6 +91,7 @@ export class ChangeFeed {
     this.windowMs = opts.windowMs ?? 24 * 3_600_000;
     this.maxScan = opts.maxScan ?? 100_000;
     this.storeChunkRows = opts.storeChunkRows ?? 250;
+    this.storeReads = new Slots(opts.storeReads ?? 2);
     this.now = opts.now ?? Date.now;
     this.floor = opts.floor ?? new LogFloor();
     this.ringFloor = headId;
@@ -224,9 +234,19 @@ export class ChangeFeed {
    * them instead of one chunk each in the same turn). Rows at or below `toId` never change, but
    * retention may compact old ones meanwhile: it raises the floor before it removes a row, so a read
    * whose next row fell below the floor while it waited is refused as a cursor behind the retained
-   * log would have been (CursorError).
+   * log would have been (CursorError). At most `storeReads` pages are read at once; the others wait
+   * their turn in the order they were asked, holding nothing yet.
    */
   private async fromStore(q: ChangeQuery, turn: () => Promise<unknown>): Promise<PayloadRead> {
+    const release = await this.storeReads.acquire();
+    try {
+      return await this.readChunks(q, turn);
+    } finally {
+      release();
+    }
+  }
+
+  private async readChunks(q: ChangeQuery, turn: () => Promise<unknown>): Promise<PayloadRead> {
     const parts: Buffer[] = [];
     let count = 0;
     let afterId = q.afterId;

@@ -190,3 +190,47 @@ test('a page read from the store in chunks is refused if retention compacted its
   assert.equal(turns, 2);
   assert.equal((await cold.readPayloadPage({ afterId: 12 }, 4)).count, 4, 'rows above the floor are still served');
 });
+
+test('at most storeReads pages are read from the store at once; the others wait in order, and a failed read frees its slot', async (t) => {
+  const s = await setup();
+  const floor = new LogFloor();
+  const cold = await ChangeFeed.open(s.store, s.bus, s.ledger.headId, {
+    maxScan: 1000,
+    payloadBytes: 4000,
+    storeChunkRows: 4,
+    storeReads: 2,
+    floor,
+  });
+  t.after(async () => {
+    cold.close();
+    await s.cleanup();
+  });
+  // The turns each read takes, in order: a read is in progress from its first turn to its last.
+  const log: number[] = [];
+  const read = (n: number, afterId = 0) =>
+    cold.readPayloadPage({ afterId }, 12, undefined, async () => {
+      log.push(n);
+      // A real turn, so that the other reads may run between two chunks of this one.
+      await new Promise((resolve) => setImmediate(resolve));
+    });
+  const pages = await Promise.all([1, 2, 3, 4, 5].map(read));
+  for (const p of pages) assert.equal(p.count, 12);
+  const span = (n: number) => [log.indexOf(n), log.lastIndexOf(n)] as const;
+  let most = 0;
+  for (let i = 0; i < log.length; i++) {
+    most = Math.max(most, [1, 2, 3, 4, 5].filter((n) => span(n)[0] <= i && i <= span(n)[1]).length);
+  }
+  assert.equal(most, 2, `two pages in progress at most (turns: ${log.join(' ')})`);
+  assert.deepEqual([1, 2, 3, 4, 5].map((n) => span(n)[0]), [...[1, 2, 3, 4, 5].map((n) => span(n)[0])].sort((a, b) => a - b), 'started in the order asked');
+  // A read refused midway (its rows compacted) gives its slot back.
+  let turns = 0;
+  await assert.rejects(
+    cold.readPayloadPage({ afterId: 0 }, 12, undefined, async () => {
+      if (++turns === 2) floor.raiseId(10);
+    }),
+    CursorError,
+  );
+  // Above the raised floor; were a slot still held, one of these would wait for ever.
+  const after = await Promise.all([read(6, 12), read(7, 12)]);
+  assert.deepEqual(after.map((p) => p.count), [12, 12], 'both slots are free again');
+});
