@@ -938,9 +938,11 @@ export function boundedMarkdown(r: BoundedResult): string {
       '',
       ...ultra(u.ultraBaseline, u.ultraLoad),
       '',
-      `- the server closed ${u.closed} of the ${u.connections} (its warnings), median ${ms(u.closedMedianS)} s ` +
-        `and last ${ms(u.closedLastS)} s after the first request; held ${u.holdS} s; the server used ` +
-        `${(u.serverCpu * 100).toFixed(0)}% of a CPU`,
+      `- the server closed ${u.closed} of the ${u.connections} (its warnings)` +
+        (u.closed > 0
+          ? `, median ${ms(u.closedMedianS)} s and last ${ms(u.closedLastS)} s after the first request`
+          : ' (what the kernel took into its socket buffers is no longer the server\'s to time out)') +
+        `; held ${u.holdS} s; the server used ${(u.serverCpu * 100).toFixed(0)}% of a CPU`,
       `- RSS: baseline median ${mb(u.rssBaseline.median)}; during median ${mb(u.rssLoad.median)}, ` +
         `peak ${mb(u.rssLoad.peak)}; at the end of the hold ${mb(u.rssEndOfHold)}; peak from the listen on ` +
         `${mb(u.peak)} (start-up peak before the listen ${mb(u.startPeak)})`,
