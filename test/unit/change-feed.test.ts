@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { test } from 'node:test';
+import { type TestContext, test } from 'node:test';
 import { Board } from '../../src/board/board.ts';
-import { ChangeFeed, CursorError } from '../../src/board/change-feed.ts';
+import { ChangeFeed, type ChangeFeedOptions, CursorError } from '../../src/board/change-feed.ts';
 import { LogFloor } from '../../src/board/log-floor.ts';
 import { MemoryBus } from '../../src/bus/memory-bus.ts';
 import { Ledger } from '../../src/ledger/ledger.ts';
@@ -120,19 +120,29 @@ test('cursors ahead of the head or behind the retained window are refused', asyn
   assert.equal(await s.feed.resolveCursor(0), head, '0 starts at the oldest retained row');
 });
 
-test('payload pages hold the same rows as whole-row reads, from memory and from the store', async (t) => {
+/**
+ * A feed opened after the writes with room for about ten rows in memory: older pages are read from
+ * the store, four rows a statement, so that pages span chunks.
+ */
+async function coldFeed(t: TestContext, opts: ChangeFeedOptions = {}) {
   const s = await setup();
-  // Started after the writes with room for about ten rows: older cursors are read from the store,
-  // four rows a statement, so that pages span chunks.
+  const floor = new LogFloor();
   const cold = await ChangeFeed.open(s.store, s.bus, s.ledger.headId, {
     maxScan: 1000,
     payloadBytes: 4000,
     storeChunkRows: 4,
+    floor,
+    ...opts,
   });
   t.after(async () => {
     cold.close();
     await s.cleanup();
   });
+  return { s, cold, floor };
+}
+
+test('payload pages hold the same rows as whole-row reads, from memory and from the store', async (t) => {
+  const { s, cold } = await coldFeed(t);
   const filters = [
     {},
     { affiliateIds: [19] },
@@ -162,18 +172,7 @@ test('payload pages hold the same rows as whole-row reads, from memory and from 
 });
 
 test('a page read from the store in chunks is refused if retention compacted its rows between two', async (t) => {
-  const s = await setup();
-  const floor = new LogFloor();
-  const cold = await ChangeFeed.open(s.store, s.bus, s.ledger.headId, {
-    maxScan: 1000,
-    payloadBytes: 4000,
-    storeChunkRows: 4,
-    floor,
-  });
-  t.after(async () => {
-    cold.close();
-    await s.cleanup();
-  });
+  const { cold, floor } = await coldFeed(t);
   let turns = 0;
   const whole = await cold.readPayloadPage({ afterId: 0 }, 20, undefined, async () => {
     turns++;
@@ -192,19 +191,7 @@ test('a page read from the store in chunks is refused if retention compacted its
 });
 
 test('at most storeReads pages are read from the store at once; the others wait in order, and a failed read frees its slot', async (t) => {
-  const s = await setup();
-  const floor = new LogFloor();
-  const cold = await ChangeFeed.open(s.store, s.bus, s.ledger.headId, {
-    maxScan: 1000,
-    payloadBytes: 4000,
-    storeChunkRows: 4,
-    storeReads: 2,
-    floor,
-  });
-  t.after(async () => {
-    cold.close();
-    await s.cleanup();
-  });
+  const { cold, floor } = await coldFeed(t, { storeReads: 2 });
   // The turns each read takes, in order: a read is in progress from its first turn to its last.
   const log: number[] = [];
   const read = (n: number, afterId = 0) =>
