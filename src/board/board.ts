@@ -94,15 +94,15 @@ export function gameOf(ev: EventState): GameState {
 export const marketKey = (marketId: number, periodId: number): string => `${marketId}:${periodId}`;
 export const participantKey = (type: ParticipantType, id: number): string => `${type}:${id}`;
 
-/**
- * The in-memory current state that every snapshot is served from. Only board/apply.ts mutates it,
- * with rows the store has committed, so a reader never sees uncommitted data.
- */
 /** A price as a feed reads it back from the committed state. */
 function snapshotOf(p: PriceState): PriceSnapshot {
   return { price: p.price, is_main_line: p.is_main_line, closed: p.closed_at !== '' };
 }
 
+/**
+ * The in-memory current state that every snapshot is served from. Only board/apply.ts mutates it,
+ * with rows the store has committed, so a reader never sees uncommitted data.
+ */
 export class Board implements FeedStateReader, BoardView {
   readonly events = new Map<string, EventState>();
   private readonly bySport = new Map<number, EventState[]>();
