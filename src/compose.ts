@@ -148,7 +148,7 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
     onError,
   );
   retention.start(limits.retentionTickMs);
-  const feed = await ChangeFeed.open(store, bus, board.head, { now, floor });
+  const feed = await ChangeFeed.open(store, bus, board.head, { now, floor, payloadBytes: limits.deltaMemoryKb * 1024 });
   const counters = new MemoryCounters(now);
   // Usage survives restarts and is visible to `oddsbase keys show`.
   counters.restore(await backends.counterStore.load(now()));

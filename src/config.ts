@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { defaultDelayEntries } from './board/delayed-views.ts';
+import { DEFAULT_PAYLOAD_BYTES } from './board/payload-log.ts';
 import { DEFAULT_CACHE_BYTES } from './http/byte-budget.ts';
 import { DEFAULT_SEND_BUDGET_BYTES, DEFAULT_SEND_TIMEOUT_MS } from './http/send-guard.ts';
 
@@ -70,6 +71,8 @@ export interface Limits {
   accessSummaryMs: number;
   /** Memory every cache of the HTTP layer together may hold, in MB. */
   cacheMb: number;
+  /** Recent markets delta rows kept in memory, in KB; a page that starts further back is read from the store. */
+  deltaMemoryKb: number;
   /** How long a response may sit unread before its connection is destroyed. */
   sendTimeoutMs: number;
   /** Unsent response bytes all connections together may hold, in MB; a quarter of it per connection. */
@@ -107,6 +110,7 @@ export const DEFAULT_LIMITS: Limits = {
   shutdownGraceMs: 10_000,
   accessSummaryMs: 60_000,
   cacheMb: DEFAULT_CACHE_BYTES / MB,
+  deltaMemoryKb: DEFAULT_PAYLOAD_BYTES / 1024,
   sendTimeoutMs: DEFAULT_SEND_TIMEOUT_MS,
   sendBudgetMb: DEFAULT_SEND_BUDGET_BYTES / MB,
   streamHeartbeatMs: 15_000,
@@ -241,6 +245,7 @@ function resolveLimits(input: Partial<Limits>, env: NodeJS.ProcessEnv): Limits {
     shutdownGraceMs: pick('shutdownGraceMs', 'SHUTDOWN_GRACE_MS', 0, 600_000),
     accessSummaryMs: pick('accessSummaryMs', 'ACCESS_SUMMARY_MS', 1000, 86_400_000),
     cacheMb: pick('cacheMb', 'CACHE_MB', 1, 65_536),
+    deltaMemoryKb: pick('deltaMemoryKb', 'DELTA_MEMORY_KB', 1, 67_108_864),
     sendTimeoutMs: pick('sendTimeoutMs', 'SEND_TIMEOUT_MS', 100, 3_600_000),
     sendBudgetMb: pick('sendBudgetMb', 'SEND_BUDGET_MB', 1, 65_536),
     streamHeartbeatMs: pick('streamHeartbeatMs', 'STREAM_HEARTBEAT_MS', 10, 3_600_000),

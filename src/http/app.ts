@@ -14,7 +14,7 @@ import { lazyChildLogger } from '../ops/logging.ts';
 import type { HistoryStore } from '../store/history.ts';
 import type { GameReads } from './route-kit.ts';
 import { ByteBudget, DEFAULT_CACHE_BYTES } from './byte-budget.ts';
-import { ApiError, badRequest, internalError, quote } from './errors.ts';
+import { ApiError, badRequest, ClientGone, internalError, quote } from './errors.ts';
 import { EventQueryCache } from './event-query.ts';
 import { FastLane } from './fast-lane.ts';
 import { installAccess } from './plugins/access.ts';
@@ -171,6 +171,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.setErrorHandler((error, request, reply) => {
     if (error instanceof ApiError) {
       return reply.code(error.statusCode).headers(error.headers).send(error.body);
+    }
+    if (error instanceof ClientGone) {
+      return reply.code(error.statusCode).send({ message: error.message });
     }
     const e = error as {
       validation?: unknown;

@@ -18,6 +18,18 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * The client closed its connection while its answer was still being made: nothing can reach it, so
+ * the work stops (a page read from the store stops at its next chunk). Logged as 499, the status
+ * proxies give a request its client abandoned.
+ */
+export class ClientGone extends Error {
+  readonly statusCode = 499;
+  constructor() {
+    super('the client closed the connection before its answer was ready');
+  }
+}
+
 export const badRequest = (text: string): ApiError => new ApiError(400, { error: text, message: text });
 
 export const unauthorized = (): ApiError => new ApiError(401, { message: 'unauthorized' });

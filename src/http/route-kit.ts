@@ -13,7 +13,7 @@ import type { HistoryStore } from '../store/history.ts';
 import type { Store } from '../store/store.ts';
 import type { BoxCache, KeptStatsAnswer, KeptStatsAnswers, Standing } from './box-score.ts';
 import type { ByteBudget } from './byte-budget.ts';
-import { ApiError, statsRefused } from './errors.ts';
+import { ApiError, ClientGone, statsRefused } from './errors.ts';
 import type { EventQueryCache } from './event-query.ts';
 import type { Envelope } from './events-envelope.ts';
 import type { FastLane, LaneEntry } from './fast-lane.ts';
@@ -148,6 +148,22 @@ export function sendParts(reply: FastifyReply, parts: readonly Buffer[], turn?: 
     .send(body);
 }
 
+/**
+ * The server's turns for a request's expensive work, ending it when the client has gone: a request
+ * is destroyed when its connection closes (also while it waits behind others pipelined before it),
+ * and the pages such clients asked for were otherwise read through, queued reads included (500
+ * connections pipelining 4 pages each, closed by the send guard, kept the server busy reading them).
+ */
+export function turnsWhileAsked(
+  deps: Pick<RouteDeps, 'turns'>,
+  request: FastifyRequest,
+): (ahead?: boolean) => Promise<void> {
+  return async (ahead) => {
+    await deps.turns.next(ahead);
+    if (request.raw.destroyed) throw new ClientGone();
+  };
+}
+
 /** A part this large or larger waits for a turn before it is written. */
 const TURN_BYTES = 64 * 1024;
 
@@ -168,7 +184,8 @@ export function keptSnapshot(deps: RouteDeps, key: string, dateMs: number, delay
  * `key` for the view's head, else builds it in a turn of the loop of its own (src/http/turns.ts)
  * and keeps it. The head is read again after the wait: the board may have moved, and another
  * request may have built the same answer meanwhile. A build that refreshes an answer kept at an
- * older head takes its turns ahead of first builds (`build` is told so for its later slices).
+ * older head takes its turns ahead of first builds (`build` is told so for its later slices). A
+ * request whose client closed while it waited is not built (ClientGone).
  */
 export async function sendSnapshot(
   deps: RouteDeps,
@@ -180,7 +197,7 @@ export async function sendSnapshot(
   let kept = deps.cache.response(key, view.head);
   const ahead = !kept && deps.cache.keptBefore(key);
   if (!kept) {
-    await deps.turns.next(ahead);
+    await turnsWhileAsked(deps, reply.request)(ahead);
     kept = deps.cache.response(key, view.head);
   }
   if (!kept) {

@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import type { FastifyReply } from 'fastify';
 import type { BoardView } from '../../src/board/board-view.ts';
 import { ByteBudget } from '../../src/http/byte-budget.ts';
+import { ClientGone } from '../../src/http/errors.ts';
 import { type RouteDeps, sendSnapshot } from '../../src/http/route-kit.ts';
 import { SnapshotCache } from '../../src/http/snapshot-cache.ts';
 
@@ -16,6 +17,7 @@ function harness() {
   } as unknown as RouteDeps;
   const view = { head: 1 } as { head: number };
   const reply = {
+    request: { raw: { destroyed: false } },
     sent: undefined as Buffer | undefined,
     meter() {
       return this;
@@ -51,4 +53,13 @@ test('a first build waits in line; the refresh of a kept answer goes ahead; a ke
   assert.deepEqual(h.turns, [false, true], 'kept at an older head: the refresh takes its turn ahead');
   assert.deepEqual(h.builds, [false, true], 'and its later slices too');
   assert.equal(String(h.reply.sent), '{"head":2}');
+});
+
+test('a request whose client closed while it waited for its turn is not built', async () => {
+  const h = harness();
+  h.reply.request.raw.destroyed = true;
+  await assert.rejects(h.send(), ClientGone);
+  assert.deepEqual(h.turns, [false]);
+  assert.deepEqual(h.builds, [], 'nothing was built for it');
+  assert.equal(h.reply.sent, undefined);
 });

@@ -11,7 +11,7 @@ import {
 import { badRequest, notFound, quote } from '../../errors.ts';
 import { parseInteger, parseIntList } from '../../params.ts';
 import { PageCache } from '../../page-cache.ts';
-import { callerOf, type RouteDeps, sendParts } from '../../route-kit.ts';
+import { callerOf, type RouteDeps, sendParts, turnsWhileAsked } from '../../route-kit.ts';
 import { DeltaRowSchema, errorResponses } from '../../schemas.ts';
 
 const opt = (description: string) => Type.Optional(Type.String({ description }));
@@ -92,8 +92,11 @@ export async function deltaRoutes(fastify: FastifyInstance, deps: RouteDeps): Pr
         return sendParts(reply, page.parts, () => deps.turns.next());
       }
       const read = await withCursorErrors(() =>
-        feed.readPayloadPage({ afterId, sportId, eventId, affiliateIds, marketIds, periodIds }, limit, visible, () =>
-          deps.turns.next(),
+        feed.readPayloadPage(
+          { afterId, sportId, eventId, affiliateIds, marketIds, periodIds },
+          limit,
+          visible,
+          turnsWhileAsked(deps, request),
         ),
       );
       const parts = [

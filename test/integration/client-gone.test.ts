@@ -1,0 +1,94 @@
+import assert from 'node:assert/strict';
+import { connect } from 'node:net';
+import { after, before, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { batch, nbaEvent, nbaPrices, price } from '../helpers/fixtures.ts';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+
+const EVENT = 'e8'.repeat(16);
+/** Markets delta pages from the first row: older than the few rows the server keeps in memory. */
+const page = (limit: number) => `/api/v2/markets/delta?last_id=0&limit=${limit}`;
+
+let s: TestServer;
+/** Chunks read from the store for markets delta pages since the counter was last reset. */
+let chunkReads = 0;
+
+before(async () => {
+  const first = await startTestServer();
+  const at = new Date().toISOString();
+  await first.server.ledger.apply(batch(at, [{ kind: 'event', event: nbaEvent(EVENT) }, ...nbaPrices(EVENT)]));
+  // 6,400 price rows: moneylines moved again and again at two books.
+  for (let step = 1; step <= 400; step++) {
+    const updates = [19, 23].flatMap((aff) =>
+      [2002, 2014].flatMap((team) =>
+        [0, 1, 2, 3].map((k) =>
+          price(EVENT, {
+            market_id: 1,
+            participant_id: team,
+            participant_name: team === 2002 ? 'Boston' : 'Los Angeles',
+            affiliate_id: aff,
+            period_id: k,
+            price: 100 + step,
+          }),
+        ),
+      ),
+    );
+    await first.server.ledger.apply(batch(at, updates));
+  }
+  await first.close({ keepData: true });
+  // Started again keeping about 3 rows in memory: every page below is read from the store.
+  s = await startTestServer({ dataDir: first.dataDir, limits: { deltaMemoryKb: 1 } });
+  const store = s.server.services.store;
+  const read = store.readPayloadBytes.bind(store);
+  store.readPayloadBytes = (q) => {
+    chunkReads++;
+    return read(q);
+  };
+});
+
+after(() => s.close());
+
+/** Waits until no chunk has been read for `quietMs`. */
+async function settled(quietMs = 300): Promise<void> {
+  let seen = -1;
+  while (seen !== chunkReads) {
+    seen = chunkReads;
+    await sleep(quietMs);
+  }
+}
+
+test('a page read from the store takes one chunk read per 250 rows', async () => {
+  await settled();
+  chunkReads = 0;
+  const res = await s.get(page(5000));
+  assert.equal(res.status, 200);
+  assert.equal(res.body.meta.count, 5000, JSON.stringify(res.body).slice(0, 300));
+  assert.equal(chunkReads, 20);
+});
+
+test('pages asked by a connection that closed are not read on, queued or begun', async () => {
+  await settled();
+  chunkReads = 0;
+  // Eight distinct pages pipelined, and the connection closed at once: no one will read them.
+  await new Promise<void>((resolve, reject) => {
+    const socket = connect(Number(new URL(s.url).port), '127.0.0.1', () => {
+      const requests = [5000, 4999, 4998, 4997, 4996, 4995, 4994, 4993]
+        .map((n) => `GET ${page(n)} HTTP/1.1\r\nHost: localhost\r\nX-Service-Key: ${s.key}\r\n\r\n`)
+        .join('');
+      socket.end(requests, () => {
+        socket.destroy();
+        resolve();
+      });
+    });
+    socket.on('error', reject);
+  });
+  await settled();
+  // Read through, the eight pages take 160 chunk reads; at most the reads begun before the
+  // server saw the close go on, and those stop at their next chunk.
+  assert.ok(chunkReads <= 8, `${chunkReads} chunks read for pages no one will read`);
+
+  // The server goes on serving, the same pages among others.
+  const res = await s.get(page(4999));
+  assert.equal(res.status, 200);
+  assert.equal(res.body.meta.count, 4999);
+});
