@@ -1,6 +1,7 @@
 import type { EventState } from '../board/board.ts';
 import type { BoardView } from '../board/board-view.ts';
 import { type EventQuery, statusAllowed } from './event-query.ts';
+import { joinJson } from './json-bytes.ts';
 import type { SerializedEvent, SnapshotCache } from './snapshot-cache.ts';
 import type { Turns } from './turns.ts';
 
@@ -14,9 +15,6 @@ export interface Envelope {
 /** Each event's view under the query's filter. */
 type ViewOf = (state: EventState) => SerializedEvent;
 
-const COMMA = 0x2c;
-const CLOSE = ']}';
-
 /**
  * The events envelope's bytes: each event's serialised view, those the query leaves out skipped,
  * copied into the body one after another. Joining them into one string first, then encoding
@@ -24,26 +22,16 @@ const CLOSE = ']}';
  * distinct filters allocated, sampled).
  */
 function build(events: readonly EventState[], q: EventQuery, head: number, viewOf: ViewOf): Envelope {
-  const parts: SerializedEvent[] = [];
-  const open = `{"meta":{"delta_last_id":"${head}"},"events":[`;
-  let length = open.length + CLOSE.length;
+  const bodies: Buffer[] = [];
   let points = 0;
   for (const state of events) {
     if (!statusAllowed(q, state)) continue;
     const view = viewOf(state);
     if (q.hideNoMarkets && view.marketCount === 0) continue;
-    length += view.body.length + (parts.length > 0 ? 1 : 0);
-    parts.push(view);
+    bodies.push(view.body);
     points += view.points;
   }
-  const body = Buffer.allocUnsafe(length);
-  let at = body.write(open, 0, 'latin1');
-  for (let i = 0; i < parts.length; i++) {
-    if (i > 0) body[at++] = COMMA;
-    at += parts[i]!.body.copy(body, at);
-  }
-  body.write(CLOSE, at, 'latin1');
-  return { body, points, head };
+  return { body: joinJson(`{"meta":{"delta_last_id":"${head}"},"events":[`, bodies, ']}'), points, head };
 }
 
 /** The events envelope of `events` at `head`, built at once (a single event, or a small list). */

@@ -2,6 +2,7 @@ import type { EventState } from '../board/board.ts';
 import { type EventFilter, filterKey } from '../board/views.ts';
 import { BudgetMap, type ByteBudget } from './byte-budget.ts';
 import { eventJson } from './event-json.ts';
+import { ownBytes } from './json-bytes.ts';
 
 interface CachedView extends SerializedEvent {
   version: number;
@@ -15,9 +16,10 @@ interface CachedResponse {
 
 /**
  * Bytes of a CachedView and its Buffer besides the JSON's bytes: 250 measured on the heap and in
- * array buffers, plus the native record and allocator header of the Buffer's memory, which neither shows.
+ * array buffers, plus the native record and allocator header of the Buffer's memory, which neither
+ * shows. The V1 views (src/http/v1/event.ts), a little smaller, are charged the same.
  */
-const VIEW_BYTES = 320;
+export const VIEW_BYTES = 320;
 /** Heap bytes of a CachedResponse and its Buffer object besides the body's bytes (measured: 224). */
 const RESPONSE_BYTES = 224;
 
@@ -63,9 +65,7 @@ export class SnapshotCache {
       return hit;
     }
     const view = eventJson(state, filter);
-    // Its own memory, not a slice of node's shared pool, which one kept view would hold whole.
-    const body = Buffer.allocUnsafeSlow(Buffer.byteLength(view.json));
-    body.write(view.json, 0, 'utf8');
+    const body = ownBytes(view.json);
     const entry: CachedView = {
       version: state.version,
       body,

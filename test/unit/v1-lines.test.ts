@@ -182,9 +182,9 @@ test('the caches: an event serialised once per change and filter, filters parsed
   assert.notEqual(filters.get(OPEN_SCOPE, { include: 'all_periods' }), f);
   const first = cache.event(state, f);
   assert.equal(cache.event(state, f), first);
-  assert.ok(budget.stats().bytes > first.json.length);
+  assert.ok(budget.stats().bytes > first.body.length);
   assert.equal(first.points, 2 + 14);
-  assert.deepEqual(JSON.parse(first.json), JSON.parse(JSON.stringify(viewV1Event(state, f).event)));
+  assert.deepEqual(JSON.parse(first.body.toString()), JSON.parse(JSON.stringify(viewV1Event(state, f).event)));
   state.version++;
   assert.notEqual(cache.event(state, f), first);
 });

@@ -5,7 +5,8 @@ import type { EventState } from '../../board/board.ts';
 import { BudgetMap, type ByteBudget, stringBytes } from '../byte-budget.ts';
 import { parseInclude, parseIntList } from '../params.ts';
 import { includeParam } from '../schemas.ts';
-import { eventPoints } from '../snapshot-cache.ts';
+import { ownBytes } from '../json-bytes.ts';
+import { eventPoints, VIEW_BYTES } from '../snapshot-cache.ts';
 import {
   booksOf,
   coveredMarkets,
@@ -192,13 +193,11 @@ export function viewV1Event(
 export const serializeV1Event = fastJson(V1EventSchema);
 
 export interface SerializedV1Event {
-  json: string;
+  /** The event's JSON in UTF-8, outside the heap (as the V2 views: src/http/snapshot-cache.ts). */
+  body: Buffer;
   /** Data points of the event in a response: 1 events + 1 scores point + 1 per price shown. */
   points: number;
 }
-
-/** Heap bytes of a cached V1 event besides its JSON text. */
-const VIEW_BYTES = 64;
 
 /**
  * Serialised V1 events, kept per event and filter and replaced when the event's version (the id of
@@ -220,9 +219,9 @@ export class V1EventCache {
     const hit = perEvent.get(f.key);
     if (hit && hit.version === state.version) return hit;
     const view = viewV1Event(state, f);
-    const json = serializeV1Event(view.event);
-    const entry = { version: state.version, json, points: eventPoints(view.prices, false) };
-    perEvent.set(f.key, entry, VIEW_BYTES + stringBytes(json));
+    const body = ownBytes(serializeV1Event(view.event));
+    const entry = { version: state.version, body, points: eventPoints(view.prices, false) };
+    perEvent.set(f.key, entry, VIEW_BYTES + body.length);
     return entry;
   }
 }

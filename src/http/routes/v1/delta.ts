@@ -15,6 +15,7 @@ import {
 } from '../../delta-kit.ts';
 import { badRequest, quote } from '../../errors.ts';
 import { parseInteger, parseSportId } from '../../params.ts';
+import { joinJson } from '../../json-bytes.ts';
 import { callerOf, sendJson } from '../../route-kit.ts';
 import { type V1Filter, V1EventQuerySchema } from '../../v1/event.ts';
 import { V1EventSchema, v1ErrorResponses } from '../../v1/schemas.ts';
@@ -51,20 +52,18 @@ export async function v1DeltaRoutes(fastify: FastifyInstance, deps: V1Deps): Pro
     cursor: string,
     hasMore: boolean,
   ) => {
-    const items: string[] = [];
+    const items: Buffer[] = [];
     let points = 0;
     for (const row of latest) {
       const state = view.getEvent(row.event_id);
       if (!state) continue;
       const serialised = v1Cache.event(state, f);
-      items.push(serialised.json);
+      items.push(serialised.body);
       points += serialised.points;
     }
     reply.meter(points);
-    return sendJson(
-      reply,
-      `{"meta":{"delta_last_id":"${cursor}","count":${items.length},"has_more":${hasMore}},"events":[${items.join(',')}]}`,
-    );
+    const open = `{"meta":{"delta_last_id":"${cursor}","count":${items.length},"has_more":${hasMore}},"events":[`;
+    return sendJson(reply, joinJson(open, items, ']}'));
   };
 
   app.get(

@@ -6,6 +6,7 @@ import type { EventState } from '../../../board/board.ts';
 import type { EventFilter } from '../../../board/views.ts';
 import { notFound } from '../../errors.ts';
 import { dayWindow, parseDate, parseOffset, parseSportId } from '../../params.ts';
+import { joinJson } from '../../json-bytes.ts';
 import { callerOf, eventById, gateDate, keptSnapshot, sendJson, sendSnapshot } from '../../route-kit.ts';
 import { eventPoints } from '../../snapshot-cache.ts';
 import { serializeV1Event, type V1Filter, V1EventQuerySchema, viewV1Event } from '../../v1/event.ts';
@@ -16,8 +17,8 @@ import { type Kind, type RecordedPrices, recordedPrices } from '../v2/openers-cl
 import type { V1Deps } from './index.ts';
 
 /** The V1 events envelope around serialised events; meta.delta_last_id is the head they were read at. */
-export function v1Envelope(head: number, events: readonly string[]): Buffer {
-  return Buffer.from(`{"meta":{"delta_last_id":"${head}"},"events":[${events.join(',')}]}`);
+export function v1Envelope(head: number, events: readonly Buffer[]): Buffer {
+  return joinJson(`{"meta":{"delta_last_id":"${head}"},"events":[`, events, ']}');
 }
 
 /** The board-level filter that selects the prices V1 line sets can show, for the recorded-price reads. */
@@ -108,11 +109,11 @@ export async function v1EventRoutes(fastify: FastifyInstance, deps: V1Deps): Pro
       deps.lane?.remember(request, scope, 'v1', () => keptSnapshot(deps, key, dateMs, scope.delaySeconds));
       return sendSnapshot(deps, reply, key, view, () => {
         const at = view.head;
-        const parts: string[] = [];
+        const parts: Buffer[] = [];
         let points = 0;
         for (const state of view.eventsInWindow(sportId, from, to)) {
           const serialised = v1Cache.event(state, f);
-          parts.push(serialised.json);
+          parts.push(serialised.body);
           points += serialised.points;
         }
         return { body: v1Envelope(at, parts), points, head: at };
@@ -138,7 +139,7 @@ export async function v1EventRoutes(fastify: FastifyInstance, deps: V1Deps): Pro
       if (!state) throw notFound('event', eventId);
       const serialised = v1Cache.event(state, deps.v1Filters.get(scope, request.query));
       reply.meter(serialised.points);
-      return sendJson(reply, serialised.json);
+      return sendJson(reply, serialised.body);
     },
   );
 
@@ -164,7 +165,7 @@ export async function v1EventRoutes(fastify: FastifyInstance, deps: V1Deps): Pro
         const parts = events.map((state) => {
           const { event, prices } = viewV1Event(state, f, resolve);
           points += eventPoints(prices, false);
-          return serializeV1Event(event);
+          return Buffer.from(serializeV1Event(event));
         });
         reply.meter(points);
         return sendJson(reply, v1Envelope(head, parts));
