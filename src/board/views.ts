@@ -35,6 +35,12 @@ export function filterKey(f: EventFilter): string {
   ].join('|');
 }
 
+/** The key of a filter's every-book variant, from its key (`filterKey`): the book list, its second field, as `*`. */
+export function everyBookKey(key: string): string {
+  const from = key.indexOf('|') + 1;
+  return `${key.slice(0, from)}*${key.slice(key.indexOf('|', from))}`;
+}
+
 export interface EventView {
   event: Event;
   /** Prices returned: one market price at one sportsbook each (the odds points of metering). */

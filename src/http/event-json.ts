@@ -1,5 +1,5 @@
 import fastJson from 'fast-json-stringify';
-import type { EventState, LineState, PriceState } from '../board/board.ts';
+import type { EventState, LineState, MarketState, ParticipantState, PriceState } from '../board/board.ts';
 import { type EventFilter, marketShown, participantShown, priceShown } from '../board/views.ts';
 import { marketName } from '../catalog/markets.ts';
 import { integer, number } from '../domain/json-text.ts';
@@ -26,7 +26,7 @@ export interface EventJson {
 }
 
 /** The event's JSON around its markets, which no filter changes but for live_game_state. */
-interface InfoJson {
+export interface InfoJson {
   /** Up to and including the `[` of `"markets":[`. */
   head: string;
   /** From the `]` that closes the markets, without live_game_state and with it. */
@@ -39,7 +39,7 @@ const MARKETS = '"markets":[]';
 /** Keyed by the info object, which the ledger replaces whenever the event's own fields change. */
 const infoJson = new WeakMap<EventInfo, InfoJson>();
 
-function infoParts(info: EventInfo): InfoJson {
+export function infoParts(info: EventInfo): InfoJson {
   let parts = infoJson.get(info);
   if (parts) return parts;
   const { live_game_state, ...rest } = info;
@@ -82,8 +82,35 @@ function priceJson(p: PriceState, includeDelta: boolean): string {
   return `${json}}`;
 }
 
-/** The line's `prices` object under the filter's book, main-line and closure rules, or '' for none. */
-function pricesJson(line: LineState, f: EventFilter): string {
+/** `"19":{...}`: a price as an entry of its line's `prices` object. */
+export function priceEntry(p: PriceState, includeDelta: boolean): string {
+  return `"${p.affiliate_id}":${priceJson(p, includeDelta)}`;
+}
+
+/** A line up to and including the `{` that opens its prices; `}}` closes both. */
+export function lineOpen(line: LineState): string {
+  return `{"id":${JSON.stringify(line.id)},"value":${JSON.stringify(line.value)},"prices":{`;
+}
+
+/** A participant up to and including the `[` that opens its lines; `]}` closes both. */
+export function participantOpen(part: ParticipantState): string {
+  return `{"id":${integer(part.id)},"type":${JSON.stringify(part.type)},"name":${JSON.stringify(part.name)},"lines":[`;
+}
+
+/** A market up to and including the `[` that opens its participants; `]}` closes both. */
+export function marketOpen(m: MarketState): string {
+  const name = JSON.stringify(marketName(m.market_id));
+  return (
+    `{"id":${integer(m.id)},"market_id":${integer(m.market_id)},"period_id":${integer(m.period_id)}` +
+    `,"name":${name},"market_description":${name},"participants":[`
+  );
+}
+
+/**
+ * The prices of `line` the filter shows, in the order a Record keys them (index keys ascending): in
+ * `shown`, reused from line to line.
+ */
+export function shownPrices(line: LineState, f: EventFilter): PriceState[] {
   shown.length = 0;
   let ordered = true;
   for (const p of line.prices.values()) {
@@ -91,13 +118,15 @@ function pricesJson(line: LineState, f: EventFilter): string {
     if (shown.length > 0 && keyOrder(shown[shown.length - 1]!, p) > 0) ordered = false;
     shown.push(p);
   }
-  if (shown.length === 0) return '';
   if (!ordered) shown.sort(keyOrder);
+  return shown;
+}
+
+/** The entries of the line's `prices` object under the filter's book, main-line and closure rules, or '' for none. */
+function priceEntries(line: LineState, f: EventFilter): string {
   let json = '';
-  for (const p of shown) {
-    json += `${json === '' ? '{' : ','}"${p.affiliate_id}":${priceJson(p, f.includePriceDelta)}`;
-  }
-  return `${json}}`;
+  for (const p of shownPrices(line, f)) json += `${json === '' ? '' : ','}${priceEntry(p, f.includePriceDelta)}`;
+  return json;
 }
 
 /** The event as the filter shows it (src/board/views.ts `viewEvent`, with current prices), as JSON. */
@@ -112,22 +141,16 @@ export function eventJson(state: EventState, f: EventFilter): EventJson {
       if (!participantShown(part, f)) continue;
       let lines = '';
       for (const line of part.lines.values()) {
-        const prices = pricesJson(line, f);
+        const prices = priceEntries(line, f);
         if (prices === '') continue;
         priceCount += shown.length;
-        lines += `${lines === '' ? '' : ','}{"id":${JSON.stringify(line.id)},"value":${JSON.stringify(line.value)},"prices":${prices}}`;
+        lines += `${lines === '' ? '' : ','}${lineOpen(line)}${prices}}}`;
       }
       if (lines === '') continue;
-      participants +=
-        `${participants === '' ? '' : ','}{"id":${integer(part.id)},"type":${JSON.stringify(part.type)}` +
-        `,"name":${JSON.stringify(part.name)},"lines":[${lines}]}`;
+      participants += `${participants === '' ? '' : ','}${participantOpen(part)}${lines}]}`;
     }
     if (participants === '') continue;
-    const name = JSON.stringify(marketName(m.market_id));
-    markets +=
-      `${markets === '' ? '' : ','}{"id":${integer(m.id)},"market_id":${integer(m.market_id)}` +
-      `,"period_id":${integer(m.period_id)},"name":${name},"market_description":${name}` +
-      `,"participants":[${participants}]}`;
+    markets += `${markets === '' ? '' : ','}${marketOpen(m)}${participants}]}`;
     marketCount++;
   }
   const info = infoParts(state.info);

@@ -1,7 +1,8 @@
 import type { EventState } from '../board/board.ts';
-import { type EventFilter, filterKey } from '../board/views.ts';
+import { type EventFilter, everyBookKey, filterKey } from '../board/views.ts';
+import { BOOK_CUT_BYTES, type BookCut, bookCut, cutBooks } from './book-cut.ts';
 import { BudgetMap, type ByteBudget } from './byte-budget.ts';
-import { eventJson } from './event-json.ts';
+import { type EventJson, eventJson } from './event-json.ts';
 import { ownBytes } from './json-bytes.ts';
 
 interface CachedView extends SerializedEvent {
@@ -20,6 +21,8 @@ interface CachedResponse {
  * shows. The V1 views (src/http/v1/event.ts), a little smaller, are charged the same.
  */
 export const VIEW_BYTES = 320;
+/** Heap bytes of the mark that one book list asked for an event's filter at a version. */
+const CUT_MARK_BYTES = 64;
 /** Heap bytes of a CachedResponse and its Buffer object besides the body's bytes (measured: 224). */
 const RESPONSE_BYTES = 224;
 
@@ -48,6 +51,8 @@ export function eventPoints(priceCount: number, liveState: boolean): number {
  */
 export class SnapshotCache {
   private readonly views = new WeakMap<EventState, BudgetMap<string, CachedView>>();
+  /** Per event, by every-book filter key: the every-book view at a version, once a second book list asked. */
+  private readonly cuts = new WeakMap<EventState, BudgetMap<string, { version: number; cut: BookCut | undefined }>>();
   private readonly responses: BudgetMap<string, CachedResponse>;
 
   constructor(private readonly budget: ByteBudget) {
@@ -64,8 +69,18 @@ export class SnapshotCache {
     if (hit && hit.version === state.version) {
       return hit;
     }
-    const view = eventJson(state, filter);
-    const body = ownBytes(view.json);
+    const cut = filter.affiliateIds && this.cutFor(state, filter, key);
+    let body: Buffer;
+    let view: Omit<EventJson, 'json'>;
+    if (cut) {
+      const made = cutBooks(cut, filter.affiliateIds!);
+      body = made.bytes;
+      view = made.json;
+    } else {
+      const json = eventJson(state, filter);
+      body = ownBytes(json.json);
+      view = json;
+    }
     const entry: CachedView = {
       version: state.version,
       body,
@@ -75,6 +90,31 @@ export class SnapshotCache {
     };
     perEvent.set(key, entry, VIEW_BYTES + body.length);
     return entry;
+  }
+
+  /**
+   * The every-book view to cut a book list's view from (src/http/book-cut.ts), made when a second
+   * book list asks for the same event, filter and version: one list alone (a poller's own) is
+   * written directly as before, since making the every-book view costs more than one view.
+   */
+  private cutFor(state: EventState, filter: EventFilter, key: string): BookCut | undefined {
+    let perEvent = this.cuts.get(state);
+    if (!perEvent) {
+      perEvent = new BudgetMap(this.budget);
+      this.cuts.set(state, perEvent);
+    }
+    const shape = everyBookKey(key);
+    const kept = perEvent.get(shape);
+    if (kept?.version !== state.version) {
+      perEvent.set(shape, { version: state.version, cut: undefined }, CUT_MARK_BYTES);
+      return undefined;
+    }
+    if (!kept.cut) {
+      const cut = bookCut(state, filter);
+      perEvent.set(shape, { version: state.version, cut }, BOOK_CUT_BYTES + cut.bytes.length + cut.walk.byteLength);
+      return cut;
+    }
+    return kept.cut;
   }
 
   response(key: string, head: number): { body: Buffer; points: number } | undefined {

@@ -4,6 +4,7 @@ import { Board, type EventState, type PriceState } from '../../src/board/board.t
 import { type EventFilter, viewEvent } from '../../src/board/views.ts';
 import { MemoryBus } from '../../src/bus/memory-bus.ts';
 import { Simulator } from '../../src/feeds/simulator/index.ts';
+import { bookCut, cutBooks } from '../../src/http/book-cut.ts';
 import { eventJson, serializeEvent } from '../../src/http/event-json.ts';
 import { Ledger } from '../../src/ledger/ledger.ts';
 import { MemoryStore } from '../../src/store/memory/memory-store.ts';
@@ -33,6 +34,47 @@ function assertSameAsView(state: EventState, f: EventFilter, what: string): void
   assert.equal(written.priceCount, view.priceCount, what);
   assert.equal(written.marketCount, view.event.markets.length, what);
   assert.equal(written.liveState, view.event.live_game_state !== undefined, what);
+}
+
+/** Books of the event's prices, in the order first seen. */
+function booksOf(state: EventState): number[] {
+  const books = new Set<number>();
+  for (const m of state.markets.values())
+    for (const p of m.participants.values()) {
+      for (const l of p.lines.values()) for (const a of l.prices.keys()) books.add(a);
+    }
+  return [...books];
+}
+
+/**
+ * The view of a book set cut from the view of every book is the view written for that book set:
+ * the same bytes, prices and markets, for no book, one, every other, all but three and all of them.
+ */
+function assertCutsSame(state: EventState, f: EventFilter, what: string): number {
+  const books = booksOf(state);
+  const cut = bookCut(state, f);
+  const sets = [
+    [],
+    books.slice(0, 1),
+    books.slice(-1),
+    books.filter((_, i) => i % 2 === 1),
+    books.slice(3),
+    books,
+    [...books, 999_999],
+  ];
+  let prices = 0;
+  for (const set of sets) {
+    const affiliateIds = new Set(set);
+    const written = eventJson(state, { ...f, affiliateIds });
+    const { bytes, json } = cutBooks(cut, affiliateIds);
+    const label = `${what}, books ${set.join(',')}`;
+    assert.equal(bytes.toString('utf8'), written.json, label);
+    assert.equal(bytes.length, Buffer.byteLength(written.json), label);
+    const { priceCount, marketCount, liveState } = written;
+    assert.deepEqual(json, { priceCount, marketCount, liveState }, label);
+    prices += written.priceCount;
+  }
+  return prices;
 }
 
 /** Filters of every kind a request can send, over the markets, books, periods and participants the event has. */
@@ -67,13 +109,16 @@ test('a simulated board written straight to JSON is the view through the compile
   const events = [...board.events.values()];
   assert.ok(events.length > 20, `the simulator made ${events.length} events`);
   let prices = 0;
+  let cutPrices = 0;
   for (const state of events) {
     for (const [i, f] of filtersFor(state).entries()) {
       assertSameAsView(state, f, `${state.info.event_id}, filter ${i}`);
       prices += eventJson(state, f).priceCount;
+      cutPrices += assertCutsSame(state, f, `${state.info.event_id}, filter ${i}`);
     }
   }
   assert.ok(prices > 10_000, `${prices} prices compared`);
+  assert.ok(cutPrices > 10_000, `${cutPrices} prices of cut views compared`);
 });
 
 test('escapes, optional price fields, infinities and books added out of order are written as the serialiser writes them', async () => {
@@ -106,6 +151,7 @@ test('escapes, optional price fields, infinities and books added out of order ar
     filter({ marketIds: all, affiliateIds: new Set([77, 1.5, 2 ** 32]), liveGameState: true }),
   ]) {
     assertSameAsView(state, f, JSON.stringify({ ...f, marketIds: [...f.marketIds] }));
+    assertCutsSame(state, f, JSON.stringify({ ...f, marketIds: [...f.marketIds] }));
   }
   const text = eventJson(state, filter({ marketIds: all, liveGameState: true })).json;
   const parsed = JSON.parse(text);
@@ -127,6 +173,7 @@ test("characters beyond ASCII and views of hundreds of kilobytes are written as 
   for (const [i, name] of names.entries()) {
     participants[i % participants.length]!.name = name;
     assertSameAsView(state, filter({ marketIds: all }), `name ${i}`);
+    assertCutsSame(state, filter({ marketIds: all }), `name ${i}`);
   }
   for (const p of participants) p.name = 'small';
   assertSameAsView(state, filter({ marketIds: all, includePriceDelta: true }), 'after the large views');

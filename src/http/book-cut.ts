@@ -1,0 +1,213 @@
+import type { EventState } from '../board/board.ts';
+import { type EventFilter, marketShown, participantShown } from '../board/views.ts';
+import {
+  type EventJson,
+  infoParts,
+  lineOpen,
+  marketOpen,
+  participantOpen,
+  priceEntry,
+  shownPrices,
+} from './event-json.ts';
+
+/**
+ * An event's view of every book, as bytes, with where each market, participant, line and price
+ * begins and ends: the view of any set of books is cut from it by copying the runs that set keeps.
+ * Odds screens ask the same markets with the books each user follows, and one view per book set,
+ * written from the board each time, was most of the CPU a burst of such requests took.
+ */
+export interface BookCut {
+  /**
+   * The pieces of the view with every book the rest of the filter shows, back to back: head, each
+   * market's, participant's and line's opening, each price entry, tail; without the commas and
+   * closing brackets, which a cut writes.
+   */
+  bytes: Buffer;
+  /**
+   * The walk of the view: [headEnd, tailStart, markets], then per market [openStart, openEnd,
+   * participants], per participant [openStart, openEnd, lines], per line [openStart, openEnd,
+   * prices], per price [affiliate_id, start, end]; each container's members follow it.
+   */
+  walk: Float64Array;
+  liveState: boolean;
+}
+
+/** Bytes of a BookCut besides its JSON and walk (objects, and the native records of both). */
+export const BOOK_CUT_BYTES = 400;
+
+/** The view of every book under `f` (its book list aside), with its walk. */
+export function bookCut(state: EventState, f: EventFilter): BookCut {
+  const all: EventFilter = { ...f, affiliateIds: null };
+  const pieces: string[] = [];
+  const walk: number[] = [0, 0, 0];
+  const info = infoParts(state.info);
+  const liveState = f.liveGameState && info.tailLive !== undefined;
+  // Piece i's bytes are [ends[i - 1], ends[i]); the walk names pieces by index until they are encoded.
+  pieces.push(info.head);
+  for (const m of state.markets.values()) {
+    if (!marketShown(m, all)) continue;
+    const market = walk.length;
+    const marketPieces = pieces.length;
+    walk.push(pieces.push(marketOpen(m)) - 1, 0, 0);
+    for (const part of m.participants.values()) {
+      if (!participantShown(part, all)) continue;
+      const participant = walk.length;
+      const participantPieces = pieces.length;
+      walk.push(pieces.push(participantOpen(part)) - 1, 0, 0);
+      for (const line of part.lines.values()) {
+        const prices = shownPrices(line, all);
+        if (prices.length === 0) continue;
+        walk.push(pieces.push(lineOpen(line)) - 1, 0, prices.length);
+        for (const p of prices) walk.push(p.affiliate_id, pieces.push(priceEntry(p, f.includePriceDelta)) - 1, 0);
+        walk[participant + 2]++;
+      }
+      if (walk[participant + 2] === 0) {
+        walk.length = participant;
+        pieces.length = participantPieces;
+      } else walk[market + 2]++;
+    }
+    if (walk[market + 2] === 0) {
+      walk.length = market;
+      pieces.length = marketPieces;
+    } else walk[2]++;
+  }
+  pieces.push(liveState ? info.tailLive! : info.tail);
+
+  // Each UTF-16 unit takes at most 3 bytes.
+  let chars = 0;
+  for (const piece of pieces) chars += piece.length;
+  const scratch = Buffer.allocUnsafe(chars * 3);
+  const ends = new Int32Array(pieces.length);
+  let at = 0;
+  for (let i = 0; i < pieces.length; i++) {
+    at += scratch.write(pieces[i]!, at, 'utf8');
+    ends[i] = at;
+  }
+  const bytes = Buffer.allocUnsafeSlow(at);
+  scratch.copy(bytes, 0, 0, at);
+
+  // Piece indexes to byte offsets: an open is [start, end) of its piece, a price likewise.
+  const start = (piece: number) => (piece === 0 ? 0 : ends[piece - 1]!);
+  const out = new Float64Array(walk.length);
+  out[0] = ends[0]!;
+  out[1] = start(pieces.length - 1);
+  out[2] = walk[2]!;
+  let i = 3;
+  const container = () => {
+    const piece = walk[i]!;
+    out[i] = start(piece);
+    out[i + 1] = ends[piece]!;
+    out[i + 2] = walk[i + 2]!;
+    i += 3;
+  };
+  for (let m = out[2]; m > 0; m--) {
+    const parts = walk[i + 2]!;
+    container();
+    for (let p = parts; p > 0; p--) {
+      const lines = walk[i + 2]!;
+      container();
+      for (let l = lines; l > 0; l--) {
+        const prices = walk[i + 2]!;
+        container();
+        for (let n = prices; n > 0; n--) {
+          const piece = walk[i + 1]!;
+          out[i] = walk[i]!;
+          out[i + 1] = start(piece);
+          out[i + 2] = ends[piece]!;
+          i += 3;
+        }
+      }
+    }
+  }
+  return { bytes, walk: out, liveState };
+}
+
+const COMMA = 0x2c;
+const CLOSE_BRACKET = 0x5d;
+const CLOSE_BRACE = 0x7d;
+
+/** Where cuts are written before they are copied out at their size; grown as views need. */
+let scratch = Buffer.allocUnsafeSlow(64 * 1024);
+
+/** Runs shorter than this are copied byte by byte: Buffer#copy of a part of a buffer allocates a view. */
+const SHORT_RUN = 32;
+
+function copy(from: Buffer, start: number, end: number, at: number): number {
+  if (end - start < SHORT_RUN) {
+    for (let i = start; i < end; i++) scratch[at++] = from[i]!;
+    return at;
+  }
+  return at + from.copy(scratch, at, start, end);
+}
+
+/**
+ * The view of the books in `books` cut from `cut`: the bytes, counts and flags `eventJson` gives
+ * for the same filter with that book list. A line left without prices goes, and so does a
+ * participant left without lines and a market left without participants.
+ */
+export function cutBooks(cut: BookCut, books: ReadonlySet<number>): { bytes: Buffer; json: Omit<EventJson, 'json'> } {
+  const { bytes: src, walk } = cut;
+  // The bytes hold no separators or closers: each node of the walk adds at most three.
+  const most = src.length + walk.length;
+  if (scratch.length < most) scratch = Buffer.allocUnsafeSlow(Math.max(most, scratch.length * 2));
+  let at = copy(src, 0, walk[0]!, 0);
+  let priceCount = 0;
+  let marketCount = 0;
+  let i = 3;
+  for (let m = walk[2]!; m > 0; m--) {
+    const marketAt = at;
+    if (marketCount > 0) scratch[at++] = COMMA;
+    at = copy(src, walk[i]!, walk[i + 1]!, at);
+    const participantsIn = walk[i + 2]!;
+    i += 3;
+    let participants = 0;
+    for (let p = participantsIn; p > 0; p--) {
+      const participantAt = at;
+      if (participants > 0) scratch[at++] = COMMA;
+      at = copy(src, walk[i]!, walk[i + 1]!, at);
+      const linesIn = walk[i + 2]!;
+      i += 3;
+      let lines = 0;
+      for (let l = linesIn; l > 0; l--) {
+        const lineAt = at;
+        if (lines > 0) scratch[at++] = COMMA;
+        at = copy(src, walk[i]!, walk[i + 1]!, at);
+        const pricesIn = walk[i + 2]!;
+        i += 3;
+        let prices = 0;
+        for (let n = pricesIn; n > 0; n--, i += 3) {
+          if (!books.has(walk[i]!)) continue;
+          if (prices > 0) scratch[at++] = COMMA;
+          at = copy(src, walk[i + 1]!, walk[i + 2]!, at);
+          prices++;
+        }
+        if (prices === 0) {
+          at = lineAt;
+          continue;
+        }
+        scratch[at++] = CLOSE_BRACE;
+        scratch[at++] = CLOSE_BRACE;
+        priceCount += prices;
+        lines++;
+      }
+      if (lines === 0) {
+        at = participantAt;
+        continue;
+      }
+      scratch[at++] = CLOSE_BRACKET;
+      scratch[at++] = CLOSE_BRACE;
+      participants++;
+    }
+    if (participants === 0) {
+      at = marketAt;
+      continue;
+    }
+    scratch[at++] = CLOSE_BRACKET;
+    scratch[at++] = CLOSE_BRACE;
+    marketCount++;
+  }
+  at = copy(src, walk[1]!, src.length, at);
+  const bytes = Buffer.allocUnsafeSlow(at);
+  scratch.copy(bytes, 0, 0, at);
+  return { bytes, json: { priceCount, marketCount, liveState: cut.liveState } };
+}

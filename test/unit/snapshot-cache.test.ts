@@ -1,0 +1,67 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { Board } from '../../src/board/board.ts';
+import { type EventFilter, filterKey } from '../../src/board/views.ts';
+import { MemoryBus } from '../../src/bus/memory-bus.ts';
+import { ByteBudget } from '../../src/http/byte-budget.ts';
+import { eventJson } from '../../src/http/event-json.ts';
+import { eventPoints, SnapshotCache } from '../../src/http/snapshot-cache.ts';
+import { Ledger } from '../../src/ledger/ledger.ts';
+import { MemoryStore } from '../../src/store/memory/memory-store.ts';
+import { batch, nbaEvent, nbaPrices, price } from '../helpers/fixtures.ts';
+
+const ID = 'ca'.repeat(16);
+
+function filter(books: number[] | null): EventFilter {
+  return {
+    marketIds: new Set([1, 2, 3]),
+    affiliateIds: books && new Set(books),
+    periodIds: null,
+    mainLine: false,
+    participantIds: null,
+    participantType: null,
+    hideClosed: false,
+    includePriceDelta: true,
+    liveGameState: false,
+  };
+}
+
+test('views of book lists: the first written, the next cut from the every-book view, with eventJson bytes', async () => {
+  const board = new Board();
+  const ledger = await Ledger.open(new MemoryStore(), board, new MemoryBus());
+  await ledger.apply(batch(new Date().toISOString(), [{ kind: 'event', event: nbaEvent(ID) }, ...nbaPrices(ID)]));
+  const state = board.events.get(ID)!;
+  const budget = new ByteBudget(1 << 20);
+  const cache = new SnapshotCache(budget);
+  const check = (books: number[] | null) => {
+    const f = filter(books);
+    const view = cache.event(state, f, filterKey(f));
+    const written = eventJson(state, f);
+    assert.equal(view.body.toString('utf8'), written.json, `books ${books}`);
+    assert.equal(view.priceCount, written.priceCount);
+    assert.equal(view.marketCount, written.marketCount);
+    assert.equal(view.points, eventPoints(written.priceCount, written.liveState));
+    return budget.stats().bytes;
+  };
+
+  const first = check([19, 23]);
+  const second = check([19]);
+  // The second list made the every-book view: more than the second view's own bytes were charged.
+  const secondView = cache.event(state, filter([19]), filterKey(filter([19]))).body.length;
+  assert.ok(second - first > secondView + 2_000, `charged ${second - first} for a view of ${secondView} bytes`);
+  const third = check([23]);
+  assert.ok(third - second < 2 * (cache.event(state, filter([23])).body.length + 400), 'the third list reused it');
+  check([]);
+  check([999]);
+  check(null);
+
+  // A new version: the first list after it is written again, the second cut from a new every-book view.
+  await ledger.apply(
+    batch(new Date().toISOString(), [
+      price(ID, { market_id: 1, participant_id: 2002, participant_name: 'Boston', affiliate_id: 19, price: -999 }),
+    ]),
+  );
+  check([19, 23]);
+  check([19]);
+  assert.ok(cache.event(state, filter([19])).body.toString().includes('"price":-999'));
+});
