@@ -195,7 +195,7 @@ export async function sendSnapshot(
   build: (ahead: boolean) => Envelope | Promise<Envelope>,
 ): Promise<FastifyReply> {
   let kept = deps.cache.response(key, view.head);
-  const ahead = !kept && deps.cache.keptBefore(key);
+  const ahead = !kept && deps.cache.askedBefore(key);
   if (!kept) {
     await turnsWhileAsked(deps, reply.request)(ahead);
     kept = deps.cache.response(key, view.head);

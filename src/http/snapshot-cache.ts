@@ -21,8 +21,8 @@ interface CachedResponse {
  * shows. The V1 views (src/http/v1/event.ts), a little smaller, are charged the same.
  */
 export const VIEW_BYTES = 320;
-/** Heap bytes of the mark that one book list asked for an event's filter at a version. */
-const CUT_MARK_BYTES = 64;
+/** Heap bytes of a mark: that a key was asked once, kept in place of what it would keep. */
+const MARK_BYTES = 64;
 /** Heap bytes of a CachedResponse and its Buffer object besides the body's bytes (measured: 224). */
 const RESPONSE_BYTES = 224;
 
@@ -48,12 +48,18 @@ export function eventPoints(priceCount: number, liveState: boolean): number {
  * (the id of the last change row that touched it) moves. Whole responses are kept too, keyed by
  * the request and the ledger head, so repeated polls between two commits cost one buffer copy.
  * Both draw from the shared byte budget: least recently used out first, whatever the filters.
+ *
+ * A view or response is kept from the second time its key is asked; the first time leaves a mark
+ * of a few bytes. Requests that are never asked again (distinct filters, which a client can send as
+ * fast as its rate limit allows) otherwise filled the budget with answers no one reads again, about
+ * 15 MB a second at 200 such requests, and pushed out the entries polls reuse (their views, and the
+ * every-book views cuts are made from). A poll pays for it once: its second request builds again.
  */
 export class SnapshotCache {
-  private readonly views = new WeakMap<EventState, BudgetMap<string, CachedView>>();
+  private readonly views = new WeakMap<EventState, BudgetMap<string, CachedView | null>>();
   /** Per event, by every-book filter key: the every-book view at a version, once a second book list asked. */
   private readonly cuts = new WeakMap<EventState, BudgetMap<string, { version: number; cut: BookCut | undefined }>>();
-  private readonly responses: BudgetMap<string, CachedResponse>;
+  private readonly responses: BudgetMap<string, CachedResponse | null>;
 
   constructor(private readonly budget: ByteBudget) {
     this.responses = new BudgetMap(budget);
@@ -88,7 +94,8 @@ export class SnapshotCache {
       marketCount: view.marketCount,
       points: eventPoints(view.priceCount, view.liveState),
     };
-    perEvent.set(key, entry, VIEW_BYTES + body.length);
+    if (hit === undefined) perEvent.set(key, null, MARK_BYTES);
+    else perEvent.set(key, entry, VIEW_BYTES + body.length);
     return entry;
   }
 
@@ -106,7 +113,7 @@ export class SnapshotCache {
     const shape = everyBookKey(key);
     const kept = perEvent.get(shape);
     if (kept?.version !== state.version) {
-      perEvent.set(shape, { version: state.version, cut: undefined }, CUT_MARK_BYTES);
+      perEvent.set(shape, { version: state.version, cut: undefined }, MARK_BYTES);
       return undefined;
     }
     if (!kept.cut) {
@@ -122,12 +129,13 @@ export class SnapshotCache {
     return hit && hit.head === head ? hit : undefined;
   }
 
-  /** Whether an answer is kept under `key`, at any head: a build for it refreshes a repeated poll. */
-  keptBefore(key: string): boolean {
+  /** Whether `key` was asked before (its answer kept at any head, or a mark): a build for it serves a repeated poll. */
+  askedBefore(key: string): boolean {
     return this.responses.peek(key) !== undefined;
   }
 
   storeResponse(key: string, head: number, body: Buffer, points: number): void {
-    this.responses.set(key, { head, body, points }, RESPONSE_BYTES + body.length);
+    if (this.responses.peek(key) === undefined) this.responses.set(key, null, MARK_BYTES);
+    else this.responses.set(key, { head, body, points }, RESPONSE_BYTES + body.length);
   }
 }

@@ -46,17 +46,26 @@ function stable(headers: Headers): Record<string, string> {
 /** Waits for the next second of the clock: Free allows one request a second (spec: Rate limit tiers). */
 const nextSecond = () => new Promise((r) => setTimeout(r, 1001 - (Date.now() % 1000)));
 
-/** Asks `path` twice, the second time from the lane; returns the router's answer and the lane's. */
+/**
+ * The events snapshots keep an answer from the second time it is asked (src/http/snapshot-cache.ts),
+ * so the lane can take the third; the other laned routes keep it from the first.
+ */
+const routedTimes = (path: string) => (/\/events\/\d{4}-\d\d-\d\d$/.test(path) ? 2 : 1);
+
+/** Asks `path` until the lane answers it; returns the router's last answer and the lane's. */
 async function twice(path: string, key: string) {
   const before = lane();
-  await nextSecond();
-  const routed = await get(path, key);
+  let routed!: Awaited<ReturnType<typeof get>>;
+  for (let i = routedTimes(path); i > 0; i--) {
+    await nextSecond();
+    routed = await get(path, key);
+  }
   await nextSecond();
   const laned = await get(path, key);
   return { routed, laned, fromLane: lane() - before };
 }
 
-/** Asks `path` twice (see `twice`) and checks that the lane took the second and answered as the router did. */
+/** Asks `path` until the lane answers (see `twice`) and checks that it answered as the router did. */
 async function laneAnswersAsRouter(path: string, key: string) {
   const { routed, laned, fromLane } = await twice(path, key);
   assert.equal(routed.status, 200);
@@ -326,6 +335,7 @@ test('a key revoked while its polls take the lane stops working within the key c
     const key = await own.newKey('ultra');
     const ask = () => fetch(own.url + EVENTS, { headers: { 'X-Service-Key': key } }).then((r) => r.status);
     const laned = own.server.app.fastLane!.count;
+    assert.equal(await ask(), 200);
     assert.equal(await ask(), 200);
     assert.equal(await ask(), 200);
     assert.equal(own.server.app.fastLane!.count, laned + 1);

@@ -38,20 +38,24 @@ function harness() {
   return { turns, builds, view, reply, send };
 }
 
-test('a first build waits in line; the refresh of a kept answer goes ahead; a kept one is sent as it is', async () => {
+test('a first build waits in line; a repeated one goes ahead and is kept; a kept one is sent as it is', async () => {
   const h = harness();
   await h.send();
-  assert.deepEqual(h.turns, [false], 'no answer kept under the key: a first build queues behind the others');
+  assert.deepEqual(h.turns, [false], 'a key never asked: its build queues behind the others');
   assert.deepEqual(h.builds, [false]);
 
   await h.send();
-  assert.deepEqual(h.turns, [false], 'kept at the view head: no turn, no build');
+  assert.deepEqual(h.turns, [false, true], 'asked before (only marked the first time): the build goes ahead');
+  assert.deepEqual(h.builds, [false, true], 'and its later slices too');
+
+  await h.send();
+  assert.deepEqual(h.turns, [false, true], 'kept at the view head: no turn, no build');
   assert.equal(String(h.reply.sent), '{"head":1}');
 
   h.view.head = 2;
   await h.send();
-  assert.deepEqual(h.turns, [false, true], 'kept at an older head: the refresh takes its turn ahead');
-  assert.deepEqual(h.builds, [false, true], 'and its later slices too');
+  assert.deepEqual(h.turns, [false, true, true], 'kept at an older head: the refresh takes its turn ahead');
+  assert.deepEqual(h.builds, [false, true, true]);
   assert.equal(String(h.reply.sent), '{"head":2}');
 });
 

@@ -65,3 +65,29 @@ test('views of book lists: the first written, the next cut from the every-book v
   check([19]);
   assert.ok(cache.event(state, filter([19])).body.toString().includes('"price":-999'));
 });
+
+test('a view or an answer is kept from the second time its key is asked; the first leaves a mark of a few bytes', async () => {
+  const board = new Board();
+  const ledger = await Ledger.open(new MemoryStore(), board, new MemoryBus());
+  await ledger.apply(batch(new Date().toISOString(), [{ kind: 'event', event: nbaEvent(ID) }, ...nbaPrices(ID)]));
+  const state = board.events.get(ID)!;
+  const budget = new ByteBudget(1 << 20);
+  const cache = new SnapshotCache(budget);
+
+  const body = Buffer.alloc(10_000, 0x20);
+  cache.storeResponse('k', 1, body, 5);
+  assert.equal(cache.response('k', 1), undefined, 'asked once: not kept');
+  assert.ok(cache.askedBefore('k'), 'but marked as asked');
+  assert.ok(budget.stats().bytes < 1_000, `a mark costs ${budget.stats().bytes} bytes`);
+  cache.storeResponse('k', 1, body, 5);
+  assert.equal(cache.response('k', 1)?.body, body, 'asked again: kept');
+  assert.equal(cache.response('k', 2), undefined, 'for its head only');
+  assert.ok(!cache.askedBefore('other'));
+
+  const f = filter(null);
+  const first = cache.event(state, f);
+  const second = cache.event(state, f);
+  assert.notEqual(second, first, 'the first view was not kept');
+  assert.equal(cache.event(state, f), second, 'the second was');
+  assert.equal(second.body.toString(), first.body.toString());
+});
