@@ -146,6 +146,32 @@ export function batch(at: string, updates: UpdateBatch['updates']): UpdateBatch 
   return { at, updates };
 }
 
+/**
+ * Moneylines moved again and again: `steps` batches of 16 price rows each (both teams at books 19
+ * and 23, periods 0-3), for tests that need many price rows of one event (large delta pages).
+ */
+export function moneylineMoves(eventId: string, steps: number, at: string): UpdateBatch[] {
+  const out: UpdateBatch[] = [];
+  for (let step = 1; step <= steps; step++) {
+    const updates = [19, 23].flatMap((aff) =>
+      [2002, 2014].flatMap((team) =>
+        [0, 1, 2, 3].map((k) =>
+          price(eventId, {
+            market_id: 1,
+            participant_id: team,
+            participant_name: team === 2002 ? 'Boston' : 'Los Angeles',
+            affiliate_id: aff,
+            period_id: k,
+            price: 100 + step,
+          }),
+        ),
+      ),
+    );
+    out.push(batch(at, updates));
+  }
+  return out;
+}
+
 export function score(eventId: string, status: Score['event_status'], away: number, home: number): Score {
   return {
     event_id: eventId,

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { after, before, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { batch, nbaEvent, nbaPrices, price } from '../helpers/fixtures.ts';
+import { batch, moneylineMoves, nbaEvent, nbaPrices } from '../helpers/fixtures.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
 const EVENT = 'e8'.repeat(16);
@@ -17,24 +17,8 @@ before(async () => {
   const first = await startTestServer();
   const at = new Date().toISOString();
   await first.server.ledger.apply(batch(at, [{ kind: 'event', event: nbaEvent(EVENT) }, ...nbaPrices(EVENT)]));
-  // 6,400 price rows: moneylines moved again and again at two books.
-  for (let step = 1; step <= 400; step++) {
-    const updates = [19, 23].flatMap((aff) =>
-      [2002, 2014].flatMap((team) =>
-        [0, 1, 2, 3].map((k) =>
-          price(EVENT, {
-            market_id: 1,
-            participant_id: team,
-            participant_name: team === 2002 ? 'Boston' : 'Los Angeles',
-            affiliate_id: aff,
-            period_id: k,
-            price: 100 + step,
-          }),
-        ),
-      ),
-    );
-    await first.server.ledger.apply(batch(at, updates));
-  }
+  // 6,400 price rows.
+  for (const moves of moneylineMoves(EVENT, 400, at)) await first.server.ledger.apply(moves);
   await first.close({ keepData: true });
   // Started again keeping about 3 rows in memory: every page below is read from the store.
   s = await startTestServer({ dataDir: first.dataDir, limits: { deltaMemoryKb: 1 } });

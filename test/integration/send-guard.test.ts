@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { connect, type Socket } from 'node:net';
 import { after, before, test } from 'node:test';
-import { batch, nbaEvent, nbaPrices, price } from '../helpers/fixtures.ts';
+import { batch, moneylineMoves, nbaEvent, nbaPrices } from '../helpers/fixtures.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
 const EVENT = 'e7'.repeat(16);
@@ -16,24 +16,8 @@ before(async () => {
   s = await startTestServer({ limits: { sendTimeoutMs: 1000, sendBudgetMb: 1024 } });
   const at = new Date().toISOString();
   await s.server.ledger.apply(batch(at, [{ kind: 'event', event: nbaEvent(EVENT) }, ...nbaPrices(EVENT)]));
-  // 6,400 price rows: moneylines moved again and again at two books.
-  for (let step = 1; step <= 400; step++) {
-    const updates = [19, 23].flatMap((aff) =>
-      [2002, 2014].flatMap((team) =>
-        [0, 1, 2, 3].map((k) =>
-          price(EVENT, {
-            market_id: 1,
-            participant_id: team,
-            participant_name: team === 2002 ? 'Boston' : 'Los Angeles',
-            affiliate_id: aff,
-            period_id: k,
-            price: 100 + step,
-          }),
-        ),
-      ),
-    );
-    await s.server.ledger.apply(batch(at, updates));
-  }
+  // 6,400 price rows.
+  for (const moves of moneylineMoves(EVENT, 400, at)) await s.server.ledger.apply(moves);
   const res = await fetch(s.url + PAGE, { headers: { 'X-Service-Key': s.key } });
   pageBytes = (await res.arrayBuffer()).byteLength;
   assert.ok(pageBytes > 1_500_000, `the page is large (${pageBytes} bytes)`);

@@ -26,11 +26,16 @@ function filter(books: number[] | null): EventFilter {
   };
 }
 
-test('views of book lists: the first written, the next cut from the every-book view, with eventJson bytes', async () => {
+/** A board with one NBA event and its prices. */
+async function nbaBoard() {
   const board = new Board();
   const ledger = await Ledger.open(new MemoryStore(), board, new MemoryBus());
   await ledger.apply(batch(new Date().toISOString(), [{ kind: 'event', event: nbaEvent(ID) }, ...nbaPrices(ID)]));
-  const state = board.events.get(ID)!;
+  return { ledger, state: board.events.get(ID)! };
+}
+
+test('views of book lists: the first written, the next cut from the every-book view, with eventJson bytes', async () => {
+  const { ledger, state } = await nbaBoard();
   const budget = new ByteBudget(1 << 20);
   const cache = new SnapshotCache(budget);
   const check = (books: number[] | null) => {
@@ -67,10 +72,7 @@ test('views of book lists: the first written, the next cut from the every-book v
 });
 
 test('a view or an answer is kept from the second time its key is asked; the first leaves a mark of a few bytes', async () => {
-  const board = new Board();
-  const ledger = await Ledger.open(new MemoryStore(), board, new MemoryBus());
-  await ledger.apply(batch(new Date().toISOString(), [{ kind: 'event', event: nbaEvent(ID) }, ...nbaPrices(ID)]));
-  const state = board.events.get(ID)!;
+  const { state } = await nbaBoard();
   const budget = new ByteBudget(1 << 20);
   const cache = new SnapshotCache(budget);
 
