@@ -22,7 +22,7 @@ interface CachedResponse {
  */
 export const VIEW_BYTES = 320;
 /** Heap bytes of a mark: that a key was asked once, kept in place of what it would keep. */
-const MARK_BYTES = 64;
+export const MARK_BYTES = 64;
 /** Heap bytes of a CachedResponse and its Buffer object besides the body's bytes (measured: 224). */
 const RESPONSE_BYTES = 224;
 

@@ -180,8 +180,11 @@ test('the caches: an event serialised once per change and filter, filters parsed
   const f = filters.get(OPEN_SCOPE, { include: 'scores' });
   assert.equal(filters.get(OPEN_SCOPE, { include: ['scores'] }), f);
   assert.notEqual(filters.get(OPEN_SCOPE, { include: 'all_periods' }), f);
+  const once = cache.event(state, f);
+  assert.ok(budget.stats().bytes < once.body.length, 'asked once: a mark, not the view');
   const first = cache.event(state, f);
-  assert.equal(cache.event(state, f), first);
+  assert.notEqual(first, once);
+  assert.equal(cache.event(state, f), first, 'asked again: kept');
   assert.ok(budget.stats().bytes > first.body.length);
   assert.equal(first.points, 2 + 14);
   assert.deepEqual(JSON.parse(first.body.toString()), JSON.parse(JSON.stringify(viewV1Event(state, f).event)));

@@ -6,7 +6,7 @@ import { BudgetMap, type ByteBudget, stringBytes } from '../byte-budget.ts';
 import { parseInclude, parseIntList } from '../params.ts';
 import { includeParam } from '../schemas.ts';
 import { ownBytes } from '../json-bytes.ts';
-import { eventPoints, VIEW_BYTES } from '../snapshot-cache.ts';
+import { eventPoints, MARK_BYTES, VIEW_BYTES } from '../snapshot-cache.ts';
 import {
   booksOf,
   coveredMarkets,
@@ -203,10 +203,12 @@ export interface SerializedV1Event {
  * Serialised V1 events, kept per event and filter and replaced when the event's version (the id of
  * the last change that touched it) moves: each event is serialised once per change, whatever the
  * number of requests. Charged to the shared byte budget, least recently used out first; entries also
- * go with their event object.
+ * go with their event object. As the V2 views (src/http/snapshot-cache.ts), a view is kept from the
+ * second time its event and filter are asked, the first leaving a mark: one-off book lists do not
+ * push out what polls reuse.
  */
 export class V1EventCache {
-  private readonly views = new WeakMap<EventState, BudgetMap<string, SerializedV1Event & { version: number }>>();
+  private readonly views = new WeakMap<EventState, BudgetMap<string, (SerializedV1Event & { version: number }) | null>>();
 
   constructor(private readonly budget: ByteBudget) {}
 
@@ -221,7 +223,8 @@ export class V1EventCache {
     const view = viewV1Event(state, f);
     const body = ownBytes(serializeV1Event(view.event));
     const entry = { version: state.version, body, points: eventPoints(view.prices, false) };
-    perEvent.set(f.key, entry, VIEW_BYTES + body.length);
+    if (hit === undefined) perEvent.set(f.key, null, MARK_BYTES);
+    else perEvent.set(f.key, entry, VIEW_BYTES + body.length);
     return entry;
   }
 }
