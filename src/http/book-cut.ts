@@ -35,99 +35,71 @@ export interface BookCut {
 /** Bytes of a BookCut besides its JSON and walk (objects, and the native records of both). */
 export const BOOK_CUT_BYTES = 400;
 
+/** Where cuts and every-book views are written before they are copied out at their size. */
+let scratch = Buffer.allocUnsafeSlow(64 * 1024);
+
+/** Grows the scratch buffer to hold `bytes`, keeping what it holds. */
+function room(bytes: number): void {
+  if (scratch.length >= bytes) return;
+  const bigger = Buffer.allocUnsafeSlow(Math.max(bytes, scratch.length * 2));
+  scratch.copy(bigger);
+  scratch = bigger;
+}
+
 /** The view of every book under `f` (its book list aside), with its walk. */
 export function bookCut(state: EventState, f: EventFilter): BookCut {
   const all: EventFilter = { ...f, affiliateIds: null };
-  const pieces: string[] = [];
-  const walk: number[] = [0, 0, 0];
   const info = infoParts(state.info);
   const liveState = f.liveGameState && info.tailLive !== undefined;
-  // Piece i's bytes are [ends[i - 1], ends[i]); the walk names pieces by index until they are encoded.
-  pieces.push(info.head);
+  const walk: number[] = [0, 0, 0];
+  let at = 0;
+  /** Writes `text` into the scratch buffer at `at`; returns where it starts (`at` is where it ends). */
+  const write = (text: string): number => {
+    const from = at;
+    room(at + text.length * 3);
+    at += scratch.write(text, at, 'utf8');
+    return from;
+  };
+  write(info.head);
+  walk[0] = at;
+  // Arguments are evaluated in order: each `at` after a `write` is where that piece ends.
   for (const m of state.markets.values()) {
     if (!marketShown(m, all)) continue;
     const market = walk.length;
-    const marketPieces = pieces.length;
-    walk.push(pieces.push(marketOpen(m)) - 1, 0, 0);
+    const marketAt = at;
+    walk.push(write(marketOpen(m)), at, 0);
     for (const part of m.participants.values()) {
       if (!participantShown(part, all)) continue;
       const participant = walk.length;
-      const participantPieces = pieces.length;
-      walk.push(pieces.push(participantOpen(part)) - 1, 0, 0);
+      const participantAt = at;
+      walk.push(write(participantOpen(part)), at, 0);
       for (const line of part.lines.values()) {
         const prices = shownPrices(line, all);
         if (prices.length === 0) continue;
-        walk.push(pieces.push(lineOpen(line)) - 1, 0, prices.length);
-        for (const p of prices) walk.push(p.affiliate_id, pieces.push(priceEntry(p, f.includePriceDelta)) - 1, 0);
+        walk.push(write(lineOpen(line)), at, prices.length);
+        for (const p of prices) walk.push(p.affiliate_id, write(priceEntry(p, f.includePriceDelta)), at);
         walk[participant + 2]++;
       }
       if (walk[participant + 2] === 0) {
         walk.length = participant;
-        pieces.length = participantPieces;
+        at = participantAt;
       } else walk[market + 2]++;
     }
     if (walk[market + 2] === 0) {
       walk.length = market;
-      pieces.length = marketPieces;
+      at = marketAt;
     } else walk[2]++;
   }
-  pieces.push(liveState ? info.tailLive! : info.tail);
-
-  // Each UTF-16 unit takes at most 3 bytes.
-  let chars = 0;
-  for (const piece of pieces) chars += piece.length;
-  const scratch = Buffer.allocUnsafe(chars * 3);
-  const ends = new Int32Array(pieces.length);
-  let at = 0;
-  for (let i = 0; i < pieces.length; i++) {
-    at += scratch.write(pieces[i]!, at, 'utf8');
-    ends[i] = at;
-  }
+  walk[1] = write(liveState ? info.tailLive! : info.tail);
   const bytes = Buffer.allocUnsafeSlow(at);
   scratch.copy(bytes, 0, 0, at);
-
-  // Piece indexes to byte offsets: an open is [start, end) of its piece, a price likewise.
-  const start = (piece: number) => (piece === 0 ? 0 : ends[piece - 1]!);
-  const out = new Float64Array(walk.length);
-  out[0] = ends[0]!;
-  out[1] = start(pieces.length - 1);
-  out[2] = walk[2]!;
-  let i = 3;
-  const container = () => {
-    const piece = walk[i]!;
-    out[i] = start(piece);
-    out[i + 1] = ends[piece]!;
-    out[i + 2] = walk[i + 2]!;
-    i += 3;
-  };
-  for (let m = out[2]; m > 0; m--) {
-    const parts = walk[i + 2]!;
-    container();
-    for (let p = parts; p > 0; p--) {
-      const lines = walk[i + 2]!;
-      container();
-      for (let l = lines; l > 0; l--) {
-        const prices = walk[i + 2]!;
-        container();
-        for (let n = prices; n > 0; n--) {
-          const piece = walk[i + 1]!;
-          out[i] = walk[i]!;
-          out[i + 1] = start(piece);
-          out[i + 2] = ends[piece]!;
-          i += 3;
-        }
-      }
-    }
-  }
-  return { bytes, walk: out, liveState };
+  return { bytes, walk: Float64Array.from(walk), liveState };
 }
 
 const COMMA = 0x2c;
 const CLOSE_BRACKET = 0x5d;
 const CLOSE_BRACE = 0x7d;
 
-/** Where cuts are written before they are copied out at their size; grown as views need. */
-let scratch = Buffer.allocUnsafeSlow(64 * 1024);
 
 /** Runs shorter than this are copied byte by byte: Buffer#copy of a part of a buffer allocates a view. */
 const SHORT_RUN = 32;
@@ -148,8 +120,7 @@ function copy(from: Buffer, start: number, end: number, at: number): number {
 export function cutBooks(cut: BookCut, books: ReadonlySet<number>): { bytes: Buffer; json: Omit<EventJson, 'json'> } {
   const { bytes: src, walk } = cut;
   // The bytes hold no separators or closers: each node of the walk adds at most three.
-  const most = src.length + walk.length;
-  if (scratch.length < most) scratch = Buffer.allocUnsafeSlow(Math.max(most, scratch.length * 2));
+  room(src.length + walk.length);
   let at = copy(src, 0, walk[0]!, 0);
   let priceCount = 0;
   let marketCount = 0;
