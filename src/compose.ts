@@ -90,7 +90,7 @@ export interface ComposeOptions {
 export function openBackends(config: ServeConfig, onError: (err: unknown) => void): Backends {
   const db = openSqlite(config.dataDir);
   return {
-    store: new SqliteStore(db, { checkpointMs: config.limits.checkpointMs, onError }),
+    store: new SqliteStore(db, { checkpointMs: config.limits.checkpointMs, pageThread: true, onError }),
     keys: new SqliteKeyStore(db),
     history: new SqliteHistoryStore(db),
     counterStore: new SqliteCounterStore(db),

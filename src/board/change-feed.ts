@@ -252,14 +252,12 @@ export class ChangeFeed {
     let afterId = q.afterId;
     for (;;) {
       await turn();
-      if (afterId + 1 < this.floor.oldestId) {
-        throw new CursorError(
-          `the changes after ${afterId} were compacted while this page was read; ` +
-            'Re-bootstrap: fetch an events snapshot and continue from its meta.delta_last_id',
-        );
-      }
+      this.checkRetained(afterId);
       const limit = Math.min(this.storeChunkRows, q.limit - count);
       const chunk = await this.store.readPayloadBytes({ ...q, afterId, limit });
+      // A read on another connection (a thread, a server) may have started after retention raised
+      // the floor and removed rows: the floor, raised first, tells.
+      this.checkRetained(afterId);
       if (chunk.count > 0) {
         if (parts.length > 0) parts.push(COMMA);
         parts.push(chunk.bytes);
@@ -267,6 +265,15 @@ export class ChangeFeed {
         afterId = chunk.lastRowId;
       }
       if (!chunk.more || count >= q.limit) return { parts, count, lastRowId: count > 0 ? afterId : 0, more: chunk.more };
+    }
+  }
+
+  private checkRetained(afterId: number): void {
+    if (afterId + 1 < this.floor.oldestId) {
+      throw new CursorError(
+        `the changes after ${afterId} were compacted while this page was read; ` +
+          'Re-bootstrap: fetch an events snapshot and continue from its meta.delta_last_id',
+      );
     }
   }
 

@@ -37,11 +37,11 @@ storeContract('SQLite', async () => {
   };
 });
 
-storeContract('SQLite, checkpointed on a thread of its own', async () => {
+storeContract('SQLite as serve opens it: checkpoints and page reads on threads of their own', async () => {
   const dir = dataDir();
   const stores: SqliteStore[] = [];
   const open = () => {
-    const store = new SqliteStore(dir.open(), { checkpointMs: 10 });
+    const store = new SqliteStore(dir.open(), { checkpointMs: 10, pageThread: true });
     stores.push(store);
     return store;
   };

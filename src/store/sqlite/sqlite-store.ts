@@ -30,6 +30,7 @@ import type { FuturesPriceFact, StatValue } from '../../changelog/change.ts';
 import { archivedEventOf, packRows, playsOf, priceIdsOf, statsOf } from '../packed-rows.ts';
 import { Checkpointer } from './checkpointer.ts';
 import type { SqliteDatabase } from './database.ts';
+import { type PageRead, PageReader, type PageStatements } from './page-reader.ts';
 import { eventIdColumn, FUTURES_KINDS, KEY_OF, rowColumns } from './schema.ts';
 import { SqlitePackedRows } from './sqlite-packed.ts';
 
@@ -58,6 +59,8 @@ export interface SqliteStoreOptions {
    * writer's commits (0: SQLite's automatic checkpoints). Ignored for an in-memory database.
    */
   checkpointMs?: number;
+  /** Read delta pages on a thread of its own (PageReader). Ignored for an in-memory database. */
+  pageThread?: boolean;
   onError?: (err: unknown) => void;
 }
 
@@ -82,6 +85,7 @@ export class SqliteStore implements Store {
   private readonly drainTx;
   private readonly packed: SqlitePackedRows;
   private readonly checkpointer: Checkpointer | undefined;
+  private readonly pageReader: PageReader | undefined;
   /** Whether the file was made with `auto_vacuum = INCREMENTAL` (database.ts). */
   private readonly incrementalVacuum: boolean;
 
@@ -97,6 +101,7 @@ export class SqliteStore implements Store {
       db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT}`);
       this.checkpointer = new Checkpointer(db.name, opts.checkpointMs, opts.onError ?? (() => {}));
     }
+    if (opts.pageThread && !db.memory) this.pageReader = new PageReader(db.name, opts.onError ?? (() => {}));
     this.incrementalVacuum = db.pragma('auto_vacuum', { simple: true }) === 2;
     this.insertChange = db.prepare(
       `INSERT INTO changes
@@ -743,20 +748,27 @@ export class SqliteStore implements Store {
   }
 
   async readPayloadBytes(q: ChangeQuery): Promise<PayloadBytes> {
-    const { where, args } = changeFilter(q);
-    // SQLite joins the payloads itself and hands over one buffer: no string per row, no encoding.
-    // The aggregate takes the rows in the ordered subquery's order (test/unit/change-feed.test.ts).
-    const [count, lastRowId, bytes] = this.prepared(
-      `SELECT count(*), max(id), CAST(group_concat(payload, ',') AS BLOB)
-         FROM (SELECT id, payload FROM changes WHERE ${where} ORDER BY id LIMIT ?)`,
-      true,
-    ).get(...args) as [number, number | null, Buffer | null];
-    const page = { bytes: bytes ?? Buffer.alloc(0), count, lastRowId: lastRowId ?? 0, more: false };
-    if (count < q.limit || lastRowId === null) return page;
-    const next = changeFilter({ ...q, afterId: lastRowId, limit: 1 });
-    const after = this.prepared(`SELECT 1 FROM changes WHERE ${next.where} LIMIT ?`, true).get(...next.args);
-    page.more = after !== undefined;
-    return page;
+    const statements = pageStatements(q);
+    let read: PageRead | undefined;
+    if (this.pageReader?.alive) {
+      // A thread that failed answers nothing more; the read is made here instead.
+      read = await this.pageReader.read(statements).catch((err: unknown) => {
+        if (this.pageReader?.alive) throw err;
+        return undefined;
+      });
+    }
+    read ??= this.readPage(statements);
+    const bytes = read.bytes ? Buffer.from(read.bytes.buffer, read.bytes.byteOffset, read.bytes.byteLength) : Buffer.alloc(0);
+    return { bytes, count: read.count, lastRowId: read.lastRowId ?? 0, more: read.more };
+  }
+
+  /** A page read on this connection, as the page reader's thread makes it. */
+  private readPage({ page, next }: PageStatements): PageRead {
+    const [count, lastRowId, bytes] = this.prepared(page.sql, true).get(...page.args) as [number, number | null, Buffer | null];
+    const limit = page.args.at(-1) as number;
+    if (count < limit || lastRowId === null) return { count, lastRowId, bytes, more: false };
+    const args = [lastRowId, ...page.args.slice(1, -1), 1];
+    return { count, lastRowId, bytes, more: this.prepared(next, true).get(...args) !== undefined };
   }
 
   async scanPriceRows(afterId: number, toId: number, each: (row: PriceRowSummary) => void): Promise<void> {
@@ -775,8 +787,9 @@ export class SqliteStore implements Store {
    * checkpoint then copies what it can and the rest waits for the next start, still safe.
    */
   async close(): Promise<void> {
-    if (!this.db.open) return;
     await this.checkpointer?.stop();
+    await this.pageReader?.stop();
+    if (!this.db.open) return;
     this.db.pragma('wal_checkpoint(TRUNCATE)');
     this.db.close();
   }
@@ -791,7 +804,24 @@ const LIVE_ROW = 'event_key NOT IN (SELECT k.key FROM archived_events a JOIN eve
 /** A change row's event id, in a select list. */
 const EVENT_ID = eventIdColumn();
 
-/** The WHERE clause of a change read and its arguments, the LIMIT last. */
+/**
+ * The statements of a page of payloads: SQLite joins them itself and hands over one buffer, no
+ * string per row and no encoding. The aggregate takes the rows in the ordered subquery's order
+ * (test/unit/change-feed.test.ts).
+ */
+function pageStatements(q: ChangeQuery): PageStatements {
+  const { where, args } = changeFilter(q);
+  return {
+    page: {
+      sql: `SELECT count(*), max(id), CAST(group_concat(payload, ',') AS BLOB)
+              FROM (SELECT id, payload FROM changes WHERE ${where} ORDER BY id LIMIT ?)`,
+      args,
+    },
+    next: `SELECT 1 FROM changes WHERE ${where} LIMIT ?`,
+  };
+}
+
+/** The WHERE clause of a change read and its arguments, the cursor (afterId) first and the LIMIT last. */
 function changeFilter(q: ChangeQuery): {
   where: string;
   args: (number | string)[];

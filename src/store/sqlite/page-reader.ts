@@ -1,0 +1,137 @@
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+
+/** One statement of a page read: its SQL and arguments, read as a raw row. */
+export interface PageStatements {
+  /** `SELECT count(*), max(id), <bytes>` over the page's rows; its first argument is the cursor, its last the limit. */
+  page: { sql: string; args: (number | string)[] };
+  /** `SELECT 1` for a matching row after the page's last, taking the page's arguments with the cursor at that row and limit 1. */
+  next: string;
+}
+
+/** What a page read gives back: as `SqliteStore.readPayloadBytes` returns it. */
+export interface PageRead {
+  count: number;
+  lastRowId: number | null;
+  bytes: Uint8Array | null;
+  more: boolean;
+}
+
+interface Reply {
+  id: number;
+  read?: PageRead;
+  error?: string;
+}
+
+/**
+ * Reads delta pages on a thread of its own, with its own read-only connection, so that SQLite's
+ * work for them never holds the event loop: 500 clients asking for 1.8 MB pages at old cursors
+ * kept the loop 80-100% busy for 20 s, a third of it in those reads, and an Ultra poll meanwhile
+ * waited for stalls of 30-70 ms in a row. The connection sees what was committed when each
+ * statement starts (WAL), and a page only reads rows at or below the ledger's committed head.
+ *
+ * Reads are answered in the order they were asked. If the thread fails, its pending reads are
+ * rejected and `alive` turns false: the store then reads on its own connection again.
+ */
+export class PageReader {
+  private readonly worker: Worker;
+  private readonly pending = new Map<number, { resolve: (r: PageRead) => void; reject: (e: Error) => void }>();
+  private nextId = 1;
+  private stopped: Promise<void> | undefined;
+  private failed = false;
+
+  constructor(file: string, onError: (err: unknown) => void) {
+    const driver = createRequire(import.meta.url).resolve('better-sqlite3');
+    this.worker = new Worker(WORKER_SOURCE, {
+      eval: true,
+      workerData: { file, driver },
+      // The thread holds statements and a page's bytes at a time, outside its heap.
+      resourceLimits: { maxOldGenerationSizeMb: 16, maxYoungGenerationSizeMb: 2 },
+    });
+    this.worker.on('message', (m: Reply) => {
+      const p = this.pending.get(m.id);
+      if (!p) return;
+      this.pending.delete(m.id);
+      if (this.pending.size === 0 && this.stopped === undefined) this.worker.unref();
+      if (m.read) p.resolve(m.read);
+      else p.reject(new Error(`page read: ${m.error}`));
+    });
+    const fail = (err: unknown) => {
+      if (this.failed) return;
+      this.failed = true;
+      if (this.stopped === undefined) onError(err);
+      const error = err instanceof Error ? err : new Error(String(err));
+      for (const p of this.pending.values()) p.reject(error);
+      this.pending.clear();
+    };
+    this.worker.on('error', fail);
+    this.worker.once('exit', (code) => fail(new Error(`the page reader's thread exited (${code})`)));
+    this.worker.unref();
+  }
+
+  /** Whether reads may go to the thread. */
+  get alive(): boolean {
+    return !this.failed && this.stopped === undefined;
+  }
+
+  read(statements: PageStatements): Promise<PageRead> {
+    const id = this.nextId++;
+    return new Promise<PageRead>((resolve, reject) => {
+      // Held open while a read is pending: the process waits for its answer, not for an idle thread.
+      if (this.pending.size === 0) this.worker.ref();
+      this.pending.set(id, { resolve, reject });
+      this.worker.postMessage({ id, ...statements });
+    });
+  }
+
+  /** Stops the thread once the reads asked before are answered; its connection is closed. */
+  stop(): Promise<void> {
+    if (this.failed) return Promise.resolve();
+    this.stopped ??= new Promise<void>((resolve) => {
+      this.worker.ref();
+      this.worker.once('exit', () => resolve());
+      this.worker.postMessage('stop');
+    });
+    return this.stopped;
+  }
+}
+
+// Messages are handled one at a time, in order; a page's bytes are handed over, not copied, when
+// they are a buffer of their own.
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const Database = require(workerData.driver);
+const db = new Database(workerData.file, { readonly: true, fileMustExist: true });
+db.pragma('busy_timeout = 5000');
+const statements = new Map();
+function prepared(sql) {
+  let st = statements.get(sql);
+  if (!st) {
+    st = db.prepare(sql).raw(true);
+    statements.set(sql, st);
+  }
+  return st;
+}
+parentPort.on('message', (m) => {
+  if (m === 'stop') {
+    db.close();
+    parentPort.close();
+    return;
+  }
+  try {
+    const [count, lastRowId, bytes] = prepared(m.page.sql).get(...m.page.args);
+    const limit = m.page.args[m.page.args.length - 1];
+    let more = false;
+    if (count >= limit && lastRowId !== null) {
+      const args = m.page.args.slice();
+      args[0] = lastRowId;
+      args[args.length - 1] = 1;
+      more = prepared(m.next).get(...args) !== undefined;
+    }
+    const own = bytes && bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
+    parentPort.postMessage({ id: m.id, read: { count, lastRowId, bytes, more } }, own ? [bytes.buffer] : []);
+  } catch (err) {
+    parentPort.postMessage({ id: m.id, error: String((err && err.message) || err) });
+  }
+});
+`;

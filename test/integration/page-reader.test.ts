@@ -1,0 +1,77 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import type { Worker } from 'node:worker_threads';
+import { openSqlite, type SqliteDatabase } from '../../src/store/sqlite/database.ts';
+import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
+import type { ChangeQuery } from '../../src/store/store.ts';
+import { eventRecord, priceRow } from '../contract/fixtures.ts';
+
+const ROWS = 2000;
+
+/** A store reading its pages on a thread, over ROWS price rows of twenty books. */
+async function withStore(run: (store: SqliteStore, db: SqliteDatabase, errors: unknown[]) => Promise<void>): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'oddsbase-page-reader-'));
+  const db = openSqlite(dir);
+  const errors: unknown[] = [];
+  const store = new SqliteStore(db, { pageThread: true, onError: (err) => errors.push(err) });
+  try {
+    for (let b = 0; b < ROWS / 500; b++) {
+      const changes = Array.from({ length: 500 }, (_, i) =>
+        priceRow({ id: b * 500 + i + 1, price_id: i + 1, affiliate_id: i % 20 }),
+      );
+      await store.commit({ changes, markets: [], events: [eventRecord(changes[0]!.event_id, changes.at(-1)!.id)] });
+    }
+    await run(store, db, errors);
+  } finally {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const query = (q: Partial<ChangeQuery>): ChangeQuery => ({ pricesOnly: true, afterId: 0, toId: ROWS, limit: 250, ...q });
+
+test("a page read on the thread comes from the thread's own connection", () =>
+  withStore(async (store, db) => {
+    const before = await store.readPayloadBytes(query({ affiliateIds: [3, 7] }));
+    // The store's own connection is gone: only the thread can still read.
+    db.close();
+    const page = await store.readPayloadBytes(query({ affiliateIds: [3, 7] }));
+    assert.deepEqual(
+      { count: page.count, lastRowId: page.lastRowId, more: page.more },
+      { count: 200, lastRowId: ROWS - 12, more: false },
+    );
+    assert.ok(page.bytes.equals(before.bytes));
+    const full = await store.readPayloadBytes(query({ afterId: 100, limit: 1000 }));
+    assert.deepEqual({ count: full.count, lastRowId: full.lastRowId, more: full.more }, { count: 1000, lastRowId: 1100, more: true });
+    assert.equal(JSON.parse(`[${full.bytes.toString('utf8')}]`).length, 1000);
+  }));
+
+test('the thread reads while the event loop goes on', () =>
+  withStore(async (store) => {
+    let turns = 0;
+    const counting = setInterval(() => turns++, 0);
+    try {
+      // Forty reads asked at once: on the store's own connection they would all run before any timer.
+      const pages = await Promise.all(
+        Array.from({ length: 40 }, (_, i) => store.readPayloadBytes(query({ afterId: i * 10, limit: 1000 }))),
+      );
+      assert.ok(pages.every((p) => p.count === 1000));
+      assert.ok(turns > 0, `the loop went round ${turns} times while the pages were read`);
+    } finally {
+      clearInterval(counting);
+    }
+  }));
+
+test('when the thread fails, its error is reported and pages are read on the store connection', () =>
+  withStore(async (store, _db, errors) => {
+    const expected = await store.readPayloadBytes(query({ afterId: 40 }));
+    const worker = (store as unknown as { pageReader: { worker: Worker } }).pageReader.worker;
+    await worker.terminate();
+    const page = await store.readPayloadBytes(query({ afterId: 40 }));
+    assert.ok(page.bytes.equals(expected.bytes));
+    assert.equal(page.lastRowId, expected.lastRowId);
+    assert.match(String(errors[0]), /page reader's thread exited/);
+  }));
