@@ -1,5 +1,5 @@
-import { createRequire } from 'node:module';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startThread, stopThread } from './store-thread.ts';
 
 /**
  * Runs the write-ahead log's checkpoints on a thread of its own, with its own connection, so that
@@ -17,13 +17,7 @@ export class Checkpointer {
   private exited = false;
 
   constructor(file: string, everyMs: number, onError: (err: unknown) => void) {
-    const driver = createRequire(import.meta.url).resolve('better-sqlite3');
-    this.worker = new Worker(WORKER_SOURCE, {
-      eval: true,
-      workerData: { file, driver, everyMs },
-      // The thread holds a timer and a connection: a small heap is plenty.
-      resourceLimits: { maxOldGenerationSizeMb: 16, maxYoungGenerationSizeMb: 2 },
-    });
+    this.worker = startThread(WORKER_SOURCE, file, { everyMs });
     this.worker.on('message', (m: { error?: string }) => {
       if (m.error) onError(new Error(`checkpoint: ${m.error}`));
     });
@@ -37,12 +31,7 @@ export class Checkpointer {
   /** Stops the thread after any checkpoint in progress; the connection is closed. */
   stop(): Promise<void> {
     if (this.exited) return Promise.resolve();
-    this.stopped ??= new Promise<void>((resolve) => {
-      // Held open until the thread has closed its connection, or the process could exit first.
-      this.worker.ref();
-      this.worker.once('exit', () => resolve());
-      this.worker.postMessage('stop');
-    });
+    this.stopped ??= stopThread(this.worker);
     return this.stopped;
   }
 }

@@ -1,5 +1,5 @@
-import { createRequire } from 'node:module';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startThread, stopThread } from './store-thread.ts';
 
 /** One statement of a page read: its SQL and arguments, read as a raw row. */
 export interface PageStatements {
@@ -41,13 +41,7 @@ export class PageReader {
   private failed = false;
 
   constructor(file: string, onError: (err: unknown) => void) {
-    const driver = createRequire(import.meta.url).resolve('better-sqlite3');
-    this.worker = new Worker(WORKER_SOURCE, {
-      eval: true,
-      workerData: { file, driver },
-      // The thread holds statements and a page's bytes at a time, outside its heap.
-      resourceLimits: { maxOldGenerationSizeMb: 16, maxYoungGenerationSizeMb: 2 },
-    });
+    this.worker = startThread(WORKER_SOURCE, file);
     this.worker.on('message', (m: Reply) => {
       const p = this.pending.get(m.id);
       if (!p) return;
@@ -87,11 +81,7 @@ export class PageReader {
   /** Stops the thread once the reads asked before are answered; its connection is closed. */
   stop(): Promise<void> {
     if (this.failed) return Promise.resolve();
-    this.stopped ??= new Promise<void>((resolve) => {
-      this.worker.ref();
-      this.worker.once('exit', () => resolve());
-      this.worker.postMessage('stop');
-    });
+    this.stopped ??= stopThread(this.worker);
     return this.stopped;
   }
 }
