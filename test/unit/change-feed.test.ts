@@ -190,6 +190,21 @@ test('a page read from the store in chunks is refused if retention compacted its
   assert.equal((await cold.readPayloadPage({ afterId: 12 }, 4)).count, 4, 'rows above the floor are still served');
 });
 
+test('a chunk read on another connection is refused if retention raised the floor while it was read', async (t) => {
+  const { s, cold, floor } = await coldFeed(t);
+  // A thread's connection may begin its statement after retention removed rows; the floor, raised
+  // before the removal, is all the feed sees of it. Here it rises during the second chunk's read.
+  const read = s.store.readPayloadBytes.bind(s.store);
+  let reads = 0;
+  s.store.readPayloadBytes = async (q) => {
+    const chunk = await read(q);
+    if (++reads === 2) floor.raiseId(10);
+    return chunk;
+  };
+  await assert.rejects(cold.readPayloadPage({ afterId: 0 }, 20), CursorError);
+  assert.equal(reads, 2, 'no chunk is read after the refused one');
+});
+
 test('at most storeReads pages are read from the store at once; the others wait in order, and a failed read frees its slot', async (t) => {
   const { cold, floor } = await coldFeed(t, { storeReads: 2 });
   // The turns each read takes, in order: a read is in progress from its first turn to its last.
