@@ -187,14 +187,18 @@ export class ChangeFeed {
 
   /**
    * Up to `limit` rows after `afterId` that match, in id order. `visibleHead` hides rows past it
-   * (a delayed plan sees the log only up to its delayed board's head).
+   * (a delayed plan sees the log only up to its delayed board's head). A read from the store that
+   * retention overtook (its floor raised past `afterId` meanwhile) is refused with a CursorError.
    */
   async read(q: Omit<ChangeQuery, 'toId' | 'limit'>, limit: number, visibleHead = this.head): Promise<FeedRead> {
     const { head, toId } = this.range(q.afterId, visibleHead);
-    const rows =
-      q.afterId >= this.ringFloor
-        ? this.fromRing(q, toId, limit + 1)
-        : await this.store.readChanges({ ...q, toId, limit: limit + 1 });
+    let rows: ChangeRecord[];
+    if (q.afterId >= this.ringFloor) rows = this.fromRing(q, toId, limit + 1);
+    else {
+      rows = await this.store.readChanges({ ...q, toId, limit: limit + 1 });
+      // Read in parts, or on another connection: retention may have removed rows meanwhile.
+      this.checkRetained(q.afterId);
+    }
     if (rows.length > limit) {
       rows.length = limit;
       return { rows, lastId: rows[limit - 1]!.id, hasMore: true };

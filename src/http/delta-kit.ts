@@ -86,7 +86,9 @@ export async function eventDeltaPage(
   const id = uuidToCursor(q.last_id);
   if (id === undefined) throw badRequest(`last_id is not a cursor of this feed: '${quote(q.last_id)}'`);
   const afterId = await withCursorErrors(() => feed.resolveCursor(id, view.head));
-  const { latest, lastId, hasMore } = await changedEvents(feed, { afterId, sportId }, limit, view.head);
+  const { latest, lastId, hasMore } = await withCursorErrors(() =>
+    changedEvents(feed, { afterId, sportId }, limit, view.head),
+  );
   return { latest, hasMore, cursor: cursorToUuid(lastId, await feed.committedMsAt(lastId)) };
 }
 

@@ -3,7 +3,7 @@ import type { WebSocket } from 'ws';
 import type { Account } from '../access/authenticator.ts';
 import type { PlanScope } from '../access/plan-scope.ts';
 import type { BoardView } from '../board/board-view.ts';
-import type { ChangeFeed } from '../board/change-feed.ts';
+import { type ChangeFeed, CursorError } from '../board/change-feed.ts';
 import type { Bus, CommittedBatch } from '../bus/bus.ts';
 import type { LogPosition } from '../changelog/change.ts';
 import type { Store } from '../store/store.ts';
@@ -190,7 +190,13 @@ export class StreamHub {
       }
       let replayed = 0;
       for (let after = from.id; after < target && !sub.closed; ) {
-        const read = await this.deps.feed.read({ pricesOnly: false, afterId: after }, RESUME_PAGE, target);
+        const read = await this.deps.feed
+          .read({ pricesOnly: false, afterId: after }, RESUME_PAGE, target)
+          .catch((err: unknown) => {
+            // Retention removed rows this replay was reading: it can no longer be whole.
+            if (err instanceof CursorError) throw new SnapshotError('snapshot_required', err.message);
+            throw err;
+          });
         for (const frame of framesOf(read.rows)) {
           if (!channelsOf(frame).includes(sub.channel) || !sub.matches(frame)) continue;
           // A replay is bounded by resumeMaxChanges, not by the live queue.

@@ -49,6 +49,27 @@ test("a page read on the thread comes from the thread's own connection", () =>
     assert.equal(JSON.parse(`[${full.bytes.toString('utf8')}]`).length, 1000);
   }));
 
+test("whole rows read on the thread, a few hundred a statement, are the store connection's rows", () =>
+  withStore(async (store, db) => {
+    const queries: Partial<ChangeQuery>[] = [
+      { pricesOnly: false, limit: ROWS },
+      { afterId: 37, limit: 1201 },
+      { affiliateIds: [3, 7], limit: 150 },
+      { affiliateIds: [3, 7], limit: 500 },
+      { afterId: ROWS - 10, limit: 5000 },
+    ];
+    const before = [];
+    for (const q of queries) before.push(await store.readChanges(query(q)));
+    db.close();
+    for (const [i, q] of queries.entries()) {
+      assert.deepEqual(await store.readChanges(query(q)), before[i], JSON.stringify(q));
+    }
+    assert.deepEqual(
+      before.map((rows) => rows.length),
+      [ROWS, 1201, 150, 200, 10],
+    );
+  }));
+
 test('the thread reads while the event loop goes on', () =>
   withStore(async (store) => {
     let turns = 0;
@@ -60,6 +81,10 @@ test('the thread reads while the event loop goes on', () =>
       );
       assert.ok(pages.every((p) => p.count === 1000));
       assert.ok(turns > 0, `the loop went round ${turns} times while the pages were read`);
+      turns = 0;
+      const rows = await store.readChanges(query({ limit: ROWS }));
+      assert.equal(rows.length, ROWS);
+      assert.ok(turns > 0, `the loop went round ${turns} times while ${ROWS} rows were read`);
     } finally {
       clearInterval(counting);
     }
@@ -72,6 +97,7 @@ test('when the thread fails, its error is reported and pages are read on the sto
     await worker.terminate();
     const page = await store.readPayloadBytes(query({ afterId: 40 }));
     assert.ok(page.bytes.equals(expected.bytes));
+    assert.equal((await store.readChanges(query({ afterId: 40, limit: 1500 }))).length, 1500);
     assert.equal(page.lastRowId, expected.lastRowId);
     assert.match(String(errors[0]), /page reader's thread exited/);
   }));

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { CursorError } from '../../src/board/change-feed.ts';
 import { batch, creditPlay, nbaEvent, nbaPrices, price, score, today } from '../helpers/fixtures.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { connect, refusal, type TestSocket } from '../helpers/ws-client.ts';
@@ -298,6 +299,23 @@ describe('resume', () => {
     const e = await c.next();
     assert.equal(e.type, 'snapshot_error');
     assert.equal(e.code, 'snapshot_required');
+    await c.close();
+  });
+
+  test('a replay that retention overtook (rows removed while they were read): snapshot_required', async (t) => {
+    const c = await open();
+    const from = s.server.ledger.position;
+    await apply(ml(E1, 19, 170));
+    const feed = s.server.services.feed;
+    const read = feed.read.bind(feed);
+    feed.read = () => Promise.reject(new CursorError('the changes after 1 were compacted while this page was read'));
+    t.after(() => {
+      feed.read = read;
+    });
+    await subscribe(c, 'x', 'markets', { event_ids: [E1], market_ids: [1], resume_from: from });
+    const e = await c.next((m) => m.type === 'snapshot_error');
+    assert.equal(e.code, 'snapshot_required');
+    assert.match(e.message, /compacted/);
     await c.close();
   });
 });

@@ -205,6 +205,18 @@ test('a chunk read on another connection is refused if retention raised the floo
   assert.equal(reads, 2, 'no chunk is read after the refused one');
 });
 
+test('whole rows read from the store are refused if retention raised the floor past the cursor meanwhile', async (t) => {
+  const { s, cold, floor } = await coldFeed(t);
+  const read = s.store.readChanges.bind(s.store);
+  s.store.readChanges = async (q) => {
+    const rows = await read(q);
+    floor.raiseId(10);
+    return rows;
+  };
+  await assert.rejects(cold.read({ pricesOnly: false, afterId: 0 }, 20), CursorError);
+  assert.equal((await cold.read({ pricesOnly: false, afterId: 12 }, 4)).rows.length, 4, 'rows above the floor are still served');
+});
+
 test('at most storeReads pages are read from the store at once; the others wait in order, and a failed read frees its slot', async (t) => {
   const { cold, floor } = await coldFeed(t, { storeReads: 2 });
   // The turns each read takes, in order: a read is in progress from its first turn to its last.

@@ -17,25 +17,33 @@ export interface PageRead {
   more: boolean;
 }
 
+/** A statement whose rows are read whole, as objects (`Statement.all`). */
+export interface RowStatement {
+  sql: string;
+  args: (number | string)[];
+}
+
 interface Reply {
   id: number;
-  read?: PageRead;
+  read?: PageRead | unknown[];
   error?: string;
 }
 
 /**
- * Reads delta pages on a thread of its own, with its own read-only connection, so that SQLite's
- * work for them never holds the event loop: 500 clients asking for 1.8 MB pages at old cursors
- * kept the loop 80-100% busy for 20 s, a third of it in those reads, and an Ultra poll meanwhile
- * waited for stalls of 30-70 ms in a row. The connection sees what was committed when each
- * statement starts (WAL), and a page only reads rows at or below the ledger's committed head.
+ * Reads pages of the change log on a thread of its own, with its own read-only connection, so that
+ * SQLite's work for them never holds the event loop: 500 clients asking for 1.8 MB markets delta
+ * pages at old cursors kept the loop 80-100% busy for 20 s, a third of it in those reads, and an
+ * Ultra poll meanwhile waited for stalls of 30-70 ms in a row; a 5,000-row read of whole rows (the
+ * UUID-cursor deltas, a stream's resume) held it 28-50 ms. The connection sees what was committed
+ * when each statement starts (WAL), and reads only look at rows at or below the ledger's committed
+ * head.
  *
  * Reads are answered in the order they were asked. If the thread fails, its pending reads are
  * rejected and `alive` turns false: the store then reads on its own connection again.
  */
 export class PageReader {
   private readonly worker: Worker;
-  private readonly pending = new Map<number, { resolve: (r: PageRead) => void; reject: (e: Error) => void }>();
+  private readonly pending = new Map<number, { resolve: (r: never) => void; reject: (e: Error) => void }>();
   private nextId = 1;
   private stopped: Promise<void> | undefined;
   private failed = false;
@@ -47,7 +55,7 @@ export class PageReader {
       if (!p) return;
       this.pending.delete(m.id);
       if (this.pending.size === 0 && this.stopped === undefined) this.worker.unref();
-      if (m.read) p.resolve(m.read);
+      if (m.read) p.resolve(m.read as never);
       else p.reject(new Error(`page read: ${m.error}`));
     });
     const fail = (err: unknown) => {
@@ -68,13 +76,23 @@ export class PageReader {
     return !this.failed && this.stopped === undefined;
   }
 
+  /** A page of payloads joined as bytes (the markets delta's). */
   read(statements: PageStatements): Promise<PageRead> {
+    return this.ask({ page: statements.page, next: statements.next });
+  }
+
+  /** The rows of one statement, as objects: copied across, so a caller asks a few hundred at a time. */
+  rows<T>(statement: RowStatement): Promise<T[]> {
+    return this.ask({ rows: statement });
+  }
+
+  private ask<T>(message: object): Promise<T> {
     const id = this.nextId++;
-    return new Promise<PageRead>((resolve, reject) => {
+    return new Promise<T>((resolve, reject) => {
       // Held open while a read is pending: the process waits for its answer, not for an idle thread.
       if (this.pending.size === 0) this.worker.ref();
-      this.pending.set(id, { resolve, reject });
-      this.worker.postMessage({ id, ...statements });
+      this.pending.set(id, { resolve: resolve as (r: never) => void, reject });
+      this.worker.postMessage({ id, ...message });
     });
   }
 
@@ -94,11 +112,12 @@ const Database = require(workerData.driver);
 const db = new Database(workerData.file, { readonly: true, fileMustExist: true });
 db.pragma('busy_timeout = 5000');
 const statements = new Map();
-function prepared(sql) {
-  let st = statements.get(sql);
+function prepared(sql, raw = true) {
+  const key = (raw ? 'raw:' : '') + sql;
+  let st = statements.get(key);
   if (!st) {
-    st = db.prepare(sql).raw(true);
-    statements.set(sql, st);
+    st = db.prepare(sql).raw(raw);
+    statements.set(key, st);
   }
   return st;
 }
@@ -109,6 +128,10 @@ parentPort.on('message', (m) => {
     return;
   }
   try {
+    if (m.rows) {
+      parentPort.postMessage({ id: m.id, read: prepared(m.rows.sql, false).all(...m.rows.args) });
+      return;
+    }
     const [count, lastRowId, bytes] = prepared(m.page.sql).get(...m.page.args);
     const limit = m.page.args[m.page.args.length - 1];
     let more = false;

@@ -320,10 +320,27 @@ export class SqliteStore implements Store {
   }
 
   async readChanges(q: ChangeQuery): Promise<ChangeRecord[]> {
-    const { where, args } = changeFilter(q);
-    return this.prepared(`SELECT ${rowColumns()} FROM changes WHERE ${where} ORDER BY id LIMIT ?`).all(
-      ...args,
-    ) as ChangeRecord[];
+    if (!this.pageReader?.alive) {
+      const statement = rowsStatement(q);
+      return this.prepared(statement.sql).all(...statement.args) as ChangeRecord[];
+    }
+    // On the thread, a few hundred rows a statement: each batch is copied across and rebuilt on the
+    // loop's thread, which so never spends more than a few ms on one.
+    const rows: ChangeRecord[] = [];
+    let afterId = q.afterId;
+    while (rows.length < q.limit) {
+      const limit = Math.min(ROWS_PER_THREAD_READ, q.limit - rows.length);
+      const statement = rowsStatement({ ...q, afterId, limit });
+      const batch =
+        (await this.pageReader.rows<ChangeRecord>(statement).catch((err: unknown) => {
+          if (this.pageReader?.alive) throw err;
+          return undefined;
+        })) ?? (this.prepared(statement.sql).all(...statement.args) as ChangeRecord[]);
+      for (const r of batch) rows.push(r);
+      if (batch.length < limit) break;
+      afterId = batch.at(-1)!.id;
+    }
+    return rows;
   }
 
   /** The latest prices up to `uptoId`, paged, and the largest price id among them (read once). */
@@ -803,6 +820,15 @@ const LIVE_ROW = 'event_key NOT IN (SELECT k.key FROM archived_events a JOIN eve
 
 /** A change row's event id, in a select list. */
 const EVENT_ID = eventIdColumn();
+
+/** Whole rows a statement of `readChanges` asks of the page reader's thread. */
+const ROWS_PER_THREAD_READ = 250;
+
+/** The statement of `readChanges`: whole rows in id order. */
+function rowsStatement(q: ChangeQuery): { sql: string; args: (number | string)[] } {
+  const { where, args } = changeFilter(q);
+  return { sql: `SELECT ${rowColumns()} FROM changes WHERE ${where} ORDER BY id LIMIT ?`, args };
+}
 
 /**
  * The statements of a page of payloads: SQLite joins them itself and hands over one buffer, no

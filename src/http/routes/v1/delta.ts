@@ -100,7 +100,9 @@ export async function v1DeltaRoutes(fastify: FastifyInstance, deps: V1Deps): Pro
       const { scope, view } = callerOf(deps, request);
       const f = deps.v1Filters.get(scope, q);
       const afterId = await withCursorErrors(() => feed.resolveCursor(Number(q.last_id), view.head));
-      const { latest, lastId, hasMore } = await changedEvents(feed, { afterId, sportId }, limit, view.head);
+      const { latest, lastId, hasMore } = await withCursorErrors(() =>
+        changedEvents(feed, { afterId, sportId }, limit, view.head),
+      );
       return answer(reply, view, f, latest, String(lastId), hasMore);
     },
   );
