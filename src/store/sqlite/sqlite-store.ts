@@ -30,7 +30,7 @@ import type { FuturesPriceFact, StatValue } from '../../changelog/change.ts';
 import { archivedEventOf, packRows, playsOf, priceIdsOf, statsOf } from '../packed-rows.ts';
 import { Checkpointer } from './checkpointer.ts';
 import type { SqliteDatabase } from './database.ts';
-import { type PageRead, PageReader, type PageStatements } from './page-reader.ts';
+import { type PageRead, PageReader, type PageStatements, type RowStatement } from './page-reader.ts';
 import { eventIdColumn, FUTURES_KINDS, KEY_OF, rowColumns } from './schema.ts';
 import { SqlitePackedRows } from './sqlite-packed.ts';
 
@@ -59,7 +59,10 @@ export interface SqliteStoreOptions {
    * writer's commits (0: SQLite's automatic checkpoints). Ignored for an in-memory database.
    */
   checkpointMs?: number;
-  /** Read delta pages on a thread of its own (PageReader). Ignored for an in-memory database. */
+  /**
+   * Read the change log's pages (the markets delta's bytes, whole rows for `readChanges`) on a thread
+   * of its own (PageReader). Ignored for an in-memory database.
+   */
   pageThread?: boolean;
   onError?: (err: unknown) => void;
 }
@@ -825,7 +828,7 @@ const EVENT_ID = eventIdColumn();
 const ROWS_PER_THREAD_READ = 250;
 
 /** The statement of `readChanges`: whole rows in id order. */
-function rowsStatement(q: ChangeQuery): { sql: string; args: (number | string)[] } {
+function rowsStatement(q: ChangeQuery): RowStatement {
   const { where, args } = changeFilter(q);
   return { sql: `SELECT ${rowColumns()} FROM changes WHERE ${where} ORDER BY id LIMIT ?`, args };
 }
