@@ -334,11 +334,10 @@ export class SqliteStore implements Store {
     while (rows.length < q.limit) {
       const limit = Math.min(ROWS_PER_THREAD_READ, q.limit - rows.length);
       const statement = rowsStatement({ ...q, afterId, limit });
-      const batch =
-        (await this.pageReader.rows<ChangeRecord>(statement).catch((err: unknown) => {
-          if (this.pageReader?.alive) throw err;
-          return undefined;
-        })) ?? (this.prepared(statement.sql).all(...statement.args) as ChangeRecord[]);
+      const batch = await this.onThread(
+        (reader) => reader.rows<ChangeRecord>(statement),
+        () => this.prepared(statement.sql).all(...statement.args) as ChangeRecord[],
+      );
       for (const r of batch) rows.push(r);
       if (batch.length < limit) break;
       afterId = batch.at(-1)!.id;
@@ -769,17 +768,27 @@ export class SqliteStore implements Store {
 
   async readPayloadBytes(q: ChangeQuery): Promise<PayloadBytes> {
     const statements = pageStatements(q);
-    let read: PageRead | undefined;
-    if (this.pageReader?.alive) {
-      // A thread that failed answers nothing more; the read is made here instead.
-      read = await this.pageReader.read(statements).catch((err: unknown) => {
-        if (this.pageReader?.alive) throw err;
-        return undefined;
-      });
-    }
-    read ??= this.readPage(statements);
+    const read = await this.onThread(
+      (reader) => reader.read(statements),
+      () => this.readPage(statements),
+    );
     const bytes = read.bytes ? Buffer.from(read.bytes.buffer, read.bytes.byteOffset, read.bytes.byteLength) : Buffer.alloc(0);
     return { bytes, count: read.count, lastRowId: read.lastRowId ?? 0, more: read.more };
+  }
+
+  /**
+   * A read on the page reader's thread, or `here` on this connection when there is no thread or it
+   * has failed (a failed thread answers nothing more, its pending reads rejected).
+   */
+  private async onThread<T>(ask: (reader: PageReader) => Promise<T>, here: () => T): Promise<T> {
+    const reader = this.pageReader;
+    if (!reader?.alive) return here();
+    try {
+      return await ask(reader);
+    } catch (err) {
+      if (reader.alive) throw err;
+      return here();
+    }
   }
 
   /** A page read on this connection, as the page reader's thread makes it. */
