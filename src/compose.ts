@@ -89,10 +89,11 @@ export interface ComposeOptions {
 /** The one place a backend is chosen: today the embedded SQLite store of the data directory. */
 export function openBackends(config: ServeConfig, onError: (err: unknown) => void): Backends {
   const db = openSqlite(config.dataDir);
+  const store = new SqliteStore(db, { checkpointMs: config.limits.checkpointMs, pageThread: true, onError });
   return {
-    store: new SqliteStore(db, { checkpointMs: config.limits.checkpointMs, pageThread: true, onError }),
+    store,
     keys: new SqliteKeyStore(db),
-    history: new SqliteHistoryStore(db),
+    history: new SqliteHistoryStore(db, (statement) => store.readRows(statement)),
     counterStore: new SqliteCounterStore(db),
     bus: new MemoryBus(onError),
     bytesOnDisk: () => sqliteBytesOnDisk(config.dataDir),

@@ -61,6 +61,20 @@ historyContract('SQLite', async () => {
   return { store: new SqliteStore(db), history: new SqliteHistoryStore(db), cleanup: dir.cleanup };
 });
 
+historyContract("SQLite as serve opens it: the log's reads on the page reader's thread", async () => {
+  const dir = dataDir();
+  const db = dir.open();
+  const store = new SqliteStore(db, { pageThread: true });
+  return {
+    store,
+    history: new SqliteHistoryStore(db, (statement) => store.readRows(statement)),
+    cleanup: async () => {
+      await store.close();
+      await dir.cleanup();
+    },
+  };
+});
+
 keyStoreContract('SQLite', async () => {
   const dir = dataDir();
   return {

@@ -4,10 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import type { Worker } from 'node:worker_threads';
+import type { HistoryQuery } from '../../src/store/history.ts';
 import { openSqlite, type SqliteDatabase } from '../../src/store/sqlite/database.ts';
+import { SqliteHistoryStore } from '../../src/store/sqlite/sqlite-history.ts';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import type { ChangeQuery } from '../../src/store/store.ts';
-import { eventRecord, priceRow } from '../contract/fixtures.ts';
+import { EVENT_A, eventRecord, priceRow } from '../contract/fixtures.ts';
 
 const ROWS = 2000;
 
@@ -85,6 +87,36 @@ test('the thread reads while the event loop goes on', () =>
       const rows = await store.readChanges(query({ limit: ROWS }));
       assert.equal(rows.length, ROWS);
       assert.ok(turns > 0, `the loop went round ${turns} times while ${ROWS} rows were read`);
+    } finally {
+      clearInterval(counting);
+    }
+  }));
+
+test("history reads given the store's reader run on its thread, with the store connection's rows", () =>
+  withStore(async (store, db) => {
+    const here = new SqliteHistoryStore(db);
+    const onThread = new SqliteHistoryStore(db, (statement) => store.readRows(statement));
+    const queries: HistoryQuery[] = [
+      { eventId: EVENT_A, uptoId: ROWS, limit: 1000 },
+      { eventId: EVENT_A, uptoId: 1500, limit: 300, coverage: { affiliateIds: [3, 7] } },
+      { priceIds: [5, 17, 260], uptoId: ROWS, limit: 1000 },
+    ];
+    for (const q of queries) assert.deepEqual(await onThread.rows(q), await here.rows(q), JSON.stringify(q));
+    const ids = Array.from({ length: 400 }, (_, i) => i + 1);
+    assert.deepEqual(await onThread.firstRows(ids, ROWS), await here.firstRows(ids, ROWS));
+    const cutoff = new Date(Date.UTC(2030, 0, 1)).toISOString();
+    assert.deepEqual(await onThread.lastRowsAtOrBefore(ids, cutoff, ROWS), await here.lastRowsAtOrBefore(ids, cutoff, ROWS));
+    assert.equal((await onThread.firstRows(ids, ROWS)).length, 400);
+
+    let turns = 0;
+    const counting = setInterval(() => turns++, 0);
+    try {
+      // On the store's own connection, twenty reads asked at once would all run before any timer.
+      const reads = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => onThread.rows({ eventId: EVENT_A, uptoId: ROWS - i, limit: 1000 })),
+      );
+      assert.ok(reads.every((rows) => rows.length === 1000));
+      assert.ok(turns > 0, `the loop went round ${turns} times while the history was read`);
     } finally {
       clearInterval(counting);
     }

@@ -3,21 +3,30 @@ import type { ChangeRecord } from '../../changelog/change.ts';
 import type { HistoryQuery, HistoryStore, PriceRecord } from '../history.ts';
 import { packedFirstRows, packedHistory, packedLastRows } from '../packed-rows.ts';
 import type { SqliteDatabase } from './database.ts';
+import type { RowStatement } from './page-reader.ts';
 import { KEY_OF } from './schema.ts';
 import { SqlitePackedRows } from './sqlite-packed.ts';
+
+/** Runs a read-only statement of the log and gives its rows as objects. */
+export type RowReader = <T>(statement: RowStatement) => Promise<T[]>;
 
 /**
  * History reads over the change log. Id lists travel as one JSON array bound to `json_each`, so
  * each filter combination is one SQL text and one prepared statement, whatever the list length.
  * A packed event's rows are read from its record instead, by event or by price: its rows leave the
  * log over several retention steps after the record is stored, and what is left of them is not read.
+ *
+ * The log's statements go through `read`: `serve` hands them to the store's page reader
+ * (`SqliteStore.readRows`), so that they run on its thread; by default they run on `db`.
  */
 export class SqliteHistoryStore implements HistoryStore {
   private readonly statements = new Map<string, Database.Statement>();
   private readonly packed: SqlitePackedRows;
+  private readonly read: RowReader;
 
-  constructor(private readonly db: SqliteDatabase) {
+  constructor(db: SqliteDatabase, read?: RowReader) {
     this.packed = new SqlitePackedRows(db);
+    this.read = read ?? (async <T>(st: RowStatement) => this.prepared(db, st.sql).all(...st.args) as T[]);
   }
 
   async rows(q: HistoryQuery): Promise<PriceRecord[]> {
@@ -25,16 +34,18 @@ export class SqliteHistoryStore implements HistoryStore {
       const packed = this.packed.rows(q.eventId);
       if (packed) return packedHistory(packed, q);
     }
-    const rows = this.logRows(q);
+    const rows = await this.logRows(q);
     if (!('priceIds' in q)) return rows;
     const events = this.packed.eventsOf(q.priceIds);
     if (events.length === 0) return rows;
     const wanted = new Set(q.priceIds);
     for (const eventId of events) rows.push(...packedHistory(this.packed.rows(eventId) ?? [], q, wanted));
-    return rows.sort((a, b) => b.id - a.id).slice(0, q.limit);
+    // A price packed between the log's read and this one has its rows in both (they leave the log
+    // later): each id once.
+    return rows.sort((a, b) => b.id - a.id).filter((r, i) => i === 0 || r.id !== rows[i - 1]!.id).slice(0, q.limit);
   }
 
-  private logRows(q: HistoryQuery): PriceRecord[] {
+  private async logRows(q: HistoryQuery): Promise<PriceRecord[]> {
     const where: string[] = [];
     const args: (string | number)[] = [];
     if ('priceIds' in q) {
@@ -74,17 +85,18 @@ export class SqliteHistoryStore implements HistoryStore {
     const sql =
       'SELECT id, price_id, payload, detail FROM changes WHERE id IN (' +
       `SELECT id FROM changes WHERE ${where.join(' AND ')} ORDER BY id DESC LIMIT ?) ORDER BY id DESC`;
-    return this.prepared(sql).all(...args) as PriceRecord[];
+    return this.read<PriceRecord>({ sql, args });
   }
 
   async firstRows(priceIds: readonly number[], uptoId: number): Promise<PriceRecord[]> {
     if (priceIds.length === 0) return [];
     // One index probe per price: the first entry of its (price_id, id) range.
-    const rows = this.prepared(
-      `SELECT c.id, c.price_id, c.payload, c.detail FROM json_each(?) j
+    const rows = await this.read<PriceRecord>({
+      sql: `SELECT c.id, c.price_id, c.payload, c.detail FROM json_each(?) j
        JOIN changes c ON c.id = (SELECT min(id) FROM changes WHERE price_id = j.value AND id <= ?)
        WHERE ${UNPACKED}`,
-    ).all(JSON.stringify(priceIds), uptoId) as PriceRecord[];
+      args: [JSON.stringify(priceIds), uptoId],
+    });
     return this.withPacked(rows, priceIds, (packed, wanted) => packedFirstRows(packed, wanted, uptoId));
   }
 
@@ -92,12 +104,13 @@ export class SqliteHistoryStore implements HistoryStore {
     if (priceIds.length === 0) return [];
     // Walks each price's index range backwards from its newest row to the first one at or before
     // the cutoff: one step before the start, one more per row written after it.
-    const rows = this.prepared(
-      `SELECT c.id, c.price_id, c.payload, c.detail FROM json_each(?) j
+    const rows = await this.read<PriceRecord>({
+      sql: `SELECT c.id, c.price_id, c.payload, c.detail FROM json_each(?) j
        JOIN changes c ON c.id = (
          SELECT id FROM changes WHERE price_id = j.value AND id <= ? AND at <= ? ORDER BY id DESC LIMIT 1)
        WHERE ${UNPACKED}`,
-    ).all(JSON.stringify(priceIds), uptoId, cutoff) as PriceRecord[];
+      args: [JSON.stringify(priceIds), uptoId, cutoff],
+    });
     return this.withPacked(rows, priceIds, (packed, wanted) => packedLastRows(packed, wanted, cutoff, uptoId));
   }
 
@@ -119,10 +132,10 @@ export class SqliteHistoryStore implements HistoryStore {
   }
 
   /** Prepared once per distinct SQL text; the filter combinations are few. */
-  private prepared(sql: string): Database.Statement {
+  private prepared(db: SqliteDatabase, sql: string): Database.Statement {
     let st = this.statements.get(sql);
     if (!st) {
-      st = this.db.prepare(sql);
+      st = db.prepare(sql);
       this.statements.set(sql, st);
     }
     return st;

@@ -263,9 +263,10 @@ export class SqliteStore implements Store {
   async readStats(eventId: string, uptoId: number): Promise<ChangeRecord[]> {
     const packed = this.packed.rows(eventId);
     if (packed) return statsOf(packed, uptoId);
-    return this.prepared(
-      `SELECT ${rowColumns()} FROM changes WHERE kind = 'stat' AND event_key = ${KEY_OF} AND id <= ? ORDER BY id`,
-    ).all(eventId, uptoId) as ChangeRecord[];
+    return this.readRows<ChangeRecord>({
+      sql: `SELECT ${rowColumns()} FROM changes WHERE kind = 'stat' AND event_key = ${KEY_OF} AND id <= ? ORDER BY id`,
+      args: [eventId, uptoId],
+    });
   }
 
   /** Each event as its last header and score rows up to `uptoId` left it. */
@@ -334,15 +335,23 @@ export class SqliteStore implements Store {
     while (rows.length < q.limit) {
       const limit = Math.min(ROWS_PER_THREAD_READ, q.limit - rows.length);
       const statement = rowsStatement({ ...q, afterId, limit });
-      const batch = await this.onThread(
-        (reader) => reader.rows<ChangeRecord>(statement),
-        () => this.prepared(statement.sql).all(...statement.args) as ChangeRecord[],
-      );
+      const batch = await this.readRows<ChangeRecord>(statement);
       for (const r of batch) rows.push(r);
       if (batch.length < limit) break;
       afterId = batch.at(-1)!.id;
     }
     return rows;
+  }
+
+  /**
+   * The rows of a read-only statement, as objects: on the page reader's thread when there is one
+   * (the history reads: SQLite's work for a 1,000-row read held the loop 4-26 ms), else here.
+   */
+  readRows<T>(statement: RowStatement): Promise<T[]> {
+    return this.onThread(
+      (reader) => reader.rows<T>(statement),
+      () => this.prepared(statement.sql).all(...statement.args) as T[],
+    );
   }
 
   /** The latest prices up to `uptoId`, paged, and the largest price id among them (read once). */
