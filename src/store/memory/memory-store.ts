@@ -24,7 +24,7 @@ import {
   rowSource,
   type Store,
 } from '../store.ts';
-import { archivedEventOf, PackedCache, packRows, playsOf, priceIdsOf, statsOf, unpackRows } from '../packed-rows.ts';
+import { archivedEventOf, PackedCache, packRows, playsOf, priceIdsOf, statsOf, unpackRowsSync } from '../packed-rows.ts';
 
 /** What MemoryHistoryStore reads of a MemoryStore: its price rows, each from the narrowest index. */
 export interface MemoryPriceRows {
@@ -164,7 +164,7 @@ export class MemoryStore implements Store, MemoryPriceRows {
   private rowsOf(eventId: string): readonly ChangeRecord[] {
     const body = this.packed.get(eventId);
     if (body === undefined) return this.byEvent.get(eventId) ?? [];
-    return this.unpacked.get(eventId, () => unpackRows(eventId, body)) ?? [];
+    return this.unpacked.get(eventId, () => unpackRowsSync(eventId, body)) ?? [];
   }
 
   async readPlays(eventId: string, fromSequence: number, toSequence: number): Promise<Buffer> {

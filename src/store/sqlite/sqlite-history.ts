@@ -31,7 +31,7 @@ export class SqliteHistoryStore implements HistoryStore {
 
   async rows(q: HistoryQuery): Promise<PriceRecord[]> {
     if (!('priceIds' in q)) {
-      const packed = this.packed.rows(q.eventId);
+      const packed = await this.packed.rows(q.eventId);
       if (packed) return packedHistory(packed, q);
     }
     const rows = await this.logRows(q);
@@ -39,7 +39,7 @@ export class SqliteHistoryStore implements HistoryStore {
     const events = this.packed.eventsOf(q.priceIds);
     if (events.length === 0) return rows;
     const wanted = new Set(q.priceIds);
-    for (const eventId of events) rows.push(...packedHistory(this.packed.rows(eventId) ?? [], q, wanted));
+    for (const eventId of events) rows.push(...packedHistory((await this.packed.rows(eventId)) ?? [], q, wanted));
     // A price packed between the log's read and this one has its rows in both (they leave the log
     // later): each id once.
     return rows.sort((a, b) => b.id - a.id).filter((r, i) => i === 0 || r.id !== rows[i - 1]!.id).slice(0, q.limit);
@@ -118,16 +118,16 @@ export class SqliteHistoryStore implements HistoryStore {
    * `rows` read from the log (of prices not packed), and what `read` finds in packed events of the
    * prices the log had no row for.
    */
-  private withPacked(
+  private async withPacked(
     rows: PriceRecord[],
     priceIds: readonly number[],
     read: (packed: ChangeRecord[], wanted: ReadonlySet<number>) => PriceRecord[],
-  ): PriceRecord[] {
+  ): Promise<PriceRecord[]> {
     if (rows.length >= priceIds.length) return rows;
     const found = new Set(rows.map((r) => r.price_id));
     const wanted = new Set(priceIds.filter((id) => !found.has(id)));
     const events = this.packed.eventsOf([...wanted]);
-    for (const eventId of events) rows.push(...read(this.packed.rows(eventId) ?? [], wanted));
+    for (const eventId of events) rows.push(...read((await this.packed.rows(eventId)) ?? [], wanted));
     return rows;
   }
 

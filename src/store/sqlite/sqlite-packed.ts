@@ -19,8 +19,8 @@ export class SqlitePackedRows {
   }
 
   /** Every row of a packed event in id order; undefined when the event is not packed. */
-  rows(eventId: string): ChangeRecord[] | undefined {
-    return this.cache.get(eventId, () => {
+  rows(eventId: string): Promise<ChangeRecord[] | undefined> {
+    return this.cache.load(eventId, async () => {
       const body = this.body.get(eventId) as Buffer | undefined;
       return body === undefined ? undefined : unpackRows(eventId, body);
     });

@@ -246,7 +246,7 @@ export class SqliteStore implements Store {
   }
 
   async readPlays(eventId: string, fromSequence: number, toSequence: number): Promise<Buffer> {
-    const packed = this.packed.rows(eventId);
+    const packed = await this.packed.rows(eventId);
     if (packed) return playsOf(packed, fromSequence, toSequence);
     const from = Math.max(1, fromSequence);
     if (toSequence < from) return Buffer.alloc(0);
@@ -261,7 +261,7 @@ export class SqliteStore implements Store {
   }
 
   async readStats(eventId: string, uptoId: number): Promise<ChangeRecord[]> {
-    const packed = this.packed.rows(eventId);
+    const packed = await this.packed.rows(eventId);
     if (packed) return statsOf(packed, uptoId);
     return this.readRows<ChangeRecord>({
       sql: `SELECT ${rowColumns()} FROM changes WHERE kind = 'stat' AND event_key = ${KEY_OF} AND id <= ? ORDER BY id`,
@@ -733,7 +733,7 @@ export class SqliteStore implements Store {
       'SELECT e.* FROM events e JOIN archived_events a ON a.event_id = e.event_id WHERE e.event_id = ?',
     ).get(eventId) as EventRecord | undefined;
     if (!event) return undefined;
-    const packed = this.packed.rows(eventId);
+    const packed = await this.packed.rows(eventId);
     if (packed) {
       const markets = this.prepared('SELECT * FROM markets WHERE event_id = ? ORDER BY id').all(eventId) as MarketRecord[];
       return archivedEventOf(event, markets, packed);
