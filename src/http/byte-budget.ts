@@ -98,6 +98,15 @@ interface Node<K, V> extends Entry {
 export const ENTRY_BYTES = 128;
 
 /**
+ * Heap bytes of a mark: that a key was asked once, kept in place of what it would keep. The caches
+ * keep an entry from the second time its key is asked: what one-off requests (distinct filters, as
+ * fast as a rate limit allows) would keep otherwise outlives two young collections, so it is copied
+ * into the old generation, and under 200 such requests a second that was the main thing starting
+ * full collections (docs/benchmarks.md).
+ */
+export const MARK_BYTES = 64;
+
+/**
  * Heap bytes of a string: a 16-byte header and one byte a character, two if any is above U+00FF.
  * Strings built piece by piece (serialiser output) are ropes that take about five times that
  * (measured: 15.7 kB for a 3.2 kB event view) until V8 flattens them; the regular expression

@@ -6,7 +6,7 @@ import type { EventFilter } from '../board/views.ts';
 import { filterKey } from '../board/views.ts';
 import { defaultMarketIds, isPropMarket, withLiveVariants, withPeriodMarkets } from '../catalog/markets.ts';
 import type { EventStatus } from '../domain/types.ts';
-import { BudgetMap, type ByteBudget, stringBytes } from './byte-budget.ts';
+import { BudgetMap, type ByteBudget, MARK_BYTES, stringBytes } from './byte-budget.ts';
 import { forbidden } from './errors.ts';
 import {
   MAX_PARTICIPANT_IDS,
@@ -108,11 +108,12 @@ const statusList = (s: Set<EventStatus> | undefined) => (s ? [...s].sort().join(
 /**
  * parseEventQuery for a request, kept per plan scope by sport and raw query string: odds screens
  * poll the same URL again and again, and the filter, its sets and its canonical key need not be
- * rebuilt for each poll. Entries draw from the shared byte budget. A query that fails to parse is
- * not kept, so it fails the same way every time.
+ * rebuilt for each poll. Entries draw from the shared byte budget; a query is kept from its second
+ * request (the first leaves a mark). A query that fails to parse is not kept, so it fails the same
+ * way every time.
  */
 export class EventQueryCache {
-  private readonly perScope = new WeakMap<PlanScope, BudgetMap<string, EventQuery>>();
+  private readonly perScope = new WeakMap<PlanScope, BudgetMap<string, EventQuery | null>>();
 
   constructor(private readonly budget: ByteBudget) {}
 
@@ -127,7 +128,8 @@ export class EventQueryCache {
     const hit = cache.get(key);
     if (hit) return hit;
     const parsed = parseEventQuery(query, sportId, scope);
-    cache.set(key, parsed, eventQueryBytes(parsed));
+    if (hit === undefined) cache.set(key, null, MARK_BYTES);
+    else cache.set(key, parsed, eventQueryBytes(parsed));
     return parsed;
   }
 }

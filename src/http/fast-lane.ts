@@ -4,7 +4,7 @@ import type { FastifyRequest } from 'fastify';
 import type { AccessControl, Denial, HeaderSink } from '../access/access-control.ts';
 import type { Account } from '../access/authenticator.ts';
 import { type PlanScope, scopeOf } from '../access/plan-scope.ts';
-import { BudgetMap, type ByteBudget } from './byte-budget.ts';
+import { BudgetMap, type ByteBudget, MARK_BYTES } from './byte-budget.ts';
 
 /** A kept answer: its JSON bytes and the data points it is metered at. */
 export interface LaneAnswer {
@@ -64,7 +64,7 @@ export class FastLane {
    * poll builds no key of its own (one per request, hashed anew, was a share of the lane's cost).
    * The scopes are the plans' (a handful, and an enterprise key's custom limits), each kept for good.
    */
-  private readonly entries = new Map<string, BudgetMap<string, LaneEntry>>();
+  private readonly entries = new Map<string, BudgetMap<string, LaneEntry | null>>();
   private readonly observers: LaneObserver[] = [];
   /** Refusals decided here, answered by the router's access hook. */
   private readonly refusals = new WeakMap<IncomingMessage, Denial>();
@@ -91,15 +91,25 @@ export class FastLane {
 
   /**
    * Remembers how to answer this request's URL for callers of `scope`. Only requests the lane could
-   * have taken (a GET with the key in its header) are remembered; `make` runs once per URL and scope,
-   * and should make its function elsewhere than in a route handler, whose request it would keep.
+   * have taken (a GET with the key in its header) are remembered; with `fromSecond` (a route that
+   * keeps its answer from a URL's second request), from the second such request, the first leaving
+   * a mark. `make` runs once per URL and scope, and should make its function elsewhere than in a
+   * route handler, whose request it would keep.
    */
-  remember(request: FastifyRequest, scope: PlanScope, api: LaneEntry['api'], make: () => LaneEntry['answer']): void {
+  remember(
+    request: FastifyRequest,
+    scope: PlanScope,
+    api: LaneEntry['api'],
+    make: () => LaneEntry['answer'],
+    fromSecond = false,
+  ): void {
     if (request.method !== 'GET' || typeof request.headers[this.header] !== 'string') return;
     let byUrl = this.entries.get(scope.key);
     if (!byUrl) this.entries.set(scope.key, (byUrl = new BudgetMap(this.budget)));
-    if (byUrl.peek(request.url) !== undefined) return;
-    byUrl.set(request.url, { route: request.routeOptions.url!, api, answer: make() }, ENTRY_BYTES);
+    const seen = byUrl.peek(request.url);
+    if (seen) return;
+    if (seen === undefined && fromSecond) byUrl.set(request.url, null, MARK_BYTES);
+    else byUrl.set(request.url, { route: request.routeOptions.url!, api, answer: make() }, ENTRY_BYTES);
   }
 
   /** The refusal the lane decided for this request, once: the access hook answers it. */

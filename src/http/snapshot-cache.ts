@@ -1,7 +1,7 @@
 import type { EventState } from '../board/board.ts';
 import { type EventFilter, everyBookKey, filterKey } from '../board/views.ts';
 import { BOOK_CUT_BYTES, type BookCut, bookCut, cutBooks } from './book-cut.ts';
-import { BudgetMap, type ByteBudget } from './byte-budget.ts';
+import { BudgetMap, type ByteBudget, MARK_BYTES } from './byte-budget.ts';
 import { type EventJson, eventJson } from './event-json.ts';
 import { ownBytes } from './json-bytes.ts';
 
@@ -21,8 +21,6 @@ interface CachedResponse {
  * shows. The V1 views (src/http/v1/event.ts), a little smaller, are charged the same.
  */
 export const VIEW_BYTES = 320;
-/** Heap bytes of a mark: that a key was asked once, kept in place of what it would keep. */
-export const MARK_BYTES = 64;
 /** Heap bytes of a CachedResponse and its Buffer object besides the body's bytes (measured: 224). */
 const RESPONSE_BYTES = 224;
 

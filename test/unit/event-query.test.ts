@@ -29,11 +29,14 @@ function account(tier: Tier) {
   }));
 }
 
-test('a repeated query string is parsed once per plan and sport', () => {
+test('a repeated query string is parsed once per plan and sport, kept from its second request', () => {
   const ultra = account('ultra');
   const url = '/api/v2/sports/4/events/2026-11-23?market_ids=1,2&main_line=true';
   const query = { market_ids: '1,2', main_line: 'true' };
+  const once = eventQueryFor(url, query, 4, ultra);
   const first = eventQueryFor(url, query, 4, ultra);
+  assert.notEqual(first, once, 'a query asked once leaves a mark, not the parsed query');
+  assert.deepEqual(first, once);
   assert.equal(eventQueryFor(url, query, 4, ultra), first, 'the same plan gets the parsed query back');
   assert.deepEqual([...first.filter.marketIds].sort((a, b) => a - b), [1, 2, 41, 42]);
   assert.equal(first.filter.mainLine, true);

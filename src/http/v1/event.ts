@@ -6,7 +6,8 @@ import { BudgetMap, type ByteBudget, stringBytes } from '../byte-budget.ts';
 import { parseInclude, parseIntList } from '../params.ts';
 import { includeParam } from '../schemas.ts';
 import { ownBytes } from '../json-bytes.ts';
-import { eventPoints, MARK_BYTES, VIEW_BYTES } from '../snapshot-cache.ts';
+import { MARK_BYTES } from '../byte-budget.ts';
+import { eventPoints, VIEW_BYTES } from '../snapshot-cache.ts';
 import {
   booksOf,
   coveredMarkets,

@@ -106,7 +106,7 @@ export async function v1EventRoutes(fastify: FastifyInstance, deps: V1Deps): Pro
       const { sportId, dateMs, scope, view, f, from, to } = sportDay(deps, request, request.params, request.query);
       // The V2 response cache, under keys of their own: V1 filter keys start with 'v1|'.
       const key = `${f.key}|s|${sportId}|${from}|${scope.delaySeconds}`;
-      deps.lane?.remember(request, scope, 'v1', () => keptSnapshot(deps, key, dateMs, scope.delaySeconds));
+      deps.lane?.remember(request, scope, 'v1', () => keptSnapshot(deps, key, dateMs, scope.delaySeconds), true);
       return sendSnapshot(deps, reply, key, view, () => {
         const at = view.head;
         const parts: Buffer[] = [];
