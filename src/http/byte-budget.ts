@@ -99,10 +99,9 @@ export const ENTRY_BYTES = 128;
 
 /**
  * Heap bytes of a mark: that a key was asked once, kept in place of what it would keep. The caches
- * keep an entry from the second time its key is asked: what one-off requests (distinct filters, as
- * fast as a rate limit allows) would keep otherwise outlives two young collections, so it is copied
- * into the old generation, and under 200 such requests a second that was the main thing starting
- * full collections (docs/benchmarks.md).
+ * keep an entry from the second time its key is asked: one-off requests (distinct filters, as fast
+ * as a rate limit allows) would otherwise fill the shared budget with entries no one asks for again
+ * and push out the ones polls reuse.
  */
 export const MARK_BYTES = 64;
 
