@@ -30,7 +30,6 @@ import { closeApp } from './ops/shutdown.ts';
 import type { HistoryStore } from './store/history.ts';
 import { openSqlite, sqliteBytesOnDisk } from './store/sqlite/database.ts';
 import { SqliteCounterStore } from './store/sqlite/sqlite-counters.ts';
-import { SqliteHistoryStore } from './store/sqlite/sqlite-history.ts';
 import { SqliteKeyStore } from './store/sqlite/sqlite-keys.ts';
 import { SqliteStore } from './store/sqlite/sqlite-store.ts';
 import type { Store } from './store/store.ts';
@@ -93,7 +92,7 @@ export function openBackends(config: ServeConfig, onError: (err: unknown) => voi
   return {
     store,
     keys: new SqliteKeyStore(db),
-    history: new SqliteHistoryStore(db, (statement) => store.readRows(statement)),
+    history: store.history(),
     counterStore: new SqliteCounterStore(db),
     bus: new MemoryBus(onError),
     bytesOnDisk: () => sqliteBytesOnDisk(config.dataDir),

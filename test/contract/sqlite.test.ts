@@ -67,7 +67,7 @@ historyContract("SQLite as serve opens it: the log's reads on the page reader's 
   const store = new SqliteStore(db, { pageThread: true });
   return {
     store,
-    history: new SqliteHistoryStore(db, (statement) => store.readRows(statement)),
+    history: store.history(),
     cleanup: async () => {
       await store.close();
       await dir.cleanup();

@@ -92,10 +92,10 @@ test('the thread reads while the event loop goes on', () =>
     }
   }));
 
-test("history reads given the store's reader run on its thread, with the store connection's rows", () =>
+test("the store's history store reads on its thread, with the store connection's rows", () =>
   withStore(async (store, db) => {
     const here = new SqliteHistoryStore(db);
-    const onThread = new SqliteHistoryStore(db, (statement) => store.readRows(statement));
+    const onThread = store.history();
     const queries: HistoryQuery[] = [
       { eventId: EVENT_A, uptoId: ROWS, limit: 1000 },
       { eventId: EVENT_A, uptoId: 1500, limit: 300, coverage: { affiliateIds: [3, 7] } },

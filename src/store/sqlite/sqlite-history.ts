@@ -16,17 +16,18 @@ export type RowReader = <T>(statement: RowStatement) => Promise<T[]>;
  * A packed event's rows are read from its record instead, by event or by price: its rows leave the
  * log over several retention steps after the record is stored, and what is left of them is not read.
  *
- * The log's statements go through `read`: `serve` hands them to the store's page reader
- * (`SqliteStore.readRows`), so that they run on its thread; by default they run on `db`.
+ * The log's statements go through `read`, and packed records come from `packed`: a store's own
+ * history (`SqliteStore.history()`, as `serve` opens it) runs them on its page reader's thread and
+ * shares its cache of decoded records; by default they run on `db`, with a cache of their own.
  */
 export class SqliteHistoryStore implements HistoryStore {
   private readonly statements = new Map<string, Database.Statement>();
   private readonly packed: SqlitePackedRows;
   private readonly read: RowReader;
 
-  constructor(db: SqliteDatabase, read?: RowReader) {
-    this.packed = new SqlitePackedRows(db);
-    this.read = read ?? (async <T>(st: RowStatement) => this.prepared(db, st.sql).all(...st.args) as T[]);
+  constructor(db: SqliteDatabase, opts: { read?: RowReader; packed?: SqlitePackedRows } = {}) {
+    this.packed = opts.packed ?? new SqlitePackedRows(db);
+    this.read = opts.read ?? (async <T>(st: RowStatement) => this.prepared(db, st.sql).all(...st.args) as T[]);
   }
 
   async rows(q: HistoryQuery): Promise<PriceRecord[]> {

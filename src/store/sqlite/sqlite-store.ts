@@ -32,6 +32,7 @@ import { Checkpointer } from './checkpointer.ts';
 import type { SqliteDatabase } from './database.ts';
 import { type PageRead, PageReader, type PageStatements, type RowStatement } from './page-reader.ts';
 import { eventIdColumn, FUTURES_KINDS, KEY_OF, rowColumns } from './schema.ts';
+import { SqliteHistoryStore } from './sqlite-history.ts';
 import { SqlitePackedRows } from './sqlite-packed.ts';
 
 const WRITER_CHECKPOINT_PAGES = 10_000;
@@ -352,6 +353,15 @@ export class SqliteStore implements Store {
       (reader) => reader.rows<T>(statement),
       () => this.prepared(statement.sql).all(...statement.args) as T[],
     );
+  }
+
+  /**
+   * The history store of this store's database: its statements on the page reader's thread (when
+   * there is one), its packed records from the same cache as `readPlays` and `readStats` (a game's
+   * history and its box score decode the record once).
+   */
+  history(): SqliteHistoryStore {
+    return new SqliteHistoryStore(this.db, { read: (statement) => this.readRows(statement), packed: this.packed });
   }
 
   /** The latest prices up to `uptoId`, paged, and the largest price id among them (read once). */
