@@ -17,7 +17,7 @@ export interface HistoryFixture {
  * Event A: prices 1 and 2 (market 1, price 2 not a main line) and 3 (market 2); event B: price 4.
  * Row 9 is back-filled: it describes a time before row 4's. Times are seconds after the base.
  */
-function log(): ChangeRecord[] {
+export function log(): ChangeRecord[] {
   return [
     eventRow({ id: 1, at: time(0) }),
     priceRow({ id: 2, price_id: 1, market_id: 1, at: time(10) }),
@@ -42,7 +42,7 @@ function log(): ChangeRecord[] {
   ];
 }
 
-const HEAD = 13;
+export const HEAD = 13;
 
 function record(r: ChangeRecord): PriceRecord {
   return { id: r.id, price_id: r.price_id!, payload: r.payload, detail: r.detail };
@@ -56,7 +56,7 @@ const sortedIds = (rows: readonly { id: number }[]): number[] => ids(rows).sort(
  * the head, and a compaction whose cutoff lies before every row's time but after every commit
  * puts the whole log below the retained boundary without dropping a row.
  */
-async function pack(store: Store): Promise<void> {
+export async function pack(store: Store): Promise<void> {
   await store.commit(batch([eventRow({ id: 100, event_id: 'c'.repeat(32) })]));
   const step = { cutoffMs: BASE_MS + 14_000, maxRows: 1000 };
   assert.equal((await store.compact(step)).dropped, 0);
