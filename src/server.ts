@@ -77,16 +77,19 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
     }
     // Loaded only when wanted: a --no-simulator server never loads the simulator's code.
     const { Simulator } = await import('./feeds/simulator/index.ts');
-    simulator = new Simulator({ seed, speed: config.speed, sink: ledger, state: board, now, log: say });
+    const sim = new Simulator({ seed, speed: config.speed, sink: ledger, state: board, now, log: say });
+    simulator = sim;
     const started = Date.now();
     let lastShown = 0;
-    await simulator.backfill((done, total) => {
-      const pct = Math.floor((done / Math.max(total, 1)) * 100);
-      if (pct >= lastShown + 10 || done === total) {
-        lastShown = pct;
-        say(`simulator: filling history ${pct}% (${board.head} changes)`);
-      }
-    });
+    await store.fill(() =>
+      sim.backfill((done, total) => {
+        const pct = Math.floor((done / Math.max(total, 1)) * 100);
+        if (pct >= lastShown + 10 || done === total) {
+          lastShown = pct;
+          say(`simulator: filling history ${pct}% (${board.head} changes)`);
+        }
+      }),
+    );
     say(`simulator: ready in ${((Date.now() - started) / 1000).toFixed(1)} s, ${board.events.size} events`);
   }
 

@@ -152,6 +152,15 @@ export interface Store {
   load(uptoId?: number, opts?: LoadOptions): Promise<LoadedState>;
   /** Writes one batch atomically: all of it or none of it. */
   commit(commit: Commit): Promise<void>;
+  /**
+   * Runs `run` (a fill that no client reads yet: the history back-fill before the server listens)
+   * with its commits grouped into fewer, larger transactions. Each commit stays atomic and is read
+   * back at once by this process; it is durable once its group ends (a crash loses at most the last
+   * group, which a restart fills again). When `run` throws or a group fails to end, the fill fails
+   * and the open group may be lost with it: what the process built from it must go too (the server
+   * does not start). One fill at a time.
+   */
+  fill<T>(run: () => Promise<T>): Promise<T>;
   readChanges(q: ChangeQuery): Promise<ChangeRecord[]>;
   /** The payloads of the same rows as readChanges joined by commas, in id order: the markets delta's read. */
   readPayloadBytes(q: ChangeQuery): Promise<PayloadBytes>;

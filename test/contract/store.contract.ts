@@ -411,6 +411,57 @@ export function storeContract(name: string, make: () => Promise<StoreFixture>): 
       });
     });
 
+    describe('fill', () => {
+      it('each commit of a fill is read back at once; a refused one leaves no trace; all are kept once it ends', async (t) => {
+        const f = await fresh(t);
+        const log = mixedLog();
+        const result = await f.store.fill(async () => {
+          await f.store.commit(batch(log.slice(0, 4), { events: [eventRecord(EVENT_A, 1)] }));
+          assert.deepEqual(await f.store.readChanges(query()), log.slice(0, 4));
+          await assert.rejects(f.store.commit(batch([log[2]])));
+          await f.store.commit(batch(log.slice(4), { markets: [marketRecord(1, EVENT_A, 1)] }));
+          assert.deepEqual(ids(await f.store.readChanges(query())), MIXED_IDS);
+          return 'filled';
+        });
+        assert.equal(result, 'filled');
+        const after = await visible(f.store);
+        assert.deepEqual(after.changes, log);
+        if (!f.reopen) return;
+        await f.store.close();
+        assert.deepEqual(await visible(await f.reopen()), after);
+      });
+
+      it('a fill that fails keeps whole batches only, and the store takes commits after it', async (t) => {
+        const { store } = await fresh(t);
+        const log = mixedLog();
+        await store.commit(batch(log.slice(0, 2)));
+        await assert.rejects(
+          store.fill(async () => {
+            await store.commit(batch(log.slice(2, 6)));
+            await store.commit(batch(log.slice(6, 9)));
+            throw new Error('the feed failed');
+          }),
+          /the feed failed/,
+        );
+        const kept = ids(await store.readChanges(query()));
+        // What a store keeps of the failed fill depends on where its groups ended, never half a batch.
+        assert.ok(
+          [2, 6, 9].some((n) => kept.join() === MIXED_IDS.slice(0, n).join()),
+          `kept ${kept.join()}`,
+        );
+        await store.commit(batch(log.slice(9)));
+        assert.deepEqual(ids(await store.readChanges(query())).slice(-3), [12, 14, 15]);
+      });
+
+      it('one fill at a time', async (t) => {
+        const { store } = await fresh(t);
+        await store.fill(async () => {
+          await assert.rejects(store.fill(async () => undefined), /already running/);
+        });
+        assert.equal(await store.fill(async () => 'again'), 'again');
+      });
+    });
+
     describe('durability', () => {
       it('rows, events, markets and meta committed before a close are there after reopening', async (t) => {
         const f = await fresh(t);

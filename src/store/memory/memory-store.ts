@@ -56,6 +56,7 @@ export function indexAbove(rows: readonly { readonly id: number }[], id: number)
  * Rows are copied in and out, so neither the committer nor a reader can change what is kept.
  */
 export class MemoryStore implements Store, MemoryPriceRows {
+  private filling = false;
   private readonly changes: ChangeRecord[] = [];
   /** Every row of an event, of any kind, in id order. */
   private readonly byEvent = new Map<string, ChangeRecord[]>();
@@ -339,6 +340,17 @@ export class MemoryStore implements Store, MemoryPriceRows {
         period_id: periodOfDetail(r.detail),
         payload: r.payload,
       });
+    }
+  }
+
+  /** Nothing to group: every commit is kept at once. */
+  async fill<T>(run: () => Promise<T>): Promise<T> {
+    if (this.filling) throw new Error('a fill is already running');
+    this.filling = true;
+    try {
+      return await run();
+    } finally {
+      this.filling = false;
     }
   }
 
