@@ -4,10 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type TestContext, test } from 'node:test';
 import { openSqlite } from '../../src/store/sqlite/database.ts';
-import { FILL_GROUP_CHANGES, SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
+import { FILL_GROUP_CHANGES, FILL_GROUP_MS, SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import { batch, priceRow } from '../contract/fixtures.ts';
-
-const BATCH = 1000;
 
 /** A store and a second connection on the same file, as a backup or a keys command would open it. */
 function open(t: TestContext) {
@@ -21,41 +19,67 @@ function open(t: TestContext) {
   });
   const count = other.prepare('SELECT count(*) FROM changes').pluck();
   let id = 0;
-  const next = () =>
-    batch(Array.from({ length: BATCH }, () => priceRow({ id: ++id, price_id: id })));
-  return { store, other, seen: () => count.get() as number, next };
+  const next = (rows: number) => batch(Array.from({ length: rows }, () => priceRow({ id: ++id, price_id: id })));
+  return { store, other, seen: () => count.get() as number, committed: () => id, next };
 }
 
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
 test('a fill commits in groups: another connection sees each group once it ends, never an open one', async (t) => {
-  const { store, seen, next } = open(t);
-  const batches = (FILL_GROUP_CHANGES / BATCH) * 1.5;
+  const { store, seen, committed, next } = open(t);
   const seenAfter: number[] = [];
+  let firstSeen = -1;
   await store.fill(async () => {
-    for (let b = 0; b < batches; b++) {
-      await store.commit(next());
+    await store.commit(next(10));
+    firstSeen = seen();
+    // More changes than a group holds: at least one group ends before the fill does.
+    while (committed() < FILL_GROUP_CHANGES + 5_000) {
+      await store.commit(next(100));
       seenAfter.push(seen());
     }
   });
-  const groupEnd = FILL_GROUP_CHANGES / BATCH;
-  assert.deepEqual(seenAfter.slice(0, groupEnd - 1), Array(groupEnd - 1).fill(0));
-  assert.deepEqual(seenAfter.slice(groupEnd - 1), Array(batches - groupEnd + 1).fill(FILL_GROUP_CHANGES));
-  assert.equal(seen(), batches * BATCH, 'the last group ends with the fill');
+  assert.equal(firstSeen, 0, 'the first commit is in an open group');
+  for (const [i, n] of seenAfter.entries()) {
+    assert.ok(n === 0 || (n - 10) % 100 === 0, `whole batches only (${n})`);
+    assert.ok(n <= 10 + (i + 1) * 100);
+    if (i > 0) assert.ok(n >= seenAfter[i - 1]!, 'groups only add');
+  }
+  assert.ok(seenAfter.at(-1)! > 0, 'groups ended during the fill');
+  assert.equal(seen(), committed(), 'the last group ends with the fill');
+});
+
+test(`a group ends after ${FILL_GROUP_MS} ms, however few changes it holds: the write lock is given up for other writers`, async (t) => {
+  const { store, seen, next } = open(t);
+  await store.fill(async () => {
+    await store.commit(next(10));
+    assert.equal(seen(), 0);
+    await sleep(FILL_GROUP_MS + 20);
+    await store.commit(next(10));
+    assert.equal(seen(), 20);
+  });
 });
 
 test('a fill that fails drops its open group only; the store and other writers go on', async (t) => {
-  const { store, other, seen, next } = open(t);
-  const batches = FILL_GROUP_CHANGES / BATCH + 3;
+  const { store, other, seen, committed, next } = open(t);
+  let keptBefore = -1;
   await assert.rejects(
     store.fill(async () => {
-      for (let b = 0; b < batches; b++) await store.commit(next());
+      // Until a group has just ended (it ends right after a commit, by size or by time)...
+      do await store.commit(next(1000));
+      while (committed() < FILL_GROUP_CHANGES || seen() !== committed());
+      // ...then a small batch opens the next one.
+      await store.commit(next(10));
+      keptBefore = seen();
       throw new Error('the feed failed');
     }),
     /the feed failed/,
   );
-  assert.equal(seen(), FILL_GROUP_CHANGES);
-  assert.equal((await store.readChanges({ pricesOnly: false, afterId: 0, toId: 1e9, limit: 1e6 })).length, FILL_GROUP_CHANGES);
+  assert.equal(keptBefore, committed() - 10);
+  assert.equal(seen(), keptBefore);
+  const read = await store.readChanges({ pricesOnly: false, afterId: 0, toId: 1e9, limit: 1e6 });
+  assert.equal(read.length, keptBefore);
   // No transaction is left open: another connection can write, and so can the store.
   other.prepare("INSERT INTO meta (key, value) VALUES ('other', 'wrote')").run();
-  await store.commit(next());
-  assert.equal(seen(), FILL_GROUP_CHANGES + BATCH);
+  await store.commit(next(100));
+  assert.equal(seen(), keptBefore + 100);
 });

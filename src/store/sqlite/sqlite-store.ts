@@ -40,6 +40,11 @@ const WRITER_CHECKPOINT_PAGES = 10_000;
 const LOAD_PAGE = 5000;
 /** Changes a fill's group holds before it commits (about a second of the history fill). */
 export const FILL_GROUP_CHANGES = 20_000;
+/**
+ * How long a fill's group holds SQLite's write lock at most: a `keys` command beside the first
+ * start waits for a gap between two groups (its statements give up after 5 s).
+ */
+export const FILL_GROUP_MS = 250;
 const WAL_SIZE_LIMIT = 8 * 1024 * 1024;
 /**
  * Free pages a compaction step leaves unreturned (16 MB of 4 KB pages): new rows take them first,
@@ -94,6 +99,8 @@ export class SqliteStore implements Store {
   private readonly pageReader: PageReader | undefined;
   /** Changes committed in the open group of a fill, or undefined outside a fill. */
   private grouped: number | undefined;
+  /** When the open group of a fill began (performance.now()). */
+  private groupBegan = 0;
   /** Whether the file was made with `auto_vacuum = INCREMENTAL` (database.ts). */
   private readonly incrementalVacuum: boolean;
 
@@ -313,7 +320,10 @@ export class SqliteStore implements Store {
     // In a fill, the batch is a savepoint of the group's transaction (better-sqlite3 nests them),
     // begun here rather than at the last group's end: another process's writer (a keys command)
     // gets the lock between two groups.
-    if (this.grouped !== undefined && !this.db.inTransaction) this.db.exec('BEGIN');
+    if (this.grouped !== undefined && !this.db.inTransaction) {
+      this.db.exec('BEGIN');
+      this.groupBegan = performance.now();
+    }
     try {
       this.commitTx(commit);
     } catch (err) {
@@ -324,7 +334,7 @@ export class SqliteStore implements Store {
     }
     if (this.grouped === undefined) return;
     this.grouped += commit.changes.length;
-    if (this.grouped >= FILL_GROUP_CHANGES) this.endGroup();
+    if (this.grouped >= FILL_GROUP_CHANGES || performance.now() - this.groupBegan >= FILL_GROUP_MS) this.endGroup();
   }
 
   /**
