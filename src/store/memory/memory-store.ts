@@ -56,6 +56,7 @@ export function indexAbove(rows: readonly { readonly id: number }[], id: number)
  * Rows are copied in and out, so neither the committer nor a reader can change what is kept.
  */
 export class MemoryStore implements Store, MemoryPriceRows {
+  /** A fill is running: the contract allows one at a time. */
   private filling = false;
   private readonly changes: ChangeRecord[] = [];
   /** Every row of an event, of any kind, in id order. */

@@ -38,7 +38,7 @@ import { SqlitePackedRows } from './sqlite-packed.ts';
 const WRITER_CHECKPOINT_PAGES = 10_000;
 /** Rows a load reads at a time (latest prices, stat rows). */
 const LOAD_PAGE = 5000;
-/** Changes a fill's group holds before it commits (about a second of the history fill). */
+/** Changes a fill's group holds at most, however fast they come (the history fill makes about 4,000 in FILL_GROUP_MS). */
 export const FILL_GROUP_CHANGES = 20_000;
 /**
  * How long a fill's group holds SQLite's write lock at most: a `keys` command beside the first
@@ -338,9 +338,9 @@ export class SqliteStore implements Store {
   }
 
   /**
-   * Each commit of the history fill was a transaction of its own: writing its pages to the log
-   * took 9 of the fill's 63 s (about 6,500 commits of 145 rows, each rewriting the index pages it
-   * touched). Grouped, a page is written once per group.
+   * Each commit of the history fill was a transaction of its own (about 6,500 commits of 145 rows,
+   * each writing every index page it touched to the log): 13.7 s of a 63 s fill went to the
+   * transactions themselves. Grouped, a page is written once per group (docs/benchmarks.md).
    */
   async fill<T>(run: () => Promise<T>): Promise<T> {
     if (this.grouped !== undefined) throw new Error('a fill is already running');
