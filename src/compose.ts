@@ -68,6 +68,11 @@ export interface Services extends Backends {
   /** Saves the usage counters now (also done every `counterSaveMs`). */
   saveCounters(): Promise<void>;
   /**
+   * Runs the history fill before the server listens: the store groups its commits (`Store.fill`)
+   * and the change feed keeps none of its rows in memory (`ChangeFeed.fill`).
+   */
+  fill<T>(run: () => Promise<T>): Promise<T>;
+  /**
    * Closes the app (requests in flight get `shutdownGraceMs`), waits for the ledger's last batch,
    * saves the counters and closes every backend, in order; the feeds must be stopped first.
    */
@@ -250,6 +255,7 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
     metrics,
     streams,
     saveCounters,
+    fill: (run) => feed.fill(() => store.fill(run)),
     async close() {
       if (closed) return;
       closed = true;

@@ -81,7 +81,7 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
     simulator = sim;
     const started = Date.now();
     let lastShown = 0;
-    await store.fill(() =>
+    await services.fill(() =>
       sim.backfill((done, total) => {
         const pct = Math.floor((done / Math.max(total, 1)) * 100);
         if (pct >= lastShown + 10 || done === total) {

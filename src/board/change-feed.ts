@@ -79,6 +79,11 @@ export class ChangeFeed {
   private readonly storeReads: Slots;
   private readonly now: () => number;
   private readonly floor: LogFloor;
+  private readonly payloadBytes: number;
+  /** A fill runs (`fill`): rows are not kept in memory. */
+  private filling = false;
+  /** Batches that came while the price rows were warmed from the store, received after it. */
+  private held: CommittedBatch[] | undefined;
   private unsubscribe: () => void = () => {};
 
   private constructor(
@@ -97,28 +102,78 @@ export class ChangeFeed {
     this.ringFloor = headId;
     this.head = headId;
     this.headMs = headMs;
-    const payloadBytes = opts.payloadBytes ?? DEFAULT_PAYLOAD_BYTES;
-    // Warm from the newest rows (about 400 bytes each), so polls near the head are served from
-    // memory from the first request on.
-    this.payloads = new PayloadLog(Math.max(0, headId - Math.ceil(payloadBytes / 400)), payloadBytes);
+    this.payloadBytes = opts.payloadBytes ?? DEFAULT_PAYLOAD_BYTES;
+    this.payloads = new PayloadLog(headId, this.payloadBytes);
   }
 
   /** The feed of `store` from `headId` on, kept current by the bus. */
   static async open(store: Store, bus: Bus, headId: number, opts: ChangeFeedOptions = {}): Promise<ChangeFeed> {
     const feed = new ChangeFeed(store, headId, (await store.committedMsAt(headId)) ?? 0, opts);
-    await store.scanPriceRows(feed.payloads.floor, headId, (row) => feed.payloads.append(row, row.period_id));
     feed.unsubscribe = bus.subscribe((batch) => feed.receive(batch));
+    await feed.warm();
     return feed;
   }
 
+  /**
+   * Runs `run`, the history fill of a first start (before the server listens, so nothing reads the
+   * feed meanwhile), keeping none of its rows in memory: reads in it go to the store. Kept, each of
+   * the fill's 950,000 rows outlived two young collections in the ring and died in the old
+   * generation, which took 16 of the fill's 40 full collections (docs/benchmarks.md). The newest
+   * price rows are then read back as at a start (`warm`).
+   */
+  async fill<T>(run: () => Promise<T>): Promise<T> {
+    if (this.filling) throw new Error('a fill is already running');
+    this.filling = true;
+    this.forget(this.head);
+    try {
+      return await run();
+    } finally {
+      this.filling = false;
+      await this.warm();
+    }
+  }
+
+  /**
+   * Reads the newest price rows (about 400 bytes each) from the store into memory, so that polls
+   * near the head are served from memory from the first request on. Batches committed meanwhile
+   * are received after it, in order.
+   */
+  private async warm(): Promise<void> {
+    const from = Math.max(0, this.head - Math.ceil(this.payloadBytes / 400));
+    this.payloads.reset(from);
+    this.held = [];
+    try {
+      await this.store.scanPriceRows(from, this.head, (row) => this.payloads.append(row, row.period_id));
+    } finally {
+      const held = this.held;
+      this.held = undefined;
+      for (const batch of held) this.receive(batch);
+    }
+  }
+
+  /** Empties memory: every row above `floor` is read from the store until new batches come. */
+  private forget(floor: number): void {
+    this.ring.length = 0;
+    this.ringStart = 0;
+    this.ringFloor = floor;
+    this.payloads.reset(floor);
+  }
+
   private receive(batch: CommittedBatch): void {
+    if (this.held) {
+      this.held.push(batch);
+      return;
+    }
+    if (this.filling) {
+      this.forget(batch.headId);
+      this.head = batch.headId;
+      this.headMs = batch.changes.at(-1)?.committed_ms ?? this.headMs;
+      return;
+    }
     if (batch.fromId !== this.head) {
       // A missed batch (another node's bus dropped it): what memory holds no longer runs without
       // a gap, so every read below the new batch goes to the store, which has every row.
-      this.ring.length = 0;
-      this.ringStart = 0;
-      this.ringFloor = batch.fromId;
-      this.payloads.reset(batch.fromId);
+      this.forget(batch.fromId);
     }
     for (const row of batch.changes) this.push(row);
     this.head = batch.headId;

@@ -248,3 +248,87 @@ test('at most storeReads pages are read from the store at once; the others wait 
   const after = await Promise.all([read(6, 12), read(7, 12)]);
   assert.deepEqual(after.map((p) => p.count), [12, 12], 'both slots are free again');
 });
+
+/** Counts the whole-row reads `store` answers: the feed's reads that memory did not serve. */
+function countStoreReads(store: SqliteStore): { count: number } {
+  const seen = { count: 0 };
+  const read = store.readChanges.bind(store);
+  store.readChanges = (q) => {
+    seen.count++;
+    return read(q);
+  };
+  return seen;
+}
+
+test('a fill keeps none of its rows in memory; after it the newest price rows are read back from the store', async (t) => {
+  const s = await setup();
+  t.after(s.cleanup);
+  const reads = countStoreReads(s.store);
+  const before = s.ledger.headId;
+  const moves = (from: number) =>
+    Array.from({ length: 5 }, (_, i) =>
+      batch(new Date().toISOString(), [price(E, { market_id: 1, participant_id: 2002, affiliate_id: 19, price: from + i })]),
+    );
+  const expected = async (afterId: number) => (await s.store.readChanges({ pricesOnly: false, afterId, toId: s.ledger.headId, limit: 100 })).map((r) => r.id);
+
+  await s.feed.fill(async () => {
+    for (const b of moves(200)) await s.ledger.apply(b);
+    await assert.rejects(s.feed.fill(async () => {}), /a fill is already running/);
+    // Nothing of the fill is in memory, nor what was there before it: every read goes to the store.
+    for (const afterId of [before - 3, before + 1]) {
+      const page = await s.feed.readPayloadPage({ afterId }, 100);
+      assert.equal(page.fromStore, true, `price rows after ${afterId}`);
+      assert.equal(page.count, s.ledger.headId - afterId);
+      const counted = reads.count;
+      const whole = await s.feed.read({ pricesOnly: false, afterId }, 100);
+      assert.ok(reads.count > counted, `whole rows after ${afterId} are read from the store`);
+      assert.deepEqual(
+        whole.rows.map((r) => r.id),
+        await expected(afterId),
+      );
+      assert.equal(whole.lastId, s.ledger.headId);
+    }
+  });
+
+  // After the fill, polls near the head are served from memory again, with the same rows.
+  const page = await s.feed.readPayloadPage({ afterId: before - 3 }, 100);
+  assert.equal(page.fromStore, false);
+  assert.deepEqual(
+    (JSON.parse(`[${Buffer.concat(page.parts).toString()}]`) as { id: number }[]).map((r) => r.id),
+    await expected(before - 3),
+  );
+  // Rows committed after the fill are kept in memory as before.
+  for (const b of moves(300)) await s.ledger.apply(b);
+  const counted = reads.count;
+  const after = await s.feed.read({ pricesOnly: false, afterId: s.ledger.headId - 5 }, 100);
+  assert.equal(after.rows.length, 5);
+  assert.equal(reads.count, counted, 'rows committed after the fill come from memory');
+});
+
+test('a batch committed while the feed reads its newest rows from the store is received after them, in order', async (t) => {
+  const s = await setup();
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const slow = Object.create(s.store) as SqliteStore;
+  slow.scanPriceRows = async (afterId, toId, each) => {
+    await gate;
+    return s.store.scanPriceRows(afterId, toId, each);
+  };
+  const before = s.ledger.headId;
+  const opening = ChangeFeed.open(slow, s.bus, before, { maxScan: 1000 });
+  await s.ledger.apply(
+    batch(new Date().toISOString(), [price(E, { market_id: 1, participant_id: 2002, affiliate_id: 19, price: 400 })]),
+  );
+  release();
+  const feed = await opening;
+  t.after(async () => {
+    feed.close();
+    await s.cleanup();
+  });
+  const page = await feed.readPayloadPage({ afterId: before - 5 }, 100);
+  assert.equal(page.fromStore, false);
+  const ids = (JSON.parse(`[${Buffer.concat(page.parts).toString()}]`) as { id: number }[]).map((r) => r.id);
+  assert.deepEqual(ids, Array.from({ length: 6 }, (_, i) => before - 4 + i));
+});
