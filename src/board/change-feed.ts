@@ -125,12 +125,15 @@ export class ChangeFeed {
     if (this.filling) throw new Error('a fill is already running');
     this.filling = true;
     this.forget(this.head);
+    let result: T;
     try {
-      return await run();
+      result = await run();
     } finally {
+      // A failed fill leaves memory empty: every read goes to the store, which is right, only slower.
       this.filling = false;
-      await this.warm();
     }
+    await this.warm();
+    return result;
   }
 
   /**

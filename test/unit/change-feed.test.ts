@@ -332,3 +332,26 @@ test('a batch committed while the feed reads its newest rows from the store is r
   const ids = (JSON.parse(`[${Buffer.concat(page.parts).toString()}]`) as { id: number }[]).map((r) => r.id);
   assert.deepEqual(ids, Array.from({ length: 6 }, (_, i) => before - 4 + i));
 });
+
+test('a failed fill gives its own error, and the feed keeps the rows committed after it', async (t) => {
+  const s = await setup();
+  t.after(s.cleanup);
+  const reads = countStoreReads(s.store);
+  await assert.rejects(
+    s.feed.fill(async () => {
+      throw new Error('the fill broke');
+    }),
+    /the fill broke/,
+  );
+  const before = s.ledger.headId;
+  await s.ledger.apply(
+    batch(new Date().toISOString(), [price(E, { market_id: 1, participant_id: 2002, affiliate_id: 19, price: 500 })]),
+  );
+  const counted = reads.count;
+  const after = await s.feed.read({ pricesOnly: false, afterId: before }, 100);
+  assert.deepEqual(
+    after.rows.map((r) => r.id),
+    [before + 1],
+  );
+  assert.equal(reads.count, counted, 'a row committed after the failed fill comes from memory');
+});
