@@ -118,8 +118,8 @@ export class ChangeFeed {
    * Runs `run`, the history fill of a first start (before the server listens, so nothing reads the
    * feed meanwhile), keeping none of its rows in memory: reads in it go to the store. Kept, each of
    * the fill's 950,000 rows outlived two young collections in the ring and died in the old
-   * generation, which took 16 of the fill's 40 full collections (docs/benchmarks.md). The newest
-   * price rows are then read back as at a start (`warm`).
+   * generation: without them the fill has 23-32 full collections instead of 40
+   * (docs/benchmarks.md). The newest price rows are then read back as at a start (`warm`).
    */
   async fill<T>(run: () => Promise<T>): Promise<T> {
     if (this.filling) throw new Error('a fill is already running');

@@ -97,7 +97,10 @@ async function compactToEnd(store: Store, cutoffMs: number, maxRows = 1000): Pro
   const total: CompactResult = { scanned: 0, dropped: 0, oldestId: 0, more: true };
   while (total.more) {
     const r = await store.compact({ cutoffMs, maxRows });
-    Object.assign(total, { scanned: total.scanned + r.scanned, dropped: total.dropped + r.dropped, oldestId: r.oldestId, more: r.more });
+    total.scanned += r.scanned;
+    total.dropped += r.dropped;
+    total.oldestId = r.oldestId;
+    total.more = r.more;
   }
   return total;
 }

@@ -269,7 +269,8 @@ test('a fill keeps none of its rows in memory; after it the newest price rows ar
     Array.from({ length: 5 }, (_, i) =>
       batch(new Date().toISOString(), [price(E, { market_id: 1, participant_id: 2002, affiliate_id: 19, price: from + i })]),
     );
-  const expected = async (afterId: number) => (await s.store.readChanges({ pricesOnly: false, afterId, toId: s.ledger.headId, limit: 100 })).map((r) => r.id);
+  const expected = async (afterId: number) =>
+    (await s.store.readChanges({ pricesOnly: false, afterId, toId: s.ledger.headId, limit: 100 })).map((r) => r.id);
 
   await s.feed.fill(async () => {
     for (const b of moves(200)) await s.ledger.apply(b);
