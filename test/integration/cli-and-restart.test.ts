@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { type ChildProcess, execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { once } from 'node:events';
 import { tmpdir } from 'node:os';
@@ -12,6 +12,7 @@ import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import { EVENT_A, batch as rowBatch, eventRecord, eventRow, priceRow } from '../contract/fixtures.ts';
 import { batch, nbaEvent, nbaPrices, price, today } from '../helpers/fixtures.ts';
 import { toTextKeyed } from '../helpers/old-store.ts';
+import { serveChild } from '../helpers/serve-child.ts';
 import { startTestServer } from '../helpers/server.ts';
 
 const run = promisify(execFile);
@@ -75,22 +76,8 @@ test('keys create prints the key alone; it works on the running server at once; 
  * Runs `oddsbase serve` in a child process and resolves once it has answered a request: by then it
  * has also set its signal handlers, which it does after printing that it listens.
  */
-async function serveChild(dataDir: string): Promise<ChildProcess> {
-  const child = spawn(
-    process.execPath,
-    ['bin/oddsbase.js', 'serve', '--no-simulator', '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir, '--metrics-port', '0'],
-    { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'inherit'] },
-  );
-  let out = '';
-  child.stdout!.setEncoding('utf8');
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stdout!.on('data', (chunk: string) => {
-      out += chunk;
-      const listening = /oddsbase listening on (\S+)/.exec(out);
-      if (listening) resolve(listening[1]!);
-    });
-    child.once('exit', (code) => reject(new Error(`serve exited with ${code} before listening:\n${out}`)));
-  });
+async function serveSilent(dataDir: string): Promise<ChildProcess> {
+  const { child, url } = await serveChild(['--no-simulator', '--data-dir', dataDir]);
   assert.equal((await fetch(`${url}/api/v2/sports`)).status, 200);
   return child;
 }
@@ -105,7 +92,7 @@ async function stop(child: ChildProcess, signal: NodeJS.Signals): Promise<void> 
 test('one server per data directory: a second serve exits 1 with one line; keys commands still work', async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'oddsbase-lock-'));
   const lockFile = join(dataDir, 'oddsbase.lock');
-  const first = await serveChild(dataDir);
+  const first = await serveSilent(dataDir);
   let again: ChildProcess | undefined;
   try {
     // The timeout ends a second server that wrongly starts, so the assertion fails rather than hangs.
@@ -132,7 +119,7 @@ test('one server per data directory: a second serve exits 1 with one line; keys 
     // A killed server leaves its lock behind; the next start takes it over.
     await stop(first, 'SIGKILL');
     assert.ok(existsSync(lockFile));
-    again = await serveChild(dataDir);
+    again = await serveSilent(dataDir);
     assert.equal(JSON.parse(readFileSync(lockFile, 'utf8')).pid, again.pid);
     await stop(again, 'SIGTERM');
     assert.equal(again.exitCode, 0);

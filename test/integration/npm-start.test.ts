@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { promisify } from 'node:util';
 import { TIERS } from '../../src/access/tiers.ts';
 import { today } from '../helpers/fixtures.ts';
+import { type ServedChild, serveChild } from '../helpers/serve-child.ts';
 
 const run = promisify(execFile);
 
@@ -19,57 +19,19 @@ function startFlags(): string[] {
   return m[1]!.split(/\s+/).filter(Boolean);
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const srv = createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-/** `npm start`'s server on `dataDir`, and a wait for its first answer. */
-function startServer(dataDir: string, port: number) {
-  const child = spawn(
-    process.execPath,
-    [...startFlags(), 'bin/oddsbase.js', 'serve', '--port', String(port), '--host', '127.0.0.1', '--data-dir', dataDir, '--metrics-port', '0'],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  let output = '';
-  child.stdout.on('data', (b: Buffer) => (output += b.toString()));
-  child.stderr.on('data', (b: Buffer) => (output += b.toString()));
-  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
-  return {
-    child,
-    exited,
-    output: () => output,
-    async answering(): Promise<void> {
-      for (let i = 0; ; i++) {
-        assert.equal(child.exitCode, null, `the server exited while starting:\n${output}`);
-        try {
-          await (await fetch(`http://127.0.0.1:${port}/api/v2/sports`)).arrayBuffer();
-          return;
-        } catch {
-          assert.ok(i < 1200, `no answer after 5 minutes:\n${output}`);
-          await new Promise((r) => setTimeout(r, 250));
-        }
-      }
-    },
-  };
+/** `npm start`'s server on `dataDir`, once it listens. */
+function startServer(dataDir: string): Promise<ServedChild> {
+  return serveChild(['--data-dir', dataDir], { nodeFlags: startFlags() });
 }
 
 test('the server as npm start runs it fills its history, answers keys of every tier, and starts again on it', async (t) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'oddsbase-npm-start-'));
-  const port = await freePort();
-  let server = startServer(dataDir, port);
+  let server = await startServer(dataDir);
   t.after(async () => {
     server.child.kill('SIGKILL');
     await server.exited;
     rmSync(dataDir, { recursive: true, force: true });
   });
-  const base = `http://127.0.0.1:${port}`;
-  await server.answering();
   // Keys of every tier, made beside the running server as an operator would.
   const keys = await Promise.all(
     TIERS.map(async (tier) => {
@@ -77,11 +39,11 @@ test('the server as npm start runs it fills its history, answers keys of every t
       return [tier, stdout.trim()] as const;
     }),
   );
-  const url = `${base}/api/v2/sports/4/events/${today()}`;
+  const path = `/api/v2/sports/4/events/${today()}`;
   for (let round = 0; round < 3; round++) {
     const answers = await Promise.all(
       keys.map(async ([tier, key]) => {
-        const res = await fetch(url, { headers: { 'X-Service-Key': key }, signal: AbortSignal.timeout(15_000) });
+        const res = await fetch(server.url + path, { headers: { 'X-Service-Key': key }, signal: AbortSignal.timeout(15_000) });
         const body = (await res.json()) as { events?: unknown[] };
         return { tier, status: res.status, events: body.events?.length ?? -1, delay: res.headers.get('x-data-delay-seconds') };
       }),
@@ -102,12 +64,11 @@ test('the server as npm start runs it fills its history, answers keys of every t
   // A restart loads the whole store it filled, under the same heap cap (the paged load: held whole,
   // the latest prices and stat rows of one fill exhausted it).
   const ultraKey = keys.find(([tier]) => tier === 'ultra')![1];
-  const before = (await (await fetch(url, { headers: { 'X-Service-Key': ultraKey } })).json()) as { events: unknown[] };
+  const before = (await (await fetch(server.url + path, { headers: { 'X-Service-Key': ultraKey } })).json()) as { events: unknown[] };
   server.child.kill('SIGTERM');
-  assert.equal(await server.exited, 0, server.output());
-  server = startServer(dataDir, port);
-  await server.answering();
-  const res = await fetch(url, { headers: { 'X-Service-Key': ultraKey }, signal: AbortSignal.timeout(15_000) });
+  assert.equal((await server.exited).code, 0, server.output());
+  server = await startServer(dataDir);
+  const res = await fetch(server.url + path, { headers: { 'X-Service-Key': ultraKey }, signal: AbortSignal.timeout(15_000) });
   assert.equal(res.status, 200);
   const after = (await res.json()) as { events: unknown[] };
   assert.equal(after.events.length, before.events.length, 'the restarted server has the same events');

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
@@ -9,6 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { hashKey } from '../../src/access/keys.ts';
 import { openSqlite } from '../../src/store/sqlite/database.ts';
 import { today } from '../helpers/fixtures.ts';
+import { type ServedChild, serveChild } from '../helpers/serve-child.ts';
 
 /**
  * The real command (`node bin/oddsbase.js serve`) stopped by signals: under load, with a client
@@ -17,16 +18,6 @@ import { today } from '../helpers/fixtures.ts';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'oddsbase-shutdown-'));
 after(() => rmSync(dataDir, { recursive: true, force: true }));
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const srv = createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 /** An Enterprise key with a per-second ceiling no test reaches, made before the server starts. */
 function makeKey(): string {
@@ -39,38 +30,15 @@ function makeKey(): string {
   return key;
 }
 
-interface Served {
-  child: ChildProcess;
-  base: string;
-  output(): string;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>;
-}
-
-async function serve(args: string[], env: Record<string, string> = {}): Promise<Served> {
-  const port = await freePort();
-  const child = spawn(
-    process.execPath,
-    ['bin/oddsbase.js', 'serve', '--port', String(port), '--host', '127.0.0.1', '--data-dir', dataDir, '--metrics-port', '0', ...args],
-    { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } },
-  );
-  let out = '';
-  child.stdout!.on('data', (b: Buffer) => (out += b.toString()));
-  child.stderr!.on('data', (b: Buffer) => (out += b.toString()));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>((r) =>
-    child.once('exit', (code, signal) => r({ code, signal, at: Date.now() })),
-  );
-  const base = `http://127.0.0.1:${port}`;
+async function serve(args: string[], env: Record<string, string> = {}): Promise<ServedChild> {
+  const served = await serveChild(['--data-dir', dataDir, ...args], { env });
   for (let i = 0; ; i++) {
-    assert.equal(child.exitCode, null, `the server exited while starting:\n${out}`);
-    try {
-      if ((await fetch(`${base}/readyz`)).status === 200) break;
-    } catch {
-      // not listening yet
-    }
-    assert.ok(i < 1200, `not ready after 5 minutes:\n${out}`);
+    assert.equal(served.child.exitCode, null, `the server exited while starting:\n${served.output()}`);
+    if ((await fetch(`${served.url}/readyz`)).status === 200) break;
+    assert.ok(i < 1200, `not ready after 5 minutes:\n${served.output()}`);
     await sleep(250);
   }
-  return { child, base, output: () => out, exited };
+  return served;
 }
 
 const key = makeKey();
@@ -83,7 +51,7 @@ let firstCursor = 0;
 
 test('SIGTERM under load: every request is answered whole or refused cleanly, exit 0, the log checkpointed', async (t) => {
   const s = await serve([]);
-  const snapshot = `${s.base}/api/v2/sports/4/events/${today()}`;
+  const snapshot = `${s.url}/api/v2/sports/4/events/${today()}`;
   firstCursor = Number(((await (await fetch(snapshot, { headers })).json()) as { meta: { delta_last_id: string } }).meta.delta_last_id);
   let signalledAt = Number.POSITIVE_INFINITY;
   const outcome = { answered: 0, refused: 0, finishedAfterSignal: 0, byStatus: new Map<number, number>() };
@@ -120,7 +88,7 @@ test('SIGTERM under load: every request is answered whole or refused cleanly, ex
   const follow = async () => {
     // Follows the markets delta from the snapshot's cursor, as a client of the feed does.
     while (!exited) {
-      const page = (await request(`${s.base}/api/v2/markets/delta?last_id=${cursor}&limit=5000`)) as
+      const page = (await request(`${s.url}/api/v2/markets/delta?last_id=${cursor}&limit=5000`)) as
         | { meta?: { delta_last_id: string }; deltas?: { id: number }[] }
         | undefined;
       if (page?.deltas) {
@@ -132,7 +100,7 @@ test('SIGTERM under load: every request is answered whole or refused cleanly, ex
   const heavy = async (i: number) => {
     // Two-megabyte pages from behind the head, and snapshots: answers that take a while to send.
     while (!exited) {
-      const url = i % 2 === 0 ? `${s.base}/api/v2/markets/delta?last_id=${Math.max(0, cursor - 20_000)}&limit=5000` : snapshot;
+      const url = i % 2 === 0 ? `${s.url}/api/v2/markets/delta?last_id=${Math.max(0, cursor - 20_000)}&limit=5000` : snapshot;
       const answer = (await request(url)) as { meta?: { delta_last_id: string } } | undefined;
       if (answer?.meta && url === snapshot) seenHeads.add(Number(answer.meta.delta_last_id));
     }
@@ -183,7 +151,7 @@ test('after the restart every change id the clients saw is there; a slow client 
   let cursor = firstCursor;
   const maxSeen = Math.max(...seenRows, ...seenHeads);
   while (cursor < maxSeen) {
-    const page = (await (await fetch(`${s.base}/api/v2/markets/delta?last_id=${cursor}&limit=5000`, { headers })).json()) as {
+    const page = (await (await fetch(`${s.url}/api/v2/markets/delta?last_id=${cursor}&limit=5000`, { headers })).json()) as {
       meta: { delta_last_id: string; has_more: boolean };
       deltas: { id: number }[];
     };
@@ -193,13 +161,13 @@ test('after the restart every change id the clients saw is there; a slow client 
   }
   assert.deepEqual([...seenRows].filter((id) => !found.has(id)), [], 'every price row a client read is there');
   const head = Number(
-    ((await (await fetch(`${s.base}/api/v2/sports/4/events/${today()}`, { headers })).json()) as { meta: { delta_last_id: string } }).meta
+    ((await (await fetch(`${s.url}/api/v2/sports/4/events/${today()}`, { headers })).json()) as { meta: { delta_last_id: string } }).meta
       .delta_last_id,
   );
   assert.ok(head >= maxSeen, `head ${head}, seen up to ${maxSeen}`);
 
   // A slow client holds its request open: the shutdown waits SHUTDOWN_GRACE_MS for it, no more.
-  const socket = await stuckClient(s.base);
+  const socket = await stuckClient(s.url);
   await sleep(500);
   const signalledAt = Date.now();
   s.child.kill('SIGTERM');
@@ -220,7 +188,7 @@ test('a second signal exits at once; --log-pretty writes lines for a terminal', 
   const s = await serve(['--no-simulator', '--log-pretty'], { SHUTDOWN_GRACE_MS: '60000' });
   assert.doesNotMatch(s.output(), /^\{"level"/m);
   assert.match(s.output(), /INFO.*Server listening at/);
-  const socket = await stuckClient(s.base);
+  const socket = await stuckClient(s.url);
   await sleep(500);
   s.child.kill('SIGTERM');
   await sleep(1000);

@@ -1,0 +1,52 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+
+export interface ServedChild {
+  child: ChildProcess;
+  /** Where it listens, as it printed it: `http://127.0.0.1:PORT`. */
+  url: string;
+  /** Everything it wrote to stdout and stderr so far. */
+  output(): string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>;
+}
+
+/**
+ * `oddsbase serve` in a child process, resolved once it prints where it listens. The system picks
+ * the port (`--port 0`): a port found free beforehand can be taken by another test's server during
+ * the tens of seconds a history fill lasts, and the child then dies of EADDRINUSE.
+ */
+export function serveChild(
+  args: string[],
+  opts: { env?: Record<string, string>; nodeFlags?: string[]; timeoutMs?: number } = {},
+): Promise<ServedChild> {
+  const child = spawn(
+    process.execPath,
+    [...(opts.nodeFlags ?? []), 'bin/oddsbase.js', 'serve', '--port', '0', '--host', '127.0.0.1', '--metrics-port', '0', ...args],
+    { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...opts.env } },
+  );
+  let out = '';
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>((r) =>
+    child.once('exit', (code, signal) => r({ code, signal, at: Date.now() })),
+  );
+  return new Promise<ServedChild>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`serve did not listen within ${opts.timeoutMs ?? 300_000} ms:\n${out}`));
+    }, opts.timeoutMs ?? 300_000);
+    let listened = false;
+    const onData = (b: Buffer) => {
+      out += b.toString();
+      const listening = listened ? null : /oddsbase listening on (\S+)/.exec(out);
+      if (listening) {
+        listened = true;
+        clearTimeout(timer);
+        resolve({ child, url: listening[1]!, output: () => out, exited });
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    void exited.then(({ code, signal }) => {
+      clearTimeout(timer);
+      reject(new Error(`serve exited (${code ?? signal}) before listening:\n${out}`));
+    });
+  });
+}
