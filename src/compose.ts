@@ -34,6 +34,7 @@ import { SqliteKeyStore } from './store/sqlite/sqlite-keys.ts';
 import { SqliteStore } from './store/sqlite/sqlite-store.ts';
 import type { Store } from './store/store.ts';
 import { StreamHub } from './stream/stream-hub.ts';
+import { streamPlainGetRoutes } from './stream/plain-get-route.ts';
 import { streamTokenRoute } from './stream/token-route.ts';
 import { StreamTokens } from './stream/tokens.ts';
 import { attachStreams } from './stream/upgrade.ts';
@@ -225,6 +226,7 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
     onError: (err) => app.log.error({ err }, 'stream failure'),
   });
   streamTokenRoute(app, tokens);
+  streamPlainGetRoutes(app);
   metrics.watchStreams({ connections: () => streams.connectionCount, subscriptions: () => streams.index.size });
   healthRoutes(app, readiness);
   if (config.metrics.token !== undefined) metricsRoute(app, metrics, config.metrics.token);

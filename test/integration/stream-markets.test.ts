@@ -85,6 +85,18 @@ describe('the upgrade', () => {
     assert.equal(r.status, 404);
   });
 
+  test('a plain GET on a stream path: 426 in JSON naming the protocol, free of data points; without a key 401', async () => {
+    const both = await s.newKey('ultra', { v1: true });
+    for (const path of ['/api/v2/ws/markets', '/api/v2/ws', '/api/v1/ws']) {
+      const r = await s.get(path, { 'X-Service-Key': both });
+      assert.equal(r.status, 426, path);
+      assert.equal(r.headers.get('upgrade'), 'websocket');
+      assert.equal(r.body.message, `${path} is a WebSocket endpoint: open it with a WebSocket client at wss://<host>${path}`);
+      assert.equal(r.headers.get('x-datapoints'), null, 'free: no usage headers');
+      assert.equal((await s.get(path, {})).status, 401);
+    }
+  });
+
   test('the key in the header or in the key query parameter opens the stream', async () => {
     const a = await connect(markets(), { 'X-Service-Key': ultra });
     const b = await connect(markets(`?key=${ultra}`));
