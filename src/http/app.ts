@@ -14,9 +14,10 @@ import { lazyChildLogger } from '../ops/logging.ts';
 import type { HistoryStore } from '../store/history.ts';
 import type { GameReads } from './route-kit.ts';
 import { ByteBudget, DEFAULT_CACHE_BYTES } from './byte-budget.ts';
-import { ApiError, badRequest, ClientGone, internalError, quote } from './errors.ts';
+import { ApiError, badRequest, ClientGone, internalError } from './errors.ts';
 import { EventQueryCache } from './event-query.ts';
 import { FastLane } from './fast-lane.ts';
+import { unrouted } from './unrouted.ts';
 import { installAccess } from './plugins/access.ts';
 import type { FailedKeyChecks } from '../access/failed-auth.ts';
 import { clientErrorHandler, installProtocolChecks } from './plugins/protocol.ts';
@@ -192,8 +193,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   app.setNotFoundHandler((request, reply) => {
-    const path = request.url.split('?')[0]!;
-    reply.code(404).send({ message: `path not found: ${request.method} ${quote(path)}` });
+    const answer = unrouted(app, request);
+    if (answer.allow) reply.header('allow', answer.allow);
+    reply.code(answer.status).send({ message: answer.text });
   });
 
   await app.register(swagger, {

@@ -251,6 +251,11 @@ describe('events', () => {
     const unknown = await get('/api/v1/no/such/path');
     assert.equal(unknown.status, 404);
     assert.match(unknown.body.error, /path not found/);
+    const posted = await fetch(`${s.url}/api/v1/sports/4/events/${D}`, { method: 'POST', headers: { 'X-Service-Key': both } });
+    assert.equal(posted.status, 405);
+    assert.equal(posted.headers.get('allow'), 'GET, HEAD');
+    const text = `method POST is not allowed on /api/v1/sports/4/events/${D}; it answers GET, HEAD`;
+    assert.deepEqual(await posted.json(), { error: text, message: text });
   });
 
   test('openers and closing of a date price the line sets from the recorded rows', async () => {

@@ -460,6 +460,23 @@ describe('errors', () => {
     });
   }
 
+  test('another method on a routed path: 405 with Allow, not 404; an unknown path stays 404', async () => {
+    const D = '2026-11-23';
+    for (const method of ['POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS']) {
+      const res = await fetch(`${s.url}/api/v2/sports/4/events/${D}`, { method, headers: { 'X-Service-Key': s.key } });
+      assert.equal(res.status, 405, method);
+      assert.equal(res.headers.get('allow'), 'GET, HEAD', method);
+      const body = (await res.json()) as { message: string };
+      assert.equal(body.message, `method ${method} is not allowed on /api/v2/sports/4/events/${D}; it answers GET, HEAD`);
+    }
+    const token = await fetch(`${s.url}/api/v2/ws/token`, { headers: { 'X-Service-Key': s.key } });
+    assert.equal(token.status, 405);
+    assert.equal(token.headers.get('allow'), 'POST');
+    const unknown = await fetch(`${s.url}/api/v2/no/such/path`, { method: 'POST' });
+    assert.equal(unknown.status, 404);
+    assert.equal(unknown.headers.get('allow'), null);
+  });
+
   test('a hostile query never produces a 500', async () => {
     const nasty = [
       '?market_ids=' + '9'.repeat(5000),
