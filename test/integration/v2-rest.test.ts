@@ -460,10 +460,10 @@ describe('errors', () => {
     });
   }
 
-  test('another method on a routed path: 405 with Allow, not 404; an unknown path stays 404', async () => {
+  test('another method on a routed path: 405 with Allow before any key check, not 404; an unknown path stays 404', async () => {
     const D = '2026-11-23';
     for (const method of ['POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS']) {
-      const res = await fetch(`${s.url}/api/v2/sports/4/events/${D}`, { method, headers: { 'X-Service-Key': s.key } });
+      const res = await fetch(`${s.url}/api/v2/sports/4/events/${D}`, { method });
       assert.equal(res.status, 405, method);
       assert.equal(res.headers.get('allow'), 'GET, HEAD', method);
       const body = (await res.json()) as { message: string };
