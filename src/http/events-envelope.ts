@@ -45,7 +45,10 @@ export interface SliceOptions {
   /** The server's turns (src/http/turns.ts): a build takes one before each slice. */
   turns: Pick<Turns, 'next'>;
   now: () => number;
-  /** The build refreshes a kept answer: its turns go ahead of first builds (src/http/turns.ts). */
+  /**
+   * The build refreshes a kept answer: its turns rank `refresh`, ahead of every other; else its
+   * later slices rank `started`, ahead of builds not begun (src/http/turns.ts).
+   */
   ahead?: boolean;
 }
 
@@ -59,7 +62,7 @@ export const SLICE_MS = 3;
 /**
  * The events envelope of the events `inWindow` gives, with the same bytes as `envelope` would give
  * at once: the events' views are serialised in slices of about `sliceMs`, each in a turn of its own
- * (the caller holds the first; later ones queue behind the builds that asked before), then joined
+ * (the caller holds the first; later ones go before builds not begun), then joined
  * in one go. If the board moved during a yield (a commit moves `live`, a delay moves `view` on its
  * own), the views made so far may show states other than the view's head shows now (a commit
  * changes the live objects a delayed view shares), so the window is read again and joined at the
@@ -82,7 +85,7 @@ export async function envelopeInSlices(
   let until = opts.now() + opts.sliceMs;
   for (const state of events) {
     if (opts.now() >= until) {
-      await opts.turns.next(opts.ahead);
+      await opts.turns.next(opts.ahead ? 'refresh' : 'started');
       until = opts.now() + opts.sliceMs;
     }
     if (statusAllowed(q, state)) made.set(state.info.event_id, { version: state.version, view: viewOf(state) });

@@ -20,7 +20,7 @@ import type { FastLane, LaneEntry } from './fast-lane.ts';
 import type { SeasonStatsCache } from './season-stats.ts';
 import { countHeldBody } from './send-guard.ts';
 import type { SnapshotCache } from './snapshot-cache.ts';
-import type { Turns } from './turns.ts';
+import type { TurnRank, Turns } from './turns.ts';
 
 /**
  * What route plugins share: the narrow set of services they read (never the server), and the
@@ -157,9 +157,9 @@ export function sendParts(reply: FastifyReply, parts: readonly Buffer[], turn?: 
 export function turnsWhileAsked(
   deps: Pick<RouteDeps, 'turns'>,
   request: FastifyRequest,
-): (ahead?: boolean) => Promise<void> {
-  return async (ahead) => {
-    await deps.turns.next(ahead);
+): (rank?: TurnRank) => Promise<void> {
+  return async (rank) => {
+    await deps.turns.next(rank);
     if (request.raw.destroyed) throw new ClientGone();
   };
 }
@@ -197,7 +197,7 @@ export async function sendSnapshot(
   let kept = deps.cache.response(key, view.head);
   const ahead = !kept && deps.cache.askedBefore(key);
   if (!kept) {
-    await turnsWhileAsked(deps, reply.request)(ahead);
+    await turnsWhileAsked(deps, reply.request)(ahead ? 'refresh' : 'new');
     kept = deps.cache.response(key, view.head);
   }
   if (!kept) {

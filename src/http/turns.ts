@@ -1,3 +1,6 @@
+/** Which callers a turn goes to first: see Turns. */
+export type TurnRank = 'refresh' | 'started' | 'new';
+
 /**
  * Turns of the event loop for expensive answers: each caller of `next()` starts when its turn comes,
  * one caller a turn, in the order they asked. A turn ends when the loop goes round, so between two
@@ -7,27 +10,29 @@
  * once (tens of distinct filters arriving together) would otherwise run back to back, each poll
  * waiting for all of them. The builds themselves take as long as before, in the same order.
  *
- * A caller that asks `ahead` goes before every caller that did not: the refresh of an answer the
- * server kept until the board moved (a poll that clients repeat) waits for the turn in progress
- * only, not behind a queue of answers nobody asked for before (distinct filters, which a client
- * can send as fast as its rate limit allows). Callers ahead keep their order among themselves.
+ * Callers rank their turns. A `refresh` (of an answer the server kept until the board moved: a
+ * poll that clients repeat) goes before every other: it waits for the turn in progress only, not
+ * behind a queue of answers nobody asked for before (distinct filters, which a client can send as
+ * fast as its rate limit allows). Then work `started` (the later slices of a build, the parts of a
+ * page being written) before `new` work: what began finishes first, so the builds of a burst run
+ * one after another between the cheap answers instead of all in step, each holding its partial
+ * state (and its request) until the last of them ends. Each rank keeps its callers' order.
  */
 export class Turns {
-  private readonly ahead: (() => void)[] = [];
-  private readonly waiting: (() => void)[] = [];
+  private readonly queues: Record<TurnRank, (() => void)[]> = { refresh: [], started: [], new: [] };
   private scheduled = false;
 
   /** Resolves at the caller's turn; the code after the await runs alone in that turn. */
-  next(ahead = false): Promise<void> {
+  next(rank: TurnRank = 'new'): Promise<void> {
     return new Promise((resolve) => {
-      (ahead ? this.ahead : this.waiting).push(resolve);
+      this.queues[rank].push(resolve);
       this.schedule();
     });
   }
 
   /** Callers waiting for a turn. */
   get queued(): number {
-    return this.ahead.length + this.waiting.length;
+    return this.queues.refresh.length + this.queues.started.length + this.queues.new.length;
   }
 
   private schedule(): void {
@@ -40,7 +45,7 @@ export class Turns {
   // turn is a new setImmediate, which runs after the loop's next poll for I/O.
   private readonly turn = (): void => {
     this.scheduled = false;
-    const resolve = this.ahead.shift() ?? this.waiting.shift();
+    const resolve = this.queues.refresh.shift() ?? this.queues.started.shift() ?? this.queues.new.shift();
     if (this.queued > 0) this.schedule();
     resolve?.();
   };

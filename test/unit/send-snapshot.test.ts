@@ -6,14 +6,15 @@ import { ByteBudget } from '../../src/http/byte-budget.ts';
 import { ClientGone } from '../../src/http/errors.ts';
 import { type RouteDeps, sendSnapshot } from '../../src/http/route-kit.ts';
 import { SnapshotCache } from '../../src/http/snapshot-cache.ts';
+import type { TurnRank } from '../../src/http/turns.ts';
 
 /** The parts of the route deps, view and reply that sendSnapshot touches, recording turns and builds. */
 function harness() {
-  const turns: boolean[] = [];
+  const turns: TurnRank[] = [];
   const builds: boolean[] = [];
   const deps = {
     cache: new SnapshotCache(new ByteBudget(1 << 20)),
-    turns: { next: async (ahead = false) => void turns.push(ahead) },
+    turns: { next: async (rank: TurnRank = 'new') => void turns.push(rank) },
   } as unknown as RouteDeps;
   const view = { head: 1 } as { head: number };
   const reply = {
@@ -41,20 +42,20 @@ function harness() {
 test('a first build waits in line; a repeated one goes ahead and is kept; a kept one is sent as it is', async () => {
   const h = harness();
   await h.send();
-  assert.deepEqual(h.turns, [false], 'a key never asked: its build queues behind the others');
+  assert.deepEqual(h.turns, ['new'], 'a key never asked: its build queues behind the others');
   assert.deepEqual(h.builds, [false]);
 
   await h.send();
-  assert.deepEqual(h.turns, [false, true], 'asked before (only marked the first time): the build goes ahead');
+  assert.deepEqual(h.turns, ['new', 'refresh'], 'asked before (only marked the first time): the build goes ahead');
   assert.deepEqual(h.builds, [false, true], 'and its later slices too');
 
   await h.send();
-  assert.deepEqual(h.turns, [false, true], 'kept at the view head: no turn, no build');
+  assert.deepEqual(h.turns, ['new', 'refresh'], 'kept at the view head: no turn, no build');
   assert.equal(String(h.reply.sent), '{"head":1}');
 
   h.view.head = 2;
   await h.send();
-  assert.deepEqual(h.turns, [false, true, true], 'kept at an older head: the refresh takes its turn ahead');
+  assert.deepEqual(h.turns, ['new', 'refresh', 'refresh'], 'kept at an older head: the refresh takes its turn ahead');
   assert.deepEqual(h.builds, [false, true, true]);
   assert.equal(String(h.reply.sent), '{"head":2}');
 });
@@ -63,7 +64,7 @@ test('a request whose client closed while it waited for its turn is not built', 
   const h = harness();
   h.reply.request.raw.destroyed = true;
   await assert.rejects(h.send(), ClientGone);
-  assert.deepEqual(h.turns, [false]);
+  assert.deepEqual(h.turns, ['new']);
   assert.deepEqual(h.builds, [], 'nothing was built for it');
   assert.equal(h.reply.sent, undefined);
 });

@@ -89,7 +89,7 @@ export async function deltaRoutes(fastify: FastifyInstance, deps: RouteDeps): Pr
       const page = pages.get(key, visible) ?? pages.get(`${key}|${visible}`, visible);
       if (page) {
         reply.meter(page.points);
-        return sendParts(reply, page.parts, () => deps.turns.next());
+        return sendParts(reply, page.parts, () => deps.turns.next('started'));
       }
       const read = await withCursorErrors(() =>
         feed.readPayloadPage(
@@ -114,7 +114,7 @@ export async function deltaRoutes(fastify: FastifyInstance, deps: RouteDeps): Pr
       }
       // One odds point per delivered row.
       reply.meter(read.count);
-      return sendParts(reply, parts, () => deps.turns.next());
+      return sendParts(reply, parts, () => deps.turns.next('started'));
     },
   );
 
