@@ -19,8 +19,9 @@ import {
 export interface BookCut {
   /**
    * The pieces of the view with every book the rest of the filter shows, back to back: head, each
-   * market's, participant's and line's opening, each price entry, tail; without the commas and
-   * closing brackets, which a cut writes.
+   * market's, participant's and line's opening, each price entry, tail; a line's price entries with
+   * the commas between them (a cut copies neighbouring prices it keeps, and the line's opening
+   * before them, in one run), the other separators and the closing brackets left to a cut to write.
    */
   bytes: Buffer;
   /**
@@ -77,7 +78,11 @@ export function bookCut(state: EventState, f: EventFilter): BookCut {
         const prices = shownPrices(line, all);
         if (prices.length === 0) continue;
         walk.push(write(lineOpen(line)), at, prices.length);
-        for (const p of prices) walk.push(p.affiliate_id, write(priceEntry(p, f.includePriceDelta)), at);
+        for (let k = 0; k < prices.length; k++) {
+          if (k > 0) write(',');
+          const p = prices[k]!;
+          walk.push(p.affiliate_id, write(priceEntry(p, f.includePriceDelta)), at);
+        }
         walk[participant + 2]++;
       }
       if (walk[participant + 2] === 0) {
@@ -142,20 +147,31 @@ export function cutBooks(cut: BookCut, books: ReadonlySet<number>): { bytes: Buf
       for (let l = linesIn; l > 0; l--) {
         const lineAt = at;
         if (lines > 0) scratch[at++] = COMMA;
-        at = copy(src, walk[i]!, walk[i + 1]!, at);
+        // The bytes still to copy: the line's opening, then each price kept right after the last
+        // (the first entry follows the opening, a later one the comma after the one before).
+        let runStart = walk[i]!;
+        let runEnd = walk[i + 1]!;
         const pricesIn = walk[i + 2]!;
         i += 3;
         let prices = 0;
         for (let n = pricesIn; n > 0; n--, i += 3) {
           if (!books.has(walk[i]!)) continue;
-          if (prices > 0) scratch[at++] = COMMA;
-          at = copy(src, walk[i + 1]!, walk[i + 2]!, at);
+          const start = walk[i + 1]!;
+          if (start === runEnd || (prices > 0 && start === runEnd + 1)) {
+            runEnd = walk[i + 2]!;
+          } else {
+            at = copy(src, runStart, runEnd, at);
+            if (prices > 0) scratch[at++] = COMMA;
+            runStart = start;
+            runEnd = walk[i + 2]!;
+          }
           prices++;
         }
         if (prices === 0) {
           at = lineAt;
           continue;
         }
+        at = copy(src, runStart, runEnd, at);
         scratch[at++] = CLOSE_BRACE;
         scratch[at++] = CLOSE_BRACE;
         priceCount += prices;
