@@ -17,6 +17,7 @@ import { ByteBudget, DEFAULT_CACHE_BYTES } from './byte-budget.ts';
 import { ApiError, badRequest, ClientGone, internalError } from './errors.ts';
 import { EventQueryCache } from './event-query.ts';
 import { FastLane } from './fast-lane.ts';
+import { schemaErrors } from './schema-errors.ts';
 import { unrouted } from './unrouted.ts';
 import { installAccess } from './plugins/access.ts';
 import type { FailedKeyChecks } from '../access/failed-auth.ts';
@@ -155,6 +156,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       return server;
     },
     clientErrorHandler,
+    schemaErrorFormatter: schemaErrors,
     // A malformed percent-encoding and an over-long path parameter (no route has an async
     // constraint, the one other case): fastify's own answers quote the whole URL, key included.
     frameworkErrors: (error, _request, res) => {

@@ -477,6 +477,22 @@ describe('errors', () => {
     assert.equal(unknown.headers.get('allow'), null);
   });
 
+  test('a parameter that takes one value, sent twice: 400 saying so, not the schema\'s "must be string"', async () => {
+    for (const [path, name] of [
+      [`/api/v2/sports/4/events/${D}?market_ids=1&market_ids=2`, 'market_ids'],
+      [`/api/v2/sports/4/events/${D}?main_line=true&main_line=false`, 'main_line'],
+      ['/api/v2/markets/delta?last_id=1&last_id=2', 'last_id'],
+      ['/api/v2/markets/history?market_line_price_ids=1&market_line_price_ids=2', 'market_line_price_ids'],
+    ] as const) {
+      const r = await s.get(path);
+      assert.equal(r.status, 400, path);
+      const text = `${name} is given more than once; give it once (a list as one comma-separated value)`;
+      assert.deepEqual(r.body, { error: text, message: text }, path);
+    }
+    // Parameters that take a list in repeats keep doing so.
+    assert.equal((await s.get('/api/v2/affiliates?include=regions&include=regions')).status, 200);
+  });
+
   test('a hostile query never produces a 500', async () => {
     const nasty = [
       '?market_ids=' + '9'.repeat(5000),
