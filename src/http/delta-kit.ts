@@ -9,6 +9,7 @@ import type { ChangeRecord } from '../store/store.ts';
 import { badRequest, notFound, quote } from './errors.ts';
 import { parseInteger } from './params.ts';
 import { callerOf, type RouteDeps, sendJson } from './route-kit.ts';
+import { queryParam } from './schemas.ts';
 
 /**
  * What the delta routes share: the sport filter, cursor errors as 400s, and the feed of changed
@@ -17,8 +18,6 @@ import { callerOf, type RouteDeps, sendJson } from './route-kit.ts';
 
 export const EVENT_DELTA_LIMIT_DEFAULT = 100;
 export const EVENT_DELTA_LIMIT_MAX = 500;
-
-const opt = (description: string) => Type.Optional(Type.String({ description }));
 
 /** `sport_id` of a delta request: undefined for every sport, 404 for an unknown one. */
 export function sportFilter(raw: string | undefined): number | undefined {
@@ -39,11 +38,11 @@ export async function withCursorErrors<T>(fn: () => Promise<T>): Promise<T> {
 
 /** The UUID-cursor feeds' own parameters (each route adds what it needs, e.g. include). */
 export const eventDeltaParams = {
-  last_id: opt(
+  last_id: queryParam(
     'UUID cursor from a previous response; 00000000-0000-0000-0000-000000000000 for the first',
   ),
-  sport_id: opt('only this sport'),
-  limit: opt(`events per response, default ${EVENT_DELTA_LIMIT_DEFAULT}, at most ${EVENT_DELTA_LIMIT_MAX}`),
+  sport_id: queryParam('only this sport'),
+  limit: queryParam(`events per response, default ${EVENT_DELTA_LIMIT_DEFAULT}, at most ${EVENT_DELTA_LIMIT_MAX}`),
 };
 
 export interface EventDeltaQuery {

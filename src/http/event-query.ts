@@ -18,32 +18,30 @@ import {
   parseParticipantType,
   parseStatuses,
 } from './params.ts';
-import { includeParam } from './schemas.ts';
+import { includeParam, queryParam } from './schemas.ts';
 
 export type Query = Record<string, string | undefined>;
-
-const opt = (description: string) => Type.Optional(Type.String({ description }));
 
 /** The spec's shared event parameters, for the OpenAPI document. */
 export const EventQuerySchema = Type.Object(
   {
-    market_ids: opt(
+    market_ids: queryParam(
       'comma-separated market ids, at most 12; default 1,2,3 (1,2,3,563 for soccer and hockey)',
     ),
-    affiliate_ids: opt('comma-separated affiliate ids; default all'),
-    offset: opt('minutes that shift the day boundary; default 0'),
-    exclude_status: opt('comma-separated event statuses to exclude'),
-    event_status: opt('comma-separated event statuses to include (applied before exclude_status)'),
-    main_line: opt('true returns only main lines; default false'),
-    participant_ids: opt('comma-separated participant ids, at most 99'),
-    participant_type: opt('TYPE_TEAM, TYPE_PLAYER or TYPE_RESULT'),
-    hide_no_markets: opt('true excludes events without market data; default false'),
-    hide_closed: opt('true excludes closed prices'),
+    affiliate_ids: queryParam('comma-separated affiliate ids; default all'),
+    offset: queryParam('minutes that shift the day boundary; default 0'),
+    exclude_status: queryParam('comma-separated event statuses to exclude'),
+    event_status: queryParam('comma-separated event statuses to include (applied before exclude_status)'),
+    main_line: queryParam('true returns only main lines; default false'),
+    participant_ids: queryParam('comma-separated participant ids, at most 99'),
+    participant_type: queryParam('TYPE_TEAM, TYPE_PLAYER or TYPE_RESULT'),
+    hide_no_markets: queryParam('true excludes events without market data; default false'),
+    hide_closed: queryParam('true excludes closed prices'),
     include: includeParam(
       'price_delta adds price_delta to every price; all_periods adds the half, quarter and set markets of ' +
         'the requested families (a comma list, or the parameter repeated)',
     ),
-    key: opt('API key (the X-Service-Key header is recommended instead)'),
+    key: queryParam('API key (the X-Service-Key header is recommended instead)'),
   },
   { additionalProperties: true },
 );

@@ -4,7 +4,7 @@ import type { PlanScope } from '../../access/plan-scope.ts';
 import type { EventState } from '../../board/board.ts';
 import { BudgetMap, type ByteBudget, stringBytes } from '../byte-budget.ts';
 import { parseInclude, parseIntList } from '../params.ts';
-import { includeParam } from '../schemas.ts';
+import { includeParam, queryParam } from '../schemas.ts';
 import { ownBytes } from '../json-bytes.ts';
 import { MARK_BYTES } from '../byte-budget.ts';
 import { eventPoints, VIEW_BYTES } from '../snapshot-cache.ts';
@@ -24,8 +24,6 @@ import { V1EventSchema } from './schemas.ts';
 
 export type V1Event = Static<typeof V1EventSchema>;
 
-const opt = (description: string) => Type.Optional(Type.String({ description }));
-
 /** What a V1 event request asks for, within the caller's plan. */
 export interface V1Filter extends LineScope {
   /** include=scores: the score object. */
@@ -41,9 +39,9 @@ export const V1EventQuerySchema = Type.Object(
     include: includeParam(
       'scores adds the score object; all_periods adds line_periods (a comma list, or the parameter repeated)',
     ),
-    affiliate_ids: opt('comma-separated affiliate ids; default every book of the plan'),
-    offset: opt('minutes that shift the day boundary; default 0'),
-    key: opt('API key (the key header is recommended instead)'),
+    affiliate_ids: queryParam('comma-separated affiliate ids; default every book of the plan'),
+    offset: queryParam('minutes that shift the day boundary; default 0'),
+    key: queryParam('API key (the key header is recommended instead)'),
   },
   { additionalProperties: true },
 );

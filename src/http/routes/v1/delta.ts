@@ -20,8 +20,7 @@ import { callerOf, sendJson } from '../../route-kit.ts';
 import { type V1Filter, V1EventQuerySchema } from '../../v1/event.ts';
 import { V1EventSchema, v1ErrorResponses } from '../../v1/schemas.ts';
 import type { V1Deps } from './index.ts';
-
-const opt = (description: string) => Type.Optional(Type.String({ description }));
+import { queryParam } from '../../schemas.ts';
 
 const V1DeltaSchema = Type.Object({
   meta: Type.Object({
@@ -78,8 +77,8 @@ export async function v1DeltaRoutes(fastify: FastifyInstance, deps: V1Deps): Pro
         params: Type.Object({ sportID: Type.String() }),
         querystring: Type.Object(
           {
-            last_id: opt('integer cursor (required)'),
-            limit: opt(`events per response, default ${EVENT_DELTA_LIMIT_DEFAULT}, at most ${EVENT_DELTA_LIMIT_MAX}`),
+            last_id: queryParam('integer cursor (required)'),
+            limit: queryParam(`events per response, default ${EVENT_DELTA_LIMIT_DEFAULT}, at most ${EVENT_DELTA_LIMIT_MAX}`),
             ...viewParams,
           },
           { additionalProperties: true },

@@ -9,7 +9,7 @@ import type { DeltaRow } from '../../../domain/types.ts';
 import { badRequest, notFound, quote } from '../../errors.ts';
 import { parseInclude, parseInteger, parseIntList } from '../../params.ts';
 import { callerOf, type RouteDeps } from '../../route-kit.ts';
-import { includeParam } from '../../schemas.ts';
+import { includeParam, queryParam } from '../../schemas.ts';
 import { lineScope } from '../../v1/event.ts';
 import {
   booksOf,
@@ -36,8 +36,6 @@ import {
 } from '../../v1/schemas.ts';
 import { BestLineSchema, bestLine, checkPeriodInPlan, parsePeriod } from '../v2/best-line.ts';
 import type { V1Deps } from './index.ts';
-
-const opt = (description: string) => Type.Optional(Type.String({ description }));
 
 /** Line history: the newest entries kept per response, and the rows one history replays at most. */
 const HISTORY_LIMIT_DEFAULT = 1000;
@@ -166,7 +164,7 @@ export async function v1LineRoutes(fastify: FastifyInstance, deps: V1Deps): Prom
         tags,
         params: Type.Object({ eventID: Type.String() }),
         querystring: Type.Object(
-          { affiliate_ids: opt('comma-separated affiliate ids; default every book of the plan') },
+          { affiliate_ids: queryParam('comma-separated affiliate ids; default every book of the plan') },
           { additionalProperties: true },
         ),
         response: {
@@ -239,7 +237,7 @@ export async function v1LineRoutes(fastify: FastifyInstance, deps: V1Deps): Prom
           querystring: Type.Object(
             {
               include: includeParam('all_periods: the history of every period of the book and event'),
-              limit: opt(`newest entries per list, default ${HISTORY_LIMIT_DEFAULT}, at most ${HISTORY_LIMIT_MAX}`),
+              limit: queryParam(`newest entries per list, default ${HISTORY_LIMIT_DEFAULT}, at most ${HISTORY_LIMIT_MAX}`),
             },
             { additionalProperties: true },
           ),
@@ -289,9 +287,9 @@ export async function v1LineRoutes(fastify: FastifyInstance, deps: V1Deps): Prom
         tags,
         querystring: Type.Object(
           {
-            event_ids: opt(`comma-separated event ids, at most ${MAX_BEST_EVENTS} (required)`),
-            period: opt('a period id (0 full game, the default) or a period name (period_full_game …)'),
-            affiliate_ids: opt('comma-separated affiliate ids; default every book of the plan'),
+            event_ids: queryParam(`comma-separated event ids, at most ${MAX_BEST_EVENTS} (required)`),
+            period: queryParam('a period id (0 full game, the default) or a period name (period_full_game …)'),
+            affiliate_ids: queryParam('comma-separated affiliate ids; default every book of the plan'),
           },
           { additionalProperties: true },
         ),

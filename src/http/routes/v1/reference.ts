@@ -5,14 +5,12 @@ import { SPORTS } from '../../../catalog/sports.ts';
 import { leagueForSport } from '../../../catalog/teams/index.ts';
 import { parseOffset, parseSportId } from '../../params.ts';
 import { callerOf } from '../../route-kit.ts';
-import { ConferenceSchema, DivisionSchema, SportSchema, SportTeamSchema } from '../../schemas.ts';
+import { ConferenceSchema, DivisionSchema, queryParam, SportSchema, SportTeamSchema } from '../../schemas.ts';
 import { v1ErrorResponses } from '../../v1/schemas.ts';
 import { DatesSchema, parseFormat, sportDates } from '../v2/listings.ts';
 import { affiliates, affiliatesSchema, SeasonTypesSchema, seasonTypesBody, sportsBody } from '../v2/reference.ts';
 import { leagueOf, sportTeams, structure } from '../v2/teams.ts';
 import type { V1Deps } from './index.ts';
-
-const opt = (description: string) => Type.Optional(Type.String({ description }));
 
 /**
  * Conferences and divisions of one sport (`sport_id`), or of every sport with teams: the same
@@ -86,8 +84,8 @@ export async function v1ReferenceRoutes(fastify: FastifyInstance, deps: V1Deps):
         params: sportParams,
         querystring: Type.Object(
           {
-            offset: opt('minutes that shift the day boundary'),
-            format: opt('date (YYYY-MM-DD, the default), iso8601 or epoch (Unix seconds)'),
+            offset: queryParam('minutes that shift the day boundary'),
+            format: queryParam('date (YYYY-MM-DD, the default), iso8601 or epoch (Unix seconds)'),
           },
           { additionalProperties: true },
         ),
@@ -119,7 +117,7 @@ export async function v1ReferenceRoutes(fastify: FastifyInstance, deps: V1Deps):
   );
 
   const sportQuery = Type.Object(
-    { sport_id: opt('only this sport; default every sport with teams') },
+    { sport_id: queryParam('only this sport; default every sport with teams') },
     { additionalProperties: true },
   );
   app.get(

@@ -9,12 +9,12 @@ import { parseDate, parseInteger, parseSportId } from '../../params.ts';
 import { callerOf, gateDate, historyFloorOf } from '../../route-kit.ts';
 import { v1ErrorResponses } from '../../v1/schemas.ts';
 import type { V1Deps } from './index.ts';
+import { queryParam } from '../../schemas.ts';
 
 const SCHEDULE_LIMIT_DEFAULT = 50;
 const SCHEDULE_LIMIT_MAX = 500;
 const DAY_MS = 86_400_000;
 
-const opt = (description: string) => Type.Optional(Type.String({ description }));
 const seasonTypeIds: ReadonlyMap<string, number> = new Map(SEASON_TYPES.map((t) => [t.name, t.season_type_id]));
 
 const ScheduleRowSchema = Type.Object({
@@ -77,13 +77,13 @@ export async function v1ScheduleRoutes(fastify: FastifyInstance, deps: V1Deps): 
         params: Type.Object({ sportID: Type.String() }),
         querystring: Type.Object(
           {
-            from: opt('YYYY-MM-DD, default today (UTC)'),
-            limit: opt(`rows, default ${SCHEDULE_LIMIT_DEFAULT}, at most ${SCHEDULE_LIMIT_MAX}`),
-            sort: opt('asc (the default) or desc'),
-            season_year: opt('only this season year'),
-            season_type_id: opt('only this season type (1 preseason, 2 regular season, 3 postseason, 4 special)'),
-            team_id: opt('only events of this team (normalized team id)'),
-            last_event_uuid: opt('continue after the row with this event_uuid'),
+            from: queryParam('YYYY-MM-DD, default today (UTC)'),
+            limit: queryParam(`rows, default ${SCHEDULE_LIMIT_DEFAULT}, at most ${SCHEDULE_LIMIT_MAX}`),
+            sort: queryParam('asc (the default) or desc'),
+            season_year: queryParam('only this season year'),
+            season_type_id: queryParam('only this season type (1 preseason, 2 regular season, 3 postseason, 4 special)'),
+            team_id: queryParam('only events of this team (normalized team id)'),
+            last_event_uuid: queryParam('continue after the row with this event_uuid'),
           },
           { additionalProperties: true },
         ),

@@ -12,9 +12,7 @@ import { badRequest, notFound, quote } from '../../errors.ts';
 import { parseInteger, parseIntList } from '../../params.ts';
 import { PageCache } from '../../page-cache.ts';
 import { callerOf, type RouteDeps, sendParts, turnsWhileAsked } from '../../route-kit.ts';
-import { DeltaRowSchema, errorResponses } from '../../schemas.ts';
-
-const opt = (description: string) => Type.Optional(Type.String({ description }));
+import { DeltaRowSchema, errorResponses, queryParam } from '../../schemas.ts';
 
 export const DELTA_LIMIT_DEFAULT = 1000;
 export const DELTA_LIMIT_MAX = 5000;
@@ -39,12 +37,12 @@ export async function deltaRoutes(fastify: FastifyInstance, deps: RouteDeps): Pr
         tags: ['delta'],
         querystring: Type.Object(
           {
-            last_id: opt('integer cursor (required; 0 for an initial fetch)'),
-            sport_id: opt('only this sport'),
-            affiliate_ids: opt('comma-separated affiliate ids'),
-            market_ids: opt('comma-separated market ids, matched literally'),
-            event_id: opt('only this event'),
-            limit: opt(`rows per response, default ${DELTA_LIMIT_DEFAULT}, at most ${DELTA_LIMIT_MAX}`),
+            last_id: queryParam('integer cursor (required; 0 for an initial fetch)'),
+            sport_id: queryParam('only this sport'),
+            affiliate_ids: queryParam('comma-separated affiliate ids'),
+            market_ids: queryParam('comma-separated market ids, matched literally'),
+            event_id: queryParam('only this event'),
+            limit: queryParam(`rows per response, default ${DELTA_LIMIT_DEFAULT}, at most ${DELTA_LIMIT_MAX}`),
           },
           { additionalProperties: true },
         ),

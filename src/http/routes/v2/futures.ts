@@ -9,13 +9,11 @@ import { PARTICIPANT_TYPES } from '../../../domain/types.ts';
 import { forbidden, notFound } from '../../errors.ts';
 import { parseBoolean, parseInteger, parseIntList, parseMarketIds, parseSportId } from '../../params.ts';
 import { callerOf, type RouteDeps } from '../../route-kit.ts';
-import { errorResponses } from '../../schemas.ts';
+import { errorResponses, queryParam } from '../../schemas.ts';
 
 export const FUTURES_LIMIT_DEFAULT = 20;
 export const FUTURES_LIMIT_MAX = 100;
 const OFFSET_MAX = 10_000;
-
-const opt = (description: string) => Type.Optional(Type.String({ description }));
 
 const PriceSchema = Type.Object({
   affiliate_id: Type.Integer(),
@@ -58,8 +56,8 @@ const BoardSchema = Type.Object({
 const forbiddenResponse = { 403: Type.Object({ error: Type.String(), upgrade_url: Type.String() }, { additionalProperties: true }) };
 
 const filterParams = {
-  market_ids: opt('comma-separated market ids, at most 12: 1140 championship winner, 1141 tournament winner'),
-  affiliate_ids: opt('comma-separated affiliate ids; default every book the plan covers'),
+  market_ids: queryParam('comma-separated market ids, at most 12: 1140 championship winner, 1141 tournament winner'),
+  affiliate_ids: queryParam('comma-separated affiliate ids; default every book the plan covers'),
 };
 
 /** 403 below the futures entitlement (Ultra and above). */
@@ -98,9 +96,9 @@ export async function futuresRoutes(fastify: FastifyInstance, deps: RouteDeps): 
         querystring: Type.Object(
           {
             ...filterParams,
-            include_settled: opt('true adds settled and void boards (default false)'),
-            limit: opt(`boards per response, default ${FUTURES_LIMIT_DEFAULT}, at most ${FUTURES_LIMIT_MAX}`),
-            offset: opt(`boards to skip, at most ${OFFSET_MAX}`),
+            include_settled: queryParam('true adds settled and void boards (default false)'),
+            limit: queryParam(`boards per response, default ${FUTURES_LIMIT_DEFAULT}, at most ${FUTURES_LIMIT_MAX}`),
+            offset: queryParam(`boards to skip, at most ${OFFSET_MAX}`),
           },
           { additionalProperties: true },
         ),

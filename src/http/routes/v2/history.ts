@@ -15,18 +15,17 @@ import {
   parseIntList,
 } from '../../params.ts';
 import { callerOf, eventById, historyFloorOf, type RouteDeps } from '../../route-kit.ts';
-import { errorResponses } from '../../schemas.ts';
+import { errorResponses, queryParam } from '../../schemas.ts';
 
 const HISTORY_LIMIT_DEFAULT = 1000;
 const HISTORY_LIMIT_MAX = 5000;
 const MAX_PRICE_IDS = 50;
 
-const opt = (description: string) => Type.Optional(Type.String({ description }));
-const keyParam = opt('API key (the X-Service-Key header is recommended instead)');
-const limitParam = opt(`rows per response, default ${HISTORY_LIMIT_DEFAULT}, at most ${HISTORY_LIMIT_MAX}`);
-const fromParam = opt('RFC 3339 time; only rows updated at or after it');
-const toParam = opt('RFC 3339 time; only rows updated at or before it');
-const mainLineParam = opt('true keeps only rows that were on the main line');
+const keyParam = queryParam('API key (the X-Service-Key header is recommended instead)');
+const limitParam = queryParam(`rows per response, default ${HISTORY_LIMIT_DEFAULT}, at most ${HISTORY_LIMIT_MAX}`);
+const fromParam = queryParam('RFC 3339 time; only rows updated at or after it');
+const toParam = queryParam('RFC 3339 time; only rows updated at or before it');
+const mainLineParam = queryParam('true keeps only rows that were on the main line');
 
 const HistoryRowSchema = Type.Object({
   id: Type.Integer({
@@ -242,9 +241,9 @@ export async function historyRoutes(fastify: FastifyInstance, deps: RouteDeps): 
         querystring: Type.Object(
           {
             limit: limitParam,
-            market_ids: opt('comma-separated market ids, at most 12, matched literally'),
-            affiliate_ids: opt('comma-separated affiliate ids'),
-            participant_ids: opt(`comma-separated participant ids, at most ${MAX_PARTICIPANT_IDS}`),
+            market_ids: queryParam('comma-separated market ids, at most 12, matched literally'),
+            affiliate_ids: queryParam('comma-separated affiliate ids'),
+            participant_ids: queryParam(`comma-separated participant ids, at most ${MAX_PARTICIPANT_IDS}`),
             main_line: mainLineParam,
             from: fromParam,
             to: toParam,
@@ -285,7 +284,7 @@ export async function historyRoutes(fastify: FastifyInstance, deps: RouteDeps): 
         tags: ['history'],
         querystring: Type.Object(
           {
-            market_line_price_ids: opt(`comma-separated price ids (required), at most ${MAX_PRICE_IDS}`),
+            market_line_price_ids: queryParam(`comma-separated price ids (required), at most ${MAX_PRICE_IDS}`),
             main_line: mainLineParam,
             from: fromParam,
             to: toParam,
@@ -343,10 +342,10 @@ export async function historyRoutes(fastify: FastifyInstance, deps: RouteDeps): 
         }),
         querystring: Type.Object(
           {
-            participant_id: opt('participant.id (public canonical id) of one side'),
-            line: opt('one line value, exactly as in the event markets'),
+            participant_id: queryParam('participant.id (public canonical id) of one side'),
+            line: queryParam('one line value, exactly as in the event markets'),
             main_line: mainLineParam,
-            limit: opt(`points per response, default ${HISTORY_LIMIT_DEFAULT}, at most ${HISTORY_LIMIT_MAX}`),
+            limit: queryParam(`points per response, default ${HISTORY_LIMIT_DEFAULT}, at most ${HISTORY_LIMIT_MAX}`),
             key: keyParam,
           },
           { additionalProperties: true },

@@ -9,9 +9,8 @@ import type { MarketDefinition } from '../../../domain/types.ts';
 import { badRequest, notFound, quote } from '../../errors.ts';
 import { dayWindow, parseBoolean, parseDate, parseIntList, parseOffset, parseSportId } from '../../params.ts';
 import { callerOf, gateDate, type RouteDeps } from '../../route-kit.ts';
-import { errorResponses, keyed, MarketDefinitionSchema } from '../../schemas.ts';
+import { errorResponses, keyed, MarketDefinitionSchema, queryParam } from '../../schemas.ts';
 
-const opt = (description: string) => Type.Optional(Type.String({ description }));
 type DateFormat = 'date' | 'iso8601' | 'epoch';
 /** `iso` is the name this server used before iso8601, kept for the clients that send it. */
 const DATE_FORMATS: ReadonlyMap<string, DateFormat> = new Map([
@@ -50,9 +49,9 @@ export const DatesSchema = Type.Object({
 /** The parameters of the date lists. */
 export const datesQuery = Type.Object(
   {
-    sport_ids: opt('comma-separated sport ids; default all'),
-    offset: opt('minutes that shift the day boundary'),
-    format: opt(
+    sport_ids: queryParam('comma-separated sport ids; default all'),
+    offset: queryParam('minutes that shift the day boundary'),
+    format: queryParam(
       'date (YYYY-MM-DD, the default), iso8601 (the UTC instant each local day starts) or epoch ' +
         '(that instant in Unix seconds)',
     ),
@@ -176,8 +175,8 @@ export async function listingRoutes(fastify: FastifyInstance, deps: RouteDeps): 
         }),
         querystring: Type.Object(
           {
-            sport_ids: opt('comma-separated sport ids'),
-            offset: opt('minutes'),
+            sport_ids: queryParam('comma-separated sport ids'),
+            offset: queryParam('minutes'),
           },
           { additionalProperties: true },
         ),
@@ -210,9 +209,9 @@ export async function listingRoutes(fastify: FastifyInstance, deps: RouteDeps): 
         }),
         querystring: Type.Object(
           {
-            hide_closed_markets: opt('1 hides markets whose prices are all closed'),
-            offset: opt('minutes'),
-            sport_ids: opt('comma-separated sport ids'),
+            hide_closed_markets: queryParam('1 hides markets whose prices are all closed'),
+            offset: queryParam('minutes'),
+            sport_ids: queryParam('comma-separated sport ids'),
           },
           { additionalProperties: true },
         ),
@@ -254,8 +253,8 @@ export async function listingRoutes(fastify: FastifyInstance, deps: RouteDeps): 
         }),
         querystring: Type.Object(
           {
-            offset: opt('minutes'),
-            hide_closed_markets: opt('1 hides markets whose prices are all closed'),
+            offset: queryParam('minutes'),
+            hide_closed_markets: queryParam('1 hides markets whose prices are all closed'),
           },
           { additionalProperties: true },
         ),

@@ -14,9 +14,7 @@ import {
   parseSportId,
 } from '../../params.ts';
 import { callerOf, gateDate, type RouteDeps } from '../../route-kit.ts';
-import { errorResponses } from '../../schemas.ts';
-
-const opt = (description: string) => Type.Optional(Type.String({ description }));
+import { errorResponses, queryParam } from '../../schemas.ts';
 
 const EntrySchema = Type.Object({
   id: Type.Integer({ description: 'the participant id (oddsbase keeps no per-book participant records)' }),
@@ -51,12 +49,12 @@ export async function participantRoutes(fastify: FastifyInstance, deps: RouteDep
         tags: ['markets'],
         querystring: Type.Object(
           {
-            market_ids: opt('comma-separated market ids, at most 12; default 1,2,3'),
-            participant_type: opt('TYPE_TEAM, TYPE_PLAYER or TYPE_RESULT'),
-            event_id: opt('one event'),
-            sport_id: opt('with date: every event of the sport that day'),
-            date: opt('YYYY-MM-DD, with sport_id'),
-            offset: opt('minutes that shift the day boundary'),
+            market_ids: queryParam('comma-separated market ids, at most 12; default 1,2,3'),
+            participant_type: queryParam('TYPE_TEAM, TYPE_PLAYER or TYPE_RESULT'),
+            event_id: queryParam('one event'),
+            sport_id: queryParam('with date: every event of the sport that day'),
+            date: queryParam('YYYY-MM-DD, with sport_id'),
+            offset: queryParam('minutes that shift the day boundary'),
           },
           { additionalProperties: true },
         ),
