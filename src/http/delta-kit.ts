@@ -3,11 +3,10 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { BoardView } from '../board/board-view.ts';
 import { CursorError, type ChangeFeed } from '../board/change-feed.ts';
 import { changedEvents } from '../board/changed-events.ts';
-import { sportProfile } from '../catalog/sports.ts';
 import { cursorToUuid, uuidToCursor } from '../domain/uuid-cursor.ts';
 import type { ChangeRecord } from '../store/store.ts';
-import { badRequest, notFound, quote } from './errors.ts';
-import { parseInteger } from './params.ts';
+import { badRequest, quote } from './errors.ts';
+import { parseInteger, sportFilter } from './params.ts';
 import { callerOf, type RouteDeps, sendJson } from './route-kit.ts';
 import { queryParam } from './schemas.ts';
 
@@ -18,13 +17,6 @@ import { queryParam } from './schemas.ts';
 
 export const EVENT_DELTA_LIMIT_DEFAULT = 100;
 export const EVENT_DELTA_LIMIT_MAX = 500;
-
-/** `sport_id` of a delta request: undefined for every sport, 404 for an unknown one. */
-export function sportFilter(raw: string | undefined): number | undefined {
-  const id = parseInteger('sport_id', raw, 0, 1_000_000);
-  if (id !== undefined && !sportProfile(id)) throw notFound('sport', id);
-  return id;
-}
 
 /** Runs a cursor read, turning the feed's refusal (too old, ahead of the head) into a 400. */
 export async function withCursorErrors<T>(fn: () => Promise<T>): Promise<T> {

@@ -140,6 +140,13 @@ export function parseSportId(raw: string): number {
   return id;
 }
 
+/** An optional `sport_id` query parameter that narrows a list: undefined for every sport, 404 for an unknown one. */
+export function sportFilter(raw: string | undefined): number | undefined {
+  const id = parseInteger('sport_id', raw, 0, 1_000_000);
+  if (id !== undefined && !sportProfile(id)) throw notFound('sport', id);
+  return id;
+}
+
 /** A resource id path parameter (team, player): 400 unless a positive integer; existence is the route's. */
 export function parseIdParam(name: string, raw: string): number {
   if (!/^\d{1,12}$/.test(raw) || Number(raw) === 0)

@@ -83,6 +83,10 @@ describe('/api/v2/stats', () => {
     const one = await s.get(`/api/v2/stats?id=${POINTS}`);
     assert.deepEqual(one.body.map((d: { id: number }) => d.id), [POINTS]);
     assert.equal((await s.get('/api/v2/stats?sport_id=x')).status, 400);
+    // "404: unknown event ID, sport ID or other identifier": not an empty list.
+    const unknown = await s.get('/api/v2/stats?sport_id=99');
+    assert.equal(unknown.status, 404);
+    assert.match(unknown.body.message, /sport 99/);
     assert.equal((await s.get('/api/v2/stats', {})).status, 401);
   });
 

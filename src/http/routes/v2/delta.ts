@@ -1,15 +1,9 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import {
-  answerV2EventDelta,
-  eventDeltaParams,
-  sportFilter,
-  V2EventDeltaSchema,
-  withCursorErrors,
-} from '../../delta-kit.ts';
+import { answerV2EventDelta, eventDeltaParams, V2EventDeltaSchema, withCursorErrors } from '../../delta-kit.ts';
 import { badRequest, notFound, quote } from '../../errors.ts';
-import { parseInteger, parseIntList } from '../../params.ts';
+import { parseInteger, parseIntList, sportFilter } from '../../params.ts';
 import { PageCache } from '../../page-cache.ts';
 import { callerOf, type RouteDeps, sendParts, turnsWhileAsked } from '../../route-kit.ts';
 import { DeltaRowSchema, errorResponses, queryParam } from '../../schemas.ts';

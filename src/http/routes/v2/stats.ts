@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { publicStat, STAT_DEFINITIONS } from '../../../catalog/stats.ts';
 import { sampleBox } from '../../box-sample.ts';
-import { parseInteger } from '../../params.ts';
+import { parseInteger, sportFilter } from '../../params.ts';
 import type { RouteDeps } from '../../route-kit.ts';
 import { sendJson } from '../../route-kit.ts';
 import { errorResponses } from '../../schemas.ts';
@@ -20,7 +20,7 @@ export async function statRoutes(fastify: FastifyInstance, _deps: RouteDeps): Pr
       config: { free: true },
       schema: {
         summary: 'Stat definitions',
-        description: 'Every game-stat definition, or those of one id or one sport. Free for every key.',
+        description: 'Every game-stat definition, or those of one id or one sport (404 for an unknown sport). Free for every key.',
         tags: ['stats'],
         querystring: Type.Object({ id: Type.Optional(Type.String()), sport_id: Type.Optional(Type.String()) }),
         response: { 200: Type.Array(StatDefinitionSchema), ...errorResponses },
@@ -28,7 +28,7 @@ export async function statRoutes(fastify: FastifyInstance, _deps: RouteDeps): Pr
     },
     async (request) => {
       const id = parseInteger('id', request.query.id, 1, Number.MAX_SAFE_INTEGER);
-      const sportId = parseInteger('sport_id', request.query.sport_id, 1, Number.MAX_SAFE_INTEGER);
+      const sportId = sportFilter(request.query.sport_id);
       return STAT_DEFINITIONS.filter(
         (s) => (id === undefined || s.id === id) && (sportId === undefined || s.sport_id === sportId),
       ).map(publicStat);
