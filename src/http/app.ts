@@ -18,7 +18,7 @@ import { ApiError, badRequest, ClientGone, internalError } from './errors.ts';
 import { EventQueryCache } from './event-query.ts';
 import { FastLane } from './fast-lane.ts';
 import { schemaErrors } from './schema-errors.ts';
-import { unrouted } from './unrouted.ts';
+import { answerUnrouted } from './unrouted.ts';
 import { installAccess } from './plugins/access.ts';
 import type { FailedKeyChecks } from '../access/failed-auth.ts';
 import { clientErrorHandler, installProtocolChecks } from './plugins/protocol.ts';
@@ -194,11 +194,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     return reply.code(500).send(internalError().body);
   });
 
-  app.setNotFoundHandler((request, reply) => {
-    const answer = unrouted(app, request);
-    if (answer.allow) reply.header('allow', answer.allow);
-    reply.code(answer.status).send({ message: answer.text });
-  });
+  app.setNotFoundHandler((request, reply) => answerUnrouted(app, request, reply, (text) => ({ message: text })));
 
   await app.register(swagger, {
     openapi: {

@@ -11,7 +11,7 @@ import { callerOf, type RouteDeps, sendJson } from './route-kit.ts';
 import { queryParam } from './schemas.ts';
 
 /**
- * What the delta routes share: the sport filter, cursor errors as 400s, and the feed of changed
+ * What the delta routes share: their cursor parameters, cursor errors as 400s, and the feed of changed
  * events behind a UUID cursor (/api/v2/delta, /api/v1/delta, /api/v1/deltaV2).
  */
 

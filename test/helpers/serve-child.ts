@@ -1,12 +1,19 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 
+/** How the child ended, and when (epoch ms). */
+export interface Exit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  at: number;
+}
+
 export interface ServedChild {
   child: ChildProcess;
   /** Where it listens, as it printed it: `http://127.0.0.1:PORT`. */
   url: string;
   /** Everything it wrote to stdout and stderr so far. */
   output(): string;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>;
+  exited: Promise<Exit>;
 }
 
 /**
@@ -23,15 +30,16 @@ export function serveChild(
     [...(opts.nodeFlags ?? []), 'bin/oddsbase.js', 'serve', '--port', '0', '--host', '127.0.0.1', '--metrics-port', '0', ...args],
     { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...opts.env } },
   );
+  const timeoutMs = opts.timeoutMs ?? 300_000;
   let out = '';
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>((r) =>
+  const exited = new Promise<Exit>((r) =>
     child.once('exit', (code, signal) => r({ code, signal, at: Date.now() })),
   );
   return new Promise<ServedChild>((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`serve did not listen within ${opts.timeoutMs ?? 300_000} ms:\n${out}`));
-    }, opts.timeoutMs ?? 300_000);
+      reject(new Error(`serve did not listen within ${timeoutMs} ms:\n${out}`));
+    }, timeoutMs);
     let listened = false;
     const onData = (b: Buffer) => {
       out += b.toString();

@@ -76,7 +76,7 @@ test('keys create prints the key alone; it works on the running server at once; 
  * Runs `oddsbase serve` in a child process and resolves once it has answered a request: by then it
  * has also set its signal handlers, which it does after printing that it listens.
  */
-async function serveSilent(dataDir: string): Promise<ChildProcess> {
+async function serveWithoutSimulator(dataDir: string): Promise<ChildProcess> {
   const { child, url } = await serveChild(['--no-simulator', '--data-dir', dataDir]);
   assert.equal((await fetch(`${url}/api/v2/sports`)).status, 200);
   return child;
@@ -92,7 +92,7 @@ async function stop(child: ChildProcess, signal: NodeJS.Signals): Promise<void> 
 test('one server per data directory: a second serve exits 1 with one line; keys commands still work', async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'oddsbase-lock-'));
   const lockFile = join(dataDir, 'oddsbase.lock');
-  const first = await serveSilent(dataDir);
+  const first = await serveWithoutSimulator(dataDir);
   let again: ChildProcess | undefined;
   try {
     // The timeout ends a second server that wrongly starts, so the assertion fails rather than hangs.
@@ -119,7 +119,7 @@ test('one server per data directory: a second serve exits 1 with one line; keys 
     // A killed server leaves its lock behind; the next start takes it over.
     await stop(first, 'SIGKILL');
     assert.ok(existsSync(lockFile));
-    again = await serveSilent(dataDir);
+    again = await serveWithoutSimulator(dataDir);
     assert.equal(JSON.parse(readFileSync(lockFile, 'utf8')).pid, again.pid);
     await stop(again, 'SIGTERM');
     assert.equal(again.exitCode, 0);

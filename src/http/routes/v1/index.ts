@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { unrouted } from '../../unrouted.ts';
+import { answerUnrouted } from '../../unrouted.ts';
 import type { RouteDeps } from '../../route-kit.ts';
 import { V1EventCache, V1FilterCache } from '../../v1/event.ts';
 import { v1DeltaRoutes } from './delta.ts';
@@ -37,11 +37,9 @@ function withErrorKey(_request: FastifyRequest, reply: FastifyReply, payload: un
  */
 export async function v1Routes(fastify: FastifyInstance, deps: RouteDeps): Promise<void> {
   fastify.addHook('onSend', withErrorKey);
-  fastify.setNotFoundHandler((request, reply) => {
-    const answer = unrouted(fastify, request);
-    if (answer.allow) reply.header('allow', answer.allow);
-    reply.code(answer.status).send({ error: answer.text, message: answer.text });
-  });
+  fastify.setNotFoundHandler((request, reply) =>
+    answerUnrouted(fastify, request, reply, (text) => ({ error: text, message: text })),
+  );
   const v1: V1Deps = { ...deps, v1Cache: new V1EventCache(deps.budget), v1Filters: new V1FilterCache(deps.budget) };
   await fastify.register(v1ReferenceRoutes, v1);
   await fastify.register(v1ScheduleRoutes, v1);
