@@ -6,6 +6,7 @@ import { CLOSES, type ErrorCode } from './errors.ts';
 import { dataFor, type Frame, kindFor, MarketFrame } from './frames.ts';
 import type { LineFrame } from './line-frames.ts';
 import type { Outbox, Subscription } from './subscription.ts';
+import type { Writer } from './write-turns.ts';
 
 /**
  * Which endpoint a connection came through: the dedicated markets stream, the V1 stream (both one
@@ -34,7 +35,15 @@ export interface ConnectionHooks {
   /** Unix seconds, for the dedicated stream's meta.timestamp. */
   unixNow(): number;
   closed(conn: Connection): void;
+  /** Asks for a turn to write what is queued (the hub's WriteTurns): `write` is called then. */
+  writeTurn(conn: Connection): void;
 }
+
+/**
+ * Bytes a connection writes in one turn: tens of messages, well under a millisecond, so that a burst
+ * to many clients is written in passes of the loop rather than in one (src/stream/write-turns.ts).
+ */
+const CHUNK_BYTES = 16 * 1024;
 
 interface Item {
   sub?: Subscription;
@@ -55,14 +64,15 @@ interface Item {
  *   the message (counted), a conflating subscription keeps the latest price per line and book
  *   (sent after the queue, flagged `conflated: true`), and any other subscription closes the
  *   connection: an error message first, then close reason `buffer_overflow:reconnect_and_catchup`.
- * - Whatever is due is written in one go: the socket is corked while the queue drains, so several
- *   messages leave in one write. The queue stops at `highWaterBytes` of unsent socket bytes and
- *   resumes on the socket's drain, so memory is bounded by the queues, not by the client's speed.
+ * - What is due is written in turns shared with the other connections, `CHUNK_BYTES` a turn; the
+ *   socket is corked while a chunk is written, so its messages leave in one write. The queue stops at
+ *   `highWaterBytes` of unsent socket bytes and resumes on the socket's drain, so memory is bounded
+ *   by the queues, not by the client's speed.
  * - A delivered delta is metered when it is written, not when it is queued: a dropped message costs
  *   nothing. A frame delivered to several subscriptions of one connection (stats and live) is billed
  *   once. Control messages, heartbeats and usage replies are free.
  */
-export class Connection implements Outbox {
+export class Connection implements Outbox, Writer {
   readonly subs = new Map<string, Subscription>();
   /** A dedicated stream (markets, V1): its own envelope, drops instead of closing. */
   readonly dedicated: boolean;
@@ -167,18 +177,22 @@ export class Connection implements Outbox {
   private schedule(): void {
     if (this.scheduled || this.waitingDrain) return;
     this.scheduled = true;
-    setImmediate(() => this.flush());
+    this.hooks.writeTurn(this);
   }
 
-  private flush(): void {
-    this.scheduled = false;
-    if (this.closed) return;
+  /** Writes a chunk of the queue in this connection's turn; true if more is due now (another turn). */
+  write(): boolean {
+    if (this.closed) {
+      this.scheduled = false;
+      return false;
+    }
     const socket = this.socket;
     const high = this.opts.highWaterBytes;
+    const stop = Math.min(high, socket.writableLength + CHUNK_BYTES);
     let points = 0;
     socket.cork();
     try {
-      while (this.head < this.queue.length && socket.writableLength < high) {
+      while (this.head < this.queue.length && socket.writableLength < stop) {
         const item = this.queue[this.head]!;
         this.queue[this.head++] = undefined;
         const sub = item.sub;
@@ -192,7 +206,7 @@ export class Connection implements Outbox {
       if (this.head >= this.queue.length) {
         this.queue.length = 0;
         this.head = 0;
-        points += this.drainConflated(high);
+        points += this.drainConflated(stop);
       } else if (this.head > 1024 && this.head * 2 > this.queue.length) {
         this.queue.splice(0, this.head);
         this.head = 0;
@@ -201,15 +215,20 @@ export class Connection implements Outbox {
       socket.uncork();
     }
     if (points > 0 && this.account) this.hooks.meter(this.account, points);
-    if (this.head < this.queue.length || this.conflating.size > 0) {
-      if (socket.writableLength >= high) {
-        this.waitingDrain = true;
-        socket.once('drain', () => {
-          this.waitingDrain = false;
-          this.schedule();
-        });
-      } else this.schedule();
+    if (this.closed || (this.head >= this.queue.length && this.conflating.size === 0)) {
+      this.scheduled = false;
+      return false;
     }
+    if (socket.writableLength >= high) {
+      this.scheduled = false;
+      this.waitingDrain = true;
+      socket.once('drain', () => {
+        this.waitingDrain = false;
+        this.schedule();
+      });
+      return false;
+    }
+    return true;
   }
 
   private drainConflated(high: number): number {

@@ -14,6 +14,7 @@ import { lineFramesOf } from './line-frames.ts';
 import { takeSnapshot } from './snapshots.ts';
 import { Subscription, type SubscriptionParams } from './subscription.ts';
 import { SubscriptionIndex } from './subscription-index.ts';
+import { WriteTurns } from './write-turns.ts';
 
 export interface StreamOptions extends ConnectionOptions {
   /** Spec: 15 s. */
@@ -43,6 +44,12 @@ export interface StreamMetrics {
   overflowed(): void;
 }
 
+/**
+ * The streams' writes in one pass of the loop at most (then the loop reads its sockets again): as long
+ * as a slice of a REST build (src/http/events-envelope.ts), so neither holds the other up for longer.
+ */
+const WRITE_TURN_MS = 3;
+
 /** Rows a resume reads from the log per step. */
 const RESUME_PAGE = 2000;
 
@@ -66,6 +73,7 @@ export class StreamHub {
   private epochJson: string;
   private readonly stopListening: () => void;
   private readonly heartbeat: NodeJS.Timeout;
+  private readonly writes = new WriteTurns(WRITE_TURN_MS);
 
   constructor(
     private readonly deps: StreamDeps,
@@ -106,6 +114,7 @@ export class StreamHub {
       epochJson: () => this.epochJson,
       unixNow: () => Math.floor(this.deps.now() / 1000),
       closed: (c) => this.closed(c),
+      writeTurn: (c) => this.writes.add(c),
     });
     this.connections.add(conn);
     if (account) this.perKey.set(account.keyHash, this.connectionsOf(account.keyHash) + 1);
