@@ -39,6 +39,13 @@ const BACKFILL_STEP_MS = 60_000;
 /** Largest batch handed to the ledger in one call. */
 const MAX_BATCH = 2_000;
 /**
+ * Largest batch of a live step. A batch is planned, committed, applied and fanned out to the streams
+ * in one go, every request that arrives meanwhile waiting: with 24 stream clients, REST requests
+ * waited up to 58-226 ms behind batches of 2,000 and 32-84 ms behind batches of 500
+ * (bench/stream-burst.ts --batch). The history fill, which nobody waits on, keeps the larger batches.
+ */
+const LIVE_BATCH = 500;
+/**
  * Longest run of a live step without giving the event loop a turn. A step ticks every active event
  * (thousands): done in one go it held the loop for 100-200 ms under load, and every request that
  * arrived meanwhile waited that long (docs/benchmarks.md, "What held the loop under the filters load").
@@ -226,9 +233,10 @@ export class Simulator implements Feed {
     const updates = this.pending;
     this.pending = [];
     // One batch at a time: the next is planned from the state the previous one committed.
-    for (let i = 0; i < updates.length; i += MAX_BATCH) {
+    const size = yieldBetween ? LIVE_BATCH : MAX_BATCH;
+    for (let i = 0; i < updates.length; i += size) {
       if (yieldBetween && i > 0) await loopTurn();
-      await this.opts.sink.apply({ at, updates: updates.slice(i, i + MAX_BATCH) });
+      await this.opts.sink.apply({ at, updates: updates.slice(i, i + size) });
     }
   }
 }
