@@ -4,27 +4,27 @@
  *
  *   node --import tsx bench/stream-burst.ts [--clients 24] [--events 50] [--bursts 5] [--batch 500]
  *
- * The real server (in this process, pinned to CPU 0 when taskset is there, no simulator) gets `--events` NBA events, each priced by 10 books
- * (moneyline, spread and total, both sides: 60 prices), and `--clients` WebSocket clients on
- * /api/v2/ws/markets, which receive every price change. Four REST clients poll /api/v2/sports (a
- * cheap answer the burst does not change) one request after another. The clients run in two child
- * processes (CPU 1). Each burst moves every price
- * once, committed in batches of `--batch` updates with a turn of the loop between two, as the
+ * The real server (in this process, pinned to CPU 0 when taskset is there, no simulator) gets
+ * `--events` NBA events, each priced by 10 books (moneyline, spread and total, both sides: 60
+ * prices), and `--clients` WebSocket clients on /api/v2/ws/markets, which receive every price
+ * change. Four REST clients poll /api/v2/sports (a cheap answer the burst does not change) one
+ * request after another. The clients run in two child processes on CPU 1. Each burst moves every
+ * price once, committed in batches of `--batch` updates with a turn of the loop between two, as the
  * simulator's live steps commit; it ends when every client has received every message. Reported per
  * burst: the longest REST request that overlapped it, the event loop's longest delay
  * (`monitorEventLoopDelay`), and how long the last client waited for its last message.
  */
-import { type ChildProcess, execFileSync, fork } from 'node:child_process';
+import { type ChildProcess, fork } from 'node:child_process';
 import { once } from 'node:events';
-import { fileURLToPath } from 'node:url';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { setImmediate as loopTurn } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { WebSocket } from 'ws';
 import type { PriceUpdate } from '../src/ledger/updates.ts';
 import { batch, nbaEvent, price } from '../test/helpers/fixtures.ts';
 import { startTestServer } from '../test/helpers/server.ts';
-
+import { pinSelf } from './lib.ts';
 
 const BOOKS = [3, 4, 6, 11, 12, 14, 16, 19, 22, 23];
 
@@ -46,8 +46,12 @@ function prices(eventId: string, shift: number): PriceUpdate[] {
   return out;
 }
 
-/** The children: `ws URL KEY N` counts messages and answers `{expect}` with `done` once it has them; `rest URL` polls. */
+/**
+ * The children, on CPU 1: `ws URL KEY N` counts messages and answers `{expect}` with `done` once it
+ * has them; `rest URL` polls.
+ */
 if (process.argv[2] === 'ws') {
+  pinSelf('1');
   const [, , , url, key, n] = process.argv;
   let received = 0;
   let expect = Infinity;
@@ -78,6 +82,7 @@ if (process.argv[2] === 'ws') {
   });
   process.send!('open');
 } else if (process.argv[2] === 'rest') {
+  pinSelf('1');
   const url = process.argv[3]!;
   const spans: [number, number][] = [];
   let polling = true;
@@ -114,8 +119,7 @@ async function main(): Promise<void> {
   const events = Number(args.events);
   const bursts = Number(args.bursts);
   const batchSize = Number(args.batch);
-  pin(process.pid, '0');
-
+  const affinity = pinSelf('0');
   const s = await startTestServer({ limits: { streamQueueMessages: 1_000_000 } });
   const children: ChildProcess[] = [];
   try {
@@ -127,7 +131,6 @@ async function main(): Promise<void> {
     const start = async (args: string[]) => {
       const c = fork(fileURLToPath(import.meta.url), args, { execArgv: ['--import', 'tsx'] });
       children.push(c);
-      pin(c.pid!, '1');
       await once(c, 'message');
       return c;
     };
@@ -169,14 +172,6 @@ async function main(): Promise<void> {
   } finally {
     for (const c of children) c.kill();
     await s.close();
-  }
-}
-
-/** Pins a process to a CPU with taskset, when there is one. */
-function pin(pid: number, cpu: string): void {
-  try {
-    execFileSync('taskset', ['-a', '-cp', cpu, String(pid)], { stdio: 'ignore' });
-  } catch {
-    // No taskset: nothing is pinned.
+    if (affinity) pinSelf(affinity);
   }
 }

@@ -14,7 +14,6 @@ export interface Writer {
  */
 export class WriteTurns {
   private queue: Writer[] = [];
-  private head = 0;
   private scheduled = false;
 
   constructor(
@@ -24,7 +23,7 @@ export class WriteTurns {
 
   /** Connections waiting for a turn. */
   get waiting(): number {
-    return this.queue.length - this.head;
+    return this.queue.length;
   }
 
   /** Gives `w` a turn, after those waiting; the connection keeps itself from being added twice. */
@@ -42,18 +41,14 @@ export class WriteTurns {
   private readonly run = (): void => {
     this.scheduled = false;
     const until = this.now() + this.budgetMs;
-    while (this.head < this.queue.length) {
-      const w = this.queue[this.head++]!;
-      if (w.write()) this.queue.push(w);
+    const queue = this.queue;
+    let i = 0;
+    while (i < queue.length) {
+      const w = queue[i++]!;
+      if (w.write()) queue.push(w);
       if (this.now() >= until) break;
     }
-    if (this.head === this.queue.length) {
-      this.queue = [];
-      this.head = 0;
-    } else {
-      this.queue = this.queue.slice(this.head);
-      this.head = 0;
-      this.schedule();
-    }
+    this.queue = queue.slice(i);
+    if (this.queue.length > 0) this.schedule();
   };
 }

@@ -168,6 +168,24 @@ test('a liquidity-only change sends nothing; the next price change does, with it
   await c.close();
 });
 
+test('spec: every delivered message is metered as data points: one point per market_price message', async () => {
+  const key = await s.newKey('ultra');
+  const used = async () => {
+    const r = await s.get(`/api/v2/events/${E2}?market_ids=1`, { 'X-Service-Key': key });
+    return { used: Number(r.headers.get('x-datapoints-used')), points: Number(r.headers.get('x-datapoints')) };
+  };
+  const c = await connect(markets(`?event_ids=${E1}&market_ids=1`), { 'X-Service-Key': key });
+  const before = await used();
+  await s.server.ledger.apply(
+    batch(at(), [170, 171, 172].map((p) => price(E1, { market_id: 1, participant_id: 2002, affiliate_id: 19, price: p }))),
+  );
+  for (let i = 0; i < 3; i++) assert.equal((await c.next()).meta.type, 'market_price');
+  await new Promise((r) => setTimeout(r, 20));
+  const after = await used();
+  assert.equal(after.used - before.used, after.points + 3);
+  await c.close();
+});
+
 test('heartbeats: {meta: {type: heartbeat}, data: {now}} on the server clock', async () => {
   const c = await connect(markets(), { 'X-Service-Key': ultra });
   const hb = await c.next((m) => m.meta?.type === 'heartbeat', 2000);
