@@ -6,6 +6,16 @@ import { keyedByEventText, migrateEventKeys, migrateRetention, SCHEMA } from './
 
 export type SqliteDatabase = Database.Database;
 
+/**
+ * SQLite's page cache of the server's own connection, in KiB. better-sqlite3 builds SQLite with
+ * 16 MB, which the connection fills (packed history is read on it) and keeps in the main thread's
+ * native heap. The operating system caches the file too, so a page missing here is read from memory.
+ * 8 MB kept the history and ingest benchmarks where they were; 4 MB made closing lines 30% slower
+ * (docs/benchmarks.md, 2026-11-27). The page reader's thread keeps the default: its reads by price id
+ * were slower with less.
+ */
+export const PAGE_CACHE_KIB = 8192;
+
 /** The store's file name inside a data directory. */
 export const STORE_FILE = 'oddsbase.db';
 
@@ -22,6 +32,7 @@ export function openSqlite(dataDir: string): SqliteDatabase {
   // the last transactions, never corrupt the file.
   db.pragma('synchronous = NORMAL');
   db.pragma('busy_timeout = 5000');
+  db.pragma(`cache_size = -${PAGE_CACHE_KIB}`);
   migrateEventKeys(db);
   db.exec(SCHEMA);
   migrateRetention(db);
