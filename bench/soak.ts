@@ -3,7 +3,7 @@
  * tier use it at once, as they do in production, rather than one benchmark's single kind of request.
  *
  *   node --import tsx bench/soak.ts [--minutes 10] [--data-dir DIR] [--age 300] [--sample 30]
- *     [--env NAME=VALUE ...] [--node-flags '...']
+ *     [--env NAME=VALUE ...] [--node-flags='...']
  *
  * The server runs as `npm start` runs it (its node flags and logging, the live simulator), pinned to
  * CPU 0, on a data directory that has run a while: a copy of `--data-dir` (the original is left as it
@@ -94,6 +94,14 @@ interface ClassStats {
   slow: number;
 }
 
+/** Garbage collections of one kind over the soak, from /metrics (prom-client's buckets). */
+interface GcKind {
+  count: number;
+  seconds: number;
+  over10ms: number;
+  over100ms: number;
+}
+
 export interface SoakResult {
   minutes: number;
   dataDir: string;
@@ -102,6 +110,7 @@ export interface SoakResult {
   samples: Sample[];
   classes: Record<string, ClassStats>;
   streamMessages: { multiplex: number; markets: number; closed: number };
+  gc: Record<string, GcKind>;
   errors: string[];
 }
 
@@ -147,6 +156,34 @@ async function heapFromMetrics(metricsUrl: string): Promise<Pick<Sample, 'heapUs
   } catch {
     return {};
   }
+}
+
+/** The server's garbage collections by kind so far: count, seconds, and how many took over 10 and 100 ms. */
+async function gcFromMetrics(metricsUrl: string): Promise<Record<string, GcKind>> {
+  const out: Record<string, GcKind> = {};
+  try {
+    const text = await (await fetch(metricsUrl, { signal: AbortSignal.timeout(5000) })).text();
+    const kind = (k: string) => (out[k] ??= { count: 0, seconds: 0, over10ms: 0, over100ms: 0 });
+    const buckets = new Map<string, Map<string, number>>();
+    for (const m of text.matchAll(/^nodejs_gc_duration_seconds_(bucket|count|sum)\{([^}]*)\} (\S+)$/gm)) {
+      const k = /kind="([^"]+)"/.exec(m[2])?.[1];
+      if (!k) continue;
+      const value = Number(m[3]);
+      if (m[1] === 'count') kind(k).count = value;
+      else if (m[1] === 'sum') kind(k).seconds = value;
+      else {
+        const le = /le="([^"]+)"/.exec(m[2])?.[1];
+        if (le) (buckets.get(k) ?? buckets.set(k, new Map()).get(k)!).set(le, value);
+      }
+    }
+    for (const [k, b] of buckets) {
+      kind(k).over10ms = kind(k).count - (b.get('0.01') ?? kind(k).count);
+      kind(k).over100ms = kind(k).count - (b.get('0.1') ?? kind(k).count);
+    }
+  } catch {
+    // No figures rather than a failed soak: the table says so.
+  }
+  return out;
 }
 
 async function addKeys(dataDir: string): Promise<Record<string, string[]>> {
@@ -406,6 +443,7 @@ export async function runSoak(options: SoakOptions = {}): Promise<SoakResult> {
       await sample();
     }
     await Promise.all(loops);
+    const gc = await gcFromMetrics(metricsUrl);
     return {
       minutes,
       dataDir: options.dataDir ? `a copy of ${options.dataDir}` : `fresh, aged ${options.ageS ?? 300} s`,
@@ -414,6 +452,7 @@ export async function runSoak(options: SoakOptions = {}): Promise<SoakResult> {
       samples,
       classes: rec.summary(),
       streamMessages: messages,
+      gc,
       errors: rec.errors,
     };
   } finally {
@@ -456,6 +495,11 @@ export function formatSoak(r: SoakResult): string {
     '',
     `Stream messages: ${int(r.streamMessages.multiplex)} multiplexed, ${int(r.streamMessages.markets)} on /api/v2/ws/markets; ` +
       `${r.streamMessages.closed} connections closed by the server during the soak.`,
+    `Garbage collections (from the start): ${
+      Object.entries(r.gc)
+        .map(([k, g]) => `${k} ${int(g.count)} (${g.seconds.toFixed(1)} s; ${g.over10ms} over 10 ms, ${g.over100ms} over 100 ms)`)
+        .join(', ') || 'not read'
+    }.`,
     `Errors (5xx, failed requests, stream errors): ${r.errors.length}${r.errors.length ? `; first: ${r.errors.slice(0, 3).join(' | ')}` : ''}.`,
   ];
   return lines.join('\n');
