@@ -10,9 +10,9 @@ export type SqliteDatabase = Database.Database;
  * SQLite's page cache of the server's own connection, in KiB. better-sqlite3 builds SQLite with
  * 16 MB, which the connection fills (packed history is read on it) and keeps in the main thread's
  * native heap. The operating system caches the file too, so a page missing here is read from memory.
- * 8 MB kept the history and ingest benchmarks where they were; 4 MB made closing lines 30% slower
- * (docs/benchmarks.md, 2026-11-27). The page reader's thread keeps the default: its reads by price id
- * were slower with less.
+ * 8 MB kept the history benchmark where it was and 4 MB made closing lines 30% slower (ingest did not
+ * move even at 4 MB; docs/benchmarks.md, 2026-11-27). The page reader's thread keeps the default: its
+ * reads by price id were slower with less.
  */
 export const PAGE_CACHE_KIB = 8192;
 
