@@ -227,7 +227,6 @@ describe('limits', () => {
     const u1 = await c.next((m) => m.type === 'usage');
     await apply(ml(E1, 19, 140), ml(E1, 23, 141), ml(E1, 19, 142));
     for (let i = 0; i < 3; i++) await c.next((m) => m.type === 'delta');
-    await new Promise((r) => setTimeout(r, 20));
     c.send({ action: 'usage', id: 'u2' });
     const u2 = await c.next((m) => m.type === 'usage');
     assert.equal(u2.used - u1.used, 3);
@@ -254,7 +253,6 @@ test('a stats frame matching both a stats and a live subscription is delivered t
   const onLive = c.messages.filter((m) => m.id === 'lv' && m.type === 'delta');
   assert.deepEqual(onLive.map((m) => m.kind), ['live', 'play', 'game_stats']);
   assert.deepEqual(onLive[2].data, stats.data);
-  await new Promise((r) => setTimeout(r, 20));
   c.send({ action: 'usage', id: 'u2' });
   const u2 = await c.next((m) => m.type === 'usage');
   assert.equal(rows, 2, 'the player’s points and the team’s');
