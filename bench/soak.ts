@@ -18,12 +18,15 @@
  * - ten multiplexed stream clients (markets with a snapshot, live and futures channels) and ten on
  *   `/api/v2/ws/markets`, each on a Max key of its own.
  * Every `--sample` seconds: the server's RSS, malloc's main arena (`[heap]` in /proc/PID/smaps), its
- * other anonymous and its file-backed memory, and the live heap and external memory from /metrics.
+ * other anonymous and its file-backed memory, the live heap and external memory from /metrics, the
+ * requests over 100 ms since the sample before and the longest event-loop delay of the server and
+ * of this process over the same time (whose loop a slow request waited on).
  * At the end: latency per class of request (p50, p99, max), statuses, requests over 100 ms, stream
  * messages. `--env` passes variables to the server only (an allocator's settings, for example).
  */
 import { cpSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { WebSocket } from 'ws';
 import { generateKey, newKeyRecord } from '../src/access/keys.ts';
@@ -83,6 +86,12 @@ interface Sample {
   heapUsed?: number;
   heapTotal?: number;
   external?: number;
+  /** The server's longest event-loop delay since the sample before (prom-client resets it per scrape). */
+  serverLoopMaxMs?: number;
+  /** The same in the clients' process: a slow request beside a long client delay is the client's. */
+  clientLoopMaxMs: number;
+  /** Requests over SLOW_MS that ended since the sample before. */
+  slow: number;
 }
 
 interface ClassStats {
@@ -115,7 +124,7 @@ export interface SoakResult {
 }
 
 /** RSS of `pid` by kind of mapping, from /proc/PID/smaps: malloc's main arena, other anonymous, file-backed. */
-function memoryOf(pid: number): Omit<Sample, 'minute' | 'heapUsed' | 'heapTotal' | 'external'> | undefined {
+function memoryOf(pid: number): Pick<Sample, 'rss' | 'mallocHeap' | 'otherAnon' | 'file'> | undefined {
   let text: string;
   try {
     text = readFileSync(`/proc/${pid}/smaps`, 'utf8');
@@ -141,17 +150,21 @@ function memoryOf(pid: number): Omit<Sample, 'minute' | 'heapUsed' | 'heapTotal'
   return out;
 }
 
-async function heapFromMetrics(metricsUrl: string): Promise<Pick<Sample, 'heapUsed' | 'heapTotal' | 'external'>> {
+async function heapFromMetrics(
+  metricsUrl: string,
+): Promise<Pick<Sample, 'heapUsed' | 'heapTotal' | 'external' | 'serverLoopMaxMs'>> {
   try {
     const text = await (await fetch(metricsUrl, { signal: AbortSignal.timeout(5000) })).text();
     const value = (name: string) => {
       const m = new RegExp(`^${name} (\\S+)`, 'm').exec(text);
       return m ? Number(m[1]) : undefined;
     };
+    const loopMax = value('nodejs_eventloop_lag_max_seconds');
     return {
       heapUsed: value('nodejs_heap_size_used_bytes'),
       heapTotal: value('nodejs_heap_size_total_bytes'),
       external: value('nodejs_external_memory_bytes'),
+      serverLoopMaxMs: loopMax === undefined ? undefined : loopMax * 1000,
     };
   } catch {
     return {};
@@ -241,8 +254,17 @@ class Recorder {
   private readonly times = new Map<string, number[]>();
   private readonly statuses = new Map<string, Record<string, number>>();
   readonly errors: string[] = [];
+  /** Requests over SLOW_MS since `takeSlow` was called last. */
+  private slowSince = 0;
+
+  takeSlow(): number {
+    const n = this.slowSince;
+    this.slowSince = 0;
+    return n;
+  }
 
   record(cls: string, ms: number, status: string): void {
+    if (ms > SLOW_MS) this.slowSince++;
     let t = this.times.get(cls);
     if (!t) this.times.set(cls, (t = []));
     t.push(ms);
@@ -286,6 +308,7 @@ async function get(rec: Recorder, cls: string, url: string, key: string): Promis
 }
 
 const opt = (bytes: number | undefined): string => (bytes === undefined ? '?' : mb(bytes));
+const ms = (value: number | undefined): string => (value === undefined ? '?' : `${value.toFixed(0)} ms`);
 
 const pick = <T>(xs: readonly T[]): T => xs[Math.floor(Math.random() * xs.length)]!;
 
@@ -427,14 +450,24 @@ export async function runSoak(options: SoakOptions = {}): Promise<SoakResult> {
 
     const samples: Sample[] = [];
     const t0 = Date.now();
+    const clientLoop = monitorEventLoopDelay({ resolution: 10 });
+    clientLoop.enable();
     const sample = async () => {
       const mem = memoryOf(child.pid);
       if (!mem) return;
-      const s: Sample = { minute: (Date.now() - t0) / 60_000, ...mem, ...(await heapFromMetrics(metricsUrl)) };
+      const s: Sample = {
+        minute: (Date.now() - t0) / 60_000,
+        ...mem,
+        ...(await heapFromMetrics(metricsUrl)),
+        clientLoopMaxMs: clientLoop.max / 1e6,
+        slow: rec.takeSlow(),
+      };
+      clientLoop.reset();
       samples.push(s);
       log(
         `soak: ${s.minute.toFixed(1)} min: RSS ${mb(s.rss)}, [heap] ${mb(s.mallocHeap)}, other anonymous ${mb(s.otherAnon)}, ` +
-          `file ${mb(s.file)}, heap used ${opt(s.heapUsed)} of ${opt(s.heapTotal)}, external ${opt(s.external)}`,
+          `file ${mb(s.file)}, heap used ${opt(s.heapUsed)} of ${opt(s.heapTotal)}, external ${opt(s.external)}; ` +
+          `${s.slow} requests over ${SLOW_MS} ms, longest loop delay ${ms(s.serverLoopMaxMs)} server, ${ms(s.clientLoopMaxMs)} clients`,
       );
     };
     await sample();
@@ -472,12 +505,12 @@ export function formatSoak(r: SoakResult): string {
       (Object.keys(r.env).length ? `; environment ${Object.entries(r.env).map(([k, v]) => `${k}=${v}`).join(' ')}` : '') +
       '.',
     '',
-    '| minute | RSS | malloc main arena | other anonymous | file-backed | heap used | heap committed | external |',
-    '|---:|---:|---:|---:|---:|---:|---:|---:|',
+    `| minute | RSS | malloc main arena | other anonymous | file-backed | heap used | heap committed | external | requests over ${SLOW_MS} ms | longest loop delay: server, clients |`,
+    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|',
     ...r.samples.map(
       (s) =>
         `| ${s.minute.toFixed(1)} | ${mb(s.rss)} | ${mb(s.mallocHeap)} | ${mb(s.otherAnon)} | ${mb(s.file)} | ` +
-        `${opt(s.heapUsed)} | ${opt(s.heapTotal)} | ${opt(s.external)} |`,
+        `${opt(s.heapUsed)} | ${opt(s.heapTotal)} | ${opt(s.external)} | ${s.slow} | ${ms(s.serverLoopMaxMs)}, ${ms(s.clientLoopMaxMs)} |`,
     ),
     '',
     `Peak RSS ${mb(peak)}.`,
