@@ -21,6 +21,7 @@ import {
   type ParticipantState,
   type PriceState,
   participantKey,
+  priceState,
 } from './board.ts';
 import type { FuturesBoardState, FuturesMarketState } from './futures.ts';
 import { SmallMap } from './small-map.ts';
@@ -83,19 +84,19 @@ function planned(ev: EventState, f: PriceFact): PlannedPrice {
   let line = participant.lines.get(f.line);
   const freshLine = !line;
   line ??= { id: f.line_id, value: f.line, prices: new SmallMap() };
-  const state: PriceState = {
-    id: f.price_id,
-    affiliate_id: f.affiliate_id,
-    price: f.price,
-    is_main_line: f.is_main_line,
-    updated_at: f.updated_at,
-    closed_at: f.closed_at,
-    price_delta: f.price_delta,
-    change_id: f.id,
-  };
-  if (f.liquidity_usd !== undefined) state.liquidity_usd = f.liquidity_usd;
-  if (f.source_id !== undefined) state.source_id = f.source_id;
-  if (f.moved_from !== undefined) state.moved_from = f.moved_from;
+  const state = priceState(
+    f.price_id,
+    f.affiliate_id,
+    f.price,
+    f.is_main_line,
+    f.updated_at,
+    f.closed_at,
+    f.price_delta,
+    f.id,
+    f.liquidity_usd,
+    f.source_id,
+    f.moved_from,
+  );
   return { kind: 'price', ev, market, participant, line, freshMarket, freshParticipant, freshLine, state };
 }
 

@@ -17,6 +17,7 @@ import {
   type ParticipantState,
   type PriceState,
   participantKey,
+  priceState,
 } from '../board/board.ts';
 import type { Bus } from '../bus/bus.ts';
 import {
@@ -535,19 +536,19 @@ export class Ledger implements LedgerSink {
     const previousPrice = previous?.price;
     const id = plan.nextId();
     // A planned state is never changed once made: the board takes it over (a new price) or copies it.
-    const state: PriceState = {
-      id: prev?.id ?? this.nextPriceId++,
-      affiliate_id: affiliateId,
+    const state = priceState(
+      prev?.id ?? this.nextPriceId++,
+      affiliateId,
       price,
-      is_main_line: isMainLine,
-      updated_at: at,
-      closed_at: closedAt,
-      price_delta: priceDelta(previousPrice, price),
-      change_id: id,
-    };
-    if (liquidityUsd !== undefined) state.liquidity_usd = liquidityUsd;
-    if (sourceId !== undefined) state.source_id = sourceId;
-    if (movedFromLine !== undefined) state.moved_from = movedFromLine;
+      isMainLine,
+      at,
+      closedAt,
+      priceDelta(previousPrice, price),
+      id,
+      liquidityUsd,
+      sourceId,
+      movedFromLine,
+    );
     step.state = state;
     plan.setPrice(line, state, prev);
     const info = ev.info;
