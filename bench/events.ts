@@ -9,9 +9,9 @@
  * itself to CPU 1 while it runs. The key is an enterprise key with a custom per-second ceiling
  * (Ultra's is 10 requests a second); it sees exactly what an Ultra key sees. Runs alternate
  * oddsbase / bare, ROUNDS of each, after a short warm-up of each. The server gets the node flags
- * of `npm start` (e.g. its heap ceiling) unless --no-start-flags, then those of --node-flags. --cpu-prof DIR starts oddsbase
- * with `node --cpu-prof` (slower: for finding where the time goes, not for the numbers) and
- * prints its top frames.
+ * of `npm start` (e.g. its heap ceiling) unless --no-start-flags, then those of --node-flags. --cpu-prof DIR starts both
+ * servers with `node --cpu-prof` (slower: for finding where the time goes, not for the numbers) and
+ * prints the top frames of each over its own runs, per request too.
  */
 import { readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -125,7 +125,29 @@ export interface EventsResult {
    */
   cpuRatio: number;
   met: boolean;
-  profile?: { file: string; totalMs: number; top: FrameTime[]; inclusive: FrameTime[] };
+  profile?: Profiled;
+  /** The bare server's profile over its runs, beside oddsbase's: where the difference per request is. */
+  bareProfile?: Profiled;
+}
+
+interface Profiled {
+  file: string;
+  totalMs: number;
+  top: FrameTime[];
+  inclusive: FrameTime[];
+  /** Requests answered within the profiled runs, to read the samples per request. */
+  requests: number;
+}
+
+/** The largest `.cpuprofile` in `dir` (one per thread; the main thread's is the largest), summarised over `windows`. */
+function profiled(dir: string, windows: [number, number][], requests: number): Profiled | undefined {
+  const file = readdirSync(dir)
+    .filter((f) => f.endsWith('.cpuprofile'))
+    .map((f) => ({ f, size: statSync(join(dir, f)).size }))
+    .sort((a, b) => b.size - a.size)[0]?.f;
+  if (!file) return undefined;
+  const s = summarise(join(dir, file), { top: 25, windows, inclusive: PROFILED });
+  return { file: join(dir, file), totalMs: s.totalMs, top: s.self, inclusive: s.inclusive, requests };
 }
 
 function medianStats(xs: RunStats[]): RunStats {
@@ -249,8 +271,16 @@ export async function runEvents(opts: EventsOptions = {}): Promise<EventsResult>
     const headersFile = join(scratch, 'headers.json');
     writeFileSync(headersFile, JSON.stringify(Object.fromEntries([...res.headers].filter(([n]) => !NODE_HEADERS.has(n)))));
     const barePort = await freePort();
+    const bareProfDir = opts.cpuProfDir && join(opts.cpuProfDir, 'bare');
     bare = spawnNode(
-      [await bundle('bench/bare-server.ts'), bodyFile, String(barePort), contentType, headersFile],
+      [
+        ...(bareProfDir ? ['--cpu-prof', `--cpu-prof-dir=${bareProfDir}`] : []),
+        await bundle('bench/bare-server.ts'),
+        bodyFile,
+        String(barePort),
+        contentType,
+        headersFile,
+      ],
       { cpu: SERVER_CPU },
     );
     const bareUrl = `http://127.0.0.1:${barePort}${path}`;
@@ -278,6 +308,7 @@ export async function runEvents(opts: EventsOptions = {}): Promise<EventsResult>
     const base: RunStats[] = [];
     // The spans of the oddsbase runs on the monotonic clock, to cut the server's CPU profile to them.
     const windows: [number, number][] = [];
+    const bareWindows: [number, number][] = [];
     const monoUs = () => Number(process.hrtime.bigint() / 1000n);
     for (let i = 0; i < rounds; i++) {
       const from = monoUs();
@@ -285,7 +316,9 @@ export async function runEvents(opts: EventsOptions = {}): Promise<EventsResult>
       windows.push([from, monoUs()]);
       odds.push(o);
       log(`  round ${i + 1}: oddsbase ${line(o)}`);
+      const bareFrom = monoUs();
       const b = await cannon(bareUrl, headers, durationS, bare.pid);
+      bareWindows.push([bareFrom, monoUs()]);
       base.push(b);
       log(`  round ${i + 1}: bare     ${line(b)}`);
     }
@@ -315,22 +348,12 @@ export async function runEvents(opts: EventsOptions = {}): Promise<EventsResult>
       met: ratio >= (opts.target ?? TARGET_RATIO),
     };
     if (opts.cpuProfDir) {
-      // The profile is written when the server exits.
+      // The profiles are written when the servers exit.
       await server.child.stop(30_000);
-      // One profile per thread (workers have their own); the main thread's is the largest.
-      const file = readdirSync(opts.cpuProfDir)
-        .filter((f) => f.endsWith('.cpuprofile'))
-        .map((f) => ({ f, size: statSync(join(opts.cpuProfDir!, f)).size }))
-        .sort((a, b) => b.size - a.size)[0]?.f;
-      if (file) {
-        const s = summarise(join(opts.cpuProfDir, file), { top: 25, windows, inclusive: PROFILED });
-        result.profile = {
-          file: join(opts.cpuProfDir, file),
-          totalMs: s.totalMs,
-          top: s.self,
-          inclusive: s.inclusive,
-        };
-      }
+      await bare.stop();
+      const served = (xs: RunStats[]) => xs.reduce((n, x) => n + x.rps * durationS, 0);
+      result.profile = profiled(opts.cpuProfDir, windows, served(odds));
+      result.bareProfile = profiled(join(opts.cpuProfDir, 'bare'), bareWindows, served(base));
     }
     return result;
   } finally {
@@ -369,17 +392,24 @@ export function eventsMarkdown(r: EventsResult): string {
       `${r.cpuRatio >= r.target ? 'at or above' : '**below**'} the target)`,
     '',
   ];
-  if (r.profile) {
+  for (const [name, p] of [
+    ['oddsbase', r.profile],
+    ['bare', r.bareProfile],
+  ] as const) {
+    if (!p) continue;
+    // Per request as well as in total: the two servers answer different numbers of requests.
+    const perRequest = (ms: number) => `${((ms * 1000) / Math.max(1, p.requests)).toFixed(2).padStart(6)} µs/req`;
+    const show = (f: FrameTime) => `${f.ms.toFixed(0).padStart(7)} ms ${perRequest(f.ms)} ${pct(f.share).padStart(6)}  ${f.frame}`;
     lines.push(
-      `CPU profile of the server during the oddsbase runs (${r.profile.file}), ` +
-        `${(r.profile.totalMs / 1000).toFixed(1)} s sampled, top self time:`,
+      `CPU profile of the ${name} server during its runs (${p.file}), ${(p.totalMs / 1000).toFixed(1)} s sampled ` +
+        `over ${int(p.requests)} requests, top self time:`,
       '',
       '```text',
+      ...p.top.map(show),
+      '```',
+      '',
     );
-    const show = (f: FrameTime) =>
-      `${f.ms.toFixed(0).padStart(7)} ms ${pct(f.share).padStart(6)}  ${f.frame}`;
-    lines.push(...r.profile.top.map(show), '```', '', 'Inclusive time of selected functions:', '', '```text');
-    lines.push(...r.profile.inclusive.map(show), '```', '');
+    if (name === 'oddsbase') lines.push('Inclusive time of selected functions:', '', '```text', ...p.inclusive.map(show), '```', '');
   }
   return lines.join('\n');
 }
