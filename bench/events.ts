@@ -87,6 +87,8 @@ export interface EventsOptions {
 
 interface RunStats {
   rps: number;
+  /** Requests answered (medians: the total over the runs). */
+  requests: number;
   p50: number;
   p99: number;
   bytesPerResponse: number;
@@ -154,6 +156,7 @@ function medianStats(xs: RunStats[]): RunStats {
   const med = (f: (x: RunStats) => number) => median(xs.map(f));
   return {
     rps: med((x) => x.rps),
+    requests: xs.reduce((s, x) => s + x.requests, 0),
     p50: med((x) => x.p50),
     p99: med((x) => x.p99),
     bytesPerResponse: med((x) => x.bytesPerResponse),
@@ -188,6 +191,7 @@ async function cannon(
   const self = process.cpuUsage(self0);
   return {
     rps: r.requests.average,
+    requests: r.requests.total,
     p50: r.latency.p50,
     p99: r.latency.p99,
     bytesPerResponse: r.requests.total > 0 ? r.throughput.total / r.requests.total : 0,
@@ -351,9 +355,8 @@ export async function runEvents(opts: EventsOptions = {}): Promise<EventsResult>
       // The profiles are written when the servers exit.
       await server.child.stop(30_000);
       await bare.stop();
-      const served = (xs: RunStats[]) => xs.reduce((n, x) => n + x.rps * durationS, 0);
-      result.profile = profiled(opts.cpuProfDir, windows, served(odds));
-      result.bareProfile = profiled(join(opts.cpuProfDir, 'bare'), bareWindows, served(base));
+      result.profile = profiled(opts.cpuProfDir, windows, med.oddsbase.requests);
+      result.bareProfile = profiled(join(opts.cpuProfDir, 'bare'), bareWindows, med.bare.requests);
     }
     return result;
   } finally {
