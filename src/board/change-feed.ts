@@ -21,6 +21,11 @@ export interface PayloadPage {
   hasMore: boolean;
   /** Read from the store into buffers of its own, rather than sliced from the in-memory log. */
   fromStore: boolean;
+  /**
+   * Set when `parts` hold memory the store lent (src/store/store.ts, PayloadBytes.release): gives
+   * it back; call it once the parts have been written out or dropped, and never read them after.
+   */
+  release?: () => void;
 }
 
 export interface ChangeFeedOptions {
@@ -50,6 +55,9 @@ export interface ChangeFeedOptions {
    */
   storeReads?: number;
 }
+
+/** A page read from the store, with what gives back the memory it holds lent. */
+type StoreRead = PayloadRead & { release?: () => void };
 
 /** Between two chunks of a page read from the store, as between its rows. */
 const COMMA = Buffer.from(',');
@@ -276,7 +284,7 @@ export class ChangeFeed {
   ): Promise<PayloadPage> {
     const { head, toId } = this.range(q.afterId, visibleHead);
     const fromStore = q.afterId < this.payloads.floor;
-    const { parts, count, lastRowId, more } = fromStore
+    const read: StoreRead = fromStore
       ? await this.fromStore({ ...q, pricesOnly: true, toId, limit }, turn)
       : this.payloads.read(q.afterId, toId, limit, {
           sportId: q.sportId,
@@ -285,9 +293,10 @@ export class ChangeFeed {
           marketIds: q.marketIds ? new Set(q.marketIds) : undefined,
           periodIds: q.periodIds ? new Set(q.periodIds) : undefined,
         });
+    const { parts, count, lastRowId, more, release } = read;
     return more
-      ? { parts, count, lastId: lastRowId, hasMore: true, fromStore }
-      : { parts, count, lastId: toId, hasMore: toId < head, fromStore };
+      ? { parts, count, lastId: lastRowId, hasMore: true, fromStore, release }
+      : { parts, count, lastId: toId, hasMore: toId < head, fromStore, release };
   }
 
   /**
@@ -299,7 +308,7 @@ export class ChangeFeed {
    * log would have been (CursorError). At most `storeReads` pages are read at once; the others wait
    * their turn in the order they were asked, holding nothing yet.
    */
-  private async fromStore(q: ChangeQuery, turn: () => Promise<unknown>): Promise<PayloadRead> {
+  private async fromStore(q: ChangeQuery, turn: () => Promise<unknown>): Promise<StoreRead> {
     const release = await this.storeReads.acquire();
     try {
       return await this.readChunks(q, turn);
@@ -308,25 +317,38 @@ export class ChangeFeed {
     }
   }
 
-  private async readChunks(q: ChangeQuery, turn: () => Promise<unknown>): Promise<PayloadRead> {
+  private async readChunks(q: ChangeQuery, turn: () => Promise<unknown>): Promise<StoreRead> {
     const parts: Buffer[] = [];
+    const lent: (() => void)[] = [];
+    const release = () => {
+      for (const r of lent.splice(0)) r();
+    };
     let count = 0;
     let afterId = q.afterId;
-    for (;;) {
-      await turn();
-      this.checkRetained(afterId);
-      const limit = Math.min(this.storeChunkRows, q.limit - count);
-      const chunk = await this.store.readPayloadBytes({ ...q, afterId, limit });
-      // A read on another connection (a thread, a server) may have started after retention raised
-      // the floor and removed rows: the floor, raised first, tells.
-      this.checkRetained(afterId);
-      if (chunk.count > 0) {
-        if (parts.length > 0) parts.push(COMMA);
-        parts.push(chunk.bytes);
-        count += chunk.count;
-        afterId = chunk.lastRowId;
+    try {
+      for (;;) {
+        await turn();
+        this.checkRetained(afterId);
+        const limit = Math.min(this.storeChunkRows, q.limit - count);
+        const chunk = await this.store.readPayloadBytes({ ...q, afterId, limit });
+        if (chunk.release) lent.push(chunk.release);
+        // A read on another connection (a thread, a server) may have started after retention raised
+        // the floor and removed rows: the floor, raised first, tells.
+        this.checkRetained(afterId);
+        if (chunk.count > 0) {
+          if (parts.length > 0) parts.push(COMMA);
+          parts.push(chunk.bytes);
+          count += chunk.count;
+          afterId = chunk.lastRowId;
+        }
+        if (!chunk.more || count >= q.limit) {
+          const lends = lent.length > 0 ? release : undefined;
+          return { parts, count, lastRowId: count > 0 ? afterId : 0, more: chunk.more, release: lends };
+        }
       }
-      if (!chunk.more || count >= q.limit) return { parts, count, lastRowId: count > 0 ? afterId : 0, more: chunk.more };
+    } catch (err) {
+      release();
+      throw err;
     }
   }
 

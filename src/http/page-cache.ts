@@ -38,8 +38,15 @@ export class PageCache {
       this.pages.set(key, null, MARK_BYTES);
       return;
     }
-    let bytes = PAGE_BYTES;
-    for (const p of parts) bytes += BUFFER_BYTES + p.length;
-    this.pages.set(key, { parts, lastId, points }, bytes);
+    // A copy of its own, as one allocation cut where the parts were (they are written a turn apart):
+    // a page read from the store may lie in memory lent for one response only.
+    const own = Buffer.concat(parts);
+    const kept: Buffer[] = [];
+    let bytes = PAGE_BYTES + own.length;
+    for (let at = 0, i = 0; i < parts.length; at += parts[i]!.length, i++) {
+      kept.push(own.subarray(at, at + parts[i]!.length));
+      bytes += BUFFER_BYTES;
+    }
+    this.pages.set(key, { parts: kept, lastId, points }, bytes);
   }
 }

@@ -120,7 +120,13 @@ export function sendJson(reply: FastifyReply, body: string | Buffer): FastifyRep
  * written at once, a 1.8 MB page went to the kernel in one writev, which was a quarter of the event
  * loop's stalls under the unread-clients load (docs/benchmarks.md).
  */
-export function sendParts(reply: FastifyReply, parts: readonly Buffer[], turn?: () => Promise<void>): FastifyReply {
+export function sendParts(
+  reply: FastifyReply,
+  parts: readonly Buffer[],
+  turn?: () => Promise<void>,
+  release?: () => void,
+): FastifyReply {
+  if (release) afterResponse(reply, release);
   let length = 0;
   for (const p of parts) length += p.length;
   /** Bytes not yet handed to the stream. */
@@ -146,6 +152,27 @@ export function sendParts(reply: FastifyReply, parts: readonly Buffer[], turn?: 
     .header('content-type', 'application/json; charset=utf-8')
     .header('content-length', String(length))
     .send(body);
+}
+
+/**
+ * Calls `done` once nothing more of the response will be written: it has been written out, or its
+ * connection is closed (a response queued behind others pipelined on the connection may never
+ * start). Bytes lent for a response are given back then.
+ */
+function afterResponse(reply: FastifyReply, done: () => void): void {
+  const res = reply.raw;
+  const socket = reply.request.raw.socket;
+  if (socket.destroyed) {
+    done();
+    return;
+  }
+  const once = () => {
+    res.off('close', once);
+    socket.off('close', once);
+    done();
+  };
+  res.once('close', once);
+  socket.once('close', once);
 }
 
 /**

@@ -136,6 +136,11 @@ export interface PayloadBytes {
   lastRowId: number;
   /** Another matching row follows at or below the query's toId. */
   more: boolean;
+  /**
+   * Set when `bytes` are lent from memory the store reuses: call it once they have been written
+   * out or dropped, and never read them after. Without it the bytes are the caller's.
+   */
+  release?: () => void;
 }
 
 export type PriceRowSummary = Pick<

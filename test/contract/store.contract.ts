@@ -581,6 +581,22 @@ export function storeContract(name: string, make: () => Promise<StoreFixture>): 
         );
       });
 
+      it('bytes lent with a release stay as read until it is called, whatever is read meanwhile', async (t) => {
+        const store = await withMixedLog(t);
+        const held = await store.readPayloadBytes(query({ pricesOnly: true }));
+        const copy = Buffer.from(held.bytes);
+        const others = [];
+        for (let i = 0; i < 100; i++) {
+          others.push(await store.readPayloadBytes(query({ afterId: i % 12, limit: 1 + (i % 3) })));
+          others.at(-1)!.release?.();
+        }
+        assert.equal(others.filter((p) => p.count === 0).length, 0);
+        assert.equal(held.bytes.toString('utf8'), copy.toString('utf8'));
+        held.release?.();
+        held.release?.();
+        assert.equal((await store.readPayloadBytes(query({ pricesOnly: true }))).bytes.toString('utf8'), copy.toString('utf8'));
+      });
+
       it('an empty read: no bytes, no rows, last row 0, no more', async (t) => {
         const store = await withMixedLog(t);
         const page = await store.readPayloadBytes(query({ afterId: 15 }));

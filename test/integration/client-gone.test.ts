@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { connect } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import { after, before, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { batch, moneylineMoves, nbaEvent, nbaPrices } from '../helpers/fixtures.ts';
@@ -12,6 +12,10 @@ const page = (limit: number) => `/api/v2/markets/delta?last_id=0&limit=${limit}`
 let s: TestServer;
 /** Chunks read from the store for markets delta pages since the counter was last reset. */
 let chunkReads = 0;
+/** Chunks whose bytes the store lent (memory it reuses) and that are not given back yet. */
+const lent = new Set<object>();
+/** Chunks ever lent. */
+let lentEver = 0;
 
 before(async () => {
   const first = await startTestServer();
@@ -24,9 +28,21 @@ before(async () => {
   s = await startTestServer({ dataDir: first.dataDir, limits: { deltaMemoryKb: 1 } });
   const store = s.server.services.store;
   const read = store.readPayloadBytes.bind(store);
-  store.readPayloadBytes = (q) => {
+  store.readPayloadBytes = async (q) => {
     chunkReads++;
-    return read(q);
+    const chunk = await read(q);
+    const give = chunk.release;
+    if (!give) return chunk;
+    const lease = {};
+    lent.add(lease);
+    lentEver++;
+    return {
+      ...chunk,
+      release: () => {
+        lent.delete(lease);
+        give();
+      },
+    };
   };
 });
 
@@ -76,3 +92,57 @@ test('pages asked by a connection that closed are not read on, queued or begun',
   assert.equal(res.status, 200);
   assert.equal(res.body.meta.count, 4999);
 });
+
+/** Opens a connection, sends `requests` and hands the socket to `then`. */
+function rawRequests(paths: string[]): Promise<Socket> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(new URL(s.url).port), '127.0.0.1', () => {
+      socket.write(paths.map((p) => `GET ${p} HTTP/1.1\r\nHost: localhost\r\nX-Service-Key: ${s.key}\r\n\r\n`).join(''));
+      resolve(socket);
+    });
+    socket.on('error', reject);
+  });
+}
+
+test('what the store lends for a page is given back once the page is written out', async () => {
+  await settled();
+  const before = lentEver;
+  const res = await s.get(page(4990));
+  assert.equal(res.status, 200);
+  assert.equal(res.body.meta.count, 4990);
+  assert.ok(lentEver - before >= 19, `${lentEver - before} chunks lent`);
+  assert.equal(lent.size, 0);
+});
+
+test('what the store lends for a page is given back when its client goes, reading or not', async () => {
+  await settled();
+  const before = lentEver;
+  // One client reads the start of its answer and goes; one pipelines four pages and never reads.
+  const reading = await rawRequests([page(4980)]);
+  await new Promise<void>((resolve) => reading.once('data', () => resolve()));
+  reading.destroy();
+  const idle = await rawRequests([page(4981), page(4982), page(4983), page(4984)]);
+  idle.pause();
+  await settled();
+  idle.destroy();
+  await settled();
+  assert.ok(lentEver - before >= 20, `${lentEver - before} chunks lent`);
+  for (let i = 0; i < 50 && lent.size > 0; i++) await sleep(20);
+  assert.equal(lent.size, 0, `${lent.size} chunks still lent after their clients went`);
+});
+
+test('a page kept for its readers holds its own bytes, not memory lent for one answer', async () => {
+  await settled();
+  // Read twice, the page is kept; other pages read meanwhile reuse the memory its reads were lent.
+  const from = (lastId: number) => `/api/v2/markets/delta?last_id=${lastId}&limit=4000`;
+  const first = await fetchText(from(10));
+  assert.equal(await fetchText(from(10)), first);
+  for (const lastId of [20, 30, 40, 50]) assert.equal((await s.get(from(lastId))).status, 200);
+  assert.equal(await fetchText(from(10)), first);
+});
+
+async function fetchText(path: string): Promise<string> {
+  const res = await fetch(s.url + path, { headers: { 'X-Service-Key': s.key } });
+  assert.equal(res.status, 200);
+  return res.text();
+}

@@ -7,8 +7,9 @@ import type { Worker } from 'node:worker_threads';
 import type { HistoryQuery } from '../../src/store/history.ts';
 import { openSqlite, type SqliteDatabase } from '../../src/store/sqlite/database.ts';
 import { SqliteHistoryStore } from '../../src/store/sqlite/sqlite-history.ts';
+import { PAGE_SLOTS } from '../../src/store/sqlite/page-reader.ts';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
-import type { ChangeQuery } from '../../src/store/store.ts';
+import type { ChangeQuery, PayloadBytes } from '../../src/store/store.ts';
 import { EVENT_A, eventRecord, priceRow } from '../contract/fixtures.ts';
 
 const ROWS = 2000;
@@ -132,4 +133,54 @@ test('when the thread fails, its error is reported and pages are read on the sto
     assert.equal((await store.readChanges(query({ afterId: 40, limit: 1500 }))).length, 1500);
     assert.equal(page.lastRowId, expected.lastRowId);
     assert.match(String(errors[0]), /page reader's thread exited/);
+  }));
+
+/** Where a page's bytes lie: lent shared memory (with its release) or a buffer of its own (without). */
+const memoryOf = (p: PayloadBytes): string =>
+  p.bytes.buffer instanceof SharedArrayBuffer && p.release ? 'shared' : !p.release && !(p.bytes.buffer instanceof SharedArrayBuffer) ? 'own' : 'mixed';
+
+test('a page read on the thread is written into shared memory, lent until it is given back', () =>
+  withStore(async (store) => {
+    const joined = async (q: Partial<ChangeQuery>) =>
+      (await store.readChanges(query({ ...q, pricesOnly: true }))).map((r) => r.payload).join(',');
+    const a = await store.readPayloadBytes(query({ afterId: 0 }));
+    assert.equal(memoryOf(a), 'shared');
+    assert.equal(a.bytes.toString('utf8'), await joined({ afterId: 0 }));
+    const aBytes = Buffer.from(a.bytes);
+    // While `a` is lent, other reads go elsewhere and leave its bytes as they were.
+    const b = await store.readPayloadBytes(query({ afterId: 250 }));
+    assert.notEqual(b.bytes.byteOffset, a.bytes.byteOffset);
+    assert.equal(b.bytes.toString('utf8'), await joined({ afterId: 250 }));
+    assert.equal(a.bytes.toString('utf8'), aBytes.toString('utf8'));
+    a.release!();
+    a.release!();
+    // Given back (twice does no harm), its memory takes the next read.
+    const c = await store.readPayloadBytes(query({ afterId: 500 }));
+    assert.equal(c.bytes.byteOffset, a.bytes.byteOffset);
+    assert.equal(c.bytes.toString('utf8'), await joined({ afterId: 500 }));
+    const d = await store.readPayloadBytes(query({ afterId: 750 }));
+    assert.notEqual(d.bytes.byteOffset, c.bytes.byteOffset);
+    b.release!();
+    c.release!();
+    d.release!();
+  }));
+
+test('a page larger than a slot, or read while every slot is lent, comes in memory of its own', () =>
+  withStore(async (store) => {
+    const whole = await store.readPayloadBytes(query({ limit: ROWS }));
+    assert.equal(whole.count, ROWS);
+    assert.equal(memoryOf(whole), 'own');
+    assert.equal(JSON.parse(`[${whole.bytes.toString('utf8')}]`).length, ROWS);
+
+    const held = [];
+    for (let i = 0; i < PAGE_SLOTS; i++) held.push(await store.readPayloadBytes(query({ afterId: i, limit: 10 })));
+    assert.deepEqual(new Set(held.map(memoryOf)), new Set(['shared']));
+    const extra = await store.readPayloadBytes(query({ afterId: 100, limit: 10 }));
+    assert.equal(memoryOf(extra), 'own');
+    assert.equal(extra.count, 10);
+    held.pop()!.release!();
+    const again = await store.readPayloadBytes(query({ afterId: 100, limit: 10 }));
+    assert.equal(memoryOf(again), 'shared');
+    assert.equal(again.bytes.toString('utf8'), extra.bytes.toString('utf8'));
+    for (const p of [...held, again]) p.release!();
   }));

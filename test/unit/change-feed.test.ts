@@ -205,6 +205,37 @@ test('a chunk read on another connection is refused if retention raised the floo
   assert.equal(reads, 2, 'no chunk is read after the refused one');
 });
 
+test('what the store lends for a page is given back by its release, or at once when the page is refused', async (t) => {
+  const { s, cold, floor } = await coldFeed(t);
+  // A store that lends its chunks' bytes, as the SQLite store's page reader does.
+  const read = s.store.readPayloadBytes.bind(s.store);
+  const lent = new Set<number>();
+  let reads = 0;
+  s.store.readPayloadBytes = async (q) => {
+    const chunk = await read(q);
+    const n = ++reads;
+    lent.add(n);
+    return { ...chunk, release: () => lent.delete(n) };
+  };
+  const page = await cold.readPayloadPage({ afterId: 0 }, 20);
+  assert.equal(page.count, 20);
+  assert.equal(lent.size, 5, 'five chunks lent while the page is held');
+  page.release!();
+  assert.equal(lent.size, 0);
+  // Refused after its second chunk: both are given back before the error reaches the caller.
+  reads = 0;
+  s.store.readPayloadBytes = async (q) => {
+    const chunk = await read(q);
+    const n = ++reads;
+    lent.add(n);
+    if (n === 2) floor.raiseId(10);
+    return { ...chunk, release: () => lent.delete(n) };
+  };
+  await assert.rejects(cold.readPayloadPage({ afterId: 0 }, 20), CursorError);
+  assert.equal(reads, 2);
+  assert.equal(lent.size, 0);
+});
+
 test('whole rows read from the store are refused if retention raised the floor past the cursor meanwhile', async (t) => {
   const { s, cold, floor } = await coldFeed(t);
   const read = s.store.readChanges.bind(s.store);

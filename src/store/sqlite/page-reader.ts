@@ -1,4 +1,5 @@
 import type { Worker } from 'node:worker_threads';
+import { SharedSlots } from './shared-slots.ts';
 import { startThread, stopThread } from './store-thread.ts';
 
 /** One statement of a page read: its SQL and arguments, read as a raw row. */
@@ -15,7 +16,26 @@ export interface PageRead {
   lastRowId: number | null;
   bytes: Uint8Array | null;
   more: boolean;
+  /** Set when `bytes` lie in a lent slot: gives the slot back (once; later calls do nothing). */
+  release?: () => void;
 }
+
+/** What the thread answers to a page read: `length` bytes written into the slot, or `bytes` of their own. */
+interface ThreadPage {
+  count: number;
+  lastRowId: number | null;
+  bytes?: Uint8Array | null;
+  length?: number;
+  more: boolean;
+}
+
+/**
+ * Slots for pages read on the thread: a chunk of 250 price rows is about 90 KB; 64 slots hold the
+ * pages being read (two at once, 20 chunks each) and those still being written to clients. A page
+ * read when all are lent, or larger than a slot, comes in a buffer of its own as before.
+ */
+export const PAGE_SLOTS = 64;
+const SLOT_BYTES = 256 * 1024;
 
 /** A statement whose rows are read whole, as objects (`Statement.all`). */
 export interface RowStatement {
@@ -43,13 +63,15 @@ interface Reply {
  */
 export class PageReader {
   private readonly worker: Worker;
+  private readonly slots: SharedSlots;
   private readonly pending = new Map<number, { resolve: (r: never) => void; reject: (e: Error) => void }>();
   private nextId = 1;
   private stopped: Promise<void> | undefined;
   private failed = false;
 
   constructor(file: string, onError: (err: unknown) => void) {
-    this.worker = startThread(WORKER_SOURCE, file);
+    this.slots = new SharedSlots(PAGE_SLOTS, SLOT_BYTES);
+    this.worker = startThread(WORKER_SOURCE, file, { memory: this.slots.memory, slotBytes: SLOT_BYTES });
     this.worker.on('message', (m: Reply) => {
       const p = this.pending.get(m.id);
       if (!p) return;
@@ -76,9 +98,33 @@ export class PageReader {
     return !this.failed && this.stopped === undefined;
   }
 
-  /** A page of payloads joined as bytes (the markets delta's). */
-  read(statements: PageStatements): Promise<PageRead> {
-    return this.ask({ page: statements.page, next: statements.next });
+  /**
+   * A page of payloads joined as bytes (the markets delta's), written by the thread into a slot of
+   * shared memory when one is free: the caller then gives it back with `release` once the bytes are
+   * written out or dropped.
+   */
+  async read(statements: PageStatements): Promise<PageRead> {
+    const slot = this.slots.take();
+    let page: ThreadPage;
+    try {
+      page = await this.ask<ThreadPage>({ page: statements.page, next: statements.next, slot });
+    } catch (err) {
+      if (slot !== undefined) this.slots.give(slot);
+      throw err;
+    }
+    const { count, lastRowId, more } = page;
+    if (slot === undefined) return { count, lastRowId, more, bytes: page.bytes ?? null };
+    if (page.length === undefined) {
+      this.slots.give(slot);
+      return { count, lastRowId, more, bytes: page.bytes ?? null };
+    }
+    let lent = true;
+    const release = () => {
+      if (!lent) return;
+      lent = false;
+      this.slots.give(slot);
+    };
+    return { count, lastRowId, more, bytes: this.slots.view(slot, page.length), release };
   }
 
   /** The rows of one statement, as objects: copied across, so a caller asks a few hundred at a time. */
@@ -104,11 +150,13 @@ export class PageReader {
   }
 }
 
-// Messages are handled one at a time, in order; a page's bytes are handed over, not copied, when
-// they are a buffer of their own.
+// Messages are handled one at a time, in order. A page's bytes are written into the slot the read
+// names when they fit, else handed over (not copied) when they are a buffer of their own.
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driver);
+const shared = new Uint8Array(workerData.memory);
+const slotBytes = workerData.slotBytes;
 const db = new Database(workerData.file, { readonly: true, fileMustExist: true });
 db.pragma('busy_timeout = 5000');
 const statements = new Map();
@@ -140,6 +188,11 @@ parentPort.on('message', (m) => {
       args[0] = lastRowId;
       args[args.length - 1] = 1;
       more = prepared(m.next).get(...args) !== undefined;
+    }
+    if (m.slot !== undefined && bytes && bytes.byteLength <= slotBytes) {
+      shared.set(bytes, m.slot * slotBytes);
+      parentPort.postMessage({ id: m.id, read: { count, lastRowId, length: bytes.byteLength, more } });
+      return;
     }
     const own = bytes && bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
     parentPort.postMessage({ id: m.id, read: { count, lastRowId, bytes, more } }, own ? [bytes.buffer] : []);

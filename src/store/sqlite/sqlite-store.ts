@@ -838,7 +838,9 @@ export class SqliteStore implements Store {
       () => this.readPage(statements),
     );
     const bytes = read.bytes ? Buffer.from(read.bytes.buffer, read.bytes.byteOffset, read.bytes.byteLength) : Buffer.alloc(0);
-    return { bytes, count: read.count, lastRowId: read.lastRowId ?? 0, more: read.more };
+    const page: PayloadBytes = { bytes, count: read.count, lastRowId: read.lastRowId ?? 0, more: read.more };
+    if (read.release) page.release = read.release;
+    return page;
   }
 
   /**

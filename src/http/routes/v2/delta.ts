@@ -106,7 +106,7 @@ export async function deltaRoutes(fastify: FastifyInstance, deps: RouteDeps): Pr
       }
       // One odds point per delivered row.
       reply.meter(read.count);
-      return sendParts(reply, parts, () => deps.turns.next('started'));
+      return sendParts(reply, parts, () => deps.turns.next('started'), read.release);
     },
   );
 
