@@ -11,7 +11,7 @@ export class SharedSlots {
   private readonly free: number[];
 
   constructor(
-    readonly slots: number,
+    slots: number,
     readonly slotBytes: number,
   ) {
     this.memory = new SharedArrayBuffer(slots * slotBytes);
@@ -32,10 +32,5 @@ export class SharedSlots {
   /** Returns a slot: its bytes may be overwritten from now on. */
   give(slot: number): void {
     this.free.push(slot);
-  }
-
-  /** Slots not lent. */
-  get available(): number {
-    return this.free.length;
   }
 }
