@@ -93,7 +93,7 @@ test('pages asked by a connection that closed are not read on, queued or begun',
   assert.equal(res.body.meta.count, 4999);
 });
 
-/** Opens a connection, sends `requests` and hands the socket to `then`. */
+/** Opens a connection and sends a GET for each of `paths` at once (pipelined); resolves to the socket. */
 function rawRequests(paths: string[]): Promise<Socket> {
   return new Promise((resolve, reject) => {
     const socket = connect(Number(new URL(s.url).port), '127.0.0.1', () => {

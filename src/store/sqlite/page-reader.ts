@@ -113,9 +113,9 @@ export class PageReader {
       throw err;
     }
     const { count, lastRowId, more } = page;
-    if (slot === undefined) return { count, lastRowId, more, bytes: page.bytes ?? null };
-    if (page.length === undefined) {
-      this.slots.give(slot);
+    if (slot === undefined || page.length === undefined) {
+      // No slot was free, or the thread answered with bytes of their own.
+      if (slot !== undefined) this.slots.give(slot);
       return { count, lastRowId, more, bytes: page.bytes ?? null };
     }
     let lent = true;
