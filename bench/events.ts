@@ -4,6 +4,7 @@
  *
  *   node --import tsx bench/events.ts [--rounds 5] [--duration 10] [--query QS] [--cpu-prof DIR]
  *                                     [--no-start-flags] [--node-flags '--single-threaded-gc ...']
+ *                                     [--heap-matched]
  *
  * Both servers are child processes pinned to CPU 0; this process (autocannon, in-process) pins
  * itself to CPU 1 while it runs. The key is an enterprise key with a custom per-second ceiling
@@ -11,7 +12,10 @@
  * oddsbase / bare, ROUNDS of each, after a short warm-up of each. The server gets the node flags
  * of `npm start` (e.g. its heap ceiling) unless --no-start-flags, then those of --node-flags. --cpu-prof DIR starts both
  * servers with `node --cpu-prof` (slower: for finding where the time goes, not for the numbers) and
- * prints the top frames of each over its own runs, per request too.
+ * prints the top frames of each over its own runs, per request too. --heap-matched adds a third
+ * server to the rounds: the bare one again, holding as much heap as the oddsbase server uses after
+ * its warm-up (bench/bare-server.ts HEAP_MB), to tell what holding that memory costs a request from
+ * what the server's own work costs.
  */
 import { readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -83,6 +87,8 @@ export interface EventsOptions {
   nodeFlags?: string[];
   /** The ratio to reach (the events snapshot's 90% by default). */
   target?: number;
+  /** Also measure the bare server holding as much heap as the oddsbase server. */
+  heapMatched?: boolean;
 }
 
 interface RunStats {
@@ -118,7 +124,10 @@ export interface EventsResult {
   idleCpu: number;
   oddsbase: RunStats[];
   bare: RunStats[];
-  med: { oddsbase: RunStats; bare: RunStats };
+  /** The bare server holding `heapMb` of heap (--heap-matched). */
+  heapBare?: RunStats[];
+  heapMb?: number;
+  med: { oddsbase: RunStats; bare: RunStats; heapBare?: RunStats };
   ratio: number;
   target: number;
   /**
@@ -165,6 +174,19 @@ function medianStats(xs: RunStats[]): RunStats {
     cpuUsPerRequest: med((x) => x.cpuUsPerRequest),
     clientCpu: med((x) => x.clientCpu),
   };
+}
+
+/**
+ * The heap the oddsbase server uses now, from its /metrics (prom-client's default
+ * nodejs_heap_size_used_bytes); the listener's address is in the line the server logs at its start.
+ */
+async function heapUsedBytes(output: string): Promise<number> {
+  const url = /metrics: (http:\/\/[^\s)"]+)/.exec(output)?.[1];
+  if (!url) throw new Error('the server did not say where its /metrics listens');
+  const text = await (await fetch(url, { signal: AbortSignal.timeout(10_000) })).text();
+  const used = /^nodejs_heap_size_used_bytes (\d+(?:\.\d+)?)$/m.exec(text)?.[1];
+  if (!used) throw new Error('no nodejs_heap_size_used_bytes in /metrics');
+  return Number(used);
 }
 
 /** One autocannon run against `url`, with the CPU time the server `pid` and this process used. */
@@ -227,10 +249,12 @@ export async function runEvents(opts: EventsOptions = {}): Promise<EventsResult>
   let path = `${opts.path ?? `/api/v2/sports/4/events/${todayUtc()}`}${opts.query ? `?${opts.query}` : ''}`;
   let server: ServerChild | undefined;
   let bare: Child | undefined;
+  let heapBare: Child | undefined;
   const scratch = makeTmpDir('events');
   let restoreAffinity: string | undefined;
   const cleanup = async () => {
     await bare?.stop();
+    await heapBare?.stop();
     await server?.close();
     removeDir(scratch);
     if (restoreAffinity) pinSelf(restoreAffinity);
@@ -303,6 +327,21 @@ export async function runEvents(opts: EventsOptions = {}): Promise<EventsResult>
       );
     }
 
+    let heapMb: number | undefined;
+    let heapBareUrl: string | undefined;
+    if (opts.heapMatched) {
+      heapMb = Math.round((await heapUsedBytes(server.child.output())) / (1024 * 1024));
+      const port = await freePort();
+      heapBare = spawnNode(
+        ['--expose-gc', await bundle('bench/bare-server.ts'), bodyFile, String(port), contentType, headersFile, String(heapMb)],
+        { cpu: SERVER_CPU },
+      );
+      heapBareUrl = `http://127.0.0.1:${port}${path}`;
+      await waitForHttp(heapBareUrl, heapBare, 180_000);
+      log(`events: a bare server holding ${heapMb} MB of heap listens`);
+      await cannon(heapBareUrl, headers, 3, heapBare.pid);
+    }
+
     // What the server uses with no requests (the simulator's live ticks), for reading the CPU numbers.
     const idle0 = cpuSeconds(server.child.pid) ?? 0;
     await sleep(5000);
@@ -313,6 +352,7 @@ export async function runEvents(opts: EventsOptions = {}): Promise<EventsResult>
     // The spans of the oddsbase runs on the monotonic clock, to cut the server's CPU profile to them.
     const windows: [number, number][] = [];
     const bareWindows: [number, number][] = [];
+    const heapRuns: RunStats[] = [];
     const monoUs = () => Number(process.hrtime.bigint() / 1000n);
     for (let i = 0; i < rounds; i++) {
       const from = monoUs();
@@ -325,9 +365,18 @@ export async function runEvents(opts: EventsOptions = {}): Promise<EventsResult>
       bareWindows.push([bareFrom, monoUs()]);
       base.push(b);
       log(`  round ${i + 1}: bare     ${line(b)}`);
+      if (heapBare && heapBareUrl) {
+        const h = await cannon(heapBareUrl, headers, durationS, heapBare.pid);
+        heapRuns.push(h);
+        log(`  round ${i + 1}: bare+heap ${line(h)}`);
+      }
     }
     const headAfter = await headOf(url, server.key);
-    const med = { oddsbase: medianStats(odds), bare: medianStats(base) };
+    const med = {
+      oddsbase: medianStats(odds),
+      bare: medianStats(base),
+      heapBare: heapRuns.length > 0 ? medianStats(heapRuns) : undefined,
+    };
     const ratio = med.oddsbase.rps / med.bare.rps;
 
     const result: EventsResult = {
@@ -345,6 +394,8 @@ export async function runEvents(opts: EventsOptions = {}): Promise<EventsResult>
       idleCpu,
       oddsbase: odds,
       bare: base,
+      heapBare: heapBare ? heapRuns : undefined,
+      heapMb,
       med,
       ratio,
       cpuRatio: med.bare.cpuUsPerRequest / med.oddsbase.cpuUsPerRequest,
@@ -365,6 +416,8 @@ export async function runEvents(opts: EventsOptions = {}): Promise<EventsResult>
   }
 }
 
+const usList = (runs: RunStats[]) => runs.map((s) => s.cpuUsPerRequest.toFixed(1)).join(', ');
+
 export function eventsMarkdown(r: EventsResult): string {
   const row = (name: string, s: RunStats) =>
     `| ${name} | ${int(s.rps)} | ${s.p50} | ${s.p99} | ${int(s.bytesPerResponse)} | ${pct(s.serverCpu)} | ` +
@@ -377,6 +430,7 @@ export function eventsMarkdown(r: EventsResult): string {
     '|---|---:|---:|---:|---:|---:|---:|---:|',
     row('oddsbase (live simulator)', r.med.oddsbase),
     row('bare node:http, same bytes', r.med.bare),
+    ...(r.med.heapBare ? [row(`bare node:http, same bytes, holding ${r.heapMb} MB of heap`, r.med.heapBare)] : []),
     '',
     `- response captured once: ${int(r.bodyBytes)} bytes, ${r.events} events, ${int(r.prices)} prices`,
     `- the ledger head moved by ${int(r.headAdvance)} changes during the measured runs; with no requests ` +
@@ -393,6 +447,16 @@ export function eventsMarkdown(r: EventsResult): string {
     `- server CPU per request, bare / oddsbase: ${pct(r.cpuRatio)} (the req/s ratio to expect when the ` +
       `server's CPU is the bottleneck; ` +
       `${r.cpuRatio >= r.target ? 'at or above' : '**below**'} the target)`,
+    ...(r.med.heapBare && r.heapBare
+      ? [
+          `- runs (server CPU µs/req): oddsbase ${usList(r.oddsbase)}; bare ${usList(r.bare)}; bare holding ` +
+            `${r.heapMb} MB ${usList(r.heapBare)}`,
+          `- server CPU per request, bare / bare holding the heap: ` +
+            `${pct(r.med.bare.cpuUsPerRequest / r.med.heapBare.cpuUsPerRequest)} (what holding that memory costs); ` +
+            `bare holding the heap / oddsbase: ${pct(r.med.heapBare.cpuUsPerRequest / r.med.oddsbase.cpuUsPerRequest)} ` +
+            '(what the server does per request besides)',
+        ]
+      : []),
     '',
   ];
   for (const [name, p] of [
@@ -426,6 +490,7 @@ export function parseEventsArgs(argv: string[]): EventsOptions {
     else if (a === '--query') opts.query = argv[++i];
     else if (a === '--no-start-flags') opts.startFlags = false;
     else if (a === '--cpu-prof') opts.cpuProfDir = resolve(argv[++i]);
+    else if (a === '--heap-matched') opts.heapMatched = true;
     else if (a === '--node-flags') opts.nodeFlags = (argv[++i] ?? '').split(/\s+/).filter(Boolean);
     else throw new Error(`unknown argument ${a}`);
   }
