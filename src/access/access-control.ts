@@ -1,4 +1,5 @@
 import type { Account } from './authenticator.ts';
+import { countText } from './count-text.ts';
 import type { Counters } from './counters/counters.ts';
 import { lowestTierWith, upgradeMessage } from './entitlements.ts';
 import { type StatsDecision, type StatsRequest, statsAccess } from './stats-policy.ts';
@@ -310,15 +311,16 @@ export class AccessControl {
     const fixed = cached.fixedHeaders;
     for (let i = 0; i < fixed.length; i += 2) out.header(fixed[i]!, fixed[i + 1]!);
     out.header('x-datapoints', String(points));
-    out.header('x-datapoints-used', String(used));
-    out.header('x-datapoints-remaining', String(Math.max(0, plan.included - used)));
+    // The counts change every request: see countText for why not String.
+    out.header('x-datapoints-used', countText(used));
+    out.header('x-datapoints-remaining', countText(Math.max(0, plan.included - used)));
     if (creditsLeft > 0) {
-      out.header('x-datapoints-credit-balance', String(creditsLeft));
+      out.header('x-datapoints-credit-balance', countText(creditsLeft));
       if (cached.creditExpiry) out.header('x-datapoints-credit-expiry', cached.creditExpiry);
     }
     if (plan.monthly) {
-      out.header('x-datapoints-monthly-used', String(monthlyUsed));
-      out.header('x-datapoints-monthly-remaining', String(Math.max(0, plan.monthly.cap - monthlyUsed)));
+      out.header('x-datapoints-monthly-used', countText(monthlyUsed));
+      out.header('x-datapoints-monthly-remaining', countText(Math.max(0, plan.monthly.cap - monthlyUsed)));
     }
   }
 }

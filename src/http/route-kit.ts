@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AccessControl } from '../access/access-control.ts';
+import { countText } from '../access/count-text.ts';
 import { type PlanScope, scopeOf } from '../access/plan-scope.ts';
 import type { StatsRequest } from '../access/stats-policy.ts';
 import type { ArchivedEvents } from '../board/archived-events.ts';
@@ -150,7 +151,7 @@ export function sendParts(
   countHeldBody(reply.raw, () => unread + body.readableLength);
   return reply
     .header('content-type', 'application/json; charset=utf-8')
-    .header('content-length', String(length))
+    .header('content-length', countText(length))
     .send(body);
 }
 
