@@ -7,6 +7,7 @@ import type { ServeConfig } from './config.ts';
 import type { Simulator } from './feeds/simulator/index.ts';
 import type { Ledger } from './ledger/ledger.ts';
 import { listenMetrics } from './ops/metrics-endpoint.ts';
+import { compactHeap } from './ops/compact-heap.ts';
 import { closeApp } from './ops/shutdown.ts';
 import { holdTickShape } from './ops/tick-shape.ts';
 import { lockDataDir } from './store/data-dir-lock.ts';
@@ -91,6 +92,12 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
       }),
     );
     say(`simulator: ready in ${((Date.now() - started) / 1000).toFixed(1)} s, ${board.events.size} events`);
+  }
+
+  const packed = await compactHeap();
+  if (packed) {
+    const mb = (bytes: number) => (bytes / (1024 * 1024)).toFixed(0);
+    say(`heap compacted: ${mb(packed.beforeBytes)} -> ${mb(packed.afterBytes)} MB in ${packed.ms.toFixed(0)} ms`);
   }
 
   const metricsListener = await listenMetrics(services.metrics, config.metrics).catch(async (err: unknown) => {
