@@ -372,10 +372,11 @@ export async function runEvents(opts: EventsOptions = {}): Promise<EventsResult>
       }
     }
     const headAfter = await headOf(url, server.key);
+    const heapRunsMeasured = heapBare ? heapRuns : undefined;
     const med = {
       oddsbase: medianStats(odds),
       bare: medianStats(base),
-      heapBare: heapRuns.length > 0 ? medianStats(heapRuns) : undefined,
+      heapBare: heapRunsMeasured && medianStats(heapRunsMeasured),
     };
     const ratio = med.oddsbase.rps / med.bare.rps;
 
@@ -394,7 +395,7 @@ export async function runEvents(opts: EventsOptions = {}): Promise<EventsResult>
       idleCpu,
       oddsbase: odds,
       bare: base,
-      heapBare: heapBare ? heapRuns : undefined,
+      heapBare: heapRunsMeasured,
       heapMb,
       med,
       ratio,

@@ -1,5 +1,6 @@
 /**
- * The decimal text of a count that changes from one request to the next (the usage headers).
+ * The decimal text of a count that changes from one request to the next (the usage headers, a
+ * composed page's length).
  * `String(n)` gives the same text, but V8 keeps what it returns in its number-string cache, which
  * lives in the old generation: the text of each new count then outlives young collections and is
  * promoted, and at thousands of requests a second that garbage (about 60 bytes a request) filled
