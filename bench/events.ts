@@ -4,7 +4,7 @@
  *
  *   node --import tsx bench/events.ts [--rounds 5] [--duration 10] [--query QS] [--cpu-prof DIR]
  *                                     [--no-start-flags] [--node-flags '--single-threaded-gc ...']
- *                                     [--heap-matched]
+ *                                     [--heap-matched] [--server-cpu-quota PCT]
  *
  * Both servers are child processes pinned to CPU 0; this process (autocannon, in-process) pins
  * itself to CPU 1 while it runs. The key is an enterprise key with a custom per-second ceiling
@@ -14,8 +14,10 @@
  * servers with `node --cpu-prof` (slower: for finding where the time goes, not for the numbers) and
  * prints the top frames of each over its own runs, per request too. --heap-matched adds a third
  * server to the rounds: the bare one again, holding as much heap as the oddsbase server uses after
- * its warm-up (bench/bare-server.ts HEAP_MB), to tell what holding that memory costs a request from
- * what the server's own work costs.
+ * its warm-up (bench/bare-server.ts HEAP_MB) and started with the oddsbase server's node flags, to
+ * tell what holding that memory costs a request from what the server's own work costs.
+ * --server-cpu-quota PCT holds every server to PCT% of one CPU (a cgroup; root only) for the
+ * measured rounds: autocannon then keeps ahead of them, and req/s is each server's capacity.
  */
 import { readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -23,7 +25,9 @@ import autocannon, { type Result } from 'autocannon';
 import { bundle } from '../bin/bundle.js';
 import {
   type Child,
+  type CpuQuota,
   canPin,
+  cpuQuota,
   cleanupOnSignal,
   cpuSeconds,
   currentAffinity,
@@ -89,6 +93,8 @@ export interface EventsOptions {
   target?: number;
   /** Also measure the bare server holding as much heap as the oddsbase server. */
   heapMatched?: boolean;
+  /** Hold the servers to this percentage of one CPU during the measured rounds (a cgroup). */
+  serverCpuQuota?: number;
 }
 
 interface RunStats {
@@ -122,6 +128,8 @@ export interface EventsResult {
   headAdvance: number;
   /** Share of a CPU the oddsbase server uses with no requests (the simulator's ticks). */
   idleCpu: number;
+  /** The servers' CPU quota in the measured rounds, as a percentage of one CPU (none when absent). */
+  serverCpuQuota?: number;
   oddsbase: RunStats[];
   bare: RunStats[];
   /** The bare server holding `heapMb` of heap (--heap-matched). */
@@ -252,7 +260,9 @@ export async function runEvents(opts: EventsOptions = {}): Promise<EventsResult>
   let heapBare: Child | undefined;
   const scratch = makeTmpDir('events');
   let restoreAffinity: string | undefined;
+  let quota: CpuQuota | undefined;
   const cleanup = async () => {
+    quota?.close();
     await bare?.stop();
     await heapBare?.stop();
     await server?.close();
@@ -332,8 +342,20 @@ export async function runEvents(opts: EventsOptions = {}): Promise<EventsResult>
     if (opts.heapMatched) {
       heapMb = Math.round((await heapUsedBytes(server.child.output())) / (1024 * 1024));
       const port = await freePort();
+      // With the oddsbase server's node flags: its young generation's size sets how often a
+      // collection walks the old generation's pages, which is what this server is here to price.
       heapBare = spawnNode(
-        ['--expose-gc', await bundle('bench/bare-server.ts'), bodyFile, String(port), contentType, headersFile, String(heapMb)],
+        [
+          '--expose-gc',
+          ...server.nodeFlags,
+          ...(opts.nodeFlags ?? []),
+          await bundle('bench/bare-server.ts'),
+          bodyFile,
+          String(port),
+          contentType,
+          headersFile,
+          String(heapMb),
+        ],
         { cpu: SERVER_CPU },
       );
       heapBareUrl = `http://127.0.0.1:${port}${path}`;
@@ -346,6 +368,10 @@ export async function runEvents(opts: EventsOptions = {}): Promise<EventsResult>
     const idle0 = cpuSeconds(server.child.pid) ?? 0;
     await sleep(5000);
     const idleCpu = ((cpuSeconds(server.child.pid) ?? 0) - idle0) / 5;
+    if (opts.serverCpuQuota !== undefined) {
+      quota = cpuQuota(opts.serverCpuQuota);
+      for (const pid of [server.child.pid, bare.pid, ...(heapBare ? [heapBare.pid] : [])]) quota.add(pid);
+    }
     const headBefore = await headOf(url, server.key);
     const odds: RunStats[] = [];
     const base: RunStats[] = [];
@@ -393,6 +419,7 @@ export async function runEvents(opts: EventsOptions = {}): Promise<EventsResult>
       contentType,
       headAdvance: headAfter - headBefore,
       idleCpu,
+      serverCpuQuota: opts.serverCpuQuota,
       oddsbase: odds,
       bare: base,
       heapBare: heapRunsMeasured,
@@ -431,7 +458,7 @@ export function eventsMarkdown(r: EventsResult): string {
     '|---|---:|---:|---:|---:|---:|---:|---:|',
     row('oddsbase (live simulator)', r.med.oddsbase),
     row('bare node:http, same bytes', r.med.bare),
-    ...(r.med.heapBare ? [row(`bare node:http, same bytes, holding ${r.heapMb} MB of heap`, r.med.heapBare)] : []),
+    ...(r.med.heapBare ? [row(`bare node:http, same bytes, holding ${r.heapMb} MB of heap, oddsbase's node flags`, r.med.heapBare)] : []),
     '',
     `- response captured once: ${int(r.bodyBytes)} bytes, ${r.events} events, ${int(r.prices)} prices`,
     `- the ledger head moved by ${int(r.headAdvance)} changes during the measured runs; with no requests ` +
@@ -444,6 +471,12 @@ export function eventsMarkdown(r: EventsResult): string {
       '(enterprise key with a custom per-second ceiling, so nothing is throttled)',
     `- servers pinned to CPU ${SERVER_CPU}, client to CPU ${CLIENT_CPU}: ${r.pinned ? 'yes' : 'no'}; ` +
       `oddsbase node flags (\`npm start\`'s, then --node-flags): ${r.nodeFlags.join(' ') || 'none'}`,
+    ...(r.serverCpuQuota !== undefined
+      ? [
+          `- every server held to ${r.serverCpuQuota}% of one CPU in the measured rounds (a cgroup quota), so that ` +
+            'the client keeps ahead of it: req/s is each server\'s capacity at that share',
+        ]
+      : []),
     `- oddsbase / bare: ${pct(r.ratio)}, target >= ${pct(r.target)}: ${r.met ? 'met' : '**missed**'}`,
     `- server CPU per request, bare / oddsbase: ${pct(r.cpuRatio)} (the req/s ratio to expect when the ` +
       `server's CPU is the bottleneck; ` +
@@ -492,6 +525,7 @@ export function parseEventsArgs(argv: string[]): EventsOptions {
     else if (a === '--no-start-flags') opts.startFlags = false;
     else if (a === '--cpu-prof') opts.cpuProfDir = resolve(argv[++i]);
     else if (a === '--heap-matched') opts.heapMatched = true;
+    else if (a === '--server-cpu-quota') opts.serverCpuQuota = Number(argv[++i]);
     else if (a === '--node-flags') opts.nodeFlags = (argv[++i] ?? '').split(/\s+/).filter(Boolean);
     else throw new Error(`unknown argument ${a}`);
   }

@@ -3,7 +3,7 @@
  * and CPU pinning. Nothing here talks to anything but 127.0.0.1.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -53,6 +53,63 @@ export function makeTmpDir(prefix: string): string {
 
 export function removeDir(dir: string): void {
   rmSync(dir, { recursive: true, force: true });
+}
+
+/** A cgroup that holds the processes put in it to a share of one CPU. */
+export interface CpuQuota {
+  add(pid: number): void;
+  /** Moves what is left in the group back to its parent and removes the group. */
+  close(): void;
+}
+
+/**
+ * Makes a cgroup with a CPU quota of `percent` of one CPU (cgroup v1's cpu controller or v2's
+ * cpu.max; root only). A benchmark whose client cannot keep up with the server holds the servers
+ * to such a share, so that each answers as fast as its own CPU lets it: req/s is then its capacity.
+ */
+export function cpuQuota(percent: number): CpuQuota {
+  if (!(percent > 0 && percent <= 100)) throw new Error(`a CPU quota is a percentage of one CPU, not ${percent}`);
+  const periodUs = 100_000;
+  const quotaUs = String(Math.round((percent / 100) * periodUs));
+  const name = `oddsbase-bench-${process.pid}`;
+  const v1 = ['/sys/fs/cgroup/cpu', '/sys/fs/cgroup/cpu,cpuacct'].find((d) => existsSync(join(d, 'cpu.cfs_quota_us')));
+  const v2 = '/sys/fs/cgroup';
+  let parent: string;
+  let dir: string;
+  try {
+    if (v1) {
+      parent = v1;
+      dir = join(v1, name);
+      mkdirSync(dir);
+      writeFileSync(join(dir, 'cpu.cfs_period_us'), String(periodUs));
+      writeFileSync(join(dir, 'cpu.cfs_quota_us'), quotaUs);
+    } else if (existsSync(join(v2, 'cgroup.controllers'))) {
+      parent = v2;
+      dir = join(v2, name);
+      writeFileSync(join(v2, 'cgroup.subtree_control'), '+cpu');
+      mkdirSync(dir);
+      writeFileSync(join(dir, 'cpu.max'), `${quotaUs} ${periodUs}`);
+    } else {
+      throw new Error('no cgroup cpu controller under /sys/fs/cgroup');
+    }
+  } catch (err) {
+    throw new Error(`a CPU quota needs a writable cgroup cpu controller (run as root): ${(err as Error).message}`);
+  }
+  return {
+    add(pid) {
+      writeFileSync(join(dir, 'cgroup.procs'), String(pid));
+    },
+    close() {
+      try {
+        for (const pid of readFileSync(join(dir, 'cgroup.procs'), 'utf8').split('\n').filter(Boolean)) {
+          writeFileSync(join(parent, 'cgroup.procs'), pid);
+        }
+        rmdirSync(dir);
+      } catch {
+        // Gone already, or a process exited between the read and the move: nothing to undo.
+      }
+    },
+  };
 }
 
 /** UTC date of today, YYYY-MM-DD. */
