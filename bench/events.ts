@@ -446,6 +446,11 @@ export async function runEvents(opts: EventsOptions = {}): Promise<EventsResult>
 
 const usList = (runs: RunStats[]) => runs.map((s) => s.cpuUsPerRequest.toFixed(1)).join(', ');
 
+/** Both medians came with the client near a full CPU: their req/s measure autocannon, not the servers. */
+const CLIENT_BOUND_CPU = 0.9;
+const clientBound = (r: EventsResult) =>
+  r.med.oddsbase.clientCpu >= CLIENT_BOUND_CPU && r.med.bare.clientCpu >= CLIENT_BOUND_CPU;
+
 export function eventsMarkdown(r: EventsResult): string {
   const row = (name: string, s: RunStats) =>
     `| ${name} | ${int(s.rps)} | ${s.p50} | ${s.p99} | ${int(s.bytesPerResponse)} | ${pct(s.serverCpu)} | ` +
@@ -477,7 +482,11 @@ export function eventsMarkdown(r: EventsResult): string {
             'the client keeps ahead of it: req/s is each server\'s capacity at that share',
         ]
       : []),
-    `- oddsbase / bare: ${pct(r.ratio)}, target >= ${pct(r.target)}: ${r.met ? 'met' : '**missed**'}`,
+    `- oddsbase / bare: ${pct(r.ratio)}, target >= ${pct(r.target)}: ${r.met ? 'met' : '**missed**'}` +
+      (clientBound(r)
+        ? ` (the client at ${pct(Math.min(r.med.oddsbase.clientCpu, r.med.bare.clientCpu))} of its CPU or more in ` +
+          "both: these req/s are the client's, not the servers'; read the CPU ratio, or hold the servers with --server-cpu-quota)"
+        : ''),
     `- server CPU per request, bare / oddsbase: ${pct(r.cpuRatio)} (the req/s ratio to expect when the ` +
       `server's CPU is the bottleneck; ` +
       `${r.cpuRatio >= r.target ? 'at or above' : '**below**'} the target)`,
