@@ -288,6 +288,8 @@ export async function runEvents(opts: EventsOptions = {}): Promise<EventsResult>
     restoreAffinity = canPin() ? currentAffinity() : undefined;
     if (restoreAffinity) pinSelf(CLIENT_CPU);
     if (opts.pathOn) path = await opts.pathOn(server.url, server.key);
+    /** The oddsbase server's node flags: `npm start`'s, then --node-flags. */
+    const nodeFlags = [...server.nodeFlags, ...(opts.nodeFlags ?? [])];
 
     const url = server.url + path;
     const headers = { 'X-Service-Key': server.key };
@@ -347,8 +349,7 @@ export async function runEvents(opts: EventsOptions = {}): Promise<EventsResult>
       heapBare = spawnNode(
         [
           '--expose-gc',
-          ...server.nodeFlags,
-          ...(opts.nodeFlags ?? []),
+          ...nodeFlags,
           await bundle('bench/bare-server.ts'),
           bodyFile,
           String(port),
@@ -412,7 +413,7 @@ export async function runEvents(opts: EventsOptions = {}): Promise<EventsResult>
       durationS,
       connections: CONNECTIONS,
       pinned: restoreAffinity !== undefined,
-      nodeFlags: [...server.nodeFlags, ...(opts.nodeFlags ?? [])],
+      nodeFlags,
       bodyBytes: body.length,
       events,
       prices,

@@ -75,7 +75,7 @@ export function cpuQuota(percent: number): CpuQuota {
   const v1 = ['/sys/fs/cgroup/cpu', '/sys/fs/cgroup/cpu,cpuacct'].find((d) => existsSync(join(d, 'cpu.cfs_quota_us')));
   const v2 = '/sys/fs/cgroup';
   let parent: string;
-  let dir: string;
+  let dir: string | undefined;
   try {
     if (v1) {
       parent = v1;
@@ -93,18 +93,21 @@ export function cpuQuota(percent: number): CpuQuota {
       throw new Error('no cgroup cpu controller under /sys/fs/cgroup');
     }
   } catch (err) {
+    // A group made before a later step failed would outlive the benchmark.
+    if (dir && existsSync(dir)) rmdirSync(dir);
     throw new Error(`a CPU quota needs a writable cgroup cpu controller (run as root): ${(err as Error).message}`);
   }
+  const group = dir;
   return {
     add(pid) {
-      writeFileSync(join(dir, 'cgroup.procs'), String(pid));
+      writeFileSync(join(group, 'cgroup.procs'), String(pid));
     },
     close() {
       try {
-        for (const pid of readFileSync(join(dir, 'cgroup.procs'), 'utf8').split('\n').filter(Boolean)) {
+        for (const pid of readFileSync(join(group, 'cgroup.procs'), 'utf8').split('\n').filter(Boolean)) {
           writeFileSync(join(parent, 'cgroup.procs'), pid);
         }
-        rmdirSync(dir);
+        rmdirSync(group);
       } catch {
         // Gone already, or a process exited between the read and the move: nothing to undo.
       }
