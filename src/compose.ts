@@ -34,6 +34,7 @@ import { SqliteKeyStore } from './store/sqlite/sqlite-keys.ts';
 import { SqliteStore } from './store/sqlite/sqlite-store.ts';
 import type { Store } from './store/store.ts';
 import { StreamHub } from './stream/stream-hub.ts';
+import { streamDenial } from './stream/stream-access.ts';
 import { streamPlainGetRoutes } from './stream/plain-get-route.ts';
 import { streamTokenRoute } from './stream/token-route.ts';
 import { StreamTokens } from './stream/tokens.ts';
@@ -205,6 +206,7 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
       position: () => ledger.position,
       now,
       meter: opts.withoutAccess ? undefined : (account, points) => access.meter(account, points, NO_HEADERS),
+      recheck: opts.withoutAccess ? undefined : (account) => streamDenial(auth, access, account),
       metrics: metrics.streams,
     },
     {
@@ -212,6 +214,10 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
       queueMessages: limits.streamQueueMessages,
       highWaterBytes: limits.streamHighWaterKb * 1024,
       resumeMaxChanges: limits.streamResumeMaxChanges,
+      resumeMaxConcurrent: limits.streamResumeMaxConcurrent,
+      resumeMaxPerKey: limits.streamResumeMaxPerKey,
+      accessCheckMs: limits.streamAccessCheckMs,
+      backlogGraceMs: limits.streamBacklogGraceMs,
     },
   );
   const tokens = new StreamTokens(limits.streamTokenTtlMs, now);
@@ -227,7 +233,11 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
   });
   streamTokenRoute(app, tokens);
   streamPlainGetRoutes(app);
-  metrics.watchStreams({ connections: () => streams.connectionCount, subscriptions: () => streams.index.size });
+  metrics.watchStreams({
+    connections: () => streams.connectionCount,
+    subscriptions: () => streams.index.size,
+    queued: () => streams.queuedMessages(),
+  });
   healthRoutes(app, readiness);
   if (config.metrics.token !== undefined) metricsRoute(app, metrics, config.metrics.token);
   const summary =

@@ -85,6 +85,14 @@ export interface Limits {
   streamHighWaterKb: number;
   /** Most changes a stream resume replays; further behind, the client takes a snapshot. */
   streamResumeMaxChanges: number;
+  /** Stream resumes replaying at once in the process; past it a resume is answered `resume_busy`. */
+  streamResumeMaxConcurrent: number;
+  /** Stream resumes of one key replaying at once. */
+  streamResumeMaxPerKey: number;
+  /** How often open streams' keys are checked again: revocation, expiry and caps close them within it. */
+  streamAccessCheckMs: number;
+  /** How long a WebSocket may stay backed up before a queue past streamQueueMessages is the client's. */
+  streamBacklogGraceMs: number;
   /** How long a stream token (POST /api/v2/ws/token) may be redeemed. */
   streamTokenTtlMs: number;
   /**
@@ -117,6 +125,10 @@ export const DEFAULT_LIMITS: Limits = {
   streamQueueMessages: 1024,
   streamHighWaterKb: 256,
   streamResumeMaxChanges: 50_000,
+  streamResumeMaxConcurrent: 16,
+  streamResumeMaxPerKey: 4,
+  streamAccessCheckMs: 1000,
+  streamBacklogGraceMs: 1000,
   streamTokenTtlMs: 60_000,
   // One day: the simulator's data directory then stays under 2 GB (docs/operations.md, sizing).
   retentionDays: 1,
@@ -252,6 +264,10 @@ function resolveLimits(input: Partial<Limits>, env: NodeJS.ProcessEnv): Limits {
     streamQueueMessages: pick('streamQueueMessages', 'STREAM_QUEUE_MESSAGES', 1, 1_000_000),
     streamHighWaterKb: pick('streamHighWaterKb', 'STREAM_HIGH_WATER_KB', 1, 1_048_576),
     streamResumeMaxChanges: pick('streamResumeMaxChanges', 'STREAM_RESUME_MAX_CHANGES', 0, 10_000_000),
+    streamResumeMaxConcurrent: pick('streamResumeMaxConcurrent', 'STREAM_RESUME_MAX_CONCURRENT', 1, 10_000),
+    streamResumeMaxPerKey: pick('streamResumeMaxPerKey', 'STREAM_RESUME_MAX_PER_KEY', 1, 10_000),
+    streamAccessCheckMs: pick('streamAccessCheckMs', 'STREAM_ACCESS_CHECK_MS', 10, 60_000),
+    streamBacklogGraceMs: pick('streamBacklogGraceMs', 'STREAM_BACKLOG_GRACE_MS', 0, 60_000),
     streamTokenTtlMs: pick('streamTokenTtlMs', 'STREAM_TOKEN_TTL_MS', 1000, 3_600_000),
     retentionDays: pick('retentionDays', 'RETENTION_DAYS', 0, 36_500),
     boardKeepHours: pick('boardKeepHours', 'BOARD_KEEP_HOURS', 1, 87_600),

@@ -142,6 +142,14 @@ export class AccessControl {
     return denial;
   }
 
+  /**
+   * The cap or budget refusal a metered request of this account would get now, without counting a
+   * request: open streams ask it to stop once a cap is reached.
+   */
+  capReached(a: Account): Denial | undefined {
+    return this.checkCaps(a, this.now());
+  }
+
   /** Reports a refusal the HTTP layer decides before an account is known (failed key checks). */
   refused(reason: RefusalReason): void {
     this.onRefusal(reason);

@@ -75,6 +75,15 @@ export class Authenticator {
     return hit && hit.until > this.now() ? hit.account : undefined;
   }
 
+  /**
+   * The account of a key hash as its record reads now, bypassing the cache; undefined when the key
+   * is revoked, expired or gone. Open streams ask this periodically, since they authenticated once.
+   */
+  async current(keyHash: string): Promise<Account | undefined> {
+    const record = await this.keys.findByHash(keyHash);
+    return record && isActive(record, this.now()) ? accountOf(record) : undefined;
+  }
+
   async authenticate(key: string | undefined): Promise<Account | undefined> {
     if (!key || key.length > 200) return undefined;
     const hit = this.cached(key);

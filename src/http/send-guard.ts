@@ -17,6 +17,9 @@ export const DEFAULT_SEND_TIMEOUT_MS = 30_000;
 /** As much as the caches may hold: together they keep `npm start`'s server near 400 MB at worst. */
 export const DEFAULT_SEND_BUDGET_BYTES = 32 * 1024 * 1024;
 
+/** No progress for this long (or the send timeout, if shorter) lets a budget close a connection. */
+export const BUDGET_GRACE_MS = 2000;
+
 export type GuardLog = (fields: Record<string, unknown>, message: string) => void;
 
 interface Watched {
@@ -78,15 +81,21 @@ function unsentBytes(socket: Socket, w: Watched): number {
  * connections, not a response that sits unread: its bytes stay in the process for as long as the
  * connection lives. One timer checks every connection four times a second; a connection with
  * unsent bytes that has made no progress (nothing taken by the kernel, nothing new written) for
- * `stallMs` is destroyed, which releases its responses. Sooner, at the next check, when it holds
- * more than its share, or when such connections together hold more than the budget (the longest
- * stalled go first). Per request there is one check (is the response waiting behind another on its
+ * `stallMs` is destroyed, which releases its responses. Sooner, after `BUDGET_GRACE_MS` without
+ * progress, when it holds more than its share, or when such connections together hold more than
+ * the budget (the longest stalled go first). Per request there is one check (is the response waiting behind another on its
  * connection?), and connections that keep reading are never touched, however slow or large their
  * responses.
  */
 export class SendGuard {
   private readonly sockets = new Map<Socket, Watched>();
   private readonly periodMs: number;
+  /**
+   * How long a connection must have made no progress before a budget may close it. A reader that is
+   * reading can show no progress between two checks (a full kernel buffer read in bursts, a loaded
+   * machine): one check period was too short a proof, and closed such readers.
+   */
+  private readonly graceMs: number;
   private timer: NodeJS.Timeout | undefined;
   private stalled = 0;
   private overBudget = 0;
@@ -100,6 +109,7 @@ export class SendGuard {
     // checks (100 new 1.9 MB answers a second add 48 MB in 250 ms), yet cheap: a few property reads
     // per connection.
     this.periodMs = Math.min(250, Math.max(50, Math.floor(opts.stallMs / 4)));
+    this.graceMs = Math.min(opts.stallMs, BUDGET_GRACE_MS);
   }
 
   watch(socket: Socket): void {
@@ -151,12 +161,12 @@ export class SendGuard {
       if (still >= this.opts.stallMs) {
         this.stalled++;
         this.drop(socket, pending, still, 'no progress within the send timeout');
-      } else if (still > 0 && pending > this.opts.connectionBytes) {
+      } else if (still >= this.graceMs && pending > this.opts.connectionBytes) {
         this.overBudget++;
         this.drop(socket, pending, still, 'over the per-connection send budget without progress');
       } else {
         total += pending;
-        if (still > 0) idle.push([socket, w]);
+        if (still >= this.graceMs) idle.push([socket, w]);
       }
     }
     if (total <= this.opts.totalBytes) return;

@@ -94,7 +94,7 @@ export class Metrics {
   };
 
   /** Registers the stream gauges, read at each scrape. */
-  watchStreams(sources: { connections(): number; subscriptions(): number }): void {
+  watchStreams(sources: { connections(): number; subscriptions(): number; queued(): number }): void {
     const registers = [this.registry];
     new Gauge({
       name: 'oddsbase_ws_connections',
@@ -110,6 +110,14 @@ export class Metrics {
       registers,
       collect() {
         this.set(sources.subscriptions());
+      },
+    });
+    new Gauge({
+      name: 'oddsbase_ws_queued_messages',
+      help: 'Messages WebSocket connections hold unwritten in the process (live deltas, replayed deltas, answers)',
+      registers,
+      collect() {
+        this.set(sources.queued());
       },
     });
   }

@@ -20,7 +20,20 @@ export interface ConnectionOptions {
   queueMessages: number;
   /** Unsent bytes in the socket past which the queue waits for it to drain. */
   highWaterBytes: number;
+  /**
+   * How long the socket may stay past `highWaterBytes` before a subscription's queue past
+   * `queueMessages` is the client's doing (it is not reading) rather than a burst the server made in
+   * one turn, which a reading client drains within milliseconds.
+   */
+  backlogGraceMs: number;
 }
+
+/**
+ * A subscription's queue may hold this many times `queueMessages` while its client keeps reading:
+ * a burst (a quarter-hour of game starts commits about 1,200 prices at once) goes out whole, while
+ * memory stays bounded for a client that reads too slowly to ever catch up.
+ */
+export const BURST_FACTOR = 4;
 
 /** What a connection reports and asks of the hub that owns it. */
 export interface ConnectionHooks {
@@ -34,6 +47,8 @@ export interface ConnectionHooks {
   epochJson(): string;
   /** Unix seconds, for the dedicated stream's meta.timestamp. */
   unixNow(): number;
+  /** The server's clock in ms, for how long the socket has been backed up. */
+  clock(): number;
   closed(conn: Connection): void;
   /** Asks for a turn to write what is queued (the hub's WriteTurns): `write` is called then. */
   writeTurn(conn: Connection): void;
@@ -49,6 +64,8 @@ interface Item {
   sub?: Subscription;
   /** Counted in the subscription's pending deltas (live ones; a replay is not). */
   counted?: boolean;
+  /** A replayed delta: counted in `replayWaiting`, which paces the replay's reads. */
+  replayed?: boolean;
   frame?: Frame;
   text?: string;
   points: number;
@@ -60,10 +77,15 @@ interface Item {
  * Contract:
  * - Messages leave in the order they were queued; a subscription's deltas carry sub_sequence 1, 2, ...
  *   in that order, and their positions only rise.
- * - A subscription may have `queueMessages` deltas waiting. Past that, the dedicated stream drops
- *   the message (counted), a conflating subscription keeps the latest price per line and book
- *   (sent after the queue, flagged `conflated: true`), and any other subscription closes the
- *   connection: an error message first, then close reason `buffer_overflow:reconnect_and_catchup`.
+ * - A subscription may have `queueMessages` deltas waiting that its client has not taken: past that
+ *   many while the socket has been backed up (past `highWaterBytes`) for `backlogGraceMs`, or past
+ *   `BURST_FACTOR` times that many in any case, the dedicated stream drops the message (counted), a
+ *   conflating subscription keeps the latest price per line and book (sent after the queue, flagged
+ *   `conflated: true`), and any other subscription closes the connection: an error message first,
+ *   then close reason `buffer_overflow:reconnect_and_catchup`. A burst larger than the queue that a
+ *   reading client drains therefore never cuts it off.
+ * - A replay (resume) is queued a page at a time: `room` tells the replay when its last page is
+ *   mostly written, so a replay holds one page in memory however far back it starts.
  * - What is due is written in turns shared with the other connections, `CHUNK_BYTES` a turn; the
  *   socket is corked while a chunk is written, so its messages leave in one write. The queue stops at
  *   `highWaterBytes` of unsent socket bytes and resumes on the socket's drain, so memory is bounded
@@ -85,6 +107,13 @@ export class Connection implements Outbox, Writer {
   private billed = new WeakSet<Frame>();
   /** Messages of `send` waiting in the queue. */
   private controlPending = 0;
+  /** Replayed deltas waiting in the queue. */
+  private replayWaiting = 0;
+  private roomWaiters: { below: number; resolve: () => void }[] = [];
+  /** The clock when the socket went past its high-water mark (meaningful while `waitingDrain`). */
+  private backedUpSince = 0;
+  /** Set once the key may no longer stream (revoked, expired, out of budget): no new subscription. */
+  denied = false;
 
   constructor(
     readonly ws: WebSocket,
@@ -100,12 +129,25 @@ export class Connection implements Outbox, Writer {
     ws.on('error', () => this.ended());
   }
 
+  /** Messages queued and not yet written to the socket. */
+  get waiting(): number {
+    return this.queue.length - this.head;
+  }
+
   /** A live frame for one of this connection's subscriptions (already matched). */
   deliver(sub: Subscription, frame: Frame): void {
     if (sub.closed || this.closed) return;
     if (sub.held) {
-      if (sub.held.length >= this.opts.queueMessages) return this.overflow(sub);
-      sub.held.push(frame);
+      if (sub.held.length >= this.opts.queueMessages) {
+        // A resume reads what it missed from the log again; anything else cannot recover it.
+        if (sub.resuming) {
+          sub.heldLost = true;
+          sub.held.length = 0;
+          return;
+        }
+        return this.overflow(sub);
+      }
+      if (!sub.heldLost) sub.held.push(frame);
       return;
     }
     this.enqueue(sub, frame);
@@ -119,7 +161,7 @@ export class Connection implements Outbox, Writer {
       // line could leave after a newer one.
       return this.conflate(sub, frame);
     }
-    if (sub.pending >= this.opts.queueMessages) {
+    if (sub.pending >= this.opts.queueMessages && (this.lagging() || sub.pending >= this.opts.queueMessages * BURST_FACTOR)) {
       if (sub.dedicated) return this.hooks.dropped();
       if (sub.params.conflate && frame instanceof MarketFrame) return this.conflate(sub, frame);
       return this.overflow(sub);
@@ -129,11 +171,33 @@ export class Connection implements Outbox, Writer {
     this.schedule();
   }
 
-  /** Queues a replayed delta: a resume is bounded by its own limit, not by the live queue's. */
+  /** Whether the client is not taking what is queued: its socket has stayed backed up past the grace. */
+  private lagging(): boolean {
+    return this.waitingDrain && this.hooks.clock() - this.backedUpSince >= this.opts.backlogGraceMs;
+  }
+
+  /** Queues a replayed delta; the replay waits for `room` before it reads the next page. */
   replay(sub: Subscription, frame: Frame): void {
     if (sub.closed || this.closed) return;
-    this.queue.push({ sub, frame, points: frame.points });
+    this.replayWaiting++;
+    this.queue.push({ sub, frame, points: frame.points, replayed: true });
     this.schedule();
+  }
+
+  /** Resolves once fewer than `below` replayed deltas wait unwritten, or the connection has closed. */
+  room(below: number): Promise<void> {
+    if (this.closed || this.replayWaiting < below) return Promise.resolve();
+    return new Promise((resolve) => this.roomWaiters.push({ below, resolve }));
+  }
+
+  private wakeReplays(): void {
+    if (this.roomWaiters.length === 0) return;
+    const still: { below: number; resolve: () => void }[] = [];
+    for (const w of this.roomWaiters) {
+      if (this.closed || this.replayWaiting < w.below) w.resolve();
+      else still.push(w);
+    }
+    this.roomWaiters = still;
   }
 
   private conflate(sub: Subscription, frame: MarketFrame): void {
@@ -198,6 +262,7 @@ export class Connection implements Outbox, Writer {
         const sub = item.sub;
         if (sub) {
           if (item.counted) sub.pending--;
+          else if (item.replayed) this.replayWaiting--;
           if (sub.closed) continue;
         } else this.controlPending--;
         points += this.bill(item);
@@ -215,6 +280,7 @@ export class Connection implements Outbox, Writer {
       socket.uncork();
     }
     if (points > 0 && this.account) this.hooks.meter(this.account, points);
+    this.wakeReplays();
     if (this.closed || (this.head >= this.queue.length && this.conflating.size === 0)) {
       this.scheduled = false;
       return false;
@@ -222,6 +288,7 @@ export class Connection implements Outbox, Writer {
     if (socket.writableLength >= high) {
       this.scheduled = false;
       this.waitingDrain = true;
+      this.backedUpSince = this.hooks.clock();
       socket.once('drain', () => {
         this.waitingDrain = false;
         this.schedule();
@@ -303,9 +370,11 @@ export class Connection implements Outbox, Writer {
     this.queue.length = 0;
     this.head = 0;
     this.controlPending = 0;
+    this.replayWaiting = 0;
     this.conflating.clear();
     this.billed = new WeakSet();
     for (const sub of this.subs.values()) sub.closed = true;
+    this.wakeReplays();
     this.hooks.closed(this);
   }
 }

@@ -23,6 +23,10 @@ export const ERROR_CODES = {
   stream_gap: 'the server missed part of the change log',
   /** The server failed while handling the message; the connection stays open. */
   internal_error: 'the message could not be handled',
+  /** The key was revoked or has expired: the connection closes (policy_violation:key_revoked). */
+  key_revoked: 'the key no longer exists or has expired',
+  /** A cap or the account's budget was reached while streaming: the connection closes (policy_violation:limit_reached). */
+  limit_reached: 'a data point cap or the budget was reached',
 } as const;
 export type ErrorCode = keyof typeof ERROR_CODES;
 
@@ -38,6 +42,8 @@ export const SNAPSHOT_ERROR_CODES = {
   snapshot_required: 'resume is not possible: take a snapshot',
   /** The snapshot could not be read (a store failure): retry it. */
   snapshot_failed: 'the snapshot could not be made',
+  /** Too many resumes replay at once (in the process or for the key): resume again after `retry_after` seconds. */
+  resume_busy: 'too many resumes at once: retry shortly',
 } as const;
 export type SnapshotErrorCode = keyof typeof SNAPSHOT_ERROR_CODES;
 
@@ -56,6 +62,8 @@ export class SnapshotError extends Error {
   constructor(
     readonly code: SnapshotErrorCode,
     message: string,
+    /** Seconds after which the same request may succeed (`resume_busy`). */
+    readonly retryAfter?: number,
   ) {
     super(message);
   }
@@ -69,6 +77,10 @@ export const CLOSES = {
   gap: { code: 1012, reason: 'stream_gap:reconnect_and_resume' },
   /** The server is shutting down. */
   shutdown: { code: 1001, reason: 'server_shutdown' },
-  /** The key was revoked or the connection's plan no longer allows streams. */
+  /**
+   * The key may no longer stream: revoked or expired (`policy_violation:key_revoked`), its plan
+   * without streams (`policy_violation:forbidden`), a cap or the budget reached
+   * (`policy_violation:limit_reached`). The reason names which; an in-band error precedes it.
+   */
   policy: { code: 1008, reason: 'policy_violation' },
 } as const;

@@ -21,6 +21,21 @@ export interface StreamOptions extends ConnectionOptions {
   heartbeatMs: number;
   /** Most changes a resume replays; further behind, the client takes a snapshot. */
   resumeMaxChanges: number;
+  /** Resumes replaying at once in this process; past it a resume is answered `resume_busy`. */
+  resumeMaxConcurrent: number;
+  /** Resumes of one key replaying at once (a connection's resumes run one after another). */
+  resumeMaxPerKey: number;
+  /** How often the keys of open connections are checked again (revocation, expiry, caps). */
+  accessCheckMs: number;
+}
+
+/** Why a key may no longer stream, as the access check found it: its connections are closed. */
+export interface StreamDenial {
+  /** In-band error code sent before the close. */
+  code: 'key_revoked' | 'forbidden' | 'limit_reached';
+  message: string;
+  /** The close reason (CLOSES.policy's code). */
+  reason: string;
 }
 
 /** What the hub reads and reports to: narrow views of the services, never the server. */
@@ -35,6 +50,11 @@ export interface StreamDeps {
   now(): number;
   /** Counts delivered data points (the access layer's metering); absent without the access layer. */
   meter?: (account: Account, points: number) => void;
+  /**
+   * Whether a streaming key may still stream (not revoked or expired, its plan still with streams,
+   * no cap or budget reached); absent without the access layer.
+   */
+  recheck?: (account: Account) => Promise<StreamDenial | undefined>;
   metrics?: StreamMetrics;
 }
 
@@ -50,8 +70,11 @@ export interface StreamMetrics {
  */
 const WRITE_TURN_MS = 3;
 
-/** Rows a resume reads from the log per step. */
-const RESUME_PAGE = 2000;
+/**
+ * Rows a resume reads from the log per step. The next page is read once fewer than half a page of
+ * replayed messages wait unwritten, so a replay holds about one page however far back it starts.
+ */
+const RESUME_PAGE = 500;
 
 /**
  * The streams' core: it receives every committed batch from the bus, turns its rows into frames
@@ -74,6 +97,13 @@ export class StreamHub {
   private readonly stopListening: () => void;
   private readonly heartbeat: NodeJS.Timeout;
   private readonly writes = new WriteTurns(WRITE_TURN_MS);
+  private readonly accessTimer: NodeJS.Timeout | undefined;
+  private checking = false;
+  /** Resumes replaying now: in the process, and per key. */
+  private replaying = 0;
+  private readonly replayingPerKey = new Map<string, number>();
+  /** Each connection's resumes, one after another. */
+  private readonly resumeChains = new WeakMap<Connection, Promise<void>>();
 
   constructor(
     private readonly deps: StreamDeps,
@@ -85,6 +115,10 @@ export class StreamHub {
     this.stopListening = deps.bus.subscribe((batch) => this.receive(batch));
     this.heartbeat = setInterval(() => this.beat(), opts.heartbeatMs);
     this.heartbeat.unref();
+    if (deps.recheck) {
+      this.accessTimer = setInterval(() => void this.checkAccess(), opts.accessCheckMs);
+      this.accessTimer.unref();
+    }
   }
 
   /** The position the hub has dispatched up to. */
@@ -100,6 +134,13 @@ export class StreamHub {
     return this.connections.size;
   }
 
+  /** Messages every connection holds unwritten (conflated prices left out: one per line at most). */
+  queuedMessages(): number {
+    let n = 0;
+    for (const conn of this.connections) n += conn.waiting;
+    return n;
+  }
+
   /** Open connections of a key: the plan's cap counts them. */
   connectionsOf(keyHash: string): number {
     return this.perKey.get(keyHash) ?? 0;
@@ -113,6 +154,7 @@ export class StreamHub {
       overflowed: () => this.deps.metrics?.overflowed(),
       epochJson: () => this.epochJson,
       unixNow: () => Math.floor(this.deps.now() / 1000),
+      clock: () => this.deps.now(),
       closed: (c) => this.closed(c),
       writeTurn: (c) => this.writes.add(c),
     });
@@ -138,6 +180,12 @@ export class StreamHub {
     const sub = new Subscription(conn, id, channel, params, conn.scope, conn.dedicated, (eventId) =>
       this.deps.view.getEvent(eventId)?.startMs,
     );
+    // A connection closed or denied (a message read after its close) takes no subscription: the
+    // index would keep one of a closed connection for good.
+    if (conn.closed || conn.denied) {
+      sub.closed = true;
+      return sub;
+    }
     conn.subs.set(id, sub);
     this.index.add(sub);
     return sub;
@@ -176,52 +224,101 @@ export class StreamHub {
    * Replays the subscription's frames after `from` from the change log, in order, then sends
    * resume_complete and releases the live frames held meanwhile. A position of another epoch,
    * ahead of the log, older than the log kept, or more than `resumeMaxChanges` behind gets
-   * snapshot_error `snapshot_required`.
+   * snapshot_error `snapshot_required`; past the resumes the process or the key may run at once,
+   * `resume_busy` with `retry_after`. A connection's resumes run one after another.
+   *
+   * The replay is paged: a page of the log is read, its frames queued, and the next page read once
+   * the client has taken most of them, so memory holds a page per replay, never the whole replay.
+   * Live frames are held meanwhile; if more arrive than the queue holds, they are dropped and the
+   * replay goes on from its target to the head it finds then, reading them from the log instead.
    */
-  async resume(conn: Connection, sub: Subscription, from: LogPosition): Promise<void> {
+  resume(conn: Connection, sub: Subscription, from: LogPosition): Promise<void> {
     sub.held ??= [];
-    const target = this.head;
+    sub.resuming = true;
+    const run = (this.resumeChains.get(conn) ?? Promise.resolve()).then(() => this.replay(conn, sub, from));
+    this.resumeChains.set(conn, run);
+    return run;
+  }
+
+  private async replay(conn: Connection, sub: Subscription, from: LogPosition): Promise<void> {
+    let target = this.head;
+    const keyHash = conn.account?.keyHash;
+    let admitted = false;
     try {
+      if (sub.closed) return;
       const epoch = this.deps.position().epoch;
       if (from.epoch !== epoch) {
         throw new SnapshotError('snapshot_required', `the position is of another log (epoch ${from.epoch}, now ${epoch})`);
       }
       if (from.id > target) throw new SnapshotError('snapshot_required', `position ${from.id} is ahead of the log (${target})`);
-      if (target - from.id > this.opts.resumeMaxChanges) {
-        throw new SnapshotError(
-          'snapshot_required',
-          `position ${from.id} is ${target - from.id} changes behind; a resume replays at most ${this.opts.resumeMaxChanges}`,
-        );
+      const max = this.opts.resumeMaxChanges;
+      if (target - from.id > max) {
+        throw new SnapshotError('snapshot_required', `position ${from.id} is ${target - from.id} changes behind; a resume replays at most ${max}`);
       }
+      const ofKey = keyHash === undefined ? 0 : (this.replayingPerKey.get(keyHash) ?? 0);
+      if (this.replaying >= this.opts.resumeMaxConcurrent || ofKey >= this.opts.resumeMaxPerKey) {
+        throw new SnapshotError('resume_busy', 'too many resumes are replaying now; resume again shortly', 1);
+      }
+      admitted = true;
+      this.replaying++;
+      if (keyHash !== undefined) this.replayingPerKey.set(keyHash, ofKey + 1);
       const oldest = await this.deps.feed.oldestCursor();
       if (from.id < oldest) {
         throw new SnapshotError('snapshot_required', `position ${from.id} is older than the log kept (from ${oldest})`);
       }
       let replayed = 0;
-      for (let after = from.id; after < target && !sub.closed; ) {
-        const read = await this.deps.feed
-          .read({ pricesOnly: false, afterId: after }, RESUME_PAGE, target)
-          .catch((err: unknown) => {
-            // Retention removed rows this replay was reading: it can no longer be whole.
-            if (err instanceof CursorError) throw new SnapshotError('snapshot_required', err.message);
-            throw err;
-          });
-        for (const frame of framesOf(read.rows)) {
-          if (!channelsOf(frame).includes(sub.channel) || !sub.matches(frame)) continue;
-          // A replay is bounded by resumeMaxChanges, not by the live queue.
-          conn.replay(sub, frame);
-          replayed++;
+      let after = from.id;
+      for (;;) {
+        after = await this.replayRange(conn, sub, after, target, (n) => (replayed += n));
+        if (sub.closed || !sub.heldLost) break;
+        // Live frames were dropped while replaying: read them from the log too, up to the head now.
+        sub.heldLost = false;
+        sub.held = [];
+        target = this.head;
+        if (target - from.id > 2 * max) {
+          throw new SnapshotError('snapshot_required', `the client fell ${target - from.id} changes behind while resuming`);
         }
-        if (read.lastId <= after) break;
-        after = read.lastId;
       }
       conn.send(
         `{"type":"resume_complete","id":${sub.idJson},"channel":"${sub.channel}","position":${this.positionJson(target)},"replayed":${replayed}}`,
       );
     } catch (err) {
       this.snapshotError(conn, sub, err);
+    } finally {
+      if (admitted) {
+        this.replaying--;
+        if (keyHash !== undefined) {
+          const n = (this.replayingPerKey.get(keyHash) ?? 1) - 1;
+          if (n > 0) this.replayingPerKey.set(keyHash, n);
+          else this.replayingPerKey.delete(keyHash);
+        }
+      }
+      sub.resuming = false;
+      sub.heldLost = false;
     }
     this.release(conn, sub, target);
+  }
+
+  /** Replays (after, upTo] page by page as the client takes them; returns where it stopped. */
+  private async replayRange(conn: Connection, sub: Subscription, after: number, upTo: number, count: (n: number) => void): Promise<number> {
+    while (after < upTo && !sub.closed) {
+      const read = await this.deps.feed.read({ pricesOnly: false, afterId: after }, RESUME_PAGE, upTo).catch((err: unknown) => {
+        // Retention removed rows this replay was reading: it can no longer be whole.
+        if (err instanceof CursorError) throw new SnapshotError('snapshot_required', err.message);
+        throw err;
+      });
+      let n = 0;
+      for (const frame of framesOf(read.rows)) {
+        if (!channelsOf(frame).includes(sub.channel) || !sub.matches(frame)) continue;
+        conn.replay(sub, frame);
+        n++;
+      }
+      count(n);
+      if (read.lastId <= after) break;
+      after = read.lastId;
+      await conn.room(RESUME_PAGE / 2);
+    }
+    return after;
   }
 
   private snapshotError(conn: Connection, sub: Subscription, err: unknown): void {
@@ -232,6 +329,7 @@ export class StreamHub {
         id: sub.id,
         code: known ? err.code : 'snapshot_failed',
         message: known ? err.message : 'the snapshot could not be read; request it again',
+        ...(known && err.retryAfter !== undefined ? { retry_after: err.retryAfter } : {}),
       }),
     );
   }
@@ -284,6 +382,37 @@ export class StreamHub {
     });
   }
 
+  /**
+   * Checks every streaming key again: a key revoked, expired, moved to a plan without streams, or
+   * past a cap or its budget has its connections told why (in-band) and closed with
+   * `policy_violation`, within one check period of the change.
+   */
+  async checkAccess(): Promise<void> {
+    const recheck = this.deps.recheck;
+    if (!recheck || this.checking) return;
+    this.checking = true;
+    try {
+      const byKey = new Map<string, Connection[]>();
+      for (const conn of this.connections) {
+        const a = conn.account;
+        if (!a || conn.closed) continue;
+        const list = byKey.get(a.keyHash);
+        if (list) list.push(conn);
+        else byKey.set(a.keyHash, [conn]);
+      }
+      for (const conns of byKey.values()) {
+        const denial = await recheck(conns[0]!.account!);
+        if (!denial) continue;
+        for (const conn of conns) {
+          conn.denied = true;
+          conn.fail(null, denial.code, denial.message, { code: CLOSES.policy.code, reason: denial.reason });
+        }
+      }
+    } finally {
+      this.checking = false;
+    }
+  }
+
   private beat(): void {
     const t = Math.floor(this.deps.now() / 1000);
     const texts: Record<Endpoint, string> = {
@@ -297,6 +426,7 @@ export class StreamHub {
   /** Closes every connection (server shutdown) and stops listening to the bus. */
   close(): void {
     clearInterval(this.heartbeat);
+    clearInterval(this.accessTimer);
     this.stopListening();
     for (const conn of [...this.connections]) conn.close(CLOSES.shutdown);
   }

@@ -50,6 +50,10 @@ export class Subscription {
   /** Conflated prices waiting, the latest per market_line_price id. */
   conflated: Map<number, MarketFrame> | undefined;
   held: Frame[] | null = null;
+  /** A resume is replaying: held frames past the queue are dropped, to be read from the log again. */
+  resuming = false;
+  /** Held frames were dropped while resuming: the replay goes on to the head it finds next. */
+  heldLost = false;
   closed = false;
   readonly idJson: string;
 

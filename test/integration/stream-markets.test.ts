@@ -7,6 +7,7 @@ import { WebSocket } from 'ws';
 import { generateKey, newKeyRecord } from '../../src/access/keys.ts';
 import type { Tier } from '../../src/access/tiers.ts';
 import { after, before, describe, test } from 'node:test';
+import { BURST_FACTOR } from '../../src/stream/connection.ts';
 import { batch, nbaEvent, nbaPrices, price } from '../helpers/fixtures.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { connect, refusal } from '../helpers/ws-client.ts';
@@ -200,7 +201,8 @@ test('a client more than the queue behind loses messages, and /metrics counts th
   };
   const before = await scrape();
   const c = await connect(markets(`?event_ids=${E1}&market_ids=29`), { 'X-Service-Key': ultra });
-  const n = QUEUE + 24;
+  // More in one batch than even a reading client's queue takes (BURST_FACTOR queues).
+  const n = QUEUE * BURST_FACTOR + 24;
   await s.server.ledger.apply(
     batch(
       at(),
@@ -210,9 +212,9 @@ test('a client more than the queue behind loses messages, and /metrics counts th
     ),
   );
   const got = await c.collect(300);
-  assert.equal(got.length, QUEUE, 'the batch arrives at once: the queue keeps 16, the rest are dropped');
+  assert.equal(got.length, QUEUE * BURST_FACTOR, 'the batch arrives at once: the queue keeps its bound, the rest are dropped');
   assert.equal(c.ws.readyState, c.ws.OPEN, 'the dedicated stream drops rather than closes');
-  assert.equal((await scrape()) - before, n - QUEUE);
+  assert.equal((await scrape()) - before, n - QUEUE * BURST_FACTOR);
   await c.close();
 });
 

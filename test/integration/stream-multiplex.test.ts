@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { CursorError } from '../../src/board/change-feed.ts';
+import { BURST_FACTOR } from '../../src/stream/connection.ts';
 import { batch, creditPlay, nbaEvent, nbaPrices, price, score, today } from '../helpers/fixtures.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { connect, refusal, type TestSocket } from '../helpers/ws-client.ts';
@@ -160,7 +161,8 @@ describe('slow consumers', () => {
   test('past the queue: an error first, then close with buffer_overflow:reconnect_and_catchup', async () => {
     const c = await open();
     await subscribe(c, 'slow', 'markets', { event_ids: [E2], market_ids: [29] });
-    await apply(...props(QUEUE + 10, -200));
+    // More in one turn than even a reading client's queue holds (BURST_FACTOR queues).
+    await apply(...props(QUEUE * BURST_FACTOR + 10, -200));
     const closed = await c.closed;
     assert.deepEqual(closed, { code: 1013, reason: 'buffer_overflow:reconnect_and_catchup' });
     const err = c.messages.find((m) => m.type === 'error');
@@ -171,13 +173,13 @@ describe('slow consumers', () => {
   test('conflate: true keeps the latest price per line and book, flagged conflated', async () => {
     const c = await open();
     await subscribe(c, 'fast', 'markets', { event_ids: [E2], market_ids: [29], conflate: true });
-    const n = QUEUE + 10;
+    const n = QUEUE * BURST_FACTOR + 10;
     await apply(...props(n, -300));
     const got = await c.collect(300);
     assert.equal(c.ws.readyState, c.ws.OPEN);
     const plain = got.filter((m) => !m.conflated);
     const conflated = got.filter((m) => m.conflated);
-    assert.equal(plain.length, QUEUE);
+    assert.equal(plain.length, QUEUE * BURST_FACTOR);
     assert.equal(conflated.length, 4, 'one per line (4 lines) of the 10 that did not fit');
     for (const m of conflated) {
       const last = props(n, -300).filter((p) => p.line === m.data.line).at(-1)!;

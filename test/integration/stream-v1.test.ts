@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { AFFILIATES } from '../../src/catalog/affiliates.ts';
+import { BURST_FACTOR } from '../../src/stream/connection.ts';
 import { batch, nbaEvent, nbaPrices, price } from '../helpers/fixtures.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { connect, refusal, type TestSocket } from '../helpers/ws-client.ts';
@@ -220,14 +222,18 @@ test('a client more than the queue behind loses messages, counted in /metrics; t
   const before = await scrape();
   // A key of its own: the upgrade tests before it spend the shared key's ten requests a second
   // (Ultra), so on a quick machine this upgrade came within the same second and was refused (429).
-  const c = await open(`?event_ids=${E2}&period=0`, await s.newKey('ultra', { v1: true, v2: false }));
-  const books = [19, 23, 4, 6, 11, 14];
-  // One batch: six line sets at once, the queue takes four.
-  await apply(...books.map((affiliate_id) => price(E2, { market_id: 1, participant_id: 2002, affiliate_id, price: 160 })));
+  const c = await open(`?event_ids=${E1},${E2}&period=0`, await s.newKey('ultra', { v1: true, v2: false }));
+  const books = AFFILIATES.map((a) => a.affiliate_id);
+  const sets = books.length * 2;
+  assert.ok(sets > QUEUE * BURST_FACTOR);
+  // One batch: a line set per book and event at once, more than even a reading client's queue takes.
+  await apply(
+    ...[E1, E2].flatMap((e) => books.map((affiliate_id) => price(e, { market_id: 1, participant_id: 2002, affiliate_id, price: 161 }))),
+  );
   const got = await c.collect(200);
-  assert.equal(got.length, QUEUE);
+  assert.equal(got.length, QUEUE * BURST_FACTOR);
   assert.equal(c.ws.readyState, c.ws.OPEN);
-  assert.equal((await scrape()) - before, books.length - QUEUE);
+  assert.equal((await scrape()) - before, sets - QUEUE * BURST_FACTOR);
   await c.close();
 });
 
