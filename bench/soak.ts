@@ -3,7 +3,7 @@
  * tier use it at once, as they do in production, rather than one benchmark's single kind of request.
  *
  *   node --import tsx bench/soak.ts [--minutes 10] [--data-dir DIR] [--age 300] [--sample 30]
- *     [--env NAME=VALUE ...] [--node-flags='...']
+ *     [--storm 60] [--env NAME=VALUE ...] [--node-flags='...']
  *
  * The server runs as `npm start` runs it (its node flags and logging, the live simulator), pinned to
  * CPU 0, on a data directory that has run a while: a copy of `--data-dir` (the original is left as it
@@ -16,7 +16,11 @@
  *   snapshot's `meta.delta_last_id`;
  * - three pollers of box scores, plays, history and best lines of events the snapshots returned;
  * - ten multiplexed stream clients (markets with a snapshot, live and futures channels) and ten on
- *   `/api/v2/ws/markets`, each on a Max key of its own.
+ *   `/api/v2/ws/markets`, each on a Max key of its own;
+ * - resume storms: six multiplexed clients following a sport's markets that all drop their
+ *   connections together every `--storm` seconds and resume from the last position they hold, one
+ *   of them from 20,000 changes further back (a replay), and two that subscribe to every market and
+ *   never read (the server cuts them off; they come back a minute later).
  * Every `--sample` seconds: the server's RSS, malloc's main arena (`[heap]` in /proc/PID/smaps), its
  * other anonymous and its file-backed memory, the live heap and external memory from /metrics, the
  * requests over 100 ms since the sample before and the longest event-loop delay of the server and
@@ -66,6 +70,10 @@ const STATS_POLLERS = 3;
 const STATS_PACE_MS = 500;
 const MULTIPLEX_CLIENTS = 10;
 const MARKETS_CLIENTS = 10;
+const RESUME_CLIENTS = 6;
+const UNREAD_CLIENTS = 2;
+/** How far back the storm's far resume starts: a replay of that many changes. */
+const FAR_RESUME = 20_000;
 const SLOW_MS = 100;
 
 export interface SoakOptions {
@@ -75,6 +83,8 @@ export interface SoakOptions {
   sampleS?: number;
   env?: Record<string, string>;
   nodeFlags?: string[];
+  /** Seconds between two resume storms. */
+  stormS?: number;
 }
 
 interface Sample {
@@ -119,8 +129,22 @@ export interface SoakResult {
   samples: Sample[];
   classes: Record<string, ClassStats>;
   streamMessages: { multiplex: number; markets: number; closed: number };
+  storms: StormStats;
   gc: Record<string, GcKind>;
   errors: string[];
+}
+
+/** What the resume storms got back. */
+interface StormStats {
+  storms: number;
+  resumes: number;
+  completed: number;
+  replayed: number;
+  snapshotRequired: number;
+  busy: number;
+  /** Deltas whose sub_sequence or position did not follow the one before on their subscription. */
+  outOfOrder: number;
+  unreadCutOff: number;
 }
 
 /** RSS of `pid` by kind of mapping, from /proc/PID/smaps: malloc's main arena, other anonymous, file-backed. */
@@ -216,6 +240,7 @@ async function addKeys(dataDir: string): Promise<Record<string, string[]>> {
     await add('delta', 'ultra', DELTA_POLLERS);
     await add('stats', 'max', STATS_POLLERS);
     await add('streams', 'max', MULTIPLEX_CLIENTS + MARKETS_CLIENTS);
+    await add('storm', 'max', RESUME_CLIENTS + UNREAD_CLIENTS);
     return keys;
   } finally {
     db.close();
@@ -448,6 +473,77 @@ export async function runSoak(options: SoakOptions = {}): Promise<SoakResult> {
       ws.on('error', (err) => rec.errors.push(`ws ${i}: ${err.message}`));
     });
 
+    const storms: StormStats = { storms: 0, resumes: 0, completed: 0, replayed: 0, snapshotRequired: 0, busy: 0, outOfOrder: 0, unreadCutOff: 0 };
+    const stormKeys = keys.storm!;
+    type Position = { id: number; epoch: string };
+    const resumers = stormKeys.slice(0, RESUME_CLIENTS).map((key, i) => {
+      const sport = sports[(i * 3) % sports.length]!;
+      const state: { ws?: WebSocket; last?: Position; seq: number } = { seq: 0 };
+      const open = (resumeFrom?: Position) => {
+        const ws = new WebSocket(`${wsBase}/api/v2/ws`, { headers: { 'X-Service-Key': key } });
+        sockets.push(ws);
+        state.ws = ws;
+        state.seq = 0;
+        ws.on('open', () => {
+          ws.send(JSON.stringify({ action: 'subscribe', id: 'r', channel: 'markets', params: { sport_ids: [sport], ...(resumeFrom ? { resume_from: resumeFrom } : {}) } }));
+          if (resumeFrom) storms.resumes++;
+        });
+        ws.on('message', (data) => {
+          const m = JSON.parse(String(data)) as { type?: string; code?: string; sub_sequence?: number; position?: Position; replayed?: number };
+          if (m.type === 'delta' && m.position) {
+            if (m.sub_sequence !== state.seq + 1 || (state.last && m.position.epoch === state.last.epoch && m.position.id <= state.last.id)) {
+              storms.outOfOrder++;
+            }
+            state.seq = m.sub_sequence ?? state.seq;
+            state.last = m.position;
+          } else if (m.type === 'subscribed' && m.position && !state.last) {
+            state.last = m.position;
+          } else if (m.type === 'resume_complete') {
+            storms.completed++;
+            storms.replayed += m.replayed ?? 0;
+          } else if (m.type === 'snapshot_error') {
+            if (m.code === 'resume_busy') storms.busy++;
+            else storms.snapshotRequired++;
+          }
+        });
+        ws.on('error', (err) => rec.errors.push(`storm ws ${i}: ${err.message}`));
+      };
+      open();
+      return {
+        storm(far: boolean) {
+          const last = state.last;
+          state.ws?.terminate();
+          const from = last && far ? { id: Math.max(0, last.id - FAR_RESUME), epoch: last.epoch } : last;
+          state.last = from;
+          open(from);
+        },
+      };
+    });
+    const stormTimer = setInterval(() => {
+      storms.storms++;
+      resumers.forEach((r, i) => r.storm(i === storms.storms % RESUME_CLIENTS));
+    }, (options.stormS ?? 60) * 1000);
+    const unread = stormKeys.slice(RESUME_CLIENTS).map((key) => {
+      const open = () => {
+        const ws = new WebSocket(`${wsBase}/api/v2/ws`, { headers: { 'X-Service-Key': key } });
+        sockets.push(ws);
+        ws.on('open', () => {
+          ws.send(JSON.stringify({ action: 'subscribe', id: 'all', channel: 'markets', params: {} }));
+          // Reads nothing from here on: the server must cut it off rather than hold what it misses.
+          ws.pause();
+        });
+        ws.on('close', () => {
+          if (running()) storms.unreadCutOff++;
+        });
+        ws.on('error', () => {});
+        return ws;
+      };
+      let ws = open();
+      return setInterval(() => {
+        if (ws.readyState === WebSocket.CLOSED || ws.readyState === WebSocket.CLOSING) ws = open();
+      }, 60_000);
+    });
+
     const samples: Sample[] = [];
     const t0 = Date.now();
     const clientLoop = monitorEventLoopDelay({ resolution: 10 });
@@ -476,6 +572,8 @@ export async function runSoak(options: SoakOptions = {}): Promise<SoakResult> {
       await sample();
     }
     await Promise.all(loops);
+    clearInterval(stormTimer);
+    for (const t of unread) clearInterval(t);
     const gc = await gcFromMetrics(metricsUrl);
     return {
       minutes,
@@ -485,6 +583,7 @@ export async function runSoak(options: SoakOptions = {}): Promise<SoakResult> {
       samples,
       classes: rec.summary(),
       streamMessages: messages,
+      storms,
       gc,
       errors: rec.errors,
     };
@@ -494,9 +593,30 @@ export async function runSoak(options: SoakOptions = {}): Promise<SoakResult> {
   }
 }
 
+/** Least-squares slope of RSS against minutes, in MB a minute, over the samples given. */
+function rssSlope(samples: readonly Sample[]): number | undefined {
+  if (samples.length < 3) return undefined;
+  const n = samples.length;
+  const mx = samples.reduce((a, s) => a + s.minute, 0) / n;
+  const my = samples.reduce((a, s) => a + s.rss, 0) / n;
+  let num = 0;
+  let den = 0;
+  for (const s of samples) {
+    num += (s.minute - mx) * (s.rss - my);
+    den += (s.minute - mx) ** 2;
+  }
+  return den === 0 ? undefined : num / den / (1024 * 1024);
+}
+
 export function formatSoak(r: SoakResult): string {
   const m = machineInfo();
   const peak = r.samples.reduce((a, s) => Math.max(a, s.rss), 0);
+  const half = r.minutes / 2;
+  const slope = (xs: readonly Sample[]) => {
+    const v = rssSlope(xs);
+    return v === undefined ? 'too few samples' : `${v >= 0 ? '+' : ''}${v.toFixed(2)} MB a minute`;
+  };
+  const st = r.storms;
   const lines = [
     `## Soak: a mixed clientele for ${r.minutes} minutes`,
     '',
@@ -513,7 +633,8 @@ export function formatSoak(r: SoakResult): string {
         `${opt(s.heapUsed)} | ${opt(s.heapTotal)} | ${opt(s.external)} | ${s.slow} | ${ms(s.serverLoopMaxMs)}, ${ms(s.clientLoopMaxMs)} |`,
     ),
     '',
-    `Peak RSS ${mb(peak)}.`,
+    `Peak RSS ${mb(peak)}. RSS trend (least squares): first half ${slope(r.samples.filter((s) => s.minute <= half))}, ` +
+      `second half ${slope(r.samples.filter((s) => s.minute > half))}.`,
     '',
     `| requests | count | statuses | p50 ms | p99 ms | max ms | over ${SLOW_MS} ms |`,
     '|---|---:|---|---:|---:|---:|---:|',
@@ -528,6 +649,9 @@ export function formatSoak(r: SoakResult): string {
     '',
     `Stream messages: ${int(r.streamMessages.multiplex)} multiplexed, ${int(r.streamMessages.markets)} on /api/v2/ws/markets; ` +
       `${r.streamMessages.closed} connections closed by the server during the soak.`,
+    `Resume storms: ${st.storms}, ${int(st.resumes)} resumes, ${int(st.completed)} completed (${int(st.replayed)} deltas replayed), ` +
+      `${st.snapshotRequired} snapshot_required, ${st.busy} resume_busy, ${st.outOfOrder} deltas out of order; ` +
+      `never-reading clients cut off ${st.unreadCutOff} times.`,
     `Garbage collections (from the start): ${
       Object.entries(r.gc)
         .map(([k, g]) => `${k} ${int(g.count)} (${g.seconds.toFixed(1)} s; ${g.over10ms} over 10 ms, ${g.over100ms} over 100 ms)`)
@@ -547,6 +671,7 @@ if (isMain(import.meta.url)) {
       sample: { type: 'string' },
       env: { type: 'string', multiple: true },
       'node-flags': { type: 'string' },
+      storm: { type: 'string' },
     },
   });
   const env: Record<string, string> = {};
@@ -562,6 +687,7 @@ if (isMain(import.meta.url)) {
     sampleS: values.sample === undefined ? undefined : Number(values.sample),
     env,
     nodeFlags: values['node-flags']?.split(/\s+/).filter(Boolean),
+    stormS: values.storm === undefined ? undefined : Number(values.storm),
   });
   console.log(formatSoak(result));
 }

@@ -152,3 +152,26 @@ describe('a key that loses its access', () => {
     assert.equal(s.server.services.streams.index.size, before - 1);
   });
 });
+
+describe('clients that never read', () => {
+  test('are cut off once their sockets stay backed up; the server lets go of what they held', async () => {
+    const clients = await Promise.all([open(), open(), open()]);
+    for (const c of clients) {
+      await subscribe(c, 'all', {});
+      c.ws.pause();
+    }
+    const closed = clients.map((c) => c.closed);
+    // Far more than the sockets and the kernel take: the queues fill while the clients read nothing.
+    for (let round = 0; round < 10 && s.server.services.streams.connectionCount > 0; round++) {
+      await changes(4000);
+      await new Promise((r) => setTimeout(r, 300));
+    }
+    for (const c of clients) c.ws.resume();
+    for (const got of await Promise.all(closed)) {
+      assert.deepEqual(got, { code: 1013, reason: 'buffer_overflow:reconnect_and_catchup' });
+    }
+    assert.equal(s.server.services.streams.queuedMessages(), 0);
+    const r = await s.get('/api/v2/sports');
+    assert.equal(r.status, 200, 'the server is alive');
+  });
+});
