@@ -8,6 +8,7 @@ import {
   type StatValue,
 } from '../changelog/change.ts';
 import { type FuturesHeader, type FuturesSettlement, OPEN_SETTLEMENT } from '../domain/futures.ts';
+import { withHeader, withScore } from '../domain/event-header.ts';
 import type { EventInfo } from '../domain/types.ts';
 import type { LoadedState } from '../store/store.ts';
 import {
@@ -156,10 +157,7 @@ export function applyChange(board: Board, change: Change, fresh?: EventState): A
       }
       const before = state.info;
       const beforeVersion = state.version;
-      const info: EventInfo = { ...header };
-      if (before.score) info.score = before.score;
-      if (before.live_game_state) info.live_game_state = before.live_game_state;
-      board.replaceInfo(state, info);
+      board.replaceInfo(state, withHeader(before, header));
       state.version = change.id;
       return { kind: 'info', event: state, before, beforeVersion };
     }
@@ -168,12 +166,7 @@ export function applyChange(board: Board, change: Change, fresh?: EventState): A
       if (!state) return undefined;
       const before = state.info;
       const beforeVersion = state.version;
-      const info: EventInfo = { ...before };
-      if (change.score === undefined) delete info.score;
-      else info.score = change.score;
-      if (change.live_game_state === null) delete info.live_game_state;
-      else if (change.live_game_state !== undefined) info.live_game_state = change.live_game_state;
-      board.replaceInfo(state, info);
+      board.replaceInfo(state, withScore(before, change));
       state.version = change.id;
       return { kind: 'info', event: state, before, beforeVersion };
     }

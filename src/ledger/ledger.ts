@@ -27,6 +27,7 @@ import {
   type LogPosition,
   type StatValue,
 } from '../changelog/change.ts';
+import { withHeader, withScore } from '../domain/event-header.ts';
 import { priceDelta } from '../domain/odds.ts';
 import type { Play } from '../domain/plays.ts';
 import type { ChangeType, EventInfo } from '../domain/types.ts';
@@ -353,9 +354,7 @@ export class Ledger implements LedgerSink {
       if (JSON.stringify(rest) === JSON.stringify(header)) return;
     }
     const id = plan.nextId();
-    const info: EventInfo = { ...header };
-    if (current?.score) info.score = current.score;
-    if (current?.live_game_state) info.live_game_state = current.live_game_state;
+    const info = withHeader(current, header);
     const fresh = current ? undefined : plan.freshEvent(header, id);
     plan.setInfo(header.event_id, info);
     plan.add(
@@ -377,10 +376,7 @@ export class Ledger implements LedgerSink {
   }
 
   private planScore(plan: BatchPlan, u: ScoreUpdate, at: string): void {
-    const current = plan.info(u.event_id)!;
-    const info: EventInfo = { ...current, score: u.score };
-    if (u.live_game_state === null) delete info.live_game_state;
-    else if (u.live_game_state !== undefined) info.live_game_state = u.live_game_state;
+    const info = withScore(plan.info(u.event_id)!, u);
     const id = plan.nextId();
     plan.setInfo(u.event_id, info);
     const change: Change = { kind: 'score', id, event_id: u.event_id, score: u.score };

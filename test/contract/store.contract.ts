@@ -311,6 +311,26 @@ export function storeContract(name: string, make: () => Promise<StoreFixture>): 
         );
         assert.deepEqual((await store.load(99)).headId, 15, 'an id at or past the head loads the head');
       });
+
+      it('a score row without a live state keeps the one an earlier row set, as the live board does', async (t) => {
+        const { store } = await fresh(t);
+        const state = { inning: 7, outs: 2 };
+        const scoreWith = (id: number, home: number, live?: Record<string, unknown> | null) => ({
+          ...scoreRow({ id, home }),
+          payload: JSON.stringify({ score: { score_home: home, score_away: 0 }, live_game_state: live }),
+        });
+        await store.commit(
+          batch([eventRow({ id: 1 }), scoreWith(2, 1, state), priceRow({ id: 3, price_id: 1 }), scoreWith(4, 2), scoreWith(5, 3), scoreWith(6, 4, null), scoreWith(7, 5), priceRow({ id: 8, price_id: 1 })]),
+        );
+        // Loads below the head fold the rows (at the head the ledger's own event records are read).
+        const infoAt = async (id: number) => JSON.parse((await loadAll(store, id)).events[0]!.info) as { score?: { score_home: number }; live_game_state?: unknown };
+        const at5 = await infoAt(5);
+        assert.equal(at5.score?.score_home, 3);
+        assert.deepEqual(at5.live_game_state, state, 'set at row 2, kept by rows 4 and 5');
+        const at7 = await infoAt(7);
+        assert.equal(at7.score?.score_home, 5);
+        assert.equal(at7.live_game_state, undefined, 'cleared at row 6 and not set since');
+      });
     });
 
     describe('epoch', () => {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { futuresRowKey, isFuturesKind, periodOfDetail } from '../../changelog/change.ts';
+import { eventFromRows, movesLiveState, type ScoreFacts } from '../../domain/event-header.ts';
+import { type EventHeader, futuresRowKey, isFuturesKind, periodOfDetail } from '../../changelog/change.ts';
 import {
   compactionKey,
   type CompactResult,
@@ -195,26 +196,30 @@ export class MemoryStore implements Store, MemoryPriceRows {
   /** An event as its last header and score rows up to `uptoId` left it; none before its first header. */
   private eventUpTo(rows: readonly ChangeRecord[], uptoId: number): EventRecord[] {
     let header: ChangeRecord | undefined;
-    let score: ChangeRecord | undefined;
-    for (let i = indexAbove(rows, uptoId) - 1; i >= 0 && !(header && score); i--) {
-      const r = rows[i];
+    let score: ScoreFacts | undefined;
+    let scoreId = 0;
+    let live: ScoreFacts | undefined;
+    for (let i = indexAbove(rows, uptoId) - 1; i >= 0 && !(header && score && live); i--) {
+      const r = rows[i]!;
       if (r.kind === 'event') header ??= r;
-      else if (r.kind === 'score') score ??= r;
+      else if (r.kind === 'score' && !(score && live)) {
+        const facts = JSON.parse(r.payload) as ScoreFacts;
+        if (!score) {
+          score = facts;
+          scoreId = r.id;
+        }
+        if (!live && movesLiveState(facts)) live = facts;
+      }
     }
     if (!header) return [];
-    const info = JSON.parse(header.payload) as Record<string, unknown>;
-    if (score) {
-      const u = JSON.parse(score.payload) as { score?: unknown; live_game_state?: unknown };
-      if (u.score !== undefined) info.score = u.score;
-      if (u.live_game_state) info.live_game_state = u.live_game_state;
-    }
+    const info = eventFromRows(JSON.parse(header.payload) as EventHeader, live, score);
     return [
       {
         event_id: header.event_id,
         sport_id: header.sport_id,
         event_date: String(info.event_date),
         info: JSON.stringify(info),
-        change_id: Math.max(header.id, score?.id ?? 0),
+        change_id: Math.max(header.id, scoreId),
       },
     ];
   }

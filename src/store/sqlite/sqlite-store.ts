@@ -26,7 +26,8 @@ import {
   type PriceRowSummary,
   type Store,
 } from '../store.ts';
-import type { FuturesPriceFact, StatValue } from '../../changelog/change.ts';
+import type { EventHeader, FuturesPriceFact, StatValue } from '../../changelog/change.ts';
+import { eventFromRows, movesLiveState, type ScoreFacts } from '../../domain/event-header.ts';
 import { archivedEventOf, packRows, playsOf, priceIdsOf, statsOf } from '../packed-rows.ts';
 import { Checkpointer } from './checkpointer.ts';
 import type { SqliteDatabase } from './database.ts';
@@ -289,14 +290,19 @@ export class SqliteStore implements Store {
          JOIN (SELECT max(id) AS id FROM changes WHERE kind = ? AND id <= ? GROUP BY event_key) m ON c.id = m.id`,
       ).all(kind, uptoId) as ChangeRecord[];
     const scores = new Map(latestOfKind('score').map((r) => [r.event_id, r]));
+    // A score row without a live state keeps the one an earlier row set: find that row, per event.
+    const lastLive = this.prepared(
+      `SELECT payload FROM changes WHERE event_key = ${KEY_OF} AND id <= ? AND kind = 'score'
+         AND json_type(payload, '$.live_game_state') IS NOT NULL ORDER BY id DESC LIMIT 1`,
+    );
     return latestOfKind('event').map((r) => {
-      const info = JSON.parse(r.payload) as Record<string, unknown>;
       const score = scores.get(r.event_id);
-      if (score) {
-        const u = JSON.parse(score.payload) as { score?: unknown; live_game_state?: unknown };
-        if (u.score !== undefined) info.score = u.score;
-        if (u.live_game_state) info.live_game_state = u.live_game_state;
-      }
+      const facts = score ? (JSON.parse(score.payload) as ScoreFacts) : undefined;
+      const live =
+        facts && !movesLiveState(facts)
+          ? (lastLive.get(r.event_id, score!.id) as { payload: string } | undefined)
+          : undefined;
+      const info = eventFromRows(JSON.parse(r.payload) as EventHeader, live && (JSON.parse(live.payload) as ScoreFacts), facts);
       return {
         event_id: r.event_id,
         sport_id: r.sport_id,
