@@ -309,15 +309,14 @@ export interface ServerChild {
  * server as it is shipped. Empty when the script has another shape.
  */
 export function startScriptNodeFlags(): string[] {
-  try {
-    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
-      scripts?: Record<string, string>;
-    };
-    const m = /^node\s+(.*?)\s*bin\/oddsbase\.js\b/.exec(pkg.scripts?.start ?? '');
-    return m ? m[1].split(/\s+/).filter((t) => t.startsWith('--')) : [];
-  } catch {
-    return [];
-  }
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+    scripts?: Record<string, string>;
+  };
+  const start = pkg.scripts?.start ?? '';
+  // `exec node …` too: a benchmark that silently dropped the flags would measure another server.
+  const m = /(?:^|[\s;&])node\s+(.*?)\s*bin\/oddsbase\.js\b/.exec(start);
+  if (!m) throw new Error(`npm start's script names no 'node … bin/oddsbase.js': ${start}`);
+  return m[1]!.split(/\s+/).filter((t) => t.startsWith('--'));
 }
 
 /**

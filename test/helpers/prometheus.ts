@@ -1,5 +1,5 @@
 import { execFile, execFileSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 
 export interface PromSample {
   name: string;
@@ -16,7 +16,8 @@ export interface PromFamily {
 }
 
 const PYTHON = '/usr/bin/python3';
-const SCRIPT = fileURLToPath(new URL('./parse_prometheus.py', import.meta.url));
+// From the package root (where npm runs the tests), since the tests run compiled from elsewhere.
+const SCRIPT = join(process.cwd(), 'test', 'helpers', 'parse_prometheus.py');
 
 /**
  * The Prometheus project's Python client (Debian's python3-prometheus-client) parses the text: the

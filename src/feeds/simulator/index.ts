@@ -130,8 +130,9 @@ export class Simulator implements Feed {
       if (onProgress && done % 60 === 0) onProgress(done, total);
     }
     this.ctx.backfilling = false;
-    // History plays at real time; live clocks run at the chosen speed from here on.
-    this.ctx.speedFrom = now;
+    // History plays at real time; live clocks run at the chosen speed from here on: from the end of
+    // the fill, not its start, or a slow fill's own duration would play sped up in the first step.
+    this.ctx.speedFrom = Math.max(now, this.now());
     await this.advance(now);
     this.lastStep = now;
     onProgress?.(total, total);

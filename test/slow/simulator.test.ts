@@ -449,3 +449,22 @@ test('at every minute of every day at least five events are in play', async () =
     await check(seed, Date.parse('2026-12-07T00:00:00Z') + minute * 60_000);
   }
 });
+
+test('live clocks speed up from the end of the fill: a slow fill does not play its own duration fast', async () => {
+  const ledger = new MemoryLedger();
+  const FILL_TOOK = 30 * 60_000;
+  // The clock reads NOW when the fill starts and half an hour later on every read after it: a fill
+  // that took that long on a slow machine.
+  // An evening in North America: NBA and NHL games in play.
+  const start = Date.parse('2026-11-24T01:30:00Z');
+  let reads = 0;
+  const clock = () => (reads++ === 0 ? start : start + FILL_TOOK);
+  const sim = new Simulator({ seed: 1, speed: 60, sink: ledger, state: ledger, now: clock, sportIds: [4, 6] });
+  await sim.backfill();
+  const inPlay = () => [...ledger.events.values()].filter((e) => e.score?.event_status === 'STATUS_IN_PROGRESS').length;
+  const before = inPlay();
+  assert.ok(before > 0, 'games are in play when the fill ends');
+  // One live second at 60 times: a minute of game time, whatever the fill took.
+  await sim.step(start + FILL_TOOK + 1000);
+  assert.ok(inPlay() >= before - 1, `${inPlay()} of ${before} games still in play after one live step`);
+});
