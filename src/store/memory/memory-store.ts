@@ -486,6 +486,10 @@ export class MemoryStore implements Store, MemoryPriceRows {
     return archivedEventOf(event, markets.map((m) => ({ ...m })), this.rowsOf(eventId));
   }
 
+  async lastRowId(): Promise<number> {
+    return this.changes.at(-1)?.id ?? 0;
+  }
+
   async getMeta(key: string): Promise<string | undefined> {
     return this.meta.get(key);
   }

@@ -810,6 +810,10 @@ export class SqliteStore implements Store {
     };
   }
 
+  async lastRowId(): Promise<number> {
+    return this.headId();
+  }
+
   async getMeta(key: string): Promise<string | undefined> {
     return this.meta(key);
   }
