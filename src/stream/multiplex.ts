@@ -2,14 +2,11 @@ import type { AccessControl } from '../access/access-control.ts';
 import type { Connection } from './connection.ts';
 import { StreamError } from './errors.ts';
 import { type Channel, isChannel } from './frames.ts';
-import { subscriptionId, subscriptionParams } from './params.ts';
+import { isSubscriptionId, subscriptionId, subscriptionParams } from './params.ts';
 import type { StreamHub } from './stream-hub.ts';
 
 /** What a channel needs beyond WebSocket access (spec: Authentication 5). */
 const NEEDS_LIVE_STATE: ReadonlySet<Channel> = new Set(['plays', 'stats', 'live', 'game_state']);
-
-/** Largest client message accepted; a subscribe with 500 ids in every list fits. */
-export const MAX_CLIENT_MESSAGE = 64 * 1024;
 
 /**
  * The multiplexed endpoint's protocol: client actions subscribe, unsubscribe, snapshot, resync and
@@ -26,6 +23,7 @@ export class Multiplex {
     private readonly onError: (err: unknown) => void,
   ) {}
 
+  /** A text message within the bounds of intake.ts (size, depth, rate), checked by the caller. */
   onMessage(conn: Connection, raw: string): void {
     let msg: Record<string, unknown>;
     try {
@@ -35,7 +33,8 @@ export class Multiplex {
     } catch {
       return conn.error(null, 'bad_request', 'a message must be a JSON object with an action');
     }
-    const id = typeof msg.id === 'string' ? msg.id : null;
+    // Errors name the subscription only when its id is one: never text a client put in its place.
+    const id = isSubscriptionId(msg.id) ? msg.id : null;
     try {
       switch (msg.action) {
         case 'subscribe':

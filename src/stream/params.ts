@@ -1,7 +1,8 @@
 import type { PlanScope } from '../access/plan-scope.ts';
 import { withLiveVariants } from '../catalog/markets.ts';
 import type { LogPosition } from '../changelog/change.ts';
-import { ApiError } from '../http/errors.ts';
+import { ApiError, quote } from '../http/errors.ts';
+import { holdsKey } from '../http/redact.ts';
 import { dayWindow, parseDate, parseOffset } from '../http/params.ts';
 import { V1_PERIODS } from '../http/v1/line-sets.ts';
 import { StreamError } from './errors.ts';
@@ -35,7 +36,10 @@ function stringList(name: string, raw: unknown): string[] | undefined {
   const parts = typeof raw === 'string' ? raw.split(',').map((s) => s.trim()) : Array.isArray(raw) ? raw : [raw];
   const out = new Set<string>();
   for (const p of parts) {
-    if (typeof p !== 'string' || !/^[A-Za-z0-9_-]{1,64}$/.test(p)) throw bad(`${name} must be event ids, got ${clip(p)}`);
+    // A key is not an event id, and the acknowledgement would repeat it.
+    if (typeof p !== 'string' || !/^[A-Za-z0-9_-]{1,64}$/.test(p) || holdsKey(p)) {
+      throw bad(`${name} must be event ids, got ${clip(p)}`);
+    }
     out.add(p);
   }
   if (out.size > MAX_FILTER_IDS) throw bad(`${name} accepts at most ${MAX_FILTER_IDS} ids, got ${out.size}`);
@@ -49,9 +53,15 @@ function bool(name: string, raw: unknown): boolean {
   throw bad(`${name} must be true or false, got ${clip(raw)}`);
 }
 
-const clip = (v: unknown) => {
-  const s = typeof v === 'string' ? `'${v}'` : JSON.stringify(v) ?? String(v);
-  return s.length > 40 ? `${s.slice(0, 40)}…` : s;
+/**
+ * Client input as an error repeats it: a string or number through `quote` (keys redacted, then cut
+ * to 40 characters), an array or object by its kind only, so quoting never walks a value.
+ */
+const clip = (v: unknown): string => {
+  if (typeof v === 'string') return `'${quote(v)}'`;
+  if (Array.isArray(v)) return 'an array';
+  if (v !== null && typeof v === 'object') return 'an object';
+  return quote(String(v));
 };
 
 /** A position a client sends back: `{id, epoch}`. */
@@ -186,10 +196,17 @@ export function subscriptionParams(channel: StreamChannel, raw: unknown, scope: 
   return params;
 }
 
-/** A subscription id: a client-chosen string (spec), bounded. */
+/**
+ * Whether `raw` is a subscription id: a client-chosen string (spec), bounded, and not shaped like a
+ * key, since every answer about the subscription repeats its id.
+ */
+export function isSubscriptionId(raw: unknown): raw is string {
+  return typeof raw === 'string' && raw.length > 0 && raw.length <= MAX_SUB_ID && !holdsKey(raw);
+}
+
 export function subscriptionId(raw: unknown): string {
-  if (typeof raw !== 'string' || raw.length === 0 || raw.length > MAX_SUB_ID) {
-    throw bad(`id must be a string of 1 to ${MAX_SUB_ID} characters`);
+  if (!isSubscriptionId(raw)) {
+    throw bad(`id must be a string of 1 to ${MAX_SUB_ID} characters that is not an API key`);
   }
   return raw;
 }
