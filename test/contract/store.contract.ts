@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it, type TestContext } from 'node:test';
 import { Rng } from '../../src/feeds/simulator/rng.ts';
+import { BACKUP_OF_META, beginEpochIfRestored, EPOCH_GAP, epochGaps } from '../../src/ops/backup.ts';
 import {
   EPOCH_META,
   type ChangeQuery,
@@ -314,6 +315,26 @@ export function storeContract(name: string, make: () => Promise<StoreFixture>): 
     });
 
     describe('epoch', () => {
+      it('lastRowId is the newest row of the log, 0 when empty', async (t) => {
+        const { store } = await fresh(t);
+        assert.equal(await store.lastRowId(), 0);
+        await store.commit(batch(mixedLog()));
+        assert.equal(await store.lastRowId(), 15);
+      });
+
+      it('a restored copy begins a new epoch once, its ids past a gap after its last row', async (t) => {
+        const { store } = await fresh(t);
+        await store.commit(batch(mixedLog()));
+        const copied = (await store.load()).epoch;
+        await store.setMeta(BACKUP_OF_META, copied);
+        const began = await beginEpochIfRestored(store);
+        assert.ok(began);
+        assert.deepEqual(began.gap, { from: 15, to: 15 + EPOCH_GAP, epoch: began.epoch });
+        assert.equal((await store.load()).epoch, began.epoch);
+        assert.deepEqual(await epochGaps(store), [began.gap]);
+        assert.equal(await beginEpochIfRestored(store), undefined, 'a later start keeps the epoch');
+      });
+
       it('is made by the first load and kept by every later one', async (t) => {
         const { store } = await fresh(t);
         assert.equal(await store.getMeta(EPOCH_META), undefined);
