@@ -32,8 +32,8 @@ export class MessageBucket {
   private last: number;
 
   constructor(
-    private readonly perSecond: number,
-    private readonly burst: number,
+    readonly perSecond: number,
+    readonly burst: number,
     private readonly now: () => number = () => performance.now(),
   ) {
     this.tokens = burst;
@@ -45,7 +45,7 @@ export class MessageBucket {
     const t = this.now();
     this.tokens = Math.min(this.burst, this.tokens + ((t - this.last) / 1000) * this.perSecond);
     this.last = t;
-    const cost = 1 + Math.floor(bytes / MESSAGE_RATE.bytesPerToken);
+    const cost = Math.max(1, Math.ceil(bytes / MESSAGE_RATE.bytesPerToken));
     if (this.tokens < cost) return false;
     this.tokens -= cost;
     return true;

@@ -189,9 +189,9 @@ export function attachStreams(server: Server, deps: UpgradeDeps): WebSocketServe
   function intake(conn: Connection, bucket: MessageBucket, bytes: Buffer, isBinary: boolean): void {
     if (conn.closed) return;
     if (!bucket.take(bytes.length)) {
-      const text = `more than ${MESSAGE_RATE.perSecond} messages a second: reconnect and send fewer`;
       if (conn.dedicated) return conn.close(CLOSES.rateLimited);
-      return conn.fail(null, 'rate_limited', text, CLOSES.rateLimited);
+      const why = `more than ${bucket.perSecond} messages a second after a burst of ${bucket.burst}: reconnect and send fewer`;
+      return conn.fail(null, 'rate_limited', why, CLOSES.rateLimited);
     }
     if (conn.dedicated) return;
     if (isBinary) return conn.fail(null, 'unsupported_data', 'messages are JSON text, not binary', CLOSES.binary);

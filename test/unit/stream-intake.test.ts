@@ -24,8 +24,9 @@ test('the bucket allows its burst, then its rate, on its own clock', () => {
   assert.equal(bucket.take(10), false);
 });
 
-test('a large message costs a token per started 8 KB beyond the first', () => {
+test('a message costs a token per started 8 KB, and at least one', () => {
   const bucket = new MessageBucket(1, 4, () => 0);
-  assert.equal(bucket.take(3 * MESSAGE_RATE.bytesPerToken), true);
+  assert.equal(bucket.take(2 * MESSAGE_RATE.bytesPerToken + 1), true);
+  assert.equal(bucket.take(0), true);
   assert.equal(bucket.take(0), false);
 });
