@@ -15,7 +15,8 @@ const NEEDS_LIVE_STATE: ReadonlySet<Channel> = new Set(['plays', 'stats', 'live'
  * subscribe → `subscribed`; with snapshot: snapshot frames, `snapshot_complete`, then deltas; with
  * resume_from: the missed deltas, `resume_complete`, then live ones; with resume (plays by sequence):
  * the missed plays, `resume_complete`, then live ones; unsubscribe → `unsubscribed`. Snapshots and
- * replays of one subscription run one after another, in the order asked. Errors are in-band (`error` with a code from errors.ts) and leave the connection open.
+ * replays of one subscription run one after another, in the order asked. Errors are in-band
+ * (`error` with a code from errors.ts) and leave the connection open.
  */
 export class Multiplex {
   /** The snapshot or replay of each subscription that runs or waits last (`inTurn`). */
