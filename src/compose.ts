@@ -20,7 +20,7 @@ import { buildApp } from './http/app.ts';
 import { Ledger } from './ledger/ledger.ts';
 import { Retention } from './ledger/retention.ts';
 import { AccessSummary } from './ops/access-summary.ts';
-import { beginEpochIfRestored } from './ops/backup.ts';
+import { beginEpochIfRestored, epochGaps } from './ops/backup.ts';
 import { healthRoutes, Readiness } from './ops/health.ts';
 import { logDestination } from './ops/logging.ts';
 import { metricsRoute } from './ops/metrics-endpoint.ts';
@@ -123,6 +123,7 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
   const backends = openBackends(config, onError);
   const { store, bus } = backends;
   const restored = await beginEpochIfRestored(store);
+  const gaps = await epochGaps(store);
   const metrics = new Metrics();
   const readiness = new Readiness(config.simulator ? 'simulator' : 'none');
   const board = new Board();
@@ -143,6 +144,7 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
       readiness.commit(rows, seconds, failed);
     },
     floor,
+    idsAbove: gaps.at(-1)?.to,
   });
   const retention = new Retention(
     ledger,
@@ -155,7 +157,13 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
     onError,
   );
   retention.start(limits.retentionTickMs);
-  const feed = await ChangeFeed.open(store, bus, board.head, { now, floor, payloadBytes: limits.deltaMemoryKb * 1024 });
+  const feed = await ChangeFeed.open(store, bus, board.head, {
+    now,
+    floor,
+    payloadBytes: limits.deltaMemoryKb * 1024,
+    epoch: ledger.position.epoch,
+    gaps,
+  });
   const counters = new MemoryCounters(now);
   // Usage survives restarts and is visible to `oddsbase keys show`.
   counters.restore(await backends.counterStore.load(now()));
@@ -247,8 +255,8 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
   observeRequests(app, metrics, summary);
   if (restored) {
     app.log.warn(
-      { epoch: restored.epoch, previous_epoch: restored.previous, head_id: ledger.position.id },
-      'a restored backup: the change log continues from its head under a new epoch',
+      { epoch: restored.epoch, previous_epoch: restored.previous, copy_head_id: restored.gap.from, head_id: ledger.position.id },
+      'a restored backup: the change log continues under a new epoch, its ids past a gap after the copy\'s head',
     );
   }
   let closed = false;

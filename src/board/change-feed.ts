@@ -1,6 +1,6 @@
 import { setImmediate as loopTurn } from 'node:timers/promises';
 import type { Bus, CommittedBatch } from '../bus/bus.ts';
-import { periodOfDetail } from '../changelog/change.ts';
+import { type EpochGap, periodOfDetail } from '../changelog/change.ts';
 import type { ChangeQuery, ChangeRecord, Store } from '../store/store.ts';
 import { LogFloor } from './log-floor.ts';
 import { DEFAULT_PAYLOAD_BYTES, PayloadLog, type PayloadRead } from './payload-log.ts';
@@ -54,6 +54,10 @@ export interface ChangeFeedOptions {
    * the server past 2.5 GB of pages half read, none of them yet a response the send guard could see.
    */
   storeReads?: number;
+  /** The log's epoch, which the delta answers carry (`meta.epoch`); batches update it. */
+  epoch?: string;
+  /** The ids restores skipped (src/ops/backup.ts): a cursor inside one is refused. */
+  gaps?: readonly EpochGap[];
 }
 
 /** A page read from the store, with what gives back the memory it holds lent. */
@@ -88,6 +92,9 @@ export class ChangeFeed {
   private readonly now: () => number;
   private readonly floor: LogFloor;
   private readonly payloadBytes: number;
+  private readonly gaps: readonly EpochGap[];
+  /** The log's epoch: delta answers carry it so a client can tell a restored or reset log. */
+  epoch: string;
   /** A fill runs (`fill`): rows are not kept in memory. */
   private filling = false;
   /** Batches that came while the price rows were warmed from the store, received after it. */
@@ -111,6 +118,8 @@ export class ChangeFeed {
     this.head = headId;
     this.headMs = headMs;
     this.payloadBytes = opts.payloadBytes ?? DEFAULT_PAYLOAD_BYTES;
+    this.gaps = opts.gaps ?? [];
+    this.epoch = opts.epoch ?? '';
     this.payloads = new PayloadLog(headId, this.payloadBytes);
   }
 
@@ -175,6 +184,7 @@ export class ChangeFeed {
       this.held.push(batch);
       return;
     }
+    this.epoch = batch.epoch;
     if (this.filling) {
       this.forget(batch.headId);
       this.head = batch.headId;
@@ -236,6 +246,14 @@ export class ChangeFeed {
       throw new CursorError(
         `last_id ${lastId} is ahead of the newest change (${head}); ` +
           'use the meta.delta_last_id of an events snapshot or of the previous delta response',
+      );
+    }
+    const gap = this.gaps.find((g) => lastId > g.from && lastId < g.to);
+    if (gap) {
+      throw new CursorError(
+        `last_id ${lastId} is too far behind: it is a cursor of the log this server was restored from, ` +
+          `whose changes after ${gap.from} are not here (this log continues under epoch ${gap.epoch} from ${gap.to}). ` +
+          'Re-bootstrap: fetch an events snapshot and continue from its meta.delta_last_id',
       );
     }
     const oldest = await this.oldestCursor();
@@ -361,10 +379,16 @@ export class ChangeFeed {
     }
   }
 
-  /** The head a read may see, and the last id it looks at: bounded so a narrow filter cannot scan all. */
+  /**
+   * The head a read may see, and the last id it looks at: bounded so a narrow filter cannot scan all.
+   * A restore's gap (no row has those ids) does not count, so a scan never ends inside one and the
+   * cursor it hands out is never one `resolveCursor` refuses.
+   */
   private range(afterId: number, visibleHead: number): { head: number; toId: number } {
     const head = Math.min(this.head, visibleHead);
-    return { head, toId: Math.min(head, afterId + this.maxScan) };
+    let toId = afterId + this.maxScan;
+    for (const g of this.gaps) if (afterId <= g.from && toId > g.from) toId += g.to - g.from;
+    return { head, toId: Math.min(head, toId) };
   }
 
   /** committed_ms of the newest row at or below `id` (for UUID cursors). */

@@ -89,6 +89,20 @@ export interface LogPosition {
   epoch: string;
 }
 
+/**
+ * The ids a restored log skipped when it began its epoch: the copy ended at `from` and the epoch's
+ * own rows are above `to`. The server the copy was taken from may have handed out cursors above
+ * `from` for rows the copy lacks; every one of them below `to` is refused (no row has those ids), so
+ * an old cursor is never read as a position in this log. Cursors at or below `from` name the same
+ * rows in both logs.
+ */
+export interface EpochGap {
+  from: number;
+  to: number;
+  /** The epoch that began after the gap. */
+  epoch: string;
+}
+
 /** Event header as a feed sends it: everything of an event but its score and live state. */
 export type EventHeader = Omit<EventInfo, 'score' | 'live_game_state'>;
 

@@ -15,6 +15,11 @@ import { queryParam } from './schemas.ts';
  * events behind a UUID cursor (/api/v2/delta, /api/v1/delta, /api/v1/deltaV2).
  */
 
+/** `meta.epoch` of the delta answers (beyond the spec): the log the cursor belongs to. */
+export const LogEpochSchema = Type.String({
+  description: 'the change log’s epoch: it changes when the log is restored from a backup or recreated, and a cursor from another epoch is refused',
+});
+
 export const EVENT_DELTA_LIMIT_DEFAULT = 100;
 export const EVENT_DELTA_LIMIT_MAX = 500;
 
@@ -89,6 +94,7 @@ export const V2EventDeltaSchema = Type.Object({
     delta_last_id: Type.String(),
     count: Type.Integer(),
     has_more: Type.Boolean(),
+    epoch: LogEpochSchema,
   }),
   deltas: Type.Array(
     Type.Object({
@@ -135,7 +141,7 @@ export async function answerV2EventDelta(
   reply.meter(points);
   return sendJson(
     reply,
-    `{"meta":{"delta_last_id":"${cursor}","count":${items.length},"has_more":${hasMore}},` +
+    `{"meta":{"delta_last_id":"${cursor}","count":${items.length},"has_more":${hasMore},"epoch":${JSON.stringify(deps.feed.epoch)}},` +
       `"deltas":[${items.join(',')}]}`,
   );
 }

@@ -177,10 +177,12 @@ function afterResponse(reply: FastifyReply, done: () => void): void {
 }
 
 /**
- * The server's turns for a request's expensive work, ending it when the client has gone: a request
- * is destroyed when its connection closes (also while it waits behind others pipelined before it),
- * and the pages such clients asked for were otherwise read through, queued reads included (500
- * connections pipelining 4 pages each, closed by the send guard, kept the server busy reading them).
+ * The server's turns for a request's expensive work, ending it when the client has gone: its
+ * connection is closed (also for a request waiting behind others pipelined before it), and the
+ * pages such clients asked for were otherwise read through, queued reads included (500 connections
+ * pipelining 4 pages each, closed by the send guard, kept the server busy reading them). The
+ * connection tells, not the request: a request whose body was read to its end (a GET with a body,
+ * read and dropped by the protocol checks) is destroyed as a finished stream while its client waits.
  */
 export function turnsWhileAsked(
   deps: Pick<RouteDeps, 'turns'>,
@@ -188,7 +190,7 @@ export function turnsWhileAsked(
 ): (rank?: TurnRank) => Promise<void> {
   return async (rank) => {
     await deps.turns.next(rank);
-    if (request.raw.destroyed) throw new ClientGone();
+    if (request.raw.socket.destroyed) throw new ClientGone();
   };
 }
 

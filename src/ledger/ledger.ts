@@ -75,6 +75,11 @@ export interface LedgerOptions {
   onCommit?: (rows: number, seconds: number, failed: boolean) => void;
   /** What the log keeps whole, raised around each compaction step for the readers. */
   floor?: LogFloor;
+  /**
+   * New ids continue above this when it is past the log's last row: a restored log's gap
+   * (`EpochGap.to`), so the head the readers hand out is already the new epoch's.
+   */
+  idsAbove?: number;
 }
 
 /** Statuses of an event that is over: such events leave the board once they have been quiet long enough. */
@@ -147,6 +152,7 @@ export class Ledger implements LedgerSink {
       after = rows[rows.length - 1]!.id;
     }
     ledger.nextPriceId = maxPriceId + 1;
+    if (opts.idsAbove !== undefined && opts.idsAbove > board.head) board.head = opts.idsAbove;
     return ledger;
   }
 

@@ -3,7 +3,8 @@ import { existsSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { STORE_FILE } from '../store/sqlite/database.ts';
-import { EPOCH_META, type Store } from '../store/store.ts';
+import type { EpochGap } from '../changelog/change.ts';
+import { EPOCH_GAPS_META, EPOCH_META, type Store } from '../store/store.ts';
 
 /**
  * Meta key a backup writes into its copy: the epoch of the log it copied. A store whose epoch still
@@ -11,6 +12,13 @@ import { EPOCH_META, type Store } from '../store/store.ts';
  */
 export const BACKUP_OF_META = 'backup_of_epoch';
 const BACKUP_AT_META = 'backup_taken_at';
+
+/**
+ * Ids a restored log skips before its epoch's first row: more than the server it was copied from
+ * could commit after the copy (a year at 30,000 changes a second), so none of that server's cursors
+ * lands among the new epoch's ids; 9,000 restores stay below 2^53.
+ */
+export const EPOCH_GAP = 1_000_000_000_000;
 
 /** Pages per step of the online backup: all of them, so the copy is one consistent snapshot. */
 const ALL_PAGES = 0x7fffffff;
@@ -73,18 +81,31 @@ export async function backupStore(dataDir: string, out: string): Promise<BackupR
 }
 
 /**
- * On the first start of a restored backup, begins a new log epoch: the copy's ids continue from its
- * head, but ids past it may already have been handed out by the server it was copied from, with
- * other rows behind them, so a client holding a position from that server must see that it no
- * longer applies. Later starts keep the epoch. Returns the epochs when it began one.
+ * On the first start of a restored backup, begins a new log epoch: ids past the copy's head may
+ * already have been handed out by the server it was copied from, with other rows behind them, so a
+ * client holding a position from that server must see that it no longer applies. Stream positions
+ * carry the epoch; REST cursors are bare ids, so the new epoch's ids also jump `EPOCH_GAP` past the
+ * copy's head, and the gap is recorded (`epochGaps`) for the delta feeds to refuse cursors inside it.
+ * The gap is written before the epoch: a start stopped between the two writes it again, in place.
+ * Later starts keep both. Returns the epochs and the gap when it began one.
  */
 export async function beginEpochIfRestored(
-  store: Pick<Store, 'getMeta' | 'setMeta'>,
-): Promise<{ previous: string; epoch: string } | undefined> {
+  store: Pick<Store, 'getMeta' | 'setMeta' | 'lastRowId'>,
+): Promise<{ previous: string; epoch: string; gap: EpochGap } | undefined> {
   const copiedFrom = await store.getMeta(BACKUP_OF_META);
   const current = await store.getMeta(EPOCH_META);
   if (copiedFrom === undefined || current === undefined || current !== copiedFrom) return undefined;
   const epoch = randomUUID();
+  const from = await store.lastRowId();
+  const gap = { from, to: from + EPOCH_GAP, epoch };
+  const earlier = (await epochGaps(store)).filter((g) => g.from < from);
+  await store.setMeta(EPOCH_GAPS_META, JSON.stringify([...earlier, gap]));
   await store.setMeta(EPOCH_META, epoch);
-  return { previous: current, epoch };
+  return { previous: current, epoch, gap };
+}
+
+/** The gaps restores left in the log's ids, oldest first (none for a log never restored). */
+export async function epochGaps(store: Pick<Store, 'getMeta'>): Promise<EpochGap[]> {
+  const raw = await store.getMeta(EPOCH_GAPS_META);
+  return raw === undefined ? [] : (JSON.parse(raw) as EpochGap[]);
 }

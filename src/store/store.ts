@@ -194,6 +194,8 @@ export interface Store {
   archive(commit: ArchiveCommit): Promise<void>;
   /** An archived event as `load` would have given it, or undefined when it is not archived. */
   readArchivedEvent(eventId: string): Promise<ArchivedEvent | undefined>;
+  /** The id of the newest row in the log (0 when empty). */
+  lastRowId(): Promise<number>;
   getMeta(key: string): Promise<string | undefined>;
   setMeta(key: string, value: string): Promise<void>;
   close(): Promise<void>;
@@ -201,6 +203,9 @@ export interface Store {
 
 /** The meta key of the log's epoch. */
 export const EPOCH_META = 'log_epoch';
+
+/** The meta key of the ids restored logs skipped (JSON `EpochGap[]`, src/changelog/change.ts). */
+export const EPOCH_GAPS_META = 'log_epoch_gaps';
 
 /** Rows already in memory as the paged source `LoadedState` hands out. */
 export async function* rowSource(rows: readonly ChangeRecord[]): AsyncGenerator<ChangeRecord> {

@@ -27,6 +27,14 @@ export const ERROR_CODES = {
   key_revoked: 'the key no longer exists or has expired',
   /** A cap or the account's budget was reached while streaming: the connection closes (policy_violation:limit_reached). */
   limit_reached: 'a data point cap or the budget was reached',
+  /** More messages than the connection's rate allows (MESSAGE_RATE in intake.ts): the connection closes next. */
+  rate_limited: 'too many messages',
+  /** A message longer than MAX_CLIENT_MESSAGE: the connection closes next. */
+  message_too_large: 'the message is too large',
+  /** JSON nested deeper than MAX_MESSAGE_DEPTH: the connection closes next. */
+  message_too_deep: 'the message is nested too deeply',
+  /** A binary message (messages are JSON text): the connection closes next. */
+  unsupported_data: 'messages are JSON text',
 } as const;
 export type ErrorCode = keyof typeof ERROR_CODES;
 
@@ -83,4 +91,12 @@ export const CLOSES = {
    * (`policy_violation:limit_reached`). The reason names which; an in-band error precedes it.
    */
   policy: { code: 1008, reason: 'policy_violation' },
+  /** Past the message rate (RFC 6455 1008, policy violation): reconnect and send more slowly. */
+  rateLimited: { code: 1008, reason: 'rate_limited' },
+  /** A message past MAX_CLIENT_MESSAGE (RFC 6455 1009, message too big). */
+  tooLarge: { code: 1009, reason: 'message_too_large' },
+  /** JSON nested past MAX_MESSAGE_DEPTH (1008, policy violation). */
+  tooDeep: { code: 1008, reason: 'message_too_deep' },
+  /** A binary message (RFC 6455 1003, unsupported data). */
+  binary: { code: 1003, reason: 'unsupported_data' },
 } as const;

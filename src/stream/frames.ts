@@ -14,8 +14,11 @@ import { LineFrame } from './line-frames.ts';
  * so a replayed delta is the delta that was sent live.
  */
 
-/** The channels of the multiplexed endpoint (docs/spec-gaps.md: WebSocket streams). */
-export const CHANNELS = ['markets', 'scores', 'plays', 'stats', 'live', 'futures', 'game_state'] as const;
+/**
+ * The channels of the multiplexed endpoint (docs/spec-gaps.md: WebSocket streams). The live-state
+ * channel is `live_game_state`, the Event field's name; `game_state`, its first name, stays a twin.
+ */
+export const CHANNELS = ['markets', 'scores', 'plays', 'stats', 'live', 'futures', 'live_game_state', 'game_state'] as const;
 export type Channel = (typeof CHANNELS)[number];
 
 export const isChannel = (v: unknown): v is Channel => (CHANNELS as readonly unknown[]).includes(v);
@@ -57,6 +60,7 @@ export class MarketFrame extends BaseFrame {
   readonly marketId: number;
   readonly periodId: number;
   readonly isMainLine: boolean;
+  readonly participantType: ParticipantType;
   /** market_line_price id: one book on one line, the key conflation keeps the latest of. */
   readonly priceId: number;
   /** Only liquidity or the source id moved: no message (spec). */
@@ -75,6 +79,7 @@ export class MarketFrame extends BaseFrame {
     this.marketId = delta.market_id;
     this.periodId = detail.period_id;
     this.isMainLine = delta.is_main_line;
+    this.participantType = delta.participant_type;
     this.priceId = detail.price_id;
     this.quoteUnchanged = detail.quote_unchanged === true;
     this.designationOnly = delta.change_type === 'line_change' && delta.price === delta.previous_price;
@@ -138,7 +143,7 @@ export class ScoreFrame extends BaseFrame {
     return this.liveJson;
   }
 
-  /** The game_state channel's data (only rows that moved the live state reach it). */
+  /** The live-state channel's data (only rows that moved the live state reach it). */
   get stateData(): string {
     this.stateJson ??= JSON.stringify({ event_id: this.eventId, sport_id: this.sportId, live_game_state: this.liveState ?? null });
     return this.stateJson;
@@ -327,23 +332,26 @@ export function channelsOf(frame: Frame): readonly StreamChannel[] {
 const MARKETS: readonly Channel[] = ['markets'];
 const LINES: readonly StreamChannel[] = ['lines'];
 const SCORES: readonly Channel[] = ['scores', 'live'];
-const SCORES_AND_STATE: readonly Channel[] = ['scores', 'live', 'game_state'];
+const SCORES_AND_STATE: readonly Channel[] = ['scores', 'live', 'live_game_state', 'game_state'];
 const PLAYS: readonly Channel[] = ['plays', 'live'];
 const STATS: readonly Channel[] = ['stats', 'live'];
 const FUTURES: readonly Channel[] = ['futures'];
 
-/** The data a frame carries on a channel (the live and game_state channels see a score row their own way). */
+/** The live-state channel under either of its names. */
+export const isLiveStateChannel = (channel: StreamChannel): boolean => channel === 'live_game_state' || channel === 'game_state';
+
+/** The data a frame carries on a channel (the live and live-state channels see a score row their own way). */
 export function dataFor(frame: Frame, channel: StreamChannel): string {
   if (frame instanceof ScoreFrame) {
     if (channel === 'live') return frame.liveData;
-    if (channel === 'game_state') return frame.stateData;
+    if (isLiveStateChannel(channel)) return frame.stateData;
   }
   return frame.data;
 }
 
 /** The `kind` of a frame on a channel. */
 export function kindFor(frame: Frame, channel: StreamChannel): string {
-  if (frame instanceof ScoreFrame && channel === 'game_state') return 'live_game_state';
+  if (frame instanceof ScoreFrame && isLiveStateChannel(channel)) return 'live_game_state';
   if (frame instanceof ScoreFrame && channel === 'live') return 'live';
   return frame.kind;
 }

@@ -1,24 +1,27 @@
 import type { AccessControl } from '../access/access-control.ts';
 import type { Connection } from './connection.ts';
 import { StreamError } from './errors.ts';
-import { type Channel, isChannel } from './frames.ts';
-import { subscriptionId, subscriptionParams } from './params.ts';
+import { type Channel, CHANNELS, isChannel } from './frames.ts';
+import { isSubscriptionId, subscriptionId, subscriptionParams } from './params.ts';
 import type { StreamHub } from './stream-hub.ts';
+import type { Subscription } from './subscription.ts';
 
 /** What a channel needs beyond WebSocket access (spec: Authentication 5). */
-const NEEDS_LIVE_STATE: ReadonlySet<Channel> = new Set(['plays', 'stats', 'live', 'game_state']);
-
-/** Largest client message accepted; a subscribe with 500 ids in every list fits. */
-export const MAX_CLIENT_MESSAGE = 64 * 1024;
+const NEEDS_LIVE_STATE: ReadonlySet<Channel> = new Set(['plays', 'stats', 'live', 'live_game_state', 'game_state']);
 
 /**
  * The multiplexed endpoint's protocol: client actions subscribe, unsubscribe, snapshot, resync and
  * usage, answered in order on the connection's queue. Subscription lifecycle (spec: States):
  * subscribe → `subscribed`; with snapshot: snapshot frames, `snapshot_complete`, then deltas; with
- * resume_from: the missed deltas, `resume_complete`, then live ones; unsubscribe → `unsubscribed`.
- * Errors are in-band (`error` with a code from errors.ts) and leave the connection open.
+ * resume_from: the missed deltas, `resume_complete`, then live ones; with resume (plays by sequence):
+ * the missed plays, `resume_complete`, then live ones; unsubscribe → `unsubscribed`. Snapshots and
+ * replays of one subscription run one after another, in the order asked. Errors are in-band
+ * (`error` with a code from errors.ts) and leave the connection open.
  */
 export class Multiplex {
+  /** The snapshot or replay of each subscription that runs or waits last (`inTurn`). */
+  private readonly running = new WeakMap<Subscription, Promise<void>>();
+
   constructor(
     private readonly hub: StreamHub,
     private readonly access: AccessControl | undefined,
@@ -26,6 +29,7 @@ export class Multiplex {
     private readonly onError: (err: unknown) => void,
   ) {}
 
+  /** A text message within the bounds of intake.ts (size, depth, rate), checked by the caller. */
   onMessage(conn: Connection, raw: string): void {
     let msg: Record<string, unknown>;
     try {
@@ -35,7 +39,8 @@ export class Multiplex {
     } catch {
       return conn.error(null, 'bad_request', 'a message must be a JSON object with an action');
     }
-    const id = typeof msg.id === 'string' ? msg.id : null;
+    // Errors name the subscription only when its id is one: never text a client put in its place.
+    const id = isSubscriptionId(msg.id) ? msg.id : null;
     try {
       switch (msg.action) {
         case 'subscribe':
@@ -61,7 +66,7 @@ export class Multiplex {
   private subscribe(conn: Connection, msg: Record<string, unknown>): void {
     const id = subscriptionId(msg.id);
     if (!isChannel(msg.channel)) {
-      throw new StreamError('unknown_channel', `channel must be one of markets, scores, plays, stats, live, futures, game_state`);
+      throw new StreamError('unknown_channel', `channel must be one of ${CHANNELS.join(', ')}`);
     }
     const channel = msg.channel;
     if (conn.subs.has(id)) throw new StreamError('duplicate_id', `subscription ${id} exists on this connection`);
@@ -84,7 +89,7 @@ export class Multiplex {
     }
     const sub = this.hub.subscribe(conn, id, channel, params);
     // Held from here until the snapshot or the replay is sent, so no delta overtakes it.
-    if (params.resumeFrom || params.snapshot) sub.held = [];
+    if (params.resumeFrom || params.resumePlays || params.snapshot) sub.held = [];
     conn.send(
       JSON.stringify({
         type: 'subscribed',
@@ -98,12 +103,32 @@ export class Multiplex {
           main_line: params.mainLine,
           snapshot: params.snapshot,
           conflate: params.conflate,
+          participant_type: params.participantType ?? null,
+          event_status: list(params.eventStatuses ?? null),
+          limit: params.playsLimit ?? null,
         },
         position: this.hub.position,
       }),
     );
-    if (params.resumeFrom) void this.hub.resume(conn, sub, params.resumeFrom);
-    else if (params.snapshot) void this.hub.snapshot(conn, sub);
+    const from = params.resumeFrom;
+    const plays = params.resumePlays;
+    if (from) this.inTurn(sub, () => this.hub.resume(conn, sub, from));
+    else if (plays) this.inTurn(sub, () => this.hub.resumePlays(conn, sub, plays));
+    else if (params.snapshot) this.inTurn(sub, () => this.hub.snapshot(conn, sub));
+  }
+
+  /**
+   * Runs a snapshot or a replay of `sub` after those asked before it have finished: one at a time
+   * per subscription (each holds the live frames and releases them past its own position), in the
+   * order asked, none refused. One asked after an unsubscribe does not run.
+   */
+  private inTurn(sub: Subscription, run: () => Promise<void>): void {
+    const before = this.running.get(sub);
+    const next = before ? before.then(() => (sub.closed ? undefined : run())) : run();
+    this.running.set(sub, next);
+    void next.finally(() => {
+      if (this.running.get(sub) === next) this.running.delete(sub);
+    });
   }
 
   private existing(conn: Connection, msg: Record<string, unknown>) {
@@ -119,26 +144,33 @@ export class Multiplex {
     conn.send(JSON.stringify({ type: 'unsubscribed', id: sub.id }));
   }
 
-  /** A fresh snapshot on an existing subscription, without reconnecting (spec). */
+  /**
+   * A fresh snapshot on an existing subscription, without reconnecting, at any time (spec): while
+   * another snapshot or replay of it runs, after that one.
+   */
   private snapshot(conn: Connection, msg: Record<string, unknown>): void {
     const sub = this.existing(conn, msg);
-    if (sub.held) throw new StreamError('bad_request', `subscription ${sub.id} is already taking a snapshot or resuming`);
-    sub.held = [];
-    void this.hub.snapshot(conn, sub);
+    this.inTurn(sub, () => this.hub.snapshot(conn, sub));
   }
 
   /**
-   * resync: `resync_ack`, then a replay from `resume_from` when given (resume_complete), else a
-   * fresh snapshot (snapshot_complete).
+   * resync: `resync_ack`, then a replay from `resume_from` or of the plays after `resume`'s
+   * sequences when given (resume_complete), else a fresh snapshot (snapshot_complete); after any
+   * snapshot or replay of the subscription asked before it.
    */
   private resync(conn: Connection, msg: Record<string, unknown>): void {
     const sub = this.existing(conn, msg);
-    if (sub.held) throw new StreamError('bad_request', `subscription ${sub.id} is already taking a snapshot or resuming`);
-    const from = msg.resume_from === undefined ? undefined : subscriptionParams(sub.channel, { resume_from: msg.resume_from }, conn.scope).resumeFrom;
-    sub.held = [];
+    const asked = subscriptionParams(
+      sub.channel,
+      { event_ids: sub.params.eventIds ? [...sub.params.eventIds] : undefined, resume_from: msg.resume_from, resume: msg.resume },
+      conn.scope,
+    );
+    const from = asked.resumeFrom;
+    const plays = asked.resumePlays;
     conn.send(JSON.stringify({ type: 'resync_ack', id: sub.id, position: this.hub.position }));
-    if (from) void this.hub.resume(conn, sub, from);
-    else void this.hub.snapshot(conn, sub);
+    this.inTurn(sub, () =>
+      from ? this.hub.resume(conn, sub, from) : plays ? this.hub.resumePlays(conn, sub, plays) : this.hub.snapshot(conn, sub),
+    );
   }
 
   /** In-band usage (free, spec: Metering 3): the same figures as the REST usage headers. */

@@ -1,8 +1,10 @@
 import type { PlanScope } from '../access/plan-scope.ts';
 import { withLiveVariants } from '../catalog/markets.ts';
 import type { LogPosition } from '../changelog/change.ts';
-import { ApiError } from '../http/errors.ts';
-import { dayWindow, parseDate, parseOffset } from '../http/params.ts';
+import { ApiError, quote } from '../http/errors.ts';
+import { holdsKey } from '../http/redact.ts';
+import { dayWindow, parseDate, parseInteger, parseOffset, parseParticipantType, parseStatuses } from '../http/params.ts';
+import { MAX_PLAYS } from '../http/routes/v2/plays.ts';
 import { V1_PERIODS } from '../http/v1/line-sets.ts';
 import { StreamError } from './errors.ts';
 import type { StreamChannel } from './frames.ts';
@@ -30,14 +32,19 @@ export function intList(name: string, raw: unknown): number[] | undefined {
   return [...out];
 }
 
+function eventId(name: string, raw: unknown): string {
+  // A key is not an event id, and the acknowledgement would repeat it.
+  if (typeof raw !== 'string' || !/^[A-Za-z0-9_-]{1,64}$/.test(raw) || holdsKey(raw)) {
+    throw bad(`${name} must be event ids, got ${clip(raw)}`);
+  }
+  return raw;
+}
+
 function stringList(name: string, raw: unknown): string[] | undefined {
   if (raw === undefined || raw === null || raw === '') return undefined;
   const parts = typeof raw === 'string' ? raw.split(',').map((s) => s.trim()) : Array.isArray(raw) ? raw : [raw];
   const out = new Set<string>();
-  for (const p of parts) {
-    if (typeof p !== 'string' || !/^[A-Za-z0-9_-]{1,64}$/.test(p)) throw bad(`${name} must be event ids, got ${clip(p)}`);
-    out.add(p);
-  }
+  for (const p of parts) out.add(eventId(name, p));
   if (out.size > MAX_FILTER_IDS) throw bad(`${name} accepts at most ${MAX_FILTER_IDS} ids, got ${out.size}`);
   return [...out];
 }
@@ -49,9 +56,15 @@ function bool(name: string, raw: unknown): boolean {
   throw bad(`${name} must be true or false, got ${clip(raw)}`);
 }
 
-const clip = (v: unknown) => {
-  const s = typeof v === 'string' ? `'${v}'` : JSON.stringify(v) ?? String(v);
-  return s.length > 40 ? `${s.slice(0, 40)}…` : s;
+/**
+ * Client input as an error repeats it: a string or number through `quote` (keys redacted, then cut
+ * to 40 characters), an array or object by its kind only, so quoting never walks a value.
+ */
+const clip = (v: unknown): string => {
+  if (typeof v === 'string') return `'${quote(v)}'`;
+  if (Array.isArray(v)) return 'an array';
+  if (v !== null && typeof v === 'object') return 'an object';
+  return quote(String(v));
 };
 
 /** A position a client sends back: `{id, epoch}`. */
@@ -146,7 +159,44 @@ const KNOWN_PARAMS = new Set([
   'offset',
   'conflate',
   'resume_from',
+  'participant_type',
+  'event_status',
+  'limit',
+  'resume',
 ]);
+
+/**
+ * `resume: {plays: {"<event_id>": <sequence>}}`: the last play sequence the client holds per event.
+ * Only on the plays channel, within its event_ids, and not with resume_from (one resume at a time).
+ */
+function playsResume(channel: StreamChannel, raw: unknown, eventIds: ReadonlySet<string> | null): Map<string, number> | undefined {
+  if (raw === undefined || raw === null) return undefined;
+  if (channel !== 'plays') throw bad('resume applies to the plays channel; other channels resume with resume_from');
+  const plays = (raw as { plays?: unknown }).plays;
+  if (typeof raw !== 'object' || Array.isArray(raw) || typeof plays !== 'object' || plays === null || Array.isArray(plays)) {
+    throw bad('resume must be {"plays": {"<event_id>": <sequence>}}');
+  }
+  const out = new Map<string, number>();
+  for (const [key, sequence] of Object.entries(plays)) {
+    const id = eventId('resume.plays', key);
+    if (!Number.isSafeInteger(sequence) || (sequence as number) < 0) {
+      throw bad(`resume.plays values must be play sequences (integers from 0), got ${clip(sequence)}`);
+    }
+    if (eventIds && !eventIds.has(id)) throw bad(`resume.plays names ${clip(id)}, which is not in event_ids`);
+    out.set(id, sequence as number);
+  }
+  if (out.size === 0) throw bad('resume.plays names no event');
+  if (out.size > MAX_FILTER_IDS) throw bad(`resume.plays accepts at most ${MAX_FILTER_IDS} events, got ${out.size}`);
+  return out;
+}
+
+/** A parameter that takes one string (a list as one comma-separated string, as REST takes it). */
+function text(name: string, raw: unknown): string | undefined {
+  if (raw === undefined || raw === null) return undefined;
+  if (Array.isArray(raw) && raw.every((v) => typeof v === 'string')) return raw.join(',');
+  if (typeof raw !== 'string') throw bad(`${name} must be a string, got ${clip(raw)}`);
+  return raw;
+}
 
 /**
  * A subscribe message's params. The stats channel takes no market or book filter (spec); `offset`
@@ -162,6 +212,10 @@ export function subscriptionParams(channel: StreamChannel, raw: unknown, scope: 
   if (channel === 'stats' && (q.market_ids !== undefined || q.affiliate_ids !== undefined)) {
     throw bad('the stats channel takes no market_ids or affiliate_ids');
   }
+  // Each filters something only some channels carry: elsewhere it would be silently ignored.
+  if (q.participant_type !== undefined && channel !== 'markets') throw bad('participant_type applies to the markets channel');
+  if (q.event_status !== undefined && channel === 'futures') throw bad('event_status does not apply to the futures channel');
+  if (q.limit !== undefined && channel !== 'plays') throw bad('limit applies to the plays channel (plays per event in a snapshot)');
   const offset = rest(() => parseOffset(q.offset === undefined || q.offset === null ? undefined : String(q.offset)));
   let date: number | undefined;
   if (q.date !== undefined && q.date !== null) {
@@ -181,15 +235,33 @@ export function subscriptionParams(channel: StreamChannel, raw: unknown, scope: 
     // Futures boards have no date: there a date only makes the snapshot refuse (spec).
     if (channel !== 'futures') params.window = dayWindow(date, offset);
   }
+  const participantType = rest(() => parseParticipantType(text('participant_type', q.participant_type)));
+  if (participantType) params.participantType = participantType;
+  const statuses = rest(() => parseStatuses('event_status', text('event_status', q.event_status)));
+  if (statuses) params.eventStatuses = statuses;
+  const limit = q.limit === undefined || q.limit === null ? undefined : rest(() => parseInteger('limit', String(q.limit), 1, MAX_PLAYS));
+  if (limit !== undefined) params.playsLimit = limit;
   const resume = position(q.resume_from);
   if (resume) params.resumeFrom = resume;
+  const plays = playsResume(channel, q.resume, params.eventIds);
+  if (plays) {
+    if (resume) throw bad('give resume_from or resume, not both');
+    params.resumePlays = plays;
+  }
   return params;
 }
 
-/** A subscription id: a client-chosen string (spec), bounded. */
+/**
+ * Whether `raw` is a subscription id: a client-chosen string (spec), bounded, and not shaped like a
+ * key, since every answer about the subscription repeats its id.
+ */
+export function isSubscriptionId(raw: unknown): raw is string {
+  return typeof raw === 'string' && raw.length > 0 && raw.length <= MAX_SUB_ID && !holdsKey(raw);
+}
+
 export function subscriptionId(raw: unknown): string {
-  if (typeof raw !== 'string' || raw.length === 0 || raw.length > MAX_SUB_ID) {
-    throw bad(`id must be a string of 1 to ${MAX_SUB_ID} characters`);
+  if (!isSubscriptionId(raw)) {
+    throw bad(`id must be a string of 1 to ${MAX_SUB_ID} characters that is not an API key`);
   }
   return raw;
 }

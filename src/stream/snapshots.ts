@@ -5,6 +5,7 @@ import { boardMatches, viewFutures } from '../board/futures-view.ts';
 import { type EventFilter, viewEvent } from '../board/views.ts';
 import { defaultMarketIds, withLiveVariants } from '../catalog/markets.ts';
 import { serializeEvent } from '../http/event-json.ts';
+import { eventStatus } from '../http/event-query.ts';
 import { eventPoints } from '../http/snapshot-cache.ts';
 import { MAX_PLAYS } from '../http/routes/v2/plays.ts';
 import type { Store } from '../store/store.ts';
@@ -73,6 +74,7 @@ export async function takeSnapshot(src: SnapshotSource, sub: Subscription, posit
         });
         break;
       case 'live':
+      case 'live_game_state':
       case 'game_state': {
         const info = ev.info;
         const state = info.live_game_state ?? null;
@@ -89,17 +91,69 @@ export async function takeSnapshot(src: SnapshotSource, sub: Subscription, posit
     }
   }
   if (ch === 'plays') {
-    for (const [eventId, last] of playsUpTo) {
-      const from = Math.max(1, last - MAX_PLAYS + 1);
-      const count = last === 0 ? 0 : last - from + 1;
-      const plays = count > 0 ? await src.readPlays(eventId, from, last) : Buffer.alloc(0);
-      const cursor = count > 0 ? `{"oldest_sequence":${from},"newest_sequence":${last}}` : 'null';
-      messages.push({
-        text: `${head},"event_id":${JSON.stringify(eventId)},"cursor":${cursor},"data":[${plays.toString('utf8')}]}`,
-        points: count,
-      });
-    }
+    const limit = p.playsLimit ?? MAX_PLAYS;
+    messages.push(...(await playMessages(src, head, playsUpTo, (last) => Math.max(1, last - limit + 1))));
   }
+  return { messages, playsUpTo };
+}
+
+/**
+ * The plays of `upTo`'s events (the last sequence of each), from the sequence `fromOf` gives, as the
+ * plays snapshot's frames: newest first with the cursor of what they hold (null when none).
+ */
+async function playMessages(
+  src: SnapshotSource,
+  head: string,
+  upTo: ReadonlyMap<string, number>,
+  fromOf: (last: number, eventId: string) => number,
+  extraOf: (eventId: string) => string = () => '',
+): Promise<SnapshotMessage[]> {
+  const messages: SnapshotMessage[] = [];
+  for (const [eventId, last] of upTo) {
+    const from = fromOf(last, eventId);
+    const count = Math.max(0, last - from + 1);
+    const plays = count > 0 ? await src.readPlays(eventId, from, last) : Buffer.alloc(0);
+    const cursor = count > 0 ? `{"oldest_sequence":${from},"newest_sequence":${last}}` : 'null';
+    messages.push({
+      text: `${head},"event_id":${JSON.stringify(eventId)}${extraOf(eventId)},"cursor":${cursor},"data":[${plays.toString('utf8')}]}`,
+      points: count,
+    });
+  }
+  return messages;
+}
+
+/**
+ * A plays resume by sequence (`params.resume.plays`: the last sequence the client holds per event):
+ * for each event a frame in the plays snapshot's shape, marked `resumed_after`, with the plays after
+ * that sequence, as of the board's head when called (read before the first await, as a snapshot).
+ * An event not on the board, a sequence ahead of the event's plays or more than the snapshot's 500
+ * plays behind cannot be resumed: `snapshot_required`.
+ */
+export async function takePlaysResume(
+  src: SnapshotSource,
+  sub: Subscription,
+  positionJson: string,
+  after: ReadonlyMap<string, number>,
+): Promise<Snapshot> {
+  const playsUpTo = new Map<string, number>();
+  for (const [eventId, sequence] of after) {
+    const ev = src.view.getEvent(eventId);
+    if (!ev) throw new SnapshotError('snapshot_required', `event ${eventId} is not on this server's board`);
+    const last = ev.game?.plays ?? 0;
+    if (sequence > last) throw new SnapshotError('snapshot_required', `play ${sequence} of ${eventId} is ahead of its plays (${last})`);
+    if (last - sequence > MAX_PLAYS) {
+      throw new SnapshotError('snapshot_required', `play ${sequence} of ${eventId} is more than ${MAX_PLAYS} plays behind (${last})`);
+    }
+    playsUpTo.set(eventId, last);
+  }
+  const head = `{"type":"snapshot","id":${sub.idJson},"channel":"${sub.channel}","position":${positionJson}`;
+  const messages = await playMessages(
+    src,
+    head,
+    playsUpTo,
+    (_, eventId) => after.get(eventId)! + 1,
+    (eventId) => `,"resumed_after":${after.get(eventId)!}`,
+  );
   return { messages, playsUpTo };
 }
 
@@ -113,27 +167,33 @@ function marketsFilter(scope: PlanScope, sub: Subscription, sportId: number): Ev
     periodIds: scope.periods,
     mainLine: p.mainLine,
     participantIds: null,
-    participantType: null,
+    participantType: p.participantType ?? null,
     hideClosed: false,
     includePriceDelta: false,
     liveGameState: scope.liveGameState,
   };
 }
 
-/** Events named by event_ids (within sport_ids and date when given), or those of sport_ids on the date. */
+/**
+ * Events named by event_ids (within sport_ids and date when given), or those of sport_ids on the
+ * date; with event_status, those whose status is one of it.
+ */
 function eventsInScope(view: BoardView, sub: Subscription): EventState[] {
   const p = sub.params;
   const inWindow = (ev: EventState) => !p.window || (ev.startMs >= p.window[0] && ev.startMs < p.window[1]);
+  const statuses = p.eventStatuses;
+  let out: EventState[];
   if (p.eventIds) {
-    const out: EventState[] = [];
+    out = [];
     for (const id of p.eventIds) {
       const ev = view.getEvent(id);
       if (ev && (!p.sportIds || p.sportIds.has(ev.info.sport_id)) && inWindow(ev)) out.push(ev);
     }
-    return out;
+  } else {
+    const [from, to] = p.window!;
+    out = [...p.sportIds!].flatMap((sport) => view.eventsInWindow(sport, from, to));
   }
-  const [from, to] = p.window!;
-  return [...p.sportIds!].flatMap((sport) => view.eventsInWindow(sport, from, to));
+  return statuses ? out.filter((ev) => statuses.has(eventStatus(ev))) : out;
 }
 
 /** Spec: positive sport_ids, no date; event_ids only with exactly one sport. One frame per sport, as REST lists. */

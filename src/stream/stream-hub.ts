@@ -11,7 +11,7 @@ import { Connection, type ConnectionOptions, type Endpoint } from './connection.
 import { CLOSES, SnapshotError } from './errors.ts';
 import { channelsOf, type Frame, framesOf, PlayFrame, type StreamChannel } from './frames.ts';
 import { lineFramesOf } from './line-frames.ts';
-import { takeSnapshot } from './snapshots.ts';
+import { takePlaysResume, takeSnapshot } from './snapshots.ts';
 import { Subscription, type SubscriptionParams } from './subscription.ts';
 import { SubscriptionIndex } from './subscription-index.ts';
 import { WriteTurns } from './write-turns.ts';
@@ -69,6 +69,11 @@ export interface StreamMetrics {
  * as a slice of a REST build (src/http/events-envelope.ts), so neither holds the other up for longer.
  */
 const WRITE_TURN_MS = 3;
+
+/** resume_complete's `cursors`: `{"plays": {"<event_id>": <newest sequence>}}`, or `{}` with none. */
+function cursorsJson(plays: ReadonlyMap<string, number>): string {
+  return plays.size === 0 ? '{}' : JSON.stringify({ plays: Object.fromEntries(plays) });
+}
 
 /**
  * Rows a resume reads from the log per step. The next page is read once fewer than half a page of
@@ -178,7 +183,7 @@ export class StreamHub {
   /** Adds a subscription to a connection and the index; it receives frames from the next batch on. */
   subscribe(conn: Connection, id: string, channel: StreamChannel, params: SubscriptionParams): Subscription {
     const sub = new Subscription(conn, id, channel, params, conn.scope, conn.dedicated, (eventId) =>
-      this.deps.view.getEvent(eventId)?.startMs,
+      this.deps.view.getEvent(eventId),
     );
     // A connection closed or denied (a message read after its close) takes no subscription: the
     // index would keep one of a closed connection for good.
@@ -221,6 +226,43 @@ export class StreamHub {
   }
 
   /**
+   * Resumes a plays subscription by sequence: for each event, the plays after the sequence the
+   * client holds (takePlaysResume), then resume_complete with the position and the newest sequence
+   * of each event (`cursors`), then the live frames held meanwhile, checked to continue them.
+   */
+  async resumePlays(conn: Connection, sub: Subscription, after: ReadonlyMap<string, number>): Promise<void> {
+    sub.held ??= [];
+    const at = this.head;
+    const position = this.positionJson(at);
+    try {
+      const resumed = await takePlaysResume({ view: this.deps.view, readPlays: this.deps.readPlays }, sub, position, after);
+      let replayed = 0;
+      for (const m of resumed.messages) {
+        conn.send(m.text, m.points);
+        replayed += m.points;
+      }
+      conn.send(
+        `{"type":"resume_complete","id":${sub.idJson},"channel":"${sub.channel}","position":${position},"replayed":${replayed},"cursors":${cursorsJson(resumed.playsUpTo)}}`,
+      );
+      this.release(conn, sub, at, resumed.playsUpTo);
+    } catch (err) {
+      this.snapshotError(conn, sub, err);
+      this.release(conn, sub, at);
+    }
+  }
+
+  /** The newest play sequence of each event a plays or live subscription names, as the board has them now. */
+  private playCursors(sub: Subscription): Map<string, number> {
+    const out = new Map<string, number>();
+    if ((sub.channel !== 'plays' && sub.channel !== 'live') || !sub.params.eventIds) return out;
+    for (const id of sub.params.eventIds) {
+      const ev = this.deps.view.getEvent(id);
+      if (ev) out.set(id, ev.game?.plays ?? 0);
+    }
+    return out;
+  }
+
+  /**
    * Replays the subscription's frames after `from` from the change log, in order, then sends
    * resume_complete and releases the live frames held meanwhile. A position of another epoch,
    * ahead of the log, older than the log kept, or more than `resumeMaxChanges` behind gets
@@ -242,6 +284,8 @@ export class StreamHub {
 
   private async replay(conn: Connection, sub: Subscription, from: LogPosition): Promise<void> {
     let target = this.head;
+    // The board's play sequences as of `target` (the hub's head is the board's in this task).
+    let cursors = cursorsJson(this.playCursors(sub));
     const keyHash = conn.account?.keyHash;
     let admitted = false;
     try {
@@ -275,12 +319,13 @@ export class StreamHub {
         sub.heldLost = false;
         sub.held = [];
         target = this.head;
+        cursors = cursorsJson(this.playCursors(sub));
         if (target - from.id > 2 * max) {
           throw new SnapshotError('snapshot_required', `the client fell ${target - from.id} changes behind while resuming`);
         }
       }
       conn.send(
-        `{"type":"resume_complete","id":${sub.idJson},"channel":"${sub.channel}","position":${this.positionJson(target)},"replayed":${replayed}}`,
+        `{"type":"resume_complete","id":${sub.idJson},"channel":"${sub.channel}","position":${this.positionJson(target)},"replayed":${replayed},"cursors":${cursors}}`,
       );
     } catch (err) {
       this.snapshotError(conn, sub, err);

@@ -1,4 +1,7 @@
 import type { PlanScope } from '../access/plan-scope.ts';
+import type { EventState } from '../board/board.ts';
+import type { EventStatus, ParticipantType } from '../domain/types.ts';
+import { eventStatus } from '../http/event-query.ts';
 import type { LogPosition } from '../changelog/change.ts';
 import { type Frame, FuturesFrame, MarketFrame, type StreamChannel } from './frames.ts';
 import { LineFrame } from './line-frames.ts';
@@ -17,6 +20,12 @@ export interface SubscriptionParams {
   affiliateIds: ReadonlySet<number> | null;
   /** Only main-line rows (spec: snapshot rule 4). */
   mainLine: boolean;
+  /** Markets: only rows and snapshot participants of this type. */
+  participantType?: ParticipantType;
+  /** Only events whose status (as the board holds it when a frame is sent) is one of these. */
+  eventStatuses?: ReadonlySet<EventStatus>;
+  /** Plays: the most plays per event a snapshot sends (spec: up to 500). */
+  playsLimit?: number;
   snapshot: boolean;
   /** `date` as epoch ms of its midnight UTC, and the day window with `offset` applied. */
   date?: number;
@@ -27,6 +36,8 @@ export interface SubscriptionParams {
   /** Past the queue, keep the latest price per line and book instead of closing. */
   conflate: boolean;
   resumeFrom?: LogPosition;
+  /** Plays: resume each event after the sequence given (`resume: {plays: {event_id: sequence}}`). */
+  resumePlays?: ReadonlyMap<string, number>;
 }
 
 /** Where a subscription's messages go: its connection's queue. */
@@ -66,8 +77,8 @@ export class Subscription {
     readonly scope: PlanScope,
     /** A dedicated stream's subscription (markets, V1): messages in the stream's own envelope. */
     readonly dedicated: boolean,
-    /** Start of an event on the board, for a subscription scoped to a date. */
-    private readonly startOf: (eventId: string) => number | undefined,
+    /** An event as the board holds it, for a subscription scoped to a date or to statuses. */
+    private readonly eventOf: (eventId: string) => EventState | undefined,
   ) {
     this.idJson = JSON.stringify(id);
   }
@@ -80,6 +91,7 @@ export class Subscription {
     if (frame instanceof MarketFrame) {
       if (frame.quoteUnchanged) return false;
       if (p.mainLine && (!frame.isMainLine || frame.designationOnly)) return false;
+      if (p.participantType && frame.participantType !== p.participantType) return false;
       if (p.marketIds && !p.marketIds.has(frame.marketId)) return false;
       if (p.affiliateIds && !p.affiliateIds.has(frame.affiliateId)) return false;
       const s = this.scope;
@@ -98,9 +110,11 @@ export class Subscription {
       if (p.linePeriods && !p.linePeriods.has(frame.periodId)) return false;
       return frame.coveredBy(this.scope);
     }
-    if (p.window) {
-      const start = this.startOf(frame.eventId);
-      if (start === undefined || start < p.window[0] || start >= p.window[1]) return false;
+    if (p.window || p.eventStatuses) {
+      const ev = this.eventOf(frame.eventId);
+      if (!ev) return false;
+      if (p.window && (ev.startMs < p.window[0] || ev.startMs >= p.window[1])) return false;
+      if (p.eventStatuses && !p.eventStatuses.has(eventStatus(ev))) return false;
     }
     return true;
   }

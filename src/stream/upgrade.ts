@@ -8,10 +8,19 @@ import { hashKey } from '../access/keys.ts';
 import { lowestTierWith, upgradeMessage } from '../access/entitlements.ts';
 import { scopeOf } from '../access/plan-scope.ts';
 import { tierLabel } from '../access/tiers.ts';
-import { planUnsupported } from '../http/errors.ts';
-import { StreamError } from './errors.ts';
-import { MAX_CLIENT_MESSAGE, Multiplex } from './multiplex.ts';
-import type { Endpoint } from './connection.ts';
+import { planUnsupported, quote } from '../http/errors.ts';
+import type { Connection, Endpoint } from './connection.ts';
+import { CLOSES, StreamError } from './errors.ts';
+import {
+  MAX_CLIENT_MESSAGE,
+  MAX_FRAME,
+  MAX_MESSAGE_DEPTH,
+  MessageBucket,
+  MESSAGE_RATE,
+  messageBytes,
+  nestsDeeperThan,
+} from './intake.ts';
+import { Multiplex } from './multiplex.ts';
 import { lineStreamParams, marketStreamParams } from './params.ts';
 import type { StreamHub } from './stream-hub.ts';
 import type { SubscriptionParams } from './subscription.ts';
@@ -77,7 +86,12 @@ const refusal = (status: number, body: Record<string, unknown>, headers?: Record
  * streams (spec), and a stream token (`token`) on all, for browsers.
  */
 export function attachStreams(server: Server, deps: UpgradeDeps): WebSocketServer {
-  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_CLIENT_MESSAGE });
+  const wss = new WebSocketServer({
+    noServer: true,
+    maxPayload: MAX_FRAME,
+    // No subprotocol is spoken: ws would echo the first one offered, and clients put keys there.
+    handleProtocols: () => false,
+  });
   const multiplex = new Multiplex(deps.hub, deps.access, deps.onError);
   const header = deps.keyHeader.toLowerCase();
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
@@ -95,7 +109,7 @@ export function attachStreams(server: Server, deps: UpgradeDeps): WebSocketServe
     const answer = (r: Refusal): void => refuse(socket, r, v1);
     if (!endpoint) {
       const path = url.pathname.replace(/\/+$/, '');
-      return answer(refusal(404, { message: `no WebSocket endpoint at ${path.slice(0, 60) || '/'}` }));
+      return answer(refusal(404, { message: `no WebSocket endpoint at ${quote(path) || '/'}` }));
     }
     const dedicated = endpoint !== 'multiplex';
     if (deps.transport === 'proxy' && req.headers['x-forwarded-proto'] !== 'https') {
@@ -159,16 +173,36 @@ export function attachStreams(server: Server, deps: UpgradeDeps): WebSocketServe
     // Nothing asynchronous from the cap check to `open`, so two upgrades cannot both take the last slot.
     wss.handleUpgrade(req, socket, head, (ws) => {
       const conn = deps.hub.open(ws, socket, account, scope, endpoint);
-      if (params) {
-        deps.hub.subscribe(conn, '', v1 ? 'lines' : 'markets', params);
-        // The dedicated streams take no client messages.
-        return;
-      }
-      ws.on('message', (data, isBinary) => {
-        if (isBinary) return conn.error(null, 'bad_request', 'messages are JSON text');
-        multiplex.onMessage(conn, data.toString());
-      });
+      if (params) deps.hub.subscribe(conn, '', v1 ? 'lines' : 'markets', params);
+      const burst = (account?.entitlements.wsSubscriptionsPerConnection ?? 1000) + MESSAGE_RATE.burstAboveSubscriptions;
+      const bucket = new MessageBucket(MESSAGE_RATE.perSecond, burst);
+      ws.on('message', (data, isBinary) => intake(conn, bucket, messageBytes(data), isBinary));
     });
+  }
+
+  /**
+   * A client message, within bounds checked before it is parsed: past the rate, an error and a
+   * close (on the dedicated streams, which take no messages and have no error message, the close
+   * alone; below the rate they ignore what they are sent); on the multiplexed endpoint a binary
+   * message, one past MAX_CLIENT_MESSAGE or nested past MAX_MESSAGE_DEPTH gets an error and a close.
+   */
+  function intake(conn: Connection, bucket: MessageBucket, bytes: Buffer, isBinary: boolean): void {
+    if (conn.closed) return;
+    if (!bucket.take(bytes.length)) {
+      if (conn.dedicated) return conn.close(CLOSES.rateLimited);
+      const why = `more than ${bucket.perSecond} messages a second after a burst of ${bucket.burst}: reconnect and send fewer`;
+      return conn.fail(null, 'rate_limited', why, CLOSES.rateLimited);
+    }
+    if (conn.dedicated) return;
+    if (isBinary) return conn.fail(null, 'unsupported_data', 'messages are JSON text, not binary', CLOSES.binary);
+    if (bytes.length > MAX_CLIENT_MESSAGE) {
+      return conn.fail(null, 'message_too_large', `a message may have at most ${MAX_CLIENT_MESSAGE} bytes`, CLOSES.tooLarge);
+    }
+    const text = bytes.toString('utf8');
+    if (nestsDeeperThan(text, MAX_MESSAGE_DEPTH)) {
+      return conn.fail(null, 'message_too_deep', `a message may nest at most ${MAX_MESSAGE_DEPTH} levels`, CLOSES.tooDeep);
+    }
+    multiplex.onMessage(conn, text);
   }
 
   /** The upgrade's stream token, or its key (the header; the `key` parameter on the dedicated streams). */

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it, type TestContext } from 'node:test';
 import { Rng } from '../../src/feeds/simulator/rng.ts';
+import { BACKUP_OF_META, beginEpochIfRestored, EPOCH_GAP, epochGaps } from '../../src/ops/backup.ts';
 import {
   EPOCH_META,
   type ChangeQuery,
@@ -334,6 +335,26 @@ export function storeContract(name: string, make: () => Promise<StoreFixture>): 
     });
 
     describe('epoch', () => {
+      it('lastRowId is the newest row of the log, 0 when empty', async (t) => {
+        const { store } = await fresh(t);
+        assert.equal(await store.lastRowId(), 0);
+        await store.commit(batch(mixedLog()));
+        assert.equal(await store.lastRowId(), 15);
+      });
+
+      it('a restored copy begins a new epoch once, its ids past a gap after its last row', async (t) => {
+        const { store } = await fresh(t);
+        await store.commit(batch(mixedLog()));
+        const copied = (await store.load()).epoch;
+        await store.setMeta(BACKUP_OF_META, copied);
+        const began = await beginEpochIfRestored(store);
+        assert.ok(began);
+        assert.deepEqual(began.gap, { from: 15, to: 15 + EPOCH_GAP, epoch: began.epoch });
+        assert.equal((await store.load()).epoch, began.epoch);
+        assert.deepEqual(await epochGaps(store), [began.gap]);
+        assert.equal(await beginEpochIfRestored(store), undefined, 'a later start keeps the epoch');
+      });
+
       it('is made by the first load and kept by every later one', async (t) => {
         const { store } = await fresh(t);
         assert.equal(await store.getMeta(EPOCH_META), undefined);
@@ -814,8 +835,28 @@ export function storeContract(name: string, make: () => Promise<StoreFixture>): 
           assert.ok(r.scanned <= 3);
           if (!r.more) break;
         }
-        assert.equal(steps, Math.ceil(199 / 3));
+        // Four steps of three ids, and one that skips 13 to 199, which no row has.
+        assert.equal(steps, Math.ceil(12 / 3) + 1);
         assert.deepEqual(ids(await store.readChanges(query())), KEPT);
+      });
+
+      it('ids no row has take no step (a restored log skips 10^12 of them)', async (t) => {
+        const { store } = await fresh(t);
+        const gap = 1_000_000_000_000;
+        const late = retentionLog().at(-1)!;
+        await store.commit(
+          batch([...retentionLog().slice(0, -1), { ...late, id: gap }], {
+            events: [eventRecord(EVENT_A, gap), eventRecord(EVENT_B, 0)],
+            markets: [marketRecord(1, EVENT_A, 1)],
+          }),
+        );
+        let steps = 0;
+        for (let r = await store.compact({ cutoffMs: CUTOFF, maxRows: 3 }); r.more; r = await store.compact({ cutoffMs: CUTOFF, maxRows: 3 })) {
+          steps++;
+          assert.ok(steps < 10, 'the gap is crossed in one step');
+        }
+        assert.deepEqual(ids(await store.readChanges(query())), [...KEPT.slice(0, -1), gap]);
+        assert.equal((await store.retained()).oldestId, gap);
       });
 
       it('drops nothing that describes a time at or after the cutoff', async (t) => {

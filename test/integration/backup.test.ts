@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
+import { EPOCH_GAP } from '../../src/ops/backup.ts';
 import { batch, nbaEvent, nbaPrices, price } from '../helpers/fixtures.ts';
 import { startTestServer } from '../helpers/server.ts';
 
@@ -15,7 +16,7 @@ const backup = (dataDir: string, out: string) =>
 
 const E = 'bb'.repeat(16);
 
-test('a backup of a running server, restored, resumes with the same ids under a new log epoch', async (t) => {
+test('a backup of a running server, restored, keeps its ids and continues past a gap under a new log epoch', async (t) => {
   const scratch = mkdtempSync(join(tmpdir(), 'oddsbase-backup-'));
   t.after(() => rmSync(scratch, { recursive: true, force: true }));
   const original = await startTestServer();
@@ -77,10 +78,11 @@ test('a backup of a running server, restored, resumes with the same ids under a 
   const restored = await startTestServer({ dataDir: restoredDir });
   let newEpoch: string;
   try {
-    assert.equal(restored.server.ledger.position.id, copiedHead);
+    const start = copiedHead + EPOCH_GAP;
+    assert.equal(restored.server.ledger.position.id, start);
     newEpoch = restored.server.ledger.position.epoch;
     assert.notEqual(newEpoch, epoch, 'a restored log has an epoch of its own');
-    // The keys came along, and ids continue from the copy's head.
+    // The keys came along; the copy's ids name the same rows, and new ids continue past the gap.
     const before = await restored.get(`/api/v2/markets/delta?last_id=${copiedHead - 2}`, { 'X-Service-Key': original.key });
     assert.equal(before.status, 200);
     assert.deepEqual(
@@ -93,8 +95,9 @@ test('a backup of a running server, restored, resumes with the same ids under a 
     const after = await restored.get(`/api/v2/markets/delta?last_id=${copiedHead}`, { 'X-Service-Key': original.key });
     assert.deepEqual(
       after.body.deltas.map((r: { id: number; price: string }) => [r.id, r.price]),
-      [[copiedHead + 1, '999']],
+      [[start + 1, '999']],
     );
+    assert.equal(after.body.meta.epoch, newEpoch);
   } finally {
     await restored.close({ keepData: true });
   }
@@ -102,9 +105,84 @@ test('a backup of a running server, restored, resumes with the same ids under a 
   const again = await startTestServer({ dataDir: restoredDir });
   try {
     assert.equal(again.server.ledger.position.epoch, newEpoch);
-    assert.equal(again.server.ledger.position.id, copiedHead + 1);
+    assert.equal(again.server.ledger.position.id, copiedHead + EPOCH_GAP + 1);
   } finally {
     await again.close({ keepData: true });
+  }
+});
+
+test('a restored server refuses the cursors the original handed out past the copy, on every delta feed', async (t) => {
+  const scratch = mkdtempSync(join(tmpdir(), 'oddsbase-backup-'));
+  t.after(() => rmSync(scratch, { recursive: true, force: true }));
+  const original = await startTestServer();
+  t.after(() => original.close());
+  // A key of both interfaces, made before the copy so that the restored server has it too.
+  const both = await original.newKey('enterprise', { v1: true, custom: JSON.stringify({ burstPerSecond: 1_000_000 }) });
+  const key = { 'X-Service-Key': both };
+  const { ledger } = original.server;
+  const move = (p: number) =>
+    batch(new Date().toISOString(), [
+      price(E, { market_id: 1, participant_id: 2002, affiliate_id: 19, price: p }),
+      price(E, { market_id: 1, participant_id: 2014, affiliate_id: 19, price: -p - 20 }),
+    ]);
+  await ledger.apply(batch(new Date().toISOString(), [{ kind: 'event', event: nbaEvent(E) }, ...nbaPrices(E)]));
+  const file = join(scratch, 'oddsbase-backup.db');
+  await backup(original.dataDir, file);
+  const copiedHead = ledger.headId;
+  const oldEpoch = ledger.position.epoch;
+  // The original goes on: its clients hold cursors past the copy's head.
+  for (let p = 101; p <= 124; p++) await ledger.apply(move(p));
+  const oldCursors = [copiedHead + 1, copiedHead + 20, ledger.headId];
+  const oldUuid = (await original.get('/api/v2/delta?last_id=00000000-0000-0000-0000-000000000000&limit=500', key)).body
+    .meta.delta_last_id as string;
+  const rowsAfter = async (server: typeof original, cursor: number) =>
+    (await server.get(`/api/v2/markets/delta?last_id=${cursor}`, key)).body.deltas.map((r: { id: number; price: string }) => [r.id, r.price]);
+  const beforeCopy = await rowsAfter(original, copiedHead - 4);
+
+  const restoredDir = join(scratch, 'restored');
+  mkdirSync(restoredDir);
+  copyFileSync(file, join(restoredDir, 'oddsbase.db'));
+  const restored = await startTestServer({ dataDir: restoredDir });
+  t.after(() => restored.close());
+  const newEpoch = restored.server.ledger.position.epoch;
+  assert.notEqual(newEpoch, oldEpoch);
+  // The restored server commits more than the original did after the copy: its head passes every old cursor.
+  for (let p = 501; p <= 560; p++) await restored.server.ledger.apply(move(p));
+  assert.ok(restored.server.ledger.headId > oldCursors.at(-1)!);
+
+  for (const cursor of oldCursors) {
+    for (const path of [`/api/v2/markets/delta?last_id=${cursor}`, `/api/v1/sports/4/events/delta?last_id=${cursor}`]) {
+      const r = await restored.get(path, key);
+      assert.equal(r.status, 400, `${path}: ${JSON.stringify(r.body)}`);
+      assert.match(r.body.error, /too far behind.*restored from.*epoch/s);
+      assert.ok(r.body.error.includes(newEpoch), r.body.error);
+    }
+  }
+  for (const [path, cursor] of [['/api/v2/delta', oldUuid], ['/api/v1/delta', oldUuid], ['/api/v1/deltaV2', oldUuid]] as const) {
+    const r = await restored.get(`${path}?last_id=${cursor}`, key);
+    assert.equal(r.status, 400, `${path}: ${JSON.stringify(r.body)}`);
+    assert.match(r.body.error, /too far behind/);
+  }
+  // A cursor at or below the copy's head names the same rows as on the original, then the new ones.
+  const same = await rowsAfter(restored, copiedHead - 4);
+  assert.deepEqual(same.slice(0, 4), beforeCopy.slice(0, 4));
+  assert.deepEqual(same[4], [copiedHead + EPOCH_GAP + 1, '501']);
+  const first = await restored.get(`/api/v2/markets/delta?last_id=${copiedHead}`, key);
+  assert.equal(first.status, 200);
+  assert.equal(first.body.meta.epoch, newEpoch);
+  // The restored server's own cursors are served, on every feed.
+  const today = new Date().toISOString().slice(0, 10);
+  const snapshotCursor = (await restored.get(`/api/v2/sports/4/events/${today}`, key)).body.meta.delta_last_id;
+  const uuid = (await restored.get('/api/v2/delta', key)).body.meta.delta_last_id;
+  for (const path of [
+    `/api/v2/markets/delta?last_id=${snapshotCursor}`,
+    `/api/v1/sports/4/events/delta?last_id=${snapshotCursor}`,
+    `/api/v2/delta?last_id=${uuid}`,
+    `/api/v1/delta?last_id=${uuid}`,
+  ]) {
+    const r = await restored.get(path, key);
+    assert.equal(r.status, 200, path);
+    assert.equal(r.body.meta.epoch, newEpoch, path);
   }
 });
 

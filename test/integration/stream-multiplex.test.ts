@@ -451,3 +451,147 @@ test('a stream token from POST /api/v2/ws/token opens one connection, once', asy
   const pro = await fetch(`${s.url}/api/v2/ws/token`, { method: 'POST', headers: { 'X-Service-Key': await s.newKey('pro') } });
   assert.equal(pro.status, 403);
 });
+
+describe('snapshots in turn, more filters, the live_game_state channel, plays resumed by sequence', () => {
+  const E3 = 'f3'.repeat(16);
+  const E4 = 'f4'.repeat(16);
+  const total = (eventId: string, side: 0 | 1, p: number) =>
+    price(eventId, { market_id: 3, participant_id: side, affiliate_id: 19, line: '220.5', price: p });
+  const play = (n: number) => ({
+    kind: 'play' as const,
+    event_id: E3,
+    play: creditPlay(2002, 200201, 'points', 2, { away: 2 * n, home: 0 }),
+  });
+
+  before(async () => {
+    await apply({ kind: 'event', event: nbaEvent(E3) }, { kind: 'event', event: nbaEvent(E4) }, ...nbaPrices(E3), ...nbaPrices(E4));
+    await apply(total(E3, 0, -110), total(E3, 1, -110));
+    await apply({ kind: 'score', event_id: E3, score: score(E3, 'STATUS_IN_PROGRESS', 0, 0) }, play(1), play(2), play(3));
+  });
+
+  test('a snapshot or resync asked while another runs waits its turn and is honoured, never refused', async () => {
+    const c = await open();
+    // In one TCP write, so the server reads the three in one go: the subscribe's snapshot is still
+    // running when the next two are handled.
+    const socket = (c.ws as unknown as { _socket: import('node:net').Socket })._socket;
+    socket.cork();
+    c.ws.send(JSON.stringify({ action: 'subscribe', id: 'turns', channel: 'scores', params: { event_ids: [E3], snapshot: true } }));
+    c.ws.send(JSON.stringify({ action: 'snapshot', id: 'turns' }));
+    c.ws.send(JSON.stringify({ action: 'resync', id: 'turns' }));
+    socket.uncork();
+    const completes: any[] = [];
+    while (completes.length < 3) {
+      const m = await c.next((x) => x.id === 'turns');
+      assert.notEqual(m.type, 'error', JSON.stringify(m));
+      if (m.type === 'snapshot_complete') completes.push(m);
+    }
+    const mine = c.messages.filter((m) => m.id === 'turns');
+    assert.equal(mine.filter((m) => m.type === 'resync_ack').length, 1);
+    assert.equal(mine.filter((m) => m.type === 'snapshot').length, 3, 'one frame per snapshot');
+    await apply({ kind: 'score', event_id: E3, score: score(E3, 'STATUS_IN_PROGRESS', 7, 0) });
+    const delta = await c.next((m) => m.id === 'turns');
+    assert.equal(delta.type, 'delta');
+    assert.equal(delta.sub_sequence, 1);
+    await c.close();
+  });
+
+  test('participant_type narrows market rows and snapshot participants', async () => {
+    const c = await open();
+    const ack = await subscribe(c, 'res', 'markets', { event_ids: [E3], market_ids: [1, 3], participant_type: 'TYPE_RESULT', snapshot: true });
+    assert.equal(ack.params.participant_type, 'TYPE_RESULT');
+    const snap = await c.next();
+    const types = snap.data.markets.flatMap((m: any) => m.participants.map((p: any) => p.type));
+    assert.ok(types.length > 0);
+    assert.deepEqual([...new Set(types)], ['TYPE_RESULT']);
+    await c.next((m) => m.type === 'snapshot_complete');
+    await apply(ml(E3, 19, 170), total(E3, 0, -115));
+    const delta = await c.next((m) => m.id === 'res');
+    assert.equal(delta.data.market_id, 3);
+    assert.deepEqual(await c.collect(100), []);
+    await c.close();
+  });
+
+  test('event_status narrows snapshots and deltas to events of those statuses', async () => {
+    const c = await open();
+    await subscribe(c, 'live-only', 'scores', { sport_ids: [4], date: today(), event_status: 'STATUS_IN_PROGRESS', snapshot: true });
+    const frames: any[] = [];
+    for (let m = await c.next(); m.type !== 'snapshot_complete'; m = await c.next()) frames.push(m);
+    assert.ok(frames.length > 0);
+    assert.ok(frames.every((f) => f.data.score?.event_status === 'STATUS_IN_PROGRESS'), JSON.stringify(frames));
+    assert.ok(frames.some((f) => f.event_id === E3));
+    await apply({ kind: 'score', event_id: E4, score: score(E4, 'STATUS_SCHEDULED', 0, 0) });
+    await apply({ kind: 'score', event_id: E3, score: score(E3, 'STATUS_IN_PROGRESS', 9, 0) });
+    const delta = await c.next((m) => m.id === 'live-only');
+    assert.equal(delta.data.event_id, E3);
+    assert.deepEqual(await c.collect(100), []);
+    await c.close();
+  });
+
+  test('limit bounds a plays snapshot; each new parameter refuses what it cannot take', async () => {
+    const c = await open();
+    await subscribe(c, 'two', 'plays', { event_ids: [E3], snapshot: true, limit: 2 });
+    const snap = await c.next();
+    assert.deepEqual(snap.cursor, { oldest_sequence: 2, newest_sequence: 3 });
+    assert.deepEqual(snap.data.map((p: any) => p.sequence).sort(), [2, 3]);
+    const refused: [string, Record<string, unknown>][] = [
+      ['plays', { event_ids: [E3], limit: 501 }],
+      ['markets', { event_ids: [E3], limit: 5 }],
+      ['scores', { event_ids: [E3], participant_type: 'TYPE_TEAM' }],
+      ['markets', { event_ids: [E3], participant_type: 'TYPE_X' }],
+      ['scores', { event_ids: [E3], event_status: 'STATUS_WHENEVER' }],
+      ['futures', { sport_ids: [4], event_status: 'STATUS_FINAL' }],
+    ];
+    for (const [i, [channel, params]] of refused.entries()) {
+      const answer = await subscribe(c, `bad${i}`, channel, params);
+      assert.equal(answer.code, 'bad_request', `${channel} ${JSON.stringify(params)}`);
+    }
+    await c.close();
+  });
+
+  test('live_game_state is the live-state channel; game_state stays its twin', async () => {
+    const c = await open();
+    await subscribe(c, 'lgs', 'live_game_state', { event_ids: [E3], snapshot: true });
+    const snap = await c.next();
+    assert.equal(snap.channel, 'live_game_state');
+    await c.next((m) => m.type === 'snapshot_complete');
+    await subscribe(c, 'gs2', 'game_state', { event_ids: [E3] });
+    await apply({ kind: 'score', event_id: E3, score: score(E3, 'STATUS_IN_PROGRESS', 9, 2), live_game_state: { possession: 'away' } });
+    const a = await c.next((m) => m.id === 'lgs');
+    const b = await c.next((m) => m.id === 'gs2');
+    assert.deepEqual([a.channel, a.kind, b.channel, b.kind], ['live_game_state', 'live_game_state', 'game_state', 'live_game_state']);
+    assert.deepEqual(a.data, b.data);
+    await c.close();
+  });
+
+  test('resume: {plays: {event: sequence}} sends the plays after it, then resume_complete with cursors, then live plays', async () => {
+    const c = await open();
+    const ack = await subscribe(c, 'rp', 'plays', { event_ids: [E3], resume: { plays: { [E3]: 1 } } });
+    assert.equal(ack.type, 'subscribed');
+    const missed = await c.next();
+    assert.equal(missed.event_id, E3);
+    assert.equal(missed.resumed_after, 1);
+    assert.deepEqual(missed.cursor, { oldest_sequence: 2, newest_sequence: 3 });
+    assert.deepEqual(missed.data.map((p: any) => p.sequence).sort(), [2, 3]);
+    const done = await c.next();
+    assert.equal(done.type, 'resume_complete');
+    assert.deepEqual(done.cursors, { plays: { [E3]: 3 } });
+    assert.equal(done.replayed, 2);
+    assert.ok(done.position.id > 0);
+    await apply(play(4));
+    const live = await c.next((m) => m.id === 'rp');
+    assert.equal(live.type, 'delta');
+    assert.equal(live.data.sequence, 4);
+    // A position resume on the plays channel carries the cursors too.
+    await subscribe(c, 'rp2', 'plays', { event_ids: [E3], resume_from: done.position });
+    const replayed = await c.next((m) => m.id === 'rp2');
+    assert.equal(replayed.data.sequence, 4);
+    const complete = await c.next((m) => m.id === 'rp2');
+    assert.equal(complete.type, 'resume_complete');
+    assert.deepEqual(complete.cursors, { plays: { [E3]: 4 } });
+    // Ahead of the event's plays: the client must take a snapshot.
+    await subscribe(c, 'rp3', 'plays', { event_ids: [E3], resume: { plays: { [E3]: 99 } } });
+    const refused = await c.next((m) => m.id === 'rp3');
+    assert.deepEqual([refused.type, refused.code], ['snapshot_error', 'snapshot_required']);
+    await c.close();
+  });
+});

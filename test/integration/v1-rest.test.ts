@@ -442,7 +442,8 @@ describe('delta feeds', () => {
     assert.equal(cursor, String(s.server.ledger.headId));
     const head = (await events()).meta.delta_last_id;
     const none = (await ok(`/api/v1/sports/4/events/delta?last_id=${head}`)).body;
-    assert.deepEqual(none, { meta: { delta_last_id: head, count: 0, has_more: false }, events: [] });
+    const epoch = s.server.ledger.position.epoch;
+    assert.deepEqual(none, { meta: { delta_last_id: head, count: 0, has_more: false, epoch }, events: [] });
     const e1 = (await ok(`/api/v1/sports/4/events/delta?last_id=${Number(head) - 1}&include=scores`)).body;
     assert.deepEqual(e1.events, [(await ok(`/api/v1/events/${E1}?include=scores`)).body]);
     for (const q of ['', 'last_id=abc', `last_id=${Number(head) + 10}`, 'last_id=0&limit=501']) {

@@ -8,6 +8,7 @@ import { ChangeFeed, type ChangeFeedOptions, CursorError } from '../../src/board
 import { LogFloor } from '../../src/board/log-floor.ts';
 import { MemoryBus } from '../../src/bus/memory-bus.ts';
 import { Ledger } from '../../src/ledger/ledger.ts';
+import { BACKUP_OF_META, beginEpochIfRestored, EPOCH_GAP, epochGaps } from '../../src/ops/backup.ts';
 import { openSqlite } from '../../src/store/sqlite/database.ts';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import { batch, nbaEvent, nbaPrices, price } from '../helpers/fixtures.ts';
@@ -386,4 +387,48 @@ test('a failed fill gives its own error, and the feed keeps the rows committed a
     [before + 1],
   );
   assert.equal(reads.count, counted, 'a row committed after the failed fill comes from memory');
+});
+
+test('a restored log: cursors inside its id gap are refused, and no read ends inside it', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'oddsbase-feed-gap-'));
+  // Closed in the reverse order of opening, the directory last.
+  const closing: (() => unknown)[] = [() => rmSync(dir, { recursive: true, force: true })];
+  t.after(async () => {
+    for (const close of closing.reverse()) await close();
+  });
+  const first = new SqliteStore(openSqlite(dir));
+  const ledger = await Ledger.open(first, new Board(), new MemoryBus());
+  await ledger.apply(batch(new Date().toISOString(), [{ kind: 'event', event: nbaEvent(E) }, ...nbaPrices(E)]));
+  const copied = ledger.headId;
+  // As a backup leaves its copy: the epoch it copied, recorded; then the copy's first start.
+  await first.setMeta(BACKUP_OF_META, ledger.position.epoch);
+  await first.close();
+  const store = new SqliteStore(openSqlite(dir));
+  closing.push(() => store.close());
+  const began = (await beginEpochIfRestored(store))!;
+  const gaps = await epochGaps(store);
+  const bus = new MemoryBus();
+  const restored = await Ledger.open(store, new Board(), bus, { idsAbove: gaps.at(-1)!.to });
+  assert.equal(restored.headId, copied + EPOCH_GAP);
+  const feed = await ChangeFeed.open(store, bus, restored.headId, { maxScan: 10, gaps, epoch: restored.position.epoch });
+  closing.push(() => feed.close());
+  for (let i = 0; i < 3; i++) {
+    await restored.apply(batch(new Date().toISOString(), [price(E, { market_id: 1, participant_id: 2002, affiliate_id: 19, price: 300 + i })]));
+  }
+  for (const inside of [copied + 1, copied + 40, copied + EPOCH_GAP - 1]) {
+    await assert.rejects(feed.resolveCursor(inside), (err: Error) => {
+      assert.ok(err instanceof CursorError);
+      assert.match(err.message, /too far behind/);
+      assert.ok(err.message.includes(began.epoch));
+      return true;
+    });
+  }
+  assert.equal(await feed.resolveCursor(copied), copied);
+  assert.equal(await feed.resolveCursor(copied + EPOCH_GAP), copied + EPOCH_GAP);
+  // A scan of 10 ids from below the gap does not count the gap: it reaches the new rows.
+  const read = await feed.read({ pricesOnly: false, afterId: copied - 2 }, 100);
+  assert.deepEqual(read.rows.map((r) => r.id), [copied - 1, copied, copied + EPOCH_GAP + 1, copied + EPOCH_GAP + 2, copied + EPOCH_GAP + 3]);
+  const page = await feed.readPayloadPage({ afterId: copied - 2 }, 1);
+  assert.ok(page.lastId <= copied || page.lastId >= copied + EPOCH_GAP, `a page ends at ${page.lastId}`);
+  assert.equal(feed.epoch, began.epoch);
 });

@@ -54,3 +54,12 @@ test('a stream token in a WebSocket URL is redacted like a key', () => {
   const out = redact('/api/v2/ws?token=st_abcdefghijklmnop&x=1');
   assert.equal(out, '/api/v2/ws?token=[redacted]&x=1');
 });
+
+test('a key without its prefix, or any run of hex longer than the API’s 32-digit ids, is redacted', () => {
+  assert.equal(redact(`event ${KEY.slice(3)} not found`), 'event [redacted] not found');
+  assert.equal(quote(`${'y'.repeat(30)}${KEY.slice(3)}`), `${'y'.repeat(30)}[redacted]`);
+  assert.equal(redact('f'.repeat(33)), '[redacted]');
+  // Line ids and the simulator's event ids are 32 hex digits: errors still name them.
+  const lineId = '0123456789abcdef'.repeat(2);
+  assert.equal(quote(lineId), lineId);
+});

@@ -611,9 +611,13 @@ export class SqliteStore implements Store {
    * after the part that passes `COMPACT_BUDGET_MS`, and the next one goes on from there.
    */
   private compactChunk(step: CompactStep): CompactResult {
-    const from = Number(this.meta(RETAINED_ID_META) ?? 1);
+    const retained = Number(this.meta(RETAINED_ID_META) ?? 1);
     const head = (this.prepared('SELECT max(id) FROM changes').pluck().get() as number | null) ?? 0;
     const bound = this.firstIdSince(step.cutoffMs) ?? head + 1;
+    // Ids no row has take no step: a restored log skips 10^12 of them (src/ops/backup.ts).
+    const next = this.prepared('SELECT min(id) FROM changes WHERE id >= ?').pluck().get(retained) as number | null;
+    const from = Math.max(retained, Math.min(next ?? bound, bound));
+    if (from > retained) this.writeMeta(RETAINED_ID_META, String(from));
     const end = Math.min(bound, from + step.maxRows);
     if (end <= from) return { scanned: 0, dropped: 0, oldestId: from, more: false };
     const cutoffAt = new Date(step.cutoffMs).toISOString();
@@ -814,6 +818,10 @@ export class SqliteStore implements Store {
       playCounts: plays > 0 ? [{ event_id: eventId, plays }] : [],
       statRows: await this.readStats(eventId, Number.MAX_SAFE_INTEGER),
     };
+  }
+
+  async lastRowId(): Promise<number> {
+    return this.headId();
   }
 
   async getMeta(key: string): Promise<string | undefined> {

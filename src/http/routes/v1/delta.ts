@@ -10,6 +10,7 @@ import {
   EVENT_DELTA_LIMIT_MAX,
   eventDeltaPage,
   eventDeltaParams,
+  LogEpochSchema,
   V2EventDeltaSchema,
   withCursorErrors,
 } from '../../delta-kit.ts';
@@ -27,6 +28,7 @@ const V1DeltaSchema = Type.Object({
     delta_last_id: Type.String({ description: 'the cursor to send as last_id next' }),
     count: Type.Integer(),
     has_more: Type.Boolean(),
+    epoch: LogEpochSchema,
   }),
   events: Type.Array(V1EventSchema, { description: 'each changed event once, in the order of its latest change' }),
 });
@@ -61,7 +63,9 @@ export async function v1DeltaRoutes(fastify: FastifyInstance, deps: V1Deps): Pro
       points += serialised.points;
     }
     reply.meter(points);
-    const open = `{"meta":{"delta_last_id":"${cursor}","count":${items.length},"has_more":${hasMore}},"events":[`;
+    const open =
+      `{"meta":{"delta_last_id":"${cursor}","count":${items.length},"has_more":${hasMore},` +
+      `"epoch":${JSON.stringify(feed.epoch)}},"events":[`;
     return sendJson(reply, joinJson(open, items, ']}'));
   };
 

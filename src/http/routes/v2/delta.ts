@@ -1,7 +1,13 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import { answerV2EventDelta, eventDeltaParams, V2EventDeltaSchema, withCursorErrors } from '../../delta-kit.ts';
+import {
+  answerV2EventDelta,
+  eventDeltaParams,
+  LogEpochSchema,
+  V2EventDeltaSchema,
+  withCursorErrors,
+} from '../../delta-kit.ts';
 import { badRequest, notFound, quote } from '../../errors.ts';
 import { parseInteger, parseIntList, sportFilter } from '../../params.ts';
 import { PageCache } from '../../page-cache.ts';
@@ -46,6 +52,7 @@ export async function deltaRoutes(fastify: FastifyInstance, deps: RouteDeps): Pr
               delta_last_id: Type.String(),
               count: Type.Integer(),
               has_more: Type.Boolean(),
+              epoch: LogEpochSchema,
             }),
             deltas: Type.Array(DeltaRowSchema),
           }),
@@ -93,7 +100,8 @@ export async function deltaRoutes(fastify: FastifyInstance, deps: RouteDeps): Pr
       );
       const parts = [
         Buffer.from(
-          `{"meta":{"delta_last_id":"${read.lastId}","count":${read.count},"has_more":${read.hasMore}},"deltas":[`,
+          `{"meta":{"delta_last_id":"${read.lastId}","count":${read.count},"has_more":${read.hasMore},` +
+            `"epoch":${JSON.stringify(feed.epoch)}},"deltas":[`,
         ),
         ...read.parts,
         CLOSE,
