@@ -11,6 +11,7 @@ import { compactHeap } from './ops/compact-heap.ts';
 import { closeApp } from './ops/shutdown.ts';
 import { holdTickShape } from './ops/tick-shape.ts';
 import { lockDataDir } from './store/data-dir-lock.ts';
+import { preflight } from './ops/preflight.ts';
 
 export interface RunningServer {
   app: FastifyInstance;
@@ -22,8 +23,8 @@ export interface RunningServer {
   simulator?: Simulator;
   /** The address the server listens on, e.g. http://127.0.0.1:8080. */
   url: string;
-  /** Where the metrics listener serves `/metrics`, e.g. http://127.0.0.1:9464/metrics. */
-  metricsUrl: string;
+  /** Where the metrics listener serves `/metrics`, e.g. http://127.0.0.1:9464/metrics; undefined when off. */
+  metricsUrl: string | undefined;
   /**
    * Stops accepting, lets requests in flight finish (within `shutdownGraceMs`), stops the feed
    * (a step in flight commits), then closes the services and the store.
@@ -32,8 +33,13 @@ export interface RunningServer {
 }
 
 export interface StartOptions {
-  /** Lines meant for the person who started the server (demo key, progress). */
+  /** Lines meant for the person who started the server (demo key, progress); standard error by default. */
   say?: (line: string) => void;
+  /**
+   * Whether `say` reaches a person at a terminal: only then is the demo key itself shown (logs
+   * and files collect what a pipe carries). By default, whether standard error is a terminal.
+   */
+  terminal?: boolean;
   /** ms clock for the simulator, commits, delays and limits; tests inject one. */
   now?: () => number;
   /** Where the structured log goes instead of stdout (tests read it). */
@@ -41,6 +47,11 @@ export interface StartOptions {
 }
 
 const DEMO_KEY_META = 'demo_key_issued_at';
+/**
+ * The demo key in clear: `oddsbase keys demo` shows it again to whoever can read the data
+ * directory (never over the API). Every other key is kept only as a hash.
+ */
+export const DEMO_KEY_CLEAR_META = 'demo_key';
 const SEED_META = 'simulator_seed';
 
 /**
@@ -48,8 +59,10 @@ const SEED_META = 'simulator_seed';
  * created on the first start of an empty store only; the store remembers that it did.
  */
 export async function startServer(config: ServeConfig, opts: StartOptions = {}): Promise<RunningServer> {
-  const say = opts.say ?? ((line: string) => process.stdout.write(`${line}\n`));
+  const say = opts.say ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const terminal = opts.terminal ?? process.stderr.isTTY === true;
   const now = opts.now ?? Date.now;
+  await preflight(config);
   holdTickShape();
   // One writer per data directory: a second server would race this one's change ids.
   const lock = lockDataDir(config.dataDir);
@@ -60,11 +73,20 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
   });
   const { store, keys, board, ledger, app } = services;
 
-  let demoKey: string | undefined;
+  // Made and shown before any long work: a start stopped during the fill has shown it already.
   if ((await store.getMeta(DEMO_KEY_META)) === undefined && (await keys.count()) === 0) {
-    demoKey = generateKey();
+    const demoKey = generateKey();
     await keys.insert(newKeyRecord(demoKey, 'ultra', { label: 'demo', v1: true }));
+    await store.setMeta(DEMO_KEY_CLEAR_META, demoKey);
     await store.setMeta(DEMO_KEY_META, new Date().toISOString());
+    const base = `http://localhost:${config.port}`;
+    say('');
+    say('A demo key (Ultra tier, with V1) was created for this data directory:');
+    say(terminal ? `  ${demoKey}` : '  (not shown: standard error is not a terminal)');
+    say(`Print it again with: oddsbase keys demo --data-dir ${config.dataDir}`);
+    say('Make others with:    oddsbase keys create --tier ultra --v1');
+    if (terminal) say(`Try it: curl -H '${config.keyHeader}: ${demoKey}' ${base}/api/v2/sports/4/events/$(date -u +%F)`);
+    say('');
   }
 
   let simulator: Simulator | undefined;
@@ -100,13 +122,17 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
     say(`heap compacted: ${mb(packed.beforeBytes)} -> ${mb(packed.afterBytes)} MB in ${packed.ms.toFixed(0)} ms`);
   }
 
-  const metricsListener = await listenMetrics(services.metrics, config.metrics).catch(async (err: unknown) => {
-    await services.close();
-    lock.release();
-    throw err;
-  });
+  const metricsPort = config.metrics.port;
+  const metricsListener =
+    metricsPort === undefined
+      ? undefined
+      : await listenMetrics(services.metrics, { ...config.metrics, port: metricsPort }).catch(async (err: unknown) => {
+          await services.close();
+          lock.release();
+          throw err;
+        });
   await app.listen({ port: config.port, host: config.host }).catch(async (err: unknown) => {
-    await metricsListener.close();
+    await metricsListener?.close();
     await services.close();
     lock.release();
     throw err;
@@ -117,15 +143,7 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
   const url = `${config.tls ? 'https' : 'http'}://${shownHost}:${port}`;
   simulator?.start();
 
-  if (demoKey) {
-    say('');
-    say('A demo key (Ultra tier) was created for this data directory. It is shown only this once:');
-    say(`  ${demoKey}`);
-    say('Try it:');
-    say(`  curl -H '${config.keyHeader}: ${demoKey}' ${url}/api/v2/sports/4/events/$(date -u +%F)`);
-    say('');
-  }
-  say(`oddsbase listening on ${url} (docs: ${url}/docs, metrics: ${metricsListener.url})`);
+  say(`oddsbase listening on ${url} (docs: ${url}/docs, metrics: ${metricsListener?.url ?? 'off, --metrics-port turns them on'})`);
 
   let closed = false;
   return {
@@ -137,7 +155,7 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
     services,
     simulator,
     url,
-    metricsUrl: metricsListener.url,
+    metricsUrl: metricsListener?.url,
     async close() {
       if (closed) return;
       closed = true;
@@ -145,7 +163,7 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
       services.streams.close();
       await closeApp(app, config.limits.shutdownGraceMs);
       await simulator?.stop();
-      await metricsListener.close();
+      await metricsListener?.close();
       await services.close();
       lock.release();
     },

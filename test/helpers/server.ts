@@ -73,7 +73,7 @@ export async function startTestServer(
     },
     {},
   );
-  const server = await startServer(config, { say: (l) => said.push(l), now: opts.now, logStream });
+  const server = await startServer(config, { say: (l) => said.push(l), terminal: true, now: opts.now, logStream });
   const newKey = async (tier: Tier, opts: NewKeyOptions = {}) => {
     const k = generateKey();
     await server.keys.insert(newKeyRecord(k, tier, { label: 'test', ...opts }));
