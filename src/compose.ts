@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import { AccessControl } from './access/access-control.ts';
+import { noteUpgradeClients, TrustedProxies } from './access/client-address.ts';
 import { Authenticator } from './access/authenticator.ts';
 import type { CounterStore } from './access/counters/counters.ts';
 import { MemoryCounters } from './access/counters/memory-counters.ts';
@@ -165,6 +166,7 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
   const logging = config.logLevel !== 'silent';
   const auth = new Authenticator(backends.keys, limits.authCacheMs, now);
   const failedKeys = new FailedKeyChecks(FAILED_KEY_CHECK_LIMITS, now);
+  const proxies = new TrustedProxies(config.trustProxy);
   const app = await buildApp({
     views,
     feed,
@@ -176,6 +178,8 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
     access: opts.withoutAccess ? undefined : access,
     keyHeader: config.keyHeader,
     failedKeys,
+    trustProxy: proxies,
+    corsOrigins: config.corsOrigins,
     ...(config.tls ? { tls: { cert: readFileSync(config.tls.certFile), key: readFileSync(config.tls.keyFile) } } : {}),
     log: logging
       ? {
@@ -215,6 +219,7 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
     },
   );
   const tokens = new StreamTokens(limits.streamTokenTtlMs, now);
+  noteUpgradeClients(app.server, proxies);
   attachStreams(app.server, {
     hub: streams,
     auth,

@@ -1,3 +1,4 @@
+import type { IncomingMessage, Server } from 'node:http';
 import { BlockList, isIP } from 'node:net';
 
 /** An IPv4 address written as IPv6 (`::ffff:10.0.0.1`, as a dual-stack socket reports it), as IPv4. */
@@ -68,4 +69,22 @@ export class TrustedProxies {
     }
     return client;
   }
+}
+
+/** Client addresses of WebSocket upgrade requests, noted before the streams' own listener runs. */
+const upgradeClients = new WeakMap<IncomingMessage, string>();
+
+/**
+ * Notes the client address of every upgrade request `server` receives, for `clientAddress`.
+ * Called before the streams attach: 'upgrade' listeners run in the order they were added.
+ */
+export function noteUpgradeClients(server: Server, proxies: TrustedProxies): void {
+  server.on('upgrade', (req: IncomingMessage) => {
+    upgradeClients.set(req, proxies.clientOf(req.socket.remoteAddress ?? '', req.headers['x-forwarded-for']));
+  });
+}
+
+/** The client address of an upgrade request: through trusted proxies if any, else the socket's. */
+export function clientAddress(req: IncomingMessage): string {
+  return upgradeClients.get(req) ?? req.socket.remoteAddress ?? '';
 }

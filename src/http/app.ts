@@ -21,6 +21,7 @@ import { schemaErrors } from './schema-errors.ts';
 import { answerUnrouted } from './unrouted.ts';
 import { installAccess } from './plugins/access.ts';
 import type { FailedKeyChecks } from '../access/failed-auth.ts';
+import type { TrustedProxies } from '../access/client-address.ts';
 import { clientErrorHandler, installProtocolChecks } from './plugins/protocol.ts';
 import { redact } from './redact.ts';
 import { bestLineRoutes } from './routes/v2/best-line.ts';
@@ -87,6 +88,10 @@ export interface AppDeps {
   keyHeader?: string;
   /** Failed key checks per address; the WebSocket upgrades share it. */
   failedKeys?: FailedKeyChecks;
+  /** Reverse proxies whose X-Forwarded-For names the client (`request.ip`); none by default. */
+  trustProxy?: TrustedProxies;
+  /** Origins whose browsers may call the REST routes; `*` for any; none (CORS off) by default. */
+  corsOrigins?: readonly string[];
   /** A certificate and its key (PEM): the server speaks HTTPS and wss:// only. */
   tls?: { cert: Buffer; key: Buffer };
   /**
@@ -144,6 +149,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
           },
         }
       : false,
+    // request.ip, which the failed-key ceiling and the logs read: the right-most untrusted hop.
+    ...(deps.trustProxy && !deps.trustProxy.empty ? { trustProxy: deps.trustProxy.trusts } : {}),
     logController: new LogController({ disableRequestLogging: deps.log?.requests !== true }),
     ...(deps.log?.requests ? {} : { childLoggerFactory: lazyChildLogger }),
     routerOptions: {

@@ -42,6 +42,10 @@ export async function startTestServer(
     streamTransport?: ServeConfig['streamTransport'];
     /** PEM files: the server speaks HTTPS and wss://. */
     tls?: { certFile: string; keyFile: string };
+    /** --trust-proxy: addresses or CIDRs, comma-separated. */
+    trustProxy?: string;
+    /** --cors-origins: origins, comma-separated, or *. */
+    corsOrigins?: string;
   } = {},
 ): Promise<TestServer> {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'oddsbase-test-'));
@@ -69,6 +73,8 @@ export async function startTestServer(
       streamTransport: opts.streamTransport,
       tlsCertFile: opts.tls?.certFile,
       tlsKeyFile: opts.tls?.keyFile,
+      trustProxy: opts.trustProxy,
+      corsOrigins: opts.corsOrigins,
       limits: opts.limits,
     },
     {},
