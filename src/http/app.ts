@@ -23,6 +23,7 @@ import { installAccess } from './plugins/access.ts';
 import type { FailedKeyChecks } from '../access/failed-auth.ts';
 import type { TrustedProxies } from '../access/client-address.ts';
 import { clientErrorHandler, installProtocolChecks } from './plugins/protocol.ts';
+import { installCors } from './plugins/cors.ts';
 import { redact } from './redact.ts';
 import { bestLineRoutes } from './routes/v2/best-line.ts';
 import { deltaRoutes } from './routes/v2/delta.ts';
@@ -119,6 +120,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     deps.access && !deps.log?.requests
       ? new FastLane(budget, deps.auth, deps.access, deps.keyHeader ?? 'X-Service-Key')
       : undefined;
+  const cors = (deps.corsOrigins?.length ?? 0) > 0;
   const sendBudget = deps.sendBudgetBytes ?? DEFAULT_SEND_BUDGET_BYTES;
   const guard = new SendGuard(
     {
@@ -164,7 +166,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       // One 'request' listener: with two, node copies the listener list on every request.
       const listener = (req: IncomingMessage, res: ServerResponse) => {
         guard.track(req, res);
-        if (!lane?.serve(req, res)) handler(req, res);
+        // A cross-origin request goes through fastify, whose CORS hook adds the headers it needs.
+        if ((cors && req.headers.origin !== undefined) || !lane?.serve(req, res)) handler(req, res);
       };
       // Node would answer a missing Host with an empty 400; the protocol checks answer it in JSON.
       const server: Server = deps.tls
@@ -190,6 +193,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   app.decorateRequest('account', undefined);
   installProtocolChecks(app, app.initialConfig.bodyLimit!);
+  if (cors) installCors(app, deps.corsOrigins!, deps.keyHeader ?? 'X-Service-Key');
 
   app.setErrorHandler((error, request, reply) => {
     if (error instanceof ApiError) {
