@@ -305,7 +305,7 @@ export interface ServerChild {
 
 /**
  * The node flags `npm start` runs the server with: package.json's "start" script is
- * `node FLAGS bin/oddsbase.js serve`; FLAGS is what the benchmarks pass too, so that they measure the
+ * `exec node FLAGS bin/oddsbase.js serve`; FLAGS is what the benchmarks pass too, so that they measure the
  * server as it is shipped. Empty when the script has another shape.
  */
 export function startScriptNodeFlags(): string[] {
@@ -313,7 +313,7 @@ export function startScriptNodeFlags(): string[] {
     const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
       scripts?: Record<string, string>;
     };
-    const m = /^node\s+(.*?)\s*bin\/oddsbase\.js\b/.exec(pkg.scripts?.start ?? '');
+    const m = /^(?:exec\s+)?node\s+(.*?)\s*bin\/oddsbase\.js\b/.exec(pkg.scripts?.start ?? '');
     return m ? m[1].split(/\s+/).filter((t) => t.startsWith('--')) : [];
   } catch {
     return [];

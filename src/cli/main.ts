@@ -9,7 +9,7 @@ import { ConfigError, resolveServeConfig } from '../config.ts';
 import { backupStore } from '../ops/backup.ts';
 import { checkDataDir, StartError } from '../ops/preflight.ts';
 import { exitOnSignals } from '../ops/shutdown.ts';
-import { DEMO_KEY_CLEAR_META, startServer } from '../server.ts';
+import { DEMO_KEY_CLEAR_META, type RunningServer, StartStopped, startServer } from '../server.ts';
 import { DataDirInUseError, lockDataDir } from '../store/data-dir-lock.ts';
 import { openSqlite, type SqliteDatabase, storeNeedsUpgrade } from '../store/sqlite/database.ts';
 import { SqliteCounterStore } from '../store/sqlite/sqlite-counters.ts';
@@ -131,8 +131,28 @@ program
         boardKeepHours: optionalNumber(opts.boardKeepHours),
       },
     });
-    const server = await startServer(config);
-    exitOnSignals(server.close, (line) => process.stderr.write(`${line}\n`));
+    // Signals are handled from the first moment: one during the start stops it (the fill between
+    // two steps) and closes the store, so that the next start finds no lock or write-ahead log.
+    const stop = new AbortController();
+    let server: RunningServer | undefined;
+    const starting = startServer(config, { signal: stop.signal });
+    exitOnSignals(
+      async () => {
+        stop.abort();
+        if (server) return server.close();
+        await starting.catch((err: unknown) => {
+          if (!(err instanceof StartStopped)) throw err;
+        });
+      },
+      (line) => process.stderr.write(`${line}\n`),
+    );
+    try {
+      server = await starting;
+    } catch (err) {
+      // The signal handler ends the process once the start has cleaned up.
+      if (err instanceof StartStopped) return;
+      throw err;
+    }
   });
 
 program
