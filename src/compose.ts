@@ -28,6 +28,7 @@ import { metricsRoute } from './ops/metrics-endpoint.ts';
 import { Metrics } from './ops/metrics.ts';
 import { observeRequests } from './ops/observe-requests.ts';
 import { closeApp } from './ops/shutdown.ts';
+import { packageVersion } from './ops/version.ts';
 import type { HistoryStore } from './store/history.ts';
 import { openSqlite, sqliteBytesOnDisk } from './store/sqlite/database.ts';
 import { SqliteCounterStore } from './store/sqlite/sqlite-counters.ts';
@@ -188,6 +189,7 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
           requests: config.accessLog,
         }
       : undefined,
+    version: packageVersion(),
     cacheBytes: limits.cacheMb * MB,
     sendTimeoutMs: limits.sendTimeoutMs,
     sendBudgetBytes: limits.sendBudgetMb * MB,

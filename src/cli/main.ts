@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { accountOf } from '../access/authenticator.ts';
@@ -9,24 +9,13 @@ import { ConfigError, resolveServeConfig } from '../config.ts';
 import { backupStore } from '../ops/backup.ts';
 import { checkDataDir, StartError } from '../ops/preflight.ts';
 import { exitOnSignals } from '../ops/shutdown.ts';
+import { packageVersion } from '../ops/version.ts';
 import { DEMO_KEY_CLEAR_META, type RunningServer, StartStopped, startServer } from '../server.ts';
 import { DataDirInUseError, lockDataDir } from '../store/data-dir-lock.ts';
 import { openSqlite, type SqliteDatabase, storeNeedsUpgrade } from '../store/sqlite/database.ts';
 import { SqliteCounterStore } from '../store/sqlite/sqlite-counters.ts';
 import { SqliteKeyStore } from '../store/sqlite/sqlite-keys.ts';
 
-/** The nearest package.json above this module: the source tree's, or above its bundle (bin/oddsbase.js). */
-function manifest(): { version: string } {
-  for (let dir = new URL('.', import.meta.url); ; dir = new URL('..', dir)) {
-    try {
-      return JSON.parse(readFileSync(new URL('package.json', dir), 'utf8')) as { version: string };
-    } catch (err) {
-      if (dir.pathname === '/' || (err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-    }
-  }
-}
-
-const pkg = manifest();
 
 const dataDirOption = () =>
   new Option('--data-dir <dir>', 'data directory (env DATA_DIR)').env('DATA_DIR').default('./data');
@@ -61,7 +50,7 @@ function keyStore(dataDir: string, create?: boolean): SqliteKeyStore {
 
 const program = new Command('oddsbase')
   .description('Sports odds, scores and statistics API server')
-  .version(pkg.version)
+  .version(packageVersion())
   .showHelpAfterError();
 
 program

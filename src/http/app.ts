@@ -109,6 +109,19 @@ export interface AppDeps {
   sendBudgetBytes?: number;
 }
 
+/**
+ * A stable operationId from a route's method and path, as client generators name their methods:
+ * GET /api/v2/sports/:sportID/events/:date -> getV2SportsBySportIdEventsByDate.
+ */
+export function operationId(method: string, url: string): string {
+  const words = url
+    .split('/')
+    .filter((part) => part !== '' && part !== 'api')
+    .flatMap((part) => (part.startsWith(':') ? ['by', part.slice(1).replace(/ID$/, 'Id')] : part.split(/[^A-Za-z0-9]+/)))
+    .filter((w) => w !== '');
+  return [method.toLowerCase(), ...words.map((w) => w[0]!.toUpperCase() + w.slice(1))].join('');
+}
+
 /** Longest path parameter routed; a longer one is answered 414. */
 const MAX_PARAM_LENGTH = 200;
 
@@ -239,7 +252,18 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         },
       },
       security: [{ serviceKey: [] }, { queryKey: [] }],
+      // Relative: the document describes the server that serves it, whatever its address.
+      servers: [{ url: '/', description: 'this server' }],
     },
+    transform: ({ schema, url, route }) => ({
+      url,
+      schema: {
+        ...schema,
+        operationId: operationId(String(route.method), url),
+        // The catalog, the probes and the docs need no key: no lock on them.
+        ...(route.config?.public ? { security: [] } : {}),
+      },
+    }),
   });
   await app.register(swaggerUi, {
     routePrefix: '/docs',
