@@ -254,7 +254,7 @@ export function createKey(dataDir: string, tier = 'ultra', burstPerSecond?: numb
   const out = execFileSync(
     process.execPath,
     // Both subscriptions, so one key serves the V2 and the V1 benchmarks.
-    ['bin/oddsbase.js', 'keys', 'create', '--tier', tier, '--v1', '--label', 'bench', '--data-dir', dataDir],
+    ['bin/oddsbase.js', 'keys', 'create', '--tier', tier, '--v1', '--label', 'bench', '--data-dir', dataDir, '--new-store'],
     { cwd: ROOT, encoding: 'utf8', timeout: 60_000 },
   );
   const key = out.trim().split('\n').pop()?.trim();
@@ -305,7 +305,7 @@ export interface ServerChild {
 
 /**
  * The node flags `npm start` runs the server with: package.json's "start" script is
- * `node FLAGS bin/oddsbase.js serve`; FLAGS is what the benchmarks pass too, so that they measure the
+ * `exec node FLAGS bin/oddsbase.js serve`; FLAGS is what the benchmarks pass too, so that they measure the
  * server as it is shipped. Empty when the script has another shape.
  */
 export function startScriptNodeFlags(): string[] {

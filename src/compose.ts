@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import { AccessControl } from './access/access-control.ts';
+import { noteUpgradeClients, TrustedProxies } from './access/client-address.ts';
 import { Authenticator } from './access/authenticator.ts';
 import type { CounterStore } from './access/counters/counters.ts';
 import { MemoryCounters } from './access/counters/memory-counters.ts';
@@ -27,6 +28,7 @@ import { metricsRoute } from './ops/metrics-endpoint.ts';
 import { Metrics } from './ops/metrics.ts';
 import { observeRequests } from './ops/observe-requests.ts';
 import { closeApp } from './ops/shutdown.ts';
+import { packageVersion } from './ops/version.ts';
 import type { HistoryStore } from './store/history.ts';
 import { openSqlite, sqliteBytesOnDisk } from './store/sqlite/database.ts';
 import { SqliteCounterStore } from './store/sqlite/sqlite-counters.ts';
@@ -174,6 +176,7 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
   const logging = config.logLevel !== 'silent';
   const auth = new Authenticator(backends.keys, limits.authCacheMs, now);
   const failedKeys = new FailedKeyChecks(FAILED_KEY_CHECK_LIMITS, now);
+  const proxies = new TrustedProxies(config.trustProxy);
   const app = await buildApp({
     views,
     feed,
@@ -185,6 +188,8 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
     access: opts.withoutAccess ? undefined : access,
     keyHeader: config.keyHeader,
     failedKeys,
+    trustProxy: proxies,
+    corsOrigins: config.corsOrigins,
     ...(config.tls ? { tls: { cert: readFileSync(config.tls.certFile), key: readFileSync(config.tls.keyFile) } } : {}),
     log: logging
       ? {
@@ -193,6 +198,7 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
           requests: config.accessLog,
         }
       : undefined,
+    version: packageVersion(),
     cacheBytes: limits.cacheMb * MB,
     sendTimeoutMs: limits.sendTimeoutMs,
     sendBudgetBytes: limits.sendBudgetMb * MB,
@@ -229,6 +235,7 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
     },
   );
   const tokens = new StreamTokens(limits.streamTokenTtlMs, now);
+  noteUpgradeClients(app.server, proxies);
   attachStreams(app.server, {
     hub: streams,
     auth,

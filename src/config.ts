@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { isAddressOrCidr } from './access/client-address.ts';
 import { defaultDelayEntries } from './board/delayed-views.ts';
 import { DEFAULT_PAYLOAD_BYTES } from './board/payload-log.ts';
 import { DEFAULT_CACHE_BYTES } from './http/byte-budget.ts';
@@ -32,6 +33,13 @@ export interface ServeConfig {
    * endpoints wss:// only (TLS_CERT_FILE, TLS_KEY_FILE; both or neither).
    */
   tls?: { certFile: string; keyFile: string };
+  /**
+   * Addresses and CIDR ranges of reverse proxies whose X-Forwarded-For is believed: the client is
+   * the right-most address of the chain that is not one of them. Empty: the socket's address.
+   */
+  trustProxy: string[];
+  /** Origins whose browsers may call the REST routes (CORS); `*` for any; empty: CORS off. */
+  corsOrigins: string[];
   /** Timers and limits that would otherwise be written at their call sites. */
   limits: Limits;
 }
@@ -40,8 +48,11 @@ export interface ServeConfig {
 export interface MetricsConfig {
   /** The metrics listener's address: loopback unless a token protects it. */
   host: string;
-  /** The metrics listener's port (0: any free port). */
-  port: number;
+  /**
+   * The metrics listener's port (0: any free port); undefined: no listener. Off unless asked, so
+   * that a second server on one host, or another program on 9464, never stops a start.
+   */
+  port: number | undefined;
   /**
    * With a token, every `/metrics` request needs `Authorization: Bearer <token>`, and the API port
    * serves `/metrics` too; without one, only the metrics listener serves it, on loopback.
@@ -173,6 +184,10 @@ export interface ServeInput {
   streamTransport?: string;
   tlsCertFile?: string;
   tlsKeyFile?: string;
+  /** Comma-separated addresses or CIDRs (env TRUST_PROXY). */
+  trustProxy?: string;
+  /** Comma-separated origins, or `*` (env CORS_ORIGINS). */
+  corsOrigins?: string;
   limits?: Partial<Limits>;
 }
 
@@ -186,14 +201,14 @@ export function resolveServeConfig(input: ServeInput, env: NodeJS.ProcessEnv = p
   const speedRaw = input.speed ?? env.SIM_SPEED;
   const speed = speedRaw === undefined || speedRaw === '' ? 1 : Number(speedRaw);
   if (!Number.isFinite(speed) || speed <= 0 || speed > 10_000) {
-    throw new ConfigError(`speed must be a number above 0 and at most 10000, got '${speedRaw}'`);
+    throw new ConfigError(`--speed must be a number above 0 and at most 10000, got '${speedRaw}'`);
   }
   const keyHeader = input.keyHeader ?? env.KEY_HEADER ?? 'X-Service-Key';
   if (!/^[A-Za-z0-9-]{1,64}$/.test(keyHeader))
-    throw new ConfigError(`key header is not a valid header name: '${keyHeader}'`);
+    throw new ConfigError(`--key-header is not a valid header name: '${keyHeader}'`);
   const logLevel = input.logLevel ?? env.LOG_LEVEL ?? 'info';
   if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
-    throw new ConfigError(`log level must be one of ${LOG_LEVELS.join(', ')}, got '${logLevel}'`);
+    throw new ConfigError(`--log-level must be one of ${LOG_LEVELS.join(', ')}, got '${logLevel}'`);
   }
   const streamTransport = input.streamTransport ?? env.STREAM_TRANSPORT ?? 'direct';
   if (streamTransport !== 'direct' && streamTransport !== 'proxy') {
@@ -201,11 +216,11 @@ export function resolveServeConfig(input: ServeInput, env: NodeJS.ProcessEnv = p
   }
   const tls = resolveTls(input.tlsCertFile ?? env.TLS_CERT_FILE, input.tlsKeyFile ?? env.TLS_KEY_FILE);
   return {
-    port: int('port', input.port ?? env.PORT, 8080, 0, 65535),
+    port: int('--port', input.port ?? env.PORT, 8080, 0, 65535),
     host: input.host ?? env.HOST ?? '0.0.0.0',
     dataDir: input.dataDir ?? env.DATA_DIR ?? './data',
     simulator: input.simulator ?? true,
-    seed: int('seed', input.seed ?? env.SIM_SEED, 1, 0, 2 ** 31 - 1),
+    seed: int('--seed', input.seed ?? env.SIM_SEED, 1, 0, 2 ** 31 - 1),
     speed,
     keyHeader,
     logLevel: logLevel as ServeConfig['logLevel'],
@@ -214,8 +229,33 @@ export function resolveServeConfig(input: ServeInput, env: NodeJS.ProcessEnv = p
     metrics: resolveMetrics(input, env),
     streamTransport,
     ...(tls ? { tls } : {}),
+    trustProxy: resolveTrustProxy(input.trustProxy ?? env.TRUST_PROXY),
+    corsOrigins: resolveCorsOrigins(input.corsOrigins ?? env.CORS_ORIGINS),
     limits: resolveLimits(input.limits ?? {}, env),
   };
+}
+
+const listOf = (raw: string | undefined): string[] =>
+  (raw ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '');
+
+function resolveTrustProxy(raw: string | undefined): string[] {
+  const entries = listOf(raw);
+  for (const entry of entries) {
+    if (!isAddressOrCidr(entry)) {
+      throw new ConfigError(`--trust-proxy takes addresses or CIDR ranges (10.0.0.0/8, ::1), got '${entry}'`);
+    }
+  }
+  return entries;
+}
+
+function resolveCorsOrigins(raw: string | undefined): string[] {
+  const origins = listOf(raw);
+  for (const origin of origins) {
+    if (origin !== '*' && !/^https?:\/\/[^/\s]+$/.test(origin)) {
+      throw new ConfigError(`--cors-origins takes origins such as https://app.example.com, or *, got '${origin}'`);
+    }
+  }
+  return origins;
 }
 
 function resolveTls(certFile: string | undefined, keyFile: string | undefined): ServeConfig['tls'] {
@@ -238,9 +278,14 @@ function resolveMetrics(input: ServeInput, env: NodeJS.ProcessEnv): MetricsConfi
   }
   return {
     host,
-    port: int('metrics port', input.metricsPort ?? env.METRICS_PORT, 9464, 0, 65535),
+    port: metricsPortOf(input.metricsPort ?? env.METRICS_PORT),
     ...(token === undefined ? {} : { token }),
   };
+}
+
+function metricsPortOf(raw: string | number | undefined): number | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  return int('--metrics-port', raw, 0, 0, 65535);
 }
 
 /** Each limit from the input, else its environment variable (AUTH_CACHE_MS, ...), else the default. */

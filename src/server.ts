@@ -2,15 +2,18 @@ import type { FastifyInstance } from 'fastify';
 import type { MemoryCounters } from './access/counters/memory-counters.ts';
 import { generateKey, type KeyStore, newKeyRecord } from './access/keys.ts';
 import type { Board } from './board/board.ts';
+import { readFileSync } from 'node:fs';
 import { compose, type Services } from './compose.ts';
 import type { ServeConfig } from './config.ts';
-import type { Simulator } from './feeds/simulator/index.ts';
+import type { FillPosition, Simulator } from './feeds/simulator/index.ts';
+import { listenStarting } from './ops/starting.ts';
 import type { Ledger } from './ledger/ledger.ts';
 import { listenMetrics } from './ops/metrics-endpoint.ts';
 import { compactHeap } from './ops/compact-heap.ts';
 import { closeApp } from './ops/shutdown.ts';
 import { holdTickShape } from './ops/tick-shape.ts';
 import { lockDataDir } from './store/data-dir-lock.ts';
+import { preflight } from './ops/preflight.ts';
 
 export interface RunningServer {
   app: FastifyInstance;
@@ -22,8 +25,8 @@ export interface RunningServer {
   simulator?: Simulator;
   /** The address the server listens on, e.g. http://127.0.0.1:8080. */
   url: string;
-  /** Where the metrics listener serves `/metrics`, e.g. http://127.0.0.1:9464/metrics. */
-  metricsUrl: string;
+  /** Where the metrics listener serves `/metrics`, e.g. http://127.0.0.1:9464/metrics; undefined when off. */
+  metricsUrl: string | undefined;
   /**
    * Stops accepting, lets requests in flight finish (within `shutdownGraceMs`), stops the feed
    * (a step in flight commits), then closes the services and the store.
@@ -32,43 +35,101 @@ export interface RunningServer {
 }
 
 export interface StartOptions {
-  /** Lines meant for the person who started the server (demo key, progress). */
+  /** Lines meant for the person who started the server (demo key, progress); standard error by default. */
   say?: (line: string) => void;
+  /**
+   * Whether `say` reaches a person at a terminal: only then is the demo key itself shown (logs
+   * and files collect what a pipe carries). By default, whether standard error is a terminal.
+   */
+  terminal?: boolean;
   /** ms clock for the simulator, commits, delays and limits; tests inject one. */
   now?: () => number;
   /** Where the structured log goes instead of stdout (tests read it). */
   logStream?: NodeJS.WritableStream;
+  /** Stops the start (a signal): the fill stops between two steps, and `StartStopped` is thrown. */
+  signal?: AbortSignal;
 }
 
 const DEMO_KEY_META = 'demo_key_issued_at';
+/**
+ * The demo key in clear: `oddsbase keys demo` shows it again to whoever can read the data
+ * directory (never over the API). Every other key is kept only as a hash.
+ */
+export const DEMO_KEY_CLEAR_META = 'demo_key';
 const SEED_META = 'simulator_seed';
+/** Where a first history fill stands (FillPosition), until it is complete: a later start goes on with it. */
+const FILL_META = 'history_fill';
+
+/** A start stopped by a signal before it listened; everything it opened is closed. */
+export class StartStopped extends Error {
+  constructor() {
+    super('the start was stopped');
+  }
+}
 
 /**
  * Builds the services (compose), fills the simulator's history, then listens. The demo key is
  * created on the first start of an empty store only; the store remembers that it did.
  */
 export async function startServer(config: ServeConfig, opts: StartOptions = {}): Promise<RunningServer> {
-  const say = opts.say ?? ((line: string) => process.stdout.write(`${line}\n`));
+  const say = opts.say ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const terminal = opts.terminal ?? process.stderr.isTTY === true;
   const now = opts.now ?? Date.now;
+  await preflight(config);
   holdTickShape();
   // One writer per data directory: a second server would race this one's change ids.
   const lock = lockDataDir(config.dataDir);
+  const startedAt = performance.now();
+  const seconds = () => ((performance.now() - startedAt) / 1000).toFixed(1);
+  const early = await listenStarting({
+    host: config.host,
+    port: config.port,
+    ...(config.tls ? { tls: { cert: readFileSync(config.tls.certFile), key: readFileSync(config.tls.keyFile) } } : {}),
+  }).catch((err: unknown) => {
+    lock.release();
+    throw err;
+  });
+  const shownHost = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
+  const url = `${config.tls ? 'https' : 'http'}://${shownHost}:${early.port}`;
+  const step = (text: string) => {
+    early.step = text;
+    say(`oddsbase: ${text}`);
+  };
+  say(`oddsbase starting on ${url}: /healthz answers now, /readyz and the API once loaded`);
+  step('loading the store');
+  // A start stopped (a signal) or failed leaves nothing behind: the store closed, its write-ahead
+  // log folded in, the port and the lock freed.
+  const abandon = async (err: unknown, opened?: Services): Promise<never> => {
+    await early.close();
+    await opened?.close();
+    lock.release();
+    throw err;
+  };
   const services = await compose(config, {
     now,
     onError: (err) => say(`error: ${String(err)}`),
     logStream: opts.logStream,
-  });
+  }).catch(abandon);
   const { store, keys, board, ledger, app } = services;
+  say(`oddsbase: store loaded in ${seconds()} s (${board.head} changes, ${board.events.size} events)`);
 
-  let demoKey: string | undefined;
+  // Made and shown before any long work: a start stopped during the fill has shown it already.
   if ((await store.getMeta(DEMO_KEY_META)) === undefined && (await keys.count()) === 0) {
-    demoKey = generateKey();
+    const demoKey = generateKey();
     await keys.insert(newKeyRecord(demoKey, 'ultra', { label: 'demo', v1: true }));
+    await store.setMeta(DEMO_KEY_CLEAR_META, demoKey);
     await store.setMeta(DEMO_KEY_META, new Date().toISOString());
+    say('');
+    say('A demo key (Ultra tier, with V1) was created for this data directory:');
+    say(terminal ? `  ${demoKey}` : '  (not shown: standard error is not a terminal)');
+    say(`Print it again with: oddsbase keys demo --data-dir ${config.dataDir}`);
+    say('Make others with:    oddsbase keys create --tier ultra --v1');
+    if (terminal) say(`Try it: curl -H '${config.keyHeader}: ${demoKey}' ${url}/api/v2/sports/4/events/$(date -u +%F)`);
+    say('');
   }
 
   let simulator: Simulator | undefined;
-  if (config.simulator) {
+  if (config.simulator && !opts.signal?.aborted) {
     const storedSeed = await store.getMeta(SEED_META);
     let seed = config.seed;
     if (storedSeed === undefined) await store.setMeta(SEED_META, String(seed));
@@ -80,52 +141,60 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
     const { Simulator } = await import('./feeds/simulator/index.ts');
     const sim = new Simulator({ seed, speed: config.speed, sink: ledger, state: board, now, log: say });
     simulator = sim;
-    const started = Date.now();
-    let lastShown = 0;
-    await services.fill(() =>
-      sim.backfill((done, total) => {
-        const pct = Math.floor((done / Math.max(total, 1)) * 100);
-        if (pct >= lastShown + 10 || done === total) {
-          lastShown = pct;
-          say(`simulator: filling history ${pct}% (${board.head} changes)`);
-        }
-      }),
-    );
-    say(`simulator: ready in ${((Date.now() - started) / 1000).toFixed(1)} s, ${board.events.size} events`);
+    const stored = await store.getMeta(FILL_META);
+    // Empty once the fill is complete (the Store has no delete of a meta key).
+    const resume = stored ? (JSON.parse(stored) as FillPosition) : undefined;
+    const keep = (position: FillPosition) => store.setMeta(FILL_META, JSON.stringify(position));
+    const fillStarted = performance.now();
+    let lastShown = -1;
+    // The pace is measured from the first progress report: a resumed fill starts part of the way in.
+    let paceFrom: { done: number; at: number } | undefined;
+    step(resume ? 'going on with the history fill a stopped start left' : 'filling history');
+    const complete = await services
+      .fill(() =>
+        sim.backfill(
+          (done, total) => {
+            const pct = Math.floor((done / Math.max(total, 1)) * 100);
+            if (pct < lastShown + 10 && done !== total) return;
+            lastShown = pct;
+            paceFrom ??= { done, at: performance.now() };
+            const rate = (done - paceFrom.done) / Math.max(1, performance.now() - paceFrom.at);
+            const left = rate > 0 ? `, about ${Math.ceil((total - done) / rate / 1000)} s left` : '';
+            step(`filling history ${pct}% (${board.head} changes${left})`);
+          },
+          { signal: opts.signal, resume, onStart: keep, onStep: keep },
+        ),
+      )
+      .catch((err: unknown) => abandon(err, services));
+    if (!complete) return abandon(new StartStopped(), services);
+    await store.setMeta(FILL_META, '');
+    say(`oddsbase: history ready in ${((performance.now() - fillStarted) / 1000).toFixed(1)} s, ${board.events.size} events`);
   }
+  if (opts.signal?.aborted) return abandon(new StartStopped(), services);
 
   const packed = await compactHeap();
   if (packed) {
     const mb = (bytes: number) => (bytes / (1024 * 1024)).toFixed(0);
-    say(`heap compacted: ${mb(packed.beforeBytes)} -> ${mb(packed.afterBytes)} MB in ${packed.ms.toFixed(0)} ms`);
+    say(`oddsbase: heap compacted: ${mb(packed.beforeBytes)} -> ${mb(packed.afterBytes)} MB in ${packed.ms.toFixed(0)} ms`);
   }
 
-  const metricsListener = await listenMetrics(services.metrics, config.metrics).catch(async (err: unknown) => {
-    await services.close();
-    lock.release();
-    throw err;
+  const metricsPort = config.metrics.port;
+  const metricsListener =
+    metricsPort === undefined
+      ? undefined
+      : await listenMetrics(services.metrics, { ...config.metrics, port: metricsPort }).catch((err: unknown) =>
+          abandon(err, services),
+        );
+  // The port passes from the starting listener to the server: a connection made in between is
+  // refused, which a client or probe retries.
+  await early.close();
+  await app.listen({ port: early.port, host: config.host }).catch(async (err: unknown) => {
+    await metricsListener?.close();
+    return abandon(err, services);
   });
-  await app.listen({ port: config.port, host: config.host }).catch(async (err: unknown) => {
-    await metricsListener.close();
-    await services.close();
-    lock.release();
-    throw err;
-  });
-  const address = app.server.address();
-  const port = typeof address === 'object' && address ? address.port : config.port;
-  const shownHost = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
-  const url = `${config.tls ? 'https' : 'http'}://${shownHost}:${port}`;
   simulator?.start();
 
-  if (demoKey) {
-    say('');
-    say('A demo key (Ultra tier) was created for this data directory. It is shown only this once:');
-    say(`  ${demoKey}`);
-    say('Try it:');
-    say(`  curl -H '${config.keyHeader}: ${demoKey}' ${url}/api/v2/sports/4/events/$(date -u +%F)`);
-    say('');
-  }
-  say(`oddsbase listening on ${url} (docs: ${url}/docs, metrics: ${metricsListener.url})`);
+  say(`oddsbase listening on ${url} in ${seconds()} s (docs: ${url}/docs, metrics: ${metricsListener?.url ?? 'off, --metrics-port turns them on'})`);
 
   let closed = false;
   return {
@@ -137,7 +206,7 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
     services,
     simulator,
     url,
-    metricsUrl: metricsListener.url,
+    metricsUrl: metricsListener?.url,
     async close() {
       if (closed) return;
       closed = true;
@@ -145,7 +214,7 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
       services.streams.close();
       await closeApp(app, config.limits.shutdownGraceMs);
       await simulator?.stop();
-      await metricsListener.close();
+      await metricsListener?.close();
       await services.close();
       lock.release();
     },

@@ -1,3 +1,4 @@
+import { setImmediate as loopTurn } from 'node:timers/promises';
 import {
   assertNever,
   type Change,
@@ -304,6 +305,9 @@ export function applyRows(board: Board, rows: readonly ChangeRecord[], observe?:
 }
 
 /** Replaces a board's contents with a loaded state. */
+/** Rows a load applies between two turns of the event loop. */
+const LOAD_TURN_ROWS = 5000;
+
 export async function loadBoard(board: Board, loaded: LoadedState): Promise<void> {
   board.reset();
   for (const e of loaded.events) board.attachEvent(board.newEvent(JSON.parse(e.info) as EventInfo, e.change_id));
@@ -317,7 +321,12 @@ export async function loadBoard(board: Board, loaded: LoadedState): Promise<void
       participants: new Map(),
     });
   }
-  for await (const row of loaded.latestPrices) applyChange(board, decodeChange(row));
+  let rows = 0;
+  for await (const row of loaded.latestPrices) {
+    applyChange(board, decodeChange(row));
+    // A turn of the event loop now and then: the starting listener answers probes during a load.
+    if (++rows % LOAD_TURN_ROWS === 0) await loopTurn();
+  }
   for (const { event_id, plays } of loaded.playCounts) {
     const ev = board.events.get(event_id);
     if (ev) gameOf(ev).plays = plays;

@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { accountOf } from '../access/authenticator.ts';
 import { generateKey, hashKey, newKeyRecord } from '../access/keys.ts';
@@ -6,25 +7,15 @@ import { isTier, TIERS, tierLabel } from '../access/tiers.ts';
 import { usagePlan } from '../access/usage.ts';
 import { ConfigError, resolveServeConfig } from '../config.ts';
 import { backupStore } from '../ops/backup.ts';
+import { checkDataDir, StartError } from '../ops/preflight.ts';
 import { exitOnSignals } from '../ops/shutdown.ts';
-import { startServer } from '../server.ts';
+import { packageVersion } from '../ops/version.ts';
+import { DEMO_KEY_CLEAR_META, type RunningServer, StartStopped, startServer } from '../server.ts';
 import { DataDirInUseError, lockDataDir } from '../store/data-dir-lock.ts';
 import { openSqlite, type SqliteDatabase, storeNeedsUpgrade } from '../store/sqlite/database.ts';
 import { SqliteCounterStore } from '../store/sqlite/sqlite-counters.ts';
 import { SqliteKeyStore } from '../store/sqlite/sqlite-keys.ts';
 
-/** The nearest package.json above this module: the source tree's, or above its bundle (bin/oddsbase.js). */
-function manifest(): { version: string } {
-  for (let dir = new URL('.', import.meta.url); ; dir = new URL('..', dir)) {
-    try {
-      return JSON.parse(readFileSync(new URL('package.json', dir), 'utf8')) as { version: string };
-    } catch (err) {
-      if (dir.pathname === '/' || (err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-    }
-  }
-}
-
-const pkg = manifest();
 
 const dataDirOption = () =>
   new Option('--data-dir <dir>', 'data directory (env DATA_DIR)').env('DATA_DIR').default('./data');
@@ -37,7 +28,14 @@ const optionalNumber = (raw: string | undefined) => (raw === undefined ? undefin
  * serialises their small writes) without its lock, except when the store still has to be upgraded:
  * that rewrite takes the lock, so it never runs beneath a server, which is told to stop first.
  */
-function openForKeys(dataDir: string): SqliteDatabase {
+function openForKeys(dataDir: string, create?: boolean): SqliteDatabase {
+  // A mistyped --data-dir would otherwise get a store of its own: keys listed from nothing, or
+  // made where no server looks.
+  if (create !== true && !existsSync(join(dataDir, 'oddsbase.db'))) {
+    const hint = create === false ? ', or pass --new-store to make one there' : '';
+    throw new StartError(`no store in ${dataDir} (no oddsbase.db): check --data-dir (env DATA_DIR)${hint}`);
+  }
+  checkDataDir(dataDir);
   const lock = storeNeedsUpgrade(dataDir) ? lockDataDir(dataDir, 'oddsbase keys') : undefined;
   try {
     return openSqlite(dataDir);
@@ -46,13 +44,13 @@ function openForKeys(dataDir: string): SqliteDatabase {
   }
 }
 
-function keyStore(dataDir: string): SqliteKeyStore {
-  return new SqliteKeyStore(openForKeys(dataDir));
+function keyStore(dataDir: string, create?: boolean): SqliteKeyStore {
+  return new SqliteKeyStore(openForKeys(dataDir, create));
 }
 
 const program = new Command('oddsbase')
   .description('Sports odds, scores and statistics API server')
-  .version(pkg.version)
+  .version(packageVersion())
   .showHelpAfterError();
 
 program
@@ -86,10 +84,15 @@ program
   .option('--log-pretty', 'log lines for a terminal instead of JSON')
   .option('--access-log', 'log a line per request (by default a summary line per minute)')
   .option('--metrics-host <host>', 'address of the /metrics listener (env METRICS_HOST)')
-  .option('--metrics-port <port>', 'port of the /metrics listener (env METRICS_PORT)')
+  .option('--metrics-port <port>', 'port of the /metrics listener, off unless given (env METRICS_PORT; 9464 is usual)')
+  .option(
+    '--trust-proxy <list>',
+    'comma-separated addresses or CIDRs of reverse proxies whose X-Forwarded-For names the client (env TRUST_PROXY)',
+  )
+  .option('--cors-origins <list>', 'comma-separated origins browsers may call the REST routes from, or * (env CORS_ORIGINS)')
   .addHelpText(
     'after',
-    '\nMetrics: /metrics on 127.0.0.1:9464 by default. Set METRICS_TOKEN (16+ characters) to require\n' +
+    '\nMetrics: /metrics on 127.0.0.1:<--metrics-port> when given. Set METRICS_TOKEN (16+ characters) to require\n' +
       "'Authorization: Bearer <token>', to serve /metrics on the API port too, and to allow a\n" +
       'non-loopback --metrics-host. SIGTERM or SIGINT closes gracefully; a second one exits at once.',
   )
@@ -107,6 +110,8 @@ program
       accessLog: opts.accessLog === true,
       metricsHost: opts.metricsHost,
       metricsPort: opts.metricsPort,
+      trustProxy: opts.trustProxy,
+      corsOrigins: opts.corsOrigins,
       limits: {
         cacheMb: optionalNumber(opts.cacheMb),
         sendTimeoutMs: opts.sendTimeout === undefined ? undefined : Number(opts.sendTimeout) * 1000,
@@ -115,8 +120,28 @@ program
         boardKeepHours: optionalNumber(opts.boardKeepHours),
       },
     });
-    const server = await startServer(config);
-    exitOnSignals(server.close, (line) => process.stdout.write(`${line}\n`));
+    // Signals are handled from the first moment: one during the start stops it (the fill between
+    // two steps) and closes the store, so that the next start finds no lock or write-ahead log.
+    const stop = new AbortController();
+    let server: RunningServer | undefined;
+    const starting = startServer(config, { signal: stop.signal });
+    exitOnSignals(
+      async () => {
+        stop.abort();
+        if (server) return server.close();
+        await starting.catch((err: unknown) => {
+          if (!(err instanceof StartStopped)) throw err;
+        });
+      },
+      (line) => process.stderr.write(`${line}\n`),
+    );
+    try {
+      server = await starting;
+    } catch (err) {
+      // The signal handler ends the process once the start has cleaned up.
+      if (err instanceof StartStopped) return;
+      throw err;
+    }
   });
 
 program
@@ -186,13 +211,14 @@ keys
     return new Date(v).toISOString();
   })
   .addOption(dataDirOption())
+  .option('--new-store', 'make a store in --data-dir if it has none (else a mistyped directory is refused)')
   .action(async (opts) => {
     if (opts.v2 === false && !opts.v1) {
       process.stderr.write('oddsbase: an account needs a V1 or a V2 subscription (--v1 with --no-v2)\n');
       process.exitCode = 2;
       return;
     }
-    const store = keyStore(opts.dataDir);
+    const store = keyStore(opts.dataDir, opts.newStore === true);
     const key = generateKey();
     await store.insert(
       newKeyRecord(key, opts.tier, {
@@ -263,6 +289,25 @@ keys
   });
 
 keys
+  .command('demo')
+  .description("print the demo key the first start of --data-dir made, unless it was revoked")
+  .addOption(dataDirOption())
+  .action(async (opts) => {
+    const db = openForKeys(opts.dataDir);
+    const row = db.prepare('SELECT value FROM meta WHERE key = ?').get(DEMO_KEY_CLEAR_META) as { value: string } | undefined;
+    const record = row && (await new SqliteKeyStore(db).findByHash(hashKey(row.value)));
+    if (!record || record.revoked_at) {
+      process.stderr.write(
+        `oddsbase: no demo key in ${opts.dataDir} (made only by the first start of an empty store, or revoked): ` +
+          'make one with oddsbase keys create --tier ultra --v1\n',
+      );
+      process.exitCode = 1;
+      return;
+    }
+    process.stdout.write(`${row.value}\n`);
+  });
+
+keys
   .command('list')
   .description('list keys by prefix (the keys themselves are not stored)')
   .addOption(dataDirOption())
@@ -303,12 +348,30 @@ keys
     process.stdout.write('revoked\n');
   });
 
+/** Errors of the file system or SQLite that a person fixes outside oddsbase, not bugs. */
+function isEnvironmentError(err: unknown): boolean {
+  const code = (err as { code?: unknown }).code;
+  return (
+    typeof code === 'string' &&
+    /^(EACCES|EPERM|EROFS|ENOSPC|ENOTDIR|EISDIR|SQLITE_READONLY|SQLITE_CANTOPEN|SQLITE_FULL|SQLITE_IOERR|SQLITE_NOTADB)/.test(code)
+  );
+}
+
 try {
   await program.parseAsync(process.argv);
 } catch (err) {
   if (err instanceof ConfigError) {
     process.stderr.write(`oddsbase: ${err.message}\n`);
     process.exit(2);
+  }
+  if (err instanceof StartError) {
+    process.stderr.write(`oddsbase: ${err.message}\n`);
+    process.exit(2);
+  }
+  if (isEnvironmentError(err)) {
+    // The file system refused (a read-only disk, a directory this user may not write): one line.
+    process.stderr.write(`oddsbase: ${(err as Error).message}: check --data-dir and its permissions\n`);
+    process.exit(1);
   }
   if (err instanceof DataDirInUseError) {
     process.stderr.write(`oddsbase: ${err.message}\n`);

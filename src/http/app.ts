@@ -21,7 +21,9 @@ import { schemaErrors } from './schema-errors.ts';
 import { answerUnrouted } from './unrouted.ts';
 import { installAccess } from './plugins/access.ts';
 import type { FailedKeyChecks } from '../access/failed-auth.ts';
+import type { TrustedProxies } from '../access/client-address.ts';
 import { clientErrorHandler, installProtocolChecks } from './plugins/protocol.ts';
+import { installCors } from './plugins/cors.ts';
 import { redact } from './redact.ts';
 import { bestLineRoutes } from './routes/v2/best-line.ts';
 import { deltaRoutes } from './routes/v2/delta.ts';
@@ -87,6 +89,10 @@ export interface AppDeps {
   keyHeader?: string;
   /** Failed key checks per address; the WebSocket upgrades share it. */
   failedKeys?: FailedKeyChecks;
+  /** Reverse proxies whose X-Forwarded-For names the client (`request.ip`); none by default. */
+  trustProxy?: TrustedProxies;
+  /** Origins whose browsers may call the REST routes; `*` for any; none (CORS off) by default. */
+  corsOrigins?: readonly string[];
   /** A certificate and its key (PEM): the server speaks HTTPS and wss:// only. */
   tls?: { cert: Buffer; key: Buffer };
   /**
@@ -103,6 +109,19 @@ export interface AppDeps {
   sendBudgetBytes?: number;
 }
 
+/**
+ * A stable operationId from a route's method and path, as client generators name their methods:
+ * GET /api/v2/sports/:sportID/events/:date -> getV2SportsBySportIdEventsByDate.
+ */
+export function operationId(method: string, url: string): string {
+  const words = url
+    .split('/')
+    .filter((part) => part !== '' && part !== 'api')
+    .flatMap((part) => (part.startsWith(':') ? ['by', part.slice(1).replace(/ID$/, 'Id')] : part.split(/[^A-Za-z0-9]+/)))
+    .filter((w) => w !== '');
+  return [method.toLowerCase(), ...words.map((w) => w[0]!.toUpperCase() + w.slice(1))].join('');
+}
+
 /** Longest path parameter routed; a longer one is answered 414. */
 const MAX_PARAM_LENGTH = 200;
 
@@ -114,6 +133,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     deps.access && !deps.log?.requests
       ? new FastLane(budget, deps.auth, deps.access, deps.keyHeader ?? 'X-Service-Key')
       : undefined;
+  const cors = (deps.corsOrigins?.length ?? 0) > 0;
   const sendBudget = deps.sendBudgetBytes ?? DEFAULT_SEND_BUDGET_BYTES;
   const guard = new SendGuard(
     {
@@ -144,6 +164,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
           },
         }
       : false,
+    // request.ip, which the failed-key ceiling and the logs read: the right-most untrusted hop.
+    ...(deps.trustProxy && !deps.trustProxy.empty ? { trustProxy: deps.trustProxy.trusts } : {}),
     logController: new LogController({ disableRequestLogging: deps.log?.requests !== true }),
     ...(deps.log?.requests ? {} : { childLoggerFactory: lazyChildLogger }),
     routerOptions: {
@@ -157,7 +179,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       // One 'request' listener: with two, node copies the listener list on every request.
       const listener = (req: IncomingMessage, res: ServerResponse) => {
         guard.track(req, res);
-        if (!lane?.serve(req, res)) handler(req, res);
+        // A cross-origin request goes through fastify, whose CORS hook adds the headers it needs.
+        if ((cors && req.headers.origin !== undefined) || !lane?.serve(req, res)) handler(req, res);
       };
       // Node would answer a missing Host with an empty 400; the protocol checks answer it in JSON.
       const server: Server = deps.tls
@@ -183,6 +206,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   app.decorateRequest('account', undefined);
   installProtocolChecks(app, app.initialConfig.bodyLimit!);
+  if (cors) installCors(app, deps.corsOrigins!, deps.keyHeader ?? 'X-Service-Key');
 
   app.setErrorHandler((error, request, reply) => {
     if (error instanceof ApiError) {
@@ -228,7 +252,18 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         },
       },
       security: [{ serviceKey: [] }, { queryKey: [] }],
+      // Relative: the document describes the server that serves it, whatever its address.
+      servers: [{ url: '/', description: 'this server' }],
     },
+    transform: ({ schema, url, route }) => ({
+      url,
+      schema: {
+        ...schema,
+        operationId: operationId(String(route.method), url),
+        // The catalog, the probes and the docs need no key: no lock on them.
+        ...(route.config?.public ? { security: [] } : {}),
+      },
+    }),
   });
   await app.register(swaggerUi, {
     routePrefix: '/docs',

@@ -134,7 +134,9 @@ export class Ledger implements LedgerSink {
   /** Loads the committed state into `board` and returns the writer of that store. */
   static async open(store: Store, board: Board, bus: Bus, opts: LedgerOptions = {}): Promise<Ledger> {
     const ledger = new Ledger(store, board, bus, opts);
-    const since = opts.replaySinceMs === undefined ? undefined : await store.firstIdCommittedSince(opts.replaySinceMs);
+    // By described time, not commit time: a history fill commits days of the past within minutes,
+    // and a restart soon after it replayed the whole fill (10-60 s) though no view hides any of it.
+    const since = opts.replaySinceMs === undefined ? undefined : await store.firstIdDescribedSince(opts.replaySinceMs);
     // The board as it was before the recent changes, which are then applied again as they were first.
     const archivedSince = new Date(ledger.now() - ARCHIVED_HEADERS_MS).toISOString();
     const loaded = await store.load(since === undefined ? undefined : since - 1, { archivedSince });

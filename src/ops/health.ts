@@ -2,11 +2,11 @@ import type { FastifyInstance } from 'fastify';
 
 /**
  * Whether this node should be sent traffic. The start order makes two of the conditions hold before
- * anyone can ask: the server opens its port only once the store is loaded and the feed's history
- * is filled, and starts the feed as it opens it (until then connections are refused, which a load
- * balancer reads as not ready). What can change while it runs is the store: a failed commit (a full
- * disk, an I/O error) makes it not ready until a commit succeeds again. During a shutdown the app
- * answers every request, this one included, 503.
+ * the app can be asked: until the store is loaded and the feed's history filled, the port is held by
+ * the starting listener (src/ops/starting.ts), whose `/readyz` is 503 with the step; the app takes
+ * the port over and starts the feed then. What can change while it runs is the store: a failed
+ * commit (a full disk, an I/O error) makes it not ready until a commit succeeds again. During a
+ * shutdown the app answers every request, this one included, 503.
  */
 export class Readiness {
   private failedAt: string | undefined;

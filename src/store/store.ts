@@ -184,6 +184,12 @@ export interface Store {
   /** The smallest change id committed at or after `ms`, or undefined when none is. */
   firstIdCommittedSince(ms: number): Promise<number | undefined>;
   /**
+   * The smallest change id whose described time (`describedMs`: the earlier of its `at` and its
+   * commit time) is at or after `ms`, or undefined when none is. The feeds write `at` in step order,
+   * so the described time never decreases along the ids either.
+   */
+  firstIdDescribedSince(ms: number): Promise<number | undefined>;
+  /**
    * One step of compaction (retention.ts): drops rows of a chunk of ids below the cutoff's boundary,
    * then packs one archived event ready for it; `more` while either has more to do.
    */

@@ -2,6 +2,7 @@ import { type IncomingMessage, type Server, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import { type AccessControl, UPGRADE_URL } from '../access/access-control.ts';
+import { clientAddress } from '../access/client-address.ts';
 import type { Account, Authenticator } from '../access/authenticator.ts';
 import type { FailedKeyChecks } from '../access/failed-auth.ts';
 import { hashKey } from '../access/keys.ts';
@@ -117,7 +118,7 @@ export function attachStreams(server: Server, deps: UpgradeDeps): WebSocketServe
     }
     let account: Account | undefined;
     if (deps.access) {
-      const address = req.socket.remoteAddress ?? '';
+      const address = clientAddress(req);
       const presented = credential(req, url, dedicated);
       if (!presented) return answer(refusal(401, { message: 'unauthorized' }));
       // As on REST: past its ceiling an address may present only keys that passed before.

@@ -749,6 +749,28 @@ export function storeContract(name: string, make: () => Promise<StoreFixture>): 
         for (const [ms, id] of expected) assert.equal(await store.firstIdCommittedSince(ms), id, `ms ${ms}`);
       });
 
+      it('firstIdDescribedSince: the smallest id whose described time (the earlier of at and commit) is at or after the time', async (t) => {
+        const { store } = await fresh(t);
+        // A fill: days of the past committed within moments, then live rows described as committed.
+        const at = (ms: number) => new Date(ms).toISOString();
+        await store.commit(
+          batch([
+            priceRow({ id: 1, price_id: 1, at: at(1_000), committed_ms: 900_000 }),
+            priceRow({ id: 2, price_id: 2, at: at(5_000), committed_ms: 900_001 }),
+            priceRow({ id: 3, price_id: 1, at: at(900_002), committed_ms: 900_002 }),
+          ]),
+        );
+        const expected: [number, number | undefined][] = [
+          [0, 1],
+          [1_001, 2],
+          [5_001, 3],
+          [900_000, 3],
+          [900_003, undefined],
+        ];
+        for (const [ms, id] of expected) assert.equal(await store.firstIdDescribedSince(ms), id, `ms ${ms}`);
+        assert.equal(await store.firstIdCommittedSince(5_001), 1, 'by commit time the whole fill is recent');
+      });
+
       it('both agree with a walk over a long log with gaps and ties', async (t) => {
         const { store } = await fresh(t);
         const rng = new Rng(7);

@@ -13,6 +13,10 @@ export interface ServedChild {
   url: string;
   /** Everything it wrote to stdout and stderr so far. */
   output(): string;
+  /** What it wrote to stdout so far. */
+  stdout(): string;
+  /** What it wrote to stderr so far. */
+  stderr(): string;
   exited: Promise<Exit>;
 }
 
@@ -27,11 +31,13 @@ export function serveChild(
 ): Promise<ServedChild> {
   const child = spawn(
     process.execPath,
-    [...(opts.nodeFlags ?? []), 'bin/oddsbase.js', 'serve', '--port', '0', '--host', '127.0.0.1', '--metrics-port', '0', ...args],
+    [...(opts.nodeFlags ?? []), 'bin/oddsbase.js', 'serve', '--port', '0', '--host', '127.0.0.1', ...args],
     { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...opts.env } },
   );
   const timeoutMs = opts.timeoutMs ?? 300_000;
   let out = '';
+  let stdout = '';
+  let stderr = '';
   const exited = new Promise<Exit>((r) =>
     child.once('exit', (code, signal) => r({ code, signal, at: Date.now() })),
   );
@@ -47,11 +53,17 @@ export function serveChild(
       if (listening) {
         listened = true;
         clearTimeout(timer);
-        resolve({ child, url: listening[1]!, output: () => out, exited });
+        resolve({ child, url: listening[1]!, output: () => out, stdout: () => stdout, stderr: () => stderr, exited });
       }
     };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
+    child.stdout!.on('data', (b: Buffer) => {
+      stdout += b.toString();
+      onData(b);
+    });
+    child.stderr!.on('data', (b: Buffer) => {
+      stderr += b.toString();
+      onData(b);
+    });
     void exited.then(({ code, signal }) => {
       clearTimeout(timer);
       reject(new Error(`serve exited (${code ?? signal}) before listening:\n${out}`));

@@ -42,6 +42,10 @@ export async function startTestServer(
     streamTransport?: ServeConfig['streamTransport'];
     /** PEM files: the server speaks HTTPS and wss://. */
     tls?: { certFile: string; keyFile: string };
+    /** --trust-proxy: addresses or CIDRs, comma-separated. */
+    trustProxy?: string;
+    /** --cors-origins: origins, comma-separated, or *. */
+    corsOrigins?: string;
   } = {},
 ): Promise<TestServer> {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'oddsbase-test-'));
@@ -69,11 +73,13 @@ export async function startTestServer(
       streamTransport: opts.streamTransport,
       tlsCertFile: opts.tls?.certFile,
       tlsKeyFile: opts.tls?.keyFile,
+      trustProxy: opts.trustProxy,
+      corsOrigins: opts.corsOrigins,
       limits: opts.limits,
     },
     {},
   );
-  const server = await startServer(config, { say: (l) => said.push(l), now: opts.now, logStream });
+  const server = await startServer(config, { say: (l) => said.push(l), terminal: true, now: opts.now, logStream });
   const newKey = async (tier: Tier, opts: NewKeyOptions = {}) => {
     const k = generateKey();
     await server.keys.insert(newKeyRecord(k, tier, { label: 'test', ...opts }));

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { type ChildProcess, execFile } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { once } from 'node:events';
 import { tmpdir } from 'node:os';
@@ -210,4 +210,62 @@ test('a bad configuration stops the start with a clear message', async () => {
     assert.equal(err.code, 2);
     return true;
   });
+});
+
+test('the demo key is made and announced before the history fill; keys demo prints it after a start killed during the fill', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'oddsbase-demo-'));
+  const child = spawn(process.execPath, ['bin/oddsbase.js', 'serve', '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const exited = once(child, 'exit');
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no demo key banner:\n${stderr}`)), 60_000);
+      child.stderr.on('data', (b: Buffer) => {
+        stderr += b.toString();
+        if (stderr.includes('oddsbase keys demo')) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+    });
+    // Killed during the fill: nothing listened yet, and the key was never printed in clear.
+    child.kill('SIGKILL');
+    await exited;
+    assert.ok(!stderr.includes('listening on'), stderr);
+    assert.ok(!/ob_[0-9a-f]/.test(stdout + stderr), 'standard error is no terminal here: the key is not shown');
+    assert.match(stderr, /oddsbase keys create --tier ultra --v1/, 'the banner names keys create');
+    const { stdout: demo } = await cli('keys', 'demo', '--data-dir', dataDir);
+    assert.match(demo, /^ob_[0-9a-f]{40}\n$/);
+    const { stdout: list } = await cli('keys', 'list', '--data-dir', dataDir);
+    assert.ok(list.includes(demo.slice(0, 10)) && list.includes('demo'), list);
+    await cli('keys', 'revoke', demo.trim(), '--data-dir', dataDir);
+    await assert.rejects(cli('keys', 'demo', '--data-dir', dataDir), (err: any) => {
+      assert.equal(err.code, 1);
+      assert.match(err.stderr, /^oddsbase: no demo key in .*keys create/);
+      return true;
+    });
+  } finally {
+    child.kill('SIGKILL');
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+test('standard output carries only JSON log records; the lines for a person go to standard error', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'oddsbase-stdout-'));
+  try {
+    const served = await serveChild(['--no-simulator', '--data-dir', dataDir]);
+    served.child.kill('SIGTERM');
+    await served.exited;
+    const out = served.stdout();
+    assert.ok(out.trim().length > 0, 'the server logs something');
+    for (const line of out.trim().split('\n')) assert.doesNotThrow(() => JSON.parse(line), `not a log record: ${line}`);
+    assert.ok(!/ob_[0-9a-f]/.test(served.output()), 'no key on either stream');
+    assert.match(served.stderr(), /oddsbase listening on/);
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
 });

@@ -51,7 +51,7 @@ async function parsed(text: string): Promise<Scrape> {
 
 /** Scrapes the metrics listener as Prometheus would. */
 async function scrape(): Promise<Scrape> {
-  const res = await fetch(s.server.metricsUrl);
+  const res = await fetch(s.server.metricsUrl!);
   assert.equal(res.status, 200);
   assert.match(res.headers.get('content-type') ?? '', /^text\/plain; version=0\.0\.4/);
   return parsed(await res.text());
@@ -164,10 +164,10 @@ test('/readyz is 503 while the store refuses commits, and ready again after one 
 
 test('without a token /metrics is not on the API port; the metrics listener answers nothing else', async () => {
   assert.equal((await s.get('/metrics', {})).status, 404);
-  const base = s.server.metricsUrl.replace(/\/metrics$/, '');
+  const base = s.server.metricsUrl!.replace(/\/metrics$/, '');
   assert.equal((await fetch(`${base}/`)).status, 404);
-  assert.equal((await fetch(s.server.metricsUrl, { method: 'POST' })).status, 405);
-  assert.match(s.server.metricsUrl, /^http:\/\/127\.0\.0\.1:\d+\/metrics$/);
+  assert.equal((await fetch(s.server.metricsUrl!, { method: 'POST' })).status, 405);
+  assert.match(s.server.metricsUrl!, /^http:\/\/127\.0\.0\.1:\d+\/metrics$/);
 });
 
 test('with a token, /metrics on the API port and on the listener needs it', async (t) => {
@@ -202,8 +202,10 @@ test('the configuration refuses metrics beyond loopback without a token, and a s
   assert.throws(() => resolveServeConfig({}, { METRICS_HOST: '10.0.0.5' }), /METRICS_TOKEN/);
   assert.throws(() => resolveServeConfig({ metricsToken: 'short' }, {}), /at least 16/);
   const open = resolveServeConfig({ metricsHost: '0.0.0.0' }, { METRICS_TOKEN: 'x'.repeat(16) });
-  assert.deepEqual(open.metrics, { host: '0.0.0.0', port: 9464, token: 'x'.repeat(16) });
-  assert.deepEqual(resolveServeConfig({}, {}).metrics, { host: '127.0.0.1', port: 9464 });
+  assert.deepEqual(open.metrics, { host: '0.0.0.0', port: undefined, token: 'x'.repeat(16) });
+  // Off unless asked: two servers on one host, or another program on 9464, never clash over it.
+  assert.deepEqual(resolveServeConfig({}, {}).metrics, { host: '127.0.0.1', port: undefined });
+  assert.deepEqual(resolveServeConfig({ metricsPort: '9464' }, {}).metrics, { host: '127.0.0.1', port: 9464 });
 });
 
 // Last in this file: past the ceiling this address may present only keys that passed before.

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { execFile, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -14,7 +15,7 @@ const run = promisify(execFile);
 /** The node flags of `npm start` (its heap cap), read from package.json as npm would run them. */
 function startFlags(): string[] {
   const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { start: string } };
-  const m = /^node\s+(.*?)\s*bin\/oddsbase\.js serve$/.exec(pkg.scripts.start);
+  const m = /^exec node\s+(.*?)\s*bin\/oddsbase\.js serve$/.exec(pkg.scripts.start);
   assert.ok(m, `the start script has the expected shape: ${pkg.scripts.start}`);
   return m[1]!.split(/\s+/).filter(Boolean);
 }
@@ -74,3 +75,50 @@ test('the server as npm start runs it fills its history, answers keys of every t
   assert.equal(after.events.length, before.events.length, 'the restarted server has the same events');
   assert.equal(server.child.exitCode, null, `the restarted server is alive:\n${server.output()}`);
 });
+
+/** Whether a process with this pid runs. */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+// Container stops and most supervisors signal only the process they started: here, npm.
+for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+  test(`${signal} sent to npm start's own process stops the server and frees its data directory`, async (t) => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'oddsbase-npm-signal-'));
+    const npm = spawn('npm', ['start', '--', '--no-simulator', '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const npmExit = once(npm, 'exit');
+    let serverPid = 0;
+    t.after(() => {
+      npm.kill('SIGKILL');
+      if (serverPid && alive(serverPid)) process.kill(serverPid, 'SIGKILL');
+      rmSync(dataDir, { recursive: true, force: true });
+    });
+    let out = '';
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`npm start did not listen:\n${out}`)), 60_000);
+      const onData = (b: Buffer) => {
+        out += b.toString();
+        if (/oddsbase (listening on|ready)/.test(out)) {
+          clearTimeout(timer);
+          resolve();
+        }
+      };
+      npm.stdout.on('data', onData);
+      npm.stderr.on('data', onData);
+    });
+    serverPid = (JSON.parse(readFileSync(join(dataDir, 'oddsbase.lock'), 'utf8')) as { pid: number }).pid;
+    npm.kill(signal);
+    // Bounded: npm that ignores the signal fails the test rather than hanging it.
+    await Promise.race([npmExit, new Promise((r) => setTimeout(r, 15_000))]);
+    for (let i = 0; alive(serverPid) && i < 100; i++) await new Promise((r) => setTimeout(r, 100));
+    assert.ok(!alive(serverPid), `the server (pid ${serverPid}) outlived npm:\n${out}`);
+    assert.ok(!existsSync(join(dataDir, 'oddsbase.lock')), 'the server stopped cleanly and removed its lock');
+  });
+}

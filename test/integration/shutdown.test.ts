@@ -21,7 +21,7 @@ after(() => rmSync(dataDir, { recursive: true, force: true }));
 
 /** An Enterprise key with a per-second ceiling no test reaches, made before the server starts. */
 function makeKey(): string {
-  const key = execFileSync(process.execPath, ['bin/oddsbase.js', 'keys', 'create', '--tier', 'enterprise', '--data-dir', dataDir], {
+  const key = execFileSync(process.execPath, ['bin/oddsbase.js', 'keys', 'create', '--tier', 'enterprise', '--data-dir', dataDir, '--new-store'], {
     encoding: 'utf8',
   }).trim();
   const db = openSqlite(dataDir);

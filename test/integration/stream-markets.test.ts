@@ -196,7 +196,7 @@ test('heartbeats: {meta: {type: heartbeat}, data: {now}} on the server clock', a
 
 test('a client more than the queue behind loses messages, and /metrics counts them', async () => {
   const scrape = async () => {
-    const text = await (await fetch(s.server.metricsUrl)).text();
+    const text = await (await fetch(s.server.metricsUrl!)).text();
     return Number(/^oddsbase_ws_dropped_messages_total (\d+)/m.exec(text)?.[1] ?? 0);
   };
   const before = await scrape();

@@ -216,7 +216,7 @@ describe('the upgrade: V1 plan rules, V1 error bodies', () => {
 
 test('a client more than the queue behind loses messages, counted in /metrics; the stream stays open', async () => {
   const scrape = async () => {
-    const text = await (await fetch(s.server.metricsUrl)).text();
+    const text = await (await fetch(s.server.metricsUrl!)).text();
     return Number(/^oddsbase_ws_dropped_messages_total (\d+)/m.exec(text)?.[1] ?? 0);
   };
   const before = await scrape();

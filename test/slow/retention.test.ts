@@ -121,7 +121,7 @@ describe('retention over two simulated weeks', () => {
     const ok = await t.get(`/api/v2/markets/delta?last_id=${(await t.server.services.feed.oldestCursor()) + 1}`);
     assert.equal(ok.status, 200);
     assert.ok((await t.server.services.feed.oldestCursor()) + 1 >= oldestId);
-    const metrics = await (await fetch(t.server.metricsUrl)).text();
+    const metrics = await (await fetch(t.server.metricsUrl!)).text();
     const gauge = Number(/^oddsbase_changelog_oldest_id (\d+)/m.exec(metrics)?.[1]);
     assert.ok(gauge >= oldestId, `oldest id metric ${gauge} is at or above the store's ${oldestId}`);
   });

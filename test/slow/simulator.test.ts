@@ -7,7 +7,7 @@ import { scoreRuleViolations } from '../../src/domain/score.ts';
 import type { FuturesState } from '../../src/domain/futures.ts';
 import type { EventInfo } from '../../src/domain/types.ts';
 import type { FeedStateReader, PriceKey, PriceSnapshot } from '../../src/feeds/feed.ts';
-import { Simulator } from '../../src/feeds/simulator/index.ts';
+import { type FillPosition, Simulator } from '../../src/feeds/simulator/index.ts';
 import { Rng } from '../../src/feeds/simulator/rng.ts';
 import type { LedgerSink, PriceUpdate, UpdateBatch } from '../../src/ledger/updates.ts';
 
@@ -467,4 +467,39 @@ test('live clocks speed up from the end of the fill: a slow fill does not play i
   // One live second at 60 times: a minute of game time, whatever the fill took.
   await sim.step(start + FILL_TOOK + 1000);
   assert.ok(inPlay() >= before - 1, `${inPlay()} of ${before} games still in play after one live step`);
+});
+
+test('a first fill stopped between two steps and resumed from its position gives the same events as one not stopped', async () => {
+  const sports = [4, 7, 11];
+  const whole = await backfilled(3, sports);
+  const ledger = new MemoryLedger();
+  const clock = { now: NOW };
+  const stop = new AbortController();
+  let position: FillPosition | undefined;
+  let steps = 0;
+  const first = new Simulator({ seed: 3, speed: 1, sink: ledger, state: ledger, now: () => clock.now, sportIds: sports });
+  const complete = await first.backfill(undefined, {
+    signal: stop.signal,
+    onStep: async (p) => {
+      position = p;
+      if (++steps === 2000) stop.abort();
+    },
+  });
+  assert.equal(complete, false);
+  assert.ok(position && ledger.events.size < whole.ledger.events.size, 'stopped part of the way');
+  const resumed = new Simulator({ seed: 3, speed: 1, sink: ledger, state: ledger, now: () => clock.now, sportIds: sports });
+  assert.equal(await resumed.backfill(undefined, { resume: position }), true);
+  assert.deepEqual([...ledger.events.keys()].sort(), [...whole.ledger.events.keys()].sort());
+  const finals = (l: MemoryLedger) =>
+    [...l.events.values()].filter((e) => e.score?.event_status === 'STATUS_FINAL').map((e) => e.event_id).sort();
+  assert.deepEqual(finals(ledger), finals(whole.ledger), 'the same games were played to the end');
+
+  // Resumed as an ordinary restart instead (what a start did before): the history is not the same.
+  const plain = new MemoryLedger();
+  const partial = new Simulator({ seed: 3, speed: 1, sink: plain, state: plain, now: () => clock.now, sportIds: sports });
+  const halt = new AbortController();
+  let n = 0;
+  await partial.backfill(undefined, { signal: halt.signal, onStep: async () => void (++n === 2000 && halt.abort()) });
+  await new Simulator({ seed: 3, speed: 1, sink: plain, state: plain, now: () => clock.now, sportIds: sports }).backfill();
+  assert.notDeepEqual([...plain.events.keys()].sort(), [...whole.ledger.events.keys()].sort());
 });

@@ -29,6 +29,28 @@ export interface SimulatorOptions {
   sportIds?: readonly number[];
 }
 
+/**
+ * Where a first history fill stands: the UTC day (days since the epoch) its window is centred on,
+ * its first step's time and the time of its last whole step. Kept by the caller, in the store,
+ * with the steps it describes.
+ */
+export interface FillPosition {
+  today: number;
+  from: number;
+  doneTo: number;
+}
+
+export interface BackfillOptions {
+  /** Stops the fill between two steps. */
+  signal?: AbortSignal;
+  /** A first fill that was stopped: it goes on from there. */
+  resume?: FillPosition;
+  /** Told once a first fill has planned its window, before its first step. */
+  onStart?: (position: FillPosition) => Promise<void>;
+  /** Told after each whole step of a first fill. */
+  onStep?: (position: FillPosition) => Promise<void>;
+}
+
 /** The window of UTC days that holds events: three days back to seven days ahead. */
 const DAYS_BACK = 3;
 const DAYS_AHEAD = 7;
@@ -36,6 +58,8 @@ const DAYS_AHEAD = 7;
 const HISTORY_LEAD_MS = 12 * 3_600_000;
 /** Step of the history fill. */
 const BACKFILL_STEP_MS = 60_000;
+/** Longest run of the history fill without giving the event loop a turn. */
+const FILL_SLICE_MS = 50;
 /** Largest batch handed to the ledger in one call. */
 const MAX_BATCH = 2_000;
 /**
@@ -100,20 +124,26 @@ export class Simulator implements Feed {
   /**
    * Fills history up to now. On an empty store: creates the events of the window and plays the
    * past forward in chronological steps, with past batch times. On a store that holds events: only
-   * picks them up (games continue from their committed state) and creates the missing days.
+   * picks them up (games continue from their committed state) and creates the missing days. With
+   * `resume` (a first fill that was stopped), goes on with that fill where it stopped: the same
+   * window, the same events planned the same way, the same step times. Resolves false when
+   * `signal` stopped it (between two steps, so what is committed is whole steps).
    */
-  async backfill(onProgress?: (done: number, total: number) => void): Promise<void> {
+  async backfill(onProgress?: (done: number, total: number) => void, opts: BackfillOptions = {}): Promise<boolean> {
     const now = this.now();
     const committed = new Set(this.opts.state.eventIds());
-    const fresh = committed.size === 0;
-    const today = Math.floor(now / DAY_MS);
+    const { resume } = opts;
+    const fresh = committed.size === 0 || resume !== undefined;
+    const today = resume?.today ?? Math.floor(now / DAY_MS);
     const historyStart = (today - DAYS_BACK) * DAY_MS - HISTORY_LEAD_MS;
+    // Committed events of a stopped fill go on from its last whole step, not from now.
+    const pickUpAt = resume ? resume.doneTo : now;
     this.ctx.backfilling = true;
     for (let day = today - DAYS_BACK; day <= today + DAYS_AHEAD; day++) {
       for (const ev of this.dayEvents(day)) {
         const info = committed.has(ev.spec.id) ? this.opts.state.event(ev.spec.id) : undefined;
         if (info) {
-          if (!ev.resume(info, now)) continue;
+          if (!ev.resume(info, pickUpAt)) continue;
         } else {
           ev.plan(this.createTime(ev, fresh ? historyStart : now));
         }
@@ -121,11 +151,22 @@ export class Simulator implements Feed {
       }
     }
     this.lastDay = today + DAYS_AHEAD;
-    const from = this.events.reduce((min, ev) => Math.min(min, ev.activeFrom), now);
+    const from = resume?.from ?? this.events.reduce((min, ev) => Math.min(min, ev.activeFrom), now);
+    const first = resume ? resume.doneTo + BACKFILL_STEP_MS : from;
+    if (fresh && !resume) await opts.onStart?.({ today, from, doneTo: from - BACKFILL_STEP_MS });
     const total = Math.max(1, Math.ceil((now - from) / BACKFILL_STEP_MS));
-    let done = 0;
-    for (let t = from; t < now; t += BACKFILL_STEP_MS) {
+    let done = Math.round((first - from) / BACKFILL_STEP_MS);
+    let sliceEnd = performance.now() + FILL_SLICE_MS;
+    for (let t = first; t < now; t += BACKFILL_STEP_MS) {
+      // The store's commits are synchronous: without a turn of the loop now and then, the starting
+      // listener's probes and a signal would wait for the whole fill.
+      if (performance.now() >= sliceEnd) {
+        await loopTurn();
+        sliceEnd = performance.now() + FILL_SLICE_MS;
+      }
+      if (opts.signal?.aborted) return false;
       await this.advance(t);
+      if (fresh) await opts.onStep?.({ today, from, doneTo: t });
       done++;
       if (onProgress && done % 60 === 0) onProgress(done, total);
     }
@@ -137,6 +178,7 @@ export class Simulator implements Feed {
     this.lastStep = now;
     onProgress?.(total, total);
     this.log(`simulator: ${this.events.length} events active, ${fresh ? 'history filled' : 'resumed'}`);
+    return true;
   }
 
   /** One live step to time `nowMs`; resolves once its batches are committed. */

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { eventFromRows, movesLiveState, type ScoreFacts } from '../../domain/event-header.ts';
-import { type EventHeader, futuresRowKey, isFuturesKind, periodOfDetail } from '../../changelog/change.ts';
+import { describedMs, type EventHeader, futuresRowKey, isFuturesKind, periodOfDetail } from '../../changelog/change.ts';
 import {
   compactionKey,
   type CompactResult,
@@ -365,13 +365,21 @@ export class MemoryStore implements Store, MemoryPriceRows {
   }
 
   async firstIdCommittedSince(ms: number): Promise<number | undefined> {
-    // committed_ms never decreases along the ids, so the rows are sorted by it too.
+    return this.firstIdFrom(ms, (row) => row.committed_ms);
+  }
+
+  async firstIdDescribedSince(ms: number): Promise<number | undefined> {
+    return this.firstIdFrom(ms, describedMs);
+  }
+
+  private firstIdFrom(ms: number, timeOf: (row: ChangeRecord) => number): number | undefined {
+    // The time never decreases along the ids, so the rows are sorted by it too.
     const rows = this.changes;
     let lo = 0;
     let hi = rows.length;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (rows[mid].committed_ms < ms) lo = mid + 1;
+      if (timeOf(rows[mid]) < ms) lo = mid + 1;
       else hi = mid;
     }
     return rows[lo]?.id;

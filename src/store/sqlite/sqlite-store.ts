@@ -26,7 +26,7 @@ import {
   type PriceRowSummary,
   type Store,
 } from '../store.ts';
-import type { EventHeader, FuturesPriceFact, StatValue } from '../../changelog/change.ts';
+import { describedMs, type EventHeader, type FuturesPriceFact, type StatValue } from '../../changelog/change.ts';
 import { eventFromRows, movesLiveState, type ScoreFacts } from '../../domain/event-header.ts';
 import { archivedEventOf, packRows, playsOf, priceIdsOf, statsOf } from '../packed-rows.ts';
 import { Checkpointer } from './checkpointer.ts';
@@ -466,26 +466,31 @@ export class SqliteStore implements Store {
   }
 
   async firstIdCommittedSince(ms: number): Promise<number | undefined> {
-    return this.firstIdSince(ms);
+    return this.firstIdSince(ms, (row) => row.committed_ms);
   }
 
-  private firstIdSince(ms: number): number | undefined {
+  async firstIdDescribedSince(ms: number): Promise<number | undefined> {
+    return this.firstIdSince(ms, describedMs);
+  }
+
+  private firstIdSince(ms: number, timeOf: (row: { committed_ms: number; at: string }) => number): number | undefined {
     // One aggregate per query: SQLite reads min() or max() alone from the end of the primary key,
     // but both in one query scan the whole table (75 ms for a million rows, run by every retention
     // step, which stalled every request behind it).
     const minId = this.prepared('SELECT min(id) FROM changes').pluck().get() as number | null;
     const maxId = this.prepared('SELECT max(id) FROM changes').pluck().get() as number | null;
     if (minId === null || maxId === null) return undefined;
-    const at = this.prepared('SELECT id, committed_ms FROM changes WHERE id >= ? ORDER BY id LIMIT 1');
-    // committed_ms never decreases along the ids, so a binary search over the primary key finds it.
+    const at = this.prepared('SELECT id, committed_ms, at FROM changes WHERE id >= ? ORDER BY id LIMIT 1');
+    // The time never decreases along the ids, so a binary search over the primary key finds it.
+    type Row = { id: number; committed_ms: number; at: string };
     let lo = minId;
     let hi = maxId;
-    const last = at.get(hi) as { id: number; committed_ms: number };
-    if (last.committed_ms < ms) return undefined;
+    const last = at.get(hi) as Row;
+    if (timeOf(last) < ms) return undefined;
     while (lo < hi) {
       const mid = Math.floor((lo + hi) / 2);
-      const row = at.get(mid) as { id: number; committed_ms: number };
-      if (row.committed_ms >= ms) hi = Math.min(mid, row.id);
+      const row = at.get(mid) as Row;
+      if (timeOf(row) >= ms) hi = Math.min(mid, row.id);
       else lo = row.id + 1;
     }
     return (at.get(lo) as { id: number }).id;
@@ -613,7 +618,7 @@ export class SqliteStore implements Store {
   private compactChunk(step: CompactStep): CompactResult {
     const retained = Number(this.meta(RETAINED_ID_META) ?? 1);
     const head = (this.prepared('SELECT max(id) FROM changes').pluck().get() as number | null) ?? 0;
-    const bound = this.firstIdSince(step.cutoffMs) ?? head + 1;
+    const bound = this.firstIdSince(step.cutoffMs, (row) => row.committed_ms) ?? head + 1;
     // Ids no row has take no step: a restored log skips 10^12 of them (src/ops/backup.ts).
     const next = this.prepared('SELECT min(id) FROM changes WHERE id >= ?').pluck().get(retained) as number | null;
     const from = Math.max(retained, Math.min(next ?? bound, bound));

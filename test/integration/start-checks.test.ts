@@ -1,0 +1,109 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+
+/**
+ * What a start refuses before any work: each refusal is one line on standard error that names the
+ * option to change, a non-zero exit, no stack trace, and nothing made in the data directory.
+ */
+
+const root = mkdtempSync(join(tmpdir(), 'oddsbase-checks-'));
+after(() => rmSync(root, { recursive: true, force: true }));
+
+interface Ran {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the command; as root, optionally as the unprivileged user `nobody` (root may write anywhere). */
+function cli(args: string[], opts: { asNobody?: boolean } = {}): Promise<Ran> {
+  const child = spawn(process.execPath, ['bin/oddsbase.js', ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    ...(opts.asNobody ? { uid: 65534, gid: 65534 } : {}),
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
+  child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
+  // A start that wrongly goes on is ended, so that the assertion fails rather than hangs.
+  const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+  return new Promise((resolve) =>
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    }),
+  );
+}
+
+/** One line naming `option`, exit status 2, nothing on standard output. */
+function assertOneLine(r: Ran, option: RegExp): void {
+  assert.equal(r.code, 2, r.stderr);
+  assert.equal(r.stdout, '');
+  assert.match(r.stderr, /^oddsbase: [^\n]+\n$/, `one line, no stack trace:\n${r.stderr}`);
+  assert.match(r.stderr, option);
+}
+
+function holdPort(): Promise<{ server: Server; port: number }> {
+  const server = createServer();
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      resolve({ server, port: typeof address === 'object' && address ? address.port : 0 });
+    }),
+  );
+}
+
+test('a data directory that is a file is refused in one line', async () => {
+  const file = join(root, 'a-file');
+  writeFileSync(file, '');
+  assertOneLine(await cli(['serve', '--port', '0', '--data-dir', file]), /is a file, not a directory: .*--data-dir/);
+});
+
+test('a data directory this user may not write is refused in one line, for serve and keys', async () => {
+  const dir = join(root, 'read-only');
+  mkdirSync(dir);
+  const asNobody = process.getuid?.() === 0;
+  // mkdtemp makes the parent 0700: nobody must reach the directory to be refused by its mode.
+  if (asNobody) chmodSync(root, 0o755);
+  else chmodSync(dir, 0o555);
+  const serve = await cli(['serve', '--port', '0', '--data-dir', dir], { asNobody });
+  assertOneLine(serve, /not writable by this user .*--data-dir/);
+  const keys = await cli(['keys', 'create', '--tier', 'pro', '--new-store', '--data-dir', dir], { asNobody });
+  assertOneLine(keys, /not writable by this user .*--data-dir/);
+  assert.ok(!existsSync(join(dir, 'oddsbase.db')));
+});
+
+test('a taken API port or metrics port is said at once, before the store is made', async () => {
+  const held = await holdPort();
+  try {
+    const dataDir = join(root, 'ports');
+    const api = await cli(['serve', '--host', '127.0.0.1', '--port', String(held.port), '--data-dir', dataDir]);
+    assertOneLine(api, new RegExp(`127\\.0\\.0\\.1:${held.port} is in use .*--port`));
+    const metrics = await cli(['serve', '--host', '127.0.0.1', '--port', '0', '--metrics-port', String(held.port), '--data-dir', dataDir]);
+    assertOneLine(metrics, /is in use .*--metrics-port/);
+    assert.ok(!existsSync(join(dataDir, 'oddsbase.db')), 'no store was opened, so no fill ran');
+  } finally {
+    held.server.close();
+  }
+});
+
+test('keys commands refuse a directory with no store unless told to make one', async () => {
+  const typo = join(root, 'typo');
+  assertOneLine(await cli(['keys', 'list', '--data-dir', typo]), /no store in .*--data-dir/);
+  assertOneLine(await cli(['keys', 'create', '--tier', 'pro', '--data-dir', typo]), /no store in .*--new-store/);
+  assertOneLine(await cli(['keys', 'demo', '--data-dir', typo]), /no store in .*--data-dir/);
+  assert.ok(!existsSync(typo), 'nothing was made');
+  const made = await cli(['keys', 'create', '--tier', 'pro', '--new-store', '--data-dir', typo]);
+  assert.equal(made.code, 0, made.stderr);
+  assert.match(made.stdout, /^ob_[0-9a-f]{40}\n$/);
+});
+
+test('a bad --trust-proxy or --cors-origins is one line', async () => {
+  assertOneLine(await cli(['serve', '--trust-proxy', '10.0.0.0/33']), /--trust-proxy/);
+  assertOneLine(await cli(['serve', '--cors-origins', 'example.com']), /--cors-origins/);
+});

@@ -1,0 +1,59 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { openSqlite } from '../../src/store/sqlite/database.ts';
+import { serveChild } from '../helpers/serve-child.ts';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+
+/** The event ids a data directory's store holds. */
+function eventIds(dataDir: string): string[] {
+  const db = openSqlite(dataDir);
+  try {
+    return (db.prepare('SELECT event_id FROM events ORDER BY event_id').pluck().all() as string[]);
+  } finally {
+    db.close();
+  }
+}
+
+/** A full first start on `dataDir`, stopped with SIGTERM once it serves. */
+async function fill(dataDir: string): Promise<void> {
+  const server = await serveChild(['--data-dir', dataDir, '--seed', '5']);
+  server.child.kill('SIGTERM');
+  assert.equal((await server.exited).code, 0, server.output());
+}
+
+test('a first start stopped by Ctrl-C during the fill, started again, holds the same events as one never stopped', async (t) => {
+  const whole = mkdtempSync(join(tmpdir(), 'oddsbase-fill-whole-'));
+  const stopped = mkdtempSync(join(tmpdir(), 'oddsbase-fill-stopped-'));
+  t.after(() => {
+    rmSync(whole, { recursive: true, force: true });
+    rmSync(stopped, { recursive: true, force: true });
+  });
+  await fill(whole);
+
+  const child = spawn(process.execPath, ['bin/oddsbase.js', 'serve', '--port', '0', '--host', '127.0.0.1', '--seed', '5', '--data-dir', stopped], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  const exited = once(child, 'exit') as Promise<[number | null]>;
+  let err = '';
+  child.stderr.on('data', (b: Buffer) => (err += b.toString()));
+  for (let i = 0; !/filling history [3-9]\d%/.test(err); i++) {
+    assert.ok(i < 3000 && child.exitCode === null, `no fill progress:\n${err}`);
+    await sleep(100);
+  }
+  child.kill('SIGINT');
+  assert.equal((await exited)[0], 0, err);
+  assert.deepEqual(readdirSync(stopped), ['oddsbase.db'], 'nothing left that slows or confuses the next start');
+
+  await fill(stopped);
+  // Both fills ran within minutes of each other: the window is the same unless a day boundary fell between.
+  const [a, b] = [eventIds(whole), eventIds(stopped)];
+  const missing = a.filter((id) => !b.includes(id));
+  assert.ok(a.length > 1000, `${a.length} events`);
+  assert.ok(missing.length <= 5, `${missing.length} of ${a.length} events missing after the resumed fill`);
+  assert.ok(Math.abs(a.length - b.length) <= 5, `${a.length} events against ${b.length}`);
+});
