@@ -76,7 +76,10 @@ describe('the Ultra gate', () => {
     for (const path of ['/api/v2/sports/4/futures', `/api/v2/sports/4/futures/${OPEN}`]) {
       const r = await get(path, pro);
       assert.equal(r.status, 403, path);
-      assert.match(r.body.error, /Futures requires the Ultra tier/);
+      // The wording existing clients recognise, with feature and upgrade_url.
+      assert.equal(r.body.error, 'Futures markets require Ultra plan or higher');
+      assert.equal(r.body.feature, 'futures');
+      assert.equal(typeof r.body.upgrade_url, 'string');
       assert.equal(typeof r.body.upgrade_url, 'string');
     }
   });

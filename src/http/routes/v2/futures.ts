@@ -109,7 +109,7 @@ const filterParams = {
 /** 403 below the futures entitlement (Ultra and above). */
 function checkEntitled(scope: PlanScope): void {
   if (!scope.futures) {
-    throw forbidden(upgradeMessage('Futures', lowestTierWith((e) => e.futures)));
+    throw forbidden(upgradeMessage('Futures markets', lowestTierWith((e) => e.futures), true), { feature: 'futures' });
   }
 }
 

@@ -112,7 +112,7 @@ export async function seasonStatRoutes(fastify: FastifyInstance, deps: RouteDeps
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const params = Type.Object({ teamID: Type.String() });
   const description =
-    'Sums over the games of the season and season type that the server holds, final and in progress. Values are strings. One data point per stat value.';
+    'Sums over the games of the season and season type that the server holds, final and in progress. Team values are strings, player values numbers. One data point per stat value.';
 
   app.get(
     '/api/v2/teams/:teamID/stats',
