@@ -4,6 +4,7 @@ import { playerById } from '../catalog/rosters/index.ts';
 import { type SportStat, statById } from '../catalog/stats.ts';
 import type { EventInfo } from '../domain/types.ts';
 import { BudgetMap, type ByteBudget, stringBytes } from './byte-budget.ts';
+import { keptExtraBytes } from './encoding.ts';
 import type { LaneAnswer } from './fast-lane.ts';
 
 /**
@@ -212,7 +213,7 @@ export class KeptStatsAnswers<T extends KeptStatsAnswer> {
   }
 
   set(key: string, answer: T): void {
-    this.answers.set(key, answer, KEPT_ANSWER_BYTES + answer.lane.body.length);
+    this.answers.set(key, answer, KEPT_ANSWER_BYTES + answer.lane.body.length + keptExtraBytes(answer.lane));
   }
 }
 
