@@ -45,8 +45,17 @@ const EVENTS_KEY = Buffer.from('},"events":[');
 
 /** Compresses and tags an answer that is kept: done once per change, on the cache fill. */
 export function keepBody(body: Buffer): KeptBody {
-  const gzip = body.length >= GZIP_MIN_BYTES ? gzipSync(body, { level: KEPT_LEVEL }) : undefined;
-  return { body, gzip, etag: etagOf(body) };
+  return { body, gzip: body.length >= GZIP_MIN_BYTES ? ownCopy(gzipSync(body, { level: KEPT_LEVEL })) : undefined, etag: etagOf(body) };
+}
+
+/**
+ * zlib's output is a view of a chunk of at least 16 KB: kept as it is, a well-compressed answer
+ * would hold far more memory than the budget is charged for it.
+ */
+function ownCopy(bytes: Buffer): Buffer {
+  const own = Buffer.allocUnsafeSlow(bytes.length);
+  bytes.copy(own);
+  return own;
 }
 
 /**
