@@ -212,6 +212,11 @@ export class KeptStatsAnswers<T extends KeptStatsAnswer> {
     return hit && hit.head === now.head && hit.liveHead === now.liveHead && hit.day === now.day ? hit : undefined;
   }
 
+  /** The answer last kept under `key`, current or not: a refill reuses its gzip bytes when it shows the same. */
+  previous(key: string): T | undefined {
+    return this.answers.peek(key);
+  }
+
   set(key: string, answer: T): void {
     this.answers.set(key, answer, KEPT_ANSWER_BYTES + answer.lane.body.length + keptExtraBytes(answer.lane));
   }

@@ -43,9 +43,17 @@ export function etagOf(body: Buffer): string {
 const ENVELOPE_META = Buffer.from('{"meta":');
 const EVENTS_KEY = Buffer.from('},"events":[');
 
-/** Compresses and tags an answer that is kept: done once per change, on the cache fill. */
-export function keepBody(body: Buffer): KeptBody {
-  return { body, gzip: body.length >= GZIP_MIN_BYTES ? ownCopy(gzipSync(body, { level: KEPT_LEVEL })) : undefined, etag: etagOf(body) };
+/**
+ * Compresses and tags an answer that is kept, on the cache fill. A refill whose tag is that of the
+ * answer it replaces (`previous`: a commit that changed nothing this answer shows) reuses its gzip
+ * bytes: an events envelope's then carry the earlier `meta.delta_last_id`, which is the same
+ * representation by the weak tag, as a 304 would leave the client with (docs/spec-gaps.md).
+ * Commits elsewhere on the board then cost no compression.
+ */
+export function keepBody(body: Buffer, previous?: KeptBody): KeptBody {
+  const etag = etagOf(body);
+  if (previous?.etag === etag) return { body, gzip: previous.gzip, etag };
+  return { body, gzip: body.length >= GZIP_MIN_BYTES ? ownCopy(gzipSync(body, { level: KEPT_LEVEL })) : undefined, etag };
 }
 
 /**

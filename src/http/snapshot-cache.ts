@@ -142,11 +142,12 @@ export class SnapshotCache {
    * is compressed per request if at all.
    */
   storeResponse(key: string, head: number, body: Buffer, points: number): KeptAnswer {
-    if (this.responses.peek(key) === undefined) {
+    const previous = this.responses.peek(key);
+    if (previous === undefined) {
       this.responses.set(key, null, MARK_BYTES);
       return { body, gzip: undefined, etag: etagOf(body), points };
     }
-    const kept: CachedResponse = { head, points, ...keepBody(body) };
+    const kept: CachedResponse = { head, points, ...keepBody(body, previous ?? undefined) };
     this.responses.set(key, kept, RESPONSE_BYTES + body.length + keptExtraBytes(kept));
     return kept;
   }

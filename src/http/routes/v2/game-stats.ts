@@ -107,7 +107,7 @@ function sendBox(
   let kept = deps.boxes.responses.get(key, stand);
   if (!kept) {
     // Compressed and tagged once, as it is kept: the lane and later polls send these bytes.
-    kept = { ...stand, stats: found.stats, lane: { ...keepBody(body.json), points: body.values } };
+    kept = { ...stand, stats: found.stats, lane: { ...keepBody(body.json, deps.boxes.responses.previous(key)?.lane), points: body.values } };
     deps.boxes.responses.set(key, kept);
   }
   // Archiving takes an event off the live board without a commit: its kept body is not current then.

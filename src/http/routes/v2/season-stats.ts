@@ -102,7 +102,7 @@ async function serveSeason(
     const { body, stats } = await build(view);
     const json = typeof body.json === 'string' ? Buffer.from(body.json) : body.json;
     // Compressed and tagged once, as it is kept: the lane and later polls send these bytes.
-    answer = { json, values: body.values, ...now, stats, lane: { ...keepBody(json), points: body.values } };
+    answer = { json, values: body.values, ...now, stats, lane: { ...keepBody(json, deps.seasons.responses.previous(key)?.lane), points: body.values } };
     deps.seasons.responses.set(key, answer);
   }
   deps.lane?.remember(request, scope, 'v2', () => keptStatsLane(deps, deps.seasons.responses, key, scope.delaySeconds));
