@@ -11,6 +11,8 @@ declare module 'autocannon' {
     headers?: Record<string, string>;
     title?: string;
     workers?: number;
+    /** Requests per second over all connections (paced). */
+    overallRate?: number;
   }
 
   interface Histogram {

@@ -97,7 +97,7 @@ export interface EventsOptions {
   serverCpuQuota?: number;
 }
 
-interface RunStats {
+export interface RunStats {
   rps: number;
   /** Requests answered (medians: the total over the runs). */
   requests: number;
@@ -169,7 +169,7 @@ function profiled(dir: string, windows: [number, number][], requests: number): P
   return { file: join(dir, file), totalMs: s.totalMs, top: s.self, inclusive: s.inclusive, requests };
 }
 
-function medianStats(xs: RunStats[]): RunStats {
+export function medianStats(xs: RunStats[]): RunStats {
   const med = (f: (x: RunStats) => number) => median(xs.map(f));
   return {
     rps: med((x) => x.rps),
@@ -198,16 +198,19 @@ async function heapUsedBytes(output: string): Promise<number> {
 }
 
 /** One autocannon run against `url`, with the CPU time the server `pid` and this process used. */
-async function cannon(
+export async function cannon(
   url: string,
   headers: Record<string, string>,
   durationS: number,
   pid: number,
+  /** Paced requests per second over all connections; as fast as the servers go when absent. */
+  rate?: number,
 ): Promise<RunStats> {
   const cpu0 = cpuSeconds(pid) ?? 0;
   const self0 = process.cpuUsage();
   const t0 = process.hrtime.bigint();
-  const instance = autocannon({ url, connections: CONNECTIONS, duration: durationS, headers, timeout: 10 });
+  const paced = rate === undefined ? {} : { overallRate: rate };
+  const instance = autocannon({ url, connections: CONNECTIONS, duration: durationS, headers, timeout: 10, ...paced });
   // A hard stop in case the run does not end by itself.
   const guard = setTimeout(() => instance.stop(), (durationS + 30) * 1000);
   let r: Result;
@@ -232,7 +235,7 @@ async function cannon(
   };
 }
 
-const line = (s: RunStats) =>
+export const line = (s: RunStats) =>
   `${int(s.rps)} req/s, p50 ${s.p50} ms, p99 ${s.p99} ms, server CPU ${pct(s.serverCpu)} ` +
   `(${s.cpuUsPerRequest.toFixed(0)} µs/request), client CPU ${pct(s.clientCpu)}`;
 
@@ -293,7 +296,8 @@ export async function runEvents(opts: EventsOptions = {}): Promise<EventsResult>
 
     const url = server.url + path;
     const headers = { 'X-Service-Key': server.key };
-    const res = await fetch(url, { headers, signal: AbortSignal.timeout(10_000) });
+    // The plain answer, as autocannon (which sends no Accept-Encoding) receives it.
+    const res = await fetch(url, { headers: { ...headers, 'Accept-Encoding': 'identity' }, signal: AbortSignal.timeout(10_000) });
     const body = Buffer.from(await res.arrayBuffer());
     if (res.status !== 200) throw new Error(`GET ${path} answered ${res.status}: ${body.toString()}`);
     const contentType = res.headers.get('content-type') ?? 'application/json';
@@ -325,7 +329,7 @@ export async function runEvents(opts: EventsOptions = {}): Promise<EventsResult>
     );
     const bareUrl = `http://127.0.0.1:${barePort}${path}`;
     await waitForHttp(bareUrl, bare, 60_000);
-    const check = Buffer.from(await (await fetch(bareUrl)).arrayBuffer());
+    const check = Buffer.from(await (await fetch(bareUrl, { headers: { 'Accept-Encoding': 'identity' } })).arrayBuffer());
     if (!check.equals(body)) throw new Error('the bare server does not return the captured bytes');
 
     log('events: warm-up (3 s each)');

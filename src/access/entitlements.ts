@@ -186,8 +186,12 @@ export function lowestTierWith(feature: (e: Entitlements) => boolean): Tier | un
   return (Object.keys(TABLE) as Tier[]).find((t) => feature(entitlementsFor(t)));
 }
 
-export function upgradeMessage(feature: string, minimum: Tier | undefined): string {
+/**
+ * The text of an entitlement refusal, in the wording existing clients recognise ("Futures markets
+ * require Ultra plan or higher"); `plural` when the subject is ("markets", "streams").
+ */
+export function upgradeMessage(subject: string, minimum: Tier | undefined, plural = false): string {
   return minimum
-    ? `${feature} requires the ${tierLabel(minimum)} tier or higher`
-    : `${feature} is not available`;
+    ? `${subject} ${plural ? 'require' : 'requires'} ${tierLabel(minimum)} plan or higher`
+    : `${subject} ${plural ? 'are' : 'is'} not available`;
 }

@@ -95,7 +95,7 @@ export function statsAccess(account: StatsAccount, request: StatsRequest, now: n
       kind: 'entitlement',
       feature,
       minimum,
-      message: `${FEATURE_TEXT[feature]} require the ${tierLabel(minimum)} tier or higher${note}`,
+      message: `${FEATURE_TEXT[feature]} require ${tierLabel(minimum)} plan or higher${note}`,
     },
   };
 }

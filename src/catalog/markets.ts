@@ -91,7 +91,8 @@ const defs: Def[] = [
   { id: 1155, name: 'Set 1 Game Spread (Live)', short: 'Live S1 Spread', period_id: 15 },
   { id: 1156, name: 'Set 1 Total Games (Live)', short: 'Live S1 Total', period_id: 15 },
   { id: 1157, name: 'Set 2 Moneyline (Live)', short: 'Live S2 ML', period_id: 16, participantLine: true },
-  // Outrights of the futures boards (docs/spec-gaps.md): the spec names 1141; 1140 is ours, beside it.
+  // Outrights of the futures boards (docs/spec-gaps.md): the spec names 1141, which every simulated
+  // board uses; 1140 is still accepted from feeds.
   { id: 1140, name: 'Championship Winner', short: 'Champion', period_id: 0, participantLine: true },
   { id: 1141, name: 'Tournament Winner', short: 'Winner', period_id: 0, participantLine: true },
 ];

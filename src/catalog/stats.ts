@@ -13,6 +13,8 @@ export interface StatDefinition {
   abbreviation: string;
   sport_id: number;
   category: string;
+  /** What the stat counts and where it is kept (existing clients show it). */
+  description: string;
 }
 
 /**
@@ -147,6 +149,12 @@ export interface SportStat extends StatDefinition {
   scope: StatScope;
 }
 
+const SCOPE_TEXT: Record<StatScope, string> = {
+  team: 'counted for the team',
+  player: 'counted per player',
+  both: 'counted per player and summed for the team',
+};
+
 function build(): { all: SportStat[]; bySport: Map<number, Map<string, SportStat>>; byId: Map<number, SportStat> } {
   const all: SportStat[] = [];
   const bySport = new Map<number, Map<string, SportStat>>();
@@ -161,6 +169,7 @@ function build(): { all: SportStat[]; bySport: Map<number, Map<string, SportStat
         abbreviation: spec.abbreviation,
         sport_id: sport.sport_id,
         category: spec.category,
+        description: `${spec.display_name} (${spec.category}): ${SCOPE_TEXT[spec.scope]}`,
         scope: spec.scope,
       };
       all.push(stat);
@@ -195,5 +204,6 @@ export function publicStat(stat: SportStat): StatDefinition {
     abbreviation: stat.abbreviation,
     sport_id: stat.sport_id,
     category: stat.category,
+    description: stat.description,
   };
 }

@@ -16,6 +16,8 @@ import type { GameReads } from './route-kit.ts';
 import { ByteBudget, DEFAULT_CACHE_BYTES } from './byte-budget.ts';
 import { ApiError, badRequest, ClientGone, internalError } from './errors.ts';
 import { EventQueryCache } from './event-query.ts';
+import { acceptsGzip, GZIP_MIN_BYTES, gzipNow, VARY } from './encoding.ts';
+import { Readable } from 'node:stream';
 import { FastLane } from './fast-lane.ts';
 import { schemaErrors } from './schema-errors.ts';
 import { answerUnrouted } from './unrouted.ts';
@@ -277,6 +279,29 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     app.decorateReply('meter', function (this: FastifyReply) {
       return this;
     });
+
+  // Compressed answers (src/http/encoding.ts): a kept answer arrives with its gzip bytes already
+  // (content-encoding set); any other JSON answer of a 2xx status is compressed here, per request.
+  app.addHook('onSend', (request, reply, payload, done) => {
+    const status = reply.statusCode;
+    if (status < 200 || status >= 300 || payload === null || payload === undefined) return done(null, payload);
+    if (!reply.hasHeader('vary')) reply.header('vary', VARY);
+    const type = reply.getHeader('content-type');
+    if (reply.hasHeader('content-encoding') || typeof type !== 'string' || !type.startsWith('application/json')) {
+      return done(null, payload);
+    }
+    if (!acceptsGzip(request.headers['accept-encoding'])) return done(null, payload);
+    if (payload instanceof Readable) {
+      reply.header('content-encoding', 'gzip').removeHeader('content-length');
+      return done(null, gzipNow(payload));
+    }
+    if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return done(null, payload);
+    const size = typeof payload === 'string' ? Buffer.byteLength(payload) : payload.length;
+    if (size < GZIP_MIN_BYTES) return done(null, payload);
+    const gzip = gzipNow(payload);
+    reply.header('content-encoding', 'gzip').header('content-length', String(gzip.length));
+    return done(null, gzip);
+  });
 
   app.server.on('connection', (socket: Socket) => guard.watch(socket));
   app.addHook('onClose', async () => guard.close());

@@ -1,8 +1,10 @@
 import type { StatsRequest } from '../access/stats-policy.ts';
-import type { EventState, GameState } from '../board/board.ts';
+import type { EventState, GameState, PlayerLine } from '../board/board.ts';
+import { playerById } from '../catalog/rosters/index.ts';
 import { type SportStat, statById } from '../catalog/stats.ts';
 import type { EventInfo } from '../domain/types.ts';
 import { BudgetMap, type ByteBudget, stringBytes } from './byte-budget.ts';
+import { keptExtraBytes } from './encoding.ts';
 import type { LaneAnswer } from './fast-lane.ts';
 
 /**
@@ -48,6 +50,25 @@ function rowsOf(stats: ReadonlyMap<number, number>, row: (stat: SportStat, value
     });
 }
 
+/**
+ * A player's group header: the spec's fields, and the sport, names and jersey existing clients read
+ * (from the roster catalogue; a player it does not list is split from the display name, no jersey).
+ */
+function playerHead(id: number, line: PlayerLine, sportId: number) {
+  const listed = playerById(id);
+  const space = line.display_name.indexOf(' ');
+  return {
+    id,
+    display_name: line.display_name,
+    position: line.position,
+    team_id: line.team_id,
+    sport_id: sportId,
+    first_name: listed?.first_name ?? (space < 0 ? line.display_name : line.display_name.slice(0, space)),
+    last_name: listed?.last_name ?? (space < 0 ? '' : line.display_name.slice(space + 1)),
+    jersey: listed?.jersey_number ?? '',
+  };
+}
+
 /** The box of an event as groups of serialised pieces; `complete` once the event is final. */
 export function serializeBox(info: EventInfo, game: GameState | undefined, complete: boolean): SerializedBox {
   const eventId = JSON.stringify(info.event_id);
@@ -57,6 +78,7 @@ export function serializeBox(info: EventInfo, game: GameState | undefined, compl
     head: `{"team":${JSON.stringify({
       team_id: t.team_id,
       name: t.name,
+      mascot: t.mascot,
       abbreviation: t.abbreviation,
       is_away: t.is_away,
       is_home: t.is_home,
@@ -74,7 +96,7 @@ export function serializeBox(info: EventInfo, game: GameState | undefined, compl
       if (line.team_id !== t.team_id) continue;
       players.push({
         id,
-        head: `{"player":${JSON.stringify({ id, display_name: line.display_name, position: line.position, team_id: line.team_id })},${meta},"stats":[`,
+        head: `{"player":${JSON.stringify(playerHead(id, line, info.sport_id))},${meta},"stats":[`,
         rows: rowsOf(line.stats, (stat, value) => `{"stat":${statJson(stat)},"value":${JSON.stringify(value)}}`),
       });
     }
@@ -190,8 +212,13 @@ export class KeptStatsAnswers<T extends KeptStatsAnswer> {
     return hit && hit.head === now.head && hit.liveHead === now.liveHead && hit.day === now.day ? hit : undefined;
   }
 
+  /** The answer last kept under `key`, current or not: a refill reuses its gzip bytes when it shows the same. */
+  previous(key: string): T | undefined {
+    return this.answers.peek(key);
+  }
+
   set(key: string, answer: T): void {
-    this.answers.set(key, answer, KEPT_ANSWER_BYTES + answer.lane.body.length);
+    this.answers.set(key, answer, KEPT_ANSWER_BYTES + answer.lane.body.length + keptExtraBytes(answer.lane));
   }
 }
 

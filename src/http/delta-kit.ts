@@ -58,20 +58,26 @@ export interface EventDeltaPage {
 
 /**
  * One page of the changed-events feed behind a UUID cursor, as `view` sees the log. Without last_id
- * the page is empty and its cursor is the newest change; an integer cursor (the markets delta's, an
- * events snapshot's) or a foreign UUID is a 400.
+ * the page is empty and its cursor is the newest change; a foreign UUID is a 400, and so is an integer
+ * cursor (the markets delta's, an events snapshot's) unless `integerCursors` (V1's feed takes them).
  */
 export async function eventDeltaPage(
   feed: ChangeFeed,
   view: BoardView,
   q: EventDeltaQuery,
   path: string,
+  integerCursors = false,
 ): Promise<EventDeltaPage> {
   const limit = parseInteger('limit', q.limit, 1, EVENT_DELTA_LIMIT_MAX) ?? EVENT_DELTA_LIMIT_DEFAULT;
   const sportId = sportFilter(q.sport_id);
   if (q.last_id === undefined || q.last_id === '') {
     const head = view.head;
     return { latest: [], hasMore: false, cursor: cursorToUuid(head, await feed.committedMsAt(head)) };
+  }
+  if (integerCursors && /^\d{1,16}$/.test(q.last_id)) {
+    // The meta.delta_last_id of an events snapshot: the same log position as its UUID form.
+    const afterId = await withCursorErrors(() => feed.resolveCursor(Number(q.last_id), view.head));
+    return changedPage(feed, view, afterId, sportId, limit);
   }
   if (/^\d+$/.test(q.last_id)) {
     throw badRequest(
@@ -82,6 +88,16 @@ export async function eventDeltaPage(
   const id = uuidToCursor(q.last_id);
   if (id === undefined) throw badRequest(`last_id is not a cursor of this feed: '${quote(q.last_id)}'`);
   const afterId = await withCursorErrors(() => feed.resolveCursor(id, view.head));
+  return changedPage(feed, view, afterId, sportId, limit);
+}
+
+async function changedPage(
+  feed: ChangeFeed,
+  view: BoardView,
+  afterId: number,
+  sportId: number | undefined,
+  limit: number,
+): Promise<EventDeltaPage> {
   const { latest, lastId, hasMore } = await withCursorErrors(() =>
     changedEvents(feed, { afterId, sportId }, limit, view.head),
   );

@@ -73,7 +73,9 @@ export function parseEventQuery(q: EventParams, sportId: number | undefined, sco
       upgradeMessage(
         'Player prop markets',
         lowestTierWith((x) => x.playerProps),
+        true,
       ),
+      { feature: 'player_props' },
     );
   }
   const filter: EventFilter = {

@@ -5,10 +5,10 @@ import type { AccessControl, Denial, HeaderSink } from '../access/access-control
 import type { Account } from '../access/authenticator.ts';
 import { type PlanScope, scopeOf } from '../access/plan-scope.ts';
 import { BudgetMap, type ByteBudget, MARK_BYTES } from './byte-budget.ts';
+import { acceptsGzip, type KeptBody, matchesEtag, VARY } from './encoding.ts';
 
-/** A kept answer: its JSON bytes and the data points it is metered at. */
-export interface LaneAnswer {
-  readonly body: Buffer;
+/** A kept answer: its JSON bytes, gzip bytes and ETag, and the data points it is metered at. */
+export interface LaneAnswer extends KeptBody {
   readonly points: number;
 }
 
@@ -141,15 +141,29 @@ export class FastLane {
       this.refusals.set(req, denial);
       return false;
     }
-    const headers = new HeaderList(['content-type', JSON_TYPE, 'content-length', String(answer.body.length)]);
-    this.access.meter(account, answer.points, headers);
-    res.writeHead(200, headers.pairs);
-    res.end(answer.body);
+    // As sendKept (route-kit.ts) answers: 304 costs no data points; gzip when taken and kept.
+    let status = 200;
+    let headers: HeaderList;
+    let body: Buffer | undefined;
+    if (h['if-none-match'] !== undefined && matchesEtag(h['if-none-match'], answer.etag)) {
+      status = 304;
+      headers = new HeaderList(['vary', VARY, 'etag', answer.etag]);
+      this.access.meter(account, 0, headers);
+    } else {
+      const gzip = answer.gzip && acceptsGzip(h['accept-encoding']) ? answer.gzip : undefined;
+      body = gzip ?? answer.body;
+      headers = new HeaderList(['vary', VARY, 'etag', answer.etag, 'content-type', JSON_TYPE]);
+      if (gzip) headers.pairs.push('content-encoding', 'gzip');
+      headers.pairs.push('content-length', String(body.length));
+      this.access.meter(account, answer.points, headers);
+    }
+    res.writeHead(status, headers.pairs);
+    res.end(body);
     this.answered++;
     // Timed to the hand-over of the bytes (the body is in the socket or queued behind it), not to
     // 'finish': a listener per request would cost more than the rest of the accounting.
     const ms = performance.now() - start;
-    for (const observe of this.observers) observe('GET', entry.route, 200, ms);
+    for (const observe of this.observers) observe('GET', entry.route, status, ms);
     return true;
   }
 }

@@ -14,13 +14,14 @@ import type { HistoryStore } from '../store/history.ts';
 import type { Store } from '../store/store.ts';
 import type { BoxCache, KeptStatsAnswer, KeptStatsAnswers, Standing } from './box-score.ts';
 import type { ByteBudget } from './byte-budget.ts';
+import { acceptsGzip, matchesEtag, VARY } from './encoding.ts';
 import { ApiError, ClientGone, statsRefused } from './errors.ts';
 import type { EventQueryCache } from './event-query.ts';
 import type { Envelope } from './events-envelope.ts';
 import type { FastLane, LaneEntry } from './fast-lane.ts';
 import type { SeasonStatsCache } from './season-stats.ts';
 import { countHeldBody } from './send-guard.ts';
-import type { SnapshotCache } from './snapshot-cache.ts';
+import type { KeptAnswer, SnapshotCache } from './snapshot-cache.ts';
 import type { TurnRank, Turns } from './turns.ts';
 
 /**
@@ -232,10 +233,28 @@ export async function sendSnapshot(
   }
   if (!kept) {
     const built = await build(ahead);
-    deps.cache.storeResponse(key, built.head, built.body, built.points);
-    kept = built;
+    kept = deps.cache.storeResponse(key, built.head, built.body, built.points);
+  }
+  return sendKept(reply, kept);
+}
+
+/**
+ * Sends a kept answer as the fast lane does: 304 with no body and no data points when the client's
+ * If-None-Match names its ETag; else its gzip bytes to a client that takes gzip, or its plain bytes
+ * (which the compression hook may compress per request when the answer has no kept gzip).
+ */
+export function sendKept(reply: FastifyReply, kept: KeptAnswer): FastifyReply {
+  const headers = reply.request.headers;
+  reply.header('vary', VARY).header('etag', kept.etag);
+  if (matchesEtag(headers['if-none-match'], kept.etag)) {
+    reply.meter(0);
+    return reply.code(304).send();
   }
   reply.meter(kept.points);
+  if (kept.gzip && acceptsGzip(headers['accept-encoding'])) {
+    reply.header('content-encoding', 'gzip');
+    return sendJson(reply, kept.gzip);
+  }
   return sendJson(reply, kept.body);
 }
 

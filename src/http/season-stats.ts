@@ -27,13 +27,18 @@ export interface SeasonScope {
   seasonTypeId: number;
 }
 
-function rowsOf(totals: StatTotals): Row[] {
+/**
+ * A group's stat rows. The spec gives team season values as strings; player season values go out as
+ * numbers, as existing clients read them (the spec shows no type for them).
+ */
+function rowsOf(totals: StatTotals, asNumber: boolean): Row[] {
   return [...totals.keys()]
     .sort((a, b) => a - b)
     .flatMap((statId) => {
       const stat = statById(statId);
+      const value = totals.get(statId)!;
       return stat
-        ? [{ statId, json: JSON.stringify({ stat_id: statId, name: stat.name, value: String(totals.get(statId)) }) }]
+        ? [{ statId, json: JSON.stringify({ stat_id: statId, name: stat.name, value: asNumber ? value : String(value) }) }]
         : [];
     });
 }
@@ -45,13 +50,13 @@ function rowsOf(totals: StatTotals): Row[] {
 export function serializeSeason(scope: SeasonScope, totals: SeasonTotals): SerializedBox {
   const team = JSON.stringify({ team_id: scope.teamId, name: scope.teamName });
   const season = JSON.stringify({ year: scope.year, season_type: scope.seasonTypeId });
-  const teams: Group[] = [{ id: scope.teamId, head: `{"team":${team},"season":${season},"stats":[`, rows: rowsOf(totals.team) }];
+  const teams: Group[] = [{ id: scope.teamId, head: `{"team":${team},"season":${season},"stats":[`, rows: rowsOf(totals.team, false) }];
   const players: Group[] = [];
   for (const p of rosterOf(scope.teamId) ?? []) {
     const own = totals.players.get(p.player_id);
     if (!own) continue;
     const player = JSON.stringify({ player_id: p.player_id, name: p.name, position: p.position });
-    players.push({ id: p.player_id, head: `{"player":${player},"team":${team},"season":${season},"stats":[`, rows: rowsOf(own) });
+    players.push({ id: p.player_id, head: `{"player":${player},"team":${team},"season":${season},"stats":[`, rows: rowsOf(own, true) });
   }
   return { teams, players };
 }

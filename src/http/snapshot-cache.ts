@@ -2,6 +2,7 @@ import type { EventState } from '../board/board.ts';
 import { type EventFilter, everyBookKey, filterKey } from '../board/views.ts';
 import { BOOK_CUT_BYTES, type BookCut, bookCut, cutBooks } from './book-cut.ts';
 import { BudgetMap, type ByteBudget, MARK_BYTES } from './byte-budget.ts';
+import { etagOf, type KeptBody, keepBody, keptExtraBytes } from './encoding.ts';
 import { type EventJson, eventJson } from './event-json.ts';
 import { ownBytes } from './json-bytes.ts';
 
@@ -9,10 +10,13 @@ interface CachedView extends SerializedEvent {
   version: number;
 }
 
-interface CachedResponse {
+/** A kept answer with its gzip bytes and ETag (src/http/encoding.ts) and its data points. */
+export interface KeptAnswer extends KeptBody {
+  readonly points: number;
+}
+
+interface CachedResponse extends KeptAnswer {
   head: number;
-  body: Buffer;
-  points: number;
 }
 
 /**
@@ -122,7 +126,7 @@ export class SnapshotCache {
     return kept.cut;
   }
 
-  response(key: string, head: number): { body: Buffer; points: number } | undefined {
+  response(key: string, head: number): KeptAnswer | undefined {
     const hit = this.responses.get(key);
     return hit && hit.head === head ? hit : undefined;
   }
@@ -132,8 +136,19 @@ export class SnapshotCache {
     return this.responses.peek(key) !== undefined;
   }
 
-  storeResponse(key: string, head: number, body: Buffer, points: number): void {
-    if (this.responses.peek(key) === undefined) this.responses.set(key, null, MARK_BYTES);
-    else this.responses.set(key, { head, body, points }, RESPONSE_BYTES + body.length);
+  /**
+   * Keeps a built answer (from its key's second build: the first leaves a mark) and returns it as it
+   * is sent: compressed and tagged when kept; tagged only when not, as an answer of the first build
+   * is compressed per request if at all.
+   */
+  storeResponse(key: string, head: number, body: Buffer, points: number): KeptAnswer {
+    const previous = this.responses.peek(key);
+    if (previous === undefined) {
+      this.responses.set(key, null, MARK_BYTES);
+      return { body, gzip: undefined, etag: etagOf(body), points };
+    }
+    const kept: CachedResponse = { head, points, ...keepBody(body, previous ?? undefined) };
+    this.responses.set(key, kept, RESPONSE_BYTES + body.length + keptExtraBytes(kept));
+    return kept;
   }
 }

@@ -9,6 +9,7 @@ export const StatDefinitionSchema = Type.Object({
   abbreviation: Type.String(),
   sport_id: Type.Integer(),
   category: Type.String(),
+  description: Type.String({ description: 'what the stat counts' }),
 });
 
 const StatRef = Type.Object({
@@ -26,6 +27,7 @@ export const TeamGameStatsSchema = Type.Array(
     team: Type.Object({
       team_id: Type.Integer(),
       name: Type.String(),
+      mascot: Type.String(),
       abbreviation: Type.String(),
       is_away: Type.Boolean(),
       is_home: Type.Boolean(),
@@ -50,6 +52,10 @@ export const PlayerGameStatsSchema = Type.Array(
       display_name: Type.String(),
       position: Type.String(),
       team_id: Type.Integer(),
+      sport_id: Type.Integer(),
+      first_name: Type.String(),
+      last_name: Type.String(),
+      jersey: Type.String({ description: 'the jersey number, as rosters give it (a string: "00" is not 0)' }),
     }),
     meta: Meta,
     stats: Type.Array(Type.Object({ stat: StatRef, value: Type.String() })),
@@ -95,6 +101,10 @@ export const PlayerSeasonStatsSchema = Type.Array(
     player: Type.Object({ player_id: Type.Integer(), name: Type.String(), position: Type.String() }),
     team: SeasonTeam,
     season: Season,
-    stats: Type.Array(SeasonStatRow),
+    stats: Type.Array(
+      Type.Object({ stat_id: Type.Integer(), name: Type.String(), value: Type.Number() }, {
+        description: 'value is a number (existing clients read one); team season values are strings',
+      }),
+    ),
   }),
 );

@@ -25,7 +25,6 @@ import type { Frame } from './frames.ts';
 const LineDataSchema = Type.Object({
   event_id: Type.String(),
   sport_id: Type.Integer(),
-  affiliate_id: Type.Integer(),
   ...LineSetSchema.properties,
 });
 const serializeLineData: (data: Static<typeof LineDataSchema>) => string = fastJson(LineDataSchema);
@@ -53,7 +52,7 @@ export class LineFrame {
   }
 
   get data(): string {
-    this.json ??= serializeLineData({ event_id: this.eventId, sport_id: this.sportId, affiliate_id: this.affiliateId, ...this.set });
+    this.json ??= serializeLineData({ event_id: this.eventId, sport_id: this.sportId, ...this.set });
     return this.json;
   }
 

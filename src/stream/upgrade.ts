@@ -222,7 +222,7 @@ export function attachStreams(server: Server, deps: UpgradeDeps): WebSocketServe
 function entitlement(account: Account, v1: boolean): Refusal | undefined {
   if (!account.entitlements.websocket) {
     return refusal(403, {
-      error: upgradeMessage('WebSocket streams', lowestTierWith((e) => e.websocket)),
+      error: upgradeMessage('WebSocket streams', lowestTierWith((e) => e.websocket), true),
       upgrade_url: UPGRADE_URL,
     });
   }

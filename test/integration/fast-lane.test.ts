@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
+import { get as httpGet } from 'node:http';
 import { after, before, describe, test } from 'node:test';
+import { gunzipSync } from 'node:zlib';
 import { rosterOf } from '../../src/catalog/rosters/index.ts';
 import { seasonYear } from '../../src/catalog/seasons.ts';
 import { sportProfile } from '../../src/catalog/sports.ts';
@@ -346,4 +348,150 @@ test('a key revoked while its polls take the lane stops working within the key c
   } finally {
     await own.close();
   }
+});
+
+/** An answer as it comes off the wire: its status, raw body bytes (still compressed) and headers. */
+async function raw(path: string, headers: Record<string, string>) {
+  return new Promise<{ status: number; body: Buffer; headers: Record<string, string> }>((resolve, reject) => {
+    const req = httpGet(s.url + path, { headers }, (res) => {
+      const parts: Buffer[] = [];
+      res.on('data', (c: Buffer) => parts.push(c));
+      res.on('end', () => {
+        const out: Record<string, string> = {};
+        for (const [k, v] of Object.entries(res.headers)) if (!MOVING.has(k) && typeof v === 'string') out[k] = v;
+        resolve({ status: res.statusCode!, body: Buffer.concat(parts), headers: out });
+      });
+    });
+    req.on('error', reject);
+  });
+}
+
+/**
+ * The lane's answer to `path` with these headers (asked until the lane takes it), and the router's
+ * to the same request with the key in the query instead, which the lane never takes.
+ */
+async function rawTwice(path: string, headers: Record<string, string>) {
+  let laned: Awaited<ReturnType<typeof raw>> | undefined;
+  for (let i = 0; i < 4 && !laned; i++) {
+    const before = lane();
+    const r = await raw(path, headers);
+    if (lane() !== before) laned = r;
+  }
+  if (!laned) throw new Error(`the lane never answered ${path}`);
+  const { 'X-Service-Key': k, ...rest } = headers;
+  const before = lane();
+  const routed = await raw(`${path}${path.includes('?') ? '&' : '?'}key=${k}`, rest);
+  assert.equal(lane(), before, 'a key in the query takes the router');
+  return { routed, laned };
+}
+
+describe('compressed and conditional answers', () => {
+  let key: string;
+  let v1: string;
+  before(async () => {
+    const custom = JSON.stringify({ burstPerSecond: 1_000_000 });
+    // Enterprise: custom limits, so that no burst ceiling interferes.
+    key = await s.newKey('enterprise', { custom });
+    v1 = await s.newKey('enterprise', { v1: true, custom });
+  });
+  const paths = () => [
+    [EVENTS, key],
+    [`/api/v1/sports/4/events/${D}`, v1],
+    [SEASON, key],
+    [BOX, key],
+    [`/api/v2/events/${GAME}/stats`, key],
+  ];
+
+  test('gzip when asked: the lane sends the router’s kept gzip bytes and headers, Vary and an ETag', async () => {
+    for (const [path, k] of paths()) {
+      const plain = await rawTwice(path!, { 'X-Service-Key': k!, 'Accept-Encoding': 'identity' });
+      assert.equal(plain.laned.headers['content-encoding'], undefined, path);
+      assert.deepEqual(plain.laned.headers, plain.routed.headers, path);
+      assert.ok(plain.laned.body.equals(plain.routed.body), path);
+      const zipped = await rawTwice(path!, { 'X-Service-Key': k!, 'Accept-Encoding': 'gzip, deflate, br' });
+      assert.deepEqual(zipped.laned.headers, zipped.routed.headers, path);
+      assert.ok(zipped.laned.body.equals(zipped.routed.body), path);
+      if (plain.laned.body.length >= 1024) {
+        assert.equal(zipped.laned.headers['content-encoding'], 'gzip', path);
+        assert.ok(zipped.laned.body.length < plain.laned.body.length, path);
+        // What the answer shows; a kept gzip may carry an earlier envelope meta (encoding.ts keepBody).
+        const shown = (b: Buffer) => {
+          const { meta: _meta, ...rest } = JSON.parse(b.toString());
+          return rest;
+        };
+        assert.deepEqual(shown(gunzipSync(zipped.laned.body)), shown(plain.laned.body), path);
+      } else assert.ok(zipped.laned.body.equals(plain.laned.body), path);
+      assert.equal(zipped.laned.headers['content-length'], String(zipped.laned.body.length));
+      assert.equal(zipped.laned.headers.vary, 'Accept-Encoding');
+      assert.match(zipped.laned.headers.etag!, /^W\/"[\w-]+"$/);
+      // One representation: the same ETag whatever the encoding.
+      assert.equal(zipped.laned.headers.etag, plain.laned.headers.etag);
+      // q=0 refuses gzip, as does a * at q=0 that names nothing else.
+      for (const refusal of ['gzip;q=0', 'gzip;q=0, identity', '*;q=0, identity']) {
+        const r = await raw(path!, { 'X-Service-Key': k!, 'Accept-Encoding': refusal });
+        assert.equal(r.headers['content-encoding'], undefined, `${path} ${refusal}`);
+        assert.ok(r.body.equals(plain.laned.body));
+      }
+    }
+    // The events snapshot of the fixture is large enough to be compressed.
+    const events = await raw(EVENTS, { 'X-Service-Key': key, 'Accept-Encoding': 'gzip' });
+    assert.equal(events.headers['content-encoding'], 'gzip');
+  });
+
+  test('If-None-Match with the ETag: 304, no body, no data points, the same headers from the router and the lane', async () => {
+    for (const [path, k] of paths()) {
+      const first = await raw(path!, { 'X-Service-Key': k!, 'Accept-Encoding': 'gzip' });
+      const conditional = { 'X-Service-Key': k!, 'Accept-Encoding': 'gzip', 'If-None-Match': first.headers.etag! };
+      const { routed, laned } = await rawTwice(path!, conditional);
+      for (const r of [routed, laned]) {
+        assert.equal(r.status, 304, path);
+        assert.equal(r.body.length, 0);
+        assert.equal(r.headers.etag, first.headers.etag);
+        assert.equal(r.headers['x-datapoints'], '0', 'a 304 costs no data points');
+      }
+      assert.deepEqual(laned.headers, routed.headers, path);
+      const other = await raw(path!, { ...conditional, 'If-None-Match': 'W/"other"' });
+      assert.equal(other.status, 200);
+    }
+  });
+
+  test('the ETag follows what the caller sees: a commit elsewhere keeps it, a change of the event moves it', async () => {
+    const h = { 'X-Service-Key': key, 'Accept-Encoding': 'gzip' };
+    const before = await raw(EVENTS, h);
+    const at = new Date(Date.now() - 3_600_000).toISOString();
+    // Another sport's event: the head (and so meta.delta_last_id) moves, the NBA events do not.
+    await s.server.ledger.apply(batch(at, [{ kind: 'event', event: { ...nbaEvent('6'.repeat(32), D, 22), sport_id: 6 } }]));
+    const elsewhere = await raw(EVENTS, h);
+    const plain = await raw(EVENTS, { ...h, 'Accept-Encoding': 'identity' });
+    const head = (r: Buffer) => JSON.parse(r.toString()).meta.delta_last_id;
+    assert.notEqual(head(plain.body), head(gunzipSync(before.body)), 'the plain answer shows the new head');
+    assert.equal(elsewhere.headers.etag, before.headers.etag);
+    assert.equal(plain.headers.etag, before.headers.etag);
+    // The same representation: the refill reused the kept gzip bytes rather than compressing again.
+    assert.ok(elsewhere.body.equals(before.body));
+    assert.equal((await raw(EVENTS, { ...h, 'If-None-Match': before.headers.etag! })).status, 304);
+    await s.server.ledger.apply(batch(at, [{ kind: 'score', event_id: GAME, score: score(GAME, 'STATUS_IN_PROGRESS', 9, 3) }]));
+    const changed = await raw(EVENTS, { ...h, 'If-None-Match': before.headers.etag! });
+    assert.equal(changed.status, 200);
+    assert.notEqual(changed.headers.etag, before.headers.etag);
+  });
+
+  test('answers that are not kept are compressed per request from 1 KB on; small ones and errors go out plain', async () => {
+    const h = { 'X-Service-Key': key };
+    for (const path of ['/api/v2/markets/delta?last_id=0', `/api/v2/events/${GAME}/markets/history`, `/api/v2/events/${GAME}`]) {
+      const plain = await raw(path, { ...h, 'Accept-Encoding': 'identity' });
+      const zipped = await raw(path, { ...h, 'Accept-Encoding': 'gzip' });
+      assert.equal(plain.status, 200, path);
+      assert.ok(plain.body.length >= 1024, `${path}: ${plain.body.length} bytes`);
+      assert.equal(zipped.headers['content-encoding'], 'gzip', path);
+      assert.equal(zipped.headers.vary, 'Accept-Encoding');
+      assert.deepEqual(JSON.parse(gunzipSync(zipped.body).toString()), JSON.parse(plain.body.toString()), path);
+    }
+    const small = await raw('/api/v2/sports/4/futures', { ...h, 'Accept-Encoding': 'gzip' });
+    assert.ok(small.body.length < 1024);
+    assert.equal(small.headers['content-encoding'], undefined);
+    const missing = await raw('/api/v2/events/nope', { ...h, 'Accept-Encoding': 'gzip' });
+    assert.equal(missing.status, 404);
+    assert.equal(missing.headers['content-encoding'], undefined);
+  });
 });

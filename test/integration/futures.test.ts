@@ -76,7 +76,10 @@ describe('the Ultra gate', () => {
     for (const path of ['/api/v2/sports/4/futures', `/api/v2/sports/4/futures/${OPEN}`]) {
       const r = await get(path, pro);
       assert.equal(r.status, 403, path);
-      assert.match(r.body.error, /Futures requires the Ultra tier/);
+      // The wording existing clients recognise, with feature and upgrade_url.
+      assert.equal(r.body.error, 'Futures markets require Ultra plan or higher');
+      assert.equal(r.body.feature, 'futures');
+      assert.equal(typeof r.body.upgrade_url, 'string');
       assert.equal(typeof r.body.upgrade_url, 'string');
     }
   });
@@ -103,11 +106,16 @@ describe('the Ultra gate', () => {
 describe('the board', () => {
   test('open boards only by default, in the V2-like layout, with moved prices and deltas', async () => {
     const r = await get('/api/v2/sports/4/futures');
-    assert.deepEqual(r.body.meta, { sport_id: 4, count: 1, total: 1, limit: 20, offset: 0 });
-    const [board] = r.body.futures;
+    assert.deepEqual(r.body.meta, { sport_id: 4, count: 1, total: 1, limit: 20, next_cursor: null });
+    const [board] = r.body.events;
     assert.equal(board.event_id, OPEN);
     assert.equal(board.sport_id, 4);
-    assert.deepEqual(board.settlement, { state: 'open', winner_participant_id: null, settled_at: '' });
+    // What existing clients read: event_date, settle_by, schedule.event_name, settlement by market id.
+    assert.deepEqual(
+      [board.event_date, board.settle_by, board.schedule.event_name],
+      [board.starts_at, board.ends_at, board.name],
+    );
+    assert.deepEqual(board.settlement, { 1140: { state: 'open', winner_participant_id: null, settled_at: '' } });
     const [market] = board.markets;
     assert.equal(market.market_id, 1140);
     assert.equal(market.name, 'Championship Winner');
@@ -130,18 +138,19 @@ describe('the board', () => {
   test('include_settled adds the decided board, its prices closed at the settlement', async () => {
     const r = await get('/api/v2/sports/4/futures?include_settled=true');
     assert.equal(r.body.meta.total, 2);
-    const decided = r.body.futures.find((b: { event_id: string }) => b.event_id === DECIDED);
-    assert.equal(decided.settlement.state, 'settled');
-    assert.equal(decided.settlement.winner_participant_id, 2002);
-    assert.notEqual(decided.settlement.settled_at, '');
-    for (const p of decided.markets[0].participants) assert.equal(p.prices['19'].closed_at, decided.settlement.settled_at);
+    const decided = r.body.events.find((b: { event_id: string }) => b.event_id === DECIDED);
+    const settled = decided.settlement['1140'];
+    assert.equal(settled.state, 'settled');
+    assert.equal(settled.winner_participant_id, 2002);
+    assert.notEqual(settled.settled_at, '');
+    for (const p of decided.markets[0].participants) assert.equal(p.prices['19'].closed_at, settled.settled_at);
     // The soonest decided first.
-    assert.equal(r.body.futures[0].event_id, DECIDED);
+    assert.equal(r.body.events[0].event_id, DECIDED);
   });
 
   test('golf is a futures-only sport: players, market 1141, no events', async () => {
     const r = await get('/api/v2/sports/40/futures?market_ids=1141');
-    const [board] = r.body.futures;
+    const [board] = r.body.events;
     assert.equal(board.markets[0].market_id, 1141);
     assert.equal(board.markets[0].participants[0].type, 'TYPE_PLAYER');
     assert.equal(board.markets[0].participants[0].team_id, undefined);
@@ -154,10 +163,10 @@ describe('the board', () => {
 
   test('affiliate_ids and market_ids narrow what is returned and metered', async () => {
     const r = await get('/api/v2/sports/4/futures?affiliate_ids=22');
-    for (const p of r.body.futures[0].markets[0].participants) assert.deepEqual(Object.keys(p.prices), ['22']);
+    for (const p of r.body.events[0].markets[0].participants) assert.deepEqual(Object.keys(p.prices), ['22']);
     assert.equal(r.headers.get('x-datapoints'), String(1 + 3));
     const none = await get('/api/v2/sports/4/futures?market_ids=1141');
-    assert.deepEqual(none.body.futures, []);
+    assert.deepEqual(none.body.events, []);
   });
 
   test('one board by id, decided or not; another sport’s board or an unknown id is a 404', async () => {
@@ -170,17 +179,25 @@ describe('the board', () => {
 });
 
 describe('bounds and errors', () => {
-  test('limit and offset page the boards', async () => {
+  test('limit and meta.next_cursor page the boards; offset is the UTC offset of date', async () => {
     const first = await get('/api/v2/sports/4/futures?include_settled=true&limit=1');
-    const second = await get('/api/v2/sports/4/futures?include_settled=true&limit=1&offset=1');
-    assert.equal(first.body.futures.length, 1);
-    assert.equal(second.body.futures.length, 1);
-    assert.notEqual(first.body.futures[0].event_id, second.body.futures[0].event_id);
-    assert.equal((await get('/api/v2/sports/4/futures?include_settled=true&offset=2')).body.futures.length, 0);
+    assert.equal(typeof first.body.meta.next_cursor, 'string');
+    const second = await get(`/api/v2/sports/4/futures?include_settled=true&limit=1&cursor=${first.body.meta.next_cursor}`);
+    assert.equal(first.body.events.length, 1);
+    assert.equal(second.body.events.length, 1);
+    assert.notEqual(first.body.events[0].event_id, second.body.events[0].event_id);
+    assert.equal(second.body.meta.next_cursor, null);
+    // offset is minutes, not boards to skip: every board is still there.
+    assert.equal((await get('/api/v2/sports/4/futures?include_settled=true&offset=2')).body.events.length, 2);
+    assert.deepEqual((await get('/api/v2/sports/4/futures?date=2026-11-16')).body.events.map((b: any) => b.event_id), [OPEN]);
+    assert.deepEqual((await get('/api/v2/sports/4/futures?date=2026-12-01')).body.events, []);
+    // The day before the start, shifted 60 minutes on: it reaches the start.
+    assert.deepEqual((await get('/api/v2/sports/4/futures?date=2026-11-15')).body.events, []);
+    assert.deepEqual((await get('/api/v2/sports/4/futures?date=2026-11-15&offset=60')).body.events.length, 1);
   });
 
   test('bad values are 400s; unknown sports 404', async () => {
-    for (const q of ['limit=0', 'limit=101', 'limit=x', 'offset=-1', 'offset=10001', 'include_settled=maybe', 'affiliate_ids=a', `market_ids=${Array.from({ length: 13 }, (_, i) => i + 1).join(',')}`]) {
+    for (const q of ['limit=0', 'limit=101', 'limit=x', 'offset=-1441', 'offset=x', 'cursor=abc', 'date=2026-13-01', 'include_settled=maybe', 'affiliate_ids=a', `market_ids=${Array.from({ length: 13 }, (_, i) => i + 1).join(',')}`]) {
       const r = await get(`/api/v2/sports/4/futures?${q}`);
       assert.equal(r.status, 400, q);
       assert.equal(typeof r.body.error, 'string');

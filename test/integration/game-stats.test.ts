@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { playerById } from '../../src/catalog/rosters/index.ts';
 import { after, before, describe, test } from 'node:test';
 import { statByName } from '../../src/catalog/stats.ts';
 import type { PlayInput } from '../../src/domain/plays.ts';
@@ -75,7 +76,17 @@ describe('/api/v2/stats', () => {
     const all = await s.get('/api/v2/stats', { 'X-Service-Key': pro });
     assert.equal(all.status, 200);
     assert.equal(all.headers.get('x-datapoints'), null);
-    assert.deepEqual(Object.keys(all.body[0]).sort(), ['abbreviation', 'category', 'display_name', 'id', 'name', 'sport_id']);
+    assert.deepEqual(Object.keys(all.body[0]).sort(), [
+      'abbreviation',
+      'category',
+      'description',
+      'display_name',
+      'id',
+      'name',
+      'sport_id',
+    ]);
+    // Every definition describes its stat (existing clients show it).
+    assert.ok(all.body.every((d: { description: unknown }) => typeof d.description === 'string' && d.description !== ''));
     const mlb = await s.get('/api/v2/stats?sport_id=3');
     const names = mlb.body.map((d: { name: string }) => d.name);
     assert.ok(names.includes('startingPitcher') && names.includes('positionPlayerPitching'));
@@ -108,7 +119,14 @@ describe('/api/v2/events/{eventID}/stats', () => {
     assert.equal(res.body.length, 2);
     const [away, home] = res.body;
     assert.deepEqual(Object.keys(away), ['team', 'meta', 'stats']);
-    assert.deepEqual(away.team, { team_id: AWAY, name: 'Boston', abbreviation: 'BOS', is_away: true, is_home: false });
+    assert.deepEqual(away.team, {
+      team_id: AWAY,
+      name: 'Boston',
+      mascot: 'Celtics',
+      abbreviation: 'BOS',
+      is_away: true,
+      is_home: false,
+    });
     assert.deepEqual(away.meta, { complete: false, event_id: LIVE });
     assert.deepEqual(Object.keys(away.stats[0]), ['team_id', 'stat_id', 'stat', 'event_id', 'value']);
     assert.deepEqual(Object.keys(away.stats[0].stat), ['id', 'name', 'display_name', 'abbreviation', 'sport_id']);
@@ -191,9 +209,25 @@ describe('/api/v2/events/{eventID}/players/stats', () => {
     assert.equal(res.body.length, 4);
     const first = res.body[0];
     assert.deepEqual(Object.keys(first), ['player', 'meta', 'stats']);
-    assert.deepEqual(Object.keys(first.player), ['id', 'display_name', 'position', 'team_id']);
+    assert.deepEqual(Object.keys(first.player), [
+      'id',
+      'display_name',
+      'position',
+      'team_id',
+      'sport_id',
+      'first_name',
+      'last_name',
+      'jersey',
+    ]);
     assert.deepEqual(Object.keys(first.stats[0]), ['stat', 'value']);
     assert.equal(first.player.display_name, `Player ${first.player.id}`);
+    // The sport, names and jersey existing clients read: from the roster, else the display name.
+    assert.equal(first.player.sport_id, 4);
+    const roster = playerById(first.player.id);
+    assert.deepEqual(
+      [first.player.first_name, first.player.last_name, first.player.jersey],
+      roster ? [roster.first_name, roster.last_name, roster.jersey_number] : ['Player', String(first.player.id), ''],
+    );
     const one = await s.get(`/api/v2/events/${LIVE}/players/stats?player_ids=${PLAYERS[2]}&stats_ids=${POINTS}`);
     assert.equal(one.body.length, 1);
     assert.equal(one.body[0].player.id, PLAYERS[2]);
@@ -211,7 +245,10 @@ describe('/api/v2/events/{eventID}/plays', () => {
   test('denied below Ultra with the entitlement body, whatever the account’s date', async () => {
     const res = await s.get(`/api/v2/events/${LIVE}/plays`, { 'X-Service-Key': pro });
     assert.equal(res.status, 403);
-    assert.ok(res.body.error && res.body.upgrade_url);
+    // The wording existing clients recognise; feature and upgrade_url kept.
+    assert.equal(res.body.error, 'Live game state requires Ultra plan or higher');
+    assert.equal(res.body.feature, 'plays');
+    assert.ok(res.body.upgrade_url);
     for (const tier of ['free', 'starter', 'pro'] as const) {
       for (const createdAt of [new Date('2026-06-01T00:00:00Z'), new Date()]) {
         const k = await s.newKey(tier, { createdAt });

@@ -374,6 +374,8 @@ describe('/api/v2/events/{eventID}/markets/{marketID}/history', () => {
     assert.equal(r.status, 200);
     assert.equal(r.body.event_id, E);
     assert.equal(r.body.market_id, 3);
+    // The meta existing clients read.
+    assert.deepEqual(r.body.meta, { event_id: E, market_id: 3, market_name: 'Total Over/Under' });
     assert.deepEqual(Object.keys(r.body.series), ['19', '23']);
     assert.equal(r.body.series['19'].length, 2);
     assert.equal(r.body.series['23'].length, 3);

@@ -170,11 +170,31 @@ describe('/api/v2/events/{eventID}/openers', () => {
     assert.ok(open.has('3|1|221.5|23'), 'it opened before it closed');
   });
 
-  test('markets/opening is an alias', async () => {
+  test('markets/opening: the openers in the published layout, keyed by market, participant:line and book', async () => {
     const a = await get(`/api/v2/events/${PAST}/openers?market_ids=1,2`);
     const b = await get(`/api/v2/events/${PAST}/markets/opening?market_ids=1,2`);
     assert.equal(b.status, 200);
-    assert.deepEqual(b.body.events, a.body.events);
+    const markets: Record<string, any> = {};
+    for (const m of a.body.events[0].markets) {
+      if (markets[m.market_id]) continue;
+      const lines: Record<string, any> = {};
+      for (const p of m.participants) {
+        for (const l of p.lines) {
+          lines[`${p.id}:${l.value}`] = {
+            participant_id: p.id,
+            participant_type: p.type,
+            participant_name: p.name,
+            prices: Object.fromEntries(
+              Object.entries<any>(l.prices).map(([book, x]) => [book, { price: x.price, timestamp: x.updated_at }]),
+            ),
+          };
+        }
+      }
+      markets[m.market_id] = { market_id: m.market_id, market_name: m.name, lines };
+    }
+    assert.ok(Object.keys(markets).length >= 2);
+    assert.deepEqual(b.body, { meta: { event_id: PAST, count: Object.keys(markets).length }, markets });
+    assert.equal(b.headers.get('x-datapoints'), a.headers.get('x-datapoints'));
   });
 });
 

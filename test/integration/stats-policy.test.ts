@@ -63,7 +63,7 @@ test('an account created on or after the cutoff gets the features of its plan', 
   const denied = await refusal(starter, live);
   assert.equal(denied?.statusCode, 403);
   assert.deepEqual(denied?.body, {
-    error: 'Live game stats require the Ultra tier or higher',
+    error: 'Live game stats require Ultra plan or higher',
     feature: 'live_game_stats',
     upgrade_url: 'https://oddsbase.example/pricing',
     sample_url: '/api/v2/stats/sample',

@@ -60,7 +60,7 @@ describe('the upgrade', () => {
   test('a Pro key: 403 with the entitlement body (WebSocket access is Ultra and above)', async () => {
     const r = await refusal(markets(), { 'X-Service-Key': await s.newKey('pro') });
     assert.equal(r.status, 403);
-    assert.match(r.body.error, /WebSocket streams requires the Ultra tier/);
+    assert.match(r.body.error, /WebSocket streams require Ultra plan or higher/);
     assert.equal(typeof r.body.upgrade_url, 'string');
     // As REST refusals after a key check: the plan that refused it, in the entitlement headers.
     assert.equal(r.headers['x-tier'], 'Pro');

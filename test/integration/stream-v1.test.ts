@@ -77,7 +77,9 @@ test('one line message per changed line set, each equal to the V1 REST line set 
     assert.equal(m.meta.type, 'line');
     assert.equal(m.meta.version, 'v1');
     assert.equal(Number.isInteger(m.meta.timestamp), true);
-    const { event_id, sport_id, affiliate_id, ...set } = m.data;
+    // The line set carries affiliate_id itself: only event_id and sport_id are the message's own.
+    const { event_id, sport_id, ...set } = m.data;
+    const affiliate_id = set.affiliate_id;
     assert.equal(sport_id, 4);
     assert.equal(affiliate_id, set.affiliate.affiliate_id);
     assert.equal(Number.isInteger(set.line_id) && set.line_id > 0, true);
@@ -183,7 +185,7 @@ describe('the upgrade: V1 plan rules, V1 error bodies', () => {
   test('a V1 key below Ultra: 403 (WebSocket access is Ultra and above)', async () => {
     const r = await refusal(v1(), { 'X-Service-Key': await s.newKey('pro', { v1: true, v2: false }) });
     assert.equal(r.status, 403);
-    assert.match(r.body.error, /WebSocket streams requires the Ultra tier/);
+    assert.match(r.body.error, /WebSocket streams require Ultra plan or higher/);
   });
 
   test('a V1-only key is refused on the V2 markets stream', async () => {

@@ -113,6 +113,10 @@ describe('reference and listings', () => {
     const conferences = await ok('/api/v1/conferences?sport_id=4');
     assert.deepEqual(conferences.body, (await ok('/api/v2/sports/4/conferences')).body);
     assert.deepEqual((await ok('/api/v1/divisions?sport_id=4')).body, (await ok('/api/v2/sports/4/divisions')).body);
+    // The published OpenAPI's per-sport paths answer the same lists.
+    assert.deepEqual((await ok('/api/v1/sports/4/conferences')).body, conferences.body);
+    assert.deepEqual((await ok('/api/v1/sports/4/divisions')).body, (await ok('/api/v2/sports/4/divisions')).body);
+    assert.equal((await get('/api/v1/sports/99/divisions')).status, 404);
     const all = (await ok('/api/v1/conferences')).body.conferences;
     assert.ok(all.length > conferences.body.conferences.length);
     assert.ok(all.some((c: any) => c.sport_id === 11));
@@ -182,6 +186,13 @@ describe('events', () => {
       [4.5, -4.5, -1],
     );
     assert.ok(Number.isInteger(l19.line_id));
+    // Every object names its line, and spread and total (and their alternates) their event and book.
+    assert.equal(l19.affiliate_id, 19);
+    for (const o of [l19.moneyline, l19.spread, l19.total]) assert.equal(o.line_id, l19.line_id);
+    for (const o of [l19.spread, l19.total, ...l19.spread.extended_spreads, ...l19.total.extended_totals]) {
+      assert.deepEqual([o.event_id, o.affiliate_id], [E1, 19]);
+    }
+    assert.ok(l19.spread.extended_spreads.length > 0);
     assert.deepEqual(body.events[1].lines, {}, 'no odds yet');
   });
 
@@ -210,7 +221,10 @@ describe('events', () => {
     const e2 = body.events[0];
     assert.equal(e2.score.event_status, 'STATUS_IN_PROGRESS');
     assert.equal(e2.score.score_home, 12);
-    assert.equal(e2.score.updated_at, undefined);
+    // The spec's Score: event_id and updated_at included.
+    assert.equal(e2.score.event_id, E2);
+    assert.equal(typeof e2.score.updated_at, 'string');
+    assert.ok(Number.isFinite(Date.parse(e2.score.updated_at)));
     assert.deepEqual(Object.keys(e2.lines), ['19']);
     const live = e2.line_periods['19'].period_live_full_game;
     assert.deepEqual(
@@ -218,7 +232,14 @@ describe('events', () => {
       [7, 'Live Full Game', 160, -190],
     );
     assert.equal(Object.keys(e2.line_periods['19']).length, 8);
-    assert.deepEqual(body.events[2].line_periods['19'].period_first_half.line_id, 0);
+    const unpriced = body.events[2].line_periods['19'].period_first_half;
+    assert.deepEqual(unpriced.line_id, 0);
+    // A set the book does not price still carries a date (clients parse it), and its place.
+    for (const o of [unpriced.moneyline, unpriced.spread, unpriced.total]) {
+      assert.ok(Number.isFinite(Date.parse(o.date_updated)), JSON.stringify(o));
+      assert.equal(o.line_id, 0);
+    }
+    assert.deepEqual([unpriced.affiliate_id, unpriced.spread.event_id, unpriced.total.affiliate_id], [19, E1, 19]);
     const withBook23 = await events('?include=all_periods');
     assert.equal(withBook23.events[2].line_periods['23'].period_first_half.moneyline.moneyline_home, -155);
     const soccer = (await ok(`/api/v1/sports/11/events/${D}`)).body.events[0];
@@ -227,6 +248,22 @@ describe('events', () => {
       [260, 240, -105],
     );
     assert.equal(soccer.rotation_number_away, undefined);
+  });
+
+  test('the widget routes: events, opening and closing of a sport with the date as a parameter', async () => {
+    for (const [widget, dated] of [
+      ['events', 'events'],
+      ['opening', 'openers'],
+      ['closing', 'closing'],
+    ]) {
+      const byWidget = await ok(`/api/v1/sports/4/widget/${widget}?date=${D}&include=scores`);
+      const byDate = await ok(`/api/v1/sports/4/${dated}/${D}?include=scores`);
+      assert.deepEqual(byWidget.body, byDate.body, widget);
+      assert.equal(byWidget.headers.get('x-datapoints'), byDate.headers.get('x-datapoints'));
+      const today = (await ok(`/api/v1/sports/4/${dated}/${D}`)).body;
+      assert.deepEqual((await ok(`/api/v1/sports/4/widget/${widget}`)).body, today, 'today (UTC) by default');
+      assert.equal((await get(`/api/v1/sports/4/widget/${widget}?date=2026-13-01`)).status, 400);
+    }
   });
 
   test('one event is the bare event object; errors carry error', async () => {
@@ -296,7 +333,24 @@ describe('schedule', () => {
       venue_name: 'Arena',
       venue_location: 'Los Angeles, CA',
       broadcast: '',
+      id: all[0].id,
+      date_event: `${D}T20:00:00Z`,
+      neutral_site: false,
+      conference_competition: false,
+      away_score: 10,
+      home_score: 12,
+      event_location: 'Los Angeles, CA',
+      updated_at: all[0].updated_at,
+      event_status_detail: all[0].event_status_detail,
+      attendance: 0,
+      teams_normalized: (await ok(`/api/v1/events/${E2}`)).body.teams_normalized,
     });
+    assert.ok(Number.isSafeInteger(all[0].id) && all[0].id > 0);
+    assert.notEqual(all[0].id, all[1].id);
+    assert.ok(Number.isFinite(Date.parse(all[0].updated_at)));
+    assert.equal(typeof all[0].event_status_detail, 'string');
+    // Before a score: zeros, and the start as the row's time.
+    assert.deepEqual([all[1].away_score, all[1].home_score, all[1].updated_at], [0, 0, all[1].event_date]);
     const first = await ok(`/api/v1/sports/4/schedule?from=${D}&limit=2`);
     assert.equal(first.headers.get('x-datapoints'), '2');
     const next = (await ok(`/api/v1/sports/4/schedule?from=${D}&limit=2&last_event_uuid=${first.body.schedules[1].event_uuid}`)).body;
@@ -361,7 +415,7 @@ describe('lines', () => {
         [130, -150],
       ],
     );
-    assert.deepEqual(ml[0], line.moneyline);
+    assert.deepEqual(ml[0], { ...line.moneyline, period_id: 0, period_description: 'Full Game' });
     assert.equal(r.headers.get('x-datapoints'), '2');
     assert.equal((await ok(`/api/v1/lines/${line.line_id}/moneyline?limit=1`)).body.moneylines.length, 1);
   });
@@ -371,17 +425,50 @@ describe('lines', () => {
     const spreads = (await ok(`/api/v1/lines/${line.line_id}/spread`)).body.spreads;
     // Opening, then the move (both sides' rows at one moment count once).
     assert.equal(spreads.length, 2);
-    assert.deepEqual(spreads[0], line.spread);
+    assert.deepEqual(spreads[0], { ...line.spread, period_id: 0, period_description: 'Full Game' });
     assert.deepEqual(
       [spreads[1].point_spread_home, spreads[1].point_spread_home_money, spreads[1].point_spread_home_delta],
       [-3.5, -110, 0],
     );
     const totals = (await ok(`/api/v1/lines/${line.line_id}/total`)).body.totals;
-    assert.deepEqual(totals, [line.total]);
+    assert.deepEqual(totals, [{ ...line.total, period_id: 0, period_description: 'Full Game' }]);
     const periods = (await ok(`/api/v1/lines/${line.line_id}/moneyline?include=all_periods`)).body.moneyline_periods;
     assert.equal(Object.keys(periods).length, 8);
     assert.equal(periods.period_full_game.length, 2);
+    // Every entry names its period.
+    for (const [name, entries] of Object.entries<any[]>(periods)) {
+      for (const e of entries) assert.equal(name, ['period_full_game', 'period_first_half'][e.period_id]);
+    }
+    const e23 = (await ok(`/api/v1/events/${E1}?include=all_periods`)).body.line_periods['23'];
+    const half = (await ok(`/api/v1/lines/${e23.period_full_game.line_id}/moneyline?include=all_periods`)).body
+      .moneyline_periods.period_first_half;
+    assert.deepEqual(
+      half.map((e: any) => [e.period_id, e.period_description, e.line_id]),
+      [[1, '1st Half', e23.period_first_half.line_id]],
+    );
     assert.deepEqual(periods.period_first_half, [], 'book 19 prices no first half');
+  });
+
+  test('an event id on the line routes answers that event’s current objects of the family, per book', async () => {
+    const e1 = (await ok(`/api/v1/events/${E1}?include=all_periods`)).body;
+    const at0 = { period_id: 0, period_description: 'Full Game' };
+    const r = await ok(`/api/v1/lines/${E1}/moneyline`);
+    assert.deepEqual(r.body, {
+      moneylines: [{ ...e1.lines['19'].moneyline, ...at0 }, { ...e1.lines['23'].moneyline, ...at0 }],
+    });
+    assert.equal(r.headers.get('x-datapoints'), '4');
+    assert.deepEqual((await ok(`/api/v1/lines/${E1}/spread?affiliate_ids=23`)).body, {
+      spreads: [{ ...e1.lines['23'].spread, ...at0 }],
+    });
+    const periods = (await ok(`/api/v1/lines/${E1}/moneyline?include=all_periods`)).body.moneyline_periods;
+    assert.deepEqual(periods.period_first_half, [
+      { ...e1.line_periods['23'].period_first_half.moneyline, period_id: 1, period_description: '1st Half' },
+    ]);
+    const tt = (await ok(`/api/v1/lines/${E1}/team_total`)).body.team_totals;
+    assert.deepEqual([tt.length, tt[0].affiliate_id, tt[0].total_over_away], [1, 19, 108.5]);
+    const missing = await get('/api/v1/lines/nope/moneyline');
+    assert.equal(missing.status, 404);
+    assert.match(missing.body.error, /line or event nope not found/);
   });
 
   test('team totals: each team’s main Over line and the Under at its number', async () => {
@@ -398,9 +485,9 @@ describe('lines', () => {
     const line = await lineOf(E1, '19');
     for (const [path, status] of [
       ['/api/v1/lines/999999/moneyline', 404],
+      ['/api/v1/lines/x/total', 404],
       // A price id that is not the smallest of its book's prices names no line.
       [`/api/v1/lines/${line.line_id + 1}/spread`, 404],
-      ['/api/v1/lines/x/total', 400],
       [`/api/v1/lines/${line.line_id}/total?include=scores`, 400],
       [`/api/v1/lines/${line.line_id}/total?limit=0`, 400],
     ] as const) {
@@ -412,12 +499,13 @@ describe('lines', () => {
 
   test('best lines of several events, as the V2 best line has them', async () => {
     const r = await ok(`/api/v1/lines/best?event_ids=${E1},${E2}`);
-    assert.deepEqual(r.body.best_lines, [
-      (await ok(`/api/v2/events/${E1}/best-line`)).body,
-      (await ok(`/api/v2/events/${E2}/best-line`)).body,
-    ]);
+    // An object keyed by event id, as existing clients read it.
+    assert.deepEqual(r.body, {
+      [E1]: (await ok(`/api/v2/events/${E1}/best-line`)).body,
+      [E2]: (await ok(`/api/v2/events/${E2}/best-line`)).body,
+    });
     const live = await ok(`/api/v1/lines/best?event_ids=${E2}&period=period_live_full_game&affiliate_ids=19`);
-    assert.equal(live.body.best_lines[0].moneyline.moneyline_away, 160);
+    assert.equal(live.body[E2].moneyline.moneyline_away, 160);
     assert.equal(live.headers.get('x-datapoints'), '2');
     assert.equal((await get('/api/v1/lines/best')).status, 400);
     assert.equal((await get(`/api/v1/lines/best?event_ids=${E1},nope`)).status, 404);
@@ -472,9 +560,16 @@ describe('delta feeds', () => {
       [SOCCER],
     );
     assert.equal((await get(`/api/v1/delta?last_id=${first.meta.delta_last_id.slice(0, 8)}`)).status, 400);
-    const integer = await get('/api/v1/delta?last_id=5');
-    assert.equal(integer.status, 400);
-    assert.match(integer.body.error, /UUID cursor from \/api\/v1\/delta/);
+    // The integer meta.delta_last_id of a V1 events response is a cursor here too (the official client's
+    // documentation says so): the same page as the UUID of the same position.
+    const snapshot = await events();
+    const head = Number(snapshot.meta.delta_last_id);
+    const byInteger = (await ok(`/api/v1/delta?last_id=${head - 1}`)).body;
+    assert.deepEqual(byInteger.events, [(await ok(`/api/v1/events/${E1}`)).body]);
+    assert.match(byInteger.meta.delta_last_id, /^[0-9a-f]{8}-/);
+    const atHead = (await ok(`/api/v1/delta?last_id=${head}`)).body;
+    assert.deepEqual([atHead.meta.count, atHead.meta.delta_last_id], [0, byInteger.meta.delta_last_id]);
+    assert.equal((await get(`/api/v1/delta?last_id=${head + 10}`)).status, 400);
   });
 
   test('/api/v1/deltaV2 answers what /api/v2/delta answers', async () => {
@@ -541,6 +636,11 @@ describe('documentation', () => {
       '/api/v1/lines/best',
       '/api/v1/sports/{sportID}/schedule',
       '/api/v1/deltaV2',
+      '/api/v1/sports/{sportID}/conferences',
+      '/api/v1/sports/{sportID}/divisions',
+      '/api/v1/sports/{sportID}/widget/events',
+      '/api/v1/sports/{sportID}/widget/opening',
+      '/api/v1/sports/{sportID}/widget/closing',
     ]) {
       assert.ok(doc.paths[path], path);
     }

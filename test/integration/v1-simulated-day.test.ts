@@ -2,6 +2,14 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
+import {
+  assertClientReads,
+  ClientDelta,
+  ClientEvent,
+  ClientEvents,
+  ClientLines,
+  ClientSchedule,
+} from '../helpers/v1-client-models.ts';
 
 /**
  * The simulator's days (history back-filled, live games running at 60x) read through V1 and V2 at
@@ -189,10 +197,9 @@ function compare(v1Events: any[], v2Events: any[], label: string) {
       [e.schedule.season_type, e.schedule.season_year, e.schedule.event_name],
       [v2.schedule.season_type, v2.schedule.season_year, v2.schedule.event_name],
     );
-    if (v2.score) {
-      const { event_id: _id, updated_at: _at, ...score } = v2.score;
-      assert.deepEqual(e.score, score, where);
-    } else assert.equal(e.score, undefined);
+    // The V2 score, event_id and updated_at included.
+    if (v2.score) assert.deepEqual(e.score, v2.score, where);
+    else assert.equal(e.score, undefined);
 
     const used = new Set<any>();
     const books = new Set<string>();
@@ -208,6 +215,14 @@ function compare(v1Events: any[], v2Events: any[], label: string) {
         assert.deepEqual(actual(set), want.numbers, `${where} book ${book} ${period}`);
         assert.equal(set.line_id, want.lineId, `${where} book ${book} ${period} line_id`);
         assert.equal(set.affiliate.affiliate_id, Number(book));
+        // Every object is placed: its line, event and book.
+        assert.equal(set.affiliate_id, Number(book));
+        for (const o of [set.moneyline, set.spread, set.total]) {
+          assert.deepEqual([o.line_id, o.event_id, o.affiliate_id], [want.lineId, e.event_id, Number(book)], where);
+        }
+        for (const o of [...set.spread.extended_spreads, ...set.total.extended_totals]) {
+          assert.deepEqual([o.event_id, o.affiliate_id], [e.event_id, Number(book)], where);
+        }
         for (const p of want.used) used.add(p);
         sets++;
         if (set.spread.point_spread_home_delta !== 0 || set.total.total_over_delta !== 0) {
@@ -238,6 +253,7 @@ test('every V1 number of the simulated days is the V2 price or line it comes fro
         `/api/v1/sports/${sport}/events/${day}?include=all_periods,scores`,
         `/api/v2/sports/${sport}/events/${day}?market_ids=1,2,3&include=all_periods,price_delta`,
       );
+      assertClientReads(ClientEvents, v1.body, `events ${sport} ${day}`);
       const r = compare(v1.body.events, v2.body.events, `sport ${sport} ${day}`);
       assert.equal(Number(v1.headers.get('x-datapoints')), r.points, `sport ${sport} ${day} data points`);
       sets += r.sets;
@@ -281,10 +297,60 @@ test('openers and closing of the simulated days: the same line sets from the rec
         `/api/v1/sports/4/${kind}/${day}?include=all_periods`,
         `/api/v2/sports/4/${kind}/${day}?market_ids=1,2,3&include=all_periods,price_delta`,
       );
+      assertClientReads(ClientEvents, v1.body, `${kind} ${day}`);
       const v2Events = v2.body.events.map((e: any) => ({ ...e, score: undefined }));
       const v1Events = v1.body.events.map((e: any) => ({ ...e, score: undefined }));
       const r = compare(v1Events, v2Events, `${kind} ${day}`);
       assert.equal(Number(v1.headers.get('x-datapoints')), r.points);
     }
   }
+});
+
+test('the day’s event, lines, schedule and delta answers: what the official client reads, each number its V2 source', async () => {
+  let events = 0;
+  for (const sport of [4, 11]) {
+    const day = days[1]!;
+    const schedule = (await get(`/api/v1/sports/${sport}/schedule?from=${day}&limit=500`)).body;
+    assertClientReads(ClientSchedule, schedule, `schedule ${sport}`);
+    const { v1 } = await sameHead(
+      `/api/v1/sports/${sport}/events/${day}?include=all_periods,scores`,
+      `/api/v2/sports/${sport}/events/${day}?market_ids=1,2,3&include=all_periods,price_delta`,
+    );
+    for (const e of v1.body.events.slice(0, 6)) {
+      events++;
+      // One event and its line sets, each checked against the V2 event read at the same head.
+      for (let i = 0; i < 50; i++) {
+        const [one, lines, v2] = await Promise.all([
+          get(`/api/v1/events/${e.event_id}?include=all_periods,scores`),
+          get(`/api/v1/events/${e.event_id}/lines`),
+          get(`/api/v2/events/${e.event_id}?market_ids=1,2,3&include=all_periods,price_delta`),
+        ]);
+        assertClientReads(ClientEvent, one.body, `event ${e.event_id}`);
+        assertClientReads(ClientLines, lines.body, `lines ${e.event_id}`);
+        const v2Event = v2.body.events[0];
+        const again = await get(`/api/v2/events/${e.event_id}?market_ids=1,2,3&include=all_periods,price_delta`);
+        // A commit between the reads: try again.
+        if (JSON.stringify(again.body.events[0]) !== JSON.stringify(v2Event)) continue;
+        compare([one.body], [v2Event], `event ${e.event_id}`);
+        for (const set of lines.body.lines) {
+          const name = Object.entries<any>(one.body.line_periods[set.affiliate_id]).find(([, x]) => x.line_id === set.line_id)?.[0];
+          if (name && JSON.stringify(lines.body) === JSON.stringify((await get(`/api/v1/events/${e.event_id}/lines`)).body)) {
+            assert.deepEqual(actual(set), expected(again.body.events[0], String(set.affiliate_id), name).numbers);
+          }
+        }
+        break;
+      }
+    }
+  }
+  assert.ok(events > 0);
+  const first = (await get('/api/v1/delta')).body;
+  assertClientReads(ClientDelta, first, '/api/v1/delta');
+  const page = (await get(`/api/v1/delta?last_id=00000000-0000-0000-0000-000000000000&limit=20`)).body;
+  assertClientReads(ClientDelta, page, '/api/v1/delta page');
+  assert.ok(page.events.length > 0);
+  const head = (await get(`/api/v1/sports/4/events/${days[1]}`)).body.meta.delta_last_id;
+  const sportPage = (await get(`/api/v1/sports/4/events/delta?last_id=${Number(head) - 200}&limit=20`)).body;
+  assertClientReads(ClientDelta, sportPage, 'sport delta');
+  // The events snapshot's integer cursor on /api/v1/delta (the official client's documentation).
+  assertClientReads(ClientDelta, (await get(`/api/v1/delta?last_id=${Number(head) - 200}&limit=20`)).body, 'integer cursor');
 });

@@ -40,13 +40,15 @@ test('the simulator fills every sport and serves live games', async () => {
       // Golf and motor racing have futures boards and no games.
       assert.ok(!sports.body[String(sport_id)]?.dates.length, `sport ${sport_id} has no dates`);
       const boards = await s.get(`/api/v2/sports/${sport_id}/futures`);
-      assert.ok(boards.body.futures.length > 0, `sport ${sport_id} has open futures boards`);
+      assert.ok(boards.body.events.length > 0, `sport ${sport_id} has open futures boards`);
     } else {
       assert.ok(sports.body[String(sport_id)]?.dates.length > 0, `sport ${sport_id} has dates`);
     }
   }
   // The season boards moved with the games finished in the history: some prices have a delta.
-  const boards = (await s.get('/api/v2/sports/4/futures?include_settled=true')).body.futures;
+  const boards = (await s.get('/api/v2/sports/4/futures?include_settled=true')).body.events;
+  // Every winner board uses the spec's market 1141, as existing clients read it.
+  assert.deepEqual([...new Set(boards.flatMap((b: any) => b.markets.map((m: any) => m.market_id)))], [1141]);
   const moved = boards.flatMap((b: any) =>
     b.markets[0].participants.flatMap((p: any) => Object.values(p.prices).filter((x: any) => x.price_delta !== 0)),
   );

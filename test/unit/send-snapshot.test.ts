@@ -18,7 +18,7 @@ function harness() {
   } as unknown as RouteDeps;
   const view = { head: 1 } as { head: number };
   const reply = {
-    request: { raw: { destroyed: false } },
+    request: { raw: { destroyed: false }, headers: {} },
     sent: undefined as Buffer | undefined,
     meter() {
       return this;

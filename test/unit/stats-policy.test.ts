@@ -50,7 +50,7 @@ test('under the new policy each feature needs its plan: box scores Starter, seas
       }
     }
   const starter = statsAccess({ tier: 'starter', createdMs: LATER }, current('live_game_stats'), LATER);
-  assert.ok(!starter.allowed && /Live game stats require the Ultra tier or higher/.test(starter.refusal.message));
+  assert.ok(!starter.allowed && /Live game stats require Ultra plan or higher/.test(starter.refusal.message));
 });
 
 test('a new Free account reads current-season completed box scores for seven days from its creation', () => {

@@ -1,4 +1,4 @@
-import { CHAMPIONSHIP_WINNER, marketName, TOURNAMENT_WINNER } from '../../catalog/markets.ts';
+import { marketName, TOURNAMENT_WINNER } from '../../catalog/markets.ts';
 import { type SportProfile, SPORTS } from '../../catalog/sports.ts';
 import { leagueForSport } from '../../catalog/teams/index.ts';
 import type { FuturesHeader, FuturesParticipant } from '../../domain/futures.ts';
@@ -139,8 +139,10 @@ export function boardsAround(seed: number, sport: SportProfile, t: number, stren
   for (const block of [current - 1, current]) {
     const opens = block * days * DAY_MS;
     const ends = opens + days * DAY_MS;
-    const market = TOURNAMENT_SPORTS.has(sport.sport_id) ? TOURNAMENT_WINNER : CHAMPIONSHIP_WINNER;
-    const title = kind === 'drivers' ? `${league} Drivers' Championship` : market === TOURNAMENT_WINNER ? `${league} Winner` : `${league} Championship`;
+    // 1141 on every winner board (the market existing clients' winner boards read, issue 43).
+    const market = TOURNAMENT_WINNER;
+    const title =
+      kind === 'drivers' ? `${league} Drivers' Championship` : TOURNAMENT_SPORTS.has(sport.sport_id) ? `${league} Winner` : `${league} Championship`;
     const name = `${title} ${isoDate(opens)} to ${isoDate(ends - DAY_MS)}`;
     out.push(plan(seed, sport, kind, block, opens, opens, ends, name, market, [], strength, 0));
   }

@@ -2,6 +2,7 @@ import { type Static, Type } from '@sinclair/typebox';
 import fastJson from 'fast-json-stringify';
 import type { PlanScope } from '../../access/plan-scope.ts';
 import type { EventState } from '../../board/board.ts';
+import type { EventInfo } from '../../domain/types.ts';
 import { BudgetMap, type ByteBudget, stringBytes } from '../byte-budget.ts';
 import { parseInclude, parseIntList } from '../params.ts';
 import { includeParam, queryParam } from '../schemas.ts';
@@ -18,6 +19,7 @@ import {
   type LineScope,
   type LineSet,
   LineSetBuilder,
+  setLineId,
   V1_PERIODS,
 } from './line-sets.ts';
 import { V1EventSchema } from './schemas.ts';
@@ -125,9 +127,9 @@ export function viewV1Event(
   const setOf = (period: (typeof V1_PERIODS)[number], book: number): LineSet => {
     const before = builder.prices;
     const covered = coveredMarkets(markets.get(period), f);
-    const set = builder.lineSet(period, covered, book, 0);
+    const set = builder.lineSet(period, covered, book, lineIds.get(period)?.get(book) ?? 0);
     // A set that shows nothing has no line to name.
-    if (builder.prices > before) set.line_id = lineIds.get(period)?.get(book) ?? 0;
+    if (builder.prices === before) setLineId(set, 0);
     return set;
   };
 
@@ -161,16 +163,7 @@ export function viewV1Event(
       is_away: t.is_away,
       is_home: t.is_home,
     })),
-    teams_normalized: info.teams.map((t) => ({
-      team_id: t.team_id,
-      name: t.name,
-      mascot: t.mascot,
-      abbreviation: t.abbreviation,
-      ranking: 0,
-      record: t.record,
-      is_away: t.is_away,
-      is_home: t.is_home,
-    })),
+    teams_normalized: normalizedTeams(info),
     schedule: {
       season_type: info.schedule.season_type,
       season_year: info.schedule.season_year,
@@ -181,12 +174,23 @@ export function viewV1Event(
   };
   if (info.rotation_number_away !== undefined) event.rotation_number_away = info.rotation_number_away;
   if (info.rotation_number_home !== undefined) event.rotation_number_home = info.rotation_number_home;
-  if (f.scores && info.score) {
-    const { event_id: _id, updated_at: _at, ...score } = info.score;
-    event.score = score;
-  }
+  if (f.scores && info.score) event.score = info.score;
   if (linePeriods) event.line_periods = linePeriods;
   return { event, prices: builder.prices };
+}
+
+/** V1's `teams_normalized`: the V2 teams with `ranking` 0 (no feed carries rankings). */
+export function normalizedTeams(info: EventInfo): V1Event['teams_normalized'] {
+  return info.teams.map((t) => ({
+    team_id: t.team_id,
+    name: t.name,
+    mascot: t.mascot,
+    abbreviation: t.abbreviation,
+    ranking: 0,
+    record: t.record,
+    is_away: t.is_away,
+    is_home: t.is_home,
+  }));
 }
 
 export const serializeV1Event = fastJson(V1EventSchema);

@@ -87,7 +87,20 @@ interface Side {
   p: LinePrice;
 }
 
-export interface MoneylineSet {
+/** Where a family's object belongs: every moneyline, spread, total and team total carries it. */
+export interface Placed {
+  line_id: number;
+  event_id: string;
+  affiliate_id: number;
+}
+
+/** Where an alternate line belongs. */
+export interface PlacedItem {
+  event_id: string;
+  affiliate_id: number;
+}
+
+export interface MoneylineSet extends Placed {
   moneyline_away: number;
   moneyline_away_delta: number;
   moneyline_home: number;
@@ -98,7 +111,7 @@ export interface MoneylineSet {
   format: string;
 }
 
-export interface ExtendedSpread {
+export interface ExtendedSpread extends PlacedItem {
   point_spread_away: number;
   point_spread_away_money: number;
   point_spread_home: number;
@@ -106,7 +119,7 @@ export interface ExtendedSpread {
   date_updated: string;
 }
 
-export interface SpreadSet extends ExtendedSpread {
+export interface SpreadSet extends ExtendedSpread, Placed {
   point_spread_away_delta: number;
   point_spread_away_money_delta: number;
   point_spread_home_delta: number;
@@ -115,7 +128,7 @@ export interface SpreadSet extends ExtendedSpread {
   extended_spreads: ExtendedSpread[];
 }
 
-export interface ExtendedTotal {
+export interface ExtendedTotal extends PlacedItem {
   total_over: number;
   total_over_money: number;
   total_under: number;
@@ -123,7 +136,7 @@ export interface ExtendedTotal {
   date_updated: string;
 }
 
-export interface TotalSet extends ExtendedTotal {
+export interface TotalSet extends ExtendedTotal, Placed {
   total_over_delta: number;
   total_over_money_delta: number;
   total_under_delta: number;
@@ -132,7 +145,7 @@ export interface TotalSet extends ExtendedTotal {
   extended_totals: ExtendedTotal[];
 }
 
-export interface TeamTotalSet {
+export interface TeamTotalSet extends Placed {
   total_over_away: number;
   total_over_away_money: number;
   total_under_away: number;
@@ -153,6 +166,7 @@ export interface Affiliate {
 
 export interface LineSet {
   line_id: number;
+  affiliate_id: number;
   period_id: number;
   period_description: string;
   affiliate: Affiliate;
@@ -179,6 +193,17 @@ function pointsDelta(s: Side | undefined): number {
 const latest = (...sides: (Side | undefined)[]): string =>
   sides.reduce((t, s) => (s && s.p.updated_at > t ? s.p.updated_at : t), '');
 
+/**
+ * Gives a line set and its three objects their line id: the id is known only once the set shows a
+ * price (0 when it shows none).
+ */
+export function setLineId(set: LineSet, lineId: number): void {
+  set.line_id = lineId;
+  set.moneyline.line_id = lineId;
+  set.spread.line_id = lineId;
+  set.total.line_id = lineId;
+}
+
 function affiliateOf(affiliateId: number): Affiliate {
   const profile = affiliateProfile(affiliateId);
   return {
@@ -197,6 +222,7 @@ export class LineSetBuilder {
   prices = 0;
   private readonly away: number | undefined;
   private readonly home: number | undefined;
+  private readonly bookTimes = new Map<number, string>();
 
   constructor(
     private readonly state: EventState,
@@ -204,6 +230,41 @@ export class LineSetBuilder {
   ) {
     this.away = state.info.teams[0]?.team_id;
     this.home = state.info.teams[1]?.team_id;
+  }
+
+  /**
+   * `date_updated` of an object: its latest side's time; an object the book does not price takes the
+   * latest time of any price the book shows on the event's line markets (clients parse it as a date),
+   * else the event's start.
+   */
+  private stamp(book: number, ...sides: (Side | undefined)[]): string {
+    const own = latest(...sides);
+    if (own !== '') return own;
+    let t = this.bookTimes.get(book);
+    if (t === undefined) {
+      t = '';
+      for (const m of this.state.markets.values()) {
+        if (!familyOf(m.market_id)) continue;
+        for (const part of m.participants.values()) {
+          for (const line of part.lines.values()) {
+            const raw = line.prices.get(book);
+            const p = raw && this.resolve(raw);
+            if (p && p.updated_at > t) t = p.updated_at;
+          }
+        }
+      }
+      if (t === '') t = this.state.info.event_date;
+      this.bookTimes.set(book, t);
+    }
+    return t;
+  }
+
+  private placed(book: number, lineId: number): Placed {
+    return { line_id: lineId, event_id: this.state.info.event_id, affiliate_id: book };
+  }
+
+  private item(book: number): PlacedItem {
+    return { event_id: this.state.info.event_id, affiliate_id: book };
   }
 
   /** The book's main line of a participant: its flagged line, else its only priced line. */
@@ -236,20 +297,21 @@ export class LineSetBuilder {
     return m?.participants.get(`TYPE_RESULT:${id}`);
   }
 
-  moneyline(m: MarketState | undefined, book: number): MoneylineSet {
+  moneyline(m: MarketState | undefined, book: number, lineId: number): MoneylineSet {
     const away = this.main(this.team(m, this.away), book);
     const home = this.main(this.team(m, this.home), book);
     let drawSide: ParticipantState | undefined;
     for (const p of m?.participants.values() ?? []) if (p.type === 'TYPE_RESULT') drawSide ??= p;
     const draw = this.main(drawSide, book);
     return {
+      ...this.placed(book, lineId),
       moneyline_away: away?.p.price ?? OFF_BOARD,
       moneyline_away_delta: away?.p.price_delta ?? 0,
       moneyline_home: home?.p.price ?? OFF_BOARD,
       moneyline_home_delta: home?.p.price_delta ?? 0,
       moneyline_draw: draw?.p.price ?? OFF_BOARD,
       moneyline_draw_delta: draw?.p.price_delta ?? 0,
-      date_updated: latest(away, home, draw),
+      date_updated: this.stamp(book, away, home, draw),
       format: FORMAT,
     };
   }
@@ -280,7 +342,7 @@ export class LineSetBuilder {
     return [...pairs].sort((a, b) => a[0] - b[0]).map(([key, [a, b]]) => [a, b, key]);
   }
 
-  spread(m: MarketState | undefined, book: number): SpreadSet {
+  spread(m: MarketState | undefined, book: number, lineId: number): SpreadSet {
     const awayPart = this.team(m, this.away);
     const homePart = this.team(m, this.home);
     const away = this.main(awayPart, book);
@@ -288,30 +350,32 @@ export class LineSetBuilder {
     // An away line of +3.5 pairs with the home line of -3.5.
     const extended = this.extended(awayPart, homePart, book, [away, home], [Number, (v) => -Number(v) + 0]);
     return {
-      ...spreadPair(away, home),
+      ...this.placed(book, lineId),
+      ...this.spreadPair(book, away, home),
       point_spread_away_delta: pointsDelta(away),
       point_spread_away_money_delta: away?.p.price_delta ?? 0,
       point_spread_home_delta: pointsDelta(home),
       point_spread_home_money_delta: home?.p.price_delta ?? 0,
       format: FORMAT,
-      extended_spreads: extended.map(([a, h]) => spreadPair(a, h)),
+      extended_spreads: extended.map(([a, h]) => this.spreadPair(book, a, h)),
     };
   }
 
-  total(m: MarketState | undefined, book: number): TotalSet {
+  total(m: MarketState | undefined, book: number, lineId: number): TotalSet {
     const overPart = this.result(m, 0);
     const underPart = this.result(m, 1);
     const over = this.main(overPart, book);
     const under = this.main(underPart, book);
     const extended = this.extended(overPart, underPart, book, [over, under], [Number, Number]);
     return {
-      ...totalPair(over, under),
+      ...this.placed(book, lineId),
+      ...this.totalPair(book, over, under),
       total_over_delta: pointsDelta(over),
       total_over_money_delta: over?.p.price_delta ?? 0,
       total_under_delta: pointsDelta(under),
       total_under_money_delta: under?.p.price_delta ?? 0,
       format: FORMAT,
-      extended_totals: extended.map(([o, u]) => totalPair(o, u)),
+      extended_totals: extended.map(([o, u]) => this.totalPair(book, o, u)),
     };
   }
 
@@ -319,7 +383,7 @@ export class LineSetBuilder {
    * Team totals: each team's main `Over X` line (flagged, else its only Over line) and the `Under X`
    * line at the same number.
    */
-  teamTotal(m: MarketState | undefined, book: number): TeamTotalSet {
+  teamTotal(m: MarketState | undefined, book: number, lineId: number): TeamTotalSet {
     const sides = (part: ParticipantState | undefined) => {
       const over = this.main(part, book, (v) => !v.startsWith('Over '));
       const number = over?.value.slice('Over '.length);
@@ -329,6 +393,7 @@ export class LineSetBuilder {
     const a = sides(this.team(m, this.away));
     const h = sides(this.team(m, this.home));
     return {
+      ...this.placed(book, lineId),
       total_over_away: a.over ? a.number : OFF_BOARD,
       total_over_away_money: a.over?.p.price ?? OFF_BOARD,
       total_under_away: a.under ? a.number : OFF_BOARD,
@@ -337,7 +402,7 @@ export class LineSetBuilder {
       total_over_home_money: h.over?.p.price ?? OFF_BOARD,
       total_under_home: h.under ? h.number : OFF_BOARD,
       total_under_home_money: h.under?.p.price ?? OFF_BOARD,
-      date_updated: latest(a.over, a.under, h.over, h.under),
+      date_updated: this.stamp(book, a.over, a.under, h.over, h.under),
       format: FORMAT,
     };
   }
@@ -346,34 +411,37 @@ export class LineSetBuilder {
   lineSet(period: V1Period, markets: PeriodMarkets, book: number, lineId: number): LineSet {
     return {
       line_id: lineId,
+      affiliate_id: book,
       period_id: period.named.periodId,
       period_description: period.description,
       affiliate: affiliateOf(book),
-      moneyline: this.moneyline(markets.get('moneyline'), book),
-      spread: this.spread(markets.get('spread'), book),
-      total: this.total(markets.get('total'), book),
+      moneyline: this.moneyline(markets.get('moneyline'), book, lineId),
+      spread: this.spread(markets.get('spread'), book, lineId),
+      total: this.total(markets.get('total'), book, lineId),
     };
   }
-}
 
-function spreadPair(away: Side | undefined, home: Side | undefined): ExtendedSpread {
-  return {
-    point_spread_away: away ? points(away.value) : OFF_BOARD,
-    point_spread_away_money: away?.p.price ?? OFF_BOARD,
-    point_spread_home: home ? points(home.value) : OFF_BOARD,
-    point_spread_home_money: home?.p.price ?? OFF_BOARD,
-    date_updated: latest(away, home),
-  };
-}
+  private spreadPair(book: number, away: Side | undefined, home: Side | undefined): ExtendedSpread {
+    return {
+      ...this.item(book),
+      point_spread_away: away ? points(away.value) : OFF_BOARD,
+      point_spread_away_money: away?.p.price ?? OFF_BOARD,
+      point_spread_home: home ? points(home.value) : OFF_BOARD,
+      point_spread_home_money: home?.p.price ?? OFF_BOARD,
+      date_updated: this.stamp(book, away, home),
+    };
+  }
 
-function totalPair(over: Side | undefined, under: Side | undefined): ExtendedTotal {
-  return {
-    total_over: over ? points(over.value) : OFF_BOARD,
-    total_over_money: over?.p.price ?? OFF_BOARD,
-    total_under: under ? points(under.value) : OFF_BOARD,
-    total_under_money: under?.p.price ?? OFF_BOARD,
-    date_updated: latest(over, under),
-  };
+  private totalPair(book: number, over: Side | undefined, under: Side | undefined): ExtendedTotal {
+    return {
+      ...this.item(book),
+      total_over: over ? points(over.value) : OFF_BOARD,
+      total_over_money: over?.p.price ?? OFF_BOARD,
+      total_under: under ? points(under.value) : OFF_BOARD,
+      total_under_money: under?.p.price ?? OFF_BOARD,
+      date_updated: this.stamp(book, over, under),
+    };
+  }
 }
 
 /** The markets of one period, by family (the first one of each family the event carries). */

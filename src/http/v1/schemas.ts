@@ -9,7 +9,14 @@ import { ErrorBody } from '../schemas.ts';
 
 const Num = (description: string) => Type.Number({ description });
 const Delta = (of: string) => Num(`change of ${of} in its latest update; 0 when it did not change`);
-const Updated = Type.String({ description: 'latest updated_at of the prices shown; empty when none' });
+const Updated = Type.String({
+  description:
+    'latest updated_at of the prices shown; with none shown, the latest of the book’s prices on the event ' +
+    '(else the event’s start): never empty',
+});
+const LineId = Type.Integer({ description: 'the line set’s line id: the id /api/v1/lines/{id}/… takes; 0 when none' });
+const placedItem = { event_id: Type.String(), affiliate_id: Type.Integer() };
+const placed = { line_id: LineId, ...placedItem };
 const Format = Type.String({ description: 'odds format: American' });
 
 export const V1AffiliateSchema = Type.Object({
@@ -19,6 +26,7 @@ export const V1AffiliateSchema = Type.Object({
 });
 
 export const MoneylineSchema = Type.Object({
+  ...placed,
   moneyline_away: Num('away price'),
   moneyline_away_delta: Delta('the away price'),
   moneyline_home: Num('home price'),
@@ -30,6 +38,7 @@ export const MoneylineSchema = Type.Object({
 });
 
 const spreadPair = {
+  ...placedItem,
   point_spread_away: Num('away points'),
   point_spread_away_money: Num('away price'),
   point_spread_home: Num('home points'),
@@ -39,6 +48,7 @@ const spreadPair = {
 export const ExtendedSpreadSchema = Type.Object(spreadPair);
 
 export const SpreadSchema = Type.Object({
+  ...placed,
   ...spreadPair,
   point_spread_away_delta: Delta('the away points (a main-line move)'),
   point_spread_away_money_delta: Delta('the away price'),
@@ -49,6 +59,7 @@ export const SpreadSchema = Type.Object({
 });
 
 const totalPair = {
+  ...placedItem,
   total_over: Num('points of the Over'),
   total_over_money: Num('its price'),
   total_under: Num('points of the Under'),
@@ -58,6 +69,7 @@ const totalPair = {
 export const ExtendedTotalSchema = Type.Object(totalPair);
 
 export const TotalSchema = Type.Object({
+  ...placed,
   ...totalPair,
   total_over_delta: Delta('the Over points (a main-line move)'),
   total_over_money_delta: Delta('the Over price'),
@@ -68,6 +80,7 @@ export const TotalSchema = Type.Object({
 });
 
 export const TeamTotalSchema = Type.Object({
+  ...placed,
   total_over_away: Num('points of the away team’s Over'),
   total_over_away_money: Num('its price'),
   total_under_away: Num('points of the away team’s Under'),
@@ -84,6 +97,7 @@ export const LineSetSchema = Type.Object({
   line_id: Type.Integer({
     description: 'stable id of this book’s lines in this period of the event; 0 when the book has none there',
   }),
+  affiliate_id: Type.Integer(),
   period_id: Type.Integer(),
   period_description: Type.String(),
   affiliate: V1AffiliateSchema,
@@ -93,6 +107,7 @@ export const LineSetSchema = Type.Object({
 });
 
 export const V1ScoreSchema = Type.Object({
+  event_id: Type.String(),
   event_status: Type.String(),
   score_away: Type.Integer(),
   score_home: Type.Integer(),
@@ -107,6 +122,7 @@ export const V1ScoreSchema = Type.Object({
   game_period: Type.Integer(),
   broadcast: Type.String(),
   event_status_detail: Type.String(),
+  updated_at: Type.String(),
 });
 
 export const V1TeamSchema = Type.Object({

@@ -117,7 +117,8 @@ export async function v1DeltaRoutes(fastify: FastifyInstance, deps: V1Deps): Pro
         summary: 'V1: events changed since a UUID cursor, as full V1 events',
         description:
           'The cursor of /api/v2/delta: the nil UUID 00000000-0000-0000-0000-000000000000 starts at the oldest ' +
-          'retained change; without last_id the response is empty with a cursor at the newest change.',
+          'retained change; without last_id the response is empty with a cursor at the newest change. The ' +
+          'meta.delta_last_id (an integer) of any V1 events response is taken too; the next cursor is a UUID.',
         tags,
         querystring: Type.Object({ ...eventDeltaParams, ...viewParams }, { additionalProperties: true }),
         response: { 200: V1DeltaSchema, ...v1ErrorResponses },
@@ -126,7 +127,7 @@ export async function v1DeltaRoutes(fastify: FastifyInstance, deps: V1Deps): Pro
     async (request, reply) => {
       const { scope, view } = callerOf(deps, request);
       const f = deps.v1Filters.get(scope, request.query);
-      const page = await eventDeltaPage(feed, view, request.query, '/api/v1/delta');
+      const page = await eventDeltaPage(feed, view, request.query, '/api/v1/delta', true);
       return answer(reply, view, f, page.latest, page.cursor, page.hasMore);
     },
   );

@@ -1,6 +1,6 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { type Static, Type } from '@sinclair/typebox';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { PlanScope } from '../../../access/plan-scope.ts';
 import type { EventState } from '../../../board/board.ts';
 import type { EventFilter } from '../../../board/views.ts';
@@ -12,6 +12,7 @@ import { eventPoints } from '../../snapshot-cache.ts';
 import { serializeV1Event, type V1Filter, V1EventQuerySchema, viewV1Event } from '../../v1/event.ts';
 import type { LinePriceResolver } from '../../v1/line-sets.ts';
 import { V1EventSchema, V1EventsEnvelope, v1ErrorResponses } from '../../v1/schemas.ts';
+import { queryParam } from '../../schemas.ts';
 import { MONEYLINE, SPREAD, TOTAL } from '../v2/best-line.ts';
 import { type Kind, type RecordedPrices, recordedPrices } from '../v2/openers-closing.ts';
 import type { V1Deps } from './index.ts';
@@ -88,38 +89,102 @@ export async function v1EventRoutes(fastify: FastifyInstance, deps: V1Deps): Pro
     date: Type.String({ description: 'YYYY-MM-DD' }),
   });
 
+  type Query = Static<typeof V1EventQuerySchema>;
+  /** `lane`: the URL names its day, so its answer may be kept for the fast lane. */
+  const eventsOfDay = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    params: { sportID: string; date: string },
+    lane: boolean,
+  ) => {
+    const query = request.query as Query;
+    const { sportId, dateMs, scope, view, f, from, to } = sportDay(deps, request, params, query);
+    // The V2 response cache, under keys of their own: V1 filter keys start with 'v1|'.
+    const key = `${f.key}|s|${sportId}|${from}|${scope.delaySeconds}`;
+    if (lane) deps.lane?.remember(request, scope, 'v1', () => keptSnapshot(deps, key, dateMs, scope.delaySeconds), true);
+    return sendSnapshot(deps, reply, key, view, () => {
+      const at = view.head;
+      const parts: Buffer[] = [];
+      let points = 0;
+      for (const state of view.eventsInWindow(sportId, from, to)) {
+        const serialised = v1Cache.event(state, f);
+        parts.push(serialised.body);
+        points += serialised.points;
+      }
+      return { body: v1Envelope(at, parts), points, head: at };
+    });
+  };
+  const recordedOfDay = async (
+    kind: Kind,
+    request: FastifyRequest,
+    reply: FastifyReply,
+    params: { sportID: string; date: string },
+  ) => {
+    const { sportId, scope, view, f, from, to, head } = sportDay(deps, request, params, request.query as Query);
+    const events: EventState[] = view.eventsInWindow(sportId, from, to);
+    const rows = await recordedPrices(deps.history, events, recordedFilter(scope, f), kind, head);
+    const resolve = recordedResolver(rows);
+    let points = 0;
+    const parts = events.map((state) => {
+      const { event, prices } = viewV1Event(state, f, resolve);
+      points += eventPoints(prices, false);
+      return Buffer.from(serializeV1Event(event));
+    });
+    reply.meter(points);
+    return sendJson(reply, v1Envelope(head, parts));
+  };
+
   app.get(
     '/sports/:sportID/events/:date',
     {
       schema: {
         summary: 'V1: events of a sport on a date, with line sets per book',
         description:
-          'meta.delta_last_id bootstraps /api/v1/sports/{id}/events/delta. include=scores adds the score, ' +
-          'include=all_periods adds line_periods.',
+          'meta.delta_last_id bootstraps /api/v1/sports/{id}/events/delta and /api/v1/delta. include=scores adds ' +
+          'the score, include=all_periods adds line_periods.',
         tags,
         params: sportDateParams,
         querystring: V1EventQuerySchema,
         response: { 200: V1EventsEnvelope, ...v1ErrorResponses },
       },
     },
-    async (request, reply) => {
-      const { sportId, dateMs, scope, view, f, from, to } = sportDay(deps, request, request.params, request.query);
-      // The V2 response cache, under keys of their own: V1 filter keys start with 'v1|'.
-      const key = `${f.key}|s|${sportId}|${from}|${scope.delaySeconds}`;
-      deps.lane?.remember(request, scope, 'v1', () => keptSnapshot(deps, key, dateMs, scope.delaySeconds), true);
-      return sendSnapshot(deps, reply, key, view, () => {
-        const at = view.head;
-        const parts: Buffer[] = [];
-        let points = 0;
-        for (const state of view.eventsInWindow(sportId, from, to)) {
-          const serialised = v1Cache.event(state, f);
-          parts.push(serialised.body);
-          points += serialised.points;
-        }
-        return { body: v1Envelope(at, parts), points, head: at };
-      });
-    },
+    async (request, reply) => eventsOfDay(request, reply, request.params, true),
   );
+
+  // The published OpenAPI's widget paths: the date comes as a query parameter (default today, UTC).
+  const widgetQuery = Type.Object(
+    { ...V1EventQuerySchema.properties, date: queryParam('YYYY-MM-DD; default today (UTC)') },
+    { additionalProperties: true },
+  );
+  const widgetParams = (sportID: string, date: string | undefined) => ({
+    sportID,
+    date: date || new Date().toISOString().slice(0, 10),
+  });
+  const widgets: { path: string; kind?: Kind; what: string }[] = [
+    { path: 'events', what: '/api/v1/sports/{id}/events/{date}' },
+    { path: 'opening', kind: 'openers', what: '/api/v1/sports/{id}/openers/{date}' },
+    { path: 'closing', kind: 'closing', what: '/api/v1/sports/{id}/closing/{date}' },
+  ];
+  for (const { path, kind, what } of widgets) {
+    app.get(
+      `/sports/:sportID/widget/${path}`,
+      {
+        schema: {
+          summary: `V1 widget: ${what} with the date as a query parameter`,
+          tags,
+          params: Type.Object({ sportID: Type.String() }),
+          querystring: widgetQuery,
+          response: { 200: V1EventsEnvelope, ...v1ErrorResponses },
+        },
+      },
+      async (request, reply) => {
+        const params = widgetParams(request.params.sportID, request.query.date);
+        if (kind) return recordedOfDay(kind, request, reply, params);
+        // Without a date the day changes at midnight under the same URL.
+        return eventsOfDay(request, reply, params, request.query.date !== undefined && request.query.date !== '');
+      },
+    );
+  }
 
   app.get(
     '/events/:eventID',
@@ -156,20 +221,7 @@ export async function v1EventRoutes(fastify: FastifyInstance, deps: V1Deps): Pro
           response: { 200: V1EventsEnvelope, ...v1ErrorResponses },
         },
       },
-      async (request, reply) => {
-        const { sportId, scope, view, f, from, to, head } = sportDay(deps, request, request.params, request.query);
-        const events: EventState[] = view.eventsInWindow(sportId, from, to);
-        const rows = await recordedPrices(deps.history, events, recordedFilter(scope, f), kind, head);
-        const resolve = recordedResolver(rows);
-        let points = 0;
-        const parts = events.map((state) => {
-          const { event, prices } = viewV1Event(state, f, resolve);
-          points += eventPoints(prices, false);
-          return Buffer.from(serializeV1Event(event));
-        });
-        reply.meter(points);
-        return sendJson(reply, v1Envelope(head, parts));
-      },
+      async (request, reply) => recordedOfDay(kind, request, reply, request.params),
     );
   }
 }

@@ -1,5 +1,5 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { type TSchema, Type } from '@sinclair/typebox';
+import { type Static, type TObject, Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { coverageOf, type PlanScope } from '../../../access/plan-scope.ts';
 import type { BoardView } from '../../../board/board-view.ts';
@@ -8,7 +8,7 @@ import type { PriceDetail } from '../../../changelog/change.ts';
 import type { DeltaRow } from '../../../domain/types.ts';
 import { badRequest, notFound, quote } from '../../errors.ts';
 import { parseInclude, parseInteger, parseIntList } from '../../params.ts';
-import { callerOf, type RouteDeps } from '../../route-kit.ts';
+import { callerOf, eventById, type RouteDeps } from '../../route-kit.ts';
 import { includeParam, queryParam } from '../../schemas.ts';
 import { lineScope } from '../../v1/event.ts';
 import {
@@ -22,6 +22,7 @@ import {
   type LinePrice,
   type LineSet,
   LineSetBuilder,
+  FULL_GAME,
   V1_PERIODS,
   type V1Period,
   v1PeriodOf,
@@ -58,8 +59,9 @@ function parseLineId(raw: string): number {
 }
 
 /**
- * The event, period and book of a line id, as the caller's view holds them. A line id is a price id
- * (the smallest of the book's prices in that period), so its first recorded row names the event.
+ * The event, period and book of a line id, as the caller's view holds them, or undefined. A line id is
+ * a price id (the smallest of the book's prices in that period), so its first recorded row names the
+ * event.
  */
 async function resolveLine(deps: RouteDeps, view: BoardView, lineId: number) {
   const [first] = await deps.history.firstRows([lineId], view.head);
@@ -68,25 +70,35 @@ async function resolveLine(deps: RouteDeps, view: BoardView, lineId: number) {
   const state = row && view.getEvent(row.event_id);
   const period = row && detail && v1PeriodOf({ market_id: row.market_id, period_id: detail.period_id });
   const lines = state && eventLines(state);
-  if (!state || !period || !lines || lines.lineIds.get(period)?.get(row.affiliate_id) !== lineId) {
-    throw notFound('line', lineId);
-  }
+  if (!state || !period || !lines || lines.lineIds.get(period)?.get(row.affiliate_id) !== lineId) return undefined;
   return { state, lines, period, book: row.affiliate_id };
 }
 
-/** One family's object as a line set shows it, built from a period's markets. */
-function familyEntry(builder: LineSetBuilder, family: Family, m: MarketState | undefined, book: number) {
+/** One family's object as a line set shows it, built from a period's markets, with its period. */
+function familyEntry(
+  builder: LineSetBuilder,
+  family: Family,
+  m: MarketState | undefined,
+  book: number,
+  lineId: number,
+  period: V1Period,
+) {
+  const at = { period_id: period.named.periodId, period_description: period.description };
   switch (family) {
     case 'moneyline':
-      return builder.moneyline(m, book);
+      return { ...builder.moneyline(m, book, lineId), ...at };
     case 'spread':
-      return builder.spread(m, book);
+      return { ...builder.spread(m, book, lineId), ...at };
     case 'total':
-      return builder.total(m, book);
+      return { ...builder.total(m, book, lineId), ...at };
     case 'team_total':
-      return builder.teamTotal(m, book);
+      return { ...builder.teamTotal(m, book, lineId), ...at };
   }
 }
+
+/** A family's object in the line routes: it names its period too (clients merge periods' histories). */
+const entrySchema = (schema: TObject) =>
+  Type.Object({ ...schema.properties, period_id: Type.Integer(), period_description: Type.String() });
 
 /**
  * The history of one family of a book's line in one period, newest first: the family's object as it
@@ -101,6 +113,8 @@ async function familyHistory(
   market: MarketState | undefined,
   family: Family,
   book: number,
+  lineId: number,
+  period: V1Period,
   limit: number,
 ): Promise<unknown[]> {
   if (!market || !coversMarket(lineScope(scope, undefined), market) || !scope.coversBook(book)) return [];
@@ -138,12 +152,12 @@ async function familyHistory(
   for (const [i, { priceId, price }] of moments.entries()) {
     now.set(priceId, price);
     if (moments[i + 1]?.price.updated_at === price.updated_at) continue;
-    entries.push(familyEntry(builder, family, market, book));
+    entries.push(familyEntry(builder, family, market, book, lineId, period));
   }
   return entries.reverse().slice(0, limit);
 }
 
-const FAMILIES: { path: string; family: Family; list: string; schema: TSchema }[] = [
+const FAMILIES: { path: string; family: Family; list: string; schema: TObject }[] = [
   { path: 'moneyline', family: 'moneyline', list: 'moneylines', schema: MoneylineSchema },
   { path: 'spread', family: 'spread', list: 'spreads', schema: SpreadSchema },
   { path: 'total', family: 'total', list: 'totals', schema: TotalSchema },
@@ -223,55 +237,76 @@ export async function v1LineRoutes(fastify: FastifyInstance, deps: V1Deps): Prom
   );
 
   for (const { path, family, list, schema } of FAMILIES) {
+    const entry = entrySchema(schema);
     app.get(
       `/lines/:lineID/${path}`,
       {
         schema: {
-          summary: `V1: the ${path.replace('_', ' ')} history of a line`,
+          summary: `V1: the ${path.replace('_', ' ')} history of a line, or an event's current ${path.replace('_', ' ')}s`,
           description:
-            `{${list}: [...]}: the book's ${path.replace('_', ' ')} in the line's period after each change, newest ` +
-            `first. With include=all_periods, {${path}_periods: {period_full_game: [...], ...}}: every period of ` +
-            'the same book and event. Each entry costs one data point.',
+            `With a line id, {${list}: [...]}: the book's ${path.replace('_', ' ')} in the line's period after each ` +
+            `change, newest first; with include=all_periods, {${path}_periods: {period_full_game: [...], ...}}: every ` +
+            'period of the same book and event. With an event id (as the published OpenAPI passes), the same ' +
+            'envelopes holding the current object of every book that prices it, by affiliate id (full game, or ' +
+            'every period with include=all_periods). Each entry costs one data point.',
           tags,
-          params: Type.Object({ lineID: Type.String() }),
+          params: Type.Object({ lineID: Type.String({ description: 'a line id, or an event id' }) }),
           querystring: Type.Object(
             {
-              include: includeParam('all_periods: the history of every period of the book and event'),
+              include: includeParam('all_periods: every period of the book (line id) or of the event (event id)'),
               limit: queryParam(`newest entries per list, default ${HISTORY_LIMIT_DEFAULT}, at most ${HISTORY_LIMIT_MAX}`),
+              affiliate_ids: queryParam('with an event id: comma-separated affiliate ids; default every book of the plan'),
             },
             { additionalProperties: true },
           ),
           response: {
             200: Type.Object({
-              [list]: Type.Optional(Type.Array(schema)),
-              [`${path}_periods`]: Type.Optional(Type.Record(Type.String(), Type.Array(schema))),
+              [list]: Type.Optional(Type.Array(entry)),
+              [`${path}_periods`]: Type.Optional(Type.Record(Type.String(), Type.Array(entry))),
             }),
             ...v1ErrorResponses,
           },
         },
       },
       async (request, reply) => {
-        const lineId = parseLineId(request.params.lineID);
+        const raw = request.params.lineID;
         const q = request.query;
         const allPeriods = parseInclude(q.include, ['all_periods']).has('all_periods');
         const limit = parseInteger('limit', q.limit, 1, HISTORY_LIMIT_MAX) ?? HISTORY_LIMIT_DEFAULT;
         const { scope, view } = callerOf(deps, request);
-        const { state, lines, period, book } = await resolveLine(deps, view, lineId);
-        const history = (p: V1Period) =>
-          familyHistory(deps, view, scope, state, lines.markets.get(p)?.get(family), family, book, limit);
-        if (!allPeriods) {
-          const entries = await history(period);
-          reply.meter(entries.length);
-          return { [list]: entries };
+        const line = /^\d{1,15}$/.test(raw) ? await resolveLine(deps, view, Number(raw)) : undefined;
+        const answer = (lists: Map<V1Period, unknown[]>, points: number) => {
+          reply.meter(points);
+          if (!allPeriods) return { [list]: [...lists.values()][0] ?? [] };
+          return { [`${path}_periods`]: Object.fromEntries([...lists].map(([p, l]) => [p.named.name, l])) };
+        };
+        if (!line) {
+          // Not a line id: an event id, whose current objects of the family are answered per book.
+          const state = await eventById(deps, view, raw);
+          if (!state) throw notFound('line or event', raw);
+          const f = lineScope(scope, q.affiliate_ids);
+          const lines = eventLines(state);
+          const builder = new LineSetBuilder(state);
+          const lists = new Map<V1Period, unknown[]>();
+          for (const p of allPeriods ? V1_PERIODS : [FULL_GAME]) {
+            const covered = coveredMarkets(lines.markets.get(p), f);
+            const books = booksOf(lines.markets.get(p), f, currentLinePrices, [family]);
+            const ids = lines.lineIds.get(p);
+            lists.set(p, books.map((b) => familyEntry(builder, family, covered.get(family), b, ids?.get(b) ?? 0, p)));
+          }
+          return answer(lists, builder.prices);
         }
-        const periods: Record<string, unknown[]> = {};
+        const { state, lines, period, book } = line;
+        const lists = new Map<V1Period, unknown[]>();
         let points = 0;
-        for (const p of V1_PERIODS) {
-          periods[p.named.name] = await history(p);
-          points += periods[p.named.name]!.length;
+        for (const p of allPeriods ? V1_PERIODS : [period]) {
+          const market = lines.markets.get(p)?.get(family);
+          const lineId = lines.lineIds.get(p)?.get(book) ?? 0;
+          const entries = await familyHistory(deps, view, scope, state, market, family, book, lineId, p, limit);
+          lists.set(p, entries);
+          points += entries.length;
         }
-        reply.meter(points);
-        return { [`${path}_periods`]: periods };
+        return answer(lists, points);
       },
     );
   }
@@ -282,8 +317,8 @@ export async function v1LineRoutes(fastify: FastifyInstance, deps: V1Deps): Prom
       schema: {
         summary: 'V1: best moneyline, spread and total across books, for several events',
         description:
-          'Each event as /api/v2/events/{eventID}/best-line answers it (the same rules, the same shape), in ' +
-          'the order of event_ids.',
+          'An object keyed by event id (as existing clients read it), each value the body ' +
+          '/api/v2/events/{eventID}/best-line answers (the same rules, the same shape), in the order of event_ids.',
         tags,
         querystring: Type.Object(
           {
@@ -293,7 +328,7 @@ export async function v1LineRoutes(fastify: FastifyInstance, deps: V1Deps): Prom
           },
           { additionalProperties: true },
         ),
-        response: { 200: Type.Object({ best_lines: Type.Array(BestLineSchema) }), ...v1ErrorResponses },
+        response: { 200: Type.Record(Type.String(), BestLineSchema), ...v1ErrorResponses },
       },
     },
     async (request, reply) => {
@@ -313,14 +348,15 @@ export async function v1LineRoutes(fastify: FastifyInstance, deps: V1Deps): Prom
         return state;
       });
       let prices = 0;
-      const best_lines = states.map((state) => {
+      const byEvent: Record<string, Static<typeof BestLineSchema>> = {};
+      for (const state of states) {
         const best = bestLine(state, period, scope, books);
         prices += best.prices;
-        return best.body;
-      });
+        byEvent[state.info.event_id] = best.body;
+      }
       // One odds point per best price returned, as on the V2 route.
       reply.meter(prices);
-      return { best_lines };
+      return byEvent;
     },
   );
 }

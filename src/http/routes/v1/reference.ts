@@ -120,6 +120,37 @@ export async function v1ReferenceRoutes(fastify: FastifyInstance, deps: V1Deps):
     { sport_id: queryParam('only this sport; default every sport with teams') },
     { additionalProperties: true },
   );
+  // The published OpenAPI's per-sport paths: the same lists as ?sport_id= gives.
+  app.get(
+    '/sports/:sportID/conferences',
+    {
+      config: free,
+      schema: {
+        summary: 'V1: conferences of a sport',
+        tags,
+        params: sportParams,
+        response: { 200: Type.Object({ conferences: Type.Array(ConferenceSchema) }), ...v1ErrorResponses },
+      },
+    },
+    async (request) => ({
+      conferences: structures(request.params.sportID).flatMap((s) => [...s.conferences.values()]),
+    }),
+  );
+  app.get(
+    '/sports/:sportID/divisions',
+    {
+      config: free,
+      schema: {
+        summary: 'V1: divisions of a sport',
+        tags,
+        params: sportParams,
+        response: { 200: Type.Object({ divisions: Type.Array(DivisionSchema) }), ...v1ErrorResponses },
+      },
+    },
+    async (request) => ({
+      divisions: structures(request.params.sportID).flatMap((s) => [...s.divisions.values()]),
+    }),
+  );
   app.get(
     '/conferences',
     {

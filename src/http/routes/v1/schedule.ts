@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { type Static, Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
@@ -7,7 +8,9 @@ import { badRequest, quote } from '../../errors.ts';
 import { eventStatus } from '../../event-query.ts';
 import { parseDate, parseInteger, parseSportId } from '../../params.ts';
 import { callerOf, gateDate, historyFloorOf } from '../../route-kit.ts';
-import { v1ErrorResponses } from '../../v1/schemas.ts';
+import { teamById } from '../../../catalog/teams/index.ts';
+import { normalizedTeams } from '../../v1/event.ts';
+import { V1NormalizedTeamSchema, v1ErrorResponses } from '../../v1/schemas.ts';
 import type { V1Deps } from './index.ts';
 import { queryParam } from '../../schemas.ts';
 
@@ -18,6 +21,7 @@ const DAY_MS = 86_400_000;
 const seasonTypeIds: ReadonlyMap<string, number> = new Map(SEASON_TYPES.map((t) => [t.name, t.season_type_id]));
 
 const ScheduleRowSchema = Type.Object({
+  id: Type.Integer({ description: 'a stable integer id of the event (from its event_id)' }),
   event_id: Type.String(),
   event_uuid: Type.String(),
   sport_id: Type.Integer(),
@@ -35,13 +39,30 @@ const ScheduleRowSchema = Type.Object({
   venue_name: Type.String({ description: 'empty until the game has a score' }),
   venue_location: Type.String(),
   broadcast: Type.String(),
+  date_event: Type.String({ description: 'event_date' }),
+  neutral_site: Type.Boolean({ description: 'false: no feed says a game is at a neutral site' }),
+  conference_competition: Type.Boolean({ description: 'both teams are of the same conference' }),
+  away_score: Type.Integer({ description: '0 until the game has a score' }),
+  home_score: Type.Integer(),
+  event_location: Type.String({ description: 'the venue’s location; empty until the game has a score' }),
+  updated_at: Type.String({ description: 'the score’s updated_at; before the game has one, its scheduled start' }),
+  event_status_detail: Type.String({ description: 'the score’s; empty before the game has a score' }),
+  attendance: Type.Integer({ description: '0: unknown (no feed carries it)' }),
+  teams_normalized: Type.Array(V1NormalizedTeamSchema),
 });
 type ScheduleRow = Static<typeof ScheduleRowSchema>;
+
+/** A stable integer for an event id: 52 bits of its MD5, so it is the same on every node and start. */
+const integerId = (eventId: string): number =>
+  Number.parseInt(createHash('md5').update(eventId).digest('hex').slice(0, 13), 16);
 
 function row(state: EventState): ScheduleRow {
   const { info } = state;
   const [away, home] = info.teams;
+  const score = info.score;
+  const conference = (t: { team_id: number } | undefined) => (t && teamById(t.team_id)?.conference) || undefined;
   return {
+    id: integerId(info.event_id),
     event_id: info.event_id,
     event_uuid: info.event_uuid,
     sport_id: info.sport_id,
@@ -59,6 +80,16 @@ function row(state: EventState): ScheduleRow {
     venue_name: info.score?.venue_name ?? '',
     venue_location: info.score?.venue_location ?? '',
     broadcast: info.score?.broadcast ?? '',
+    date_event: info.event_date,
+    neutral_site: false,
+    conference_competition: conference(away) !== undefined && conference(away) === conference(home),
+    away_score: score?.score_away ?? 0,
+    home_score: score?.score_home ?? 0,
+    event_location: score?.venue_location ?? '',
+    updated_at: score?.updated_at ?? info.event_date,
+    event_status_detail: score?.event_status_detail ?? '',
+    attendance: 0,
+    teams_normalized: normalizedTeams(info),
   };
 }
 

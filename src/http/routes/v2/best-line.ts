@@ -237,7 +237,9 @@ export function checkPeriodInPlan(period: PeriodSelection, scope: PlanScope): vo
       upgradeMessage(
         `${period.label} markets`,
         lowestTierWith((e) => inPlan(e.periods, e.liveOdds)),
+        true,
       ),
+      { feature: 'periods' },
     );
   }
 }

@@ -1,19 +1,28 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Type } from '@sinclair/typebox';
+import { type Static, Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { lowestTierWith, upgradeMessage } from '../../../access/entitlements.ts';
 import type { PlanScope } from '../../../access/plan-scope.ts';
 import { boardMatches, type FuturesFilter, viewFutures } from '../../../board/futures-view.ts';
-import { FUTURES_STATES } from '../../../domain/futures.ts';
+import type { FuturesBoardState } from '../../../board/futures.ts';
+import { type FuturesBoardView, FUTURES_STATES } from '../../../domain/futures.ts';
 import { PARTICIPANT_TYPES } from '../../../domain/types.ts';
-import { forbidden, notFound } from '../../errors.ts';
-import { parseBoolean, parseInteger, parseIntList, parseMarketIds, parseSportId } from '../../params.ts';
+import { badRequest, forbidden, notFound, quote } from '../../errors.ts';
+import {
+  dayWindow,
+  parseBoolean,
+  parseDate,
+  parseInteger,
+  parseIntList,
+  parseMarketIds,
+  parseOffset,
+  parseSportId,
+} from '../../params.ts';
 import { callerOf, type RouteDeps } from '../../route-kit.ts';
 import { errorResponses, queryParam } from '../../schemas.ts';
 
 export const FUTURES_LIMIT_DEFAULT = 20;
 export const FUTURES_LIMIT_MAX = 100;
-const OFFSET_MAX = 10_000;
 
 const PriceSchema = Type.Object({
   affiliate_id: Type.Integer(),
@@ -53,17 +62,54 @@ const BoardSchema = Type.Object({
   ),
 });
 
+/**
+ * A board in the list as existing clients read it: the board, plus `event_date` (its start),
+ * `settle_by` (when it is expected to be decided), `schedule.event_name`, and its settlement keyed by
+ * market id (every market of a board settles together).
+ */
+const ListedBoardSchema = Type.Object({
+  ...BoardSchema.properties,
+  event_date: Type.String({ description: 'when the competition begins (starts_at)' }),
+  settle_by: Type.String({ description: 'when it is expected to be decided (ends_at)' }),
+  schedule: Type.Object({ event_name: Type.String(), season_year: Type.Integer() }),
+  settlement: Type.Record(Type.String({ description: 'market id' }), BoardSchema.properties.settlement),
+});
+type ListedBoard = Static<typeof ListedBoardSchema>;
+
+function listed(board: FuturesBoardView): ListedBoard {
+  const settlement: ListedBoard['settlement'] = {};
+  for (const m of board.markets) settlement[m.market_id] = board.settlement;
+  return {
+    ...board,
+    event_date: board.starts_at,
+    settle_by: board.ends_at,
+    schedule: { event_name: board.name, season_year: board.season_year },
+    settlement,
+  };
+}
+
+/** A page cursor: the last board's place in the order (ends_at, then event_id). */
+const cursorOf = (b: { ends_at: string; event_id: string }) =>
+  Buffer.from(`${b.ends_at}|${b.event_id}`).toString('base64url');
+
+function parseCursor(raw: string | undefined): { endsAt: string; eventId: string } | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  const [endsAt, eventId, ...rest] = Buffer.from(raw, 'base64url').toString('utf8').split('|');
+  if (!endsAt || !eventId || rest.length > 0) throw badRequest(`cursor is not a futures cursor: '${quote(raw)}'`);
+  return { endsAt, eventId };
+}
+
 const forbiddenResponse = { 403: Type.Object({ error: Type.String(), upgrade_url: Type.String() }, { additionalProperties: true }) };
 
 const filterParams = {
-  market_ids: queryParam('comma-separated market ids, at most 12: 1140 championship winner, 1141 tournament winner'),
+  market_ids: queryParam('comma-separated market ids, at most 12: 1141, the winner market of every board'),
   affiliate_ids: queryParam('comma-separated affiliate ids; default every book the plan covers'),
 };
 
 /** 403 below the futures entitlement (Ultra and above). */
 function checkEntitled(scope: PlanScope): void {
   if (!scope.futures) {
-    throw forbidden(upgradeMessage('Futures', lowestTierWith((e) => e.futures)));
+    throw forbidden(upgradeMessage('Futures markets', lowestTierWith((e) => e.futures), true), { feature: 'futures' });
   }
 }
 
@@ -90,7 +136,8 @@ export async function futuresRoutes(fastify: FastifyInstance, deps: RouteDeps): 
         summary: 'Futures boards of a sport: championship and tournament winners with prices per book',
         description:
           'Ultra tier and above. Open boards by default, the soonest decided first; include_settled=true adds ' +
-          'settled and void ones. Each price costs one data point, each board one more.',
+          'settled and void ones; date (with offset, minutes) keeps the boards running on that day. Page with ' +
+          'cursor = meta.next_cursor. Each price costs one data point, each board one more.',
         tags,
         params: Type.Object({ sportID: Type.String() }),
         querystring: Type.Object(
@@ -98,7 +145,9 @@ export async function futuresRoutes(fastify: FastifyInstance, deps: RouteDeps): 
             ...filterParams,
             include_settled: queryParam('true adds settled and void boards (default false)'),
             limit: queryParam(`boards per response, default ${FUTURES_LIMIT_DEFAULT}, at most ${FUTURES_LIMIT_MAX}`),
-            offset: queryParam(`boards to skip, at most ${OFFSET_MAX}`),
+            cursor: queryParam('meta.next_cursor of the previous page'),
+            date: queryParam('YYYY-MM-DD: only boards running on that day'),
+            offset: queryParam('minutes that shift the day boundary of date; default 0'),
           },
           { additionalProperties: true },
         ),
@@ -107,11 +156,11 @@ export async function futuresRoutes(fastify: FastifyInstance, deps: RouteDeps): 
             meta: Type.Object({
               sport_id: Type.Integer(),
               count: Type.Integer(),
-              total: Type.Integer({ description: 'boards matching the request before limit and offset' }),
+              total: Type.Integer({ description: 'boards matching the request, every page together' }),
               limit: Type.Integer(),
-              offset: Type.Integer(),
+              next_cursor: Type.Union([Type.String(), Type.Null()], { description: 'null on the last page' }),
             }),
-            futures: Type.Array(BoardSchema),
+            events: Type.Array(ListedBoardSchema),
           }),
           ...errorResponses,
           ...forbiddenResponse,
@@ -125,19 +174,41 @@ export async function futuresRoutes(fastify: FastifyInstance, deps: RouteDeps): 
       const q = request.query;
       const filter = parseFilter(scope, q);
       const limit = parseInteger('limit', q.limit, 1, FUTURES_LIMIT_MAX) ?? FUTURES_LIMIT_DEFAULT;
-      const offset = parseInteger('offset', q.offset, 0, OFFSET_MAX) ?? 0;
+      const after = parseCursor(q.cursor);
+      const offset = parseOffset(q.offset);
+      const day = q.date !== undefined && q.date !== '' ? dayWindow(parseDate(q.date), offset) : undefined;
       const settled = parseBoolean('include_settled', q.include_settled, false);
+      const running = (b: FuturesBoardState) =>
+        !day || (Date.parse(b.header.starts_at) < day[1] && Date.parse(b.header.ends_at) >= day[0]);
       const matching = view
         .futuresOfSport(sportId)
-        .filter((b) => (settled || b.settlement.state === 'open') && boardMatches(b, filter));
+        .filter((b) => (settled || b.settlement.state === 'open') && boardMatches(b, filter) && running(b));
+      // Boards come ordered by ends_at, then event_id: a page starts after the cursor's place.
+      const start = after
+        ? matching.findIndex((b) => {
+            const { ends_at, event_id } = b.header;
+            return ends_at > after.endsAt || (ends_at === after.endsAt && event_id > after.eventId);
+          })
+        : 0;
+      const page = start < 0 ? [] : matching.slice(start, start + limit);
       let prices = 0;
-      const futures = matching.slice(offset, offset + limit).map((b) => {
+      const events = page.map((b) => {
         const v = viewFutures(b, filter);
         prices += v.prices;
-        return v.board;
+        return listed(v.board);
       });
-      meter(reply, futures.length, prices);
-      return { meta: { sport_id: sportId, count: futures.length, total: matching.length, limit, offset }, futures };
+      const more = start >= 0 && start + limit < matching.length;
+      meter(reply, events.length, prices);
+      return {
+        meta: {
+          sport_id: sportId,
+          count: events.length,
+          total: matching.length,
+          limit,
+          next_cursor: more ? cursorOf(page[page.length - 1]!.header) : null,
+        },
+        events,
+      };
     },
   );
 

@@ -27,8 +27,10 @@ import {
   requireStats,
   type RouteDeps,
   sendJson,
+  sendKept,
   standing,
 } from '../../route-kit.ts';
+import { keepBody } from '../../encoding.ts';
 import { errorResponses } from '../../schemas.ts';
 import { PlayerGameStatsSchema, TeamGameStatsSchema } from '../../stats-schemas.ts';
 
@@ -79,7 +81,7 @@ async function boxFor(deps: RouteDeps, request: FastifyRequest, eventId: string)
   return { box: serializeBox(seen.info, foldStats(await deps.games.readStats(eventId, view.head)), complete), stats, scope };
 }
 
-export function send(reply: Parameters<typeof sendJson>[0], body: BoxBody) {
+function send(reply: Parameters<typeof sendJson>[0], body: BoxBody) {
   reply.meter(body.values);
   return sendJson(reply, body.json);
 }
@@ -102,14 +104,17 @@ function sendBox(
   const body = wholeBody(groups);
   const { scope, stand } = found;
   const key = `${scope.delaySeconds}|${request.url}`;
-  if (!deps.boxes.responses.get(key, stand)) {
-    deps.boxes.responses.set(key, { ...stand, stats: found.stats, lane: { body: body.json, points: body.values } });
+  let kept = deps.boxes.responses.get(key, stand);
+  if (!kept) {
+    // Compressed and tagged once, as it is kept: the lane and later polls send these bytes.
+    kept = { ...stand, stats: found.stats, lane: { ...keepBody(body.json, deps.boxes.responses.previous(key)?.lane), points: body.values } };
+    deps.boxes.responses.set(key, kept);
   }
   // Archiving takes an event off the live board without a commit: its kept body is not current then.
   deps.lane?.remember(request, scope, 'v2', () =>
     keptStatsLane(deps, deps.boxes.responses, key, scope.delaySeconds, (kept) => deps.views.forDelay(0).getEvent(kept.eventId) !== undefined),
   );
-  return send(reply, body);
+  return sendKept(reply, kept.lane);
 }
 
 export const statsIdsParam = Type.Optional(

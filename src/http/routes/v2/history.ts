@@ -2,6 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { coverageOf } from '../../../access/plan-scope.ts';
+import { marketName } from '../../../catalog/markets.ts';
 import type { EventState } from '../../../board/board.ts';
 import type { DeltaRow } from '../../../domain/types.ts';
 import type { HistoryScope, PriceRecord } from '../../../store/history.ts';
@@ -71,6 +72,10 @@ const ChartPointSchema = Type.Object({
 });
 
 const ChartResponse = Type.Object({
+  meta: Type.Object(
+    { event_id: Type.String(), market_id: Type.Integer(), market_name: Type.String() },
+    { description: 'what existing clients read; event_id and market_id are repeated at the top level' },
+  ),
   event_id: Type.String(),
   market_id: Type.Integer(),
   series: Type.Record(Type.String(), Type.Array(ChartPointSchema), {
@@ -399,7 +404,13 @@ export async function historyRoutes(fastify: FastifyInstance, deps: RouteDeps): 
         if (series[key]) series[key].push(point);
         else series[key] = [point];
       }
-      return { event_id: state.info.event_id, market_id: marketId, series };
+      const eventId = state.info.event_id;
+      return {
+        meta: { event_id: eventId, market_id: marketId, market_name: marketName(marketId) },
+        event_id: eventId,
+        market_id: marketId,
+        series,
+      };
     },
   );
 }

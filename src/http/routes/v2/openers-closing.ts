@@ -1,5 +1,5 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Type } from '@sinclair/typebox';
+import { type Static, Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { EventState } from '../../../board/board.ts';
 import { type EventFilter, type EventView, viewEvent } from '../../../board/views.ts';
@@ -137,6 +137,62 @@ function recordedEnvelope(
   };
 }
 
+/** The published layout of /api/v2/events/{eventID}/markets/opening. */
+const OpeningLayoutSchema = Type.Object({
+  meta: Type.Object({
+    event_id: Type.String(),
+    count: Type.Integer({ description: 'markets in `markets`' }),
+  }),
+  markets: Type.Record(
+    Type.String({ description: 'market_id' }),
+    Type.Object({
+      market_id: Type.Integer(),
+      market_name: Type.String(),
+      lines: Type.Record(
+        Type.String({ description: '"<participant_id>:<line>"' }),
+        Type.Object({
+          participant_id: Type.Integer(),
+          participant_type: Type.String(),
+          participant_name: Type.String(),
+          prices: Type.Record(
+            Type.String({ description: 'affiliate id' }),
+            Type.Object({ price: Type.Number(), timestamp: Type.String() }),
+          ),
+        }),
+      ),
+    }),
+  ),
+});
+type OpeningLayout = Static<typeof OpeningLayoutSchema>;
+
+/**
+ * An event's opening prices in the published layout: markets keyed by market_id (a market id that
+ * comes in several periods keeps its first, the full game where it has one), lines keyed by
+ * participant and line value, prices by affiliate with the opening row's time.
+ */
+function openingLayout(eventId: string, event: Event | undefined): OpeningLayout {
+  const markets: OpeningLayout['markets'] = {};
+  for (const m of event?.markets ?? []) {
+    const key = String(m.market_id);
+    if (markets[key]) continue;
+    const lines: OpeningLayout['markets'][string]['lines'] = {};
+    for (const part of m.participants) {
+      for (const line of part.lines) {
+        const prices: Record<string, { price: number; timestamp: string }> = {};
+        for (const [book, p] of Object.entries(line.prices)) prices[book] = { price: p.price, timestamp: p.updated_at };
+        lines[`${part.id}:${line.value}`] = {
+          participant_id: part.id,
+          participant_type: part.type,
+          participant_name: part.name,
+          prices,
+        };
+      }
+    }
+    markets[key] = { market_id: m.market_id, market_name: m.name, lines };
+  }
+  return { meta: { event_id: eventId, count: Object.keys(markets).length }, markets };
+}
+
 const DESCRIPTIONS: Record<Kind, string> = {
   openers: 'the earliest recorded price of every line at every sportsbook',
   closing:
@@ -220,10 +276,32 @@ export async function openersClosingRoutes(fastify: FastifyInstance, deps: Route
     );
 
   eventRoute('/api/v2/events/:eventID/openers', 'openers', 'Opening lines of an event');
-  eventRoute(
+  app.get(
     '/api/v2/events/:eventID/markets/opening',
-    'openers',
-    'Opening lines of an event (alias of openers)',
+    {
+      schema: {
+        summary: 'Opening lines of an event, in the published markets layout',
+        description:
+          `${DESCRIPTIONS.openers}, as /api/v2/events/{eventID}/openers selects them (the same parameters and ` +
+          'cost), keyed by market id, then "<participant_id>:<line>", then affiliate id.',
+        tags: ['events'],
+        params: Type.Object({ eventID: Type.String() }),
+        querystring: EventQuerySchema,
+        response: { 200: OpeningLayoutSchema, ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      const eventId = request.params.eventID;
+      const { scope, view } = callerOf(deps, request);
+      const state = await eventById(deps, view, eventId);
+      if (!state) throw notFound('event', eventId);
+      const q = deps.queries.get(request.url, request.query, state.info.sport_id, scope);
+      const kept = statusAllowed(q, state) ? [state] : [];
+      const rows = await recordedPrices(history, kept, q.filter, 'openers', view.head);
+      const built = recordedEnvelope(kept, rows, q, view.head);
+      reply.meter(built.points);
+      return openingLayout(eventId, built.body.events[0]);
+    },
   );
   eventRoute('/api/v2/events/:eventID/closing', 'closing', 'Closing lines of an event');
   sportRoute('openers');

@@ -1,6 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
+import { lowestTierWith, upgradeMessage } from '../../../access/entitlements.ts';
 import { forbidden, notFound } from '../../errors.ts';
 import { parseInteger } from '../../params.ts';
 import { callerOf, eventById, type RouteDeps, sendParts } from '../../route-kit.ts';
@@ -39,7 +40,7 @@ export async function playRoutes(fastify: FastifyInstance, deps: RouteDeps): Pro
       const before = parseInteger('before_sequence', request.query.before_sequence, 1, Number.MAX_SAFE_INTEGER);
       const { scope, view } = callerOf(deps, request);
       if (!scope.liveGameState) {
-        throw forbidden('Play-by-play needs the Ultra plan or above', { feature: 'plays' });
+        throw forbidden(upgradeMessage('Live game state', lowestTierWith((e) => e.liveGameState)), { feature: 'plays' });
       }
       const eventId = request.params.eventID;
       const ev = await eventById(deps, view, eventId);

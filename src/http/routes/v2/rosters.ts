@@ -83,7 +83,10 @@ export async function rosterRoutes(fastify: FastifyInstance): Promise<void> {
         summary: 'A player',
         tags: ['teams'],
         params: Type.Object({ playerID: Type.String() }),
-        response: { 200: PlayerRecordSchema, ...errorResponses },
+        response: {
+          200: Type.Object({ ...PlayerRecordSchema.properties, players: Type.Array(PlayerRecordSchema) }),
+          ...errorResponses,
+        },
       },
     },
     async (request) => {
@@ -92,11 +95,13 @@ export async function rosterRoutes(fastify: FastifyInstance): Promise<void> {
       const team = player && teamById(player.team_id);
       const sportId = player && homeSportOf(player.team_id);
       if (!player || !team || sportId === undefined) throw notFound('player', playerId);
-      return {
+      const record = {
         ...player,
         team: { team_id: team.team_id, name: team.name, abbreviation: team.abbreviation },
         sport_id: sportId,
       };
+      // The record itself, and as `players: [record]`, the list existing clients read.
+      return { ...record, players: [record] };
     },
   );
 }

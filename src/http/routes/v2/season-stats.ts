@@ -11,11 +11,12 @@ import { homeLeagueOf } from '../../../catalog/teams/index.ts';
 import { type BoxBody, boxBody, type SerializedBox } from '../../box-score.ts';
 import { badRequest, notFound } from '../../errors.ts';
 import { parseInteger, parseIntList } from '../../params.ts';
-import { callerOf, keptStatsLane, nowOf, requireStats, type RouteDeps, standing } from '../../route-kit.ts';
+import { callerOf, keptStatsLane, nowOf, requireStats, type RouteDeps, sendKept, standing } from '../../route-kit.ts';
+import { keepBody } from '../../encoding.ts';
 import { errorResponses } from '../../schemas.ts';
 import { type SeasonScope, serializeSeason } from '../../season-stats.ts';
 import { PlayerSeasonStatsSchema, TeamSeasonStatsSchema } from '../../stats-schemas.ts';
-import { MAX_STATS_IDS, send, statsIdsParam } from './game-stats.ts';
+import { MAX_STATS_IDS, statsIdsParam } from './game-stats.ts';
 import { knownTeam } from './rosters.ts';
 
 /** Regular season, as /api/v2/season_types numbers it. */
@@ -100,11 +101,12 @@ async function serveSeason(
   } else {
     const { body, stats } = await build(view);
     const json = typeof body.json === 'string' ? Buffer.from(body.json) : body.json;
-    answer = { json, values: body.values, ...now, stats, lane: { body: json, points: body.values } };
+    // Compressed and tagged once, as it is kept: the lane and later polls send these bytes.
+    answer = { json, values: body.values, ...now, stats, lane: { ...keepBody(json, deps.seasons.responses.previous(key)?.lane), points: body.values } };
     deps.seasons.responses.set(key, answer);
   }
   deps.lane?.remember(request, scope, 'v2', () => keptStatsLane(deps, deps.seasons.responses, key, scope.delaySeconds));
-  return send(reply, answer);
+  return sendKept(reply, answer.lane);
 }
 
 /** Season aggregates of a team and of its current roster's players. */
@@ -112,7 +114,7 @@ export async function seasonStatRoutes(fastify: FastifyInstance, deps: RouteDeps
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const params = Type.Object({ teamID: Type.String() });
   const description =
-    'Sums over the games of the season and season type that the server holds, final and in progress. Values are strings. One data point per stat value.';
+    'Sums over the games of the season and season type that the server holds, final and in progress. Team values are strings, player values numbers. One data point per stat value.';
 
   app.get(
     '/api/v2/teams/:teamID/stats',
