@@ -42,7 +42,8 @@ async function serve(args: string[], env: Record<string, string> = {}): Promise<
 }
 
 const key = makeKey();
-const headers = { 'X-Service-Key': key };
+// Plain bodies: the test compares each body with its Content-Length (fetch would gunzip a gzip one).
+const headers = { 'X-Service-Key': key, 'Accept-Encoding': 'identity' };
 /** Price row ids clients read from the markets delta, and the heads (delta_last_id) snapshots gave them. */
 const seenRows = new Set<number>();
 const seenHeads = new Set<number>();

@@ -18,7 +18,7 @@ function harness() {
   } as unknown as RouteDeps;
   const view = { head: 1 } as { head: number };
   const reply = {
-    request: { raw: { destroyed: false }, headers: {} },
+    request: { raw: { destroyed: false, socket: { destroyed: false } }, headers: {} },
     sent: undefined as Buffer | undefined,
     meter() {
       return this;
@@ -62,7 +62,8 @@ test('a first build waits in line; a repeated one goes ahead and is kept; a kept
 
 test('a request whose client closed while it waited for its turn is not built', async () => {
   const h = harness();
-  h.reply.request.raw.destroyed = true;
+  // The connection closed: its socket is destroyed (the request alone may be, by a body read to its end).
+  h.reply.request.raw.socket.destroyed = true;
   await assert.rejects(h.send(), ClientGone);
   assert.deepEqual(h.turns, ['new']);
   assert.deepEqual(h.builds, [], 'nothing was built for it');

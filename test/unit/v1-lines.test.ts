@@ -38,6 +38,9 @@ test('a full-game line set holds each book’s main moneyline, spread and total,
     affiliate_url: 'https://kingsbook.example',
   });
   assert.deepEqual(set.moneyline, {
+    line_id: 1,
+    event_id: 'e'.repeat(32),
+    affiliate_id: 19,
     moneyline_away: 130,
     moneyline_away_delta: 0,
     moneyline_home: -150,
@@ -54,6 +57,8 @@ test('a full-game line set holds each book’s main moneyline, spread and total,
   // The home alternate -4.5 pairs with an away +4.5 the book does not offer.
   assert.deepEqual(set.spread.extended_spreads, [
     {
+      event_id: 'e'.repeat(32),
+      affiliate_id: 19,
       point_spread_away: 0.0001,
       point_spread_away_money: 0.0001,
       point_spread_home: -4.5,
