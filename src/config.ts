@@ -1,3 +1,4 @@
+import { sportProfile } from './catalog/sports.ts';
 import { existsSync } from 'node:fs';
 import { isAddressOrCidr } from './access/client-address.ts';
 import { defaultDelayEntries } from './board/delayed-views.ts';
@@ -15,6 +16,8 @@ export interface ServeConfig {
   simulator: boolean;
   seed: number;
   speed: number;
+  /** The sport ids the simulator plays; undefined: every sport of the catalog. */
+  sports: readonly number[] | undefined;
   /** Header that carries the API key (compared case-insensitively). */
   keyHeader: string;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -150,6 +153,18 @@ export const DEFAULT_LIMITS: Limits = {
 
 export class ConfigError extends Error {}
 
+/** `--sports`: known sport ids of the catalog; none given (or empty) is every sport. */
+function resolveSports(raw: string | readonly number[] | undefined): readonly number[] | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  const parts = typeof raw === 'string' ? raw.split(',').map((p) => p.trim()) : raw.map(String);
+  const ids = parts.map(Number);
+  const bad = parts.filter((p, i) => !/^\d+$/.test(p) || !sportProfile(ids[i]!));
+  if (bad.length > 0 || ids.length === 0) {
+    throw new ConfigError(`--sports must be sport ids of the catalog, comma-separated (GET /api/v2/sports lists them), got '${bad.join(',') || String(raw)}'`);
+  }
+  return [...new Set(ids)];
+}
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 function int(
@@ -174,6 +189,8 @@ export interface ServeInput {
   simulator?: boolean;
   seed?: string | number;
   speed?: string | number;
+  /** Comma-separated sport ids, or a list. */
+  sports?: string | readonly number[];
   keyHeader?: string;
   logLevel?: string;
   logPretty?: boolean;
@@ -222,6 +239,7 @@ export function resolveServeConfig(input: ServeInput, env: NodeJS.ProcessEnv = p
     simulator: input.simulator ?? true,
     seed: int('--seed', input.seed ?? env.SIM_SEED, 1, 0, 2 ** 31 - 1),
     speed,
+    sports: resolveSports(input.sports ?? env.SIM_SPORTS),
     keyHeader,
     logLevel: logLevel as ServeConfig['logLevel'],
     logPretty: input.logPretty ?? false,

@@ -139,7 +139,7 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
     }
     // Loaded only when wanted: a --no-simulator server never loads the simulator's code.
     const { Simulator } = await import('./feeds/simulator/index.ts');
-    const sim = new Simulator({ seed, speed: config.speed, sink: ledger, state: board, now, log: say });
+    const sim = new Simulator({ seed, speed: config.speed, sink: ledger, state: board, now, log: say, sportIds: config.sports });
     simulator = sim;
     const stored = await store.getMeta(FILL_META);
     // Empty once the fill is complete (the Store has no delete of a meta key).

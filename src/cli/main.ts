@@ -62,6 +62,7 @@ program
   .option('--no-simulator', 'serve stored data only, without the live simulator')
   .option('--seed <n>', 'simulator seed (env SIM_SEED)')
   .option('--speed <x>', 'run live game clocks x times faster (env SIM_SPEED)')
+  .option('--sports <ids>', 'simulate only these sport ids, comma-separated (env SIM_SPORTS); every sport by default')
   .option('--key-header <name>', 'header that carries the API key (env KEY_HEADER)')
   .option('--log-level <level>', 'fatal, error, warn, info, debug, trace or silent (env LOG_LEVEL)')
   .option('--cache-mb <n>', 'memory all response caches together may use, in MB (env CACHE_MB; default 32)')
@@ -104,6 +105,7 @@ program
       simulator: opts.simulator,
       seed: opts.seed,
       speed: opts.speed,
+      sports: opts.sports,
       keyHeader: opts.keyHeader,
       logLevel: opts.logLevel,
       logPretty: opts.logPretty === true,

@@ -30,6 +30,8 @@ export async function startTestServer(
     simulator?: boolean;
     speed?: number;
     seed?: number;
+    /** The sport ids the simulator plays (every sport by default): a fill of a few is much shorter. */
+    sports?: number[];
     dataDir?: string;
     keyHeader?: string;
     now?: () => number;
@@ -65,6 +67,7 @@ export async function startTestServer(
       simulator: opts.simulator ?? false,
       seed: opts.seed ?? 7,
       speed: opts.speed ?? 1,
+      sports: opts.sports,
       keyHeader: opts.keyHeader,
       logLevel: opts.logLevel ?? 'silent',
       accessLog: opts.accessLog,
