@@ -284,7 +284,9 @@ export async function waitForHttp(url: string, child: Child, timeoutMs: number):
     try {
       const res = await fetch(url, { signal: AbortSignal.timeout(2000) });
       await res.arrayBuffer();
-      return;
+      // A starting server holds its port early and answers 503 until its store is loaded and filled.
+      if (res.status !== 503) return;
+      await sleep(250);
     } catch {
       await sleep(250);
     }
