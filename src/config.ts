@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { isAddressOrCidr } from './access/client-address.ts';
 import { defaultDelayEntries } from './board/delayed-views.ts';
 import { DEFAULT_PAYLOAD_BYTES } from './board/payload-log.ts';
-import { DEFAULT_CACHE_BYTES } from './http/byte-budget.ts';
+import { DEFAULT_CACHE_BYTES } from './projection/byte-budget.ts';
 import { DEFAULT_SEND_BUDGET_BYTES, DEFAULT_SEND_TIMEOUT_MS } from './http/send-guard.ts';
 
 export const MB = 1024 * 1024;

@@ -1,10 +1,10 @@
 import type { EventState } from '../board/board.ts';
-import { type EventFilter, everyBookKey, filterKey } from '../board/views.ts';
-import { BOOK_CUT_BYTES, type BookCut, bookCut, cutBooks } from './book-cut.ts';
-import { BudgetMap, type ByteBudget, MARK_BYTES } from './byte-budget.ts';
+import { type EventFilter, everyBookKey, filterKey } from '../projection/event-view.ts';
+import { BOOK_CUT_BYTES, type BookCut, bookCut, cutBooks } from '../projection/book-cut.ts';
+import { BudgetMap, type ByteBudget, MARK_BYTES } from '../projection/byte-budget.ts';
 import { etagOf, type KeptBody, keepBody, keptExtraBytes } from './encoding.ts';
-import { type EventJson, eventJson } from './event-json.ts';
-import { ownBytes } from './json-bytes.ts';
+import { type EventJson, eventJson } from '../projection/event-json.ts';
+import { ownBytes } from '../projection/json-bytes.ts';
 
 interface CachedView extends SerializedEvent {
   version: number;

@@ -10,8 +10,8 @@ import {
   LineSetBuilder,
   type V1Period,
   v1PeriodOf,
-} from '../http/v1/line-sets.ts';
-import { LineSetSchema } from '../http/v1/schemas.ts';
+} from '../projection/v1-line-sets.ts';
+import { LineSetSchema } from '../projection/v1-schemas.ts';
 import type { Frame } from './frames.ts';
 
 /**

@@ -9,7 +9,7 @@ import { hashKey } from '../access/keys.ts';
 import { lowestTierWith, upgradeMessage } from '../access/entitlements.ts';
 import { scopeOf } from '../access/plan-scope.ts';
 import { tierLabel } from '../access/tiers.ts';
-import { planUnsupported, quote } from '../http/errors.ts';
+import { planUnsupported, quote } from '../projection/errors.ts';
 import type { Connection, Endpoint } from './connection.ts';
 import { CLOSES, StreamError } from './errors.ts';
 import {

@@ -4,7 +4,7 @@ import type { FastifyRequest } from 'fastify';
 import { generateKey, type NewKeyOptions, newKeyRecord } from '../../src/access/keys.ts';
 import type { StatsRequest } from '../../src/access/stats-policy.ts';
 import type { Tier } from '../../src/access/tiers.ts';
-import { ApiError } from '../../src/http/errors.ts';
+import { ApiError } from '../../src/projection/errors.ts';
 import { requireStats, type RouteDeps } from '../../src/http/route-kit.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 

@@ -9,7 +9,7 @@ import {
   statsAccess,
 } from '../../src/access/stats-policy.ts';
 import { TIERS, tierAtLeast } from '../../src/access/tiers.ts';
-import { statsRefused } from '../../src/http/errors.ts';
+import { statsRefused } from '../../src/projection/errors.ts';
 
 const DAY = 86_400_000;
 const CUTOFF = NEW_STATS_POLICY_FROM;

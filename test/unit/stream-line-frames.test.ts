@@ -6,7 +6,7 @@ import { OPEN_SCOPE, scopeOf } from '../../src/access/plan-scope.ts';
 import { Board } from '../../src/board/board.ts';
 import type { CommittedBatch } from '../../src/bus/bus.ts';
 import { MemoryBus } from '../../src/bus/memory-bus.ts';
-import { eventLines, FULL_GAME, LineSetBuilder } from '../../src/http/v1/line-sets.ts';
+import { eventLines, FULL_GAME, LineSetBuilder } from '../../src/projection/v1-line-sets.ts';
 import { Ledger } from '../../src/ledger/ledger.ts';
 import type { Update } from '../../src/ledger/updates.ts';
 import { framesOf } from '../../src/stream/frames.ts';

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { answerUnrouted } from '../../unrouted.ts';
 import type { RouteDeps } from '../../route-kit.ts';
-import { V1EventCache, V1FilterCache } from '../../v1/event.ts';
+import { V1EventCache, V1FilterCache } from '../../../projection/v1-event.ts';
 import { v1DeltaRoutes } from './delta.ts';
 import { v1EventRoutes } from './events.ts';
 import { v1LineRoutes } from './lines.ts';

@@ -8,10 +8,10 @@ import { affiliateProfile } from '../../../catalog/affiliates.ts';
 import { NAMED_PERIODS, periodByName, periodIdsOf, periodOf } from '../../../catalog/periods.ts';
 import { type BestRule, bestOffer, type Offer } from '../../../domain/best-line.ts';
 import { OFF_BOARD } from '../../../domain/odds.ts';
-import { badRequest, forbidden, notFound, quote } from '../../errors.ts';
-import { parseInteger, parseIntList } from '../../params.ts';
+import { badRequest, forbidden, notFound, quote } from '../../../projection/errors.ts';
+import { parseInteger, parseIntList } from '../../../projection/params.ts';
 import { callerOf, type RouteDeps } from '../../route-kit.ts';
-import { errorResponses } from '../../schemas.ts';
+import { errorResponses } from '../../../projection/schemas.ts';
 
 /** Market ids of each kind, prematch and in play, across full game, halves and tennis sets. */
 export const MONEYLINE: ReadonlySet<number> = new Set([1, 41, 4, 1008, 1150, 1154, 1153, 1157]);

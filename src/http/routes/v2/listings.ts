@@ -6,10 +6,10 @@ import type { EventState, MarketState } from '../../../board/board.ts';
 import { marketDefinition, marketName } from '../../../catalog/markets.ts';
 import { SPORTS } from '../../../catalog/sports.ts';
 import type { MarketDefinition } from '../../../domain/types.ts';
-import { badRequest, notFound, quote } from '../../errors.ts';
-import { dayWindow, parseBoolean, parseDate, parseIntList, parseOffset, parseSportId } from '../../params.ts';
+import { badRequest, notFound, quote } from '../../../projection/errors.ts';
+import { dayWindow, parseBoolean, parseDate, parseIntList, parseOffset, parseSportId } from '../../../projection/params.ts';
 import { callerOf, gateDate, type RouteDeps } from '../../route-kit.ts';
-import { errorResponses, keyed, MarketDefinitionSchema, queryParam } from '../../schemas.ts';
+import { errorResponses, keyed, MarketDefinitionSchema, queryParam } from '../../../projection/schemas.ts';
 
 type DateFormat = 'date' | 'iso8601' | 'epoch';
 /** `iso` is the name this server used before iso8601, kept for the clients that send it. */

@@ -1,6 +1,6 @@
 import fastJson from 'fast-json-stringify';
 import type { EventState, LineState, MarketState, ParticipantState, PriceState } from '../board/board.ts';
-import { type EventFilter, marketShown, participantShown, priceShown } from '../board/views.ts';
+import { type EventFilter, marketShown, participantShown, priceShown } from './event-view.ts';
 import { marketName } from '../catalog/markets.ts';
 import { integer, number } from '../domain/json-text.ts';
 import type { EventInfo } from '../domain/types.ts';
