@@ -47,6 +47,11 @@ export interface EventView {
   priceCount: number;
 }
 
+/** 1 events point + 1 scores point + 1 odds point per price, +1 scores point with live_game_state. */
+export function eventPoints(priceCount: number, liveState: boolean): number {
+  return 2 + priceCount + (liveState ? 1 : 0);
+}
+
 function priceView(p: PriceState, includeDelta: boolean): Price {
   const out: Price = {
     id: String(p.id),

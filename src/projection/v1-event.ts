@@ -6,9 +6,9 @@ import type { EventInfo } from '../domain/types.ts';
 import { BudgetMap, type ByteBudget, stringBytes } from './byte-budget.ts';
 import { parseInclude, parseIntList } from './params.ts';
 import { includeParam, queryParam } from './schemas.ts';
-import { ownBytes } from './json-bytes.ts';
+import { ownBytes, VIEW_BYTES } from './json-bytes.ts';
 import { MARK_BYTES } from './byte-budget.ts';
-import { eventPoints, VIEW_BYTES } from '../http/snapshot-cache.ts';
+import { eventPoints } from './event-view.ts';
 import {
   booksOf,
   coveredMarkets,

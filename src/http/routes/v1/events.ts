@@ -8,12 +8,12 @@ import { notFound } from '../../../projection/errors.ts';
 import { dayWindow, parseDate, parseOffset, parseSportId } from '../../../projection/params.ts';
 import { joinJson } from '../../../projection/json-bytes.ts';
 import { callerOf, eventById, gateDate, keptSnapshot, sendJson, sendSnapshot } from '../../route-kit.ts';
-import { eventPoints } from '../../snapshot-cache.ts';
+import { eventPoints } from '../../../projection/event-view.ts';
 import { serializeV1Event, type V1Filter, V1EventQuerySchema, viewV1Event } from '../../../projection/v1-event.ts';
 import type { LinePriceResolver } from '../../../projection/v1-line-sets.ts';
 import { V1EventSchema, V1EventsEnvelope, v1ErrorResponses } from '../../../projection/v1-schemas.ts';
 import { queryParam } from '../../../projection/schemas.ts';
-import { MONEYLINE, SPREAD, TOTAL } from '../v2/best-line.ts';
+import { MONEYLINE, SPREAD, TOTAL } from '../../../catalog/markets.ts';
 import { type Kind, type RecordedPrices, recordedPrices } from '../v2/openers-closing.ts';
 import type { V1Deps } from './index.ts';
 

@@ -11,7 +11,7 @@ import { type EventQuery, EventQuerySchema, statusAllowed } from '../../../proje
 import { dayWindow, parseDate, parseSportId } from '../../../projection/params.ts';
 import { callerOf, eventById, gateDate, type RouteDeps } from '../../route-kit.ts';
 import { EventsEnvelope, errorResponses } from '../../../projection/schemas.ts';
-import { eventPoints } from '../../snapshot-cache.ts';
+import { eventPoints } from '../../../projection/event-view.ts';
 
 export type Kind = 'openers' | 'closing';
 

@@ -3,12 +3,10 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { lowestTierWith, upgradeMessage } from '../../../access/entitlements.ts';
 import { forbidden, notFound } from '../../../projection/errors.ts';
-import { parseInteger } from '../../../projection/params.ts';
+import { MAX_PLAYS, parseInteger } from '../../../projection/params.ts';
 import { callerOf, eventById, type RouteDeps, sendParts } from '../../route-kit.ts';
 import { ErrorBody, errorResponses } from '../../../projection/schemas.ts';
 import { PlaysPageSchema } from '../../stats-schemas.ts';
-
-export const MAX_PLAYS = 500;
 
 /**
  * Play-by-play of an event (Ultra and above): newest first, up to 500 a page; `before_sequence`
