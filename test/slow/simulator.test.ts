@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { SPORTS } from '../../src/catalog/sports.ts';
 import { statByName } from '../../src/catalog/stats.ts';
 import { OFF_BOARD } from '../../src/domain/odds.ts';
-import { scoreRuleViolations } from '../../src/domain/score.ts';
+import { scoreRuleViolations } from '../../src/catalog/score-rules.ts';
 import type { FuturesState } from '../../src/domain/futures.ts';
 import type { EventInfo } from '../../src/domain/types.ts';
 import type { FeedStateReader, PriceKey, PriceSnapshot } from '../../src/feeds/feed.ts';
