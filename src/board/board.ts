@@ -1,6 +1,6 @@
 import type { FuturesState } from '../domain/futures.ts';
 import type { EventInfo, ParticipantType } from '../domain/types.ts';
-import type { FeedStateReader, PriceKey, PriceSnapshot } from '../feeds/feed.ts';
+import type { FeedStateReader, PriceKey, PriceSnapshot } from './feed-state.ts';
 import type { BoardView } from './board-view.ts';
 import { type FuturesBoardState, FuturesBoards } from './futures.ts';
 import { type ArchivedSeason, SeasonArchive } from './season-archive.ts';

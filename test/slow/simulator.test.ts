@@ -6,7 +6,7 @@ import { OFF_BOARD } from '../../src/domain/odds.ts';
 import { scoreRuleViolations } from '../../src/catalog/score-rules.ts';
 import type { FuturesState } from '../../src/domain/futures.ts';
 import type { EventInfo } from '../../src/domain/types.ts';
-import type { FeedStateReader, PriceKey, PriceSnapshot } from '../../src/feeds/feed.ts';
+import type { FeedStateReader, PriceKey, PriceSnapshot } from '../../src/board/feed-state.ts';
 import { type FillPosition, Simulator } from '../../src/feeds/simulator/index.ts';
 import { Rng } from '../../src/feeds/simulator/rng.ts';
 import type { LedgerSink, PriceUpdate, UpdateBatch } from '../../src/ledger/updates.ts';
