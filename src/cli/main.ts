@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { accountOf } from '../access/authenticator.ts';
 import { generateKey, hashKey, newKeyRecord } from '../access/keys.ts';
-import { isTier, TIERS, tierLabel } from '../access/tiers.ts';
+import { isTier, TIERS, tierLabel } from '../catalog/tiers.ts';
 import { usagePlan } from '../access/usage.ts';
 import { ConfigError, resolveServeConfig } from '../config.ts';
 import { backupStore } from '../ops/backup.ts';

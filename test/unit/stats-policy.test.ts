@@ -8,7 +8,7 @@ import {
   type StatsFeature,
   statsAccess,
 } from '../../src/access/stats-policy.ts';
-import { TIERS, tierAtLeast } from '../../src/access/tiers.ts';
+import { TIERS, tierAtLeast } from '../../src/catalog/tiers.ts';
 import { statsRefused } from '../../src/projection/errors.ts';
 
 const DAY = 86_400_000;
