@@ -10,7 +10,7 @@ import type { ArchivedEvents } from '../board/archived-events.ts';
 import type { ChangeFeed } from '../board/change-feed.ts';
 import type { DelayedViews } from '../board/delayed-views.ts';
 import type { LogFloor } from '../board/log-floor.ts';
-import { lazyChildLogger } from '../ops/logging.ts';
+import { lazyChildLogger, type LogStream } from '../ops/logging.ts';
 import type { HistoryStore } from '../store/history.ts';
 import type { GameReads } from './route-kit.ts';
 import { ByteBudget } from '../projection/byte-budget.ts';
@@ -65,11 +65,6 @@ declare module 'fastify' {
     /** Served without a key (spec: GET /api/v2/sports and GET /api/v2/affiliates). */
     public?: boolean;
   }
-}
-
-/** Where log lines go: anything that takes one line at a time (a stream, pino's destination). */
-export interface LogStream {
-  write(line: string): unknown;
 }
 
 export interface AppDeps {
