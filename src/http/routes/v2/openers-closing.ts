@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { EventState } from '../../../board/board.ts';
 import { type EventFilter, type EventView, viewEvent } from '../../../projection/event-view.ts';
 import type { DeltaRow, Event, Price } from '../../../domain/types.ts';
-import type { PriceDetail } from '../../../ledger/price-change.ts';
+import type { PriceDetail } from '../../../changelog/change.ts';
 import type { HistoryStore, PriceRecord } from '../../../store/history.ts';
 import { notFound } from '../../../projection/errors.ts';
 import { type EventQuery, EventQuerySchema, statusAllowed } from '../../../projection/event-query.ts';
