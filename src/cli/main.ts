@@ -12,7 +12,7 @@ import { exitOnSignals } from '../ops/shutdown.ts';
 import { packageVersion } from '../ops/version.ts';
 import { DEMO_KEY_CLEAR_META, type RunningServer, StartStopped, startServer } from '../server.ts';
 import { DataDirInUseError, lockDataDir } from '../store/data-dir-lock.ts';
-import { openSqlite, type SqliteDatabase, storeNeedsUpgrade } from '../store/sqlite/database.ts';
+import { openSqlite, type SqliteDatabase, STORE_FILE, storeNeedsUpgrade } from '../store/sqlite/database.ts';
 import { SqliteCounterStore } from '../store/sqlite/sqlite-counters.ts';
 import { SqliteKeyStore } from '../store/sqlite/sqlite-keys.ts';
 
@@ -156,7 +156,7 @@ program
   )
   .action(async (opts) => {
     try {
-      const r = await backupStore(opts.dataDir, opts.out);
+      const r = await backupStore(opts.dataDir, STORE_FILE, opts.out);
       process.stdout.write(
         `backup written to ${r.file}: ${r.bytes} bytes, change log up to id ${r.headId} (epoch ${r.epoch ?? 'none'})\n`,
       );
