@@ -4,7 +4,8 @@ import type { EventInfo } from '../domain/types.ts';
 import type { Applied } from './apply.ts';
 import type { FuturesBoardState } from './futures.ts';
 import type { ArchivedSeason } from './season-archive.ts';
-import type { Board, EventState, LineState, MarketState, ParticipantState, PriceState } from './board.ts';
+import type { Board } from './board.ts';
+import type { EventState, LineState, MarketState, ParticipantState, PriceState } from './event-state.ts';
 import type { BoardView } from './board-view.ts';
 
 /** What an event change replaced: the changes a delayed view undoes. */

@@ -1,5 +1,5 @@
 import type { StatsRequest } from '../access/stats-policy.ts';
-import type { EventState, GameState, PlayerLine } from '../board/board.ts';
+import type { EventState, GameState, PlayerLine } from '../board/event-state.ts';
 import { playerById } from '../catalog/rosters/index.ts';
 import { type SportStat, statById } from '../catalog/stats.ts';
 import type { EventInfo } from '../domain/types.ts';

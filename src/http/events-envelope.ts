@@ -1,4 +1,4 @@
-import type { EventState } from '../board/board.ts';
+import type { EventState } from '../board/event-state.ts';
 import type { BoardView } from '../board/board-view.ts';
 import { type EventQuery, statusAllowed } from '../projection/event-query.ts';
 import { joinJson } from '../projection/json-bytes.ts';

@@ -1,4 +1,4 @@
-import type { EventState } from '../board/board.ts';
+import type { EventState } from '../board/event-state.ts';
 import { type EventFilter, everyBookKey, filterKey } from '../projection/event-view.ts';
 import { BOOK_CUT_BYTES, type BookCut, bookCut, cutBooks } from '../projection/book-cut.ts';
 import { BudgetMap, type ByteBudget, MARK_BYTES } from '../projection/byte-budget.ts';

@@ -1,4 +1,4 @@
-import type { EventState } from '../board/board.ts';
+import type { EventState } from '../board/event-state.ts';
 import { type EventFilter, marketShown, participantShown } from './event-view.ts';
 import {
   type EventJson,

@@ -1,5 +1,5 @@
 import fastJson from 'fast-json-stringify';
-import type { EventState, LineState, MarketState, ParticipantState, PriceState } from '../board/board.ts';
+import type { EventState, LineState, MarketState, ParticipantState, PriceState } from '../board/event-state.ts';
 import { type EventFilter, marketShown, participantShown, priceShown } from './event-view.ts';
 import { marketName } from '../catalog/markets.ts';
 import { integer, number } from '../domain/json-text.ts';

@@ -1,6 +1,6 @@
 import { marketName } from '../catalog/markets.ts';
 import type { Event, Line, Market, Participant, ParticipantType, Price } from '../domain/types.ts';
-import type { EventState, MarketState, ParticipantState, PriceState } from '../board/board.ts';
+import type { EventState, MarketState, ParticipantState, PriceState } from '../board/event-state.ts';
 
 /** What a snapshot request asks of each event, already parsed and checked. */
 export interface EventFilter {

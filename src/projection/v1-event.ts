@@ -1,7 +1,7 @@
 import { type Static, Type } from '@sinclair/typebox';
 import fastJson from 'fast-json-stringify';
 import type { PlanScope } from '../access/plan-scope.ts';
-import type { EventState } from '../board/board.ts';
+import type { EventState } from '../board/event-state.ts';
 import type { EventInfo } from '../domain/types.ts';
 import { BudgetMap, type ByteBudget, stringBytes } from './byte-budget.ts';
 import { parseInclude, parseIntList } from './params.ts';

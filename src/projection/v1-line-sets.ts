@@ -1,4 +1,4 @@
-import type { EventState, MarketState, ParticipantState, PriceState } from '../board/board.ts';
+import type { EventState, MarketState, ParticipantState, PriceState } from '../board/event-state.ts';
 import { affiliateProfile } from '../catalog/affiliates.ts';
 import { isLiveVariant, MONEYLINE, SPREAD, TOTAL } from '../catalog/markets.ts';
 import { type NamedPeriod, periodByName, periodOf } from '../catalog/periods.ts';

@@ -1,6 +1,6 @@
 import type { PlanScope } from '../access/plan-scope.ts';
 import type { BoardView } from '../board/board-view.ts';
-import type { EventState } from '../board/board.ts';
+import type { EventState } from '../board/event-state.ts';
 import { boardMatches, viewFutures } from '../board/futures-view.ts';
 import { type EventFilter, eventPoints, viewEvent } from '../projection/event-view.ts';
 import { defaultMarketIds, withLiveVariants } from '../catalog/markets.ts';

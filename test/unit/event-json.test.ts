@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { Board, type EventState, type PriceState } from '../../src/board/board.ts';
+import { Board } from '../../src/board/board.ts';
+import type { EventState, PriceState } from '../../src/board/event-state.ts';
 import { type EventFilter, viewEvent } from '../../src/projection/event-view.ts';
 import { MemoryBus } from '../../src/bus/memory-bus.ts';
 import { Simulator } from '../../src/feeds/simulator/index.ts';

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { before, test } from 'node:test';
-import { Board, type GameState } from '../../src/board/board.ts';
+import { Board } from '../../src/board/board.ts';
+import type { GameState } from '../../src/board/event-state.ts';
 import { seasonGames, sumBoxes } from '../../src/board/season-totals.ts';
 import { MemoryBus } from '../../src/bus/memory-bus.ts';
 import { statByName } from '../../src/catalog/stats.ts';

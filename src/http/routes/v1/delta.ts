@@ -17,10 +17,9 @@ import {
 import { badRequest, quote } from '../../../projection/errors.ts';
 import { parseInteger, parseSportId } from '../../../projection/params.ts';
 import { joinJson } from '../../../projection/json-bytes.ts';
-import { callerOf, sendJson } from '../../route-kit.ts';
+import { callerOf, sendJson, type V1Deps } from '../../route-kit.ts';
 import { type V1Filter, V1EventQuerySchema } from '../../../projection/v1-event.ts';
 import { V1EventSchema, v1ErrorResponses } from '../../../projection/v1-schemas.ts';
-import type { V1Deps } from './index.ts';
 import { queryParam } from '../../../projection/schemas.ts';
 
 const V1DeltaSchema = Type.Object({

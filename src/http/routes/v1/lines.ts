@@ -3,12 +3,12 @@ import { type Static, type TObject, Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { coverageOf, type PlanScope } from '../../../access/plan-scope.ts';
 import type { BoardView } from '../../../board/board-view.ts';
-import type { EventState, MarketState } from '../../../board/board.ts';
+import type { EventState, MarketState } from '../../../board/event-state.ts';
 import type { PriceDetail } from '../../../changelog/change.ts';
 import type { DeltaRow } from '../../../domain/types.ts';
 import { badRequest, notFound, quote } from '../../../projection/errors.ts';
 import { parseInclude, parseInteger, parseIntList } from '../../../projection/params.ts';
-import { callerOf, eventById, type RouteDeps } from '../../route-kit.ts';
+import { callerOf, eventById, type RouteDeps, type V1Deps } from '../../route-kit.ts';
 import { includeParam, queryParam } from '../../../projection/schemas.ts';
 import { lineScope } from '../../../projection/v1-event.ts';
 import {
@@ -36,7 +36,6 @@ import {
   v1ErrorResponses,
 } from '../../../projection/v1-schemas.ts';
 import { BestLineSchema, bestLine, checkPeriodInPlan, parsePeriod } from '../v2/best-line.ts';
-import type { V1Deps } from './index.ts';
 
 /** Line history: the newest entries kept per response, and the rows one history replays at most. */
 const HISTORY_LIMIT_DEFAULT = 1000;

@@ -2,16 +2,15 @@ import { createHash } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { type Static, Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import type { EventState } from '../../../board/board.ts';
+import type { EventState } from '../../../board/event-state.ts';
 import { SEASON_TYPES } from '../../../catalog/sports.ts';
 import { badRequest, quote } from '../../../projection/errors.ts';
 import { eventStatus } from '../../../projection/event-query.ts';
 import { parseDate, parseInteger, parseSportId } from '../../../projection/params.ts';
-import { callerOf, gateDate, historyFloorOf } from '../../route-kit.ts';
+import { callerOf, gateDate, historyFloorOf, type V1Deps } from '../../route-kit.ts';
 import { teamById } from '../../../catalog/teams/index.ts';
 import { normalizedTeams } from '../../../projection/v1-event.ts';
 import { V1NormalizedTeamSchema, v1ErrorResponses } from '../../../projection/v1-schemas.ts';
-import type { V1Deps } from './index.ts';
 import { queryParam } from '../../../projection/schemas.ts';
 
 const SCHEDULE_LIMIT_DEFAULT = 50;

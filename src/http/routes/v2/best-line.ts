@@ -3,7 +3,7 @@ import { type Static, Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { lowestTierWith, upgradeMessage } from '../../../access/entitlements.ts';
 import type { PlanScope } from '../../../access/plan-scope.ts';
-import { type EventState, type MarketState, participantKey } from '../../../board/board.ts';
+import { type EventState, type MarketState, participantKey } from '../../../board/event-state.ts';
 import { affiliateProfile } from '../../../catalog/affiliates.ts';
 import { MONEYLINE, SPREAD, TOTAL } from '../../../catalog/markets.ts';
 import { NAMED_PERIODS, periodByName, periodIdsOf, periodOf } from '../../../catalog/periods.ts';

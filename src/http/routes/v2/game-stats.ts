@@ -6,8 +6,8 @@ import type { StatsRequest } from '../../../access/stats-policy.ts';
 import { seasonYear } from '../../../catalog/seasons.ts';
 import { sportProfile } from '../../../catalog/sports.ts';
 import { foldStats } from '../../../board/apply.ts';
-import type { EventState } from '../../../board/board.ts';
-import { GAME_STARTED } from '../../../board/season-totals.ts';
+import type { EventState } from '../../../board/event-state.ts';
+import { GAME_STARTED } from '../../../board/event-state.ts';
 import {
   type BoxBody,
   boxBody,

@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { coverageOf } from '../../../access/plan-scope.ts';
 import { marketName } from '../../../catalog/markets.ts';
-import type { EventState } from '../../../board/board.ts';
+import type { EventState } from '../../../board/event-state.ts';
 import type { DeltaRow } from '../../../domain/types.ts';
 import type { HistoryScope, PriceRecord } from '../../../store/history.ts';
 import { badRequest, notFound, quote } from '../../../projection/errors.ts';

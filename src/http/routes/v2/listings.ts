@@ -2,7 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { PlanScope } from '../../../access/plan-scope.ts';
-import type { EventState, MarketState } from '../../../board/board.ts';
+import type { EventState, MarketState } from '../../../board/event-state.ts';
 import { marketDefinition, marketName } from '../../../catalog/markets.ts';
 import { SPORTS } from '../../../catalog/sports.ts';
 import type { MarketDefinition } from '../../../domain/types.ts';

@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { type Static, Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import type { EventState } from '../../../board/board.ts';
+import type { EventState } from '../../../board/event-state.ts';
 import { type EventFilter, type EventView, viewEvent } from '../../../projection/event-view.ts';
 import type { DeltaRow, Event, Price } from '../../../domain/types.ts';
 import type { PriceDetail } from '../../../changelog/change.ts';

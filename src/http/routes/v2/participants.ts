@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import type { EventState } from '../../../board/board.ts';
+import type { EventState } from '../../../board/event-state.ts';
 import { withLiveVariants } from '../../../catalog/markets.ts';
 import { badRequest, notFound } from '../../../projection/errors.ts';
 import {
