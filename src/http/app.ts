@@ -94,7 +94,7 @@ export interface AppDeps {
   /** A certificate and its key (PEM): the server speaks HTTPS and wss:// only. */
   tls?: { cert: Buffer; key: Buffer };
   /**
-   * Structured logs; keys are redacted from them (see redact.ts) at every level. `requests`: a line
+   * Structured logs; keys are redacted from them (see src/projection/redact.ts) at every level. `requests`: a line
    * per request (fastify's request logging), off unless asked for.
    */
   log?: { level: string; stream?: LogStream; requests?: boolean };

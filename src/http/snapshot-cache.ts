@@ -92,7 +92,7 @@ export class SnapshotCache {
   }
 
   /**
-   * The every-book view to cut a book list's view from (src/http/book-cut.ts), made when a second
+   * The every-book view to cut a book list's view from (src/projection/book-cut.ts), made when a second
    * book list asks for the same event, filter and version: one list alone (a poller's own) is
    * written directly as before, since making the every-book view costs more than one view.
    */

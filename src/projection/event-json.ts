@@ -129,7 +129,7 @@ function priceEntries(line: LineState, f: EventFilter): string {
   return json;
 }
 
-/** The event as the filter shows it (src/board/views.ts `viewEvent`, with current prices), as JSON. */
+/** The event as the filter shows it (event-view.ts `viewEvent`, with current prices), as JSON. */
 export function eventJson(state: EventState, f: EventFilter): EventJson {
   let priceCount = 0;
   let marketCount = 0;
