@@ -1,6 +1,72 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+/**
+ * The layers of src/ (docs/architecture.md, "Layers"): what each part may import besides itself.
+ * A part is a top folder or top file of src/, or a backend folder of the store; test/unit/layers.test.ts
+ * holds the same table, checks it against the import graph (with cycles) and checks that the rules
+ * made here from this one forbid exactly what it does. Composition roots (cli/, compose.ts,
+ * server.ts) may import anything and get no rule.
+ */
+const LAYERS = {
+  domain: [],
+  catalog: ['domain'],
+  changelog: ['domain', 'catalog'],
+  store: ['domain', 'catalog', 'changelog'],
+  'store/sqlite': ['domain', 'catalog', 'changelog', 'store'],
+  'store/memory': ['domain', 'catalog', 'changelog', 'store'],
+  bus: ['domain', 'changelog'],
+  access: ['domain', 'catalog', 'store'],
+  config: ['access'],
+  board: ['domain', 'catalog', 'changelog', 'store', 'bus', 'config'],
+  ledger: ['domain', 'catalog', 'changelog', 'store', 'bus', 'board'],
+  projection: ['domain', 'catalog', 'changelog', 'board', 'access'],
+  feeds: ['domain', 'catalog', 'changelog', 'board', 'ledger'],
+  ops: ['domain', 'catalog', 'changelog', 'store', 'bus', 'board', 'access', 'config'],
+  http: ['domain', 'catalog', 'changelog', 'store', 'bus', 'board', 'access', 'config', 'projection', 'ops'],
+  stream: ['domain', 'catalog', 'changelog', 'store', 'bus', 'board', 'access', 'config', 'projection'],
+};
+const ROOTS = ['cli', 'compose', 'server'];
+const TOP_FILES = ['compose', 'config', 'server'];
+
+/**
+ * The import patterns that name a part: its folder anywhere in a relative path (a backend folder by
+ * its own name, so that `./sqlite/…` from src/store/ is caught too), or the top file's name.
+ */
+function patternsOf(part) {
+  if (TOP_FILES.includes(part)) return [`**/${part}.ts`];
+  return [`**/${part.split('/').pop()}/**`];
+}
+
+/**
+ * One override per part, listing every other part it may not import (a backend folder of a part
+ * it may not import at all goes with that part). Later overrides replace earlier ones, so a backend
+ * folder's rule, after its store's, is the one its files get.
+ */
+function layerRules() {
+  const parts = [...Object.keys(LAYERS), ...ROOTS];
+  return Object.entries(LAYERS).map(([part, allowed]) => {
+    const shut = (p) => p !== part && !allowed.includes(p);
+    const forbidden = parts.filter((p) => shut(p) && !(p.includes('/') && shut(p.split('/')[0])));
+    return {
+      files: [TOP_FILES.includes(part) ? `src/${part}.ts` : `src/${part}/**`],
+      rules: {
+        'no-restricted-imports': [
+          'error',
+          {
+            patterns: [
+              {
+                group: forbidden.flatMap(patternsOf),
+                message: `src/${part} may import only ${allowed.join(', ') || 'itself'} (the layer table in eslint.config.js).`,
+              },
+            ],
+          },
+        ],
+      },
+    };
+  });
+}
+
 export default tseslint.config(
   { ignores: ['node_modules/', 'data/'] },
   js.configs.recommended,
@@ -13,6 +79,7 @@ export default tseslint.config(
       'no-constant-condition': ['error', { checkLoops: false }],
     },
   },
+  ...layerRules(),
   {
     files: ['test/**', 'bench/**'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },

@@ -16,7 +16,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
-import { TIERS } from '../src/access/tiers.ts';
+import { TIERS } from '../src/catalog/tiers.ts';
 import {
   cleanupOnSignal,
   createKey,

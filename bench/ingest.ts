@@ -19,7 +19,7 @@ import { PerformanceObserver, performance } from 'node:perf_hooks';
 import Database from 'better-sqlite3';
 import { entitlementsFor } from '../src/access/entitlements.ts';
 import { DEFAULT_LIMITS } from '../src/config.ts';
-import { TIERS } from '../src/access/tiers.ts';
+import { TIERS } from '../src/catalog/tiers.ts';
 import { Board } from '../src/board/board.ts';
 import { DelayedViews } from '../src/board/delayed-views.ts';
 import { MemoryBus } from '../src/bus/memory-bus.ts';

@@ -34,7 +34,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { WebSocket } from 'ws';
 import { generateKey, newKeyRecord } from '../src/access/keys.ts';
-import type { Tier } from '../src/access/tiers.ts';
+import type { Tier } from '../src/catalog/tiers.ts';
 import { openSqlite, STORE_FILE } from '../src/store/sqlite/database.ts';
 import { SqliteKeyStore } from '../src/store/sqlite/sqlite-keys.ts';
 import {

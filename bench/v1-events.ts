@@ -6,7 +6,7 @@
  *   node --import tsx bench/v1-events.ts [--rounds 5] [--duration 10] [--query QS] [--cpu-prof DIR]
  *                                        [--no-start-flags]
  *
- * Each V1 event is serialised once per change of the event (src/http/v1/event.ts) and the whole
+ * Each V1 event is serialised once per change of the event (src/projection/v1-event.ts) and the whole
  * response once per change of the ledger head; the rest is the access layer and the socket.
  */
 import { type EventsOptions, type EventsResult, eventsMarkdown, parseEventsArgs, runEvents } from './events.ts';

@@ -1,12 +1,51 @@
 import { sportProfile } from './catalog/sports.ts';
 import { existsSync } from 'node:fs';
+import { getHeapStatistics } from 'node:v8';
 import { isAddressOrCidr } from './access/client-address.ts';
-import { defaultDelayEntries } from './board/delayed-views.ts';
-import { DEFAULT_PAYLOAD_BYTES } from './board/payload-log.ts';
-import { DEFAULT_CACHE_BYTES } from './http/byte-budget.ts';
-import { DEFAULT_SEND_BUDGET_BYTES, DEFAULT_SEND_TIMEOUT_MS } from './http/send-guard.ts';
 
 export const MB = 1024 * 1024;
+
+// The defaults of limits that the modules using them also fall back to when built without a
+// configuration (tests, benchmarks): kept here so that the configuration imports none of them.
+
+/**
+ * Heap bytes one kept change takes (its entry, its slot in the event's list, and what it replaced),
+ * measured: 240 bytes for a price change, with room for the larger ones (new lines, scores).
+ */
+export const DELAY_ENTRY_BYTES = 300;
+
+/**
+ * The default bound on kept changes for a heap of `heapLimitBytes`: a tenth of the heap, so that an
+ * ingest far beyond any real feed moves the views on early instead of exhausting the heap (500,000
+ * changes took about 120 MB, beyond what `npm start`'s 288 MB cap leaves beside the board).
+ */
+export function delayEntriesFor(heapLimitBytes: number): number {
+  return Math.max(1000, Math.min(500_000, Math.floor(heapLimitBytes / 10 / DELAY_ENTRY_BYTES)));
+}
+
+/** The default bound for this process's heap limit (`--max-old-space-size`). */
+export function defaultDelayEntries(): number {
+  return delayEntriesFor(getHeapStatistics().heap_size_limit);
+}
+
+/**
+ * The serialised rows kept by default: about 20,000 price rows, minutes of the live simulator's
+ * changes, which a polling client is well within. Older cursors read from the store. The bytes sit
+ * outside the heap, in the resident set as they are: 16 MB was a twentieth of the 400 MB a month's
+ * server may use.
+ */
+export const DEFAULT_PAYLOAD_BYTES = 8 * 1024 * 1024;
+
+/**
+ * The caches' shared budget by default. A full budget that churns costs about one and a half times
+ * its size in RSS (garbage between collections, allocator slack): with 32 MB, `npm start`'s server
+ * peaked at 390 MB under 20,000 distinct filters (bench/bounded.ts), with 64 MB it passed 400 MB.
+ */
+export const DEFAULT_CACHE_BYTES = 32 * 1024 * 1024;
+
+export const DEFAULT_SEND_TIMEOUT_MS = 30_000;
+/** As much as the caches may hold: together they keep `npm start`'s server near 400 MB at worst. */
+export const DEFAULT_SEND_BUDGET_BYTES = 32 * 1024 * 1024;
 
 /** The server's configuration: validated once at start, with defaults; a bad value stops the start. */
 export interface ServeConfig {

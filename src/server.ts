@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { MemoryCounters } from './access/counters/memory-counters.ts';
-import { generateKey, type KeyStore, newKeyRecord } from './access/keys.ts';
+import { generateKey, newKeyRecord } from './access/keys.ts';
+import type { KeyStore } from './store/keys.ts';
 import type { Board } from './board/board.ts';
 import { readFileSync } from 'node:fs';
 import { compose, type Services } from './compose.ts';

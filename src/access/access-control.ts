@@ -3,7 +3,7 @@ import { countText } from './count-text.ts';
 import type { Counters } from './counters/counters.ts';
 import { lowestTierWith, upgradeMessage } from './entitlements.ts';
 import { type StatsDecision, type StatsRequest, statsAccess } from './stats-policy.ts';
-import { tierLabel } from './tiers.ts';
+import { tierLabel } from '../catalog/tiers.ts';
 import { creditsAvailable, splitPoints, type UsagePlan, usagePlan } from './usage.ts';
 
 export const UPGRADE_URL = 'https://oddsbase.example/pricing';

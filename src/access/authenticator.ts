@@ -1,7 +1,8 @@
 import { type CustomLimits, type Entitlements, entitlementsFor } from './entitlements.ts';
-import { type Billing, hashKey, type KeyRecord, type KeyStore } from './keys.ts';
+import { hashKey } from './keys.ts';
+import type { Billing, KeyRecord, KeyStore } from '../store/keys.ts';
 import { followsNewStatsPolicy } from './stats-policy.ts';
-import { isTier, type Tier } from './tiers.ts';
+import { isTier, type Tier } from '../catalog/tiers.ts';
 
 /** An authenticated caller: the account behind a key and what its plan allows. */
 export interface Account {

@@ -1,4 +1,4 @@
-import { type Tier, tierLabel } from './tiers.ts';
+import { type Tier, tierLabel } from '../catalog/tiers.ts';
 
 /** What a plan may do. Numbers from the spec's tier table; coverage and windows are ours (spec-gaps). */
 export interface Entitlements {

@@ -1,4 +1,4 @@
-import { type Tier, isTier, tierAtLeast, tierLabel } from './tiers.ts';
+import { type Tier, isTier, tierAtLeast, tierLabel } from '../catalog/tiers.ts';
 
 /**
  * The stats-access policy (spec, Authentication 6): accounts created on or after

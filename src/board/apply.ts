@@ -12,19 +12,8 @@ import { type FuturesHeader, type FuturesSettlement, OPEN_SETTLEMENT } from '../
 import { withHeader, withScore } from '../domain/event-header.ts';
 import type { EventInfo } from '../domain/types.ts';
 import type { LoadedState } from '../store/store.ts';
-import {
-  type Board,
-  type EventState,
-  type GameState,
-  gameOf,
-  type LineState,
-  type MarketState,
-  marketKey,
-  type ParticipantState,
-  type PriceState,
-  participantKey,
-  priceState,
-} from './board.ts';
+import type { Board } from './board.ts';
+import { type EventState, type GameState, gameOf, type LineState, type MarketState, marketKey, type ParticipantState, type PriceState, participantKey, priceState } from './event-state.ts';
 import type { FuturesBoardState, FuturesMarketState } from './futures.ts';
 import { SmallMap } from './small-map.ts';
 

@@ -1,6 +1,7 @@
 import { rowSource, type Store } from '../store/store.ts';
 import { loadBoard } from './apply.ts';
-import { Board, type EventState } from './board.ts';
+import { Board } from './board.ts';
+import type { EventState } from './event-state.ts';
 
 /** Archived events read back at most at once; each is an event's final markets and box. */
 const DEFAULT_KEPT = 32;

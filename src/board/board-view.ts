@@ -1,4 +1,4 @@
-import type { EventState } from './board.ts';
+import type { EventState } from './event-state.ts';
 import type { FuturesBoardState } from './futures.ts';
 import type { ArchivedSeason } from './season-archive.ts';
 

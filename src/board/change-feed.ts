@@ -3,7 +3,8 @@ import type { Bus, CommittedBatch } from '../bus/bus.ts';
 import { type EpochGap, periodOfDetail } from '../changelog/change.ts';
 import type { ChangeQuery, ChangeRecord, Store } from '../store/store.ts';
 import { LogFloor } from './log-floor.ts';
-import { DEFAULT_PAYLOAD_BYTES, PayloadLog, type PayloadRead } from './payload-log.ts';
+import { PayloadLog, type PayloadRead } from './payload-log.ts';
+import { DEFAULT_PAYLOAD_BYTES } from '../config.ts';
 import { Slots } from './slots.ts';
 
 export interface FeedRead {

@@ -1,10 +1,11 @@
-import { getHeapStatistics } from 'node:v8';
 import { type ChangeRecord, describedMs } from '../changelog/change.ts';
+import { defaultDelayEntries } from '../config.ts';
 import type { EventInfo } from '../domain/types.ts';
 import type { Applied } from './apply.ts';
 import type { FuturesBoardState } from './futures.ts';
 import type { ArchivedSeason } from './season-archive.ts';
-import type { Board, EventState, LineState, MarketState, ParticipantState, PriceState } from './board.ts';
+import type { Board } from './board.ts';
+import type { EventState, LineState, MarketState, ParticipantState, PriceState } from './event-state.ts';
 import type { BoardView } from './board-view.ts';
 
 /** What an event change replaced: the changes a delayed view undoes. */
@@ -16,26 +17,6 @@ interface Entry {
   /** When plans with a delay may see it: the time it describes (never later than its commit), in ms. */
   visibleMs: number;
   applied: EventApplied;
-}
-
-/**
- * Heap bytes one kept change takes (its entry, its slot in the event's list, and what it replaced),
- * measured: 240 bytes for a price change, with room for the larger ones (new lines, scores).
- */
-export const DELAY_ENTRY_BYTES = 300;
-
-/**
- * The default bound on kept changes for a heap of `heapLimitBytes`: a tenth of the heap, so that an
- * ingest far beyond any real feed moves the views on early instead of exhausting the heap (500,000
- * changes took about 120 MB, beyond what `npm start`'s 288 MB cap leaves beside the board).
- */
-export function delayEntriesFor(heapLimitBytes: number): number {
-  return Math.max(1000, Math.min(500_000, Math.floor(heapLimitBytes / 10 / DELAY_ENTRY_BYTES)));
-}
-
-/** The default bound for this process's heap limit (`--max-old-space-size`). */
-export function defaultDelayEntries(): number {
-  return delayEntriesFor(getHeapStatistics().heap_size_limit);
 }
 
 export interface DelayedViewsOptions {

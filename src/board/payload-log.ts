@@ -1,3 +1,5 @@
+import { DEFAULT_PAYLOAD_BYTES } from '../config.ts';
+
 /** What a markets-delta read can filter on (spec: sport_id, event_id, affiliate_ids, market_ids). */
 export interface PayloadFilter {
   sportId?: number;
@@ -27,14 +29,6 @@ export interface PayloadRead {
   /** A further matching row exists at or below `toId`. */
   more: boolean;
 }
-
-/**
- * The serialised rows kept by default: about 20,000 price rows, minutes of the live simulator's
- * changes, which a polling client is well within. Older cursors read from the store. The bytes sit
- * outside the heap, in the resident set as they are: 16 MB was a twentieth of the 400 MB a month's
- * server may use.
- */
-export const DEFAULT_PAYLOAD_BYTES = 8 * 1024 * 1024;
 
 /** Small enough next to the budget that dropping the oldest chunk leaves most of it in memory. */
 const CHUNK_BYTES = 2 * 1024 * 1024;

@@ -1,7 +1,7 @@
 import type { EventInfo } from '../domain/types.ts';
 import type { SeasonTotalsRecord } from '../store/store.ts';
-import type { GameState, PlayerLine } from './board.ts';
-import { GAME_STARTED } from './season-totals.ts';
+import type { GameState, PlayerLine } from './event-state.ts';
+import { GAME_STARTED } from './event-state.ts';
 
 /**
  * The season totals of games that left the board (archived, see the ledger's retention): per sport,

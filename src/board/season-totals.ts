@@ -1,4 +1,4 @@
-import type { GameState } from './board.ts';
+import { GAME_STARTED, type GameState } from './event-state.ts';
 import type { BoardView } from './board-view.ts';
 
 /**
@@ -6,9 +6,6 @@ import type { BoardView } from './board-view.ts';
  * of the box scores of the team's games of one season and season type that the board holds, final
  * and in progress alike. Every stat the catalog keeps is a count, so a season value is a sum.
  */
-
-/** Statuses of a game that has a box score to count: in progress, at half time, or final. */
-export const GAME_STARTED: ReadonlySet<string> = new Set(['STATUS_IN_PROGRESS', 'STATUS_HALFTIME', 'STATUS_FINAL']);
 
 /** Which games a season aggregate counts. */
 export interface SeasonSelector {

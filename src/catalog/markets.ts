@@ -197,3 +197,8 @@ export const FUTURES_MARKET_IDS: readonly number[] = [CHAMPIONSHIP_WINNER, TOURN
 export function isFuturesMarket(marketId: number): boolean {
   return marketId === CHAMPIONSHIP_WINNER || marketId === TOURNAMENT_WINNER;
 }
+
+/** Market ids of each kind, prematch and in play, across full game, halves and tennis sets. */
+export const MONEYLINE: ReadonlySet<number> = new Set([1, 41, 4, 1008, 1150, 1154, 1153, 1157]);
+export const SPREAD: ReadonlySet<number> = new Set([2, 42, 5, 1009, 1151, 1155]);
+export const TOTAL: ReadonlySet<number> = new Set([3, 43, 6, 1010, 1152, 1156]);

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { accountOf } from '../access/authenticator.ts';
 import { generateKey, hashKey, newKeyRecord } from '../access/keys.ts';
-import { isTier, TIERS, tierLabel } from '../access/tiers.ts';
+import { isTier, TIERS, tierLabel } from '../catalog/tiers.ts';
 import { usagePlan } from '../access/usage.ts';
 import { ConfigError, resolveServeConfig } from '../config.ts';
 import { backupStore } from '../ops/backup.ts';
@@ -12,7 +12,7 @@ import { exitOnSignals } from '../ops/shutdown.ts';
 import { packageVersion } from '../ops/version.ts';
 import { DEMO_KEY_CLEAR_META, type RunningServer, StartStopped, startServer } from '../server.ts';
 import { DataDirInUseError, lockDataDir } from '../store/data-dir-lock.ts';
-import { openSqlite, type SqliteDatabase, storeNeedsUpgrade } from '../store/sqlite/database.ts';
+import { openSqlite, type SqliteDatabase, STORE_FILE, storeNeedsUpgrade } from '../store/sqlite/database.ts';
 import { SqliteCounterStore } from '../store/sqlite/sqlite-counters.ts';
 import { SqliteKeyStore } from '../store/sqlite/sqlite-keys.ts';
 
@@ -158,7 +158,7 @@ program
   )
   .action(async (opts) => {
     try {
-      const r = await backupStore(opts.dataDir, opts.out);
+      const r = await backupStore(opts.dataDir, STORE_FILE, opts.out);
       process.stdout.write(
         `backup written to ${r.file}: ${r.bytes} bytes, change log up to id ${r.headId} (epoch ${r.epoch ?? 'none'})\n`,
       );

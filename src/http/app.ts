@@ -10,12 +10,13 @@ import type { ArchivedEvents } from '../board/archived-events.ts';
 import type { ChangeFeed } from '../board/change-feed.ts';
 import type { DelayedViews } from '../board/delayed-views.ts';
 import type { LogFloor } from '../board/log-floor.ts';
-import { lazyChildLogger } from '../ops/logging.ts';
+import { lazyChildLogger, type LogStream } from '../ops/logging.ts';
 import type { HistoryStore } from '../store/history.ts';
 import type { GameReads } from './route-kit.ts';
-import { ByteBudget, DEFAULT_CACHE_BYTES } from './byte-budget.ts';
-import { ApiError, badRequest, ClientGone, internalError } from './errors.ts';
-import { EventQueryCache } from './event-query.ts';
+import { ByteBudget } from '../projection/byte-budget.ts';
+import { DEFAULT_CACHE_BYTES, DEFAULT_SEND_BUDGET_BYTES, DEFAULT_SEND_TIMEOUT_MS } from '../config.ts';
+import { ApiError, badRequest, ClientGone, internalError } from '../projection/errors.ts';
+import { EventQueryCache } from '../projection/event-query.ts';
 import { acceptsGzip, GZIP_MIN_BYTES, gzipNow, VARY } from './encoding.ts';
 import { Readable } from 'node:stream';
 import { FastLane } from './fast-lane.ts';
@@ -26,7 +27,7 @@ import type { FailedKeyChecks } from '../access/failed-auth.ts';
 import type { TrustedProxies } from '../access/client-address.ts';
 import { clientErrorHandler, installProtocolChecks } from './plugins/protocol.ts';
 import { installCors } from './plugins/cors.ts';
-import { redact } from './redact.ts';
+import { redact } from '../projection/redact.ts';
 import { bestLineRoutes } from './routes/v2/best-line.ts';
 import { deltaRoutes } from './routes/v2/delta.ts';
 import { eventRoutes } from './routes/v2/events.ts';
@@ -45,7 +46,7 @@ import { referenceRoutes } from './routes/v2/reference.ts';
 import { rosterRoutes } from './routes/v2/rosters.ts';
 import { v1Routes } from './routes/v1/index.ts';
 import { teamRoutes } from './routes/v2/teams.ts';
-import { DEFAULT_SEND_BUDGET_BYTES, DEFAULT_SEND_TIMEOUT_MS, SendGuard } from './send-guard.ts';
+import { SendGuard } from './send-guard.ts';
 import type { RouteDeps } from './route-kit.ts';
 import { SnapshotCache } from './snapshot-cache.ts';
 import { Turns } from './turns.ts';
@@ -64,11 +65,6 @@ declare module 'fastify' {
     /** Served without a key (spec: GET /api/v2/sports and GET /api/v2/affiliates). */
     public?: boolean;
   }
-}
-
-/** Where log lines go: anything that takes one line at a time (a stream, pino's destination). */
-export interface LogStream {
-  write(line: string): unknown;
 }
 
 export interface AppDeps {
@@ -98,7 +94,7 @@ export interface AppDeps {
   /** A certificate and its key (PEM): the server speaks HTTPS and wss:// only. */
   tls?: { cert: Buffer; key: Buffer };
   /**
-   * Structured logs; keys are redacted from them (see redact.ts) at every level. `requests`: a line
+   * Structured logs; keys are redacted from them (see src/projection/redact.ts) at every level. `requests`: a line
    * per request (fastify's request logging), off unless asked for.
    */
   log?: { level: string; stream?: LogStream; requests?: boolean };

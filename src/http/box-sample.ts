@@ -1,5 +1,5 @@
 import { setStat } from '../board/apply.ts';
-import type { GameState } from '../board/board.ts';
+import type { GameState } from '../board/event-state.ts';
 import { statByName } from '../catalog/stats.ts';
 import { leagueForSport } from '../catalog/teams/index.ts';
 import type { EventTeam } from '../domain/types.ts';

@@ -1,9 +1,9 @@
 import type { StatsRequest } from '../access/stats-policy.ts';
-import type { EventState, GameState, PlayerLine } from '../board/board.ts';
+import type { EventState, GameState, PlayerLine } from '../board/event-state.ts';
 import { playerById } from '../catalog/rosters/index.ts';
 import { type SportStat, statById } from '../catalog/stats.ts';
 import type { EventInfo } from '../domain/types.ts';
-import { BudgetMap, type ByteBudget, stringBytes } from './byte-budget.ts';
+import { BudgetMap, type ByteBudget, stringBytes } from '../projection/byte-budget.ts';
 import { keptExtraBytes } from './encoding.ts';
 import type { LaneAnswer } from './fast-lane.ts';
 

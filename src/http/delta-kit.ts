@@ -5,10 +5,10 @@ import { CursorError, type ChangeFeed } from '../board/change-feed.ts';
 import { changedEvents } from '../board/changed-events.ts';
 import { cursorToUuid, uuidToCursor } from '../domain/uuid-cursor.ts';
 import type { ChangeRecord } from '../store/store.ts';
-import { badRequest, quote } from './errors.ts';
-import { parseInteger, sportFilter } from './params.ts';
+import { badRequest, quote } from '../projection/errors.ts';
+import { parseInteger, sportFilter } from '../projection/params.ts';
 import { callerOf, type RouteDeps, sendJson } from './route-kit.ts';
-import { queryParam } from './schemas.ts';
+import { queryParam } from '../projection/schemas.ts';
 
 /**
  * What the delta routes share: their cursor parameters, cursor errors as 400s, and the feed of changed

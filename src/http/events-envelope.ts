@@ -1,7 +1,7 @@
-import type { EventState } from '../board/board.ts';
+import type { EventState } from '../board/event-state.ts';
 import type { BoardView } from '../board/board-view.ts';
-import { type EventQuery, statusAllowed } from './event-query.ts';
-import { joinJson } from './json-bytes.ts';
+import { type EventQuery, statusAllowed } from '../projection/event-query.ts';
+import { joinJson } from '../projection/json-bytes.ts';
 import type { SerializedEvent, SnapshotCache } from './snapshot-cache.ts';
 import type { Turns } from './turns.ts';
 

@@ -1,4 +1,4 @@
-import { BudgetMap, type ByteBudget, MARK_BYTES } from './byte-budget.ts';
+import { BudgetMap, type ByteBudget, MARK_BYTES } from '../projection/byte-budget.ts';
 
 interface Page {
   parts: readonly Buffer[];

@@ -5,7 +5,7 @@ import { countText } from '../access/count-text.ts';
 import { type PlanScope, scopeOf } from '../access/plan-scope.ts';
 import type { StatsRequest } from '../access/stats-policy.ts';
 import type { ArchivedEvents } from '../board/archived-events.ts';
-import type { EventState } from '../board/board.ts';
+import type { EventState } from '../board/event-state.ts';
 import type { BoardView } from '../board/board-view.ts';
 import type { ChangeFeed } from '../board/change-feed.ts';
 import type { DelayedViews } from '../board/delayed-views.ts';
@@ -13,10 +13,11 @@ import type { LogFloor } from '../board/log-floor.ts';
 import type { HistoryStore } from '../store/history.ts';
 import type { Store } from '../store/store.ts';
 import type { BoxCache, KeptStatsAnswer, KeptStatsAnswers, Standing } from './box-score.ts';
-import type { ByteBudget } from './byte-budget.ts';
+import type { ByteBudget } from '../projection/byte-budget.ts';
 import { acceptsGzip, matchesEtag, VARY } from './encoding.ts';
-import { ApiError, ClientGone, statsRefused } from './errors.ts';
-import type { EventQueryCache } from './event-query.ts';
+import { ApiError, ClientGone, statsRefused } from '../projection/errors.ts';
+import type { EventQueryCache } from '../projection/event-query.ts';
+import type { V1EventCache, V1FilterCache } from '../projection/v1-event.ts';
 import type { Envelope } from './events-envelope.ts';
 import type { FastLane, LaneEntry } from './fast-lane.ts';
 import type { SeasonStatsCache } from './season-stats.ts';
@@ -53,6 +54,12 @@ export interface RouteDeps {
   archive: ArchivedEvents;
   /** How far back the log is whole (retention): history reads start no earlier. */
   floor: LogFloor;
+}
+
+/** What the V1 routes share: the route dependencies, the serialised V1 events and the parsed filters. */
+export interface V1Deps extends RouteDeps {
+  v1Cache: V1EventCache;
+  v1Filters: V1FilterCache;
 }
 
 /**

@@ -1,7 +1,7 @@
 import { type SeasonGames, type StatTotals, sumBoxes, type SeasonTotals } from '../board/season-totals.ts';
 import { rosterOf } from '../catalog/rosters/index.ts';
 import { statById } from '../catalog/stats.ts';
-import { BudgetMap, type ByteBudget } from './byte-budget.ts';
+import { BudgetMap, type ByteBudget } from '../projection/byte-budget.ts';
 import {
   type BoxBody,
   type Group,

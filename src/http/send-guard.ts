@@ -13,10 +13,6 @@ export interface SendGuardOptions {
   connectionBytes: number;
 }
 
-export const DEFAULT_SEND_TIMEOUT_MS = 30_000;
-/** As much as the caches may hold: together they keep `npm start`'s server near 400 MB at worst. */
-export const DEFAULT_SEND_BUDGET_BYTES = 32 * 1024 * 1024;
-
 /** No progress for this long (or the send timeout, if shorter) lets a budget close a connection. */
 export const BUDGET_GRACE_MS = 2000;
 

@@ -1,10 +1,11 @@
-import type { EventState } from '../board/board.ts';
-import { type EventFilter, everyBookKey, filterKey } from '../board/views.ts';
-import { BOOK_CUT_BYTES, type BookCut, bookCut, cutBooks } from './book-cut.ts';
-import { BudgetMap, type ByteBudget, MARK_BYTES } from './byte-budget.ts';
+import type { EventState } from '../board/event-state.ts';
+import { type EventFilter, everyBookKey, filterKey } from '../projection/event-view.ts';
+import { BOOK_CUT_BYTES, type BookCut, bookCut, cutBooks } from '../projection/book-cut.ts';
+import { BudgetMap, type ByteBudget, MARK_BYTES } from '../projection/byte-budget.ts';
 import { etagOf, type KeptBody, keepBody, keptExtraBytes } from './encoding.ts';
-import { type EventJson, eventJson } from './event-json.ts';
-import { ownBytes } from './json-bytes.ts';
+import { type EventJson, eventJson } from '../projection/event-json.ts';
+import { eventPoints } from '../projection/event-view.ts';
+import { ownBytes, VIEW_BYTES } from '../projection/json-bytes.ts';
 
 interface CachedView extends SerializedEvent {
   version: number;
@@ -19,12 +20,6 @@ interface CachedResponse extends KeptAnswer {
   head: number;
 }
 
-/**
- * Bytes of a CachedView and its Buffer besides the JSON's bytes: 250 measured on the heap and in
- * array buffers, plus the native record and allocator header of the Buffer's memory, which neither
- * shows. The V1 views (src/http/v1/event.ts), a little smaller, are charged the same.
- */
-export const VIEW_BYTES = 320;
 /** Heap bytes of a CachedResponse and its Buffer object besides the body's bytes (measured: 224). */
 const RESPONSE_BYTES = 224;
 
@@ -38,11 +33,6 @@ export interface SerializedEvent {
   marketCount: number;
   /** Data points of this event in a response (spec metering: events, scores, odds, live state). */
   points: number;
-}
-
-/** 1 events point + 1 scores point + 1 odds point per price, +1 scores point with live_game_state. */
-export function eventPoints(priceCount: number, liveState: boolean): number {
-  return 2 + priceCount + (liveState ? 1 : 0);
 }
 
 /**
@@ -102,7 +92,7 @@ export class SnapshotCache {
   }
 
   /**
-   * The every-book view to cut a book list's view from (src/http/book-cut.ts), made when a second
+   * The every-book view to cut a book list's view from (src/projection/book-cut.ts), made when a second
    * book list asks for the same event, filter and version: one list alone (a poller's own) is
    * written directly as before, since making the every-book view costs more than one view.
    */

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { quote } from './errors.ts';
+import { quote } from '../projection/errors.ts';
 
 /** The methods any route answers: every path is GET (and HEAD), the stream token POST. */
 const METHODS = ['GET', 'HEAD', 'POST'] as const;

@@ -8,17 +8,8 @@ import {
   loadBoard,
   type PlannedPrice,
 } from '../board/apply.ts';
-import {
-  type Board,
-  type EventState,
-  type LineState,
-  type MarketState,
-  marketKey,
-  type ParticipantState,
-  type PriceState,
-  participantKey,
-  priceState,
-} from '../board/board.ts';
+import type { Board } from '../board/board.ts';
+import { type EventState, type LineState, type MarketState, marketKey, type ParticipantState, type PriceState, participantKey, priceState } from '../board/event-state.ts';
 import type { Bus } from '../bus/bus.ts';
 import {
   type Change,

@@ -1,8 +1,5 @@
-import type { DeltaRow } from '../domain/types.ts';
-
 import type { PriceDetail } from '../changelog/change.ts';
-
-export type { PriceDetail };
+import type { DeltaRow } from '../domain/types.ts';
 
 /** A price row of the change log, whole: the Delta row as served plus its detail. */
 export type PriceChange = DeltaRow & PriceDetail;

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import fastJson from 'fast-json-stringify';
-import type { LineState, MarketState, ParticipantState } from '../board/board.ts';
+import type { LineState, MarketState, ParticipantState } from '../board/event-state.ts';
 import { marketName } from '../catalog/markets.ts';
 import type { ChangeType } from '../domain/types.ts';
 import { DeltaRowSchema } from '../domain/delta-row-schema.ts';

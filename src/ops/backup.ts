@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { STORE_FILE } from '../store/sqlite/database.ts';
 import type { EpochGap } from '../changelog/change.ts';
 import { EPOCH_GAPS_META, EPOCH_META, type Store } from '../store/store.ts';
 
@@ -33,14 +32,15 @@ export interface BackupResult {
 }
 
 /**
- * Copies the store of `dataDir` into the file `out` while a server may be running on it and writing:
- * SQLite's online backup API, all pages in one step under one read transaction, so the copy is the
+ * Copies the store of `dataDir` (its SQLite file `storeFile`, named by the caller so that ops/
+ * imports no backend) into the file `out` while a server may be running on it and writing: SQLite's
+ * online backup API, all pages in one step under one read transaction, so the copy is the
  * store exactly as it was after one commit (the server's writers are not blocked in WAL mode). The
  * copy is written beside `out` and renamed into place when complete, so `out` never holds half a
  * backup; it is one self-contained file (no write-ahead log). Refuses to overwrite `out`.
  */
-export async function backupStore(dataDir: string, out: string): Promise<BackupResult> {
-  const source = join(dataDir, STORE_FILE);
+export async function backupStore(dataDir: string, storeFile: string, out: string): Promise<BackupResult> {
+  const source = join(dataDir, storeFile);
   if (!existsSync(source)) throw new Error(`no store in ${dataDir} (${source} does not exist)`);
   if (existsSync(out)) throw new Error(`${out} exists; a backup never overwrites a file`);
   const partial = `${out}.partial`;

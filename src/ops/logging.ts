@@ -1,7 +1,11 @@
 import type { FastifyBaseLogger } from 'fastify';
 import pino, { type Bindings, type ChildLoggerOptions } from 'pino';
 import pinoPretty from 'pino-pretty';
-import type { LogStream } from '../http/app.ts';
+
+/** Where log lines go: anything that takes one line at a time (a stream, pino's destination). */
+export interface LogStream {
+  write(line: string): unknown;
+}
 
 /**
  * Where the server's log lines go. By default JSON lines on standard output, written asynchronously:

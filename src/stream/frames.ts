@@ -1,7 +1,9 @@
+import type { BoardView } from '../board/board-view.ts';
 import type { ChangeRecord, PriceDetail, StatValue } from '../changelog/change.ts';
 import { statById } from '../catalog/stats.ts';
 import { sportProfile } from '../catalog/sports.ts';
 import type { DeltaRow, ParticipantType, Score } from '../domain/types.ts';
+import { type EventLines, eventLines, familyOf, LineSetBuilder, type V1Period, v1PeriodOf } from '../projection/v1-line-sets.ts';
 import { LineFrame } from './line-frames.ts';
 
 /**
@@ -354,4 +356,48 @@ export function kindFor(frame: Frame, channel: StreamChannel): string {
   if (frame instanceof ScoreFrame && isLiveStateChannel(channel)) return 'live_game_state';
   if (frame instanceof ScoreFrame && channel === 'live') return 'live';
   return frame.kind;
+}
+
+/**
+ * The line frames of a batch, from its price frames: the sets of moneyline, spread and total markets
+ * of the eight V1 periods that a price row (other than a liquidity-only one) touched, each built
+ * once from the board, which holds exactly this batch's state while the hub receives it.
+ */
+export function lineFramesOf(frames: readonly Frame[], view: BoardView): LineFrame[] {
+  const touched = new Map<string, { id: number; eventId: string; book: number; period: V1Period; markets: Set<string> }>();
+  for (const f of frames) {
+    if (f.kind !== 'market_price' || f.quoteUnchanged) continue;
+    const family = familyOf(f.marketId);
+    if (family === undefined || family === 'team_total') continue;
+    const period = v1PeriodOf({ market_id: f.marketId, period_id: f.periodId });
+    if (!period) continue;
+    const key = `${f.eventId}|${f.affiliateId}|${period.named.name}`;
+    const market = `${f.marketId}:${f.periodId}`;
+    const known = touched.get(key);
+    if (known) {
+      known.id = f.id;
+      known.markets.add(market);
+    } else touched.set(key, { id: f.id, eventId: f.eventId, book: f.affiliateId, period, markets: new Set([market]) });
+  }
+  const out: LineFrame[] = [];
+  const linesOf = new Map<string, EventLines>();
+  for (const t of touched.values()) {
+    const state = view.getEvent(t.eventId);
+    if (!state) continue;
+    let lines = linesOf.get(t.eventId);
+    if (!lines) {
+      lines = eventLines(state);
+      linesOf.set(t.eventId, lines);
+    }
+    const markets = lines.markets.get(t.period) ?? new Map();
+    const used = [...markets]
+      .filter(([family]) => family !== 'team_total')
+      .map(([, m]) => ({ market_id: m.market_id, period_id: m.period_id }));
+    // A set shows one market per family: a row of another one of the period changed nothing in it.
+    if (!used.some((m) => t.markets.has(`${m.market_id}:${m.period_id}`))) continue;
+    const builder = new LineSetBuilder(state);
+    const set = builder.lineSet(t.period, markets, t.book, lines.lineIds.get(t.period)?.get(t.book) ?? 0);
+    out.push(new LineFrame(t.id, t.eventId, state.info.sport_id, t.book, set, used, builder.prices));
+  }
+  return out;
 }

@@ -1,11 +1,18 @@
 import type { PlanScope } from '../access/plan-scope.ts';
 import { withLiveVariants } from '../catalog/markets.ts';
 import type { LogPosition } from '../changelog/change.ts';
-import { ApiError, quote } from '../http/errors.ts';
-import { holdsKey } from '../http/redact.ts';
-import { dayWindow, parseDate, parseInteger, parseOffset, parseParticipantType, parseStatuses } from '../http/params.ts';
-import { MAX_PLAYS } from '../http/routes/v2/plays.ts';
-import { V1_PERIODS } from '../http/v1/line-sets.ts';
+import { ApiError, quote } from '../projection/errors.ts';
+import { holdsKey } from '../projection/redact.ts';
+import {
+  dayWindow,
+  MAX_PLAYS,
+  parseDate,
+  parseInteger,
+  parseOffset,
+  parseParticipantType,
+  parseStatuses,
+} from '../projection/params.ts';
+import { V1_PERIODS } from '../projection/v1-line-sets.ts';
 import { StreamError } from './errors.ts';
 import type { StreamChannel } from './frames.ts';
 import type { SubscriptionParams } from './subscription.ts';

@@ -1,13 +1,12 @@
 import type { PlanScope } from '../access/plan-scope.ts';
 import type { BoardView } from '../board/board-view.ts';
-import type { EventState } from '../board/board.ts';
+import type { EventState } from '../board/event-state.ts';
 import { boardMatches, viewFutures } from '../board/futures-view.ts';
-import { type EventFilter, viewEvent } from '../board/views.ts';
+import { type EventFilter, eventPoints, viewEvent } from '../projection/event-view.ts';
 import { defaultMarketIds, withLiveVariants } from '../catalog/markets.ts';
-import { serializeEvent } from '../http/event-json.ts';
-import { eventStatus } from '../http/event-query.ts';
-import { eventPoints } from '../http/snapshot-cache.ts';
-import { MAX_PLAYS } from '../http/routes/v2/plays.ts';
+import { serializeEvent } from '../projection/event-json.ts';
+import { eventStatus } from '../projection/event-query.ts';
+import { MAX_PLAYS } from '../projection/params.ts';
 import type { Store } from '../store/store.ts';
 import { SnapshotError } from './errors.ts';
 import type { Subscription } from './subscription.ts';

@@ -1,7 +1,7 @@
 import type { PlanScope } from '../access/plan-scope.ts';
-import type { EventState } from '../board/board.ts';
+import type { EventState } from '../board/event-state.ts';
 import type { EventStatus, ParticipantType } from '../domain/types.ts';
-import { eventStatus } from '../http/event-query.ts';
+import { eventStatus } from '../projection/event-query.ts';
 import type { LogPosition } from '../changelog/change.ts';
 import { type Frame, FuturesFrame, MarketFrame, type StreamChannel } from './frames.ts';
 import { LineFrame } from './line-frames.ts';

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { lowestTierWith, upgradeMessage } from '../access/entitlements.ts';
-import { forbidden } from '../http/errors.ts';
+import { forbidden } from '../projection/errors.ts';
 import type { StreamTokens } from './tokens.ts';
 
 /**

@@ -8,8 +8,8 @@ import type { FailedKeyChecks } from '../access/failed-auth.ts';
 import { hashKey } from '../access/keys.ts';
 import { lowestTierWith, upgradeMessage } from '../access/entitlements.ts';
 import { scopeOf } from '../access/plan-scope.ts';
-import { tierLabel } from '../access/tiers.ts';
-import { planUnsupported, quote } from '../http/errors.ts';
+import { tierLabel } from '../catalog/tiers.ts';
+import { planUnsupported, quote } from '../projection/errors.ts';
 import type { Connection, Endpoint } from './connection.ts';
 import { CLOSES, StreamError } from './errors.ts';
 import {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it, type TestContext } from 'node:test';
-import type { CounterEntry, CounterStore } from '../../src/access/counters/counters.ts';
+import type { CounterEntry, CounterStore } from '../../src/store/counters.ts';
 
 export interface CounterStoreFixture {
   counters: CounterStore;

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it, type TestContext } from 'node:test';
-import { hashKey, keyPrefix, newKeyRecord, type KeyRecord, type KeyStore } from '../../src/access/keys.ts';
+import { hashKey, keyPrefix, newKeyRecord } from '../../src/access/keys.ts';
+import type { KeyRecord, KeyStore } from '../../src/store/keys.ts';
 
 export interface KeyStoreFixture {
   keys: KeyStore;

@@ -1,4 +1,4 @@
-import { MemoryCounterStore } from '../../src/access/counters/memory-counter-store.ts';
+import { MemoryCounterStore } from '../../src/store/memory/memory-counter-store.ts';
 import { MemoryHistoryStore } from '../../src/store/memory/memory-history.ts';
 import { MemoryKeyStore } from '../../src/store/memory/memory-keys.ts';
 import { MemoryStore } from '../../src/store/memory/memory-store.ts';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { generateKey, type NewKeyOptions, newKeyRecord } from '../../src/access/keys.ts';
-import type { Tier } from '../../src/access/tiers.ts';
+import type { Tier } from '../../src/catalog/tiers.ts';
 import { type Limits, resolveServeConfig, type ServeConfig } from '../../src/config.ts';
 import { type RunningServer, startServer } from '../../src/server.ts';
 

@@ -3,7 +3,7 @@ import { type IncomingHttpHeaders, request } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { generateKey, hashKey, newKeyRecord } from '../../src/access/keys.ts';
-import type { Tier } from '../../src/access/tiers.ts';
+import type { Tier } from '../../src/catalog/tiers.ts';
 import { batch, nbaEvent, nbaPrices, price, score } from '../helpers/fixtures.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 

@@ -3,8 +3,8 @@ import { after, before, test } from 'node:test';
 import type { FastifyRequest } from 'fastify';
 import { generateKey, type NewKeyOptions, newKeyRecord } from '../../src/access/keys.ts';
 import type { StatsRequest } from '../../src/access/stats-policy.ts';
-import type { Tier } from '../../src/access/tiers.ts';
-import { ApiError } from '../../src/http/errors.ts';
+import type { Tier } from '../../src/catalog/tiers.ts';
+import { ApiError } from '../../src/projection/errors.ts';
 import { requireStats, type RouteDeps } from '../../src/http/route-kit.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { WebSocket } from 'ws';
 import { generateKey, newKeyRecord } from '../../src/access/keys.ts';
-import type { Tier } from '../../src/access/tiers.ts';
+import type { Tier } from '../../src/catalog/tiers.ts';
 import { after, before, describe, test } from 'node:test';
 import { BURST_FACTOR } from '../../src/stream/connection.ts';
 import { batch, nbaEvent, nbaPrices, price } from '../helpers/fixtures.ts';

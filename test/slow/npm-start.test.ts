@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { promisify } from 'node:util';
-import { TIERS } from '../../src/access/tiers.ts';
+import { TIERS } from '../../src/catalog/tiers.ts';
 import { today } from '../helpers/fixtures.ts';
 import { type ServedChild, serveChild } from '../helpers/serve-child.ts';
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Board } from '../../src/board/board.ts';
 import { MemoryBus } from '../../src/bus/memory-bus.ts';
-import type { FeedStateReader, PriceSnapshot } from '../../src/feeds/feed.ts';
+import type { FeedStateReader, PriceSnapshot } from '../../src/board/feed-state.ts';
 import { Simulator } from '../../src/feeds/simulator/index.ts';
 import { PriceBook } from '../../src/feeds/simulator/pricing.ts';
 import { Ledger } from '../../src/ledger/ledger.ts';

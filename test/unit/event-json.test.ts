@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { Board, type EventState, type PriceState } from '../../src/board/board.ts';
-import { type EventFilter, viewEvent } from '../../src/board/views.ts';
+import { Board } from '../../src/board/board.ts';
+import type { EventState, PriceState } from '../../src/board/event-state.ts';
+import { type EventFilter, viewEvent } from '../../src/projection/event-view.ts';
 import { MemoryBus } from '../../src/bus/memory-bus.ts';
 import { Simulator } from '../../src/feeds/simulator/index.ts';
-import { bookCut, cutBooks } from '../../src/http/book-cut.ts';
-import { eventJson, serializeEvent } from '../../src/http/event-json.ts';
+import { bookCut, cutBooks } from '../../src/projection/book-cut.ts';
+import { eventJson, serializeEvent } from '../../src/projection/event-json.ts';
 import { Ledger } from '../../src/ledger/ledger.ts';
 import { MemoryStore } from '../../src/store/memory/memory-store.ts';
 import { batch, nbaEvent, nbaPrices } from '../helpers/fixtures.ts';

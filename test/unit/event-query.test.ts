@@ -2,10 +2,10 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { accountOf } from '../../src/access/authenticator.ts';
 import { scopeOf } from '../../src/access/plan-scope.ts';
-import type { Tier } from '../../src/access/tiers.ts';
-import { ByteBudget } from '../../src/http/byte-budget.ts';
-import { ApiError } from '../../src/http/errors.ts';
-import { EventQueryCache } from '../../src/http/event-query.ts';
+import type { Tier } from '../../src/catalog/tiers.ts';
+import { ByteBudget } from '../../src/projection/byte-budget.ts';
+import { ApiError } from '../../src/projection/errors.ts';
+import { EventQueryCache } from '../../src/projection/event-query.ts';
 
 const queries = new EventQueryCache(new ByteBudget(1024 * 1024));
 const eventQueryFor = queries.get.bind(queries);

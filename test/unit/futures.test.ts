@@ -4,7 +4,7 @@ import { sportProfile } from '../../src/catalog/sports.ts';
 import { americanToProb } from '../../src/domain/odds.ts';
 import type { FuturesState } from '../../src/domain/futures.ts';
 import type { EventInfo } from '../../src/domain/types.ts';
-import type { FeedStateReader, PriceSnapshot } from '../../src/feeds/feed.ts';
+import type { FeedStateReader, PriceSnapshot } from '../../src/board/feed-state.ts';
 import { boardsAround } from '../../src/feeds/simulator/futures-calendar.ts';
 import { afterResult, bookOdds, ladderRound, winProbabilities } from '../../src/feeds/simulator/futures-model.ts';
 import { FuturesSim } from '../../src/feeds/simulator/futures.ts';

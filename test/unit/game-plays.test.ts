@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { before, test } from 'node:test';
-import { Board, type EventState } from '../../src/board/board.ts';
+import { Board } from '../../src/board/board.ts';
+import type { EventState } from '../../src/board/event-state.ts';
 import { MemoryBus } from '../../src/bus/memory-bus.ts';
 import { type Discipline, SPORTS } from '../../src/catalog/sports.ts';
 import { statByName, statById } from '../../src/catalog/stats.ts';

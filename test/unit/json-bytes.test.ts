@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { joinJson, ownBytes } from '../../src/http/json-bytes.ts';
+import { joinJson, ownBytes } from '../../src/projection/json-bytes.ts';
 
 test('joinJson: the items between open and close, commas between them only', () => {
   const items = ['{"a":1}', '{"b":"é ☃ 𝄞"}', '[]'].map(ownBytes);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { priceState } from '../../src/board/board.ts';
+import { priceState } from '../../src/board/event-state.ts';
 
 const base = {
   id: 7,

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { quote } from '../../src/http/errors.ts';
-import { redact } from '../../src/http/redact.ts';
+import { quote } from '../../src/projection/errors.ts';
+import { redact } from '../../src/projection/redact.ts';
 
 const KEY = `ob_${'0123456789abcdef'.repeat(2)}01234567`;
 const encoded = (s: string) => [...s].map((c) => `%${c.charCodeAt(0).toString(16)}`).join('');

@@ -8,11 +8,10 @@ import {
   openPeriod,
   ordinal,
   periodLabel,
-  schemeForSport,
-  scoreRuleViolations,
   statusDetail,
   winners,
 } from '../../src/domain/score.ts';
+import { schemeForSport, scoreRuleViolations } from '../../src/catalog/score-rules.ts';
 import type { Score } from '../../src/domain/types.ts';
 
 function score(away: number[], home: number[], extra: Partial<Score> = {}): Score {

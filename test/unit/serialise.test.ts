@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Type } from '@sinclair/typebox';
-import type { LineState, MarketState, ParticipantState } from '../../src/board/board.ts';
+import type { LineState, MarketState, ParticipantState } from '../../src/board/event-state.ts';
 import type { PriceDetail } from '../../src/changelog/change.ts';
 import { marketName } from '../../src/catalog/markets.ts';
 import type { ChangeType } from '../../src/domain/types.ts';

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { SPORTS } from '../../src/catalog/sports.ts';
-import { finalDetail, PRESEASON_SPORT_IDS, schemeForSport, scoreRuleViolations, sum } from '../../src/domain/score.ts';
+import { schemeForSport, scoreRuleViolations } from '../../src/catalog/score-rules.ts';
+import { finalDetail, PRESEASON_SPORT_IDS, sum } from '../../src/domain/score.ts';
 import type { Score } from '../../src/domain/types.ts';
 import { DAY_MS, type PlayedGame, playedGames } from '../helpers/live-timeline.ts';
 

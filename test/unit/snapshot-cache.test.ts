@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Board } from '../../src/board/board.ts';
-import { type EventFilter, filterKey } from '../../src/board/views.ts';
+import { type EventFilter, filterKey } from '../../src/projection/event-view.ts';
 import { MemoryBus } from '../../src/bus/memory-bus.ts';
-import { ByteBudget } from '../../src/http/byte-budget.ts';
-import { eventJson } from '../../src/http/event-json.ts';
-import { eventPoints, SnapshotCache } from '../../src/http/snapshot-cache.ts';
+import { ByteBudget } from '../../src/projection/byte-budget.ts';
+import { eventJson } from '../../src/projection/event-json.ts';
+import { SnapshotCache } from '../../src/http/snapshot-cache.ts';
+import { eventPoints } from '../../src/projection/event-view.ts';
 import { Ledger } from '../../src/ledger/ledger.ts';
 import { MemoryStore } from '../../src/store/memory/memory-store.ts';
 import { batch, nbaEvent, nbaPrices, price } from '../helpers/fixtures.ts';

@@ -8,8 +8,8 @@ import {
   type StatsFeature,
   statsAccess,
 } from '../../src/access/stats-policy.ts';
-import { TIERS, tierAtLeast } from '../../src/access/tiers.ts';
-import { statsRefused } from '../../src/http/errors.ts';
+import { TIERS, tierAtLeast } from '../../src/catalog/tiers.ts';
+import { statsRefused } from '../../src/projection/errors.ts';
 
 const DAY = 86_400_000;
 const CUTOFF = NEW_STATS_POLICY_FROM;

@@ -2,7 +2,7 @@ import { statByName } from '../../catalog/stats.ts';
 import { PRESEASON_SPORT_IDS } from '../../domain/score.ts';
 import type { EventInfo, Score } from '../../domain/types.ts';
 import type { Update } from '../../ledger/updates.ts';
-import type { FeedStateReader } from '../feed.ts';
+import type { FeedStateReader } from '../../board/feed-state.ts';
 import type { Engine, GameContext, ScoreCore } from './game.ts';
 import { resumeGame, startGame } from './game.ts';
 import { numericId } from './ids.ts';

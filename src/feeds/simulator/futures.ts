@@ -3,7 +3,7 @@ import type { SportProfile } from '../../catalog/sports.ts';
 import type { FuturesParticipant } from '../../domain/futures.ts';
 import type { EventInfo } from '../../domain/types.ts';
 import type { Update } from '../../ledger/updates.ts';
-import type { FeedStateReader } from '../feed.ts';
+import type { FeedStateReader } from '../../board/feed-state.ts';
 import { type BoardPlan, boardsAround, FUTURES_SPORTS, seasonBoardSport } from './futures-calendar.ts';
 import { afterResult, bookOdds, drawWinner, outrightOverround, RESULT_STEP, winProbabilities } from './futures-model.ts';
 import { teamRatings } from './model.ts';

@@ -5,7 +5,7 @@ import { applyMargin, OFF_BOARD, probToAmerican, roundAmerican } from '../../dom
 import { PARTICIPANT_TYPES, type ParticipantType } from '../../domain/types.ts';
 import { SmallMap } from '../../board/small-map.ts';
 import type { Update } from '../../ledger/updates.ts';
-import type { FeedStateReader, PriceKey } from '../feed.ts';
+import type { FeedStateReader, PriceKey } from '../../board/feed-state.ts';
 import type { Outlook, SportParams } from './model.ts';
 import { balancedLine } from './model.ts';
 import type { Offer, OfferGroup } from './offers.ts';

@@ -10,7 +10,7 @@ import type { Account, Authenticator } from '../../access/authenticator.ts';
 import { FailedKeyChecks } from '../../access/failed-auth.ts';
 import { hashKey } from '../../access/keys.ts';
 import type { FastLane } from '../fast-lane.ts';
-import { ApiError, forbidden, planUnsupported, tooManyFailedKeyChecks, unauthorized } from '../errors.ts';
+import { ApiError, forbidden, planUnsupported, tooManyFailedKeyChecks, unauthorized } from '../../projection/errors.ts';
 
 declare module 'fastify' {
   interface FastifyReply {

@@ -3,7 +3,7 @@ import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { finished } from 'node:stream';
 import type { ConnectionError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError } from '../errors.ts';
+import { ApiError } from '../../projection/errors.ts';
 
 /**
  * Requests refused before any route sees them: malformed HTTP, a missing Host, an unknown Expect,

@@ -1,4 +1,4 @@
-import type { KeyRecord, KeyStore } from '../../access/keys.ts';
+import type { KeyRecord, KeyStore } from '../keys.ts';
 
 /** Keys of a server run without a data directory: lost with the process. Records are copied in and out. */
 export class MemoryKeyStore implements KeyStore {

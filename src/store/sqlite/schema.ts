@@ -1,4 +1,5 @@
-import type { SqliteDatabase } from './database.ts';
+// The driver's type itself: database.ts, which names it SqliteDatabase, imports this file.
+import type Database from 'better-sqlite3';
 
 /**
  * The futures kinds as the partial index `changes_futures` is defined: a query reads through that
@@ -164,12 +165,12 @@ INSERT INTO archive_pending (event_id, last_id)
  * indexes are built once over the copied rows, which is quicker than keeping them up row by row.
  */
 /** Whether the change log is the older one keyed by event text, which `migrateEventKeys` rewrites. */
-export function keyedByEventText(db: SqliteDatabase): boolean {
+export function keyedByEventText(db: Database.Database): boolean {
   const columns = db.prepare("SELECT name FROM pragma_table_info('changes')").pluck().all() as string[];
   return columns.includes('event_id');
 }
 
-export function migrateEventKeys(db: SqliteDatabase): void {
+export function migrateEventKeys(db: Database.Database): void {
   if (!keyedByEventText(db)) return;
   const oldIndexes = db
     .prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'changes' AND sql IS NOT NULL")

@@ -1,4 +1,4 @@
-import type { CounterEntry, CounterStore } from '../../access/counters/counters.ts';
+import type { CounterEntry, CounterStore } from '../counters.ts';
 import type { SqliteDatabase } from './database.ts';
 
 /**

@@ -1,4 +1,4 @@
-import type { KeyRecord, KeyStore } from '../../access/keys.ts';
+import type { KeyRecord, KeyStore } from '../keys.ts';
 import type { SqliteDatabase } from './database.ts';
 
 export class SqliteKeyStore implements KeyStore {

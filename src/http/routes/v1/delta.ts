@@ -14,14 +14,13 @@ import {
   V2EventDeltaSchema,
   withCursorErrors,
 } from '../../delta-kit.ts';
-import { badRequest, quote } from '../../errors.ts';
-import { parseInteger, parseSportId } from '../../params.ts';
-import { joinJson } from '../../json-bytes.ts';
-import { callerOf, sendJson } from '../../route-kit.ts';
-import { type V1Filter, V1EventQuerySchema } from '../../v1/event.ts';
-import { V1EventSchema, v1ErrorResponses } from '../../v1/schemas.ts';
-import type { V1Deps } from './index.ts';
-import { queryParam } from '../../schemas.ts';
+import { badRequest, quote } from '../../../projection/errors.ts';
+import { parseInteger, parseSportId } from '../../../projection/params.ts';
+import { joinJson } from '../../../projection/json-bytes.ts';
+import { callerOf, sendJson, type V1Deps } from '../../route-kit.ts';
+import { type V1Filter, V1EventQuerySchema } from '../../../projection/v1-event.ts';
+import { V1EventSchema, v1ErrorResponses } from '../../../projection/v1-schemas.ts';
+import { queryParam } from '../../../projection/schemas.ts';
 
 const V1DeltaSchema = Type.Object({
   meta: Type.Object({

@@ -2,20 +2,19 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { type Static, Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { PlanScope } from '../../../access/plan-scope.ts';
-import type { EventState } from '../../../board/board.ts';
-import type { EventFilter } from '../../../board/views.ts';
-import { notFound } from '../../errors.ts';
-import { dayWindow, parseDate, parseOffset, parseSportId } from '../../params.ts';
-import { joinJson } from '../../json-bytes.ts';
-import { callerOf, eventById, gateDate, keptSnapshot, sendJson, sendSnapshot } from '../../route-kit.ts';
-import { eventPoints } from '../../snapshot-cache.ts';
-import { serializeV1Event, type V1Filter, V1EventQuerySchema, viewV1Event } from '../../v1/event.ts';
-import type { LinePriceResolver } from '../../v1/line-sets.ts';
-import { V1EventSchema, V1EventsEnvelope, v1ErrorResponses } from '../../v1/schemas.ts';
-import { queryParam } from '../../schemas.ts';
-import { MONEYLINE, SPREAD, TOTAL } from '../v2/best-line.ts';
+import type { EventState } from '../../../board/event-state.ts';
+import type { EventFilter } from '../../../projection/event-view.ts';
+import { notFound } from '../../../projection/errors.ts';
+import { dayWindow, parseDate, parseOffset, parseSportId } from '../../../projection/params.ts';
+import { joinJson } from '../../../projection/json-bytes.ts';
+import { callerOf, eventById, gateDate, keptSnapshot, sendJson, sendSnapshot, type V1Deps } from '../../route-kit.ts';
+import { eventPoints } from '../../../projection/event-view.ts';
+import { serializeV1Event, type V1Filter, V1EventQuerySchema, viewV1Event } from '../../../projection/v1-event.ts';
+import type { LinePriceResolver } from '../../../projection/v1-line-sets.ts';
+import { V1EventSchema, V1EventsEnvelope, v1ErrorResponses } from '../../../projection/v1-schemas.ts';
+import { queryParam } from '../../../projection/schemas.ts';
+import { MONEYLINE, SPREAD, TOTAL } from '../../../catalog/markets.ts';
 import { type Kind, type RecordedPrices, recordedPrices } from '../v2/openers-closing.ts';
-import type { V1Deps } from './index.ts';
 
 /** The V1 events envelope around serialised events; meta.delta_last_id is the head they were read at. */
 export function v1Envelope(head: number, events: readonly Buffer[]): Buffer {

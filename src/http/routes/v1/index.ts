@@ -1,18 +1,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { answerUnrouted } from '../../unrouted.ts';
-import type { RouteDeps } from '../../route-kit.ts';
-import { V1EventCache, V1FilterCache } from '../../v1/event.ts';
+import type { RouteDeps, V1Deps } from '../../route-kit.ts';
+import { V1EventCache, V1FilterCache } from '../../../projection/v1-event.ts';
 import { v1DeltaRoutes } from './delta.ts';
 import { v1EventRoutes } from './events.ts';
 import { v1LineRoutes } from './lines.ts';
 import { v1ReferenceRoutes } from './reference.ts';
 import { v1ScheduleRoutes } from './schedule.ts';
-
-/** What the V1 routes share: the route dependencies, the serialised V1 events and the parsed filters. */
-export interface V1Deps extends RouteDeps {
-  v1Cache: V1EventCache;
-  v1Filters: V1FilterCache;
-}
 
 /**
  * Gives a V1 error body the `error` member: a V1 client recognises an error, "not found" included,

@@ -3,14 +3,14 @@ import { type Static, type TObject, Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { coverageOf, type PlanScope } from '../../../access/plan-scope.ts';
 import type { BoardView } from '../../../board/board-view.ts';
-import type { EventState, MarketState } from '../../../board/board.ts';
+import type { EventState, MarketState } from '../../../board/event-state.ts';
 import type { PriceDetail } from '../../../changelog/change.ts';
 import type { DeltaRow } from '../../../domain/types.ts';
-import { badRequest, notFound, quote } from '../../errors.ts';
-import { parseInclude, parseInteger, parseIntList } from '../../params.ts';
-import { callerOf, eventById, type RouteDeps } from '../../route-kit.ts';
-import { includeParam, queryParam } from '../../schemas.ts';
-import { lineScope } from '../../v1/event.ts';
+import { badRequest, notFound, quote } from '../../../projection/errors.ts';
+import { parseInclude, parseInteger, parseIntList } from '../../../projection/params.ts';
+import { callerOf, eventById, type RouteDeps, type V1Deps } from '../../route-kit.ts';
+import { includeParam, queryParam } from '../../../projection/schemas.ts';
+import { lineScope } from '../../../projection/v1-event.ts';
 import {
   booksOf,
   coveredMarkets,
@@ -26,7 +26,7 @@ import {
   V1_PERIODS,
   type V1Period,
   v1PeriodOf,
-} from '../../v1/line-sets.ts';
+} from '../../../projection/v1-line-sets.ts';
 import {
   LineSetSchema,
   MoneylineSchema,
@@ -34,9 +34,8 @@ import {
   TeamTotalSchema,
   TotalSchema,
   v1ErrorResponses,
-} from '../../v1/schemas.ts';
+} from '../../../projection/v1-schemas.ts';
 import { BestLineSchema, bestLine, checkPeriodInPlan, parsePeriod } from '../v2/best-line.ts';
-import type { V1Deps } from './index.ts';
 
 /** Line history: the newest entries kept per response, and the rows one history replays at most. */
 const HISTORY_LIMIT_DEFAULT = 1000;

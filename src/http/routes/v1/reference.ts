@@ -3,14 +3,13 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { SPORTS } from '../../../catalog/sports.ts';
 import { leagueForSport } from '../../../catalog/teams/index.ts';
-import { parseOffset, parseSportId } from '../../params.ts';
-import { callerOf } from '../../route-kit.ts';
-import { ConferenceSchema, DivisionSchema, queryParam, SportSchema, SportTeamSchema } from '../../schemas.ts';
-import { v1ErrorResponses } from '../../v1/schemas.ts';
+import { parseOffset, parseSportId } from '../../../projection/params.ts';
+import { callerOf, type V1Deps } from '../../route-kit.ts';
+import { ConferenceSchema, DivisionSchema, queryParam, SportSchema, SportTeamSchema } from '../../../projection/schemas.ts';
+import { v1ErrorResponses } from '../../../projection/v1-schemas.ts';
 import { DatesSchema, parseFormat, sportDates } from '../v2/listings.ts';
 import { affiliates, affiliatesSchema, SeasonTypesSchema, seasonTypesBody, sportsBody } from '../v2/reference.ts';
 import { leagueOf, sportTeams, structure } from '../v2/teams.ts';
-import type { V1Deps } from './index.ts';
 
 /**
  * Conferences and divisions of one sport (`sport_id`), or of every sport with teams: the same

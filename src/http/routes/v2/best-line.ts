@@ -3,20 +3,16 @@ import { type Static, Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { lowestTierWith, upgradeMessage } from '../../../access/entitlements.ts';
 import type { PlanScope } from '../../../access/plan-scope.ts';
-import { type EventState, type MarketState, participantKey } from '../../../board/board.ts';
+import { type EventState, type MarketState, participantKey } from '../../../board/event-state.ts';
 import { affiliateProfile } from '../../../catalog/affiliates.ts';
+import { MONEYLINE, SPREAD, TOTAL } from '../../../catalog/markets.ts';
 import { NAMED_PERIODS, periodByName, periodIdsOf, periodOf } from '../../../catalog/periods.ts';
 import { type BestRule, bestOffer, type Offer } from '../../../domain/best-line.ts';
 import { OFF_BOARD } from '../../../domain/odds.ts';
-import { badRequest, forbidden, notFound, quote } from '../../errors.ts';
-import { parseInteger, parseIntList } from '../../params.ts';
+import { badRequest, forbidden, notFound, quote } from '../../../projection/errors.ts';
+import { parseInteger, parseIntList } from '../../../projection/params.ts';
 import { callerOf, type RouteDeps } from '../../route-kit.ts';
-import { errorResponses } from '../../schemas.ts';
-
-/** Market ids of each kind, prematch and in play, across full game, halves and tennis sets. */
-export const MONEYLINE: ReadonlySet<number> = new Set([1, 41, 4, 1008, 1150, 1154, 1153, 1157]);
-export const SPREAD: ReadonlySet<number> = new Set([2, 42, 5, 1009, 1151, 1155]);
-export const TOTAL: ReadonlySet<number> = new Set([3, 43, 6, 1010, 1152, 1156]);
+import { errorResponses } from '../../../projection/schemas.ts';
 
 const BestAffiliateSchema = Type.Object({
   affiliate_id: Type.Integer(),

@@ -8,11 +8,11 @@ import {
   V2EventDeltaSchema,
   withCursorErrors,
 } from '../../delta-kit.ts';
-import { badRequest, notFound, quote } from '../../errors.ts';
-import { parseInteger, parseIntList, sportFilter } from '../../params.ts';
+import { badRequest, notFound, quote } from '../../../projection/errors.ts';
+import { parseInteger, parseIntList, sportFilter } from '../../../projection/params.ts';
 import { PageCache } from '../../page-cache.ts';
 import { callerOf, type RouteDeps, sendParts, turnsWhileAsked } from '../../route-kit.ts';
-import { DeltaRowSchema, errorResponses, queryParam } from '../../schemas.ts';
+import { DeltaRowSchema, errorResponses, queryParam } from '../../../projection/schemas.ts';
 
 export const DELTA_LIMIT_DEFAULT = 1000;
 export const DELTA_LIMIT_MAX = 5000;

@@ -1,12 +1,12 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import { notFound } from '../../errors.ts';
-import { EventQuerySchema } from '../../event-query.ts';
+import { notFound } from '../../../projection/errors.ts';
+import { EventQuerySchema } from '../../../projection/event-query.ts';
 import { envelope, envelopeInSlices, SLICE_MS, type SliceOptions } from '../../events-envelope.ts';
-import { dayWindow, parseDate, parseSportId } from '../../params.ts';
+import { dayWindow, parseDate, parseSportId } from '../../../projection/params.ts';
 import { callerOf, eventById, gateDate, keptSnapshot, type RouteDeps, sendJson, sendSnapshot } from '../../route-kit.ts';
-import { EventsEnvelope, errorResponses } from '../../schemas.ts';
+import { EventsEnvelope, errorResponses } from '../../../projection/schemas.ts';
 
 /** The odds-screen snapshots: served from the board through the snapshot cache. */
 export async function eventRoutes(fastify: FastifyInstance, deps: RouteDeps): Promise<void> {

@@ -7,7 +7,7 @@ import { boardMatches, type FuturesFilter, viewFutures } from '../../../board/fu
 import type { FuturesBoardState } from '../../../board/futures.ts';
 import { type FuturesBoardView, FUTURES_STATES } from '../../../domain/futures.ts';
 import { PARTICIPANT_TYPES } from '../../../domain/types.ts';
-import { badRequest, forbidden, notFound, quote } from '../../errors.ts';
+import { badRequest, forbidden, notFound, quote } from '../../../projection/errors.ts';
 import {
   dayWindow,
   parseBoolean,
@@ -17,9 +17,9 @@ import {
   parseMarketIds,
   parseOffset,
   parseSportId,
-} from '../../params.ts';
+} from '../../../projection/params.ts';
 import { callerOf, type RouteDeps } from '../../route-kit.ts';
-import { errorResponses, queryParam } from '../../schemas.ts';
+import { errorResponses, queryParam } from '../../../projection/schemas.ts';
 
 export const FUTURES_LIMIT_DEFAULT = 20;
 export const FUTURES_LIMIT_MAX = 100;

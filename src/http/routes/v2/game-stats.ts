@@ -6,8 +6,8 @@ import type { StatsRequest } from '../../../access/stats-policy.ts';
 import { seasonYear } from '../../../catalog/seasons.ts';
 import { sportProfile } from '../../../catalog/sports.ts';
 import { foldStats } from '../../../board/apply.ts';
-import type { EventState } from '../../../board/board.ts';
-import { GAME_STARTED } from '../../../board/season-totals.ts';
+import type { EventState } from '../../../board/event-state.ts';
+import { GAME_STARTED } from '../../../board/event-state.ts';
 import {
   type BoxBody,
   boxBody,
@@ -17,8 +17,8 @@ import {
   type Standing,
   wholeBody,
 } from '../../box-score.ts';
-import { notFound } from '../../errors.ts';
-import { parseInteger, parseIntList } from '../../params.ts';
+import { notFound } from '../../../projection/errors.ts';
+import { parseInteger, parseIntList } from '../../../projection/params.ts';
 import {
   callerOf,
   eventById,
@@ -31,7 +31,7 @@ import {
   standing,
 } from '../../route-kit.ts';
 import { keepBody } from '../../encoding.ts';
-import { errorResponses } from '../../schemas.ts';
+import { errorResponses } from '../../../projection/schemas.ts';
 import { PlayerGameStatsSchema, TeamGameStatsSchema } from '../../stats-schemas.ts';
 
 export const MAX_STATS_IDS = 12;

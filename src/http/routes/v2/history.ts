@@ -3,20 +3,20 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { coverageOf } from '../../../access/plan-scope.ts';
 import { marketName } from '../../../catalog/markets.ts';
-import type { EventState } from '../../../board/board.ts';
+import type { EventState } from '../../../board/event-state.ts';
 import type { DeltaRow } from '../../../domain/types.ts';
 import type { HistoryScope, PriceRecord } from '../../../store/history.ts';
-import { badRequest, notFound, quote } from '../../errors.ts';
-import type { Query } from '../../event-query.ts';
+import { badRequest, notFound, quote } from '../../../projection/errors.ts';
+import type { Query } from '../../../projection/event-query.ts';
 import {
   MAX_MARKET_IDS,
   MAX_PARTICIPANT_IDS,
   parseBoolean,
   parseInteger,
   parseIntList,
-} from '../../params.ts';
+} from '../../../projection/params.ts';
 import { callerOf, eventById, historyFloorOf, type RouteDeps } from '../../route-kit.ts';
-import { errorResponses, queryParam } from '../../schemas.ts';
+import { errorResponses, queryParam } from '../../../projection/schemas.ts';
 
 const HISTORY_LIMIT_DEFAULT = 1000;
 const HISTORY_LIMIT_MAX = 5000;

@@ -2,14 +2,14 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { PlanScope } from '../../../access/plan-scope.ts';
-import type { EventState, MarketState } from '../../../board/board.ts';
+import type { EventState, MarketState } from '../../../board/event-state.ts';
 import { marketDefinition, marketName } from '../../../catalog/markets.ts';
 import { SPORTS } from '../../../catalog/sports.ts';
 import type { MarketDefinition } from '../../../domain/types.ts';
-import { badRequest, notFound, quote } from '../../errors.ts';
-import { dayWindow, parseBoolean, parseDate, parseIntList, parseOffset, parseSportId } from '../../params.ts';
+import { badRequest, notFound, quote } from '../../../projection/errors.ts';
+import { dayWindow, parseBoolean, parseDate, parseIntList, parseOffset, parseSportId } from '../../../projection/params.ts';
 import { callerOf, gateDate, type RouteDeps } from '../../route-kit.ts';
-import { errorResponses, keyed, MarketDefinitionSchema, queryParam } from '../../schemas.ts';
+import { errorResponses, keyed, MarketDefinitionSchema, queryParam } from '../../../projection/schemas.ts';
 
 type DateFormat = 'date' | 'iso8601' | 'epoch';
 /** `iso` is the name this server used before iso8601, kept for the clients that send it. */

@@ -1,17 +1,17 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { type Static, Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import type { EventState } from '../../../board/board.ts';
-import { type EventFilter, type EventView, viewEvent } from '../../../board/views.ts';
+import type { EventState } from '../../../board/event-state.ts';
+import { type EventFilter, type EventView, viewEvent } from '../../../projection/event-view.ts';
 import type { DeltaRow, Event, Price } from '../../../domain/types.ts';
-import type { PriceDetail } from '../../../ledger/price-change.ts';
+import type { PriceDetail } from '../../../changelog/change.ts';
 import type { HistoryStore, PriceRecord } from '../../../store/history.ts';
-import { notFound } from '../../errors.ts';
-import { type EventQuery, EventQuerySchema, statusAllowed } from '../../event-query.ts';
-import { dayWindow, parseDate, parseSportId } from '../../params.ts';
+import { notFound } from '../../../projection/errors.ts';
+import { type EventQuery, EventQuerySchema, statusAllowed } from '../../../projection/event-query.ts';
+import { dayWindow, parseDate, parseSportId } from '../../../projection/params.ts';
 import { callerOf, eventById, gateDate, type RouteDeps } from '../../route-kit.ts';
-import { EventsEnvelope, errorResponses } from '../../schemas.ts';
-import { eventPoints } from '../../snapshot-cache.ts';
+import { EventsEnvelope, errorResponses } from '../../../projection/schemas.ts';
+import { eventPoints } from '../../../projection/event-view.ts';
 
 export type Kind = 'openers' | 'closing';
 

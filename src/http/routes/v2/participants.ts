@@ -1,9 +1,9 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import type { EventState } from '../../../board/board.ts';
+import type { EventState } from '../../../board/event-state.ts';
 import { withLiveVariants } from '../../../catalog/markets.ts';
-import { badRequest, notFound } from '../../errors.ts';
+import { badRequest, notFound } from '../../../projection/errors.ts';
 import {
   dayWindow,
   parseDate,
@@ -12,9 +12,9 @@ import {
   parseOffset,
   parseParticipantType,
   parseSportId,
-} from '../../params.ts';
+} from '../../../projection/params.ts';
 import { callerOf, gateDate, type RouteDeps } from '../../route-kit.ts';
-import { errorResponses, queryParam } from '../../schemas.ts';
+import { errorResponses, queryParam } from '../../../projection/schemas.ts';
 
 const EntrySchema = Type.Object({
   id: Type.Integer({ description: 'the participant id (oddsbase keeps no per-book participant records)' }),

@@ -2,13 +2,11 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { lowestTierWith, upgradeMessage } from '../../../access/entitlements.ts';
-import { forbidden, notFound } from '../../errors.ts';
-import { parseInteger } from '../../params.ts';
+import { forbidden, notFound } from '../../../projection/errors.ts';
+import { MAX_PLAYS, parseInteger } from '../../../projection/params.ts';
 import { callerOf, eventById, type RouteDeps, sendParts } from '../../route-kit.ts';
-import { ErrorBody, errorResponses } from '../../schemas.ts';
+import { ErrorBody, errorResponses } from '../../../projection/schemas.ts';
 import { PlaysPageSchema } from '../../stats-schemas.ts';
-
-export const MAX_PLAYS = 500;
 
 /**
  * Play-by-play of an event (Ultra and above): newest first, up to 500 a page; `before_sequence`

@@ -5,7 +5,7 @@ import { AFFILIATES } from '../../../catalog/affiliates.ts';
 import { MARKET_DEFINITIONS } from '../../../catalog/markets.ts';
 import { SEASON_TYPES, SPORTS } from '../../../catalog/sports.ts';
 import type { Affiliate } from '../../../domain/types.ts';
-import { parseInclude } from '../../params.ts';
+import { parseInclude } from '../../../projection/params.ts';
 import {
   AffiliateSchema,
   ErrorBody,
@@ -13,7 +13,7 @@ import {
   includeParam,
   MarketDefinitionSchema,
   SportSchema,
-} from '../../schemas.ts';
+} from '../../../projection/schemas.ts';
 
 export const sportsBody = {
   sports: SPORTS.map(({ sport_id, sport_name }) => ({ sport_id, sport_name })),

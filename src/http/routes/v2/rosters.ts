@@ -3,9 +3,9 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { homeSportOf, playerById, rosterOf } from '../../../catalog/rosters/index.ts';
 import { teamById } from '../../../catalog/teams/index.ts';
-import { notFound } from '../../errors.ts';
-import { parseIdParam } from '../../params.ts';
-import { errorResponses, PlayerRecordSchema, RosterPlayerSchema, TeamDetailSchema } from '../../schemas.ts';
+import { notFound } from '../../../projection/errors.ts';
+import { parseIdParam } from '../../../projection/params.ts';
+import { errorResponses, PlayerRecordSchema, RosterPlayerSchema, TeamDetailSchema } from '../../../projection/schemas.ts';
 
 /**
  * Team detail, rosters and player records: reference data from the catalog, the same whatever

@@ -3,10 +3,10 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { publicStat, STAT_DEFINITIONS } from '../../../catalog/stats.ts';
 import { sampleBox } from '../../box-sample.ts';
-import { parseInteger, sportFilter } from '../../params.ts';
+import { parseInteger, sportFilter } from '../../../projection/params.ts';
 import type { RouteDeps } from '../../route-kit.ts';
 import { sendJson } from '../../route-kit.ts';
-import { errorResponses } from '../../schemas.ts';
+import { errorResponses } from '../../../projection/schemas.ts';
 import { StatDefinitionSchema } from '../../stats-schemas.ts';
 
 /** The stat dictionary and the static sample box score: catalog routes, free for every key. */

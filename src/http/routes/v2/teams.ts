@@ -4,10 +4,10 @@ import type { FastifyInstance } from 'fastify';
 import type { BoardView } from '../../../board/board-view.ts';
 import { leagueForSport } from '../../../catalog/teams/index.ts';
 import type { LeagueCatalog, TeamRecord } from '../../../catalog/teams/types.ts';
-import { notFound } from '../../errors.ts';
-import { parseSportId } from '../../params.ts';
+import { notFound } from '../../../projection/errors.ts';
+import { parseSportId } from '../../../projection/params.ts';
 import { callerOf, type RouteDeps } from '../../route-kit.ts';
-import { ConferenceSchema, DivisionSchema, errorResponses, SportTeamSchema } from '../../schemas.ts';
+import { ConferenceSchema, DivisionSchema, errorResponses, SportTeamSchema } from '../../../projection/schemas.ts';
 
 interface Conference {
   conference_id: number;

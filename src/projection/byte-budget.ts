@@ -1,11 +1,4 @@
 /**
- * The caches' shared budget by default. A full budget that churns costs about one and a half times
- * its size in RSS (garbage between collections, allocator slack): with 32 MB, `npm start`'s server
- * peaked at 390 MB under 20,000 distinct filters (bench/bounded.ts), with 64 MB it passed 400 MB.
- */
-export const DEFAULT_CACHE_BYTES = 32 * 1024 * 1024;
-
-/**
  * One memory budget for every cache of the HTTP layer (house rule 12). Each entry is charged its
  * estimated bytes; when a new entry would take the total past the limit, the least recently used
  * entries go first, whichever cache holds them. A hit moves its entry to the front in O(1), so hot

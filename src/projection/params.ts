@@ -14,6 +14,8 @@ import { badRequest, notFound, quote } from './errors.ts';
 
 export const MAX_MARKET_IDS = 12;
 export const MAX_PARTICIPANT_IDS = 99;
+/** Most plays a page holds: the REST plays route's and a stream's plays snapshot's. */
+export const MAX_PLAYS = 500;
 
 const INT = /^-?\d+$/;
 

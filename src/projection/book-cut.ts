@@ -1,5 +1,5 @@
-import type { EventState } from '../board/board.ts';
-import { type EventFilter, marketShown, participantShown } from '../board/views.ts';
+import type { EventState } from '../board/event-state.ts';
+import { type EventFilter, marketShown, participantShown } from './event-view.ts';
 import {
   type EventJson,
   infoParts,

@@ -1,6 +1,6 @@
 import { marketName } from '../catalog/markets.ts';
 import type { Event, Line, Market, Participant, ParticipantType, Price } from '../domain/types.ts';
-import type { EventState, MarketState, ParticipantState, PriceState } from './board.ts';
+import type { EventState, MarketState, ParticipantState, PriceState } from '../board/event-state.ts';
 
 /** What a snapshot request asks of each event, already parsed and checked. */
 export interface EventFilter {
@@ -45,6 +45,11 @@ export interface EventView {
   event: Event;
   /** Prices returned: one market price at one sportsbook each (the odds points of metering). */
   priceCount: number;
+}
+
+/** 1 events point + 1 scores point + 1 odds point per price, +1 scores point with live_game_state. */
+export function eventPoints(priceCount: number, liveState: boolean): number {
+  return 2 + priceCount + (liveState ? 1 : 0);
 }
 
 function priceView(p: PriceState, includeDelta: boolean): Price {

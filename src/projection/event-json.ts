@@ -1,6 +1,6 @@
 import fastJson from 'fast-json-stringify';
-import type { EventState, LineState, MarketState, ParticipantState, PriceState } from '../board/board.ts';
-import { type EventFilter, marketShown, participantShown, priceShown } from '../board/views.ts';
+import type { EventState, LineState, MarketState, ParticipantState, PriceState } from '../board/event-state.ts';
+import { type EventFilter, marketShown, participantShown, priceShown } from './event-view.ts';
 import { marketName } from '../catalog/markets.ts';
 import { integer, number } from '../domain/json-text.ts';
 import type { EventInfo } from '../domain/types.ts';
@@ -129,7 +129,7 @@ function priceEntries(line: LineState, f: EventFilter): string {
   return json;
 }
 
-/** The event as the filter shows it (src/board/views.ts `viewEvent`, with current prices), as JSON. */
+/** The event as the filter shows it (event-view.ts `viewEvent`, with current prices), as JSON. */
 export function eventJson(state: EventState, f: EventFilter): EventJson {
   let priceCount = 0;
   let marketCount = 0;

@@ -1,9 +1,9 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { lowestTierWith, upgradeMessage } from '../access/entitlements.ts';
 import type { PlanScope } from '../access/plan-scope.ts';
-import type { EventState } from '../board/board.ts';
-import type { EventFilter } from '../board/views.ts';
-import { filterKey } from '../board/views.ts';
+import type { EventState } from '../board/event-state.ts';
+import type { EventFilter } from './event-view.ts';
+import { filterKey } from './event-view.ts';
 import { defaultMarketIds, isPropMarket, withLiveVariants, withPeriodMarkets } from '../catalog/markets.ts';
 import type { EventStatus } from '../domain/types.ts';
 import { BudgetMap, type ByteBudget, MARK_BYTES, stringBytes } from './byte-budget.ts';

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { ErrorBody } from '../schemas.ts';
+import { ErrorBody } from './schemas.ts';
 
 /**
  * The line-based (V1) wire schemas: the OpenAPI document, fastify's serialisers and the per-event

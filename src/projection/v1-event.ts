@@ -1,14 +1,14 @@
 import { type Static, Type } from '@sinclair/typebox';
 import fastJson from 'fast-json-stringify';
-import type { PlanScope } from '../../access/plan-scope.ts';
-import type { EventState } from '../../board/board.ts';
-import type { EventInfo } from '../../domain/types.ts';
-import { BudgetMap, type ByteBudget, stringBytes } from '../byte-budget.ts';
-import { parseInclude, parseIntList } from '../params.ts';
-import { includeParam, queryParam } from '../schemas.ts';
-import { ownBytes } from '../json-bytes.ts';
-import { MARK_BYTES } from '../byte-budget.ts';
-import { eventPoints, VIEW_BYTES } from '../snapshot-cache.ts';
+import type { PlanScope } from '../access/plan-scope.ts';
+import type { EventState } from '../board/event-state.ts';
+import type { EventInfo } from '../domain/types.ts';
+import { BudgetMap, type ByteBudget, stringBytes } from './byte-budget.ts';
+import { parseInclude, parseIntList } from './params.ts';
+import { includeParam, queryParam } from './schemas.ts';
+import { ownBytes, VIEW_BYTES } from './json-bytes.ts';
+import { MARK_BYTES } from './byte-budget.ts';
+import { eventPoints } from './event-view.ts';
 import {
   booksOf,
   coveredMarkets,
@@ -21,8 +21,8 @@ import {
   LineSetBuilder,
   setLineId,
   V1_PERIODS,
-} from './line-sets.ts';
-import { V1EventSchema } from './schemas.ts';
+} from './v1-line-sets.ts';
+import { V1EventSchema } from './v1-schemas.ts';
 
 export type V1Event = Static<typeof V1EventSchema>;
 

@@ -1,4 +1,4 @@
-import type { CounterEntry, CounterStore } from './counters.ts';
+import type { CounterEntry, CounterStore } from '../counters.ts';
 
 /**
  * The CounterStore of a server run without a data directory, and of tests: it lives in the process,

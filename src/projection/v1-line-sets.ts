@@ -1,9 +1,8 @@
-import type { EventState, MarketState, ParticipantState, PriceState } from '../../board/board.ts';
-import { affiliateProfile } from '../../catalog/affiliates.ts';
-import { isLiveVariant } from '../../catalog/markets.ts';
-import { type NamedPeriod, periodByName, periodOf } from '../../catalog/periods.ts';
-import { OFF_BOARD } from '../../domain/odds.ts';
-import { MONEYLINE, SPREAD, TOTAL } from '../routes/v2/best-line.ts';
+import type { EventState, MarketState, ParticipantState, PriceState } from '../board/event-state.ts';
+import { affiliateProfile } from '../catalog/affiliates.ts';
+import { isLiveVariant, MONEYLINE, SPREAD, TOTAL } from '../catalog/markets.ts';
+import { type NamedPeriod, periodByName, periodOf } from '../catalog/periods.ts';
+import { OFF_BOARD } from '../domain/odds.ts';
 
 /**
  * The line-based interface's line sets, derived from the board's markets: one set per sportsbook and
