@@ -17,7 +17,7 @@ const LAYERS = {
   'store/memory': ['domain', 'catalog', 'changelog', 'store'],
   bus: ['domain', 'changelog'],
   access: ['domain', 'catalog', 'store'],
-  config: ['access'],
+  config: ['catalog', 'access'],
   board: ['domain', 'catalog', 'changelog', 'store', 'bus', 'config'],
   ledger: ['domain', 'catalog', 'changelog', 'store', 'bus', 'board'],
   projection: ['domain', 'catalog', 'changelog', 'board', 'access'],

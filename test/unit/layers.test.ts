@@ -19,7 +19,7 @@ const LAYERS: Readonly<Record<string, readonly string[]>> = {
   'store/memory': ['domain', 'catalog', 'changelog', 'store'],
   bus: ['domain', 'changelog'],
   access: ['domain', 'catalog', 'store'],
-  config: ['access'],
+  config: ['catalog', 'access'],
   board: ['domain', 'catalog', 'changelog', 'store', 'bus', 'config'],
   ledger: ['domain', 'catalog', 'changelog', 'store', 'bus', 'board'],
   projection: ['domain', 'catalog', 'changelog', 'board', 'access'],
