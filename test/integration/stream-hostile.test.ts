@@ -134,7 +134,9 @@ describe('keys are never echoed', () => {
 
 describe('frames past the bounds: an error, a close, and a server that serves on', () => {
   async function refusedThenClosed(c: TestSocket, code: string, closeCode: number, reason: string) {
-    const error = await c.next((m) => m.type === 'error');
+    // A flood's first messages may be answered (bad_request) before the rate is passed, when the
+    // server reads them in more than one turn: the refusal is the error of that code.
+    const error = await c.next((m) => m.type === 'error' && (m.code === code || m.code !== 'bad_request'));
     assert.equal(error.code, code);
     assert.equal(error.id, null);
     const closed = await c.closed;
