@@ -4,11 +4,11 @@ import tseslint from 'typescript-eslint';
 /**
  * The layers of src/ (docs/architecture.md, "Layers"): what each part may import besides itself.
  * A part is a top folder or top file of src/, or a backend folder of the store; test/unit/layers.test.ts
- * holds the same table, checks it against the import graph (with cycles) and checks that the rules
- * made here from this one forbid exactly what it does. Composition roots (cli/, compose.ts,
+ * reads this table, checks it against the import graph (with cycles) and checks that the rules made
+ * here from it forbid exactly what it says. Composition roots (cli/, compose.ts,
  * server.ts) may import anything and get no rule.
  */
-const LAYERS = {
+export const LAYERS = {
   domain: [],
   catalog: ['domain'],
   changelog: ['domain', 'catalog'],
@@ -26,7 +26,7 @@ const LAYERS = {
   http: ['domain', 'catalog', 'changelog', 'store', 'bus', 'board', 'access', 'config', 'projection', 'ops'],
   stream: ['domain', 'catalog', 'changelog', 'store', 'bus', 'board', 'access', 'config', 'projection'],
 };
-const ROOTS = ['cli', 'compose', 'server'];
+export const ROOTS = ['cli', 'compose', 'server'];
 const TOP_FILES = ['compose', 'config', 'server'];
 
 /**
