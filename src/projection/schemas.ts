@@ -1,6 +1,7 @@
 import { type TSchema, Type } from '@sinclair/typebox';
 import type { Same, Tie } from '../domain/shape-tie.ts';
 import type {
+  Affiliate,
   DeltaRow,
   Event,
   EventTeam,
@@ -238,3 +239,5 @@ const _event: Tie<Event, typeof EventSchema> = true;
 const _deltaRow: Tie<DeltaRow, typeof DeltaRowSchema> = true;
 const _marketDefinition: Same<MarketDefinition, typeof MarketDefinitionSchema> = true;
 const _sport: Same<Sport, typeof SportSchema> = true;
+/** Served without `regions` unless include=regions asks for them. */
+const _affiliate: Tie<Omit<Affiliate, 'regions'> & Partial<Pick<Affiliate, 'regions'>>, typeof AffiliateSchema> = true;
