@@ -1,4 +1,4 @@
-import type { EventInfo, ParticipantType } from '../domain/types.ts';
+import type { EventInfo, ParticipantType, PriceExtras } from '../domain/types.ts';
 
 /**
  * The state of an event on the board (its markets, lines, prices and game), apart from the Board
@@ -6,7 +6,7 @@ import type { EventInfo, ParticipantType } from '../domain/types.ts';
  */
 
 /** One sportsbook's current price on one line. */
-export interface PriceState {
+export interface PriceState extends PriceExtras {
   /** market_line_price id. */
   id: number;
   affiliate_id: number;
@@ -16,8 +16,6 @@ export interface PriceState {
   /** '' while active. */
   closed_at: string;
   price_delta: number;
-  liquidity_usd?: number;
-  source_id?: string;
   /**
    * Set when the row that last wrote this price moved the book's main line here: the line value it
    * moved from (what the line-based interface's point deltas are measured against).

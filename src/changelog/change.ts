@@ -1,5 +1,5 @@
 import type { FuturesHeader, FuturesSettlement } from '../domain/futures.ts';
-import type { DeltaRow, EventInfo, ParticipantType, Score } from '../domain/types.ts';
+import type { DeltaRow, EventInfo, ParticipantType, PriceExtras, Score } from '../domain/types.ts';
 
 /**
  * The change log: one sequence of every change the ledger commits. Each row has a global integer
@@ -107,7 +107,7 @@ export interface EpochGap {
 export type EventHeader = Omit<EventInfo, 'score' | 'live_game_state'>;
 
 /** One book's price on one line as a price row leaves it: all a board needs to hold it. */
-export interface PriceFact {
+export interface PriceFact extends PriceExtras {
   id: number;
   event_id: string;
   market_id: number;
@@ -127,8 +127,6 @@ export interface PriceFact {
   closed_at: string;
   updated_at: string;
   price_delta: number;
-  liquidity_usd?: number;
-  source_id?: string;
   /** On the row that moved the book's main line here: the line value it moved from. */
   moved_from?: string;
 }
@@ -186,14 +184,12 @@ export interface FuturesPriceFact {
 }
 
 /** What a price row records beyond the spec's Delta row (the `detail` of its record). */
-export interface PriceDetail {
+export interface PriceDetail extends PriceExtras {
   price_id: number;
   period_id: number;
   market_instance_id: number;
   line_id: string;
   price_delta: number;
-  liquidity_usd?: number;
-  source_id?: string;
   /** The line value the book's main line moved from, on the row that moved it. */
   moved_from?: string;
   /** Price, closure and main-line flag as before: the row only moved liquidity or the source id. */

@@ -80,16 +80,24 @@ export interface EventInfo {
   live_game_state?: Record<string, unknown>;
 }
 
+/**
+ * What a book may send with a price beyond the price itself: the one definition of these two
+ * optional fields. Every price shape extends it (the served Price; the feed's PriceUpdate, the
+ * change row's PriceFact and PriceDetail, the board's PriceState), and PriceSchema is tied to Price.
+ */
+export interface PriceExtras {
+  liquidity_usd?: number;
+  source_id?: string;
+}
+
 /** The Price object of a Line, as served. */
-export interface Price {
+export interface Price extends PriceExtras {
   id: string;
   price: number;
   is_main_line: boolean;
   updated_at: string;
   price_delta?: number;
   closed_at?: string;
-  liquidity_usd?: number;
-  source_id?: string;
 }
 
 export interface Line {

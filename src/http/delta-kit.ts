@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { type Static, type TObject, Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { BoardView } from '../board/board-view.ts';
 import { CursorError, type ChangeFeed } from '../board/change-feed.ts';
@@ -42,11 +42,7 @@ export const eventDeltaParams = {
   limit: queryParam(`events per response, default ${EVENT_DELTA_LIMIT_DEFAULT}, at most ${EVENT_DELTA_LIMIT_MAX}`),
 };
 
-export interface EventDeltaQuery {
-  last_id?: string;
-  sport_id?: string;
-  limit?: string;
-}
+export type EventDeltaQuery = Static<TObject<typeof eventDeltaParams>>;
 
 export interface EventDeltaPage {
   /** The latest change of each changed event, in the order of those changes. */

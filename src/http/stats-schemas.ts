@@ -1,4 +1,7 @@
 import { Type } from '@sinclair/typebox';
+import type { StatDefinition } from '../catalog/stats.ts';
+import type { Same } from '../domain/shape-tie.ts';
+import type { Play } from '../domain/plays.ts';
 
 /** The Statistics resources' wire shapes (spec: Statistics resources), for the OpenAPI document. */
 
@@ -108,3 +111,7 @@ export const PlayerSeasonStatsSchema = Type.Array(
     ),
   }),
 );
+
+/* One definition per shape: the catalog's and the domain's types are tied to their schemas here. */
+const _statDefinition: Same<StatDefinition, typeof StatDefinitionSchema> = true;
+const _play: Same<Play, typeof PlaySchema> = true;

@@ -1,6 +1,6 @@
 import type { PlayInput } from '../domain/plays.ts';
 import type { FuturesHeader } from '../domain/futures.ts';
-import type { EventInfo, ParticipantType, Score } from '../domain/types.ts';
+import type { EventInfo, ParticipantType, PriceExtras, Score } from '../domain/types.ts';
 
 /**
  * What a feed (simulator, ingest, replay) hands the ledger. A feed never writes state itself:
@@ -31,7 +31,7 @@ export interface ScoreUpdate {
  *   price reopens it.
  * - `price` is American odds; 0.0001 is the off-board sentinel.
  */
-export interface PriceUpdate {
+export interface PriceUpdate extends PriceExtras {
   kind: 'price';
   event_id: string;
   market_id: number;
@@ -45,8 +45,6 @@ export interface PriceUpdate {
   price: number;
   is_main_line?: boolean;
   closed?: boolean;
-  liquidity_usd?: number;
-  source_id?: string;
 }
 
 /**

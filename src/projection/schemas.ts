@@ -1,4 +1,20 @@
 import { type TSchema, Type } from '@sinclair/typebox';
+import type { Same, Tie } from '../domain/shape-tie.ts';
+import type {
+  Affiliate,
+  DeltaRow,
+  Event,
+  EventTeam,
+  Line,
+  Market,
+  MarketDefinition,
+  Participant,
+  Price,
+  Schedule,
+  Score,
+  Sport,
+} from '../domain/types.ts';
+import { DeltaRowSchema } from '../domain/delta-row-schema.ts';
 
 /**
  * The wire schemas: one definition gives the OpenAPI document, fastify's serialisers and the
@@ -133,7 +149,7 @@ export const EventsEnvelope = Type.Object({
   events: Type.Array(EventSchema),
 });
 
-export { DeltaRowSchema } from '../domain/delta-row-schema.ts';
+export { DeltaRowSchema };
 
 export const ConferenceSchema = Type.Object({
   conference_id: Int(),
@@ -205,3 +221,23 @@ export const PlayerRecordSchema = Type.Object({
   team: Type.Object({ team_id: Int(), name: Str(), abbreviation: Str() }),
   sport_id: Int(),
 });
+
+/*
+ * One definition per shape: the domain types (src/domain/types.ts) cannot be `Static<>` of these
+ * schemas (domain imports neither projection nor http), so each pair is tied here at compile time.
+ * `Same`: keys, optional keys and value types agree both ways. `Tie`: keys and optional keys agree
+ * and the domain type is narrower (a string union where the schema documents a string).
+ */
+const _eventTeam: Same<EventTeam, typeof EventTeamSchema> = true;
+const _schedule: Tie<Schedule, typeof ScheduleSchema> = true;
+const _score: Tie<Score, typeof ScoreSchema> = true;
+const _price: Same<Price, typeof PriceSchema> = true;
+const _line: Same<Line, typeof LineSchema> = true;
+const _participant: Tie<Participant, typeof ParticipantSchema> = true;
+const _market: Tie<Market, typeof MarketSchema> = true;
+const _event: Tie<Event, typeof EventSchema> = true;
+const _deltaRow: Tie<DeltaRow, typeof DeltaRowSchema> = true;
+const _marketDefinition: Same<MarketDefinition, typeof MarketDefinitionSchema> = true;
+const _sport: Same<Sport, typeof SportSchema> = true;
+/** Served without `regions` unless include=regions asks for them. */
+const _affiliate: Tie<Omit<Affiliate, 'regions'> & Partial<Pick<Affiliate, 'regions'>>, typeof AffiliateSchema> = true;

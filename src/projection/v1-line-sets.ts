@@ -1,8 +1,19 @@
+import type { Static } from '@sinclair/typebox';
 import type { EventState, MarketState, ParticipantState, PriceState } from '../board/event-state.ts';
 import { affiliateProfile } from '../catalog/affiliates.ts';
 import { isLiveVariant, MONEYLINE, SPREAD, TOTAL } from '../catalog/markets.ts';
 import { type NamedPeriod, periodByName, periodOf } from '../catalog/periods.ts';
 import { OFF_BOARD } from '../domain/odds.ts';
+import type {
+  ExtendedSpreadSchema,
+  ExtendedTotalSchema,
+  LineSetSchema,
+  MoneylineSchema,
+  SpreadSchema,
+  TeamTotalSchema,
+  TotalSchema,
+  V1AffiliateSchema,
+} from './v1-schemas.ts';
 
 /**
  * The line-based interface's line sets, derived from the board's markets: one set per sportsbook and
@@ -86,93 +97,24 @@ interface Side {
   p: LinePrice;
 }
 
+/*
+ * The shapes below are the V1 wire schemas' types (src/projection/v1-schemas.ts): one definition,
+ * the schema, gives the OpenAPI document, the serialiser and these types.
+ */
+export type MoneylineSet = Static<typeof MoneylineSchema>;
+export type ExtendedSpread = Static<typeof ExtendedSpreadSchema>;
+export type SpreadSet = Static<typeof SpreadSchema>;
+export type ExtendedTotal = Static<typeof ExtendedTotalSchema>;
+export type TotalSet = Static<typeof TotalSchema>;
+export type TeamTotalSet = Static<typeof TeamTotalSchema>;
+export type Affiliate = Static<typeof V1AffiliateSchema>;
+export type LineSet = Static<typeof LineSetSchema>;
+
 /** Where a family's object belongs: every moneyline, spread, total and team total carries it. */
-export interface Placed {
-  line_id: number;
-  event_id: string;
-  affiliate_id: number;
-}
+export type Placed = Pick<MoneylineSet, 'line_id' | 'event_id' | 'affiliate_id'>;
 
 /** Where an alternate line belongs. */
-export interface PlacedItem {
-  event_id: string;
-  affiliate_id: number;
-}
-
-export interface MoneylineSet extends Placed {
-  moneyline_away: number;
-  moneyline_away_delta: number;
-  moneyline_home: number;
-  moneyline_home_delta: number;
-  moneyline_draw: number;
-  moneyline_draw_delta: number;
-  date_updated: string;
-  format: string;
-}
-
-export interface ExtendedSpread extends PlacedItem {
-  point_spread_away: number;
-  point_spread_away_money: number;
-  point_spread_home: number;
-  point_spread_home_money: number;
-  date_updated: string;
-}
-
-export interface SpreadSet extends ExtendedSpread, Placed {
-  point_spread_away_delta: number;
-  point_spread_away_money_delta: number;
-  point_spread_home_delta: number;
-  point_spread_home_money_delta: number;
-  format: string;
-  extended_spreads: ExtendedSpread[];
-}
-
-export interface ExtendedTotal extends PlacedItem {
-  total_over: number;
-  total_over_money: number;
-  total_under: number;
-  total_under_money: number;
-  date_updated: string;
-}
-
-export interface TotalSet extends ExtendedTotal, Placed {
-  total_over_delta: number;
-  total_over_money_delta: number;
-  total_under_delta: number;
-  total_under_money_delta: number;
-  format: string;
-  extended_totals: ExtendedTotal[];
-}
-
-export interface TeamTotalSet extends Placed {
-  total_over_away: number;
-  total_over_away_money: number;
-  total_under_away: number;
-  total_under_away_money: number;
-  total_over_home: number;
-  total_over_home_money: number;
-  total_under_home: number;
-  total_under_home_money: number;
-  date_updated: string;
-  format: string;
-}
-
-export interface Affiliate {
-  affiliate_id: number;
-  affiliate_name: string;
-  affiliate_url: string;
-}
-
-export interface LineSet {
-  line_id: number;
-  affiliate_id: number;
-  period_id: number;
-  period_description: string;
-  affiliate: Affiliate;
-  moneyline: MoneylineSet;
-  spread: SpreadSet;
-  total: TotalSet;
-}
+export type PlacedItem = Pick<ExtendedSpread, 'event_id' | 'affiliate_id'>;
 
 const FORMAT = 'American';
 

@@ -1,4 +1,6 @@
 import { Type } from '@sinclair/typebox';
+import type { Tie } from '../domain/shape-tie.ts';
+import type { Score } from '../domain/types.ts';
 import { ErrorBody } from './schemas.ts';
 
 /**
@@ -124,6 +126,9 @@ export const V1ScoreSchema = Type.Object({
   event_status_detail: Type.String(),
   updated_at: Type.String(),
 });
+
+/** The V1 score repeats the V2 one field for field: both are tied to the domain's Score. */
+const _v1Score: Tie<Score, typeof V1ScoreSchema> = true;
 
 export const V1TeamSchema = Type.Object({
   team_id: Type.Integer({ description: 'the book’s id of the team; use teams_normalized instead' }),

@@ -5,7 +5,15 @@ import { lowestTierWith, upgradeMessage } from '../../../access/entitlements.ts'
 import type { PlanScope } from '../../../access/plan-scope.ts';
 import { boardMatches, type FuturesFilter, viewFutures } from '../../../board/futures-view.ts';
 import type { FuturesBoardState } from '../../../board/futures.ts';
-import { type FuturesBoardView, FUTURES_STATES } from '../../../domain/futures.ts';
+import {
+  type FuturesBoardView,
+  type FuturesMarketView,
+  type FuturesParticipantView,
+  type FuturesPrice,
+  type FuturesSettlement,
+  FUTURES_STATES,
+} from '../../../domain/futures.ts';
+import type { Same } from '../../../domain/shape-tie.ts';
 import { PARTICIPANT_TYPES } from '../../../domain/types.ts';
 import { badRequest, forbidden, notFound, quote } from '../../../projection/errors.ts';
 import {
@@ -61,6 +69,14 @@ const BoardSchema = Type.Object({
     }),
   ),
 });
+
+/* One definition per shape: the domain's futures views (src/domain/futures.ts) tied to these schemas. */
+type BoardMarket = (typeof BoardSchema.properties.markets)['items'];
+const _futuresPrice: Same<FuturesPrice, typeof PriceSchema> = true;
+const _futuresSettlement: Same<FuturesSettlement, typeof BoardSchema.properties.settlement> = true;
+const _futuresParticipant: Same<FuturesParticipantView, BoardMarket['properties']['participants']['items']> = true;
+const _futuresMarket: Same<FuturesMarketView, BoardMarket> = true;
+const _futuresBoard: Same<FuturesBoardView, typeof BoardSchema> = true;
 
 /**
  * A board in the list as existing clients read it: the board, plus `event_date` (its start),

@@ -1,5 +1,5 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Type } from '@sinclair/typebox';
+import { type Static, Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { coverageOf } from '../../../access/plan-scope.ts';
 import { marketName } from '../../../catalog/markets.ts';
@@ -83,30 +83,8 @@ const ChartResponse = Type.Object({
   }),
 });
 
-interface HistoryRow {
-  id: number;
-  market_line_price_id: number;
-  event_id: string;
-  sport_id: number;
-  affiliate_id: number;
-  market_participant_id: number;
-  market_id: number;
-  line: string;
-  price: string;
-  previous_price: string;
-  change_type: string;
-  is_main_line: boolean;
-  closed_at: string;
-  updated_at: string;
-}
-
-interface ChartPoint {
-  t: string;
-  l: string;
-  p: number;
-  m: boolean;
-  c?: string;
-}
+type HistoryRow = Static<typeof HistoryRowSchema>;
+type ChartPoint = Static<typeof ChartPointSchema>;
 
 function historyRow(r: PriceRecord): HistoryRow {
   // The detail is not needed: parsing it and merging it in (parsePriceChange) costs more than the rest.

@@ -1,8 +1,10 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import { homeSportOf, playerById, rosterOf } from '../../../catalog/rosters/index.ts';
+import { homeSportOf, playerById, type RosterPlayer, rosterOf } from '../../../catalog/rosters/index.ts';
 import { teamById } from '../../../catalog/teams/index.ts';
+import type { TeamRecord } from '../../../catalog/teams/types.ts';
+import type { Same } from '../../../domain/shape-tie.ts';
 import { notFound } from '../../../projection/errors.ts';
 import { parseIdParam } from '../../../projection/params.ts';
 import { errorResponses, PlayerRecordSchema, RosterPlayerSchema, TeamDetailSchema } from '../../../projection/schemas.ts';
@@ -12,6 +14,13 @@ import { errorResponses, PlayerRecordSchema, RosterPlayerSchema, TeamDetailSchem
  * feed runs. Like the sport team listing they are catalog responses: a key and a V2 subscription
  * are needed, no data points are counted (docs/spec-gaps.md), and they are not stats features.
  */
+
+/* One definition per shape: the catalog's RosterPlayer tied to the schemas of the two routes below. */
+const _rosterPlayer: Same<Omit<RosterPlayer, 'first_name' | 'last_name'>, typeof RosterPlayerSchema> = true;
+const _playerRecord: Same<
+  RosterPlayer & { team: Pick<TeamRecord, 'team_id' | 'name' | 'abbreviation'>; sport_id: number },
+  typeof PlayerRecordSchema
+> = true;
 
 /** A team path parameter: 400 unless a positive integer, 404 unless a catalog team with a home sport. */
 export function knownTeam(raw: string) {

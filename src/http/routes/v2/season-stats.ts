@@ -1,5 +1,5 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Type } from '@sinclair/typebox';
+import { type Static, type TObject, Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { StatsRequest } from '../../../access/stats-policy.ts';
 import type { BoardView } from '../../../board/board-view.ts';
@@ -34,11 +34,7 @@ const seasonQuery = {
   ),
 };
 
-interface SeasonQuery {
-  stats_ids?: string;
-  year?: string;
-  season_type?: string;
-}
+type SeasonQuery = Static<TObject<typeof seasonQuery>>;
 
 interface Season {
   box: SerializedBox;

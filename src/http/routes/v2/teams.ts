@@ -1,5 +1,5 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Type } from '@sinclair/typebox';
+import { type Static, Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { BoardView } from '../../../board/board-view.ts';
 import { leagueForSport } from '../../../catalog/teams/index.ts';
@@ -9,17 +9,8 @@ import { parseSportId } from '../../../projection/params.ts';
 import { callerOf, type RouteDeps } from '../../route-kit.ts';
 import { ConferenceSchema, DivisionSchema, errorResponses, SportTeamSchema } from '../../../projection/schemas.ts';
 
-interface Conference {
-  conference_id: number;
-  sport_id: number;
-  name: string;
-}
-interface Division {
-  division_id: number;
-  conference_id: number;
-  sport_id: number;
-  name: string;
-}
+type Conference = Static<typeof ConferenceSchema>;
+type Division = Static<typeof DivisionSchema>;
 
 /**
  * Conference and division ids are scoped by sport (the records carry sport_id): sport id x 100
