@@ -5,7 +5,8 @@ import { OPEN_SCOPE } from '../../src/access/plan-scope.ts';
 import type { ChangeRecord } from '../../src/changelog/change.ts';
 import { BURST_FACTOR, Connection } from '../../src/stream/connection.ts';
 import { ScoreFrame } from '../../src/stream/frames.ts';
-import { Subscription, type SubscriptionParams } from '../../src/stream/subscription.ts';
+import { Subscription } from '../../src/stream/subscription.ts';
+import { openParams } from '../helpers/stream-params.ts';
 
 /**
  * The connection's queue bounds: a burst a reading client drains is delivered whole, a client that
@@ -55,17 +56,7 @@ function setup() {
       writeTurn: () => void turns++,
     },
   );
-  const params: SubscriptionParams = {
-    sportIds: null,
-    eventIds: null,
-    requestedMarketIds: undefined,
-    marketIds: null,
-    affiliateIds: null,
-    mainLine: false,
-    snapshot: false,
-    offset: 0,
-    conflate: false,
-  };
+  const params = openParams();
   const sub = new Subscription(conn, 's', 'scores', params, OPEN_SCOPE, false, () => undefined);
   conn.subs.set('s', sub);
   /** Writes turns until nothing more is due now (the socket backed up or the queue empty). */

@@ -5,6 +5,7 @@ import type { ChangeRecord } from '../../src/changelog/change.ts';
 import { ConfigError, resolveServeConfig } from '../../src/config.ts';
 import { CompletionFrame, framesOf, MarketFrame, PlayFrame, ScoreFrame, StatsFrame } from '../../src/stream/frames.ts';
 import { Subscription, type SubscriptionParams } from '../../src/stream/subscription.ts';
+import { openParams } from '../helpers/stream-params.ts';
 import { SubscriptionIndex } from '../../src/stream/subscription-index.ts';
 
 const row = (id: number, kind: ChangeRecord['kind'], eventId: string, payload: unknown, extra: Partial<ChangeRecord> = {}): ChangeRecord => ({
@@ -90,33 +91,13 @@ test('a liquidity-only row and a designation-only move are flagged for the filte
   assert.equal(quiet!.quoteUnchanged, true);
   assert.equal(designation!.designationOnly, true);
   assert.equal(moved!.quoteUnchanged || moved!.designationOnly, false);
-  const params: SubscriptionParams = {
-    sportIds: null,
-    eventIds: null,
-    requestedMarketIds: undefined,
-    marketIds: null,
-    affiliateIds: null,
-    mainLine: true,
-    snapshot: false,
-    offset: 0,
-    conflate: false,
-  };
+  const params = openParams({ mainLine: true });
   const sub = new Subscription({ deliver() {} }, 's', 'markets', params, OPEN_SCOPE, false, () => undefined);
   assert.deepEqual([quiet, designation, moved].map((f) => sub.matches(f!)), [false, false, true]);
 });
 
 test('the index hands a frame only to the subscriptions of its channel, sport and event', () => {
-  const base: SubscriptionParams = {
-    sportIds: null,
-    eventIds: null,
-    requestedMarketIds: undefined,
-    marketIds: null,
-    affiliateIds: null,
-    mainLine: false,
-    snapshot: false,
-    offset: 0,
-    conflate: false,
-  };
+  const base = openParams();
   const make = (id: string, channel: 'markets' | 'scores', p: Partial<SubscriptionParams>) =>
     new Subscription({ deliver() {} }, id, channel, { ...base, ...p }, OPEN_SCOPE, false, () => undefined);
   const index = new SubscriptionIndex();

@@ -1,6 +1,6 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { type Static, Type } from '@sinclair/typebox';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { EventState } from '../../../board/event-state.ts';
 import { type EventFilter, type EventView, viewEvent } from '../../../projection/event-view.ts';
 import type { DeltaRow, Event, Price } from '../../../domain/types.ts';
@@ -221,6 +221,14 @@ export async function openersClosingRoutes(fastify: FastifyInstance, deps: Route
     return built.body;
   };
 
+  /** The caller's view, the event the path names (404 when there is none) and the caller's query. */
+  const eventAsked = async (request: FastifyRequest, eventId: string, query: Static<typeof EventQuerySchema>) => {
+    const { scope, view } = callerOf(deps, request);
+    const state = await eventById(deps, view, eventId);
+    if (!state) throw notFound('event', eventId);
+    return { view, state, q: deps.queries.get(request.url, query, state.info.sport_id, scope) };
+  };
+
   const eventRoute = (path: string, kind: Kind, summary: string) =>
     app.get(
       path,
@@ -237,11 +245,7 @@ export async function openersClosingRoutes(fastify: FastifyInstance, deps: Route
         },
       },
       async (request, reply) => {
-        const eventId = request.params.eventID;
-        const { scope, view } = callerOf(deps, request);
-        const state = await eventById(deps, view, eventId);
-        if (!state) throw notFound('event', eventId);
-        const q = deps.queries.get(request.url, request.query, state.info.sport_id, scope);
+        const { view, state, q } = await eventAsked(request, request.params.eventID, request.query);
         return answer(reply, view.head, [state], q, kind);
       },
     );
@@ -291,16 +295,12 @@ export async function openersClosingRoutes(fastify: FastifyInstance, deps: Route
       },
     },
     async (request, reply) => {
-      const eventId = request.params.eventID;
-      const { scope, view } = callerOf(deps, request);
-      const state = await eventById(deps, view, eventId);
-      if (!state) throw notFound('event', eventId);
-      const q = deps.queries.get(request.url, request.query, state.info.sport_id, scope);
+      const { view, state, q } = await eventAsked(request, request.params.eventID, request.query);
       const kept = statusAllowed(q, state) ? [state] : [];
       const rows = await recordedPrices(history, kept, q.filter, 'openers', view.head);
       const built = recordedEnvelope(kept, rows, q, view.head);
       reply.meter(built.points);
-      return openingLayout(eventId, built.body.events[0]);
+      return openingLayout(state.info.event_id, built.body.events[0]);
     },
   );
   eventRoute('/api/v2/events/:eventID/closing', 'closing', 'Closing lines of an event');
