@@ -73,9 +73,9 @@ test('a data directory this user may not write is refused in one line, for serve
   const dir = join(root, 'read-only');
   mkdirSync(dir);
   const asNobody = process.getuid?.() === 0;
-  // Root writes anywhere, so the check runs as nobody, who must be able to read the checkout (a
-  // clone under a 0700 temporary folder is not).
-  if (asNobody && spawnSync(process.execPath, ['-e', "require('fs').accessSync('bin/oddsbase.js')"], { uid: 65534, gid: 65534 }).status !== 0) {
+  // Root writes anywhere, so the check runs as nobody, who must be able to reach the checkout by
+  // its full path, as node loads it (a clone under a 0700 temporary folder is not).
+  if (asNobody && spawnSync(process.execPath, ['-e', `require('fs').accessSync(${JSON.stringify(join(process.cwd(), 'bin', 'oddsbase.js'))})`], { uid: 65534, gid: 65534 }).status !== 0) {
     t.skip('the checkout is not readable by the user nobody');
     return;
   }
