@@ -5,6 +5,9 @@ import { noteUpgradeClients, TrustedProxies } from './access/client-address.ts';
 import { Authenticator } from './access/authenticator.ts';
 import type { CounterStore } from './store/counters.ts';
 import { MemoryCounters } from './access/counters/memory-counters.ts';
+import type { SavedCounters } from './access/counters/counters.ts';
+import { RedisCounters } from './access/counters/redis-counters.ts';
+import { type BurstCounter, isBurstCounter, SharedBursts } from './access/bursts.ts';
 import { TIERS } from './catalog/tiers.ts';
 import { entitlementsFor } from './access/entitlements.ts';
 import { FAILED_KEY_CHECK_LIMITS, FailedKeyChecks } from './access/failed-auth.ts';
@@ -16,6 +19,7 @@ import { DelayedViews } from './board/delayed-views.ts';
 import { LogFloor } from './board/log-floor.ts';
 import type { Bus } from './bus/bus.ts';
 import { MemoryBus } from './bus/memory-bus.ts';
+import { RedisBus } from './bus/redis/redis-bus.ts';
 import { MB, type ServeConfig } from './config.ts';
 import { buildApp } from './http/app.ts';
 import { Ledger } from './ledger/ledger.ts';
@@ -62,7 +66,7 @@ export interface Services extends Backends {
   /** The ledger's retention: compaction of the log and archiving of finished events, on a timer. */
   retention: Retention;
   feed: ChangeFeed;
-  counters: MemoryCounters;
+  counters: SavedCounters;
   access: AccessControl;
   auth: Authenticator;
   app: FastifyInstance;
@@ -103,7 +107,7 @@ export function openBackends(config: ServeConfig, onError: (err: unknown) => voi
     keys: new SqliteKeyStore(db),
     history: store.history(),
     counterStore: new SqliteCounterStore(db),
-    bus: new MemoryBus(onError),
+    bus: config.redisUrl ? new RedisBus({ url: config.redisUrl, onError }) : new MemoryBus(onError),
     bytesOnDisk: () => sqliteBytesOnDisk(config.dataDir),
   };
 }
@@ -124,6 +128,10 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
   const limits = config.limits;
   const backends = openBackends(config, onError);
   const { store, bus } = backends;
+  const { counters, bursts } = sharedCounters(config, now, onError);
+  // Usage survives restarts and is visible to `oddsbase keys show`.
+  counters.restore(await backends.counterStore.load(now()));
+  await redisReady(config, backends, counters);
   const restored = await beginEpochIfRestored(store);
   const gaps = await epochGaps(store);
   const metrics = new Metrics();
@@ -166,13 +174,10 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
     epoch: ledger.position.epoch,
     gaps,
   });
-  const counters = new MemoryCounters(now);
-  // Usage survives restarts and is visible to `oddsbase keys show`.
-  counters.restore(await backends.counterStore.load(now()));
   const saveCounters = () => backends.counterStore.save(counters.takeChanged());
   const saver = setInterval(() => void saveCounters().catch(onError), limits.counterSaveMs);
   saver.unref();
-  const access = new AccessControl(counters, now, metrics.refused);
+  const access = new AccessControl(counters, now, metrics.refused, bursts);
   const logging = config.logLevel !== 'silent';
   const auth = new Authenticator(backends.keys, limits.authCacheMs, now);
   const failedKeys = new FailedKeyChecks(FAILED_KEY_CHECK_LIMITS, now);
@@ -293,10 +298,46 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
       await retention.stop();
       await ledger.settled();
       await saveCounters();
+      await counters.close();
       feed.close();
       views.close();
       await bus.close();
       await store.close();
     },
   };
+}
+
+// Redis (--redis-url): the bus (openBackends) and the counters shared between nodes.
+
+/** The usage counters and the per-second count: in-process, or shared through Redis. */
+function sharedCounters(
+  config: ServeConfig,
+  now: () => number,
+  onError: (err: unknown) => void,
+): { counters: SavedCounters; bursts: BurstCounter | undefined } {
+  if (!config.redisUrl) return { counters: new MemoryCounters(now), bursts: undefined };
+  // Per-second windows are exchanged, never saved: they are gone before a restart could use them.
+  const counters = new RedisCounters({ url: config.redisUrl, now, onError, unsaved: isBurstCounter });
+  return { counters, bursts: new SharedBursts(counters) };
+}
+
+/** How long a start waits for Redis before it fails. */
+const REDIS_START_MS = 10_000;
+
+/**
+ * Waits until the bus reads the stream and the counters are exchanged: a node that cannot reach
+ * Redis stops its start rather than serve limits and streams as if it were alone.
+ */
+async function redisReady(config: ServeConfig, backends: Backends, counters: SavedCounters): Promise<void> {
+  const { bus, store } = backends;
+  if (!(bus instanceof RedisBus) || !(counters instanceof RedisCounters)) return;
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), REDIS_START_MS)));
+  const outcome = await Promise.race([Promise.all([bus.ready(), counters.ready()]), late]);
+  clearTimeout(timer);
+  if (outcome === 'late') {
+    await Promise.all([bus.close(), counters.close(), store.close()]);
+    const url = new URL(config.redisUrl!);
+    throw new Error(`Redis at ${url.host} did not answer within ${REDIS_START_MS / 1000} s (--redis-url)`);
+  }
 }
