@@ -61,6 +61,11 @@ const TICK_MS = 250;
 /** An exchange whose message has not come back in this time (its subscription dropped) is caught up on. */
 const LOST_MS = 1000;
 const SWEEP_MS = 60_000;
+/**
+ * Calls whose message has not come back, past which changes wait in `pending` (merged per counter)
+ * instead: a subscription that stays away must not make the list of calls grow without end.
+ */
+const MAX_UNSEEN_EXCHANGES = 256;
 
 interface Message {
   n: string;
@@ -129,8 +134,8 @@ export class RedisCounters implements SavedCounters {
     cmd.defineCommand('exchange', { lua: EXCHANGE_SCRIPT });
     this.cmd = cmd as typeof this.cmd;
     this.sub = new Redis(options.url, { ...options.redis, connectionName: `${name}:counters-sub` });
-    this.cmd.on('error', (err: Error) => this.fail(err));
-    this.sub.on('error', (err: Error) => this.fail(err));
+    this.watch(this.cmd, 'exchange');
+    this.watch(this.sub, 'subscription');
     this.cmd.on('ready', () => this.schedule());
     this.sub.on('ready', () => {
       // A new subscription missed what was published while it was away.
@@ -272,7 +277,7 @@ export class RedisCounters implements SavedCounters {
           this.caughtUpAt = Date.now();
           const ops = this.catchUpOps();
           for (let i = 0; i < ops.length || i === 0; i += CHUNK) await this.send(ops.slice(i, i + CHUNK));
-        } else if (this.pending.size > 0) {
+        } else if (this.pending.size > 0 && this.exchanges.length < MAX_UNSEEN_EXCHANGES) {
           await this.send(this.takeOps());
         } else if (this.barriers > 0) {
           this.barriers = 0;
@@ -396,6 +401,7 @@ export class RedisCounters implements SavedCounters {
     if (this.exchanges.length === 0 && this.pending.size === 0 && !this.catchUp && this.barriers === 0) {
       for (const w of this.waiters.splice(0)) w();
     }
+    this.schedule();
   }
 
   private tick(): void {
@@ -413,6 +419,19 @@ export class RedisCounters implements SavedCounters {
     for (const [key, v] of this.views) {
       if (v.expiresAt <= t && !this.pending.has(key) && v.unseen === 0 && v.override === undefined) this.views.delete(key);
     }
+  }
+
+  /** Reports a connection's first error of an outage; ioredis reconnects on its own. */
+  private watch(conn: Redis, role: string): void {
+    let down = false;
+    const report = (why: string) => {
+      if (down || this.closed) return;
+      down = true;
+      this.onError(new Error(`Redis counters, ${role} connection: ${why}`));
+    };
+    conn.on('error', (err: Error) => report(err.message));
+    conn.on('close', () => report('closed; reconnecting'));
+    conn.on('ready', () => (down = false));
   }
 
   private fail(err: unknown): void {
