@@ -84,9 +84,19 @@ export class RedisBus implements Bus {
     this.reading = this.read();
   }
 
-  /** Resolves once the node reads the stream from its current end: what is published after it is received. */
+  /**
+   * Resolves once the node reads the stream from its current end (what is published after it is
+   * received) and its publishing connection is up (what it publishes reaches the others).
+   */
   ready(): Promise<void> {
-    return this.started;
+    const publishing =
+      this.pub.status === 'ready' || this.closed
+        ? Promise.resolve()
+        : new Promise<void>((resolve) => {
+            this.pub.once('ready', () => resolve());
+            this.pub.once('end', () => resolve());
+          });
+    return Promise.all([this.started, publishing]).then(() => undefined);
   }
 
   publish(batch: CommittedBatch): void {
