@@ -44,3 +44,27 @@ it('a key allowed 10 requests a second gets 10 across two nodes, within 10% over
   assert.ok(admitted[0]! > 0 && admitted[1]! > 0, 'both nodes admitted some');
   assert.ok(total >= 0.9 * 10 * MINUTE_S && total <= 1.1 * 10 * MINUTE_S, `${total} admitted, not 600 ± 10%`);
 });
+
+it("a Free key's daily points are counted across nodes: the cap reached on two refuses on both", async (t) => {
+  const prefix = `test:${randomUUID()}:`;
+  const counters = [0, 1].map(() => new RedisCounters({ url: redis.url, prefix, unsaved: isBurstCounter }));
+  t.after(() => Promise.all(counters.map((c) => c.close())));
+  await Promise.all(counters.map((c) => c.ready()));
+  const [a, b] = counters.map((c) => new AccessControl(c, Date.now, () => {}, new SharedBursts(c))) as [
+    AccessControl,
+    AccessControl,
+  ];
+  const account = accountOf(newKeyRecord(generateKey(), 'free'));
+  const included = account.entitlements.includedPoints;
+  const headers = new Map<string, string>();
+  const sink = { header: (name: string, value: string) => headers.set(name, value) };
+  // Each node serves a little over half of the day's points: neither alone reaches the cap.
+  a.meter(account, included / 2 + 1, sink);
+  b.meter(account, included / 2 + 1, sink);
+  for (const c of counters) await c.settled();
+  for (const c of counters) await c.settled();
+  assert.equal(b.capReached(account)?.reason, 'daily_cap');
+  assert.equal(a.capReached(account)?.reason, 'daily_cap');
+  b.meter(account, 0, sink);
+  assert.equal(headers.get('x-datapoints-used'), String(included + 2));
+});
