@@ -39,9 +39,22 @@ export const isBurstCounter = (key: string): boolean => key.startsWith(BURST_PRE
  * time one exchange of the counters takes.
  */
 export class SharedBursts implements BurstCounter {
+  /** Each key's counter name for its current second: made once a second, not once a request. */
+  private readonly names = new Map<string, { second: number; name: string }>();
+
   constructor(private readonly counters: Counters) {}
 
   hit(keyHash: string, second: number): number {
-    return this.counters.incr(`${BURST_PREFIX}${keyHash}:${second}`, 1, (second + 2) * 1000);
+    let n = this.names.get(keyHash);
+    if (!n) {
+      if (this.names.size >= 100_000) this.names.clear();
+      n = { second: -1, name: '' };
+      this.names.set(keyHash, n);
+    }
+    if (n.second !== second) {
+      n.second = second;
+      n.name = `${BURST_PREFIX}${keyHash}:${second}`;
+    }
+    return this.counters.incr(n.name, 1, (second + 2) * 1000);
   }
 }
