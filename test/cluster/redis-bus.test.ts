@@ -147,4 +147,28 @@ describe('Redis bus: what a node misses', () => {
     assert.ok(publisher.dropped >= 20);
     assert.ok(errors.length > 0, 'the subscriber reported the lost connection');
   });
+
+  it('an entry that is no batch goes to the error handler; the batches around it arrive', async (t) => {
+    const stream = `test:${randomUUID()}`;
+    const errors: unknown[] = [];
+    const publisher = new RedisBus({ url: redis.url, stream });
+    const subscriber = new RedisBus({ url: redis.url, stream, onError: (e) => errors.push(e) });
+    t.after(async () => {
+      await subscriber.close();
+      await publisher.close();
+    });
+    await Promise.all([publisher.ready(), subscriber.ready()]);
+    const seen = follower(subscriber);
+    publisher.publish(committed(0, 1));
+    await until(() => seen.head() === 1);
+    const other = new Redis(redis.url);
+    t.after(() => other.disconnect());
+    await other.xadd(stream, '*', 'n', 'someone', 'b', '{"not":"a batch"');
+    await other.xadd(stream, '*', 'n', 'someone', 'b', '{"e":1}');
+    await other.xadd(stream, '*', 'unexpected', 'fields');
+    publisher.publish(committed(1, 1));
+    await until(() => seen.head() === 2);
+    assert.equal(errors.length, 3);
+    assert.deepEqual(seen.gaps, []);
+  });
 });

@@ -196,7 +196,11 @@ export class RedisBus implements Bus {
   }
 
   private receive(fields: string[]): void {
-    const at = (name: string) => fields[fields.indexOf(name) + 1];
+    // Fields alternate name, value: a name is at an even index.
+    const at = (name: string) => {
+      const i = fields.findIndex((f, j) => j % 2 === 0 && f === name);
+      return i < 0 ? undefined : fields[i + 1];
+    };
     if (at('n') === this.node) return;
     let batch: CommittedBatch;
     try {
