@@ -1,6 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
+import { intParam } from '../../../projection/param-schemas.ts';
 import { publicStat, STAT_DEFINITIONS } from '../../../catalog/stats.ts';
 import { sampleBox } from '../../box-sample.ts';
 import { parseInteger, sportFilter } from '../../../projection/params.ts';
@@ -22,7 +23,10 @@ export async function statRoutes(fastify: FastifyInstance, _deps: RouteDeps): Pr
         summary: 'Stat definitions',
         description: 'Every game-stat definition, or those of one id or one sport (404 for an unknown sport). Free for every key.',
         tags: ['stats'],
-        querystring: Type.Object({ id: Type.Optional(Type.String()), sport_id: Type.Optional(Type.String()) }),
+        querystring: Type.Object({
+          id: intParam('only this stat', 1, Number.MAX_SAFE_INTEGER),
+          sport_id: intParam('only this sport', 0, 1_000_000),
+        }),
         response: { 200: Type.Array(StatDefinitionSchema), ...errorResponses },
       },
     },
