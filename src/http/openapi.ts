@@ -48,7 +48,12 @@ export function swaggerOptions(opts: { version: string; keyHeader: string; descr
   return {
     openapi: {
       openapi: '3.0.3',
-      info: { title: 'oddsbase', description: opts.description, version: opts.version },
+      info: {
+        title: 'oddsbase',
+        description: opts.description,
+        version: opts.version,
+        license: { name: 'MIT', url: 'https://spdx.org/licenses/MIT.html' },
+      },
       components: {
         securitySchemes: {
           serviceKey: { type: 'apiKey', in: 'header', name: opts.keyHeader },

@@ -7,8 +7,8 @@ import { sampleBox } from '../../box-sample.ts';
 import { parseInteger, sportFilter } from '../../../projection/params.ts';
 import type { RouteDeps } from '../../route-kit.ts';
 import { sendJson } from '../../route-kit.ts';
-import { errorResponses } from '../../../projection/schemas.ts';
-import { StatDefinitionSchema } from '../../stats-schemas.ts';
+import { ErrorBody, errorResponses } from '../../../projection/schemas.ts';
+import { PlayerGameStatsSchema, StatDefinitionSchema, TeamGameStatsSchema } from '../../stats-schemas.ts';
 
 /** The stat dictionary and the static sample box score: catalog routes, free for every key. */
 export async function statRoutes(fastify: FastifyInstance, _deps: RouteDeps): Promise<void> {
@@ -50,6 +50,14 @@ export async function statRoutes(fastify: FastifyInstance, _deps: RouteDeps): Pr
           '/api/v2/events/{eventID}/players/stats (player_stats), for schema tests. Needs a key, costs ' +
           'no data points, never changes: do not poll it.',
         tags: ['stats'],
+        response: {
+          200: Type.Object({
+            event_id: Type.String(),
+            team_stats: TeamGameStatsSchema,
+            player_stats: PlayerGameStatsSchema,
+          }),
+          401: ErrorBody,
+        },
       },
     },
     async (_request, reply) => sendJson(reply, sample),
