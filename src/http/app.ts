@@ -227,7 +227,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     swaggerOptions({
       version: deps.version ?? '0.0.0',
       keyHeader: deps.keyHeader ?? 'X-Service-Key',
-      description: 'Sports odds, scores and statistics API (interface version 2.0.0)',
+      description:
+        'Sports odds, scores and statistics API (interface version 2.0.0). The WebSocket endpoints ' +
+        '(/api/v2/ws/markets, /api/v2/ws, /api/v1/ws) are described by the AsyncAPI document at /asyncapi.json.',
     }),
   );
   await app.register(swaggerUi, {

@@ -14,7 +14,9 @@ export function operationId(method: string, url: string): string {
   const words = url
     .split('/')
     .filter((part) => part !== '' && part !== 'api')
-    .flatMap((part) => (part.startsWith(':') ? ['by', part.slice(1).replace(/ID$/, 'Id')] : part.split(/[^A-Za-z0-9]+/)))
+    .flatMap((part) =>
+      part.startsWith(':') ? ['by', part.slice(1).replace(/ID$/, 'Id')] : part.split(/[^A-Za-z0-9]+/),
+    )
     .filter((w) => w !== '');
   return [method.toLowerCase(), ...words.map((w) => w[0]!.toUpperCase() + w.slice(1))].join('');
 }
@@ -61,6 +63,8 @@ export function swaggerOptions(opts: { version: string; keyHeader: string; descr
         },
       },
       security: [{ serviceKey: [] }, { queryKey: [] }],
+      // The WebSocket endpoints: served beside this document (src/stream/asyncapi.ts).
+      externalDocs: { url: '/asyncapi.json', description: 'the WebSocket endpoints (AsyncAPI 3.0)' },
       // Relative: the document describes the server that serves it, whatever its address.
       servers: [{ url: '/', description: 'this server' }],
     },

@@ -35,7 +35,8 @@ export const documentedParam = (description: string, schema: Record<string, unkn
 const MAX_LIST_ID = 999_999_999;
 
 /** Free text: a cursor, an id of the spec's string type, a line value. */
-export const queryParam = (description: string, opts?: Options) => documentedParam(description, { type: 'string' }, opts);
+export const queryParam = (description: string, opts?: Options) =>
+  documentedParam(description, { type: 'string' }, opts);
 
 export const intParam = (description: string, minimum: number, maximum: number, opts?: Options) =>
   documentedParam(description, { type: 'integer', minimum, maximum }, opts);
@@ -108,4 +109,7 @@ export const intPathParam = (description?: string) =>
 
 /** A path parameter holding a calendar date, YYYY-MM-DD. */
 export const datePathParam = (description = 'YYYY-MM-DD') =>
-  Type.String({ description, [DOCUMENT_TYPE]: { schema: { type: 'string', format: 'date' } } satisfies DocumentedParam });
+  Type.String({
+    description,
+    [DOCUMENT_TYPE]: { schema: { type: 'string', format: 'date' } } satisfies DocumentedParam,
+  });
