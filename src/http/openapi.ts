@@ -33,7 +33,7 @@ interface Parameter {
  * A parameter whose schema carries DOCUMENT_TYPE (src/projection/param-schemas.ts) shows that type
  * instead of the string the route reads. Lists are comma lists in one value: form style, unexploded.
  */
-export function typeParameter(p: Parameter): void {
+function typeParameter(p: Parameter): void {
   const documented = p.schema?.[DOCUMENT_TYPE] as DocumentedParam | undefined;
   if (!documented) return;
   p.schema = documented.schema;
