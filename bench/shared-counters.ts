@@ -10,6 +10,7 @@
  * as they would between requests. The figure is this process's CPU per call, exchanges included
  * (the Redis server's own CPU is not counted: it is another process, as in a deployment).
  */
+import { Redis } from 'ioredis';
 import { AccessControl } from '../src/access/access-control.ts';
 import { accountOf } from '../src/access/authenticator.ts';
 import { type BurstCounter, isBurstCounter, LocalBursts, SharedBursts } from '../src/access/bursts.ts';
@@ -48,7 +49,7 @@ export async function runSharedCounters(rounds = 5, requests = 200_000) {
     for (let r = 0; r < rounds; r++) {
       const memory = new MemoryCounters();
       memoryNs.push(await serve(memory, new LocalBursts(), requests));
-      const shared = new RedisCounters({ url: redis.url, prefix: `bench:${r}:`, unsaved: isBurstCounter });
+      const shared = new RedisCounters({ url: redis.url, driver: Redis, prefix: `bench:${r}:`, unsaved: isBurstCounter });
       await shared.ready();
       redisNs.push(await serve(shared, new SharedBursts(shared), requests));
       await shared.settled();

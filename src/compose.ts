@@ -7,7 +7,7 @@ import type { CounterStore } from './store/counters.ts';
 import { MemoryCounters } from './access/counters/memory-counters.ts';
 import type { SavedCounters } from './access/counters/counters.ts';
 import { RedisCounters } from './access/counters/redis-counters.ts';
-import { type BurstCounter, isBurstCounter, SharedBursts } from './access/bursts.ts';
+import { isBurstCounter, SharedBursts } from './access/bursts.ts';
 import { TIERS } from './catalog/tiers.ts';
 import { entitlementsFor } from './access/entitlements.ts';
 import { FAILED_KEY_CHECK_LIMITS, FailedKeyChecks } from './access/failed-auth.ts';
@@ -100,7 +100,11 @@ export interface ComposeOptions {
 }
 
 /** The one place a backend is chosen: today the embedded SQLite store of the data directory. */
-export function openBackends(config: ServeConfig, onError: (err: unknown) => void): Backends {
+export function openBackends(
+  config: ServeConfig,
+  onError: (err: unknown) => void,
+  bus: Bus = new MemoryBus(onError),
+): Backends {
   const db = openSqlite(config.dataDir);
   const store = new SqliteStore(db, { checkpointMs: config.limits.checkpointMs, pageThread: true, onError });
   return {
@@ -108,7 +112,7 @@ export function openBackends(config: ServeConfig, onError: (err: unknown) => voi
     keys: new SqliteKeyStore(db),
     history: store.history(),
     counterStore: new SqliteCounterStore(db),
-    bus: config.redisUrl ? new RedisBus({ url: config.redisUrl, onError }) : new MemoryBus(onError),
+    bus,
     bytesOnDisk: () => sqliteBytesOnDisk(config.dataDir),
   };
 }
@@ -127,12 +131,13 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
   const now = opts.now ?? Date.now;
   const onError = opts.onError ?? ((err: unknown) => process.stderr.write(`oddsbase: ${String(err)}\n`));
   const limits = config.limits;
-  const backends = openBackends(config, onError);
+  const redis = await redisAdapters(config, now, onError);
+  const backends = openBackends(config, onError, redis?.bus);
   const { store, bus } = backends;
-  const { counters, bursts } = sharedCounters(config, now, onError);
+  const counters: SavedCounters = redis?.counters ?? new MemoryCounters(now);
   // Usage survives restarts and is visible to `oddsbase keys show`.
   counters.restore(await backends.counterStore.load(now()));
-  await redisReady(config, backends, counters);
+  if (redis) await redisReady(config, redis, store);
   await beginFreshLog(store, now());
   const restored = await beginEpochIfRestored(store);
   const gaps = await epochGaps(store);
@@ -179,7 +184,7 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
   const saveCounters = () => backends.counterStore.save(counters.takeChanged());
   const saver = setInterval(() => void saveCounters().catch(onError), limits.counterSaveMs);
   saver.unref();
-  const access = new AccessControl(counters, now, metrics.refused, bursts);
+  const access = new AccessControl(counters, now, metrics.refused, redis?.bursts);
   const logging = config.logLevel !== 'silent';
   const auth = new Authenticator(backends.keys, limits.authCacheMs, now);
   const failedKeys = new FailedKeyChecks(FAILED_KEY_CHECK_LIMITS, now);
@@ -310,18 +315,28 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
   };
 }
 
-// Redis (--redis-url): the bus (openBackends) and the counters shared between nodes.
+// Redis (--redis-url): the bus and the counters shared between nodes.
 
-/** The usage counters and the per-second count: in-process, or shared through Redis. */
-function sharedCounters(
+interface RedisAdapters {
+  bus: RedisBus;
+  counters: RedisCounters;
+  /** The per-second ceiling counted by every node together. */
+  bursts: SharedBursts;
+}
+
+/** The adapters that go through Redis when `--redis-url` is given; none without it. */
+async function redisAdapters(
   config: ServeConfig,
   now: () => number,
   onError: (err: unknown) => void,
-): { counters: SavedCounters; bursts: BurstCounter | undefined } {
-  if (!config.redisUrl) return { counters: new MemoryCounters(now), bursts: undefined };
+): Promise<RedisAdapters | undefined> {
+  if (!config.redisUrl) return undefined;
+  // Loaded only here: importing ioredis would add 0.2-0.4 s to every embedded start.
+  const { Redis } = await import('ioredis');
+  const url = config.redisUrl;
   // Per-second windows are exchanged, never saved: they are gone before a restart could use them.
-  const counters = new RedisCounters({ url: config.redisUrl, now, onError, unsaved: isBurstCounter });
-  return { counters, bursts: new SharedBursts(counters) };
+  const counters = new RedisCounters({ url, driver: Redis, now, onError, unsaved: isBurstCounter });
+  return { bus: new RedisBus({ url, driver: Redis, onError }), counters, bursts: new SharedBursts(counters) };
 }
 
 /** How long a start waits for Redis before it fails. */
@@ -331,15 +346,13 @@ const REDIS_START_MS = 10_000;
  * Waits until the bus reads the stream and the counters are exchanged: a node that cannot reach
  * Redis stops its start rather than serve limits and streams as if it were alone.
  */
-async function redisReady(config: ServeConfig, backends: Backends, counters: SavedCounters): Promise<void> {
-  const { bus, store } = backends;
-  if (!(bus instanceof RedisBus) || !(counters instanceof RedisCounters)) return;
+async function redisReady(config: ServeConfig, redis: RedisAdapters, store: Store): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), REDIS_START_MS)));
-  const outcome = await Promise.race([Promise.all([bus.ready(), counters.ready()]), late]);
+  const outcome = await Promise.race([Promise.all([redis.bus.ready(), redis.counters.ready()]), late]);
   clearTimeout(timer);
   if (outcome === 'late') {
-    await Promise.all([bus.close(), counters.close(), store.close()]);
+    await Promise.all([redis.bus.close(), redis.counters.close(), store.close()]);
     const url = new URL(config.redisUrl!);
     throw new Error(`Redis at ${url.host} did not answer within ${REDIS_START_MS / 1000} s (--redis-url)`);
   }

@@ -14,8 +14,8 @@ after(() => redis.close());
 async function pair(options: Partial<RedisBusOptions> = {}, subOptions: Partial<RedisBusOptions> = {}) {
   const stream = `test:${randomUUID()}`;
   const errors: unknown[] = [];
-  const publisher = new RedisBus({ url: redis.url, stream, ...options });
-  const subscriber = new RedisBus({ url: redis.url, stream, onError: (e) => errors.push(e), ...options, ...subOptions });
+  const publisher = new RedisBus({ url: redis.url, driver: Redis, stream, ...options });
+  const subscriber = new RedisBus({ url: redis.url, driver: Redis, stream, onError: (e) => errors.push(e), ...options, ...subOptions });
   await Promise.all([publisher.ready(), subscriber.ready()]);
   return {
     publisher,
@@ -151,8 +151,8 @@ describe('Redis bus: what a node misses', () => {
   it('an entry that is no batch goes to the error handler; the batches around it arrive', async (t) => {
     const stream = `test:${randomUUID()}`;
     const errors: unknown[] = [];
-    const publisher = new RedisBus({ url: redis.url, stream });
-    const subscriber = new RedisBus({ url: redis.url, stream, onError: (e) => errors.push(e) });
+    const publisher = new RedisBus({ url: redis.url, driver: Redis, stream });
+    const subscriber = new RedisBus({ url: redis.url, driver: Redis, stream, onError: (e) => errors.push(e) });
     t.after(async () => {
       await subscriber.close();
       await publisher.close();

@@ -16,7 +16,7 @@ function nodes(now: () => number, options: Partial<RedisCountersOptions> = {}, c
   const errors: unknown[] = [];
   const list = Array.from(
     { length: count },
-    () => new RedisCounters({ url: redis.url, prefix, now, onError: (e) => errors.push(e), ...options }),
+    () => new RedisCounters({ url: redis.url, driver: Redis, prefix, now, onError: (e) => errors.push(e), ...options }),
   );
   return {
     nodes: list,

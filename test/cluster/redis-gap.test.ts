@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, it } from 'node:test';
+import { Redis } from 'ioredis';
 import { Board } from '../../src/board/board.ts';
 import { ChangeFeed } from '../../src/board/change-feed.ts';
 import { RedisBus } from '../../src/bus/redis/redis-bus.ts';
@@ -23,8 +24,8 @@ it("batches lost while Redis restarts: the other node's change feed reads them f
   const dir = mkdtempSync(join(tmpdir(), 'oddsbase-gap-'));
   const store = new SqliteStore(openSqlite(dir));
   const redisOptions = { retryStrategy: () => 50 };
-  const writerBus = new RedisBus({ url: redis.url, redis: redisOptions });
-  const nodeBus = new RedisBus({ url: redis.url, redis: redisOptions });
+  const writerBus = new RedisBus({ url: redis.url, driver: Redis, redis: redisOptions });
+  const nodeBus = new RedisBus({ url: redis.url, driver: Redis, redis: redisOptions });
   t.after(async () => {
     await nodeBus.close();
     await writerBus.close();

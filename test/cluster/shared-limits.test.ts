@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, it } from 'node:test';
+import { Redis } from 'ioredis';
 import { AccessControl } from '../../src/access/access-control.ts';
 import { accountOf } from '../../src/access/authenticator.ts';
 import { isBurstCounter, SharedBursts } from '../../src/access/bursts.ts';
@@ -15,7 +16,7 @@ const MINUTE_S = 60;
 
 it('a key allowed 10 requests a second gets 10 across two nodes, within 10% over a minute', async (t) => {
   const prefix = `test:${randomUUID()}:`;
-  const counters = [0, 1].map(() => new RedisCounters({ url: redis.url, prefix, unsaved: isBurstCounter }));
+  const counters = [0, 1].map(() => new RedisCounters({ url: redis.url, driver: Redis, prefix, unsaved: isBurstCounter }));
   t.after(() => Promise.all(counters.map((c) => c.close())));
   await Promise.all(counters.map((c) => c.ready()));
   const nodes = counters.map((c) => new AccessControl(c, Date.now, () => {}, new SharedBursts(c)));
@@ -47,7 +48,7 @@ it('a key allowed 10 requests a second gets 10 across two nodes, within 10% over
 
 it("a Free key's daily points are counted across nodes: the cap reached on two refuses on both", async (t) => {
   const prefix = `test:${randomUUID()}:`;
-  const counters = [0, 1].map(() => new RedisCounters({ url: redis.url, prefix, unsaved: isBurstCounter }));
+  const counters = [0, 1].map(() => new RedisCounters({ url: redis.url, driver: Redis, prefix, unsaved: isBurstCounter }));
   t.after(() => Promise.all(counters.map((c) => c.close())));
   await Promise.all(counters.map((c) => c.ready()));
   const [a, b] = counters.map((c) => new AccessControl(c, Date.now, () => {}, new SharedBursts(c))) as [
