@@ -266,6 +266,7 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
     subscriptions: () => streams.index.size,
     queued: () => streams.queuedMessages(),
   });
+  if (redis) metrics.watchBus(() => redis.bus.dropped);
   healthRoutes(app, readiness);
   if (config.metrics.token !== undefined) metricsRoute(app, metrics, config.metrics.token);
   const summary =

@@ -36,6 +36,8 @@ it('two servers on one Redis (--redis-url) hold a 10/s key to 10 a second togeth
   t.diagnostic(`in ${SECONDS} s: ${ok} answered 200, ${statuses.get(429) ?? 0} refused 429`);
   assert.deepEqual([...statuses.keys()].sort(), [200, 429]);
   assert.ok(ok >= 0.9 * 10 * SECONDS && ok <= 1.1 * 10 * SECONDS, `${ok} answered in ${SECONDS} s, not 10 a second`);
+  const metrics = await (await fetch(servers[0]!.server.metricsUrl!)).text();
+  assert.match(metrics, /^oddsbase_bus_dropped_batches_total 0$/m);
 });
 
 it('a server whose Redis does not answer stops its start with a clear message, its store closed', async (t) => {
