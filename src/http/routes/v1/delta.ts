@@ -10,10 +10,9 @@ import {
   EVENT_DELTA_LIMIT_MAX,
   eventDeltaPage,
   eventDeltaParams,
-  LogEpochSchema,
-  V2EventDeltaSchema,
   withCursorErrors,
 } from '../../delta-kit.ts';
+import { LogEpochSchema, V2EventDeltaSchema } from '../../delta-schemas.ts';
 import { badRequest, quote } from '../../../projection/errors.ts';
 import { parseInteger, parseSportId } from '../../../projection/params.ts';
 import { joinJson } from '../../../projection/json-bytes.ts';
