@@ -7,3 +7,5 @@ export { DEFAULT_RETRY, type RetryOptions } from './retry.ts';
 export { type Query, type QueryValue, type Reply, type RequestOptions, type RetryEvent, type TransportOptions, Transport } from './transport.ts';
 export type * from './types.ts';
 export * from './usage.ts';
+export * from './odds.ts';
+export * from './period-scores.ts';
