@@ -9,3 +9,8 @@ export type * from './types.ts';
 export * from './usage.ts';
 export * from './odds.ts';
 export * from './period-scores.ts';
+export * from './feed.ts';
+export * from './game-stats.ts';
+export * from './multiplex.ts';
+export { ReconnectingSocket, type LivenessOptions, type Timers, type WebSocketConstructor, type WebSocketLike } from './socket.ts';
+export * from './streams.ts';
