@@ -90,7 +90,7 @@ export default tseslint.config(
         {
           patterns: [
             {
-              group: ['**/src/**'],
+              group: ['../../../**', '../../../../**'],
               allowTypeImports: true,
               message: 'packages/ may take only types from the server (import type), never its code.',
             },
