@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { DeltaRowSchema } from '../domain/delta-row-schema.ts';
+import { V1EventSchema } from '../projection/v1-schemas.ts';
 
 /**
  * The wire shapes of the delta feeds, apart from their routes so that the typed client
@@ -39,4 +40,15 @@ export const V2EventDeltaSchema = Type.Object({
       json: Type.String({ description: 'the full event (events snapshot shape) as a JSON string' }),
     }),
   ),
+});
+
+/** The /api/v1/delta and /api/v1/sports/{id}/events/delta body: full V1 events that changed. */
+export const V1DeltaSchema = Type.Object({
+  meta: Type.Object({
+    delta_last_id: Type.String({ description: 'the cursor to send as last_id next' }),
+    count: Type.Integer(),
+    has_more: Type.Boolean(),
+    epoch: LogEpochSchema,
+  }),
+  events: Type.Array(V1EventSchema, { description: 'each changed event once, in the order of its latest change' }),
 });

@@ -120,6 +120,11 @@ describe('REST methods', () => {
     assert.equal((await c.team(2002)).data.team_id, 2002);
     assert.ok((await c.roster(2002)).data.players.length > 0);
     assert.ok((await c.teams(4)).data.teams.some((t) => t.team_id === 2002 && typeof t.conference.name === 'string'));
+    assert.ok((await c.seasonTypes()).data.season_types.some((t) => t.sport_id === 4 && t.season_type_id === 2));
+    assert.ok((await c.sportDates({ sport_ids: [4] })).data['4']!.dates.includes(DAY));
+    assert.deepEqual((await c.eventIdsOn(DAY, { sport_ids: [4] })).data['4']!.sort(), [E, F]);
+    const sides = await c.participants({ event_id: E, market_ids: [3], participant_type: 'TYPE_RESULT' });
+    assert.deepEqual(sides.data.participants.map((p) => p.participant_id).sort(), [0, 1]);
     const sample = await c.statsSample();
     assert.ok(sample.data.team_stats.length > 0 && sample.data.player_stats.length > 0);
 
@@ -128,6 +133,10 @@ describe('REST methods', () => {
     assert.equal(v1.data.events.length, 2);
     assert.equal(typeof v1.data.events[0]!.teams_normalized[0]!.team_id, 'number');
     assert.equal((await both.v1.event(E)).data.event_id, E);
+    assert.ok((await both.v1.sports()).data.sports.some((x) => x.sport_id === 4));
+    assert.ok((await both.v1.affiliates()).data.affiliates.some((a) => a.affiliate_id === 19));
+    const v1Delta = await both.v1.eventsDelta(4, { last_id: '0' });
+    assert.deepEqual(v1Delta.data.events.map((e) => e.event_id).sort(), [E, F]);
     const lines = await both.v1.lines(E);
     assert.ok(lines.data.lines.some((l) => l.affiliate_id === 19 && typeof l.moneyline.moneyline_away === 'number'));
   });

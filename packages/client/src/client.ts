@@ -10,18 +10,22 @@ import type {
   HistoryPage,
   Json,
   MarketDefinition,
+  MarketParticipant,
   MarketsDeltaPage,
   PlayerGameStats,
   PlayerRecord,
   PlayerSeasonStats,
   PlaysPage,
   RosterPlayer,
+  SeasonTypes,
   Sport,
+  SportDates,
   SportTeam,
   StatDefinition,
   TeamDetail,
   TeamGameStats,
   TeamSeasonStats,
+  V1DeltaPage,
   V1Event,
   V1EventsEnvelope,
   V1LineSet,
@@ -96,11 +100,11 @@ export class OddsbaseClient {
     return this.get('/api/v2/markets', undefined, opts);
   }
   /** Season type ids per sport (shape: oddsbase's, docs/spec-gaps.md). */
-  seasonTypes(opts?: RequestOptions): Promise<Reply<Json>> {
+  seasonTypes(opts?: RequestOptions): Promise<Reply<SeasonTypes>> {
     return this.get('/api/v2/season_types', undefined, opts);
   }
   /** Dates with events, keyed by sport id. */
-  sportDates(q: { sport_ids?: Ids; offset?: number; format?: 'iso8601' | 'epoch' } = {}, opts?: RequestOptions): Promise<Reply<Record<string, { dates: (string | number)[] }>>> {
+  sportDates(q: { sport_ids?: Ids; offset?: number; format?: 'iso8601' | 'epoch' } = {}, opts?: RequestOptions): Promise<Reply<Record<string, SportDates>>> {
     return this.get('/api/v2/sports/dates', q, opts);
   }
   /** Event ids of a day, keyed by sport id. */
@@ -171,7 +175,7 @@ export class OddsbaseClient {
     return this.get('/api/v2/markets/history', { ...q }, opts);
   }
   /** Participants of markets (use `participant_id` from it to filter charts). */
-  participants(q: { market_ids?: Ids; participant_type?: ParticipantType; event_id?: string; sport_id?: number; date?: string } = {}, opts?: RequestOptions): Promise<Reply<Json>> {
+  participants(q: { market_ids?: Ids; participant_type?: ParticipantType; event_id?: string; sport_id?: number; date?: string } = {}, opts?: RequestOptions): Promise<Reply<{ participants: MarketParticipant[] }>> {
     return this.get('/api/v2/markets/participants', { ...q }, opts);
   }
 
@@ -225,10 +229,10 @@ export class OddsbaseClient {
 export class V1Routes {
   constructor(private readonly t: Transport) {}
 
-  sports(opts?: RequestOptions): Promise<Reply<Json>> {
+  sports(opts?: RequestOptions): Promise<Reply<{ sports: Sport[] }>> {
     return this.t.request('/api/v1/sports', undefined, opts);
   }
-  affiliates(opts?: RequestOptions): Promise<Reply<Json>> {
+  affiliates(opts?: RequestOptions): Promise<Reply<{ affiliates: Affiliate[] }>> {
     return this.t.request('/api/v1/affiliates', undefined, opts);
   }
   events(sportId: number, date: string, q: { include?: readonly string[]; affiliate_ids?: Ids; offset?: number } = {}, opts?: RequestOptions): Promise<Reply<V1EventsEnvelope>> {
@@ -245,10 +249,10 @@ export class V1Routes {
     return this.t.request(`/api/v1/events/${seg(eventId)}/lines/${seg(lineId)}`, undefined, opts);
   }
   /** The V1 events delta: changed events of a sport since an integer cursor. */
-  eventsDelta(sportId: number, q: { last_id: string; include?: readonly string[]; affiliate_ids?: Ids }, opts?: RequestOptions): Promise<Reply<Json>> {
+  eventsDelta(sportId: number, q: { last_id: string; include?: readonly string[]; affiliate_ids?: Ids }, opts?: RequestOptions): Promise<Reply<V1DeltaPage>> {
     return this.t.request(`/api/v1/sports/${seg(sportId)}/events/delta`, { ...q }, { ...opts, cursorRoute: true });
   }
-  delta(q: { last_id?: string; sport_id?: number; limit?: number; include?: readonly string[]; affiliate_ids?: Ids } = {}, opts?: RequestOptions): Promise<Reply<Json>> {
+  delta(q: { last_id?: string; sport_id?: number; limit?: number; include?: readonly string[]; affiliate_ids?: Ids } = {}, opts?: RequestOptions): Promise<Reply<V1DeltaPage>> {
     return this.t.request('/api/v1/delta', { ...q }, { ...opts, cursorRoute: true });
   }
   deltaV2(q: EventDeltaParams = {}, opts?: RequestOptions): Promise<Reply<EventDeltaPage>> {

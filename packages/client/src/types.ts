@@ -20,7 +20,8 @@ import type {
   TeamDetailSchema,
 } from '../../../src/projection/schemas.ts';
 import type { DeltaRowSchema } from '../../../src/domain/delta-row-schema.ts';
-import type { MarketsDeltaSchema, V2EventDeltaSchema } from '../../../src/http/delta-schemas.ts';
+import type { MarketsDeltaSchema, V1DeltaSchema, V2EventDeltaSchema } from '../../../src/http/delta-schemas.ts';
+import type { DatesSchema, ParticipantEntrySchema, SeasonTypesSchema } from '../../../src/http/listing-schemas.ts';
 import type { ChartPointSchema, ChartResponse, HistoryResponse, HistoryRowSchema } from '../../../src/http/history-schemas.ts';
 import type { BestLineSchema } from '../../../src/http/best-line-schema.ts';
 import type {
@@ -72,6 +73,10 @@ export type MarketsDeltaPage = Static<typeof MarketsDeltaSchema>;
 export type EventDeltaPage = Static<typeof V2EventDeltaSchema>;
 export type EventDeltaItem = EventDeltaPage['deltas'][number];
 
+export type SportDates = Static<typeof DatesSchema>;
+export type SeasonTypes = Static<typeof SeasonTypesSchema>;
+export type MarketParticipant = Static<typeof ParticipantEntrySchema>;
+
 export type HistoryRow = Static<typeof HistoryRowSchema>;
 export type HistoryPage = Static<typeof HistoryResponse>;
 export type ChartPoint = Static<typeof ChartPointSchema>;
@@ -95,6 +100,7 @@ export type V1Moneyline = Static<typeof MoneylineSchema>;
 export type V1Spread = Static<typeof SpreadSchema>;
 export type V1Total = Static<typeof TotalSchema>;
 export type V1TeamTotal = Static<typeof TeamTotalSchema>;
+export type V1DeltaPage = Static<typeof V1DeltaSchema>;
 
 /** Any JSON value: the answer of a route whose shape the server does not publish as a schema module. */
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };

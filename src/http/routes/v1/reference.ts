@@ -7,8 +7,9 @@ import { parseOffset, parseSportId } from '../../../projection/params.ts';
 import { callerOf, type V1Deps } from '../../route-kit.ts';
 import { ConferenceSchema, DivisionSchema, queryParam, SportSchema, SportTeamSchema } from '../../../projection/schemas.ts';
 import { v1ErrorResponses } from '../../../projection/v1-schemas.ts';
-import { DatesSchema, parseFormat, sportDates } from '../v2/listings.ts';
-import { affiliates, affiliatesSchema, SeasonTypesSchema, seasonTypesBody, sportsBody } from '../v2/reference.ts';
+import { parseFormat, sportDates } from '../v2/listings.ts';
+import { DatesSchema, SeasonTypesSchema } from '../../listing-schemas.ts';
+import { affiliates, affiliatesSchema, seasonTypesBody, sportsBody } from '../v2/reference.ts';
 import { leagueOf, sportTeams, structure } from '../v2/teams.ts';
 
 /**
