@@ -10,6 +10,7 @@ import {
   OddsbaseClient,
   type ServerMessage,
   type StreamOptions,
+  v1LineStream,
   type WebSocketConstructor,
 } from '../../packages/client/src/index.ts';
 import { batch, nbaEvent, nbaPrices, price, rotationPlay, score, today } from '../helpers/fixtures.ts';
@@ -156,6 +157,43 @@ describe('dedicated markets stream', () => {
   });
 });
 
+describe('authentication and the V1 stream', () => {
+  test('a one-use token instead of the header, for WebSocket constructors that cannot send one', async () => {
+    const stream = marketStream(client, { event_ids: [E] }, { ...fast, auth: 'token' });
+    await once<{ reconnect: boolean }>((f) => stream.on('open', f));
+    const next = once<MarketPrice>((f) => stream.on('data', f));
+    await move();
+    assert.equal((await next).event_id, E);
+    // A reconnect asks a new token: the first was spent.
+    const reopened = once<{ reconnect: boolean }>((f) => stream.on('open', f));
+    relay.cut();
+    assert.deepEqual(await reopened, { reconnect: true });
+    stream.close();
+  });
+
+  test('an upgrade refused as unauthorized stops the stream: no retry can fix a bad key', async () => {
+    const bad = new OddsbaseClient({ baseUrl: client.transport.baseUrl, key: 'ob_' + '0'.repeat(40) });
+    const stream = marketStream(bad, {}, fast);
+    const down = await once<{ reason: string; willRetryInMs?: number }>((f) => stream.on('down', f));
+    assert.match(down.reason, /401/);
+    assert.equal(down.willRetryInMs, undefined);
+    await assert.rejects(stream[Symbol.asyncIterator]().next(), /stream stopped/);
+  });
+
+  test('the V1 stream delivers line sets', async () => {
+    const v1 = new OddsbaseClient({ baseUrl: client.transport.baseUrl, key: await s.newKey('ultra', { v1: true }) });
+    const stream = v1LineStream(v1, { event_ids: [E] }, fast);
+    await once<{ reconnect: boolean }>((f) => stream.on('open', f));
+    const it = stream[Symbol.asyncIterator]();
+    await move();
+    const set = (await it.next()).value!;
+    assert.equal(set.event_id, E);
+    assert.equal(set.affiliate_id, 19);
+    assert.equal(set.moneyline.moneyline_away, 100 + step);
+    await it.return!();
+  });
+});
+
 describe('multiplexed stream', () => {
   test('re-sends its subscriptions after a drop and resumes from the last position: nothing missed', async () => {
     const mux = new MultiplexStream(client, fast);
@@ -185,6 +223,28 @@ describe('multiplexed stream', () => {
     mux.close();
   });
 });
+
+/** The merged box holds exactly the values the REST boxes hold. */
+async function assertBoxIsRest(merger: GameStatsMerger, eventId: string): Promise<void> {
+  const box = merger.box(eventId)!;
+  const teams = (await client.teamGameStats(eventId)).data;
+  const players = (await client.playerGameStats(eventId)).data;
+  assert.ok(teams.length === 2 && players.length > 0);
+  for (const g of teams) {
+    assert.deepEqual(
+      Object.fromEntries([...box.teams.get(g.team.team_id)!].map(([id, v]) => [id, v.value])),
+      Object.fromEntries(g.stats.map((r) => [r.stat_id, r.value])),
+      `team ${g.team.team_id}`,
+    );
+  }
+  for (const g of players) {
+    assert.deepEqual(
+      Object.fromEntries([...box.players.get(g.player.id)!.stats].map(([id, v]) => [id, v.value])),
+      Object.fromEntries(g.stats.map((r) => [r.stat.id, r.value])),
+      `player ${g.player.id}`,
+    );
+  }
+}
 
 describe('game stats merge', () => {
   test('REST baseline, buffered frames, a gap while disconnected: the merged box equals REST', async () => {
@@ -216,24 +276,21 @@ describe('game stats merge', () => {
     // Let every frame of the last batch land.
     await new Promise((r) => setTimeout(r, 200));
 
-    const box = merger.box(LIVE)!;
-    const teams = (await client.teamGameStats(LIVE)).data;
-    const players = (await client.playerGameStats(LIVE)).data;
-    for (const g of teams) {
-      assert.deepEqual(
-        Object.fromEntries([...box.teams.get(g.team.team_id)!].map(([id, v]) => [id, v.value])),
-        Object.fromEntries(g.stats.map((r) => [r.stat_id, r.value])),
-        `team ${g.team.team_id}`,
-      );
-    }
-    for (const g of players) {
-      assert.deepEqual(
-        Object.fromEntries([...box.players.get(g.player.id)!.stats].map(([id, v]) => [id, v.value])),
-        Object.fromEntries(g.stats.map((r) => [r.stat.id, r.value])),
-        `player ${g.player.id}`,
-      );
-    }
-    assert.equal(box.complete, false);
+    await assertBoxIsRest(merger, LIVE);
+    assert.equal(merger.box(LIVE)!.complete, false);
+
+    // A resume the server refuses (a position of another log): the box is rebuilt from REST and
+    // the frames buffered meanwhile are merged on it.
+    mux.position('st')!.epoch = 'another-log';
+    const resync = once<{ id: string; reason: string }>((f) => mux.on('resync', f));
+    relay.cut();
+    await plays(19, 7);
+    assert.equal((await resync).id, 'st');
+    await once((f) => merger.on('box', f));
+    await plays(26, 4);
+    await once((f) => merger.on('box', f));
+    await new Promise((r) => setTimeout(r, 200));
+    await assertBoxIsRest(merger, LIVE);
 
     const complete = once((f) => merger.on('box', f), () => merger.box(LIVE)!.complete);
     await s.server.ledger.apply(
