@@ -7,8 +7,9 @@ import type {
   Division,
   EventDeltaPage,
   EventsEnvelope,
+  FuturesBoard,
+  FuturesPage,
   HistoryPage,
-  Json,
   MarketDefinition,
   MarketParticipant,
   MarketsDeltaPage,
@@ -69,6 +70,18 @@ export interface EventDeltaParams {
   last_id?: string;
   sport_id?: number;
   limit?: number;
+}
+
+export interface FuturesParams {
+  market_ids?: Ids;
+  affiliate_ids?: Ids;
+  event_ids?: readonly string[];
+  include_settled?: boolean;
+  /** Boards per page; follow `meta.next_cursor`. */
+  limit?: number;
+  cursor?: string;
+  date?: string;
+  offset?: number;
 }
 
 export type ClientOptions = TransportOptions;
@@ -212,11 +225,11 @@ export class OddsbaseClient {
 
   // Futures and stream tokens
 
-  /** Futures boards of a sport (Ultra and above); layout: docs/spec-gaps.md. */
-  futures(sportId: number, q: { date?: string; offset?: number; limit?: number; cursor?: string } = {}, opts?: RequestOptions): Promise<Reply<Json>> {
+  /** Futures boards of a sport, a page at a time (Ultra and above). */
+  futures(sportId: number, q: FuturesParams = {}, opts?: RequestOptions): Promise<Reply<FuturesPage>> {
     return this.get(`/api/v2/sports/${seg(sportId)}/futures`, { ...q }, opts);
   }
-  futuresBoard(sportId: number, eventId: string, opts?: RequestOptions): Promise<Reply<Json>> {
+  futuresBoard(sportId: number, eventId: string, opts?: RequestOptions): Promise<Reply<FuturesBoard>> {
     return this.get(`/api/v2/sports/${seg(sportId)}/futures/${seg(eventId)}`, undefined, opts);
   }
   /** A one-use token that opens one stream connection (for clients that cannot set headers). */

@@ -24,6 +24,7 @@ import type { MarketsDeltaSchema, V1DeltaSchema, V2EventDeltaSchema } from '../.
 import type { DatesSchema, ParticipantEntrySchema, SeasonTypesSchema } from '../../../src/http/listing-schemas.ts';
 import type { ChartPointSchema, ChartResponse, HistoryResponse, HistoryRowSchema } from '../../../src/http/history-schemas.ts';
 import type { BestLineSchema } from '../../../src/http/best-line-schema.ts';
+import type { BoardSchema, FuturesListSchema } from '../../../src/http/futures-schemas.ts';
 import type {
   PlayerGameStatsSchema,
   PlayerSeasonStatsSchema,
@@ -82,6 +83,8 @@ export type HistoryPage = Static<typeof HistoryResponse>;
 export type ChartPoint = Static<typeof ChartPointSchema>;
 export type Chart = Static<typeof ChartResponse>;
 export type BestLine = Static<typeof BestLineSchema>;
+export type FuturesBoard = Static<typeof BoardSchema>;
+export type FuturesPage = Static<typeof FuturesListSchema>;
 
 export type StatDefinition = Static<typeof StatDefinitionSchema>;
 export type TeamGameStats = Static<typeof TeamGameStatsSchema>;
@@ -101,9 +104,6 @@ export type V1Spread = Static<typeof SpreadSchema>;
 export type V1Total = Static<typeof TotalSchema>;
 export type V1TeamTotal = Static<typeof TeamTotalSchema>;
 export type V1DeltaPage = Static<typeof V1DeltaSchema>;
-
-/** Any JSON value: the answer of a route whose shape the server does not publish as a schema module. */
-export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
 /** The stat-dictionary entry carried by every game-stat row. */
 export type StatRef = TeamGameStatsGroup['stats'][number]['stat'];
