@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { promisify } from 'node:util';
 import { batch, nbaEvent, nbaPrices } from '../helpers/fixtures.ts';
@@ -13,7 +13,8 @@ import { startTestServer, type TestServer } from '../helpers/server.ts';
  * separate project that type-checks against the declarations and runs against a live server.
  */
 const run = promisify(execFile);
-const ROOT = resolve(import.meta.dirname, '../..');
+/** Tests run from the repository's root, compiled or not (as the other tests that read files). */
+const ROOT = process.cwd();
 const TSC = join(ROOT, 'node_modules/typescript/bin/tsc');
 const E = 'cb'.repeat(16);
 
