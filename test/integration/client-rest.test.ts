@@ -125,6 +125,22 @@ describe('REST methods', () => {
     assert.deepEqual((await c.eventIdsOn(DAY, { sport_ids: [4] })).data['4']!.sort(), [E, F]);
     const sides = await c.participants({ event_id: E, market_ids: [3], participant_type: 'TYPE_RESULT' });
     assert.deepEqual(sides.data.participants.map((p) => p.participant_id).sort(), [0, 1]);
+    assert.ok((await c.conferences(4)).data.conferences.every((x) => x.sport_id === 4));
+    assert.ok((await c.divisions(4)).data.divisions.length > 0);
+    assert.ok((await c.marketsOn(DAY, { sport_ids: [4] })).data['4']!.some((m) => m.id === 1));
+    assert.ok((await c.sportMarketsOn(4, DAY)).data['4']!.some((m) => m.id === 2));
+    const plays = await c.plays(E);
+    assert.deepEqual(plays.data.plays, []);
+    assert.equal(plays.data.meta.event_id, E);
+    assert.deepEqual((await c.playerGameStats(E)).data, []);
+    const season = await c.teamSeasonStats(2002);
+    assert.equal(season.data[0]!.team.team_id, 2002);
+    assert.ok(Array.isArray((await c.playerSeasonStats(2002)).data));
+    const rosterPlayer = (await c.roster(2002)).data.players[0]!;
+    assert.equal((await c.player(rosterPlayer.player_id)).data.player_id, rosterPlayer.player_id);
+    const futures = await c.futures(4);
+    assert.equal(futures.data.meta.sport_id, 4);
+    assert.ok(Array.isArray(futures.data.events));
     const sample = await c.statsSample();
     assert.ok(sample.data.team_stats.length > 0 && sample.data.player_stats.length > 0);
 
@@ -139,6 +155,12 @@ describe('REST methods', () => {
     assert.deepEqual(v1Delta.data.events.map((e) => e.event_id).sort(), [E, F]);
     const lines = await both.v1.lines(E);
     assert.ok(lines.data.lines.some((l) => l.affiliate_id === 19 && typeof l.moneyline.moneyline_away === 'number'));
+    const set = lines.data.lines.find((l) => l.line_id !== 0)!;
+    assert.equal((await both.v1.lineSet(E, set.line_id)).data.line_id, set.line_id);
+    const v1Changed = await both.v1.delta({ last_id: '00000000-0000-0000-0000-000000000000' });
+    assert.ok(v1Changed.data.events.some((e) => e.event_id === E));
+    const viaV1 = await both.v1.deltaV2({ last_id: '00000000-0000-0000-0000-000000000000' });
+    assert.ok(viaV1.data.deltas.some((d) => d.event_id === E && JSON.parse(d.json).event_id === E));
   });
 
   test('the key travels in the header, never in a URL', async () => {
