@@ -151,6 +151,16 @@ describe('REST methods', () => {
     assert.equal((await both.v1.event(E)).data.event_id, E);
     assert.ok((await both.v1.sports()).data.sports.some((x) => x.sport_id === 4));
     assert.ok((await both.v1.affiliates()).data.affiliates.some((a) => a.affiliate_id === 19));
+    assert.ok((await both.v1.seasonTypes()).data.season_types.length > 0);
+    assert.ok((await both.v1.dates(4)).data.dates.includes(DAY));
+    assert.ok((await both.v1.teams(4)).data.teams.some((t) => t.team_id === 2002));
+    assert.ok((await both.v1.conferences(4)).data.conferences.length > 0);
+    assert.ok((await both.v1.divisions()).data.divisions.length > 0);
+    assert.equal((await both.v1.openers(4, DAY)).data.events.length, 2);
+    assert.equal((await both.v1.closing(4, DAY)).data.events.length, 2);
+    const bests = await both.v1.bestLines({ event_ids: [E, F] });
+    assert.deepEqual(Object.keys(bests.data), [E, F]);
+    assert.equal(bests.data[E]!.event_id, E);
     const v1Delta = await both.v1.eventsDelta(4, { last_id: '0' });
     assert.deepEqual(v1Delta.data.events.map((e) => e.event_id).sort(), [E, F]);
     const lines = await both.v1.lines(E);

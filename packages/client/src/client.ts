@@ -254,6 +254,33 @@ export class V1Routes {
   event(eventId: string, q: { include?: readonly string[]; affiliate_ids?: Ids } = {}, opts?: RequestOptions): Promise<Reply<V1Event>> {
     return this.t.request(`/api/v1/events/${seg(eventId)}`, { ...q }, opts);
   }
+  seasonTypes(opts?: RequestOptions): Promise<Reply<SeasonTypes>> {
+    return this.t.request('/api/v1/season_types', undefined, opts);
+  }
+  dates(sportId: number, q: { offset?: number; format?: 'iso8601' | 'epoch' } = {}, opts?: RequestOptions): Promise<Reply<SportDates>> {
+    return this.t.request(`/api/v1/sports/${seg(sportId)}/dates`, { ...q }, opts);
+  }
+  teams(sportId: number, opts?: RequestOptions): Promise<Reply<{ teams: SportTeam[] }>> {
+    return this.t.request(`/api/v1/sports/${seg(sportId)}/teams`, undefined, opts);
+  }
+  conferences(sportId?: number, opts?: RequestOptions): Promise<Reply<{ conferences: Conference[] }>> {
+    return this.t.request(sportId === undefined ? '/api/v1/conferences' : `/api/v1/sports/${seg(sportId)}/conferences`, undefined, opts);
+  }
+  divisions(sportId?: number, opts?: RequestOptions): Promise<Reply<{ divisions: Division[] }>> {
+    return this.t.request(sportId === undefined ? '/api/v1/divisions' : `/api/v1/sports/${seg(sportId)}/divisions`, undefined, opts);
+  }
+  /** Opening lines of a sport's day, as V1 events. */
+  openers(sportId: number, date: string, q: { include?: readonly string[]; affiliate_ids?: Ids; offset?: number } = {}, opts?: RequestOptions): Promise<Reply<V1EventsEnvelope>> {
+    return this.t.request(`/api/v1/sports/${seg(sportId)}/openers/${seg(date)}`, { ...q }, opts);
+  }
+  /** Closing lines of a sport's day, as V1 events. */
+  closing(sportId: number, date: string, q: { include?: readonly string[]; affiliate_ids?: Ids; offset?: number } = {}, opts?: RequestOptions): Promise<Reply<V1EventsEnvelope>> {
+    return this.t.request(`/api/v1/sports/${seg(sportId)}/closing/${seg(date)}`, { ...q }, opts);
+  }
+  /** Best lines of several events, keyed by event id. */
+  bestLines(q: { event_ids: readonly string[]; period?: string | number; affiliate_ids?: Ids }, opts?: RequestOptions): Promise<Reply<Record<string, BestLine>>> {
+    return this.t.request('/api/v1/lines/best', { ...q }, opts);
+  }
   /** Every line set of an event (each book and period). */
   lines(eventId: string, opts?: RequestOptions): Promise<Reply<{ event_id: string; lines: V1LineSet[] }>> {
     return this.t.request(`/api/v1/events/${seg(eventId)}/lines`, undefined, opts);
