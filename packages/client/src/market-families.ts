@@ -1,7 +1,7 @@
 /**
  * The spec's prematch to in-play market pairs (Market IDs: in-play variants). Live rows keep their
  * in-play id; a client treats each pair as one logical market, named by its prematch id.
- * test/unit/client-helpers.test.ts ties this table to the server's catalogue.
+ * test/unit/client-rules.test.ts ties this table to the server's catalogue.
  */
 export const LIVE_VARIANTS: ReadonlyMap<number, number> = new Map([
   [1, 41],
