@@ -180,6 +180,22 @@ describe('authentication and the V1 stream', () => {
     await assert.rejects(stream[Symbol.asyncIterator]().next(), /stream stopped/);
   });
 
+  test('an upgrade refused at the connection cap waits its Retry-After, not the backoff', async () => {
+    const ultra = new OddsbaseClient({ baseUrl: client.transport.baseUrl, key: await s.newKey('ultra') });
+    const held = [];
+    for (let i = 0; i < 5; i++) {
+      const open = marketStream(ultra, {}, fast);
+      await once<{ reconnect: boolean }>((f) => open.on('open', f));
+      held.push(open);
+    }
+    const sixth = marketStream(ultra, {}, fast);
+    const down = await once<{ reason: string; willRetryInMs?: number }>((f) => sixth.on('down', f));
+    assert.match(down.reason, /429/);
+    assert.equal(down.willRetryInMs, 5000, 'Retry-After: 5 rather than the first 50 ms of the backoff');
+    sixth.close();
+    for (const h of held) h.close();
+  });
+
   test('the V1 stream delivers line sets', async () => {
     const v1 = new OddsbaseClient({ baseUrl: client.transport.baseUrl, key: await s.newKey('ultra', { v1: true }) });
     const stream = v1LineStream(v1, { event_ids: [E] }, fast);

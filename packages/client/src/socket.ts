@@ -51,6 +51,29 @@ const realTimers: Timers = {
 /** Refusals that another try cannot fix: a bad key (401) or a plan without streams (403). */
 const FATAL_UPGRADE = /\b(401|403)\b/;
 
+/** The refusal of an upgrade, where the WebSocket implementation shows it (ws does, browsers do not). */
+interface Refusal {
+  status: number;
+  retryAfterMs?: number;
+}
+
+/**
+ * `ws` emits the HTTP answer of a refused upgrade as `unexpected-response`; reading it gives the
+ * status and Retry-After (a 429 at the connection cap), which the browser API hides. The request
+ * is then ended by hand, as ws expects of a listener, and the socket closes as on any failure.
+ */
+function watchRefusal(ws: WebSocketLike, onRefusal: (r: Refusal) => void): void {
+  const on = (ws as { once?: (name: string, fn: (...args: never[]) => void) => void }).once;
+  if (typeof on !== 'function') return;
+  on.call(ws, 'unexpected-response', ((req: { destroy(err: Error): void }, res: { statusCode?: number; headers: Record<string, string | string[] | undefined> }) => {
+    const after = Number(res.headers['retry-after']);
+    const status = res.statusCode ?? 0;
+    onRefusal({ status, retryAfterMs: Number.isFinite(after) && after >= 0 ? after * 1000 : undefined });
+    // With an error, ws closes the socket (onerror, then onclose) as for any failed handshake.
+    req.destroy(new Error(`upgrade refused: ${status}`));
+  }) as (...args: never[]) => void);
+}
+
 /**
  * One logical stream over successive WebSocket connections: declares a connection dead after
  * `silenceMs` without a message, reconnects after 1, 2, 4 ... 30 s (reset once a connection
@@ -129,6 +152,11 @@ export class ReconnectingSocket extends Emitter<SocketEvents> {
     this.ws = ws;
     this.arm();
     let lastError = '';
+    let refusal: Refusal | undefined;
+    watchRefusal(ws, (r) => {
+      refusal = r;
+      lastError = `upgrade refused: ${r.status}`;
+    });
     ws.onopen = () => {
       this.attempt = 0;
       this.arm();
@@ -151,7 +179,7 @@ export class ReconnectingSocket extends Emitter<SocketEvents> {
       if (this.ws !== ws) return;
       this.detach(ws);
       if (FATAL_UPGRADE.test(lastError)) return this.stop(lastError);
-      this.down(ev.code, ev.reason || lastError);
+      this.down(ev.code, ev.reason || lastError, refusal?.retryAfterMs);
     };
   }
 
@@ -168,9 +196,10 @@ export class ReconnectingSocket extends Emitter<SocketEvents> {
     this.silence = this.timers.setTimeout(() => this.drop(`no message for ${this.silenceMs} ms`), this.silenceMs);
   }
 
-  private down(code: number | undefined, reason: string): void {
+  /** Schedules the next connection: the backoff's next wait, or longer when the server asked (Retry-After). */
+  private down(code: number | undefined, reason: string, retryAfterMs?: number): void {
     if (this.stopped) return;
-    const wait = Math.min(this.backoff.max, this.backoff.first * 2 ** this.attempt);
+    const wait = Math.max(retryAfterMs ?? 0, Math.min(this.backoff.max, this.backoff.first * 2 ** this.attempt));
     this.attempt++;
     this.emit('down', { code, reason, willRetryInMs: wait });
     this.retry = this.timers.setTimeout(() => void this.connect(), wait);
