@@ -122,6 +122,7 @@ describe('REST methods', () => {
     assert.ok((await c.teams(4)).data.teams.some((t) => t.team_id === 2002 && typeof t.conference.name === 'string'));
     assert.ok((await c.seasonTypes()).data.season_types.some((t) => t.sport_id === 4 && t.season_type_id === 2));
     assert.ok((await c.sportDates({ sport_ids: [4] })).data['4']!.dates.includes(DAY));
+    assert.ok((await c.datesOf(4)).data.dates.includes(DAY));
     assert.deepEqual((await c.eventIdsOn(DAY, { sport_ids: [4] })).data['4']!.sort(), [E, F]);
     const sides = await c.participants({ event_id: E, market_ids: [3], participant_type: 'TYPE_RESULT' });
     assert.deepEqual(sides.data.participants.map((p) => p.participant_id).sort(), [0, 1]);

@@ -120,6 +120,10 @@ export class OddsbaseClient {
   sportDates(q: { sport_ids?: Ids; offset?: number; format?: 'iso8601' | 'epoch' } = {}, opts?: RequestOptions): Promise<Reply<Record<string, SportDates>>> {
     return this.get('/api/v2/sports/dates', q, opts);
   }
+  /** Dates with events of one sport. */
+  datesOf(sportId: number, q: { offset?: number; format?: 'iso8601' | 'epoch' } = {}, opts?: RequestOptions): Promise<Reply<SportDates>> {
+    return this.get(`/api/v2/sports/${seg(sportId)}/dates`, q, opts);
+  }
   /** Event ids of a day, keyed by sport id. */
   eventIdsOn(date: string, q: { sport_ids?: Ids; offset?: number } = {}, opts?: RequestOptions): Promise<Reply<Record<string, string[]>>> {
     return this.get(`/api/v2/sports/events/${seg(date)}`, q, opts);
