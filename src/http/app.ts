@@ -49,7 +49,7 @@ import { teamRoutes } from './routes/v2/teams.ts';
 import { SendGuard } from './send-guard.ts';
 import type { RouteDeps } from './route-kit.ts';
 import { SnapshotCache } from './snapshot-cache.ts';
-import { Turns } from './turns.ts';
+import type { Turns } from '../perf/turns.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -105,6 +105,8 @@ export interface AppDeps {
   sendTimeoutMs?: number;
   /** Unsent response bytes all connections together may hold; a quarter of it per connection. */
   sendBudgetBytes?: number;
+  /** The server's turns (src/perf/turns.ts), shared with the streams' writes. */
+  turns: Turns;
 }
 
 /**
@@ -305,7 +307,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   const routeDeps: RouteDeps = {
     lane,
-    turns: new Turns(),
+    turns: deps.turns,
     access: deps.access,
     views: deps.views,
     feed: deps.feed,

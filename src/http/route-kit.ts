@@ -23,7 +23,7 @@ import type { FastLane, LaneEntry } from './fast-lane.ts';
 import type { SeasonStatsCache } from './season-stats.ts';
 import { countHeldBody } from './send-guard.ts';
 import type { KeptAnswer, SnapshotCache } from './snapshot-cache.ts';
-import type { TurnRank, Turns } from './turns.ts';
+import type { TurnRank, Turns } from '../perf/turns.ts';
 
 /**
  * What route plugins share: the narrow set of services they read (never the server), and the
@@ -125,7 +125,7 @@ export function sendJson(reply: FastifyReply, body: string | Buffer): FastifyRep
 /**
  * Sends JSON made of several buffers (a page of the change log between its envelope) without
  * copying them into one: a 2 MB copy costs more than the rest of such a request. With `turn`, each
- * part of TURN_BYTES or more is written in a turn of its own (the server's turns, src/http/turns.ts):
+ * part of TURN_BYTES or more is written in a turn of its own (the server's turns, src/perf/turns.ts):
  * written at once, a 1.8 MB page went to the kernel in one writev, which was a quarter of the event
  * loop's stalls under the unread-clients load (docs/benchmarks.md).
  */
@@ -219,7 +219,7 @@ export function keptSnapshot(deps: RouteDeps, key: string, dateMs: number, delay
 
 /**
  * Answers a dated snapshot (the V2 and V1 events of a sport and date) from the body kept under
- * `key` for the view's head, else builds it in a turn of the loop of its own (src/http/turns.ts)
+ * `key` for the view's head, else builds it in a turn of the loop of its own (src/perf/turns.ts)
  * and keeps it. The head is read again after the wait: the board may have moved, and another
  * request may have built the same answer meanwhile. A build that refreshes an answer kept at an
  * older head takes its turns ahead of first builds (`build` is told so for its later slices). A

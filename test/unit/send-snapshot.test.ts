@@ -6,7 +6,7 @@ import { ByteBudget } from '../../src/projection/byte-budget.ts';
 import { ClientGone } from '../../src/projection/errors.ts';
 import { type RouteDeps, sendSnapshot } from '../../src/http/route-kit.ts';
 import { SnapshotCache } from '../../src/http/snapshot-cache.ts';
-import type { TurnRank } from '../../src/http/turns.ts';
+import type { TurnRank } from '../../src/perf/turns.ts';
 
 /** The parts of the route deps, view and reply that sendSnapshot touches, recording turns and builds. */
 function harness() {
