@@ -315,7 +315,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     games: deps.games,
     archive: deps.archive,
     floor: deps.floor,
-    boxes: new BoxCache(budget),
+    boxes: new BoxCache(budget, deps.views.forDelay(0)),
     seasons: new SeasonStatsCache(budget),
     cache: new SnapshotCache(budget),
     queries: new EventQueryCache(budget),

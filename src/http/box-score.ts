@@ -1,4 +1,3 @@
-import type { StatsRequest } from '../access/stats-policy.ts';
 import type { EventState, GameState, PlayerLine } from '../board/event-state.ts';
 import { playerById } from '../catalog/rosters/index.ts';
 import { type SportStat, statById } from '../catalog/stats.ts';
@@ -183,10 +182,11 @@ export interface Standing {
   day: number;
 }
 
-/** A stats answer kept for one request URL and data delay: current while all stands where it stood. */
+/**
+ * A stats answer kept for one request URL and data delay: current while all stands where it stood.
+ * Its rules per caller (the stats-access policy) come with `lane`.
+ */
 export interface KeptStatsAnswer extends Standing {
-  /** What the stats-access policy is asked for this body: it still decides per caller. */
-  stats: StatsRequest;
   /** The body as the fast lane sends it, made once with it rather than on every poll. */
   lane: LaneAnswer;
 }
@@ -202,14 +202,20 @@ const KEPT_ANSWER_BYTES = 200;
 export class KeptStatsAnswers<T extends KeptStatsAnswer> {
   private readonly answers: BudgetMap<string, T>;
 
-  constructor(budget: ByteBudget) {
+  /** `current`: what else an answer needs to be current besides where all stands. */
+  constructor(
+    budget: ByteBudget,
+    private readonly current: (kept: T) => boolean = () => true,
+  ) {
     this.answers = new BudgetMap(budget);
   }
 
   /** The answer kept under `key` if all still stands as it stood for it. */
   get(key: string, now: Standing): T | undefined {
     const hit = this.answers.get(key);
-    return hit && hit.head === now.head && hit.liveHead === now.liveHead && hit.day === now.day ? hit : undefined;
+    return hit && hit.head === now.head && hit.liveHead === now.liveHead && hit.day === now.day && this.current(hit)
+      ? hit
+      : undefined;
   }
 
   /** The answer last kept under `key`, current or not: a refill reuses its gzip bytes when it shows the same. */
@@ -240,9 +246,11 @@ export class BoxCache {
   /** Whole box bodies per (data delay, request URL). */
   readonly responses: KeptStatsAnswers<BoxResponse>;
 
-  constructor(budget: ByteBudget) {
+  /** `live`: the live board, which a kept whole body's event must still be on. */
+  constructor(budget: ByteBudget, live: { getEvent(eventId: string): unknown }) {
     this.map = new BudgetMap(budget);
-    this.responses = new KeptStatsAnswers(budget);
+    // Archiving takes an event off the live board without a commit: its kept body is not current then.
+    this.responses = new KeptStatsAnswers(budget, (kept) => live.getEvent(kept.eventId) !== undefined);
   }
 
   box(ev: EventState, complete: boolean): SerializedBox {

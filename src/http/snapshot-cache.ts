@@ -2,7 +2,9 @@ import type { EventState } from '../board/event-state.ts';
 import { type EventFilter, everyBookKey, filterKey } from '../projection/event-view.ts';
 import { BOOK_CUT_BYTES, type BookCut, bookCut, cutBooks } from '../projection/book-cut.ts';
 import { BudgetMap, type ByteBudget, MARK_BYTES } from '../projection/byte-budget.ts';
-import { etagOf, type KeptBody, keepBody, keptExtraBytes } from './encoding.ts';
+import type { CallerRule } from './caller-rules.ts';
+import { etagOf, keepBody, keptExtraBytes } from './encoding.ts';
+import type { LaneAnswer } from './fast-lane.ts';
 import { type EventJson, eventJson } from '../projection/event-json.ts';
 import { eventPoints } from '../projection/event-view.ts';
 import { ownBytes, VIEW_BYTES } from '../projection/json-bytes.ts';
@@ -11,10 +13,11 @@ interface CachedView extends SerializedEvent {
   version: number;
 }
 
-/** A kept answer with its gzip bytes and ETag (src/http/encoding.ts) and its data points. */
-export interface KeptAnswer extends KeptBody {
-  readonly points: number;
-}
+/**
+ * A kept answer with its gzip bytes and ETag (src/http/encoding.ts), its data points, and the rules
+ * per caller it was given under (src/http/caller-rules.ts).
+ */
+export type KeptAnswer = LaneAnswer;
 
 interface CachedResponse extends KeptAnswer {
   head: number;
@@ -131,13 +134,13 @@ export class SnapshotCache {
    * is sent: compressed and tagged when kept; tagged only when not, as an answer of the first build
    * is compressed per request if at all.
    */
-  storeResponse(key: string, head: number, body: Buffer, points: number): KeptAnswer {
+  storeResponse(key: string, head: number, body: Buffer, points: number, rules: readonly CallerRule[]): KeptAnswer {
     const previous = this.responses.peek(key);
     if (previous === undefined) {
       this.responses.set(key, null, MARK_BYTES);
-      return { body, gzip: undefined, etag: etagOf(body), points };
+      return { body, gzip: undefined, etag: etagOf(body), points, rules };
     }
-    const kept: CachedResponse = { head, points, ...keepBody(body, previous ?? undefined) };
+    const kept: CachedResponse = { head, points, rules, ...keepBody(body, previous ?? undefined) };
     this.responses.set(key, kept, RESPONSE_BYTES + body.length + keptExtraBytes(kept));
     return kept;
   }

@@ -192,8 +192,8 @@ test('the snapshot cache charges what its event views and responses take', async
       // Kept from the second time a key is stored, as views are.
       for (let i = 0; i < 2000; i++) {
         const body = Buffer.from(`{"events":[${'x'.repeat(6000 + i)}]}`);
-        cache.storeResponse(`s|4|${i}|0|1,2,3|*`, i, body, i);
-        cache.storeResponse(`s|4|${i}|0|1,2,3|*`, i, body, i);
+        cache.storeResponse(`s|4|${i}|0|1,2,3|*`, i, body, i, []);
+        cache.storeResponse(`s|4|${i}|0|1,2,3|*`, i, body, i, []);
       }
       return cache;
     }),
