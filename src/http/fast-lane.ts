@@ -4,7 +4,7 @@ import type { FastifyRequest } from 'fastify';
 import type { AccessControl, Denial, HeaderSink } from '../access/access-control.ts';
 import type { Account } from '../access/authenticator.ts';
 import { type PlanScope, scopeOf } from '../access/plan-scope.ts';
-import { BudgetMap, type ByteBudget, MARK_BYTES } from '../projection/byte-budget.ts';
+import { BudgetMap, type ByteBudget, MARK_BYTES } from '../perf/byte-budget.ts';
 import { allows, type CallerRule } from './caller-rules.ts';
 import { acceptsGzip, type KeptBody, matchesEtag, VARY } from './encoding.ts';
 

@@ -13,7 +13,7 @@ import type { LogFloor } from '../board/log-floor.ts';
 import type { HistoryStore } from '../store/history.ts';
 import type { Store } from '../store/store.ts';
 import type { BoxCache, KeptStatsAnswer, KeptStatsAnswers, Standing } from './box-score.ts';
-import type { ByteBudget } from '../projection/byte-budget.ts';
+import type { ByteBudget } from '../perf/byte-budget.ts';
 import { acceptsGzip, matchesEtag, VARY } from './encoding.ts';
 import { ClientGone } from '../projection/errors.ts';
 import { applyRule, historyWindow, rulesOf, statsPolicy } from './caller-rules.ts';

@@ -9,7 +9,7 @@ import { accountOf } from '../../src/access/authenticator.ts';
 import { scopeOf } from '../../src/access/plan-scope.ts';
 import { Board } from '../../src/board/board.ts';
 import { MemoryBus } from '../../src/bus/memory-bus.ts';
-import { BudgetMap, ByteBudget, ENTRY_BYTES, stringBytes } from '../../src/projection/byte-budget.ts';
+import { BudgetMap, ByteBudget, ENTRY_BYTES, stringBytes } from '../../src/perf/byte-budget.ts';
 import { EventQueryCache, parseEventQuery } from '../../src/projection/event-query.ts';
 import { PageCache } from '../../src/http/page-cache.ts';
 import { SnapshotCache } from '../../src/http/snapshot-cache.ts';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { FastifyReply } from 'fastify';
 import type { BoardView } from '../../src/board/board-view.ts';
-import { ByteBudget } from '../../src/projection/byte-budget.ts';
+import { ByteBudget } from '../../src/perf/byte-budget.ts';
 import { ClientGone } from '../../src/projection/errors.ts';
 import { type RouteDeps, sendSnapshot } from '../../src/http/route-kit.ts';
 import { SnapshotCache } from '../../src/http/snapshot-cache.ts';

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { Board } from '../../src/board/board.ts';
 import { type EventFilter, filterKey } from '../../src/projection/event-view.ts';
 import { MemoryBus } from '../../src/bus/memory-bus.ts';
-import { ByteBudget } from '../../src/projection/byte-budget.ts';
+import { ByteBudget } from '../../src/perf/byte-budget.ts';
 import { eventJson } from '../../src/projection/event-json.ts';
 import { SnapshotCache } from '../../src/http/snapshot-cache.ts';
 import { eventPoints } from '../../src/projection/event-view.ts';
