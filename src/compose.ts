@@ -33,6 +33,7 @@ import { Metrics } from './ops/metrics.ts';
 import { observeRequests } from './ops/observe-requests.ts';
 import { closeApp } from './ops/shutdown.ts';
 import { packageVersion } from './ops/version.ts';
+import { makeTurns } from './perf/turns.ts';
 import type { HistoryStore } from './store/history.ts';
 import { openSqlite, sqliteBytesOnDisk } from './store/sqlite/database.ts';
 import { SqliteCounterStore } from './store/sqlite/sqlite-counters.ts';
@@ -189,7 +190,10 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
   const auth = new Authenticator(backends.keys, limits.authCacheMs, now);
   const failedKeys = new FailedKeyChecks(FAILED_KEY_CHECK_LIMITS, now);
   const proxies = new TrustedProxies(config.trustProxy);
+  // One scheduler of turns for the HTTP builds and the streams' writes, so each gets its share of a pass.
+  const turns = makeTurns();
   const app = await buildApp({
+    turns,
     views,
     feed,
     history: backends.history,
@@ -234,6 +238,7 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
       meter: opts.withoutAccess ? undefined : (account, points) => access.meter(account, points, NO_HEADERS),
       recheck: opts.withoutAccess ? undefined : (account) => streamDenial(auth, access, account),
       metrics: metrics.streams,
+      turns,
     },
     {
       heartbeatMs: limits.streamHeartbeatMs,
