@@ -69,6 +69,8 @@ export interface Services extends Backends {
   metrics: Metrics;
   /** The WebSocket streams (src/stream), served on the app's HTTP server. */
   streams: StreamHub;
+  /** What `/readyz` answers. */
+  readiness: Readiness;
   /** Saves the usage counters now (also done every `counterSaveMs`). */
   saveCounters(): Promise<void>;
   /**
@@ -281,6 +283,7 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
     app,
     metrics,
     streams,
+    readiness,
     saveCounters,
     fill: (run) => feed.fill(() => store.fill(run)),
     async close() {
