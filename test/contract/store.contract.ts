@@ -419,7 +419,7 @@ export function storeContract(name: string, make: () => Promise<StoreFixture>): 
         assert.equal((await store.readPlays(EVENT_C, 1, 500)).length, 0);
       });
 
-      it('reads an event’s stat rows up to an id, and loads play counts and every stat row', async (t) => {
+      it('reads an event’s stat rows up to an id, and loads play counts and each value’s newest stat row', async (t) => {
         const store = await gameLog(t);
         assert.deepEqual((await store.readStats(EVENT_A, 4)).map((r) => r.id), [2, 4]);
         assert.deepEqual((await store.readStats(EVENT_A, EVERY_ID)).map((r) => r.id), [2, 4, 6]);
@@ -432,7 +432,8 @@ export function storeContract(name: string, make: () => Promise<StoreFixture>): 
             { event_id: EVENT_B, plays: 1 },
           ],
         );
-        assert.deepEqual(loaded.statRows.map((r) => r.id), [2, 4, 6]);
+        // Rows 2 and 6 set the same value: its newest row, in the place of its first.
+        assert.deepEqual(loaded.statRows.map((r) => r.id), [6, 4]);
         const early = await loadAll(store, 4);
         assert.deepEqual(early.playCounts, [{ event_id: EVENT_A, plays: 2 }]);
         assert.deepEqual(early.statRows.map((r) => r.id), [2, 4]);

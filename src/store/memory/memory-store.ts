@@ -148,10 +148,13 @@ export class MemoryStore implements Store, MemoryPriceRows {
     for (const [eventId, rows] of this.byEvent) {
       if (this.archived.has(eventId)) continue;
       let plays = 0;
+      // Each value's newest row, kept in the place of its first (the box's order of players and stats).
+      const newest = new Map<string, ChangeRecord>();
       for (let i = 0; i < rows.length && rows[i].id <= uptoId; i++) {
         if (rows[i].kind === 'play') plays++;
-        else if (rows[i].kind === 'stat') statRows.push({ ...rows[i] });
+        else if (rows[i].kind === 'stat') newest.set(statValueKey(rows[i].payload), rows[i]);
       }
+      for (const row of newest.values()) statRows.push({ ...row });
       if (plays > 0) playCounts.push({ event_id: eventId, plays });
     }
     return { playCounts, statRows: rowSource(statRows) };
@@ -560,4 +563,10 @@ function listIn<K>(index: Map<K, ChangeRecord[]>, key: K): ChangeRecord[] {
     index.set(key, list);
   }
   return list;
+}
+
+/** Which box-score value a stat row sets: its team, player (none for a team's line) and stat. */
+function statValueKey(payload: string): string {
+  const v = JSON.parse(payload) as { team_id: number; player_id?: number; stat_id: number };
+  return `${v.team_id}|${v.player_id ?? ''}|${v.stat_id}`;
 }

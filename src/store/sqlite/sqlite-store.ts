@@ -39,6 +39,8 @@ import { SqlitePackedRows } from './sqlite-packed.ts';
 const WRITER_CHECKPOINT_PAGES = 10_000;
 /** Rows a load reads at a time (latest prices, stat rows). */
 const LOAD_PAGE = 5000;
+/** Events whose stat rows a start reads in one statement (a few thousand rows). */
+const STAT_LOAD_EVENTS = 100;
 /** Changes a fill's group holds at most, however fast they come (the history fill makes about 4,000 in FILL_GROUP_MS). */
 export const FILL_GROUP_CHANGES = 20_000;
 /**
@@ -242,19 +244,24 @@ export class SqliteStore implements Store {
     };
   }
 
-  /** Stat rows by (event, id), a page at a time from where the last page ended. */
+  /**
+   * The newest stat row of each box-score value (event, team, player, stat), each event's in the
+   * order of the values' first rows, a range of events at a time. Every value is absolute, so
+   * these fold to the same boxes as every row does: about a tenth of the rows after a fill.
+   */
   private async *statRows(uptoId: number): AsyncGenerator<ChangeRecord> {
+    const lastKey = (this.prepared('SELECT max(key) FROM event_keys').pluck().get() as number | null) ?? 0;
     const page = this.prepared(
-      `SELECT ${rowColumns()} FROM changes
-        WHERE kind = 'stat' AND id <= ? AND (event_key, id) > (?, ?) AND ${LIVE_ROW}
-       ORDER BY event_key, id LIMIT ${LOAD_PAGE}`,
+      `SELECT ${rowColumns('c')} FROM changes c
+       JOIN (SELECT max(id) AS id, min(id) AS first FROM changes
+              WHERE kind = 'stat' AND id <= ? AND event_key > ? AND event_key <= ? AND ${LIVE_ROW}
+              GROUP BY event_key, json_extract(payload, '$.team_id'), json_extract(payload, '$.player_id'),
+                json_extract(payload, '$.stat_id')) m
+         ON c.id = m.id
+       ORDER BY c.event_key, m.first`,
     );
-    for (let after = { key: 0, id: 0 }; ; ) {
-      const rows = page.all(uptoId, after.key, after.id) as ChangeRecord[];
-      yield* rows;
-      if (rows.length < LOAD_PAGE) return;
-      const last = rows[rows.length - 1]!;
-      after = { key: this.keys.get(last.event_id)!, id: last.id };
+    for (let from = 0; from < lastKey; from += STAT_LOAD_EVENTS) {
+      yield* page.all(uptoId, from, from + STAT_LOAD_EVENTS) as ChangeRecord[];
     }
   }
 
