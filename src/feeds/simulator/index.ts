@@ -269,7 +269,13 @@ export class Simulator implements Feed {
     const first = position.doneTo === undefined ? from : position.doneTo + BACKFILL_STEP_MS;
     const total = Math.max(1, Math.ceil((end - from) / BACKFILL_STEP_MS));
     let done = Math.round((first - from) / BACKFILL_STEP_MS);
+    let sliceEnd = performance.now() + LIVE_SLICE_MS;
     for (let t = first; t < end; t += BACKFILL_STEP_MS) {
+      // Steps of a few games take well under a slice: the turn is given across steps too.
+      if (performance.now() >= sliceEnd) {
+        await loopTurn();
+        sliceEnd = performance.now() + LIVE_SLICE_MS;
+      }
       if (opts.signal?.aborted) return false;
       await this.advance(t, LIVE_SLICE_MS);
       await opts.onStep?.({ today, split, from, doneTo: t });
