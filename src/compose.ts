@@ -94,7 +94,12 @@ export interface ComposeOptions {
   withoutAccess?: boolean;
   /** Where the log goes instead of standard output (tests read it). */
   logStream?: NodeJS.WritableStream;
+  /** Told as the store's load begins, with how long the last load of this store took (ms), if known. */
+  onLoading?: (lastLoadMs: number | undefined) => void;
 }
+
+/** How long the last load of the store took (ms): the next start's estimate of its own. */
+const LOAD_MS_META = 'store_load_ms';
 
 /** The one place a backend is chosen: today the embedded SQLite store of the data directory. */
 export function openBackends(config: ServeConfig, onError: (err: unknown) => void): Backends {
@@ -137,6 +142,9 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
     tickMs: limits.delayTickMs,
     maxEntries: limits.delayMaxEntries,
   });
+  const lastLoad = await store.getMeta(LOAD_MS_META);
+  opts.onLoading?.(lastLoad === undefined ? undefined : Number(lastLoad));
+  const loadStarted = performance.now();
   const ledger = await Ledger.open(store, board, bus, {
     now,
     maxQueuedBatches: limits.ledgerMaxQueuedBatches,
@@ -150,6 +158,7 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
     floor,
     idsAbove: gaps.at(-1)?.to,
   });
+  await store.setMeta(LOAD_MS_META, String(Math.round(performance.now() - loadStarted)));
   const retention = new Retention(
     ledger,
     {
