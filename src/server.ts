@@ -170,7 +170,9 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
     step(
       resume
         ? 'going on with the history fill a stopped start left (measuring the time left)'
-        : "filling today's history, the days before follow once it serves (measuring the time left)",
+        : split !== undefined && board.events.size === 0
+          ? "filling today's history, the days before follow once it serves (measuring the time left)"
+          : 'bringing the games from where the store left them up to now (measuring the time left)',
     );
     const complete = await services
       .fill(() =>
