@@ -772,6 +772,23 @@ export function storeContract(name: string, make: () => Promise<StoreFixture>): 
         assert.equal(await store.firstIdCommittedSince(5_001), 1, 'by commit time the whole fill is recent');
       });
 
+      it('firstIdDescribedSince finds the first recent row among older ones committed after it', async (t) => {
+        const { store } = await fresh(t);
+        // Live rows and the background part of a first fill, which describes the past, in turn.
+        const at = (ms: number) => new Date(ms).toISOString();
+        const rows = [];
+        for (let id = 1; id <= 400; id++) {
+          const committed = 1_000_000 + id;
+          const live = id % 100 === 50;
+          rows.push(priceRow({ id, price_id: id, at: at(live ? committed : 1_000 + id), committed_ms: committed }));
+        }
+        await store.commit(batch(rows));
+        assert.equal(await store.firstIdDescribedSince(1_000_000), 50);
+        assert.equal(await store.firstIdDescribedSince(1_000_051), 150);
+        assert.equal(await store.firstIdDescribedSince(1_000_351), undefined);
+        assert.equal(await store.firstIdDescribedSince(1_000), 1, 'every row is described since');
+      });
+
       it('both agree with a walk over a long log with gaps and ties', async (t) => {
         const { store } = await fresh(t);
         const rng = new Rng(7);

@@ -372,7 +372,10 @@ export class MemoryStore implements Store, MemoryPriceRows {
   }
 
   async firstIdDescribedSince(ms: number): Promise<number | undefined> {
-    return this.firstIdFrom(ms, describedMs);
+    // Described times need not ascend along the ids; commit times do, and bound the walk.
+    const from = this.firstIdFrom(ms, (r) => r.committed_ms);
+    if (from === undefined) return undefined;
+    return this.changes.find((r) => r.id >= from && describedMs(r) >= ms)?.id;
   }
 
   private firstIdFrom(ms: number, timeOf: (row: ChangeRecord) => number): number | undefined {

@@ -477,7 +477,22 @@ export class SqliteStore implements Store {
   }
 
   async firstIdDescribedSince(ms: number): Promise<number | undefined> {
-    return this.firstIdSince(ms, describedMs);
+    // Described times need not ascend along the ids (the background part of a first fill commits
+    // the past beside the live feed); commit times do, and no row is described after its commit.
+    // So the first row committed since `ms` bounds the search, and the rows from there are searched
+    // in order: by their time's text a second early (a text that sorts apart from its instant
+    // within a second; a time that is no ISO text is the commit's), each candidate then checked.
+    let from = this.firstIdSince(ms, (r) => r.committed_ms);
+    const candidate = this.prepared(
+      "SELECT id, committed_ms, at FROM changes WHERE id >= ? AND (at >= ? OR at NOT LIKE '____-__-__T%') ORDER BY id LIMIT 1",
+    );
+    const early = new Date(ms - 1000).toISOString();
+    while (from !== undefined) {
+      const row = candidate.get(from, early) as { id: number; committed_ms: number; at: string } | undefined;
+      if (!row || describedMs(row) >= ms) return row?.id;
+      from = row.id + 1;
+    }
+    return undefined;
   }
 
   private firstIdSince(ms: number, timeOf: (row: { committed_ms: number; at: string }) => number): number | undefined {
