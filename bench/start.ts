@@ -6,9 +6,11 @@
  * comes once the history is complete, so that every checkout restarts on the same whole history.
  * With `--before DIR` (another checkout of oddsbase, with its node_modules), each run starts that
  * checkout's server and this one's in turn, so that both see the same load. Prints each run and
- * the medians.
+ * the medians. `--settle S` waits S seconds more before the restart: a restart within 5 minutes of
+ * the last changes replays those described within the longest delay (the background part of a first
+ * fill among them), one later loads them.
  *
- *   node --import tsx bench/start.ts [--runs 3] [--before DIR]
+ *   node --import tsx bench/start.ts [--runs 3] [--before DIR] [--settle S]
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -21,6 +23,7 @@ const arg = (name: string) => {
 };
 const runs = Number(arg('--runs') ?? 3) || 3;
 const before = arg('--before');
+const settleMs = Number(arg('--settle') ?? 0) * 1000;
 
 interface Timing {
   answered: number;
@@ -79,6 +82,7 @@ for (let i = 0; i < runs; i++) {
     try {
       const r = results.get(name)!;
       const f = await startOnce(checkout, dataDir, true);
+      await sleep(settleMs);
       const again = await startOnce(checkout, dataDir, false);
       r.fresh.push(f);
       r.restart.push(again);
