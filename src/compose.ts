@@ -21,7 +21,7 @@ import { buildApp } from './http/app.ts';
 import { Ledger } from './ledger/ledger.ts';
 import { Retention } from './ledger/retention.ts';
 import { AccessSummary } from './ops/access-summary.ts';
-import { beginEpochIfRestored, epochGaps } from './ops/backup.ts';
+import { beginEpochIfRestored, beginFreshLog, epochGaps } from './ops/backup.ts';
 import { healthRoutes, Readiness } from './ops/health.ts';
 import { logDestination } from './ops/logging.ts';
 import { metricsRoute } from './ops/metrics-endpoint.ts';
@@ -37,6 +37,7 @@ import { SqliteStore } from './store/sqlite/sqlite-store.ts';
 import type { Store } from './store/store.ts';
 import { StreamHub } from './stream/stream-hub.ts';
 import { streamDenial } from './stream/stream-access.ts';
+import { asyncApiRoute } from './stream/asyncapi.ts';
 import { streamPlainGetRoutes } from './stream/plain-get-route.ts';
 import { streamTokenRoute } from './stream/token-route.ts';
 import { StreamTokens } from './stream/tokens.ts';
@@ -131,6 +132,7 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
   const limits = config.limits;
   const backends = openBackends(config, onError);
   const { store, bus } = backends;
+  await beginFreshLog(store, now());
   const restored = await beginEpochIfRestored(store);
   const gaps = await epochGaps(store);
   const metrics = new Metrics();
@@ -259,6 +261,7 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
   });
   streamTokenRoute(app, tokens);
   streamPlainGetRoutes(app);
+  asyncApiRoute(app, { version: packageVersion(), keyHeader: config.keyHeader });
   metrics.watchStreams({
     connections: () => streams.connectionCount,
     subscriptions: () => streams.index.size,
