@@ -1,41 +1,69 @@
 /**
  * Start times of the server as `npm start` runs it (its node flags), on a fresh data directory and
- * again on the directory just filled: seconds from the spawn to the port answering (/healthz 200)
- * and to serving live data (/readyz 200). Prints each run and the medians.
+ * again on the directory it filled: seconds from the spawn to the port answering (/healthz 200), to
+ * serving live data (/readyz 200) and, for a first start, to the history being complete (/readyz
+ * `history` is `complete`, or absent in a server that fills all of it before it serves). The restart
+ * comes once the history is complete, so that every checkout restarts on the same whole history.
+ * With `--before DIR` (another checkout of oddsbase, with its node_modules), each run starts that
+ * checkout's server and this one's in turn, so that both see the same load. Prints each run and
+ * the medians. `--settle S` waits S seconds more before the restart: a restart within 5 minutes of
+ * the last changes replays those described within the longest delay (the background part of a first
+ * fill among them), one later loads them.
  *
- *   node --import tsx bench/start.ts [--runs 3]
+ *   node --import tsx bench/start.ts [--runs 3] [--before DIR] [--settle S]
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { makeTmpDir, median, removeDir, ROOT, startScriptNodeFlags } from './lib.ts';
 
-const runs = Number(process.argv[process.argv.indexOf('--runs') + 1] ?? 3) || 3;
+const arg = (name: string) => {
+  const i = process.argv.indexOf(name);
+  return i < 0 ? undefined : process.argv[i + 1];
+};
+const runs = Number(arg('--runs') ?? 3) || 3;
+const before = arg('--before');
+const settleMs = Number(arg('--settle') ?? 0) * 1000;
 
 interface Timing {
   answered: number;
   ready: number;
+  /** Seconds to a complete history (a first start only). */
+  complete?: number;
 }
 
-async function startOnce(dataDir: string): Promise<Timing> {
+async function startOnce(checkout: string, dataDir: string, waitComplete: boolean): Promise<Timing> {
   const started = performance.now();
   const child = spawn(process.execPath, [...startScriptNodeFlags(), 'bin/oddsbase.js', 'serve', '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir], {
-    cwd: ROOT,
+    cwd: checkout,
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let err = '';
   child.stderr.on('data', (b: Buffer) => (err += b.toString()));
   const exited = once(child, 'exit');
+  const since = () => (performance.now() - started) / 1000;
   let url = '';
   let answered = 0;
+  let ready = 0;
   try {
     for (;;) {
       if (child.exitCode !== null) throw new Error(`the server exited:\n${err}`);
       url ||= /oddsbase starting on (\S+):/.exec(err)?.[1] ?? '';
       if (url) {
-        const ok = (path: string) => fetch(url + path).then((r) => r.status === 200, () => false);
-        if (!answered && (await ok('/healthz'))) answered = (performance.now() - started) / 1000;
-        if (answered && (await ok('/readyz'))) return { answered, ready: (performance.now() - started) / 1000 };
+        const probe = (path: string) =>
+          fetch(url + path).then(
+            async (r) => ({ ok: r.status === 200, body: (await r.json().catch(() => ({}))) as { history?: string } }),
+            () => ({ ok: false, body: {} as { history?: string } }),
+          );
+        if (!answered && (await probe('/healthz')).ok) answered = since();
+        if (answered) {
+          const r = await probe('/readyz');
+          if (r.ok) {
+            ready ||= since();
+            if (!waitComplete) return { answered, ready };
+            if (r.body.history === undefined || r.body.history === 'complete') return { answered, ready, complete: since() };
+          }
+        }
       }
       await sleep(50);
     }
@@ -45,18 +73,32 @@ async function startOnce(dataDir: string): Promise<Timing> {
   }
 }
 
-const fresh: Timing[] = [];
-const restart: Timing[] = [];
+const checkouts = before ? [['before', before] as const, ['after', ROOT] as const] : [['this', ROOT] as const];
+const results = new Map<string, { fresh: Timing[]; restart: Timing[] }>(checkouts.map(([name]) => [name, { fresh: [], restart: [] }]));
+const s = (x: number | undefined) => (x === undefined ? '-' : `${x.toFixed(1)} s`);
 for (let i = 0; i < runs; i++) {
-  const dataDir = makeTmpDir('start');
-  try {
-    fresh.push(await startOnce(dataDir));
-    restart.push(await startOnce(dataDir));
-    const [f, r] = [fresh.at(-1)!, restart.at(-1)!];
-    console.log(`run ${i + 1}: fresh answered ${f.answered.toFixed(1)} s, ready ${f.ready.toFixed(1)} s; restart answered ${r.answered.toFixed(1)} s, ready ${r.ready.toFixed(1)} s`);
-  } finally {
-    removeDir(dataDir);
+  for (const [name, checkout] of checkouts) {
+    const dataDir = makeTmpDir('start');
+    try {
+      const r = results.get(name)!;
+      const f = await startOnce(checkout, dataDir, true);
+      await sleep(settleMs);
+      const again = await startOnce(checkout, dataDir, false);
+      r.fresh.push(f);
+      r.restart.push(again);
+      console.log(
+        `run ${i + 1} ${name}: fresh answered ${s(f.answered)}, ready ${s(f.ready)}, history complete ${s(f.complete)}; ` +
+          `restart answered ${s(again.answered)}, ready ${s(again.ready)}`,
+      );
+    } finally {
+      removeDir(dataDir);
+    }
   }
 }
-const m = (xs: Timing[], k: keyof Timing) => median(xs.map((x) => x[k])).toFixed(1);
-console.log(`median of ${runs}: fresh answered ${m(fresh, 'answered')} s, ready ${m(fresh, 'ready')} s; restart answered ${m(restart, 'answered')} s, ready ${m(restart, 'ready')} s`);
+for (const [name, { fresh, restart }] of results) {
+  const m = (xs: Timing[], k: keyof Timing) => s(median(xs.map((x) => x[k] ?? Number.NaN)));
+  console.log(
+    `median of ${runs} ${name}: fresh answered ${m(fresh, 'answered')}, ready ${m(fresh, 'ready')}, history complete ${m(fresh, 'complete')}; ` +
+      `restart answered ${m(restart, 'answered')}, ready ${m(restart, 'ready')}`,
+  );
+}

@@ -75,6 +75,8 @@ export interface Services extends Backends {
   metrics: Metrics;
   /** The WebSocket streams (src/stream), served on the app's HTTP server. */
   streams: StreamHub;
+  /** What `/readyz` answers. */
+  readiness: Readiness;
   /** Saves the usage counters now (also done every `counterSaveMs`). */
   saveCounters(): Promise<void>;
   /**
@@ -98,7 +100,12 @@ export interface ComposeOptions {
   withoutAccess?: boolean;
   /** Where the log goes instead of standard output (tests read it). */
   logStream?: NodeJS.WritableStream;
+  /** Told as the store's load begins, with how long the last load of this store took (ms), if known. */
+  onLoading?: (lastLoadMs: number | undefined) => void;
 }
+
+/** How long the last load of the store took (ms): the next start's estimate of its own. */
+const LOAD_MS_META = 'store_load_ms';
 
 /** The one place a backend is chosen: today the embedded SQLite store of the data directory. */
 export function openBackends(
@@ -151,6 +158,9 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
     tickMs: limits.delayTickMs,
     maxEntries: limits.delayMaxEntries,
   });
+  const lastLoad = await store.getMeta(LOAD_MS_META);
+  opts.onLoading?.(lastLoad === undefined ? undefined : Number(lastLoad));
+  const loadStarted = performance.now();
   const ledger = await Ledger.open(store, board, bus, {
     now,
     maxQueuedBatches: limits.ledgerMaxQueuedBatches,
@@ -164,6 +174,7 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
     floor,
     idsAbove: gaps.at(-1)?.to,
   });
+  await store.setMeta(LOAD_MS_META, String(Math.round(performance.now() - loadStarted)));
   const retention = new Retention(
     ledger,
     {
@@ -300,6 +311,7 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
     app,
     metrics,
     streams,
+    readiness,
     saveCounters,
     fill: (run) => feed.fill(() => store.fill(run)),
     async close() {

@@ -6,7 +6,7 @@ import type { Board } from './board/board.ts';
 import { readFileSync } from 'node:fs';
 import { compose, type Services } from './compose.ts';
 import type { ServeConfig } from './config.ts';
-import type { FillPosition, Simulator } from './feeds/simulator/index.ts';
+import type { FillPosition, PastFillPosition, Simulator } from './feeds/simulator/index.ts';
 import { listenStarting } from './ops/starting.ts';
 import type { Ledger } from './ledger/ledger.ts';
 import { listenMetrics } from './ops/metrics-endpoint.ts';
@@ -60,6 +60,11 @@ export const DEMO_KEY_CLEAR_META = 'demo_key';
 const SEED_META = 'simulator_seed';
 /** Where a first history fill stands (FillPosition), until it is complete: a later start goes on with it. */
 const FILL_META = 'history_fill';
+/**
+ * Where the background part of a split first fill stands (PastFillPosition), until it is
+ * complete: a later start goes on with it once it serves.
+ */
+const PAST_FILL_META = 'history_fill_past';
 
 /** A start stopped by a signal before it listened; everything it opened is closed. */
 export class StartStopped extends Error {
@@ -97,7 +102,7 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
     say(`oddsbase: ${text}`);
   };
   say(`oddsbase starting on ${url}: /healthz answers now, /readyz and the API once loaded`);
-  step('loading the store');
+  step('opening the store');
   // A start stopped (a signal) or failed leaves nothing behind: the store closed, its write-ahead
   // log folded in, the port and the lock freed.
   const abandon = async (err: unknown, opened?: Services): Promise<never> => {
@@ -110,6 +115,8 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
     now,
     onError: (err) => say(`error: ${String(err)}`),
     logStream: opts.logStream,
+    onLoading: (lastMs) =>
+      step(lastMs === undefined ? 'loading the store' : `loading the store (about ${Math.max(1, Math.round(lastMs / 1000))} s, as the last start's load took)`),
   }).catch(abandon);
   const { store, keys, board, ledger, app } = services;
   say(`oddsbase: store loaded in ${seconds()} s (${board.head} changes, ${board.events.size} events)`);
@@ -130,6 +137,7 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
   }
 
   let simulator: Simulator | undefined;
+  let pastFill: PastFill | undefined;
   if (config.simulator && !opts.signal?.aborted) {
     const storedSeed = await store.getMeta(SEED_META);
     let seed = config.seed;
@@ -139,18 +147,33 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
       seed = Number(storedSeed);
     }
     // Loaded only when wanted: a --no-simulator server never loads the simulator's code.
-    const { Simulator } = await import('./feeds/simulator/index.ts');
-    const sim = new Simulator({ seed, speed: config.speed, sink: ledger, state: board, now, log: say, sportIds: config.sports });
+    const { pastSplit, Simulator } = await import('./feeds/simulator/index.ts');
+    const simOptions = { seed, speed: config.speed, sink: ledger, state: board, now, log: say, sportIds: config.sports };
+    const sim = new Simulator(simOptions);
     simulator = sim;
-    const stored = await store.getMeta(FILL_META);
-    // Empty once the fill is complete (the Store has no delete of a meta key).
-    const resume = stored ? (JSON.parse(stored) as FillPosition) : undefined;
-    const keep = (position: FillPosition) => store.setMeta(FILL_META, JSON.stringify(position));
+    // Empty once complete (the Store has no delete of a meta key).
+    const parse = <T>(stored: string | undefined) => (stored ? (JSON.parse(stored) as T) : undefined);
+    const resume = parse<FillPosition>(await store.getMeta(FILL_META));
+    let past = parse<PastFillPosition>(await store.getMeta(PAST_FILL_META));
+    // A first fill splits: today's games and later ones now, the days before in the background.
+    const split = resume ? resume.split : (past?.split ?? (board.events.size === 0 ? pastSplit(now()) : undefined));
+    let kept = resume;
+    const keep = (position: FillPosition) => {
+      kept = position;
+      return store.setMeta(FILL_META, JSON.stringify(position));
+    };
     const fillStarted = performance.now();
     let lastShown = -1;
-    // The pace is measured from the first progress report: a resumed fill starts part of the way in.
-    let paceFrom: { done: number; at: number } | undefined;
-    step(resume ? 'going on with the history fill a stopped start left' : 'filling history');
+    // The pace is measured from the fill's start, or for a resumed fill from its first progress
+    // report: it starts part of the way in.
+    let paceFrom: { done: number; at: number } | undefined = resume ? undefined : { done: 0, at: fillStarted };
+    step(
+      resume
+        ? 'going on with the history fill a stopped start left (measuring the time left)'
+        : split !== undefined && board.events.size === 0
+          ? "filling today's history, the days before follow once it serves (measuring the time left)"
+          : 'bringing the games from where the store left them up to now (measuring the time left)',
+    );
     const complete = await services
       .fill(() =>
         sim.backfill(
@@ -159,25 +182,27 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
             if (pct < lastShown + 10 && done !== total) return;
             lastShown = pct;
             paceFrom ??= { done, at: performance.now() };
-            const rate = (done - paceFrom.done) / Math.max(1, performance.now() - paceFrom.at);
-            const left = rate > 0 ? `, about ${Math.ceil((total - done) / rate / 1000)} s left` : '';
-            step(`filling history ${pct}% (${board.head} changes${left})`);
+            step(`filling history ${pct}% (${board.head} changes, ${timeLeft(paceFrom, done, total)})`);
           },
-          { signal: opts.signal, resume, onStart: keep, onStep: keep },
+          { signal: opts.signal, resume, split, onStart: keep, onStep: keep },
         ),
       )
       .catch((err: unknown) => abandon(err, services));
     if (!complete) return abandon(new StartStopped(), services);
+    if (split !== undefined && past === undefined) {
+      // The same window as the part just filled: its day, its history's start.
+      past = { today: kept?.today ?? Math.floor(now() / 86_400_000), split };
+      await store.setMeta(PAST_FILL_META, JSON.stringify(past));
+    }
     await store.setMeta(FILL_META, '');
     say(`oddsbase: history ready in ${((performance.now() - fillStarted) / 1000).toFixed(1)} s, ${board.events.size} events`);
+    if (past) pastFill = new PastFill(new Simulator({ ...simOptions, part: 'past' }), past, store, services.readiness, say);
   }
   if (opts.signal?.aborted) return abandon(new StartStopped(), services);
 
-  const packed = await compactHeap();
-  if (packed) {
-    const mb = (bytes: number) => (bytes / (1024 * 1024)).toFixed(0);
-    say(`oddsbase: heap compacted: ${mb(packed.beforeBytes)} -> ${mb(packed.afterBytes)} MB in ${packed.ms.toFixed(0)} ms`);
-  }
+  // After a first start's short fill the heap is small; the background part, which makes most of
+  // the garbage, compacts it when it ends (PastFill).
+  if (!pastFill?.fresh) await compactAndSay(say);
 
   const metricsPort = config.metrics.port;
   const metricsListener =
@@ -196,6 +221,7 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
   simulator?.start();
 
   say(`oddsbase listening on ${url} in ${seconds()} s (docs: ${url}/docs, metrics: ${metricsListener?.url ?? 'off, --metrics-port turns them on'})`);
+  pastFill?.start();
 
   let closed = false;
   return {
@@ -214,10 +240,93 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
       // WebSocket clients are told first: an upgraded socket is no request the grace time waits for.
       services.streams.close();
       await closeApp(app, config.limits.shutdownGraceMs);
+      await pastFill?.stop();
       await simulator?.stop();
       await metricsListener?.close();
       await services.close();
       lock.release();
     },
   };
+}
+
+/** One compacting collection (src/ops/compact-heap.ts), said with its figures. */
+async function compactAndSay(say: (line: string) => void): Promise<void> {
+  const packed = await compactHeap();
+  if (!packed) return;
+  const mb = (bytes: number) => (bytes / (1024 * 1024)).toFixed(0);
+  say(`oddsbase: heap compacted: ${mb(packed.beforeBytes)} -> ${mb(packed.afterBytes)} MB in ${packed.ms.toFixed(0)} ms`);
+}
+
+/** `about N s left` at the pace measured since `from`, or that the pace is not known yet. */
+function timeLeft(from: { done: number; at: number }, done: number, total: number): string {
+  const rate = (done - from.done) / Math.max(1, performance.now() - from.at);
+  return rate > 0 ? `about ${Math.ceil((total - done) / rate / 1000)} s left` : 'measuring the time left';
+}
+
+/**
+ * The background part of a split first fill: the games before today, played while the server
+ * serves, through the same ledger as the live feed, so their rows take ids after every id already
+ * handed out. Where it stands is kept with its steps (`PAST_FILL_META`), and `/readyz` and the
+ * progress lines say it; a stop between two steps leaves it for the next start to go on with.
+ */
+class PastFill {
+  private readonly stopping = new AbortController();
+  private running: Promise<void> | undefined;
+
+  /** Whether it begins now (the start that filled today's games), rather than going on with a stopped one. */
+  readonly fresh: boolean;
+
+  constructor(
+    private readonly sim: Simulator,
+    private readonly position: PastFillPosition,
+    private readonly store: { setMeta(key: string, value: string): Promise<void> },
+    private readonly readiness: { history: string },
+    private readonly say: (line: string) => void,
+  ) {
+    this.fresh = position.from === undefined;
+  }
+
+  start(): void {
+    const started = performance.now();
+    const before = new Date(this.position.split).toISOString().slice(0, 10);
+    let pace: { done: number; at: number } | undefined;
+    let lastShown = -1;
+    const show = (text: string) => {
+      this.readiness.history = text;
+      this.say(`oddsbase: ${text}`);
+    };
+    show(`filling the history before ${before} in the background${this.position.from === undefined ? '' : ', going on where a stopped start left it'}`);
+    this.running = this.sim
+      .fillPast(
+        this.position,
+        (done, total) => {
+          const pct = Math.floor((done / Math.max(total, 1)) * 100);
+          if (pct < lastShown + 10 && done !== total) return;
+          lastShown = pct;
+          // The first report starts the pace: a resumed part starts part of the way in.
+          pace ??= { done, at: performance.now() };
+          if (done !== total) show(`filling the history before ${before} in the background ${pct}% (${timeLeft(pace, done, total)})`);
+        },
+        { signal: this.stopping.signal, onStep: (p) => this.store.setMeta(PAST_FILL_META, JSON.stringify(p)) },
+      )
+      .then(async (complete) => {
+        if (!complete) return;
+        await this.store.setMeta(PAST_FILL_META, '');
+        this.readiness.history = 'complete';
+        this.say(`oddsbase: the history before ${before} is filled, in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+        // Once, while serving: a pause of about half a second against tens of MB resident for good.
+        await compactAndSay(this.say);
+      })
+      .catch((err: unknown) => {
+        // The next start goes on from the last whole step.
+        this.readiness.history = `the background fill stopped: ${String(err)}`;
+        this.say(`error: the background history fill stopped: ${String(err)}`);
+      });
+  }
+
+  /** Stops between two steps and resolves once the last step's batches are committed. */
+  async stop(): Promise<void> {
+    this.stopping.abort();
+    await this.running;
+  }
 }

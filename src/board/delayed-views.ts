@@ -69,9 +69,11 @@ export class DelayedViews {
     // delayed view shows no boards, so there is nothing to undo and nothing to hold back.
     if (applied.kind === 'futures') return;
     const visibleMs = describedMs(row);
-    // Every view shows it at once (a back-fill describes the past) and nothing before it waits:
-    // there is nothing to undo, so nothing is kept.
-    if (this.entries.length === this.start && visibleMs <= this.now() - this.longestDelayMs) return;
+    // Every view may show it at once (a back-fill describes the past) and no change of its event
+    // is held back: nothing of that event is undone, so nothing is kept. With other events' changes
+    // held back (the past part of a first fill runs beside the live feed), the view then shows it
+    // before its head passes its id; a delta read gets it when the head does.
+    if (visibleMs <= this.now() - this.longestDelayMs && !this.byEvent.has(applied.event)) return;
     const entry: Entry = { id: row.id, visibleMs, applied };
     this.entries.push(entry);
     let list = this.byEvent.get(applied.event);

@@ -6,10 +6,14 @@ import type { FastifyInstance } from 'fastify';
  * the starting listener (src/ops/starting.ts), whose `/readyz` is 503 with the step; the app takes
  * the port over and starts the feed then. What can change while it runs is the store: a failed
  * commit (a full disk, an I/O error) makes it not ready until a commit succeeds again. During a
- * shutdown the app answers every request, this one included, 503.
+ * shutdown the app answers every request, this one included, 503. The past part of a first fill
+ * (the games before today, filled in the background) does not make it unready: `history` says
+ * where it stands.
  */
 export class Readiness {
   private failedAt: string | undefined;
+  /** Where the background part of the history fill stands; `complete` when none runs. */
+  history = 'complete';
 
   constructor(private readonly feed: 'simulator' | 'none') {}
 
@@ -26,6 +30,7 @@ export class Readiness {
         status: ready ? 'ready' : 'not ready',
         store: ready ? 'ok' : `the last commit failed at ${this.failedAt}`,
         feed: this.feed,
+        history: this.history,
       },
     };
   }

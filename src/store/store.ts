@@ -75,7 +75,11 @@ export interface LoadedState {
   headCommittedMs: number;
   /** The number of play rows of each event that has any (the last play's sequence). */
   playCounts: { event_id: string; plays: number }[];
-  /** Every stat row, each event's in id order: folded, they give each event's box score. Paged as latestPrices. */
+  /**
+   * The newest stat row of each box-score value (event, team, player, stat), each event's rows
+   * together, in the order of the values' first rows: folded, they give each event's box score,
+   * its players and stats in the order every row would give. Paged as latestPrices.
+   */
   statRows: AsyncIterable<ChangeRecord>;
   /**
    * Archived events (see `archive`) are left out of everything above. Here: the headers of those

@@ -420,7 +420,7 @@ export function storeContract(name: string, make: () => Promise<StoreFixture>): 
         assert.equal((await store.readPlays(EVENT_C, 1, 500)).length, 0);
       });
 
-      it('reads an event’s stat rows up to an id, and loads play counts and every stat row', async (t) => {
+      it('reads an event’s stat rows up to an id, and loads play counts and each value’s newest stat row', async (t) => {
         const store = await gameLog(t);
         assert.deepEqual((await store.readStats(EVENT_A, 4)).map((r) => r.id), [2, 4]);
         assert.deepEqual((await store.readStats(EVENT_A, EVERY_ID)).map((r) => r.id), [2, 4, 6]);
@@ -433,7 +433,8 @@ export function storeContract(name: string, make: () => Promise<StoreFixture>): 
             { event_id: EVENT_B, plays: 1 },
           ],
         );
-        assert.deepEqual(loaded.statRows.map((r) => r.id), [2, 4, 6]);
+        // Rows 2 and 6 set the same value: its newest row, in the place of its first.
+        assert.deepEqual(loaded.statRows.map((r) => r.id), [6, 4]);
         const early = await loadAll(store, 4);
         assert.deepEqual(early.playCounts, [{ event_id: EVENT_A, plays: 2 }]);
         assert.deepEqual(early.statRows.map((r) => r.id), [2, 4]);
@@ -770,6 +771,23 @@ export function storeContract(name: string, make: () => Promise<StoreFixture>): 
         ];
         for (const [ms, id] of expected) assert.equal(await store.firstIdDescribedSince(ms), id, `ms ${ms}`);
         assert.equal(await store.firstIdCommittedSince(5_001), 1, 'by commit time the whole fill is recent');
+      });
+
+      it('firstIdDescribedSince finds the first recent row among older ones committed after it', async (t) => {
+        const { store } = await fresh(t);
+        // Live rows and the background part of a first fill, which describes the past, in turn.
+        const at = (ms: number) => new Date(ms).toISOString();
+        const rows = [];
+        for (let id = 1; id <= 400; id++) {
+          const committed = 1_000_000 + id;
+          const live = id % 100 === 50;
+          rows.push(priceRow({ id, price_id: id, at: at(live ? committed : 1_000 + id), committed_ms: committed }));
+        }
+        await store.commit(batch(rows));
+        assert.equal(await store.firstIdDescribedSince(1_000_000), 50);
+        assert.equal(await store.firstIdDescribedSince(1_000_051), 150);
+        assert.equal(await store.firstIdDescribedSince(1_000_351), undefined);
+        assert.equal(await store.firstIdDescribedSince(1_000), 1, 'every row is described since');
       });
 
       it('both agree with a walk over a long log with gaps and ties', async (t) => {

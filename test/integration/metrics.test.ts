@@ -127,7 +127,7 @@ test('/healthz and /readyz answer without a key, and are neither limited nor met
     assert.equal(r.headers.get('x-datapoints-used'), null);
   }
   assert.deepEqual((await s.get('/healthz', {})).body, { status: 'ok' });
-  assert.deepEqual((await s.get('/readyz', {})).body, { status: 'ready', store: 'ok', feed: 'none' });
+  assert.deepEqual((await s.get('/readyz', {})).body, { status: 'ready', store: 'ok', feed: 'none', history: 'complete' });
   // Free allows one request a second: probes with its key do not use it up, and count no points.
   const free = await s.newKey('free');
   for (let i = 0; i < 3; i++) assert.equal((await s.get('/readyz', { 'X-Service-Key': free })).status, 200);

@@ -28,6 +28,11 @@ export interface SimulatorOptions {
   log?: (msg: string) => void;
   /** Sport ids to simulate; every sport id of the catalog by default. */
   sportIds?: readonly number[];
+  /**
+   * `past`: this simulator only fills the games a split first fill left to the background
+   * (`fillPast`); it writes no futures and never runs live. `live` (the default): everything else.
+   */
+  part?: 'live' | 'past';
 }
 
 /**
@@ -39,6 +44,19 @@ export interface FillPosition {
   today: number;
   from: number;
   doneTo: number;
+  /** Set when the fill is split (`pastSplit`): the games that start before it are not in this fill. */
+  split?: number;
+}
+
+/**
+ * Where the background part of a split first fill stands: its window's day and split, and once
+ * begun its first step's time and the time of its last whole step.
+ */
+export interface PastFillPosition {
+  today: number;
+  split: number;
+  from?: number;
+  doneTo?: number;
 }
 
 export interface BackfillOptions {
@@ -46,6 +64,11 @@ export interface BackfillOptions {
   signal?: AbortSignal;
   /** A first fill that was stopped: it goes on from there. */
   resume?: FillPosition;
+  /**
+   * Games that start before this time are left out: a first fill then leaves them to `fillPast`,
+   * and a later start (`resume`, or a restart while that part runs) must pass the same split.
+   */
+  split?: number;
   /** Told once a first fill has planned its window, before its first step. */
   onStart?: (position: FillPosition) => Promise<void>;
   /** Told after each whole step of a first fill. */
@@ -59,6 +82,21 @@ const DAYS_AHEAD = 7;
 const HISTORY_LEAD_MS = 12 * 3_600_000;
 /** Step of the history fill. */
 const BACKFILL_STEP_MS = 60_000;
+/**
+ * A split first fill leaves to the background the games that started this long before it at
+ * least: the longest game simulated lasts under 4 hours, so each of them has ended by then and
+ * the two parts never play the same game.
+ */
+const PAST_MS = 6 * 3_600_000;
+
+/**
+ * Where a first fill at `now` splits (`BackfillOptions.split`): today's games (UTC) and every
+ * later one are filled before the server serves, the games that started before today, and at
+ * least `PAST_MS` before now, in the background after (`Simulator.fillPast`).
+ */
+export function pastSplit(now: number): number {
+  return Math.min(Math.floor(now / DAY_MS) * DAY_MS, now - PAST_MS);
+}
 /** Longest run of the history fill without giving the event loop a turn. */
 const FILL_SLICE_MS = 50;
 /** Largest batch handed to the ledger in one call. */
@@ -87,7 +125,11 @@ export class Simulator implements Feed {
   private readonly tickMs: number;
   private readonly log: (msg: string) => void;
   private readonly sports: readonly SportProfile[];
-  private readonly futures: FuturesSim;
+  /** Absent in the past part, which writes no futures. */
+  private readonly futures: FuturesSim | undefined;
+  private readonly part: 'live' | 'past';
+  /** Games that start before it belong to the past part (`BackfillOptions.split`); unset, all are live. */
+  private split: number | undefined;
   private events: SimEvent[] = [];
   private readonly known = new Set<string>();
   private pending: Update[] = [];
@@ -101,6 +143,7 @@ export class Simulator implements Feed {
     this.now = opts.now ?? Date.now;
     this.tickMs = opts.tickMs ?? 1000;
     this.log = opts.log ?? (() => {});
+    this.part = opts.part ?? 'live';
     const wanted = opts.sportIds ? new Set(opts.sportIds) : undefined;
     this.sports = SPORTS.filter((s) => !wanted || wanted.has(s.sport_id));
     this.ctx = {
@@ -112,14 +155,17 @@ export class Simulator implements Feed {
       },
       backfilling: false,
       speedFrom: Number.POSITIVE_INFINITY,
-      onResult: (result) => this.futures.onResult(result),
+      onResult: (result) => this.futures?.onResult(result),
     };
-    this.futures = new FuturesSim(
-      opts.seed,
-      opts.state,
-      this.ctx.emit,
-      FUTURES_SPORTS.filter((s) => !wanted || wanted.has(s.sport_id)),
-    );
+    this.futures =
+      this.part === 'past'
+        ? undefined
+        : new FuturesSim(
+            opts.seed,
+            opts.state,
+            this.ctx.emit,
+            FUTURES_SPORTS.filter((s) => !wanted || wanted.has(s.sport_id)),
+          );
   }
 
   /**
@@ -127,13 +173,17 @@ export class Simulator implements Feed {
    * past forward in chronological steps, with past batch times. On a store that holds events: only
    * picks them up (games continue from their committed state) and creates the missing days. With
    * `resume` (a first fill that was stopped), goes on with that fill where it stopped: the same
-   * window, the same events planned the same way, the same step times. Resolves false when
-   * `signal` stopped it (between two steps, so what is committed is whole steps).
+   * window, the same events planned the same way, the same step times. With a split (`opts.split`,
+   * or the one `resume` was made with), the games that start before it are left out. Resolves false
+   * when `signal` stopped it (between two steps, so what is committed is whole steps).
    */
   async backfill(onProgress?: (done: number, total: number) => void, opts: BackfillOptions = {}): Promise<boolean> {
+    if (this.part === 'past') throw new Error('the past part of a fill is filled by fillPast');
     const now = this.now();
     const committed = new Set(this.opts.state.eventIds());
     const { resume } = opts;
+    this.split = opts.split ?? resume?.split;
+    const { split } = this;
     const fresh = committed.size === 0 || resume !== undefined;
     const today = resume?.today ?? Math.floor(now / DAY_MS);
     const historyStart = (today - DAYS_BACK) * DAY_MS - HISTORY_LEAD_MS;
@@ -154,7 +204,7 @@ export class Simulator implements Feed {
     this.lastDay = today + DAYS_AHEAD;
     const from = resume?.from ?? this.events.reduce((min, ev) => Math.min(min, ev.activeFrom), now);
     const first = resume ? resume.doneTo + BACKFILL_STEP_MS : from;
-    if (fresh && !resume) await opts.onStart?.({ today, from, doneTo: from - BACKFILL_STEP_MS });
+    if (fresh && !resume) await opts.onStart?.({ today, from, doneTo: from - BACKFILL_STEP_MS, split });
     const total = Math.max(1, Math.ceil((now - from) / BACKFILL_STEP_MS));
     let done = Math.round((first - from) / BACKFILL_STEP_MS);
     let sliceEnd = performance.now() + FILL_SLICE_MS;
@@ -167,7 +217,7 @@ export class Simulator implements Feed {
       }
       if (opts.signal?.aborted) return false;
       await this.advance(t);
-      if (fresh) await opts.onStep?.({ today, from, doneTo: t });
+      if (fresh) await opts.onStep?.({ today, from, doneTo: t, split });
       done++;
       if (onProgress && done % 60 === 0) onProgress(done, total);
     }
@@ -182,8 +232,64 @@ export class Simulator implements Feed {
     return true;
   }
 
+  /**
+   * Fills the games a split first fill left out (a simulator of the `past` part only): from
+   * history's start to `PAST_MS` after the split, by which time each of them has ended, in the
+   * steps of `backfill`. The server serves meanwhile, so this fill gives the loop a turn every few
+   * ms and commits in a live step's batches; its rows take ids after those already handed out,
+   * like any other commit. With `position.from` (a part begun before a restart), goes on from its
+   * last whole step, the games committed so far picking up from there. Resolves false when `signal`
+   * stopped it (between two steps).
+   */
+  async fillPast(
+    position: PastFillPosition,
+    onProgress?: (done: number, total: number) => void,
+    opts: { signal?: AbortSignal; onStep?: (position: PastFillPosition) => Promise<void> } = {},
+  ): Promise<boolean> {
+    if (this.part !== 'past') throw new Error('fillPast needs a simulator of the past part');
+    const { today, split } = position;
+    this.split = split;
+    const end = split + PAST_MS;
+    const historyStart = (today - DAYS_BACK) * DAY_MS - HISTORY_LEAD_MS;
+    const committed = new Set(this.opts.state.eventIds());
+    this.ctx.backfilling = true;
+    for (let day = today - DAYS_BACK; day <= today; day++) {
+      for (const ev of this.dayEvents(day)) {
+        const info = committed.has(ev.spec.id) ? this.opts.state.event(ev.spec.id) : undefined;
+        if (info) {
+          if (!ev.resume(info, position.doneTo ?? historyStart)) continue;
+        } else {
+          ev.plan(this.createTime(ev, historyStart));
+        }
+        this.events.push(ev);
+      }
+    }
+    this.lastDay = today;
+    const from = position.from ?? this.events.reduce((min, ev) => Math.min(min, ev.activeFrom), end);
+    const first = position.doneTo === undefined ? from : position.doneTo + BACKFILL_STEP_MS;
+    const total = Math.max(1, Math.ceil((end - from) / BACKFILL_STEP_MS));
+    let done = Math.round((first - from) / BACKFILL_STEP_MS);
+    let sliceEnd = performance.now() + LIVE_SLICE_MS;
+    for (let t = first; t < end; t += BACKFILL_STEP_MS) {
+      // Steps of a few games take well under a slice: the turn is given across steps too.
+      if (performance.now() >= sliceEnd) {
+        await loopTurn();
+        sliceEnd = performance.now() + LIVE_SLICE_MS;
+      }
+      if (opts.signal?.aborted) return false;
+      await this.advance(t, LIVE_SLICE_MS);
+      await opts.onStep?.({ today, split, from, doneTo: t });
+      done++;
+      if (onProgress && done % 60 === 0) onProgress(done, total);
+    }
+    this.events = [];
+    onProgress?.(total, total);
+    return true;
+  }
+
   /** One live step to time `nowMs`; resolves once its batches are committed. */
   async step(nowMs: number): Promise<void> {
+    if (this.part === 'past') throw new Error('the past part of a fill never runs live');
     if (nowMs < this.lastStep) return;
     this.lastStep = nowMs;
     if (!Number.isFinite(this.ctx.speedFrom)) this.ctx.speedFrom = nowMs;
@@ -229,12 +335,18 @@ export class Simulator implements Feed {
       const sources = (eventId: string, affiliateId: number) =>
         coveringBooks(seed, eventId, sport.discipline).some((b) => b.affiliate_id === affiliateId);
       for (const spec of daySchedule(seed, sport, day, sources)) {
-        if (this.known.has(spec.id)) continue;
+        if (this.known.has(spec.id) || !this.plays(spec.startMs)) continue;
         this.known.add(spec.id);
         out.push(new SimEvent(this.ctx, spec));
       }
     }
     return out;
+  }
+
+  /** Whether a game that starts at `startMs` is this simulator's (the split's side of its part). */
+  private plays(startMs: number): boolean {
+    if (this.split === undefined) return this.part === 'live';
+    return startMs < this.split === (this.part === 'past');
   }
 
   /**
@@ -264,7 +376,7 @@ export class Simulator implements Feed {
       }
     }
     // After the games: a result of this step moves the boards before they are written.
-    this.futures.tick(t);
+    this.futures?.tick(t);
     await this.flush(t, sliceMs !== undefined);
     if (this.events.some((ev) => ev.phase === 'done'))
       this.events = this.events.filter((ev) => ev.phase !== 'done');

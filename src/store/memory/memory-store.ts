@@ -149,12 +149,15 @@ export class MemoryStore implements Store, MemoryPriceRows {
     for (const [eventId, rows] of this.byEvent) {
       if (this.archived.has(eventId)) continue;
       let plays = 0;
+      // Each value's newest row, kept in the place of its first (the box's order of players and stats).
+      const newest = new Map<string, ChangeRecord>();
       for (let i = 0; i < rows.length; i++) {
         const r = rows[i]!;
         if (r.id > uptoId) break;
         if (r.kind === 'play') plays++;
-        else if (r.kind === 'stat') statRows.push({ ...r });
+        else if (r.kind === 'stat') newest.set(statValueKey(r.payload), r);
       }
+      for (const row of newest.values()) statRows.push({ ...row });
       if (plays > 0) playCounts.push({ event_id: eventId, plays });
     }
     return { playCounts, statRows: rowSource(statRows) };
@@ -375,7 +378,10 @@ export class MemoryStore implements Store, MemoryPriceRows {
   }
 
   async firstIdDescribedSince(ms: number): Promise<number | undefined> {
-    return this.firstIdFrom(ms, describedMs);
+    // Described times need not ascend along the ids; commit times do, and bound the walk.
+    const from = this.firstIdFrom(ms, (r) => r.committed_ms);
+    if (from === undefined) return undefined;
+    return this.changes.find((r) => r.id >= from && describedMs(r) >= ms)?.id;
   }
 
   private firstIdFrom(ms: number, timeOf: (row: ChangeRecord) => number): number | undefined {
@@ -571,4 +577,10 @@ function listIn<K>(index: Map<K, ChangeRecord[]>, key: K): ChangeRecord[] {
     index.set(key, list);
   }
   return list;
+}
+
+/** Which box-score value a stat row sets: its team, player (none for a team's line) and stat. */
+function statValueKey(payload: string): string {
+  const v = JSON.parse(payload) as { team_id: number; player_id?: number; stat_id: number };
+  return `${v.team_id}|${v.player_id ?? ''}|${v.stat_id}`;
 }
