@@ -9,7 +9,8 @@ import {
   type PlannedPrice,
 } from '../board/apply.ts';
 import type { Board } from '../board/board.ts';
-import { type EventState, type LineState, type MarketState, marketKey, type ParticipantState, type PriceState, participantKey, priceState } from '../board/event-state.ts';
+import { type EventState, type LineState, type MarketState, marketKey, type ParticipantState, type PriceState, participantKey } from '../board/event-state.ts';
+import { priceState } from '../perf/price-state.ts';
 import type { Bus } from '../bus/bus.ts';
 import {
   type Change,
