@@ -29,7 +29,7 @@ import { SmallMap } from '../board/small-map.ts';
 import type { CompactResult, CompactStep } from '../store/retention.ts';
 import type { Commit, EventRecord, MarketRecord, SeasonTotalsRecord, Store } from '../store/store.ts';
 import { FuturesPlan, FuturesUpdateError, type PlannedFutures } from './futures-plan.ts';
-import { DeltaRowWriter } from './serialise.ts';
+import { newRowWriter } from '../perf/delta-row-text.ts';
 import { type GameCell, statRowsOf } from './stat-rows.ts';
 import type { EventUpsert, LedgerSink, PlayUpdate, PriceUpdate, ScoreUpdate, UpdateBatch } from './updates.ts';
 
@@ -101,7 +101,7 @@ export class Ledger implements LedgerSink {
   /** The market the last price update went to, and its event. */
   private lastMarket: MarketState | undefined;
   private lastMarketEvent: EventState | undefined;
-  private readonly rows = new DeltaRowWriter();
+  private readonly rows = newRowWriter();
   private tail: Promise<void> = Promise.resolve();
   private queued = 0;
   private readonly now: () => number;
