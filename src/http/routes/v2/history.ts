@@ -5,6 +5,7 @@ import { coverageOf } from '../../../access/plan-scope.ts';
 import { marketName } from '../../../catalog/markets.ts';
 import type { EventState } from '../../../board/event-state.ts';
 import type { DeltaRow } from '../../../domain/types.ts';
+import { ChangeTypeSchema } from '../../../domain/value-sets.ts';
 import type { HistoryScope, PriceRecord } from '../../../store/history.ts';
 import { badRequest, notFound, quote } from '../../../projection/errors.ts';
 import type { Query } from '../../../projection/event-query.ts';
@@ -47,7 +48,7 @@ const HistoryRowSchema = Type.Object({
   previous_price: Type.String({
     description: 'empty for the first row of a price',
   }),
-  change_type: Type.String({ description: 'new, price_change or line_change' }),
+  change_type: ChangeTypeSchema,
   is_main_line: Type.Boolean(),
   closed_at: Type.String({ description: 'empty when active' }),
   updated_at: Type.String(),

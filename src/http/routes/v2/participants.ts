@@ -2,6 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { EventState } from '../../../board/event-state.ts';
+import { ParticipantTypeSchema } from '../../../domain/value-sets.ts';
 import { withLiveVariants } from '../../../catalog/markets.ts';
 import { badRequest, notFound } from '../../../projection/errors.ts';
 import {
@@ -18,7 +19,7 @@ import { errorResponses, queryParam } from '../../../projection/schemas.ts';
 
 const EntrySchema = Type.Object({
   id: Type.Integer({ description: 'the participant id (oddsbase keeps no per-book participant records)' }),
-  type: Type.String({ description: 'TYPE_TEAM, TYPE_PLAYER or TYPE_RESULT' }),
+  type: ParticipantTypeSchema,
   team_id: Type.Optional(Type.Integer({ description: 'on team participants: the team id' })),
   event_id: Type.String(),
   market_id: Type.Integer(),
