@@ -21,7 +21,7 @@ import { buildApp } from './http/app.ts';
 import { Ledger } from './ledger/ledger.ts';
 import { Retention } from './ledger/retention.ts';
 import { AccessSummary } from './ops/access-summary.ts';
-import { beginEpochIfRestored, epochGaps } from './ops/backup.ts';
+import { beginEpochIfRestored, beginFreshLog, epochGaps } from './ops/backup.ts';
 import { healthRoutes, Readiness } from './ops/health.ts';
 import { logDestination } from './ops/logging.ts';
 import { metricsRoute } from './ops/metrics-endpoint.ts';
@@ -124,6 +124,7 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
   const limits = config.limits;
   const backends = openBackends(config, onError);
   const { store, bus } = backends;
+  await beginFreshLog(store, now());
   const restored = await beginEpochIfRestored(store);
   const gaps = await epochGaps(store);
   const metrics = new Metrics();
