@@ -8,13 +8,21 @@ import { decodeChange, type PriceDetail } from '../../src/changelog/change.ts';
 import type { DeltaRow } from '../../src/domain/types.ts';
 import { boxBody, schemaBox, writtenBox } from '../../src/http/box-score.ts';
 import { schemaSeason } from '../../src/http/season-stats.ts';
-import { PlayerGameStatsSchema, TeamGameStatsSchema } from '../../src/http/stats-schemas.ts';
+import { PlayerGameStatsSchema, PlaysPageSchema, TeamGameStatsSchema } from '../../src/http/stats-schemas.ts';
 import { marketKey, participantKey } from '../../src/board/event-state.ts';
 import { DeltaRowWriter, SchemaRowWriter } from '../../src/perf/delta-row-text.ts';
 import { seasonText } from '../../src/perf/stats-text.ts';
 import { eventText, plainEventJson } from '../../src/projection/event-json.ts';
 import type { EventFilter } from '../../src/projection/event-view.ts';
-import { type SimulatedDay, simulatedDay, wholeFilter } from '../helpers/simulated-day.ts';
+import { cursorToUuid } from '../../src/domain/uuid-cursor.ts';
+import { V2EventDeltaSchema } from '../../src/http/delta-kit.ts';
+import { V1DeltaSchema } from '../../src/http/routes/v1/delta.ts';
+import { MarketsDeltaSchema } from '../../src/http/routes/v2/delta.ts';
+import { eventsOpen, listOpen, pageOpen, playsOpen } from '../../src/perf/envelope-text.ts';
+import { joinJson } from '../../src/projection/json-bytes.ts';
+import { EventsEnvelope } from '../../src/projection/schemas.ts';
+import { V1EventsEnvelope } from '../../src/projection/v1-schemas.ts';
+import { DAY_NOW, type SimulatedDay, simulatedDay, wholeFilter } from '../helpers/simulated-day.ts';
 
 /**
  * Every hand-made serialiser of src/perf/ against its plain twin, the schema's own serialiser, over
@@ -159,4 +167,55 @@ test('season stats: written by hand and cut from the season-stats schemas, the s
     for (const g of [...hand.teams, ...hand.players]) rows += g.rows.length;
   }
   assert.ok(teams.size > 20 && players > 100 && rows > 1000, `${teams.size} teams, ${players} players, ${rows} rows`);
+});
+
+test('envelopes: written by hand and cut from the response schemas, the same bytes around the same lists', () => {
+  const epochs = ['b7f3c2d1e0a94f6b', 'q"uote\\d', 'ünï\u2028'];
+  const heads = [0, 7, day.board.head, ...views().map(([, v]) => v.head)];
+  const cursors = heads.map((h, i) => cursorToUuid(h, DAY_NOW + i));
+  const eventsV2 = fastJson(EventsEnvelope);
+  const eventsV1 = fastJson(V1EventsEnvelope);
+  const markets = fastJson(MarketsDeltaSchema);
+  const eventDelta = fastJson(V2EventDeltaSchema);
+  const v1Delta = fastJson(V1DeltaSchema);
+  const plays = fastJson(PlaysPageSchema);
+  for (const head of heads) {
+    assert.equal(eventsOpen(head), listOpen(eventsV2({ meta: { delta_last_id: String(head) }, events: [] })));
+    assert.equal(eventsOpen(head), listOpen(eventsV1({ meta: { delta_last_id: String(head) }, events: [] })));
+  }
+  for (const epoch of epochs)
+    for (const [i, head] of heads.entries())
+      for (const has_more of [false, true]) {
+        const count = i * 37;
+        const ids = { count, has_more, epoch };
+        const byId = { ...ids, delta_last_id: String(head) };
+        const byUuid = { ...ids, delta_last_id: cursors[i]! };
+        assert.equal(pageOpen('deltas')(byId), listOpen(markets({ meta: byId, deltas: [] })));
+        assert.equal(pageOpen('deltas')(byUuid), listOpen(eventDelta({ meta: byUuid, deltas: [] })));
+        assert.equal(pageOpen('events')(byUuid), listOpen(v1Delta({ meta: byUuid, events: [] })));
+      }
+  for (const state of day.board.events.values()) {
+    const last = state.game?.plays ?? 0;
+    for (const next of [null, 1, last]) {
+      const meta = { event_id: state.info.event_id, count: last, last_sequence: last, next_before_sequence: next };
+      assert.equal(playsOpen(meta), listOpen(plays({ meta, plays: [] })));
+    }
+    // A /api/v2/delta item as the route writes it, and as the schema's serialiser writes it.
+    const item = {
+      id: cursors[2]!,
+      event_id: state.info.event_id,
+      sport_id: state.info.sport_id,
+      updated_at: new Date(DAY_NOW).toISOString(),
+      json: eventText.eventJson(state, wholeFilter(state)).json,
+    };
+    assert.equal(JSON.stringify(item), fastJson(V2EventDeltaSchema.properties.deltas.items)(item));
+  }
+  // A whole events snapshot of the day, joined from the written views: what EventsEnvelope's serialiser writes.
+  const states = [...day.board.events.values()];
+  const body = joinJson(
+    eventsOpen(day.board.head),
+    states.map((s) => Buffer.from(eventText.eventJson(s, wholeFilter(s)).json)),
+    ']}',
+  ).toString();
+  assert.equal(body, eventsV2(JSON.parse(body)));
 });

@@ -13,10 +13,30 @@ import { parseInteger, parseIntList, sportFilter } from '../../../projection/par
 import { PageCache } from '../../page-cache.ts';
 import { callerOf, type RouteDeps, sendParts, turnsWhileAsked } from '../../route-kit.ts';
 import { DeltaRowSchema, errorResponses, queryParam } from '../../../projection/schemas.ts';
+import fastJson from 'fast-json-stringify';
+import { listOpen, type PageMeta, pageOpen } from '../../../perf/envelope-text.ts';
+import { pick } from '../../../perf/switch.ts';
 
 export const DELTA_LIMIT_DEFAULT = 1000;
 export const DELTA_LIMIT_MAX = 5000;
 const CLOSE = Buffer.from(']}');
+
+export const MarketsDeltaSchema = Type.Object({
+  meta: Type.Object({
+    delta_last_id: Type.String(),
+    count: Type.Integer(),
+    has_more: Type.Boolean(),
+    epoch: LogEpochSchema,
+  }),
+  deltas: Type.Array(DeltaRowSchema),
+});
+
+const serializeMarketsDelta = fastJson(MarketsDeltaSchema);
+
+/** The page up to its rows: written by hand, or cut from the schema's serialiser. */
+export const marketsDeltaOpen: (meta: PageMeta) => string = pick(pageOpen('deltas'), (meta) =>
+  listOpen(serializeMarketsDelta({ meta, deltas: [] })),
+);
 
 /** The two cursor-driven feeds: price rows by integer id, changed events by UUIDv7. */
 export async function deltaRoutes(fastify: FastifyInstance, deps: RouteDeps): Promise<void> {
@@ -47,15 +67,7 @@ export async function deltaRoutes(fastify: FastifyInstance, deps: RouteDeps): Pr
           { additionalProperties: true },
         ),
         response: {
-          200: Type.Object({
-            meta: Type.Object({
-              delta_last_id: Type.String(),
-              count: Type.Integer(),
-              has_more: Type.Boolean(),
-              epoch: LogEpochSchema,
-            }),
-            deltas: Type.Array(DeltaRowSchema),
-          }),
+          200: MarketsDeltaSchema,
           ...errorResponses,
         },
       },
@@ -100,8 +112,12 @@ export async function deltaRoutes(fastify: FastifyInstance, deps: RouteDeps): Pr
       );
       const parts = [
         Buffer.from(
-          `{"meta":{"delta_last_id":"${read.lastId}","count":${read.count},"has_more":${read.hasMore},` +
-            `"epoch":${JSON.stringify(feed.epoch)}},"deltas":[`,
+          marketsDeltaOpen({
+            delta_last_id: String(read.lastId),
+            count: read.count,
+            has_more: read.hasMore,
+            epoch: feed.epoch,
+          }),
         ),
         ...read.parts,
         CLOSE,
