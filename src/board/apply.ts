@@ -14,7 +14,7 @@ import type { EventInfo } from '../domain/types.ts';
 import type { LoadedState } from '../store/store.ts';
 import type { Board } from './board.ts';
 import { type EventState, type GameState, gameOf, type LineState, type MarketState, marketKey, type ParticipantState, type PriceState, participantKey } from './event-state.ts';
-import { priceState, replacePrice } from '../perf/price-state.ts';
+import { priceState, replaceFuturesPrice, replacePrice } from '../perf/price-state.ts';
 import type { FuturesBoardState, FuturesMarketState } from './futures.ts';
 import { SmallMap } from './small-map.ts';
 
@@ -232,24 +232,17 @@ function applyFuturesPrice(board: Board, f: FuturesPriceFact): Applied | undefin
   const state = board.futures.get(f.event_id);
   const participant = state?.markets.get(f.market_id)?.participants.get(f.participant_id);
   if (!state || !participant) return undefined;
-  const price = participant.prices.get(f.affiliate_id);
-  if (price) {
-    // In place, as event prices are: a board's prices are rewritten after every game.
-    price.price = f.price;
-    price.price_delta = f.price_delta;
-    price.updated_at = f.updated_at;
-    price.closed_at = '';
-    price.change_id = f.id;
-  } else {
-    participant.prices.set(f.affiliate_id, {
-      affiliate_id: f.affiliate_id,
-      price: f.price,
-      price_delta: f.price_delta,
-      updated_at: f.updated_at,
-      closed_at: '',
-      change_id: f.id,
-    });
-  }
+  const next = {
+    affiliate_id: f.affiliate_id,
+    price: f.price,
+    price_delta: f.price_delta,
+    updated_at: f.updated_at,
+    closed_at: '',
+    change_id: f.id,
+  };
+  const current = participant.prices.get(f.affiliate_id);
+  if (current) replaceFuturesPrice(participant.prices, current, next);
+  else participant.prices.set(f.affiliate_id, next);
   state.updated_at = f.updated_at;
   state.version = f.id;
   return { kind: 'futures', board: state };

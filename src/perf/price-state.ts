@@ -1,4 +1,5 @@
 import type { PriceState } from '../domain/event-state.ts';
+import type { FuturesPriceState } from '../domain/futures.ts';
 import { pick } from './switch.ts';
 
 /**
@@ -164,5 +165,29 @@ export const replaceWhole: ReplacePrice = (prices, current, next) => {
   return { price: next, before: current };
 };
 
+/** Puts a futures price's new state in the place of `current` (the same book); returns the board's state now. */
+export type ReplaceFuturesPrice = (
+  prices: Map<number, FuturesPriceState>,
+  current: FuturesPriceState,
+  next: FuturesPriceState,
+) => FuturesPriceState;
+
+/** In place, as event prices are: a board's prices are rewritten after every game. */
+export const rewriteFuturesInPlace: ReplaceFuturesPrice = (_prices, current, next) => {
+  current.price = next.price;
+  current.price_delta = next.price_delta;
+  current.updated_at = next.updated_at;
+  current.closed_at = next.closed_at;
+  current.change_id = next.change_id;
+  return current;
+};
+
+/** The plain twin: `next` takes the old state's place. */
+export const replaceWholeFutures: ReplaceFuturesPrice = (prices, _current, next) => {
+  prices.set(next.affiliate_id, next);
+  return next;
+};
+
 export const priceState: MakePriceState = pick(shapedPriceState, plainPriceState);
+export const replaceFuturesPrice: ReplaceFuturesPrice = pick(rewriteFuturesInPlace, replaceWholeFutures);
 export const replacePrice: ReplacePrice = pick(rewriteInPlace, replaceWhole);

@@ -38,6 +38,11 @@ export async function boardAnswers(): Promise<Record<string, string>> {
               read.push(JSON.stringify([day.board.price({ ...key, line: line.value }), [...day.board.linePrices(key)]]));
             }
     out['feed reads'] = digest(read.join('\n'));
+    const futures = day.board.futuresOfSport(6).map((b) =>
+      [...b.markets.values()].map((m) => [...m.participants.values()].map((p) => [p.id, [...p.prices.values()]])),
+    );
+    out.futures = digest(JSON.stringify(futures));
+    out['futures prices'] = String(JSON.stringify(futures).split('"change_id"').length - 1);
     const rows = await day.store.readChanges({ pricesOnly: false, afterId: 0, toId: day.board.head, limit: Number.MAX_SAFE_INTEGER });
     out['change rows'] = digest(rows.map((r) => `${r.id} ${r.payload} ${r.detail ?? ''}`).join('\n'));
     out.rows = String(rows.length);

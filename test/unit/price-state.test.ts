@@ -8,6 +8,8 @@ import {
   type MakePriceState,
   plainPriceState,
   replaceWhole,
+  replaceWholeFutures,
+  rewriteFuturesInPlace,
   rewriteInPlace,
   shapedPriceState,
 } from '../../src/perf/price-state.ts';
@@ -58,6 +60,17 @@ test('rewritten in place or replaced whole, a price change leaves the same value
   }
 });
 
+test('a futures price rewritten in place or replaced whole: the same values on the board', () => {
+  const current = { affiliate_id: 19, price: 450, price_delta: 0, updated_at: base.updated_at, closed_at: '', change_id: 5 };
+  const next = { ...current, price: 400, price_delta: -50, updated_at: '2026-11-29T02:00:00.000Z', change_id: 9 };
+  for (const replace of [rewriteFuturesInPlace, replaceWholeFutures]) {
+    const prices = new Map([[19, { ...current }]]);
+    const now = replace(prices, prices.get(19)!, { ...next });
+    assert.deepEqual(now, next);
+    assert.strictEqual(prices.get(19), now);
+  }
+});
+
 /** The board's answers under the other setting of the switch, from a process of their own. */
 async function otherAnswers(): Promise<Record<string, string>> {
   const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
@@ -74,5 +87,6 @@ test('over a simulated day, the shaped literals rewritten in place and the plain
   const [here, there] = await Promise.all([boardAnswers(), otherAnswers()]);
   assert.ok(Number(here.rows) > 10_000, `${here.rows} change rows`);
   assert.notEqual(here['delay 300: events'], here['live: events'], 'the delayed views undo changes');
+  assert.ok(Number(here['futures prices']) > 10, `${here['futures prices']} futures prices`);
   assert.deepEqual(here, there);
 });
