@@ -6,7 +6,7 @@ import type { EventInfo } from '../domain/types.ts';
 import { BudgetMap, type ByteBudget, stringBytes } from '../projection/byte-budget.ts';
 import { keptExtraBytes } from './encoding.ts';
 import type { LaneAnswer } from './fast-lane.ts';
-import { type Static } from '@sinclair/typebox';
+import type { Static } from '@sinclair/typebox';
 import fastJson from 'fast-json-stringify';
 import { boxText, type Group, type PlayerHead, type SerializedBox } from '../perf/stats-text.ts';
 import { pick } from '../perf/switch.ts';
