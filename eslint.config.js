@@ -17,6 +17,7 @@ export const LAYERS = {
   'store/sqlite': ['domain', 'catalog', 'changelog', 'perf', 'store'],
   'store/memory': ['domain', 'catalog', 'changelog', 'perf', 'store'],
   bus: ['domain', 'changelog', 'perf'],
+  'bus/redis': ['domain', 'changelog', 'perf', 'bus'],
   access: ['domain', 'catalog', 'perf', 'store'],
   config: ['catalog', 'access'],
   board: ['domain', 'catalog', 'changelog', 'perf', 'store', 'bus', 'config'],

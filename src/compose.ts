@@ -5,6 +5,9 @@ import { noteUpgradeClients, TrustedProxies } from './access/client-address.ts';
 import { Authenticator } from './access/authenticator.ts';
 import type { CounterStore } from './store/counters.ts';
 import { MemoryCounters } from './access/counters/memory-counters.ts';
+import type { SavedCounters } from './access/counters/counters.ts';
+import { RedisCounters } from './access/counters/redis-counters.ts';
+import { isBurstCounter, SharedBursts } from './access/bursts.ts';
 import { TIERS } from './catalog/tiers.ts';
 import { entitlementsFor } from './access/entitlements.ts';
 import { FAILED_KEY_CHECK_LIMITS, FailedKeyChecks } from './access/failed-auth.ts';
@@ -16,6 +19,7 @@ import { DelayedViews } from './board/delayed-views.ts';
 import { LogFloor } from './board/log-floor.ts';
 import type { Bus } from './bus/bus.ts';
 import { MemoryBus } from './bus/memory-bus.ts';
+import { RedisBus } from './bus/redis/redis-bus.ts';
 import { MB, type ServeConfig } from './config.ts';
 import { buildApp } from './http/app.ts';
 import { Ledger } from './ledger/ledger.ts';
@@ -29,6 +33,7 @@ import { Metrics } from './ops/metrics.ts';
 import { observeRequests } from './ops/observe-requests.ts';
 import { closeApp } from './ops/shutdown.ts';
 import { packageVersion } from './ops/version.ts';
+import { makeTurns } from './perf/turns.ts';
 import type { HistoryStore } from './store/history.ts';
 import { openSqlite, sqliteBytesOnDisk } from './store/sqlite/database.ts';
 import { SqliteCounterStore } from './store/sqlite/sqlite-counters.ts';
@@ -63,7 +68,7 @@ export interface Services extends Backends {
   /** The ledger's retention: compaction of the log and archiving of finished events, on a timer. */
   retention: Retention;
   feed: ChangeFeed;
-  counters: MemoryCounters;
+  counters: SavedCounters;
   access: AccessControl;
   auth: Authenticator;
   app: FastifyInstance;
@@ -96,7 +101,11 @@ export interface ComposeOptions {
 }
 
 /** The one place a backend is chosen: today the embedded SQLite store of the data directory. */
-export function openBackends(config: ServeConfig, onError: (err: unknown) => void): Backends {
+export function openBackends(
+  config: ServeConfig,
+  onError: (err: unknown) => void,
+  bus: Bus = new MemoryBus(onError),
+): Backends {
   const db = openSqlite(config.dataDir);
   const store = new SqliteStore(db, { checkpointMs: config.limits.checkpointMs, pageThread: true, onError });
   return {
@@ -104,7 +113,7 @@ export function openBackends(config: ServeConfig, onError: (err: unknown) => voi
     keys: new SqliteKeyStore(db),
     history: store.history(),
     counterStore: new SqliteCounterStore(db),
-    bus: new MemoryBus(onError),
+    bus,
     bytesOnDisk: () => sqliteBytesOnDisk(config.dataDir),
   };
 }
@@ -123,8 +132,13 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
   const now = opts.now ?? Date.now;
   const onError = opts.onError ?? ((err: unknown) => process.stderr.write(`oddsbase: ${String(err)}\n`));
   const limits = config.limits;
-  const backends = openBackends(config, onError);
+  const redis = await redisAdapters(config, now, onError);
+  const backends = openBackends(config, onError, redis?.bus);
   const { store, bus } = backends;
+  const counters: SavedCounters = redis?.counters ?? new MemoryCounters(now);
+  // Usage survives restarts and is visible to `oddsbase keys show`.
+  counters.restore(await backends.counterStore.load(now()));
+  if (redis) await redisReady(config, redis, store);
   await beginFreshLog(store, now());
   const restored = await beginEpochIfRestored(store);
   const gaps = await epochGaps(store);
@@ -168,18 +182,18 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
     epoch: ledger.position.epoch,
     gaps,
   });
-  const counters = new MemoryCounters(now);
-  // Usage survives restarts and is visible to `oddsbase keys show`.
-  counters.restore(await backends.counterStore.load(now()));
   const saveCounters = () => backends.counterStore.save(counters.takeChanged());
   const saver = setInterval(() => void saveCounters().catch(onError), limits.counterSaveMs);
   saver.unref();
-  const access = new AccessControl(counters, now, metrics.refused);
+  const access = new AccessControl(counters, now, metrics.refused, redis?.bursts);
   const logging = config.logLevel !== 'silent';
   const auth = new Authenticator(backends.keys, limits.authCacheMs, now);
   const failedKeys = new FailedKeyChecks(FAILED_KEY_CHECK_LIMITS, now);
   const proxies = new TrustedProxies(config.trustProxy);
+  // One scheduler of turns for the HTTP builds and the streams' writes, so each gets its share of a pass.
+  const turns = makeTurns();
   const app = await buildApp({
+    turns,
     views,
     feed,
     history: backends.history,
@@ -224,6 +238,7 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
       meter: opts.withoutAccess ? undefined : (account, points) => access.meter(account, points, NO_HEADERS),
       recheck: opts.withoutAccess ? undefined : (account) => streamDenial(auth, access, account),
       metrics: metrics.streams,
+      turns,
     },
     {
       heartbeatMs: limits.streamHeartbeatMs,
@@ -256,6 +271,7 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
     subscriptions: () => streams.index.size,
     queued: () => streams.queuedMessages(),
   });
+  if (redis) metrics.watchBus(() => redis.bus.dropped);
   healthRoutes(app, readiness);
   if (config.metrics.token !== undefined) metricsRoute(app, metrics, config.metrics.token);
   const summary =
@@ -296,10 +312,54 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
       await retention.stop();
       await ledger.settled();
       await saveCounters();
+      await counters.close();
       feed.close();
       views.close();
       await bus.close();
       await store.close();
     },
   };
+}
+
+// Redis (--redis-url): the bus and the counters shared between nodes.
+
+interface RedisAdapters {
+  bus: RedisBus;
+  counters: RedisCounters;
+  /** The per-second ceiling counted by every node together. */
+  bursts: SharedBursts;
+}
+
+/** The adapters that go through Redis when `--redis-url` is given; none without it. */
+async function redisAdapters(
+  config: ServeConfig,
+  now: () => number,
+  onError: (err: unknown) => void,
+): Promise<RedisAdapters | undefined> {
+  if (!config.redisUrl) return undefined;
+  // Loaded only here: importing ioredis would add 0.2-0.4 s to every embedded start.
+  const { Redis } = await import('ioredis');
+  const url = config.redisUrl;
+  // Per-second windows are exchanged, never saved: they are gone before a restart could use them.
+  const counters = new RedisCounters({ url, driver: Redis, now, onError, unsaved: isBurstCounter });
+  return { bus: new RedisBus({ url, driver: Redis, onError }), counters, bursts: new SharedBursts(counters) };
+}
+
+/** How long a start waits for Redis before it fails. */
+const REDIS_START_MS = 10_000;
+
+/**
+ * Waits until the bus reads the stream and the counters are exchanged: a node that cannot reach
+ * Redis stops its start rather than serve limits and streams as if it were alone.
+ */
+async function redisReady(config: ServeConfig, redis: RedisAdapters, store: Store): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), REDIS_START_MS)));
+  const outcome = await Promise.race([Promise.all([redis.bus.ready(), redis.counters.ready()]), late]);
+  clearTimeout(timer);
+  if (outcome === 'late') {
+    await Promise.all([redis.bus.close(), redis.counters.close(), store.close()]);
+    const url = new URL(config.redisUrl!);
+    throw new Error(`Redis at ${url.host} did not answer within ${REDIS_START_MS / 1000} s (--redis-url)`);
+  }
 }
