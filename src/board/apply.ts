@@ -13,7 +13,8 @@ import { withHeader, withScore } from '../domain/event-header.ts';
 import type { EventInfo } from '../domain/types.ts';
 import type { LoadedState } from '../store/store.ts';
 import type { Board } from './board.ts';
-import { type EventState, type GameState, gameOf, type LineState, type MarketState, marketKey, type ParticipantState, type PriceState, participantKey, priceState } from './event-state.ts';
+import { type EventState, type GameState, gameOf, type LineState, type MarketState, marketKey, type ParticipantState, type PriceState, participantKey } from './event-state.ts';
+import { priceState, replaceFuturesPrice, replacePrice } from '../perf/price-state.ts';
 import type { FuturesBoardState, FuturesMarketState } from './futures.ts';
 import { SmallMap } from './small-map.ts';
 
@@ -36,7 +37,10 @@ export interface PlannedPrice {
   freshMarket: boolean;
   freshParticipant: boolean;
   freshLine: boolean;
-  /** The price's new values; the board takes the object over when it has no price of this book on the line. */
+  /**
+   * The price's new values; the board takes the object over when it has no price of this book on the
+   * line, else as perf/price-state.ts's `replacePrice` does.
+   */
   state: PriceState;
 }
 
@@ -98,28 +102,11 @@ export function applyPlannedPrice(p: PlannedPrice): Applied {
   if (p.freshMarket) ev.markets.set(marketKey(market.market_id, market.period_id), market);
   if (p.freshParticipant) market.participants.set(participantKey(participant.type, participant.id), participant);
   if (p.freshLine) participant.lines.set(line.value, line);
-  let state = line.prices.get(next.affiliate_id);
+  const current = line.prices.get(next.affiliate_id);
+  let state = next;
   let before: PriceState | null = null;
-  if (state) {
-    before = { ...state };
-    // Rewritten in place: a new object per update would outlive the young generation (a price is
-    // rewritten every few batches) and be promoted, only to die there.
-    state.price = next.price;
-    state.is_main_line = next.is_main_line;
-    state.updated_at = next.updated_at;
-    state.closed_at = next.closed_at;
-    state.price_delta = next.price_delta;
-    state.change_id = next.change_id;
-    if (next.liquidity_usd === undefined) delete state.liquidity_usd;
-    else state.liquidity_usd = next.liquidity_usd;
-    if (next.source_id === undefined) delete state.source_id;
-    else state.source_id = next.source_id;
-    if (next.moved_from === undefined) delete state.moved_from;
-    else state.moved_from = next.moved_from;
-  } else {
-    state = next;
-    line.prices.set(next.affiliate_id, state);
-  }
+  if (current) ({ price: state, before } = replacePrice(line.prices, current, next));
+  else line.prices.set(next.affiliate_id, next);
   if (next.is_main_line) participant.mainLines.set(next.affiliate_id, line.value);
   else if (participant.mainLines.get(next.affiliate_id) === line.value) participant.mainLines.delete(next.affiliate_id);
   if (next.change_id > ev.version) ev.version = next.change_id;
@@ -245,24 +232,17 @@ function applyFuturesPrice(board: Board, f: FuturesPriceFact): Applied | undefin
   const state = board.futures.get(f.event_id);
   const participant = state?.markets.get(f.market_id)?.participants.get(f.participant_id);
   if (!state || !participant) return undefined;
-  const price = participant.prices.get(f.affiliate_id);
-  if (price) {
-    // In place, as event prices are: a board's prices are rewritten after every game.
-    price.price = f.price;
-    price.price_delta = f.price_delta;
-    price.updated_at = f.updated_at;
-    price.closed_at = '';
-    price.change_id = f.id;
-  } else {
-    participant.prices.set(f.affiliate_id, {
-      affiliate_id: f.affiliate_id,
-      price: f.price,
-      price_delta: f.price_delta,
-      updated_at: f.updated_at,
-      closed_at: '',
-      change_id: f.id,
-    });
-  }
+  const next = {
+    affiliate_id: f.affiliate_id,
+    price: f.price,
+    price_delta: f.price_delta,
+    updated_at: f.updated_at,
+    closed_at: '',
+    change_id: f.id,
+  };
+  const current = participant.prices.get(f.affiliate_id);
+  if (current) replaceFuturesPrice(participant.prices, current, next);
+  else participant.prices.set(f.affiliate_id, next);
   state.updated_at = f.updated_at;
   state.version = f.id;
   return { kind: 'futures', board: state };

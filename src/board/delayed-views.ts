@@ -267,6 +267,17 @@ function undo(ev: EventState, newer: readonly Entry[], version: number): EventSt
   return out;
 }
 
+/**
+ * The state a price had before the changes undone: with prices rewritten in place, one step (the
+ * copy taken is no key); with each change a new object (perf/price-state.ts's plain twin), down the
+ * chain of objects the changes replaced.
+ */
+function priceBefore(prices: ReadonlyMap<PriceState, PriceState | null>, price: PriceState): PriceState | null {
+  let was: PriceState | null = price;
+  while (was && prices.has(was)) was = prices.get(was)!;
+  return was;
+}
+
 function undoMarket(m: MarketState, prices: ReadonlyMap<PriceState, PriceState | null>): MarketState {
   const participants = new Map<string, ParticipantState>();
   for (const [key, p] of m.participants) {
@@ -276,7 +287,7 @@ function undoMarket(m: MarketState, prices: ReadonlyMap<PriceState, PriceState |
     for (const [value, line] of p.lines) {
       const kept = new Map<number, PriceState>();
       for (const [book, price] of line.prices) {
-        const was = prices.has(price) ? prices.get(price)! : price;
+        const was = priceBefore(prices, price);
         if (!was) continue;
         kept.set(book, was);
         if (was.is_main_line) mainLines.set(book, value);

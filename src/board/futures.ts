@@ -1,16 +1,6 @@
-import type { FuturesHeader, FuturesParticipant, FuturesSettlement } from '../domain/futures.ts';
+import type { FuturesHeader, FuturesParticipant, FuturesPriceState, FuturesSettlement } from '../domain/futures.ts';
 
-/** One book's current price on one participant of a futures board. */
-export interface FuturesPriceState {
-  affiliate_id: number;
-  price: number;
-  price_delta: number;
-  updated_at: string;
-  /** '' while active; the settlement time once the board is decided. */
-  closed_at: string;
-  /** Id of the change row that last wrote it. */
-  change_id: number;
-}
+export type { FuturesPriceState } from '../domain/futures.ts';
 
 export interface FuturesParticipantState extends FuturesParticipant {
   prices: Map<number, FuturesPriceState>;

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { ChangeTypeSchema, ParticipantTypeSchema } from './value-sets.ts';
 
 /**
  * The Delta row of the markets delta feed, as the spec defines it. It lives here rather than with
@@ -12,12 +13,12 @@ export const DeltaRowSchema = Type.Object({
   market_id: Type.Integer({ description: 'actual (possibly in-play) id' }),
   market_name: Type.String(),
   participant_id: Type.Integer(),
-  participant_type: Type.String(),
+  participant_type: ParticipantTypeSchema,
   participant_name: Type.String(),
   line: Type.String(),
   price: Type.String(),
   previous_price: Type.String({ description: 'empty when new' }),
-  change_type: Type.String({ description: 'new, price_change or line_change' }),
+  change_type: ChangeTypeSchema,
   is_main_line: Type.Boolean(),
   closed_at: Type.String({ description: 'empty when active' }),
   updated_at: Type.String(),

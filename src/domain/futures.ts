@@ -77,3 +77,15 @@ export interface FuturesBoardView extends Omit<FuturesHeader, 'markets'> {
   settlement: FuturesSettlement;
   markets: FuturesMarketView[];
 }
+
+/** One book's current price on one participant of a futures board, as the board holds it. */
+export interface FuturesPriceState {
+  affiliate_id: number;
+  price: number;
+  price_delta: number;
+  updated_at: string;
+  /** '' while active; the settlement time once the board is decided. */
+  closed_at: string;
+  /** Id of the change row that last wrote it. */
+  change_id: number;
+}

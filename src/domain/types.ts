@@ -1,10 +1,15 @@
+import type { GameType, ParticipantType } from './value-sets.ts';
+import type { DeltaRowSchema } from './delta-row-schema.ts';
+import type { Static } from '@sinclair/typebox';
+
+export { PARTICIPANT_TYPES } from './value-sets.ts';
+export type { ChangeType, GameType, ParticipantType } from './value-sets.ts';
+
 /**
  * The spec's resources as TypeScript types. Field names are exactly the wire names of
  * the interface specification; these are the shapes the Board holds and the routes serialise.
  */
 
-export type ParticipantType = 'TYPE_TEAM' | 'TYPE_PLAYER' | 'TYPE_RESULT';
-export const PARTICIPANT_TYPES: readonly ParticipantType[] = ['TYPE_TEAM', 'TYPE_PLAYER', 'TYPE_RESULT'];
 
 export type EventStatus =
   | 'STATUS_SCHEDULED'
@@ -22,7 +27,6 @@ export const EVENT_STATUSES: readonly EventStatus[] = [
   'STATUS_CANCELED',
 ];
 
-export type ChangeType = 'new' | 'price_change' | 'line_change';
 
 export interface EventTeam {
   team_id: number;
@@ -40,7 +44,7 @@ export interface Schedule {
   event_name: string;
   league_name: string;
   game_number?: number;
-  game_type?: 'doubleheader' | 'makeup' | 'doubleheader_makeup';
+  game_type?: GameType;
 }
 
 export interface Score {
@@ -126,25 +130,8 @@ export interface Event extends EventInfo {
   markets: Market[];
 }
 
-/** The Delta row of the markets delta feed, exactly as the spec lists it. */
-export interface DeltaRow {
-  id: number;
-  event_id: string;
-  sport_id: number;
-  affiliate_id: number;
-  market_id: number;
-  market_name: string;
-  participant_id: number;
-  participant_type: ParticipantType;
-  participant_name: string;
-  line: string;
-  price: string;
-  previous_price: string;
-  change_type: ChangeType;
-  is_main_line: boolean;
-  closed_at: string;
-  updated_at: string;
-}
+/** The Delta row of the markets delta feed, exactly as the spec lists it: the schema's type. */
+export type DeltaRow = Static<typeof DeltaRowSchema>;
 
 export interface MarketDefinition {
   id: number;

@@ -6,30 +6,20 @@ import { type ByteBudget, stringBytes } from '../perf/byte-budget.ts';
 import { type FreshCache, freshCache, KEEPING, type Keeping } from '../perf/fresh-cache.ts';
 import { keptExtraBytes } from './encoding.ts';
 import type { LaneAnswer } from './fast-lane.ts';
+import type { Static } from '@sinclair/typebox';
+import fastJson from 'fast-json-stringify';
+import { boxText, type Group, type PlayerHead, type SerializedBox } from '../perf/stats-text.ts';
+import { pick } from '../perf/switch.ts';
+import { PlayerGameStatsSchema, TeamGameStatsSchema } from './stats-schemas.ts';
+
+export type { Group, Row, SerializedBox } from '../perf/stats-text.ts';
 
 /**
  * The box-score responses (spec: Team game stats, Player game stats), serialised once per change of
  * an event's box and kept as pieces: each team's and each player's group opening, and each stat row
- * on its own, so any `stats_ids`, `team_id` or `player_ids` filter is a join of kept strings.
+ * on its own, so any `stats_ids`, `team_id` or `player_ids` filter is a join of kept strings. The
+ * pieces are written by hand (perf/stats-text.ts), or by the schemas' serialisers (`schemaBox`).
  */
-
-export interface Row {
-  statId: number;
-  json: string;
-}
-
-export interface Group {
-  /** team_id, or player id. */
-  id: number;
-  /** `{"team":{...},"meta":{...},"stats":[` (or the player's). */
-  head: string;
-  rows: Row[];
-}
-
-export interface SerializedBox {
-  teams: Group[];
-  players: Group[];
-}
 
 /** What a filtered box response holds. */
 export interface BoxBody {
@@ -38,23 +28,11 @@ export interface BoxBody {
   values: number;
 }
 
-const statJson = (s: SportStat): string =>
-  JSON.stringify({ id: s.id, name: s.name, display_name: s.display_name, abbreviation: s.abbreviation, sport_id: s.sport_id });
-
-function rowsOf(stats: ReadonlyMap<number, number>, row: (stat: SportStat, value: string) => string): Row[] {
-  return [...stats.keys()]
-    .sort((a, b) => a - b)
-    .flatMap((statId) => {
-      const stat = statById(statId);
-      return stat ? [{ statId, json: row(stat, String(stats.get(statId))) }] : [];
-    });
-}
-
 /**
  * A player's group header: the spec's fields, and the sport, names and jersey existing clients read
  * (from the roster catalogue; a player it does not list is split from the display name, no jersey).
  */
-function playerHead(id: number, line: PlayerLine, sportId: number) {
+function playerHead(id: number, line: PlayerLine, sportId: number): PlayerHead {
   const listed = playerById(id);
   const space = line.display_name.indexOf(' ');
   return {
@@ -69,40 +47,94 @@ function playerHead(id: number, line: PlayerLine, sportId: number) {
   };
 }
 
-/** The box of an event as groups of serialised pieces; `complete` once the event is final. */
-export function serializeBox(info: EventInfo, game: GameState | undefined, complete: boolean): SerializedBox {
-  const eventId = JSON.stringify(info.event_id);
-  const meta = `"meta":{"complete":${complete},"event_id":${eventId}}`;
-  const teams = info.teams.map((t) => ({
-    id: t.team_id,
-    head: `{"team":${JSON.stringify({
-      team_id: t.team_id,
-      name: t.name,
-      mascot: t.mascot,
-      abbreviation: t.abbreviation,
-      is_away: t.is_away,
-      is_home: t.is_home,
-    })},${meta},"stats":[`,
-    rows: rowsOf(
-      game?.teams.get(t.team_id) ?? new Map(),
-      (stat, value) =>
-        `{"team_id":${t.team_id},"stat_id":${stat.id},"stat":${statJson(stat)},"event_id":${eventId},"value":${JSON.stringify(value)}}`,
-    ),
-  }));
+/** The stat rows of `stats` the catalogue knows, by stat id. */
+export function knownStats(stats: ReadonlyMap<number, number> | undefined): [SportStat, number][] {
+  return [...(stats?.keys() ?? [])]
+    .sort((a, b) => a - b)
+    .flatMap((statId) => {
+      const stat = statById(statId);
+      return stat ? [[stat, stats!.get(statId)!] as [SportStat, number]] : [];
+    });
+}
+
+const statRef = (s: SportStat) => ({
+  id: s.id,
+  name: s.name,
+  display_name: s.display_name,
+  abbreviation: s.abbreviation,
+  sport_id: s.sport_id,
+});
+
+/**
+ * A group's pieces cut from what the schema's serialisers write: the group with no rows up to its
+ * `"stats":[`, and each row on its own.
+ */
+export function groupPieces<G extends { stats: unknown[] }>(
+  id: number,
+  group: G,
+  whole: (g: G) => string,
+  row: (r: G['stats'][number]) => string,
+  statId: (r: G['stats'][number]) => number,
+): Group {
+  const empty = whole({ ...group, stats: [] });
+  if (!empty.endsWith('"stats":[]}')) throw new Error(`stats is not the group's last field: ${empty}`);
+  return { id, head: empty.slice(0, -2), rows: group.stats.map((r) => ({ statId: statId(r), json: row(r) })) };
+}
+
+type TeamGroup = Static<typeof TeamGameStatsSchema>[number];
+type PlayerGroup = Static<typeof PlayerGameStatsSchema>[number];
+const teamGroupJson = fastJson(TeamGameStatsSchema.items);
+const teamRowJson = fastJson(TeamGameStatsSchema.items.properties.stats.items);
+const playerGroupJson = fastJson(PlayerGameStatsSchema.items);
+const playerRowJson = fastJson(PlayerGameStatsSchema.items.properties.stats.items);
+
+/** The plain twin of perf/stats-text.ts `boxText`: each group as the schema's object, through its serialiser. */
+export function schemaBox(info: EventInfo, game: GameState | undefined, complete: boolean): SerializedBox {
+  const meta = { complete, event_id: info.event_id };
+  const teams = info.teams.map((t) => {
+    const group: TeamGroup = {
+      team: {
+        team_id: t.team_id,
+        name: t.name,
+        mascot: t.mascot,
+        abbreviation: t.abbreviation,
+        is_away: t.is_away,
+        is_home: t.is_home,
+      },
+      meta,
+      stats: knownStats(game?.teams.get(t.team_id)).map(([stat, value]) => ({
+        team_id: t.team_id,
+        stat_id: stat.id,
+        stat: statRef(stat),
+        event_id: info.event_id,
+        value: String(value),
+      })),
+    };
+    return groupPieces(t.team_id, group, teamGroupJson, teamRowJson, (r) => r.stat_id);
+  });
   const players: Group[] = [];
   // Away team's players first, then home's, each in the order they first appeared.
   for (const t of info.teams) {
     for (const [id, line] of game?.players ?? []) {
       if (line.team_id !== t.team_id) continue;
-      players.push({
-        id,
-        head: `{"player":${JSON.stringify(playerHead(id, line, info.sport_id))},${meta},"stats":[`,
-        rows: rowsOf(line.stats, (stat, value) => `{"stat":${statJson(stat)},"value":${JSON.stringify(value)}}`),
-      });
+      const group: PlayerGroup = {
+        player: playerHead(id, line, info.sport_id),
+        meta,
+        stats: knownStats(line.stats).map(([stat, value]) => ({ stat: statRef(stat), value: String(value) })),
+      };
+      players.push(groupPieces(id, group, playerGroupJson, playerRowJson, (r) => r.stat.id));
     }
   }
   return { teams, players };
 }
+
+type SerializeBox = (info: EventInfo, game: GameState | undefined, complete: boolean) => SerializedBox;
+
+/** The trick: the pieces written by hand (perf/stats-text.ts). */
+export const writtenBox: SerializeBox = (info, game, complete) => boxText(info, game, complete, playerHead);
+
+/** The box of an event as groups of serialised pieces; `complete` once the event is final. */
+export const serializeBox: SerializeBox = pick(writtenBox, schemaBox);
 
 /**
  * Unfiltered bodies, encoded once per serialised box (a new box is new arrays, so an entry lives as

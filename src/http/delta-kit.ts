@@ -9,6 +9,10 @@ import { badRequest, quote } from '../projection/errors.ts';
 import { parseInteger, sportFilter } from '../projection/params.ts';
 import { callerOf, type RouteDeps, sendJson } from './route-kit.ts';
 import { intParam, limitParam, queryParam } from '../projection/param-schemas.ts';
+import fastJson from 'fast-json-stringify';
+import { listOpen, type PageMeta, pageOpen } from '../perf/envelope-text.ts';
+import { pick } from '../perf/switch.ts';
+import { V2EventDeltaSchema } from './delta-schemas.ts';
 
 /**
  * What the delta routes share: their cursor parameters, cursor errors as 400s, and the feed of changed
@@ -95,6 +99,20 @@ async function changedPage(
   return { latest, hasMore, cursor: cursorToUuid(lastId, await feed.committedMsAt(lastId)) };
 }
 
+type EventDeltaItem = Static<typeof V2EventDeltaSchema>['deltas'][number];
+const serializeEventDelta = fastJson(V2EventDeltaSchema);
+
+/** The page up to its items: written by hand, or cut from the schema's serialiser. */
+export const eventDeltaOpen: (meta: PageMeta) => string = pick(pageOpen('deltas'), (meta) =>
+  listOpen(serializeEventDelta({ meta, deltas: [] })),
+);
+
+/** One item: JSON.stringify of its object, or the schema's serialiser of an item. */
+export const eventDeltaItem: (item: EventDeltaItem) => string = pick(
+  (item) => JSON.stringify(item),
+  fastJson(V2EventDeltaSchema.properties.deltas.items),
+);
+
 /**
  * Answers a page of /api/v2/delta (served at `path`): each changed event as the events snapshot
  * shows it with default markets, within the caller's plan; each costs that event's snapshot points.
@@ -117,7 +135,7 @@ export async function answerV2EventDelta(
     const serialised = deps.cache.event(state, filter.filter, filter.filterKey);
     points += serialised.points;
     items.push(
-      JSON.stringify({
+      eventDeltaItem({
         id: cursorToUuid(row.id, row.committed_ms),
         event_id: row.event_id,
         sport_id: row.sport_id,
@@ -127,9 +145,6 @@ export async function answerV2EventDelta(
     );
   }
   reply.meter(points);
-  return sendJson(
-    reply,
-    `{"meta":{"delta_last_id":"${cursor}","count":${items.length},"has_more":${hasMore},"epoch":${JSON.stringify(deps.feed.epoch)}},` +
-      `"deltas":[${items.join(',')}]}`,
-  );
+  const meta = { delta_last_id: cursor, count: items.length, has_more: hasMore, epoch: deps.feed.epoch };
+  return sendJson(reply, `${eventDeltaOpen(meta)}${items.join(',')}]}`);
 }

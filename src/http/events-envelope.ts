@@ -2,6 +2,10 @@ import type { EventState } from '../board/event-state.ts';
 import type { BoardView } from '../board/board-view.ts';
 import { type EventQuery, statusAllowed } from '../projection/event-query.ts';
 import { joinJson } from '../projection/json-bytes.ts';
+import fastJson from 'fast-json-stringify';
+import { eventsOpen, listOpen } from '../perf/envelope-text.ts';
+import { pick } from '../perf/switch.ts';
+import { EventsEnvelope } from '../projection/schemas.ts';
 import type { SerializedEvent, SnapshotCache } from './snapshot-cache.ts';
 import type { Turns } from '../perf/turns.ts';
 
@@ -11,6 +15,13 @@ export interface Envelope {
   /** The head the body shows (its meta.delta_last_id). */
   head: number;
 }
+
+const serializeEnvelope = fastJson(EventsEnvelope);
+
+/** The envelope up to its events: written by hand, or cut from the schema's serialiser. */
+export const envelopeOpen: (head: number) => string = pick(eventsOpen, (head) =>
+  listOpen(serializeEnvelope({ meta: { delta_last_id: String(head) }, events: [] })),
+);
 
 /** Each event's view under the query's filter. */
 type ViewOf = (state: EventState) => SerializedEvent;
@@ -31,7 +42,7 @@ function build(events: readonly EventState[], q: EventQuery, head: number, viewO
     bodies.push(view.body);
     points += view.points;
   }
-  return { body: joinJson(`{"meta":{"delta_last_id":"${head}"},"events":[`, bodies, ']}'), points, head };
+  return { body: joinJson(envelopeOpen(head), bodies, ']}'), points, head };
 }
 
 /** The events envelope of `events` at `head`, built at once (a single event, or a small list). */

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { ChangeTypeSchema } from '../domain/value-sets.ts';
 
 /**
  * The wire shapes of price history and line charts, apart from their routes so that the typed
@@ -24,7 +25,7 @@ export const HistoryRowSchema = Type.Object({
   previous_price: Type.String({
     description: 'empty for the first row of a price',
   }),
-  change_type: Type.String({ description: 'new, price_change or line_change' }),
+  change_type: ChangeTypeSchema,
   is_main_line: Type.Boolean(),
   closed_at: Type.String({ description: 'empty when active' }),
   updated_at: Type.String(),

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { ParticipantTypeSchema } from '../domain/value-sets.ts';
 
 /**
  * The answers of listing routes (dates, season types, market participants), apart from their
@@ -24,7 +25,7 @@ export const SeasonTypesSchema = Type.Object({
 
 export const ParticipantEntrySchema = Type.Object({
   id: Type.Integer({ description: 'the participant id (oddsbase keeps no per-book participant records)' }),
-  type: Type.String({ description: 'TYPE_TEAM, TYPE_PLAYER or TYPE_RESULT' }),
+  type: ParticipantTypeSchema,
   team_id: Type.Optional(Type.Integer({ description: 'on team participants: the team id' })),
   event_id: Type.String(),
   market_id: Type.Integer(),
@@ -32,7 +33,7 @@ export const ParticipantEntrySchema = Type.Object({
   participant_id: Type.Integer({
     description: 'the canonical id: use it to filter charts',
   }),
-  participant_type: Type.String(),
+  participant_type: ParticipantTypeSchema,
   name: Type.String(),
   lines: Type.Array(Type.String(), {
     description: 'line values this participant has in the market',

@@ -1,17 +1,24 @@
-import { type SeasonGames, type StatTotals, sumBoxes, type SeasonTotals } from '../board/season-totals.ts';
+import type { Static } from '@sinclair/typebox';
+import fastJson from 'fast-json-stringify';
+import { type SeasonGames, sumBoxes } from '../board/season-totals.ts';
 import { rosterOf } from '../catalog/rosters/index.ts';
-import { statById } from '../catalog/stats.ts';
+import { type SeasonScope, type SeasonSums, seasonText } from '../perf/stats-text.ts';
+import { pick } from '../perf/switch.ts';
 import { type ByteBudget, stringBytes } from '../perf/byte-budget.ts';
 import { type FreshCache, freshCache, KEEPING, type Keeping } from '../perf/fresh-cache.ts';
 import {
   type BoxBody,
   type Group,
+  groupPieces,
   groupsBytes,
+  knownStats,
   type KeptStatsAnswer,
   KeptStatsAnswers,
-  type Row,
   type SerializedBox,
 } from './box-score.ts';
+import { PlayerSeasonStatsSchema, TeamSeasonStatsSchema } from './stats-schemas.ts';
+
+export type { SeasonScope } from '../perf/stats-text.ts';
 
 /**
  * The season-stats responses (spec: Team season stats, Player season stats), serialised once per
@@ -20,47 +27,40 @@ import {
  * of kept strings (box-score.ts `boxBody`).
  */
 
-/** Which aggregate: a team, a season year and a season type id (as /api/v2/season_types lists them). */
-export interface SeasonScope {
-  teamId: number;
-  teamName: string;
-  year: number;
-  seasonTypeId: number;
-}
+type TeamSeason = Static<typeof TeamSeasonStatsSchema>[number];
+type PlayerSeason = Static<typeof PlayerSeasonStatsSchema>[number];
+const teamSeasonJson = fastJson(TeamSeasonStatsSchema.items);
+const teamSeasonRowJson = fastJson(TeamSeasonStatsSchema.items.properties.stats.items);
+const playerSeasonJson = fastJson(PlayerSeasonStatsSchema.items);
+const playerSeasonRowJson = fastJson(PlayerSeasonStatsSchema.items.properties.stats.items);
 
-/**
- * A group's stat rows. The spec gives team season values as strings; player season values go out as
- * numbers, as existing clients read them (the spec shows no type for them).
- */
-function rowsOf(totals: StatTotals, asNumber: boolean): Row[] {
-  return [...totals.keys()]
-    .sort((a, b) => a - b)
-    .flatMap((statId) => {
-      const stat = statById(statId);
-      const value = totals.get(statId)!;
-      return stat
-        ? [{ statId, json: JSON.stringify({ stat_id: statId, name: stat.name, value: asNumber ? value : String(value) }) }]
-        : [];
-    });
-}
-
-/**
- * The team's group, and one group per player of the team's current roster with a line in the
- * season's games, in roster order (player rows follow current roster association).
- */
-export function serializeSeason(scope: SeasonScope, totals: SeasonTotals): SerializedBox {
-  const team = JSON.stringify({ team_id: scope.teamId, name: scope.teamName });
-  const season = JSON.stringify({ year: scope.year, season_type: scope.seasonTypeId });
-  const teams: Group[] = [{ id: scope.teamId, head: `{"team":${team},"season":${season},"stats":[`, rows: rowsOf(totals.team, false) }];
+/** The plain twin of perf/stats-text.ts `seasonText`: each group as the schema's object, through its serialiser. */
+export function schemaSeason(scope: SeasonScope, totals: SeasonSums): SerializedBox {
+  const team = { team_id: scope.teamId, name: scope.teamName };
+  const season = { year: scope.year, season_type: scope.seasonTypeId };
+  const teamGroup: TeamSeason = {
+    team,
+    season,
+    stats: knownStats(totals.team).map(([stat, value]) => ({ stat_id: stat.id, name: stat.name, value: String(value) })),
+  };
+  const teams = [groupPieces(scope.teamId, teamGroup, teamSeasonJson, teamSeasonRowJson, (r) => r.stat_id)];
   const players: Group[] = [];
   for (const p of rosterOf(scope.teamId) ?? []) {
     const own = totals.players.get(p.player_id);
     if (!own) continue;
-    const player = JSON.stringify({ player_id: p.player_id, name: p.name, position: p.position });
-    players.push({ id: p.player_id, head: `{"player":${player},"team":${team},"season":${season},"stats":[`, rows: rowsOf(own, true) });
+    const group: PlayerSeason = {
+      player: { player_id: p.player_id, name: p.name, position: p.position },
+      team,
+      season,
+      stats: knownStats(own).map(([stat, value]) => ({ stat_id: stat.id, name: stat.name, value })),
+    };
+    players.push(groupPieces(p.player_id, group, playerSeasonJson, playerSeasonRowJson, (r) => r.stat_id));
   }
   return { teams, players };
 }
+
+/** A season's groups as pieces: written by hand (perf/stats-text.ts), or by the schemas' serialisers. */
+export const serializeSeason: (scope: SeasonScope, totals: SeasonSums) => SerializedBox = pick(seasonText, schemaSeason);
 
 /** Bytes of a kept scan, roughly: the entry, and each game's reference and event id. */
 const SCAN_OVERHEAD = 128;

@@ -9,7 +9,8 @@ import {
   type PlannedPrice,
 } from '../board/apply.ts';
 import type { Board } from '../board/board.ts';
-import { type EventState, type LineState, type MarketState, marketKey, type ParticipantState, type PriceState, participantKey, priceState } from '../board/event-state.ts';
+import { type EventState, type LineState, type MarketState, marketKey, type ParticipantState, type PriceState, participantKey } from '../board/event-state.ts';
+import { priceState } from '../perf/price-state.ts';
 import type { Bus } from '../bus/bus.ts';
 import {
   type Change,
@@ -28,7 +29,7 @@ import { SmallMap } from '../board/small-map.ts';
 import type { CompactResult, CompactStep } from '../store/retention.ts';
 import type { Commit, EventRecord, MarketRecord, SeasonTotalsRecord, Store } from '../store/store.ts';
 import { FuturesPlan, FuturesUpdateError, type PlannedFutures } from './futures-plan.ts';
-import { DeltaRowWriter } from './serialise.ts';
+import { newRowWriter } from '../perf/delta-row-text.ts';
 import { type GameCell, statRowsOf } from './stat-rows.ts';
 import type { EventUpsert, LedgerSink, PlayUpdate, PriceUpdate, ScoreUpdate, UpdateBatch } from './updates.ts';
 
@@ -100,7 +101,7 @@ export class Ledger implements LedgerSink {
   /** The market the last price update went to, and its event. */
   private lastMarket: MarketState | undefined;
   private lastMarketEvent: EventState | undefined;
-  private readonly rows = new DeltaRowWriter();
+  private readonly rows = newRowWriter();
   private tail: Promise<void> = Promise.resolve();
   private queued = 0;
   private readonly now: () => number;

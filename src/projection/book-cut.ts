@@ -1,14 +1,9 @@
 import type { EventState } from '../board/event-state.ts';
 import { type EventFilter, marketShown, participantShown } from './event-view.ts';
-import {
-  type EventJson,
-  infoParts,
-  lineOpen,
-  marketOpen,
-  participantOpen,
-  priceEntry,
-  shownPrices,
-} from './event-json.ts';
+import { type EventJson, eventText } from './event-json.ts';
+import { lineOpen, marketOpen, participantOpen, priceEntry } from '../perf/event-text.ts';
+
+const { infoParts, shownPrices } = eventText;
 
 /**
  * An event's view of every book, as bytes, with where each market, participant, line and price

@@ -1,164 +1,36 @@
 import fastJson from 'fast-json-stringify';
-import type { EventState, LineState, MarketState, ParticipantState, PriceState } from '../board/event-state.ts';
-import { type EventFilter, marketShown, participantShown, priceShown } from './event-view.ts';
-import { marketName } from '../catalog/markets.ts';
-import { integer, number } from '../domain/json-text.ts';
-import type { EventInfo } from '../domain/types.ts';
+import type { EventState } from '../board/event-state.ts';
+import { type EventJson, eventTextWriter } from '../perf/event-text.ts';
+import { pick } from '../perf/switch.ts';
+import { type EventFilter, marketShown, participantShown, priceShown, viewEvent } from './event-view.ts';
 import { EventSchema } from './schemas.ts';
 
-/**
- * An event as a filter shows it, written as JSON straight from the board: the text that
- * `serializeEvent(viewEvent(state, filter).event)` gives, byte for byte, without the view's objects.
- * A distinct filter builds every event it asks for anew, and those objects (a Price per price, a
- * Record per line) were most of the young garbage a burst of such requests made, and the collector's
- * pauses most of the tail of the requests beside them.
- */
+export type { EventJson } from '../perf/event-text.ts';
 
 export const serializeEvent = fastJson(EventSchema);
 
-export interface EventJson {
-  json: string;
-  /** Prices written: one market price at one sportsbook each (the odds points of metering). */
-  priceCount: number;
-  marketCount: number;
-  /** Whether live_game_state was written. */
-  liveState: boolean;
-}
-
-/** The event's JSON around its markets, which no filter changes but for live_game_state. */
-export interface InfoJson {
-  /** Up to and including the `[` of `"markets":[`. */
-  head: string;
-  /** From the `]` that closes the markets, without live_game_state and with it. */
-  tail: string;
-  tailLive: string | undefined;
-}
-
-const MARKETS = '"markets":[]';
-
-/** Keyed by the info object, which the ledger replaces whenever the event's own fields change. */
-const infoJson = new WeakMap<EventInfo, InfoJson>();
-
-export function infoParts(info: EventInfo): InfoJson {
-  let parts = infoJson.get(info);
-  if (parts) return parts;
-  const { live_game_state, ...rest } = info;
-  const text = serializeEvent({ ...rest, markets: [] });
-  // The schema puts markets after every field that could hold this text and before the rest.
-  const close = text.indexOf(MARKETS) + MARKETS.length - 1;
-  parts = {
-    head: text.slice(0, close),
-    tail: text.slice(close),
-    tailLive: live_game_state
-      ? serializeEvent({ ...rest, markets: [], live_game_state }).slice(close)
-      : undefined,
+/** The plain twin: the filter's view of the event (event-view.ts) through the schema's serialiser. */
+export function plainEventJson(state: EventState, f: EventFilter): EventJson {
+  const view = viewEvent(state, f);
+  return {
+    json: serializeEvent(view.event),
+    priceCount: view.priceCount,
+    marketCount: view.event.markets.length,
+    liveState: view.event.live_game_state !== undefined,
   };
-  infoJson.set(info, parts);
-  return parts;
 }
 
-/** Whether `key` is an array index, which an object's keys list first, in ascending order. */
-function isIndex(key: number): boolean {
-  return Number.isInteger(key) && key >= 0 && key < 4294967295;
-}
-
-/** A Record's key order: its index keys ascending, then the others as they were added. */
-function keyOrder(a: PriceState, b: PriceState): number {
-  const ia = isIndex(a.affiliate_id);
-  const ib = isIndex(b.affiliate_id);
-  if (ia && ib) return a.affiliate_id - b.affiliate_id;
-  return ia ? -1 : ib ? 1 : 0;
-}
-
-/** The prices a line shows, reused from line to line: one array for the whole process. */
-const shown: PriceState[] = [];
-
-function priceJson(p: PriceState, includeDelta: boolean): string {
-  let json = `{"id":"${p.id}","price":${number(p.price)},"is_main_line":${p.is_main_line ? 'true' : 'false'}`;
-  json += `,"updated_at":${JSON.stringify(p.updated_at)}`;
-  if (includeDelta && p.price_delta !== undefined) json += `,"price_delta":${number(p.price_delta)}`;
-  if (p.liquidity_usd !== undefined) json += `,"liquidity_usd":${number(p.liquidity_usd)}`;
-  if (p.source_id !== undefined) json += `,"source_id":${JSON.stringify(p.source_id)}`;
-  return `${json}}`;
-}
-
-/** `"19":{...}`: a price as an entry of its line's `prices` object. */
-export function priceEntry(p: PriceState, includeDelta: boolean): string {
-  return `"${p.affiliate_id}":${priceJson(p, includeDelta)}`;
-}
-
-/** A line up to and including the `{` that opens its prices; `}}` closes both. */
-export function lineOpen(line: LineState): string {
-  return `{"id":${JSON.stringify(line.id)},"value":${JSON.stringify(line.value)},"prices":{`;
-}
-
-/** A participant up to and including the `[` that opens its lines; `]}` closes both. */
-export function participantOpen(part: ParticipantState): string {
-  return `{"id":${integer(part.id)},"type":${JSON.stringify(part.type)},"name":${JSON.stringify(part.name)},"lines":[`;
-}
-
-/** A market up to and including the `[` that opens its participants; `]}` closes both. */
-export function marketOpen(m: MarketState): string {
-  const name = JSON.stringify(marketName(m.market_id));
-  return (
-    `{"id":${integer(m.id)},"market_id":${integer(m.market_id)},"period_id":${integer(m.period_id)}` +
-    `,"name":${name},"market_description":${name},"participants":[`
-  );
-}
-
-/**
- * The prices of `line` the filter shows, in the order a Record keys them (index keys ascending): in
- * `shown`, reused from line to line.
- */
-export function shownPrices(line: LineState, f: EventFilter): PriceState[] {
-  shown.length = 0;
-  let ordered = true;
-  for (const p of line.prices.values()) {
-    if (!priceShown(p, f)) continue;
-    if (shown.length > 0 && keyOrder(shown[shown.length - 1]!, p) > 0) ordered = false;
-    shown.push(p);
-  }
-  if (!ordered) shown.sort(keyOrder);
-  return shown;
-}
-
-/** The entries of the line's `prices` object under the filter's book, main-line and closure rules, or '' for none. */
-function priceEntries(line: LineState, f: EventFilter): string {
-  let json = '';
-  for (const p of shownPrices(line, f)) json += `${json === '' ? '' : ','}${priceEntry(p, f.includePriceDelta)}`;
-  return json;
-}
+/** The trick (perf/event-text.ts): the same bytes written straight from the board. */
+export const eventText = eventTextWriter<EventFilter>(
+  {
+    market: marketShown,
+    participant: participantShown,
+    price: priceShown,
+    includeDelta: (f) => f.includePriceDelta,
+    liveGameState: (f) => f.liveGameState,
+  },
+  serializeEvent,
+);
 
 /** The event as the filter shows it (event-view.ts `viewEvent`, with current prices), as JSON. */
-export function eventJson(state: EventState, f: EventFilter): EventJson {
-  let priceCount = 0;
-  let marketCount = 0;
-  let markets = '';
-  for (const m of state.markets.values()) {
-    if (!marketShown(m, f)) continue;
-    let participants = '';
-    for (const part of m.participants.values()) {
-      if (!participantShown(part, f)) continue;
-      let lines = '';
-      for (const line of part.lines.values()) {
-        const prices = priceEntries(line, f);
-        if (prices === '') continue;
-        priceCount += shown.length;
-        lines += `${lines === '' ? '' : ','}${lineOpen(line)}${prices}}}`;
-      }
-      if (lines === '') continue;
-      participants += `${participants === '' ? '' : ','}${participantOpen(part)}${lines}]}`;
-    }
-    if (participants === '') continue;
-    markets += `${markets === '' ? '' : ','}${marketOpen(m)}${participants}]}`;
-    marketCount++;
-  }
-  const info = infoParts(state.info);
-  const live = f.liveGameState && info.tailLive !== undefined;
-  return {
-    json: info.head + markets + (live ? info.tailLive! : info.tail),
-    priceCount,
-    marketCount,
-    liveState: live,
-  };
-}
+export const eventJson: (state: EventState, f: EventFilter) => EventJson = pick(eventText.eventJson, plainEventJson);

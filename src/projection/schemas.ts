@@ -2,7 +2,6 @@ import { type TSchema, Type } from '@sinclair/typebox';
 import type { Same, Tie } from '../domain/shape-tie.ts';
 import type {
   Affiliate,
-  DeltaRow,
   Event,
   EventTeam,
   Line,
@@ -15,6 +14,7 @@ import type {
   Sport,
 } from '../domain/types.ts';
 import { DeltaRowSchema } from '../domain/delta-row-schema.ts';
+import { GameTypeSchema, ParticipantTypeSchema } from '../domain/value-sets.ts';
 
 /**
  * The wire schemas: one definition gives the OpenAPI document, fastify's serialisers and the
@@ -70,7 +70,7 @@ export const ScheduleSchema = Type.Object({
   event_name: Str(),
   league_name: Str(),
   game_number: Type.Optional(Int()),
-  game_type: Type.Optional(Str()),
+  game_type: Type.Optional(GameTypeSchema),
 });
 
 export const ScoreSchema = Type.Object({
@@ -113,7 +113,7 @@ export const LineSchema = Type.Object({
 
 export const ParticipantSchema = Type.Object({
   id: Int(),
-  type: Str('TYPE_TEAM, TYPE_PLAYER or TYPE_RESULT'),
+  type: ParticipantTypeSchema,
   name: Str(),
   lines: Type.Array(LineSchema),
 });
@@ -219,17 +219,17 @@ export const PlayerRecordSchema = Type.Object({
  * One definition per shape: the domain types (src/domain/types.ts) cannot be `Static<>` of these
  * schemas (domain imports neither projection nor http), so each pair is tied here at compile time.
  * `Same`: keys, optional keys and value types agree both ways. `Tie`: keys and optional keys agree
- * and the domain type is narrower (a string union where the schema documents a string).
+ * and the domain type is narrower (a string union where the schema documents a string: event_status,
+ * whose complete set the spec does not show; docs/spec-gaps.md).
  */
 const _eventTeam: Same<EventTeam, typeof EventTeamSchema> = true;
-const _schedule: Tie<Schedule, typeof ScheduleSchema> = true;
+const _schedule: Same<Schedule, typeof ScheduleSchema> = true;
 const _score: Tie<Score, typeof ScoreSchema> = true;
 const _price: Same<Price, typeof PriceSchema> = true;
 const _line: Same<Line, typeof LineSchema> = true;
-const _participant: Tie<Participant, typeof ParticipantSchema> = true;
-const _market: Tie<Market, typeof MarketSchema> = true;
+const _participant: Same<Participant, typeof ParticipantSchema> = true;
+const _market: Same<Market, typeof MarketSchema> = true;
 const _event: Tie<Event, typeof EventSchema> = true;
-const _deltaRow: Tie<DeltaRow, typeof DeltaRowSchema> = true;
 const _marketDefinition: Same<MarketDefinition, typeof MarketDefinitionSchema> = true;
 const _sport: Same<Sport, typeof SportSchema> = true;
 /** Served without `regions` unless include=regions asks for them. */

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { StringEnum } from '../domain/value-sets.ts';
 import type { Tie } from '../domain/shape-tie.ts';
 import type { Score } from '../domain/types.ts';
 import { ErrorBody } from './schemas.ts';
@@ -19,7 +20,8 @@ const Updated = Type.String({
 const LineId = Type.Integer({ description: 'the line set’s line id: the id /api/v1/lines/{id}/… takes; 0 when none' });
 const placedItem = { event_id: Type.String(), affiliate_id: Type.Integer() };
 const placed = { line_id: LineId, ...placedItem };
-const Format = Type.String({ description: 'odds format: American' });
+/** The spec: odds are American odds. */
+const Format = StringEnum(['American'], { description: 'odds format' });
 
 export const V1AffiliateSchema = Type.Object({
   affiliate_id: Type.Integer(),

@@ -20,6 +20,16 @@ import { callerOf, sendJson, type V1Deps } from '../../route-kit.ts';
 import { type V1Filter, V1EventQuerySchema } from '../../../projection/v1-event.ts';
 import { v1ErrorResponses } from '../../../projection/v1-schemas.ts';
 import { intParam, limitParam, intPathParam } from '../../../projection/param-schemas.ts';
+import fastJson from 'fast-json-stringify';
+import { listOpen, type PageMeta, pageOpen } from '../../../perf/envelope-text.ts';
+import { pick } from '../../../perf/switch.ts';
+
+const serializeV1Delta = fastJson(V1DeltaSchema);
+
+/** The envelope up to its events: written by hand, or cut from the schema's serialiser. */
+export const v1DeltaOpen: (meta: PageMeta) => string = pick(pageOpen('events'), (meta) =>
+  listOpen(serializeV1Delta({ meta, events: [] })),
+);
 
 const viewParams = {
   include: V1EventQuerySchema.properties.include,
@@ -51,9 +61,7 @@ export async function v1DeltaRoutes(fastify: FastifyInstance, deps: V1Deps): Pro
       points += serialised.points;
     }
     reply.meter(points);
-    const open =
-      `{"meta":{"delta_last_id":"${cursor}","count":${items.length},"has_more":${hasMore},` +
-      `"epoch":${JSON.stringify(feed.epoch)}},"events":[`;
+    const open = v1DeltaOpen({ delta_last_id: cursor, count: items.length, has_more: hasMore, epoch: feed.epoch });
     return sendJson(reply, joinJson(open, items, ']}'));
   };
 

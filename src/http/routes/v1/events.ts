@@ -7,6 +7,9 @@ import type { EventFilter } from '../../../projection/event-view.ts';
 import { notFound } from '../../../projection/errors.ts';
 import { dayWindow, parseDate, parseOffset, parseSportId } from '../../../projection/params.ts';
 import { joinJson } from '../../../projection/json-bytes.ts';
+import fastJson from 'fast-json-stringify';
+import { eventsOpen, listOpen } from '../../../perf/envelope-text.ts';
+import { pick } from '../../../perf/switch.ts';
 import { callerOf, eventById, gateDate, keptSnapshot, sendJson, sendSnapshot, type V1Deps } from '../../route-kit.ts';
 import { eventPoints } from '../../../projection/event-view.ts';
 import { serializeV1Event, type V1Filter, V1EventQuerySchema, viewV1Event } from '../../../projection/v1-event.ts';
@@ -18,8 +21,15 @@ import { type Kind, type RecordedPrices, recordedPrices } from '../v2/openers-cl
 
 /** The V1 events envelope around serialised events; meta.delta_last_id is the head they were read at. */
 export function v1Envelope(head: number, events: readonly Buffer[]): Buffer {
-  return joinJson(`{"meta":{"delta_last_id":"${head}"},"events":[`, events, ']}');
+  return joinJson(v1EnvelopeOpen(head), events, ']}');
 }
+
+const serializeV1Envelope = fastJson(V1EventsEnvelope);
+
+/** The V1 envelope up to its events: written by hand, or cut from the schema's serialiser. */
+export const v1EnvelopeOpen: (head: number) => string = pick(eventsOpen, (head) =>
+  listOpen(serializeV1Envelope({ meta: { delta_last_id: String(head) }, events: [] })),
+);
 
 /** The board-level filter that selects the prices V1 line sets can show, for the recorded-price reads. */
 function recordedFilter(scope: PlanScope, f: V1Filter): EventFilter {

@@ -9,10 +9,20 @@ import { PageCache } from '../../page-cache.ts';
 import { callerOf, type RouteDeps, sendParts, turnsWhileAsked } from '../../route-kit.ts';
 import { errorResponses } from '../../../projection/schemas.ts';
 import { intListParam, intParam, limitParam, queryParam } from '../../../projection/param-schemas.ts';
+import fastJson from 'fast-json-stringify';
+import { listOpen, type PageMeta, pageOpen } from '../../../perf/envelope-text.ts';
+import { pick } from '../../../perf/switch.ts';
 
 export const DELTA_LIMIT_DEFAULT = 1000;
 export const DELTA_LIMIT_MAX = 5000;
 const CLOSE = Buffer.from(']}');
+
+const serializeMarketsDelta = fastJson(MarketsDeltaSchema);
+
+/** The page up to its rows: written by hand, or cut from the schema's serialiser. */
+export const marketsDeltaOpen: (meta: PageMeta) => string = pick(pageOpen('deltas'), (meta) =>
+  listOpen(serializeMarketsDelta({ meta, deltas: [] })),
+);
 
 /** The two cursor-driven feeds: price rows by integer id, changed events by UUIDv7. */
 export async function deltaRoutes(fastify: FastifyInstance, deps: RouteDeps): Promise<void> {
@@ -90,8 +100,12 @@ export async function deltaRoutes(fastify: FastifyInstance, deps: RouteDeps): Pr
       );
       const parts = [
         Buffer.from(
-          `{"meta":{"delta_last_id":"${read.lastId}","count":${read.count},"has_more":${read.hasMore},` +
-            `"epoch":${JSON.stringify(feed.epoch)}},"deltas":[`,
+          marketsDeltaOpen({
+            delta_last_id: String(read.lastId),
+            count: read.count,
+            has_more: read.hasMore,
+            epoch: feed.epoch,
+          }),
         ),
         ...read.parts,
         CLOSE,

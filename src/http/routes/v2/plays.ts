@@ -8,6 +8,16 @@ import { MAX_PLAYS, parseInteger } from '../../../projection/params.ts';
 import { callerOf, eventById, type RouteDeps, sendParts } from '../../route-kit.ts';
 import { ErrorBody, errorResponses } from '../../../projection/schemas.ts';
 import { PlaysPageSchema } from '../../stats-schemas.ts';
+import fastJson from 'fast-json-stringify';
+import { listOpen, type PlaysMeta, playsOpen } from '../../../perf/envelope-text.ts';
+import { pick } from '../../../perf/switch.ts';
+
+const serializePlaysPage = fastJson(PlaysPageSchema);
+
+/** The page up to its plays: written by hand, or cut from the schema's serialiser. */
+export const playsPageOpen: (meta: PlaysMeta) => string = pick(playsOpen, (meta) =>
+  listOpen(serializePlaysPage({ meta, plays: [] })),
+);
 
 /**
  * Play-by-play of an event (Ultra and above): newest first, up to 500 a page; `before_sequence`
@@ -52,10 +62,7 @@ export async function playRoutes(fastify: FastifyInstance, deps: RouteDeps): Pro
       const next = count > 0 && from > 1 ? from : null;
       reply.meter(count);
       return sendParts(reply, [
-        Buffer.from(
-          `{"meta":{"event_id":${JSON.stringify(eventId)},"count":${count},"last_sequence":${last},` +
-            `"next_before_sequence":${next}},"plays":[`,
-        ),
+        Buffer.from(playsPageOpen({ event_id: eventId, count, last_sequence: last, next_before_sequence: next })),
         plays,
         Buffer.from(']}'),
       ]);
