@@ -1,0 +1,69 @@
+import type { CounterStore } from '../counters.ts';
+import type { HistoryStore } from '../history.ts';
+import type { KeyStore } from '../keys.ts';
+import { migrate, openPool, type PgPool } from './database.ts';
+import { PgCounterStore } from './pg-counters.ts';
+import { PgKeyStore } from './pg-keys.ts';
+import { PgStore } from './pg-store.ts';
+
+/** The storage backends of one PostgreSQL database, as the composition root wires them. */
+export interface PostgresBackends {
+  store: PgStore;
+  keys: KeyStore;
+  history: HistoryStore;
+  counterStore: CounterStore;
+  /** Bytes the database takes on disk (metrics). */
+  bytesOnDisk(): Promise<number>;
+}
+
+/**
+ * Opens the store of `url` (its schema migrated), and takes the writer's lock before anything is
+ * loaded: a second server on the same database waits here, told through `onWait`, until the first
+ * one stops, and then loads what that one committed.
+ */
+export async function openPostgresBackends(
+  url: string,
+  opts: { onError: (err: unknown) => void; onWait?: () => void },
+): Promise<PostgresBackends> {
+  const store = await PgStore.open(url, { onError: opts.onError });
+  try {
+    await store.writer.hold(opts.onWait);
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
+  return {
+    store,
+    keys: new PgKeyStore(store.pool),
+    history: store.history(),
+    counterStore: new PgCounterStore(store.pool),
+    bytesOnDisk: () => databaseBytes(store.pool),
+  };
+}
+
+async function databaseBytes(pool: PgPool): Promise<number> {
+  return (await pool.query<{ bytes: number }>('SELECT pg_database_size(current_database()) AS bytes')).rows[0]!.bytes;
+}
+
+/** Keys, saved counters and meta of the database, for the `keys` commands beside running servers. */
+export async function openPostgresAccounts(url: string): Promise<{
+  keys: KeyStore;
+  counterStore: CounterStore;
+  getMeta(key: string): Promise<string | undefined>;
+  close(): Promise<void>;
+}> {
+  const pool = openPool(url, { maxConnections: 2 });
+  try {
+    await migrate(pool);
+  } catch (err) {
+    await pool.end();
+    throw err;
+  }
+  return {
+    keys: new PgKeyStore(pool),
+    counterStore: new PgCounterStore(pool),
+    getMeta: async (key) =>
+      (await pool.query<{ value: string }>('SELECT value FROM meta WHERE key = $1', [key])).rows[0]?.value,
+    close: () => pool.end(),
+  };
+}
