@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { AccessControl } from './access/access-control.ts';
 import { noteUpgradeClients, TrustedProxies } from './access/client-address.ts';
@@ -30,7 +31,16 @@ import { observeRequests } from './ops/observe-requests.ts';
 import { closeApp } from './ops/shutdown.ts';
 import { packageVersion } from './ops/version.ts';
 import type { HistoryStore } from './store/history.ts';
-import { openSqlite, sqliteBytesOnDisk } from './store/sqlite/database.ts';
+import { checkDataDir, StartError } from './ops/preflight.ts';
+import { lockDataDir } from './store/data-dir-lock.ts';
+import {
+  openSqlite,
+  readSqliteMeta,
+  type SqliteDatabase,
+  sqliteBytesOnDisk,
+  STORE_FILE,
+  storeNeedsUpgrade,
+} from './store/sqlite/database.ts';
 import { SqliteCounterStore } from './store/sqlite/sqlite-counters.ts';
 import { SqliteKeyStore } from './store/sqlite/sqlite-keys.ts';
 import { SqliteStore } from './store/sqlite/sqlite-store.ts';
@@ -92,10 +102,31 @@ export interface ComposeOptions {
   withoutAccess?: boolean;
   /** Where the log goes instead of standard output (tests read it). */
   logStream?: NodeJS.WritableStream;
+  /** Told when another process holds the database's writer lock and the start waits for it. */
+  onWriterWait?: () => void;
 }
 
-/** The one place a backend is chosen: today the embedded SQLite store of the data directory. */
-export function openBackends(config: ServeConfig, onError: (err: unknown) => void): Backends {
+/** Where a store lives: the embedded SQLite file of a data directory, or a PostgreSQL database. */
+export interface StoreTarget {
+  dataDir: string;
+  databaseUrl?: string | undefined;
+}
+
+/**
+ * The one place a backend is chosen: the PostgreSQL store when a database URL is configured, else
+ * the embedded SQLite store of the data directory.
+ */
+export async function openBackends(
+  config: ServeConfig,
+  onError: (err: unknown) => void,
+  onWriterWait?: () => void,
+): Promise<Backends> {
+  if (config.databaseUrl !== undefined) {
+    // Loaded only when asked: the embedded server and the Node-only test tier never load pg.
+    const { openPostgresBackends } = await import('./store/postgres/backends.ts');
+    const pg = await openPostgresBackends(config.databaseUrl, { onError, ...(onWriterWait ? { onWait: onWriterWait } : {}) });
+    return { ...pg, bus: new MemoryBus(onError) };
+  }
   const db = openSqlite(config.dataDir);
   const store = new SqliteStore(db, { checkpointMs: config.limits.checkpointMs, pageThread: true, onError });
   return {
@@ -105,6 +136,49 @@ export function openBackends(config: ServeConfig, onError: (err: unknown) => voi
     counterStore: new SqliteCounterStore(db),
     bus: new MemoryBus(onError),
     bytesOnDisk: () => sqliteBytesOnDisk(config.dataDir),
+  };
+}
+
+/** What the `keys` commands use beside a running server: keys, saved counters and meta. */
+export interface AccountBackends {
+  keys: KeyStore;
+  counterStore: CounterStore;
+  getMeta(key: string): Promise<string | undefined>;
+  close(): Promise<void>;
+}
+
+/**
+ * The key store of a target for the `keys` commands, which share it with a running server. An
+ * embedded store must exist unless `create` (a mistyped --data-dir would otherwise get a store of
+ * its own: keys listed from nothing, or made where no server looks); it is opened without the data
+ * directory's lock (SQLite serialises the small writes), except when it still has to be upgraded:
+ * that rewrite takes the lock, so it never runs beneath a server, which is told to stop first.
+ */
+export async function openAccounts(target: StoreTarget, opts: { create?: boolean } = {}): Promise<AccountBackends> {
+  if (target.databaseUrl !== undefined) {
+    const { openPostgresAccounts } = await import('./store/postgres/backends.ts');
+    return openPostgresAccounts(target.databaseUrl);
+  }
+  const { dataDir } = target;
+  if (opts.create !== true && !existsSync(join(dataDir, STORE_FILE))) {
+    const hint = opts.create === false ? ', or pass --new-store to make one there' : '';
+    throw new StartError(`no store in ${dataDir} (no ${STORE_FILE}): check --data-dir (env DATA_DIR)${hint}`);
+  }
+  checkDataDir(dataDir);
+  const lock = storeNeedsUpgrade(dataDir) ? lockDataDir(dataDir, 'oddsbase keys') : undefined;
+  let db: SqliteDatabase;
+  try {
+    db = openSqlite(dataDir);
+  } finally {
+    lock?.release();
+  }
+  return {
+    keys: new SqliteKeyStore(db),
+    counterStore: new SqliteCounterStore(db),
+    getMeta: async (key) => readSqliteMeta(db, key),
+    close: async () => {
+      db.close();
+    },
   };
 }
 
@@ -122,7 +196,7 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
   const now = opts.now ?? Date.now;
   const onError = opts.onError ?? ((err: unknown) => process.stderr.write(`oddsbase: ${String(err)}\n`));
   const limits = config.limits;
-  const backends = openBackends(config, onError);
+  const backends = await openBackends(config, onError, opts.onWriterWait);
   const { store, bus } = backends;
   const restored = await beginEpochIfRestored(store);
   const gaps = await epochGaps(store);
