@@ -10,16 +10,36 @@ import { storeContract } from '../contract/store.contract.ts';
 import { type PostgresService, startPostgres } from './services/postgres.ts';
 
 // One server for the file, a new database per case: the contract suites of test/contract, unchanged.
+// The migrations themselves run in migrations.test.ts.
 let service: Promise<PostgresService> | undefined;
 const postgres = () => (service ??= startPostgres());
 after(async () => {
   if (service) await (await service).stop();
 });
 
-/** A new database; what the case opened on it is closed before it is dropped. */
+/** An empty database brought to the newest schema once: each case's database is a copy of it. */
+let migrated: Promise<string> | undefined;
+async function template(pg: PostgresService): Promise<string> {
+  migrated ??= (async () => {
+    const url = await pg.createDatabase();
+    const p = openPool(url);
+    try {
+      await migrate(p);
+    } finally {
+      await p.end();
+    }
+    return url;
+  })();
+  return migrated;
+}
+
+/**
+ * A new database for one case (its migrations already applied; a store's open finds none to run);
+ * what the case opened on it is closed before it is dropped.
+ */
 async function database(): Promise<{ url: string; closing: (() => Promise<void>)[]; cleanup(): Promise<void> }> {
   const pg = await postgres();
-  const url = await pg.createDatabase();
+  const url = await pg.createDatabase(await template(pg));
   const closing: (() => Promise<void>)[] = [];
   return {
     url,
@@ -44,12 +64,6 @@ async function pool(db: Awaited<ReturnType<typeof database>>): Promise<PgPool> {
 
 async function store(db: Awaited<ReturnType<typeof database>>): Promise<PgStore> {
   const s = await PgStore.open(db.url);
-  let closed = false;
-  const close = s.close.bind(s);
-  s.close = async () => {
-    if (!closed) await close();
-    closed = true;
-  };
   db.closing.push(() => s.close());
   return s;
 }

@@ -65,6 +65,7 @@ export class PgStore implements Store {
   readonly writer: PgWriter;
   private readonly packed: PgPackedRows;
   private filling = false;
+  private closed = false;
 
   private constructor(
     readonly pool: PgPool,
@@ -514,8 +515,10 @@ export class PgStore implements Store {
     await this.writer.run((c) => writeMeta(c, key, value));
   }
 
-  /** Waits for the queued writes, frees the writer's lock and closes every connection. */
+  /** Waits for the queued writes, frees the writer's lock and closes every connection; once. */
   async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
     await this.writer.close();
     await this.pool.end();
   }

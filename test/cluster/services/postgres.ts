@@ -9,8 +9,11 @@ import pg from 'pg';
 export interface PostgresService {
   /** The URL of a database of this server (`postgres` when none is named). */
   url(database?: string): string;
-  /** Makes a new empty database and gives its URL. */
-  createDatabase(): Promise<string>;
+  /**
+   * Makes a new database and gives its URL: empty, or a copy of the database of `templateUrl`
+   * (which no one may be connected to meanwhile).
+   */
+  createDatabase(templateUrl?: string): Promise<string>;
   /** Drops a database made by `createDatabase`, closing what is still connected to it. */
   dropDatabase(url: string): Promise<void>;
   stop(): Promise<void>;
@@ -67,9 +70,11 @@ export async function startPostgres(): Promise<PostgresService> {
   let made = 0;
   return {
     url,
-    async createDatabase() {
+    async createDatabase(templateUrl?: string) {
       const name = `t${process.pid}_${++made}`;
-      await admin.query(`CREATE DATABASE ${name}`);
+      const template = templateUrl === undefined ? 'template0' : pg.escapeIdentifier(new URL(templateUrl).pathname.slice(1));
+      // A file copy of a small template takes a third of the time of the default, logged copy.
+      await admin.query(`CREATE DATABASE ${name} TEMPLATE ${template} STRATEGY FILE_COPY`);
       return url(name);
     },
     async dropDatabase(databaseUrl: string) {
