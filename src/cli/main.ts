@@ -151,12 +151,22 @@ program
   .description("copy a store, a running server's too, into one consistent file (SQLite's online backup)")
   .requiredOption('--out <file>', 'the backup file to write (never overwritten)')
   .addOption(dataDirOption())
+  .addOption(databaseUrlOption())
   .addHelpText(
     'after',
     '\nRestore: put the file in an empty data directory as oddsbase.db and run\n' +
       '`oddsbase serve --data-dir DIR`: ids continue from the copy, under a new log epoch.',
   )
   .action(async (opts) => {
+    if (targetOf(opts).databaseUrl !== undefined) {
+      // PostgreSQL's own tool copies a live database consistently; oddsbase adds nothing to it.
+      process.stderr.write(
+        'oddsbase: a PostgreSQL store is backed up with pg_dump, not oddsbase backup: ' +
+          'pg_dump --format=custom --file=oddsbase.dump "$DATABASE_URL" (docs/deploy.md)\n',
+      );
+      process.exitCode = 1;
+      return;
+    }
     try {
       const r = await backupStore(opts.dataDir, STORE_FILE, opts.out);
       process.stdout.write(

@@ -22,7 +22,7 @@ let migrated: Promise<string> | undefined;
 async function template(pg: PostgresService): Promise<string> {
   migrated ??= (async () => {
     const url = await pg.createDatabase();
-    const p = openPool(url);
+    const p = await openPool(url);
     try {
       await migrate(p);
     } finally {
@@ -52,7 +52,7 @@ async function database(): Promise<{ url: string; closing: (() => Promise<void>)
 }
 
 async function pool(db: Awaited<ReturnType<typeof database>>): Promise<PgPool> {
-  const p = openPool(db.url);
+  const p = await openPool(db.url);
   let ended = false;
   db.closing.push(async () => {
     if (!ended) await p.end();

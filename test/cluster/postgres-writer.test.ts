@@ -17,7 +17,7 @@ after(async () => {
 describe('migrations', () => {
   it('several nodes starting at once apply each migration once', async () => {
     const url = await (await postgres()).createDatabase();
-    const pools = Array.from({ length: 4 }, () => openPool(url));
+    const pools = await Promise.all(Array.from({ length: 4 }, () => openPool(url)));
     try {
       const applied = await Promise.all(pools.map((p) => migrate(p)));
       assert.deepEqual(applied.flat().sort(), MIGRATIONS.map((m) => m.version).sort(), 'each version applied by one of them');
@@ -34,7 +34,7 @@ describe('migrations', () => {
 
   it('a schema newer than this version knows stops the start', async () => {
     const url = await (await postgres()).createDatabase();
-    const pool = openPool(url);
+    const pool = await openPool(url);
     try {
       await migrate(pool);
       await pool.query("INSERT INTO schema_migrations (version, name) VALUES (9999, 'from the future')");

@@ -52,7 +52,7 @@ export async function openPostgresAccounts(url: string): Promise<{
   getMeta(key: string): Promise<string | undefined>;
   close(): Promise<void>;
 }> {
-  const pool = openPool(url, { maxConnections: 2 });
+  const pool = await openPool(url, { maxConnections: 2 });
   try {
     await migrate(pool);
   } catch (err) {

@@ -1,5 +1,17 @@
-import pg from 'pg';
+import type pg from 'pg';
 import { MIGRATIONS } from './schema.ts';
+
+type Driver = typeof pg;
+let loaded: Promise<Driver> | undefined;
+
+/**
+ * The driver, loaded at the first connection: the server's bundle (bin/bundle.js) keeps a static
+ * import of a package at its top, so an embedded server would load pg at every start.
+ */
+function driver(): Promise<Driver> {
+  loaded ??= import('pg').then((m) => m.default);
+  return loaded;
+}
 
 export type PgPool = pg.Pool;
 export type PgClient = pg.Client | pg.PoolClient;
@@ -15,12 +27,14 @@ export const WRITER_LOCK = 0x6f64_7772; // 'odwr'
  * Ids, times in ms and counters are bigint columns: read back as numbers. Ids stay below 2^53 (the
  * ledger's are JavaScript numbers to begin with), so nothing is lost.
  */
-const TYPES = {
-  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-    oid === pg.types.builtins.INT8 && format !== 'binary'
-      ? (text: string) => Number(text)
-      : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
-};
+function typesOf(driver: Driver): pg.CustomTypesConfig {
+  return {
+    getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+      oid === driver.types.builtins.INT8 && format !== 'binary'
+        ? (text: string) => Number(text)
+        : driver.types.getTypeParser(oid, format as 'text')) as Driver['types']['getTypeParser'],
+  };
+}
 
 export interface PgOptions {
   /** Connections of the pool that serves reads (the writer has one of its own). */
@@ -29,8 +43,9 @@ export interface PgOptions {
 }
 
 /** A pool of `url` that reads bigints as numbers; an idle connection's error goes to `onError`. */
-export function openPool(url: string, opts: PgOptions = {}): PgPool {
-  const pool = new pg.Pool({ connectionString: url, max: opts.maxConnections ?? 8, types: TYPES });
+export async function openPool(url: string, opts: PgOptions = {}): Promise<PgPool> {
+  const pg = await driver();
+  const pool = new pg.Pool({ connectionString: url, max: opts.maxConnections ?? 8, types: typesOf(pg) });
   // A connection that breaks while idle in the pool is dropped by it; without a listener the
   // error would end the process.
   pool.on('error', (err) => opts.onError?.(err));
@@ -39,7 +54,8 @@ export function openPool(url: string, opts: PgOptions = {}): PgPool {
 
 /** A connection of its own (the writer's, which holds its lock for as long as it lives). */
 export async function connectClient(url: string, onError?: (err: unknown) => void): Promise<pg.Client> {
-  const client = new pg.Client({ connectionString: url, types: TYPES });
+  const pg = await driver();
+  const client = new pg.Client({ connectionString: url, types: typesOf(pg) });
   client.on('error', (err) => onError?.(err));
   await client.connect();
   return client;

@@ -79,7 +79,7 @@ export class PgStore implements Store {
   /** Opens the store of `url`, its schema migrated first (migrations.ts). */
   static async open(url: string, opts: PgStoreOptions = {}): Promise<PgStore> {
     const onError = opts.onError ?? (() => {});
-    const pool = openPool(url, { ...opts, onError });
+    const pool = await openPool(url, { ...opts, onError });
     try {
       await migrate(pool);
     } catch (err) {
