@@ -139,6 +139,30 @@ export async function openBackends(
   };
 }
 
+/**
+ * Brings a store's schema to this version and closes it (`oddsbase migrate`); `serve` does the same
+ * at every start. A SQLite file is upgraded as it is opened, under the data directory's lock (no
+ * server may run on it meanwhile); PostgreSQL's migrations run under an advisory lock beside
+ * running servers. Returns what was done, in a line.
+ */
+export async function migrateStore(target: StoreTarget): Promise<string> {
+  if (target.databaseUrl !== undefined) {
+    const { migratePostgres } = await import('./store/postgres/backends.ts');
+    const { applied, version } = await migratePostgres(target.databaseUrl);
+    return applied.length === 0
+      ? `the database's schema is at version ${version}: nothing to apply`
+      : `applied migration${applied.length > 1 ? 's' : ''} ${applied.join(', ')}: the schema is at version ${version}`;
+  }
+  checkDataDir(target.dataDir);
+  const lock = lockDataDir(target.dataDir, 'oddsbase migrate');
+  try {
+    openSqlite(target.dataDir).close();
+  } finally {
+    lock.release();
+  }
+  return `the store in ${target.dataDir} is up to date`;
+}
+
 /** What the `keys` commands use beside a running server: keys, saved counters and meta. */
 export interface AccountBackends {
   keys: KeyStore;

@@ -10,7 +10,7 @@ import { StartError } from '../ops/preflight.ts';
 import { exitOnSignals } from '../ops/shutdown.ts';
 import { packageVersion } from '../ops/version.ts';
 import { DEMO_KEY_CLEAR_META, type RunningServer, StartStopped, startServer } from '../server.ts';
-import { type AccountBackends, openAccounts, type StoreTarget } from '../compose.ts';
+import { type AccountBackends, migrateStore, openAccounts, type StoreTarget } from '../compose.ts';
 import { DataDirInUseError } from '../store/data-dir-lock.ts';
 import { STORE_FILE } from '../store/sqlite/database.ts';
 
@@ -176,6 +176,15 @@ program
       process.stderr.write(`oddsbase: backup failed: ${(err as Error).message}\n`);
       process.exitCode = 1;
     }
+  });
+
+program
+  .command('migrate')
+  .description("bring the store's schema to this version and exit (serve does it at start too)")
+  .addOption(dataDirOption())
+  .addOption(databaseUrlOption())
+  .action(async (opts) => {
+    process.stdout.write(`${await migrateStore(targetOf(opts))}\n`);
   });
 
 const keys = program.command('keys').description('manage API keys (stored hashed, never in clear)');

@@ -83,3 +83,10 @@ test('backup on a PostgreSQL store names pg_dump in one line and fails', async (
   assert.match(failed.stderr, /^oddsbase: a PostgreSQL store is backed up with pg_dump[^\n]*\n$/);
   assert.ok(!failed.stderr.includes(url), 'the URL and its password are not printed');
 });
+
+test('migrate runs the migrations alone, once', async () => {
+  const url = await (await postgres()).createDatabase();
+  assert.match((await cli('migrate', '--database-url', url)).stdout, /^applied migrations? [\d, ]+: the schema is at version \d+\n$/);
+  assert.match((await cli('migrate', '--database-url', url)).stdout, /nothing to apply\n$/);
+  await assert.rejects(cli('migrate', '--database-url', 'mysql://localhost/x'), /must start with postgres:\/\//);
+});

@@ -2,6 +2,7 @@ import type { CounterStore } from '../counters.ts';
 import type { HistoryStore } from '../history.ts';
 import type { KeyStore } from '../keys.ts';
 import { migrate, openPool, type PgPool } from './database.ts';
+import { MIGRATIONS } from './schema.ts';
 import { PgCounterStore } from './pg-counters.ts';
 import { PgKeyStore } from './pg-keys.ts';
 import { PgStore } from './pg-store.ts';
@@ -66,4 +67,14 @@ export async function openPostgresAccounts(url: string): Promise<{
       (await pool.query<{ value: string }>('SELECT value FROM meta WHERE key = $1', [key])).rows[0]?.value,
     close: () => pool.end(),
   };
+}
+
+/** Runs the migrations of `url` alone (`oddsbase migrate`): the versions applied, and the newest. */
+export async function migratePostgres(url: string): Promise<{ applied: number[]; version: number }> {
+  const pool = await openPool(url, { maxConnections: 1 });
+  try {
+    return { applied: await migrate(pool), version: MIGRATIONS.at(-1)!.version };
+  } finally {
+    await pool.end();
+  }
 }
