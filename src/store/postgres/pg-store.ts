@@ -76,7 +76,7 @@ export class PgStore implements Store {
     this.packed = new PgPackedRows(pool);
   }
 
-  /** Opens the store of `url`, its schema migrated first (migrations.ts). */
+  /** Opens the store of `url`, its schema migrated first (schema.ts). */
   static async open(url: string, opts: PgStoreOptions = {}): Promise<PgStore> {
     const onError = opts.onError ?? (() => {});
     const pool = await openPool(url, { ...opts, onError });
