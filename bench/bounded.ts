@@ -117,7 +117,8 @@ function rssOf(pid: number): number | undefined {
 function percentile(xs: readonly number[], p: number): number {
   if (xs.length === 0) return Number.NaN;
   const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)];
+  // p = 0 points before the first; NaN then, as for an empty list.
+  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)] ?? Number.NaN;
 }
 
 interface Keys {
@@ -555,8 +556,9 @@ async function distinctFilters(server: Server, keys: Keys, count: number): Promi
   if (pairs.length * books.length < count) throw new Error(`only ${pairs.length * books.length} distinct filters`);
   const paths: string[] = [];
   for (let i = 0; i < count; i++) {
-    const p = pairs[i % pairs.length];
-    const b = books[Math.floor(i / pairs.length) % books.length];
+    // Both lists are non-empty here: the check above needs pairs x books >= count > i.
+    const p = pairs[i % pairs.length]!;
+    const b = books[Math.floor(i / pairs.length) % books.length]!;
     paths.push(
       `/api/v2/sports/${p.sport}/events/${p.date}?affiliate_ids=${b.join(',')}` +
         `&market_ids=${p.markets.join(',')}&include=price_delta`,
@@ -586,7 +588,7 @@ async function maxLoad(
       for (let j = 0; j < mine.length; j++) {
         await sleep(Math.max(0, t0 + ((j + k / keys.length) * 1000) / rate - Date.now()));
         while (inflight.size >= 4) await Promise.race(inflight);
-        const p: Promise<void> = get(agent, server.port, mine[j], key).then((a) => {
+        const p: Promise<void> = get(agent, server.port, mine[j]!, key).then((a) => {
           answers.push(a);
           inflight.delete(p);
         });
@@ -755,6 +757,7 @@ async function runUnread(dataDir: string, keys: Keys, opts: Required<BoundedOpti
     for (let i = 0; i < opts.unread; i++) {
       await sleep(Math.max(0, t0 + (i * 1000) / OPEN_RATE - Date.now()));
       const key = keys.max[i % keys.max.length];
+      if (key === undefined) throw new Error('no Max keys to open connections with');
       const paths = Array.from({ length: opts.pipeline }, (_, k) => pathOf(i * opts.pipeline + k));
       opened.push(Date.now());
       sockets.push(await unreadRequests(server.port, paths, key));
@@ -764,7 +767,8 @@ async function runUnread(dataDir: string, keys: Keys, opts: Required<BoundedOpti
     const rssEndOfHold = rssOf(server.child.pid) ?? 0;
     const samples = rss.stop();
     const closes = server.closes.slice(firstClose);
-    const started = opened[0];
+    // No connection opened: every time after it is NaN.
+    const started = opened[0] ?? Number.NaN;
     const afterS = closes.map((t) => (t - started) / 1000);
     const alive = !rss.died && server.child.proc.exitCode === null && server.child.proc.signalCode === null;
     const peak = Math.max(...samples);

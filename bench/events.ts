@@ -537,7 +537,11 @@ export function parseEventsArgs(argv: string[]): EventsOptions {
     else if (a === '--duration') opts.durationS = Math.max(1, Math.min(120, Number(argv[++i])));
     else if (a === '--query') opts.query = argv[++i];
     else if (a === '--no-start-flags') opts.startFlags = false;
-    else if (a === '--cpu-prof') opts.cpuProfDir = resolve(argv[++i]);
+    else if (a === '--cpu-prof') {
+      const dir = argv[++i];
+      if (dir === undefined) throw new Error('--cpu-prof needs a directory');
+      opts.cpuProfDir = resolve(dir);
+    }
     else if (a === '--heap-matched') opts.heapMatched = true;
     else if (a === '--server-cpu-quota') opts.serverCpuQuota = Number(argv[++i]);
     else if (a === '--node-flags') opts.nodeFlags = (argv[++i] ?? '').split(/\s+/).filter(Boolean);

@@ -148,7 +148,7 @@ async function fill(ledger: Ledger, board: Board): Promise<{ first: number; star
     const isMain = ['', '3.5', '-3.5', '221.5', '22.5'].includes(s.line);
     if (isMain) main.set(s.group, s);
     const { group: _g, ...rest } = s;
-    return { ...rest, price: prices[i], is_main_line: isMain };
+    return { ...rest, price: prices[i]!, is_main_line: isMain };
   });
   await ledger.apply({
     at: new Date(t0).toISOString(),
@@ -158,14 +158,16 @@ async function fill(ledger: Ledger, board: Board): Promise<{ first: number; star
   for (let b = 1; written < CHANGES; b++) {
     const updates: PriceUpdate[] = [];
     for (let k = 0; k < BATCH; k++) {
+      // random() < 1, so i < all.length (and prices has one entry per slot).
       const i = Math.floor(random() * all.length);
-      const { group, ...slot } = all[i];
+      const picked = all[i]!;
+      const { group, ...slot } = picked;
       // Keep each price a valid American price that differs from its previous one.
-      let next = prices[i] + (random() < 0.5 ? -5 : 5);
+      let next = prices[i]! + (random() < 0.5 ? -5 : 5);
       if (next > -100 && next < 100) next = next < 0 ? 100 : -100;
       prices[i] = next;
-      const moveMain = slot.market_id !== 1 && random() < 0.02 && main.get(group) !== all[i];
-      if (moveMain) main.set(group, all[i]);
+      const moveMain = slot.market_id !== 1 && random() < 0.02 && main.get(group) !== picked;
+      if (moveMain) main.set(group, picked);
       updates.push({ ...slot, price: next, ...(moveMain ? { is_main_line: true } : {}) });
     }
     await ledger.apply({ at: new Date(t0 + b * 1000).toISOString(), updates });
@@ -175,7 +177,8 @@ async function fill(ledger: Ledger, board: Board): Promise<{ first: number; star
 }
 
 function percentile(sorted: readonly number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+  // An empty list, or p = 0, points before the first: NaN.
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
 }
 
 interface Case {
@@ -299,7 +302,7 @@ export async function runHistory(): Promise<HistoryResult> {
           items,
           p50: percentile(times, 50),
           p99: percentile(times, 99),
-          max: times[times.length - 1],
+          max: times.at(-1) ?? Number.NaN,
           loopMax: loop.max / 1e6,
           informative: c.informative === true,
         });

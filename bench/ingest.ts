@@ -204,7 +204,7 @@ export function buildWorkload(): Workload {
       const k = n % slots.length;
       const r = Math.floor(n / slots.length);
       // is_main_line is left out: the price keeps its flag, and one update writes one row.
-      updates.push(priceUpdate(slots[k], priceAt(k, r)));
+      updates.push(priceUpdate(slots[k]!, priceAt(k, r)));
     }
     timed.push({ at: new Date(t0 + 60_000 + b * 1000).toISOString(), updates });
   }
@@ -418,7 +418,11 @@ export interface IngestResult {
 export async function runIngest(): Promise<IngestResult> {
   log('ingest: building the workload');
   const w = buildWorkload();
-  log(`ingest: ${EVENTS} events x ${w.setup[0].updates.length - 1} prices, ${int(w.updates)} updates`);
+  const firstEvent = w.setup[0];
+  if (!firstEvent) throw new Error('the workload has no events');
+  // The setup batch of an event holds its header and then its prices.
+  const pricesPerEvent = firstEvent.updates.length - 1;
+  log(`ingest: ${EVENTS} events x ${pricesPerEvent} prices, ${int(w.updates)} updates`);
 
   log('ingest: warm-up ledger run (captures the change rows)');
   const captured = { changes: [] as ChangeRecord[][], commits: [] as Commit[] };
@@ -473,7 +477,7 @@ export async function runIngest(): Promise<IngestResult> {
     updates: w.updates,
     batchSize: BATCH_SIZE,
     events: EVENTS,
-    pricesPerEvent: w.setup[0].updates.length - 1,
+    pricesPerEvent,
     payloadBytes: Math.round(payloadBytes / rowCount),
     ledger,
     bare,

@@ -25,7 +25,8 @@ export function median(xs: readonly number[]): number {
   if (xs.length === 0) return Number.NaN;
   const s = [...xs].sort((a, b) => a - b);
   const mid = s.length >> 1;
-  return s.length % 2 === 1 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
+  // A non-empty list: mid < length, and mid >= 1 when the length is even.
+  return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
 }
 
 /** 12345.6 -> '12,346'. */
@@ -131,7 +132,8 @@ export function machineInfo(): MachineInfo {
     const line = readFileSync('/proc/cpuinfo', 'utf8')
       .split('\n')
       .find((l) => l.startsWith('model name'));
-    if (line) model = line.split(':')[1].trim();
+    const name = line?.split(':')[1];
+    if (name !== undefined) model = name.trim();
   } catch {
     // not Linux: os.cpus() is good enough
   }

@@ -70,10 +70,11 @@ export function summarise(
     ts += p.timeDeltas[i] ?? 0;
     if (opts.windows && !opts.windows.some(([a, b]) => ts >= a && ts <= b)) continue;
     const dt = (p.timeDeltas[i] ?? 0) / 1000;
-    const stack = stackOf(p.samples[i]);
+    const stack = stackOf(p.samples[i]!);
     if (opts.under && !stack.some((n) => n.callFrame.functionName === opts.under)) continue;
     total += dt;
-    const leaf = frameName(stack[0].callFrame);
+    // stackOf starts from the sample's own node, so a stack is never empty.
+    const leaf = frameName(stack[0]!.callFrame);
     self.set(leaf, (self.get(leaf) ?? 0) + dt);
     const seen = new Set<string>();
     for (const n of stack) {
@@ -100,9 +101,10 @@ if (isMain(import.meta.url)) {
   let under: string | undefined;
   const inclusive: string[] = [];
   for (let i = 0; i < args.length; i++) {
-    if (args[i] === '--top') top = Number(args[++i]);
-    else if (args[i] === '--under') under = args[++i];
-    else inclusive.push(args[i]);
+    const a = args[i]!;
+    if (a === '--top') top = Number(args[++i]);
+    else if (a === '--under') under = args[++i];
+    else inclusive.push(a);
   }
   const r = summarise(file, { top, under, inclusive });
   process.stdout.write(`total ${r.totalMs.toFixed(0)} ms${under ? ` under ${under}` : ''}\n\nself time:\n`);

@@ -188,7 +188,7 @@ export async function runRss(opts: { seconds?: number; startFlags?: boolean } = 
       startPeak,
       peak,
       median: median(samples),
-      last: samples[samples.length - 1],
+      last: samples.at(-1) ?? Number.NaN,
       polls,
       pollErrors,
       breakdown,

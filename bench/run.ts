@@ -39,11 +39,17 @@ const BENCHES: Record<string, () => Promise<string>> = {
   bounded: async () => boundedMarkdown(await runBounded()),
 };
 
+/** The 1-minute load average (os.loadavg() always gives the 1, 5 and 15-minute ones). */
+const load1 = (): number => loadavg()[0]!;
+
 const args = process.argv.slice(2);
 const only = args.indexOf('--only');
 const names = only >= 0 ? (args[only + 1] ?? '').split(',').filter(Boolean) : Object.keys(BENCHES);
-const unknown = names.filter((n) => !(n in BENCHES));
-if (unknown.length > 0 || names.length === 0) {
+const runs = names.flatMap((name) => {
+  const run = BENCHES[name];
+  return run ? [{ name, run }] : [];
+});
+if (runs.length < names.length || names.length === 0) {
   process.stderr.write(`usage: run.ts [--only ${Object.keys(BENCHES).join(',')}]\n`);
   process.exit(2);
 }
@@ -57,12 +63,12 @@ const out: string[] = [
   '',
 ];
 let failed = 0;
-for (const name of names) {
+for (const { name, run } of runs) {
   log(`\n=== ${name} ===`);
   const t = Date.now();
-  const load0 = loadavg()[0];
+  const load0 = load1();
   try {
-    out.push(await BENCHES[name]());
+    out.push(await run());
   } catch (err) {
     failed++;
     out.push(`### ${name}: FAILED`, '', '```text', String((err as Error)?.stack ?? err), '```', '');
@@ -71,7 +77,7 @@ for (const name of names) {
   out.push(
     `_${name}: ${((Date.now() - t) / 1000).toFixed(0)} s; ` +
       `1-minute load average ${load0.toFixed(2)} before, ` +
-      `${loadavg()[0].toFixed(2)} after_`,
+      `${load1().toFixed(2)} after_`,
     '',
   );
   log(`=== ${name}: ${((Date.now() - t) / 1000).toFixed(0)} s ===`);

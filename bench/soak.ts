@@ -160,7 +160,7 @@ function memoryOf(pid: number): Pick<Sample, 'rss' | 'mallocHeap' | 'otherAnon' 
   for (const line of text.split('\n')) {
     const header = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ (\d+)\s*(.*)$/.exec(line);
     if (header) {
-      const name = header[2];
+      const name = header[2]!; // the group always takes part, if only as ''
       kind = name === '[heap]' ? 'mallocHeap' : name === '' || name.startsWith('[') ? 'otherAnon' : 'file';
       continue;
     }
@@ -203,13 +203,14 @@ async function gcFromMetrics(metricsUrl: string): Promise<Record<string, GcKind>
     const kind = (k: string) => (out[k] ??= { count: 0, seconds: 0, over10ms: 0, over100ms: 0 });
     const buckets = new Map<string, Map<string, number>>();
     for (const m of text.matchAll(/^nodejs_gc_duration_seconds_(bucket|count|sum)\{([^}]*)\} (\S+)$/gm)) {
-      const k = /kind="([^"]+)"/.exec(m[2])?.[1];
+      // Every group of the pattern is required, so a match has all three.
+      const k = /kind="([^"]+)"/.exec(m[2]!)?.[1];
       if (!k) continue;
       const value = Number(m[3]);
       if (m[1] === 'count') kind(k).count = value;
       else if (m[1] === 'sum') kind(k).seconds = value;
       else {
-        const le = /le="([^"]+)"/.exec(m[2])?.[1];
+        const le = /le="([^"]+)"/.exec(m[2]!)?.[1];
         if (le) (buckets.get(k) ?? buckets.set(k, new Map()).get(k)!).set(le, value);
       }
     }

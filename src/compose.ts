@@ -22,7 +22,7 @@ import { buildApp } from './http/app.ts';
 import { Ledger } from './ledger/ledger.ts';
 import { Retention } from './ledger/retention.ts';
 import { AccessSummary } from './ops/access-summary.ts';
-import { beginEpochIfRestored, epochGaps } from './ops/backup.ts';
+import { beginEpochIfRestored, beginFreshLog, epochGaps } from './ops/backup.ts';
 import { healthRoutes, Readiness } from './ops/health.ts';
 import { logDestination } from './ops/logging.ts';
 import { metricsRoute } from './ops/metrics-endpoint.ts';
@@ -222,6 +222,7 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
   const limits = config.limits;
   const backends = await openBackends(config, onError, opts.onWriterWait);
   const { store, bus } = backends;
+  await beginFreshLog(store, now());
   const restored = await beginEpochIfRestored(store);
   const gaps = await epochGaps(store);
   const metrics = new Metrics();

@@ -252,8 +252,9 @@ export class ChangeFeed {
     const gap = this.gaps.find((g) => lastId > g.from && lastId < g.to);
     if (gap) {
       throw new CursorError(
-        `last_id ${lastId} is too far behind: it is a cursor of the log this server was restored from, ` +
-          `whose changes after ${gap.from} are not here (this log continues under epoch ${gap.epoch} from ${gap.to}). ` +
+        `last_id ${lastId} is too far behind: it is a cursor of an earlier log (the one this server was restored ` +
+          `from, or one its data directory held before), whose changes after ${gap.from} are not here ` +
+          `(this log continues under epoch ${gap.epoch} from ${gap.to}). ` +
           'Re-bootstrap: fetch an events snapshot and continue from its meta.delta_last_id',
       );
     }

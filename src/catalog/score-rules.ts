@@ -66,13 +66,13 @@ export function scoreRuleViolations(score: Score, sportId: number): string[] {
   }
   // A tennis score counts completed sets won; the last entry is still being played until the final.
   const done = final ? away.length : away.length - 1;
-  const totals =
-    scheme === 'sets'
-      ? [
-          away.filter((g, i) => i < done && g > home[i]).length,
-          home.filter((g, i) => i < done && g > away[i]).length,
-        ]
-      : [sum(away), sum(home)];
+  // Sides may hold different counts of entries (reported below); a set one side lacks is won by neither.
+  const setsWon = (mine: number[], theirs: number[]) =>
+    mine.filter((g, i) => {
+      const other = theirs[i];
+      return i < done && other !== undefined && g > other;
+    }).length;
+  const totals = scheme === 'sets' ? [setsWon(away, home), setsWon(home, away)] : [sum(away), sum(home)];
   if (totals[0] !== score.score_away || totals[1] !== score.score_home) {
     out.push(
       scheme === 'sets'

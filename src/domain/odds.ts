@@ -40,13 +40,19 @@ export function roundAmerican(american: number, step: number): number {
 
 /**
  * Proportional overround: scales fair probabilities so that the implied probabilities sum to
- * 1 + margin. Inputs need not sum exactly to 1; they are normalised first.
+ * 1 + margin. Inputs need not sum exactly to 1; they are normalised first. One output per input,
+ * so a tuple in gives a tuple of the same length out.
  */
-export function applyMargin(fairProbs: readonly number[], margin: number): number[] {
+export function applyMargin<const T extends readonly number[]>(
+  fairProbs: T,
+  margin: number,
+): { -readonly [K in keyof T]: number } {
+  // map keeps the length, which its own type does not say.
+  type Same = { -readonly [K in keyof T]: number };
   const sum = fairProbs.reduce((acc, p) => acc + p, 0);
-  if (!(sum > 0)) return fairProbs.map(() => 0);
+  if (!(sum > 0)) return fairProbs.map(() => 0) as Same;
   const scale = (1 + margin) / sum;
-  return fairProbs.map((p) => p * scale);
+  return fairProbs.map((p) => p * scale) as Same;
 }
 
 /** Difference from the previous price; 0 for a first price or when either side is off the board. */

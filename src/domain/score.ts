@@ -195,7 +195,8 @@ export function openPeriod(byPeriod: number[], period: number): void {
 /** Adds points to the entry of `period`, opening it first if needed. */
 export function addPeriodPoints(byPeriod: number[], period: number, points: number): void {
   openPeriod(byPeriod, period);
-  byPeriod[period - 1] += points;
+  // Periods are 1-based and openPeriod has just made the entry.
+  byPeriod[period - 1]! += points;
 }
 
 export function sum(values: readonly number[]): number {

@@ -104,7 +104,33 @@ export async function beginEpochIfRestored(
   return { previous: current, epoch, gap };
 }
 
-/** The gaps restores left in the log's ids, oldest first (none for a log never restored). */
+/**
+ * On the first start of an empty store, begins the log's ids past a base read off the clock (epoch
+ * milliseconds × 1,000, a safe integer until the 2250s), recorded as a gap from 0 like a restore's.
+ * A data directory emptied and started again would otherwise hand out ids from 1 again, so a client
+ * still holding a cursor of the earlier log there would be served other rows under it; with the
+ * base, every id of a new log lies above every id an earlier one on the host handed out (a log
+ * commits fewer than 1,000 changes a millisecond), and an old cursor is refused. A store that has
+ * rows, an epoch or gaps already is left as it is, so a log begun before this rule keeps its ids.
+ */
+export async function beginFreshLog(
+  store: Pick<Store, 'getMeta' | 'setMeta' | 'lastRowId'>,
+  nowMs: number,
+): Promise<EpochGap | undefined> {
+  if ((await store.lastRowId()) !== 0) return undefined;
+  if ((await store.getMeta(EPOCH_META)) !== undefined) return undefined;
+  if ((await epochGaps(store)).length > 0) return undefined;
+  const epoch = randomUUID();
+  const gap = { from: 0, to: Math.floor(nowMs) * FRESH_IDS_PER_MS, epoch };
+  await store.setMeta(EPOCH_GAPS_META, JSON.stringify([gap]));
+  await store.setMeta(EPOCH_META, epoch);
+  return gap;
+}
+
+/** Ids a new log's base advances per millisecond of the clock (see `beginFreshLog`). */
+const FRESH_IDS_PER_MS = 1_000;
+
+/** The gaps restores and fresh starts left in the log's ids, oldest first. */
 export async function epochGaps(store: Pick<Store, 'getMeta'>): Promise<EpochGap[]> {
   const raw = await store.getMeta(EPOCH_GAPS_META);
   return raw === undefined ? [] : (JSON.parse(raw) as EpochGap[]);

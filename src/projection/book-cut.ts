@@ -83,17 +83,18 @@ export function bookCut(state: EventState, f: EventFilter): BookCut {
           const p = prices[k]!;
           walk.push(p.affiliate_id, write(priceEntry(p, f.includePriceDelta)), at);
         }
-        walk[participant + 2]++;
+        // Each open pushed three entries at its index, so its count (index + 2) exists.
+        walk[participant + 2]!++;
       }
       if (walk[participant + 2] === 0) {
         walk.length = participant;
         at = participantAt;
-      } else walk[market + 2]++;
+      } else walk[market + 2]!++;
     }
     if (walk[market + 2] === 0) {
       walk.length = market;
       at = marketAt;
-    } else walk[2]++;
+    } else walk[2]!++;
   }
   walk[1] = write(liveState ? info.tailLive! : info.tail);
   const bytes = Buffer.allocUnsafeSlow(at);

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it, type TestContext } from 'node:test';
 import { hashKey, keyPrefix, newKeyRecord } from '../../src/access/keys.ts';
 import type { KeyRecord, KeyStore } from '../../src/store/keys.ts';
+import { nth } from '../helpers/nth.ts';
 
 export interface KeyStoreFixture {
   keys: KeyStore;
@@ -93,9 +94,9 @@ export function keyStoreContract(name: string, make: () => Promise<KeyStoreFixtu
       const keys = await withKeys(t);
       const found = (await keys.findByHash(hashKey(KEY_2)))!;
       found.tier = 'max';
-      (await keys.list())[0].label = 'changed';
+      nth(await keys.list(), 0).label = 'changed';
       assert.deepEqual(await keys.findByHash(hashKey(KEY_2)), key(KEY_2, '2026-11-02T00:00:00.000Z'));
-      assert.equal((await keys.list())[0].label, key(KEY_3, '2026-11-01T00:00:00.000Z').label);
+      assert.equal(nth(await keys.list(), 0).label, key(KEY_3, '2026-11-01T00:00:00.000Z').label);
     });
 
     it('revokes one active key by hash, once', async (t) => {

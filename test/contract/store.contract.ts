@@ -11,6 +11,7 @@ import {
   type Store,
 } from '../../src/store/store.ts';
 import type { CompactResult } from '../../src/store/retention.ts';
+import { nth } from '../helpers/nth.ts';
 import {
   BASE_MS,
   batch,
@@ -148,7 +149,7 @@ export function storeContract(name: string, make: () => Promise<StoreFixture>): 
         const { store } = await fresh(t);
         const log = mixedLog();
         // Listed out of order within each batch: the store orders by id, not by position.
-        await store.commit(batch([log[3], log[0], log[2], log[1]]));
+        await store.commit(batch([3, 0, 2, 1].map((i) => nth(log, i))));
         await store.commit(batch(log.slice(4).reverse()));
         assert.deepEqual(await store.readChanges(query()), log);
         const loaded = await store.load();
@@ -161,10 +162,10 @@ export function storeContract(name: string, make: () => Promise<StoreFixture>): 
         const log = mixedLog();
         const committed = structuredClone(log);
         await store.commit(batch(committed));
-        committed[1].payload = 'changed by the committer';
+        nth(committed, 1).payload = 'changed by the committer';
         const read = await store.readChanges(query());
-        read[1].payload = 'changed by a reader';
-        (await loadAll(store)).latestPrices[0].payload = 'changed by a loader';
+        nth(read, 1).payload = 'changed by a reader';
+        nth((await loadAll(store)).latestPrices, 0).payload = 'changed by a loader';
         assert.deepEqual(await store.readChanges(query()), log);
       });
 
@@ -200,12 +201,12 @@ export function storeContract(name: string, make: () => Promise<StoreFixture>): 
       /** Commits a first batch, tries `refused`, and checks that it was refused and left no trace. */
       async function assertRefused(t: TestContext, first: ChangeRecord[], refused: ChangeRecord[]) {
         const { store } = await fresh(t);
-        const events = [eventRecord(EVENT_A, first[0].id)];
+        const events = [eventRecord(EVENT_A, nth(first, 0).id)];
         await store.commit(batch(first, { events, markets: [marketRecord(1, EVENT_A, 1)] }));
         const before = await visible(store);
         // The refused batch brings a new event and market too: neither may be kept.
         const more = {
-          events: [eventRecord(EVENT_B, refused[0].id)],
+          events: [eventRecord(EVENT_B, nth(refused, 0).id)],
           markets: [marketRecord(9, EVENT_B, 9)],
         };
         await assert.rejects(store.commit(batch(refused, more)));
@@ -476,7 +477,7 @@ export function storeContract(name: string, make: () => Promise<StoreFixture>): 
         const result = await f.store.fill(async () => {
           await f.store.commit(batch(log.slice(0, 4), { events: [eventRecord(EVENT_A, 1)] }));
           assert.deepEqual(await f.store.readChanges(query()), log.slice(0, 4));
-          await assert.rejects(f.store.commit(batch([log[2]])));
+          await assert.rejects(f.store.commit(batch([nth(log, 2)])));
           await f.store.commit(batch(log.slice(4), { markets: [marketRecord(1, EVENT_A, 1)] }));
           assert.deepEqual(ids(await f.store.readChanges(query())), MIXED_IDS);
           return 'filled';

@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { generateKey, type NewKeyOptions, newKeyRecord } from '../../src/access/keys.ts';
 import type { Tier } from '../../src/catalog/tiers.ts';
+import { epochGaps } from '../../src/ops/backup.ts';
+import type { Store } from '../../src/store/store.ts';
 import { type Limits, resolveServeConfig, type ServeConfig } from '../../src/config.ts';
 import { type RunningServer, startServer } from '../../src/server.ts';
 
@@ -22,6 +24,14 @@ export interface TestServer {
     headers?: Record<string, string>,
   ): Promise<{ status: number; body: any; headers: Headers }>;
   close(opts?: { keepData?: boolean }): Promise<void>;
+}
+
+/**
+ * The id a log's first change follows: a new log's ids begin past a base read off the clock
+ * (`beginFreshLog`), so a test counts rows from it rather than from 0.
+ */
+export async function logBase(store: Pick<Store, 'getMeta'>): Promise<number> {
+  return (await epochGaps(store)).find((g) => g.from === 0)?.to ?? 0;
 }
 
 /** Starts the real server on a random loopback port with its own data directory. */

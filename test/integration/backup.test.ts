@@ -8,7 +8,7 @@ import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
 import { EPOCH_GAP } from '../../src/ops/backup.ts';
 import { batch, nbaEvent, nbaPrices, price } from '../helpers/fixtures.ts';
-import { startTestServer } from '../helpers/server.ts';
+import { logBase, startTestServer } from '../helpers/server.ts';
 
 const run = promisify(execFile);
 const backup = (dataDir: string, out: string) =>
@@ -55,7 +55,7 @@ test('a backup of a running server, restored, keeps its ids and continues past a
   const copy = new Database(file, { readonly: true });
   assert.equal(copy.pragma('integrity_check', { simple: true }), 'ok');
   assert.equal(copy.pragma('journal_mode', { simple: true }), 'delete');
-  assert.equal(copy.prepare('SELECT count(*) FROM changes').pluck().get(), copiedHead);
+  assert.equal(copy.prepare('SELECT count(*) FROM changes').pluck().get(), copiedHead - (await logBase(original.server.services.store)));
   assert.equal((copiedHead - base) % 2, 0, 'the copy ends on a batch boundary');
   const rows = (db: Database.Database) =>
     db.prepare('SELECT id, payload FROM changes WHERE id <= ? ORDER BY id').all(copiedHead);
@@ -184,6 +184,59 @@ test('a restored server refuses the cursors the original handed out past the cop
     assert.equal(r.status, 200, path);
     assert.equal(r.body.meta.epoch, newEpoch, path);
   }
+});
+
+test('a data directory emptied and started again refuses the cursors its earlier log handed out', async (t) => {
+  const first = await startTestServer();
+  const dataDir = first.dataDir;
+  t.after(() => rmSync(dataDir, { recursive: true, force: true }));
+  await first.server.ledger.apply(batch(new Date().toISOString(), [{ kind: 'event', event: nbaEvent(E) }, ...nbaPrices(E)]));
+  for (let p = 101; p <= 140; p++) {
+    await first.server.ledger.apply(
+      batch(new Date().toISOString(), [price(E, { market_id: 1, participant_id: 2002, affiliate_id: 19, price: p })]),
+    );
+  }
+  const today = new Date().toISOString().slice(0, 10);
+  const oldCursor = Number((await first.get(`/api/v2/sports/4/events/${today}`)).body.meta.delta_last_id);
+  const oldUuid = (await first.get('/api/v2/delta')).body.meta.delta_last_id;
+  const oldEpoch = first.server.ledger.position.epoch;
+  await first.close({ keepData: true });
+
+  // Emptied, as an operator starting over would, and started again: a new log, a new epoch.
+  rmSync(dataDir, { recursive: true, force: true });
+  mkdirSync(dataDir);
+  const second = await startTestServer({ dataDir });
+  t.after(() => second.close({ keepData: true }));
+  const newEpoch = second.server.ledger.position.epoch;
+  assert.notEqual(newEpoch, oldEpoch);
+  const key = {
+    'X-Service-Key': await second.newKey('enterprise', { v1: true, custom: JSON.stringify({ burstPerSecond: 1_000_000 }) }),
+  };
+  // More changes than the earlier log held, so a reused id would lie below the new head.
+  await second.server.ledger.apply(batch(new Date().toISOString(), [{ kind: 'event', event: nbaEvent(E) }, ...nbaPrices(E)]));
+  for (let p = 201; p <= 300; p++) {
+    await second.server.ledger.apply(
+      batch(new Date().toISOString(), [price(E, { market_id: 1, participant_id: 2002, affiliate_id: 19, price: p })]),
+    );
+  }
+  assert.ok(second.server.ledger.headId > oldCursor);
+  for (const path of [`/api/v2/markets/delta?last_id=${oldCursor}`, `/api/v1/sports/4/events/delta?last_id=${oldCursor}`]) {
+    const r = await second.get(path, key);
+    assert.equal(r.status, 400, `${path}: ${JSON.stringify(r.body)}`);
+    assert.match(r.body.error, /too far behind.*earlier log/s);
+    assert.ok(r.body.error.includes(newEpoch), r.body.error);
+  }
+  for (const path of ['/api/v2/delta', '/api/v1/delta']) {
+    const r = await second.get(`${path}?last_id=${oldUuid}`, key);
+    assert.equal(r.status, 400, `${path}: ${JSON.stringify(r.body)}`);
+    assert.match(r.body.error, /too far behind/);
+  }
+  // The new log's own cursors are served, from 0 as documented.
+  const fromStart = await second.get('/api/v2/markets/delta?last_id=0&limit=5');
+  assert.equal(fromStart.status, 200);
+  assert.equal(fromStart.body.meta.epoch, newEpoch);
+  const snapshotCursor = (await second.get(`/api/v2/sports/4/events/${today}`)).body.meta.delta_last_id;
+  assert.equal((await second.get(`/api/v2/markets/delta?last_id=${snapshotCursor}`)).status, 200);
 });
 
 test('backup of a directory without a store fails with a message', async () => {

@@ -4,7 +4,7 @@ import { connect, type Socket } from 'node:net';
 import { after, before, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { batch, moneylineMoves, nbaEvent, nbaPrices } from '../helpers/fixtures.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { logBase, startTestServer, type TestServer } from '../helpers/server.ts';
 
 const EVENT = 'e8'.repeat(16);
 /** Markets delta pages from the first row: older than the few rows the server keeps in memory. */
@@ -135,7 +135,8 @@ test('what the store lends for a page is given back when its client goes, readin
 test('a page kept for its readers holds its own bytes, not memory lent for one answer', async () => {
   await settled();
   // Read twice, the page is kept; other pages read meanwhile reuse the memory its reads were lent.
-  const from = (lastId: number) => `/api/v2/markets/delta?last_id=${lastId}&limit=4000`;
+  const base = await logBase(s.server.services.store);
+  const from = (lastId: number) => `/api/v2/markets/delta?last_id=${base + lastId}&limit=4000`;
   const first = await fetchText(from(10));
   assert.equal(await fetchText(from(10)), first);
   for (const lastId of [20, 30, 40, 50]) assert.equal((await s.get(from(lastId))).status, 200);

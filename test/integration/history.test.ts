@@ -23,7 +23,8 @@ const HISTORY_FIELDS = [
   'updated_at',
 ];
 /** Batch times, a minute apart. */
-const T = [0, 1, 2, 3, 4].map((m) => `2026-03-01T10:0${m}:00.000Z`);
+const minute = (m: number) => `2026-03-01T10:0${m}:00.000Z`;
+const T = [minute(0), minute(1), minute(2), minute(3), minute(4)] as const;
 
 let s: TestServer;
 let key: string;

@@ -17,6 +17,7 @@ import { Ledger } from '../../src/ledger/ledger.ts';
 import { openSqlite } from '../../src/store/sqlite/database.ts';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import { batch, nbaEvent, nbaPrices } from '../helpers/fixtures.ts';
+import { nth } from '../helpers/nth.ts';
 
 /** Bytes an entry with a numeric key costs on top of what its value is charged. */
 const OVERHEAD = ENTRY_BYTES;
@@ -105,20 +106,21 @@ test('random use of several caches never passes the limit, and the count matches
     const m = rand(3);
     const key = rand(300);
     const op = rand(10);
+    const map = nth(maps, m);
     if (op < 6) {
       const bytes = rand(8000);
-      maps[m].set(key, i, bytes);
-      charged[m].set(key, bytes + OVERHEAD);
-    } else if (op < 9) maps[m].get(key);
-    else maps[m].delete(key);
+      map.set(key, i, bytes);
+      nth(charged, m).set(key, bytes + OVERHEAD);
+    } else if (op < 9) map.get(key);
+    else map.delete(key);
     const s = budget.stats();
     assert.ok(s.bytes <= s.limit, `over the limit at step ${i}`);
     assert.equal(s.entries, maps.reduce((n, x) => n + x.size, 0));
   }
   // What the budget counts is exactly what the maps still hold.
   let expected = 0;
-  for (let m = 0; m < 3; m++) {
-    for (const [key, bytes] of charged[m]) if (maps[m].get(key) !== undefined) expected += bytes;
+  for (const [m, map] of maps.entries()) {
+    for (const [key, bytes] of nth(charged, m)) if (map.get(key) !== undefined) expected += bytes;
   }
   assert.equal(budget.stats().bytes, expected);
 });

@@ -4,6 +4,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { test } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { ESLint } from 'eslint';
+import { nth } from '../helpers/nth.ts';
 
 /**
  * The layers of src/ (docs/architecture.md, "Layers"; DESIGN.md, house rule 14): what each part may
@@ -29,9 +30,10 @@ function sourceFiles(dir: string): string[] {
 /** The part a file of src/ belongs to: its backend folder, top folder or top file. */
 function partOf(file: string): string {
   const path = relative(SRC, file).split('/');
-  if (path.length === 1) return path[0].replace(/\.ts$/, '');
-  const sub = `${path[0]}/${path[1]}`;
-  return path.length > 2 && sub in LAYERS ? sub : path[0];
+  const top = nth(path, 0);
+  if (path.length === 1) return top.replace(/\.ts$/, '');
+  const sub = `${top}/${nth(path, 1)}`;
+  return path.length > 2 && sub in LAYERS ? sub : top;
 }
 
 // Static imports and re-exports (`import … from '…'`, `import '…'`, `export … from '…'`) and dynamic
@@ -46,6 +48,7 @@ function importGraph(): Map<string, string[]> {
     const targets = new Set<string>();
     for (const m of text.matchAll(SPECIFIER)) {
       const spec = m[1] ?? m[2];
+      assert.ok(spec !== undefined, 'one of the two groups captures the specifier');
       if (spec.startsWith('.')) targets.add(resolve(dirname(file), spec));
     }
     graph.set(file, [...targets]);
@@ -127,7 +130,7 @@ test("eslint.config.js's import rules forbid exactly what the layer table does",
       const spec = relative(dirname(probe), target);
       return `import '${spec.startsWith('.') ? spec : `./${spec}`}';`;
     });
-    const [result] = await eslint.lintText(`${lines.join('\n')}\n`, { filePath: probe });
+    const result = nth(await eslint.lintText(`${lines.join('\n')}\n`, { filePath: probe }), 0);
     const flagged = new Set(result.messages.filter((m) => m.ruleId === 'no-restricted-imports').map((m) => m.line));
     others.forEach((other, i) => {
       if (flagged.has(i + 1) === allowed.includes(other)) mismatches.push(`${part} -> ${other}: lint ${flagged.has(i + 1) ? 'forbids' : 'allows'}`);

@@ -130,7 +130,8 @@ export function generateAthletes(options: AthleteOptions): TeamRecord[] {
   const { firstId, count, firstNames, surnameOffset, division } = options;
   if (count > ATHLETE_SURNAMES.length) throw new Error('not enough surnames for unique abbreviations');
   return Array.from({ length: count }, (_, index) => {
-    const surname = ATHLETE_SURNAMES[(index + surnameOffset) % ATHLETE_SURNAMES.length];
+    // The index is taken modulo the length; the list is non-empty whenever count > 0.
+    const surname = ATHLETE_SURNAMES[(index + surnameOffset) % ATHLETE_SURNAMES.length]!;
     const firstName = firstNames[(index * 5 + surnameOffset) % firstNames.length];
     return team(
       firstId + index,

@@ -31,6 +31,8 @@ const WEIGHT_CLASSES = [
   'Heavyweight',
 ];
 
+const PER_CLASS = 8;
+
 /** 64 fictional fighters, eight per weight class, generated deterministically. */
 export const mma: LeagueCatalog = {
   key: 'mma',
@@ -39,9 +41,10 @@ export const mma: LeagueCatalog = {
   individual: true,
   teams: generateAthletes({
     firstId: 13001,
-    count: 64,
+    count: WEIGHT_CLASSES.length * PER_CLASS,
     firstNames: FIRST_NAMES,
     surnameOffset: 42,
-    division: (index) => WEIGHT_CLASSES[Math.floor(index / 8)],
+    // index < count, so the class index stays below WEIGHT_CLASSES.length.
+    division: (index) => WEIGHT_CLASSES[Math.floor(index / PER_CLASS)]!,
   }),
 };

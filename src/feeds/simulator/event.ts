@@ -45,7 +45,15 @@ const NEAR_MS = 2 * DAY_MS;
  * is resent every `score`. Prematch books look at an event every `drift` (a range). History is
  * coarser, so that the history fill stays within its budget.
  */
-const LIVE_CADENCE = {
+interface Cadence {
+  min: number;
+  max: number;
+  props: number;
+  line: number;
+  score: number;
+  drift: readonly [number, number];
+}
+const LIVE_CADENCE: Cadence = {
   min: 2_000,
   max: 15_000,
   props: 30_000,
@@ -53,7 +61,7 @@ const LIVE_CADENCE = {
   score: 10_000,
   drift: [40 * MINUTE, 120 * MINUTE],
 };
-const BACKFILL_CADENCE = {
+const BACKFILL_CADENCE: Cadence = {
   min: 15 * MINUTE,
   max: 40 * MINUTE,
   props: 40 * MINUTE,
@@ -313,7 +321,7 @@ export class SimEvent {
     return startGame(this.spec.sport.discipline, { ...this.gameContext('prematch'), rng: new Rng(1) });
   }
 
-  private cadence(): typeof LIVE_CADENCE {
+  private cadence(): Cadence {
     return this.ctx.backfilling ? BACKFILL_CADENCE : LIVE_CADENCE;
   }
 

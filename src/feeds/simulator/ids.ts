@@ -14,7 +14,7 @@ export function eventId(seed: number, sportId: number, date: string, index: numb
 /** event_uuid: a different value in 8-4-4-4-12 form (version 4, RFC 4122 variant bits). */
 export function eventUuid(eventIdHex: string): string {
   const h = md5(`oddsbase-uuid:${eventIdHex}`);
-  const variant = ((Number.parseInt(h[16], 16) & 0x3) | 0x8).toString(16);
+  const variant = ((Number.parseInt(h.charAt(16), 16) & 0x3) | 0x8).toString(16);
   const parts = [
     h.slice(0, 8),
     h.slice(8, 12),

@@ -77,33 +77,66 @@ const TENNIS = base('tennis', {
   lineStep: 1,
 });
 
+const MLB = base('baseball', {
+  family: 'poisson',
+  perTeam: 4.4,
+  strengthEffect: 0.12,
+  homeEdge: 0.04,
+  offenseEffect: 0.06,
+  marginSd: 0,
+  totalSd: 0,
+  lineStep: 1,
+  fixedSpread: 1.5,
+});
+const NHL = base('hockey', {
+  family: 'poisson',
+  perTeam: 3.05,
+  strengthEffect: 0.15,
+  homeEdge: 0.06,
+  offenseEffect: 0.05,
+  marginSd: 0,
+  totalSd: 0,
+  lineStep: 1,
+  fixedSpread: 1.5,
+});
+const SOCCER = base('soccer', {
+  family: 'poisson',
+  perTeam: 1.35,
+  strengthEffect: 0.3,
+  homeEdge: 0.25,
+  offenseEffect: 0.08,
+  marginSd: 0,
+  totalSd: 0,
+  lineStep: 1,
+});
+const CRICKET = base('cricket', {
+  family: 'normal',
+  perTeam: 165,
+  strengthEffect: 9,
+  homeEdge: 4,
+  offenseEffect: 0.04,
+  marginSd: 32,
+  totalSd: 38,
+  lineStep: 1,
+});
+const POLITICS = base('politics', {
+  family: 'binary',
+  perTeam: 0,
+  strengthEffect: 0.6,
+  homeEdge: 0,
+  offenseEffect: 0,
+  marginSd: 0,
+  totalSd: 0,
+  lineStep: 1,
+});
+
 const PARAMS: Record<number, SportParams> = {
   1: { ...NFL, perTeam: 28, strengthEffect: 9, homeEdge: 2.5, marginSd: 16, totalSd: 15 },
   2: NFL,
-  3: base('baseball', {
-    family: 'poisson',
-    perTeam: 4.4,
-    strengthEffect: 0.12,
-    homeEdge: 0.04,
-    offenseEffect: 0.06,
-    marginSd: 0,
-    totalSd: 0,
-    lineStep: 1,
-    fixedSpread: 1.5,
-  }),
+  3: MLB,
   4: NBA,
   5: { ...NBA, perTeam: 72, strengthEffect: 6, homeEdge: 3.5, marginSd: 10.5, totalSd: 13 },
-  6: base('hockey', {
-    family: 'poisson',
-    perTeam: 3.05,
-    strengthEffect: 0.15,
-    homeEdge: 0.06,
-    offenseEffect: 0.05,
-    marginSd: 0,
-    totalSd: 0,
-    lineStep: 1,
-    fixedSpread: 1.5,
-  }),
+  6: NHL,
   7: base('mma', {
     family: 'binary',
     perTeam: 0,
@@ -115,36 +148,9 @@ const PARAMS: Record<number, SportParams> = {
     lineStep: 1,
   }),
   8: { ...NBA, perTeam: 82, strengthEffect: 4, homeEdge: 2, marginSd: 11, totalSd: 14 },
-  10: base('soccer', {
-    family: 'poisson',
-    perTeam: 1.35,
-    strengthEffect: 0.3,
-    homeEdge: 0.25,
-    offenseEffect: 0.08,
-    marginSd: 0,
-    totalSd: 0,
-    lineStep: 1,
-  }),
-  20: base('cricket', {
-    family: 'normal',
-    perTeam: 165,
-    strengthEffect: 9,
-    homeEdge: 4,
-    offenseEffect: 0.04,
-    marginSd: 32,
-    totalSd: 38,
-    lineStep: 1,
-  }),
-  22: base('politics', {
-    family: 'binary',
-    perTeam: 0,
-    strengthEffect: 0.6,
-    homeEdge: 0,
-    offenseEffect: 0,
-    marginSd: 0,
-    totalSd: 0,
-    lineStep: 1,
-  }),
+  10: SOCCER,
+  20: CRICKET,
+  22: POLITICS,
   38: TENNIS,
   // Serve-dominated women's tennis turns the same rating gap into a bigger edge, so it counts less.
   39: { ...TENNIS, strengthEffect: 0.014 },
@@ -161,17 +167,17 @@ export function sportParams(sportId: number): SportParams {
     case 'basketball':
       return NBA;
     case 'baseball':
-      return PARAMS[3];
+      return MLB;
     case 'hockey':
-      return PARAMS[6];
+      return NHL;
     case 'soccer':
-      return PARAMS[10];
+      return SOCCER;
     case 'cricket':
-      return PARAMS[20];
+      return CRICKET;
     case 'tennis':
-      return PARAMS[38];
+      return TENNIS;
     default:
-      return PARAMS[22];
+      return POLITICS;
   }
 }
 
@@ -345,11 +351,12 @@ export function poissonOutlook(
   const offset = home - away - max;
   const margins = new Array<number>(2 * max + 1).fill(0);
   const totals = new Array<number>(home + away + 2 * max + 1).fill(0);
+  // Both pmfs hold entries 0..max, and the arrays are sized for every margin and total they give.
   for (let i = 0; i <= max; i++) {
     for (let j = 0; j <= max; j++) {
-      const p = ph[i] * pa[j];
-      margins[i - j + max] += p;
-      totals[home + away + i + j] += p;
+      const p = ph[i]! * pa[j]!;
+      margins[i - j + max]! += p;
+      totals[home + away + i + j]! += p;
     }
   }
   return discreteOutlook(margins, offset, totals, tieHome);

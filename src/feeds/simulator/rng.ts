@@ -72,8 +72,11 @@ export class Rng {
     return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * this.next());
   }
 
+  /** One of `items`, uniformly; the list must not be empty. */
   pick<T>(items: readonly T[]): T {
-    return items[Math.floor(this.next() * items.length)];
+    const item = items[Math.floor(this.next() * items.length)];
+    if (item === undefined) throw new Error('pick from an empty list');
+    return item;
   }
 
   /** Index drawn with probability proportional to its weight. */
@@ -82,10 +85,17 @@ export class Rng {
     for (const w of weights) total += w;
     let x = this.next() * total;
     for (let i = 0; i < weights.length; i++) {
-      x -= weights[i];
+      x -= weights[i]!;
       if (x < 0) return i;
     }
     return weights.length - 1;
+  }
+
+  /** One of `items`, drawn with probability proportional to `weight`; the list must not be empty. */
+  pickWeighted<T>(items: readonly T[], weight: (item: T) => number): T {
+    const item = items[this.weighted(items.map(weight))];
+    if (item === undefined) throw new Error('pick from an empty list');
+    return item;
   }
 
   /** Fisher-Yates shuffle into a new array. */
@@ -93,7 +103,8 @@ export class Rng {
     const out = items.slice();
     for (let i = out.length - 1; i > 0; i--) {
       const j = Math.floor(this.next() * (i + 1));
-      [out[i], out[j]] = [out[j], out[i]];
+      // j <= i < out.length: both elements exist.
+      [out[i], out[j]] = [out[j]!, out[i]!];
     }
     return out;
   }

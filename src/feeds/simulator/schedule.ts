@@ -257,12 +257,14 @@ export function displayName(team: TeamRecord): string {
 }
 
 function startHours(plan: DayPlan, count: number, rng: Rng): number[] {
-  const slots = plan.slots ?? (plan.ranges && plan.ranges.length > 0 ? undefined : TOURNAMENT_SLOTS);
-  if (slots) {
-    const jitter = plan.jitter ?? 0;
-    return Array.from({ length: count }, (_, i) => slots[i % slots.length] + rng.between(0, jitter));
-  }
   const ranges = plan.ranges ?? [];
+  const firstRange = ranges[0];
+  if (plan.slots || !firstRange) {
+    const slots = plan.slots ?? TOURNAMENT_SLOTS;
+    const jitter = plan.jitter ?? 0;
+    // Every plan's slot list is non-empty, so the index is in range.
+    return Array.from({ length: count }, (_, i) => slots[i % slots.length]! + rng.between(0, jitter));
+  }
   const total = ranges.reduce((acc, [a, b]) => acc + (b - a), 0);
   const hours = Array.from({ length: count }, () => {
     let x = rng.next() * total;
@@ -270,7 +272,7 @@ function startHours(plan: DayPlan, count: number, rng: Rng): number[] {
       if (x <= b - a) return a + x;
       x -= b - a;
     }
-    return ranges[0][0];
+    return firstRange[0];
   });
   return hours.sort((a, b) => a - b);
 }
@@ -394,7 +396,9 @@ export function daySchedule(
     const second = doubleheader && i === 1;
     const away = pool[(2 * pair) % pool.length];
     const home = pool[(2 * pair + 1) % pool.length];
-    const minutes = quantize(hours[second ? 0 : i], sport.sport_id) + (second ? 210 : 0);
+    if (!away || !home) throw new Error(`league ${league.key} has no teams to schedule`);
+    // hours holds one start per game, count of them.
+    const minutes = quantize(hours[second ? 0 : i]!, sport.sport_id) + (second ? 210 : 0);
     const startMs = day * DAY_MS + Math.min(minutes, 24 * 60 - 5) * 60_000;
     const id = eventId(seed, sport.sport_id, date, i);
     const gameNumber = doubleheader && i <= 1 ? i + 1 : undefined;
@@ -455,5 +459,5 @@ export function daySchedule(
 export function broadcastFor(seed: number, spec: EventSpec): string {
   const list = BROADCASTS[spec.sport.discipline];
   if (!list) return '';
-  return list[Math.floor(hashUnit(seed, 'tv', spec.id) * list.length)];
+  return list[Math.floor(hashUnit(seed, 'tv', spec.id) * list.length)] ?? '';
 }

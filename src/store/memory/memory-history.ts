@@ -49,7 +49,8 @@ export class MemoryHistoryStore implements HistoryStore {
 
   private *newestOfPrice(priceId: number, uptoId: number): Iterable<Readonly<ChangeRecord>> {
     const rows = this.store.priceRows(priceId);
-    for (let i = indexAbove(rows, uptoId) - 1; i >= 0; i--) yield rows[i];
+    // indexAbove is at most rows.length, so every i here is an index of rows.
+    for (let i = indexAbove(rows, uptoId) - 1; i >= 0; i--) yield rows[i]!;
   }
 }
 

@@ -45,7 +45,8 @@ export function indexAbove(rows: readonly { readonly id: number }[], id: number)
   let hi = rows.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (rows[mid].id <= id) lo = mid + 1;
+    // lo <= mid < hi <= rows.length
+    if (rows[mid]!.id <= id) lo = mid + 1;
     else hi = mid;
   }
   return lo;
@@ -148,9 +149,11 @@ export class MemoryStore implements Store, MemoryPriceRows {
     for (const [eventId, rows] of this.byEvent) {
       if (this.archived.has(eventId)) continue;
       let plays = 0;
-      for (let i = 0; i < rows.length && rows[i].id <= uptoId; i++) {
-        if (rows[i].kind === 'play') plays++;
-        else if (rows[i].kind === 'stat') statRows.push({ ...rows[i] });
+      for (let i = 0; i < rows.length; i++) {
+        const r = rows[i]!;
+        if (r.id > uptoId) break;
+        if (r.kind === 'play') plays++;
+        else if (r.kind === 'stat') statRows.push({ ...r });
       }
       if (plays > 0) playCounts.push({ event_id: eventId, plays });
     }
@@ -185,8 +188,9 @@ export class MemoryStore implements Store, MemoryPriceRows {
       const latest = new Map<string, ChangeRecord>();
       const rows = this.byEvent.get(boardId)!;
       for (let i = indexAbove(rows, uptoId) - 1; i >= 0; i--) {
-        const key = futuresRowKey(rows[i]);
-        if (!latest.has(key)) latest.set(key, rows[i]);
+        const r = rows[i]!;
+        const key = futuresRowKey(r);
+        if (!latest.has(key)) latest.set(key, r);
       }
       for (const r of latest.values()) out.push({ ...r });
     }
@@ -321,8 +325,9 @@ export class MemoryStore implements Store, MemoryPriceRows {
     const affiliates = q.affiliateIds ? new Set<number | null>(q.affiliateIds) : undefined;
     const markets = q.marketIds ? new Set<number | null>(q.marketIds) : undefined;
     const periods = q.periodIds ? new Set<number>(q.periodIds) : undefined;
-    for (let i = indexAbove(rows, q.afterId); i < rows.length && rows[i].id <= q.toId; i++) {
-      const r = rows[i];
+    for (let i = indexAbove(rows, q.afterId); i < rows.length; i++) {
+      const r = rows[i]!;
+      if (r.id > q.toId) break;
       if (q.pricesOnly && r.price_id === null) continue;
       if (q.sportId !== undefined && r.sport_id !== q.sportId) continue;
       if (affiliates && !affiliates.has(r.affiliate_id)) continue;
@@ -334,8 +339,9 @@ export class MemoryStore implements Store, MemoryPriceRows {
 
   async scanPriceRows(afterId: number, toId: number, each: (row: PriceRowSummary) => void): Promise<void> {
     const rows = this.changes;
-    for (let i = indexAbove(rows, afterId); i < rows.length && rows[i].id <= toId; i++) {
-      const r = rows[i];
+    for (let i = indexAbove(rows, afterId); i < rows.length; i++) {
+      const r = rows[i]!;
+      if (r.id > toId) break;
       if (r.price_id === null) continue;
       each({
         id: r.id,
@@ -379,7 +385,7 @@ export class MemoryStore implements Store, MemoryPriceRows {
     let hi = rows.length;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (timeOf(rows[mid]) < ms) lo = mid + 1;
+      if (timeOf(rows[mid]!) < ms) lo = mid + 1;
       else hi = mid;
     }
     return rows[lo]?.id;
@@ -397,8 +403,9 @@ export class MemoryStore implements Store, MemoryPriceRows {
     const cutoffAt = new Date(step.cutoffMs).toISOString();
     // Each key of the chunk, with all its rows below the chunk's end (what earlier steps kept too).
     const keys = new Map<string, ChangeRecord[]>();
-    for (let i = indexAbove(this.changes, from - 1); i < this.changes.length && this.changes[i].id < end; i++) {
-      const r = this.changes[i];
+    for (let i = indexAbove(this.changes, from - 1); i < this.changes.length; i++) {
+      const r = this.changes[i]!;
+      if (r.id >= end) break;
       const key = compactionKey(r);
       if (key === undefined || keys.has(key)) continue;
       const family = r.price_id !== null ? this.byPrice.get(r.price_id)! : this.byEvent.get(r.event_id)!;
@@ -525,14 +532,18 @@ export class MemoryStore implements Store, MemoryPriceRows {
     if (this.packed.has(eventId)) {
       const rows = this.rowsOf(eventId);
       for (let i = indexAbove(rows, uptoId) - 1; i >= 0; i--) {
-        if (rows[i].price_id !== null && (marketId === undefined || rows[i].market_id === marketId)) yield rows[i];
+        const r = rows[i]!;
+        if (r.price_id !== null && (marketId === undefined || r.market_id === marketId)) yield r;
       }
       return;
     }
     const rows =
       marketId === undefined ? this.byEvent.get(eventId) : this.byEventMarket.get(eventId)?.get(marketId);
     if (!rows) return;
-    for (let i = indexAbove(rows, uptoId) - 1; i >= 0; i--) if (rows[i].price_id !== null) yield rows[i];
+    for (let i = indexAbove(rows, uptoId) - 1; i >= 0; i--) {
+      const r = rows[i]!;
+      if (r.price_id !== null) yield r;
+    }
   }
 
   priceRows(priceId: number): readonly Readonly<ChangeRecord>[] {

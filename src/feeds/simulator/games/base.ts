@@ -307,7 +307,7 @@ export abstract class ClockGame extends SteppedGame {
   protected periodsSum(side: Side, from: number, to: number): number {
     const arr = side === 'away' ? this.away : this.home;
     let out = 0;
-    for (let p = from; p <= Math.min(to, arr.length); p++) out += arr[p - 1];
+    for (let p = from; p <= Math.min(to, arr.length); p++) out += arr[p - 1]!;
     return out;
   }
 

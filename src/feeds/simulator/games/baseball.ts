@@ -75,17 +75,18 @@ export class BaseballGame extends SteppedGame {
     return this.half === 'top' ? 'home' : 'away';
   }
 
+  // A baseball lineup always fills its eleven slots (roster.ts throws otherwise).
   private batter(): Player {
     const roster = this.ctx[this.batting].roster;
-    return roster[this.batterIndex[this.batting] % 9];
+    return roster[this.batterIndex[this.batting] % 9]!;
   }
 
   /** The starter through six, then the reliever; in a late blowout the losing side's second baseman. */
   private pitcher(): Player {
     const roster = this.ctx[this.fielding].roster;
     const behind = sum(this.fielding === 'away' ? this.home : this.away) - sum(this.fielding === 'away' ? this.away : this.home);
-    if (this.inning >= 8 && behind >= 8) return roster[8];
-    return roster[this.inning <= 6 ? 9 : 10];
+    if (this.inning >= 8 && behind >= 8) return roster[8]!;
+    return roster[this.inning <= 6 ? 9 : 10]!;
   }
 
   protected step(): number {
@@ -116,7 +117,7 @@ export class BaseballGame extends SteppedGame {
   private newPlateAppearance(): void {
     const { rng } = this.ctx;
     const i = rng.weighted(this.weights[this.batting]);
-    this.outcome = i < OUTCOMES.length ? OUTCOMES[i][0] : 'OUT';
+    this.outcome = OUTCOMES[i]?.[0] ?? 'OUT';
     this.balls = 0;
     this.strikes = 0;
     this.pitchCount = 0;

@@ -92,7 +92,7 @@ export class BasketballGame extends ClockGame {
     const pft = p2 + 0.07 * f;
     if (r < p2) {
       const three = r < p3;
-      const shooter = offense[rng.weighted(offense.map((p) => p.usage * (three ? p.threes : 1)))];
+      const shooter = rng.pickWeighted(offense, (p) => p.usage * (three ? p.threes : 1));
       const pts = three ? 3 : 2;
       this.creditProps(shooter.id, pts, three);
       const passer = rng.chance(three ? 0.75 : 0.55) ? this.assist(shooter.id) : undefined;
@@ -116,7 +116,7 @@ export class BasketballGame extends ClockGame {
       );
       dead = rng.between(4, 14);
     } else if (r < pft) {
-      const shooter = offense[rng.weighted(offense.map((p) => p.usage))];
+      const shooter = rng.pickWeighted(offense, (p) => p.usage);
       const pts = rng.chance(0.75) ? 2 : 1;
       this.creditProps(shooter.id, pts, false);
       this.fouls[def]++;
@@ -133,7 +133,7 @@ export class BasketballGame extends ClockGame {
       const offensive = rng.chance(0.25);
       const team = offensive ? off : def;
       const roster = this.ctx[team].roster;
-      const rebounder = roster[rng.weighted(roster.map((p) => p.rebounding))];
+      const rebounder = rng.pickWeighted(roster, (p) => p.rebounding);
       const stats = this.stats.get(rebounder.id);
       if (stats) stats.rebounds++;
       const shooter = this.someone(off, offense.map((p) => p.usage));
@@ -185,7 +185,7 @@ export class BasketballGame extends ClockGame {
   private assist(shooterId: number): Player {
     const { rng } = this.ctx;
     const team = this.ctx[this.possession].roster.filter((p) => p.id !== shooterId);
-    const passer = team[rng.weighted(team.map((p) => p.assisting))];
+    const passer = rng.pickWeighted(team, (p) => p.assisting);
     const stats = this.stats.get(passer.id);
     if (stats) stats.assists++;
     return passer;

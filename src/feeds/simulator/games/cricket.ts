@@ -80,7 +80,8 @@ export class CricketGame extends SteppedGame {
       ]);
       return end ?? rng.between(25, 40);
     }
-    const runs = OUTCOMES[rng.weighted(this.weights[bat])][0];
+    // The weights hold one entry per outcome, so the drawn index is an outcome's.
+    const runs = OUTCOMES[rng.weighted(this.weights[bat])]![0];
     this.balls++;
     const striker = this.ctx[bat].roster[Math.min(10, this.wickets[bat])];
     const players = [striker, bowler].filter((p) => p !== undefined);

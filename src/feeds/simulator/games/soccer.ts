@@ -17,7 +17,10 @@ export class SoccerGame extends ClockGame {
   possession: Side = 'home';
   readonly shots: Record<Side, number> = { away: 0, home: 0 };
   readonly corners: Record<Side, number> = { away: 0, home: 0 };
-  /** Seconds of stoppage time added to each half. */
+  /**
+   * Seconds of stoppage time added to each half, indexed by period - 1: with no overtime the
+   * period is only ever 1 or 2.
+   */
   private readonly added: [number, number];
 
   constructor(ctx: GameContext) {
@@ -35,7 +38,7 @@ export class SoccerGame extends ClockGame {
   }
 
   protected override periodLength(period: number): number {
-    return HALF + this.added[period - 1];
+    return HALF + this.added[period - 1]!;
   }
 
   protected override overtimeAllowed(): boolean {
@@ -122,7 +125,7 @@ export class SoccerGame extends ClockGame {
       period: this.period,
       half: this.period === 1 ? '1H' : '2H',
       minute: soccerMinute(this.servedClock(), this.period),
-      added_time: (this.elapsedInPeriod() > HALF || this.inBreak ? this.added[this.period - 1] : 0) / 60,
+      added_time: (this.elapsedInPeriod() > HALF || this.inBreak ? this.added[this.period - 1]! : 0) / 60,
       possession: this.possession,
       shots_away: this.shots.away,
       shots_home: this.shots.home,
@@ -137,7 +140,7 @@ export class SoccerGame extends ClockGame {
     copyInto(this.home, score.score_home_by_period.length > 0 ? score.score_home_by_period : [0]);
     this.period = Math.min(2, Math.max(1, score.game_period));
     const elapsed = Math.max(0, score.game_clock - (this.period - 1) * HALF);
-    this.added[this.period - 1] = Math.max(this.added[this.period - 1], elapsed - HALF + 60);
+    this.added[this.period - 1] = Math.max(this.added[this.period - 1]!, elapsed - HALF + 60);
     this.clock = Math.max(0, this.periodLength(this.period) - elapsed);
     this.inBreak = score.event_status === 'STATUS_HALFTIME';
     this.status = this.inBreak ? 'STATUS_HALFTIME' : 'STATUS_IN_PROGRESS';

@@ -49,6 +49,8 @@ type SetDistribution = Map<string, number>;
  * the period entries are the games of each set.
  */
 export class TennisGame extends SteppedGame {
+  // Games per set begun: both arrays start with one entry and grow together, so they always hold
+  // the same number of entries, at least one, and index set - 1 is the set being played.
   readonly away: number[] = [0];
   readonly home: number[] = [0];
   readonly points: Record<Side, number> = { away: 0, home: 0 };
@@ -79,7 +81,11 @@ export class TennisGame extends SteppedGame {
     const mine = side === 'away' ? this.away : this.home;
     const theirs = side === 'away' ? this.home : this.away;
     let won = 0;
-    for (let i = 0; i < mine.length; i++) if (setOver(mine[i], theirs[i]) && mine[i] > theirs[i]) won++;
+    for (let i = 0; i < mine.length; i++) {
+      const m = mine[i]!;
+      const t = theirs[i]!;
+      if (setOver(m, t) && m > t) won++;
+    }
     return won;
   }
 
@@ -122,20 +128,22 @@ export class TennisGame extends SteppedGame {
     const i = this.set - 1;
     const wasTiebreak = this.tiebreak;
     const me = this.ctx[winner].roster[0];
-    (winner === 'away' ? this.away : this.home)[i]++;
+    (winner === 'away' ? this.away : this.home)[i]!++;
     this.points.away = 0;
     this.points.home = 0;
     credits.push(this.credit(winner, me, 'gamesWon'));
     if (!wasTiebreak && winner !== server) credits.push(this.credit(winner, me, 'breaksOfServe'));
     let text = wasTiebreak ? `${this.name(winner)} win the tiebreak` : `Game ${this.name(winner)}`;
-    const games = this.away[i] + this.home[i];
-    if (!setOver(this.away[i], this.home[i])) {
+    const ga = this.away[i]!;
+    const gh = this.home[i]!;
+    const games = ga + gh;
+    if (!setOver(ga, gh)) {
       this.server = wasTiebreak ? other(this.setServer) : other(this.server);
       this.pause = games % 2 === 1 ? 90 : 20;
       return text;
     }
     credits.push(this.credit(winner, me, 'setsWon'));
-    text = `${this.name(winner)} win set ${this.set} ${this.home[i]}-${this.away[i]}`;
+    text = `${this.name(winner)} win set ${this.set} ${gh}-${ga}`;
     if (this.setsWon(winner) >= SETS_TO_WIN) {
       this.finish();
       return text;
@@ -173,7 +181,8 @@ export class TennisGame extends SteppedGame {
     if (this.tiebreak) return String(mine);
     const theirs = this.points[other(side)];
     if (mine >= 3 && theirs >= 3) return mine > theirs ? 'AD' : '40';
-    return POINT_NAMES[Math.min(3, mine)];
+    // Points are never negative, so the index is 0..3.
+    return POINT_NAMES[Math.min(3, mine)]!;
   }
 
   liveState(): Record<string, unknown> {
@@ -208,21 +217,25 @@ export class TennisGame extends SteppedGame {
     const holdHome = holdProbability(this.serve.home, 0, 0);
     const breakAway = 1 - holdProbability(this.serve.away, 0, 0);
     const tiebreak = tiebreakProbability((this.serve.home + 1 - this.serve.away) / 2, 0, 0);
+    // A set is over by seven games a side, and only scores of unfinished sets step on, so rows
+    // and columns 0..7 hold every score reached from (h, a) of an unfinished set.
     const prob: number[][] = Array.from({ length: 8 }, () => new Array<number>(8).fill(0));
-    prob[h][a] = 1;
+    prob[h]![a] = 1;
     for (let games = h + a; games <= 13; games++) {
       for (let gh = 0; gh <= Math.min(7, games); gh++) {
         const ga = games - gh;
-        if (ga > 7 || prob[gh][ga] === 0) continue;
-        const p = prob[gh][ga];
+        if (ga > 7) continue;
+        const row = prob[gh]!;
+        const p = row[ga]!;
+        if (p === 0) continue;
         if (setOver(gh, ga)) {
           out.set(`${gh}:${ga}`, p);
           continue;
         }
         const srv = (games - h - a) % 2 === 0 ? server : other(server);
         const home = gh === 6 && ga === 6 ? tiebreak : srv === 'home' ? holdHome : breakAway;
-        prob[gh + 1][ga] += p * home;
-        prob[gh][ga + 1] += p * (1 - home);
+        prob[gh + 1]![ga]! += p * home;
+        row[ga + 1]! += p * (1 - home);
       }
     }
     return out;
@@ -251,8 +264,8 @@ export class TennisGame extends SteppedGame {
   private currentSet(): SetDistribution {
     const i = this.set - 1;
     const after = other(this.server);
-    const gh = this.home[i];
-    const ga = this.away[i];
+    const gh = this.home[i]!;
+    const ga = this.away[i]!;
     const pGame = this.currentGameHome();
     const out: SetDistribution = new Map();
     for (const [homeWins, p] of [
@@ -321,12 +334,13 @@ function setOver(a: number, b: number): boolean {
 
 /** Set winner, game margin (home minus away) and total games from a set-score distribution. */
 function setOutlook(dist: SetDistribution): Outlook {
+  // Keys are "h:a" of finished sets (0..7 games a side): margins -7..7, totals 0..13.
   const margins = new Array<number>(15).fill(0);
   const totals = new Array<number>(14).fill(0);
   for (const [key, p] of dist) {
-    const [h, a] = key.split(':').map(Number);
-    margins[h - a + 7] += p;
-    totals[h + a] += p;
+    const [h, a] = key.split(':').map(Number) as [number, number];
+    margins[h - a + 7]! += p;
+    totals[h + a]! += p;
   }
   return discreteOutlook(margins, -7, totals, 0.5);
 }
