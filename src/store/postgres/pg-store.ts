@@ -66,6 +66,8 @@ export class PgStore implements Store {
   private readonly packed: PgPackedRows;
   private filling = false;
   private closed = false;
+  /** The log's head as this store's writer last wrote it; read at its first commit. */
+  private head: number | undefined;
 
   private constructor(
     readonly pool: PgPool,
@@ -255,36 +257,24 @@ export class PgStore implements Store {
   }
 
   /**
-   * One transaction, each table written by one statement over arrays (unnest): a batch of 2,000
-   * rows is one INSERT, not 2,000. Refused whole if any id is at or below the head.
+   * One statement, so one round trip and one transaction (data-modifying WITH clauses commit or
+   * fail together): each table is written over arrays (unnest), so a batch of 2,000 rows is one
+   * INSERT of changes, not 2,000. Refused whole if any id is at or below the head, which this store
+   * reads once it writes and then keeps: only the holder of the writer's lock adds rows, and
+   * retention never removes the head row.
    */
   async commit(c: Commit): Promise<void> {
-    await this.writer.transaction(async (client) => {
-      const [head] = (await client.query<{ max: number | null }>('SELECT max(id) AS max FROM changes')).rows;
-      const headId = head?.max ?? 0;
+    await this.writer.run(async (client) => {
+      this.head ??= (await client.query<{ max: number | null }>('SELECT max(id) AS max FROM changes')).rows[0]?.max ?? 0;
+      const head = this.head;
+      let top = head;
       for (const r of c.changes) {
         // Ids only rise: a row below the head would be skipped by a reader whose cursor is at the head.
-        if (r.id <= headId) throw new Error(`change id ${r.id} is not above the head ${headId}`);
+        if (r.id <= head) throw new Error(`change id ${r.id} is not above the head ${head}`);
+        if (r.id > top) top = r.id;
       }
-      if (c.markets.length > 0) {
-        await client.query(
-          `INSERT INTO markets (id, event_id, market_id, period_id)
-             SELECT * FROM unnest($1::bigint[], $2::text[], $3::int[], $4::int[])`,
-          [c.markets.map((m) => m.id), c.markets.map((m) => m.event_id), c.markets.map((m) => m.market_id), c.markets.map((m) => m.period_id)],
-        );
-      }
-      if (c.changes.length > 0) await insertChanges(client, c.changes);
-      if (c.events.length > 0) {
-        // One upsert may not touch a row twice: the last record of an event wins, as row by row.
-        const events = [...new Map(c.events.map((e) => [e.event_id, e])).values()];
-        await client.query(
-          `INSERT INTO events (event_id, sport_id, event_date, info, change_id)
-             SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::bigint[])
-           ON CONFLICT (event_id) DO UPDATE SET sport_id = excluded.sport_id, event_date = excluded.event_date,
-             info = excluded.info, change_id = excluded.change_id`,
-          [events.map((e) => e.event_id), events.map((e) => e.sport_id), events.map((e) => e.event_date), events.map((e) => e.info), events.map((e) => e.change_id)],
-        );
-      }
+      await client.query(COMMIT_SQL, commitArgs(c));
+      this.head = top;
     });
   }
 
@@ -535,8 +525,26 @@ async function readMeta(c: PgClient, key: string): Promise<string | undefined> {
   return (await c.query<{ value: string }>('SELECT value FROM meta WHERE key = $1', [key])).rows[0]?.value;
 }
 
-/** One INSERT of the whole batch, its columns bound as arrays. */
-async function insertChanges(client: PgClient, rows: readonly ChangeRecord[]): Promise<void> {
+/** A commit's statement: markets, events and change rows, each table's rows bound as arrays. */
+const COMMIT_SQL = `
+WITH new_markets AS (
+  INSERT INTO markets (id, event_id, market_id, period_id)
+    SELECT * FROM unnest($1::bigint[], $2::text[], $3::int[], $4::int[])
+), new_events AS (
+  INSERT INTO events (event_id, sport_id, event_date, info, change_id)
+    SELECT * FROM unnest($5::text[], $6::int[], $7::text[], $8::text[], $9::bigint[])
+  ON CONFLICT (event_id) DO UPDATE SET sport_id = excluded.sport_id, event_date = excluded.event_date,
+    info = excluded.info, change_id = excluded.change_id
+)
+INSERT INTO changes (id, kind, event_id, sport_id, at, committed_ms, price_id, affiliate_id, market_id, period_id, payload, detail)
+  SELECT * FROM unnest($10::bigint[], $11::text[], $12::text[], $13::int[], $14::text[], $15::bigint[], $16::bigint[],
+                       $17::int[], $18::int[], $19::int[], $20::text[], $21::text[])`;
+
+/** The arguments of COMMIT_SQL: a column of each table a parameter. */
+function commitArgs(c: Commit): unknown[] {
+  // One upsert may not touch a row twice: the last record of an event wins, as row by row.
+  const events = [...new Map(c.events.map((e) => [e.event_id, e])).values()];
+  const rows = c.changes;
   const n = rows.length;
   const cols = {
     id: new Array<number>(n),
@@ -567,12 +575,18 @@ async function insertChanges(client: PgClient, rows: readonly ChangeRecord[]): P
     cols.payload[i] = r.payload;
     cols.detail[i] = r.detail;
   }
-  await client.query(
-    `INSERT INTO changes (id, kind, event_id, sport_id, at, committed_ms, price_id, affiliate_id, market_id, period_id, payload, detail)
-       SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::int[], $5::text[], $6::bigint[], $7::bigint[],
-                            $8::int[], $9::int[], $10::int[], $11::text[], $12::text[])`,
-    Object.values(cols),
-  );
+  return [
+    c.markets.map((m) => m.id),
+    c.markets.map((m) => m.event_id),
+    c.markets.map((m) => m.market_id),
+    c.markets.map((m) => m.period_id),
+    events.map((e) => e.event_id),
+    events.map((e) => e.sport_id),
+    events.map((e) => e.event_date),
+    events.map((e) => e.info),
+    events.map((e) => e.change_id),
+    ...Object.values(cols),
+  ];
 }
 
 /** The WHERE clause of a change read and its arguments, the LIMIT last. */
