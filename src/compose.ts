@@ -47,6 +47,7 @@ import { SqliteStore } from './store/sqlite/sqlite-store.ts';
 import type { Store } from './store/store.ts';
 import { StreamHub } from './stream/stream-hub.ts';
 import { streamDenial } from './stream/stream-access.ts';
+import { asyncApiRoute } from './stream/asyncapi.ts';
 import { streamPlainGetRoutes } from './stream/plain-get-route.ts';
 import { streamTokenRoute } from './stream/token-route.ts';
 import { StreamTokens } from './stream/tokens.ts';
@@ -347,6 +348,7 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
   });
   streamTokenRoute(app, tokens);
   streamPlainGetRoutes(app);
+  asyncApiRoute(app, { version: packageVersion(), keyHeader: config.keyHeader });
   metrics.watchStreams({
     connections: () => streams.connectionCount,
     subscriptions: () => streams.index.size,

@@ -21,6 +21,8 @@ import { acceptsGzip, GZIP_MIN_BYTES, gzipNow, VARY } from './encoding.ts';
 import { Readable } from 'node:stream';
 import { FastLane } from './fast-lane.ts';
 import { schemaErrors } from './schema-errors.ts';
+import { swaggerOptions } from './openapi.ts';
+import { DOCUMENT_TYPE } from '../projection/param-schemas.ts';
 import { answerUnrouted } from './unrouted.ts';
 import { installAccess } from './plugins/access.ts';
 import type { FailedKeyChecks } from '../access/failed-auth.ts';
@@ -107,19 +109,6 @@ export interface AppDeps {
   sendBudgetBytes?: number;
 }
 
-/**
- * A stable operationId from a route's method and path, as client generators name their methods:
- * GET /api/v2/sports/:sportID/events/:date -> getV2SportsBySportIdEventsByDate.
- */
-export function operationId(method: string, url: string): string {
-  const words = url
-    .split('/')
-    .filter((part) => part !== '' && part !== 'api')
-    .flatMap((part) => (part.startsWith(':') ? ['by', part.slice(1).replace(/ID$/, 'Id')] : part.split(/[^A-Za-z0-9]+/)))
-    .filter((w) => w !== '');
-  return [method.toLowerCase(), ...words.map((w) => w[0]!.toUpperCase() + w.slice(1))].join('');
-}
-
 /** Longest path parameter routed; a longer one is answered 414. */
 const MAX_PARAM_LENGTH = 200;
 
@@ -191,6 +180,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
     clientErrorHandler,
     schemaErrorFormatter: schemaErrors,
+    // The parameters' document types (src/projection/param-schemas.ts): annotations, never checked.
+    ajv: { customOptions: { keywords: [DOCUMENT_TYPE] } },
     // A malformed percent-encoding and an over-long path parameter (no route has an async
     // constraint, the one other case): fastify's own answers quote the whole URL, key included.
     frameworkErrors: (error, _request, res) => {
@@ -231,38 +222,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   app.setNotFoundHandler((request, reply) => answerUnrouted(app, request, reply, (text) => ({ message: text })));
 
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.0.3',
-      info: {
-        title: 'oddsbase',
-        description: 'Sports odds, scores and statistics API (interface version 2.0.0)',
-        version: deps.version ?? '0.0.0',
-      },
-      components: {
-        securitySchemes: {
-          serviceKey: {
-            type: 'apiKey',
-            in: 'header',
-            name: deps.keyHeader ?? 'X-Service-Key',
-          },
-          queryKey: { type: 'apiKey', in: 'query', name: 'key' },
-        },
-      },
-      security: [{ serviceKey: [] }, { queryKey: [] }],
-      // Relative: the document describes the server that serves it, whatever its address.
-      servers: [{ url: '/', description: 'this server' }],
-    },
-    transform: ({ schema, url, route }) => ({
-      url,
-      schema: {
-        ...schema,
-        operationId: operationId(String(route.method), url),
-        // The catalog, the probes and the docs need no key: no lock on them.
-        ...(route.config?.public ? { security: [] } : {}),
-      },
+  await app.register(
+    swagger,
+    swaggerOptions({
+      version: deps.version ?? '0.0.0',
+      keyHeader: deps.keyHeader ?? 'X-Service-Key',
+      description:
+        'Sports odds, scores and statistics API (interface version 2.0.0). The WebSocket endpoints ' +
+        '(/api/v2/ws/markets, /api/v2/ws, /api/v1/ws) are described by the AsyncAPI document at /asyncapi.json.',
     }),
-  });
+  );
   await app.register(swaggerUi, {
     routePrefix: '/docs',
     uiConfig: { docExpansion: 'list' },

@@ -8,7 +8,7 @@ import type { ChangeRecord } from '../store/store.ts';
 import { badRequest, quote } from '../projection/errors.ts';
 import { parseInteger, sportFilter } from '../projection/params.ts';
 import { callerOf, type RouteDeps, sendJson } from './route-kit.ts';
-import { queryParam } from '../projection/schemas.ts';
+import { intParam, limitParam, queryParam } from '../projection/param-schemas.ts';
 
 /**
  * What the delta routes share: their cursor parameters, cursor errors as 400s, and the feed of changed
@@ -38,8 +38,8 @@ export const eventDeltaParams = {
   last_id: queryParam(
     'UUID cursor from a previous response; 00000000-0000-0000-0000-000000000000 for the first',
   ),
-  sport_id: queryParam('only this sport'),
-  limit: queryParam(`events per response, default ${EVENT_DELTA_LIMIT_DEFAULT}, at most ${EVENT_DELTA_LIMIT_MAX}`),
+  sport_id: intParam('only this sport', 0, 1_000_000),
+  limit: limitParam('events per response', EVENT_DELTA_LIMIT_DEFAULT, EVENT_DELTA_LIMIT_MAX),
 };
 
 export type EventDeltaQuery = Static<TObject<typeof eventDeltaParams>>;

@@ -5,10 +5,11 @@ import type { EventState } from '../board/event-state.ts';
 import type { EventFilter } from './event-view.ts';
 import { filterKey } from './event-view.ts';
 import { defaultMarketIds, isPropMarket, withLiveVariants, withPeriodMarkets } from '../catalog/markets.ts';
-import type { EventStatus } from '../domain/types.ts';
+import { EVENT_STATUSES, type EventStatus, PARTICIPANT_TYPES } from '../domain/types.ts';
 import { BudgetMap, type ByteBudget, MARK_BYTES, stringBytes } from './byte-budget.ts';
 import { forbidden } from './errors.ts';
 import {
+  MAX_MARKET_IDS,
   MAX_PARTICIPANT_IDS,
   parseBoolean,
   parseInclude,
@@ -18,28 +19,43 @@ import {
   parseParticipantType,
   parseStatuses,
 } from './params.ts';
-import { includeParam, queryParam } from './schemas.ts';
+import {
+  boolParam,
+  enumListParam,
+  enumParam,
+  includeParam,
+  intListParam,
+  offsetParam,
+  queryParam,
+} from './param-schemas.ts';
 
 export type Query = Record<string, string | undefined>;
+
+const INCLUDES = ['price_delta', 'all_periods'] as const;
 
 /** The spec's shared event parameters, for the OpenAPI document. */
 export const EventQuerySchema = Type.Object(
   {
-    market_ids: queryParam(
+    market_ids: intListParam(
       'comma-separated market ids, at most 12; default 1,2,3 (1,2,3,563 for soccer and hockey)',
+      MAX_MARKET_IDS,
     ),
-    affiliate_ids: queryParam('comma-separated affiliate ids; default all'),
-    offset: queryParam('minutes that shift the day boundary; default 0'),
-    exclude_status: queryParam('comma-separated event statuses to exclude'),
-    event_status: queryParam('comma-separated event statuses to include (applied before exclude_status)'),
-    main_line: queryParam('true returns only main lines; default false'),
-    participant_ids: queryParam('comma-separated participant ids, at most 99'),
-    participant_type: queryParam('TYPE_TEAM, TYPE_PLAYER or TYPE_RESULT'),
-    hide_no_markets: queryParam('true excludes events without market data; default false'),
-    hide_closed: queryParam('true excludes closed prices'),
+    affiliate_ids: intListParam('comma-separated affiliate ids; default all'),
+    offset: offsetParam(),
+    exclude_status: enumListParam('comma-separated event statuses to exclude', EVENT_STATUSES),
+    event_status: enumListParam(
+      'comma-separated event statuses to include (applied before exclude_status)',
+      EVENT_STATUSES,
+    ),
+    main_line: boolParam('true returns only main lines; default false'),
+    participant_ids: intListParam('comma-separated participant ids, at most 99', MAX_PARTICIPANT_IDS),
+    participant_type: enumParam('TYPE_TEAM, TYPE_PLAYER or TYPE_RESULT', PARTICIPANT_TYPES),
+    hide_no_markets: boolParam('true excludes events without market data; default false'),
+    hide_closed: boolParam('true excludes closed prices'),
     include: includeParam(
       'price_delta adds price_delta to every price; all_periods adds the half, quarter and set markets of ' +
         'the requested families (a comma list, or the parameter repeated)',
+      INCLUDES,
     ),
     key: queryParam('API key (the X-Service-Key header is recommended instead)'),
   },
@@ -65,7 +81,7 @@ export function parseEventQuery(q: EventParams, sportId: number | undefined, sco
   const requested = parseMarketIds(q.market_ids) ?? defaultMarketIds(sportId);
   const affiliates = parseIntList('affiliate_ids', q.affiliate_ids);
   const participants = parseIntList('participant_ids', q.participant_ids, MAX_PARTICIPANT_IDS);
-  const include = parseInclude(q.include, ['price_delta', 'all_periods']);
+  const include = parseInclude(q.include, INCLUDES);
   // The 12-id limit counts the ids sent; all_periods and the live variants widen them afterwards.
   const families = include.has('all_periods') ? withPeriodMarkets(requested) : requested;
   if (!scope.playerProps && requested.some(isPropMarket)) {

@@ -173,13 +173,6 @@ export const SportTeamSchema = Type.Object({
   division: DivisionSchema,
 });
 
-/** A query parameter as the query parser gives it, read and checked by the route's own parser. */
-export const queryParam = (description: string) => Type.Optional(Type.String({ description }));
-
-/** The `include` query parameter: a comma list, or the parameter repeated. */
-export const includeParam = (description: string) =>
-  Type.Optional(Type.Union([Type.String(), Type.Array(Type.String())], { description }));
-
 /** Responses keyed by a dynamic id (sport id) are documented as maps. */
 export const keyed = (value: TSchema) => Type.Record(Type.String(), value);
 

@@ -5,7 +5,7 @@ import type { EventState } from '../board/event-state.ts';
 import type { EventInfo } from '../domain/types.ts';
 import { BudgetMap, type ByteBudget, stringBytes } from './byte-budget.ts';
 import { parseInclude, parseIntList } from './params.ts';
-import { includeParam, queryParam } from './schemas.ts';
+import { includeParam, intListParam, offsetParam, queryParam } from './param-schemas.ts';
 import { ownBytes, VIEW_BYTES } from './json-bytes.ts';
 import { MARK_BYTES } from './byte-budget.ts';
 import { eventPoints } from './event-view.ts';
@@ -36,13 +36,16 @@ export interface V1Filter extends LineScope {
   key: string;
 }
 
+const V1_INCLUDES = ['scores', 'all_periods'] as const;
+
 export const V1EventQuerySchema = Type.Object(
   {
     include: includeParam(
       'scores adds the score object; all_periods adds line_periods (a comma list, or the parameter repeated)',
+      V1_INCLUDES,
     ),
-    affiliate_ids: queryParam('comma-separated affiliate ids; default every book of the plan'),
-    offset: queryParam('minutes that shift the day boundary; default 0'),
+    affiliate_ids: intListParam('comma-separated affiliate ids; default every book of the plan'),
+    offset: offsetParam(),
     key: queryParam('API key (the key header is recommended instead)'),
   },
   { additionalProperties: true },
@@ -63,7 +66,7 @@ export function lineScope(scope: PlanScope, affiliateIds: string | undefined): L
 
 /** Parses `include` and `affiliate_ids`; the plan narrows books, periods and in-play markets. */
 export function v1Filter(scope: PlanScope, q: Pick<V1EventQuery, 'include' | 'affiliate_ids'>): V1Filter {
-  const include = parseInclude(q.include, ['scores', 'all_periods']);
+  const include = parseInclude(q.include, V1_INCLUDES);
   const lines = lineScope(scope, q.affiliate_ids);
   const scores = include.has('scores');
   const allPeriods = include.has('all_periods');

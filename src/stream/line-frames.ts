@@ -12,7 +12,7 @@ import { LineSetSchema } from '../projection/v1-schemas.ts';
  */
 
 /** The message's data: where the set belongs, then the line set exactly as /api/v1/events/{id}/lines/{lineId} serves it. */
-const LineDataSchema = Type.Object({
+export const LineDataSchema = Type.Object({
   event_id: Type.String(),
   sport_id: Type.Integer(),
   ...LineSetSchema.properties,

@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { lowestTierWith, upgradeMessage } from '../access/entitlements.ts';
 import { forbidden } from '../projection/errors.ts';
+import { ErrorBody } from '../projection/schemas.ts';
 import type { StreamTokens } from './tokens.ts';
 
 /**
@@ -23,6 +24,8 @@ export function streamTokenRoute(app: FastifyInstance, tokens: StreamTokens): vo
         tags: ['streams'],
         response: {
           200: Type.Object({ token: Type.String(), expires_at: Type.String() }),
+          401: ErrorBody,
+          403: ErrorBody,
         },
       },
     },

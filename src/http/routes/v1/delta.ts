@@ -20,7 +20,7 @@ import { joinJson } from '../../../projection/json-bytes.ts';
 import { callerOf, sendJson, type V1Deps } from '../../route-kit.ts';
 import { type V1Filter, V1EventQuerySchema } from '../../../projection/v1-event.ts';
 import { V1EventSchema, v1ErrorResponses } from '../../../projection/v1-schemas.ts';
-import { queryParam } from '../../../projection/schemas.ts';
+import { intParam, limitParam, intPathParam } from '../../../projection/param-schemas.ts';
 
 const V1DeltaSchema = Type.Object({
   meta: Type.Object({
@@ -77,11 +77,11 @@ export async function v1DeltaRoutes(fastify: FastifyInstance, deps: V1Deps): Pro
           'last_id is the meta.delta_last_id of a V1 events snapshot or of the previous response (0 starts at the ' +
           'oldest retained change); the same cursor as /api/v2/markets/delta. Page while has_more is true.',
         tags,
-        params: Type.Object({ sportID: Type.String() }),
+        params: Type.Object({ sportID: intPathParam() }),
         querystring: Type.Object(
           {
-            last_id: queryParam('integer cursor (required)'),
-            limit: queryParam(`events per response, default ${EVENT_DELTA_LIMIT_DEFAULT}, at most ${EVENT_DELTA_LIMIT_MAX}`),
+            last_id: intParam('integer cursor', 0, Number.MAX_SAFE_INTEGER, { required: true }),
+            limit: limitParam('events per response', EVENT_DELTA_LIMIT_DEFAULT, EVENT_DELTA_LIMIT_MAX),
             ...viewParams,
           },
           { additionalProperties: true },

@@ -12,7 +12,7 @@ import { eventPoints } from '../../../projection/event-view.ts';
 import { serializeV1Event, type V1Filter, V1EventQuerySchema, viewV1Event } from '../../../projection/v1-event.ts';
 import type { LinePriceResolver } from '../../../projection/v1-line-sets.ts';
 import { V1EventSchema, V1EventsEnvelope, v1ErrorResponses } from '../../../projection/v1-schemas.ts';
-import { queryParam } from '../../../projection/schemas.ts';
+import { dateParam, datePathParam, intPathParam } from '../../../projection/param-schemas.ts';
 import { MONEYLINE, SPREAD, TOTAL } from '../../../catalog/markets.ts';
 import { type Kind, type RecordedPrices, recordedPrices } from '../v2/openers-closing.ts';
 
@@ -84,8 +84,8 @@ export async function v1EventRoutes(fastify: FastifyInstance, deps: V1Deps): Pro
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const tags = ['v1'];
   const sportDateParams = Type.Object({
-    sportID: Type.String(),
-    date: Type.String({ description: 'YYYY-MM-DD' }),
+    sportID: intPathParam(),
+    date: datePathParam(),
   });
 
   type Query = Static<typeof V1EventQuerySchema>;
@@ -152,7 +152,7 @@ export async function v1EventRoutes(fastify: FastifyInstance, deps: V1Deps): Pro
 
   // The published OpenAPI's widget paths: the date comes as a query parameter (default today, UTC).
   const widgetQuery = Type.Object(
-    { ...V1EventQuerySchema.properties, date: queryParam('YYYY-MM-DD; default today (UTC)') },
+    { ...V1EventQuerySchema.properties, date: dateParam('YYYY-MM-DD; default today (UTC)') },
     { additionalProperties: true },
   );
   const widgetParams = (sportID: string, date: string | undefined) => ({
@@ -171,7 +171,7 @@ export async function v1EventRoutes(fastify: FastifyInstance, deps: V1Deps): Pro
         schema: {
           summary: `V1 widget: ${what} with the date as a query parameter`,
           tags,
-          params: Type.Object({ sportID: Type.String() }),
+          params: Type.Object({ sportID: intPathParam() }),
           querystring: widgetQuery,
           response: { 200: V1EventsEnvelope, ...v1ErrorResponses },
         },

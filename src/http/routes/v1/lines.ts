@@ -9,7 +9,13 @@ import type { DeltaRow } from '../../../domain/types.ts';
 import { badRequest, notFound, quote } from '../../../projection/errors.ts';
 import { parseInclude, parseInteger, parseIntList } from '../../../projection/params.ts';
 import { callerOf, eventById, type RouteDeps, type V1Deps } from '../../route-kit.ts';
-import { includeParam, queryParam } from '../../../projection/schemas.ts';
+import {
+  includeParam,
+  intListParam,
+  intPathParam,
+  limitParam,
+  textListParam,
+} from '../../../projection/param-schemas.ts';
 import { lineScope } from '../../../projection/v1-event.ts';
 import {
   booksOf,
@@ -35,7 +41,7 @@ import {
   TotalSchema,
   v1ErrorResponses,
 } from '../../../projection/v1-schemas.ts';
-import { BestLineSchema, bestLine, checkPeriodInPlan, parsePeriod } from '../v2/best-line.ts';
+import { BestLineSchema, bestLine, checkPeriodInPlan, parsePeriod, periodParam } from '../v2/best-line.ts';
 
 /** Line history: the newest entries kept per response, and the rows one history replays at most. */
 const HISTORY_LIMIT_DEFAULT = 1000;
@@ -177,7 +183,7 @@ export async function v1LineRoutes(fastify: FastifyInstance, deps: V1Deps): Prom
         tags,
         params: Type.Object({ eventID: Type.String() }),
         querystring: Type.Object(
-          { affiliate_ids: queryParam('comma-separated affiliate ids; default every book of the plan') },
+          { affiliate_ids: intListParam('comma-separated affiliate ids; default every book of the plan') },
           { additionalProperties: true },
         ),
         response: {
@@ -213,7 +219,7 @@ export async function v1LineRoutes(fastify: FastifyInstance, deps: V1Deps): Prom
       schema: {
         summary: 'V1: one line set of an event by its line id',
         tags,
-        params: Type.Object({ eventID: Type.String(), lineID: Type.String() }),
+        params: Type.Object({ eventID: Type.String(), lineID: intPathParam('a line id (a price id)') }),
         response: { 200: LineSetSchema, ...v1ErrorResponses },
       },
     },
@@ -252,9 +258,13 @@ export async function v1LineRoutes(fastify: FastifyInstance, deps: V1Deps): Prom
           params: Type.Object({ lineID: Type.String({ description: 'a line id, or an event id' }) }),
           querystring: Type.Object(
             {
-              include: includeParam('all_periods: every period of the book (line id) or of the event (event id)'),
-              limit: queryParam(`newest entries per list, default ${HISTORY_LIMIT_DEFAULT}, at most ${HISTORY_LIMIT_MAX}`),
-              affiliate_ids: queryParam('with an event id: comma-separated affiliate ids; default every book of the plan'),
+              include: includeParam('all_periods: every period of the book (line id) or of the event (event id)', [
+                'all_periods',
+              ]),
+              limit: limitParam('newest entries per list', HISTORY_LIMIT_DEFAULT, HISTORY_LIMIT_MAX),
+              affiliate_ids: intListParam(
+                'with an event id: comma-separated affiliate ids; default every book of the plan',
+              ),
             },
             { additionalProperties: true },
           ),
@@ -321,9 +331,11 @@ export async function v1LineRoutes(fastify: FastifyInstance, deps: V1Deps): Prom
         tags,
         querystring: Type.Object(
           {
-            event_ids: queryParam(`comma-separated event ids, at most ${MAX_BEST_EVENTS} (required)`),
-            period: queryParam('a period id (0 full game, the default) or a period name (period_full_game …)'),
-            affiliate_ids: queryParam('comma-separated affiliate ids; default every book of the plan'),
+            event_ids: textListParam(`comma-separated event ids, at most ${MAX_BEST_EVENTS}`, MAX_BEST_EVENTS, {
+              required: true,
+            }),
+            period: periodParam('a period id (0 full game, the default) or a period name (period_full_game …)'),
+            affiliate_ids: intListParam('comma-separated affiliate ids; default every book of the plan'),
           },
           { additionalProperties: true },
         ),

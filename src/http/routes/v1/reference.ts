@@ -5,9 +5,10 @@ import { SPORTS } from '../../../catalog/sports.ts';
 import { leagueForSport } from '../../../catalog/teams/index.ts';
 import { parseOffset, parseSportId } from '../../../projection/params.ts';
 import { callerOf, type V1Deps } from '../../route-kit.ts';
-import { ConferenceSchema, DivisionSchema, queryParam, SportSchema, SportTeamSchema } from '../../../projection/schemas.ts';
+import { ConferenceSchema, DivisionSchema, SportSchema, SportTeamSchema } from '../../../projection/schemas.ts';
+import { intParam, intPathParam, offsetParam } from '../../../projection/param-schemas.ts';
 import { v1ErrorResponses } from '../../../projection/v1-schemas.ts';
-import { DatesSchema, parseFormat, sportDates } from '../v2/listings.ts';
+import { DatesSchema, formatParam, parseFormat, sportDates } from '../v2/listings.ts';
 import { affiliates, affiliatesSchema, SeasonTypesSchema, seasonTypesBody, sportsBody } from '../v2/reference.ts';
 import { leagueOf, sportTeams, structure } from '../v2/teams.ts';
 
@@ -72,7 +73,7 @@ export async function v1ReferenceRoutes(fastify: FastifyInstance, deps: V1Deps):
     async () => seasonTypesBody,
   );
 
-  const sportParams = Type.Object({ sportID: Type.String() });
+  const sportParams = Type.Object({ sportID: intPathParam() });
   app.get(
     '/sports/:sportID/dates',
     {
@@ -83,8 +84,8 @@ export async function v1ReferenceRoutes(fastify: FastifyInstance, deps: V1Deps):
         params: sportParams,
         querystring: Type.Object(
           {
-            offset: queryParam('minutes that shift the day boundary'),
-            format: queryParam('date (YYYY-MM-DD, the default), iso8601 or epoch (Unix seconds)'),
+            offset: offsetParam(),
+            format: formatParam,
           },
           { additionalProperties: true },
         ),
@@ -116,7 +117,7 @@ export async function v1ReferenceRoutes(fastify: FastifyInstance, deps: V1Deps):
   );
 
   const sportQuery = Type.Object(
-    { sport_id: queryParam('only this sport; default every sport with teams') },
+    { sport_id: intParam('only this sport; default every sport with teams', 0, 999_999) },
     { additionalProperties: true },
   );
   // The published OpenAPI's per-sport paths: the same lists as ?sport_id= gives.

@@ -11,7 +11,14 @@ import { callerOf, gateDate, historyFloorOf, type V1Deps } from '../../route-kit
 import { teamById } from '../../../catalog/teams/index.ts';
 import { normalizedTeams } from '../../../projection/v1-event.ts';
 import { V1NormalizedTeamSchema, v1ErrorResponses } from '../../../projection/v1-schemas.ts';
-import { queryParam } from '../../../projection/schemas.ts';
+import {
+  dateParam,
+  enumParam,
+  intParam,
+  intPathParam,
+  limitParam,
+  queryParam,
+} from '../../../projection/param-schemas.ts';
 
 const SCHEDULE_LIMIT_DEFAULT = 50;
 const SCHEDULE_LIMIT_MAX = 500;
@@ -104,15 +111,19 @@ export async function v1ScheduleRoutes(fastify: FastifyInstance, deps: V1Deps): 
           'Events ordered by start (then event_id) from the day `from`: forwards with sort=asc, backwards from ' +
           'the end of that day with sort=desc. Page with last_event_uuid = the event_uuid of the last row received.',
         tags: ['v1'],
-        params: Type.Object({ sportID: Type.String() }),
+        params: Type.Object({ sportID: intPathParam() }),
         querystring: Type.Object(
           {
-            from: queryParam('YYYY-MM-DD, default today (UTC)'),
-            limit: queryParam(`rows, default ${SCHEDULE_LIMIT_DEFAULT}, at most ${SCHEDULE_LIMIT_MAX}`),
-            sort: queryParam('asc (the default) or desc'),
-            season_year: queryParam('only this season year'),
-            season_type_id: queryParam('only this season type (1 preseason, 2 regular season, 3 postseason, 4 special)'),
-            team_id: queryParam('only events of this team (normalized team id)'),
+            from: dateParam('YYYY-MM-DD, default today (UTC)'),
+            limit: limitParam('rows', SCHEDULE_LIMIT_DEFAULT, SCHEDULE_LIMIT_MAX),
+            sort: enumParam('asc (the default) or desc', ['asc', 'desc'], { default: 'asc' }),
+            season_year: intParam('only this season year', 1900, 2200),
+            season_type_id: intParam(
+              'only this season type (1 preseason, 2 regular season, 3 postseason, 4 special)',
+              1,
+              SEASON_TYPES.length,
+            ),
+            team_id: intParam('only events of this team (normalized team id)', 1, 999_999_999),
             last_event_uuid: queryParam('continue after the row with this event_uuid'),
           },
           { additionalProperties: true },

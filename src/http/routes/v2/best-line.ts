@@ -13,6 +13,7 @@ import { badRequest, forbidden, notFound, quote } from '../../../projection/erro
 import { parseInteger, parseIntList } from '../../../projection/params.ts';
 import { callerOf, type RouteDeps } from '../../route-kit.ts';
 import { errorResponses } from '../../../projection/schemas.ts';
+import { documentedParam, intListParam } from '../../../projection/param-schemas.ts';
 
 const BestAffiliateSchema = Type.Object({
   affiliate_id: Type.Integer(),
@@ -120,6 +121,15 @@ export interface PeriodSelection {
   label: string;
   includes(m: MarketState): boolean;
 }
+
+/** The `period` parameter: a period id, or the name of a period (parsePeriod). */
+export const periodParam = (description: string) =>
+  documentedParam(description, {
+    oneOf: [
+      { type: 'integer', minimum: 0, maximum: 99, default: 0 },
+      { type: 'string', enum: NAMED_PERIODS.map((p) => p.name) },
+    ],
+  });
 
 /**
  * `period`: an id takes every market of that period, prematch and in play; a name (period_full_game,
@@ -257,18 +267,11 @@ export async function bestLineRoutes(fastify: FastifyInstance, deps: RouteDeps):
         params: Type.Object({ eventID: Type.String() }),
         querystring: Type.Object(
           {
-            period: Type.Optional(
-              Type.String({
-                description:
-                  'a period id (0 full game, the default; 1 first half; 2 second half; 3/4 tennis sets …) or ' +
-                  `a period name: ${NAMED_PERIODS.map((p) => p.name).join(', ')}`,
-              }),
+            period: periodParam(
+              'a period id (0 full game, the default; 1 first half; 2 second half; 3/4 tennis sets …) or ' +
+                `a period name: ${NAMED_PERIODS.map((p) => p.name).join(', ')}`,
             ),
-            affiliate_ids: Type.Optional(
-              Type.String({
-                description: 'comma-separated affiliate ids; default all',
-              }),
-            ),
+            affiliate_ids: intListParam('comma-separated affiliate ids; default all'),
           },
           { additionalProperties: true },
         ),

@@ -12,7 +12,8 @@ import { badRequest, notFound, quote } from '../../../projection/errors.ts';
 import { parseInteger, parseIntList, sportFilter } from '../../../projection/params.ts';
 import { PageCache } from '../../page-cache.ts';
 import { callerOf, type RouteDeps, sendParts, turnsWhileAsked } from '../../route-kit.ts';
-import { DeltaRowSchema, errorResponses, queryParam } from '../../../projection/schemas.ts';
+import { DeltaRowSchema, errorResponses } from '../../../projection/schemas.ts';
+import { intListParam, intParam, limitParam, queryParam } from '../../../projection/param-schemas.ts';
 
 export const DELTA_LIMIT_DEFAULT = 1000;
 export const DELTA_LIMIT_MAX = 5000;
@@ -37,12 +38,14 @@ export async function deltaRoutes(fastify: FastifyInstance, deps: RouteDeps): Pr
         tags: ['delta'],
         querystring: Type.Object(
           {
-            last_id: queryParam('integer cursor (required; 0 for an initial fetch)'),
-            sport_id: queryParam('only this sport'),
-            affiliate_ids: queryParam('comma-separated affiliate ids'),
-            market_ids: queryParam('comma-separated market ids, matched literally'),
+            last_id: intParam('integer cursor (0 for an initial fetch)', 0, Number.MAX_SAFE_INTEGER, {
+              required: true,
+            }),
+            sport_id: intParam('only this sport', 0, 1_000_000),
+            affiliate_ids: intListParam('comma-separated affiliate ids, at most 100', 100),
+            market_ids: intListParam('comma-separated market ids, matched literally, at most 100', 100),
             event_id: queryParam('only this event'),
-            limit: queryParam(`rows per response, default ${DELTA_LIMIT_DEFAULT}, at most ${DELTA_LIMIT_MAX}`),
+            limit: limitParam('rows per response', DELTA_LIMIT_DEFAULT, DELTA_LIMIT_MAX),
           },
           { additionalProperties: true },
         ),

@@ -1,6 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
+import { datePathParam, intPathParam } from '../../../projection/param-schemas.ts';
 import { notFound } from '../../../projection/errors.ts';
 import { EventQuerySchema } from '../../../projection/event-query.ts';
 import { envelope, envelopeInSlices, SLICE_MS, type SliceOptions } from '../../events-envelope.ts';
@@ -24,8 +25,8 @@ export async function eventRoutes(fastify: FastifyInstance, deps: RouteDeps): Pr
           'markets) bring their live variants with them.',
         tags: ['events'],
         params: Type.Object({
-          sportID: Type.String(),
-          date: Type.String({ description: 'YYYY-MM-DD' }),
+          sportID: intPathParam(),
+          date: datePathParam(),
         }),
         querystring: EventQuerySchema,
         response: { 200: EventsEnvelope, ...errorResponses },

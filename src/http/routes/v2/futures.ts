@@ -17,6 +17,7 @@ import type { Same } from '../../../domain/shape-tie.ts';
 import { PARTICIPANT_TYPES } from '../../../domain/types.ts';
 import { badRequest, forbidden, notFound, quote } from '../../../projection/errors.ts';
 import {
+  MAX_MARKET_IDS,
   dayWindow,
   parseBoolean,
   parseDate,
@@ -27,7 +28,16 @@ import {
   parseSportId,
 } from '../../../projection/params.ts';
 import { callerOf, type RouteDeps } from '../../route-kit.ts';
-import { errorResponses, queryParam } from '../../../projection/schemas.ts';
+import { errorResponses } from '../../../projection/schemas.ts';
+import {
+  boolParam,
+  dateParam,
+  intListParam,
+  limitParam,
+  intPathParam,
+  offsetParam,
+  queryParam,
+} from '../../../projection/param-schemas.ts';
 
 export const FUTURES_LIMIT_DEFAULT = 20;
 export const FUTURES_LIMIT_MAX = 100;
@@ -118,8 +128,11 @@ function parseCursor(raw: string | undefined): { endsAt: string; eventId: string
 const forbiddenResponse = { 403: Type.Object({ error: Type.String(), upgrade_url: Type.String() }, { additionalProperties: true }) };
 
 const filterParams = {
-  market_ids: queryParam('comma-separated market ids, at most 12: 1141, the winner market of every board'),
-  affiliate_ids: queryParam('comma-separated affiliate ids; default every book the plan covers'),
+  market_ids: intListParam(
+    'comma-separated market ids, at most 12: 1141, the winner market of every board',
+    MAX_MARKET_IDS,
+  ),
+  affiliate_ids: intListParam('comma-separated affiliate ids; default every book the plan covers'),
 };
 
 /** 403 below the futures entitlement (Ultra and above). */
@@ -155,15 +168,15 @@ export async function futuresRoutes(fastify: FastifyInstance, deps: RouteDeps): 
           'settled and void ones; date (with offset, minutes) keeps the boards running on that day. Page with ' +
           'cursor = meta.next_cursor. Each price costs one data point, each board one more.',
         tags,
-        params: Type.Object({ sportID: Type.String() }),
+        params: Type.Object({ sportID: intPathParam() }),
         querystring: Type.Object(
           {
             ...filterParams,
-            include_settled: queryParam('true adds settled and void boards (default false)'),
-            limit: queryParam(`boards per response, default ${FUTURES_LIMIT_DEFAULT}, at most ${FUTURES_LIMIT_MAX}`),
+            include_settled: boolParam('true adds settled and void boards (default false)'),
+            limit: limitParam('boards per response', FUTURES_LIMIT_DEFAULT, FUTURES_LIMIT_MAX),
             cursor: queryParam('meta.next_cursor of the previous page'),
-            date: queryParam('YYYY-MM-DD: only boards running on that day'),
-            offset: queryParam('minutes that shift the day boundary of date; default 0'),
+            date: dateParam('YYYY-MM-DD: only boards running on that day'),
+            offset: offsetParam('minutes that shift the day boundary of date; default 0'),
           },
           { additionalProperties: true },
         ),
@@ -235,7 +248,7 @@ export async function futuresRoutes(fastify: FastifyInstance, deps: RouteDeps): 
         summary: 'One futures board, open or decided',
         description: 'Ultra tier and above. The board of /api/v2/sports/{sportID}/futures, by its event_id.',
         tags,
-        params: Type.Object({ sportID: Type.String(), eventID: Type.String() }),
+        params: Type.Object({ sportID: intPathParam(), eventID: Type.String() }),
         querystring: Type.Object(filterParams, { additionalProperties: true }),
         response: { 200: BoardSchema, ...errorResponses, ...forbiddenResponse },
       },

@@ -1,6 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { intListParam, intParam } from '../../../projection/param-schemas.ts';
 import type { PlanScope } from '../../../access/plan-scope.ts';
 import type { StatsRequest } from '../../../access/stats-policy.ts';
 import { seasonYear } from '../../../catalog/seasons.ts';
@@ -117,8 +118,9 @@ function sendBox(
   return sendKept(reply, kept.lane);
 }
 
-export const statsIdsParam = Type.Optional(
-  Type.String({ description: `comma-separated stat ids, at most ${MAX_STATS_IDS}; every stat when omitted` }),
+export const statsIdsParam = intListParam(
+  `comma-separated stat ids, at most ${MAX_STATS_IDS}; every stat when omitted`,
+  MAX_STATS_IDS,
 );
 
 /** Team and player game stats of one event: live during the game, complete once it is final. */
@@ -133,7 +135,10 @@ export async function gameStatRoutes(fastify: FastifyInstance, deps: RouteDeps):
         description: 'An empty array before the game starts. Values are strings. One data point per stat value.',
         tags: ['stats'],
         params: Type.Object({ eventID: Type.String() }),
-        querystring: Type.Object({ stats_ids: statsIdsParam, team_id: Type.Optional(Type.String()) }),
+        querystring: Type.Object({
+          stats_ids: statsIdsParam,
+          team_id: intParam('only this team', 1, Number.MAX_SAFE_INTEGER),
+        }),
         response: { 200: TeamGameStatsSchema, ...errorResponses },
       },
     },
@@ -157,7 +162,7 @@ export async function gameStatRoutes(fastify: FastifyInstance, deps: RouteDeps):
         params: Type.Object({ eventID: Type.String() }),
         querystring: Type.Object({
           stats_ids: statsIdsParam,
-          player_ids: Type.Optional(Type.String({ description: `comma-separated player ids, at most ${MAX_PLAYER_IDS}` })),
+          player_ids: intListParam(`comma-separated player ids, at most ${MAX_PLAYER_IDS}`, MAX_PLAYER_IDS),
         }),
         response: { 200: PlayerGameStatsSchema, ...errorResponses },
       },

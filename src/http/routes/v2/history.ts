@@ -16,17 +16,26 @@ import {
   parseIntList,
 } from '../../../projection/params.ts';
 import { callerOf, eventById, historyFloorOf, type RouteDeps } from '../../route-kit.ts';
-import { errorResponses, queryParam } from '../../../projection/schemas.ts';
+import { errorResponses } from '../../../projection/schemas.ts';
+import {
+  boolParam,
+  intListParam,
+  intParam,
+  limitParam,
+  intPathParam,
+  queryParam,
+  timeParam,
+} from '../../../projection/param-schemas.ts';
 
 const HISTORY_LIMIT_DEFAULT = 1000;
 const HISTORY_LIMIT_MAX = 5000;
 const MAX_PRICE_IDS = 50;
 
 const keyParam = queryParam('API key (the X-Service-Key header is recommended instead)');
-const limitParam = queryParam(`rows per response, default ${HISTORY_LIMIT_DEFAULT}, at most ${HISTORY_LIMIT_MAX}`);
-const fromParam = queryParam('RFC 3339 time; only rows updated at or after it');
-const toParam = queryParam('RFC 3339 time; only rows updated at or before it');
-const mainLineParam = queryParam('true keeps only rows that were on the main line');
+const rowsParam = limitParam('rows per response', HISTORY_LIMIT_DEFAULT, HISTORY_LIMIT_MAX);
+const fromParam = timeParam('RFC 3339 time; only rows updated at or after it');
+const toParam = timeParam('RFC 3339 time; only rows updated at or before it');
+const mainLineParam = boolParam('true keeps only rows that were on the main line');
 
 const HistoryRowSchema = Type.Object({
   id: Type.Integer({
@@ -223,10 +232,13 @@ export async function historyRoutes(fastify: FastifyInstance, deps: RouteDeps): 
         params: Type.Object({ eventID: Type.String() }),
         querystring: Type.Object(
           {
-            limit: limitParam,
-            market_ids: queryParam('comma-separated market ids, at most 12, matched literally'),
-            affiliate_ids: queryParam('comma-separated affiliate ids'),
-            participant_ids: queryParam(`comma-separated participant ids, at most ${MAX_PARTICIPANT_IDS}`),
+            limit: rowsParam,
+            market_ids: intListParam('comma-separated market ids, at most 12, matched literally', MAX_MARKET_IDS),
+            affiliate_ids: intListParam('comma-separated affiliate ids'),
+            participant_ids: intListParam(
+              `comma-separated participant ids, at most ${MAX_PARTICIPANT_IDS}`,
+              MAX_PARTICIPANT_IDS,
+            ),
             main_line: mainLineParam,
             from: fromParam,
             to: toParam,
@@ -267,11 +279,13 @@ export async function historyRoutes(fastify: FastifyInstance, deps: RouteDeps): 
         tags: ['history'],
         querystring: Type.Object(
           {
-            market_line_price_ids: queryParam(`comma-separated price ids (required), at most ${MAX_PRICE_IDS}`),
+            market_line_price_ids: intListParam(`comma-separated price ids, at most ${MAX_PRICE_IDS}`, MAX_PRICE_IDS, {
+              required: true,
+            }),
             main_line: mainLineParam,
             from: fromParam,
             to: toParam,
-            limit: limitParam,
+            limit: rowsParam,
             key: keyParam,
           },
           { additionalProperties: true },
@@ -321,14 +335,14 @@ export async function historyRoutes(fastify: FastifyInstance, deps: RouteDeps): 
         tags: ['history'],
         params: Type.Object({
           eventID: Type.String(),
-          marketID: Type.String(),
+          marketID: intPathParam(),
         }),
         querystring: Type.Object(
           {
-            participant_id: queryParam('participant.id (public canonical id) of one side'),
+            participant_id: intParam('participant.id (public canonical id) of one side', 0, 999_999_999),
             line: queryParam('one line value, exactly as in the event markets'),
             main_line: mainLineParam,
-            limit: queryParam(`points per response, default ${HISTORY_LIMIT_DEFAULT}, at most ${HISTORY_LIMIT_MAX}`),
+            limit: limitParam('points per response', HISTORY_LIMIT_DEFAULT, HISTORY_LIMIT_MAX),
             key: keyParam,
           },
           { additionalProperties: true },

@@ -9,7 +9,15 @@ import type { MarketDefinition } from '../../../domain/types.ts';
 import { badRequest, notFound, quote } from '../../../projection/errors.ts';
 import { dayWindow, parseBoolean, parseDate, parseIntList, parseOffset, parseSportId } from '../../../projection/params.ts';
 import { callerOf, gateDate, type RouteDeps } from '../../route-kit.ts';
-import { errorResponses, keyed, MarketDefinitionSchema, queryParam } from '../../../projection/schemas.ts';
+import { errorResponses, keyed, MarketDefinitionSchema } from '../../../projection/schemas.ts';
+import {
+  boolParam,
+  datePathParam,
+  enumParam,
+  intListParam,
+  intPathParam,
+  offsetParam,
+} from '../../../projection/param-schemas.ts';
 
 type DateFormat = 'date' | 'iso8601' | 'epoch';
 /** `iso` is the name this server used before iso8601, kept for the clients that send it. */
@@ -46,15 +54,20 @@ export const DatesSchema = Type.Object({
   }),
 });
 
+/** The date-format parameter of the date lists. */
+export const formatParam = enumParam(
+  'date (YYYY-MM-DD, the default), iso8601 (the UTC instant each local day starts) or epoch ' +
+    '(that instant in Unix seconds)',
+  ['date', 'iso8601', 'epoch'],
+  { default: 'date' },
+);
+
 /** The parameters of the date lists. */
 export const datesQuery = Type.Object(
   {
-    sport_ids: queryParam('comma-separated sport ids; default all'),
-    offset: queryParam('minutes that shift the day boundary'),
-    format: queryParam(
-      'date (YYYY-MM-DD, the default), iso8601 (the UTC instant each local day starts) or epoch ' +
-        '(that instant in Unix seconds)',
-    ),
+    sport_ids: intListParam('comma-separated sport ids; default all'),
+    offset: offsetParam(),
+    format: formatParam,
   },
   { additionalProperties: true },
 );
@@ -145,7 +158,7 @@ export async function listingRoutes(fastify: FastifyInstance, deps: RouteDeps): 
       schema: {
         summary: 'Dates with events for one sport',
         tags: ['schedule'],
-        params: Type.Object({ sportID: Type.String() }),
+        params: Type.Object({ sportID: intPathParam() }),
         querystring: datesQuery,
         response: {
           200: DatesSchema,
@@ -171,12 +184,12 @@ export async function listingRoutes(fastify: FastifyInstance, deps: RouteDeps): 
         summary: 'Event ids of a date, per sport',
         tags: ['schedule'],
         params: Type.Object({
-          date: Type.String({ description: 'YYYY-MM-DD' }),
+          date: datePathParam(),
         }),
         querystring: Type.Object(
           {
-            sport_ids: queryParam('comma-separated sport ids'),
-            offset: queryParam('minutes'),
+            sport_ids: intListParam('comma-separated sport ids; default all'),
+            offset: offsetParam(),
           },
           { additionalProperties: true },
         ),
@@ -205,13 +218,13 @@ export async function listingRoutes(fastify: FastifyInstance, deps: RouteDeps): 
         summary: 'Market definitions with prices on a date, per sport',
         tags: ['markets'],
         params: Type.Object({
-          date: Type.String({ description: 'YYYY-MM-DD' }),
+          date: datePathParam(),
         }),
         querystring: Type.Object(
           {
-            hide_closed_markets: queryParam('1 hides markets whose prices are all closed'),
-            offset: queryParam('minutes'),
-            sport_ids: queryParam('comma-separated sport ids'),
+            hide_closed_markets: boolParam('true (or 1) hides markets whose prices are all closed'),
+            offset: offsetParam(),
+            sport_ids: intListParam('comma-separated sport ids; default all'),
           },
           { additionalProperties: true },
         ),
@@ -248,13 +261,13 @@ export async function listingRoutes(fastify: FastifyInstance, deps: RouteDeps): 
           'when it has no events that day.',
         tags: ['markets'],
         params: Type.Object({
-          sportID: Type.String(),
-          date: Type.String({ description: 'YYYY-MM-DD' }),
+          sportID: intPathParam(),
+          date: datePathParam(),
         }),
         querystring: Type.Object(
           {
-            offset: queryParam('minutes'),
-            hide_closed_markets: queryParam('1 hides markets whose prices are all closed'),
+            offset: offsetParam(),
+            hide_closed_markets: boolParam('true (or 1) hides markets whose prices are all closed'),
           },
           { additionalProperties: true },
         ),

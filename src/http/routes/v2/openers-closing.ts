@@ -1,6 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { type Static, Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { datePathParam, intPathParam } from '../../../projection/param-schemas.ts';
 import type { EventState } from '../../../board/event-state.ts';
 import { type EventFilter, type EventView, viewEvent } from '../../../projection/event-view.ts';
 import type { DeltaRow, Event, Price } from '../../../domain/types.ts';
@@ -261,8 +262,8 @@ export async function openersClosingRoutes(fastify: FastifyInstance, deps: Route
             'parameters and envelope as /api/v2/sports/{sportID}/events/{date}.',
           tags: ['events'],
           params: Type.Object({
-            sportID: Type.String(),
-            date: Type.String({ description: 'YYYY-MM-DD' }),
+            sportID: intPathParam(),
+            date: datePathParam(),
           }),
           querystring: EventQuerySchema,
           response: { 200: EventsEnvelope, ...errorResponses },

@@ -5,6 +5,7 @@ import type { EventState } from '../../../board/event-state.ts';
 import { withLiveVariants } from '../../../catalog/markets.ts';
 import { badRequest, notFound } from '../../../projection/errors.ts';
 import {
+  MAX_MARKET_IDS,
   dayWindow,
   parseDate,
   parseInteger,
@@ -14,7 +15,16 @@ import {
   parseSportId,
 } from '../../../projection/params.ts';
 import { callerOf, gateDate, type RouteDeps } from '../../route-kit.ts';
-import { errorResponses, queryParam } from '../../../projection/schemas.ts';
+import { errorResponses } from '../../../projection/schemas.ts';
+import { PARTICIPANT_TYPES } from '../../../domain/types.ts';
+import {
+  dateParam,
+  enumParam,
+  intListParam,
+  intParam,
+  offsetParam,
+  queryParam,
+} from '../../../projection/param-schemas.ts';
 
 const EntrySchema = Type.Object({
   id: Type.Integer({ description: 'the participant id (oddsbase keeps no per-book participant records)' }),
@@ -49,12 +59,12 @@ export async function participantRoutes(fastify: FastifyInstance, deps: RouteDep
         tags: ['markets'],
         querystring: Type.Object(
           {
-            market_ids: queryParam('comma-separated market ids, at most 12; default 1,2,3'),
-            participant_type: queryParam('TYPE_TEAM, TYPE_PLAYER or TYPE_RESULT'),
+            market_ids: intListParam('comma-separated market ids, at most 12; default 1,2,3', MAX_MARKET_IDS),
+            participant_type: enumParam('TYPE_TEAM, TYPE_PLAYER or TYPE_RESULT', PARTICIPANT_TYPES),
             event_id: queryParam('one event'),
-            sport_id: queryParam('with date: every event of the sport that day'),
-            date: queryParam('YYYY-MM-DD, with sport_id'),
-            offset: queryParam('minutes that shift the day boundary'),
+            sport_id: intParam('with date: every event of the sport that day', 0, 1_000_000),
+            date: dateParam('YYYY-MM-DD, with sport_id'),
+            offset: offsetParam(),
           },
           { additionalProperties: true },
         ),

@@ -1,6 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
+import { intParam, limitParam } from '../../../projection/param-schemas.ts';
 import { lowestTierWith, upgradeMessage } from '../../../access/entitlements.ts';
 import { forbidden, notFound } from '../../../projection/errors.ts';
 import { MAX_PLAYS, parseInteger } from '../../../projection/params.ts';
@@ -27,8 +28,8 @@ export async function playRoutes(fastify: FastifyInstance, deps: RouteDeps): Pro
         tags: ['stats'],
         params: Type.Object({ eventID: Type.String() }),
         querystring: Type.Object({
-          limit: Type.Optional(Type.String({ description: `plays per page, 1 to ${MAX_PLAYS} (default ${MAX_PLAYS})` })),
-          before_sequence: Type.Optional(Type.String({ description: 'return plays numbered below this' })),
+          limit: limitParam('plays per page', MAX_PLAYS, MAX_PLAYS),
+          before_sequence: intParam('return plays numbered below this', 1, Number.MAX_SAFE_INTEGER),
         }),
         response: { 200: PlaysPageSchema, 403: ErrorBody, ...errorResponses },
       },

@@ -6,11 +6,11 @@ import { MARKET_DEFINITIONS } from '../../../catalog/markets.ts';
 import { SEASON_TYPES, SPORTS } from '../../../catalog/sports.ts';
 import type { Affiliate } from '../../../domain/types.ts';
 import { parseInclude } from '../../../projection/params.ts';
+import { includeParam } from '../../../projection/param-schemas.ts';
 import {
   AffiliateSchema,
   ErrorBody,
   errorResponses,
-  includeParam,
   MarketDefinitionSchema,
   SportSchema,
 } from '../../../projection/schemas.ts';
@@ -47,7 +47,7 @@ export const affiliatesSchema = {
   tags: ['reference'],
   querystring: Type.Object(
     {
-      include: includeParam('regions adds each book’s regions'),
+      include: includeParam('regions adds each book’s regions', ['regions']),
     },
     { additionalProperties: true },
   ),

@@ -1,6 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
+import { intPathParam } from '../../../projection/param-schemas.ts';
 import { homeSportOf, playerById, type RosterPlayer, rosterOf } from '../../../catalog/rosters/index.ts';
 import { teamById } from '../../../catalog/teams/index.ts';
 import type { TeamRecord } from '../../../catalog/teams/types.ts';
@@ -33,7 +34,7 @@ export function knownTeam(raw: string) {
 
 export async function rosterRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  const teamParams = Type.Object({ teamID: Type.String() });
+  const teamParams = Type.Object({ teamID: intPathParam() });
 
   app.get(
     '/api/v2/teams/:teamID',
@@ -91,7 +92,7 @@ export async function rosterRoutes(fastify: FastifyInstance): Promise<void> {
       schema: {
         summary: 'A player',
         tags: ['teams'],
-        params: Type.Object({ playerID: Type.String() }),
+        params: Type.Object({ playerID: intPathParam() }),
         response: {
           200: Type.Object({ ...PlayerRecordSchema.properties, players: Type.Array(PlayerRecordSchema) }),
           ...errorResponses,

@@ -1,6 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { type Static, type TObject, Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { intListParam, intParam, intPathParam } from '../../../projection/param-schemas.ts';
 import type { StatsRequest } from '../../../access/stats-policy.ts';
 import type { BoardView } from '../../../board/board-view.ts';
 import { foldStats } from '../../../board/apply.ts';
@@ -28,9 +29,12 @@ const MAX_YEAR = 2100;
 
 const seasonQuery = {
   stats_ids: statsIdsParam,
-  year: Type.Optional(Type.String({ description: "season year; the team's sport's current season when omitted" })),
-  season_type: Type.Optional(
-    Type.String({ description: 'season type id as /api/v2/season_types lists it (1 preseason, 2 regular, 3 postseason, 4 special); 2 when omitted' }),
+  year: intParam("season year; the team's sport's current season when omitted", MIN_YEAR, MAX_YEAR),
+  season_type: intParam(
+    'season type id as /api/v2/season_types lists it (1 preseason, 2 regular, 3 postseason, 4 special); 2 when omitted',
+    1,
+    Number.MAX_SAFE_INTEGER,
+    { default: DEFAULT_SEASON_TYPE },
   ),
 };
 
@@ -108,7 +112,7 @@ async function serveSeason(
 /** Season aggregates of a team and of its current roster's players. */
 export async function seasonStatRoutes(fastify: FastifyInstance, deps: RouteDeps): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  const params = Type.Object({ teamID: Type.String() });
+  const params = Type.Object({ teamID: intPathParam() });
   const description =
     'Sums over the games of the season and season type that the server holds, final and in progress. Team values are strings, player values numbers. One data point per stat value.';
 
@@ -142,7 +146,7 @@ export async function seasonStatRoutes(fastify: FastifyInstance, deps: RouteDeps
         params,
         querystring: Type.Object({
           ...seasonQuery,
-          player_ids: Type.Optional(Type.String({ description: 'comma-separated player ids of the roster' })),
+          player_ids: intListParam('comma-separated player ids of the roster', MAX_SEASON_PLAYER_IDS),
         }),
         response: { 200: PlayerSeasonStatsSchema, ...errorResponses },
       },

@@ -1,13 +1,14 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
+import { intParam } from '../../../projection/param-schemas.ts';
 import { publicStat, STAT_DEFINITIONS } from '../../../catalog/stats.ts';
 import { sampleBox } from '../../box-sample.ts';
 import { parseInteger, sportFilter } from '../../../projection/params.ts';
 import type { RouteDeps } from '../../route-kit.ts';
 import { sendJson } from '../../route-kit.ts';
-import { errorResponses } from '../../../projection/schemas.ts';
-import { StatDefinitionSchema } from '../../stats-schemas.ts';
+import { ErrorBody, errorResponses } from '../../../projection/schemas.ts';
+import { PlayerGameStatsSchema, StatDefinitionSchema, TeamGameStatsSchema } from '../../stats-schemas.ts';
 
 /** The stat dictionary and the static sample box score: catalog routes, free for every key. */
 export async function statRoutes(fastify: FastifyInstance, _deps: RouteDeps): Promise<void> {
@@ -22,7 +23,10 @@ export async function statRoutes(fastify: FastifyInstance, _deps: RouteDeps): Pr
         summary: 'Stat definitions',
         description: 'Every game-stat definition, or those of one id or one sport (404 for an unknown sport). Free for every key.',
         tags: ['stats'],
-        querystring: Type.Object({ id: Type.Optional(Type.String()), sport_id: Type.Optional(Type.String()) }),
+        querystring: Type.Object({
+          id: intParam('only this stat', 1, Number.MAX_SAFE_INTEGER),
+          sport_id: intParam('only this sport', 0, 1_000_000),
+        }),
         response: { 200: Type.Array(StatDefinitionSchema), ...errorResponses },
       },
     },
@@ -46,6 +50,14 @@ export async function statRoutes(fastify: FastifyInstance, _deps: RouteDeps): Pr
           '/api/v2/events/{eventID}/players/stats (player_stats), for schema tests. Needs a key, costs ' +
           'no data points, never changes: do not poll it.',
         tags: ['stats'],
+        response: {
+          200: Type.Object({
+            event_id: Type.String(),
+            team_stats: TeamGameStatsSchema,
+            player_stats: PlayerGameStatsSchema,
+          }),
+          401: ErrorBody,
+        },
       },
     },
     async (_request, reply) => sendJson(reply, sample),

@@ -1,6 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { type Static, Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
+import { intPathParam } from '../../../projection/param-schemas.ts';
 import type { BoardView } from '../../../board/board-view.ts';
 import { leagueForSport } from '../../../catalog/teams/index.ts';
 import type { LeagueCatalog, TeamRecord } from '../../../catalog/teams/types.ts';
@@ -73,7 +74,7 @@ export function sportTeams(view: BoardView, sportId: number, league: LeagueCatal
 
 export async function teamRoutes(fastify: FastifyInstance, deps: RouteDeps): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  const sportParams = Type.Object({ sportID: Type.String() });
+  const sportParams = Type.Object({ sportID: intPathParam() });
 
   app.get(
     '/api/v2/sports/:sportID/teams',
