@@ -12,6 +12,7 @@ import { packageVersion } from '../ops/version.ts';
 import { DEMO_KEY_CLEAR_META, type RunningServer, StartStopped, startServer } from '../server.ts';
 import { type AccountBackends, migrateStore, openAccounts, type StoreTarget } from '../compose.ts';
 import { DataDirInUseError } from '../store/data-dir-lock.ts';
+import { DatabaseUnusableError } from '../store/postgres/backends.ts';
 import { STORE_FILE } from '../store/sqlite/database.ts';
 
 
@@ -394,6 +395,10 @@ try {
   if (isEnvironmentError(err)) {
     // The file system refused (a read-only disk, a directory this user may not write): one line.
     process.stderr.write(`oddsbase: ${(err as Error).message}: check --data-dir and its permissions\n`);
+    process.exit(1);
+  }
+  if (err instanceof DatabaseUnusableError) {
+    process.stderr.write(`oddsbase: ${err.message}\n`);
     process.exit(1);
   }
   if (err instanceof DataDirInUseError) {

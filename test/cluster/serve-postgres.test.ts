@@ -90,3 +90,21 @@ test('migrate runs the migrations alone, once', async () => {
   assert.match((await cli('migrate', '--database-url', url)).stdout, /nothing to apply\n$/);
   await assert.rejects(cli('migrate', '--database-url', 'mysql://localhost/x'), /must start with postgres:\/\//);
 });
+
+test('a database that cannot be used stops serve and the CLI with one line, its password not shown', async () => {
+  const url = (await postgres()).url('no_such_database').replace(':oddsbase@', ':s3cret@');
+  const refused = 'postgres://oddsbase:s3cret@127.0.0.1:1/oddsbase';
+  for (const args of [
+    ['keys', 'list', '--database-url', url],
+    ['migrate', '--database-url', refused],
+    ['serve', '--port', '0', '--host', '127.0.0.1', '--database-url', refused],
+  ]) {
+    const failed = await cli(...args).then(
+      () => assert.fail(`${args.join(' ')} succeeded`),
+      (err: { code: number; stderr: string }) => err,
+    );
+    assert.equal(failed.code, 1, args.join(' '));
+    assert.match(failed.stderr, /oddsbase: the database 127\.0\.0\.1:\d+\/\w+ cannot be used: [^\n]+; check --database-url \(env DATABASE_URL\)\n$/);
+    assert.ok(!failed.stderr.includes('s3cret'), failed.stderr);
+  }
+});

@@ -1,13 +1,28 @@
 import type { CounterStore } from '../counters.ts';
 import type { HistoryStore } from '../history.ts';
 import type { KeyStore } from '../keys.ts';
-import { migrate, openPool, type PgPool } from './database.ts';
+import { describeUrl, isUnusableDatabase, migrate, openPool, type PgPool } from './database.ts';
 import { MIGRATIONS } from './schema.ts';
 import { PgCounterStore } from './pg-counters.ts';
 import { PgKeyStore } from './pg-keys.ts';
 import { PgStore } from './pg-store.ts';
 
 /** The storage backends of one PostgreSQL database, as the composition root wires them. */
+/** The database of a URL cannot be used as configured; the message says why, without the password. */
+export class DatabaseUnusableError extends Error {}
+
+/** Runs `open`, turning the errors a person fixes in the URL or the server into one clear line. */
+async function opening<T>(url: string, open: () => Promise<T>): Promise<T> {
+  try {
+    return await open();
+  } catch (err) {
+    if (!isUnusableDatabase(err)) throw err;
+    throw new DatabaseUnusableError(
+      `the database ${describeUrl(url)} cannot be used: ${(err as Error).message}; check --database-url (env DATABASE_URL)`,
+    );
+  }
+}
+
 export interface PostgresBackends {
   store: PgStore;
   keys: KeyStore;
@@ -26,7 +41,7 @@ export async function openPostgresBackends(
   url: string,
   opts: { onError: (err: unknown) => void; onWait?: () => void },
 ): Promise<PostgresBackends> {
-  const store = await PgStore.open(url, { onError: opts.onError });
+  const store = await opening(url, () => PgStore.open(url, { onError: opts.onError }));
   try {
     await store.writer.hold(opts.onWait);
   } catch (err) {
@@ -55,7 +70,7 @@ export async function openPostgresAccounts(url: string): Promise<{
 }> {
   const pool = await openPool(url, { maxConnections: 2 });
   try {
-    await migrate(pool);
+    await opening(url, () => migrate(pool));
   } catch (err) {
     await pool.end();
     throw err;
@@ -73,7 +88,7 @@ export async function openPostgresAccounts(url: string): Promise<{
 export async function migratePostgres(url: string): Promise<{ applied: number[]; version: number }> {
   const pool = await openPool(url, { maxConnections: 1 });
   try {
-    return { applied: await migrate(pool), version: MIGRATIONS.at(-1)!.version };
+    return { applied: await opening(url, () => migrate(pool)), version: MIGRATIONS.at(-1)!.version };
   } finally {
     await pool.end();
   }

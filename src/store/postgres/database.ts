@@ -121,3 +121,24 @@ export async function inTransaction<T>(client: PgClient, work: () => Promise<T>)
     throw err;
   }
 }
+
+/**
+ * Whether an error says the database cannot be reached or used as configured (refused or unknown
+ * host, a timeout, a bad password, no such database, no right to make the schema) rather than a
+ * fault of oddsbase: a person fixes those in the URL or the server.
+ */
+export function isUnusableDatabase(err: unknown): boolean {
+  const code = (err as { code?: unknown }).code;
+  if (typeof code !== 'string') return false;
+  return /^(ECONNREFUSED|ECONNRESET|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|EHOSTUNREACH|08|28|3D|42501|53|57P03)/.test(code);
+}
+
+/** Where a URL points, without its password: for messages. */
+export function describeUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.hostname}:${u.port || 5432}${u.pathname}`;
+  } catch {
+    return 'the database';
+  }
+}
