@@ -70,7 +70,7 @@ function layerRules() {
 }
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'data/'] },
+  { ignores: ['node_modules/', 'data/', 'packages/*/dist/', 'packages/*/node_modules/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -82,6 +82,24 @@ export default tseslint.config(
     },
   },
   ...layerRules(),
+  {
+    // The client package ships alone: from the server it takes types only (its wire schemas), never code.
+    files: ['packages/**'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['../../../**', '../../../../**'],
+              allowTypeImports: true,
+              message: 'packages/ may take only types from the server (import type), never its code.',
+            },
+          ],
+        },
+      ],
+    },
+  },
   {
     files: ['test/**', 'bench/**'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },

@@ -1,4 +1,4 @@
-import { type Static, type TObject, Type } from '@sinclair/typebox';
+import type { Static, TObject } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { BoardView } from '../board/board-view.ts';
 import { CursorError, type ChangeFeed } from '../board/change-feed.ts';
@@ -14,11 +14,6 @@ import { intParam, limitParam, queryParam } from '../projection/param-schemas.ts
  * What the delta routes share: their cursor parameters, cursor errors as 400s, and the feed of changed
  * events behind a UUID cursor (/api/v2/delta, /api/v1/delta, /api/v1/deltaV2).
  */
-
-/** `meta.epoch` of the delta answers (beyond the spec): the log the cursor belongs to. */
-export const LogEpochSchema = Type.String({
-  description: 'the change log’s epoch: it changes when the log is restored from a backup or recreated, and a cursor from another epoch is refused',
-});
 
 export const EVENT_DELTA_LIMIT_DEFAULT = 100;
 export const EVENT_DELTA_LIMIT_MAX = 500;
@@ -99,25 +94,6 @@ async function changedPage(
   );
   return { latest, hasMore, cursor: cursorToUuid(lastId, await feed.committedMsAt(lastId)) };
 }
-
-/** The /api/v2/delta body: one item per changed event, the event's snapshot JSON as a string. */
-export const V2EventDeltaSchema = Type.Object({
-  meta: Type.Object({
-    delta_last_id: Type.String(),
-    count: Type.Integer(),
-    has_more: Type.Boolean(),
-    epoch: LogEpochSchema,
-  }),
-  deltas: Type.Array(
-    Type.Object({
-      id: Type.String({ description: 'UUIDv7 of the event’s latest change in this page' }),
-      event_id: Type.String(),
-      sport_id: Type.Integer(),
-      updated_at: Type.String(),
-      json: Type.String({ description: 'the full event (events snapshot shape) as a JSON string' }),
-    }),
-  ),
-});
 
 /**
  * Answers a page of /api/v2/delta (served at `path`): each changed event as the events snapshot

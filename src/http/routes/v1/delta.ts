@@ -10,27 +10,16 @@ import {
   EVENT_DELTA_LIMIT_MAX,
   eventDeltaPage,
   eventDeltaParams,
-  LogEpochSchema,
-  V2EventDeltaSchema,
   withCursorErrors,
 } from '../../delta-kit.ts';
+import { V1DeltaSchema, V2EventDeltaSchema } from '../../delta-schemas.ts';
 import { badRequest, quote } from '../../../projection/errors.ts';
 import { parseInteger, parseSportId } from '../../../projection/params.ts';
 import { joinJson } from '../../../projection/json-bytes.ts';
 import { callerOf, sendJson, type V1Deps } from '../../route-kit.ts';
 import { type V1Filter, V1EventQuerySchema } from '../../../projection/v1-event.ts';
-import { V1EventSchema, v1ErrorResponses } from '../../../projection/v1-schemas.ts';
+import { v1ErrorResponses } from '../../../projection/v1-schemas.ts';
 import { intParam, limitParam, intPathParam } from '../../../projection/param-schemas.ts';
-
-const V1DeltaSchema = Type.Object({
-  meta: Type.Object({
-    delta_last_id: Type.String({ description: 'the cursor to send as last_id next' }),
-    count: Type.Integer(),
-    has_more: Type.Boolean(),
-    epoch: LogEpochSchema,
-  }),
-  events: Type.Array(V1EventSchema, { description: 'each changed event once, in the order of its latest change' }),
-});
 
 const viewParams = {
   include: V1EventQuerySchema.properties.include,

@@ -41,7 +41,8 @@ import {
   TotalSchema,
   v1ErrorResponses,
 } from '../../../projection/v1-schemas.ts';
-import { BestLineSchema, bestLine, checkPeriodInPlan, parsePeriod, periodParam } from '../v2/best-line.ts';
+import { bestLine, checkPeriodInPlan, parsePeriod, periodParam } from '../v2/best-line.ts';
+import { BestLineSchema } from '../../best-line-schema.ts';
 
 /** Line history: the newest entries kept per response, and the rows one history replays at most. */
 const HISTORY_LIMIT_DEFAULT = 1000;

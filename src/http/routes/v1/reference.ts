@@ -8,8 +8,9 @@ import { callerOf, type V1Deps } from '../../route-kit.ts';
 import { ConferenceSchema, DivisionSchema, SportSchema, SportTeamSchema } from '../../../projection/schemas.ts';
 import { intParam, intPathParam, offsetParam } from '../../../projection/param-schemas.ts';
 import { v1ErrorResponses } from '../../../projection/v1-schemas.ts';
-import { DatesSchema, formatParam, parseFormat, sportDates } from '../v2/listings.ts';
-import { affiliates, affiliatesSchema, SeasonTypesSchema, seasonTypesBody, sportsBody } from '../v2/reference.ts';
+import { formatParam, parseFormat, sportDates } from '../v2/listings.ts';
+import { affiliates, affiliatesSchema, seasonTypesBody, sportsBody } from '../v2/reference.ts';
+import { DatesSchema, SeasonTypesSchema } from '../../listing-schemas.ts';
 import { leagueOf, sportTeams, structure } from '../v2/teams.ts';
 
 /**

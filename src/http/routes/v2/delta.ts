@@ -1,18 +1,13 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import {
-  answerV2EventDelta,
-  eventDeltaParams,
-  LogEpochSchema,
-  V2EventDeltaSchema,
-  withCursorErrors,
-} from '../../delta-kit.ts';
+import { answerV2EventDelta, eventDeltaParams, withCursorErrors } from '../../delta-kit.ts';
+import { MarketsDeltaSchema, V2EventDeltaSchema } from '../../delta-schemas.ts';
 import { badRequest, notFound, quote } from '../../../projection/errors.ts';
 import { parseInteger, parseIntList, sportFilter } from '../../../projection/params.ts';
 import { PageCache } from '../../page-cache.ts';
 import { callerOf, type RouteDeps, sendParts, turnsWhileAsked } from '../../route-kit.ts';
-import { DeltaRowSchema, errorResponses } from '../../../projection/schemas.ts';
+import { errorResponses } from '../../../projection/schemas.ts';
 import { intListParam, intParam, limitParam, queryParam } from '../../../projection/param-schemas.ts';
 
 export const DELTA_LIMIT_DEFAULT = 1000;
@@ -50,15 +45,7 @@ export async function deltaRoutes(fastify: FastifyInstance, deps: RouteDeps): Pr
           { additionalProperties: true },
         ),
         response: {
-          200: Type.Object({
-            meta: Type.Object({
-              delta_last_id: Type.String(),
-              count: Type.Integer(),
-              has_more: Type.Boolean(),
-              epoch: LogEpochSchema,
-            }),
-            deltas: Type.Array(DeltaRowSchema),
-          }),
+          200: MarketsDeltaSchema,
           ...errorResponses,
         },
       },

@@ -18,6 +18,7 @@ import {
   intPathParam,
   offsetParam,
 } from '../../../projection/param-schemas.ts';
+import { DatesSchema } from '../../listing-schemas.ts';
 
 type DateFormat = 'date' | 'iso8601' | 'epoch';
 /** `iso` is the name this server used before iso8601, kept for the clients that send it. */
@@ -47,12 +48,6 @@ export function sportDates(events: readonly EventState[], offset: number, format
   const starts = sorted.map((day) => Date.parse(day) + offset * 60_000);
   return format === 'epoch' ? starts.map((ms) => ms / 1000) : starts.map((ms) => new Date(ms).toISOString());
 }
-
-export const DatesSchema = Type.Object({
-  dates: Type.Array(Type.Union([Type.String(), Type.Integer()]), {
-    description: 'YYYY-MM-DD strings; ISO 8601 strings with format=iso8601; Unix seconds with format=epoch',
-  }),
-});
 
 /** The date-format parameter of the date lists. */
 export const formatParam = enumParam(

@@ -26,22 +26,7 @@ import {
   queryParam,
 } from '../../../projection/param-schemas.ts';
 
-const EntrySchema = Type.Object({
-  id: Type.Integer({ description: 'the participant id (oddsbase keeps no per-book participant records)' }),
-  type: Type.String({ description: 'TYPE_TEAM, TYPE_PLAYER or TYPE_RESULT' }),
-  team_id: Type.Optional(Type.Integer({ description: 'on team participants: the team id' })),
-  event_id: Type.String(),
-  market_id: Type.Integer(),
-  period_id: Type.Integer(),
-  participant_id: Type.Integer({
-    description: 'the canonical id: use it to filter charts',
-  }),
-  participant_type: Type.String(),
-  name: Type.String(),
-  lines: Type.Array(Type.String(), {
-    description: 'line values this participant has in the market',
-  }),
-});
+import { ParticipantEntrySchema } from '../../listing-schemas.ts';
 
 /** Participants of the selected markets: teams, players or result sides, with their canonical ids. */
 export async function participantRoutes(fastify: FastifyInstance, deps: RouteDeps): Promise<void> {
@@ -69,7 +54,7 @@ export async function participantRoutes(fastify: FastifyInstance, deps: RouteDep
           { additionalProperties: true },
         ),
         response: {
-          200: Type.Object({ participants: Type.Array(EntrySchema) }),
+          200: Type.Object({ participants: Type.Array(ParticipantEntrySchema) }),
           ...errorResponses,
         },
       },

@@ -14,6 +14,7 @@ import {
   MarketDefinitionSchema,
   SportSchema,
 } from '../../../projection/schemas.ts';
+import { SeasonTypesSchema } from '../../listing-schemas.ts';
 
 export const sportsBody = {
   sports: SPORTS.map(({ sport_id, sport_name }) => ({ sport_id, sport_name })),
@@ -60,17 +61,6 @@ export const affiliates = async (request: { query: { include?: string | readonly
   const include = parseInclude(request.query.include, ['regions']);
   return { affiliates: affiliateList(include.has('regions')) };
 };
-
-export const SeasonTypesSchema = Type.Object({
-  season_types: Type.Array(
-    Type.Object({
-      sport_id: Type.Integer(),
-      sport_name: Type.String(),
-      season_type_id: Type.Integer(),
-      season_type_name: Type.String(),
-    }),
-  ),
-});
 
 /** Catalog routes: the same answer for every caller, no data points. */
 export async function referenceRoutes(fastify: FastifyInstance): Promise<void> {

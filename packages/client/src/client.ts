@@ -1,0 +1,305 @@
+import { type Query, type Reply, type RequestOptions, seg, Transport, type TransportOptions } from './transport.ts';
+import type {
+  Affiliate,
+  BestLine,
+  Chart,
+  Conference,
+  Division,
+  EventDeltaPage,
+  EventsEnvelope,
+  FuturesBoard,
+  FuturesPage,
+  HistoryPage,
+  MarketDefinition,
+  MarketParticipant,
+  MarketsDeltaPage,
+  PlayerGameStats,
+  PlayerRecord,
+  PlayerSeasonStats,
+  PlaysPage,
+  RosterPlayer,
+  SeasonTypes,
+  Sport,
+  SportDates,
+  SportTeam,
+  StatDefinition,
+  TeamDetail,
+  TeamGameStats,
+  TeamSeasonStats,
+  V1DeltaPage,
+  V1Event,
+  V1EventsEnvelope,
+  V1LineSet,
+} from './types.ts';
+
+type Ids = readonly number[];
+type ParticipantType = 'TYPE_TEAM' | 'TYPE_PLAYER' | 'TYPE_RESULT';
+
+/** The spec's shared event parameters (REST event endpoints, openers, closing). */
+export interface EventParams {
+  /** At most 12 (spec); the server adds the live variants of 1, 2, 3, 94 and the tennis sets. */
+  market_ids?: Ids;
+  affiliate_ids?: Ids;
+  /** Minutes that shift the day boundary. */
+  offset?: number;
+  exclude_status?: readonly string[];
+  event_status?: readonly string[];
+  main_line?: boolean;
+  participant_ids?: Ids;
+  participant_type?: ParticipantType;
+  hide_no_markets?: boolean;
+  hide_closed?: boolean;
+  /** e.g. ['price_delta']. */
+  include?: readonly string[];
+}
+
+export interface MarketsDeltaParams {
+  /** The integer cursor: an events snapshot's or the previous response's `meta.delta_last_id`. */
+  last_id: string;
+  sport_id?: number;
+  affiliate_ids?: Ids;
+  /** Matched literally: include 41, 42, 43 for full-game live prices. */
+  market_ids?: Ids;
+  event_id?: string;
+  /** Default 1000, at most 5000. */
+  limit?: number;
+}
+
+export interface EventDeltaParams {
+  /** A UUID cursor; omitted, the answer is empty and carries the newest cursor. */
+  last_id?: string;
+  sport_id?: number;
+  limit?: number;
+}
+
+export interface FuturesParams {
+  market_ids?: Ids;
+  affiliate_ids?: Ids;
+  event_ids?: readonly string[];
+  include_settled?: boolean;
+  /** Boards per page; follow `meta.next_cursor`. */
+  limit?: number;
+  cursor?: string;
+  date?: string;
+  offset?: number;
+}
+
+export type ClientOptions = TransportOptions;
+
+/** One method per route of the V2 and V1 REST interface; each resolves to the body and its headers. */
+export class OddsbaseClient {
+  readonly transport: Transport;
+  /** The line-based (legacy) routes. */
+  readonly v1: V1Routes;
+
+  constructor(opts: ClientOptions) {
+    this.transport = new Transport(opts);
+    this.v1 = new V1Routes(this.transport);
+  }
+
+  private get<T>(path: string, query?: Query, opts?: RequestOptions): Promise<Reply<T>> {
+    return this.transport.request<T>(path, query, opts);
+  }
+
+  // Reference and listing
+
+  sports(opts?: RequestOptions): Promise<Reply<{ sports: Sport[] }>> {
+    return this.get('/api/v2/sports', undefined, { ...opts, auth: false });
+  }
+  affiliates(q: { include?: readonly 'regions'[] } = {}, opts?: RequestOptions): Promise<Reply<{ affiliates: Affiliate[] }>> {
+    return this.get('/api/v2/affiliates', q, { ...opts, auth: false });
+  }
+  markets(opts?: RequestOptions): Promise<Reply<MarketDefinition[]>> {
+    return this.get('/api/v2/markets', undefined, opts);
+  }
+  /** Season type ids per sport (shape: oddsbase's, docs/spec-gaps.md). */
+  seasonTypes(opts?: RequestOptions): Promise<Reply<SeasonTypes>> {
+    return this.get('/api/v2/season_types', undefined, opts);
+  }
+  /** Dates with events, keyed by sport id. */
+  sportDates(q: { sport_ids?: Ids; offset?: number; format?: 'iso8601' | 'epoch' } = {}, opts?: RequestOptions): Promise<Reply<Record<string, SportDates>>> {
+    return this.get('/api/v2/sports/dates', q, opts);
+  }
+  /** Dates with events of one sport. */
+  datesOf(sportId: number, q: { offset?: number; format?: 'iso8601' | 'epoch' } = {}, opts?: RequestOptions): Promise<Reply<SportDates>> {
+    return this.get(`/api/v2/sports/${seg(sportId)}/dates`, q, opts);
+  }
+  /** Event ids of a day, keyed by sport id. */
+  eventIdsOn(date: string, q: { sport_ids?: Ids; offset?: number } = {}, opts?: RequestOptions): Promise<Reply<Record<string, string[]>>> {
+    return this.get(`/api/v2/sports/events/${seg(date)}`, q, opts);
+  }
+  /** Market definitions of a day, keyed by sport id. */
+  marketsOn(date: string, q: { sport_ids?: Ids; offset?: number; hide_closed_markets?: boolean } = {}, opts?: RequestOptions): Promise<Reply<Record<string, MarketDefinition[]>>> {
+    return this.get(`/api/v2/sports/markets/${seg(date)}`, q, opts);
+  }
+  sportMarketsOn(sportId: number, date: string, q: { offset?: number } = {}, opts?: RequestOptions): Promise<Reply<Record<string, MarketDefinition[]>>> {
+    return this.get(`/api/v2/sports/${seg(sportId)}/markets/${seg(date)}`, q, opts);
+  }
+  teams(sportId: number, opts?: RequestOptions): Promise<Reply<{ teams: SportTeam[] }>> {
+    return this.get(`/api/v2/sports/${seg(sportId)}/teams`, undefined, opts);
+  }
+  conferences(sportId: number, opts?: RequestOptions): Promise<Reply<{ conferences: Conference[] }>> {
+    return this.get(`/api/v2/sports/${seg(sportId)}/conferences`, undefined, opts);
+  }
+  divisions(sportId: number, opts?: RequestOptions): Promise<Reply<{ divisions: Division[] }>> {
+    return this.get(`/api/v2/sports/${seg(sportId)}/divisions`, undefined, opts);
+  }
+
+  // Events
+
+  /** The odds screen's snapshot: `meta.delta_last_id` bootstraps the markets delta. */
+  events(sportId: number, date: string, q: EventParams = {}, opts?: RequestOptions): Promise<Reply<EventsEnvelope>> {
+    return this.get(`/api/v2/sports/${seg(sportId)}/events/${seg(date)}`, { ...q }, opts);
+  }
+  event(eventId: string, q: EventParams = {}, opts?: RequestOptions): Promise<Reply<EventsEnvelope>> {
+    return this.get(`/api/v2/events/${seg(eventId)}`, { ...q }, opts);
+  }
+  openers(eventId: string, q: EventParams = {}, opts?: RequestOptions): Promise<Reply<EventsEnvelope>> {
+    return this.get(`/api/v2/events/${seg(eventId)}/openers`, { ...q }, opts);
+  }
+  closing(eventId: string, q: EventParams = {}, opts?: RequestOptions): Promise<Reply<EventsEnvelope>> {
+    return this.get(`/api/v2/events/${seg(eventId)}/closing`, { ...q }, opts);
+  }
+  eventMarkets(eventId: string, opts?: RequestOptions): Promise<Reply<MarketDefinition[]>> {
+    return this.get(`/api/v2/events/${seg(eventId)}/markets`, undefined, opts);
+  }
+  /** Price-history rows of an event, newest first; no cursor: narrow the request when it hits `limit`. */
+  eventHistory(eventId: string, q: { market_ids?: Ids; affiliate_ids?: Ids; from?: string; to?: string; main_line?: boolean; limit?: number } = {}, opts?: RequestOptions): Promise<Reply<HistoryPage>> {
+    return this.get(`/api/v2/events/${seg(eventId)}/markets/history`, { ...q }, opts);
+  }
+  /** Line chart of one market, series keyed by affiliate id, oldest first. */
+  chart(eventId: string, marketId: number, q: { participant_id?: number; line?: string; main_line?: boolean; limit?: number; affiliate_ids?: Ids } = {}, opts?: RequestOptions): Promise<Reply<Chart>> {
+    return this.get(`/api/v2/events/${seg(eventId)}/markets/${seg(marketId)}/history`, { ...q }, opts);
+  }
+  bestLine(eventId: string, q: { period?: string | number; affiliate_ids?: Ids } = {}, opts?: RequestOptions): Promise<Reply<BestLine>> {
+    return this.get(`/api/v2/events/${seg(eventId)}/best-line`, { ...q }, opts);
+  }
+  /** Plays newest first, up to 500; `before_sequence` pages back. Ultra and above. */
+  plays(eventId: string, q: { limit?: number; before_sequence?: number } = {}, opts?: RequestOptions): Promise<Reply<PlaysPage>> {
+    return this.get(`/api/v2/events/${seg(eventId)}/plays`, { ...q }, opts);
+  }
+
+  // Delta feeds
+
+  marketsDelta(q: MarketsDeltaParams, opts?: RequestOptions): Promise<Reply<MarketsDeltaPage>> {
+    return this.get('/api/v2/markets/delta', { ...q }, { ...opts, cursorRoute: true });
+  }
+  /** Changed events since a UUID cursor; each item's `json` is the full event. */
+  eventDelta(q: EventDeltaParams = {}, opts?: RequestOptions): Promise<Reply<EventDeltaPage>> {
+    return this.get('/api/v2/delta', { ...q }, { ...opts, cursorRoute: true });
+  }
+  marketsHistory(q: { market_line_price_ids: readonly (string | number)[]; from?: string; to?: string; limit?: number }, opts?: RequestOptions): Promise<Reply<HistoryPage>> {
+    return this.get('/api/v2/markets/history', { ...q }, opts);
+  }
+  /** Participants of markets (use `participant_id` from it to filter charts). */
+  participants(q: { market_ids?: Ids; participant_type?: ParticipantType; event_id?: string; sport_id?: number; date?: string } = {}, opts?: RequestOptions): Promise<Reply<{ participants: MarketParticipant[] }>> {
+    return this.get('/api/v2/markets/participants', { ...q }, opts);
+  }
+
+  // Statistics, teams, players
+
+  stats(q: { id?: number; sport_id?: number } = {}, opts?: RequestOptions): Promise<Reply<StatDefinition[]>> {
+    return this.get('/api/v2/stats', q, opts);
+  }
+  /** The static sample box score, for schema tests: never poll it. */
+  statsSample(opts?: RequestOptions): Promise<Reply<{ event_id: string; team_stats: TeamGameStats; player_stats: PlayerGameStats }>> {
+    return this.get('/api/v2/stats/sample', undefined, opts);
+  }
+  teamGameStats(eventId: string, q: { stats_ids?: Ids; team_id?: number } = {}, opts?: RequestOptions): Promise<Reply<TeamGameStats>> {
+    return this.get(`/api/v2/events/${seg(eventId)}/stats`, { ...q }, opts);
+  }
+  playerGameStats(eventId: string, q: { stats_ids?: Ids; player_ids?: Ids } = {}, opts?: RequestOptions): Promise<Reply<PlayerGameStats>> {
+    return this.get(`/api/v2/events/${seg(eventId)}/players/stats`, { ...q }, opts);
+  }
+  team(teamId: number, opts?: RequestOptions): Promise<Reply<TeamDetail>> {
+    return this.get(`/api/v2/teams/${seg(teamId)}`, undefined, opts);
+  }
+  roster(teamId: number, opts?: RequestOptions): Promise<Reply<{ players: RosterPlayer[] }>> {
+    return this.get(`/api/v2/teams/${seg(teamId)}/players`, undefined, opts);
+  }
+  teamSeasonStats(teamId: number, q: { stats_ids?: Ids; year?: number; season_type?: number } = {}, opts?: RequestOptions): Promise<Reply<TeamSeasonStats>> {
+    return this.get(`/api/v2/teams/${seg(teamId)}/stats`, { ...q }, opts);
+  }
+  playerSeasonStats(teamId: number, q: { stats_ids?: Ids; player_ids?: Ids; year?: number; season_type?: number } = {}, opts?: RequestOptions): Promise<Reply<PlayerSeasonStats>> {
+    return this.get(`/api/v2/teams/${seg(teamId)}/players/stats`, { ...q }, opts);
+  }
+  player(playerId: number, opts?: RequestOptions): Promise<Reply<PlayerRecord & { players: PlayerRecord[] }>> {
+    return this.get(`/api/v2/players/${seg(playerId)}`, undefined, opts);
+  }
+
+  // Futures and stream tokens
+
+  /** Futures boards of a sport, a page at a time (Ultra and above). */
+  futures(sportId: number, q: FuturesParams = {}, opts?: RequestOptions): Promise<Reply<FuturesPage>> {
+    return this.get(`/api/v2/sports/${seg(sportId)}/futures`, { ...q }, opts);
+  }
+  futuresBoard(sportId: number, eventId: string, opts?: RequestOptions): Promise<Reply<FuturesBoard>> {
+    return this.get(`/api/v2/sports/${seg(sportId)}/futures/${seg(eventId)}`, undefined, opts);
+  }
+  /** A one-use token that opens one stream connection (for clients that cannot set headers). */
+  streamToken(opts?: RequestOptions): Promise<Reply<{ token: string; expires_at: string }>> {
+    return this.get('/api/v2/ws/token', undefined, { ...opts, method: 'POST' });
+  }
+}
+
+/** The V1 (line-based, legacy) routes. */
+export class V1Routes {
+  constructor(private readonly t: Transport) {}
+
+  sports(opts?: RequestOptions): Promise<Reply<{ sports: Sport[] }>> {
+    return this.t.request('/api/v1/sports', undefined, opts);
+  }
+  affiliates(opts?: RequestOptions): Promise<Reply<{ affiliates: Affiliate[] }>> {
+    return this.t.request('/api/v1/affiliates', undefined, opts);
+  }
+  events(sportId: number, date: string, q: { include?: readonly string[]; affiliate_ids?: Ids; offset?: number } = {}, opts?: RequestOptions): Promise<Reply<V1EventsEnvelope>> {
+    return this.t.request(`/api/v1/sports/${seg(sportId)}/events/${seg(date)}`, { ...q }, opts);
+  }
+  event(eventId: string, q: { include?: readonly string[]; affiliate_ids?: Ids } = {}, opts?: RequestOptions): Promise<Reply<V1Event>> {
+    return this.t.request(`/api/v1/events/${seg(eventId)}`, { ...q }, opts);
+  }
+  seasonTypes(opts?: RequestOptions): Promise<Reply<SeasonTypes>> {
+    return this.t.request('/api/v1/season_types', undefined, opts);
+  }
+  dates(sportId: number, q: { offset?: number; format?: 'iso8601' | 'epoch' } = {}, opts?: RequestOptions): Promise<Reply<SportDates>> {
+    return this.t.request(`/api/v1/sports/${seg(sportId)}/dates`, { ...q }, opts);
+  }
+  teams(sportId: number, opts?: RequestOptions): Promise<Reply<{ teams: SportTeam[] }>> {
+    return this.t.request(`/api/v1/sports/${seg(sportId)}/teams`, undefined, opts);
+  }
+  conferences(sportId?: number, opts?: RequestOptions): Promise<Reply<{ conferences: Conference[] }>> {
+    return this.t.request(sportId === undefined ? '/api/v1/conferences' : `/api/v1/sports/${seg(sportId)}/conferences`, undefined, opts);
+  }
+  divisions(sportId?: number, opts?: RequestOptions): Promise<Reply<{ divisions: Division[] }>> {
+    return this.t.request(sportId === undefined ? '/api/v1/divisions' : `/api/v1/sports/${seg(sportId)}/divisions`, undefined, opts);
+  }
+  /** Opening lines of a sport's day, as V1 events. */
+  openers(sportId: number, date: string, q: { include?: readonly string[]; affiliate_ids?: Ids; offset?: number } = {}, opts?: RequestOptions): Promise<Reply<V1EventsEnvelope>> {
+    return this.t.request(`/api/v1/sports/${seg(sportId)}/openers/${seg(date)}`, { ...q }, opts);
+  }
+  /** Closing lines of a sport's day, as V1 events. */
+  closing(sportId: number, date: string, q: { include?: readonly string[]; affiliate_ids?: Ids; offset?: number } = {}, opts?: RequestOptions): Promise<Reply<V1EventsEnvelope>> {
+    return this.t.request(`/api/v1/sports/${seg(sportId)}/closing/${seg(date)}`, { ...q }, opts);
+  }
+  /** Best lines of several events, keyed by event id. */
+  bestLines(q: { event_ids: readonly string[]; period?: string | number; affiliate_ids?: Ids }, opts?: RequestOptions): Promise<Reply<Record<string, BestLine>>> {
+    return this.t.request('/api/v1/lines/best', { ...q }, opts);
+  }
+  /** Every line set of an event (each book and period). */
+  lines(eventId: string, opts?: RequestOptions): Promise<Reply<{ event_id: string; lines: V1LineSet[] }>> {
+    return this.t.request(`/api/v1/events/${seg(eventId)}/lines`, undefined, opts);
+  }
+  lineSet(eventId: string, lineId: number, opts?: RequestOptions): Promise<Reply<V1LineSet>> {
+    return this.t.request(`/api/v1/events/${seg(eventId)}/lines/${seg(lineId)}`, undefined, opts);
+  }
+  /** The V1 events delta: changed events of a sport since an integer cursor. */
+  eventsDelta(sportId: number, q: { last_id: string; include?: readonly string[]; affiliate_ids?: Ids }, opts?: RequestOptions): Promise<Reply<V1DeltaPage>> {
+    return this.t.request(`/api/v1/sports/${seg(sportId)}/events/delta`, { ...q }, { ...opts, cursorRoute: true });
+  }
+  delta(q: { last_id?: string; sport_id?: number; limit?: number; include?: readonly string[]; affiliate_ids?: Ids } = {}, opts?: RequestOptions): Promise<Reply<V1DeltaPage>> {
+    return this.t.request('/api/v1/delta', { ...q }, { ...opts, cursorRoute: true });
+  }
+  deltaV2(q: EventDeltaParams = {}, opts?: RequestOptions): Promise<Reply<EventDeltaPage>> {
+    return this.t.request('/api/v1/deltaV2', { ...q }, { ...opts, cursorRoute: true });
+  }
+}

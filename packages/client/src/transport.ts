@@ -1,0 +1,174 @@
+import {
+  ApiError,
+  errorFor,
+  NetworkError,
+  ProtocolError,
+  RateLimitError,
+  StatsUnavailableError,
+} from './errors.ts';
+import { backoffMs, DEFAULT_RETRY, type RetryOptions, sleep as realSleep } from './retry.ts';
+import { parsePlan, parseUsage, retryAfterMs, type Plan, type Usage } from './usage.ts';
+
+/** A query value: lists are sent as one comma-separated value, booleans as true/false. */
+export type QueryValue = string | number | boolean | readonly (string | number)[] | undefined;
+export type Query = Record<string, QueryValue>;
+
+/** A successful answer: the parsed body and what its headers say about usage and plan. */
+export interface Reply<T> {
+  data: T;
+  status: number;
+  usage: Usage;
+  plan: Plan;
+  headers: Headers;
+}
+
+export interface RetryEvent {
+  method: string;
+  path: string;
+  /** 1 for the first retry. */
+  attempt: number;
+  delayMs: number;
+  error: ApiError | NetworkError;
+}
+
+export interface TransportOptions {
+  /** The server's address, e.g. https://odds.example.com (a path prefix is kept). */
+  baseUrl: string;
+  /** The API key, sent in `keyHeader` on every keyed request; never put in a URL. */
+  key?: string;
+  /** Default X-Service-Key (the spec's neutral name; a server may configure its own). */
+  keyHeader?: string;
+  fetch?: typeof fetch;
+  retry?: Partial<RetryOptions>;
+  /** Injected in tests: how the client waits between tries. */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  random?: () => number;
+  now?: () => number;
+  /** Called before every retry's wait. */
+  onRetry?: (e: RetryEvent) => void;
+}
+
+export interface RequestOptions {
+  method?: 'GET' | 'POST';
+  /** Public routes (sports, affiliates) need no key. */
+  auth?: boolean;
+  /** A delta feed: a 400 naming `last_id` is a CursorRejectedError. */
+  cursorRoute?: boolean;
+  signal?: AbortSignal;
+}
+
+/** Encodes a path segment given by the caller (ids, dates), so that it cannot change the path. */
+export const seg = (v: string | number): string => encodeURIComponent(String(v));
+
+export function queryString(q: Query | undefined): string {
+  if (!q) return '';
+  const parts: string[] = [];
+  for (const [k, v] of Object.entries(q)) {
+    if (v === undefined) continue;
+    if (k === 'key') throw new TypeError('the API key is sent in a header, never in the URL: set the client’s key option');
+    const text = Array.isArray(v) ? v.join(',') : String(v);
+    parts.push(`${encodeURIComponent(k)}=${encodeURIComponent(text)}`);
+  }
+  return parts.length ? `?${parts.join('&')}` : '';
+}
+
+/** HTTP with the spec's retry rules: what every REST method of the client goes through. */
+export class Transport {
+  readonly baseUrl: string;
+  readonly keyHeader: string;
+  readonly retry: RetryOptions;
+  private readonly key: string | undefined;
+  private readonly fetchFn: typeof fetch;
+  private readonly sleepFn: (ms: number, signal?: AbortSignal) => Promise<void>;
+  private readonly random: () => number;
+  readonly now: () => number;
+  private readonly onRetry: ((e: RetryEvent) => void) | undefined;
+
+  constructor(o: TransportOptions) {
+    this.baseUrl = o.baseUrl.replace(/\/+$/, '');
+    this.key = o.key;
+    this.keyHeader = o.keyHeader ?? 'X-Service-Key';
+    this.fetchFn = o.fetch ?? globalThis.fetch.bind(globalThis);
+    this.retry = { ...DEFAULT_RETRY, ...o.retry };
+    this.sleepFn = o.sleep ?? realSleep;
+    this.random = o.random ?? Math.random;
+    this.now = o.now ?? Date.now;
+    this.onRetry = o.onRetry;
+  }
+
+  /** The headers that authenticate a request (also used for WebSocket upgrades). */
+  authHeaders(): Record<string, string> {
+    return this.key === undefined ? {} : { [this.keyHeader]: this.key };
+  }
+
+  /**
+   * One request, retried as the spec says: burst 429 after Retry-After; 500/502/503 and network
+   * failures with backoff and jitter; 503 stats_policy_unsupported with bounded backoff; 400, 401,
+   * 403, 404 and cap-based 429 never. Throws the typed error of the last answer.
+   */
+  async request<T>(path: string, query?: Query, opts: RequestOptions = {}): Promise<Reply<T>> {
+    const method = opts.method ?? 'GET';
+    const url = this.baseUrl + path + queryString(query);
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (opts.auth !== false) Object.assign(headers, this.authHeaders());
+    let server = 0;
+    let burst = 0;
+    let stats = 0;
+    for (;;) {
+      let res: Response;
+      try {
+        res = await this.fetchFn(url, { method, headers, signal: opts.signal });
+      } catch (cause) {
+        if (opts.signal?.aborted) throw cause;
+        const err = new NetworkError(method, path, cause);
+        if (server >= this.retry.serverRetries) throw err;
+        await this.wait(err, ++server, backoffMs(server - 1, this.retry.baseDelayMs, this.retry.maxDelayMs, this.random), opts.signal);
+        continue;
+      }
+      const text = await res.text();
+      let body: unknown = text;
+      try {
+        body = text === '' ? undefined : JSON.parse(text);
+      } catch {
+        if (res.ok) throw new ProtocolError(`${method} ${path}: the answer is not JSON`);
+      }
+      if (res.ok) return { data: body as T, status: res.status, usage: parseUsage(res.headers), plan: parsePlan(res.headers), headers: res.headers };
+      const err = errorFor(
+        {
+          status: res.status,
+          body,
+          usage: parseUsage(res.headers),
+          plan: parsePlan(res.headers),
+          retryAfterMs: retryAfterMs(res.headers, this.now()),
+          method,
+          path,
+        },
+        opts.cursorRoute === true,
+      );
+      if (err instanceof RateLimitError) {
+        const after = err.retryAfterMs;
+        // Only the burst ceiling is retried, and only as soon as its Retry-After allows; a cap is not.
+        if (err.kind !== 'burst' || after === undefined || after > this.retry.maxRetryAfterMs) throw err;
+        if (burst >= this.retry.burstRetries) throw err;
+        await this.wait(err, ++burst, after, opts.signal);
+        continue;
+      }
+      if (err instanceof StatsUnavailableError) {
+        if (stats >= this.retry.statsRetries) throw err;
+        await this.wait(err, ++stats, backoffMs(stats - 1, this.retry.statsBaseDelayMs, this.retry.statsMaxDelayMs, this.random), opts.signal);
+        continue;
+      }
+      if (err.retryable) {
+        if (server >= this.retry.serverRetries) throw err;
+        await this.wait(err, ++server, backoffMs(server - 1, this.retry.baseDelayMs, this.retry.maxDelayMs, this.random), opts.signal);
+        continue;
+      }
+      throw err;
+    }
+  }
+
+  private async wait(error: ApiError | NetworkError, attempt: number, delayMs: number, signal?: AbortSignal): Promise<void> {
+    this.onRetry?.({ method: error.method, path: error.path, attempt, delayMs, error });
+    await this.sleepFn(delayMs, signal);
+  }
+}

@@ -1,0 +1,83 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { promisify } from 'node:util';
+import { batch, nbaEvent, nbaPrices } from '../helpers/fixtures.ts';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+
+/**
+ * The package as a user gets it: built by its own build (ESM and declarations), installed in a
+ * separate project that type-checks against the declarations and runs against a live server.
+ */
+const run = promisify(execFile);
+/** Tests run from the repository's root, compiled or not (as the other tests that read files). */
+const ROOT = process.cwd();
+const TSC = join(ROOT, 'node_modules/typescript/bin/tsc');
+const E = 'cb'.repeat(16);
+
+let s: TestServer;
+let dir: string;
+
+before(async () => {
+  s = await startTestServer();
+  await s.server.ledger.apply(batch(new Date().toISOString(), [{ kind: 'event', event: nbaEvent(E) }, ...nbaPrices(E)]));
+  dir = mkdtempSync(join(tmpdir(), 'oddsbase-client-'));
+});
+
+after(async () => {
+  await s.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+test('the built package is imported, typed and used by a separate project', async () => {
+  const pkg = join(dir, 'pkg');
+  mkdirSync(pkg);
+  cpSync(join(ROOT, 'packages/client/package.json'), join(pkg, 'package.json'));
+  await run(process.execPath, [TSC, '-p', join(ROOT, 'packages/client/tsconfig.build.json'), '--outDir', join(pkg, 'dist')]);
+
+  const app = join(dir, 'app');
+  mkdirSync(join(app, 'node_modules/@oddsbase'), { recursive: true });
+  symlinkSync(pkg, join(app, 'node_modules/@oddsbase/client'));
+  // The package's one dependency, where an install hoists it: above both the package and the project.
+  mkdirSync(join(dir, 'node_modules/@sinclair'), { recursive: true });
+  symlinkSync(join(ROOT, 'node_modules/@sinclair/typebox'), join(dir, 'node_modules/@sinclair/typebox'));
+  writeFileSync(join(app, 'package.json'), JSON.stringify({ type: 'module', private: true }));
+  writeFileSync(
+    join(app, 'tsconfig.json'),
+    JSON.stringify({ compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', strict: true, noEmit: true, types: [] } }),
+  );
+  // The declarations carry the server's shapes: a field's type is known, and a wrong use fails.
+  writeFileSync(
+    join(app, 'typed.ts'),
+    [
+      "import { OddsbaseClient, type Event, type Reply, type EventsEnvelope } from '@oddsbase/client';",
+      "const c = new OddsbaseClient({ baseUrl: 'http://127.0.0.1:1', key: 'k' });",
+      "const r: Promise<Reply<EventsEnvelope>> = c.events(4, '2026-01-01');",
+      'const sportOf = (e: Event): number => e.sport_id;',
+      'export { r, sportOf };',
+    ].join('\n'),
+  );
+  await run(process.execPath, [TSC, '-p', app], { cwd: app });
+  writeFileSync(join(app, 'wrong.ts'), "import type { Event } from '@oddsbase/client';\nexport const name = (e: Event): number => e.event_id;\n");
+  const wrong = await run(process.execPath, [TSC, '-p', app], { cwd: app }).then(
+    () => undefined,
+    (err: { stdout: string }) => err.stdout,
+  );
+  assert.match(String(wrong), /wrong\.ts.*TS2322/);
+
+  writeFileSync(
+    join(app, 'main.mjs'),
+    [
+      "import { OddsbaseClient, NotFoundError } from '@oddsbase/client';",
+      'const c = new OddsbaseClient({ baseUrl: process.env.BASE, key: process.env.KEY });',
+      "const r = await c.event(process.env.EVENT);",
+      "const missing = await c.event('f'.repeat(32)).catch((e) => e);",
+      'console.log(JSON.stringify({ id: r.data.events[0].event_id, points: r.usage.datapoints, notFound: missing instanceof NotFoundError }));',
+    ].join('\n'),
+  );
+  const out = await run(process.execPath, [join(app, 'main.mjs')], { cwd: app, env: { ...process.env, BASE: s.url, KEY: s.key, EVENT: E } });
+  assert.deepEqual(JSON.parse(out.stdout), { id: E, points: 16, notFound: true });
+});

@@ -1,0 +1,109 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import {
+  ReconnectingSocket,
+  queryString,
+  retryAfterMs,
+  type Timers,
+  type WebSocketConstructor,
+  type WebSocketLike,
+} from '../../packages/client/src/index.ts';
+
+/** Timers the test runs by hand: each armed timer is recorded with its delay. */
+function manualTimers() {
+  let next = 1;
+  const armed = new Map<number, { ms: number; fn: () => void }>();
+  const timers: Timers = {
+    setTimeout: (fn, ms) => {
+      armed.set(next, { ms, fn });
+      return next++;
+    },
+    clearTimeout: (h) => void armed.delete(h as number),
+  };
+  /** Fires the armed timer of exactly `ms` (the test names the one it expects). */
+  const fire = (ms: number) => {
+    const hit = [...armed].find(([, t]) => t.ms === ms);
+    assert.ok(hit, `a timer of ${ms} ms is armed (armed: ${[...armed.values()].map((t) => t.ms).join(', ')})`);
+    armed.delete(hit[0]);
+    hit[1].fn();
+  };
+  return { timers, armed, fire };
+}
+
+/** A WebSocket whose every connection the test opens, feeds or fails. */
+function fakeSockets() {
+  const made: (WebSocketLike & { url: string; sent: string[] })[] = [];
+  const Ctor = class implements WebSocketLike {
+    readyState = 0;
+    sent: string[] = [];
+    onopen: WebSocketLike['onopen'] = null;
+    onmessage: WebSocketLike['onmessage'] = null;
+    onclose: WebSocketLike['onclose'] = null;
+    onerror: WebSocketLike['onerror'] = null;
+    constructor(readonly url: string) {
+      made.push(this);
+    }
+    send(d: string) {
+      this.sent.push(d);
+    }
+    close() {
+      this.readyState = 3;
+    }
+  };
+  return { Ctor: Ctor as unknown as WebSocketConstructor, made };
+}
+
+const tick = () => new Promise((r) => setImmediate(r));
+
+test('reconnect waits are 1, 2, 4, 8, 16, then 30 s, and reset once a connection opens', async () => {
+  const { timers, fire } = manualTimers();
+  const { Ctor, made } = fakeSockets();
+  const waits: (number | undefined)[] = [];
+  const socket = new ReconnectingSocket(Ctor, async () => ({ url: 'ws://x/api/v2/ws/markets', headers: {} }), { timers });
+  socket.on('down', (d) => waits.push(d.willRetryInMs));
+  socket.start();
+  await tick();
+  for (const ms of [1000, 2000, 4000, 8000, 16000, 30000, 30000]) {
+    made.at(-1)!.onclose!({ code: 1006, reason: '' });
+    fire(ms);
+    await tick();
+  }
+  assert.deepEqual(waits, [1000, 2000, 4000, 8000, 16000, 30000, 30000]);
+  const live = made.at(-1)!;
+  (live as { readyState: number }).readyState = 1;
+  live.onopen!({});
+  live.onclose!({ code: 1006, reason: '' });
+  assert.equal(waits.at(-1), 1000, 'an opened connection starts the backoff again');
+  socket.close();
+});
+
+test('30 s without any message, heartbeats included, drops the connection; a message re-arms it', async () => {
+  const { timers, armed, fire } = manualTimers();
+  const { Ctor, made } = fakeSockets();
+  const downs: string[] = [];
+  const socket = new ReconnectingSocket(Ctor, async () => ({ url: 'ws://x', headers: {} }), { timers });
+  socket.on('down', (d) => downs.push(d.reason));
+  socket.start();
+  await tick();
+  const ws = made[0]!;
+  (ws as { readyState: number }).readyState = 1;
+  ws.onopen!({});
+  ws.onmessage!({ data: '{"meta":{"type":"heartbeat"},"data":{"now":1}}' });
+  assert.deepEqual([...armed.values()].map((t) => t.ms), [30000], 'one silence timer, re-armed');
+  fire(30000);
+  assert.deepEqual(downs, ['no message for 30000 ms']);
+  assert.equal(ws.onmessage, null, 'the dead socket is forgotten');
+  fire(1000);
+  await tick();
+  assert.equal(made.length, 2, 'a new connection');
+  socket.close();
+});
+
+test('query strings: lists comma-separated, no key parameter; Retry-After in seconds or as a date', () => {
+  assert.equal(queryString({ market_ids: [1, 2, 3], main_line: true, skip: undefined, date: '2026-11-23' }), '?market_ids=1%2C2%2C3&main_line=true&date=2026-11-23');
+  assert.throws(() => queryString({ key: 'ob_x' }), /header/);
+  const h = (v: string) => ({ get: (n: string) => (n === 'retry-after' ? v : null) });
+  assert.equal(retryAfterMs(h('2'), 0), 2000);
+  assert.equal(retryAfterMs(h('Thu, 01 Jan 1970 00:00:05 GMT'), 1000), 4000);
+  assert.equal(retryAfterMs(h('soon'), 0), undefined);
+});
