@@ -18,6 +18,7 @@ export const LAYERS = {
   'store/memory': ['domain', 'catalog', 'changelog', 'perf', 'store'],
   'store/postgres': ['domain', 'catalog', 'changelog', 'perf', 'store'],
   bus: ['domain', 'changelog', 'perf'],
+  'bus/redis': ['domain', 'changelog', 'perf', 'bus'],
   access: ['domain', 'catalog', 'perf', 'store'],
   config: ['catalog', 'access'],
   board: ['domain', 'catalog', 'changelog', 'perf', 'store', 'bus', 'config'],

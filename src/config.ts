@@ -87,6 +87,11 @@ export interface ServeConfig {
   trustProxy: string[];
   /** Origins whose browsers may call the REST routes (CORS); `*` for any; empty: CORS off. */
   corsOrigins: string[];
+  /**
+   * `redis://` or `rediss://` URL of the Redis that carries the bus and the shared counters between
+   * nodes (REDIS_URL); undefined: the in-process bus and counters of one embedded server.
+   */
+  redisUrl: string | undefined;
   /** Timers and limits that would otherwise be written at their call sites. */
   limits: Limits;
 }
@@ -250,6 +255,8 @@ export interface ServeInput {
   trustProxy?: string;
   /** Comma-separated origins, or `*` (env CORS_ORIGINS). */
   corsOrigins?: string;
+  /** env REDIS_URL. */
+  redisUrl?: string;
   limits?: Partial<Limits>;
 }
 
@@ -257,7 +264,7 @@ const LOOPBACK = /^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|::1|localhost)$/;
 
 /**
  * Command-line values win over the environment (PORT, HOST, DATA_DIR, DATABASE_URL, KEY_HEADER,
- * LOG_LEVEL, METRICS_HOST, METRICS_PORT, METRICS_TOKEN).
+ * LOG_LEVEL, METRICS_HOST, METRICS_PORT, METRICS_TOKEN, REDIS_URL).
  */
 export function resolveServeConfig(input: ServeInput, env: NodeJS.ProcessEnv = process.env): ServeConfig {
   const speedRaw = input.speed ?? env.SIM_SPEED;
@@ -295,6 +302,7 @@ export function resolveServeConfig(input: ServeInput, env: NodeJS.ProcessEnv = p
     ...(tls ? { tls } : {}),
     trustProxy: resolveTrustProxy(input.trustProxy ?? env.TRUST_PROXY),
     corsOrigins: resolveCorsOrigins(input.corsOrigins ?? env.CORS_ORIGINS),
+    redisUrl: resolveRedisUrl(input.redisUrl ?? env.REDIS_URL),
     limits: resolveLimits(input.limits ?? {}, env),
   };
 }
@@ -335,6 +343,24 @@ function resolveCorsOrigins(raw: string | undefined): string[] {
     }
   }
   return origins;
+}
+
+function resolveRedisUrl(raw: string | undefined): string | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    // Not quoted: the text may hold a password.
+    throw new ConfigError('--redis-url must be a URL such as redis://127.0.0.1:6379; the value given does not parse');
+  }
+  if ((url.protocol !== 'redis:' && url.protocol !== 'rediss:') || url.hostname === '') {
+    throw new ConfigError(`--redis-url must be a redis:// or rediss:// URL with a host, got '${url.protocol}//${url.host}'`);
+  }
+  if (url.pathname !== '' && url.pathname !== '/' && !/^\/\d+$/.test(url.pathname)) {
+    throw new ConfigError(`--redis-url may end in a database number (/0), got '${url.pathname}'`);
+  }
+  return raw;
 }
 
 function resolveTls(certFile: string | undefined, keyFile: string | undefined): ServeConfig['tls'] {

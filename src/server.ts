@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { MemoryCounters } from './access/counters/memory-counters.ts';
+import type { SavedCounters } from './access/counters/counters.ts';
 import { generateKey, newKeyRecord } from './access/keys.ts';
 import type { KeyStore } from './store/keys.ts';
 import type { Board } from './board/board.ts';
@@ -21,7 +21,7 @@ export interface RunningServer {
   board: Board;
   ledger: Ledger;
   keys: KeyStore;
-  counters: MemoryCounters;
+  counters: SavedCounters;
   services: Services;
   simulator?: Simulator;
   /** The address the server listens on, e.g. http://127.0.0.1:8080. */

@@ -1,4 +1,5 @@
 import type { Account } from './authenticator.ts';
+import { type BurstCounter, LocalBursts } from './bursts.ts';
 import { countText } from './count-text.ts';
 import type { Counters } from './counters/counters.ts';
 import { lowestTierWith, upgradeMessage } from './entitlements.ts';
@@ -70,8 +71,6 @@ export class AccessControl {
   // On the per-request path: windows and header texts change at most once a day (a month, a week),
   // so they are worked out once per account and period, not per request.
   private readonly plans = new Map<string, CachedPlan>();
-  /** Requests in the current second, per key: a per-node ceiling, kept out of the shared counters. */
-  private readonly bursts = new Map<string, { second: number; count: number }>();
   /** The entitlement headers of an account's plan; a changed plan is a new Account object. */
   private readonly entitlementTexts = new WeakMap<Account, readonly string[]>();
 
@@ -80,6 +79,8 @@ export class AccessControl {
     private readonly now: () => number = Date.now,
     /** Told of every refusal by a limit (metrics). */
     private readonly onRefusal: (reason: RefusalReason) => void = () => {},
+    /** Requests per key and second: this process's alone, or every node's (`SharedBursts`). */
+    private readonly bursts: BurstCounter = new LocalBursts(),
   ) {}
 
   private planFor(a: Account, t: number): CachedPlan {
@@ -159,17 +160,7 @@ export class AccessControl {
   /** Counts the request against the per-second ceiling. */
   private checkBurst(a: Account, t: number): Denial | undefined {
     const second = Math.floor(t / 1000);
-    let b = this.bursts.get(a.keyHash);
-    if (!b) {
-      if (this.bursts.size >= 100_000) this.bursts.clear();
-      b = { second, count: 0 };
-      this.bursts.set(a.keyHash, b);
-    }
-    if (b.second !== second) {
-      b.second = second;
-      b.count = 0;
-    }
-    const n = ++b.count;
+    const n = this.bursts.hit(a.keyHash, second);
     const limit = a.entitlements.burstPerSecond;
     if (n <= limit) return undefined;
     const next = lowestTierWith((e) => e.burstPerSecond > limit);

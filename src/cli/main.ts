@@ -91,6 +91,7 @@ program
     'comma-separated addresses or CIDRs of reverse proxies whose X-Forwarded-For names the client (env TRUST_PROXY)',
   )
   .option('--cors-origins <list>', 'comma-separated origins browsers may call the REST routes from, or * (env CORS_ORIGINS)')
+  .option('--redis-url <url>', 'redis:// URL: the bus and shared counters between nodes (env REDIS_URL); none: in-process')
   .addHelpText(
     'after',
     '\nMetrics: /metrics on 127.0.0.1:<--metrics-port> when given. Set METRICS_TOKEN (16+ characters) to require\n' +
@@ -115,6 +116,7 @@ program
       metricsPort: opts.metricsPort,
       trustProxy: opts.trustProxy,
       corsOrigins: opts.corsOrigins,
+      redisUrl: opts.redisUrl,
       limits: {
         cacheMb: optionalNumber(opts.cacheMb),
         sendTimeoutMs: opts.sendTimeout === undefined ? undefined : Number(opts.sendTimeout) * 1000,

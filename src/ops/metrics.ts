@@ -143,6 +143,21 @@ export class Metrics {
     this.requests.record(method, route, status, seconds);
   }
 
+  /** With a bus between nodes: the batches it could not hand to them (Redis away or too slow). */
+  watchBus(dropped: () => number): void {
+    let seen = 0;
+    new Counter({
+      name: 'oddsbase_bus_dropped_batches_total',
+      help: 'Committed batches not published to the other nodes (they read them from the store)',
+      registers: [this.registry],
+      collect() {
+        const now = dropped();
+        if (now > seen) this.inc(now - seen);
+        seen = now;
+      },
+    });
+  }
+
   /** Registers the gauges that are read from the running services at each scrape. */
   watch(sources: MetricSources): void {
     const registers = [this.registry];

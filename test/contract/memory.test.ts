@@ -1,8 +1,12 @@
+import { MemoryCounters } from '../../src/access/counters/memory-counters.ts';
+import { MemoryBus } from '../../src/bus/memory-bus.ts';
 import { MemoryCounterStore } from '../../src/store/memory/memory-counter-store.ts';
 import { MemoryHistoryStore } from '../../src/store/memory/memory-history.ts';
 import { MemoryKeyStore } from '../../src/store/memory/memory-keys.ts';
 import { MemoryStore } from '../../src/store/memory/memory-store.ts';
+import { busContract } from './bus.contract.ts';
 import { counterStoreContract } from './counter-store.contract.ts';
+import { countersContract } from './counters.contract.ts';
 import { historyContract } from './history.contract.ts';
 import { keyStoreContract } from './keys.contract.ts';
 import { storeContract } from './store.contract.ts';
@@ -20,3 +24,16 @@ historyContract('memory', async () => {
 keyStoreContract('memory', async () => ({ keys: new MemoryKeyStore(), cleanup: nothingToClean }));
 
 counterStoreContract('memory', async () => ({ counters: new MemoryCounterStore(), cleanup: nothingToClean }));
+
+busContract('memory', async () => {
+  const errors: unknown[] = [];
+  const bus = new MemoryBus((err) => errors.push(err));
+  return { publisher: bus, subscriber: bus, errors, cleanup: () => bus.close() };
+});
+
+// One process is one node: its counters are the view every caller shares, settled at once.
+countersContract('memory', async (now) => ({
+  nodes: [new MemoryCounters(now)],
+  settle: async () => {},
+  cleanup: nothingToClean,
+}));

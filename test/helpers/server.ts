@@ -59,6 +59,8 @@ export async function startTestServer(
     trustProxy?: string;
     /** --cors-origins: origins, comma-separated, or *. */
     corsOrigins?: string;
+    /** --redis-url: the bus and counters shared with other servers on that Redis. */
+    redisUrl?: string;
   } = {},
 ): Promise<TestServer> {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'oddsbase-test-'));
@@ -90,6 +92,7 @@ export async function startTestServer(
       tlsKeyFile: opts.tls?.keyFile,
       trustProxy: opts.trustProxy,
       corsOrigins: opts.corsOrigins,
+      redisUrl: opts.redisUrl,
       limits: opts.limits,
     },
     {},

@@ -1,3 +1,5 @@
+import type { CounterEntry } from '../../store/counters.ts';
+
 /**
  * Usage and rate counters. A counter starts at 0, and `incr` (re)sets its expiry; an expired
  * counter reads as 0. Calls are synchronous because they sit on every request's path: an
@@ -10,4 +12,19 @@ export interface Counters {
   get(key: string): number;
   /** Sets a counter outright (operators' tools and tests). */
   set(key: string, value: number, expiresAtMs: number): void;
+}
+
+/**
+ * The counters a server runs on: loaded from the CounterStore at start (`restore`), their changes
+ * taken every second to be saved there (`takeChanged`), so usage outlives the process and
+ * `oddsbase keys show` reads it. A shared implementation also seeds its peers with what it restores.
+ * Contract: test/contract/counters.contract.ts.
+ */
+export interface SavedCounters extends Counters {
+  /** Loads saved counters; they do not count as changes. */
+  restore(entries: Iterable<CounterEntry>): void;
+  /** The counters changed on this node since the last call, with their current value and expiry. */
+  takeChanged(): CounterEntry[];
+  /** Stops background work (a shared implementation's exchange); the values stay readable. */
+  close(): Promise<void>;
 }

@@ -1,7 +1,8 @@
-import type { Counters } from './counters.ts';
+import type { CounterEntry } from '../../store/counters.ts';
+import type { SavedCounters } from './counters.ts';
 
 /** The embedded counters: a Map with expiry times, swept now and then so it cannot grow without end. */
-export class MemoryCounters implements Counters {
+export class MemoryCounters implements SavedCounters {
   private readonly values = new Map<string, { value: number; expiresAt: number }>();
   private readonly dirty = new Set<string>();
   private lastSweep = 0;
@@ -32,13 +33,11 @@ export class MemoryCounters implements Counters {
     this.dirty.add(key);
   }
 
-  /** Loads saved counters (at start); they do not count as changed. */
-  restore(entries: Iterable<{ key: string; value: number; expiresAt: number }>): void {
+  restore(entries: Iterable<CounterEntry>): void {
     for (const e of entries) this.values.set(e.key, { value: e.value, expiresAt: e.expiresAt });
   }
 
-  /** Counters changed since the last call, for saving elsewhere. */
-  takeChanged(): { key: string; value: number; expiresAt: number }[] {
+  takeChanged(): CounterEntry[] {
     const out = [];
     for (const key of this.dirty) {
       const v = this.values.get(key);
@@ -47,6 +46,8 @@ export class MemoryCounters implements Counters {
     this.dirty.clear();
     return out;
   }
+
+  async close(): Promise<void> {}
 
   private sweep(t: number): void {
     if (t - this.lastSweep < 60_000) return;
