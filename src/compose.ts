@@ -34,6 +34,7 @@ import { Metrics } from './ops/metrics.ts';
 import { observeRequests } from './ops/observe-requests.ts';
 import { closeApp } from './ops/shutdown.ts';
 import { packageVersion } from './ops/version.ts';
+import { makeTurns } from './perf/turns.ts';
 import type { HistoryStore } from './store/history.ts';
 import { checkDataDir, StartError } from './ops/preflight.ts';
 import { lockDataDir } from './store/data-dir-lock.ts';
@@ -285,7 +286,10 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
   const auth = new Authenticator(backends.keys, limits.authCacheMs, now);
   const failedKeys = new FailedKeyChecks(FAILED_KEY_CHECK_LIMITS, now);
   const proxies = new TrustedProxies(config.trustProxy);
+  // One scheduler of turns for the HTTP builds and the streams' writes, so each gets its share of a pass.
+  const turns = makeTurns();
   const app = await buildApp({
+    turns,
     views,
     feed,
     history: backends.history,
@@ -330,6 +334,7 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
       meter: opts.withoutAccess ? undefined : (account, points) => access.meter(account, points, NO_HEADERS),
       recheck: opts.withoutAccess ? undefined : (account) => streamDenial(auth, access, account),
       metrics: metrics.streams,
+      turns,
     },
     {
       heartbeatMs: limits.streamHeartbeatMs,

@@ -321,7 +321,7 @@ export class ChangeFeed {
 
   /**
    * A page read from the store in chunks of `storeChunkRows`, each in a turn of its own (`turn`:
-   * the server's turns, src/http/turns.ts, so that pages read at once take one chunk a turn between
+   * the server's turns, src/perf/turns.ts, so that pages read at once take one chunk a turn between
    * them instead of one chunk each in the same turn). Rows at or below `toId` never change, but
    * retention may compact old ones meanwhile: it raises the floor before it removes a row, so a read
    * whose next row fell below the floor while it waited is refused as a cursor behind the retained

@@ -13,7 +13,7 @@ import type { LogFloor } from '../board/log-floor.ts';
 import { lazyChildLogger, type LogStream } from '../ops/logging.ts';
 import type { HistoryStore } from '../store/history.ts';
 import type { GameReads } from './route-kit.ts';
-import { ByteBudget } from '../projection/byte-budget.ts';
+import { ByteBudget } from '../perf/byte-budget.ts';
 import { DEFAULT_CACHE_BYTES, DEFAULT_SEND_BUDGET_BYTES, DEFAULT_SEND_TIMEOUT_MS } from '../config.ts';
 import { ApiError, badRequest, ClientGone, internalError } from '../projection/errors.ts';
 import { EventQueryCache } from '../projection/event-query.ts';
@@ -51,7 +51,8 @@ import { teamRoutes } from './routes/v2/teams.ts';
 import { SendGuard } from './send-guard.ts';
 import type { RouteDeps } from './route-kit.ts';
 import { SnapshotCache } from './snapshot-cache.ts';
-import { Turns } from './turns.ts';
+import { PLAIN } from '../perf/switch.ts';
+import type { Turns } from '../perf/turns.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -107,6 +108,8 @@ export interface AppDeps {
   sendTimeoutMs?: number;
   /** Unsent response bytes all connections together may hold; a quarter of it per connection. */
   sendBudgetBytes?: number;
+  /** The server's turns (src/perf/turns.ts), shared with the streams' writes. */
+  turns: Turns;
 }
 
 /** Longest path parameter routed; a longer one is answered 414. */
@@ -115,9 +118,10 @@ const MAX_PARAM_LENGTH = 200;
 /** Builds the application; it does not listen (the caller does, and closes it). */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const budget = new ByteBudget(deps.cacheBytes ?? DEFAULT_CACHE_BYTES);
-  // A request logged line by line must pass through fastify, which writes the line.
+  // A request logged line by line must pass through fastify, which writes the line. The lane is a
+  // trick whose plain twin is the router itself (ODDSBASE_PLAIN=1).
   const lane =
-    deps.access && !deps.log?.requests
+    deps.access && !deps.log?.requests && !PLAIN
       ? new FastLane(budget, deps.auth, deps.access, deps.keyHeader ?? 'X-Service-Key')
       : undefined;
   const cors = (deps.corsOrigins?.length ?? 0) > 0;
@@ -274,7 +278,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   const routeDeps: RouteDeps = {
     lane,
-    turns: new Turns(),
+    turns: deps.turns,
     access: deps.access,
     views: deps.views,
     feed: deps.feed,
@@ -282,7 +286,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     games: deps.games,
     archive: deps.archive,
     floor: deps.floor,
-    boxes: new BoxCache(budget),
+    boxes: new BoxCache(budget, deps.views.forDelay(0)),
     seasons: new SeasonStatsCache(budget),
     cache: new SnapshotCache(budget),
     queries: new EventQueryCache(budget),

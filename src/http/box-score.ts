@@ -1,9 +1,9 @@
-import type { StatsRequest } from '../access/stats-policy.ts';
 import type { EventState, GameState, PlayerLine } from '../board/event-state.ts';
 import { playerById } from '../catalog/rosters/index.ts';
 import { type SportStat, statById } from '../catalog/stats.ts';
 import type { EventInfo } from '../domain/types.ts';
-import { BudgetMap, type ByteBudget, stringBytes } from '../projection/byte-budget.ts';
+import { type ByteBudget, stringBytes } from '../perf/byte-budget.ts';
+import { type FreshCache, freshCache, KEEPING, type Keeping } from '../perf/fresh-cache.ts';
 import { keptExtraBytes } from './encoding.ts';
 import type { LaneAnswer } from './fast-lane.ts';
 
@@ -152,15 +152,20 @@ function joined(
   return { json: `[${parts.join(',')}]`, values };
 }
 
-interface Cached {
-  key: string;
+/** What a serialised box is current for. */
+interface BoxToken {
+  /** The id of the event's last stat row. */
+  version: number;
+  complete: boolean;
   /**
    * The event's teams the box was serialised with: an event row (a renamed team, a new
    * abbreviation) replaces this array, a score row keeps it.
    */
   teams: EventInfo['teams'];
-  box: SerializedBox;
 }
+
+/** Heap bytes of a BoxToken. */
+const BOX_TOKEN_BYTES = 32;
 
 /** Bytes of a cached box besides its strings (measured roughly: arrays, objects). */
 const BOX_OVERHEAD = 256;
@@ -183,10 +188,11 @@ export interface Standing {
   day: number;
 }
 
-/** A stats answer kept for one request URL and data delay: current while all stands where it stood. */
+/**
+ * A stats answer kept for one request URL and data delay: current while all stands where it stood.
+ * Its rules per caller (the stats-access policy) come with `lane`.
+ */
 export interface KeptStatsAnswer extends Standing {
-  /** What the stats-access policy is asked for this body: it still decides per caller. */
-  stats: StatsRequest;
   /** The body as the fast lane sends it, made once with it rather than on every poll. */
   lane: LaneAnswer;
 }
@@ -196,29 +202,35 @@ const KEPT_ANSWER_BYTES = 200;
 
 /**
  * Whole stats answers per (data delay, request URL): polls come many per commit, and these answer
- * them without reading, joining or encoding again. Entries draw from the shared byte budget, the
- * body counted again: it outlives the box or season it was encoded from once that is pushed out.
+ * them without reading, joining or encoding again. A use of the one fresh cache
+ * (src/perf/fresh-cache.ts) whose token is where the views and the day stand. Entries draw from the
+ * shared byte budget, the body counted again: it outlives the box or season it was encoded from
+ * once that is pushed out.
  */
 export class KeptStatsAnswers<T extends KeptStatsAnswer> {
-  private readonly answers: BudgetMap<string, T>;
+  private readonly answers: FreshCache<string, Standing, T>;
 
-  constructor(budget: ByteBudget) {
-    this.answers = new BudgetMap(budget);
+  /** `current`: what else an answer needs to be current besides where all stands. */
+  constructor(budget: ByteBudget, current: (kept: T) => boolean = () => true, keeping: Keeping = KEEPING) {
+    this.answers = freshCache(
+      budget,
+      { current: (kept, now, answer) => kept.head === now.head && kept.liveHead === now.liveHead && kept.day === now.day && current(answer) },
+      keeping,
+    );
   }
 
   /** The answer kept under `key` if all still stands as it stood for it. */
   get(key: string, now: Standing): T | undefined {
-    const hit = this.answers.get(key);
-    return hit && hit.head === now.head && hit.liveHead === now.liveHead && hit.day === now.day ? hit : undefined;
+    return this.answers.get(key, now);
   }
 
   /** The answer last kept under `key`, current or not: a refill reuses its gzip bytes when it shows the same. */
   previous(key: string): T | undefined {
-    return this.answers.peek(key);
+    return this.answers.last(key);
   }
 
   set(key: string, answer: T): void {
-    this.answers.set(key, answer, KEPT_ANSWER_BYTES + answer.lane.body.length + keptExtraBytes(answer.lane));
+    this.answers.set(key, answer, answer, KEPT_ANSWER_BYTES + answer.lane.body.length + keptExtraBytes(answer.lane));
   }
 }
 
@@ -236,21 +248,28 @@ export interface BoxResponse extends KeptStatsAnswer {
  * draw from the shared byte budget, least recently used out first.
  */
 export class BoxCache {
-  private readonly map: BudgetMap<string, Cached>;
+  /** Per event, for its box's version, completeness and teams (the token). */
+  private readonly boxes: FreshCache<string, BoxToken, SerializedBox>;
   /** Whole box bodies per (data delay, request URL). */
   readonly responses: KeptStatsAnswers<BoxResponse>;
 
-  constructor(budget: ByteBudget) {
-    this.map = new BudgetMap(budget);
-    this.responses = new KeptStatsAnswers(budget);
+  /** `live`: the live board, which a kept whole body's event must still be on. */
+  constructor(budget: ByteBudget, live: { getEvent(eventId: string): unknown }, keeping: Keeping = KEEPING) {
+    this.boxes = freshCache(
+      budget,
+      { current: (kept, now) => kept.version === now.version && kept.complete === now.complete && kept.teams === now.teams },
+      keeping,
+    );
+    // Archiving takes an event off the live board without a commit: its kept body is not current then.
+    this.responses = new KeptStatsAnswers(budget, (kept) => live.getEvent(kept.eventId) !== undefined, keeping);
   }
 
   box(ev: EventState, complete: boolean): SerializedBox {
-    const key = `${ev.game?.version ?? 0}:${complete}`;
-    const hit = this.map.get(ev.info.event_id);
-    if (hit && hit.key === key && hit.teams === ev.info.teams) return hit.box;
+    const token: BoxToken = { version: ev.game?.version ?? 0, complete, teams: ev.info.teams };
+    const hit = this.boxes.get(ev.info.event_id, token);
+    if (hit) return hit;
     const box = serializeBox(ev.info, ev.game, complete);
-    this.map.set(ev.info.event_id, { key, teams: ev.info.teams, box }, groupsBytes([...box.teams, ...box.players]));
+    this.boxes.set(ev.info.event_id, token, box, BOX_TOKEN_BYTES + groupsBytes([...box.teams, ...box.players]));
     return box;
   }
 }

@@ -3,7 +3,7 @@ import type { BoardView } from '../board/board-view.ts';
 import { type EventQuery, statusAllowed } from '../projection/event-query.ts';
 import { joinJson } from '../projection/json-bytes.ts';
 import type { SerializedEvent, SnapshotCache } from './snapshot-cache.ts';
-import type { Turns } from './turns.ts';
+import type { Turns } from '../perf/turns.ts';
 
 export interface Envelope {
   body: Buffer;
@@ -42,12 +42,12 @@ export function envelope(cache: SnapshotCache, events: readonly EventState[], q:
 export interface SliceOptions {
   /** Work between two yields, ms. */
   sliceMs: number;
-  /** The server's turns (src/http/turns.ts): a build takes one before each slice. */
+  /** The server's turns (src/perf/turns.ts): a build takes one before each slice. */
   turns: Pick<Turns, 'next'>;
   now: () => number;
   /**
    * The build refreshes a kept answer: its turns rank `refresh`, ahead of every other; else its
-   * later slices rank `started`, ahead of builds not begun (src/http/turns.ts).
+   * later slices rank `started`, ahead of builds not begun (src/perf/turns.ts).
    */
   ahead?: boolean;
 }

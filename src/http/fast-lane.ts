@@ -4,12 +4,17 @@ import type { FastifyRequest } from 'fastify';
 import type { AccessControl, Denial, HeaderSink } from '../access/access-control.ts';
 import type { Account } from '../access/authenticator.ts';
 import { type PlanScope, scopeOf } from '../access/plan-scope.ts';
-import { BudgetMap, type ByteBudget, MARK_BYTES } from '../projection/byte-budget.ts';
+import { BudgetMap, type ByteBudget, MARK_BYTES } from '../perf/byte-budget.ts';
+import { allows, type CallerRule } from './caller-rules.ts';
 import { acceptsGzip, type KeptBody, matchesEtag, VARY } from './encoding.ts';
 
-/** A kept answer: its JSON bytes, gzip bytes and ETag, and the data points it is metered at. */
+/**
+ * A kept answer: its JSON bytes, gzip bytes and ETag, the data points it is metered at, and the
+ * rules per caller it was given under, which the lane asks again for each caller.
+ */
 export interface LaneAnswer extends KeptBody {
   readonly points: number;
+  readonly rules: readonly CallerRule[];
 }
 
 /** How a route answers one URL again for callers of one plan scope, without routing. */
@@ -19,12 +24,11 @@ export interface LaneEntry {
   /** The interface the route belongs to: the caller needs that subscription. */
   readonly api: 'v1' | 'v2';
   /**
-   * The answer the route would give this caller now, if it is kept and still current; undefined
-   * sends the request through the router, which answers (and keeps) it the ordinary way. Every
-   * rule the route applies per caller beyond the plan scope (history window, stats policy) is
-   * checked here.
+   * The answer the route would give the URL now, if it is kept and still current; undefined sends
+   * the request through the router, which answers (and keeps) it the ordinary way. It states no
+   * rule per caller: those come with the answer (`LaneAnswer.rules`), the objects the route asked.
    */
-  answer(account: Account): LaneAnswer | undefined;
+  answer(): LaneAnswer | undefined;
 }
 
 /** Told of every answer the lane sends: method, route pattern, status and milliseconds. */
@@ -51,7 +55,8 @@ class HeaderList implements HeaderSink {
  * than the rest of such a request. A route that answers a URL from a kept body tells the lane how
  * to do it again (`remember`); the lane then serves later requests of that URL from callers of the
  * same plan scope itself, applying the same access rules through the same objects: the key from
- * the header (the authenticator's cache only), V1/V2 subscription, the route's per-caller checks,
+ * the header (the authenticator's cache only), V1/V2 subscription, the rules per caller the kept
+ * answer was given under (src/http/caller-rules.ts),
  * the burst ceiling and caps (`AccessControl.admit`), metering and its headers
  * (`AccessControl.meter`), and the request metrics. Anything else (a miss, a stale answer, an
  * unknown key, a key in the query, a body, an odd header) goes to the router unchanged; a request
@@ -133,8 +138,8 @@ export class FastLane {
     if (!account || account.unservable) return false;
     const entry = this.entries.get(scopeOf(account).key)?.get(req.url!);
     if (!entry || !(entry.api === 'v2' ? account.v2 : account.v1)) return false;
-    const answer = entry.answer(account);
-    if (!answer) return false;
+    const answer = entry.answer();
+    if (!answer || !allows(answer.rules, account)) return false;
     const start = performance.now();
     const denial = this.access.admit(account, true);
     if (denial) {

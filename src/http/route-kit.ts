@@ -13,9 +13,10 @@ import type { LogFloor } from '../board/log-floor.ts';
 import type { HistoryStore } from '../store/history.ts';
 import type { Store } from '../store/store.ts';
 import type { BoxCache, KeptStatsAnswer, KeptStatsAnswers, Standing } from './box-score.ts';
-import type { ByteBudget } from '../projection/byte-budget.ts';
+import type { ByteBudget } from '../perf/byte-budget.ts';
 import { acceptsGzip, matchesEtag, VARY } from './encoding.ts';
-import { ApiError, ClientGone, statsRefused } from '../projection/errors.ts';
+import { ClientGone } from '../projection/errors.ts';
+import { applyRule, historyWindow, rulesOf, statsPolicy } from './caller-rules.ts';
 import type { EventQueryCache } from '../projection/event-query.ts';
 import type { V1EventCache, V1FilterCache } from '../projection/v1-event.ts';
 import type { Envelope } from './events-envelope.ts';
@@ -23,7 +24,7 @@ import type { FastLane, LaneEntry } from './fast-lane.ts';
 import type { SeasonStatsCache } from './season-stats.ts';
 import { countHeldBody } from './send-guard.ts';
 import type { KeptAnswer, SnapshotCache } from './snapshot-cache.ts';
-import type { TurnRank, Turns } from './turns.ts';
+import type { TurnRank, Turns } from '../perf/turns.ts';
 
 /**
  * What route plugins share: the narrow set of services they read (never the server), and the
@@ -98,23 +99,17 @@ export function standing(deps: RouteDeps, view: BoardView): Standing {
 }
 
 /**
- * How the fast lane answers a stats URL again: the answer kept under `key` while all stands as it
- * stood for it and `present` holds, for a caller the stats-access policy lets read it (as the route
- * asks). Made here, not in a handler, so the function keeps no request alive.
+ * How the fast lane answers a stats URL again: the answer kept under `key` while it is current for
+ * the views and the day (the lane asks the rules it was given under). Made here, not in a handler,
+ * so the function keeps no request alive.
  */
 export function keptStatsLane<T extends KeptStatsAnswer>(
   deps: RouteDeps,
   answers: KeptStatsAnswers<T>,
   key: string,
   delay: number,
-  present: (kept: T) => boolean = () => true,
 ): LaneEntry['answer'] {
-  return (account) => {
-    const access = deps.access;
-    if (!access) return undefined;
-    const kept = answers.get(key, standing(deps, deps.views.forDelay(delay)));
-    return kept && present(kept) && access.statsAccess(account, kept.stats).allowed ? kept.lane : undefined;
-  };
+  return () => answers.get(key, standing(deps, deps.views.forDelay(delay)))?.lane;
 }
 
 /** Sends bytes that are already JSON (cached or concatenated) without serialising them again. */
@@ -125,7 +120,7 @@ export function sendJson(reply: FastifyReply, body: string | Buffer): FastifyRep
 /**
  * Sends JSON made of several buffers (a page of the change log between its envelope) without
  * copying them into one: a 2 MB copy costs more than the rest of such a request. With `turn`, each
- * part of TURN_BYTES or more is written in a turn of its own (the server's turns, src/http/turns.ts):
+ * part of TURN_BYTES or more is written in a turn of its own (the server's turns, src/perf/turns.ts):
  * written at once, a 1.8 MB page went to the kernel in one writev, which was a quarter of the event
  * loop's stalls under the unread-clients load (docs/benchmarks.md).
  */
@@ -207,19 +202,17 @@ const TURN_BYTES = 64 * 1024;
 
 /**
  * How the fast lane answers a dated snapshot URL again (the V2 and V1 events of a sport and date):
- * the body kept under `key` for the caller's view head, for a caller whose history window holds the
- * date, the one rule those routes apply beyond the plan scope. Made here, not in a handler, so the
- * function keeps no request alive.
+ * the body kept under `key` for the view head (the lane asks the rules it was given under). Made
+ * here, not in a handler, so the function keeps no request alive.
  */
-export function keptSnapshot(deps: RouteDeps, key: string, dateMs: number, delay: number): LaneEntry['answer'] {
-  const { access, cache, views } = deps;
-  return (account) =>
-    access?.checkHistoryWindow(account, dateMs) ? undefined : cache.response(key, views.forDelay(delay).head);
+export function keptSnapshot(deps: RouteDeps, key: string, delay: number): LaneEntry['answer'] {
+  const { cache, views } = deps;
+  return () => cache.response(key, views.forDelay(delay).head);
 }
 
 /**
  * Answers a dated snapshot (the V2 and V1 events of a sport and date) from the body kept under
- * `key` for the view's head, else builds it in a turn of the loop of its own (src/http/turns.ts)
+ * `key` for the view's head, else builds it in a turn of the loop of its own (src/perf/turns.ts)
  * and keeps it. The head is read again after the wait: the board may have moved, and another
  * request may have built the same answer meanwhile. A build that refreshes an answer kept at an
  * older head takes its turns ahead of first builds (`build` is told so for its later slices). A
@@ -240,7 +233,7 @@ export async function sendSnapshot(
   }
   if (!kept) {
     const built = await build(ahead);
-    kept = deps.cache.storeResponse(key, built.head, built.body, built.points);
+    kept = deps.cache.storeResponse(key, built.head, built.body, built.points, rulesOf(reply.request));
   }
   return sendKept(reply, kept);
 }
@@ -265,11 +258,12 @@ export function sendKept(reply: FastifyReply, kept: KeptAnswer): FastifyReply {
   return sendJson(reply, kept.body);
 }
 
-/** Refuses a date outside the caller's history window (403 with the earliest date it may ask for). */
+/**
+ * Refuses a date outside the caller's history window (403 with the earliest date it may ask for),
+ * a rule an answer kept from this request carries (src/http/caller-rules.ts).
+ */
 export function gateDate(deps: RouteDeps, request: FastifyRequest, dateMs: number): void {
-  const account = request.account;
-  const denial = account && deps.access?.checkHistoryWindow(account, dateMs);
-  if (denial) throw new ApiError(denial.status, denial.body, denial.headers);
+  if (deps.access) applyRule(request, historyWindow(deps.access, dateMs));
 }
 
 /** The oldest instant the caller's history reaches, or undefined without a window. */
@@ -279,12 +273,10 @@ export function historyFloorOf(deps: RouteDeps, request: FastifyRequest): number
 
 /**
  * Refuses a stats feature the caller's account may not read under the stats-access policy: 403
- * with `feature`, `upgrade_url` and `sample_url`, or 503 `stats_policy_unsupported`. Stats routes
- * call it before they read or meter anything, so a refusal costs no data points.
+ * with `feature`, `upgrade_url` and `sample_url`, or 503 `stats_policy_unsupported`; a rule an
+ * answer kept from this request carries (src/http/caller-rules.ts). Stats routes call it before
+ * they read or meter anything, so a refusal costs no data points.
  */
 export function requireStats(deps: RouteDeps, request: FastifyRequest, stats: StatsRequest): void {
-  const account = request.account;
-  if (!account || !deps.access) return;
-  const decision = deps.access.statsAccess(account, stats);
-  if (!decision.allowed) throw statsRefused(decision.refusal);
+  if (deps.access) applyRule(request, statsPolicy(deps.access, stats));
 }

@@ -1,7 +1,8 @@
 import { type SeasonGames, type StatTotals, sumBoxes, type SeasonTotals } from '../board/season-totals.ts';
 import { rosterOf } from '../catalog/rosters/index.ts';
 import { statById } from '../catalog/stats.ts';
-import { BudgetMap, type ByteBudget } from '../projection/byte-budget.ts';
+import { type ByteBudget, stringBytes } from '../perf/byte-budget.ts';
+import { type FreshCache, freshCache, KEEPING, type Keeping } from '../perf/fresh-cache.ts';
 import {
   type BoxBody,
   type Group,
@@ -65,11 +66,6 @@ export function serializeSeason(scope: SeasonScope, totals: SeasonTotals): Seria
 const SCAN_OVERHEAD = 128;
 const SCAN_GAME = 96;
 
-interface Cached {
-  key: string;
-  season: SerializedBox;
-}
-
 /** A served season body (the live board finds the season's games; the day decides the default year). */
 export interface SeasonResponse extends BoxBody, KeptStatsAnswer {
   json: Buffer;
@@ -78,20 +74,22 @@ export interface SeasonResponse extends BoxBody, KeptStatsAnswer {
 /**
  * Serialised season aggregates per (team, year, season type), recomputed from the board's boxes
  * only when the key of the games they sum has moved (a stat row of one of them, or a game joining
- * or leaving the season); entries draw from the shared byte budget, least recently used out first.
+ * or leaving the season). Uses of the one fresh cache (src/perf/fresh-cache.ts); entries draw from
+ * the shared byte budget, least recently used out first.
  */
 export class SeasonStatsCache {
-  private readonly map: BudgetMap<string, Cached>;
+  /** Per season, for the key of the games it sums. */
+  private readonly seasons: FreshCache<string, string, SerializedBox>;
   /** The games each season sums, as found at a head of the live board. */
-  private readonly scans: BudgetMap<string, { head: number; found: SeasonGames }>;
+  private readonly scans: FreshCache<string, number, SeasonGames>;
 
   /** Whole season bodies per (data delay, request URL). */
   readonly responses: KeptStatsAnswers<SeasonResponse>;
 
-  constructor(budget: ByteBudget) {
-    this.map = new BudgetMap(budget);
-    this.scans = new BudgetMap(budget);
-    this.responses = new KeptStatsAnswers(budget);
+  constructor(budget: ByteBudget, keeping: Keeping = KEEPING) {
+    this.seasons = freshCache(budget, {}, keeping);
+    this.scans = freshCache(budget, {}, keeping);
+    this.responses = new KeptStatsAnswers(budget, undefined, keeping);
   }
 
   /**
@@ -100,19 +98,19 @@ export class SeasonStatsCache {
    */
   games(scope: SeasonScope, head: number, find: () => SeasonGames): SeasonGames {
     const id = `${scope.teamId}:${scope.year}:${scope.seasonTypeId}`;
-    const hit = this.scans.get(id);
-    if (hit && hit.head === head) return hit.found;
+    const hit = this.scans.get(id, head);
+    if (hit) return hit;
     const found = find();
-    this.scans.set(id, { head, found }, SCAN_OVERHEAD + SCAN_GAME * found.games.length);
+    this.scans.set(id, head, found, SCAN_OVERHEAD + SCAN_GAME * found.games.length);
     return found;
   }
 
   season(scope: SeasonScope, found: SeasonGames): SerializedBox {
     const id = `${scope.teamId}:${scope.year}:${scope.seasonTypeId}`;
-    const hit = this.map.get(id);
-    if (hit && hit.key === found.key) return hit.season;
+    const hit = this.seasons.get(id, found.key);
+    if (hit) return hit;
     const season = serializeSeason(scope, sumBoxes(scope.teamId, found.games.map((g) => g.box)));
-    this.map.set(id, { key: found.key, season }, groupsBytes([...season.teams, ...season.players]));
+    this.seasons.set(id, found.key, season, stringBytes(found.key) + groupsBytes([...season.teams, ...season.players]));
     return season;
   }
 }

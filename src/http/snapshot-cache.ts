@@ -1,26 +1,22 @@
 import type { EventState } from '../board/event-state.ts';
 import { type EventFilter, everyBookKey, filterKey } from '../projection/event-view.ts';
 import { BOOK_CUT_BYTES, type BookCut, bookCut, cutBooks } from '../projection/book-cut.ts';
-import { BudgetMap, type ByteBudget, MARK_BYTES } from '../projection/byte-budget.ts';
-import { etagOf, type KeptBody, keepBody, keptExtraBytes } from './encoding.ts';
+import { type ByteBudget, MARK_BYTES } from '../perf/byte-budget.ts';
+import { type FreshCache, freshCache, KEEPING, type Keeping } from '../perf/fresh-cache.ts';
+import type { CallerRule } from './caller-rules.ts';
+import { etagOf, keepBody, keptExtraBytes } from './encoding.ts';
+import type { LaneAnswer } from './fast-lane.ts';
 import { type EventJson, eventJson } from '../projection/event-json.ts';
 import { eventPoints } from '../projection/event-view.ts';
 import { ownBytes, VIEW_BYTES } from '../projection/json-bytes.ts';
 
-interface CachedView extends SerializedEvent {
-  version: number;
-}
+/**
+ * A kept answer with its gzip bytes and ETag (src/http/encoding.ts), its data points, and the rules
+ * per caller it was given under (src/http/caller-rules.ts).
+ */
+export type KeptAnswer = LaneAnswer;
 
-/** A kept answer with its gzip bytes and ETag (src/http/encoding.ts) and its data points. */
-export interface KeptAnswer extends KeptBody {
-  readonly points: number;
-}
-
-interface CachedResponse extends KeptAnswer {
-  head: number;
-}
-
-/** Heap bytes of a CachedResponse and its Buffer object besides the body's bytes (measured: 224). */
+/** Heap bytes of a kept answer and its Buffer object besides the body's bytes (measured: 224). */
 const RESPONSE_BYTES = 224;
 
 export interface SerializedEvent {
@@ -36,10 +32,11 @@ export interface SerializedEvent {
 }
 
 /**
- * Serialised bytes of event views, kept per event and filter and replaced when the event's version
- * (the id of the last change row that touched it) moves. Whole responses are kept too, keyed by
- * the request and the ledger head, so repeated polls between two commits cost one buffer copy.
- * Both draw from the shared byte budget: least recently used out first, whatever the filters.
+ * Serialised bytes of event views, kept per event and filter for the event's version (the id of the
+ * last change row that touched it). Whole responses are kept too, per request key for the view's
+ * head, so repeated polls between two commits cost one buffer copy. All are uses of the one fresh
+ * cache (src/perf/fresh-cache.ts), in the shared byte budget: least recently used out first,
+ * whatever the filters; under ODDSBASE_PLAIN=1 nothing is kept and every answer is built.
  *
  * A view or response is kept from the second time its key is asked; the first time leaves a mark
  * of a few bytes. Requests that are never asked again (distinct filters, which a client can send as
@@ -48,25 +45,29 @@ export interface SerializedEvent {
  * every-book views cuts are made from). A poll pays for it once: its second request builds again.
  */
 export class SnapshotCache {
-  private readonly views = new WeakMap<EventState, BudgetMap<string, CachedView | null>>();
-  /** Per event, by every-book filter key: the every-book view at a version, once a second book list asked. */
-  private readonly cuts = new WeakMap<EventState, BudgetMap<string, { version: number; cut: BookCut | undefined }>>();
-  private readonly responses: BudgetMap<string, CachedResponse | null>;
+  private readonly views = new WeakMap<EventState, FreshCache<string, number, SerializedEvent>>();
+  /**
+   * Per event, by every-book filter key, for a version: null once a book list asked (a mark), the
+   * every-book view once a second one asked.
+   */
+  private readonly cuts = new WeakMap<EventState, FreshCache<string, number, BookCut | null>>();
+  private readonly responses: FreshCache<string, number, KeptAnswer>;
 
-  constructor(private readonly budget: ByteBudget) {
-    this.responses = new BudgetMap(budget);
+  constructor(
+    private readonly budget: ByteBudget,
+    private readonly keeping: Keeping = KEEPING,
+  ) {
+    this.responses = freshCache(budget, { fromSecond: true }, keeping);
   }
 
   event(state: EventState, filter: EventFilter, key = filterKey(filter)): SerializedEvent {
     let perEvent = this.views.get(state);
     if (!perEvent) {
-      perEvent = new BudgetMap(this.budget);
+      perEvent = freshCache(this.budget, { fromSecond: true }, this.keeping);
       this.views.set(state, perEvent);
     }
-    const hit = perEvent.get(key);
-    if (hit && hit.version === state.version) {
-      return hit;
-    }
+    const hit = perEvent.get(key, state.version);
+    if (hit) return hit;
     const cut = filter.affiliateIds && this.cutFor(state, filter, key);
     let body: Buffer;
     let view: Omit<EventJson, 'json'>;
@@ -79,15 +80,13 @@ export class SnapshotCache {
       body = ownBytes(json.json);
       view = json;
     }
-    const entry: CachedView = {
-      version: state.version,
+    const entry: SerializedEvent = {
       body,
       priceCount: view.priceCount,
       marketCount: view.marketCount,
       points: eventPoints(view.priceCount, view.liveState),
     };
-    if (hit === undefined) perEvent.set(key, null, MARK_BYTES);
-    else perEvent.set(key, entry, VIEW_BYTES + body.length);
+    perEvent.set(key, state.version, entry, VIEW_BYTES + body.length);
     return entry;
   }
 
@@ -99,31 +98,30 @@ export class SnapshotCache {
   private cutFor(state: EventState, filter: EventFilter, key: string): BookCut | undefined {
     let perEvent = this.cuts.get(state);
     if (!perEvent) {
-      perEvent = new BudgetMap(this.budget);
+      perEvent = freshCache(this.budget, {}, this.keeping);
       this.cuts.set(state, perEvent);
     }
     const shape = everyBookKey(key);
-    const kept = perEvent.get(shape);
-    if (kept?.version !== state.version) {
-      perEvent.set(shape, { version: state.version, cut: undefined }, MARK_BYTES);
+    const kept = perEvent.get(shape, state.version);
+    if (kept === undefined) {
+      perEvent.set(shape, state.version, null, MARK_BYTES);
       return undefined;
     }
-    if (!kept.cut) {
+    if (kept === null) {
       const cut = bookCut(state, filter);
-      perEvent.set(shape, { version: state.version, cut }, BOOK_CUT_BYTES + cut.bytes.length + cut.walk.byteLength);
+      perEvent.set(shape, state.version, cut, BOOK_CUT_BYTES + cut.bytes.length + cut.walk.byteLength);
       return cut;
     }
-    return kept.cut;
+    return kept;
   }
 
   response(key: string, head: number): KeptAnswer | undefined {
-    const hit = this.responses.get(key);
-    return hit && hit.head === head ? hit : undefined;
+    return this.responses.get(key, head);
   }
 
   /** Whether `key` was asked before (its answer kept at any head, or a mark): a build for it serves a repeated poll. */
   askedBefore(key: string): boolean {
-    return this.responses.peek(key) !== undefined;
+    return this.responses.asked(key);
   }
 
   /**
@@ -131,14 +129,15 @@ export class SnapshotCache {
    * is sent: compressed and tagged when kept; tagged only when not, as an answer of the first build
    * is compressed per request if at all.
    */
-  storeResponse(key: string, head: number, body: Buffer, points: number): KeptAnswer {
-    const previous = this.responses.peek(key);
-    if (previous === undefined) {
-      this.responses.set(key, null, MARK_BYTES);
-      return { body, gzip: undefined, etag: etagOf(body), points };
+  storeResponse(key: string, head: number, body: Buffer, points: number, rules: readonly CallerRule[]): KeptAnswer {
+    if (!this.responses.asked(key)) {
+      const first: KeptAnswer = { body, gzip: undefined, etag: etagOf(body), points, rules };
+      // Leaves the key's mark: the answer itself is kept from the next build.
+      this.responses.set(key, head, first, 0);
+      return first;
     }
-    const kept: CachedResponse = { head, points, ...keepBody(body, previous ?? undefined) };
-    this.responses.set(key, kept, RESPONSE_BYTES + body.length + keptExtraBytes(kept));
+    const kept: KeptAnswer = { points, rules, ...keepBody(body, this.responses.last(key)) };
+    this.responses.set(key, head, kept, RESPONSE_BYTES + body.length + keptExtraBytes(kept));
     return kept;
   }
 }

@@ -6,7 +6,8 @@ import type { EventFilter } from './event-view.ts';
 import { filterKey } from './event-view.ts';
 import { defaultMarketIds, isPropMarket, withLiveVariants, withPeriodMarkets } from '../catalog/markets.ts';
 import { EVENT_STATUSES, type EventStatus, PARTICIPANT_TYPES } from '../domain/types.ts';
-import { BudgetMap, type ByteBudget, MARK_BYTES, stringBytes } from './byte-budget.ts';
+import { type ByteBudget, stringBytes } from '../perf/byte-budget.ts';
+import { ALWAYS, type FreshCache, freshCache, KEEPING, type Keeping } from '../perf/fresh-cache.ts';
 import { forbidden } from './errors.ts';
 import {
   MAX_MARKET_IDS,
@@ -129,23 +130,25 @@ const statusList = (s: Set<EventStatus> | undefined) => (s ? [...s].sort().join(
  * way every time.
  */
 export class EventQueryCache {
-  private readonly perScope = new WeakMap<PlanScope, BudgetMap<string, EventQuery | null>>();
+  private readonly perScope = new WeakMap<PlanScope, FreshCache<string, typeof ALWAYS, EventQuery>>();
 
-  constructor(private readonly budget: ByteBudget) {}
+  constructor(
+    private readonly budget: ByteBudget,
+    private readonly keeping: Keeping = KEEPING,
+  ) {}
 
   get(url: string, query: EventParams, sportId: number | undefined, scope: PlanScope): EventQuery {
     let cache = this.perScope.get(scope);
     if (!cache) {
-      cache = new BudgetMap(this.budget);
+      cache = freshCache(this.budget, { fromSecond: true }, this.keeping);
       this.perScope.set(scope, cache);
     }
     const at = url.indexOf('?');
     const key = `${sportId}|${at < 0 ? '' : url.slice(at + 1)}`;
-    const hit = cache.get(key);
+    const hit = cache.get(key, ALWAYS);
     if (hit) return hit;
     const parsed = parseEventQuery(query, sportId, scope);
-    if (hit === undefined) cache.set(key, null, MARK_BYTES);
-    else cache.set(key, parsed, eventQueryBytes(parsed));
+    cache.set(key, ALWAYS, parsed, eventQueryBytes(parsed));
     return parsed;
   }
 }

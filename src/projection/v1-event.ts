@@ -3,11 +3,11 @@ import fastJson from 'fast-json-stringify';
 import type { PlanScope } from '../access/plan-scope.ts';
 import type { EventState } from '../board/event-state.ts';
 import type { EventInfo } from '../domain/types.ts';
-import { BudgetMap, type ByteBudget, stringBytes } from './byte-budget.ts';
+import { type ByteBudget, stringBytes } from '../perf/byte-budget.ts';
+import { ALWAYS, type FreshCache, freshCache, KEEPING, type Keeping } from '../perf/fresh-cache.ts';
 import { parseInclude, parseIntList } from './params.ts';
 import { includeParam, intListParam, offsetParam, queryParam } from './param-schemas.ts';
 import { ownBytes, VIEW_BYTES } from './json-bytes.ts';
-import { MARK_BYTES } from './byte-budget.ts';
 import { eventPoints } from './event-view.ts';
 import {
   booksOf,
@@ -85,23 +85,26 @@ const SET_MEMBER_BYTES = 28;
  * between requests: treat it as read-only. A query that fails to parse is not kept.
  */
 export class V1FilterCache {
-  private readonly perScope = new WeakMap<PlanScope, BudgetMap<string, V1Filter>>();
+  private readonly perScope = new WeakMap<PlanScope, FreshCache<string, typeof ALWAYS, V1Filter>>();
 
-  constructor(private readonly budget: ByteBudget) {}
+  constructor(
+    private readonly budget: ByteBudget,
+    private readonly keeping: Keeping = KEEPING,
+  ) {}
 
   get(scope: PlanScope, q: Pick<V1EventQuery, 'include' | 'affiliate_ids'>): V1Filter {
     let known = this.perScope.get(scope);
     if (!known) {
-      known = new BudgetMap(this.budget);
+      known = freshCache(this.budget, {}, this.keeping);
       this.perScope.set(scope, known);
     }
     // A repeated include arrives as an array: joined with commas, it means what the comma list means.
     const raw = `${q.include ?? ''}|${q.affiliate_ids ?? ''}`;
-    let f = known.get(raw);
+    let f = known.get(raw, ALWAYS);
     if (!f) {
       f = v1Filter(scope, q);
       const books = f.books ? SET_BYTES + f.books.size * SET_MEMBER_BYTES : 0;
-      known.set(raw, f, FILTER_BYTES + stringBytes(f.key) + books);
+      known.set(raw, ALWAYS, f, FILTER_BYTES + stringBytes(f.key) + books);
     }
     return f;
   }
@@ -214,23 +217,26 @@ export interface SerializedV1Event {
  * push out what polls reuse.
  */
 export class V1EventCache {
-  private readonly views = new WeakMap<EventState, BudgetMap<string, (SerializedV1Event & { version: number }) | null>>();
+  /** Per event, by filter key, for the event's version. */
+  private readonly views = new WeakMap<EventState, FreshCache<string, number, SerializedV1Event>>();
 
-  constructor(private readonly budget: ByteBudget) {}
+  constructor(
+    private readonly budget: ByteBudget,
+    private readonly keeping: Keeping = KEEPING,
+  ) {}
 
   event(state: EventState, f: V1Filter): SerializedV1Event {
     let perEvent = this.views.get(state);
     if (!perEvent) {
-      perEvent = new BudgetMap(this.budget);
+      perEvent = freshCache(this.budget, { fromSecond: true }, this.keeping);
       this.views.set(state, perEvent);
     }
-    const hit = perEvent.get(f.key);
-    if (hit && hit.version === state.version) return hit;
+    const hit = perEvent.get(f.key, state.version);
+    if (hit) return hit;
     const view = viewV1Event(state, f);
     const body = ownBytes(serializeV1Event(view.event));
-    const entry = { version: state.version, body, points: eventPoints(view.prices, false) };
-    if (hit === undefined) perEvent.set(f.key, null, MARK_BYTES);
-    else perEvent.set(f.key, entry, VIEW_BYTES + body.length);
+    const entry = { body, points: eventPoints(view.prices, false) };
+    perEvent.set(f.key, state.version, entry, VIEW_BYTES + body.length);
     return entry;
   }
 }

@@ -6,7 +6,7 @@ import { CLOSES, type ErrorCode } from './errors.ts';
 import { dataFor, type Frame, kindFor, MarketFrame } from './frames.ts';
 import type { LineFrame } from './line-frames.ts';
 import type { Outbox, Subscription } from './subscription.ts';
-import type { Writer } from './write-turns.ts';
+import type { Writer } from '../perf/turns.ts';
 
 /**
  * Which endpoint a connection came through: the dedicated markets stream, the V1 stream (both one
@@ -50,13 +50,13 @@ export interface ConnectionHooks {
   /** The server's clock in ms, for how long the socket has been backed up. */
   clock(): number;
   closed(conn: Connection): void;
-  /** Asks for a turn to write what is queued (the hub's WriteTurns): `write` is called then. */
+  /** Asks for a turn to write what is queued (the server's turns, src/perf/turns.ts): `write` is called then. */
   writeTurn(conn: Connection): void;
 }
 
 /**
  * Bytes a connection writes in one turn: tens of messages, well under a millisecond, so that a burst
- * to many clients is written in passes of the loop rather than in one (src/stream/write-turns.ts).
+ * to many clients is written in passes of the loop rather than in one (src/perf/turns.ts).
  */
 const CHUNK_BYTES = 16 * 1024;
 

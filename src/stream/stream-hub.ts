@@ -13,7 +13,7 @@ import { channelsOf, type Frame, framesOf, lineFramesOf, PlayFrame, type StreamC
 import { takePlaysResume, takeSnapshot } from './snapshots.ts';
 import { Subscription, type SubscriptionParams } from './subscription.ts';
 import { SubscriptionIndex } from './subscription-index.ts';
-import { WriteTurns } from './write-turns.ts';
+import type { Turns } from '../perf/turns.ts';
 
 export interface StreamOptions extends ConnectionOptions {
   /** Spec: 15 s. */
@@ -55,6 +55,8 @@ export interface StreamDeps {
    */
   recheck?: (account: Account) => Promise<StreamDenial | undefined>;
   metrics?: StreamMetrics;
+  /** The server's turns (src/perf/turns.ts), shared with the HTTP builds: connections write in them. */
+  turns: Pick<Turns, 'add'>;
 }
 
 /** What the hub counts for /metrics. */
@@ -62,12 +64,6 @@ export interface StreamMetrics {
   dropped(): void;
   overflowed(): void;
 }
-
-/**
- * The streams' writes in one pass of the loop at most (then the loop reads its sockets again): as long
- * as a slice of a REST build (src/http/events-envelope.ts), so neither holds the other up for longer.
- */
-const WRITE_TURN_MS = 3;
 
 /** resume_complete's `cursors`: `{"plays": {"<event_id>": <newest sequence>}}`, or `{}` with none. */
 function cursorsJson(plays: ReadonlyMap<string, number>): string {
@@ -100,7 +96,6 @@ export class StreamHub {
   private epochJson: string;
   private readonly stopListening: () => void;
   private readonly heartbeat: NodeJS.Timeout;
-  private readonly writes = new WriteTurns(WRITE_TURN_MS);
   private readonly accessTimer: NodeJS.Timeout | undefined;
   private checking = false;
   /** Resumes replaying now: in the process, and per key. */
@@ -160,7 +155,7 @@ export class StreamHub {
       unixNow: () => Math.floor(this.deps.now() / 1000),
       clock: () => this.deps.now(),
       closed: (c) => this.closed(c),
-      writeTurn: (c) => this.writes.add(c),
+      writeTurn: (c) => this.deps.turns.add(c),
     });
     this.connections.add(conn);
     if (account) this.perKey.set(account.keyHash, this.connectionsOf(account.keyHash) + 1);

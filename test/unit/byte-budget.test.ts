@@ -9,7 +9,7 @@ import { accountOf } from '../../src/access/authenticator.ts';
 import { scopeOf } from '../../src/access/plan-scope.ts';
 import { Board } from '../../src/board/board.ts';
 import { MemoryBus } from '../../src/bus/memory-bus.ts';
-import { BudgetMap, ByteBudget, ENTRY_BYTES, stringBytes } from '../../src/projection/byte-budget.ts';
+import { BudgetMap, ByteBudget, ENTRY_BYTES, stringBytes } from '../../src/perf/byte-budget.ts';
 import { EventQueryCache, parseEventQuery } from '../../src/projection/event-query.ts';
 import { PageCache } from '../../src/http/page-cache.ts';
 import { SnapshotCache } from '../../src/http/snapshot-cache.ts';
@@ -194,8 +194,8 @@ test('the snapshot cache charges what its event views and responses take', async
       // Kept from the second time a key is stored, as views are.
       for (let i = 0; i < 2000; i++) {
         const body = Buffer.from(`{"events":[${'x'.repeat(6000 + i)}]}`);
-        cache.storeResponse(`s|4|${i}|0|1,2,3|*`, i, body, i);
-        cache.storeResponse(`s|4|${i}|0|1,2,3|*`, i, body, i);
+        cache.storeResponse(`s|4|${i}|0|1,2,3|*`, i, body, i, []);
+        cache.storeResponse(`s|4|${i}|0|1,2,3|*`, i, body, i, []);
       }
       return cache;
     }),

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { accountOf } from '../../src/access/authenticator.ts';
 import { scopeOf } from '../../src/access/plan-scope.ts';
 import type { Tier } from '../../src/catalog/tiers.ts';
-import { ByteBudget } from '../../src/projection/byte-budget.ts';
+import { ByteBudget } from '../../src/perf/byte-budget.ts';
 import { ApiError } from '../../src/projection/errors.ts';
 import { EventQueryCache } from '../../src/projection/event-query.ts';
 

@@ -4,7 +4,7 @@ import { scopeOf } from '../../src/access/plan-scope.ts';
 import { Board } from '../../src/board/board.ts';
 import { SmallMap } from '../../src/board/small-map.ts';
 import { MemoryBus } from '../../src/bus/memory-bus.ts';
-import { ByteBudget } from '../../src/projection/byte-budget.ts';
+import { ByteBudget } from '../../src/perf/byte-budget.ts';
 import { parseEventQuery } from '../../src/projection/event-query.ts';
 import { envelope, envelopeInSlices, type SliceOptions } from '../../src/http/events-envelope.ts';
 import { SnapshotCache } from '../../src/http/snapshot-cache.ts';

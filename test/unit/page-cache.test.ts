@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ByteBudget } from '../../src/projection/byte-budget.ts';
+import { ByteBudget } from '../../src/perf/byte-budget.ts';
 import { PageCache } from '../../src/http/page-cache.ts';
 
 const page = (n: number) => [Buffer.from('{"deltas":['), Buffer.alloc(n, 32), Buffer.from(']}')];

@@ -6,7 +6,7 @@ import { seasonGames, sumBoxes } from '../../src/board/season-totals.ts';
 import { MemoryBus } from '../../src/bus/memory-bus.ts';
 import { statByName } from '../../src/catalog/stats.ts';
 import type { PlayInput } from '../../src/domain/plays.ts';
-import { ByteBudget } from '../../src/projection/byte-budget.ts';
+import { ByteBudget } from '../../src/perf/byte-budget.ts';
 import { SeasonStatsCache } from '../../src/http/season-stats.ts';
 import { Ledger } from '../../src/ledger/ledger.ts';
 import { MemoryStore } from '../../src/store/memory/memory-store.ts';

@@ -2,11 +2,11 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { FastifyReply } from 'fastify';
 import type { BoardView } from '../../src/board/board-view.ts';
-import { ByteBudget } from '../../src/projection/byte-budget.ts';
+import { ByteBudget } from '../../src/perf/byte-budget.ts';
 import { ClientGone } from '../../src/projection/errors.ts';
 import { type RouteDeps, sendSnapshot } from '../../src/http/route-kit.ts';
 import { SnapshotCache } from '../../src/http/snapshot-cache.ts';
-import type { TurnRank } from '../../src/http/turns.ts';
+import type { TurnRank } from '../../src/perf/turns.ts';
 
 /** The parts of the route deps, view and reply that sendSnapshot touches, recording turns and builds. */
 function harness() {

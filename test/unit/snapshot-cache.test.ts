@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { Board } from '../../src/board/board.ts';
 import { type EventFilter, filterKey } from '../../src/projection/event-view.ts';
 import { MemoryBus } from '../../src/bus/memory-bus.ts';
-import { ByteBudget } from '../../src/projection/byte-budget.ts';
+import { ByteBudget } from '../../src/perf/byte-budget.ts';
 import { eventJson } from '../../src/projection/event-json.ts';
 import { SnapshotCache } from '../../src/http/snapshot-cache.ts';
 import { eventPoints } from '../../src/projection/event-view.ts';
@@ -78,11 +78,11 @@ test('a view or an answer is kept from the second time its key is asked; the fir
   const cache = new SnapshotCache(budget);
 
   const body = Buffer.alloc(10_000, 0x20);
-  cache.storeResponse('k', 1, body, 5);
+  cache.storeResponse('k', 1, body, 5, []);
   assert.equal(cache.response('k', 1), undefined, 'asked once: not kept');
   assert.ok(cache.askedBefore('k'), 'but marked as asked');
   assert.ok(budget.stats().bytes < 1_000, `a mark costs ${budget.stats().bytes} bytes`);
-  cache.storeResponse('k', 1, body, 5);
+  cache.storeResponse('k', 1, body, 5, []);
   assert.equal(cache.response('k', 1)?.body, body, 'asked again: kept');
   assert.equal(cache.response('k', 2), undefined, 'for its head only');
   assert.ok(!cache.askedBefore('other'));

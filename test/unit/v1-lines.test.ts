@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { OPEN_SCOPE, type PlanScope } from '../../src/access/plan-scope.ts';
 import { Board } from '../../src/board/board.ts';
 import { MemoryBus } from '../../src/bus/memory-bus.ts';
-import { ByteBudget } from '../../src/projection/byte-budget.ts';
+import { ByteBudget } from '../../src/perf/byte-budget.ts';
 import { V1EventCache, V1FilterCache, v1Filter, viewV1Event } from '../../src/projection/v1-event.ts';
 import { Ledger } from '../../src/ledger/ledger.ts';
 import type { Update } from '../../src/ledger/updates.ts';

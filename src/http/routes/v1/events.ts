@@ -97,10 +97,10 @@ export async function v1EventRoutes(fastify: FastifyInstance, deps: V1Deps): Pro
     lane: boolean,
   ) => {
     const query = request.query as Query;
-    const { sportId, dateMs, scope, view, f, from, to } = sportDay(deps, request, params, query);
+    const { sportId, scope, view, f, from, to } = sportDay(deps, request, params, query);
     // The V2 response cache, under keys of their own: V1 filter keys start with 'v1|'.
     const key = `${f.key}|s|${sportId}|${from}|${scope.delaySeconds}`;
-    if (lane) deps.lane?.remember(request, scope, 'v1', () => keptSnapshot(deps, key, dateMs, scope.delaySeconds), true);
+    if (lane) deps.lane?.remember(request, scope, 'v1', () => keptSnapshot(deps, key, scope.delaySeconds), true);
     return sendSnapshot(deps, reply, key, view, () => {
       const at = view.head;
       const parts: Buffer[] = [];

@@ -40,7 +40,7 @@ export async function eventRoutes(fastify: FastifyInstance, deps: RouteDeps): Pr
       const q = queries.get(request.url, request.query, sportId, scope);
       const [from, to] = dayWindow(dateMs, q.offset);
       const key = `s|${sportId}|${from}|${scope.delaySeconds}|${q.filterKey}|${q.statusKey}`;
-      deps.lane?.remember(request, scope, 'v2', () => keptSnapshot(deps, key, dateMs, scope.delaySeconds), true);
+      deps.lane?.remember(request, scope, 'v2', () => keptSnapshot(deps, key, scope.delaySeconds), true);
       // A build yields a turn between slices of its events (src/http/events-envelope.ts).
       const inWindow = () => view.eventsInWindow(sportId, from, to);
       return sendSnapshot(deps, reply, key, view, (ahead) =>

@@ -31,6 +31,7 @@ import {
   sendKept,
   standing,
 } from '../../route-kit.ts';
+import { rulesOf } from '../../caller-rules.ts';
 import { keepBody } from '../../encoding.ts';
 import { errorResponses } from '../../../projection/schemas.ts';
 import { PlayerGameStatsSchema, TeamGameStatsSchema } from '../../stats-schemas.ts';
@@ -108,13 +109,11 @@ function sendBox(
   let kept = deps.boxes.responses.get(key, stand);
   if (!kept) {
     // Compressed and tagged once, as it is kept: the lane and later polls send these bytes.
-    kept = { ...stand, stats: found.stats, lane: { ...keepBody(body.json, deps.boxes.responses.previous(key)?.lane), points: body.values } };
+    const lane = { ...keepBody(body.json, deps.boxes.responses.previous(key)?.lane), points: body.values, rules: rulesOf(request) };
+    kept = { ...stand, lane };
     deps.boxes.responses.set(key, kept);
   }
-  // Archiving takes an event off the live board without a commit: its kept body is not current then.
-  deps.lane?.remember(request, scope, 'v2', () =>
-    keptStatsLane(deps, deps.boxes.responses, key, scope.delaySeconds, (kept) => deps.views.forDelay(0).getEvent(kept.eventId) !== undefined),
-  );
+  deps.lane?.remember(request, scope, 'v2', () => keptStatsLane(deps, deps.boxes.responses, key, scope.delaySeconds));
   return sendKept(reply, kept.lane);
 }
 

@@ -12,6 +12,7 @@ import { homeLeagueOf } from '../../../catalog/teams/index.ts';
 import { type BoxBody, boxBody, type SerializedBox } from '../../box-score.ts';
 import { badRequest, notFound } from '../../../projection/errors.ts';
 import { parseInteger, parseIntList } from '../../../projection/params.ts';
+import { applyRule, rulesOf } from '../../caller-rules.ts';
 import { callerOf, keptStatsLane, nowOf, requireStats, type RouteDeps, sendKept, standing } from '../../route-kit.ts';
 import { keepBody } from '../../encoding.ts';
 import { errorResponses } from '../../../projection/schemas.ts';
@@ -42,7 +43,6 @@ type SeasonQuery = Static<TObject<typeof seasonQuery>>;
 
 interface Season {
   box: SerializedBox;
-  stats: StatsRequest;
 }
 
 /**
@@ -72,23 +72,24 @@ async function seasonFor(deps: RouteDeps, request: FastifyRequest, view: BoardVi
   const found = deps.seasons.games(scope, live.head, () =>
     seasonGames(live, { teamId: team.team_id, sportIds: league.sport_ids, year, seasonType: seasonType.name }),
   );
-  if (found.games.every((g) => g.box.version <= view.head)) return { box: deps.seasons.season(scope, found), stats };
+  if (found.games.every((g) => g.box.version <= view.head)) return { box: deps.seasons.season(scope, found) };
   const boxes = await Promise.all(
     found.games.map(async (g) => (g.box.version <= view.head ? g.box : foldStats(await deps.games.readStats(g.eventId, view.head)))),
   );
-  return { box: serializeSeason(scope, sumBoxes(team.team_id, boxes)), stats };
+  return { box: serializeSeason(scope, sumBoxes(team.team_id, boxes)) };
 }
 
 /**
  * Answers a season route: from the body kept for this URL and data delay while the board has not
  * moved, else built by `build` (which validates the request and asks the stats-access policy) and
- * kept. A kept body still asks the policy for this caller, before it is metered.
+ * kept. A kept body asks the rules it was given under (the stats-access policy) for this caller,
+ * before it is metered.
  */
 async function serveSeason(
   deps: RouteDeps,
   request: FastifyRequest,
   reply: FastifyReply,
-  build: (view: BoardView) => Promise<{ body: BoxBody; stats: StatsRequest }>,
+  build: (view: BoardView) => Promise<BoxBody>,
 ) {
   const { scope, view } = callerOf(deps, request);
   // As the build reads them (before its first await): a delayed view moves on by itself
@@ -97,12 +98,13 @@ async function serveSeason(
   const key = `${scope.delaySeconds}|${request.url}`;
   let answer = deps.seasons.responses.get(key, now);
   if (answer) {
-    requireStats(deps, request, answer.stats);
+    for (const rule of answer.lane.rules) applyRule(request, rule);
   } else {
-    const { body, stats } = await build(view);
+    const body = await build(view);
     const json = typeof body.json === 'string' ? Buffer.from(body.json) : body.json;
     // Compressed and tagged once, as it is kept: the lane and later polls send these bytes.
-    answer = { json, values: body.values, ...now, stats, lane: { ...keepBody(json, deps.seasons.responses.previous(key)?.lane), points: body.values } };
+    const lane = { ...keepBody(json, deps.seasons.responses.previous(key)?.lane), points: body.values, rules: rulesOf(request) };
+    answer = { json, values: body.values, ...now, lane };
     deps.seasons.responses.set(key, answer);
   }
   deps.lane?.remember(request, scope, 'v2', () => keptStatsLane(deps, deps.seasons.responses, key, scope.delaySeconds));
@@ -132,7 +134,7 @@ export async function seasonStatRoutes(fastify: FastifyInstance, deps: RouteDeps
       serveSeason(deps, request, reply, async (view) => {
         const statIds = parseIntList('stats_ids', request.query.stats_ids, MAX_STATS_IDS);
         const season = await seasonFor(deps, request, view, request.params.teamID, request.query);
-        return { body: boxBody(season.box.teams, undefined, statIds && new Set(statIds)), stats: season.stats };
+        return boxBody(season.box.teams, undefined, statIds && new Set(statIds));
       }),
   );
 
@@ -156,10 +158,7 @@ export async function seasonStatRoutes(fastify: FastifyInstance, deps: RouteDeps
         const statIds = parseIntList('stats_ids', request.query.stats_ids, MAX_STATS_IDS);
         const playerIds = parseIntList('player_ids', request.query.player_ids, MAX_SEASON_PLAYER_IDS);
         const season = await seasonFor(deps, request, view, request.params.teamID, request.query);
-        return {
-          body: boxBody(season.box.players, playerIds && new Set(playerIds), statIds && new Set(statIds)),
-          stats: season.stats,
-        };
+        return boxBody(season.box.players, playerIds && new Set(playerIds), statIds && new Set(statIds));
       }),
   );
 }
