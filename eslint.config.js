@@ -16,6 +16,7 @@ export const LAYERS = {
   store: ['domain', 'catalog', 'changelog', 'perf'],
   'store/sqlite': ['domain', 'catalog', 'changelog', 'perf', 'store'],
   'store/memory': ['domain', 'catalog', 'changelog', 'perf', 'store'],
+  'store/postgres': ['domain', 'catalog', 'changelog', 'perf', 'store'],
   bus: ['domain', 'changelog', 'perf'],
   'bus/redis': ['domain', 'changelog', 'perf', 'bus'],
   access: ['domain', 'catalog', 'perf', 'store'],

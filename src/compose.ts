@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { AccessControl } from './access/access-control.ts';
 import { noteUpgradeClients, TrustedProxies } from './access/client-address.ts';
@@ -35,7 +36,16 @@ import { closeApp } from './ops/shutdown.ts';
 import { packageVersion } from './ops/version.ts';
 import { makeTurns } from './perf/turns.ts';
 import type { HistoryStore } from './store/history.ts';
-import { openSqlite, sqliteBytesOnDisk } from './store/sqlite/database.ts';
+import { checkDataDir, StartError } from './ops/preflight.ts';
+import { lockDataDir } from './store/data-dir-lock.ts';
+import {
+  openSqlite,
+  readSqliteMeta,
+  type SqliteDatabase,
+  sqliteBytesOnDisk,
+  STORE_FILE,
+  storeNeedsUpgrade,
+} from './store/sqlite/database.ts';
 import { SqliteCounterStore } from './store/sqlite/sqlite-counters.ts';
 import { SqliteKeyStore } from './store/sqlite/sqlite-keys.ts';
 import { SqliteStore } from './store/sqlite/sqlite-store.ts';
@@ -102,17 +112,36 @@ export interface ComposeOptions {
   logStream?: NodeJS.WritableStream;
   /** Told as the store's load begins, with how long the last load of this store took (ms), if known. */
   onLoading?: (lastLoadMs: number | undefined) => void;
+  /** Told when another process holds the database's writer lock and the start waits for it. */
+  onWriterWait?: () => void;
 }
 
 /** How long the last load of the store took (ms): the next start's estimate of its own. */
 const LOAD_MS_META = 'store_load_ms';
 
-/** The one place a backend is chosen: today the embedded SQLite store of the data directory. */
-export function openBackends(
+/** Where a store lives: the embedded SQLite file of a data directory, or a PostgreSQL database. */
+export interface StoreTarget {
+  dataDir: string;
+  databaseUrl?: string | undefined;
+}
+
+/**
+ * The one place a backend is chosen: the PostgreSQL store when a database URL is configured, else
+ * the embedded SQLite store of the data directory; the bus given (Redis with --redis-url), else the
+ * in-process one.
+ */
+export async function openBackends(
   config: ServeConfig,
   onError: (err: unknown) => void,
   bus: Bus = new MemoryBus(onError),
-): Backends {
+  onWriterWait?: () => void,
+): Promise<Backends> {
+  if (config.databaseUrl !== undefined) {
+    // Loaded only when asked: the embedded server and the Node-only test tier never load pg.
+    const { openPostgresBackends } = await import('./store/postgres/backends.ts');
+    const pg = await openPostgresBackends(config.databaseUrl, { onError, ...(onWriterWait ? { onWait: onWriterWait } : {}) });
+    return { ...pg, bus };
+  }
   const db = openSqlite(config.dataDir);
   const store = new SqliteStore(db, { checkpointMs: config.limits.checkpointMs, pageThread: true, onError });
   return {
@@ -122,6 +151,73 @@ export function openBackends(
     counterStore: new SqliteCounterStore(db),
     bus,
     bytesOnDisk: () => sqliteBytesOnDisk(config.dataDir),
+  };
+}
+
+/**
+ * Brings a store's schema to this version and closes it (`oddsbase migrate`); `serve` does the same
+ * at every start. A SQLite file is upgraded as it is opened, under the data directory's lock (no
+ * server may run on it meanwhile); PostgreSQL's migrations run under an advisory lock beside
+ * running servers. Returns what was done, in a line.
+ */
+export async function migrateStore(target: StoreTarget): Promise<string> {
+  if (target.databaseUrl !== undefined) {
+    const { migratePostgres } = await import('./store/postgres/backends.ts');
+    const { applied, version } = await migratePostgres(target.databaseUrl);
+    return applied.length === 0
+      ? `the database's schema is at version ${version}: nothing to apply`
+      : `applied migration${applied.length > 1 ? 's' : ''} ${applied.join(', ')}: the schema is at version ${version}`;
+  }
+  checkDataDir(target.dataDir);
+  const lock = lockDataDir(target.dataDir, 'oddsbase migrate');
+  try {
+    openSqlite(target.dataDir).close();
+  } finally {
+    lock.release();
+  }
+  return `the store in ${target.dataDir} is up to date`;
+}
+
+/** What the `keys` commands use beside a running server: keys, saved counters and meta. */
+export interface AccountBackends {
+  keys: KeyStore;
+  counterStore: CounterStore;
+  getMeta(key: string): Promise<string | undefined>;
+  close(): Promise<void>;
+}
+
+/**
+ * The key store of a target for the `keys` commands, which share it with a running server. An
+ * embedded store must exist unless `create` (a mistyped --data-dir would otherwise get a store of
+ * its own: keys listed from nothing, or made where no server looks); it is opened without the data
+ * directory's lock (SQLite serialises the small writes), except when it still has to be upgraded:
+ * that rewrite takes the lock, so it never runs beneath a server, which is told to stop first.
+ */
+export async function openAccounts(target: StoreTarget, opts: { create?: boolean } = {}): Promise<AccountBackends> {
+  if (target.databaseUrl !== undefined) {
+    const { openPostgresAccounts } = await import('./store/postgres/backends.ts');
+    return openPostgresAccounts(target.databaseUrl);
+  }
+  const { dataDir } = target;
+  if (opts.create !== true && !existsSync(join(dataDir, STORE_FILE))) {
+    const hint = opts.create === false ? ', or pass --new-store to make one there' : '';
+    throw new StartError(`no store in ${dataDir} (no ${STORE_FILE}): check --data-dir (env DATA_DIR)${hint}`);
+  }
+  checkDataDir(dataDir);
+  const lock = storeNeedsUpgrade(dataDir) ? lockDataDir(dataDir, 'oddsbase keys') : undefined;
+  let db: SqliteDatabase;
+  try {
+    db = openSqlite(dataDir);
+  } finally {
+    lock?.release();
+  }
+  return {
+    keys: new SqliteKeyStore(db),
+    counterStore: new SqliteCounterStore(db),
+    getMeta: async (key) => readSqliteMeta(db, key),
+    close: async () => {
+      db.close();
+    },
   };
 }
 
@@ -140,7 +236,7 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
   const onError = opts.onError ?? ((err: unknown) => process.stderr.write(`oddsbase: ${String(err)}\n`));
   const limits = config.limits;
   const redis = await redisAdapters(config, now, onError);
-  const backends = openBackends(config, onError, redis?.bus);
+  const backends = await openBackends(config, onError, redis?.bus, opts.onWriterWait);
   const { store, bus } = backends;
   const counters: SavedCounters = redis?.counters ?? new MemoryCounters(now);
   // Usage survives restarts and is visible to `oddsbase keys show`.

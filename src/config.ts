@@ -52,6 +52,11 @@ export interface ServeConfig {
   port: number;
   host: string;
   dataDir: string;
+  /**
+   * A PostgreSQL database (`postgres://…`, env DATABASE_URL) holds the store instead of the SQLite
+   * file of `dataDir`; undefined: the embedded store.
+   */
+  databaseUrl: string | undefined;
   simulator: boolean;
   seed: number;
   speed: number;
@@ -230,6 +235,7 @@ export interface ServeInput {
   port?: string | number;
   host?: string;
   dataDir?: string;
+  databaseUrl?: string;
   simulator?: boolean;
   seed?: string | number;
   speed?: string | number;
@@ -257,8 +263,8 @@ export interface ServeInput {
 const LOOPBACK = /^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|::1|localhost)$/;
 
 /**
- * Command-line values win over the environment (PORT, HOST, DATA_DIR, KEY_HEADER, LOG_LEVEL,
- * METRICS_HOST, METRICS_PORT, METRICS_TOKEN, REDIS_URL).
+ * Command-line values win over the environment (PORT, HOST, DATA_DIR, DATABASE_URL, KEY_HEADER,
+ * LOG_LEVEL, METRICS_HOST, METRICS_PORT, METRICS_TOKEN, REDIS_URL).
  */
 export function resolveServeConfig(input: ServeInput, env: NodeJS.ProcessEnv = process.env): ServeConfig {
   const speedRaw = input.speed ?? env.SIM_SPEED;
@@ -282,6 +288,7 @@ export function resolveServeConfig(input: ServeInput, env: NodeJS.ProcessEnv = p
     port: int('--port', input.port ?? env.PORT, 8080, 0, 65535),
     host: input.host ?? env.HOST ?? '0.0.0.0',
     dataDir: input.dataDir ?? env.DATA_DIR ?? './data',
+    databaseUrl: resolveDatabaseUrl(input.databaseUrl ?? env.DATABASE_URL),
     simulator: input.simulator ?? true,
     seed: int('--seed', input.seed ?? env.SIM_SEED, 1, 0, 2 ** 31 - 1),
     speed,
@@ -298,6 +305,21 @@ export function resolveServeConfig(input: ServeInput, env: NodeJS.ProcessEnv = p
     redisUrl: resolveRedisUrl(input.redisUrl ?? env.REDIS_URL),
     limits: resolveLimits(input.limits ?? {}, env),
   };
+}
+
+/** A PostgreSQL connection URL as `pg` takes it, checked here so a typo stops the start with one line. */
+export function resolveDatabaseUrl(raw: string | undefined): string | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError('--database-url must be a URL such as postgres://user:password@host:5432/oddsbase');
+  }
+  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') {
+    throw new ConfigError(`--database-url must start with postgres:// or postgresql://, got '${url.protocol}//'`);
+  }
+  return raw;
 }
 
 const listOf = (raw: string | undefined): string[] =>

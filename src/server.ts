@@ -83,8 +83,9 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
   const now = opts.now ?? Date.now;
   await preflight(config);
   holdTickShape();
-  // One writer per data directory: a second server would race this one's change ids.
-  const lock = lockDataDir(config.dataDir);
+  // One writer per data directory: a second server would race this one's change ids. A PostgreSQL
+  // store enforces its one writer itself (an advisory lock, src/store/postgres/pg-writer.ts).
+  const lock = config.databaseUrl === undefined ? lockDataDir(config.dataDir) : undefined;
   const startedAt = performance.now();
   const seconds = () => ((performance.now() - startedAt) / 1000).toFixed(1);
   const early = await listenStarting({
@@ -92,7 +93,7 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
     port: config.port,
     ...(config.tls ? { tls: { cert: readFileSync(config.tls.certFile), key: readFileSync(config.tls.keyFile) } } : {}),
   }).catch((err: unknown) => {
-    lock.release();
+    lock?.release();
     throw err;
   });
   const shownHost = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
@@ -108,12 +109,13 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
   const abandon = async (err: unknown, opened?: Services): Promise<never> => {
     await early.close();
     await opened?.close();
-    lock.release();
+    lock?.release();
     throw err;
   };
   const services = await compose(config, {
     now,
     onError: (err) => say(`error: ${String(err)}`),
+    onWriterWait: () => step('waiting for the writer lock: another server writes to this database'),
     logStream: opts.logStream,
     onLoading: (lastMs) =>
       step(lastMs === undefined ? 'loading the store' : `loading the store (about ${Math.max(1, Math.round(lastMs / 1000))} s, as the last start's load took)`),
@@ -130,7 +132,9 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
     say('');
     say('A demo key (Ultra tier, with V1) was created for this data directory:');
     say(terminal ? `  ${demoKey}` : '  (not shown: standard error is not a terminal)');
-    say(`Print it again with: oddsbase keys demo --data-dir ${config.dataDir}`);
+    say(
+      `Print it again with: oddsbase keys demo ${config.databaseUrl === undefined ? `--data-dir ${config.dataDir}` : '--database-url …'}`,
+    );
     say('Make others with:    oddsbase keys create --tier ultra --v1');
     if (terminal) say(`Try it: curl -H '${config.keyHeader}: ${demoKey}' ${url}/api/v2/sports/4/events/$(date -u +%F)`);
     say('');
@@ -244,7 +248,7 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
       await simulator?.stop();
       await metricsListener?.close();
       await services.close();
-      lock.release();
+      lock?.release();
     },
   };
 }

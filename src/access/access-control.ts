@@ -37,9 +37,10 @@ export interface HeaderSink {
 
 const FAR_FUTURE = Date.UTC(9999, 0, 1);
 const DAY = 86_400_000;
-const usedKey = (a: Account, periodId: string) => `use:${a.keyHash}:${periodId}`;
-const overageKey = (a: Account, periodId: string) => `over:${a.keyHash}:${periodId}`;
-const creditKey = (a: Account) => `credit:${a.keyHash}`;
+/** The counters of an account's usage, as the CLI reads them back from the CounterStore too. */
+export const usedKey = (a: Pick<Account, 'keyHash'>, periodId: string) => `use:${a.keyHash}:${periodId}`;
+export const overageKey = (a: Pick<Account, 'keyHash'>, periodId: string) => `over:${a.keyHash}:${periodId}`;
+export const creditKey = (a: Pick<Account, 'keyHash'>) => `credit:${a.keyHash}`;
 
 const seconds = (ms: number) => String(Math.max(1, Math.ceil(ms / 1000)));
 

@@ -1,51 +1,50 @@
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
+import { creditKey, overageKey, usedKey } from '../access/access-control.ts';
 import { accountOf } from '../access/authenticator.ts';
 import { generateKey, hashKey, newKeyRecord } from '../access/keys.ts';
 import { isTier, TIERS, tierLabel } from '../catalog/tiers.ts';
 import { usagePlan } from '../access/usage.ts';
-import { ConfigError, resolveServeConfig } from '../config.ts';
+import { ConfigError, resolveDatabaseUrl, resolveServeConfig } from '../config.ts';
 import { backupStore } from '../ops/backup.ts';
-import { checkDataDir, StartError } from '../ops/preflight.ts';
+import { StartError } from '../ops/preflight.ts';
 import { exitOnSignals } from '../ops/shutdown.ts';
 import { packageVersion } from '../ops/version.ts';
 import { DEMO_KEY_CLEAR_META, type RunningServer, StartStopped, startServer } from '../server.ts';
-import { DataDirInUseError, lockDataDir } from '../store/data-dir-lock.ts';
-import { openSqlite, type SqliteDatabase, STORE_FILE, storeNeedsUpgrade } from '../store/sqlite/database.ts';
-import { SqliteCounterStore } from '../store/sqlite/sqlite-counters.ts';
-import { SqliteKeyStore } from '../store/sqlite/sqlite-keys.ts';
+import { type AccountBackends, migrateStore, openAccounts, type StoreTarget } from '../compose.ts';
+import { DataDirInUseError } from '../store/data-dir-lock.ts';
+import { DatabaseUnusableError } from '../store/postgres/backends.ts';
+import { STORE_FILE } from '../store/sqlite/database.ts';
 
 
 const dataDirOption = () =>
   new Option('--data-dir <dir>', 'data directory (env DATA_DIR)').env('DATA_DIR').default('./data');
 
+const databaseUrlOption = () =>
+  new Option('--database-url <url>', 'a PostgreSQL store, postgres://… (env DATABASE_URL), instead of --data-dir').env(
+    'DATABASE_URL',
+  );
+
 /** A number given on the command line, or undefined; the configuration checks its range. */
 const optionalNumber = (raw: string | undefined) => (raw === undefined ? undefined : Number(raw));
 
-/**
- * The key store of `dataDir`. A `keys` command shares the directory with a running server (SQLite
- * serialises their small writes) without its lock, except when the store still has to be upgraded:
- * that rewrite takes the lock, so it never runs beneath a server, which is told to stop first.
- */
-function openForKeys(dataDir: string, create?: boolean): SqliteDatabase {
-  // A mistyped --data-dir would otherwise get a store of its own: keys listed from nothing, or
-  // made where no server looks.
-  if (create !== true && !existsSync(join(dataDir, 'oddsbase.db'))) {
-    const hint = create === false ? ', or pass --new-store to make one there' : '';
-    throw new StartError(`no store in ${dataDir} (no oddsbase.db): check --data-dir (env DATA_DIR)${hint}`);
-  }
-  checkDataDir(dataDir);
-  const lock = storeNeedsUpgrade(dataDir) ? lockDataDir(dataDir, 'oddsbase keys') : undefined;
-  try {
-    return openSqlite(dataDir);
-  } finally {
-    lock?.release();
-  }
-}
+/** The store a command names with --data-dir and --database-url, the URL checked as `serve` checks it. */
+const targetOf = (opts: { dataDir: string; databaseUrl?: string }): StoreTarget => ({
+  dataDir: opts.dataDir,
+  databaseUrl: resolveDatabaseUrl(opts.databaseUrl),
+});
 
-function keyStore(dataDir: string, create?: boolean): SqliteKeyStore {
-  return new SqliteKeyStore(openForKeys(dataDir, create));
+/** Runs `use` with the accounts of the command's store, closed after. */
+async function withAccounts<T>(
+  opts: { dataDir: string; databaseUrl?: string },
+  use: (a: AccountBackends) => Promise<T>,
+  create?: boolean,
+): Promise<T> {
+  const accounts = await openAccounts(targetOf(opts), create === undefined ? {} : { create });
+  try {
+    return await use(accounts);
+  } finally {
+    await accounts.close();
+  }
 }
 
 const program = new Command('oddsbase')
@@ -59,6 +58,7 @@ program
   .option('--port <port>', 'port to listen on (env PORT)', process.env.PORT ?? '8080')
   .option('--host <host>', 'address to listen on (env HOST)', process.env.HOST ?? '0.0.0.0')
   .addOption(dataDirOption())
+  .addOption(databaseUrlOption())
   .option('--no-simulator', 'serve stored data only, without the live simulator')
   .option('--seed <n>', 'simulator seed (env SIM_SEED)')
   .option('--speed <x>', 'run live game clocks x times faster (env SIM_SPEED)')
@@ -103,6 +103,7 @@ program
       port: opts.port,
       host: opts.host,
       dataDir: opts.dataDir,
+      databaseUrl: opts.databaseUrl,
       simulator: opts.simulator,
       seed: opts.seed,
       speed: opts.speed,
@@ -153,12 +154,22 @@ program
   .description("copy a store, a running server's too, into one consistent file (SQLite's online backup)")
   .requiredOption('--out <file>', 'the backup file to write (never overwritten)')
   .addOption(dataDirOption())
+  .addOption(databaseUrlOption())
   .addHelpText(
     'after',
     '\nRestore: put the file in an empty data directory as oddsbase.db and run\n' +
       '`oddsbase serve --data-dir DIR`: ids continue from the copy, under a new log epoch.',
   )
   .action(async (opts) => {
+    if (targetOf(opts).databaseUrl !== undefined) {
+      // PostgreSQL's own tool copies a live database consistently; oddsbase adds nothing to it.
+      process.stderr.write(
+        'oddsbase: a PostgreSQL store is backed up with pg_dump, not oddsbase backup: ' +
+          'pg_dump --format=custom --file=oddsbase.dump "$DATABASE_URL" (docs/deploy.md)\n',
+      );
+      process.exitCode = 1;
+      return;
+    }
     try {
       const r = await backupStore(opts.dataDir, STORE_FILE, opts.out);
       process.stdout.write(
@@ -168,6 +179,15 @@ program
       process.stderr.write(`oddsbase: backup failed: ${(err as Error).message}\n`);
       process.exitCode = 1;
     }
+  });
+
+program
+  .command('migrate')
+  .description("bring the store's schema to this version and exit (serve does it at start too)")
+  .addOption(dataDirOption())
+  .addOption(databaseUrlOption())
+  .action(async (opts) => {
+    process.stdout.write(`${await migrateStore(targetOf(opts))}\n`);
   });
 
 const keys = program.command('keys').description('manage API keys (stored hashed, never in clear)');
@@ -215,6 +235,7 @@ keys
     return new Date(v).toISOString();
   })
   .addOption(dataDirOption())
+  .addOption(databaseUrlOption())
   .option('--new-store', 'make a store in --data-dir if it has none (else a mistyped directory is refused)')
   .action(async (opts) => {
     if (opts.v2 === false && !opts.v1) {
@@ -222,21 +243,19 @@ keys
       process.exitCode = 2;
       return;
     }
-    const store = keyStore(opts.dataDir, opts.newStore === true);
     const key = generateKey();
-    await store.insert(
-      newKeyRecord(key, opts.tier, {
-        label: opts.label,
-        billing: opts.billing,
-        createdAt: opts.createdAt,
-        budgetCapUsd: opts.budgetCap,
-        v1: opts.v1 === true,
-        v2: opts.v2 !== false,
-        credits: opts.credits,
-        creditsExpiry: opts.creditsExpiry,
-        expiresAt: opts.expiresAt,
-      }),
-    );
+    const record = newKeyRecord(key, opts.tier, {
+      label: opts.label,
+      billing: opts.billing,
+      createdAt: opts.createdAt,
+      budgetCapUsd: opts.budgetCap,
+      v1: opts.v1 === true,
+      v2: opts.v2 !== false,
+      credits: opts.credits,
+      creditsExpiry: opts.creditsExpiry,
+      expiresAt: opts.expiresAt,
+    });
+    await withAccounts(opts, (a) => a.keys.insert(record), opts.newStore === true);
     process.stdout.write(`${key}\n`);
   });
 
@@ -244,21 +263,23 @@ keys
   .command('show <key>')
   .description('print the account behind a key and its usage in the current period')
   .addOption(dataDirOption())
+  .addOption(databaseUrlOption())
   .action(async (key: string, opts) => {
-    const db = openForKeys(opts.dataDir);
-    const record = await new SqliteKeyStore(db).findByHash(hashKey(key));
+    const now = Date.now();
+    const { record, saved } = await withAccounts(opts, async (a) => ({
+      record: await a.keys.findByHash(hashKey(key)),
+      saved: await a.counterStore.read('', now),
+    }));
     if (!record) {
       process.stderr.write('no such key\n');
       process.exitCode = 1;
       return;
     }
-    const now = Date.now();
     const account = accountOf(record);
     const plan = usagePlan(account, now);
-    const counters = new SqliteCounterStore(db);
-    const saved = new Map((await counters.read('', now)).map((e) => [e.key, e.value]));
-    const value = (k: string) => saved.get(k) ?? 0;
-    const used = value(`use:${record.key_hash}:${plan.primary.id}`);
+    const values = new Map(saved.map((e) => [e.key, e.value]));
+    const value = (k: string) => values.get(k) ?? 0;
+    const used = value(usedKey(account, plan.primary.id));
     const lines: [string, string][] = [
       ['key', `${record.key_prefix}…`],
       ['label', record.label],
@@ -278,17 +299,17 @@ keys
     if (plan.monthly) {
       lines.push([
         'month',
-        `${value(`use:${record.key_hash}:${plan.monthly.window.id}`)} of ${plan.monthly.cap}`,
+        `${value(usedKey(account, plan.monthly.window.id))} of ${plan.monthly.cap}`,
       ]);
     }
     if (record.credits > 0) {
       lines.push([
         'credits',
-        `${Math.max(0, record.credits - value(`credit:${record.key_hash}`))} left of ${record.credits}`,
+        `${Math.max(0, record.credits - value(creditKey(account)))} left of ${record.credits}`,
       ]);
     }
     if (record.tier !== 'free')
-      lines.push(['overage', `${value(`over:${record.key_hash}:${plan.primary.id}`)} points`]);
+      lines.push(['overage', `${value(overageKey(account, plan.primary.id))} points`]);
     for (const [k, v] of lines) process.stdout.write(`${k.padEnd(14)} ${v}\n`);
   });
 
@@ -296,27 +317,30 @@ keys
   .command('demo')
   .description("print the demo key the first start of --data-dir made, unless it was revoked")
   .addOption(dataDirOption())
+  .addOption(databaseUrlOption())
   .action(async (opts) => {
-    const db = openForKeys(opts.dataDir);
-    const row = db.prepare('SELECT value FROM meta WHERE key = ?').get(DEMO_KEY_CLEAR_META) as { value: string } | undefined;
-    const record = row && (await new SqliteKeyStore(db).findByHash(hashKey(row.value)));
-    if (!record || record.revoked_at) {
+    const { demoKey, record } = await withAccounts(opts, async (a) => {
+      const clear = await a.getMeta(DEMO_KEY_CLEAR_META);
+      return { demoKey: clear, record: clear === undefined ? undefined : await a.keys.findByHash(hashKey(clear)) };
+    });
+    if (demoKey === undefined || !record || record.revoked_at) {
       process.stderr.write(
-        `oddsbase: no demo key in ${opts.dataDir} (made only by the first start of an empty store, or revoked): ` +
+        `oddsbase: no demo key in ${opts.databaseUrl ? 'the database' : opts.dataDir} (made only by the first start of an empty store, or revoked): ` +
           'make one with oddsbase keys create --tier ultra --v1\n',
       );
       process.exitCode = 1;
       return;
     }
-    process.stdout.write(`${row.value}\n`);
+    process.stdout.write(`${demoKey}\n`);
   });
 
 keys
   .command('list')
   .description('list keys by prefix (the keys themselves are not stored)')
   .addOption(dataDirOption())
+  .addOption(databaseUrlOption())
   .action(async (opts) => {
-    const rows = await keyStore(opts.dataDir).list();
+    const rows = await withAccounts(opts, (a) => a.keys.list());
     if (rows.length === 0) {
       process.stdout.write('no keys\n');
       return;
@@ -331,21 +355,19 @@ keys
   .command('revoke <key>')
   .description('revoke a key, given in full or by the prefix that `keys list` shows')
   .addOption(dataDirOption())
+  .addOption(databaseUrlOption())
   .action(async (key: string, opts) => {
-    const store = keyStore(opts.dataDir);
     const prefix = key.replace(/…$/, '');
-    const exact = await store.revoke({ hash: hashKey(key) }, new Date().toISOString());
-    const matches =
-      exact > 0 ? [] : (await store.list()).filter((r) => r.key_prefix === prefix && !r.revoked_at);
-    if (exact === 0 && matches.length > 1) {
-      process.stderr.write(`${matches.length} active keys share the prefix ${prefix}; give the full key\n`);
-      process.exitCode = 1;
-      return;
-    }
-    const n =
-      exact > 0 ? exact : matches.length === 1 ? await store.revoke({ prefix }, new Date().toISOString()) : 0;
-    if (n === 0) {
-      process.stderr.write('no active key matches\n');
+    const outcome = await withAccounts(opts, async ({ keys: store }) => {
+      const exact = await store.revoke({ hash: hashKey(key) }, new Date().toISOString());
+      if (exact > 0) return 'revoked';
+      const matches = (await store.list()).filter((r) => r.key_prefix === prefix && !r.revoked_at);
+      if (matches.length > 1) return `${matches.length} active keys share the prefix ${prefix}; give the full key`;
+      const n = matches.length === 1 ? await store.revoke({ prefix }, new Date().toISOString()) : 0;
+      return n > 0 ? 'revoked' : 'no active key matches';
+    });
+    if (outcome !== 'revoked') {
+      process.stderr.write(`${outcome}\n`);
       process.exitCode = 1;
       return;
     }
@@ -375,6 +397,10 @@ try {
   if (isEnvironmentError(err)) {
     // The file system refused (a read-only disk, a directory this user may not write): one line.
     process.stderr.write(`oddsbase: ${(err as Error).message}: check --data-dir and its permissions\n`);
+    process.exit(1);
+  }
+  if (err instanceof DatabaseUnusableError) {
+    process.stderr.write(`oddsbase: ${err.message}\n`);
     process.exit(1);
   }
   if (err instanceof DataDirInUseError) {

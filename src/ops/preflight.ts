@@ -67,7 +67,8 @@ export function checkDataDir(dir: string, option = '--data-dir'): void {
 
 /** Every port, path and permission a `serve` needs, checked before it opens the store. */
 export async function preflight(config: ServeConfig): Promise<void> {
-  checkDataDir(config.dataDir);
+  // A PostgreSQL store keeps nothing in the data directory.
+  if (config.databaseUrl === undefined) checkDataDir(config.dataDir);
   await checkPort(config.host, config.port, '--port (env PORT)');
   if (config.metrics.port !== undefined) {
     await checkPort(config.metrics.host, config.metrics.port, '--metrics-port (env METRICS_PORT)');

@@ -8,6 +8,7 @@ import { epochGaps } from '../../src/ops/backup.ts';
 import type { Store } from '../../src/store/store.ts';
 import { type Limits, resolveServeConfig, type ServeConfig } from '../../src/config.ts';
 import { type RunningServer, startServer } from '../../src/server.ts';
+import { dropTestDatabase, testDatabaseUrl } from './test-store.ts';
 
 export interface TestServer {
   server: RunningServer;
@@ -76,6 +77,7 @@ export async function startTestServer(
       port: 0,
       host: '127.0.0.1',
       dataDir,
+      databaseUrl: await testDatabaseUrl(dataDir),
       simulator: opts.simulator ?? false,
       seed: opts.seed ?? 7,
       speed: opts.speed ?? 1,
@@ -125,7 +127,10 @@ export async function startTestServer(
     },
     async close(closeOpts = {}) {
       await server.close();
-      if (!closeOpts.keepData) rmSync(dataDir, { recursive: true, force: true });
+      if (!closeOpts.keepData) {
+        rmSync(dataDir, { recursive: true, force: true });
+        await dropTestDatabase(dataDir);
+      }
     },
   };
 }

