@@ -273,7 +273,10 @@ function get(agent: Agent, port: number, path: string, key: string): Promise<Ans
 }
 
 async function getJson<T>(server: Server, path: string, key: string): Promise<T> {
-  const res = await fetch(server.url + path, { headers: { 'X-Service-Key': key }, signal: AbortSignal.timeout(60_000) });
+  const res = await fetch(server.url + path, {
+    headers: { 'X-Service-Key': key },
+    signal: AbortSignal.timeout(60_000),
+  });
   if (res.status !== 200) throw new Error(`GET ${path} answered ${res.status}: ${(await res.text()).slice(0, 300)}`);
   return (await res.json()) as T;
 }
@@ -631,7 +634,9 @@ async function runFilters(dataDir: string, keys: Keys, opts: Required<BoundedOpt
   try {
     const rss = new RssSampler(server.child.pid);
     const { paths, pairs } = await distinctFilters(server, keys, opts.requests);
-    log(`bounded/filters: ${int(paths.length)} distinct filters over ${pairs} sport-dates; baseline ${opts.baselineS} s`);
+    log(
+      `bounded/filters: ${int(paths.length)} distinct filters over ${pairs} sport-dates; baseline ${opts.baselineS} s`,
+    );
     const baseEnd = Date.now() + opts.baselineS * 1000;
     const baseline = await ultraPoller(server, keys.ultra, () => Date.now() >= baseEnd);
     const baseSamples = rss.samples.length;
@@ -684,9 +689,7 @@ function unreadRequests(port: number, paths: readonly string[], key: string): Pr
   return new Promise((resolve) => {
     const socket = connect(port, '127.0.0.1', () => {
       socket.pause();
-      socket.write(
-        paths.map((p) => `GET ${p} HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Service-Key: ${key}\r\n\r\n`).join(''),
-      );
+      socket.write(paths.map((p) => `GET ${p} HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Service-Key: ${key}\r\n\r\n`).join(''));
       resolve(socket);
     });
     socket.on('error', () => {});
@@ -957,7 +960,7 @@ export function boundedMarkdown(r: BoundedResult): string {
       `- the server closed ${u.closed} of the ${u.connections} (its warnings)` +
         (u.closed > 0
           ? `, median ${ms(u.closedMedianS)} s and last ${ms(u.closedLastS)} s after the first request`
-          : ' (what the kernel took into its socket buffers is no longer the server\'s to time out)') +
+          : " (what the kernel took into its socket buffers is no longer the server's to time out)") +
         `; held ${u.holdS} s; the server used ${(u.serverCpu * 100).toFixed(0)}% of a CPU`,
       `- RSS: baseline median ${mb(u.rssBaseline.median)}; during median ${mb(u.rssLoad.median)}, ` +
         `peak ${mb(u.rssLoad.peak)}; at the end of the hold ${mb(u.rssEndOfHold)}; peak from the listen on ` +

@@ -74,7 +74,7 @@ async function paced(
     keys.map(async (key, k) => {
       // Keys start spread over the first interval, so the load is even.
       await sleep((k / keys.length) * (1000 / rate));
-      for (let next = performance.now(); Date.now() < until; ) {
+      for (let next = performance.now(); Date.now() < until;) {
         const r = await timed(url, key);
         if (r.ok) into.push(r.ms);
         else {
@@ -166,14 +166,16 @@ export async function runDelayed(opts: { seconds?: number } = {}): Promise<Delay
     sampling = false;
     await Promise.all([sampler, polling]);
     const head = Number(
-      ((await (await fetch(url, { headers: { 'X-Service-Key': ultra[0]! } })).json()) as { meta: { delta_last_id: string } })
-        .meta.delta_last_id,
+      (
+        (await (await fetch(url, { headers: { 'X-Service-Key': ultra[0]! } })).json()) as {
+          meta: { delta_last_id: string };
+        }
+      ).meta.delta_last_id,
     );
     const stat = (xs: number[]) => ({ p50: median(xs), p99: percentile(xs, 99), n: xs.length });
     const rssPeak = Math.max(...rss);
     const met =
-      rssPeak < TARGET_RSS &&
-      Object.values(firsts).every((f) => f.failed === 0 && f.p99 < TARGET_FIRST_P99_MS);
+      rssPeak < TARGET_RSS && Object.values(firsts).every((f) => f.failed === 0 && f.p99 < TARGET_FIRST_P99_MS);
     return {
       seconds,
       ultraBaseline: stat(baseline),
@@ -204,7 +206,8 @@ export function delayedMarkdown(r: DelayedResult): string {
     `| Ultra, baseline (${ULTRA_KEYS} keys × ${ULTRA_RATE}/s) | ${int(r.ultraBaseline.n)} | ${ms(r.ultraBaseline.p50)} | ${ms(r.ultraBaseline.p99)} |`,
     `| Ultra, while delayed keys make their first request | ${int(r.ultraDuring.n)} | ${ms(r.ultraDuring.p50)} | ${ms(r.ultraDuring.p99)} |`,
     ...Object.entries(r.firsts).map(
-      ([tier, f]) => `| first request of a fresh ${tier} key | ${f.n} (${f.failed} failed) | ${ms(f.p50)} | ${ms(f.p99)} (max ${ms(f.max)}) |`,
+      ([tier, f]) =>
+        `| first request of a fresh ${tier} key | ${f.n} (${f.failed} failed) | ${ms(f.p50)} | ${ms(f.p99)} (max ${ms(f.max)}) |`,
     ),
     '',
     `- server: \`node ${r.nodeFlags.join(' ')} bin/oddsbase.js serve\` (npm start's flags), live simulator, fresh data directory; ${int(r.head)} changes at the end`,

@@ -70,7 +70,14 @@ const SERVER_CPU = '0';
 const CLIENT_CPU = '1';
 
 /** Headers the bare server writes itself: node:http's own, and the body's. */
-const NODE_HEADERS = new Set(['date', 'connection', 'keep-alive', 'transfer-encoding', 'content-length', 'content-type']);
+const NODE_HEADERS = new Set([
+  'date',
+  'connection',
+  'keep-alive',
+  'transfer-encoding',
+  'content-length',
+  'content-type',
+]);
 
 export interface EventsOptions {
   /** The snapshot path without its query; the V2 NBA events of today by default. */
@@ -250,7 +257,8 @@ function countV2(body: unknown): { events: number; prices: number } {
   const parsed = body as { events: { markets: { participants: { lines: { prices: object }[] }[] }[] }[] };
   let prices = 0;
   for (const e of parsed.events)
-    for (const m of e.markets) for (const p of m.participants) for (const l of p.lines) prices += Object.keys(l.prices).length;
+    for (const m of e.markets)
+      for (const p of m.participants) for (const l of p.lines) prices += Object.keys(l.prices).length;
   return { events: parsed.events.length, prices };
 }
 
@@ -285,7 +293,10 @@ export async function runEvents(opts: EventsOptions = {}): Promise<EventsResult>
       // the same data (every book, period and live market) without being throttled.
       tier: 'enterprise',
       burstPerSecond: 1_000_000_000,
-      nodeArgs: [...(opts.nodeFlags ?? []), ...(opts.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${opts.cpuProfDir}`] : [])],
+      nodeArgs: [
+        ...(opts.nodeFlags ?? []),
+        ...(opts.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${opts.cpuProfDir}`] : []),
+      ],
     });
     log(`events: oddsbase listens on ${server.url} after ${((Date.now() - started) / 1000).toFixed(1)} s`);
     restoreAffinity = canPin() ? currentAffinity() : undefined;
@@ -297,15 +308,15 @@ export async function runEvents(opts: EventsOptions = {}): Promise<EventsResult>
     const url = server.url + path;
     const headers = { 'X-Service-Key': server.key };
     // The plain answer, as autocannon (which sends no Accept-Encoding) receives it.
-    const res = await fetch(url, { headers: { ...headers, 'Accept-Encoding': 'identity' }, signal: AbortSignal.timeout(10_000) });
+    const res = await fetch(url, {
+      headers: { ...headers, 'Accept-Encoding': 'identity' },
+      signal: AbortSignal.timeout(10_000),
+    });
     const body = Buffer.from(await res.arrayBuffer());
     if (res.status !== 200) throw new Error(`GET ${path} answered ${res.status}: ${body.toString()}`);
     const contentType = res.headers.get('content-type') ?? 'application/json';
     const { events, prices } = (opts.count ?? countV2)(JSON.parse(body.toString()));
-    log(
-      `events: ${path} -> ${int(body.length)} bytes, ${events} events, ` +
-        `${int(prices)} prices (${contentType})`,
-    );
+    log(`events: ${path} -> ${int(body.length)} bytes, ${events} events, ` + `${int(prices)} prices (${contentType})`);
     if (events === 0) throw new Error(`no events in ${path}: the simulator did not fill the board`);
 
     const bodyFile = join(scratch, 'body.json');
@@ -313,7 +324,10 @@ export async function runEvents(opts: EventsOptions = {}): Promise<EventsResult>
     // The same bytes: the answer's headers too (the plan's, the usage counts), but for those node adds
     // itself to every answer and those of the body, which the bare server sets.
     const headersFile = join(scratch, 'headers.json');
-    writeFileSync(headersFile, JSON.stringify(Object.fromEntries([...res.headers].filter(([n]) => !NODE_HEADERS.has(n)))));
+    writeFileSync(
+      headersFile,
+      JSON.stringify(Object.fromEntries([...res.headers].filter(([n]) => !NODE_HEADERS.has(n)))),
+    );
     const barePort = await freePort();
     const bareProfDir = opts.cpuProfDir && join(opts.cpuProfDir, 'bare');
     bare = spawnNode(
@@ -329,7 +343,9 @@ export async function runEvents(opts: EventsOptions = {}): Promise<EventsResult>
     );
     const bareUrl = `http://127.0.0.1:${barePort}${path}`;
     await waitForHttp(bareUrl, bare, 60_000);
-    const check = Buffer.from(await (await fetch(bareUrl, { headers: { 'Accept-Encoding': 'identity' } })).arrayBuffer());
+    const check = Buffer.from(
+      await (await fetch(bareUrl, { headers: { 'Accept-Encoding': 'identity' } })).arrayBuffer(),
+    );
     if (!check.equals(body)) throw new Error('the bare server does not return the captured bytes');
 
     log('events: warm-up (3 s each)');
@@ -468,7 +484,9 @@ export function eventsMarkdown(r: EventsResult): string {
     '|---|---:|---:|---:|---:|---:|---:|---:|',
     row('oddsbase (live simulator)', r.med.oddsbase),
     row('bare node:http, same bytes', r.med.bare),
-    ...(r.med.heapBare ? [row(`bare node:http, same bytes, holding ${r.heapMb} MB of heap, oddsbase's node flags`, r.med.heapBare)] : []),
+    ...(r.med.heapBare
+      ? [row(`bare node:http, same bytes, holding ${r.heapMb} MB of heap, oddsbase's node flags`, r.med.heapBare)]
+      : []),
     '',
     `- response captured once: ${int(r.bodyBytes)} bytes, ${r.events} events, ${int(r.prices)} prices`,
     `- the ledger head moved by ${int(r.headAdvance)} changes during the measured runs; with no requests ` +
@@ -484,7 +502,7 @@ export function eventsMarkdown(r: EventsResult): string {
     ...(r.serverCpuQuota !== undefined
       ? [
           `- every server held to ${r.serverCpuQuota}% of one CPU in the measured rounds (a cgroup quota), so that ` +
-            'the client keeps ahead of it: req/s is each server\'s capacity at that share',
+            "the client keeps ahead of it: req/s is each server's capacity at that share",
         ]
       : []),
     `- oddsbase / bare: ${pct(r.ratio)}, target >= ${pct(r.target)}: ${r.met ? 'met' : '**missed**'}` +
@@ -514,7 +532,8 @@ export function eventsMarkdown(r: EventsResult): string {
     if (!p) continue;
     // Per request as well as in total: the two servers answer different numbers of requests.
     const perRequest = (ms: number) => `${((ms * 1000) / Math.max(1, p.requests)).toFixed(2).padStart(6)} µs/req`;
-    const show = (f: FrameTime) => `${f.ms.toFixed(0).padStart(7)} ms ${perRequest(f.ms)} ${pct(f.share).padStart(6)}  ${f.frame}`;
+    const show = (f: FrameTime) =>
+      `${f.ms.toFixed(0).padStart(7)} ms ${perRequest(f.ms)} ${pct(f.share).padStart(6)}  ${f.frame}`;
     lines.push(
       `CPU profile of the ${name} server during its runs (${p.file}), ${(p.totalMs / 1000).toFixed(1)} s sampled ` +
         `over ${int(p.requests)} requests, top self time:`,
@@ -524,7 +543,8 @@ export function eventsMarkdown(r: EventsResult): string {
       '```',
       '',
     );
-    if (name === 'oddsbase') lines.push('Inclusive time of selected functions:', '', '```text', ...p.inclusive.map(show), '```', '');
+    if (name === 'oddsbase')
+      lines.push('Inclusive time of selected functions:', '', '```text', ...p.inclusive.map(show), '```', '');
   }
   return lines.join('\n');
 }
@@ -541,8 +561,7 @@ export function parseEventsArgs(argv: string[]): EventsOptions {
       const dir = argv[++i];
       if (dir === undefined) throw new Error('--cpu-prof needs a directory');
       opts.cpuProfDir = resolve(dir);
-    }
-    else if (a === '--heap-matched') opts.heapMatched = true;
+    } else if (a === '--heap-matched') opts.heapMatched = true;
     else if (a === '--server-cpu-quota') opts.serverCpuQuota = Number(argv[++i]);
     else if (a === '--node-flags') opts.nodeFlags = (argv[++i] ?? '').split(/\s+/).filter(Boolean);
     else throw new Error(`unknown argument ${a}`);

@@ -107,7 +107,12 @@ export async function runGzip(rounds = 3, durationS = 4, rate = 1000): Promise<G
   const undoSignals = cleanupOnSignal(cleanup);
   try {
     log('gzip: starting oddsbase with the live simulator (it fills its history first)');
-    server = await startOddsbase({ port: await freePort(), cpu: SERVER_CPU, tier: 'enterprise', burstPerSecond: 1_000_000_000 });
+    server = await startOddsbase({
+      port: await freePort(),
+      cpu: SERVER_CPU,
+      tier: 'enterprise',
+      burstPerSecond: 1_000_000_000,
+    });
     restoreAffinity = canPin() ? currentAffinity() : undefined;
     if (restoreAffinity) pinSelf(CLIENT_CPU);
     const url = server.url + path;
@@ -155,7 +160,13 @@ export async function runGzip(rounds = 3, durationS = 4, rate = 1000): Promise<G
     const idle0 = cpuSeconds(pid) ?? 0;
     await sleep(5000);
     const idleCpu = ((cpuSeconds(pid) ?? 0) - idle0) / 5;
-    const runs = { plain: [] as RunStats[], barePlain: [] as RunStats[], gzip: [] as RunStats[], bareGzip: [] as RunStats[], notModified: [] as RunStats[] };
+    const runs = {
+      plain: [] as RunStats[],
+      barePlain: [] as RunStats[],
+      gzip: [] as RunStats[],
+      bareGzip: [] as RunStats[],
+      notModified: [] as RunStats[],
+    };
     let conditional = 0;
     let notModified = 0;
     for (let i = 0; i < rounds; i++) {

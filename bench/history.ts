@@ -209,8 +209,7 @@ export interface HistoryResult {
 }
 
 const rows = (b: any) => b.history.length;
-const points = (b: any) =>
-  Object.values(b.series as Record<string, unknown[]>).reduce((n, s) => n + s.length, 0);
+const points = (b: any) => Object.values(b.series as Record<string, unknown[]>).reduce((n, s) => n + s.length, 0);
 const prices = (b: any) => {
   let n = 0;
   for (const e of b.events)
@@ -261,9 +260,7 @@ function cases(board: Board, first: number): Case[] {
 
 export async function runHistory(): Promise<HistoryResult> {
   const dir = makeTmpDir('history');
-  const services = await compose(
-    resolveServeConfig({ dataDir: dir, simulator: false, logLevel: 'silent' }, {}),
-  );
+  const services = await compose(resolveServeConfig({ dataDir: dir, simulator: false, logLevel: 'silent' }, {}));
   const { ledger, board, keys, app } = services;
   const key = generateKey();
   // Sequential requests as fast as they come: a burst ceiling the bench cannot reach.

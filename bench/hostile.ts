@@ -16,9 +16,24 @@ import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { parseArgs } from 'node:util';
 import { WebSocket } from 'ws';
-import { canPin, cleanupOnSignal, freePort, isMain, log, machineInfo, mb, median, pinSelf, sleep, startOddsbase } from './lib.ts';
+import {
+  canPin,
+  cleanupOnSignal,
+  freePort,
+  isMain,
+  log,
+  machineInfo,
+  mb,
+  median,
+  pinSelf,
+  sleep,
+  startOddsbase,
+} from './lib.ts';
 
-const junk = (n: number) => Array.from({ length: n }, () => Math.random().toString(36).slice(2)).join('').slice(0, n);
+const junk = (n: number) =>
+  Array.from({ length: n }, () => Math.random().toString(36).slice(2))
+    .join('')
+    .slice(0, n);
 
 /** One raw request on its own connection; resolves with the status line, or 'closed'. */
 function rawRequest(port: number, bytes: Buffer): Promise<string> {
@@ -41,7 +56,10 @@ function request(line: string, headers: Record<string, string> = {}, body: strin
     .map(([k, v]) => `${k}: ${v}\r\n`)
     .join('');
   const len = body.length > 0 ? `Content-Length: ${Buffer.byteLength(body)}\r\n` : '';
-  return Buffer.concat([Buffer.from(`${line}\r\n${fields}${len}\r\n`, 'latin1'), Buffer.isBuffer(body) ? body : Buffer.from(body)]);
+  return Buffer.concat([
+    Buffer.from(`${line}\r\n${fields}${len}\r\n`, 'latin1'),
+    Buffer.isBuffer(body) ? body : Buffer.from(body),
+  ]);
 }
 
 /** The REST corpus: every item a distinct request. */
@@ -53,15 +71,31 @@ function restCorpus(key: string): Buffer[] {
     request(`GET /api/v2/events/${junk(40)} HTTP/1.1`, k),
     request(`GET /api/v2/sports/${junk(6)}/events/${today} HTTP/1.1`, k),
     request(`GET /api/v2/sports/4/events/2026-13-${junk(2)} HTTP/1.1`, k),
-    request(`GET /api/v2/sports/4/events/${today}?market_ids=${Array.from({ length: 2000 }, (_, i) => i).join(',')} HTTP/1.1`, k),
-    request(`GET /api/v2/sports/4/events/${today}?${Array.from({ length: 200 }, (_, i) => `p${i}=${junk(20)}`).join('&')} HTTP/1.1`, k),
-    request(`GET /api/v2/sports/4/events/${today}?affiliate_ids=${encodeURIComponent(junk(500))}&offset=%${junk(2)} HTTP/1.1`, k),
+    request(
+      `GET /api/v2/sports/4/events/${today}?market_ids=${Array.from({ length: 2000 }, (_, i) => i).join(',')} HTTP/1.1`,
+      k,
+    ),
+    request(
+      `GET /api/v2/sports/4/events/${today}?${Array.from({ length: 200 }, (_, i) => `p${i}=${junk(20)}`).join('&')} HTTP/1.1`,
+      k,
+    ),
+    request(
+      `GET /api/v2/sports/4/events/${today}?affiliate_ids=${encodeURIComponent(junk(500))}&offset=%${junk(2)} HTTP/1.1`,
+      k,
+    ),
     request(`GET /api/v2/events/${encodeURIComponent(`' OR 1=1--${junk(8)}`)} HTTP/1.1`, k),
     request(`GET /api/v2/sports/4/events/${today}?event_status=%3Cscript%3E${junk(8)}%00 HTTP/1.1`, k),
     request(`GET /docs/../../etc/passwd${junk(4)} HTTP/1.1`, k),
     request(`GET /api/v2/sports HTTP/1.1`, { ...k, 'X-Long': junk(8000) }),
-    request(`GET /api/v2/sports HTTP/1.1`, Object.fromEntries(Array.from({ length: 120 }, (_, i) => [`X-H${i}`, junk(30)]))),
-    request(`GET /api/v2/sports/4/events/${today} HTTP/1.1`, k, Buffer.alloc(512 * 1024 + Math.floor(Math.random() * 1536 * 1024), 120)),
+    request(
+      `GET /api/v2/sports HTTP/1.1`,
+      Object.fromEntries(Array.from({ length: 120 }, (_, i) => [`X-H${i}`, junk(30)])),
+    ),
+    request(
+      `GET /api/v2/sports/4/events/${today} HTTP/1.1`,
+      k,
+      Buffer.alloc(512 * 1024 + Math.floor(Math.random() * 1536 * 1024), 120),
+    ),
     request(`GET /api/v2/markets?key=${badKey} HTTP/1.1`),
     request(`GET /api/v2/events/${badKey}${junk(4)} HTTP/1.1`, k),
     request(`GET /api/v2/markets HTTP/1.1`, { 'X-Service-Key': `${badKey.slice(0, 20)}${junk(20)}` }),
@@ -76,7 +110,12 @@ function restCorpus(key: string): Buffer[] {
 function streamCase(wsBase: string, key: string, kind: number): Promise<void> {
   return new Promise((resolve) => {
     const badKey = `ob_${'fedcba9876543210'.repeat(3).slice(0, 40)}`;
-    const url = kind === 0 ? `${wsBase}/api/v2/ws/${badKey}` : kind === 1 ? `${wsBase}/api/v2/ws/markets?sport_ids=${badKey}` : `${wsBase}/api/v2/ws`;
+    const url =
+      kind === 0
+        ? `${wsBase}/api/v2/ws/${badKey}`
+        : kind === 1
+          ? `${wsBase}/api/v2/ws/markets?sport_ids=${badKey}`
+          : `${wsBase}/api/v2/ws`;
     const ws = new WebSocket(url, kind === 2 ? [badKey] : [], { headers: { 'X-Service-Key': key } });
     const done = () => {
       ws.terminate();
@@ -102,7 +141,8 @@ function streamCase(wsBase: string, key: string, kind: number): Promise<void> {
         ...Array.from({ length: 300 }, () => JSON.stringify({ action: 'usage', id: junk(8) })),
       ];
       // One kind of abuse per connection: the first refused one closes it.
-      const pick = kind === 3 ? [messages[0]!] : kind === 4 ? [messages[1]!] : kind === 5 ? [messages[2]!] : messages.slice(3);
+      const pick =
+        kind === 3 ? [messages[0]!] : kind === 4 ? [messages[1]!] : kind === 5 ? [messages[2]!] : messages.slice(3);
       for (const m of pick) if (ws.readyState === ws.OPEN) ws.send(m);
     });
   });
@@ -159,7 +199,10 @@ export async function runHostile(opts: { rounds: number; connections: number }):
       '',
       `Machine: ${m.nproc} CPUs (${m.model}), Node ${m.node}; ${new Date().toISOString().slice(0, 16)} UTC. Server: \`node ${server.nodeFlags.join(' ')} bin/oddsbase.js serve\`, its full history, pinned to CPU 0.`,
       '',
-      `- answers by status: ${[...statuses].sort().map(([s, n]) => `${s} ${n}`).join(', ')} (5xx: ${fivexx})`,
+      `- answers by status: ${[...statuses]
+        .sort()
+        .map(([s, n]) => `${s} ${n}`)
+        .join(', ')} (5xx: ${fivexx})`,
       `- RSS: before ${mb(before)}, peak ${mb(peak)}, 15 s after ${mb(after)}; < 400 MB: ${peak < 400 * 1024 * 1024 ? 'met' : '**missed**'}`,
       `- server alive after: ${alive ? 'yes' : '**no**'}`,
     ].join('\n');

@@ -273,7 +273,10 @@ export async function ledgerRun(
     const bus = new MemoryBus();
     // As the server runs it: the delayed views observe every applied change.
     const board = new Board();
-    views = new DelayedViews(board, TIERS.map((t) => entitlementsFor(t).delaySeconds));
+    views = new DelayedViews(
+      board,
+      TIERS.map((t) => entitlementsFor(t).delaySeconds),
+    );
     const ledger = await Ledger.open(store, board, bus, { observe: views.observe });
     for (const b of w.setup) await ledger.apply(b);
     if (capture) bus.subscribe((c) => capture.changes.push(c.changes));
@@ -504,8 +507,7 @@ export function ingestMarkdown(r: IngestResult): string {
     `| bare better-sqlite3 | ${int(r.bareMedian)} | ${r.bare.map(int).join(', ')} |`,
     `| (diagnostic) SqliteStore.commit replay | ${int(r.replayMedian)} | ${r.replay.map(int).join(', ')} |`,
     '',
-    `- ${r.events} events x ${r.pricesPerEvent} prices; ` +
-      `mean payload + detail ${r.payloadBytes} bytes per row`,
+    `- ${r.events} events x ${r.pricesPerEvent} prices; ` + `mean payload + detail ${r.payloadBytes} bytes per row`,
     `- of the ledger's time, ${pct(r.storeShare)} is inside Store.commit (the SQLite transaction) ` +
       `and ${pct(r.gcShare)} in garbage collection`,
     `- ledger rate: ${int(r.ledgerMedian)}/s, target >= ${int(TARGET_UPDATES_PER_S)}/s: ${yes(r.metRate)}`,

@@ -256,7 +256,19 @@ export function createKey(dataDir: string, tier = 'ultra', burstPerSecond?: numb
   const out = execFileSync(
     process.execPath,
     // Both subscriptions, so one key serves the V2 and the V1 benchmarks.
-    ['bin/oddsbase.js', 'keys', 'create', '--tier', tier, '--v1', '--label', 'bench', '--data-dir', dataDir, '--new-store'],
+    [
+      'bin/oddsbase.js',
+      'keys',
+      'create',
+      '--tier',
+      tier,
+      '--v1',
+      '--label',
+      'bench',
+      '--data-dir',
+      dataDir,
+      '--new-store',
+    ],
     { cwd: ROOT, encoding: 'utf8', timeout: 60_000 },
   );
   const key = out.trim().split('\n').pop()?.trim();

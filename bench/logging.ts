@@ -123,9 +123,7 @@ export async function runLogging(
       await waitForHttp(url, child, 120_000);
     }
     const headers = { 'X-Service-Key': key };
-    const bodies = await Promise.all(
-      modes.map(async (m) => (await fetch(servers.get(m)!.url, { headers })).text()),
-    );
+    const bodies = await Promise.all(modes.map(async (m) => (await fetch(servers.get(m)!.url, { headers })).text()));
     if (new Set(bodies).size !== 1) throw new Error('the servers do not answer with the same bytes');
     const previous = pinSelf('1');
     const rps: Record<string, number[]> = {};
@@ -193,7 +191,9 @@ export function loggingMarkdown(r: LoggingResult): string {
         (r.us['access-log'] ? `, --access-log ${pct(over('access-log'))}` : ''),
     );
   }
-  lines.push(`- server CPU µs/request per round: ${r.modes.map((m) => `${m} ${r.us[m]!.map((x) => x.toFixed(1)).join(', ')}`).join('; ')}`);
+  lines.push(
+    `- server CPU µs/request per round: ${r.modes.map((m) => `${m} ${r.us[m]!.map((x) => x.toFixed(1)).join(', ')}`).join('; ')}`,
+  );
   return lines.join('\n');
 }
 

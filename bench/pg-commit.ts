@@ -24,7 +24,20 @@ const RUNS = 3;
 export const TARGET_UPDATES_PER_S = 30_000;
 export const TARGET_RATIO = 0.6;
 
-const COLUMNS = ['id', 'kind', 'event_id', 'sport_id', 'at', 'committed_ms', 'price_id', 'affiliate_id', 'market_id', 'period_id', 'payload', 'detail'];
+const COLUMNS = [
+  'id',
+  'kind',
+  'event_id',
+  'sport_id',
+  'at',
+  'committed_ms',
+  'price_id',
+  'affiliate_id',
+  'market_id',
+  'period_id',
+  'payload',
+  'detail',
+];
 
 function batches(): ChangeRecord[][] {
   const out: ChangeRecord[][] = [];
@@ -33,7 +46,16 @@ function batches(): ChangeRecord[][] {
     for (let i = 0; i < BATCH_SIZE; i++) {
       const id = b * BATCH_SIZE + i + 1;
       const event = (id % 100).toString(16).padStart(32, '0');
-      rows.push(priceRow({ id, price_id: (id % 20_000) + 1, event_id: event, affiliate_id: 19 + (id % 7), market_id: 1 + (id % 5), price: -100 - (id % 50) }));
+      rows.push(
+        priceRow({
+          id,
+          price_id: (id % 20_000) + 1,
+          event_id: event,
+          affiliate_id: 19 + (id % 7),
+          market_id: 1 + (id % 5),
+          price: -100 - (id % 50),
+        }),
+      );
     }
     out.push(rows);
   }
@@ -63,7 +85,20 @@ async function bare(url: string, data: ChangeRecord[][]): Promise<number> {
     const args: unknown[] = [];
     for (const r of rows) {
       const period = r.detail && /"period_id":(-?\d+)/.exec(r.detail);
-      args.push(r.id, r.kind, r.event_id, r.sport_id, r.at, r.committed_ms, r.price_id, r.affiliate_id, r.market_id, period ? Number(period[1]) : null, r.payload, r.detail);
+      args.push(
+        r.id,
+        r.kind,
+        r.event_id,
+        r.sport_id,
+        r.at,
+        r.committed_ms,
+        r.price_id,
+        r.affiliate_id,
+        r.market_id,
+        period ? Number(period[1]) : null,
+        r.payload,
+        r.detail,
+      );
     }
     await client.query('BEGIN');
     await client.query(sql, args);
@@ -92,7 +127,9 @@ export async function main(): Promise<void> {
     }
     const s = median(store);
     const l = median(loop);
-    log(`PgStore.commit: ${int(s)} price rows/s (target ${int(TARGET_UPDATES_PER_S)}), bare pg loop ${int(l)} rows/s, ratio ${pct(s / l)} (target ${pct(TARGET_RATIO)})`);
+    log(
+      `PgStore.commit: ${int(s)} price rows/s (target ${int(TARGET_UPDATES_PER_S)}), bare pg loop ${int(l)} rows/s, ratio ${pct(s / l)} (target ${pct(TARGET_RATIO)})`,
+    );
   } finally {
     await service.stop();
   }

@@ -40,7 +40,9 @@ export async function runPlays(): Promise<PlaysResult> {
   const services = await compose(resolveServeConfig({ dataDir: dir, simulator: false, logLevel: 'silent' }, {}));
   const { ledger, keys, app } = services;
   const key = generateKey();
-  await keys.insert(newKeyRecord(key, 'enterprise', { label: 'bench', custom: JSON.stringify({ burstPerSecond: 1e9 }) }));
+  await keys.insert(
+    newKeyRecord(key, 'enterprise', { label: 'bench', custom: JSON.stringify({ burstPerSecond: 1e9 }) }),
+  );
   try {
     const at = new Date(Date.now() - 3_600_000).toISOString();
     const updates: Update[] = [
@@ -53,7 +55,11 @@ export async function runPlays(): Promise<PlaysResult> {
       now = { away: p.score_away, home: p.score_home };
       updates.push({ kind: 'play', event_id: EVENT_ID, play: p });
     }
-    updates.push({ kind: 'score', event_id: EVENT_ID, score: score(EVENT_ID, 'STATUS_IN_PROGRESS', now.away, now.home) });
+    updates.push({
+      kind: 'score',
+      event_id: EVENT_ID,
+      score: score(EVENT_ID, 'STATUS_IN_PROGRESS', now.away, now.home),
+    });
     await ledger.apply({ at, updates });
     await app.listen({ port: 0, host: '127.0.0.1' });
     try {

@@ -109,9 +109,7 @@ if (isMain(import.meta.url)) {
   const r = summarise(file, { top, under, inclusive });
   process.stdout.write(`total ${r.totalMs.toFixed(0)} ms${under ? ` under ${under}` : ''}\n\nself time:\n`);
   for (const f of r.self) {
-    process.stdout.write(
-      `${f.ms.toFixed(0).padStart(8)} ms ${(f.share * 100).toFixed(1).padStart(5)}%  ${f.frame}\n`,
-    );
+    process.stdout.write(`${f.ms.toFixed(0).padStart(8)} ms ${(f.share * 100).toFixed(1).padStart(5)}%  ${f.frame}\n`);
   }
   if (r.inclusive.length > 0) {
     process.stdout.write('\ninclusive time:\n');

@@ -27,14 +27,16 @@ async function main(): Promise<void> {
     return i >= 0 && args[i + 1] !== undefined ? args[i + 1]! : fallback;
   };
   const source = args[0];
-  if (!source || !existsSync(join(source, STORE_FILE))) throw new Error('usage: retention-replay.ts DATA_DIR [--steps N] [--step-seconds S]');
+  if (!source || !existsSync(join(source, STORE_FILE)))
+    throw new Error('usage: retention-replay.ts DATA_DIR [--steps N] [--step-seconds S]');
   const steps = Number(opt('steps', '7200'));
   const stepMs = Number(opt('step-seconds', '1')) * 1000;
   const pauseMs = Number(opt('pause-ms', '250'));
   const skipMs = Number(opt('skip-hours', '0')) * 3_600_000;
   const dataDir = makeTmpDir('replay');
   for (const suffix of ['', '-wal']) {
-    if (existsSync(join(source, STORE_FILE + suffix))) copyFileSync(join(source, STORE_FILE + suffix), join(dataDir, STORE_FILE + suffix));
+    if (existsSync(join(source, STORE_FILE + suffix)))
+      copyFileSync(join(source, STORE_FILE + suffix), join(dataDir, STORE_FILE + suffix));
   }
   const probe = openSqlite(dataDir);
   const clock = { now: (probe.prepare('SELECT max(committed_ms) FROM changes').pluck().get() as number) + skipMs };
@@ -53,7 +55,9 @@ async function main(): Promise<void> {
       await services.retention.step();
       if (pauseMs > 0) await new Promise((r) => setTimeout(r, pauseMs));
     }
-    log(`${steps} steps of ${stepMs / 1000} s, ${pauseMs} ms apart, in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    log(
+      `${steps} steps of ${stepMs / 1000} s, ${pauseMs} ms apart, in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+    );
     for (const [kind, xs] of Object.entries(busy.byKind)) {
       if (xs.length === 0) continue;
       log(
@@ -62,7 +66,9 @@ async function main(): Promise<void> {
       );
     }
     const all = Object.values(busy.byKind).flat();
-    log(`all steps: p50 ${quantile(all, 0.5).toFixed(2)} p99 ${quantile(all, 0.99).toFixed(2)} max ${quantile(all, 1).toFixed(2)} ms`);
+    log(
+      `all steps: p50 ${quantile(all, 0.5).toFixed(2)} p99 ${quantile(all, 0.99).toFixed(2)} max ${quantile(all, 1).toFixed(2)} ms`,
+    );
     log(`slowest: ${JSON.stringify(busy.slowest)}`);
     busy.close();
   } finally {

@@ -81,14 +81,17 @@ async function main(): Promise<void> {
   const dataDir = makeTmpDir('retention');
   const samples: Sample[] = [];
   // Bundled as bin/oddsbase.js bundles the server, so that its memory is the shipped server's.
-  const child = spawnNode([
-    ...flags,
-    await bundle('bench/retention-server.ts'),
-    dataDir,
-    String(days),
-    String(step),
-    ...(sportIds ? [sportIds.join(',')] : []),
-  ], cpu ? { cpu } : {});
+  const child = spawnNode(
+    [
+      ...flags,
+      await bundle('bench/retention-server.ts'),
+      dataDir,
+      String(days),
+      String(step),
+      ...(sportIds ? [sportIds.join(',')] : []),
+    ],
+    cpu ? { cpu } : {},
+  );
   let pending = '';
   child.proc.stdout?.on('data', (b: Buffer) => {
     pending += b.toString();
@@ -137,7 +140,9 @@ async function main(): Promise<void> {
     `- growth over the last week: ${mb(growthPerDay)} a day (x${scale.toFixed(1)} for every sport: ${mb(growthPerDay * scale)} a day)`,
   ];
   for (const l of lines) log(l);
-  log('| simulated day | data directory | RSS | heap used | board events | log rows | packed events | packed records | rows dropped |');
+  log(
+    '| simulated day | data directory | RSS | heap used | board events | log rows | packed events | packed records | rows dropped |',
+  );
   log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const s of samples.filter((x) => Number.isInteger(x.day))) {
     log(

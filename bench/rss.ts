@@ -168,8 +168,7 @@ export async function runRss(opts: { seconds?: number; startFlags?: boolean } = 
     for (let i = 1; i <= seconds; i++) {
       await sleep(Math.max(0, t0 + i * 1000 - Date.now()));
       const rss = rssOf(pid);
-      if (rss === undefined)
-        throw new Error(`the server exited during the sampling:\n${server.child.output()}`);
+      if (rss === undefined) throw new Error(`the server exited during the sampling:\n${server.child.output()}`);
       samples.push(rss);
     }
     polling = false;

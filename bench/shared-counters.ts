@@ -49,12 +49,19 @@ export async function runSharedCounters(rounds = 5, requests = 200_000) {
     for (let r = 0; r < rounds; r++) {
       const memory = new MemoryCounters();
       memoryNs.push(await serve(memory, new LocalBursts(), requests));
-      const shared = new RedisCounters({ url: redis.url, driver: Redis, prefix: `bench:${r}:`, unsaved: isBurstCounter });
+      const shared = new RedisCounters({
+        url: redis.url,
+        driver: Redis,
+        prefix: `bench:${r}:`,
+        unsaved: isBurstCounter,
+      });
       await shared.ready();
       redisNs.push(await serve(shared, new SharedBursts(shared), requests));
       await shared.settled();
       await shared.close();
-      log(`round ${r + 1}: memory ${Math.round(memoryNs.at(-1)!)} ns, Redis ${Math.round(redisNs.at(-1)!)} ns a request`);
+      log(
+        `round ${r + 1}: memory ${Math.round(memoryNs.at(-1)!)} ns, Redis ${Math.round(redisNs.at(-1)!)} ns a request`,
+      );
     }
   } finally {
     await redis.close();
@@ -68,5 +75,7 @@ if (isMain(import.meta.url)) {
     return i >= 0 ? Number(process.argv[i + 1]) : fallback;
   };
   const r = await runSharedCounters(arg('--rounds', 5), arg('--requests', 200_000));
-  log(`median: memory ${Math.round(r.memoryNs)} ns, Redis ${Math.round(r.redisNs)} ns of CPU a request (admit + meter)`);
+  log(
+    `median: memory ${Math.round(r.memoryNs)} ns, Redis ${Math.round(r.redisNs)} ns of CPU a request (admit + meter)`,
+  );
 }

@@ -62,7 +62,13 @@ const CLIENT_CPU = '1';
 const POLL_TIERS = ['free', 'starter', 'pro', 'ultra', 'max'] as const satisfies readonly Tier[];
 const KEYS_PER_TIER = 4;
 /** Milliseconds between two requests of one events poller: under each tier's ceiling, as a client paces itself. */
-const PACE_MS: Record<(typeof POLL_TIERS)[number], number> = { free: 1500, starter: 800, pro: 400, ultra: 250, max: 250 };
+const PACE_MS: Record<(typeof POLL_TIERS)[number], number> = {
+  free: 1500,
+  starter: 800,
+  pro: 400,
+  ultra: 250,
+  max: 250,
+};
 const FILTERS = ['', 'main_line=true', 'affiliate_ids=19,22,23', 'market_ids=1,2,3', 'include=price_delta'];
 const DELTA_POLLERS = 5;
 const DELTA_PACE_MS = 1000;
@@ -388,9 +394,9 @@ export async function runSoak(options: SoakOptions = {}): Promise<SoakResult> {
     server = await startServer(dataDir, nodeFlags, env);
     const { url, metricsUrl, child } = server;
     log(`soak: server pid ${child.pid} on ${url}`);
-    const sports = ((await (await fetch(`${url}/api/v2/sports`)).json()) as { sports: { sport_id: number }[] }).sports.map(
-      (s) => s.sport_id,
-    );
+    const sports = (
+      (await (await fetch(`${url}/api/v2/sports`)).json()) as { sports: { sport_id: number }[] }
+    ).sports.map((s) => s.sport_id);
     const dates = [isoDay(-1), isoDay(0), isoDay(1)];
     const rec = new Recorder();
     const eventIds = new Set<string>();
@@ -427,15 +433,21 @@ export async function runSoak(options: SoakOptions = {}): Promise<SoakResult> {
       let cursor: string | undefined;
       paced(DELTA_PACE_MS, async () => {
         if (cursor === undefined) {
-          const body = (await get(rec, 'delta bootstrap', `${url}/api/v2/sports/${pick(sports)}/events/${dates[1]}`, key)) as
-            | EventsBody
-            | undefined;
+          const body = (await get(
+            rec,
+            'delta bootstrap',
+            `${url}/api/v2/sports/${pick(sports)}/events/${dates[1]}`,
+            key,
+          )) as EventsBody | undefined;
           cursor = body?.meta?.delta_last_id;
           return;
         }
-        const body = (await get(rec, 'markets delta', `${url}/api/v2/markets/delta?last_id=${cursor}&limit=5000`, key)) as
-          | EventsBody
-          | undefined;
+        const body = (await get(
+          rec,
+          'markets delta',
+          `${url}/api/v2/markets/delta?last_id=${cursor}&limit=5000`,
+          key,
+        )) as EventsBody | undefined;
         cursor = body?.meta?.delta_last_id ?? undefined;
       });
     }
@@ -474,7 +486,16 @@ export async function runSoak(options: SoakOptions = {}): Promise<SoakResult> {
       ws.on('error', (err) => rec.errors.push(`ws ${i}: ${err.message}`));
     });
 
-    const storms: StormStats = { storms: 0, resumes: 0, completed: 0, replayed: 0, snapshotRequired: 0, busy: 0, outOfOrder: 0, unreadCutOff: 0 };
+    const storms: StormStats = {
+      storms: 0,
+      resumes: 0,
+      completed: 0,
+      replayed: 0,
+      snapshotRequired: 0,
+      busy: 0,
+      outOfOrder: 0,
+      unreadCutOff: 0,
+    };
     const stormKeys = keys.storm!;
     type Position = { id: number; epoch: string };
     const resumers = stormKeys.slice(0, RESUME_CLIENTS).map((key, i) => {
@@ -486,13 +507,29 @@ export async function runSoak(options: SoakOptions = {}): Promise<SoakResult> {
         state.ws = ws;
         state.seq = 0;
         ws.on('open', () => {
-          ws.send(JSON.stringify({ action: 'subscribe', id: 'r', channel: 'markets', params: { sport_ids: [sport], ...(resumeFrom ? { resume_from: resumeFrom } : {}) } }));
+          ws.send(
+            JSON.stringify({
+              action: 'subscribe',
+              id: 'r',
+              channel: 'markets',
+              params: { sport_ids: [sport], ...(resumeFrom ? { resume_from: resumeFrom } : {}) },
+            }),
+          );
           if (resumeFrom) storms.resumes++;
         });
         ws.on('message', (data) => {
-          const m = JSON.parse(String(data)) as { type?: string; code?: string; sub_sequence?: number; position?: Position; replayed?: number };
+          const m = JSON.parse(String(data)) as {
+            type?: string;
+            code?: string;
+            sub_sequence?: number;
+            position?: Position;
+            replayed?: number;
+          };
           if (m.type === 'delta' && m.position) {
-            if (m.sub_sequence !== state.seq + 1 || (state.last && m.position.epoch === state.last.epoch && m.position.id <= state.last.id)) {
+            if (
+              m.sub_sequence !== state.seq + 1 ||
+              (state.last && m.position.epoch === state.last.epoch && m.position.id <= state.last.id)
+            ) {
               storms.outOfOrder++;
             }
             state.seq = m.sub_sequence ?? state.seq;
@@ -520,10 +557,13 @@ export async function runSoak(options: SoakOptions = {}): Promise<SoakResult> {
         },
       };
     });
-    const stormTimer = setInterval(() => {
-      storms.storms++;
-      resumers.forEach((r, i) => r.storm(i === storms.storms % RESUME_CLIENTS));
-    }, (options.stormS ?? 60) * 1000);
+    const stormTimer = setInterval(
+      () => {
+        storms.storms++;
+        resumers.forEach((r, i) => r.storm(i === storms.storms % RESUME_CLIENTS));
+      },
+      (options.stormS ?? 60) * 1000,
+    );
     const unread = stormKeys.slice(RESUME_CLIENTS).map((key) => {
       const open = () => {
         const ws = new WebSocket(`${wsBase}/api/v2/ws`, { headers: { 'X-Service-Key': key } });
@@ -623,7 +663,11 @@ export function formatSoak(r: SoakResult): string {
     '',
     `Machine: ${m.nproc} CPUs (${m.model}), ${m.memory}, Node ${m.node}; ${new Date().toISOString().slice(0, 16)} UTC; server on CPU ${SERVER_CPU}, clients on CPU ${CLIENT_CPU}.`,
     `Data directory: ${r.dataDir}. Server flags: \`${r.nodeFlags.join(' ') || '(none)'}\`` +
-      (Object.keys(r.env).length ? `; environment ${Object.entries(r.env).map(([k, v]) => `${k}=${v}`).join(' ')}` : '') +
+      (Object.keys(r.env).length
+        ? `; environment ${Object.entries(r.env)
+            .map(([k, v]) => `${k}=${v}`)
+            .join(' ')}`
+        : '') +
       '.',
     '',
     `| minute | RSS | malloc main arena | other anonymous | file-backed | heap used | heap committed | external | requests over ${SLOW_MS} ms | longest loop delay: server, clients |`,
@@ -642,11 +686,11 @@ export function formatSoak(r: SoakResult): string {
     ...Object.entries(r.classes)
       .sort(([a], [b]) => a.localeCompare(b))
       .map(
-      ([cls, c]) =>
-        `| ${cls} | ${int(c.count)} | ${Object.entries(c.statuses)
-          .map(([s, n]) => `${s}: ${int(n)}`)
-          .join(', ')} | ${c.p50.toFixed(1)} | ${c.p99.toFixed(1)} | ${c.max.toFixed(1)} | ${c.slow} |`,
-    ),
+        ([cls, c]) =>
+          `| ${cls} | ${int(c.count)} | ${Object.entries(c.statuses)
+            .map(([s, n]) => `${s}: ${int(n)}`)
+            .join(', ')} | ${c.p50.toFixed(1)} | ${c.p99.toFixed(1)} | ${c.max.toFixed(1)} | ${c.slow} |`,
+      ),
     '',
     `Stream messages: ${int(r.streamMessages.multiplex)} multiplexed, ${int(r.streamMessages.markets)} on /api/v2/ws/markets; ` +
       `${r.streamMessages.closed} connections closed by the server during the soak.`,
@@ -655,7 +699,10 @@ export function formatSoak(r: SoakResult): string {
       `never-reading clients cut off ${st.unreadCutOff} times.`,
     `Garbage collections (from the start): ${
       Object.entries(r.gc)
-        .map(([k, g]) => `${k} ${int(g.count)} (${g.seconds.toFixed(1)} s; ${g.over10ms} over 10 ms, ${g.over100ms} over 100 ms)`)
+        .map(
+          ([k, g]) =>
+            `${k} ${int(g.count)} (${g.seconds.toFixed(1)} s; ${g.over10ms} over 10 ms, ${g.over100ms} over 100 ms)`,
+        )
         .join(', ') || 'not read'
     }.`,
     `Errors (5xx, failed requests, stream errors): ${r.errors.length}${r.errors.length ? `; first: ${r.errors.slice(0, 3).join(' | ')}` : ''}.`,

@@ -34,10 +34,24 @@ interface Timing {
 
 async function startOnce(checkout: string, dataDir: string, waitComplete: boolean): Promise<Timing> {
   const started = performance.now();
-  const child = spawn(process.execPath, [...startScriptNodeFlags(), 'bin/oddsbase.js', 'serve', '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir], {
-    cwd: checkout,
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      ...startScriptNodeFlags(),
+      'bin/oddsbase.js',
+      'serve',
+      '--port',
+      '0',
+      '--host',
+      '127.0.0.1',
+      '--data-dir',
+      dataDir,
+    ],
+    {
+      cwd: checkout,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
   let err = '';
   child.stderr.on('data', (b: Buffer) => (err += b.toString()));
   const exited = once(child, 'exit');
@@ -61,7 +75,8 @@ async function startOnce(checkout: string, dataDir: string, waitComplete: boolea
           if (r.ok) {
             ready ||= since();
             if (!waitComplete) return { answered, ready };
-            if (r.body.history === undefined || r.body.history === 'complete') return { answered, ready, complete: since() };
+            if (r.body.history === undefined || r.body.history === 'complete')
+              return { answered, ready, complete: since() };
           }
         }
       }
@@ -74,7 +89,9 @@ async function startOnce(checkout: string, dataDir: string, waitComplete: boolea
 }
 
 const checkouts = before ? [['before', before] as const, ['after', ROOT] as const] : [['this', ROOT] as const];
-const results = new Map<string, { fresh: Timing[]; restart: Timing[] }>(checkouts.map(([name]) => [name, { fresh: [], restart: [] }]));
+const results = new Map<string, { fresh: Timing[]; restart: Timing[] }>(
+  checkouts.map(([name]) => [name, { fresh: [], restart: [] }]),
+);
 const s = (x: number | undefined) => (x === undefined ? '-' : `${x.toFixed(1)} s`);
 for (let i = 0; i < runs; i++) {
   for (const [name, checkout] of checkouts) {

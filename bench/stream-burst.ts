@@ -37,10 +37,28 @@ function prices(eventId: string, shift: number): PriceUpdate[] {
       [2014, -150, '-3.5'],
     ] as const) {
       out.push(price(eventId, { market_id: 1, participant_id: team, affiliate_id: aff, price: base + shift }));
-      out.push(price(eventId, { market_id: 2, participant_id: team, affiliate_id: aff, line, price: -110 + shift, is_main_line: true }));
+      out.push(
+        price(eventId, {
+          market_id: 2,
+          participant_id: team,
+          affiliate_id: aff,
+          line,
+          price: -110 + shift,
+          is_main_line: true,
+        }),
+      );
     }
     for (const side of [0, 1]) {
-      out.push(price(eventId, { market_id: 3, participant_id: side, affiliate_id: aff, line: '220.5', price: -110 + shift, is_main_line: true }));
+      out.push(
+        price(eventId, {
+          market_id: 3,
+          participant_id: side,
+          affiliate_id: aff,
+          line: '220.5',
+          price: -110 + shift,
+          is_main_line: true,
+        }),
+      );
     }
   }
   return out;
@@ -125,7 +143,12 @@ async function main(): Promise<void> {
   try {
     const at = () => new Date().toISOString();
     const ids = Array.from({ length: events }, (_, i) => `b${String(i).padStart(3, '0')}`.repeat(8));
-    await s.server.ledger.apply(batch(at(), ids.map((id, i) => ({ kind: 'event' as const, event: nbaEvent(id, undefined, i % 24) }))));
+    await s.server.ledger.apply(
+      batch(
+        at(),
+        ids.map((id, i) => ({ kind: 'event' as const, event: nbaEvent(id, undefined, i % 24) })),
+      ),
+    );
     for (const id of ids) await s.server.ledger.apply(batch(at(), prices(id, 0)));
 
     const start = async (args: string[]) => {
@@ -160,7 +183,9 @@ async function main(): Promise<void> {
     const spansDone = once(rest, 'message');
     rest.send('stop');
     const [spans] = (await spansDone) as [[number, number][]];
-    console.log('| burst | updates | clients | last message after, ms | REST requests during | longest REST request, ms | loop delay max, ms |');
+    console.log(
+      '| burst | updates | clients | last message after, ms | REST requests during | longest REST request, ms | loop delay max, ms |',
+    );
     console.log('|---:|---:|---:|---:|---:|---:|---:|');
     rows.forEach((r, i) => {
       const during = spans.filter(([a, b]) => b >= r.spans[0] && a <= r.spans[1]);

@@ -41,7 +41,10 @@ import {
 } from './lib.ts';
 
 const SPORTS = [4, 3, 6, 2];
-const EVENTS = Array.from({ length: 48 }, (_, i) => ({ id: `b${String(i).padStart(2, '0')}`.repeat(11).slice(0, 32), sport: SPORTS[i % 4]! }));
+const EVENTS = Array.from({ length: 48 }, (_, i) => ({
+  id: `b${String(i).padStart(2, '0')}`.repeat(11).slice(0, 32),
+  sport: SPORTS[i % 4]!,
+}));
 const MARKETS = [1, 2, 3, 41, 42, 43];
 const BOOKS = [19, 23, 24, 25];
 /** Connections per Enterprise key (its cap): the child makes as many keys as the clients need. */
@@ -109,18 +112,25 @@ const sportOf = new Map(EVENTS.map((e) => [e.id, e.sport]));
 
 async function oursChild(port: number, rate: number, total: number, clients: number): Promise<void> {
   const dataDir = makeTmpDir('streams');
-  const config = resolveServeConfig({ port, host: '127.0.0.1', dataDir, simulator: false, logLevel: 'silent', metricsPort: 0 }, {});
+  const config = resolveServeConfig(
+    { port, host: '127.0.0.1', dataDir, simulator: false, logLevel: 'silent', metricsPort: 0 },
+    {},
+  );
   const services = await compose(config);
   const keys: string[] = [];
   for (let i = 0; i < Math.ceil(clients / PER_KEY); i++) {
     const k = generateKey();
-    await services.keys.insert(newKeyRecord(k, 'enterprise', { label: 'bench', custom: JSON.stringify({ burstPerSecond: 1_000_000 }) }));
+    await services.keys.insert(
+      newKeyRecord(k, 'enterprise', { label: 'bench', custom: JSON.stringify({ burstPerSecond: 1_000_000 }) }),
+    );
     keys.push(k);
   }
   const at = new Date().toISOString();
   await services.ledger.apply({
     at,
-    updates: EVENTS.flatMap((e) => [{ kind: 'event' as const, event: { ...nbaEvent(e.id, today()), sport_id: e.sport } }]),
+    updates: EVENTS.flatMap((e) => [
+      { kind: 'event' as const, event: { ...nbaEvent(e.id, today()), sport_id: e.sport } },
+    ]),
   });
   const updates = workload(total);
   // Every line once before the clock starts, so the measured changes are all price moves.
@@ -142,7 +152,11 @@ async function oursChild(port: number, rate: number, total: number, clients: num
 }
 
 /** Hands `each` the updates due, `rate` a second, every 50 ms (one ledger batch a tick, as the simulator's steps), until they run out. */
-async function pushAtRate(rate: number, updates: PriceUpdate[], each: (due: PriceUpdate[]) => Promise<void> | void): Promise<void> {
+async function pushAtRate(
+  rate: number,
+  updates: PriceUpdate[],
+  each: (due: PriceUpdate[]) => Promise<void> | void,
+): Promise<void> {
   const start = Date.now();
   let sent = 2000;
   while (sent < updates.length) {
@@ -231,7 +245,24 @@ interface Round {
 async function round(which: 'ours' | 'bare', o: Options, stalled = 0, uncounted = stalled): Promise<Round> {
   const port = await freePort();
   const total = 2000 + o.rate * (o.seconds + 30);
-  const child = spawnNode(['--import', 'tsx', 'bench/streams.ts', '--role', which, '--port', String(port), '--rate', String(o.rate), '--total', String(total), '--clients', String(o.clients)], { cpu: '0' });
+  const child = spawnNode(
+    [
+      '--import',
+      'tsx',
+      'bench/streams.ts',
+      '--role',
+      which,
+      '--port',
+      String(port),
+      '--rate',
+      String(o.rate),
+      '--total',
+      String(total),
+      '--clients',
+      String(o.clients),
+    ],
+    { cpu: '0' },
+  );
   try {
     const ready = await readyOf(child);
     if (!ready) throw new Error(`the ${which} server did not start:\n${child.output()}`);
@@ -242,8 +273,13 @@ async function round(which: 'ours' | 'bare', o: Options, stalled = 0, uncounted 
     for (let i = 0; i < o.clients; i++) {
       const f = filterOf(i);
       const url =
-        which === 'ours' ? `ws://127.0.0.1:${port}/api/v2/ws/markets?${f.query}` : `ws://127.0.0.1:${port}/?c=${i}&${f.query}`;
-      const ws = new WebSocket(url, which === 'ours' ? { headers: { 'X-Service-Key': ready.keys[Math.floor(i / PER_KEY)]! } } : {});
+        which === 'ours'
+          ? `ws://127.0.0.1:${port}/api/v2/ws/markets?${f.query}`
+          : `ws://127.0.0.1:${port}/?c=${i}&${f.query}`;
+      const ws = new WebSocket(
+        url,
+        which === 'ours' ? { headers: { 'X-Service-Key': ready.keys[Math.floor(i / PER_KEY)]! } } : {},
+      );
       const opened = new Promise<boolean>((resolve, reject) => {
         ws.once('open', () => resolve(true));
         ws.once('error', (err: NodeJS.ErrnoException) => {
@@ -324,7 +360,24 @@ function rssOf(pid: number): number {
  */
 export async function runIdle(clients: number, seconds: number): Promise<string> {
   const port = await freePort();
-  const child = spawnNode(['--import', 'tsx', 'bench/streams.ts', '--role', 'ours', '--port', String(port), '--rate', '0', '--total', '2001', '--clients', String(clients)], { cpu: '0' });
+  const child = spawnNode(
+    [
+      '--import',
+      'tsx',
+      'bench/streams.ts',
+      '--role',
+      'ours',
+      '--port',
+      String(port),
+      '--rate',
+      '0',
+      '--total',
+      '2001',
+      '--clients',
+      String(clients),
+    ],
+    { cpu: '0' },
+  );
   const sockets: WebSocket[] = [];
   try {
     const ready = await readyOf(child);
@@ -333,7 +386,9 @@ export async function runIdle(clients: number, seconds: number): Promise<string>
     const rss0 = rssOf(child.pid);
     let beats = 0;
     for (let i = 0; i < clients; i++) {
-      const ws = new WebSocket(`ws://127.0.0.1:${port}/api/v2/ws/markets?event_ids=none`, { headers: { 'X-Service-Key': ready.keys[Math.floor(i / PER_KEY)]! } });
+      const ws = new WebSocket(`ws://127.0.0.1:${port}/api/v2/ws/markets?event_ids=none`, {
+        headers: { 'X-Service-Key': ready.keys[Math.floor(i / PER_KEY)]! },
+      });
       ws.on('message', () => beats++);
       await new Promise<void>((resolve, reject) => {
         ws.once('open', () => resolve());
@@ -401,7 +456,9 @@ interface Options {
   rounds: number;
 }
 
-function parseArgs(argv: string[]): Options & { role?: string; port: number; total: number; idle: number; stalled: number } {
+function parseArgs(
+  argv: string[],
+): Options & { role?: string; port: number; total: number; idle: number; stalled: number } {
   const get = (name: string, fallback: number) => {
     const i = argv.indexOf(`--${name}`);
     return i >= 0 ? Number(argv[i + 1]) : fallback;

@@ -14,7 +14,10 @@ import { isMain, todayUtc } from './lib.ts';
 
 interface V1Body {
   events: {
-    lines: Record<string, { moneyline: Record<string, unknown>; spread: Record<string, unknown>; total: Record<string, unknown> }>;
+    lines: Record<
+      string,
+      { moneyline: Record<string, unknown>; spread: Record<string, unknown>; total: Record<string, unknown> }
+    >;
   }[];
 }
 

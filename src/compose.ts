@@ -139,7 +139,10 @@ export async function openBackends(
   if (config.databaseUrl !== undefined) {
     // Loaded only when asked: the embedded server and the Node-only test tier never load pg.
     const { openPostgresBackends } = await import('./store/postgres/backends.ts');
-    const pg = await openPostgresBackends(config.databaseUrl, { onError, ...(onWriterWait ? { onWait: onWriterWait } : {}) });
+    const pg = await openPostgresBackends(config.databaseUrl, {
+      onError,
+      ...(onWriterWait ? { onWait: onWriterWait } : {}),
+    });
     return { ...pg, bus };
   }
   const db = openSqlite(config.dataDir);
@@ -388,8 +391,13 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
   observeRequests(app, metrics, summary);
   if (restored) {
     app.log.warn(
-      { epoch: restored.epoch, previous_epoch: restored.previous, copy_head_id: restored.gap.from, head_id: ledger.position.id },
-      'a restored backup: the change log continues under a new epoch, its ids past a gap after the copy\'s head',
+      {
+        epoch: restored.epoch,
+        previous_epoch: restored.previous,
+        copy_head_id: restored.gap.from,
+        head_id: ledger.position.id,
+      },
+      "a restored backup: the change log continues under a new epoch, its ids past a gap after the copy's head",
     );
   }
   let closed = false;

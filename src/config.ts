@@ -209,20 +209,16 @@ function resolveSports(raw: string | readonly number[] | undefined): readonly nu
   const ids = parts.map(Number);
   const bad = parts.filter((p, i) => !/^\d+$/.test(p) || !sportProfile(ids[i]!));
   if (bad.length > 0 || ids.length === 0) {
-    throw new ConfigError(`--sports must be sport ids of the catalog, comma-separated (GET /api/v2/sports lists them), got '${bad.join(',') || String(raw)}'`);
+    throw new ConfigError(
+      `--sports must be sport ids of the catalog, comma-separated (GET /api/v2/sports lists them), got '${bad.join(',') || String(raw)}'`,
+    );
   }
   return [...new Set(ids)];
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
-function int(
-  name: string,
-  raw: string | number | undefined,
-  fallback: number,
-  min: number,
-  max: number,
-): number {
+function int(name: string, raw: string | number | undefined, fallback: number, min: number, max: number): number {
   if (raw === undefined || raw === '') return fallback;
   const n = typeof raw === 'number' ? raw : Number(raw);
   if (!Number.isInteger(n) || n < min || n > max) {
@@ -323,7 +319,10 @@ export function resolveDatabaseUrl(raw: string | undefined): string | undefined 
 }
 
 const listOf = (raw: string | undefined): string[] =>
-  (raw ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '');
+  (raw ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
 
 function resolveTrustProxy(raw: string | undefined): string[] {
   const entries = listOf(raw);
@@ -355,7 +354,9 @@ function resolveRedisUrl(raw: string | undefined): string | undefined {
     throw new ConfigError('--redis-url must be a URL such as redis://127.0.0.1:6379; the value given does not parse');
   }
   if ((url.protocol !== 'redis:' && url.protocol !== 'rediss:') || url.hostname === '') {
-    throw new ConfigError(`--redis-url must be a redis:// or rediss:// URL with a host, got '${url.protocol}//${url.host}'`);
+    throw new ConfigError(
+      `--redis-url must be a redis:// or rediss:// URL with a host, got '${url.protocol}//${url.host}'`,
+    );
   }
   if (url.pathname !== '' && url.pathname !== '/' && !/^\/\d+$/.test(url.pathname)) {
     throw new ConfigError(`--redis-url may end in a database number (/0), got '${url.pathname}'`);

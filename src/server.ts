@@ -118,7 +118,11 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
     onWriterWait: () => step('waiting for the writer lock: another server writes to this database'),
     logStream: opts.logStream,
     onLoading: (lastMs) =>
-      step(lastMs === undefined ? 'loading the store' : `loading the store (about ${Math.max(1, Math.round(lastMs / 1000))} s, as the last start's load took)`),
+      step(
+        lastMs === undefined
+          ? 'loading the store'
+          : `loading the store (about ${Math.max(1, Math.round(lastMs / 1000))} s, as the last start's load took)`,
+      ),
   }).catch(abandon);
   const { store, keys, board, ledger, app } = services;
   say(`oddsbase: store loaded in ${seconds()} s (${board.head} changes, ${board.events.size} events)`);
@@ -152,7 +156,15 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
     }
     // Loaded only when wanted: a --no-simulator server never loads the simulator's code.
     const { pastSplit, Simulator } = await import('./feeds/simulator/index.ts');
-    const simOptions = { seed, speed: config.speed, sink: ledger, state: board, now, log: say, sportIds: config.sports };
+    const simOptions = {
+      seed,
+      speed: config.speed,
+      sink: ledger,
+      state: board,
+      now,
+      log: say,
+      sportIds: config.sports,
+    };
     const sim = new Simulator(simOptions);
     simulator = sim;
     // Empty once complete (the Store has no delete of a meta key).
@@ -199,8 +211,11 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
       await store.setMeta(PAST_FILL_META, JSON.stringify(past));
     }
     await store.setMeta(FILL_META, '');
-    say(`oddsbase: history ready in ${((performance.now() - fillStarted) / 1000).toFixed(1)} s, ${board.events.size} events`);
-    if (past) pastFill = new PastFill(new Simulator({ ...simOptions, part: 'past' }), past, store, services.readiness, say);
+    say(
+      `oddsbase: history ready in ${((performance.now() - fillStarted) / 1000).toFixed(1)} s, ${board.events.size} events`,
+    );
+    if (past)
+      pastFill = new PastFill(new Simulator({ ...simOptions, part: 'past' }), past, store, services.readiness, say);
   }
   if (opts.signal?.aborted) return abandon(new StartStopped(), services);
 
@@ -224,7 +239,9 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
   });
   simulator?.start();
 
-  say(`oddsbase listening on ${url} in ${seconds()} s (docs: ${url}/docs, metrics: ${metricsListener?.url ?? 'off, --metrics-port turns them on'})`);
+  say(
+    `oddsbase listening on ${url} in ${seconds()} s (docs: ${url}/docs, metrics: ${metricsListener?.url ?? 'off, --metrics-port turns them on'})`,
+  );
   pastFill?.start();
 
   let closed = false;
@@ -258,7 +275,9 @@ async function compactAndSay(say: (line: string) => void): Promise<void> {
   const packed = await compactHeap();
   if (!packed) return;
   const mb = (bytes: number) => (bytes / (1024 * 1024)).toFixed(0);
-  say(`oddsbase: heap compacted: ${mb(packed.beforeBytes)} -> ${mb(packed.afterBytes)} MB in ${packed.ms.toFixed(0)} ms`);
+  say(
+    `oddsbase: heap compacted: ${mb(packed.beforeBytes)} -> ${mb(packed.afterBytes)} MB in ${packed.ms.toFixed(0)} ms`,
+  );
 }
 
 /** `about N s left` at the pace measured since `from`, or that the pace is not known yet. */
@@ -299,7 +318,9 @@ class PastFill {
       this.readiness.history = text;
       this.say(`oddsbase: ${text}`);
     };
-    show(`filling the history before ${before} in the background${this.position.from === undefined ? '' : ', going on where a stopped start left it'}`);
+    show(
+      `filling the history before ${before} in the background${this.position.from === undefined ? '' : ', going on where a stopped start left it'}`,
+    );
     this.running = this.sim
       .fillPast(
         this.position,
@@ -309,7 +330,8 @@ class PastFill {
           lastShown = pct;
           // The first report starts the pace: a resumed part starts part of the way in.
           pace ??= { done, at: performance.now() };
-          if (done !== total) show(`filling the history before ${before} in the background ${pct}% (${timeLeft(pace, done, total)})`);
+          if (done !== total)
+            show(`filling the history before ${before} in the background ${pct}% (${timeLeft(pace, done, total)})`);
         },
         { signal: this.stopping.signal, onStep: (p) => this.store.setMeta(PAST_FILL_META, JSON.stringify(p)) },
       )
@@ -317,7 +339,9 @@ class PastFill {
         if (!complete) return;
         await this.store.setMeta(PAST_FILL_META, '');
         this.readiness.history = 'complete';
-        this.say(`oddsbase: the history before ${before} is filled, in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+        this.say(
+          `oddsbase: the history before ${before} is filled, in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+        );
         // Once, while serving: a pause of about half a second against tens of MB resident for good.
         await compactAndSay(this.say);
       })

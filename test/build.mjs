@@ -9,7 +9,9 @@ import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
 rmSync('node_modules/.cache/oddsbase-tests', { recursive: true, force: true });
 try {
-  execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.test.json'], { stdio: 'inherit' });
+  execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.test.json'], {
+    stdio: 'inherit',
+  });
 } catch {
   process.exit(1);
 }

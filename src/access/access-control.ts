@@ -23,12 +23,7 @@ export interface Denial {
  * address (held back past the first few, refused past the ceiling).
  */
 export type RefusalReason =
-  | 'burst'
-  | 'daily_cap'
-  | 'monthly_cap'
-  | 'budget_cap'
-  | 'failed_key_throttle'
-  | 'failed_key_ceiling';
+  'burst' | 'daily_cap' | 'monthly_cap' | 'budget_cap' | 'failed_key_throttle' | 'failed_key_ceiling';
 
 /** Where the usage and entitlement headers go: a reply (fastify's `header(name, value)`). */
 export interface HeaderSink {
@@ -302,8 +297,7 @@ export class AccessControl {
           this.counters.incr(cached.overageKey, split.overage, plan.primary.endMs);
         }
       }
-      if (cached.monthlyKey)
-        monthlyUsed = this.counters.incr(cached.monthlyKey, points, plan.monthly!.window.endMs);
+      if (cached.monthlyKey) monthlyUsed = this.counters.incr(cached.monthlyKey, points, plan.monthly!.window.endMs);
     } else {
       used = this.counters.get(cached.usedKey);
       if (cached.monthlyKey) monthlyUsed = this.counters.get(cached.monthlyKey);

@@ -13,7 +13,17 @@ import { withHeader, withScore } from '../domain/event-header.ts';
 import type { EventInfo } from '../domain/types.ts';
 import type { LoadedState } from '../store/store.ts';
 import type { Board } from './board.ts';
-import { type EventState, type GameState, gameOf, type LineState, type MarketState, marketKey, type ParticipantState, type PriceState, participantKey } from './event-state.ts';
+import {
+  type EventState,
+  type GameState,
+  gameOf,
+  type LineState,
+  type MarketState,
+  marketKey,
+  type ParticipantState,
+  type PriceState,
+  participantKey,
+} from './event-state.ts';
 import { priceState, replaceFuturesPrice, replacePrice } from '../perf/price-state.ts';
 import type { FuturesBoardState, FuturesMarketState } from './futures.ts';
 import { SmallMap } from './small-map.ts';

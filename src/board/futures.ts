@@ -50,8 +50,7 @@ export class FuturesBoards {
     const list = this.bySport.get(state.header.sport_id) ?? [];
     list.push(state);
     list.sort(
-      (a, b) =>
-        a.header.ends_at.localeCompare(b.header.ends_at) || a.header.event_id.localeCompare(b.header.event_id),
+      (a, b) => a.header.ends_at.localeCompare(b.header.ends_at) || a.header.event_id.localeCompare(b.header.event_id),
     );
     this.bySport.set(state.header.sport_id, list);
   }

@@ -96,7 +96,12 @@ function addGame(before: ArchivedSeason | undefined, teamId: number, game: GameS
   }
   return {
     games: (before?.games ?? 0) + 1,
-    box: { plays: 0, teams: new Map([[teamId, team]]), players, version: Math.max(before?.box.version ?? 0, game.version) },
+    box: {
+      plays: 0,
+      teams: new Map([[teamId, team]]),
+      players,
+      version: Math.max(before?.box.version ?? 0, game.version),
+    },
   };
 }
 

@@ -98,17 +98,19 @@ const defs: Def[] = [
 ];
 
 /** Every market definition, in id order. */
-export const MARKET_DEFINITIONS: readonly MarketDefinition[] = [...defs].sort((x, y) => x.id - y.id).map((d) => ({
-  id: d.id,
-  name: d.name,
-  description: d.name,
-  short_description: d.short,
-  line_value_is_participant: d.participantLine === true,
-  proposition: d.prop === true,
-  period_id: d.period_id,
-  ...(d.live !== undefined ? { live_variant_id: d.live } : {}),
-  updated_at: UPDATED_AT,
-}));
+export const MARKET_DEFINITIONS: readonly MarketDefinition[] = [...defs]
+  .sort((x, y) => x.id - y.id)
+  .map((d) => ({
+    id: d.id,
+    name: d.name,
+    description: d.name,
+    short_description: d.short,
+    line_value_is_participant: d.participantLine === true,
+    proposition: d.prop === true,
+    period_id: d.period_id,
+    ...(d.live !== undefined ? { live_variant_id: d.live } : {}),
+    updated_at: UPDATED_AT,
+  }));
 
 const byId = new Map(MARKET_DEFINITIONS.map((d) => [d.id, d]));
 

@@ -74,11 +74,7 @@ export function scoreRuleViolations(score: Score, sportId: number): string[] {
     }).length;
   const totals = scheme === 'sets' ? [setsWon(away, home), setsWon(home, away)] : [sum(away), sum(home)];
   if (totals[0] !== score.score_away || totals[1] !== score.score_home) {
-    out.push(
-      scheme === 'sets'
-        ? 'sets won do not match the set scores'
-        : 'period entries do not add up to the score',
-    );
+    out.push(scheme === 'sets' ? 'sets won do not match the set scores' : 'period entries do not add up to the score');
   }
   if (scheme === 'innings') {
     if (away.length !== score.game_period) out.push('away innings count differs from game_period');
@@ -96,8 +92,7 @@ export function scoreRuleViolations(score: Score, sportId: number): string[] {
       out.push(`game_period ${score.game_period} differs from ${away.length} period entries`);
     }
     const regulation = REGULATION_PERIODS[scheme];
-    if (final && regulation > 0 && away.length < regulation)
-      out.push('a final needs every regulation period');
+    if (final && regulation > 0 && away.length < regulation) out.push('a final needs every regulation period');
   }
   if (final) {
     const shootout = scheme === 'hockey' && score.event_status_detail === 'Final/SO';

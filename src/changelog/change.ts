@@ -267,7 +267,11 @@ export function decodeChange(row: ChangeRecord): Change {
     case 'futures_board':
       return { kind: 'futures_board', id: row.id, header: JSON.parse(row.payload) as FuturesHeader, at: row.at };
     case 'futures_price':
-      return { kind: 'futures_price', id: row.id, fact: { ...(JSON.parse(row.payload) as FuturesPriceFact), id: row.id } };
+      return {
+        kind: 'futures_price',
+        id: row.id,
+        fact: { ...(JSON.parse(row.payload) as FuturesPriceFact), id: row.id },
+      };
     case 'futures_settlement':
       return {
         kind: 'futures_settlement',

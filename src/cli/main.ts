@@ -15,7 +15,6 @@ import { DataDirInUseError } from '../store/data-dir-lock.ts';
 import { DatabaseUnusableError } from '../store/postgres/backends.ts';
 import { STORE_FILE } from '../store/sqlite/database.ts';
 
-
 const dataDirOption = () =>
   new Option('--data-dir <dir>', 'data directory (env DATA_DIR)').env('DATA_DIR').default('./data');
 
@@ -90,8 +89,14 @@ program
     '--trust-proxy <list>',
     'comma-separated addresses or CIDRs of reverse proxies whose X-Forwarded-For names the client (env TRUST_PROXY)',
   )
-  .option('--cors-origins <list>', 'comma-separated origins browsers may call the REST routes from, or * (env CORS_ORIGINS)')
-  .option('--redis-url <url>', 'redis:// URL: the bus and shared counters between nodes (env REDIS_URL); none: in-process')
+  .option(
+    '--cors-origins <list>',
+    'comma-separated origins browsers may call the REST routes from, or * (env CORS_ORIGINS)',
+  )
+  .option(
+    '--redis-url <url>',
+    'redis:// URL: the bus and shared counters between nodes (env REDIS_URL); none: in-process',
+  )
   .addHelpText(
     'after',
     '\nMetrics: /metrics on 127.0.0.1:<--metrics-port> when given. Set METRICS_TOKEN (16+ characters) to require\n' +
@@ -205,15 +210,11 @@ keys
     if (v !== 'monthly' && v !== 'weekly') throw new InvalidArgumentError('expected monthly or weekly');
     return v;
   })
-  .option(
-    '--created-at <time>',
-    'account creation time, ISO 8601 (decides the stats policy)',
-    (v: string) => {
-      const ms = Date.parse(v);
-      if (Number.isNaN(ms)) throw new InvalidArgumentError('expected an ISO 8601 time');
-      return new Date(ms);
-    },
-  )
+  .option('--created-at <time>', 'account creation time, ISO 8601 (decides the stats policy)', (v: string) => {
+    const ms = Date.parse(v);
+    if (Number.isNaN(ms)) throw new InvalidArgumentError('expected an ISO 8601 time');
+    return new Date(ms);
+  })
   .option('--budget-cap <usd>', 'hard cap on overage spend per period, in US dollars', (v: string) => {
     const n = Number(v);
     if (!Number.isFinite(n) || n < 0) throw new InvalidArgumentError('expected a non-negative number');
@@ -290,32 +291,22 @@ keys
       ['subscriptions', [record.v1 ? 'V1' : '', record.v2 ? 'V2' : ''].filter(Boolean).join(', ')],
       ['billing', record.billing],
       ['budget cap', record.budget_cap_usd === null ? 'none' : `$${record.budget_cap_usd}`],
-      [
-        'period',
-        `${plan.primary.name} ${plan.primary.id} (resets ${new Date(plan.primary.endMs).toISOString()})`,
-      ],
+      ['period', `${plan.primary.name} ${plan.primary.id} (resets ${new Date(plan.primary.endMs).toISOString()})`],
       ['used', `${used} of ${plan.included} included`],
     ];
     if (plan.monthly) {
-      lines.push([
-        'month',
-        `${value(usedKey(account, plan.monthly.window.id))} of ${plan.monthly.cap}`,
-      ]);
+      lines.push(['month', `${value(usedKey(account, plan.monthly.window.id))} of ${plan.monthly.cap}`]);
     }
     if (record.credits > 0) {
-      lines.push([
-        'credits',
-        `${Math.max(0, record.credits - value(creditKey(account)))} left of ${record.credits}`,
-      ]);
+      lines.push(['credits', `${Math.max(0, record.credits - value(creditKey(account)))} left of ${record.credits}`]);
     }
-    if (record.tier !== 'free')
-      lines.push(['overage', `${value(overageKey(account, plan.primary.id))} points`]);
+    if (record.tier !== 'free') lines.push(['overage', `${value(overageKey(account, plan.primary.id))} points`]);
     for (const [k, v] of lines) process.stdout.write(`${k.padEnd(14)} ${v}\n`);
   });
 
 keys
   .command('demo')
-  .description("print the demo key the first start of --data-dir made, unless it was revoked")
+  .description('print the demo key the first start of --data-dir made, unless it was revoked')
   .addOption(dataDirOption())
   .addOption(databaseUrlOption())
   .action(async (opts) => {
@@ -379,7 +370,9 @@ function isEnvironmentError(err: unknown): boolean {
   const code = (err as { code?: unknown }).code;
   return (
     typeof code === 'string' &&
-    /^(EACCES|EPERM|EROFS|ENOSPC|ENOTDIR|EISDIR|SQLITE_READONLY|SQLITE_CANTOPEN|SQLITE_FULL|SQLITE_IOERR|SQLITE_NOTADB)/.test(code)
+    /^(EACCES|EPERM|EROFS|ENOSPC|ENOTDIR|EISDIR|SQLITE_READONLY|SQLITE_CANTOPEN|SQLITE_FULL|SQLITE_IOERR|SQLITE_NOTADB)/.test(
+      code,
+    )
   );
 }
 

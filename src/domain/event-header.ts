@@ -18,7 +18,10 @@ export interface ScoreFacts {
 }
 
 /** The event after a header row: `header`'s fields, with the score and live state of `before`. */
-export function withHeader(before: EventInfo | undefined, header: Omit<EventInfo, 'score' | 'live_game_state'>): EventInfo {
+export function withHeader(
+  before: EventInfo | undefined,
+  header: Omit<EventInfo, 'score' | 'live_game_state'>,
+): EventInfo {
   const info: EventInfo = { ...header };
   delete info.score;
   delete info.live_game_state;
@@ -46,7 +49,11 @@ export const movesLiveState = (facts: ScoreFacts): boolean => facts.live_game_st
  * same row, or none). The order between the header and the score rows does not matter: neither
  * touches what the other sets.
  */
-export function eventFromRows(header: Omit<EventInfo, 'score' | 'live_game_state'>, lastLive: ScoreFacts | undefined, lastScore: ScoreFacts | undefined): EventInfo {
+export function eventFromRows(
+  header: Omit<EventInfo, 'score' | 'live_game_state'>,
+  lastLive: ScoreFacts | undefined,
+  lastScore: ScoreFacts | undefined,
+): EventInfo {
   let info = withHeader(undefined, header);
   if (lastLive) info = withScore(info, lastLive);
   if (lastScore) info = withScore(info, lastScore);

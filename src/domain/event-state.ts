@@ -83,4 +83,3 @@ export interface EventState {
   /** Id of the last change row that touched this event: the key that invalidates cached views. */
   version: number;
 }
-

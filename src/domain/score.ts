@@ -41,7 +41,6 @@ export const REGULATION_PERIODS: Readonly<Record<PeriodScheme, number>> = {
 /** Spec rule 5: preseason sport ids may end final with empty period arrays. */
 export const PRESEASON_SPORT_IDS: ReadonlySet<number> = new Set([23, 25]);
 
-
 export function ordinal(n: number): string {
   const tens = n % 100;
   if (tens >= 11 && tens <= 13) return `${n}th`;

@@ -26,5 +26,4 @@ export type Tie<T, S extends TSchema> =
       : false
     : false;
 
-export type Same<T, S extends TSchema> =
-  Tie<T, S> extends true ? ([Static<S>] extends [T] ? true : false) : false;
+export type Same<T, S extends TSchema> = Tie<T, S> extends true ? ([Static<S>] extends [T] ? true : false) : false;

@@ -10,7 +10,6 @@ export type { ChangeType, GameType, ParticipantType } from './value-sets.ts';
  * the interface specification; these are the shapes the Board holds and the routes serialise.
  */
 
-
 export type EventStatus =
   | 'STATUS_SCHEDULED'
   | 'STATUS_IN_PROGRESS'
@@ -26,7 +25,6 @@ export const EVENT_STATUSES: readonly EventStatus[] = [
   'STATUS_POSTPONED',
   'STATUS_CANCELED',
 ];
-
 
 export interface EventTeam {
   team_id: number;

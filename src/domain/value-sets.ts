@@ -11,7 +11,10 @@ import { type SchemaOptions, type Static, type TUnsafe, Type } from '@sinclair/t
  * fast-json-stringify checks value by value against every branch as it writes: this one it writes
  * as a plain string, and the OpenAPI document lists the values.
  */
-export function StringEnum<const T extends readonly string[]>(values: T, options: SchemaOptions = {}): TUnsafe<T[number]> {
+export function StringEnum<const T extends readonly string[]>(
+  values: T,
+  options: SchemaOptions = {},
+): TUnsafe<T[number]> {
   return Type.Unsafe<T[number]>({ ...options, type: 'string', enum: [...values] });
 }
 

@@ -46,7 +46,11 @@ export function sampleBox(): { event_id: string; team_stats: unknown; player_sta
       const values = { points, rebounds, assists };
       for (const [stat, value] of Object.entries(values)) {
         const def = statByName(NBA, stat)!;
-        setStat(game, { team_id: t.team_id, player_id: id, stat_id: def.id, value: String(value), display_name: name, position }, 0);
+        setStat(
+          game,
+          { team_id: t.team_id, player_id: id, stat_id: def.id, value: String(value), display_name: name, position },
+          0,
+        );
         totals.set(stat, (totals.get(stat) ?? 0) + value);
       }
     });

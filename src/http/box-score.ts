@@ -246,7 +246,10 @@ export class KeptStatsAnswers<T extends KeptStatsAnswer> {
   constructor(budget: ByteBudget, current: (kept: T) => boolean = () => true, keeping: Keeping = KEEPING) {
     this.answers = freshCache(
       budget,
-      { current: (kept, now, answer) => kept.head === now.head && kept.liveHead === now.liveHead && kept.day === now.day && current(answer) },
+      {
+        current: (kept, now, answer) =>
+          kept.head === now.head && kept.liveHead === now.liveHead && kept.day === now.day && current(answer),
+      },
       keeping,
     );
   }
@@ -289,7 +292,10 @@ export class BoxCache {
   constructor(budget: ByteBudget, live: { getEvent(eventId: string): unknown }, keeping: Keeping = KEEPING) {
     this.boxes = freshCache(
       budget,
-      { current: (kept, now) => kept.version === now.version && kept.complete === now.complete && kept.teams === now.teams },
+      {
+        current: (kept, now) =>
+          kept.version === now.version && kept.complete === now.complete && kept.teams === now.teams,
+      },
       keeping,
     );
     // Archiving takes an event off the live board without a commit: its kept body is not current then.

@@ -34,9 +34,7 @@ export async function withCursorErrors<T>(fn: () => Promise<T>): Promise<T> {
 
 /** The UUID-cursor feeds' own parameters (each route adds what it needs, e.g. include). */
 export const eventDeltaParams = {
-  last_id: queryParam(
-    'UUID cursor from a previous response; 00000000-0000-0000-0000-000000000000 for the first',
-  ),
+  last_id: queryParam('UUID cursor from a previous response; 00000000-0000-0000-0000-000000000000 for the first'),
   sport_id: intParam('only this sport', 0, 1_000_000),
   limit: limitParam('events per response', EVENT_DELTA_LIMIT_DEFAULT, EVENT_DELTA_LIMIT_MAX),
 };

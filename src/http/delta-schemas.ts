@@ -9,7 +9,8 @@ import { V1EventSchema } from '../projection/v1-schemas.ts';
 
 /** `meta.epoch` of the delta answers (beyond the spec): the log the cursor belongs to. */
 export const LogEpochSchema = Type.String({
-  description: 'the change log’s epoch: it changes when the log is restored from a backup or recreated, and a cursor from another epoch is refused',
+  description:
+    'the change log’s epoch: it changes when the log is restored from a backup or recreated, and a cursor from another epoch is refused',
 });
 
 /** The /api/v2/markets/delta body: price rows after the cursor, in id order. */

@@ -53,7 +53,11 @@ const EVENTS_KEY = Buffer.from('},"events":[');
 export function keepBody(body: Buffer, previous?: KeptBody): KeptBody {
   const etag = etagOf(body);
   if (previous?.etag === etag) return { body, gzip: previous.gzip, etag };
-  return { body, gzip: body.length >= GZIP_MIN_BYTES ? ownCopy(gzipSync(body, { level: KEPT_LEVEL })) : undefined, etag };
+  return {
+    body,
+    gzip: body.length >= GZIP_MIN_BYTES ? ownCopy(gzipSync(body, { level: KEPT_LEVEL })) : undefined,
+    etag,
+  };
 }
 
 /**

@@ -26,7 +26,11 @@ export class PageCache {
   private readonly pages: FreshCache<string, number, Page>;
 
   constructor(budget: ByteBudget, keeping: Keeping = KEEPING) {
-    this.pages = freshCache(budget, { fromSecond: true, current: (lastId, visibleHead) => lastId <= visibleHead }, keeping);
+    this.pages = freshCache(
+      budget,
+      { fromSecond: true, current: (lastId, visibleHead) => lastId <= visibleHead },
+      keeping,
+    );
   }
 
   /** A page whose rows all lie at or below `visibleHead`. */

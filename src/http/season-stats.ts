@@ -41,7 +41,11 @@ export function schemaSeason(scope: SeasonScope, totals: SeasonSums): Serialized
   const teamGroup: TeamSeason = {
     team,
     season,
-    stats: knownStats(totals.team).map(([stat, value]) => ({ stat_id: stat.id, name: stat.name, value: String(value) })),
+    stats: knownStats(totals.team).map(([stat, value]) => ({
+      stat_id: stat.id,
+      name: stat.name,
+      value: String(value),
+    })),
   };
   const teams = [groupPieces(scope.teamId, teamGroup, teamSeasonJson, teamSeasonRowJson, (r) => r.stat_id)];
   const players: Group[] = [];
@@ -60,7 +64,10 @@ export function schemaSeason(scope: SeasonScope, totals: SeasonSums): Serialized
 }
 
 /** A season's groups as pieces: written by hand (perf/stats-text.ts), or by the schemas' serialisers. */
-export const serializeSeason: (scope: SeasonScope, totals: SeasonSums) => SerializedBox = pick(seasonText, schemaSeason);
+export const serializeSeason: (scope: SeasonScope, totals: SeasonSums) => SerializedBox = pick(
+  seasonText,
+  schemaSeason,
+);
 
 /** Bytes of a kept scan, roughly: the entry, and each game's reference and event id. */
 const SCAN_OVERHEAD = 128;
@@ -109,7 +116,13 @@ export class SeasonStatsCache {
     const id = `${scope.teamId}:${scope.year}:${scope.seasonTypeId}`;
     const hit = this.seasons.get(id, found.key);
     if (hit) return hit;
-    const season = serializeSeason(scope, sumBoxes(scope.teamId, found.games.map((g) => g.box)));
+    const season = serializeSeason(
+      scope,
+      sumBoxes(
+        scope.teamId,
+        found.games.map((g) => g.box),
+      ),
+    );
     this.seasons.set(id, found.key, season, stringBytes(found.key) + groupsBytes([...season.teams, ...season.players]));
     return season;
   }

@@ -105,9 +105,12 @@ export const PlayerSeasonStatsSchema = Type.Array(
     team: SeasonTeam,
     season: Season,
     stats: Type.Array(
-      Type.Object({ stat_id: Type.Integer(), name: Type.String(), value: Type.Number() }, {
-        description: 'value is a number (existing clients read one); team season values are strings',
-      }),
+      Type.Object(
+        { stat_id: Type.Integer(), name: Type.String(), value: Type.Number() },
+        {
+          description: 'value is a number (existing clients read one); team season values are strings',
+        },
+      ),
     ),
   }),
 );

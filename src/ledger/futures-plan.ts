@@ -72,8 +72,11 @@ export class FuturesPlan {
     const key = `${u.event_id}|${u.market_id}|${u.participant_id}|${u.affiliate_id}`;
     const previous =
       this.prices.get(key) ??
-      this.boards.get(u.event_id)?.markets.get(u.market_id)?.participants.get(u.participant_id)?.prices.get(u.affiliate_id)
-        ?.price;
+      this.boards
+        .get(u.event_id)
+        ?.markets.get(u.market_id)
+        ?.participants.get(u.participant_id)
+        ?.prices.get(u.affiliate_id)?.price;
     if (previous === u.price) return undefined;
     this.prices.set(key, u.price);
     const fact: FuturesPriceFact = {
@@ -97,14 +100,20 @@ export class FuturesPlan {
   settle(u: FuturesSettle, id: number, at: string, committedMs: number): PlannedFutures {
     const h = this.header(u.event_id);
     if (!h) throw new FuturesUpdateError(`futures settlement names an unknown board: ${u.event_id}`);
-    if (this.state(u.event_id) !== 'open') throw new FuturesUpdateError(`futures board ${u.event_id} is already decided`);
+    if (this.state(u.event_id) !== 'open')
+      throw new FuturesUpdateError(`futures board ${u.event_id} is already decided`);
     if (u.state === 'settled') {
       const listed = h.markets.some((m) => m.participants.some((p) => p.id === u.winner_participant_id));
-      if (!listed) throw new FuturesUpdateError(`futures board ${u.event_id} lists no winner ${u.winner_participant_id}`);
+      if (!listed)
+        throw new FuturesUpdateError(`futures board ${u.event_id} lists no winner ${u.winner_participant_id}`);
     } else if (u.winner_participant_id !== null) {
       throw new FuturesUpdateError(`a void futures board has no winner (${u.event_id})`);
     }
-    const settlement: FuturesSettlement = { state: u.state, winner_participant_id: u.winner_participant_id, settled_at: at };
+    const settlement: FuturesSettlement = {
+      state: u.state,
+      winner_participant_id: u.winner_participant_id,
+      settled_at: at,
+    };
     this.settled.set(u.event_id, settlement);
     return {
       record: row(id, 'futures_settlement', u.event_id, h.sport_id, at, committedMs, JSON.stringify(settlement)),
@@ -114,7 +123,8 @@ export class FuturesPlan {
 }
 
 function checkHeader(h: FuturesHeader): void {
-  if (h.event_id === '' || !Number.isInteger(h.sport_id)) throw new FuturesUpdateError('futures board needs an event_id and a sport_id');
+  if (h.event_id === '' || !Number.isInteger(h.sport_id))
+    throw new FuturesUpdateError('futures board needs an event_id and a sport_id');
   if (!ISO.test(h.starts_at) || !ISO.test(h.ends_at)) {
     throw new FuturesUpdateError(`futures board ${h.event_id}: starts_at and ends_at must be ISO 8601`);
   }

@@ -9,16 +9,18 @@ import {
   type PlannedPrice,
 } from '../board/apply.ts';
 import type { Board } from '../board/board.ts';
-import { type EventState, type LineState, type MarketState, marketKey, type ParticipantState, type PriceState, participantKey } from '../board/event-state.ts';
+import {
+  type EventState,
+  type LineState,
+  type MarketState,
+  marketKey,
+  type ParticipantState,
+  type PriceState,
+  participantKey,
+} from '../board/event-state.ts';
 import { priceState } from '../perf/price-state.ts';
 import type { Bus } from '../bus/bus.ts';
-import {
-  type Change,
-  type ChangeRecord,
-  changesEvent,
-  type LogPosition,
-  type StatValue,
-} from '../changelog/change.ts';
+import { type Change, type ChangeRecord, changesEvent, type LogPosition, type StatValue } from '../changelog/change.ts';
 import { withHeader, withScore } from '../domain/event-header.ts';
 import { priceDelta } from '../domain/odds.ts';
 import type { Play } from '../domain/plays.ts';
@@ -34,13 +36,7 @@ import { type GameCell, statRowsOf } from './stat-rows.ts';
 import type { EventUpsert, LedgerSink, PlayUpdate, PriceUpdate, ScoreUpdate, UpdateBatch } from './updates.ts';
 
 /** Line id: 32 hex characters, a pure function of what identifies the line, so it never changes. */
-export function lineId(
-  eventId: string,
-  marketId: number,
-  periodId: number,
-  pKey: string,
-  value: string,
-): string {
+export function lineId(eventId: string, marketId: number, periodId: number, pKey: string, value: string): string {
   return createHash('md5').update(`${eventId}|${marketId}|${periodId}|${pKey}|${value}`).digest('hex');
 }
 
@@ -137,8 +133,13 @@ export class Ledger implements LedgerSink {
     ledger.lastCommitMs = loaded.headCommittedMs;
     ledger.nextMarketId = loaded.markets.reduce((max, m) => Math.max(max, m.id + 1), 1);
     let maxPriceId = loaded.maxPriceId;
-    for (let after = board.head; since !== undefined; ) {
-      const rows = await store.readChanges({ pricesOnly: false, afterId: after, toId: Number.MAX_SAFE_INTEGER, limit: REPLAY_PAGE });
+    for (let after = board.head; since !== undefined;) {
+      const rows = await store.readChanges({
+        pricesOnly: false,
+        afterId: after,
+        toId: Number.MAX_SAFE_INTEGER,
+        limit: REPLAY_PAGE,
+      });
       if (rows.length === 0) break;
       applyRows(board, rows, opts.observe);
       for (const r of rows) if (r.price_id !== null && r.price_id > maxPriceId) maxPriceId = r.price_id;
@@ -403,9 +404,15 @@ export class Ledger implements LedgerSink {
   private planPlay(plan: BatchPlan, u: PlayUpdate, at: string): void {
     const info = plan.info(u.event_id)!;
     const ev = plan.event(u.event_id)!;
-    const cells = statRowsOf(info, u.play, (cell) => plan.statValue(ev, cell), (id) => plan.knowsPlayer(ev, id), (message) => {
-      throw new LedgerError(message);
-    });
+    const cells = statRowsOf(
+      info,
+      u.play,
+      (cell) => plan.statValue(ev, cell),
+      (id) => plan.knowsPlayer(ev, id),
+      (message) => {
+        throw new LedgerError(message);
+      },
+    );
     const sequence = plan.nextSequence(ev);
     const id = plan.nextId();
     const p = u.play;
@@ -479,7 +486,18 @@ export class Ledger implements LedgerSink {
           movedFrom = old;
           movedFromLine = oldValue;
           const step = plannedStep(ev, market, participant, oldLine, freshMarket, freshParticipant, false);
-          this.writePrice(plan, step, old, old.price, false, old.closed_at, old.liquidity_usd, old.source_id, at, u.affiliate_id);
+          this.writePrice(
+            plan,
+            step,
+            old,
+            old.price,
+            false,
+            old.closed_at,
+            old.liquidity_usd,
+            old.source_id,
+            at,
+            u.affiliate_id,
+          );
         }
       }
       plan.setMainLine(participant, u.affiliate_id, u.line);
@@ -550,7 +568,11 @@ export class Ledger implements LedgerSink {
     const info = ev.info;
     // Streams send no message for a row that only moved liquidity or the source id.
     const quoteUnchanged =
-      prev !== undefined && !movedFrom && prev.price === price && prev.closed_at === closedAt && prev.is_main_line === isMainLine;
+      prev !== undefined &&
+      !movedFrom &&
+      prev.price === price &&
+      prev.closed_at === closedAt &&
+      prev.is_main_line === isMainLine;
     plan.add(
       {
         id,
@@ -760,7 +782,12 @@ class BatchPlan {
   addMarket(ev: EventState, key: string, market: MarketState): void {
     inner(this.childMarkets, ev).set(key, market);
     this.freshMarkets.add(market);
-    this.markets.push({ id: market.id, event_id: ev.info.event_id, market_id: market.market_id, period_id: market.period_id });
+    this.markets.push({
+      id: market.id,
+      event_id: ev.info.event_id,
+      market_id: market.market_id,
+      period_id: market.period_id,
+    });
   }
 
   participant(market: MarketState, u: PriceUpdate): [ParticipantState, boolean] {

@@ -39,10 +39,13 @@ export function statRowsOf(
   for (const c of play.credits) {
     const stat = statByName(info.sport_id, c.stat);
     if (!stat) fail(`sport ${info.sport_id} keeps no stat named ${c.stat} (event ${info.event_id})`);
-    if (!info.teams.some((t) => t.team_id === c.team_id)) fail(`team ${c.team_id} does not play in event ${info.event_id}`);
+    if (!info.teams.some((t) => t.team_id === c.team_id))
+      fail(`team ${c.team_id} does not play in event ${info.event_id}`);
     if (!Number.isFinite(c.n)) fail(`a credit of ${c.stat} is not a finite number (event ${info.event_id})`);
-    if (c.player_id === undefined && stat.scope === 'player') fail(`${c.stat} is a player's stat: its credit needs a player_id`);
-    if (c.player_id !== undefined && stat.scope !== 'team') add({ team_id: c.team_id, player_id: c.player_id, stat_id: stat.id }, c.n);
+    if (c.player_id === undefined && stat.scope === 'player')
+      fail(`${c.stat} is a player's stat: its credit needs a player_id`);
+    if (c.player_id !== undefined && stat.scope !== 'team')
+      add({ team_id: c.team_id, player_id: c.player_id, stat_id: stat.id }, c.n);
     if (stat.scope !== 'player') add({ team_id: c.team_id, stat_id: stat.id }, c.n);
   }
   const out: StatValue[] = [];

@@ -84,13 +84,7 @@ export interface FuturesSettle {
 }
 
 export type Update =
-  | EventUpsert
-  | ScoreUpdate
-  | PriceUpdate
-  | PlayUpdate
-  | FuturesBoardUpsert
-  | FuturesPriceUpdate
-  | FuturesSettle;
+  EventUpsert | ScoreUpdate | PriceUpdate | PlayUpdate | FuturesBoardUpsert | FuturesPriceUpdate | FuturesSettle;
 
 export interface UpdateBatch {
   /** ISO 8601 time the batch describes; the simulator back-fills history with past times. */

@@ -15,7 +15,11 @@ export interface LogStream {
  */
 export function logDestination(pretty: boolean): LogStream {
   if (pretty) {
-    return pinoPretty({ colorize: process.stdout.isTTY === true, translateTime: 'SYS:standard', ignore: 'pid,hostname' });
+    return pinoPretty({
+      colorize: process.stdout.isTTY === true,
+      translateTime: 'SYS:standard',
+      ignore: 'pid,hostname',
+    });
   }
   return pino.destination({ dest: 1, sync: false });
 }

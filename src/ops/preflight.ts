@@ -45,9 +45,11 @@ export function checkDataDir(dir: string, option = '--data-dir'): void {
   try {
     isDir = statSync(dir).isDirectory();
   } catch (err) {
-    if (codeOf(err) !== 'ENOENT') throw new StartError(`the data directory ${dir} cannot be read (${codeOf(err)}): choose another with ${option}`);
+    if (codeOf(err) !== 'ENOENT')
+      throw new StartError(`the data directory ${dir} cannot be read (${codeOf(err)}): choose another with ${option}`);
   }
-  if (isDir === false) throw new StartError(`the data directory ${dir} is a file, not a directory: choose another with ${option}`);
+  if (isDir === false)
+    throw new StartError(`the data directory ${dir} is a file, not a directory: choose another with ${option}`);
   if (isDir === undefined) {
     try {
       mkdirSync(dir, { recursive: true });
@@ -60,7 +62,9 @@ export function checkDataDir(dir: string, option = '--data-dir'): void {
       accessSync(path, constants.R_OK | constants.W_OK);
     } catch (err) {
       if (codeOf(err) === 'ENOENT') continue;
-      throw new StartError(`${path} is not writable by this user (${codeOf(err)}): fix its permissions or choose another ${option}`);
+      throw new StartError(
+        `${path} is not writable by this user (${codeOf(err)}): fix its permissions or choose another ${option}`,
+      );
     }
   }
 }

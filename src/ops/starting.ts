@@ -49,7 +49,11 @@ export function listenStarting(opts: {
   });
   return new Promise((resolve, reject) => {
     server.once('error', (err: NodeJS.ErrnoException) =>
-      reject(new StartError(`${opts.host}:${opts.port} cannot be listened on (${err.code ?? err.message}): choose another with --port (env PORT)`)),
+      reject(
+        new StartError(
+          `${opts.host}:${opts.port} cannot be listened on (${err.code ?? err.message}): choose another with --port (env PORT)`,
+        ),
+      ),
     );
     server.listen({ host: opts.host, port: opts.port }, () => {
       const listener: StartingListener = {

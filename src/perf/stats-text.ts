@@ -57,7 +57,13 @@ export interface SeasonSums {
 }
 
 const statJson = (s: SportStat): string =>
-  JSON.stringify({ id: s.id, name: s.name, display_name: s.display_name, abbreviation: s.abbreviation, sport_id: s.sport_id });
+  JSON.stringify({
+    id: s.id,
+    name: s.name,
+    display_name: s.display_name,
+    abbreviation: s.abbreviation,
+    sport_id: s.sport_id,
+  });
 
 function rowsOf(stats: ReadonlyMap<number, number>, row: (stat: SportStat, value: number) => string): Row[] {
   return [...stats.keys()]
@@ -101,7 +107,10 @@ export function boxText(
       players.push({
         id,
         head: `{"player":${JSON.stringify(playerHead(id, line, info.sport_id))},${meta},"stats":[`,
-        rows: rowsOf(line.stats, (stat, value) => `{"stat":${statJson(stat)},"value":${JSON.stringify(String(value))}}`),
+        rows: rowsOf(
+          line.stats,
+          (stat, value) => `{"stat":${statJson(stat)},"value":${JSON.stringify(String(value))}}`,
+        ),
       });
     }
   }

@@ -101,7 +101,6 @@ const COMMA = 0x2c;
 const CLOSE_BRACKET = 0x5d;
 const CLOSE_BRACE = 0x7d;
 
-
 /** Runs shorter than this are copied byte by byte: Buffer#copy of a part of a buffer allocates a view. */
 const SHORT_RUN = 32;
 

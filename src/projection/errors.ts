@@ -86,11 +86,7 @@ export const notFound = (what: string, id: string | number): ApiError =>
   new ApiError(404, { message: `${what} ${quote(String(id))} not found` });
 
 /** An address past its ceiling of failed key checks presented a key not seen to pass before. */
-export const tooManyFailedKeyChecks = (
-  retryAfterSeconds: number,
-  limit: number,
-  windowMs: number,
-): ApiError =>
+export const tooManyFailedKeyChecks = (retryAfterSeconds: number, limit: number, windowMs: number): ApiError =>
   new ApiError(
     429,
     {

@@ -182,4 +182,3 @@ export function statusAllowed(q: EventQuery, state: EventState): boolean {
   if (q.exclude?.has(s)) return false;
   return true;
 }
-

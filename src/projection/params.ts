@@ -1,10 +1,5 @@
 import { sportProfile } from '../catalog/sports.ts';
-import {
-  EVENT_STATUSES,
-  type EventStatus,
-  PARTICIPANT_TYPES,
-  type ParticipantType,
-} from '../domain/types.ts';
+import { EVENT_STATUSES, type EventStatus, PARTICIPANT_TYPES, type ParticipantType } from '../domain/types.ts';
 import { badRequest, notFound, quote } from './errors.ts';
 
 /**
@@ -19,12 +14,7 @@ export const MAX_PLAYS = 500;
 
 const INT = /^-?\d+$/;
 
-export function parseInteger(
-  name: string,
-  raw: string | undefined,
-  min: number,
-  max: number,
-): number | undefined {
+export function parseInteger(name: string, raw: string | undefined, min: number, max: number): number | undefined {
   if (raw === undefined || raw === '') return undefined;
   if (!INT.test(raw.trim())) throw badRequest(`${name} must be an integer, got '${quote(raw)}'`);
   const n = Number(raw.trim());
@@ -73,9 +63,7 @@ export function parseStatuses(name: string, raw: string | undefined): Set<EventS
   for (const part of raw.split(',')) {
     const s = part.trim().toUpperCase();
     if (!(EVENT_STATUSES as readonly string[]).includes(s)) {
-      throw badRequest(
-        `${name} has an unknown event status '${quote(part)}'; known: ${EVENT_STATUSES.join(', ')}`,
-      );
+      throw badRequest(`${name} has an unknown event status '${quote(part)}'; known: ${EVENT_STATUSES.join(', ')}`);
     }
     out.add(s as EventStatus);
   }

@@ -173,7 +173,8 @@ export function playsOf(rows: readonly ChangeRecord[], fromSequence: number, toS
 /** An event's stat rows up to `uptoId`, in id order (copies). */
 export function statsOf(rows: readonly ChangeRecord[], uptoId: number): ChangeRecord[] {
   const out: ChangeRecord[] = [];
-  for (let i = 0; i < rows.length && rows[i]!.id <= uptoId; i++) if (rows[i]!.kind === 'stat') out.push({ ...rows[i]! });
+  for (let i = 0; i < rows.length && rows[i]!.id <= uptoId; i++)
+    if (rows[i]!.kind === 'stat') out.push({ ...rows[i]! });
   return out;
 }
 
@@ -202,9 +203,9 @@ export function archivedEventOf(
  * Whether a price row passes a history read's filters other than its scope and bound (times, main
  * line, coverage): the same test the SQL of the SQLite history store makes.
  */
-export function historyFilter(q: Omit<HistoryQuery, 'eventId' | 'marketId' | 'priceIds' | 'uptoId' | 'limit'>): (
-  r: Readonly<ChangeRecord>,
-) => boolean {
+export function historyFilter(
+  q: Omit<HistoryQuery, 'eventId' | 'marketId' | 'priceIds' | 'uptoId' | 'limit'>,
+): (r: Readonly<ChangeRecord>) => boolean {
   const c = q.coverage;
   const books = c?.affiliateIds && new Set(c.affiliateIds);
   const markets = c?.marketIds && new Set(c.marketIds);
@@ -240,7 +241,11 @@ export function packedHistory(
 }
 
 /** The first row (up to `uptoId`) of each of `priceIds` found in a packed event's rows. */
-export function packedFirstRows(rows: readonly ChangeRecord[], priceIds: ReadonlySet<number>, uptoId: number): PriceRecord[] {
+export function packedFirstRows(
+  rows: readonly ChangeRecord[],
+  priceIds: ReadonlySet<number>,
+  uptoId: number,
+): PriceRecord[] {
   const first = new Map<number, ChangeRecord>();
   for (const r of rows) {
     if (r.id > uptoId) break;

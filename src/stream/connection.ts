@@ -161,7 +161,10 @@ export class Connection implements Outbox, Writer {
       // line could leave after a newer one.
       return this.conflate(sub, frame);
     }
-    if (sub.pending >= this.opts.queueMessages && (this.lagging() || sub.pending >= this.opts.queueMessages * BURST_FACTOR)) {
+    if (
+      sub.pending >= this.opts.queueMessages &&
+      (this.lagging() || sub.pending >= this.opts.queueMessages * BURST_FACTOR)
+    ) {
       if (sub.dedicated) return this.hooks.dropped();
       if (sub.params.conflate && frame instanceof MarketFrame) return this.conflate(sub, frame);
       return this.overflow(sub);

@@ -3,7 +3,14 @@ import type { ChangeRecord, PriceDetail, StatValue } from '../changelog/change.t
 import { statById } from '../catalog/stats.ts';
 import { sportProfile } from '../catalog/sports.ts';
 import type { DeltaRow, ParticipantType, Score } from '../domain/types.ts';
-import { type EventLines, eventLines, familyOf, LineSetBuilder, type V1Period, v1PeriodOf } from '../projection/v1-line-sets.ts';
+import {
+  type EventLines,
+  eventLines,
+  familyOf,
+  LineSetBuilder,
+  type V1Period,
+  v1PeriodOf,
+} from '../projection/v1-line-sets.ts';
 import { LineFrame } from './line-frames.ts';
 
 /**
@@ -20,7 +27,16 @@ import { LineFrame } from './line-frames.ts';
  * The channels of the multiplexed endpoint (docs/spec-gaps.md: WebSocket streams). The live-state
  * channel is `live_game_state`, the Event field's name; `game_state`, its first name, stays a twin.
  */
-export const CHANNELS = ['markets', 'scores', 'plays', 'stats', 'live', 'futures', 'live_game_state', 'game_state'] as const;
+export const CHANNELS = [
+  'markets',
+  'scores',
+  'plays',
+  'stats',
+  'live',
+  'futures',
+  'live_game_state',
+  'game_state',
+] as const;
 export type Channel = (typeof CHANNELS)[number];
 
 export const isChannel = (v: unknown): v is Channel => (CHANNELS as readonly unknown[]).includes(v);
@@ -147,7 +163,11 @@ export class ScoreFrame extends BaseFrame {
 
   /** The live-state channel's data (only rows that moved the live state reach it). */
   get stateData(): string {
-    this.stateJson ??= JSON.stringify({ event_id: this.eventId, sport_id: this.sportId, live_game_state: this.liveState ?? null });
+    this.stateJson ??= JSON.stringify({
+      event_id: this.eventId,
+      sport_id: this.sportId,
+      live_game_state: this.liveState ?? null,
+    });
     return this.stateJson;
   }
 
@@ -203,12 +223,20 @@ export class StatsFrame extends BaseFrame {
     for (const r of this.rows) {
       const s = statById(r.stat_id);
       const stat = s
-        ? JSON.stringify({ id: s.id, name: s.name, display_name: s.display_name, abbreviation: s.abbreviation, sport_id: s.sport_id })
+        ? JSON.stringify({
+            id: s.id,
+            name: s.name,
+            display_name: s.display_name,
+            abbreviation: s.abbreviation,
+            sport_id: s.sport_id,
+          })
         : 'null';
       const value = JSON.stringify(r.value);
       if (r.player_id === undefined) {
         const list = teams.get(r.team_id) ?? [];
-        list.push(`{"team_id":${r.team_id},"stat_id":${r.stat_id},"stat":${stat},"event_id":${event},"value":${value}}`);
+        list.push(
+          `{"team_id":${r.team_id},"stat_id":${r.stat_id},"stat":${stat},"event_id":${event},"value":${value}}`,
+        );
         teams.set(r.team_id, list);
       } else {
         const p = players.get(r.player_id) ?? { team: r.team_id, rows: [] };
@@ -296,7 +324,9 @@ export function framesOf(rows: readonly ChangeRecord[]): Frame[] {
     endStats();
     switch (row.kind) {
       case 'price':
-        out.push(new MarketFrame(row, JSON.parse(row.payload) as DeltaRow, JSON.parse(row.detail ?? '{}') as PriceDetail));
+        out.push(
+          new MarketFrame(row, JSON.parse(row.payload) as DeltaRow, JSON.parse(row.detail ?? '{}') as PriceDetail),
+        );
         break;
       case 'score': {
         const frame = new ScoreFrame(row);
@@ -340,7 +370,8 @@ const STATS: readonly Channel[] = ['stats', 'live'];
 const FUTURES: readonly Channel[] = ['futures'];
 
 /** The live-state channel under either of its names. */
-export const isLiveStateChannel = (channel: StreamChannel): boolean => channel === 'live_game_state' || channel === 'game_state';
+export const isLiveStateChannel = (channel: StreamChannel): boolean =>
+  channel === 'live_game_state' || channel === 'game_state';
 
 /** The data a frame carries on a channel (the live and live-state channels see a score row their own way). */
 export function dataFor(frame: Frame, channel: StreamChannel): string {
@@ -364,7 +395,10 @@ export function kindFor(frame: Frame, channel: StreamChannel): string {
  * once from the board, which holds exactly this batch's state while the hub receives it.
  */
 export function lineFramesOf(frames: readonly Frame[], view: BoardView): LineFrame[] {
-  const touched = new Map<string, { id: number; eventId: string; book: number; period: V1Period; markets: Set<string> }>();
+  const touched = new Map<
+    string,
+    { id: number; eventId: string; book: number; period: V1Period; markets: Set<string> }
+  >();
   for (const f of frames) {
     if (f.kind !== 'market_price' || f.quoteUnchanged) continue;
     const family = familyOf(f.marketId);

@@ -72,7 +72,10 @@ export class Multiplex {
     if (conn.subs.has(id)) throw new StreamError('duplicate_id', `subscription ${id} exists on this connection`);
     const scope = conn.scope;
     if (NEEDS_LIVE_STATE.has(channel) && !scope.liveGameState) {
-      throw new StreamError('forbidden', `the ${channel} channel needs the live game state entitlement (Ultra tier or above)`);
+      throw new StreamError(
+        'forbidden',
+        `the ${channel} channel needs the live game state entitlement (Ultra tier or above)`,
+      );
     }
     if (channel === 'futures' && !scope.futures) {
       throw new StreamError('forbidden', 'the futures channel needs the futures entitlement (Ultra tier or above)');
@@ -162,14 +165,22 @@ export class Multiplex {
     const sub = this.existing(conn, msg);
     const asked = subscriptionParams(
       sub.channel,
-      { event_ids: sub.params.eventIds ? [...sub.params.eventIds] : undefined, resume_from: msg.resume_from, resume: msg.resume },
+      {
+        event_ids: sub.params.eventIds ? [...sub.params.eventIds] : undefined,
+        resume_from: msg.resume_from,
+        resume: msg.resume,
+      },
       conn.scope,
     );
     const from = asked.resumeFrom;
     const plays = asked.resumePlays;
     conn.send(JSON.stringify({ type: 'resync_ack', id: sub.id, position: this.hub.position }));
     this.inTurn(sub, () =>
-      from ? this.hub.resume(conn, sub, from) : plays ? this.hub.resumePlays(conn, sub, plays) : this.hub.snapshot(conn, sub),
+      from
+        ? this.hub.resume(conn, sub, from)
+        : plays
+          ? this.hub.resumePlays(conn, sub, plays)
+          : this.hub.snapshot(conn, sub),
     );
   }
 

@@ -27,8 +27,7 @@ const bad = (message: string) => new StreamError('bad_request', message);
 /** A list of positive integers given as an array, a comma-separated string or one number. */
 export function intList(name: string, raw: unknown): number[] | undefined {
   if (raw === undefined || raw === null || raw === '') return undefined;
-  const parts =
-    typeof raw === 'string' ? raw.split(',').map((s) => s.trim()) : Array.isArray(raw) ? raw : [raw];
+  const parts = typeof raw === 'string' ? raw.split(',').map((s) => s.trim()) : Array.isArray(raw) ? raw : [raw];
   const out = new Set<number>();
   for (const p of parts) {
     const n = typeof p === 'number' ? p : typeof p === 'string' && /^\d{1,9}$/.test(p) ? Number(p) : Number.NaN;
@@ -146,7 +145,9 @@ export function lineStreamParams(query: URLSearchParams, scope: PlanScope): Subs
     for (const part of raw.split(',').map((p) => p.trim())) {
       const id = V1_PERIOD_IDS.get(part);
       if (id === undefined) {
-        throw bad(`period must be V1 period names or ids (${V1_PERIODS.map((p) => p.named.name).join(', ')}), got ${clip(part)}`);
+        throw bad(
+          `period must be V1 period names or ids (${V1_PERIODS.map((p) => p.named.name).join(', ')}), got ${clip(part)}`,
+        );
       }
       ids.add(id);
     }
@@ -176,11 +177,21 @@ const KNOWN_PARAMS = new Set([
  * `resume: {plays: {"<event_id>": <sequence>}}`: the last play sequence the client holds per event.
  * Only on the plays channel, within its event_ids, and not with resume_from (one resume at a time).
  */
-function playsResume(channel: StreamChannel, raw: unknown, eventIds: ReadonlySet<string> | null): Map<string, number> | undefined {
+function playsResume(
+  channel: StreamChannel,
+  raw: unknown,
+  eventIds: ReadonlySet<string> | null,
+): Map<string, number> | undefined {
   if (raw === undefined || raw === null) return undefined;
   if (channel !== 'plays') throw bad('resume applies to the plays channel; other channels resume with resume_from');
   const plays = (raw as { plays?: unknown }).plays;
-  if (typeof raw !== 'object' || Array.isArray(raw) || typeof plays !== 'object' || plays === null || Array.isArray(plays)) {
+  if (
+    typeof raw !== 'object' ||
+    Array.isArray(raw) ||
+    typeof plays !== 'object' ||
+    plays === null ||
+    Array.isArray(plays)
+  ) {
     throw bad('resume must be {"plays": {"<event_id>": <sequence>}}');
   }
   const out = new Map<string, number>();
@@ -220,9 +231,12 @@ export function subscriptionParams(channel: StreamChannel, raw: unknown, scope: 
     throw bad('the stats channel takes no market_ids or affiliate_ids');
   }
   // Each filters something only some channels carry: elsewhere it would be silently ignored.
-  if (q.participant_type !== undefined && channel !== 'markets') throw bad('participant_type applies to the markets channel');
-  if (q.event_status !== undefined && channel === 'futures') throw bad('event_status does not apply to the futures channel');
-  if (q.limit !== undefined && channel !== 'plays') throw bad('limit applies to the plays channel (plays per event in a snapshot)');
+  if (q.participant_type !== undefined && channel !== 'markets')
+    throw bad('participant_type applies to the markets channel');
+  if (q.event_status !== undefined && channel === 'futures')
+    throw bad('event_status does not apply to the futures channel');
+  if (q.limit !== undefined && channel !== 'plays')
+    throw bad('limit applies to the plays channel (plays per event in a snapshot)');
   const offset = rest(() => parseOffset(q.offset === undefined || q.offset === null ? undefined : String(q.offset)));
   let date: number | undefined;
   if (q.date !== undefined && q.date !== null) {
@@ -246,7 +260,10 @@ export function subscriptionParams(channel: StreamChannel, raw: unknown, scope: 
   if (participantType) params.participantType = participantType;
   const statuses = rest(() => parseStatuses('event_status', text('event_status', q.event_status)));
   if (statuses) params.eventStatuses = statuses;
-  const limit = q.limit === undefined || q.limit === null ? undefined : rest(() => parseInteger('limit', String(q.limit), 1, MAX_PLAYS));
+  const limit =
+    q.limit === undefined || q.limit === null
+      ? undefined
+      : rest(() => parseInteger('limit', String(q.limit), 1, MAX_PLAYS));
   if (limit !== undefined) params.playsLimit = limit;
   const resume = position(q.resume_from);
   if (resume) params.resumeFrom = resume;

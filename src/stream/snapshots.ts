@@ -39,7 +39,10 @@ export async function takeSnapshot(src: SnapshotSource, sub: Subscription, posit
   const p = sub.params;
   const ch = sub.channel;
   if (ch === 'stats') {
-    throw new SnapshotError('unsupported_snapshot', 'the stats channel has no snapshot: fetch team and player stats from REST');
+    throw new SnapshotError(
+      'unsupported_snapshot',
+      'the stats channel has no snapshot: fetch team and player stats from REST',
+    );
   }
   const head = `{"type":"snapshot","id":${sub.idJson},"channel":"${ch}","position":${positionJson}`;
   if (ch === 'futures') return { messages: futuresSnapshot(src.view, sub, head), playsUpTo: new Map() };
@@ -79,7 +82,13 @@ export async function takeSnapshot(src: SnapshotSource, sub: Subscription, posit
         const state = info.live_game_state ?? null;
         const data =
           ch === 'live'
-            ? { event_id: info.event_id, sport_id: info.sport_id, event_status: info.score?.event_status ?? 'STATUS_SCHEDULED', score: info.score ?? null, live_game_state: state }
+            ? {
+                event_id: info.event_id,
+                sport_id: info.sport_id,
+                event_status: info.score?.event_status ?? 'STATUS_SCHEDULED',
+                score: info.score ?? null,
+                live_game_state: state,
+              }
             : { event_id: info.event_id, sport_id: info.sport_id, live_game_state: state };
         messages.push({ text: `${head},"event_id":${id},"data":${JSON.stringify(data)}}`, points: state ? 3 : 2 });
         break;
@@ -139,9 +148,13 @@ export async function takePlaysResume(
     const ev = src.view.getEvent(eventId);
     if (!ev) throw new SnapshotError('snapshot_required', `event ${eventId} is not on this server's board`);
     const last = ev.game?.plays ?? 0;
-    if (sequence > last) throw new SnapshotError('snapshot_required', `play ${sequence} of ${eventId} is ahead of its plays (${last})`);
+    if (sequence > last)
+      throw new SnapshotError('snapshot_required', `play ${sequence} of ${eventId} is ahead of its plays (${last})`);
     if (last - sequence > MAX_PLAYS) {
-      throw new SnapshotError('snapshot_required', `play ${sequence} of ${eventId} is more than ${MAX_PLAYS} plays behind (${last})`);
+      throw new SnapshotError(
+        'snapshot_required',
+        `play ${sequence} of ${eventId} is more than ${MAX_PLAYS} plays behind (${last})`,
+      );
     }
     playsUpTo.set(eventId, last);
   }
@@ -157,7 +170,11 @@ export async function takePlaysResume(
 }
 
 /** REST defaults (spec): market_ids 1,2,3 (and 563 for soccer and hockey) with their live variants. */
-function marketsFilter(scope: PlanScope, sub: Subscription, sportId: number): EventFilter & { marketIds: ReadonlySet<number> } {
+function marketsFilter(
+  scope: PlanScope,
+  sub: Subscription,
+  sportId: number,
+): EventFilter & { marketIds: ReadonlySet<number> } {
   const p = sub.params;
   const requested = p.requestedMarketIds ?? defaultMarketIds(sportId);
   return {
@@ -210,7 +227,12 @@ function futuresSnapshot(view: BoardView, sub: Subscription, head: string): Snap
     let prices = 0;
     const boards = view
       .futuresOfSport(sportId)
-      .filter((b) => b.settlement.state === 'open' && (!p.eventIds || p.eventIds.has(b.header.event_id)) && boardMatches(b, filter))
+      .filter(
+        (b) =>
+          b.settlement.state === 'open' &&
+          (!p.eventIds || p.eventIds.has(b.header.event_id)) &&
+          boardMatches(b, filter),
+      )
       .map((b) => {
         const v = viewFutures(b, filter);
         prices += v.prices;

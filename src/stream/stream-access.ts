@@ -7,13 +7,25 @@ import type { StreamDenial } from './stream-hub.ts';
  * StreamHub asks every `streamAccessCheckMs`): revoked or expired, a plan without streams, or a cap
  * or budget reached each give the denial its connections are closed with.
  */
-export async function streamDenial(auth: Authenticator, access: AccessControl, account: Account): Promise<StreamDenial | undefined> {
+export async function streamDenial(
+  auth: Authenticator,
+  access: AccessControl,
+  account: Account,
+): Promise<StreamDenial | undefined> {
   const now = await auth.current(account.keyHash);
   if (!now) {
-    return { code: 'key_revoked', message: 'the key was revoked or has expired', reason: 'policy_violation:key_revoked' };
+    return {
+      code: 'key_revoked',
+      message: 'the key was revoked or has expired',
+      reason: 'policy_violation:key_revoked',
+    };
   }
   if (!now.entitlements.websocket || now.unservable) {
-    return { code: 'forbidden', message: 'the key’s plan no longer includes WebSocket streams', reason: 'policy_violation:forbidden' };
+    return {
+      code: 'forbidden',
+      message: 'the key’s plan no longer includes WebSocket streams',
+      reason: 'policy_violation:forbidden',
+    };
   }
   const cap = access.capReached(now);
   if (cap) return { code: 'limit_reached', message: String(cap.body.error), reason: 'policy_violation:limit_reached' };

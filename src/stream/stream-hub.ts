@@ -229,7 +229,12 @@ export class StreamHub {
     const at = this.head;
     const position = this.positionJson(at);
     try {
-      const resumed = await takePlaysResume({ view: this.deps.view, readPlays: this.deps.readPlays }, sub, position, after);
+      const resumed = await takePlaysResume(
+        { view: this.deps.view, readPlays: this.deps.readPlays },
+        sub,
+        position,
+        after,
+      );
       let replayed = 0;
       for (const m of resumed.messages) {
         conn.send(m.text, m.points);
@@ -286,12 +291,19 @@ export class StreamHub {
       if (sub.closed) return;
       const epoch = this.deps.position().epoch;
       if (from.epoch !== epoch) {
-        throw new SnapshotError('snapshot_required', `the position is of another log (epoch ${from.epoch}, now ${epoch})`);
+        throw new SnapshotError(
+          'snapshot_required',
+          `the position is of another log (epoch ${from.epoch}, now ${epoch})`,
+        );
       }
-      if (from.id > target) throw new SnapshotError('snapshot_required', `position ${from.id} is ahead of the log (${target})`);
+      if (from.id > target)
+        throw new SnapshotError('snapshot_required', `position ${from.id} is ahead of the log (${target})`);
       const max = this.opts.resumeMaxChanges;
       if (target - from.id > max) {
-        throw new SnapshotError('snapshot_required', `position ${from.id} is ${target - from.id} changes behind; a resume replays at most ${max}`);
+        throw new SnapshotError(
+          'snapshot_required',
+          `position ${from.id} is ${target - from.id} changes behind; a resume replays at most ${max}`,
+        );
       }
       const ofKey = keyHash === undefined ? 0 : (this.replayingPerKey.get(keyHash) ?? 0);
       if (this.replaying >= this.opts.resumeMaxConcurrent || ofKey >= this.opts.resumeMaxPerKey) {
@@ -315,7 +327,10 @@ export class StreamHub {
         target = this.head;
         cursors = cursorsJson(this.playCursors(sub));
         if (target - from.id > 2 * max) {
-          throw new SnapshotError('snapshot_required', `the client fell ${target - from.id} changes behind while resuming`);
+          throw new SnapshotError(
+            'snapshot_required',
+            `the client fell ${target - from.id} changes behind while resuming`,
+          );
         }
       }
       conn.send(
@@ -339,13 +354,21 @@ export class StreamHub {
   }
 
   /** Replays (after, upTo] page by page as the client takes them; returns where it stopped. */
-  private async replayRange(conn: Connection, sub: Subscription, after: number, upTo: number, count: (n: number) => void): Promise<number> {
+  private async replayRange(
+    conn: Connection,
+    sub: Subscription,
+    after: number,
+    upTo: number,
+    count: (n: number) => void,
+  ): Promise<number> {
     while (after < upTo && !sub.closed) {
-      const read = await this.deps.feed.read({ pricesOnly: false, afterId: after }, RESUME_PAGE, upTo).catch((err: unknown) => {
-        // Retention removed rows this replay was reading: it can no longer be whole.
-        if (err instanceof CursorError) throw new SnapshotError('snapshot_required', err.message);
-        throw err;
-      });
+      const read = await this.deps.feed
+        .read({ pricesOnly: false, afterId: after }, RESUME_PAGE, upTo)
+        .catch((err: unknown) => {
+          // Retention removed rows this replay was reading: it can no longer be whole.
+          if (err instanceof CursorError) throw new SnapshotError('snapshot_required', err.message);
+          throw err;
+        });
       let n = 0;
       for (const frame of framesOf(read.rows)) {
         if (!channelsOf(frame).includes(sub.channel) || !sub.matches(frame)) continue;
@@ -390,7 +413,10 @@ export class StreamHub {
           this.snapshotError(
             conn,
             sub,
-            new SnapshotError('snapshot_failed', `play ${frame.sequence} of ${frame.eventId} does not follow the snapshot (${expected - 1})`),
+            new SnapshotError(
+              'snapshot_failed',
+              `play ${frame.sequence} of ${frame.eventId} does not follow the snapshot (${expected - 1})`,
+            ),
           );
           return;
         }

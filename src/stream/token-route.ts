@@ -32,7 +32,13 @@ export function streamTokenRoute(app: FastifyInstance, tokens: StreamTokens): vo
     async (request) => {
       const account = request.account;
       if (account && !account.entitlements.websocket) {
-        throw forbidden(upgradeMessage('WebSocket streams', lowestTierWith((e) => e.websocket), true));
+        throw forbidden(
+          upgradeMessage(
+            'WebSocket streams',
+            lowestTierWith((e) => e.websocket),
+            true,
+          ),
+        );
       }
       const issued = tokens.issue(account ?? null);
       return { token: issued.token, expires_at: new Date(issued.expiresAt).toISOString() };

@@ -114,7 +114,12 @@ export function attachStreams(server: Server, deps: UpgradeDeps): WebSocketServe
     }
     const dedicated = endpoint !== 'multiplex';
     if (deps.transport === 'proxy' && req.headers['x-forwarded-proto'] !== 'https') {
-      return answer(refusal(403, { error: 'WebSocket connections must use wss://', message: 'WebSocket connections must use wss://' }));
+      return answer(
+        refusal(403, {
+          error: 'WebSocket connections must use wss://',
+          message: 'WebSocket connections must use wss://',
+        }),
+      );
     }
     let account: Account | undefined;
     if (deps.access) {
@@ -125,9 +130,18 @@ export function attachStreams(server: Server, deps: UpgradeDeps): WebSocketServe
       const blocked = presented.key !== undefined ? deps.failedKeys.blockedFor(address) : 0;
       if (blocked > 0 && !deps.failedKeys.isKnown(hashKey(presented.key!))) {
         deps.access.refused('failed_key_ceiling');
-        return answer(refusal(429, { error: 'Too many failed key checks', limit: deps.failedKeys.limits.ceiling }, { 'Retry-After': String(blocked) }));
+        return answer(
+          refusal(
+            429,
+            { error: 'Too many failed key checks', limit: deps.failedKeys.limits.ceiling },
+            { 'Retry-After': String(blocked) },
+          ),
+        );
       }
-      const who = presented.token !== undefined ? (deps.tokens.redeem(presented.token) ?? undefined) : await deps.auth.authenticate(presented.key);
+      const who =
+        presented.token !== undefined
+          ? (deps.tokens.redeem(presented.token) ?? undefined)
+          : await deps.auth.authenticate(presented.key);
       if (!who) {
         const wait = deps.failedKeys.fail(address);
         if (wait > 0) {
@@ -148,7 +162,8 @@ export function attachStreams(server: Server, deps: UpgradeDeps): WebSocketServe
       if (denied) return refuseEntitled(denied);
       const cap = account.entitlements.wsConnections;
       if (deps.hub.connectionsOf(account.keyHash) >= cap) {
-        return refuseEntitled(refusal(
+        return refuseEntitled(
+          refusal(
             429,
             {
               error: 'WebSocket connection limit reached',
@@ -197,17 +212,31 @@ export function attachStreams(server: Server, deps: UpgradeDeps): WebSocketServe
     if (conn.dedicated) return;
     if (isBinary) return conn.fail(null, 'unsupported_data', 'messages are JSON text, not binary', CLOSES.binary);
     if (bytes.length > MAX_CLIENT_MESSAGE) {
-      return conn.fail(null, 'message_too_large', `a message may have at most ${MAX_CLIENT_MESSAGE} bytes`, CLOSES.tooLarge);
+      return conn.fail(
+        null,
+        'message_too_large',
+        `a message may have at most ${MAX_CLIENT_MESSAGE} bytes`,
+        CLOSES.tooLarge,
+      );
     }
     const text = bytes.toString('utf8');
     if (nestsDeeperThan(text, MAX_MESSAGE_DEPTH)) {
-      return conn.fail(null, 'message_too_deep', `a message may nest at most ${MAX_MESSAGE_DEPTH} levels`, CLOSES.tooDeep);
+      return conn.fail(
+        null,
+        'message_too_deep',
+        `a message may nest at most ${MAX_MESSAGE_DEPTH} levels`,
+        CLOSES.tooDeep,
+      );
     }
     multiplex.onMessage(conn, text);
   }
 
   /** The upgrade's stream token, or its key (the header; the `key` parameter on the dedicated streams). */
-  function credential(req: IncomingMessage, url: URL, dedicated: boolean): { token?: string; key?: string } | undefined {
+  function credential(
+    req: IncomingMessage,
+    url: URL,
+    dedicated: boolean,
+  ): { token?: string; key?: string } | undefined {
     const token = url.searchParams.get('token');
     if (token) return { token };
     const fromHeader = req.headers[header];
@@ -222,14 +251,21 @@ export function attachStreams(server: Server, deps: UpgradeDeps): WebSocketServe
 function entitlement(account: Account, v1: boolean): Refusal | undefined {
   if (!account.entitlements.websocket) {
     return refusal(403, {
-      error: upgradeMessage('WebSocket streams', lowestTierWith((e) => e.websocket), true),
+      error: upgradeMessage(
+        'WebSocket streams',
+        lowestTierWith((e) => e.websocket),
+        true,
+      ),
       upgrade_url: UPGRADE_URL,
     });
   }
   if (v1) {
     return account.v1
       ? undefined
-      : refusal(403, { error: 'The V1 stream needs a V1 subscription; V2 plans use /api/v2/ws/markets', upgrade_url: UPGRADE_URL });
+      : refusal(403, {
+          error: 'The V1 stream needs a V1 subscription; V2 plans use /api/v2/ws/markets',
+          upgrade_url: UPGRADE_URL,
+        });
   }
   if (!account.v2) {
     return refusal(403, { error: 'The V2 streams need a V2 subscription', upgrade_url: UPGRADE_URL });

@@ -8,7 +8,10 @@ import { type PostgresService, startPostgres } from './services/postgres.ts';
  * are against servers whose store is PostgreSQL: test/helpers/server.ts gives each test server a
  * database of its own when ODDSBASE_TEST_POSTGRES names a server (test/helpers/test-store.ts).
  */
-const SUITES = (process.env.ODDSBASE_CLUSTER_SUITES ?? 'v2-rest,delta,history,openers-closing,game-stats,futures,v1-rest,stream-markets,stream-multiplex')
+const SUITES = (
+  process.env.ODDSBASE_CLUSTER_SUITES ??
+  'v2-rest,delta,history,openers-closing,game-stats,futures,v1-rest,stream-markets,stream-multiplex'
+)
   .split(',')
   .map((name) => `test/integration/${name}.test.ts`);
 

@@ -20,7 +20,11 @@ describe('migrations', () => {
     const pools = await Promise.all(Array.from({ length: 4 }, () => openPool(url)));
     try {
       const applied = await Promise.all(pools.map((p) => migrate(p)));
-      assert.deepEqual(applied.flat().sort(), MIGRATIONS.map((m) => m.version).sort(), 'each version applied by one of them');
+      assert.deepEqual(
+        applied.flat().sort(),
+        MIGRATIONS.map((m) => m.version).sort(),
+        'each version applied by one of them',
+      );
       const rows = await pools[0]!.query<{ version: number }>('SELECT version FROM schema_migrations ORDER BY version');
       assert.deepEqual(
         rows.rows.map((r) => r.version),
@@ -67,7 +71,10 @@ describe('one writer', () => {
       // Its first write would go below the head the first one left: refused, nothing lost.
       await assert.rejects(takeover, /not above the head 3/);
       await second.commit(batch([priceRow({ id: 4, price_id: 2 })]));
-      assert.deepEqual((await second.readChanges({ pricesOnly: false, afterId: 0, toId: 100, limit: 10 })).map((r) => r.id), [1, 3, 4]);
+      assert.deepEqual(
+        (await second.readChanges({ pricesOnly: false, afterId: 0, toId: 100, limit: 10 })).map((r) => r.id),
+        [1, 3, 4],
+      );
     } finally {
       await first.close();
       await second.close();
@@ -93,7 +100,10 @@ describe('one writer', () => {
       await second.writer.hold();
       await second.commit(batch([priceRow({ id: 2, price_id: 1 })]));
       await assert.rejects(first.commit(batch([priceRow({ id: 3, price_id: 1 })])), WriterLockLost);
-      assert.ok(errors.some((e) => e instanceof WriterLockLost), 'the loss is reported');
+      assert.ok(
+        errors.some((e) => e instanceof WriterLockLost),
+        'the loss is reported',
+      );
       assert.equal(await first.lastRowId(), 2, 'its reads go on through the pool');
     } finally {
       await admin.end();

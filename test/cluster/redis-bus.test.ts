@@ -15,7 +15,14 @@ async function pair(options: Partial<RedisBusOptions> = {}, subOptions: Partial<
   const stream = `test:${randomUUID()}`;
   const errors: unknown[] = [];
   const publisher = new RedisBus({ url: redis.url, driver: Redis, stream, ...options });
-  const subscriber = new RedisBus({ url: redis.url, driver: Redis, stream, onError: (e) => errors.push(e), ...options, ...subOptions });
+  const subscriber = new RedisBus({
+    url: redis.url,
+    driver: Redis,
+    stream,
+    onError: (e) => errors.push(e),
+    ...options,
+    ...subOptions,
+  });
   await Promise.all([publisher.ready(), subscriber.ready()]);
   return {
     publisher,
@@ -67,7 +74,11 @@ describe('Redis bus: what a node misses', () => {
 
   it('a dropped connection resumes from the stream: nothing missed, no gap', async (t) => {
     // The subscriber reconnects 300 ms after its connection drops; the publisher goes on meanwhile.
-    const { publisher, subscriber } = await nodes(t, {}, { redis: { connectionName: 'lagging', retryStrategy: () => 300 } });
+    const { publisher, subscriber } = await nodes(
+      t,
+      {},
+      { redis: { connectionName: 'lagging', retryStrategy: () => 300 } },
+    );
     const seen = follower(subscriber);
     let head = 0;
     const send = (n: number) => {

@@ -41,7 +41,11 @@ it("batches lost while Redis restarts: the other node's change feed reads them f
     other.close();
   });
   const move = (i: number) =>
-    ledger.apply(batch(new Date().toISOString(), [price(E, { market_id: 1, participant_id: 2002, affiliate_id: 19, price: 100 + i })]));
+    ledger.apply(
+      batch(new Date().toISOString(), [
+        price(E, { market_id: 1, participant_id: 2002, affiliate_id: 19, price: 100 + i }),
+      ]),
+    );
 
   await ledger.apply(batch(new Date().toISOString(), [{ kind: 'event', event: nbaEvent(E) }, ...nbaPrices(E)]));
   for (let i = 0; i < 5; i++) await move(i);
@@ -57,7 +61,8 @@ it("batches lost while Redis restarts: the other node's change feed reads them f
   }
   await until(() => other.headId() === ledger.headId, 5000, 'the other node to catch up');
 
-  const ids = async (feed: ChangeFeed) => (await feed.read({ pricesOnly: true, afterId: 0 }, 10_000)).rows.map((r) => r.id);
+  const ids = async (feed: ChangeFeed) =>
+    (await feed.read({ pricesOnly: true, afterId: 0 }, 10_000)).rows.map((r) => r.id);
   const expected = await ids(own);
   assert.ok(writerBus.dropped > 0, 'batches were lost on the way');
   assert.ok(expected.includes(lostUpTo), 'the rows committed while Redis was away are read');

@@ -24,9 +24,14 @@ async function serve(url: string): Promise<ServedChild> {
 }
 
 async function delta(served: ServedChild, key: string, lastId: number) {
-  const r = await fetch(`${served.url}/api/v2/markets/delta?last_id=${lastId}&limit=1000`, { headers: { 'X-Service-Key': key } });
+  const r = await fetch(`${served.url}/api/v2/markets/delta?last_id=${lastId}&limit=1000`, {
+    headers: { 'X-Service-Key': key },
+  });
   assert.equal(r.status, 200, await r.clone().text());
-  return (await r.json()) as { deltas: { id: number; price: string }[]; meta: { delta_last_id: string; epoch: string } };
+  return (await r.json()) as {
+    deltas: { id: number; price: string }[];
+    meta: { delta_last_id: string; epoch: string };
+  };
 }
 
 async function stop(served: ServedChild): Promise<void> {
@@ -38,7 +43,17 @@ async function stop(served: ServedChild): Promise<void> {
 test('serve --database-url: keys from the CLI, prices over REST, a standby that takes over from the head', async (t) => {
   const url = await (await postgres()).createDatabase();
   // The CLI migrates an empty database itself and writes the key where the servers read it.
-  const { stdout } = await cli('keys', 'create', '--tier', 'ultra', '--v1', '--label', 'cluster', '--database-url', url);
+  const { stdout } = await cli(
+    'keys',
+    'create',
+    '--tier',
+    'ultra',
+    '--v1',
+    '--label',
+    'cluster',
+    '--database-url',
+    url,
+  );
   const key = stdout.trim();
   assert.match(key, /^ob_[0-9a-f]{40}$/);
 
@@ -54,8 +69,10 @@ test('serve --database-url: keys from the CLI, prices over REST, a standby that 
   // A second server on the same database waits for the writer's lock, then goes on from the head.
   const second = serve(url);
   const waiters = async () =>
-    Number((await db.query("SELECT count(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted")).rows[0].n);
-  for (const began = Date.now(); (await waiters()) === 0; ) {
+    Number(
+      (await db.query("SELECT count(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted")).rows[0].n,
+    );
+  for (const began = Date.now(); (await waiters()) === 0;) {
     assert.ok(Date.now() - began < 120_000, 'the second server asks for the lock');
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -86,7 +103,10 @@ test('backup on a PostgreSQL store names pg_dump in one line and fails', async (
 
 test('migrate runs the migrations alone, once', async () => {
   const url = await (await postgres()).createDatabase();
-  assert.match((await cli('migrate', '--database-url', url)).stdout, /^applied migrations? [\d, ]+: the schema is at version \d+\n$/);
+  assert.match(
+    (await cli('migrate', '--database-url', url)).stdout,
+    /^applied migrations? [\d, ]+: the schema is at version \d+\n$/,
+  );
   assert.match((await cli('migrate', '--database-url', url)).stdout, /nothing to apply\n$/);
   await assert.rejects(cli('migrate', '--database-url', 'mysql://localhost/x'), /must start with postgres:\/\//);
 });
@@ -104,7 +124,10 @@ test('a database that cannot be used stops serve and the CLI with one line, its 
       (err: { code: number; stderr: string }) => err,
     );
     assert.equal(failed.code, 1, args.join(' '));
-    assert.match(failed.stderr, /oddsbase: the database 127\.0\.0\.1:\d+\/\w+ cannot be used: [^\n]+; check --database-url \(env DATABASE_URL\)\n$/);
+    assert.match(
+      failed.stderr,
+      /oddsbase: the database 127\.0\.0\.1:\d+\/\w+ cannot be used: [^\n]+; check --database-url \(env DATABASE_URL\)\n$/,
+    );
     assert.ok(!failed.stderr.includes('s3cret'), failed.stderr);
   }
 });

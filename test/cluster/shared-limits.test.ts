@@ -16,7 +16,9 @@ const MINUTE_S = 60;
 
 it('a key allowed 10 requests a second gets 10 across two nodes, within 10% over a minute', async (t) => {
   const prefix = `test:${randomUUID()}:`;
-  const counters = [0, 1].map(() => new RedisCounters({ url: redis.url, driver: Redis, prefix, unsaved: isBurstCounter }));
+  const counters = [0, 1].map(
+    () => new RedisCounters({ url: redis.url, driver: Redis, prefix, unsaved: isBurstCounter }),
+  );
   t.after(() => Promise.all(counters.map((c) => c.close())));
   await Promise.all(counters.map((c) => c.ready()));
   const nodes = counters.map((c) => new AccessControl(c, Date.now, () => {}, new SharedBursts(c)));
@@ -48,7 +50,9 @@ it('a key allowed 10 requests a second gets 10 across two nodes, within 10% over
 
 it("a Free key's daily points are counted across nodes: the cap reached on two refuses on both", async (t) => {
   const prefix = `test:${randomUUID()}:`;
-  const counters = [0, 1].map(() => new RedisCounters({ url: redis.url, driver: Redis, prefix, unsaved: isBurstCounter }));
+  const counters = [0, 1].map(
+    () => new RedisCounters({ url: redis.url, driver: Redis, prefix, unsaved: isBurstCounter }),
+  );
   t.after(() => Promise.all(counters.map((c) => c.close())));
   await Promise.all(counters.map((c) => c.ready()));
   const [a, b] = counters.map((c) => new AccessControl(c, Date.now, () => {}, new SharedBursts(c))) as [

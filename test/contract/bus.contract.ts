@@ -63,7 +63,13 @@ export function busContract(name: string, make: () => Promise<BusFixture>): void
       const got: CommittedBatch[] = [];
       subscriber.subscribe((b) => got.push(b));
       const row = { ...eventRow({ id: 11, event_id: EVENT_B }), payload: '{"name":"Ünïcode \\"quoted\\" ☃ \\u2028"}' };
-      const sent: CommittedBatch = { epoch: 'another-epoch', fromId: 10, headId: 11, changes: [row], eventIds: [EVENT_B] };
+      const sent: CommittedBatch = {
+        epoch: 'another-epoch',
+        fromId: 10,
+        headId: 11,
+        changes: [row],
+        eventIds: [EVENT_B],
+      };
       publisher.publish(sent);
       await until(() => got.length === 1);
       assert.deepEqual(got[0], sent);
@@ -148,7 +154,7 @@ export function busContract(name: string, make: () => Promise<BusFixture>): void
       assert.ok(errors.every((e) => e === boom));
     });
 
-    it("on the publishing node, listeners have the batch before publish returns", async (t) => {
+    it('on the publishing node, listeners have the batch before publish returns', async (t) => {
       const { publisher } = await fresh(t);
       const got: number[] = [];
       publisher.subscribe((b) => got.push(b.headId));

@@ -25,8 +25,7 @@ const ENTRIES: CounterEntry[] = [
   entry('usage:ob_1111111:2026-10', 900, NOW - HOUR),
 ];
 
-const byKey = (entries: CounterEntry[]): CounterEntry[] =>
-  [...entries].sort((a, b) => (a.key < b.key ? -1 : 1));
+const byKey = (entries: CounterEntry[]): CounterEntry[] => [...entries].sort((a, b) => (a.key < b.key ? -1 : 1));
 const keysOf = (entries: CounterEntry[]): string[] => byKey(entries).map((e) => e.key);
 
 export function counterStoreContract(name: string, make: () => Promise<CounterStoreFixture>): void {

@@ -44,7 +44,10 @@ export function countersContract(name: string, make: (now: () => number) => Prom
     it('a counter never counted reads 0 everywhere', async (t) => {
       const f = await fresh(t);
       await f.settle();
-      assert.deepEqual(everyNode(f, 'use:none'), f.nodes.map(() => 0));
+      assert.deepEqual(
+        everyNode(f, 'use:none'),
+        f.nodes.map(() => 0),
+      );
     });
 
     it('incr returns the running total at once on the node that counts, and get reads it', async (t) => {
@@ -62,7 +65,10 @@ export function countersContract(name: string, make: (now: () => number) => Prom
       f.nodes.forEach((c, i) => c.incr('use:sum', i + 1, exp));
       await f.settle();
       const total = f.nodes.reduce((s, _c, i) => s + i + 1, 0);
-      assert.deepEqual(everyNode(f, 'use:sum'), f.nodes.map(() => total));
+      assert.deepEqual(
+        everyNode(f, 'use:sum'),
+        f.nodes.map(() => total),
+      );
       assert.equal(f.nodes.at(-1)!.incr('use:sum', 10, exp), total + 10);
     });
 
@@ -74,7 +80,10 @@ export function countersContract(name: string, make: (now: () => number) => Prom
         if (i % 50 === 0) await new Promise((r) => setImmediate(r));
       }
       await f.settle();
-      assert.deepEqual(everyNode(f, 'use:race'), f.nodes.map(() => 500 * f.nodes.length));
+      assert.deepEqual(
+        everyNode(f, 'use:race'),
+        f.nodes.map(() => 500 * f.nodes.length),
+      );
     });
 
     it('a counter reads 0 from its expiry on, and counts again from 0', async (t) => {
@@ -83,13 +92,22 @@ export function countersContract(name: string, make: (now: () => number) => Prom
       c.incr('rps:x', 3, f.clock.now() + SECOND);
       await f.settle();
       f.clock.advance(SECOND - 1);
-      assert.deepEqual(everyNode(f, 'rps:x'), f.nodes.map(() => 3));
+      assert.deepEqual(
+        everyNode(f, 'rps:x'),
+        f.nodes.map(() => 3),
+      );
       f.clock.advance(1);
-      assert.deepEqual(everyNode(f, 'rps:x'), f.nodes.map(() => 0));
+      assert.deepEqual(
+        everyNode(f, 'rps:x'),
+        f.nodes.map(() => 0),
+      );
       const last = f.nodes.at(-1)!;
       assert.equal(last.incr('rps:x', 2, f.clock.now() + SECOND), 2);
       await f.settle();
-      assert.deepEqual(everyNode(f, 'rps:x'), f.nodes.map(() => 2));
+      assert.deepEqual(
+        everyNode(f, 'rps:x'),
+        f.nodes.map(() => 2),
+      );
     });
 
     it('incr moves the expiry to the one it gives', async (t) => {
@@ -99,7 +117,10 @@ export function countersContract(name: string, make: (now: () => number) => Prom
       c.incr('use:later', 1, f.clock.now() + 10 * SECOND);
       await f.settle();
       f.clock.advance(5 * SECOND);
-      assert.deepEqual(everyNode(f, 'use:later'), f.nodes.map(() => 2));
+      assert.deepEqual(
+        everyNode(f, 'use:later'),
+        f.nodes.map(() => 2),
+      );
     });
 
     it('set replaces the value on every node; later increments add to it', async (t) => {
@@ -112,10 +133,16 @@ export function countersContract(name: string, make: (now: () => number) => Prom
       last.set('use:set', 7, exp);
       assert.equal(last.get('use:set'), 7);
       await f.settle();
-      assert.deepEqual(everyNode(f, 'use:set'), f.nodes.map(() => 7));
+      assert.deepEqual(
+        everyNode(f, 'use:set'),
+        f.nodes.map(() => 7),
+      );
       first!.incr('use:set', 1, exp);
       await f.settle();
-      assert.deepEqual(everyNode(f, 'use:set'), f.nodes.map(() => 8));
+      assert.deepEqual(
+        everyNode(f, 'use:set'),
+        f.nodes.map(() => 8),
+      );
     });
 
     it('takeChanged lists what this node changed since the last call, with value and expiry', async (t) => {
@@ -145,10 +172,16 @@ export function countersContract(name: string, make: (now: () => number) => Prom
       assert.equal(c.get('use:gone'), 0);
       assert.deepEqual(c.takeChanged(), []);
       await f.settle();
-      assert.deepEqual(everyNode(f, 'use:saved'), f.nodes.map(() => 120));
+      assert.deepEqual(
+        everyNode(f, 'use:saved'),
+        f.nodes.map(() => 120),
+      );
       f.nodes.at(-1)!.incr('use:saved', 1, exp);
       await f.settle();
-      assert.deepEqual(everyNode(f, 'use:saved'), f.nodes.map(() => 121));
+      assert.deepEqual(
+        everyNode(f, 'use:saved'),
+        f.nodes.map(() => 121),
+      );
     });
   });
 }

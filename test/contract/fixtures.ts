@@ -134,10 +134,19 @@ export function playRow(a: RowArgs & { sequence: number }): ChangeRecord {
 /** A stat row: one box-score value of team 2002 (or of a player of it). */
 export function statRow(a: RowArgs & { stat_id: number; value: number; player_id?: number }): ChangeRecord {
   const row = base(a);
-  const stat = a.player_id === undefined
-    ? { team_id: 2002, stat_id: a.stat_id, value: String(a.value) }
-    : { team_id: 2002, player_id: a.player_id, stat_id: a.stat_id, value: String(a.value) };
-  return { ...row, kind: 'stat', price_id: null, affiliate_id: null, market_id: null, payload: JSON.stringify(stat), detail: null };
+  const stat =
+    a.player_id === undefined
+      ? { team_id: 2002, stat_id: a.stat_id, value: String(a.value) }
+      : { team_id: 2002, player_id: a.player_id, stat_id: a.stat_id, value: String(a.value) };
+  return {
+    ...row,
+    kind: 'stat',
+    price_id: null,
+    affiliate_id: null,
+    market_id: null,
+    payload: JSON.stringify(stat),
+    detail: null,
+  };
 }
 
 export function eventRecord(eventId: string, changeId: number, sportId = 4): EventRecord {
@@ -160,4 +169,3 @@ export function batch(
 ): Commit {
   return { changes, events: more.events ?? [], markets: more.markets ?? [] };
 }
-

@@ -102,11 +102,7 @@ function historyCases(name: string, make: () => Promise<HistoryFixture>, packed:
         ['up to an id before the first price row', q({ eventId: EVENT_A, uptoId: 1 }), []],
         ['prices up to an id', q({ priceIds: [1, 3], uptoId: 7 }), [7, 4, 2]],
         // Row 9 describes 25 s, so it is in the range although its id is above rows outside it.
-        [
-          'a time range, both ends inclusive',
-          q({ eventId: EVENT_A, from: time(25), to: time(70) }),
-          [9, 8, 7, 4],
-        ],
+        ['a time range, both ends inclusive', q({ eventId: EVENT_A, from: time(25), to: time(70) }), [9, 8, 7, 4]],
         ['from a time on', q({ eventId: EVENT_A, from: time(60) }), [13, 11, 8, 7]],
         ['up to a time', q({ eventId: EVENT_A, to: time(20) }), [3, 2]],
         ['main lines only', q({ eventId: EVENT_A, mainLineOnly: true }), [13, 11, 9, 7, 4, 2]],

@@ -69,7 +69,10 @@ function query(q: Partial<ChangeQuery> = {}): ChangeQuery {
 const ids = (rows: readonly { id: number }[]): number[] => rows.map((r) => r.id);
 
 /** A load with its paged sources read to the end, as arrays. */
-type Loaded = Omit<LoadedState, 'latestPrices' | 'statRows'> & { latestPrices: ChangeRecord[]; statRows: ChangeRecord[] };
+type Loaded = Omit<LoadedState, 'latestPrices' | 'statRows'> & {
+  latestPrices: ChangeRecord[];
+  statRows: ChangeRecord[];
+};
 
 async function loadAll(store: Store, uptoId?: number): Promise<Loaded> {
   const loaded = await store.load(uptoId);
@@ -262,9 +265,7 @@ export function storeContract(name: string, make: () => Promise<StoreFixture>): 
       it('gives the newest row of every price, the events, the markets and the head', async (t) => {
         const { store } = await fresh(t);
         const log = mixedLog();
-        await store.commit(
-          batch(log, { events: [eventRecord(EVENT_A, 1)], markets: [marketRecord(1, EVENT_A, 1)] }),
-        );
+        await store.commit(batch(log, { events: [eventRecord(EVENT_A, 1)], markets: [marketRecord(1, EVENT_A, 1)] }));
         const { loaded } = await visible(store);
         const byId = new Map(log.map((r) => [r.id, r]));
         // Prices 1 to 5 last changed at ids 8, 14, 11, 10 and 15.
@@ -280,9 +281,7 @@ export function storeContract(name: string, make: () => Promise<StoreFixture>): 
 
       it('a head that is not a price row still counts as the head', async (t) => {
         const { store } = await fresh(t);
-        await store.commit(
-          batch([priceRow({ id: 4, price_id: 1 }), scoreRow({ id: 9, committed_ms: 123_456 })]),
-        );
+        await store.commit(batch([priceRow({ id: 4, price_id: 1 }), scoreRow({ id: 9, committed_ms: 123_456 })]));
         const loaded = await loadAll(store);
         assert.equal(loaded.headId, 9);
         assert.equal(loaded.headCommittedMs, 123_456);
@@ -322,10 +321,23 @@ export function storeContract(name: string, make: () => Promise<StoreFixture>): 
           payload: JSON.stringify({ score: { score_home: home, score_away: 0 }, live_game_state: live }),
         });
         await store.commit(
-          batch([eventRow({ id: 1 }), scoreWith(2, 1, state), priceRow({ id: 3, price_id: 1 }), scoreWith(4, 2), scoreWith(5, 3), scoreWith(6, 4, null), scoreWith(7, 5), priceRow({ id: 8, price_id: 1 })]),
+          batch([
+            eventRow({ id: 1 }),
+            scoreWith(2, 1, state),
+            priceRow({ id: 3, price_id: 1 }),
+            scoreWith(4, 2),
+            scoreWith(5, 3),
+            scoreWith(6, 4, null),
+            scoreWith(7, 5),
+            priceRow({ id: 8, price_id: 1 }),
+          ]),
         );
         // Loads below the head fold the rows (at the head the ledger's own event records are read).
-        const infoAt = async (id: number) => JSON.parse((await loadAll(store, id)).events[0]!.info) as { score?: { score_home: number }; live_game_state?: unknown };
+        const infoAt = async (id: number) =>
+          JSON.parse((await loadAll(store, id)).events[0]!.info) as {
+            score?: { score_home: number };
+            live_game_state?: unknown;
+          };
         const at5 = await infoAt(5);
         assert.equal(at5.score?.score_home, 3);
         assert.deepEqual(at5.live_game_state, state, 'set at row 2, kept by rows 4 and 5');
@@ -422,8 +434,14 @@ export function storeContract(name: string, make: () => Promise<StoreFixture>): 
 
       it('reads an event’s stat rows up to an id, and loads play counts and each value’s newest stat row', async (t) => {
         const store = await gameLog(t);
-        assert.deepEqual((await store.readStats(EVENT_A, 4)).map((r) => r.id), [2, 4]);
-        assert.deepEqual((await store.readStats(EVENT_A, EVERY_ID)).map((r) => r.id), [2, 4, 6]);
+        assert.deepEqual(
+          (await store.readStats(EVENT_A, 4)).map((r) => r.id),
+          [2, 4],
+        );
+        assert.deepEqual(
+          (await store.readStats(EVENT_A, EVERY_ID)).map((r) => r.id),
+          [2, 4, 6],
+        );
         assert.deepEqual(await store.readStats(EVENT_B, EVERY_ID), []);
         const loaded = await loadAll(store);
         assert.deepEqual(
@@ -434,10 +452,16 @@ export function storeContract(name: string, make: () => Promise<StoreFixture>): 
           ],
         );
         // Rows 2 and 6 set the same value: its newest row, in the place of its first.
-        assert.deepEqual(loaded.statRows.map((r) => r.id), [6, 4]);
+        assert.deepEqual(
+          loaded.statRows.map((r) => r.id),
+          [6, 4],
+        );
         const early = await loadAll(store, 4);
         assert.deepEqual(early.playCounts, [{ event_id: EVENT_A, plays: 2 }]);
-        assert.deepEqual(early.statRows.map((r) => r.id), [2, 4]);
+        assert.deepEqual(
+          early.statRows.map((r) => r.id),
+          [2, 4],
+        );
       });
 
       it('a load hands out every latest price and stat row, however many pages they take', async (t) => {
@@ -465,7 +489,11 @@ export function storeContract(name: string, make: () => Promise<StoreFixture>): 
         assert.equal(stats.length, 11_000);
         // Each event's rows together and in id order (the order the box scores are folded in).
         const byEvent = [EVENT_A, EVENT_B].map((e) => stats.filter((r) => r.event_id === e).map((r) => r.id));
-        for (const list of byEvent) assert.deepEqual(list, [...list].sort((a, b) => a - b));
+        for (const list of byEvent)
+          assert.deepEqual(
+            list,
+            [...list].sort((a, b) => a - b),
+          );
         const runs = stats.filter((r, i) => i === 0 || stats[i - 1]!.event_id !== r.event_id).length;
         assert.equal(runs, 2, 'one run of rows per event');
       });
@@ -516,7 +544,10 @@ export function storeContract(name: string, make: () => Promise<StoreFixture>): 
       it('one fill at a time', async (t) => {
         const { store } = await fresh(t);
         await store.fill(async () => {
-          await assert.rejects(store.fill(async () => undefined), /already running/);
+          await assert.rejects(
+            store.fill(async () => undefined),
+            /already running/,
+          );
         });
         assert.equal(await store.fill(async () => 'again'), 'again');
       });
@@ -618,10 +649,7 @@ export function storeContract(name: string, make: () => Promise<StoreFixture>): 
         }
         // The payloads, parsed back as a JSON array, are the Delta rows in id order.
         const page = await store.readPayloadBytes(query({ pricesOnly: true }));
-        assert.deepEqual(
-          ids(JSON.parse(`[${page.bytes.toString('utf8')}]`) as { id: number }[]),
-          MIXED_PRICE_IDS,
-        );
+        assert.deepEqual(ids(JSON.parse(`[${page.bytes.toString('utf8')}]`) as { id: number }[]), MIXED_PRICE_IDS);
       });
 
       it('bytes lent with a release stay as read until it is called, whatever is read meanwhile', async (t) => {
@@ -637,16 +665,16 @@ export function storeContract(name: string, make: () => Promise<StoreFixture>): 
         assert.equal(held.bytes.toString('utf8'), copy.toString('utf8'));
         held.release?.();
         held.release?.();
-        assert.equal((await store.readPayloadBytes(query({ pricesOnly: true }))).bytes.toString('utf8'), copy.toString('utf8'));
+        assert.equal(
+          (await store.readPayloadBytes(query({ pricesOnly: true }))).bytes.toString('utf8'),
+          copy.toString('utf8'),
+        );
       });
 
       it('an empty read: no bytes, no rows, last row 0, no more', async (t) => {
         const store = await withMixedLog(t);
         const page = await store.readPayloadBytes(query({ afterId: 15 }));
-        assert.deepEqual(
-          { ...page, bytes: page.bytes.length },
-          { bytes: 0, count: 0, lastRowId: 0, more: false },
-        );
+        assert.deepEqual({ ...page, bytes: page.bytes.length }, { bytes: 0, count: 0, lastRowId: 0, more: false });
       });
 
       const boundaries: [string, Partial<ChangeQuery>, number, number, boolean][] = [
@@ -835,7 +863,13 @@ export function storeContract(name: string, make: () => Promise<StoreFixture>): 
         playRow({ id: 10, sequence: 1 }),
         priceRow({ id: 11, price_id: 1, price: -130, at: after(11) }),
         priceRow({ id: 12, price_id: 1, price: -135, at: after(12) }),
-        priceRow({ id: 200, price_id: 1, price: -140, at: after(3 * HOUR_S), committed_ms: BASE_MS + 8 * HOUR_S * 1000 }),
+        priceRow({
+          id: 200,
+          price_id: 1,
+          price: -140,
+          at: after(3 * HOUR_S),
+          committed_ms: BASE_MS + 8 * HOUR_S * 1000,
+        }),
       ];
       const CUTOFF = BASE_MS + 7 * HOUR_S * 1000;
       const KEPT = [2, 5, 6, 7, 9, 10, 12, 200];
@@ -843,7 +877,10 @@ export function storeContract(name: string, make: () => Promise<StoreFixture>): 
       async function withRetentionLog(t: TestContext): Promise<Store> {
         const { store } = await fresh(t);
         await store.commit(
-          batch(retentionLog(), { events: [eventRecord(EVENT_A, 200), eventRecord(EVENT_B, 0)], markets: [marketRecord(1, EVENT_A, 1)] }),
+          batch(retentionLog(), {
+            events: [eventRecord(EVENT_A, 200), eventRecord(EVENT_B, 0)],
+            markets: [marketRecord(1, EVENT_A, 1)],
+          }),
         );
         return store;
       }
@@ -871,7 +908,11 @@ export function storeContract(name: string, make: () => Promise<StoreFixture>): 
       it('small steps reach the same log as one large step', async (t) => {
         const store = await withRetentionLog(t);
         let steps = 0;
-        for (let r = await store.compact({ cutoffMs: CUTOFF, maxRows: 3 }); ; r = await store.compact({ cutoffMs: CUTOFF, maxRows: 3 })) {
+        for (
+          let r = await store.compact({ cutoffMs: CUTOFF, maxRows: 3 });
+          ;
+          r = await store.compact({ cutoffMs: CUTOFF, maxRows: 3 })
+        ) {
           steps++;
           assert.ok(r.scanned <= 3);
           if (!r.more) break;
@@ -892,7 +933,11 @@ export function storeContract(name: string, make: () => Promise<StoreFixture>): 
           }),
         );
         let steps = 0;
-        for (let r = await store.compact({ cutoffMs: CUTOFF, maxRows: 3 }); r.more; r = await store.compact({ cutoffMs: CUTOFF, maxRows: 3 })) {
+        for (
+          let r = await store.compact({ cutoffMs: CUTOFF, maxRows: 3 });
+          r.more;
+          r = await store.compact({ cutoffMs: CUTOFF, maxRows: 3 })
+        ) {
           steps++;
           assert.ok(steps < 10, 'the gap is crossed in one step');
         }
@@ -924,7 +969,10 @@ export function storeContract(name: string, make: () => Promise<StoreFixture>): 
         const totals = { key: '4|2002|2026|Regular Season', body: '{"games":1}' };
         await store.archive({ eventIds: [EVENT_A], archivedMs: BASE_MS, seasonTotals: [totals] });
         const loaded = await loadAll(store);
-        assert.deepEqual(loaded.events.map((e) => e.event_id), [EVENT_B]);
+        assert.deepEqual(
+          loaded.events.map((e) => e.event_id),
+          [EVENT_B],
+        );
         assert.deepEqual(loaded.markets, []);
         assert.deepEqual(loaded.latestPrices, []);
         assert.deepEqual(loaded.playCounts, []);
@@ -956,7 +1004,8 @@ export function storeContract(name: string, make: () => Promise<StoreFixture>): 
       });
       /** Row 300 (event B) is committed after the second cutoff: the boundary passes all of event A. */
       const LATER_CUTOFF = BASE_MS + 9 * HOUR_S * 1000;
-      const later = () => eventRow({ id: 300, event_id: EVENT_B, at: after(4 * HOUR_S), committed_ms: BASE_MS + 10 * HOUR_S * 1000 });
+      const later = () =>
+        eventRow({ id: 300, event_id: EVENT_B, at: after(4 * HOUR_S), committed_ms: BASE_MS + 10 * HOUR_S * 1000 });
 
       it('packs an archived event once its rows lie below the boundary: its reads stay, its rows leave the log', async (t) => {
         const f = await fresh(t);
@@ -976,7 +1025,10 @@ export function storeContract(name: string, make: () => Promise<StoreFixture>): 
         assert.equal((await store.compact({ cutoffMs: LATER_CUTOFF, maxRows: 1000 })).more, false);
         assert.deepEqual(ids(await store.readChanges(query())), [300]);
         assert.deepEqual(await archivedReads(store), before);
-        assert.deepEqual((await loadAll(store)).events.map((e) => e.event_id), [EVENT_B]);
+        assert.deepEqual(
+          (await loadAll(store)).events.map((e) => e.event_id),
+          [EVENT_B],
+        );
         if (f.reopen) {
           const again = await f.reopen();
           assert.deepEqual(await archivedReads(again), before);

@@ -34,16 +34,31 @@ export async function boardAnswers(): Promise<Record<string, string>> {
         for (const p of m.participants.values())
           for (const line of p.lines.values())
             for (const book of line.prices.keys()) {
-              const key = { event_id: ev.info.event_id, market_id: m.market_id, period_id: m.period_id, participant_id: p.id, affiliate_id: book };
-              read.push(JSON.stringify([day.board.price({ ...key, line: line.value }), [...day.board.linePrices(key)]]));
+              const key = {
+                event_id: ev.info.event_id,
+                market_id: m.market_id,
+                period_id: m.period_id,
+                participant_id: p.id,
+                affiliate_id: book,
+              };
+              read.push(
+                JSON.stringify([day.board.price({ ...key, line: line.value }), [...day.board.linePrices(key)]]),
+              );
             }
     out['feed reads'] = digest(read.join('\n'));
-    const futures = day.board.futuresOfSport(6).map((b) =>
-      [...b.markets.values()].map((m) => [...m.participants.values()].map((p) => [p.id, [...p.prices.values()]])),
-    );
+    const futures = day.board
+      .futuresOfSport(6)
+      .map((b) =>
+        [...b.markets.values()].map((m) => [...m.participants.values()].map((p) => [p.id, [...p.prices.values()]])),
+      );
     out.futures = digest(JSON.stringify(futures));
     out['futures prices'] = String(JSON.stringify(futures).split('"change_id"').length - 1);
-    const rows = await day.store.readChanges({ pricesOnly: false, afterId: 0, toId: day.board.head, limit: Number.MAX_SAFE_INTEGER });
+    const rows = await day.store.readChanges({
+      pricesOnly: false,
+      afterId: 0,
+      toId: day.board.head,
+      limit: Number.MAX_SAFE_INTEGER,
+    });
     out['change rows'] = digest(rows.map((r) => `${r.id} ${r.payload} ${r.detail ?? ''}`).join('\n'));
     out.rows = String(rows.length);
     return out;

@@ -6,11 +6,7 @@ import type { PriceUpdate, UpdateBatch } from '../../src/ledger/updates.ts';
 export const today = (): string => new Date().toISOString().slice(0, 10);
 
 /** An NBA event (sport 4) starting at `hour`:00 UTC on `date`. */
-export function nbaEvent(
-  id: string,
-  date = today(),
-  hour = 23,
-): Omit<EventInfo, 'score' | 'live_game_state'> {
+export function nbaEvent(id: string, date = today(), hour = 23): Omit<EventInfo, 'score' | 'live_game_state'> {
   return {
     event_id: id,
     sport_id: 4,
@@ -47,8 +43,7 @@ export function nbaEvent(
   };
 }
 
-type PriceArgs = Partial<PriceUpdate> &
-  Pick<PriceUpdate, 'market_id' | 'participant_id' | 'affiliate_id' | 'price'>;
+type PriceArgs = Partial<PriceUpdate> & Pick<PriceUpdate, 'market_id' | 'participant_id' | 'affiliate_id' | 'price'>;
 
 export function price(eventId: string, a: PriceArgs): PriceUpdate {
   const type = a.participant_type ?? (a.market_id === 3 || a.market_id === 43 ? 'TYPE_RESULT' : 'TYPE_TEAM');

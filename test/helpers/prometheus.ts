@@ -54,7 +54,9 @@ export function parsePrometheus(text: string): Promise<PromFamily[]> {
   return new Promise((resolve, reject) => {
     const child = execFile(PYTHON, [SCRIPT], { maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
       if (err) return reject(new Error(`the Prometheus parser refused the text: ${stderr || err.message}`));
-      const raw = JSON.parse(stdout) as (Omit<PromFamily, 'samples'> & { samples: (Omit<PromSample, 'value'> & { value: string })[] })[];
+      const raw = JSON.parse(stdout) as (Omit<PromFamily, 'samples'> & {
+        samples: (Omit<PromSample, 'value'> & { value: string })[];
+      })[];
       resolve(
         raw.map((f) => ({
           ...f,

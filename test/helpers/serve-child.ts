@@ -38,9 +38,7 @@ export function serveChild(
   let out = '';
   let stdout = '';
   let stderr = '';
-  const exited = new Promise<Exit>((r) =>
-    child.once('exit', (code, signal) => r({ code, signal, at: Date.now() })),
-  );
+  const exited = new Promise<Exit>((r) => child.once('exit', (code, signal) => r({ code, signal, at: Date.now() })));
   return new Promise<ServedChild>((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');

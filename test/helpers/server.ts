@@ -20,10 +20,7 @@ export interface TestServer {
   /** The server's log lines, when started with a `logLevel`. */
   logs: string[];
   newKey(tier: Tier, opts?: NewKeyOptions): Promise<string>;
-  get(
-    path: string,
-    headers?: Record<string, string>,
-  ): Promise<{ status: number; body: any; headers: Headers }>;
+  get(path: string, headers?: Record<string, string>): Promise<{ status: number; body: any; headers: Headers }>;
   close(opts?: { keepData?: boolean }): Promise<void>;
 }
 

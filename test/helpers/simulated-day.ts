@@ -24,7 +24,9 @@ export interface SimulatedDay {
  * live steps 10 s apart (changes the delayed views still hide). A sport or two keeps it short
  * (hockey, 6, fills in well under a second and has box scores).
  */
-export async function simulatedDay(opts: { sports?: number[]; seed?: number; liveSteps?: number } = {}): Promise<SimulatedDay> {
+export async function simulatedDay(
+  opts: { sports?: number[]; seed?: number; liveSteps?: number } = {},
+): Promise<SimulatedDay> {
   const clock = { now: DAY_NOW };
   const board = new Board();
   const store = new MemoryStore();

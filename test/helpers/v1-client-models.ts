@@ -130,7 +130,10 @@ function datesParse(value: unknown, path = '$'): string | undefined {
     }
   } else if (value && typeof value === 'object') {
     for (const [k, v] of Object.entries(value)) {
-      if ((k === 'date_updated' || k === 'updated_at' || k === 'date_event' || k === 'event_date') && !Number.isFinite(Date.parse(String(v)))) {
+      if (
+        (k === 'date_updated' || k === 'updated_at' || k === 'date_event' || k === 'event_date') &&
+        !Number.isFinite(Date.parse(String(v)))
+      ) {
         return `${path}.${k} = ${JSON.stringify(v)}`;
       }
       const bad = datesParse(v, `${path}.${k}`);

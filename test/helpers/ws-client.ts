@@ -48,7 +48,8 @@ export async function connect(url: string, headers: Record<string, string> = {})
         }
         if (ws.readyState === WebSocket.CLOSED) throw new Error('socket closed while waiting');
         const left = deadline - Date.now();
-        if (left <= 0) throw new Error(`no matching message within ${timeoutMs} ms; got ${JSON.stringify(messages.slice(-5))}`);
+        if (left <= 0)
+          throw new Error(`no matching message within ${timeoutMs} ms; got ${JSON.stringify(messages.slice(-5))}`);
         await new Promise<void>((resolve) => {
           const t = setTimeout(resolve, left);
           wake = () => {
@@ -78,7 +79,10 @@ export async function connect(url: string, headers: Record<string, string> = {})
 }
 
 /** The status and JSON body of a refused upgrade. */
-export function refusal(url: string, headers: Record<string, string> = {}): Promise<{ status: number; body: any; headers: Record<string, unknown> }> {
+export function refusal(
+  url: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: any; headers: Record<string, unknown> }> {
   return new Promise((resolve, reject) => {
     const ws = new WebSocket(url, { headers });
     ws.once('open', () => {

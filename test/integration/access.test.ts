@@ -56,18 +56,12 @@ function getFrom(
   key: string,
 ): Promise<{ status: number; body: any; headers: IncomingHttpHeaders }> {
   return new Promise((resolve, reject) => {
-    const req = request(
-      `${s.url}${path}`,
-      { localAddress, agent: false, headers: { 'X-Service-Key': key } },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (c: string) => (text += c));
-        res.on('end', () =>
-          resolve({ status: res.statusCode!, body: JSON.parse(text), headers: res.headers }),
-        );
-      },
-    );
+    const req = request(`${s.url}${path}`, { localAddress, agent: false, headers: { 'X-Service-Key': key } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (text += c));
+      res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text), headers: res.headers }));
+    });
     req.on('error', reject);
     req.end();
   });
@@ -141,16 +135,12 @@ describe('metering', () => {
         (n: number, m: any) =>
           n +
           m.participants.reduce(
-            (a: number, p: any) =>
-              a + p.lines.reduce((b: number, l: any) => b + Object.keys(l.prices).length, 0),
+            (a: number, p: any) => a + p.lines.reduce((b: number, l: any) => b + Object.keys(l.prices).length, 0),
             0,
           ),
         0,
       );
-    const hand = r.body.events.reduce(
-      (n: number, e: any) => n + 2 + count(e) + (e.live_game_state ? 1 : 0),
-      0,
-    );
+    const hand = r.body.events.reduce((n: number, e: any) => n + 2 + count(e) + (e.live_game_state ? 1 : 0), 0);
     assert.equal(hand, 2 + 14 + (2 + 14 + 1));
     assert.equal(r.headers.get('x-datapoints'), String(hand));
     assert.equal(r.headers.get('x-datapoints-used'), String(hand));
@@ -344,8 +334,7 @@ describe('entitlements', () => {
       [1],
     );
     for (const m of e.markets)
-      for (const p of m.participants)
-        for (const l of p.lines) assert.deepEqual(Object.keys(l.prices), ['19']);
+      for (const p of m.participants) for (const l of p.lines) assert.deepEqual(Object.keys(l.prices), ['19']);
   });
 });
 
@@ -356,8 +345,8 @@ describe('data delay', () => {
     const ultra = await s.newKey('ultra');
     const free = await s.newKey('free');
     const priceOf = (body: any) =>
-      body.events[0].markets.find((m: any) => m.market_id === 1).participants.find((p: any) => p.id === 2002)
-        .lines[0].prices['19'].price;
+      body.events[0].markets.find((m: any) => m.market_id === 1).participants.find((p: any) => p.id === 2002).lines[0]
+        .prices['19'].price;
     const u = await get(`/api/v2/events/${E}`, ultra);
     assert.equal(priceOf(u.body), 300);
     assert.equal(u.headers.get('x-data-delay-seconds'), '0');
@@ -408,9 +397,7 @@ describe('subscriptions and security', () => {
     const inUse = await s.newKey('ultra');
     const unused = await s.newKey('ultra');
     assert.equal((await from('127.0.0.2', inUse)).status, 200);
-    const failures = await Promise.all(
-      Array.from({ length: 30 }, (_, i) => from('127.0.0.2', `ob_guess${i}`)),
-    );
+    const failures = await Promise.all(Array.from({ length: 30 }, (_, i) => from('127.0.0.2', `ob_guess${i}`)));
     assert.ok(failures.every((r) => r.status === 401));
     const t = performance.now();
     const guesses = await Promise.all(Array.from({ length: 50 }, (_, i) => from('127.0.0.2', `ob_more${i}`)));

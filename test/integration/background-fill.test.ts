@@ -55,5 +55,8 @@ test('the background part of a first fill never hands out an id below one alread
   assert.equal(read, logged.length, 'every price row after the first cursor was read once');
   assert.ok(pastRowsWhileFilling > 0, 'rows of the days before today were read while the background part ran');
   assert.equal(await store.getMeta('history_fill_past'), '', 'the background part completed');
-  assert.ok(s.said.some((l) => /the history before \d{4}-\d\d-\d\d is filled/.test(l)), s.said.join('\n'));
+  assert.ok(
+    s.said.some((l) => /the history before \d{4}-\d\d-\d\d is filled/.test(l)),
+    s.said.join('\n'),
+  );
 });

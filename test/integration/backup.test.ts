@@ -55,7 +55,10 @@ test('a backup of a running server, restored, keeps its ids and continues past a
   const copy = new Database(file, { readonly: true });
   assert.equal(copy.pragma('integrity_check', { simple: true }), 'ok');
   assert.equal(copy.pragma('journal_mode', { simple: true }), 'delete');
-  assert.equal(copy.prepare('SELECT count(*) FROM changes').pluck().get(), copiedHead - (await logBase(original.server.services.store)));
+  assert.equal(
+    copy.prepare('SELECT count(*) FROM changes').pluck().get(),
+    copiedHead - (await logBase(original.server.services.store)),
+  );
   assert.equal((copiedHead - base) % 2, 0, 'the copy ends on a batch boundary');
   const rows = (db: Database.Database) =>
     db.prepare('SELECT id, payload FROM changes WHERE id <= ? ORDER BY id').all(copiedHead);
@@ -83,7 +86,9 @@ test('a backup of a running server, restored, keeps its ids and continues past a
     newEpoch = restored.server.ledger.position.epoch;
     assert.notEqual(newEpoch, epoch, 'a restored log has an epoch of its own');
     // The keys came along; the copy's ids name the same rows, and new ids continue past the gap.
-    const before = await restored.get(`/api/v2/markets/delta?last_id=${copiedHead - 2}`, { 'X-Service-Key': original.key });
+    const before = await restored.get(`/api/v2/markets/delta?last_id=${copiedHead - 2}`, {
+      'X-Service-Key': original.key,
+    });
     assert.equal(before.status, 200);
     assert.deepEqual(
       before.body.deltas.map((r: { id: number }) => r.id),
@@ -136,7 +141,9 @@ test('a restored server refuses the cursors the original handed out past the cop
   const oldUuid = (await original.get('/api/v2/delta?last_id=00000000-0000-0000-0000-000000000000&limit=500', key)).body
     .meta.delta_last_id as string;
   const rowsAfter = async (server: typeof original, cursor: number) =>
-    (await server.get(`/api/v2/markets/delta?last_id=${cursor}`, key)).body.deltas.map((r: { id: number; price: string }) => [r.id, r.price]);
+    (await server.get(`/api/v2/markets/delta?last_id=${cursor}`, key)).body.deltas.map(
+      (r: { id: number; price: string }) => [r.id, r.price],
+    );
   const beforeCopy = await rowsAfter(original, copiedHead - 4);
 
   const restoredDir = join(scratch, 'restored');
@@ -158,7 +165,11 @@ test('a restored server refuses the cursors the original handed out past the cop
       assert.ok(r.body.error.includes(newEpoch), r.body.error);
     }
   }
-  for (const [path, cursor] of [['/api/v2/delta', oldUuid], ['/api/v1/delta', oldUuid], ['/api/v1/deltaV2', oldUuid]] as const) {
+  for (const [path, cursor] of [
+    ['/api/v2/delta', oldUuid],
+    ['/api/v1/delta', oldUuid],
+    ['/api/v1/deltaV2', oldUuid],
+  ] as const) {
     const r = await restored.get(`${path}?last_id=${cursor}`, key);
     assert.equal(r.status, 400, `${path}: ${JSON.stringify(r.body)}`);
     assert.match(r.body.error, /too far behind/);
@@ -190,7 +201,9 @@ test('a data directory emptied and started again refuses the cursors its earlier
   const first = await startTestServer();
   const dataDir = first.dataDir;
   t.after(() => rmSync(dataDir, { recursive: true, force: true }));
-  await first.server.ledger.apply(batch(new Date().toISOString(), [{ kind: 'event', event: nbaEvent(E) }, ...nbaPrices(E)]));
+  await first.server.ledger.apply(
+    batch(new Date().toISOString(), [{ kind: 'event', event: nbaEvent(E) }, ...nbaPrices(E)]),
+  );
   for (let p = 101; p <= 140; p++) {
     await first.server.ledger.apply(
       batch(new Date().toISOString(), [price(E, { market_id: 1, participant_id: 2002, affiliate_id: 19, price: p })]),
@@ -210,17 +223,25 @@ test('a data directory emptied and started again refuses the cursors its earlier
   const newEpoch = second.server.ledger.position.epoch;
   assert.notEqual(newEpoch, oldEpoch);
   const key = {
-    'X-Service-Key': await second.newKey('enterprise', { v1: true, custom: JSON.stringify({ burstPerSecond: 1_000_000 }) }),
+    'X-Service-Key': await second.newKey('enterprise', {
+      v1: true,
+      custom: JSON.stringify({ burstPerSecond: 1_000_000 }),
+    }),
   };
   // More changes than the earlier log held, so a reused id would lie below the new head.
-  await second.server.ledger.apply(batch(new Date().toISOString(), [{ kind: 'event', event: nbaEvent(E) }, ...nbaPrices(E)]));
+  await second.server.ledger.apply(
+    batch(new Date().toISOString(), [{ kind: 'event', event: nbaEvent(E) }, ...nbaPrices(E)]),
+  );
   for (let p = 201; p <= 300; p++) {
     await second.server.ledger.apply(
       batch(new Date().toISOString(), [price(E, { market_id: 1, participant_id: 2002, affiliate_id: 19, price: p })]),
     );
   }
   assert.ok(second.server.ledger.headId > oldCursor);
-  for (const path of [`/api/v2/markets/delta?last_id=${oldCursor}`, `/api/v1/sports/4/events/delta?last_id=${oldCursor}`]) {
+  for (const path of [
+    `/api/v2/markets/delta?last_id=${oldCursor}`,
+    `/api/v1/sports/4/events/delta?last_id=${oldCursor}`,
+  ]) {
     const r = await second.get(path, key);
     assert.equal(r.status, 400, `${path}: ${JSON.stringify(r.body)}`);
     assert.match(r.body.error, /too far behind.*earlier log/s);

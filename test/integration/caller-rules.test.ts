@@ -61,7 +61,7 @@ test('a Free evaluation that ends between two polls of a kept box score: the rep
   assert.equal(first.status, 200);
   const before = lane();
   const again = await get(FINAL_BOX, free);
-  assert.equal(lane(), before + LANED, 'the repeated poll is the lane\'s');
+  assert.equal(lane(), before + LANED, "the repeated poll is the lane's");
   assert.equal(again.text, first.text);
   clock += 60_000;
   for (let i = 0; i < 2; i++) {
@@ -82,7 +82,7 @@ test('a history window that moves at midnight between two polls of a kept snapsh
   for (let i = 0; i < 2; i++) assert.equal((await get(oldest, free)).status, 200);
   const before = lane();
   assert.equal((await get(oldest, free)).status, 200);
-  assert.equal(lane(), before + LANED, 'the repeated poll is the lane\'s');
+  assert.equal(lane(), before + LANED, "the repeated poll is the lane's");
   clock = midnight + 1_000;
   for (let i = 0; i < 2; i++) {
     const refused = await get(oldest, free);

@@ -16,8 +16,7 @@ import { serveChild } from '../helpers/serve-child.ts';
 import { startTestServer } from '../helpers/server.ts';
 
 const run = promisify(execFile);
-const cli = (...args: string[]) =>
-  run(process.execPath, ['bin/oddsbase.js', ...args], { cwd: process.cwd() });
+const cli = (...args: string[]) => run(process.execPath, ['bin/oddsbase.js', ...args], { cwd: process.cwd() });
 
 test('the first start prints one demo key with a curl command; later starts never do', async () => {
   const first = await startTestServer();
@@ -41,16 +40,7 @@ test('the first start prints one demo key with a curl command; later starts neve
 test('keys create prints the key alone; it works on the running server at once; revoke stops it', async () => {
   const s = await startTestServer();
   try {
-    const { stdout } = await cli(
-      'keys',
-      'create',
-      '--tier',
-      'pro',
-      '--label',
-      'cli test',
-      '--data-dir',
-      s.dataDir,
-    );
+    const { stdout } = await cli('keys', 'create', '--tier', 'pro', '--label', 'cli test', '--data-dir', s.dataDir);
     assert.match(stdout, /^ob_[0-9a-f]{40}\n$/);
     const key = stdout.trim();
     assert.equal((await s.get('/api/v2/markets', { 'X-Service-Key': key })).status, 200);
@@ -63,10 +53,7 @@ test('keys create prints the key alone; it works on the running server at once; 
     await new Promise((r) => setTimeout(r, 2100));
     assert.equal((await s.get('/api/v2/markets', { 'X-Service-Key': key })).status, 401);
 
-    await assert.rejects(
-      cli('keys', 'create', '--tier', 'platinum', '--data-dir', s.dataDir),
-      /platinum|expected/,
-    );
+    await assert.rejects(cli('keys', 'create', '--tier', 'platinum', '--data-dir', s.dataDir), /platinum|expected/);
   } finally {
     await s.close();
   }
@@ -137,7 +124,9 @@ test('a keys command upgrades an older store only when no server holds the direc
   const dataDir = mkdtempSync(join(tmpdir(), 'oddsbase-keys-upgrade-'));
   try {
     const store = new SqliteStore(openSqlite(dataDir));
-    await store.commit(rowBatch([eventRow({ id: 1 }), priceRow({ id: 2, price_id: 1 })], { events: [eventRecord(EVENT_A, 2)] }));
+    await store.commit(
+      rowBatch([eventRow({ id: 1 }), priceRow({ id: 2, price_id: 1 })], { events: [eventRecord(EVENT_A, 2)] }),
+    );
     await store.close();
     toTextKeyed(dataDir);
     const lock = lockDataDir(dataDir);
@@ -158,7 +147,13 @@ test('a keys command upgrades an older store only when no server holds the direc
     const reopened = new SqliteStore(openSqlite(dataDir));
     const rows = await reopened.readChanges({ pricesOnly: false, afterId: 0, toId: 10, limit: 10 });
     await reopened.close();
-    assert.deepEqual(rows.map((r) => [r.id, r.event_id]), [[1, EVENT_A], [2, EVENT_A]]);
+    assert.deepEqual(
+      rows.map((r) => [r.id, r.event_id]),
+      [
+        [1, EVENT_A],
+        [2, EVENT_A],
+      ],
+    );
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
   }
@@ -192,9 +187,7 @@ test('a restart keeps every committed row and continues the id sequence', async 
     const after = await again.get(`/api/v2/events/${E}?market_ids=1,2,3&include=price_delta`);
     assert.deepEqual(after.body, before.body);
     await again.server.ledger.apply(
-      batch(new Date().toISOString(), [
-        price(E, { market_id: 1, participant_id: 2002, affiliate_id: 19, price: 140 }),
-      ]),
+      batch(new Date().toISOString(), [price(E, { market_id: 1, participant_id: 2002, affiliate_id: 19, price: 140 })]),
     );
     assert.equal(again.server.ledger.headId, head + 1);
     const ids = await again.get(`/api/v2/sports/events/${today()}?sport_ids=4`);
@@ -214,9 +207,13 @@ test('a bad configuration stops the start with a clear message', async () => {
 
 test('the demo key is made and announced before the history fill; keys demo prints it after a start killed during the fill', async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'oddsbase-demo-'));
-  const child = spawn(process.execPath, ['bin/oddsbase.js', 'serve', '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['bin/oddsbase.js', 'serve', '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   const exited = once(child, 'exit');
   let stdout = '';
   let stderr = '';

@@ -98,7 +98,9 @@ test('pages asked by a connection that closed are not read on, queued or begun',
 function rawRequests(paths: string[]): Promise<Socket> {
   return new Promise((resolve, reject) => {
     const socket = connect(Number(new URL(s.url).port), '127.0.0.1', () => {
-      socket.write(paths.map((p) => `GET ${p} HTTP/1.1\r\nHost: localhost\r\nX-Service-Key: ${s.key}\r\n\r\n`).join(''));
+      socket.write(
+        paths.map((p) => `GET ${p} HTTP/1.1\r\nHost: localhost\r\nX-Service-Key: ${s.key}\r\n\r\n`).join(''),
+      );
       resolve(socket);
     });
     socket.on('error', reject);
@@ -157,7 +159,11 @@ function getWithBody(path: string, body: string): Promise<{ status: number; text
       {
         method: 'GET',
         agent: false,
-        headers: { 'X-Service-Key': s.key, 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body)) },
+        headers: {
+          'X-Service-Key': s.key,
+          'Content-Type': 'application/json',
+          'Content-Length': String(Buffer.byteLength(body)),
+        },
       },
       (res) => {
         let text = '';

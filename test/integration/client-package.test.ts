@@ -23,7 +23,9 @@ let dir: string;
 
 before(async () => {
   s = await startTestServer();
-  await s.server.ledger.apply(batch(new Date().toISOString(), [{ kind: 'event', event: nbaEvent(E) }, ...nbaPrices(E)]));
+  await s.server.ledger.apply(
+    batch(new Date().toISOString(), [{ kind: 'event', event: nbaEvent(E) }, ...nbaPrices(E)]),
+  );
   dir = mkdtempSync(join(tmpdir(), 'oddsbase-client-'));
 });
 
@@ -36,7 +38,13 @@ test('the built package is imported, typed and used by a separate project', asyn
   const pkg = join(dir, 'pkg');
   mkdirSync(pkg);
   cpSync(join(ROOT, 'packages/client/package.json'), join(pkg, 'package.json'));
-  await run(process.execPath, [TSC, '-p', join(ROOT, 'packages/client/tsconfig.build.json'), '--outDir', join(pkg, 'dist')]);
+  await run(process.execPath, [
+    TSC,
+    '-p',
+    join(ROOT, 'packages/client/tsconfig.build.json'),
+    '--outDir',
+    join(pkg, 'dist'),
+  ]);
 
   const app = join(dir, 'app');
   mkdirSync(join(app, 'node_modules/@oddsbase'), { recursive: true });
@@ -47,7 +55,16 @@ test('the built package is imported, typed and used by a separate project', asyn
   writeFileSync(join(app, 'package.json'), JSON.stringify({ type: 'module', private: true }));
   writeFileSync(
     join(app, 'tsconfig.json'),
-    JSON.stringify({ compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', strict: true, noEmit: true, types: [] } }),
+    JSON.stringify({
+      compilerOptions: {
+        module: 'NodeNext',
+        moduleResolution: 'NodeNext',
+        target: 'ES2022',
+        strict: true,
+        noEmit: true,
+        types: [],
+      },
+    }),
   );
   // The declarations carry the server's shapes: a field's type is known, and a wrong use fails.
   writeFileSync(
@@ -61,7 +78,10 @@ test('the built package is imported, typed and used by a separate project', asyn
     ].join('\n'),
   );
   await run(process.execPath, [TSC, '-p', app], { cwd: app });
-  writeFileSync(join(app, 'wrong.ts'), "import type { Event } from '@oddsbase/client';\nexport const name = (e: Event): number => e.event_id;\n");
+  writeFileSync(
+    join(app, 'wrong.ts'),
+    "import type { Event } from '@oddsbase/client';\nexport const name = (e: Event): number => e.event_id;\n",
+  );
   const wrong = await run(process.execPath, [TSC, '-p', app], { cwd: app }).then(
     () => undefined,
     (err: { stdout: string }) => err.stdout,
@@ -73,11 +93,14 @@ test('the built package is imported, typed and used by a separate project', asyn
     [
       "import { OddsbaseClient, NotFoundError } from '@oddsbase/client';",
       'const c = new OddsbaseClient({ baseUrl: process.env.BASE, key: process.env.KEY });',
-      "const r = await c.event(process.env.EVENT);",
+      'const r = await c.event(process.env.EVENT);',
       "const missing = await c.event('f'.repeat(32)).catch((e) => e);",
       'console.log(JSON.stringify({ id: r.data.events[0].event_id, points: r.usage.datapoints, notFound: missing instanceof NotFoundError }));',
     ].join('\n'),
   );
-  const out = await run(process.execPath, [join(app, 'main.mjs')], { cwd: app, env: { ...process.env, BASE: s.url, KEY: s.key, EVENT: E } });
+  const out = await run(process.execPath, [join(app, 'main.mjs')], {
+    cwd: app,
+    env: { ...process.env, BASE: s.url, KEY: s.key, EVENT: E },
+  });
   assert.deepEqual(JSON.parse(out.stdout), { id: E, points: 16, notFound: true });
 });

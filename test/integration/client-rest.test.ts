@@ -145,7 +145,9 @@ describe('REST methods', () => {
     const sample = await c.statsSample();
     assert.ok(sample.data.team_stats.length > 0 && sample.data.player_stats.length > 0);
 
-    const both = clientFor(await s.newKey('enterprise', { v1: true, custom: JSON.stringify({ burstPerSecond: 1_000_000 }) }));
+    const both = clientFor(
+      await s.newKey('enterprise', { v1: true, custom: JSON.stringify({ burstPerSecond: 1_000_000 }) }),
+    );
     const v1 = await both.v1.events(4, DAY);
     assert.equal(v1.data.events.length, 2);
     assert.equal(typeof v1.data.events[0]!.teams_normalized[0]!.team_id, 'number');
@@ -193,11 +195,15 @@ describe('errors and retries', () => {
     const unknown = await c.event('f'.repeat(32)).catch((e: unknown) => e);
     assert.ok(unknown instanceof NotFoundError);
     assert.match(unknown.message, /not found/);
-    const unauthorized = await clientFor('ob_' + '0'.repeat(40), { retries }).events(4, DAY).catch((e: unknown) => e);
+    const unauthorized = await clientFor('ob_' + '0'.repeat(40), { retries })
+      .events(4, DAY)
+      .catch((e: unknown) => e);
     assert.ok(unauthorized instanceof UnauthorizedError);
     assert.equal(unauthorized.message, 'unauthorized');
     const free = await s.newKey('free');
-    const denied = await clientFor(free, { retries }).plays(E).catch((e: unknown) => e);
+    const denied = await clientFor(free, { retries })
+      .plays(E)
+      .catch((e: unknown) => e);
     assert.ok(denied instanceof ForbiddenError);
     assert.equal(denied.feature, 'plays', 'the message comes from `error` when there is no `message`');
     assert.match(denied.message, /Ultra/);
@@ -223,7 +229,9 @@ describe('errors and retries', () => {
     const k = await s.newKey('free');
     await s.server.counters.set(`use:${hashKey(k)}:${DAY}`, 20_000, clock + 86_400_000);
     const retries: RetryEvent[] = [];
-    const err = await clientFor(k, { retries }).event(E).catch((e: unknown) => e);
+    const err = await clientFor(k, { retries })
+      .event(E)
+      .catch((e: unknown) => e);
     assert.ok(err instanceof RateLimitError);
     assert.equal(err.kind, 'daily_cap');
     assert.equal(err.isCap, true);
@@ -236,7 +244,9 @@ describe('errors and retries', () => {
     const k = generateKey();
     await s.server.keys.insert({ ...newKeyRecord(k, 'pro'), created_at: '' });
     const retries: RetryEvent[] = [];
-    const err = await clientFor(k, { retries }).teamSeasonStats(2002).catch((e: unknown) => e);
+    const err = await clientFor(k, { retries })
+      .teamSeasonStats(2002)
+      .catch((e: unknown) => e);
     assert.ok(err instanceof StatsUnavailableError);
     assert.equal(err.code, 'stats_policy_unsupported');
     // random() = 0.5: three quarters of each doubling step, the step capped at 30 s.
@@ -250,7 +260,9 @@ describe('errors and retries', () => {
     const k = generateKey();
     await s.server.keys.insert({ ...newKeyRecord(k, 'pro', { billing: 'weekly' }), created_at: '' });
     const retries: RetryEvent[] = [];
-    const err = await clientFor(k, { retries }).event(E).catch((e: unknown) => e);
+    const err = await clientFor(k, { retries })
+      .event(E)
+      .catch((e: unknown) => e);
     assert.ok(err instanceof ServerError && !(err instanceof StatsUnavailableError));
     assert.equal(err.status, 503);
     assert.deepEqual(
@@ -282,7 +294,9 @@ describe('markets delta consumer', () => {
     assert.equal(consumer.cursor, snap.data.meta.delta_last_id);
     assert.equal(consumer.price(E, 1, 2002, 19)!.price, 130);
     clock += 1000;
-    await s.server.ledger.apply(batch(iso(), [ML(E, 140), ML(E, 145, 23), ML(F, 150), ML(F, 155, 23), ML(E, 160, 19, 2)]));
+    await s.server.ledger.apply(
+      batch(iso(), [ML(E, 140), ML(E, 145, 23), ML(F, 150), ML(F, 155, 23), ML(E, 160, 19, 2)]),
+    );
     const r = await consumer.poll();
     assert.equal(r.resynced, false);
     assert.equal(r.rows.length, 5, 'three pages of two rows at most');
@@ -348,7 +362,10 @@ describe('event delta consumer', () => {
     clock += 1000;
     await s.server.ledger.apply(batch(iso(), [ML(F, 444)]));
     const r = await consumer.poll();
-    assert.deepEqual(r.events.map((e) => e.event_id), [F]);
+    assert.deepEqual(
+      r.events.map((e) => e.event_id),
+      [F],
+    );
     const ml = consumer.event(F)!.markets.find((m) => m.market_id === 1)!;
     const boston = ml.participants.find((p) => p.id === 2002)!;
     assert.equal(boston.lines[0]!.prices['19']!.price, 444);

@@ -81,7 +81,13 @@ let step = 0;
 const move = (eventId = E) =>
   s.server.ledger.apply(
     batch(new Date().toISOString(), [
-      price(eventId, { market_id: 1, participant_id: 2002, participant_name: 'Boston', affiliate_id: 19, price: 100 + ++step }),
+      price(eventId, {
+        market_id: 1,
+        participant_id: 2002,
+        participant_name: 'Boston',
+        affiliate_id: 19,
+        price: 100 + ++step,
+      }),
     ]),
   );
 
@@ -216,7 +222,10 @@ describe('multiplexed stream', () => {
     const deltas: ServerMessage[] = [];
     mux.on('delta', (m) => deltas.push(m));
     mux.subscribe('m', 'markets', { event_ids: [E], market_ids: [1] });
-    await once<ServerMessage>((f) => mux.on('message', f), (m) => m.type === 'subscribed');
+    await once<ServerMessage>(
+      (f) => mux.on('message', f),
+      (m) => m.type === 'subscribed',
+    );
     await move();
     await once<ServerMessage>((f) => mux.on('delta', f));
     const before = mux.position('m')!;
@@ -267,7 +276,10 @@ describe('game stats merge', () => {
     const mux = new MultiplexStream(client, fast);
     const merger = new GameStatsMerger(client, mux, 'st');
     mux.subscribe('st', 'stats', { event_ids: [LIVE] });
-    await once<ServerMessage>((f) => mux.on('message', f), (m) => m.type === 'subscribed');
+    await once<ServerMessage>(
+      (f) => mux.on('message', f),
+      (m) => m.type === 'subscribed',
+    );
     let at = { away: 0, home: 0 };
     const plays = async (from: number, n: number) => {
       const updates = [];
@@ -308,9 +320,14 @@ describe('game stats merge', () => {
     await new Promise((r) => setTimeout(r, 200));
     await assertBoxIsRest(merger, LIVE);
 
-    const complete = once((f) => merger.on('box', f), () => merger.box(LIVE)!.complete);
+    const complete = once(
+      (f) => merger.on('box', f),
+      () => merger.box(LIVE)!.complete,
+    );
     await s.server.ledger.apply(
-      batch(new Date().toISOString(), [{ kind: 'score', event_id: LIVE, score: score(LIVE, 'STATUS_FINAL', at.away, at.home) }]),
+      batch(new Date().toISOString(), [
+        { kind: 'score', event_id: LIVE, score: score(LIVE, 'STATUS_FINAL', at.away, at.home) },
+      ]),
     );
     await complete;
     mux.close();

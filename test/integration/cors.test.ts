@@ -31,9 +31,14 @@ test('with --cors-origins a preflight is answered and every answer to the origin
     const refused = await fetch(s.url + PATH, { headers: { origin: ORIGIN } });
     assert.equal(refused.status, 401);
     assert.equal(refused.headers.get('access-control-allow-origin'), ORIGIN, 'a browser script can read the refusal');
-    const stranger = await fetch(s.url + PATH, { headers: { origin: 'https://elsewhere.example', 'x-service-key': s.key } });
+    const stranger = await fetch(s.url + PATH, {
+      headers: { origin: 'https://elsewhere.example', 'x-service-key': s.key },
+    });
     assert.equal(stranger.headers.get('access-control-allow-origin'), null);
-    assert.equal((await preflight(s.url, 'https://elsewhere.example')).headers.get('access-control-allow-origin'), null);
+    assert.equal(
+      (await preflight(s.url, 'https://elsewhere.example')).headers.get('access-control-allow-origin'),
+      null,
+    );
   } finally {
     await s.close();
   }

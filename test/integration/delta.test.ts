@@ -195,10 +195,7 @@ describe('/api/v2/delta', () => {
   test('without last_id: no items and a first UUID cursor; integer cursors are rejected', async () => {
     const boot = await s.get('/api/v2/delta');
     assert.equal(boot.status, 200);
-    assert.match(
-      boot.body.meta.delta_last_id,
-      /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
-    );
+    assert.match(boot.body.meta.delta_last_id, /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     assert.deepEqual(boot.body.deltas, []);
     const int = await s.get(`/api/v2/delta?last_id=${s.server.ledger.headId}`);
     assert.equal(int.status, 400);

@@ -40,7 +40,13 @@ async function get(path: string, key: string) {
 }
 
 /** Headers that differ between two answers by design: the clock, the running counts. */
-const MOVING = new Set(['date', 'x-datapoints-used', 'x-datapoints-remaining', 'x-datapoints-monthly-used', 'x-datapoints-monthly-remaining']);
+const MOVING = new Set([
+  'date',
+  'x-datapoints-used',
+  'x-datapoints-remaining',
+  'x-datapoints-monthly-used',
+  'x-datapoints-monthly-remaining',
+]);
 
 /** Every header but the moving ones. */
 function stable(headers: Headers): Record<string, string> {
@@ -108,7 +114,7 @@ before(async () => {
 after(() => s.close());
 
 describe('fast lane', { skip: LANE_OFF }, () => {
-  test('a repeated events poll is answered by the lane with the router\'s bytes and headers, metered alike', async () => {
+  test("a repeated events poll is answered by the lane with the router's bytes and headers, metered alike", async () => {
     const { routed, laned, fromLane } = await twice(EVENTS, ultra);
     assert.equal(fromLane, 1);
     assert.equal(routed.status, 200);
@@ -117,7 +123,10 @@ describe('fast lane', { skip: LANE_OFF }, () => {
     assert.deepEqual(stable(laned.headers), stable(routed.headers));
     const points = Number(routed.headers.get('x-datapoints'));
     assert.ok(points > 2);
-    assert.equal(Number(laned.headers.get('x-datapoints-used')), Number(routed.headers.get('x-datapoints-used')) + points);
+    assert.equal(
+      Number(laned.headers.get('x-datapoints-used')),
+      Number(routed.headers.get('x-datapoints-used')) + points,
+    );
   });
 
   test('a commit makes the kept answer stale: the router answers the new state, then the lane again', async () => {
@@ -145,14 +154,15 @@ describe('fast lane', { skip: LANE_OFF }, () => {
     assert.equal(laned.text, routed.text);
     const books = new Set<number>();
     for (const m of JSON.parse(laned.text).events[0].markets)
-      for (const p of m.participants) for (const l of p.lines) for (const id of Object.keys(l.prices)) books.add(Number(id));
+      for (const p of m.participants)
+        for (const l of p.lines) for (const id of Object.keys(l.prices)) books.add(Number(id));
     const allowed = (laned.headers.get('x-bookmakers') ?? '').split(',').map(Number);
     assert.ok(books.size > 0);
     for (const b of books) assert.ok(allowed.includes(b), `book ${b} is outside the Free plan`);
     assert.equal(laned.headers.get('x-data-delay-seconds'), '300');
   });
 
-  test('the burst ceiling holds on the lane: past it, 429 Rate limit exceeded with Retry-After and the plan\'s headers', async () => {
+  test("the burst ceiling holds on the lane: past it, 429 Rate limit exceeded with Retry-After and the plan's headers", async () => {
     const key = await s.newKey('ultra');
     await get(EVENTS, key);
     const answers = await Promise.all(Array.from({ length: 25 }, () => get(EVENTS, key)));
@@ -189,7 +199,7 @@ describe('fast lane', { skip: LANE_OFF }, () => {
     assert.equal(lane(), before);
   });
 
-  test('an unknown key, a revoked key and a V1-only key are the router\'s to refuse', async () => {
+  test("an unknown key, a revoked key and a V1-only key are the router's to refuse", async () => {
     await get(EVENTS, ultra);
     const before = lane();
     assert.equal((await get(EVENTS, 'ob_nope')).status, 401);
@@ -227,16 +237,19 @@ describe('fast lane', { skip: LANE_OFF }, () => {
     assert.equal(lane(), before);
   });
 
-  test('a box score is laned with the router\'s bytes and headers, the team box and the player box', async () => {
+  test("a box score is laned with the router's bytes and headers, the team box and the player box", async () => {
     for (const path of [`/api/v2/events/${GAME}/stats`, BOX]) {
       const { routed, laned } = await laneAnswersAsRouter(path, ultra);
       const points = Number(routed.headers.get('x-datapoints'));
       assert.ok(points > 0);
-      assert.equal(Number(laned.headers.get('x-datapoints-used')), Number(routed.headers.get('x-datapoints-used')) + points);
+      assert.equal(
+        Number(laned.headers.get('x-datapoints-used')),
+        Number(routed.headers.get('x-datapoints-used')) + points,
+      );
     }
   });
 
-  test('a Free key\'s box score is laned only while the stats-access policy lets it read it', async () => {
+  test("a Free key's box score is laned only while the stats-access policy lets it read it", async () => {
     // Created now: the Free evaluation reads current-season completed box scores (spec: stats access).
     const free = await s.newKey('free');
     const { routed, laned } = await laneAnswersAsRouter(FINAL_BOX, free);
@@ -311,7 +324,7 @@ describe('fast lane', { skip: LANE_OFF }, () => {
     assert.equal(archived.text, laned.text);
   });
 
-  test('the request metrics count the lane\'s answers under the route pattern', async () => {
+  test("the request metrics count the lane's answers under the route pattern", async () => {
     const scrape = async () => {
       const text = await s.server.services.metrics.text();
       const line = text
@@ -333,26 +346,30 @@ describe('fast lane', { skip: LANE_OFF }, () => {
   });
 });
 
-test('a key revoked while its polls take the lane stops working within the key cache time (2 s), as on the router', { skip: LANE_OFF }, async () => {
-  const own = await startTestServer();
-  try {
-    const past = new Date(Date.now() - 3_600_000).toISOString();
-    await own.server.ledger.apply(batch(past, [{ kind: 'event', event: nbaEvent(GAME, D, 23) }, ...nbaPrices(GAME)]));
-    const key = await own.newKey('ultra');
-    const ask = () => fetch(own.url + EVENTS, { headers: { 'X-Service-Key': key } }).then((r) => r.status);
-    const laned = own.server.app.fastLane!.count;
-    assert.equal(await ask(), 200);
-    assert.equal(await ask(), 200);
-    assert.equal(await ask(), 200);
-    assert.equal(own.server.app.fastLane!.count, laned + 1);
-    assert.equal(await own.server.keys.revoke({ prefix: key.slice(0, 10) }, new Date().toISOString()), 1);
-    await new Promise((r) => setTimeout(r, 2100));
-    assert.equal(await ask(), 401);
-    assert.equal(await ask(), 401);
-  } finally {
-    await own.close();
-  }
-});
+test(
+  'a key revoked while its polls take the lane stops working within the key cache time (2 s), as on the router',
+  { skip: LANE_OFF },
+  async () => {
+    const own = await startTestServer();
+    try {
+      const past = new Date(Date.now() - 3_600_000).toISOString();
+      await own.server.ledger.apply(batch(past, [{ kind: 'event', event: nbaEvent(GAME, D, 23) }, ...nbaPrices(GAME)]));
+      const key = await own.newKey('ultra');
+      const ask = () => fetch(own.url + EVENTS, { headers: { 'X-Service-Key': key } }).then((r) => r.status);
+      const laned = own.server.app.fastLane!.count;
+      assert.equal(await ask(), 200);
+      assert.equal(await ask(), 200);
+      assert.equal(await ask(), 200);
+      assert.equal(own.server.app.fastLane!.count, laned + 1);
+      assert.equal(await own.server.keys.revoke({ prefix: key.slice(0, 10) }, new Date().toISOString()), 1);
+      await new Promise((r) => setTimeout(r, 2100));
+      assert.equal(await ask(), 401);
+      assert.equal(await ask(), 401);
+    } finally {
+      await own.close();
+    }
+  },
+);
 
 /** An answer as it comes off the wire: its status, raw body bytes (still compressed) and headers. */
 async function raw(path: string, headers: Record<string, string>) {
@@ -406,65 +423,75 @@ describe('compressed and conditional answers', () => {
     [`/api/v2/events/${GAME}/stats`, key],
   ];
 
-  test('gzip when asked: the lane sends the router’s kept gzip bytes and headers, Vary and an ETag', { skip: LANE_OFF }, async () => {
-    for (const [path, k] of paths()) {
-      const plain = await rawTwice(path!, { 'X-Service-Key': k!, 'Accept-Encoding': 'identity' });
-      assert.equal(plain.laned.headers['content-encoding'], undefined, path);
-      assert.deepEqual(plain.laned.headers, plain.routed.headers, path);
-      assert.ok(plain.laned.body.equals(plain.routed.body), path);
-      const zipped = await rawTwice(path!, { 'X-Service-Key': k!, 'Accept-Encoding': 'gzip, deflate, br' });
-      assert.deepEqual(zipped.laned.headers, zipped.routed.headers, path);
-      assert.ok(zipped.laned.body.equals(zipped.routed.body), path);
-      if (plain.laned.body.length >= 1024) {
-        assert.equal(zipped.laned.headers['content-encoding'], 'gzip', path);
-        assert.ok(zipped.laned.body.length < plain.laned.body.length, path);
-        // What the answer shows; a kept gzip may carry an earlier envelope meta (encoding.ts keepBody).
-        const shown = (b: Buffer) => {
-          const { meta: _meta, ...rest } = JSON.parse(b.toString());
-          return rest;
-        };
-        assert.deepEqual(shown(gunzipSync(zipped.laned.body)), shown(plain.laned.body), path);
-      } else assert.ok(zipped.laned.body.equals(plain.laned.body), path);
-      assert.equal(zipped.laned.headers['content-length'], String(zipped.laned.body.length));
-      assert.equal(zipped.laned.headers.vary, 'Accept-Encoding');
-      assert.match(zipped.laned.headers.etag!, /^W\/"[\w-]+"$/);
-      // One representation: the same ETag whatever the encoding.
-      assert.equal(zipped.laned.headers.etag, plain.laned.headers.etag);
-      // q=0 refuses gzip, as does a * at q=0 that names nothing else.
-      for (const refusal of ['gzip;q=0', 'gzip;q=0, identity', '*;q=0, identity']) {
-        const r = await raw(path!, { 'X-Service-Key': k!, 'Accept-Encoding': refusal });
-        assert.equal(r.headers['content-encoding'], undefined, `${path} ${refusal}`);
-        assert.ok(r.body.equals(plain.laned.body));
+  test(
+    'gzip when asked: the lane sends the router’s kept gzip bytes and headers, Vary and an ETag',
+    { skip: LANE_OFF },
+    async () => {
+      for (const [path, k] of paths()) {
+        const plain = await rawTwice(path!, { 'X-Service-Key': k!, 'Accept-Encoding': 'identity' });
+        assert.equal(plain.laned.headers['content-encoding'], undefined, path);
+        assert.deepEqual(plain.laned.headers, plain.routed.headers, path);
+        assert.ok(plain.laned.body.equals(plain.routed.body), path);
+        const zipped = await rawTwice(path!, { 'X-Service-Key': k!, 'Accept-Encoding': 'gzip, deflate, br' });
+        assert.deepEqual(zipped.laned.headers, zipped.routed.headers, path);
+        assert.ok(zipped.laned.body.equals(zipped.routed.body), path);
+        if (plain.laned.body.length >= 1024) {
+          assert.equal(zipped.laned.headers['content-encoding'], 'gzip', path);
+          assert.ok(zipped.laned.body.length < plain.laned.body.length, path);
+          // What the answer shows; a kept gzip may carry an earlier envelope meta (encoding.ts keepBody).
+          const shown = (b: Buffer) => {
+            const { meta: _meta, ...rest } = JSON.parse(b.toString());
+            return rest;
+          };
+          assert.deepEqual(shown(gunzipSync(zipped.laned.body)), shown(plain.laned.body), path);
+        } else assert.ok(zipped.laned.body.equals(plain.laned.body), path);
+        assert.equal(zipped.laned.headers['content-length'], String(zipped.laned.body.length));
+        assert.equal(zipped.laned.headers.vary, 'Accept-Encoding');
+        assert.match(zipped.laned.headers.etag!, /^W\/"[\w-]+"$/);
+        // One representation: the same ETag whatever the encoding.
+        assert.equal(zipped.laned.headers.etag, plain.laned.headers.etag);
+        // q=0 refuses gzip, as does a * at q=0 that names nothing else.
+        for (const refusal of ['gzip;q=0', 'gzip;q=0, identity', '*;q=0, identity']) {
+          const r = await raw(path!, { 'X-Service-Key': k!, 'Accept-Encoding': refusal });
+          assert.equal(r.headers['content-encoding'], undefined, `${path} ${refusal}`);
+          assert.ok(r.body.equals(plain.laned.body));
+        }
       }
-    }
-    // The events snapshot of the fixture is large enough to be compressed.
-    const events = await raw(EVENTS, { 'X-Service-Key': key, 'Accept-Encoding': 'gzip' });
-    assert.equal(events.headers['content-encoding'], 'gzip');
-  });
+      // The events snapshot of the fixture is large enough to be compressed.
+      const events = await raw(EVENTS, { 'X-Service-Key': key, 'Accept-Encoding': 'gzip' });
+      assert.equal(events.headers['content-encoding'], 'gzip');
+    },
+  );
 
-  test('If-None-Match with the ETag: 304, no body, no data points, the same headers from the router and the lane', { skip: LANE_OFF }, async () => {
-    for (const [path, k] of paths()) {
-      const first = await raw(path!, { 'X-Service-Key': k!, 'Accept-Encoding': 'gzip' });
-      const conditional = { 'X-Service-Key': k!, 'Accept-Encoding': 'gzip', 'If-None-Match': first.headers.etag! };
-      const { routed, laned } = await rawTwice(path!, conditional);
-      for (const r of [routed, laned]) {
-        assert.equal(r.status, 304, path);
-        assert.equal(r.body.length, 0);
-        assert.equal(r.headers.etag, first.headers.etag);
-        assert.equal(r.headers['x-datapoints'], '0', 'a 304 costs no data points');
+  test(
+    'If-None-Match with the ETag: 304, no body, no data points, the same headers from the router and the lane',
+    { skip: LANE_OFF },
+    async () => {
+      for (const [path, k] of paths()) {
+        const first = await raw(path!, { 'X-Service-Key': k!, 'Accept-Encoding': 'gzip' });
+        const conditional = { 'X-Service-Key': k!, 'Accept-Encoding': 'gzip', 'If-None-Match': first.headers.etag! };
+        const { routed, laned } = await rawTwice(path!, conditional);
+        for (const r of [routed, laned]) {
+          assert.equal(r.status, 304, path);
+          assert.equal(r.body.length, 0);
+          assert.equal(r.headers.etag, first.headers.etag);
+          assert.equal(r.headers['x-datapoints'], '0', 'a 304 costs no data points');
+        }
+        assert.deepEqual(laned.headers, routed.headers, path);
+        const other = await raw(path!, { ...conditional, 'If-None-Match': 'W/"other"' });
+        assert.equal(other.status, 200);
       }
-      assert.deepEqual(laned.headers, routed.headers, path);
-      const other = await raw(path!, { ...conditional, 'If-None-Match': 'W/"other"' });
-      assert.equal(other.status, 200);
-    }
-  });
+    },
+  );
 
   test('the ETag follows what the caller sees: a commit elsewhere keeps it, a change of the event moves it', async () => {
     const h = { 'X-Service-Key': key, 'Accept-Encoding': 'gzip' };
     const before = await raw(EVENTS, h);
     const at = new Date(Date.now() - 3_600_000).toISOString();
     // Another sport's event: the head (and so meta.delta_last_id) moves, the NBA events do not.
-    await s.server.ledger.apply(batch(at, [{ kind: 'event', event: { ...nbaEvent('6'.repeat(32), D, 22), sport_id: 6 } }]));
+    await s.server.ledger.apply(
+      batch(at, [{ kind: 'event', event: { ...nbaEvent('6'.repeat(32), D, 22), sport_id: 6 } }]),
+    );
     const elsewhere = await raw(EVENTS, h);
     const plain = await raw(EVENTS, { ...h, 'Accept-Encoding': 'identity' });
     const head = (r: Buffer) => JSON.parse(r.toString()).meta.delta_last_id;
@@ -475,7 +502,9 @@ describe('compressed and conditional answers', () => {
     // (the response cache's; under the plain switch nothing is kept and each answer is compressed anew).
     if (!PLAIN) assert.ok(elsewhere.body.equals(before.body));
     assert.equal((await raw(EVENTS, { ...h, 'If-None-Match': before.headers.etag! })).status, 304);
-    await s.server.ledger.apply(batch(at, [{ kind: 'score', event_id: GAME, score: score(GAME, 'STATUS_IN_PROGRESS', 9, 3) }]));
+    await s.server.ledger.apply(
+      batch(at, [{ kind: 'score', event_id: GAME, score: score(GAME, 'STATUS_IN_PROGRESS', 9, 3) }]),
+    );
     const changed = await raw(EVENTS, { ...h, 'If-None-Match': before.headers.etag! });
     assert.equal(changed.status, 200);
     assert.notEqual(changed.headers.etag, before.headers.etag);
@@ -483,7 +512,11 @@ describe('compressed and conditional answers', () => {
 
   test('answers that are not kept are compressed per request from 1 KB on; small ones and errors go out plain', async () => {
     const h = { 'X-Service-Key': key };
-    for (const path of ['/api/v2/markets/delta?last_id=0', `/api/v2/events/${GAME}/markets/history`, `/api/v2/events/${GAME}`]) {
+    for (const path of [
+      '/api/v2/markets/delta?last_id=0',
+      `/api/v2/events/${GAME}/markets/history`,
+      `/api/v2/events/${GAME}`,
+    ]) {
       const plain = await raw(path, { ...h, 'Accept-Encoding': 'identity' });
       const zipped = await raw(path, { ...h, 'Accept-Encoding': 'gzip' });
       assert.equal(plain.status, 200, path);

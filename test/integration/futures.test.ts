@@ -13,7 +13,13 @@ const OPEN = 'a1'.repeat(16);
 const DECIDED = 'b2'.repeat(16);
 const GOLF = 'c3'.repeat(16);
 
-function header(eventId: string, sportId: number, marketId: number, ids: number[], type: 'TYPE_TEAM' | 'TYPE_PLAYER'): FuturesHeader {
+function header(
+  eventId: string,
+  sportId: number,
+  marketId: number,
+  ids: number[],
+  type: 'TYPE_TEAM' | 'TYPE_PLAYER',
+): FuturesHeader {
   return {
     event_id: eventId,
     sport_id: sportId,
@@ -33,9 +39,22 @@ function header(eventId: string, sportId: number, marketId: number, ids: number[
   };
 }
 
-const prices = (eventId: string, marketId: number, ids: number[], books: number[], base: number): FuturesPriceUpdate[] =>
+const prices = (
+  eventId: string,
+  marketId: number,
+  ids: number[],
+  books: number[],
+  base: number,
+): FuturesPriceUpdate[] =>
   ids.flatMap((id, i) =>
-    books.map((affiliate_id) => ({ kind: 'futures_price' as const, event_id: eventId, market_id: marketId, participant_id: id, affiliate_id, price: base + 100 * i })),
+    books.map((affiliate_id) => ({
+      kind: 'futures_price' as const,
+      event_id: eventId,
+      market_id: marketId,
+      participant_id: id,
+      affiliate_id,
+      price: base + 100 * i,
+    })),
   );
 
 let s: TestServer;
@@ -182,14 +201,19 @@ describe('bounds and errors', () => {
   test('limit and meta.next_cursor page the boards; offset is the UTC offset of date', async () => {
     const first = await get('/api/v2/sports/4/futures?include_settled=true&limit=1');
     assert.equal(typeof first.body.meta.next_cursor, 'string');
-    const second = await get(`/api/v2/sports/4/futures?include_settled=true&limit=1&cursor=${first.body.meta.next_cursor}`);
+    const second = await get(
+      `/api/v2/sports/4/futures?include_settled=true&limit=1&cursor=${first.body.meta.next_cursor}`,
+    );
     assert.equal(first.body.events.length, 1);
     assert.equal(second.body.events.length, 1);
     assert.notEqual(first.body.events[0].event_id, second.body.events[0].event_id);
     assert.equal(second.body.meta.next_cursor, null);
     // offset is minutes, not boards to skip: every board is still there.
     assert.equal((await get('/api/v2/sports/4/futures?include_settled=true&offset=2')).body.events.length, 2);
-    assert.deepEqual((await get('/api/v2/sports/4/futures?date=2026-11-16')).body.events.map((b: any) => b.event_id), [OPEN]);
+    assert.deepEqual(
+      (await get('/api/v2/sports/4/futures?date=2026-11-16')).body.events.map((b: any) => b.event_id),
+      [OPEN],
+    );
     assert.deepEqual((await get('/api/v2/sports/4/futures?date=2026-12-01')).body.events, []);
     // The day before the start, shifted 60 minutes on: it reaches the start.
     assert.deepEqual((await get('/api/v2/sports/4/futures?date=2026-11-15')).body.events, []);
@@ -197,7 +221,18 @@ describe('bounds and errors', () => {
   });
 
   test('bad values are 400s; unknown sports 404', async () => {
-    for (const q of ['limit=0', 'limit=101', 'limit=x', 'offset=-1441', 'offset=x', 'cursor=abc', 'date=2026-13-01', 'include_settled=maybe', 'affiliate_ids=a', `market_ids=${Array.from({ length: 13 }, (_, i) => i + 1).join(',')}`]) {
+    for (const q of [
+      'limit=0',
+      'limit=101',
+      'limit=x',
+      'offset=-1441',
+      'offset=x',
+      'cursor=abc',
+      'date=2026-13-01',
+      'include_settled=maybe',
+      'affiliate_ids=a',
+      `market_ids=${Array.from({ length: 13 }, (_, i) => i + 1).join(',')}`,
+    ]) {
       const r = await get(`/api/v2/sports/4/futures?${q}`);
       assert.equal(r.status, 400, q);
       assert.equal(typeof r.body.error, 'string');

@@ -86,13 +86,18 @@ describe('/api/v2/stats', () => {
       'sport_id',
     ]);
     // Every definition describes its stat (existing clients show it).
-    assert.ok(all.body.every((d: { description: unknown }) => typeof d.description === 'string' && d.description !== ''));
+    assert.ok(
+      all.body.every((d: { description: unknown }) => typeof d.description === 'string' && d.description !== ''),
+    );
     const mlb = await s.get('/api/v2/stats?sport_id=3');
     const names = mlb.body.map((d: { name: string }) => d.name);
     assert.ok(names.includes('startingPitcher') && names.includes('positionPlayerPitching'));
     assert.ok(mlb.body.every((d: { sport_id: number }) => d.sport_id === 3));
     const one = await s.get(`/api/v2/stats?id=${POINTS}`);
-    assert.deepEqual(one.body.map((d: { id: number }) => d.id), [POINTS]);
+    assert.deepEqual(
+      one.body.map((d: { id: number }) => d.id),
+      [POINTS],
+    );
     assert.equal((await s.get('/api/v2/stats?sport_id=x')).status, 400);
     // "404: unknown event ID, sport ID or other identifier": not an empty list.
     const unknown = await s.get('/api/v2/stats?sport_id=99');
@@ -141,10 +146,15 @@ describe('/api/v2/events/{eventID}/stats', () => {
   });
 
   test('stats_ids and team_id narrow it; over 12 stats_ids is 400', async () => {
-    const res = await s.get(`/api/v2/events/${LIVE}/stats?stats_ids=${POINTS}&team_id=${HOME}`, { 'X-Service-Key': ultra });
+    const res = await s.get(`/api/v2/events/${LIVE}/stats?stats_ids=${POINTS}&team_id=${HOME}`, {
+      'X-Service-Key': ultra,
+    });
     assert.equal(res.body.length, 1);
     assert.equal(res.body[0].team.team_id, HOME);
-    assert.deepEqual(res.body[0].stats.map((r: { stat_id: number }) => r.stat_id), [POINTS]);
+    assert.deepEqual(
+      res.body[0].stats.map((r: { stat_id: number }) => r.stat_id),
+      [POINTS],
+    );
     const thirteen = Array.from({ length: 13 }, (_, i) => 4001 + i).join(',');
     const bad = await s.get(`/api/v2/events/${LIVE}/stats?stats_ids=${thirteen}`);
     assert.equal(bad.status, 400);
@@ -166,7 +176,11 @@ describe('/api/v2/events/{eventID}/stats', () => {
     const p = play(PLAYS + 1, { away: sent.at(-1)!.score_away, home: sent.at(-1)!.score_home });
     await s.server.ledger.apply(batch(new Date().toISOString(), [{ kind: 'play', event_id: LIVE, play: p }]));
     const points = (body: { stats: { stat_id: number; value: string }[] }[], team: number) =>
-      Number(body.find((g: any) => g.team.team_id === team)!.stats.find((r) => r.stat_id === statByName(4, p.credits[0]!.stat)!.id)!.value);
+      Number(
+        body
+          .find((g: any) => g.team.team_id === team)!
+          .stats.find((r) => r.stat_id === statByName(4, p.credits[0]!.stat)!.id)!.value,
+      );
     const team = p.credits[0]!.team_id;
     const live = await s.get(`/api/v2/events/${LIVE}/stats`, { 'X-Service-Key': ultra });
     const delayed = await s.get(`/api/v2/events/${LIVE}/stats`, { 'X-Service-Key': pro });
@@ -193,7 +207,10 @@ describe('/api/v2/events/{eventID}/stats', () => {
       );
     assert.deepEqual(await names(), ['Boston BOS', 'Los Angeles LAL']);
     const event = nbaEvent(LIVE, today(), 1);
-    const renamed = { ...event, teams: [{ ...event.teams[0]!, name: 'Boston Renamed', abbreviation: 'BOR' }, event.teams[1]!] };
+    const renamed = {
+      ...event,
+      teams: [{ ...event.teams[0]!, name: 'Boston Renamed', abbreviation: 'BOR' }, event.teams[1]!],
+    };
     const past = new Date(Date.now() - 3_600_000).toISOString();
     await s.server.ledger.apply(batch(past, [{ kind: 'event', event: renamed }]));
     assert.deepEqual(await names(), ['Boston Renamed BOR', 'Los Angeles LAL']);
@@ -231,7 +248,10 @@ describe('/api/v2/events/{eventID}/players/stats', () => {
     const one = await s.get(`/api/v2/events/${LIVE}/players/stats?player_ids=${PLAYERS[2]}&stats_ids=${POINTS}`);
     assert.equal(one.body.length, 1);
     assert.equal(one.body[0].player.id, PLAYERS[2]);
-    assert.deepEqual(one.body[0].stats.map((r: { stat: { id: number } }) => r.stat.id), [POINTS]);
+    assert.deepEqual(
+      one.body[0].stats.map((r: { stat: { id: number } }) => r.stat.id),
+      [POINTS],
+    );
     const seven = (await s.get(`/api/v2/events/${LIVE}/players/stats?player_ids=1,2,3,4,5,6,7`)).status;
     assert.equal(seven, 400);
     const thirteen = Array.from({ length: 13 }, (_, i) => i + 1).join(',');
@@ -290,11 +310,19 @@ describe('/api/v2/events/{eventID}/plays', () => {
     const third = await s.get(`/api/v2/events/${LIVE}/plays?before_sequence=${second.body.meta.next_before_sequence}`, {
       'X-Service-Key': ultra,
     });
-    const sequences = [...first.body.plays, ...second.body.plays, ...third.body.plays].map((x: { sequence: number }) => x.sequence);
-    assert.deepEqual(sequences, Array.from({ length: total }, (_, i) => total - i));
+    const sequences = [...first.body.plays, ...second.body.plays, ...third.body.plays].map(
+      (x: { sequence: number }) => x.sequence,
+    );
+    assert.deepEqual(
+      sequences,
+      Array.from({ length: total }, (_, i) => total - i),
+    );
     assert.equal(third.body.meta.next_before_sequence, null);
     const small = await s.get(`/api/v2/events/${LIVE}/plays?limit=3&before_sequence=3`, { 'X-Service-Key': ultra });
-    assert.deepEqual(small.body.plays.map((x: { sequence: number }) => x.sequence), [2, 1]);
+    assert.deepEqual(
+      small.body.plays.map((x: { sequence: number }) => x.sequence),
+      [2, 1],
+    );
   });
 
   test('bounds and unknown events', async () => {

@@ -482,7 +482,9 @@ describe('delayed plans', () => {
     );
     const now = await s.get(`/api/v2/markets/history?market_line_price_ids=${ids}`, pro);
     assert.equal(now.body.meta.count, past.body.meta.count, 'the new row is not shown yet');
-    assert.ok((await get(`/api/v2/markets/history?market_line_price_ids=${ids}`)).body.meta.count > all.body.meta.count);
+    assert.ok(
+      (await get(`/api/v2/markets/history?market_line_price_ids=${ids}`)).body.meta.count > all.body.meta.count,
+    );
     assert.equal((await s.get(`/api/v2/events/${FRESH}/markets/history`, pro)).status, 404, 'not on its view yet');
     assert.equal((await get(`/api/v2/events/${FRESH}/markets/history`)).status, 200, 'real time sees it');
   });

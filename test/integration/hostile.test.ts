@@ -223,7 +223,10 @@ describe('defects, each answered before its fix with a key or a wrong shape', ()
     const headers = { 'X-Service-Key': KEY, 'Bad Header': '' };
     const a = await send(raw('GET /api/v2/markets HTTP/1.1', headers), 'bad header');
     assert.equal(a.status, 400);
-    assert.ok(s.logs.some((l) => l.includes('HPE_INVALID_HEADER_TOKEN')), 'the refusal is logged by its code');
+    assert.ok(
+      s.logs.some((l) => l.includes('HPE_INVALID_HEADER_TOKEN')),
+      'the refusal is logged by its code',
+    );
     assertNoKey(s.logs.join(''), 'the log');
   });
 

@@ -89,7 +89,10 @@ test('best line per side, with the book; off-board never best; spreads and total
     [-3, -118, 23],
   );
   assert.deepEqual([spread.point_spread_away, spread.point_spread_away_money], [3.5, -110]);
-  assert.deepEqual([total.total_over, total.total_over_money, total.best_affiliate_over.affiliate_id], [219.5, -115, 19]);
+  assert.deepEqual(
+    [total.total_over, total.total_over_money, total.best_affiliate_over.affiliate_id],
+    [219.5, -115, 19],
+  );
   assert.deepEqual([total.total_under, total.best_affiliate_under.affiliate_id], [221.5, 23]);
 
   const only19 = await s.get(`/api/v2/events/${E}/best-line?affiliate_ids=19`);
@@ -102,7 +105,12 @@ test('best line per side, with the book; off-board never best; spreads and total
   assert.ok(books.every((b) => b === 19));
   const half = await s.get(`/api/v2/events/${E}/best-line?period=1`);
   assert.deepEqual(half.body.moneyline, { moneyline_away: 0.0001, moneyline_home: 0.0001 });
-  assert.deepEqual(half.body.total, { total_over: 0.0001, total_under: 0.0001, total_over_money: 0.0001, total_under_money: 0.0001 });
+  assert.deepEqual(half.body.total, {
+    total_over: 0.0001,
+    total_under: 0.0001,
+    total_over_money: 0.0001,
+    total_under_money: 0.0001,
+  });
   assert.equal((await s.get(`/api/v2/events/${E}/best-line?period=x`)).status, 400);
   assert.equal((await s.get('/api/v2/events/nope/best-line')).status, 404);
 });
@@ -114,10 +122,7 @@ test('best line by period name: prematch full game, in-play full game, halves', 
   const live = await s.get(`/api/v2/events/${E}/best-line?period=period_live_full_game`);
   assert.equal(live.status, 200);
   assert.equal(live.body.period_id, 7);
-  assert.deepEqual(
-    [live.body.moneyline.moneyline_away, live.body.moneyline.best_affiliate_away.market_id],
-    [120, 41],
-  );
+  assert.deepEqual([live.body.moneyline.moneyline_away, live.body.moneyline.best_affiliate_away.market_id], [120, 41]);
   assert.equal(live.body.moneyline.moneyline_home, 0.0001);
   assert.ok(!('best_affiliate_home' in live.body.moneyline));
   const half = await s.get(`/api/v2/events/${E}/best-line?period=period_first_half`);
@@ -145,9 +150,7 @@ test('participants by event and by sport and date, with participant_id and type 
   assert.ok(ml.every((p: any) => p.participant_type === 'TYPE_TEAM'));
   // Clients also read id, type and team_id: the participant id, its type, and (teams) the team.
   assert.ok(ml.every((p: any) => p.id === p.participant_id && p.type === 'TYPE_TEAM' && p.team_id === p.id));
-  const totals = await s.get(
-    `/api/v2/markets/participants?event_id=${E}&market_ids=3&participant_type=TYPE_RESULT`,
-  );
+  const totals = await s.get(`/api/v2/markets/participants?event_id=${E}&market_ids=3&participant_type=TYPE_RESULT`);
   assert.deepEqual(
     totals.body.participants.map((p: any) => [p.participant_id, p.name]),
     [

@@ -15,7 +15,9 @@ let s: TestServer;
 
 before(async () => {
   s = await startTestServer();
-  await s.server.ledger.apply(batch(new Date().toISOString(), [{ kind: 'event', event: nbaEvent(E) }, ...nbaPrices(E)]));
+  await s.server.ledger.apply(
+    batch(new Date().toISOString(), [{ kind: 'event', event: nbaEvent(E) }, ...nbaPrices(E)]),
+  );
   await s.server.ledger.apply(
     batch(new Date().toISOString(), [price(E, { market_id: 1, participant_id: 2002, affiliate_id: 19, price: 140 })]),
   );
@@ -34,7 +36,10 @@ interface Scrape {
 async function parsed(text: string): Promise<Scrape> {
   const families = await parsePrometheus(text);
   const sampleLines = text.split('\n').filter((l) => l !== '' && !l.startsWith('#')).length;
-  assert.equal(families.reduce((n, f) => n + f.samples.length, 0), sampleLines);
+  assert.equal(
+    families.reduce((n, f) => n + f.samples.length, 0),
+    sampleLines,
+  );
   const samples = families.flatMap((f) => f.samples);
   return {
     families,
@@ -127,7 +132,12 @@ test('/healthz and /readyz answer without a key, and are neither limited nor met
     assert.equal(r.headers.get('x-datapoints-used'), null);
   }
   assert.deepEqual((await s.get('/healthz', {})).body, { status: 'ok' });
-  assert.deepEqual((await s.get('/readyz', {})).body, { status: 'ready', store: 'ok', feed: 'none', history: 'complete' });
+  assert.deepEqual((await s.get('/readyz', {})).body, {
+    status: 'ready',
+    store: 'ok',
+    feed: 'none',
+    history: 'complete',
+  });
   // Free allows one request a second: probes with its key do not use it up, and count no points.
   const free = await s.newKey('free');
   for (let i = 0; i < 3; i++) assert.equal((await s.get('/readyz', { 'X-Service-Key': free })).status, 200);
@@ -145,7 +155,9 @@ test('/readyz is 503 while the store refuses commits, and ready again after one 
   try {
     await assert.rejects(
       s.server.ledger.apply(
-        batch(new Date().toISOString(), [price(E, { market_id: 1, participant_id: 2002, affiliate_id: 19, price: 150 })]),
+        batch(new Date().toISOString(), [
+          price(E, { market_id: 1, participant_id: 2002, affiliate_id: 19, price: 150 }),
+        ]),
       ),
       /disk full/,
     );
@@ -217,7 +229,10 @@ test('failed key checks past the ceiling are counted as refusals of their own', 
   const throttled = (await scrape()).value('oddsbase_access_refusals_total', { reason: 'failed_key_throttle' });
   // In flight together, so their held-back answers overlap: the window's failures pass the ceiling.
   const statuses = await Promise.all(
-    Array.from({ length: 40 }, async () => (await s.get('/api/v2/markets', { 'X-Service-Key': 'ob_still_wrong' })).status),
+    Array.from(
+      { length: 40 },
+      async () => (await s.get('/api/v2/markets', { 'X-Service-Key': 'ob_still_wrong' })).status,
+    ),
   );
   const refused = statuses.filter((c) => c === 429).length;
   assert.ok(refused > 0 && statuses.every((c) => c === 401 || c === 429), statuses.join(','));

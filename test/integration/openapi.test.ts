@@ -33,10 +33,16 @@ test('the OpenAPI document names every operation once, gives the servers and the
     };
     const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { version: string };
     assert.equal(doc.info.version, pkg.version);
-    assert.deepEqual(doc.servers?.map((x) => x.url), ['/']);
+    assert.deepEqual(
+      doc.servers?.map((x) => x.url),
+      ['/'],
+    );
     const ids = Object.values(doc.paths).flatMap((ops) => Object.values(ops).map((op) => op.operationId));
     assert.ok(ids.length > 40, `${ids.length} operations`);
-    assert.ok(ids.every((id) => typeof id === 'string' && /^[a-z][A-Za-z0-9]+$/.test(id)), 'every operation has an id');
+    assert.ok(
+      ids.every((id) => typeof id === 'string' && /^[a-z][A-Za-z0-9]+$/.test(id)),
+      'every operation has an id',
+    );
     assert.equal(new Set(ids).size, ids.length, 'no id twice');
     // Keyless routes carry an empty security list; the rest inherit the document's key schemes.
     assert.deepEqual(doc.paths['/api/v2/sports']!.get!.security, []);

@@ -107,8 +107,7 @@ function flatten(body: any): Prices {
   for (const m of body.events[0]?.markets ?? []) {
     for (const p of m.participants) {
       for (const l of p.lines) {
-        for (const [aff, pr] of Object.entries(l.prices))
-          out.set(`${m.market_id}|${p.id}|${l.value}|${aff}`, pr);
+        for (const [aff, pr] of Object.entries(l.prices)) out.set(`${m.market_id}|${p.id}|${l.value}|${aff}`, pr);
       }
     }
   }
@@ -140,11 +139,7 @@ describe('/api/v2/events/{eventID}/openers', () => {
     const current = await get(`/api/v2/events/${PAST}`);
     assert.deepEqual(Object.keys(r.body.events[0]), Object.keys(current.body.events[0]));
     const openers = flatten(r.body);
-    assert.equal(
-      openers.size,
-      14 + 1 + 1,
-      'every line, the one first priced after the start, the live price',
-    );
+    assert.equal(openers.size, 14 + 1 + 1, 'every line, the one first priced after the start, the live price');
     const rows = await rowsOf([...openers.values()].map((p) => p.id));
     for (const [k, p] of openers) {
       const first = rows.get(p.id)![0];
@@ -216,11 +211,7 @@ describe('/api/v2/events/{eventID}/closing', () => {
         .get(p.id)!
         .filter((row) => row.updated_at <= start)
         .at(-1);
-      assert.deepEqual(
-        { price: p.price, is_main_line: p.is_main_line, updated_at: p.updated_at },
-        snapshotOf(last),
-        k,
-      );
+      assert.deepEqual({ price: p.price, is_main_line: p.is_main_line, updated_at: p.updated_at }, snapshotOf(last), k);
     }
     const now = flatten(await get(`/api/v2/events/${PAST}`).then((x) => x.body));
     assert.equal(now.get('1|2002||19').price, 400, 'the current price moved on after the start');
@@ -263,9 +254,7 @@ describe('shared event parameters on openers and closing', () => {
       assert.ok(book.size > 0 && [...book.keys()].every((k) => k.endsWith('|23')), kind);
       const team = flatten((await get(`/api/v2/events/${PAST}/${kind}?participant_ids=2014`)).body);
       assert.ok(team.size > 0 && [...team.keys()].every((k) => k.split('|')[1] === '2014'), kind);
-      const results = flatten(
-        (await get(`/api/v2/events/${PAST}/${kind}?participant_type=TYPE_RESULT`)).body,
-      );
+      const results = flatten((await get(`/api/v2/events/${PAST}/${kind}?participant_type=TYPE_RESULT`)).body);
       assert.ok(results.size > 0 && [...results.keys()].every((k) => k.startsWith('3|')), kind);
     }
   });
@@ -333,9 +322,7 @@ describe('/api/v2/sports/{sportID}/openers/{date} and /closing/{date}', () => {
     assert.deepEqual(excluded.body.events, []);
     const noMarkets = await get(`/api/v2/sports/4/closing/${PAST_DATE}?market_ids=29&hide_no_markets=true`);
     assert.deepEqual(noMarkets.body.events, []);
-    const book = flatten(
-      (await get(`/api/v2/sports/4/closing/${PAST_DATE}?affiliate_ids=19&main_line=true`)).body,
-    );
+    const book = flatten((await get(`/api/v2/sports/4/closing/${PAST_DATE}?affiliate_ids=19&main_line=true`)).body);
     assert.ok(book.size > 0 && [...book.keys()].every((k) => k.endsWith('|19')));
     assert.ok([...book.values()].every((p) => p.is_main_line));
   });

@@ -15,7 +15,9 @@ import { EVENT_A, eventRecord, priceRow } from '../contract/fixtures.ts';
 const ROWS = 2000;
 
 /** A store reading its pages on a thread, over ROWS price rows of twenty books. */
-async function withStore(run: (store: SqliteStore, db: SqliteDatabase, errors: unknown[]) => Promise<void>): Promise<void> {
+async function withStore(
+  run: (store: SqliteStore, db: SqliteDatabase, errors: unknown[]) => Promise<void>,
+): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'oddsbase-page-reader-'));
   const db = openSqlite(dir);
   const errors: unknown[] = [];
@@ -34,7 +36,13 @@ async function withStore(run: (store: SqliteStore, db: SqliteDatabase, errors: u
   }
 }
 
-const query = (q: Partial<ChangeQuery>): ChangeQuery => ({ pricesOnly: true, afterId: 0, toId: ROWS, limit: 250, ...q });
+const query = (q: Partial<ChangeQuery>): ChangeQuery => ({
+  pricesOnly: true,
+  afterId: 0,
+  toId: ROWS,
+  limit: 250,
+  ...q,
+});
 
 test("a page read on the thread comes from the thread's own connection", () =>
   withStore(async (store, db) => {
@@ -48,7 +56,10 @@ test("a page read on the thread comes from the thread's own connection", () =>
     );
     assert.ok(page.bytes.equals(before.bytes));
     const full = await store.readPayloadBytes(query({ afterId: 100, limit: 1000 }));
-    assert.deepEqual({ count: full.count, lastRowId: full.lastRowId, more: full.more }, { count: 1000, lastRowId: 1100, more: true });
+    assert.deepEqual(
+      { count: full.count, lastRowId: full.lastRowId, more: full.more },
+      { count: 1000, lastRowId: 1100, more: true },
+    );
     assert.equal(JSON.parse(`[${full.bytes.toString('utf8')}]`).length, 1000);
   }));
 
@@ -106,7 +117,10 @@ test("the store's history store reads on its thread, with the store connection's
     const ids = Array.from({ length: 400 }, (_, i) => i + 1);
     assert.deepEqual(await onThread.firstRows(ids, ROWS), await here.firstRows(ids, ROWS));
     const cutoff = new Date(Date.UTC(2030, 0, 1)).toISOString();
-    assert.deepEqual(await onThread.lastRowsAtOrBefore(ids, cutoff, ROWS), await here.lastRowsAtOrBefore(ids, cutoff, ROWS));
+    assert.deepEqual(
+      await onThread.lastRowsAtOrBefore(ids, cutoff, ROWS),
+      await here.lastRowsAtOrBefore(ids, cutoff, ROWS),
+    );
     assert.equal((await onThread.firstRows(ids, ROWS)).length, 400);
 
     let turns = 0;
@@ -137,7 +151,11 @@ test('when the thread fails, its error is reported and pages are read on the sto
 
 /** Where a page's bytes lie: lent shared memory (with its release) or a buffer of its own (without). */
 const memoryOf = (p: PayloadBytes): string =>
-  p.bytes.buffer instanceof SharedArrayBuffer && p.release ? 'shared' : !p.release && !(p.bytes.buffer instanceof SharedArrayBuffer) ? 'own' : 'mixed';
+  p.bytes.buffer instanceof SharedArrayBuffer && p.release
+    ? 'shared'
+    : !p.release && !(p.bytes.buffer instanceof SharedArrayBuffer)
+      ? 'own'
+      : 'mixed';
 
 test('a page read on the thread is written into shared memory, lent until it is given back', () =>
   withStore(async (store) => {

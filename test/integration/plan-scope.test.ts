@@ -22,9 +22,29 @@ let s: TestServer;
 function beyondFree(eventId: string): PriceUpdate[] {
   return [
     price(eventId, { market_id: 1, participant_id: 2002, participant_name: 'Boston', affiliate_id: 4, price: 120 }),
-    price(eventId, { market_id: 1, participant_id: 2014, participant_name: 'Los Angeles', affiliate_id: 4, price: -140 }),
-    price(eventId, { market_id: 4, period_id: 1, participant_id: 2002, participant_name: 'Boston', affiliate_id: 19, price: 110 }),
-    price(eventId, { market_id: 4, period_id: 1, participant_id: 2014, participant_name: 'Los Angeles', affiliate_id: 19, price: -130 }),
+    price(eventId, {
+      market_id: 1,
+      participant_id: 2014,
+      participant_name: 'Los Angeles',
+      affiliate_id: 4,
+      price: -140,
+    }),
+    price(eventId, {
+      market_id: 4,
+      period_id: 1,
+      participant_id: 2002,
+      participant_name: 'Boston',
+      affiliate_id: 19,
+      price: 110,
+    }),
+    price(eventId, {
+      market_id: 4,
+      period_id: 1,
+      participant_id: 2014,
+      participant_name: 'Los Angeles',
+      affiliate_id: 19,
+      price: -130,
+    }),
     price(eventId, { market_id: 41, participant_id: 2002, participant_name: 'Boston', affiliate_id: 19, price: 150 }),
     price(eventId, {
       market_id: 29,
@@ -43,13 +63,22 @@ before(async () => {
   s = await startTestServer();
   // Described an hour ago: older than Free's five-minute delay, so its view shows all of it.
   const at = new Date(Date.now() - 3_600_000).toISOString();
-  await s.server.ledger.apply(batch(at, [{ kind: 'event', event: nbaEvent(E, DAY, 23) }, ...nbaPrices(E), ...beyondFree(E)]));
+  await s.server.ledger.apply(
+    batch(at, [{ kind: 'event', event: nbaEvent(E, DAY, 23) }, ...nbaPrices(E), ...beyondFree(E)]),
+  );
   const later = new Date(Date.now() - 3_000_000).toISOString();
   await s.server.ledger.apply(
     batch(later, [
       price(E, { market_id: 1, participant_id: 2002, participant_name: 'Boston', affiliate_id: 4, price: 125 }),
       price(E, { market_id: 1, participant_id: 2002, participant_name: 'Boston', affiliate_id: 19, price: 135 }),
-      price(E, { market_id: 4, period_id: 1, participant_id: 2002, participant_name: 'Boston', affiliate_id: 19, price: 115 }),
+      price(E, {
+        market_id: 4,
+        period_id: 1,
+        participant_id: 2002,
+        participant_name: 'Boston',
+        affiliate_id: 19,
+        price: 115,
+      }),
     ]),
   );
 });
@@ -135,7 +164,8 @@ describe('a Free key never receives a book, period or market outside its plan', 
     const full = await s.get(`${ev}?market_ids=1,4,41,29&include=price_delta`);
     const ids: string[] = [];
     for (const m of full.body.events[0].markets)
-      for (const p of m.participants) for (const l of p.lines) for (const x of Object.values(l.prices)) ids.push((x as { id: string }).id);
+      for (const p of m.participants)
+        for (const l of p.lines) for (const x of Object.values(l.prices)) ids.push((x as { id: string }).id);
     assert.ok(ids.length >= 8, `${ids.length} prices`);
     const path = `/api/v2/markets/history?market_line_price_ids=${ids.slice(0, 50).join(',')}`;
     const body = await get(path);
@@ -157,7 +187,9 @@ describe('a Free key never receives a book, period or market outside its plan', 
     assert.match(r.body.error, /Period 1/);
     assert.ok(r.body.upgrade_url);
     assert.equal(r.headers.get('x-periods'), '0');
-    const live = await s.get(`${ev}/best-line?period=period_live_full_game`, { 'X-Service-Key': await s.newKey('free') });
+    const live = await s.get(`${ev}/best-line?period=period_live_full_game`, {
+      'X-Service-Key': await s.newKey('free'),
+    });
     assert.equal(live.status, 403, 'Free has no in-play odds');
     assert.match(live.body.error, /period_live_full_game/);
     const starter = await s.get(`${ev}/best-line?period=period_live_full_game`, {
@@ -193,8 +225,14 @@ describe('a Free key never receives a book, period or market outside its plan', 
       const r = await s.get(path);
       assert.equal(r.status, 200, `${path}: ${JSON.stringify(r.body)}`);
       const found = markets(r.body);
-      assert.ok(found.some(([id, period]: number[]) => id === 4 && period === 1), `${path}: first half`);
-      assert.ok(found.some(([id]: number[]) => id === 41), `${path}: live full game`);
+      assert.ok(
+        found.some(([id, period]: number[]) => id === 4 && period === 1),
+        `${path}: first half`,
+      );
+      assert.ok(
+        found.some(([id]: number[]) => id === 41),
+        `${path}: live full game`,
+      );
       assert.ok(!found.some(([id]: number[]) => id === 29), `${path}: props are not a period`);
     }
     const both = await s.get(`${ev}?include=price_delta&include=all_periods`);

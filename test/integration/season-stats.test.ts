@@ -99,11 +99,18 @@ describe('/api/v2/teams/{teamID}/stats', () => {
     assert.deepEqual(one.body[0].stats, [{ stat_id: REBOUNDS, name: 'rebounds', value: '1' }]);
     assert.equal(one.headers.get('x-datapoints'), '1');
     const last = await s.get(`/api/v2/teams/${BOS}/stats?year=${YEAR - 1}`);
-    assert.deepEqual(last.body, [{ team: { team_id: BOS, name: teamById(BOS)!.name }, season: { year: YEAR - 1, season_type: 2 }, stats: [] }]);
+    assert.deepEqual(last.body, [
+      { team: { team_id: BOS, name: teamById(BOS)!.name }, season: { year: YEAR - 1, season_type: 2 }, stats: [] },
+    ]);
     const pre = await s.get(`/api/v2/teams/${BOS}/stats?season_type=1`);
     assert.deepEqual(pre.body[0].season, { year: YEAR, season_type: 1 });
     assert.deepEqual(pre.body[0].stats, []);
-    await apply(new Date(Date.now() - 3_600_000).toISOString(), LIVE, [play(BOS, P2.player_id, 'points', 2, { away: 5, home: 0 })], 'STATUS_IN_PROGRESS');
+    await apply(
+      new Date(Date.now() - 3_600_000).toISOString(),
+      LIVE,
+      [play(BOS, P2.player_id, 'points', 2, { away: 5, home: 0 })],
+      'STATUS_IN_PROGRESS',
+    );
     const moved = await s.get(`/api/v2/teams/${BOS}/stats?stats_ids=${POINTS}`);
     assert.equal(valueOf(moved.body[0].stats, POINTS), '10');
   });
@@ -129,7 +136,12 @@ describe('/api/v2/teams/{teamID}/stats', () => {
 describe('a delayed plan', () => {
   test('sees the season as of its delay: a play within it is counted for real-time plans only', async () => {
     const before = await s.get(`/api/v2/teams/${BOS}/stats?stats_ids=${POINTS}`, { 'X-Service-Key': pro });
-    await apply(new Date().toISOString(), LIVE, [play(BOS, P2.player_id, 'points', 2, { away: 7, home: 0 })], 'STATUS_IN_PROGRESS');
+    await apply(
+      new Date().toISOString(),
+      LIVE,
+      [play(BOS, P2.player_id, 'points', 2, { away: 7, home: 0 })],
+      'STATUS_IN_PROGRESS',
+    );
     const live = await s.get(`/api/v2/teams/${BOS}/stats?stats_ids=${POINTS}`);
     const delayed = await s.get(`/api/v2/teams/${BOS}/stats?stats_ids=${POINTS}`, { 'X-Service-Key': pro });
     assert.equal(Number(valueOf(live.body[0].stats, POINTS)), Number(valueOf(before.body[0].stats, POINTS)) + 2);
@@ -139,7 +151,7 @@ describe('a delayed plan', () => {
 
 // A delayed view moves on by itself (its delay passes): a body built while it did shows the head the
 // build read, and is kept under that head, never under the later one, whose state it does not show.
-test('a delayed plan\'s season body is kept under the head it was built at, though the view moved on meanwhile', async (t) => {
+test("a delayed plan's season body is kept under the head it was built at, though the view moved on meanwhile", async (t) => {
   const clock = { now: Date.now() };
   const own = await startTestServer({ now: () => clock.now });
   t.after(() => own.close());
@@ -185,7 +197,10 @@ describe('/api/v2/teams/{teamID}/players/stats', () => {
   test('one row per current roster player who played, with the roster’s name and position', async () => {
     const res = await s.get(`/api/v2/teams/${BOS}/players/stats`);
     assert.equal(res.status, 200);
-    assert.deepEqual(res.body.map((r: { player: { player_id: number } }) => r.player.player_id), [P1.player_id, P2.player_id]);
+    assert.deepEqual(
+      res.body.map((r: { player: { player_id: number } }) => r.player.player_id),
+      [P1.player_id, P2.player_id],
+    );
     const [first] = res.body;
     assert.deepEqual(Object.keys(first), ['player', 'team', 'season', 'stats']);
     assert.deepEqual(first.player, { player_id: P1.player_id, name: P1.name, position: P1.position });
@@ -202,7 +217,10 @@ describe('/api/v2/teams/{teamID}/players/stats', () => {
     const one = await s.get(`/api/v2/teams/${BOS}/players/stats?player_ids=${P2.player_id}&stats_ids=${POINTS}`);
     assert.equal(one.body.length, 1);
     assert.equal(one.body[0].player.player_id, P2.player_id);
-    assert.deepEqual(one.body[0].stats.map((r: Row) => r.stat_id), [POINTS]);
+    assert.deepEqual(
+      one.body[0].stats.map((r: Row) => r.stat_id),
+      [POINTS],
+    );
     // Another team's player is not on Boston's roster.
     assert.deepEqual((await s.get(`/api/v2/teams/${BOS}/players/stats?player_ids=${LAL * 100 + 1}`)).body, []);
     const thirteen = Array.from({ length: 13 }, (_, i) => 4001 + i).join(',');
@@ -211,7 +229,11 @@ describe('/api/v2/teams/{teamID}/players/stats', () => {
     // No roster has 100 players (ids are team_id x 100 + slot), so a longer list is refused.
     const hundred = Array.from({ length: 100 }, (_, i) => BOS * 100 + i + 1).join(',');
     assert.equal((await s.get(`/api/v2/teams/${BOS}/players/stats?player_ids=${hundred}`)).status, 400);
-    assert.equal((await s.get(`/api/v2/teams/${BOS}/players/stats?player_ids=${hundred.split(',').slice(0, 99).join(',')}`)).status, 200);
+    assert.equal(
+      (await s.get(`/api/v2/teams/${BOS}/players/stats?player_ids=${hundred.split(',').slice(0, 99).join(',')}`))
+        .status,
+      200,
+    );
     assert.equal((await s.get(`/api/v2/teams/${BOS}/players/stats?season_type=5`)).status, 400);
     assert.equal((await s.get('/api/v2/teams/999999/players/stats')).status, 404);
   });
@@ -231,10 +253,18 @@ describe('the stats-access policy', () => {
     const liveBox = `/api/v2/events/${LIVE}/players/stats`;
     const season = `/api/v2/teams/${BOS}/stats`;
     assert.equal(await status(finalBox, 'free', now), 200, 'a new Free account evaluates current-season boxes');
-    assert.equal(await status(finalBox, 'free', new Date(Date.now() - 8 * DAY)), '403 completed_box_scores', 'its evaluation ends after seven days');
+    assert.equal(
+      await status(finalBox, 'free', new Date(Date.now() - 8 * DAY)),
+      '403 completed_box_scores',
+      'its evaluation ends after seven days',
+    );
     assert.equal(await status(finalBox, 'free', legacy), 200, 'legacy access');
     assert.equal(await status(finalBox, 'starter', now), 200);
-    assert.equal(await status(liveBox, 'free', now), '403 live_game_stats', 'the evaluation covers completed games only');
+    assert.equal(
+      await status(liveBox, 'free', now),
+      '403 live_game_stats',
+      'the evaluation covers completed games only',
+    );
     assert.equal(await status(liveBox, 'starter', now), '403 live_game_stats');
     assert.equal(await status(liveBox, 'starter', legacy), 200);
     assert.equal(await status(season, 'free', now), '403 season_stats');

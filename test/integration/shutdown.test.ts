@@ -21,11 +21,18 @@ after(() => rmSync(dataDir, { recursive: true, force: true }));
 
 /** An Enterprise key with a per-second ceiling no test reaches, made before the server starts. */
 function makeKey(): string {
-  const key = execFileSync(process.execPath, ['bin/oddsbase.js', 'keys', 'create', '--tier', 'enterprise', '--data-dir', dataDir, '--new-store'], {
-    encoding: 'utf8',
-  }).trim();
+  const key = execFileSync(
+    process.execPath,
+    ['bin/oddsbase.js', 'keys', 'create', '--tier', 'enterprise', '--data-dir', dataDir, '--new-store'],
+    {
+      encoding: 'utf8',
+    },
+  ).trim();
   const db = openSqlite(dataDir);
-  db.prepare('UPDATE api_keys SET custom = ? WHERE key_hash = ?').run(JSON.stringify({ burstPerSecond: 1e9 }), hashKey(key));
+  db.prepare('UPDATE api_keys SET custom = ? WHERE key_hash = ?').run(
+    JSON.stringify({ burstPerSecond: 1e9 }),
+    hashKey(key),
+  );
   db.close();
   return key;
 }
@@ -54,7 +61,9 @@ test('SIGTERM under load: every request is answered whole or refused cleanly, ex
   // Basketball and soccer are load enough, and fill in a fraction of every sport's time.
   const s = await serve(['--sports', '4,11']);
   const snapshot = `${s.url}/api/v2/sports/4/events/${today()}`;
-  firstCursor = Number(((await (await fetch(snapshot, { headers })).json()) as { meta: { delta_last_id: string } }).meta.delta_last_id);
+  firstCursor = Number(
+    ((await (await fetch(snapshot, { headers })).json()) as { meta: { delta_last_id: string } }).meta.delta_last_id,
+  );
   let signalledAt = Number.POSITIVE_INFINITY;
   const outcome = { answered: 0, refused: 0, finishedAfterSignal: 0, byStatus: new Map<number, number>() };
   const cut: string[] = [];
@@ -91,8 +100,7 @@ test('SIGTERM under load: every request is answered whole or refused cleanly, ex
     // Follows the markets delta from the snapshot's cursor, as a client of the feed does.
     while (!exited) {
       const page = (await request(`${s.url}/api/v2/markets/delta?last_id=${cursor}&limit=5000`)) as
-        | { meta?: { delta_last_id: string }; deltas?: { id: number }[] }
-        | undefined;
+        { meta?: { delta_last_id: string }; deltas?: { id: number }[] } | undefined;
       if (page?.deltas) {
         for (const row of page.deltas) seenRows.add(row.id);
         cursor = Number(page.meta!.delta_last_id);
@@ -102,7 +110,8 @@ test('SIGTERM under load: every request is answered whole or refused cleanly, ex
   const heavy = async (i: number) => {
     // Two-megabyte pages from behind the head, and snapshots: answers that take a while to send.
     while (!exited) {
-      const url = i % 2 === 0 ? `${s.url}/api/v2/markets/delta?last_id=${Math.max(0, cursor - 20_000)}&limit=5000` : snapshot;
+      const url =
+        i % 2 === 0 ? `${s.url}/api/v2/markets/delta?last_id=${Math.max(0, cursor - 20_000)}&limit=5000` : snapshot;
       const answer = (await request(url)) as { meta?: { delta_last_id: string } } | undefined;
       if (answer?.meta && url === snapshot) seenHeads.add(Number(answer.meta.delta_last_id));
     }
@@ -124,7 +133,10 @@ test('SIGTERM under load: every request is answered whole or refused cleanly, ex
   assert.ok(end.at - signalledAt < 15_000, `closed in ${end.at - signalledAt} ms`);
   assert.ok(outcome.answered > 20, `answered ${outcome.answered}`);
   assert.ok(outcome.finishedAfterSignal > 0, 'requests in flight at the signal were finished');
-  assert.ok([...outcome.byStatus.keys()].every((c) => c === 200 || c === 503), [...outcome.byStatus].join(' '));
+  assert.ok(
+    [...outcome.byStatus.keys()].every((c) => c === 200 || c === 503),
+    [...outcome.byStatus].join(' '),
+  );
   assert.ok(seenRows.size > 0 && seenHeads.size > 0);
   assert.match(s.output(), /received SIGTERM, closing/);
   // The write-ahead log was moved into the database file and emptied.
@@ -153,7 +165,9 @@ test('after the restart every change id the clients saw is there; a slow client 
   let cursor = firstCursor;
   const maxSeen = Math.max(...seenRows, ...seenHeads);
   while (cursor < maxSeen) {
-    const page = (await (await fetch(`${s.url}/api/v2/markets/delta?last_id=${cursor}&limit=5000`, { headers })).json()) as {
+    const page = (await (
+      await fetch(`${s.url}/api/v2/markets/delta?last_id=${cursor}&limit=5000`, { headers })
+    ).json()) as {
       meta: { delta_last_id: string; has_more: boolean };
       deltas: { id: number }[];
     };
@@ -161,10 +175,17 @@ test('after the restart every change id the clients saw is there; a slow client 
     cursor = Number(page.meta.delta_last_id);
     if (!page.meta.has_more) break;
   }
-  assert.deepEqual([...seenRows].filter((id) => !found.has(id)), [], 'every price row a client read is there');
+  assert.deepEqual(
+    [...seenRows].filter((id) => !found.has(id)),
+    [],
+    'every price row a client read is there',
+  );
   const head = Number(
-    ((await (await fetch(`${s.url}/api/v2/sports/4/events/${today()}`, { headers })).json()) as { meta: { delta_last_id: string } }).meta
-      .delta_last_id,
+    (
+      (await (await fetch(`${s.url}/api/v2/sports/4/events/${today()}`, { headers })).json()) as {
+        meta: { delta_last_id: string };
+      }
+    ).meta.delta_last_id,
   );
   assert.ok(head >= maxSeen, `head ${head}, seen up to ${maxSeen}`);
 
@@ -182,7 +203,10 @@ test('after the restart every change id the clients saw is there; a slow client 
   // Snapshot heads may be score or event rows, which the markets delta does not carry: the store has them.
   const db = openSqlite(dataDir);
   const has = db.prepare('SELECT 1 FROM changes WHERE id = ?');
-  assert.deepEqual([...seenHeads].filter((id) => has.get(id) === undefined), []);
+  assert.deepEqual(
+    [...seenHeads].filter((id) => has.get(id) === undefined),
+    [],
+  );
   db.close();
 });
 

@@ -75,7 +75,14 @@ test('a data directory this user may not write is refused in one line, for serve
   const asNobody = process.getuid?.() === 0;
   // Root writes anywhere, so the check runs as nobody, who must be able to reach the checkout by
   // its full path, as node loads it (a clone under a 0700 temporary folder is not).
-  if (asNobody && spawnSync(process.execPath, ['-e', `require('fs').accessSync(${JSON.stringify(join(process.cwd(), 'bin', 'oddsbase.js'))})`], { uid: 65534, gid: 65534 }).status !== 0) {
+  if (
+    asNobody &&
+    spawnSync(
+      process.execPath,
+      ['-e', `require('fs').accessSync(${JSON.stringify(join(process.cwd(), 'bin', 'oddsbase.js'))})`],
+      { uid: 65534, gid: 65534 },
+    ).status !== 0
+  ) {
     t.skip('the checkout is not readable by the user nobody');
     return;
   }
@@ -95,7 +102,17 @@ test('a taken API port or metrics port is said at once, before the store is made
     const dataDir = join(root, 'ports');
     const api = await cli(['serve', '--host', '127.0.0.1', '--port', String(held.port), '--data-dir', dataDir]);
     assertOneLine(api, new RegExp(`127\\.0\\.0\\.1:${held.port} is in use .*--port`));
-    const metrics = await cli(['serve', '--host', '127.0.0.1', '--port', '0', '--metrics-port', String(held.port), '--data-dir', dataDir]);
+    const metrics = await cli([
+      'serve',
+      '--host',
+      '127.0.0.1',
+      '--port',
+      '0',
+      '--metrics-port',
+      String(held.port),
+      '--data-dir',
+      dataDir,
+    ]);
     assertOneLine(metrics, /is in use .*--metrics-port/);
     assert.ok(!existsSync(join(dataDir, 'oddsbase.db')), 'no store was opened, so no fill ran');
   } finally {

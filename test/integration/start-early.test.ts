@@ -15,9 +15,13 @@ import { openSqlite } from '../../src/store/sqlite/database.ts';
  */
 test('the first start answers at once, says its step and time left, refuses the API until ready, and stops cleanly on SIGINT', async (t) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'oddsbase-early-'));
-  const child = spawn(process.execPath, ['bin/oddsbase.js', 'serve', '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['bin/oddsbase.js', 'serve', '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   const exited = once(child, 'exit') as Promise<[number | null, string | null]>;
   t.after(() => {
     child.kill('SIGKILL');

@@ -24,7 +24,14 @@ async function changes(n: number): Promise<void> {
   for (let done = 0; done < n; done += 2000) {
     await apply(
       ...Array.from({ length: Math.min(2000, n - done) }, (_, i) =>
-        price(E1, { market_id: 29, participant_id: 201401, participant_type: 'TYPE_PLAYER', affiliate_id: 19, line: '20.5', price: -110 - ((done + i) % 50) }),
+        price(E1, {
+          market_id: 29,
+          participant_id: 201401,
+          participant_type: 'TYPE_PLAYER',
+          affiliate_id: 19,
+          line: '20.5',
+          price: -110 - ((done + i) % 50),
+        }),
       ),
     );
   }
@@ -79,7 +86,8 @@ describe('resume', () => {
       deltas.map((m) => m.sub_sequence),
       deltas.map((_, i) => i + 1),
     );
-    for (let i = 1; i < deltas.length; i++) assert.ok(deltas[i].position.id > deltas[i - 1].position.id, 'in log order');
+    for (let i = 1; i < deltas.length; i++)
+      assert.ok(deltas[i].position.id > deltas[i - 1].position.id, 'in log order');
     await c.close();
   });
 

@@ -21,7 +21,9 @@ before(async () => {
   s = await startTestServer({ logLevel: 'info' });
   ultra = await s.newKey('ultra');
   base = s.url.replace('http', 'ws');
-  await s.server.ledger.apply(batch(new Date().toISOString(), [{ kind: 'event', event: nbaEvent(E) }, ...nbaPrices(E)]));
+  await s.server.ledger.apply(
+    batch(new Date().toISOString(), [{ kind: 'event', event: nbaEvent(E) }, ...nbaPrices(E)]),
+  );
 });
 
 after(() => s.close());
@@ -48,7 +50,10 @@ const open = (path = '/api/v2/ws', key = s.key) => connect(`${base}${path}`, { '
 function assertCleanLog(): void {
   const log = s.logs.join('');
   assertNoKey(log, 'the log');
-  assert.ok(!/RangeError|Maximum call stack|"stack"|\n\s+at /.test(log), `a stack trace in the log: ${log.slice(-2000)}`);
+  assert.ok(
+    !/RangeError|Maximum call stack|"stack"|\n\s+at /.test(log),
+    `a stack trace in the log: ${log.slice(-2000)}`,
+  );
 }
 
 describe('keys are never echoed', () => {
@@ -63,7 +68,10 @@ describe('keys are never echoed', () => {
 
   test('a key in a filter of a dedicated stream: the 400 does not repeat it', async () => {
     const v1 = await s.newKey('enterprise', { v1: true, v2: false });
-    for (const [path, key] of [['/api/v2/ws/markets', s.key], ['/api/v1/ws', v1]] as const) {
+    for (const [path, key] of [
+      ['/api/v2/ws/markets', s.key],
+      ['/api/v1/ws', v1],
+    ] as const) {
       for (const form of forms(FAKE)) {
         for (const name of ['sport_ids', 'event_ids', 'affiliate_ids']) {
           const r = await refusal(`${base}${path}?${name}=${encodeURIComponent(form)}`, { 'X-Service-Key': key });
@@ -201,7 +209,9 @@ describe('frames past the bounds: an error, a close, and a server that serves on
       quiet.ws.send(Buffer.from([1, 2, 3]), { binary: true });
       if (path === '/api/v2/ws/markets') {
         await s.server.ledger.apply(
-          batch(new Date().toISOString(), [price(E, { market_id: 1, participant_id: 2002, affiliate_id: 19, price: 131 })]),
+          batch(new Date().toISOString(), [
+            price(E, { market_id: 1, participant_id: 2002, affiliate_id: 19, price: 131 }),
+          ]),
         );
         const m = await quiet.next();
         assert.equal(m.meta.type, 'market_price', 'the stream serves on after a message it ignores');

@@ -92,7 +92,10 @@ describe('the upgrade', () => {
       const r = await s.get(path, { 'X-Service-Key': both });
       assert.equal(r.status, 426, path);
       assert.equal(r.headers.get('upgrade'), 'websocket');
-      assert.equal(r.body.message, `${path} is a WebSocket endpoint: open it with a WebSocket client at wss://<host>${path}`);
+      assert.equal(
+        r.body.message,
+        `${path} is a WebSocket endpoint: open it with a WebSocket client at wss://<host>${path}`,
+      );
       assert.equal(r.headers.get('x-datapoints'), null, 'free: no usage headers');
       assert.equal((await s.get(path, {})).status, 401);
     }
@@ -114,7 +117,13 @@ test('filters: event_ids and market_ids=1 (with 41); every field of the spec tab
       price(E1, { market_id: 2, participant_id: 2002, affiliate_id: 19, line: '3.5', price: -115 }),
       price(E1, { market_id: 1, participant_id: 2002, affiliate_id: 23, price: 150 }),
       price(E1, { market_id: 1, participant_id: 2002, participant_name: 'Boston', affiliate_id: 19, price: 135 }),
-      price(E1, { market_id: 41, participant_id: 2014, participant_name: 'Los Angeles', affiliate_id: 19, price: -120 }),
+      price(E1, {
+        market_id: 41,
+        participant_id: 2014,
+        participant_name: 'Los Angeles',
+        affiliate_id: 19,
+        price: -120,
+      }),
     ]),
   );
   const first = await c.next();
@@ -178,7 +187,10 @@ test('spec: every delivered message is metered as data points: one point per mar
   const c = await connect(markets(`?event_ids=${E1}&market_ids=1`), { 'X-Service-Key': key });
   const before = await used();
   await s.server.ledger.apply(
-    batch(at(), [170, 171, 172].map((p) => price(E1, { market_id: 1, participant_id: 2002, affiliate_id: 19, price: p }))),
+    batch(
+      at(),
+      [170, 171, 172].map((p) => price(E1, { market_id: 1, participant_id: 2002, affiliate_id: 19, price: p })),
+    ),
   );
   for (let i = 0; i < 3; i++) assert.equal((await c.next()).meta.type, 'market_price');
   const after = await used();
@@ -207,12 +219,23 @@ test('a client more than the queue behind loses messages, and /metrics counts th
     batch(
       at(),
       Array.from({ length: n }, (_, i) =>
-        price(E1, { market_id: 29, participant_id: 200201, participant_type: 'TYPE_PLAYER', affiliate_id: 19, line: String(10 + i), price: -110 }),
+        price(E1, {
+          market_id: 29,
+          participant_id: 200201,
+          participant_type: 'TYPE_PLAYER',
+          affiliate_id: 19,
+          line: String(10 + i),
+          price: -110,
+        }),
       ),
     ),
   );
   const got = await c.collect(300);
-  assert.equal(got.length, QUEUE * BURST_FACTOR, 'the batch arrives at once: the queue keeps its bound, the rest are dropped');
+  assert.equal(
+    got.length,
+    QUEUE * BURST_FACTOR,
+    'the batch arrives at once: the queue keeps its bound, the rest are dropped',
+  );
   assert.equal(c.ws.readyState, c.ws.OPEN, 'the dedicated stream drops rather than closes');
   assert.equal((await scrape()) - before, n - QUEUE * BURST_FACTOR);
   await c.close();
@@ -236,12 +259,33 @@ test('with a certificate configured the port speaks TLS: wss:// opens, plain ws:
   const dir = mkdtempSync(join(tmpdir(), 'oddsbase-tls-'));
   const certFile = join(dir, 'cert.pem');
   const keyFile = join(dir, 'key.pem');
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', keyFile, '-out', certFile, '-days', '1', '-subj', '/CN=127.0.0.1'], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      keyFile,
+      '-out',
+      certFile,
+      '-days',
+      '1',
+      '-subj',
+      '/CN=127.0.0.1',
+    ],
+    { stdio: 'ignore' },
+  );
   const t = await startTestServer({ tls: { certFile, keyFile } });
   try {
     assert.match(t.url, /^https:/);
     const port = new URL(t.url).port;
-    const secure = new WebSocket(`wss://127.0.0.1:${port}/api/v2/ws/markets`, { headers: { 'X-Service-Key': t.key }, rejectUnauthorized: false });
+    const secure = new WebSocket(`wss://127.0.0.1:${port}/api/v2/ws/markets`, {
+      headers: { 'X-Service-Key': t.key },
+      rejectUnauthorized: false,
+    });
     await new Promise<void>((resolve, reject) => {
       secure.once('open', () => resolve());
       secure.once('error', reject);

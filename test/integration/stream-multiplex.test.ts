@@ -26,7 +26,12 @@ before(async () => {
   ultra = await s.newKey('ultra');
   wsUrl = `${s.url.replace('http', 'ws')}/api/v2/ws`;
   await s.server.ledger.apply(
-    batch(at(), [{ kind: 'event', event: nbaEvent(E1) }, { kind: 'event', event: nbaEvent(E2) }, ...nbaPrices(E1), ...nbaPrices(E2)]),
+    batch(at(), [
+      { kind: 'event', event: nbaEvent(E1) },
+      { kind: 'event', event: nbaEvent(E2) },
+      ...nbaPrices(E1),
+      ...nbaPrices(E2),
+    ]),
   );
 });
 
@@ -75,12 +80,19 @@ describe('the subscription lifecycle', () => {
 
   test('a sport and date scope snapshots that day’s events; main_line: true carries main lines only', async () => {
     const c = await open();
-    await subscribe(c, 'day', 'markets', { sport_ids: [4], date: today(), snapshot: true, main_line: true, market_ids: [2] });
+    await subscribe(c, 'day', 'markets', {
+      sport_ids: [4],
+      date: today(),
+      snapshot: true,
+      main_line: true,
+      market_ids: [2],
+    });
     const frames = [await c.next(), await c.next()];
     assert.deepEqual(frames.map((f) => f.event_id).sort(), [E1, E2].sort());
     for (const f of frames) {
       for (const p of f.data.markets[0].participants) {
-        for (const line of p.lines) for (const pr of Object.values(line.prices) as any[]) assert.equal(pr.is_main_line, true);
+        for (const line of p.lines)
+          for (const pr of Object.values(line.prices) as any[]) assert.equal(pr.is_main_line, true);
       }
     }
     assert.equal((await c.next()).type, 'snapshot_complete');
@@ -121,7 +133,12 @@ describe('in-band errors', () => {
     c.send('not json');
     assert.equal((await c.next()).code, 'bad_request');
     c.send({ action: 'dance', id: 'x' });
-    assert.deepEqual(await c.next(), { type: 'error', id: 'x', code: 'bad_request', message: 'action must be subscribe, unsubscribe, snapshot, resync or usage' });
+    assert.deepEqual(await c.next(), {
+      type: 'error',
+      id: 'x',
+      code: 'bad_request',
+      message: 'action must be subscribe, unsubscribe, snapshot, resync or usage',
+    });
     assert.equal((await subscribe(c, 'x', 'weather')).code, 'unknown_channel');
     assert.equal((await subscribe(c, 'x', 'markets', { sport_ids: 'four' })).code, 'bad_request');
     await subscribe(c, 'x', 'markets');
@@ -155,7 +172,14 @@ describe('in-band errors', () => {
 describe('slow consumers', () => {
   const props = (n: number, base: number) =>
     Array.from({ length: n }, (_, i) =>
-      price(E2, { market_id: 29, participant_id: 201401, participant_type: 'TYPE_PLAYER', affiliate_id: 19, line: String(20 + (i % 4)), price: base + i }),
+      price(E2, {
+        market_id: 29,
+        participant_id: 201401,
+        participant_type: 'TYPE_PLAYER',
+        affiliate_id: 19,
+        line: String(20 + (i % 4)),
+        price: base + i,
+      }),
     );
 
   test('past the queue: an error first, then close with buffer_overflow:reconnect_and_catchup', async () => {
@@ -182,7 +206,9 @@ describe('slow consumers', () => {
     assert.equal(plain.length, QUEUE * BURST_FACTOR);
     assert.equal(conflated.length, 4, 'one per line (4 lines) of the 10 that did not fit');
     for (const m of conflated) {
-      const last = props(n, -300).filter((p) => p.line === m.data.line).at(-1)!;
+      const last = props(n, -300)
+        .filter((p) => p.line === m.data.line)
+        .at(-1)!;
       assert.equal(m.data.price, String(last.price));
     }
     assert.deepEqual(
@@ -253,7 +279,10 @@ test('a stats frame matching both a stats and a live subscription is delivered t
   const stats = c.messages.find((m) => m.id === 'st' && m.type === 'delta');
   const rows = stats.data.team_stats.length + stats.data.player_stats.length;
   const onLive = c.messages.filter((m) => m.id === 'lv' && m.type === 'delta');
-  assert.deepEqual(onLive.map((m) => m.kind), ['live', 'play', 'game_stats']);
+  assert.deepEqual(
+    onLive.map((m) => m.kind),
+    ['live', 'play', 'game_stats'],
+  );
   assert.deepEqual(onLive[2].data, stats.data);
   c.send({ action: 'usage', id: 'u2' });
   const u2 = await c.next((m) => m.type === 'usage');
@@ -273,18 +302,28 @@ describe('resume', () => {
     await apply(ml(E1, 23, 152));
     await apply(price(E1, { market_id: 3, participant_id: 0, affiliate_id: 19, line: '221.5', price: -101 }));
     const again = await open();
-    const ack = await subscribe(again, 'r', 'markets', { event_ids: [E1], market_ids: [1], resume_from: last.position });
+    const ack = await subscribe(again, 'r', 'markets', {
+      event_ids: [E1],
+      market_ids: [1],
+      resume_from: last.position,
+    });
     assert.equal(ack.type, 'subscribed');
     await apply(ml(E1, 23, 153));
     const replayed = [await again.next(), await again.next()];
-    assert.deepEqual(replayed.map((m) => m.data.price), ['151', '152']);
+    assert.deepEqual(
+      replayed.map((m) => m.data.price),
+      ['151', '152'],
+    );
     const done = await again.next();
     assert.equal(done.type, 'resume_complete');
     assert.equal(done.replayed, 2);
     assert.ok(done.position.id > replayed[1].position.id);
     const live = await again.next();
     assert.equal(live.data.price, '153', 'the live delta held during the replay follows it');
-    assert.deepEqual([...replayed, live].map((m) => m.sub_sequence), [1, 2, 3]);
+    assert.deepEqual(
+      [...replayed, live].map((m) => m.sub_sequence),
+      [1, 2, 3],
+    );
     await again.close();
   });
 
@@ -349,7 +388,12 @@ describe('scores, live, plays and stats', () => {
     await subscribe(c, 'sc', 'scores', { event_ids: [E2] });
     await subscribe(c, 'gs', 'game_state', { event_ids: [E2] });
     await apply({ kind: 'score', event_id: E2, score: score(E2, 'STATUS_IN_PROGRESS', 4, 0) });
-    await apply({ kind: 'score', event_id: E2, score: score(E2, 'STATUS_IN_PROGRESS', 4, 2), live_game_state: { possession: 'home' } });
+    await apply({
+      kind: 'score',
+      event_id: E2,
+      score: score(E2, 'STATUS_IN_PROGRESS', 4, 2),
+      live_game_state: { possession: 'home' },
+    });
     await c.collect(150);
     const deltas = c.messages.filter((m) => m.type === 'delta');
     assert.deepEqual(
@@ -365,10 +409,14 @@ describe('scores, live, plays and stats', () => {
     await c.close();
   });
 
-
   test('plays snapshot with its cursor; a play and its stat rows as deltas; the completion marker', async () => {
     await apply(
-      { kind: 'score', event_id: E1, score: score(E1, 'STATUS_IN_PROGRESS', 0, 0), live_game_state: { possession: 'away' } },
+      {
+        kind: 'score',
+        event_id: E1,
+        score: score(E1, 'STATUS_IN_PROGRESS', 0, 0),
+        live_game_state: { possession: 'away' },
+      },
       { kind: 'play', event_id: E1, play: creditPlay(2002, 200201, 'points', 2, { away: 2, home: 0 }) },
     );
     const c = await open();
@@ -394,7 +442,9 @@ describe('scores, live, plays and stats', () => {
     assert.equal(play.sub_sequence, 1);
     const stats = await c.next((m) => m.id === 'st');
     assert.equal(stats.kind, 'game_stats');
-    const values = stats.data.player_stats.flatMap((p: any) => p.stats).concat(stats.data.team_stats.flatMap((t: any) => t.stats));
+    const values = stats.data.player_stats
+      .flatMap((p: any) => p.stats)
+      .concat(stats.data.team_stats.flatMap((t: any) => t.stats));
     assert.ok(values.length >= 2, 'the player’s and the team’s points');
     assert.ok(values.every((v: any) => typeof v.value === 'string' && Number.isInteger(v.stat_id)));
     const marker = await c.next((m) => m.id === 'st');
@@ -419,7 +469,13 @@ describe('scores, live, plays and stats', () => {
           season_year: 2026,
           starts_at: '2026-11-01T00:00:00Z',
           ends_at: '2027-06-30T00:00:00Z',
-          markets: [{ market_id: 1140, name: 'Championship Winner', participants: [{ id: 2002, name: 'Boston', type: 'TYPE_TEAM', team_id: 2002 }] }],
+          markets: [
+            {
+              market_id: 1140,
+              name: 'Championship Winner',
+              participants: [{ id: 2002, name: 'Boston', type: 'TYPE_TEAM', team_id: 2002 }],
+            },
+          ],
         },
       },
       { kind: 'futures_price', event_id: board, market_id: 1140, participant_id: 2002, affiliate_id: 19, price: 450 },
@@ -432,7 +488,14 @@ describe('scores, live, plays and stats', () => {
     assert.equal(a.data.futures[0].event_id, board);
     assert.deepEqual(b.data.futures, []);
     assert.equal((await c.next()).type, 'snapshot_complete');
-    await apply({ kind: 'futures_price', event_id: board, market_id: 1140, participant_id: 2002, affiliate_id: 19, price: 400 });
+    await apply({
+      kind: 'futures_price',
+      event_id: board,
+      market_id: 1140,
+      participant_id: 2002,
+      affiliate_id: 19,
+      price: 400,
+    });
     const d = await c.next();
     assert.equal(d.kind, 'futures_price');
     assert.equal(d.data.price, 400);
@@ -448,7 +511,10 @@ test('a stream token from POST /api/v2/ws/token opens one connection, once', asy
   const c = await connect(`${wsUrl}?token=${token}`);
   await c.close();
   assert.equal((await refusal(`${wsUrl}?token=${token}`)).status, 401);
-  const pro = await fetch(`${s.url}/api/v2/ws/token`, { method: 'POST', headers: { 'X-Service-Key': await s.newKey('pro') } });
+  const pro = await fetch(`${s.url}/api/v2/ws/token`, {
+    method: 'POST',
+    headers: { 'X-Service-Key': await s.newKey('pro') },
+  });
   assert.equal(pro.status, 403);
 });
 
@@ -464,9 +530,19 @@ describe('snapshots in turn, more filters, the live_game_state channel, plays re
   });
 
   before(async () => {
-    await apply({ kind: 'event', event: nbaEvent(E3) }, { kind: 'event', event: nbaEvent(E4) }, ...nbaPrices(E3), ...nbaPrices(E4));
+    await apply(
+      { kind: 'event', event: nbaEvent(E3) },
+      { kind: 'event', event: nbaEvent(E4) },
+      ...nbaPrices(E3),
+      ...nbaPrices(E4),
+    );
     await apply(total(E3, 0, -110), total(E3, 1, -110));
-    await apply({ kind: 'score', event_id: E3, score: score(E3, 'STATUS_IN_PROGRESS', 0, 0) }, play(1), play(2), play(3));
+    await apply(
+      { kind: 'score', event_id: E3, score: score(E3, 'STATUS_IN_PROGRESS', 0, 0) },
+      play(1),
+      play(2),
+      play(3),
+    );
   });
 
   test('a snapshot or resync asked while another runs waits its turn and is honoured, never refused', async () => {
@@ -475,7 +551,14 @@ describe('snapshots in turn, more filters, the live_game_state channel, plays re
     // running when the next two are handled.
     const socket = (c.ws as unknown as { _socket: import('node:net').Socket })._socket;
     socket.cork();
-    c.ws.send(JSON.stringify({ action: 'subscribe', id: 'turns', channel: 'scores', params: { event_ids: [E3], snapshot: true } }));
+    c.ws.send(
+      JSON.stringify({
+        action: 'subscribe',
+        id: 'turns',
+        channel: 'scores',
+        params: { event_ids: [E3], snapshot: true },
+      }),
+    );
     c.ws.send(JSON.stringify({ action: 'snapshot', id: 'turns' }));
     c.ws.send(JSON.stringify({ action: 'resync', id: 'turns' }));
     socket.uncork();
@@ -497,7 +580,12 @@ describe('snapshots in turn, more filters, the live_game_state channel, plays re
 
   test('participant_type narrows market rows and snapshot participants', async () => {
     const c = await open();
-    const ack = await subscribe(c, 'res', 'markets', { event_ids: [E3], market_ids: [1, 3], participant_type: 'TYPE_RESULT', snapshot: true });
+    const ack = await subscribe(c, 'res', 'markets', {
+      event_ids: [E3],
+      market_ids: [1, 3],
+      participant_type: 'TYPE_RESULT',
+      snapshot: true,
+    });
     assert.equal(ack.params.participant_type, 'TYPE_RESULT');
     const snap = await c.next();
     const types = snap.data.markets.flatMap((m: any) => m.participants.map((p: any) => p.type));
@@ -513,11 +601,19 @@ describe('snapshots in turn, more filters, the live_game_state channel, plays re
 
   test('event_status narrows snapshots and deltas to events of those statuses', async () => {
     const c = await open();
-    await subscribe(c, 'live-only', 'scores', { sport_ids: [4], date: today(), event_status: 'STATUS_IN_PROGRESS', snapshot: true });
+    await subscribe(c, 'live-only', 'scores', {
+      sport_ids: [4],
+      date: today(),
+      event_status: 'STATUS_IN_PROGRESS',
+      snapshot: true,
+    });
     const frames: any[] = [];
     for (let m = await c.next(); m.type !== 'snapshot_complete'; m = await c.next()) frames.push(m);
     assert.ok(frames.length > 0);
-    assert.ok(frames.every((f) => f.data.score?.event_status === 'STATUS_IN_PROGRESS'), JSON.stringify(frames));
+    assert.ok(
+      frames.every((f) => f.data.score?.event_status === 'STATUS_IN_PROGRESS'),
+      JSON.stringify(frames),
+    );
     assert.ok(frames.some((f) => f.event_id === E3));
     await apply({ kind: 'score', event_id: E4, score: score(E4, 'STATUS_SCHEDULED', 0, 0) });
     await apply({ kind: 'score', event_id: E3, score: score(E3, 'STATUS_IN_PROGRESS', 9, 0) });
@@ -555,10 +651,18 @@ describe('snapshots in turn, more filters, the live_game_state channel, plays re
     assert.equal(snap.channel, 'live_game_state');
     await c.next((m) => m.type === 'snapshot_complete');
     await subscribe(c, 'gs2', 'game_state', { event_ids: [E3] });
-    await apply({ kind: 'score', event_id: E3, score: score(E3, 'STATUS_IN_PROGRESS', 9, 2), live_game_state: { possession: 'away' } });
+    await apply({
+      kind: 'score',
+      event_id: E3,
+      score: score(E3, 'STATUS_IN_PROGRESS', 9, 2),
+      live_game_state: { possession: 'away' },
+    });
     const a = await c.next((m) => m.id === 'lgs');
     const b = await c.next((m) => m.id === 'gs2');
-    assert.deepEqual([a.channel, a.kind, b.channel, b.kind], ['live_game_state', 'live_game_state', 'game_state', 'live_game_state']);
+    assert.deepEqual(
+      [a.channel, a.kind, b.channel, b.kind],
+      ['live_game_state', 'live_game_state', 'game_state', 'live_game_state'],
+    );
     assert.deepEqual(a.data, b.data);
     await c.close();
   });

@@ -107,7 +107,16 @@ test('a liquidity-only change and a team total send nothing; the next price chan
   const line = { market_id: 1, participant_id: 2014, affiliate_id: 23, liquidity_usd: 5000 } as const;
   await apply(price(E2, { ...line, price: -150 }));
   await apply(price(E2, { ...line, price: -150, liquidity_usd: 9000 }));
-  await apply(price(E2, { market_id: 94, participant_id: 2002, affiliate_id: 19, line: 'Over 108.5', price: -115, is_main_line: true }));
+  await apply(
+    price(E2, {
+      market_id: 94,
+      participant_id: 2002,
+      affiliate_id: 19,
+      line: 'Over 108.5',
+      price: -115,
+      is_main_line: true,
+    }),
+  );
   assert.deepEqual(await c.collect(150), []);
   await apply(price(E2, { ...line, price: -155, liquidity_usd: 9000 }));
   const [m] = await lineMessages(c, 1);
@@ -169,7 +178,11 @@ test('heartbeats: {meta: {type: heartbeat, version: v1, timestamp}, data: {now}}
 
 describe('the upgrade: V1 plan rules, V1 error bodies', () => {
   test('no key, an unknown key: 401 with error', async () => {
-    for (const r of [await refusal(v1()), await refusal(v1(), { 'X-Service-Key': 'ob_0000' }), await refusal(v1('?key=ob_1'))]) {
+    for (const r of [
+      await refusal(v1()),
+      await refusal(v1(), { 'X-Service-Key': 'ob_0000' }),
+      await refusal(v1('?key=ob_1')),
+    ]) {
       assert.equal(r.status, 401);
       assert.deepEqual(r.body, { error: 'unauthorized', message: 'unauthorized' });
     }
@@ -230,7 +243,9 @@ test('a client more than the queue behind loses messages, counted in /metrics; t
   assert.ok(sets > QUEUE * BURST_FACTOR);
   // One batch: a line set per book and event at once, more than even a reading client's queue takes.
   await apply(
-    ...[E1, E2].flatMap((e) => books.map((affiliate_id) => price(e, { market_id: 1, participant_id: 2002, affiliate_id, price: 161 }))),
+    ...[E1, E2].flatMap((e) =>
+      books.map((affiliate_id) => price(e, { market_id: 1, participant_id: 2002, affiliate_id, price: 161 })),
+    ),
   );
   const got = await c.collect(200);
   assert.equal(got.length, QUEUE * BURST_FACTOR);

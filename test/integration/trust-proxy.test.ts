@@ -15,14 +15,19 @@ const CEILING = 30;
 async function guess(s: TestServer, forwardedFor: string): Promise<void> {
   await Promise.all(
     Array.from({ length: CEILING }, (_, i) =>
-      s.get('/api/v2/markets', { 'X-Service-Key': `ob_${String(i).padStart(40, '0')}`, 'X-Forwarded-For': forwardedFor }),
+      s.get('/api/v2/markets', {
+        'X-Service-Key': `ob_${String(i).padStart(40, '0')}`,
+        'X-Forwarded-For': forwardedFor,
+      }),
     ),
   );
 }
 
 function upgradeStatus(s: TestServer, key: string, forwardedFor: string): Promise<number> {
   return new Promise((resolve, reject) => {
-    const ws = new WebSocket(`${s.url.replace('http', 'ws')}/api/v2/ws`, { headers: { 'X-Service-Key': key, 'X-Forwarded-For': forwardedFor } });
+    const ws = new WebSocket(`${s.url.replace('http', 'ws')}/api/v2/ws`, {
+      headers: { 'X-Service-Key': key, 'X-Forwarded-For': forwardedFor },
+    });
     ws.once('open', () => {
       ws.close();
       resolve(101);
@@ -43,7 +48,10 @@ test('from a trusted proxy, the failed-key ceiling holds the guessing client onl
     const guesser = await s.get('/api/v2/markets', { 'X-Service-Key': again, 'X-Forwarded-For': '203.0.113.5' });
     assert.equal(guesser.status, 429, 'the guessing client is held');
     // A client cannot escape by writing its own X-Forwarded-For: the proxy appends the address it saw.
-    const spoofed = await s.get('/api/v2/markets', { 'X-Service-Key': again, 'X-Forwarded-For': '198.51.100.99, 203.0.113.5' });
+    const spoofed = await s.get('/api/v2/markets', {
+      'X-Service-Key': again,
+      'X-Forwarded-For': '198.51.100.99, 203.0.113.5',
+    });
     assert.equal(spoofed.status, 429);
     const wsKey = await s.newKey('ultra');
     assert.equal(await upgradeStatus(s, wsKey, '203.0.113.5'), 429);

@@ -76,10 +76,19 @@ before(async () => {
     ]),
   );
   // E1 moves: the away moneyline at 19, then the home spread's main line at 19 from -3.5 to -4.5.
-  await s.server.ledger.apply(batch(at(2), [price(E1, { market_id: 1, participant_id: 2002, affiliate_id: 19, price: 125 })]));
+  await s.server.ledger.apply(
+    batch(at(2), [price(E1, { market_id: 1, participant_id: 2002, affiliate_id: 19, price: 125 })]),
+  );
   await s.server.ledger.apply(
     batch(at(3), [
-      price(E1, { market_id: 2, participant_id: 2014, affiliate_id: 19, line: '-4.5', price: -108, is_main_line: true }),
+      price(E1, {
+        market_id: 2,
+        participant_id: 2014,
+        affiliate_id: 19,
+        line: '-4.5',
+        price: -108,
+        is_main_line: true,
+      }),
       price(E1, { market_id: 2, participant_id: 2002, affiliate_id: 19, line: '4.5', price: -112, is_main_line: true }),
     ]),
   );
@@ -160,7 +169,13 @@ describe('events', () => {
       'teams',
       'teams_normalized',
     ]);
-    assert.deepEqual(e1.teams[0], { team_id: 2002, team_normalized_id: 2002, name: 'Boston', is_away: true, is_home: false });
+    assert.deepEqual(e1.teams[0], {
+      team_id: 2002,
+      team_normalized_id: 2002,
+      name: 'Boston',
+      is_away: true,
+      is_home: false,
+    });
     assert.deepEqual(e1.teams_normalized[1], {
       team_id: 2014,
       name: 'Los Angeles',
@@ -203,11 +218,18 @@ describe('events', () => {
       [set.moneyline.moneyline_away, set.moneyline.moneyline_home, set.moneyline.moneyline_draw].filter(
         (x: number) => x !== 0.0001,
       ).length +
-      [set.spread.point_spread_away_money, set.spread.point_spread_home_money, set.total.total_over_money, set.total.total_under_money].filter(
-        (x: number) => x !== 0.0001,
-      ).length +
-      set.spread.extended_spreads.flatMap((x: any) => [x.point_spread_away_money, x.point_spread_home_money]).filter((x: number) => x !== 0.0001).length +
-      set.total.extended_totals.flatMap((x: any) => [x.total_over_money, x.total_under_money]).filter((x: number) => x !== 0.0001).length;
+      [
+        set.spread.point_spread_away_money,
+        set.spread.point_spread_home_money,
+        set.total.total_over_money,
+        set.total.total_under_money,
+      ].filter((x: number) => x !== 0.0001).length +
+      set.spread.extended_spreads
+        .flatMap((x: any) => [x.point_spread_away_money, x.point_spread_home_money])
+        .filter((x: number) => x !== 0.0001).length +
+      set.total.extended_totals
+        .flatMap((x: any) => [x.total_over_money, x.total_under_money])
+        .filter((x: number) => x !== 0.0001).length;
     const prices = r.body.events.reduce(
       (n: number, e: any) => n + Object.values(e.lines).reduce((m: number, set: any) => m + count(set), 0),
       0,
@@ -244,7 +266,11 @@ describe('events', () => {
     assert.equal(withBook23.events[2].line_periods['23'].period_first_half.moneyline.moneyline_home, -155);
     const soccer = (await ok(`/api/v1/sports/11/events/${D}`)).body.events[0];
     assert.deepEqual(
-      [soccer.lines['19'].moneyline.moneyline_away, soccer.lines['19'].moneyline.moneyline_draw, soccer.lines['19'].moneyline.moneyline_home],
+      [
+        soccer.lines['19'].moneyline.moneyline_away,
+        soccer.lines['19'].moneyline.moneyline_draw,
+        soccer.lines['19'].moneyline.moneyline_home,
+      ],
       [260, 240, -105],
     );
     assert.equal(soccer.rotation_number_away, undefined);
@@ -288,7 +314,10 @@ describe('events', () => {
     const unknown = await get('/api/v1/no/such/path');
     assert.equal(unknown.status, 404);
     assert.match(unknown.body.error, /path not found/);
-    const posted = await fetch(`${s.url}/api/v1/sports/4/events/${D}`, { method: 'POST', headers: { 'X-Service-Key': both } });
+    const posted = await fetch(`${s.url}/api/v1/sports/4/events/${D}`, {
+      method: 'POST',
+      headers: { 'X-Service-Key': both },
+    });
     assert.equal(posted.status, 405);
     assert.equal(posted.headers.get('allow'), 'GET, HEAD');
     const text = `method POST is not allowed on /api/v1/sports/4/events/${D}; it answers GET, HEAD`;
@@ -299,7 +328,10 @@ describe('events', () => {
     const openers = (await ok(`/api/v1/sports/4/openers/${D}`)).body;
     const e1 = openers.events.find((e: any) => e.event_id === E1);
     assert.equal(e1.lines['19'].moneyline.moneyline_away, 130);
-    assert.deepEqual([e1.lines['19'].spread.point_spread_home, e1.lines['19'].spread.point_spread_home_money], [-3.5, -110]);
+    assert.deepEqual(
+      [e1.lines['19'].spread.point_spread_home, e1.lines['19'].spread.point_spread_home_money],
+      [-3.5, -110],
+    );
     assert.equal(e1.lines['19'].line_id, (await lineOf(E1, '19')).line_id);
     // E1 starts later today: its closing lines are the current ones, so far.
     const closing = (await ok(`/api/v1/sports/4/closing/${D}`)).body.events.find((e: any) => e.event_id === E1);
@@ -353,7 +385,9 @@ describe('schedule', () => {
     assert.deepEqual([all[1].away_score, all[1].home_score, all[1].updated_at], [0, 0, all[1].event_date]);
     const first = await ok(`/api/v1/sports/4/schedule?from=${D}&limit=2`);
     assert.equal(first.headers.get('x-datapoints'), '2');
-    const next = (await ok(`/api/v1/sports/4/schedule?from=${D}&limit=2&last_event_uuid=${first.body.schedules[1].event_uuid}`)).body;
+    const next = (
+      await ok(`/api/v1/sports/4/schedule?from=${D}&limit=2&last_event_uuid=${first.body.schedules[1].event_uuid}`)
+    ).body;
     assert.deepEqual(
       [...first.body.schedules, ...next.schedules].map((r: any) => r.event_id),
       [E2, E3, E1],
@@ -454,7 +488,10 @@ describe('lines', () => {
     const at0 = { period_id: 0, period_description: 'Full Game' };
     const r = await ok(`/api/v1/lines/${E1}/moneyline`);
     assert.deepEqual(r.body, {
-      moneylines: [{ ...e1.lines['19'].moneyline, ...at0 }, { ...e1.lines['23'].moneyline, ...at0 }],
+      moneylines: [
+        { ...e1.lines['19'].moneyline, ...at0 },
+        { ...e1.lines['23'].moneyline, ...at0 },
+      ],
     });
     assert.equal(r.headers.get('x-datapoints'), '4');
     assert.deepEqual((await ok(`/api/v1/lines/${E1}/spread?affiliate_ids=23`)).body, {
@@ -588,7 +625,12 @@ describe('plans', () => {
     await ok('/api/v1/delta', v1Only);
     await ok('/api/v2/delta', v1Only);
     await ok('/api/v2/markets/delta?last_id=0&limit=1', v1Only);
-    for (const path of [`/api/v2/sports/4/events/${D}`, `/api/v2/events/${E1}`, '/api/v2/markets', '/api/v2/sports/4/teams']) {
+    for (const path of [
+      `/api/v2/sports/4/events/${D}`,
+      `/api/v2/events/${E1}`,
+      '/api/v2/markets',
+      '/api/v2/sports/4/teams',
+    ]) {
       const r = await get(path, v1Only);
       assert.equal(r.status, 403, path);
       assert.match(r.body.error, /V2 subscription/);

@@ -92,9 +92,7 @@ describe('authentication', () => {
     assert.equal(sports.status, 200);
     // The spec's 33 sport ids and the futures-only golf (40) and motor racing (41).
     assert.equal(sports.body.sports.length, 35);
-    assert.ok(
-      sports.body.sports.every((x: any) => Number.isInteger(x.sport_id) && typeof x.sport_name === 'string'),
-    );
+    assert.ok(sports.body.sports.every((x: any) => Number.isInteger(x.sport_id) && typeof x.sport_name === 'string'));
     assert.equal((await s.get('/api/v2/affiliates', {})).status, 200);
   });
 
@@ -153,7 +151,9 @@ describe('reference and listings', () => {
   test('season types, one row per sport', async () => {
     const r = await s.get('/api/v2/season_types');
     const of = (sport: number) => r.body.season_types.filter((t: any) => t.sport_id === sport);
-    assert.deepEqual(of(4), [{ sport_id: 4, sport_name: 'NBA', season_type_id: 2, season_type_name: 'Regular Season' }]);
+    assert.deepEqual(of(4), [
+      { sport_id: 4, sport_name: 'NBA', season_type_id: 2, season_type_name: 'Regular Season' },
+    ]);
     assert.deepEqual(
       [of(23)[0].season_type_id, of(23)[0].season_type_name, of(24)[0].season_type_id],
       [1, 'Preseason', 3],
@@ -264,9 +264,7 @@ describe('events snapshot', () => {
   test('the shapes of markets, participants, lines and prices', async () => {
     const e1 = byId((await events()).events, E1);
     for (const { m, p, l, aff, pr } of prices(e1)) {
-      assert.ok(
-        Number.isInteger(m.id) && typeof m.name === 'string' && typeof m.market_description === 'string',
-      );
+      assert.ok(Number.isInteger(m.id) && typeof m.name === 'string' && typeof m.market_description === 'string');
       assert.ok(['TYPE_TEAM', 'TYPE_RESULT'].includes(p.type));
       assert.match(l.id, /^[0-9a-f]{32}$/);
       assert.match(pr.id, /^\d+$/);
@@ -283,9 +281,7 @@ describe('events snapshot', () => {
 
   test('market_ids filters and still adds live variants; 12 is the maximum', async () => {
     const only2 = await events('?market_ids=2');
-    assert.ok(
-      only2.events.flatMap((e) => e.markets).every((m: any) => m.market_id === 2 || m.market_id === 42),
-    );
+    assert.ok(only2.events.flatMap((e) => e.markets).every((m: any) => m.market_id === 2 || m.market_id === 42));
     const one = await events('?market_ids=1');
     assert.deepEqual(
       byId(one.events, E2)
@@ -293,10 +289,7 @@ describe('events snapshot', () => {
         .sort(),
       [1, 41],
     );
-    assert.equal(
-      (await s.get(`/api/v2/sports/4/events/${D}?market_ids=1,2,3,4,5,6,29,33,35,38,39,87`)).status,
-      200,
-    );
+    assert.equal((await s.get(`/api/v2/sports/4/events/${D}?market_ids=1,2,3,4,5,6,29,33,35,38,39,87`)).status, 200);
     const over = await s.get(`/api/v2/sports/4/events/${D}?market_ids=1,2,3,4,5,6,29,33,35,38,39,87,88`);
     assert.equal(over.status, 400);
     assert.match(over.body.error, /12/);
@@ -319,9 +312,7 @@ describe('events snapshot', () => {
     assert.ok(main.length > 0 && main.every((x: any) => x.pr.is_main_line));
     assert.ok(main.every((x: any) => x.l.value !== '-4.5'));
     assert.ok(prices(await e1('?participant_ids=2014')).every((x: any) => x.p.id === 2014));
-    assert.ok(
-      prices(await e1('?participant_type=TYPE_RESULT')).every((x: any) => x.p.type === 'TYPE_RESULT'),
-    );
+    assert.ok(prices(await e1('?participant_type=TYPE_RESULT')).every((x: any) => x.p.type === 'TYPE_RESULT'));
   });
 
   test('hide_closed drops closed prices; hide_no_markets drops events without markets', async () => {
@@ -467,7 +458,10 @@ describe('errors', () => {
       assert.equal(res.status, 405, method);
       assert.equal(res.headers.get('allow'), 'GET, HEAD', method);
       const body = (await res.json()) as { message: string };
-      assert.equal(body.message, `method ${method} is not allowed on /api/v2/sports/4/events/${D}; it answers GET, HEAD`);
+      assert.equal(
+        body.message,
+        `method ${method} is not allowed on /api/v2/sports/4/events/${D}; it answers GET, HEAD`,
+      );
     }
     const token = await fetch(`${s.url}/api/v2/ws/token`, { headers: { 'X-Service-Key': s.key } });
     assert.equal(token.status, 405);

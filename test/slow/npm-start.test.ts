@@ -36,7 +36,15 @@ test('the server as npm start runs it fills its history, answers keys of every t
   // Keys of every tier, made beside the running server as an operator would.
   const keys = await Promise.all(
     TIERS.map(async (tier) => {
-      const { stdout } = await run(process.execPath, ['bin/oddsbase.js', 'keys', 'create', '--tier', tier, '--data-dir', dataDir]);
+      const { stdout } = await run(process.execPath, [
+        'bin/oddsbase.js',
+        'keys',
+        'create',
+        '--tier',
+        tier,
+        '--data-dir',
+        dataDir,
+      ]);
       return [tier, stdout.trim()] as const;
     }),
   );
@@ -44,9 +52,17 @@ test('the server as npm start runs it fills its history, answers keys of every t
   for (let round = 0; round < 3; round++) {
     const answers = await Promise.all(
       keys.map(async ([tier, key]) => {
-        const res = await fetch(server.url + path, { headers: { 'X-Service-Key': key }, signal: AbortSignal.timeout(15_000) });
+        const res = await fetch(server.url + path, {
+          headers: { 'X-Service-Key': key },
+          signal: AbortSignal.timeout(15_000),
+        });
         const body = (await res.json()) as { events?: unknown[] };
-        return { tier, status: res.status, events: body.events?.length ?? -1, delay: res.headers.get('x-data-delay-seconds') };
+        return {
+          tier,
+          status: res.status,
+          events: body.events?.length ?? -1,
+          delay: res.headers.get('x-data-delay-seconds'),
+        };
       }),
     );
     for (const a of answers) {
@@ -57,7 +73,10 @@ test('the server as npm start runs it fills its history, answers keys of every t
     const free = answers.find((a) => a.tier === 'free')!;
     const ultra = answers.find((a) => a.tier === 'ultra')!;
     assert.equal(free.delay, '300');
-    assert.ok(free.events > 0 && free.events === ultra.events, `Free sees ${free.events} events, Ultra ${ultra.events}`);
+    assert.ok(
+      free.events > 0 && free.events === ultra.events,
+      `Free sees ${free.events} events, Ultra ${ultra.events}`,
+    );
     await new Promise((r) => setTimeout(r, 1100));
   }
   assert.equal(server.child.exitCode, null, `the server is alive:\n${server.output()}`);
@@ -65,11 +84,16 @@ test('the server as npm start runs it fills its history, answers keys of every t
   // A restart loads the whole store it filled, under the same heap cap (the paged load: held whole,
   // the latest prices and stat rows of one fill exhausted it).
   const ultraKey = keys.find(([tier]) => tier === 'ultra')![1];
-  const before = (await (await fetch(server.url + path, { headers: { 'X-Service-Key': ultraKey } })).json()) as { events: unknown[] };
+  const before = (await (await fetch(server.url + path, { headers: { 'X-Service-Key': ultraKey } })).json()) as {
+    events: unknown[];
+  };
   server.child.kill('SIGTERM');
   assert.equal((await server.exited).code, 0, server.output());
   server = await startServer(dataDir);
-  const res = await fetch(server.url + path, { headers: { 'X-Service-Key': ultraKey }, signal: AbortSignal.timeout(15_000) });
+  const res = await fetch(server.url + path, {
+    headers: { 'X-Service-Key': ultraKey },
+    signal: AbortSignal.timeout(15_000),
+  });
   assert.equal(res.status, 200);
   const after = (await res.json()) as { events: unknown[] };
   assert.equal(after.events.length, before.events.length, 'the restarted server has the same events');
@@ -90,9 +114,13 @@ function alive(pid: number): boolean {
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   test(`${signal} sent to npm start's own process stops the server and frees its data directory`, async (t) => {
     const dataDir = mkdtempSync(join(tmpdir(), 'oddsbase-npm-signal-'));
-    const npm = spawn('npm', ['start', '--', '--no-simulator', '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const npm = spawn(
+      'npm',
+      ['start', '--', '--no-simulator', '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     const npmExit = once(npm, 'exit');
     let serverPid = 0;
     t.after(() => {

@@ -13,7 +13,7 @@ import { once } from 'node:events';
 function eventIds(dataDir: string): string[] {
   const db = openSqlite(dataDir);
   try {
-    return (db.prepare('SELECT event_id FROM events ORDER BY event_id').pluck().all() as string[]);
+    return db.prepare('SELECT event_id FROM events ORDER BY event_id').pluck().all() as string[];
   } finally {
     db.close();
   }
@@ -44,9 +44,13 @@ test('a first start stopped by Ctrl-C during the fill, started again, holds the 
   });
   await fill(whole);
 
-  const child = spawn(process.execPath, ['bin/oddsbase.js', 'serve', '--port', '0', '--host', '127.0.0.1', '--seed', '5', '--data-dir', stopped], {
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['bin/oddsbase.js', 'serve', '--port', '0', '--host', '127.0.0.1', '--seed', '5', '--data-dir', stopped],
+    {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
   const exited = once(child, 'exit') as Promise<[number | null]>;
   let err = '';
   child.stderr.on('data', (b: Buffer) => (err += b.toString()));

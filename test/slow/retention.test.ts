@@ -108,7 +108,13 @@ describe('retention over two simulated weeks', () => {
   it('still serves the openers, closing, final score, box score and plays of an archived game', async () => {
     const { store } = t.server.services;
     // Its rows left the log for their packed record.
-    const inLog = await store.readChanges({ pricesOnly: false, afterId: 0, toId: Number.MAX_SAFE_INTEGER, limit: 1, eventId: gameId });
+    const inLog = await store.readChanges({
+      pricesOnly: false,
+      afterId: 0,
+      toId: Number.MAX_SAFE_INTEGER,
+      limit: 1,
+      eventId: gameId,
+    });
     assert.deepEqual(inLog, []);
     assert.deepEqual(await keptReads(gameId), kept);
   });
@@ -154,7 +160,9 @@ describe('retention over two simulated weeks', () => {
     const onBoard = t.server.board.events.size;
     // Archived games of the last days: a feed resuming must still see them as over.
     const recent = [...t.server.board.archivedHeaders.values()]
-      .filter((info) => Date.parse(info.event_date) > clock.now - 5 * DAY && info.score?.event_status === 'STATUS_FINAL')
+      .filter(
+        (info) => Date.parse(info.event_date) > clock.now - 5 * DAY && info.score?.event_status === 'STATUS_FINAL',
+      )
       .map((info) => info.event_id);
     assert.ok(recent.length > 0);
     const dataDir = t.dataDir;

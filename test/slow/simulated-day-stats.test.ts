@@ -52,7 +52,9 @@ before(async () => {
   };
   await new Simulator({ seed: 11, speed: 1, sink, state: board, now: () => NOW, sportIds: SPORT_IDS }).backfill();
   key = generateKey();
-  await services.keys.insert(newKeyRecord(key, 'enterprise', { custom: JSON.stringify({ burstPerSecond: 1_000_000 }) }));
+  await services.keys.insert(
+    newKeyRecord(key, 'enterprise', { custom: JSON.stringify({ burstPerSecond: 1_000_000 }) }),
+  );
 });
 
 after(async () => {
@@ -67,7 +69,9 @@ async function get(path: string): Promise<any> {
 }
 
 const finals = (): EventState[] =>
-  [...services.board.events.values()].filter((e) => e.info.score?.event_status === 'STATUS_FINAL' && (e.game?.plays ?? 0) > 0);
+  [...services.board.events.values()].filter(
+    (e) => e.info.score?.event_status === 'STATUS_FINAL' && (e.game?.plays ?? 0) > 0,
+  );
 const disciplineOf = (sportId: number): Discipline => SPORTS.find((s) => s.sport_id === sportId)!.discipline;
 
 interface BoxGroup {
@@ -80,7 +84,8 @@ function values(groups: (BoxGroup & { id: number })[]): Map<string, number> {
   for (const g of groups) for (const r of g.stats) out.set(`${g.id}:${r.stat_id ?? r.stat!.id}`, Number(r.value));
   return out;
 }
-const teamGroups = (body: (BoxGroup & { team: { team_id: number } })[]) => body.map((g) => ({ ...g, id: g.team.team_id }));
+const teamGroups = (body: (BoxGroup & { team: { team_id: number } })[]) =>
+  body.map((g) => ({ ...g, id: g.team.team_id }));
 const playerGroups = (body: (BoxGroup & { player: { id?: number; player_id?: number; team_id?: number } })[]) =>
   body.map((g) => ({ ...g, id: (g.player.id ?? g.player.player_id)! }));
 
@@ -120,7 +125,10 @@ test('every final game: the served plays are the plays sent, numbered 1.., and e
       id,
     );
     for (let i = 1; i < plays.length; i++) {
-      assert.ok(plays[i]!.score_away >= plays[i - 1]!.score_away && plays[i]!.score_home >= plays[i - 1]!.score_home, id);
+      assert.ok(
+        plays[i]!.score_away >= plays[i - 1]!.score_away && plays[i]!.score_home >= plays[i - 1]!.score_home,
+        id,
+      );
     }
     const score = ev.info.score!;
     assert.deepEqual([plays.at(-1)!.score_away, plays.at(-1)!.score_home], [score.score_away, score.score_home], id);
@@ -136,7 +144,8 @@ test('every final game: the served box is the sum of its plays’ credits, and i
     for (const p of sent.get(id)!) {
       for (const c of p.credits) {
         const stat = statByName(sportId, c.stat)!;
-        if (c.player_id !== undefined && stat.scope !== 'team') add(players, new Map([[`${c.player_id}:${stat.id}`, c.n]]));
+        if (c.player_id !== undefined && stat.scope !== 'team')
+          add(players, new Map([[`${c.player_id}:${stat.id}`, c.n]]));
         if (stat.scope !== 'player') add(teams, new Map([[`${c.team_id}:${stat.id}`, c.n]]));
       }
     }
@@ -150,7 +159,11 @@ test('every final game: the served box is the sum of its plays’ credits, and i
     const [away, home] = ev.info.teams;
     const scored = (teamId: number) =>
       scoring.reduce((n, name) => n + (teams.get(`${teamId}:${statByName(sportId, name)!.id}`) ?? 0), 0);
-    assert.deepEqual([scored(away!.team_id), scored(home!.team_id)], [ev.info.score!.score_away, ev.info.score!.score_home], id);
+    assert.deepEqual(
+      [scored(away!.team_id), scored(home!.team_id)],
+      [ev.info.score!.score_away, ev.info.score!.score_home],
+      id,
+    );
   }
 });
 
@@ -214,7 +227,11 @@ test('every player a final game’s box names is a player record and on its team
   for (const [id, { name, team }] of seen) {
     const record = await get(`/api/v2/players/${id}`);
     assert.deepEqual([record.player_id, record.name, record.team_id], [id, name, team], String(id));
-    if (!rosters.has(team)) rosters.set(team, new Set((await get(`/api/v2/teams/${team}/players`)).players.map((p: { player_id: number }) => p.player_id)));
+    if (!rosters.has(team))
+      rosters.set(
+        team,
+        new Set((await get(`/api/v2/teams/${team}/players`)).players.map((p: { player_id: number }) => p.player_id)),
+      );
     assert.ok(rosters.get(team)!.has(id), `${id} on the roster of ${team}`);
     if ([7, 38].includes(record.sport_id)) solo++;
   }

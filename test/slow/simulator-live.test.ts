@@ -79,9 +79,7 @@ test('prices, scores and the main-line flag change while the simulator runs', as
       const old = before.get(e.event_id);
       return (
         e.score &&
-        (!old?.score ||
-          old.score.score_away !== e.score.score_away ||
-          old.score.score_home !== e.score.score_home)
+        (!old?.score || old.score.score_away !== e.score.score_away || old.score.score_home !== e.score.score_home)
       );
     });
   }

@@ -114,7 +114,9 @@ class MemoryLedger implements LedgerSink, FeedStateReader {
   }
 
   linePrices(g: Omit<PriceKey, 'line'>): ReadonlyMap<string, PriceSnapshot> {
-    return this.lines.get(`${g.event_id}|${g.market_id}|${g.period_id}|${g.participant_id}|${g.affiliate_id}`) ?? new Map();
+    return (
+      this.lines.get(`${g.event_id}|${g.market_id}|${g.period_id}|${g.participant_id}|${g.affiliate_id}`) ?? new Map()
+    );
   }
 
   futuresState(eventId: string): FuturesState | undefined {
@@ -209,8 +211,7 @@ test('the same seed gives the same events and the same batches', async () => {
   assert.ok(a.ledger.batches && b.ledger.batches && a.ledger.batches.length > 10);
   assert.deepEqual(a.ledger.batches.slice(0, 20), b.ledger.batches.slice(0, 20));
   // Event ids depend on the seed, not on which other sports run.
-  const nba = (run: Run) =>
-    [...run.ledger.events.values()].filter((e) => e.sport_id === 4).map((e) => e.event_id);
+  const nba = (run: Run) => [...run.ledger.events.values()].filter((e) => e.sport_id === 4).map((e) => e.event_id);
   assert.deepEqual(nba(await backfilled(1, [4])).sort(), nba(await full()).sort());
   const seven = new Set(nba(a));
   assert.ok(nba(await full()).every((id) => !seven.has(id)));
@@ -330,8 +331,7 @@ test('a game that reaches its start closes its prematch prices and opens 41/42/4
   assert.equal(ev?.score?.event_status, 'STATUS_IN_PROGRESS');
   assert.ok(ev?.live_game_state && 'possession' in ev.live_game_state);
   assert.deepEqual(open(candidate.event_id, PREMATCH), []);
-  for (const id of [41, 42, 43])
-    assert.ok(open(candidate.event_id, new Set([id])).length >= 2, `market ${id}`);
+  for (const id of [41, 42, 43]) assert.ok(open(candidate.event_id, new Set([id])).length >= 2, `market ${id}`);
   assert.ok(open(candidate.event_id, new Set([4, 5, 6])).length > 0, 'first-half markets stay open in play');
 });
 
@@ -479,7 +479,14 @@ test('a first fill stopped between two steps and resumed from its position gives
   const stop = new AbortController();
   let position: FillPosition | undefined;
   let steps = 0;
-  const first = new Simulator({ seed: 3, speed: 1, sink: ledger, state: ledger, now: () => clock.now, sportIds: sports });
+  const first = new Simulator({
+    seed: 3,
+    speed: 1,
+    sink: ledger,
+    state: ledger,
+    now: () => clock.now,
+    sportIds: sports,
+  });
   const complete = await first.backfill(undefined, {
     signal: stop.signal,
     onStep: async (p) => {
@@ -489,19 +496,43 @@ test('a first fill stopped between two steps and resumed from its position gives
   });
   assert.equal(complete, false);
   assert.ok(position && ledger.events.size < whole.ledger.events.size, 'stopped part of the way');
-  const resumed = new Simulator({ seed: 3, speed: 1, sink: ledger, state: ledger, now: () => clock.now, sportIds: sports });
+  const resumed = new Simulator({
+    seed: 3,
+    speed: 1,
+    sink: ledger,
+    state: ledger,
+    now: () => clock.now,
+    sportIds: sports,
+  });
   assert.equal(await resumed.backfill(undefined, { resume: position }), true);
   assert.deepEqual([...ledger.events.keys()].sort(), [...whole.ledger.events.keys()].sort());
   const finals = (l: MemoryLedger) =>
-    [...l.events.values()].filter((e) => e.score?.event_status === 'STATUS_FINAL').map((e) => e.event_id).sort();
+    [...l.events.values()]
+      .filter((e) => e.score?.event_status === 'STATUS_FINAL')
+      .map((e) => e.event_id)
+      .sort();
   assert.deepEqual(finals(ledger), finals(whole.ledger), 'the same games were played to the end');
 
   // Resumed as an ordinary restart instead (what a start did before): the history is not the same.
   const plain = new MemoryLedger();
-  const partial = new Simulator({ seed: 3, speed: 1, sink: plain, state: plain, now: () => clock.now, sportIds: sports });
+  const partial = new Simulator({
+    seed: 3,
+    speed: 1,
+    sink: plain,
+    state: plain,
+    now: () => clock.now,
+    sportIds: sports,
+  });
   const halt = new AbortController();
   let n = 0;
   await partial.backfill(undefined, { signal: halt.signal, onStep: async () => void (++n === 2000 && halt.abort()) });
-  await new Simulator({ seed: 3, speed: 1, sink: plain, state: plain, now: () => clock.now, sportIds: sports }).backfill();
+  await new Simulator({
+    seed: 3,
+    speed: 1,
+    sink: plain,
+    state: plain,
+    now: () => clock.now,
+    sportIds: sports,
+  }).backfill();
   assert.notDeepEqual([...plain.events.keys()].sort(), [...whole.ledger.events.keys()].sort());
 });

@@ -16,10 +16,13 @@ const PRICES = 50;
 async function compacted(dir: string): Promise<{ db: Database.Database; store: SqliteStore; before: number }> {
   const db = openSqlite(dir);
   const store = new SqliteStore(db);
-  await store.commit(batch([eventRow({ id: 1 })], { events: [eventRecord(EVENT_A, 1)], markets: [marketRecord(1, EVENT_A, 1)] }));
+  await store.commit(
+    batch([eventRow({ id: 1 })], { events: [eventRecord(EVENT_A, 1)], markets: [marketRecord(1, EVENT_A, 1)] }),
+  );
   for (let id = 2; id <= ROWS; id += 1000) {
     const rows = [];
-    for (let i = id; i < Math.min(id + 1000, ROWS + 1); i++) rows.push(priceRow({ id: i, price_id: i % PRICES, price: -100 - (i % 40) }));
+    for (let i = id; i < Math.min(id + 1000, ROWS + 1); i++)
+      rows.push(priceRow({ id: i, price_id: i % PRICES, price: -100 - (i % 40) }));
     await store.commit(batch(rows));
   }
   const before = db.pragma('page_count', { simple: true }) as number;
@@ -44,7 +47,10 @@ test('a new store gives the pages of dropped rows back to the file system, a few
 });
 
 test('the rows a compaction keeps read the same whether the pages were given back or not', async (t) => {
-  const dirs = [mkdtempSync(join(tmpdir(), 'oddsbase-free-pages-')), mkdtempSync(join(tmpdir(), 'oddsbase-free-pages-'))];
+  const dirs = [
+    mkdtempSync(join(tmpdir(), 'oddsbase-free-pages-')),
+    mkdtempSync(join(tmpdir(), 'oddsbase-free-pages-')),
+  ];
   t.after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
   // A file made before incremental vacuuming: a table exists before the store first opens it.
   const old = new Database(join(dirs[1]!, STORE_FILE));
@@ -53,7 +59,11 @@ test('the rows a compaction keeps read the same whether the pages were given bac
   const [fresh, legacy] = [await compacted(dirs[0]!), await compacted(dirs[1]!)];
   t.after(() => Promise.all([fresh.store.close(), legacy.store.close()]));
   assert.equal(legacy.db.pragma('auto_vacuum', { simple: true }), 0);
-  assert.equal(legacy.db.pragma('page_count', { simple: true }), legacy.before, 'an older file keeps its pages for reuse');
+  assert.equal(
+    legacy.db.pragma('page_count', { simple: true }),
+    legacy.before,
+    'an older file keeps its pages for reuse',
+  );
   const read = (s: SqliteStore) => s.readChanges({ pricesOnly: false, afterId: 0, toId: ROWS + 1, limit: 5000 });
   const kept = await read(fresh.store);
   assert.ok(kept.length >= PRICES && kept.length <= 4 * PRICES, `${kept.length} rows kept`);

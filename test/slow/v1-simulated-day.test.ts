@@ -146,9 +146,16 @@ function expected(v2Event: any, book: string, period: string) {
       extended_totals: extTotals.map(([x, y]) => [points(x), money(x), points(y), money(y)]),
     },
     // The smallest price id of the book in the period: the line id, when the set shows a price.
-    lineId: used.length === 0 ? 0 : Math.min(...[...markets.values()].flatMap((m) =>
-      m.participants.flatMap((p: any) => p.lines.flatMap((l: any) => (l.prices[book] ? [Number(l.prices[book].id)] : []))),
-    )),
+    lineId:
+      used.length === 0
+        ? 0
+        : Math.min(
+            ...[...markets.values()].flatMap((m) =>
+              m.participants.flatMap((p: any) =>
+                p.lines.flatMap((l: any) => (l.prices[book] ? [Number(l.prices[book].id)] : [])),
+              ),
+            ),
+          ),
   };
 }
 
@@ -157,7 +164,14 @@ function actual(set: any) {
   const sp = set.spread;
   const t = set.total;
   return {
-    moneyline: [m.moneyline_away, m.moneyline_away_delta, m.moneyline_home, m.moneyline_home_delta, m.moneyline_draw, m.moneyline_draw_delta],
+    moneyline: [
+      m.moneyline_away,
+      m.moneyline_away_delta,
+      m.moneyline_home,
+      m.moneyline_home_delta,
+      m.moneyline_draw,
+      m.moneyline_draw_delta,
+    ],
     spread: [
       sp.point_spread_away,
       sp.point_spread_away_money,
@@ -166,14 +180,26 @@ function actual(set: any) {
       sp.point_spread_away_money_delta,
       sp.point_spread_home_money_delta,
     ],
-    total: [t.total_over, t.total_over_money, t.total_under, t.total_under_money, t.total_over_money_delta, t.total_under_money_delta],
+    total: [
+      t.total_over,
+      t.total_over_money,
+      t.total_under,
+      t.total_under_money,
+      t.total_over_money_delta,
+      t.total_under_money_delta,
+    ],
     extended_spreads: sp.extended_spreads.map((x: any) => [
       x.point_spread_away,
       x.point_spread_away_money,
       x.point_spread_home,
       x.point_spread_home_money,
     ]),
-    extended_totals: t.extended_totals.map((x: any) => [x.total_over, x.total_over_money, x.total_under, x.total_under_money]),
+    extended_totals: t.extended_totals.map((x: any) => [
+      x.total_over,
+      x.total_over_money,
+      x.total_under,
+      x.total_under_money,
+    ]),
   };
 }
 
@@ -345,8 +371,13 @@ test('the day’s event, lines, schedule and delta answers: what the official cl
         if (JSON.stringify(again.body.events[0]) !== JSON.stringify(v2Event)) continue;
         compare([one.body], [v2Event], `event ${e.event_id}`);
         for (const set of lines.body.lines) {
-          const name = Object.entries<any>(one.body.line_periods[set.affiliate_id]).find(([, x]) => x.line_id === set.line_id)?.[0];
-          if (name && JSON.stringify(lines.body) === JSON.stringify((await get(`/api/v1/events/${e.event_id}/lines`)).body)) {
+          const name = Object.entries<any>(one.body.line_periods[set.affiliate_id]).find(
+            ([, x]) => x.line_id === set.line_id,
+          )?.[0];
+          if (
+            name &&
+            JSON.stringify(lines.body) === JSON.stringify((await get(`/api/v1/events/${e.event_id}/lines`)).body)
+          ) {
             assert.deepEqual(actual(set), expected(again.body.events[0], String(set.affiliate_id), name).numbers);
           }
         }
@@ -364,5 +395,9 @@ test('the day’s event, lines, schedule and delta answers: what the official cl
   const sportPage = (await get(`/api/v1/sports/4/events/delta?last_id=${Number(head) - 200}&limit=20`)).body;
   assertClientReads(ClientDelta, sportPage, 'sport delta');
   // The events snapshot's integer cursor on /api/v1/delta (the official client's documentation).
-  assertClientReads(ClientDelta, (await get(`/api/v1/delta?last_id=${Number(head) - 200}&limit=20`)).body, 'integer cursor');
+  assertClientReads(
+    ClientDelta,
+    (await get(`/api/v1/delta?last_id=${Number(head) - 200}&limit=20`)).body,
+    'integer cursor',
+  );
 });

@@ -71,7 +71,10 @@ test('a position player pitching after a restart is flagged once, never again if
   const secondBaseman = context().home.roster[8]!;
   assert.equal(secondBaseman.position, '2B');
   // Not flagged before the restart: the next plate appearance he pitches flags him, once.
-  assert.deepEqual(flagsAfterRestart(() => 0), [{ player: secondBaseman.id }]);
+  assert.deepEqual(
+    flagsAfterRestart(() => 0),
+    [{ player: secondBaseman.id }],
+  );
   // Flagged before the restart: the committed box already has his one.
   const flagged: CreditReader = (p, stat) => (p.id === secondBaseman.id && stat === 'positionPlayerPitching' ? 1 : 0);
   assert.deepEqual(flagsAfterRestart(flagged), []);

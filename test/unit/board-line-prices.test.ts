@@ -23,7 +23,13 @@ test("a group's committed lines, read at once, are the prices read line by line"
         const books = new Set<number>();
         for (const line of part.lines.values()) for (const a of line.prices.keys()) books.add(a);
         for (const affiliate_id of books) {
-          const group = { event_id: ev.info.event_id, market_id: m.market_id, period_id: m.period_id, participant_id: part.id, affiliate_id };
+          const group = {
+            event_id: ev.info.event_id,
+            market_id: m.market_id,
+            period_id: m.period_id,
+            participant_id: part.id,
+            affiliate_id,
+          };
           const read = board.linePrices(group);
           const expected = [...part.lines.entries()].filter(([, l]) => l.prices.has(affiliate_id));
           assert.equal(read.size, expected.length);
@@ -38,7 +44,10 @@ test("a group's committed lines, read at once, are the prices read line by line"
   }
   assert.ok(groups > 1_000, `${groups} groups read`);
   assert.ok(closed > 0, 'closed prices among them');
-  assert.equal(board.linePrices({ event_id: 'none', market_id: 1, period_id: 0, participant_id: 1, affiliate_id: 1 }).size, 0);
+  assert.equal(
+    board.linePrices({ event_id: 'none', market_id: 1, period_id: 0, participant_id: 1, affiliate_id: 1 }).size,
+    0,
+  );
 });
 
 test("after a restart a book takes its group's open committed lines among the candidates, and closes them later", () => {
@@ -65,6 +74,9 @@ test("after a restart a book takes its group's open committed lines among the ca
   book.close(() => true);
   assert.deepEqual(
     sent.map((u) => (u.kind === 'price' ? [u.line, u.price, u.closed] : [])),
-    [['-4.5', 105, true], ['-3.5', -110, true]],
+    [
+      ['-4.5', 105, true],
+      ['-3.5', -110, true],
+    ],
   );
 });

@@ -115,7 +115,10 @@ test('random use of several caches never passes the limit, and the count matches
     else map.delete(key);
     const s = budget.stats();
     assert.ok(s.bytes <= s.limit, `over the limit at step ${i}`);
-    assert.equal(s.entries, maps.reduce((n, x) => n + x.size, 0));
+    assert.equal(
+      s.entries,
+      maps.reduce((n, x) => n + x.size, 0),
+    );
   }
   // What the budget counts is exactly what the maps still hold.
   let expected = 0;
@@ -204,22 +207,24 @@ test('the snapshot cache charges what its event views and responses take', async
 });
 
 test('the parsed-query and delta-page caches charge what they take', () => {
-  const ultra = scopeOf(accountOf({
-    key_hash: 'hash-ultra',
-    key_prefix: 'ob_',
-    tier: 'ultra',
-    label: '',
-    created_at: '2026-10-01T00:00:00.000Z',
-    revoked_at: null,
-    expires_at: null,
-    billing: 'monthly',
-    budget_cap_usd: null,
-    v1: 0,
-    v2: 1,
-    credits: 0,
-    credits_expiry: null,
-    custom: null,
-  }));
+  const ultra = scopeOf(
+    accountOf({
+      key_hash: 'hash-ultra',
+      key_prefix: 'ob_',
+      tier: 'ultra',
+      label: '',
+      created_at: '2026-10-01T00:00:00.000Z',
+      revoked_at: null,
+      expires_at: null,
+      billing: 'monthly',
+      budget_cap_usd: null,
+      v1: 0,
+      v2: 1,
+      credits: 0,
+      credits_expiry: null,
+      custom: null,
+    }),
+  );
   const books = [3, 4, 6, 11, 14, 19, 22, 23, 24, 25, 26, 27];
   near(
     chargedOverMeasured((budget) => {

@@ -144,13 +144,7 @@ async function coldFeed(t: TestContext, opts: ChangeFeedOptions = {}) {
 
 test('payload pages hold the same rows as whole-row reads, from memory and from the store', async (t) => {
   const { s, cold } = await coldFeed(t);
-  const filters = [
-    {},
-    { affiliateIds: [19] },
-    { marketIds: [1, 2] },
-    { sportId: 4, eventId: E },
-    { sportId: 3 },
-  ];
+  const filters = [{}, { affiliateIds: [19] }, { marketIds: [1, 2] }, { sportId: 4, eventId: E }, { sportId: 3 }];
   for (const feed of [s.feed, cold]) {
     for (const after of [0, 10, 30, s.ledger.headId - 3]) {
       for (const f of filters) {
@@ -246,7 +240,11 @@ test('whole rows read from the store are refused if retention raised the floor p
     return rows;
   };
   await assert.rejects(cold.read({ pricesOnly: false, afterId: 0 }, 20), CursorError);
-  assert.equal((await cold.read({ pricesOnly: false, afterId: 12 }, 4)).rows.length, 4, 'rows above the floor are still served');
+  assert.equal(
+    (await cold.read({ pricesOnly: false, afterId: 12 }, 4)).rows.length,
+    4,
+    'rows above the floor are still served',
+  );
 });
 
 test('at most storeReads pages are read from the store at once; the others wait in order, and a failed read frees its slot', async (t) => {
@@ -267,7 +265,11 @@ test('at most storeReads pages are read from the store at once; the others wait 
     most = Math.max(most, [1, 2, 3, 4, 5].filter((n) => span(n)[0] <= i && i <= span(n)[1]).length);
   }
   assert.equal(most, 2, `two pages in progress at most (turns: ${log.join(' ')})`);
-  assert.deepEqual([1, 2, 3, 4, 5].map((n) => span(n)[0]), [...[1, 2, 3, 4, 5].map((n) => span(n)[0])].sort((a, b) => a - b), 'started in the order asked');
+  assert.deepEqual(
+    [1, 2, 3, 4, 5].map((n) => span(n)[0]),
+    [...[1, 2, 3, 4, 5].map((n) => span(n)[0])].sort((a, b) => a - b),
+    'started in the order asked',
+  );
   // A read refused midway (its rows compacted) gives its slot back.
   let turns = 0;
   await assert.rejects(
@@ -278,7 +280,11 @@ test('at most storeReads pages are read from the store at once; the others wait 
   );
   // Above the raised floor; were a slot still held, one of these would wait for ever.
   const after = await Promise.all([read(6, 12), read(7, 12)]);
-  assert.deepEqual(after.map((p) => p.count), [12, 12], 'both slots are free again');
+  assert.deepEqual(
+    after.map((p) => p.count),
+    [12, 12],
+    'both slots are free again',
+  );
 });
 
 /** Counts the whole-row reads `store` answers: the feed's reads that memory did not serve. */
@@ -299,14 +305,19 @@ test('a fill keeps none of its rows in memory; after it the newest price rows ar
   const before = s.ledger.headId;
   const moves = (from: number) =>
     Array.from({ length: 5 }, (_, i) =>
-      batch(new Date().toISOString(), [price(E, { market_id: 1, participant_id: 2002, affiliate_id: 19, price: from + i })]),
+      batch(new Date().toISOString(), [
+        price(E, { market_id: 1, participant_id: 2002, affiliate_id: 19, price: from + i }),
+      ]),
     );
   const expected = async (afterId: number) =>
     (await s.store.readChanges({ pricesOnly: false, afterId, toId: s.ledger.headId, limit: 100 })).map((r) => r.id);
 
   await s.feed.fill(async () => {
     for (const b of moves(200)) await s.ledger.apply(b);
-    await assert.rejects(s.feed.fill(async () => {}), /a fill is already running/);
+    await assert.rejects(
+      s.feed.fill(async () => {}),
+      /a fill is already running/,
+    );
     // Nothing of the fill is in memory, nor what was there before it: every read goes to the store.
     for (const afterId of [before - 3, before + 1]) {
       const page = await s.feed.readPayloadPage({ afterId }, 100);
@@ -363,7 +374,10 @@ test('a batch committed while the feed reads its newest rows from the store is r
   const page = await feed.readPayloadPage({ afterId: before - 5 }, 100);
   assert.equal(page.fromStore, false);
   const ids = (JSON.parse(`[${Buffer.concat(page.parts).toString()}]`) as { id: number }[]).map((r) => r.id);
-  assert.deepEqual(ids, Array.from({ length: 6 }, (_, i) => before - 4 + i));
+  assert.deepEqual(
+    ids,
+    Array.from({ length: 6 }, (_, i) => before - 4 + i),
+  );
 });
 
 test('a failed fill gives its own error, and the feed keeps the rows committed after it', async (t) => {
@@ -410,10 +424,18 @@ test('a restored log: cursors inside its id gap are refused, and no read ends in
   const bus = new MemoryBus();
   const restored = await Ledger.open(store, new Board(), bus, { idsAbove: gaps.at(-1)!.to });
   assert.equal(restored.headId, copied + EPOCH_GAP);
-  const feed = await ChangeFeed.open(store, bus, restored.headId, { maxScan: 10, gaps, epoch: restored.position.epoch });
+  const feed = await ChangeFeed.open(store, bus, restored.headId, {
+    maxScan: 10,
+    gaps,
+    epoch: restored.position.epoch,
+  });
   closing.push(() => feed.close());
   for (let i = 0; i < 3; i++) {
-    await restored.apply(batch(new Date().toISOString(), [price(E, { market_id: 1, participant_id: 2002, affiliate_id: 19, price: 300 + i })]));
+    await restored.apply(
+      batch(new Date().toISOString(), [
+        price(E, { market_id: 1, participant_id: 2002, affiliate_id: 19, price: 300 + i }),
+      ]),
+    );
   }
   for (const inside of [copied + 1, copied + 40, copied + EPOCH_GAP - 1]) {
     await assert.rejects(feed.resolveCursor(inside), (err: Error) => {
@@ -427,7 +449,10 @@ test('a restored log: cursors inside its id gap are refused, and no read ends in
   assert.equal(await feed.resolveCursor(copied + EPOCH_GAP), copied + EPOCH_GAP);
   // A scan of 10 ids from below the gap does not count the gap: it reaches the new rows.
   const read = await feed.read({ pricesOnly: false, afterId: copied - 2 }, 100);
-  assert.deepEqual(read.rows.map((r) => r.id), [copied - 1, copied, copied + EPOCH_GAP + 1, copied + EPOCH_GAP + 2, copied + EPOCH_GAP + 3]);
+  assert.deepEqual(
+    read.rows.map((r) => r.id),
+    [copied - 1, copied, copied + EPOCH_GAP + 1, copied + EPOCH_GAP + 2, copied + EPOCH_GAP + 3],
+  );
   const page = await feed.readPayloadPage({ afterId: copied - 2 }, 1);
   assert.ok(page.lastId <= copied || page.lastId >= copied + EPOCH_GAP, `a page ends at ${page.lastId}`);
   assert.equal(feed.epoch, began.epoch);

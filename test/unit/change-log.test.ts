@@ -135,7 +135,9 @@ test('batches commit in the order handed in, and a full queue refuses at once', 
   };
   const s = await ledgerOn(store, new MemoryBus(), { maxQueuedBatches: 3 });
   const done: number[] = [];
-  const first = s.ledger.apply(batch(at, [{ kind: 'event', event: nbaEvent(E) }, ...nbaPrices(E)])).then(() => done.push(1));
+  const first = s.ledger
+    .apply(batch(at, [{ kind: 'event', event: nbaEvent(E) }, ...nbaPrices(E)]))
+    .then(() => done.push(1));
   const second = s.ledger.apply(batch(at, [ml(140)])).then(() => done.push(2));
   const third = s.ledger.apply(batch(at, [ml(150)])).then(() => done.push(3));
   await assert.rejects(s.ledger.apply(batch(at, [ml(160)])), LedgerBusyError);
@@ -190,10 +192,14 @@ test('a futures board is refused a price on an unlisted participant, and a price
   const head = s.ledger.headId;
   await s.ledger.apply(batch(at, [price(2002, 450)]));
   assert.equal(s.ledger.headId, head);
-  await s.ledger.apply(batch(at, [{ kind: 'futures_settlement', event_id: F, state: 'void', winner_participant_id: null }]));
+  await s.ledger.apply(
+    batch(at, [{ kind: 'futures_settlement', event_id: F, state: 'void', winner_participant_id: null }]),
+  );
   await assert.rejects(s.ledger.apply(batch(at, [price(2002, 500)])), /is decided/);
   await assert.rejects(
-    s.ledger.apply(batch(at, [{ kind: 'futures_settlement', event_id: F, state: 'settled', winner_participant_id: 2002 }])),
+    s.ledger.apply(
+      batch(at, [{ kind: 'futures_settlement', event_id: F, state: 'settled', winner_participant_id: 2002 }]),
+    ),
     /already decided/,
   );
 });

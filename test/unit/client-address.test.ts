@@ -24,5 +24,6 @@ test('with no trusted proxies every X-Forwarded-For is ignored', () => {
 
 test('addresses and CIDR ranges are told from anything else', () => {
   for (const ok of ['10.0.0.0/8', '192.168.1.1', '::1', 'fd00::/8', '0.0.0.0/0']) assert.ok(isAddressOrCidr(ok), ok);
-  for (const bad of ['10.0.0.0/33', 'fd00::/129', 'proxy.local', '10.0.0.0/8/1', '10.0.0.0/x', '']) assert.ok(!isAddressOrCidr(bad), bad);
+  for (const bad of ['10.0.0.0/33', 'fd00::/129', 'proxy.local', '10.0.0.0/8/1', '10.0.0.0/x', ''])
+    assert.ok(!isAddressOrCidr(bad), bad);
 });

@@ -95,13 +95,35 @@ const final = (away: number[], home: number[], period: number, over: Partial<Sco
 test('period scores by the spec’s rules', () => {
   assert.deepEqual(checkPeriodScores(4, final([20, 25, 30, 22], [24, 21, 28, 30], 4)), { usable: true, problems: [] });
   assert.equal(checkPeriodScores(4, final([20, 25, 30, 22, 10], [24, 21, 28, 25, 8], 5)).usable, true, 'one overtime');
-  assert.equal(checkPeriodScores(4, final([20, 25, 30, 22], [24, 21, 28, 30], 5)).usable, false, 'game_period disagrees');
+  assert.equal(
+    checkPeriodScores(4, final([20, 25, 30, 22], [24, 21, 28, 30], 5)).usable,
+    false,
+    'game_period disagrees',
+  );
   assert.equal(checkPeriodScores(4, final([20, 25, 30], [24, 21, 28], 3)).usable, false, 'three quarters');
-  assert.equal(checkPeriodScores(4, final([20, 25, 30, 22], [24, 21, 28, 30], 4, { score_home: 100 })).usable, false, 'sum');
-  assert.equal(checkPeriodScores(4, final([20, 25, 30, 22], [24, 21, 28, 30], 4, { event_status: 'STATUS_IN_PROGRESS' })).usable, false);
+  assert.equal(
+    checkPeriodScores(4, final([20, 25, 30, 22], [24, 21, 28, 30], 4, { score_home: 100 })).usable,
+    false,
+    'sum',
+  );
+  assert.equal(
+    checkPeriodScores(4, final([20, 25, 30, 22], [24, 21, 28, 30], 4, { event_status: 'STATUS_IN_PROGRESS' })).usable,
+    false,
+  );
   assert.equal(checkPeriodScores(23, final([20, 25, 30, 22], [24, 21, 28, 30], 4)).usable, false, 'preseason');
   assert.equal(checkPeriodScores(23, final([], [], 0, { score_away: 101, score_home: 99 })).usable, false);
   const nine = [0, 1, 0, 2, 0, 0, 1, 0, 0];
-  assert.equal(checkPeriodScores(3, final(nine, nine.slice(0, 8).map((x) => x + 1), 9)).usable, true, 'home did not bat in the ninth');
+  assert.equal(
+    checkPeriodScores(
+      3,
+      final(
+        nine,
+        nine.slice(0, 8).map((x) => x + 1),
+        9,
+      ),
+    ).usable,
+    true,
+    'home did not bat in the ninth',
+  );
   assert.equal(checkPeriodScores(3, final(nine, nine.slice(0, 7), 9)).usable, false);
 });

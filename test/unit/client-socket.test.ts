@@ -59,7 +59,9 @@ test('reconnect waits are 1, 2, 4, 8, 16, then 30 s, and reset once a connection
   const { timers, fire } = manualTimers();
   const { Ctor, made } = fakeSockets();
   const waits: (number | undefined)[] = [];
-  const socket = new ReconnectingSocket(Ctor, async () => ({ url: 'ws://x/api/v2/ws/markets', headers: {} }), { timers });
+  const socket = new ReconnectingSocket(Ctor, async () => ({ url: 'ws://x/api/v2/ws/markets', headers: {} }), {
+    timers,
+  });
   socket.on('down', (d) => waits.push(d.willRetryInMs));
   socket.start();
   await tick();
@@ -89,7 +91,11 @@ test('30 s without any message, heartbeats included, drops the connection; a mes
   (ws as { readyState: number }).readyState = 1;
   ws.onopen!({});
   ws.onmessage!({ data: '{"meta":{"type":"heartbeat"},"data":{"now":1}}' });
-  assert.deepEqual([...armed.values()].map((t) => t.ms), [30000], 'one silence timer, re-armed');
+  assert.deepEqual(
+    [...armed.values()].map((t) => t.ms),
+    [30000],
+    'one silence timer, re-armed',
+  );
   fire(30000);
   assert.deepEqual(downs, ['no message for 30000 ms']);
   assert.equal(ws.onmessage, null, 'the dead socket is forgotten');
@@ -100,7 +106,10 @@ test('30 s without any message, heartbeats included, drops the connection; a mes
 });
 
 test('query strings: lists comma-separated, no key parameter; Retry-After in seconds or as a date', () => {
-  assert.equal(queryString({ market_ids: [1, 2, 3], main_line: true, skip: undefined, date: '2026-11-23' }), '?market_ids=1%2C2%2C3&main_line=true&date=2026-11-23');
+  assert.equal(
+    queryString({ market_ids: [1, 2, 3], main_line: true, skip: undefined, date: '2026-11-23' }),
+    '?market_ids=1%2C2%2C3&main_line=true&date=2026-11-23',
+  );
   assert.throws(() => queryString({ key: 'ob_x' }), /header/);
   const h = (v: string) => ({ get: (n: string) => (n === 'retry-after' ? v : null) });
   assert.equal(retryAfterMs(h('2'), 0), 2000);

@@ -36,8 +36,12 @@ test('a change is shown to a delayed plan once the time it describes is older th
   await s.ledger.apply(batch(iso(T0 - 3_600_000), [{ kind: 'event', event: nbaEvent(E) }, ...nbaPrices(E)]));
   assert.equal(moneyline(s.views.forDelay(300)), 130);
   // Described now: the live board has it, the views show the price it replaced.
-  await s.ledger.apply(batch(iso(T0 - 20_000), [price(E, { market_id: 1, participant_id: 2002, affiliate_id: 19, price: 140 })]));
-  await s.ledger.apply(batch(iso(T0), [price(E, { market_id: 1, participant_id: 2002, affiliate_id: 19, price: 150 })]));
+  await s.ledger.apply(
+    batch(iso(T0 - 20_000), [price(E, { market_id: 1, participant_id: 2002, affiliate_id: 19, price: 140 })]),
+  );
+  await s.ledger.apply(
+    batch(iso(T0), [price(E, { market_id: 1, participant_id: 2002, affiliate_id: 19, price: 150 })]),
+  );
   assert.equal(moneyline(s.board), 150);
   assert.equal(moneyline(s.views.forDelay(30)), 130, 'the price before both changes within the delay');
   assert.equal(moneyline(s.views.forDelay(300)), 130);
@@ -103,9 +107,13 @@ test('a view never skips a row: a row it cannot show yet holds back every later 
   t.after(s.close);
   await s.ledger.apply(batch(iso(T0 - 3_600_000), [{ kind: 'event', event: nbaEvent(E) }, ...nbaPrices(E)]));
   const before = s.board.head;
-  await s.ledger.apply(batch(iso(T0), [price(E, { market_id: 1, participant_id: 2002, affiliate_id: 19, price: 150 })]));
+  await s.ledger.apply(
+    batch(iso(T0), [price(E, { market_id: 1, participant_id: 2002, affiliate_id: 19, price: 150 })]),
+  );
   // Committed later but describing the past: shown only with the row before it, as the log is a sequence.
-  await s.ledger.apply(batch(iso(T0 - 600_000), [price(E, { market_id: 1, participant_id: 2002, affiliate_id: 23, price: 140 })]));
+  await s.ledger.apply(
+    batch(iso(T0 - 600_000), [price(E, { market_id: 1, participant_id: 2002, affiliate_id: 23, price: 140 })]),
+  );
   assert.equal(s.views.forDelay(30).head, before);
   assert.equal(moneyline(s.views.forDelay(30), 23), 130);
   s.clock.now = T0 + 31_000;
@@ -118,18 +126,24 @@ test('past its bound of kept changes a view moves on early, and says so', async 
   const clock = { now: T0 };
   const views = new DelayedViews(board, [300], { now: () => clock.now, maxEntries: 1000, tickMs: 60_000 });
   t.after(() => views.close());
-  const ledger = await Ledger.open(new MemoryStore(), board, new MemoryBus(), { now: () => clock.now, observe: views.observe });
+  const ledger = await Ledger.open(new MemoryStore(), board, new MemoryBus(), {
+    now: () => clock.now,
+    observe: views.observe,
+  });
   await ledger.apply(batch(iso(T0 - 3_600_000), [{ kind: 'event', event: nbaEvent(E) }, ...nbaPrices(E)]));
   for (let i = 0; i < 30; i++) {
     const updates = [];
-    for (let k = 0; k < 100; k++) updates.push(price(E, { market_id: 1, participant_id: 2002, affiliate_id: 19, price: 100 + ((i * 100 + k) % 50) * 2 + 1 }));
+    for (let k = 0; k < 100; k++)
+      updates.push(
+        price(E, { market_id: 1, participant_id: 2002, affiliate_id: 19, price: 100 + ((i * 100 + k) % 50) * 2 + 1 }),
+      );
     await ledger.apply(batch(iso(T0), updates));
   }
   assert.ok(views.size <= 1000 + 100, `${views.size} changes kept`);
   assert.ok(views.forcedAdvances > 0);
 });
 
-test('the default bound on kept changes is a tenth of the heap, so it fits under npm start\'s cap', () => {
+test("the default bound on kept changes is a tenth of the heap, so it fits under npm start's cap", () => {
   // npm start: --max-old-space-size=288 --max-semi-space-size=4 gives a heap limit of 314,572,800 bytes.
   const capped = delayEntriesFor(314_572_800);
   assert.ok(capped * DELAY_ENTRY_BYTES <= 314_572_800 / 10, `${capped} changes`);
@@ -139,13 +153,19 @@ test('the default bound on kept changes is a tenth of the heap, so it fits under
   const heap = getHeapStatistics().heap_size_limit;
   const config = resolveServeConfig({ dataDir: '/nonexistent', simulator: false }, {});
   assert.equal(config.limits.delayMaxEntries, delayEntriesFor(heap), 'the server takes it from its own heap');
-  assert.equal(resolveServeConfig({ dataDir: '/nonexistent', simulator: false }, { DELAY_MAX_ENTRIES: '2000' }).limits.delayMaxEntries, 2000);
+  assert.equal(
+    resolveServeConfig({ dataDir: '/nonexistent', simulator: false }, { DELAY_MAX_ENTRIES: '2000' }).limits
+      .delayMaxEntries,
+    2000,
+  );
 });
 
 test('after a restart the views still hide what was committed within their delay', async (t) => {
   const first = await setup();
   await first.ledger.apply(batch(iso(T0 - 3_600_000), [{ kind: 'event', event: nbaEvent(E) }, ...nbaPrices(E)]));
-  await first.ledger.apply(batch(iso(T0), [price(E, { market_id: 1, participant_id: 2002, affiliate_id: 19, price: 150 })]));
+  await first.ledger.apply(
+    batch(iso(T0), [price(E, { market_id: 1, participant_id: 2002, affiliate_id: 19, price: 150 })]),
+  );
   first.close();
   // The same store, a new process ten seconds later.
   const again = await setup(first.store, { now: T0 + 10_000 });
@@ -156,8 +176,18 @@ test('after a restart the views still hide what was committed within their delay
   again.clock.now = T0 + 31_000;
   assert.equal(moneyline(again.views.forDelay(30)), 150);
   // Ids go on from the head, prices keep their ids.
-  await again.ledger.apply(batch(iso(T0 + 31_000), [price(E, { market_id: 1, participant_id: 2002, affiliate_id: 19, price: 155 })]));
+  await again.ledger.apply(
+    batch(iso(T0 + 31_000), [price(E, { market_id: 1, participant_id: 2002, affiliate_id: 19, price: 155 })]),
+  );
   assert.equal(again.board.head, first.board.head + 1);
-  const p = again.board.getEvent(E)!.markets.get('1:0')!.participants.get('TYPE_TEAM:2002')!.lines.get('')!.prices.get(19)!;
-  assert.equal(p.id, first.board.getEvent(E)!.markets.get('1:0')!.participants.get('TYPE_TEAM:2002')!.lines.get('')!.prices.get(19)!.id);
+  const p = again.board
+    .getEvent(E)!
+    .markets.get('1:0')!
+    .participants.get('TYPE_TEAM:2002')!
+    .lines.get('')!
+    .prices.get(19)!;
+  assert.equal(
+    p.id,
+    first.board.getEvent(E)!.markets.get('1:0')!.participants.get('TYPE_TEAM:2002')!.lines.get('')!.prices.get(19)!.id,
+  );
 });

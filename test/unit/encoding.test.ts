@@ -4,10 +4,28 @@ import { gunzipSync } from 'node:zlib';
 import { acceptsGzip, etagOf, GZIP_MIN_BYTES, keepBody, matchesEtag } from '../../src/http/encoding.ts';
 
 test('Accept-Encoding: gzip when named or covered by *, never at q=0', () => {
-  for (const yes of ['gzip', 'gzip, deflate, br', 'br;q=1.0, gzip;q=0.8, *;q=0.1', 'x-gzip', '*', 'identity, *;q=0.5', ['br', 'gzip']]) {
+  for (const yes of [
+    'gzip',
+    'gzip, deflate, br',
+    'br;q=1.0, gzip;q=0.8, *;q=0.1',
+    'x-gzip',
+    '*',
+    'identity, *;q=0.5',
+    ['br', 'gzip'],
+  ]) {
     assert.equal(acceptsGzip(yes), true, String(yes));
   }
-  for (const no of [undefined, '', 'identity', 'br', 'gzip;q=0', 'GZIP; q=0', '*;q=0, identity', '*, gzip;q=0', 'deflate']) {
+  for (const no of [
+    undefined,
+    '',
+    'identity',
+    'br',
+    'gzip;q=0',
+    'GZIP; q=0',
+    '*;q=0, identity',
+    '*, gzip;q=0',
+    'deflate',
+  ]) {
     assert.equal(acceptsGzip(no), false, String(no));
   }
 });

@@ -109,7 +109,14 @@ function filtersFor(state: EventState): EventFilter[] {
 test('a simulated board written straight to JSON is the view through the compiled serialiser, byte for byte', async () => {
   const board = new Board();
   const ledger = await Ledger.open(new MemoryStore(), board, new MemoryBus());
-  await new Simulator({ seed: 5, speed: 1, sink: ledger, state: board, now: () => NOW, sportIds: [1, 4, 6, 7, 11] }).backfill();
+  await new Simulator({
+    seed: 5,
+    speed: 1,
+    sink: ledger,
+    state: board,
+    now: () => NOW,
+    sportIds: [1, 4, 6, 7, 11],
+  }).backfill();
   const events = [...board.events.values()];
   assert.ok(events.length > 20, `the simulator made ${events.length} events`);
   let prices = 0;
@@ -163,7 +170,7 @@ test('escapes, optional price fields, infinities and books added out of order ar
   assert.deepEqual(parsed.live_game_state, { markets: [], note: 'x"y' });
 });
 
-test("characters beyond ASCII and views of hundreds of kilobytes are written as the serialiser writes them", async () => {
+test('characters beyond ASCII and views of hundreds of kilobytes are written as the serialiser writes them', async () => {
   const board = new Board();
   const ledger = await Ledger.open(new MemoryStore(), board, new MemoryBus());
   const id = 'cd'.repeat(16);

@@ -11,22 +11,24 @@ const queries = new EventQueryCache(new ByteBudget(1024 * 1024));
 const eventQueryFor = queries.get.bind(queries);
 
 function account(tier: Tier) {
-  return scopeOf(accountOf({
-    key_hash: `hash-${tier}`,
-    key_prefix: 'ob_',
-    tier,
-    label: '',
-    created_at: '2026-10-01T00:00:00.000Z',
-    revoked_at: null,
-    expires_at: null,
-    billing: 'monthly',
-    budget_cap_usd: null,
-    v1: 0,
-    v2: 1,
-    credits: 0,
-    credits_expiry: null,
-    custom: null,
-  }));
+  return scopeOf(
+    accountOf({
+      key_hash: `hash-${tier}`,
+      key_prefix: 'ob_',
+      tier,
+      label: '',
+      created_at: '2026-10-01T00:00:00.000Z',
+      revoked_at: null,
+      expires_at: null,
+      billing: 'monthly',
+      budget_cap_usd: null,
+      v1: 0,
+      v2: 1,
+      credits: 0,
+      credits_expiry: null,
+      custom: null,
+    }),
+  );
 }
 
 test('a repeated query string is parsed once per plan and sport, kept from its second request', () => {
@@ -38,7 +40,10 @@ test('a repeated query string is parsed once per plan and sport, kept from its s
   assert.notEqual(first, once, 'a query asked once leaves a mark, not the parsed query');
   assert.deepEqual(first, once);
   assert.equal(eventQueryFor(url, query, 4, ultra), first, 'the same plan gets the parsed query back');
-  assert.deepEqual([...first.filter.marketIds].sort((a, b) => a - b), [1, 2, 41, 42]);
+  assert.deepEqual(
+    [...first.filter.marketIds].sort((a, b) => a - b),
+    [1, 2, 41, 42],
+  );
   assert.equal(first.filter.mainLine, true);
   assert.notEqual(eventQueryFor(url, query, 3, ultra), first, 'another sport is parsed on its own');
 });
@@ -71,9 +76,10 @@ test('include=all_periods widens the requested families to every period, within 
     [...eventQueryFor(`/x?${JSON.stringify(query)}`, query, sport, account(tier)).filter.marketIds].sort(
       (a, b) => a - b,
     );
-  assert.deepEqual(ids({ include: 'all_periods' }, 'ultra'), [
-    1, 2, 3, 4, 5, 6, 41, 42, 43, 1008, 1009, 1010, 1150, 1151, 1152, 1153, 1154, 1155, 1156, 1157,
-  ]);
+  assert.deepEqual(
+    ids({ include: 'all_periods' }, 'ultra'),
+    [1, 2, 3, 4, 5, 6, 41, 42, 43, 1008, 1009, 1010, 1150, 1151, 1152, 1153, 1154, 1155, 1156, 1157],
+  );
   assert.deepEqual(ids({ market_ids: '3', include: 'all_periods' }, 'ultra'), [3, 6, 43, 1010, 1152, 1156]);
   // A live or period id names its family too; markets without period markets stay as they are.
   assert.deepEqual(ids({ market_ids: '5,94', include: 'all_periods' }, 'ultra'), [2, 5, 42, 94, 96, 1009, 1151, 1155]);

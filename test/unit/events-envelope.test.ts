@@ -30,7 +30,8 @@ function copyOf<T>(x: T): T {
     return copy as T;
   }
   if (Array.isArray(x)) return x.map(copyOf) as T;
-  if (x !== null && typeof x === 'object') return Object.fromEntries(Object.entries(x).map(([k, v]) => [k, copyOf(v)])) as T;
+  if (x !== null && typeof x === 'object')
+    return Object.fromEntries(Object.entries(x).map(([k, v]) => [k, copyOf(v)])) as T;
   return x;
 }
 
@@ -75,7 +76,9 @@ test('a commit during a yield: the envelope shows the new head, the events it ch
     if (n === 3 || n === 6) {
       const p = prices.shift()!;
       await ledger.apply(
-        batch(new Date().toISOString(), [price(IDS[5]!, { market_id: 1, participant_id: 2002, affiliate_id: 19, price: p })]),
+        batch(new Date().toISOString(), [
+          price(IDS[5]!, { market_id: 1, participant_id: 2002, affiliate_id: 19, price: p }),
+        ]),
       );
     }
   });
@@ -87,24 +90,38 @@ test('a commit during a yield: the envelope shows the new head, the events it ch
   assert.match(sliced.body.toString(), /"price":160/);
 });
 
-test('a delayed view: an event a commit changed during a yield shows the state at the view\'s head', async () => {
+test("a delayed view: an event a commit changed during a yield shows the state at the view's head", async () => {
   const { board: b, ledger } = await board();
   // A view that stays at the head the build began at, as a delayed plan's does while it waits.
   const held = b.head;
   const delayed = { ...b, head: held, eventsInWindow: () => [] } as unknown as typeof b;
-  const snapshot = envelope(new SnapshotCache(new ByteBudget(1 << 24)), b.eventsOfSport(4), query(), held).body.toString();
+  const snapshot = envelope(
+    new SnapshotCache(new ByteBudget(1 << 24)),
+    b.eventsOfSport(4),
+    query(),
+    held,
+  ).body.toString();
   const copies = new Map(b.eventsOfSport(4).map((e) => [e.info.event_id, copyOf(e)]));
   let committed = false;
   const opts = everyEvent(async (n) => {
     if (n !== 2) return;
     await ledger.apply(
-      batch(new Date().toISOString(), [price(IDS[4]!, { market_id: 1, participant_id: 2002, affiliate_id: 19, price: 190 })]),
+      batch(new Date().toISOString(), [
+        price(IDS[4]!, { market_id: 1, participant_id: 2002, affiliate_id: 19, price: 190 }),
+      ]),
     );
     committed = true;
   });
   // Before the commit the view shows the live objects; after it, a copy of each as it was at `held`.
   const inWindow = () => b.eventsOfSport(4).map((e) => (committed ? copies.get(e.info.event_id)! : e));
-  const sliced = await envelopeInSlices(new SnapshotCache(new ByteBudget(1 << 24)), b, delayed, inWindow, query(), opts);
+  const sliced = await envelopeInSlices(
+    new SnapshotCache(new ByteBudget(1 << 24)),
+    b,
+    delayed,
+    inWindow,
+    query(),
+    opts,
+  );
   assert.equal(sliced.head, held);
   assert.equal(sliced.body.toString(), snapshot);
   assert.doesNotMatch(sliced.body.toString(), /"price":190/);
@@ -126,7 +143,10 @@ test('the body is the meta and each kept event view joined by commas, in UTF-8, 
     const q = parseEventQuery({ hide_no_markets: String(hide) }, 4, scopeOf(undefined));
     const views = events.map((e) => cache.event(e, q.filter, q.filterKey)).filter((v) => !hide || v.marketCount > 0);
     const body = envelope(cache, events, q, b.head).body;
-    assert.equal(body.toString('utf8'), `{"meta":{"delta_last_id":"${b.head}"},"events":[${views.map((v) => v.body.toString('utf8')).join(',')}]}`);
+    assert.equal(
+      body.toString('utf8'),
+      `{"meta":{"delta_last_id":"${b.head}"},"events":[${views.map((v) => v.body.toString('utf8')).join(',')}]}`,
+    );
     assert.equal(JSON.parse(body.toString('utf8')).events.length, hide ? 2 : 3);
   }
   assert.equal(envelope(cache, [], query(), 7).body.toString(), '{"meta":{"delta_last_id":"7"},"events":[]}');

@@ -54,13 +54,16 @@ test('the trick answers a key only with a value kept for a current token; the tw
   assert.equal(new PlainCache<string, number, string>().get(), undefined);
 });
 
-test('the trick\'s own comparison of tokens (a page current for any later head) answers as its twin', () => {
+test("the trick's own comparison of tokens (a page current for any later head) answers as its twin", () => {
   const answers: Record<Keeping, unknown[]> = { kept: [], plain: [] };
   for (const keeping of BOTH) {
     const pages = new PageCache(new ByteBudget(1 << 20), keeping);
     for (let head = 1; head < 40; head++) {
       // A full page of rows 1..10 (the same bytes forever) and the last page at each head.
-      for (const [key, lastId] of [['full', 10], [`last|${head}`, head]] as const) {
+      for (const [key, lastId] of [
+        ['full', 10],
+        [`last|${head}`, head],
+      ] as const) {
         if (lastId > head) continue;
         const kept = pages.get(key, head);
         const made = [Buffer.from(`{"deltas":[${lastId}]}`)];
@@ -90,7 +93,13 @@ async function movingBoard() {
   const at = new Date(now - 3_600_000).toISOString();
   const ev = nbaEvent(E);
   await ledger.apply(batch(at, [{ kind: 'event', event: ev }, ...nbaPrices(E)]));
-  return { board, state: () => board.events.get(E)!, next: async (i: number) => ledger.apply(batch(at, STEPS[i]!)), steps: STEPS.length, season: ev.schedule.season_year };
+  return {
+    board,
+    state: () => board.events.get(E)!,
+    next: async (i: number) => ledger.apply(batch(at, STEPS[i]!)),
+    steps: STEPS.length,
+    season: ev.schedule.season_year,
+  };
 }
 
 function filter(books: number[] | null): EventFilter {
@@ -127,7 +136,10 @@ async function answersOf(keeping: Keeping): Promise<unknown[]> {
         out.push(view.body.toString(), view.points, view.priceCount, view.marketCount);
       }
       const kept = snapshots.response('k', board.head);
-      out.push(kept?.body.toString() ?? snapshots.storeResponse('k', board.head, Buffer.from(`{"head":${board.head}}`), 1, []).body.toString());
+      out.push(
+        kept?.body.toString() ??
+          snapshots.storeResponse('k', board.head, Buffer.from(`{"head":${board.head}}`), 1, []).body.toString(),
+      );
       const f1 = v1Filters.get(OPEN_SCOPE, { include: 'scores' });
       out.push(f1.key);
       const v1View = v1.event(state(), f1);

@@ -16,7 +16,11 @@ test('fair chances sum to 1 and a book’s implied chances sum above 1 with its 
   const strengths = Array.from({ length: 30 }, (_, i) => (i - 15) / 8);
   const fair = winProbabilities(strengths);
   assert.ok(Math.abs(fair.reduce((a, b) => a + b, 0) - 1) < 1e-9);
-  const odds = bookOdds(fair, 0.25, fair.map(() => 1));
+  const odds = bookOdds(
+    fair,
+    0.25,
+    fair.map(() => 1),
+  );
   const implied = odds.reduce((a, o) => a + americanToProb(o), 0);
   assert.ok(implied > 1.2 && implied < 1.6, `implied ${implied}`);
   for (const o of odds) assert.ok(Number.isInteger(o) && Math.abs(o) >= 100);
@@ -70,11 +74,16 @@ class Boards implements FeedStateReader {
 function run(sportId: number) {
   const state = new Boards();
   const out: Update[] = [];
-  const sim = new FuturesSim(7, state, (u) => {
-    out.push(u);
-    if (u.kind === 'futures_board') state.states.set(u.board.event_id, 'open');
-    if (u.kind === 'futures_settlement') state.states.set(u.event_id, u.state);
-  }, [sportProfile(sportId)!]);
+  const sim = new FuturesSim(
+    7,
+    state,
+    (u) => {
+      out.push(u);
+      if (u.kind === 'futures_board') state.states.set(u.board.event_id, 'open');
+      if (u.kind === 'futures_settlement') state.states.set(u.event_id, u.state);
+    },
+    [sportProfile(sportId)!],
+  );
   return { sim, out, state };
 }
 
@@ -90,11 +99,21 @@ test('a season board opens with a price per book and team, and a result moves on
   const first = out.filter((u): u is FuturesPriceUpdate => u.kind === 'futures_price');
   const books = new Set(first.map((u) => u.affiliate_id));
   assert.equal(first.length, books.size * 30);
-  const price = (list: FuturesPriceUpdate[], team: number) => list.filter((u) => u.participant_id === team).map((u) => u.price);
+  const price = (list: FuturesPriceUpdate[], team: number) =>
+    list.filter((u) => u.participant_id === team).map((u) => u.price);
   const [winner, loser] = [field[0]!.id, field[1]!.id];
-  const last = new Map([...books].map((b) => [b, price(first.filter((u) => u.affiliate_id === b), winner)[0]!]));
+  const last = new Map(
+    [...books].map((b) => [
+      b,
+      price(
+        first.filter((u) => u.affiliate_id === b),
+        winner,
+      )[0]!,
+    ]),
+  );
   out.length = 0;
-  for (let i = 0; i < 6; i++) sim.onResult({ sportId: 4, startMs: T - 3_600_000, awayId: winner, homeId: loser, winner: 'away' });
+  for (let i = 0; i < 6; i++)
+    sim.onResult({ sportId: 4, startMs: T - 3_600_000, awayId: winner, homeId: loser, winner: 'away' });
   const moved = out.filter((u): u is FuturesPriceUpdate => u.kind === 'futures_price');
   assert.ok(moved.length > 0 && moved.length < first.length * 6, `${moved.length} rows`);
   for (const [book, was] of last) {
@@ -121,7 +140,8 @@ test('a board settles at its end, with a listed winner or void, and never twice'
   assert.equal(settled.length, 1);
   const s = settled[0]!;
   assert.ok(s.kind === 'futures_settlement');
-  if (s.state === 'settled') assert.ok(golf.board.markets[0]!.participants.some((p) => p.id === s.winner_participant_id));
+  if (s.state === 'settled')
+    assert.ok(golf.board.markets[0]!.participants.some((p) => p.id === s.winner_participant_id));
   else assert.equal(s.winner_participant_id, null);
 });
 
@@ -133,5 +153,8 @@ test('golf and motor racing have boards; games of their sports are none', () => 
   assert.deepEqual(new Set(motor.map((b) => b.kind)), new Set(['race', 'drivers']));
   for (const b of [...golf, ...motor]) assert.ok(Date.parse(b.header.starts_at) < Date.parse(b.header.ends_at));
   // Ids are stable for a seed.
-  assert.deepEqual(boardsAround(7, sportProfile(40)!, T, strength).map((b) => b.header.event_id), golf.map((b) => b.header.event_id));
+  assert.deepEqual(
+    boardsAround(7, sportProfile(40)!, T, strength).map((b) => b.header.event_id),
+    golf.map((b) => b.header.event_id),
+  );
 });

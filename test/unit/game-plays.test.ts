@@ -65,7 +65,11 @@ function finals(): EventState[] {
 }
 
 test('every discipline but politics has final games with plays; politics has none', () => {
-  const withPlays = new Set(finals().filter((e) => (e.game?.plays ?? 0) > 0).map(disciplineOf));
+  const withPlays = new Set(
+    finals()
+      .filter((e) => (e.game?.plays ?? 0) > 0)
+      .map(disciplineOf),
+  );
   for (const d of ['football', 'baseball', 'basketball', 'hockey', 'mma', 'soccer', 'cricket', 'tennis'] as const) {
     assert.ok(withPlays.has(d), `${d}: no final game with plays`);
   }
@@ -144,7 +148,10 @@ test('the box score is the sum of the plays’ credits, and each team value the 
         for (const line of game.players.values()) if (line.team_id === teamId) sum += line.stats.get(statId) ?? 0;
         const teamOnly = sent
           .flatMap((p) => p.credits)
-          .filter((c) => c.team_id === teamId && c.player_id === undefined && statByName(ev.info.sport_id, c.stat)?.id === statId)
+          .filter(
+            (c) =>
+              c.team_id === teamId && c.player_id === undefined && statByName(ev.info.sport_id, c.stat)?.id === statId,
+          )
           .reduce((a, c) => a + c.n, 0);
         assert.equal(v, sum + teamOnly, `${ev.info.event_id} stat ${statId}`);
       }

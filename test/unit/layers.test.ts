@@ -38,7 +38,8 @@ function partOf(file: string): string {
 
 // Static imports and re-exports (`import … from '…'`, `import '…'`, `export … from '…'`) and dynamic
 // `import('…')`; type-only imports count too: a cycle of types is still a tangle of the layers.
-const SPECIFIER = /(?:^|\n)\s*(?:import|export)\s+(?:type\s+)?(?:[^'";]*?\s+from\s+)?'([^']+)'|\bimport\(\s*'([^']+)'\s*\)/g;
+const SPECIFIER =
+  /(?:^|\n)\s*(?:import|export)\s+(?:type\s+)?(?:[^'";]*?\s+from\s+)?'([^']+)'|\bimport\(\s*'([^']+)'\s*\)/g;
 
 /** Every file of src/ and the files of src/ it imports. */
 function importGraph(): Map<string, string[]> {
@@ -113,7 +114,9 @@ test('no import cycle between the files of src/', () => {
 
 test('no lint exception for the layers in src/', () => {
   const exceptions = [...graph.keys()]
-    .filter((f) => /eslint-disable(?:-next-line|-line)?(?:\s*\*\/|\s*$|[^\n]*no-restricted-imports)/m.test(readFileSync(f, 'utf8')))
+    .filter((f) =>
+      /eslint-disable(?:-next-line|-line)?(?:\s*\*\/|\s*$|[^\n]*no-restricted-imports)/m.test(readFileSync(f, 'utf8')),
+    )
     .map(name);
   assert.deepEqual(exceptions, []);
 });
@@ -123,7 +126,9 @@ test("eslint.config.js's import rules forbid exactly what the layer table does",
   const mismatches: string[] = [];
   for (const [part, allowed] of Object.entries(LAYERS)) {
     // A file of the part, and one import of a file of every other part, one per line.
-    const probe = ['compose', 'config', 'server'].includes(part) ? join(SRC, `${part}.ts`) : join(SRC, part, 'probe.ts');
+    const probe = ['compose', 'config', 'server'].includes(part)
+      ? join(SRC, `${part}.ts`)
+      : join(SRC, part, 'probe.ts');
     const others = PARTS.filter((p) => p !== part);
     const lines = others.map((p) => {
       const target = ['compose', 'config', 'server'].includes(p) ? join(SRC, `${p}.ts`) : join(SRC, p, 'x.ts');
@@ -133,7 +138,8 @@ test("eslint.config.js's import rules forbid exactly what the layer table does",
     const result = nth(await eslint.lintText(`${lines.join('\n')}\n`, { filePath: probe }), 0);
     const flagged = new Set(result.messages.filter((m) => m.ruleId === 'no-restricted-imports').map((m) => m.line));
     others.forEach((other, i) => {
-      if (flagged.has(i + 1) === allowed.includes(other)) mismatches.push(`${part} -> ${other}: lint ${flagged.has(i + 1) ? 'forbids' : 'allows'}`);
+      if (flagged.has(i + 1) === allowed.includes(other))
+        mismatches.push(`${part} -> ${other}: lint ${flagged.has(i + 1) ? 'forbids' : 'allows'}`);
     });
   }
   assert.deepEqual(mismatches, []);

@@ -160,9 +160,7 @@ test('closing sets closed_at to the batch time; the off-board sentinel is a pric
   t.after(() => rmSync(s.dir, { recursive: true, force: true }));
   await s.ledger.apply(batch('2026-11-23T10:00:00Z', [{ kind: 'event', event: nbaEvent(E) }, ...nbaPrices(E)]));
   await s.ledger.apply(
-    batch('2026-11-23T10:03:00Z', [
-      price(E, { market_id: 1, participant_id: 2002, affiliate_id: 23, price: 0.0001 }),
-    ]),
+    batch('2026-11-23T10:03:00Z', [price(E, { market_id: 1, participant_id: 2002, affiliate_id: 23, price: 0.0001 })]),
   );
   const [off] = rows(s.published[1]!);
   assert.equal(off!.price, '0.0001');

@@ -30,7 +30,10 @@ test('requests that ask for a record while it is read share that read, and later
   assert.equal(reads, 1);
   for (const r of got) assert.equal(r, got[0]);
   assert.equal(await cache.load(EVENT_A, read), got[0]);
-  assert.equal(cache.get(EVENT_A, () => assert.fail('kept: not read again')), got[0]);
+  assert.equal(
+    cache.get(EVENT_A, () => assert.fail('kept: not read again')),
+    got[0],
+  );
   assert.equal(reads, 1);
 });
 
@@ -40,7 +43,10 @@ test('a record not packed is read again each time; a failed read is not kept', a
   assert.equal(await cache.load(EVENT_A, async () => (reads++, undefined)), undefined);
   assert.equal(await cache.load(EVENT_A, async () => (reads++, undefined)), undefined);
   assert.equal(reads, 2);
-  await assert.rejects(cache.load(EVENT_A, () => Promise.reject(new Error('disk'))), /disk/);
+  await assert.rejects(
+    cache.load(EVENT_A, () => Promise.reject(new Error('disk'))),
+    /disk/,
+  );
   assert.deepEqual(await cache.load(EVENT_A, async () => rows), rows);
 });
 
@@ -54,7 +60,9 @@ test('a record larger than the budget is given but not kept', async () => {
 });
 
 test('the record is decompressed while the event loop goes on', async () => {
-  const many = Array.from({ length: 20_000 }, (_, i) => priceRow({ id: i + 1, price_id: (i % 400) + 1, price: -110 - (i % 50) }));
+  const many = Array.from({ length: 20_000 }, (_, i) =>
+    priceRow({ id: i + 1, price_id: (i % 400) + 1, price: -110 - (i % 50) }),
+  );
   const body = await packRows(many);
   let turns = 0;
   const counting = setInterval(() => turns++, 0);

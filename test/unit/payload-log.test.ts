@@ -76,7 +76,11 @@ test('a read returns exactly the matching rows in id order, across buffers and a
             want.rows.map((r) => r.id),
             label,
           );
-          assert.deepEqual(parsed, want.rows.map((r) => JSON.parse(r.payload)), label);
+          assert.deepEqual(
+            parsed,
+            want.rows.map((r) => JSON.parse(r.payload)),
+            label,
+          );
           assert.equal(got.count, want.rows.length, label);
           assert.equal(got.lastRowId, want.rows.at(-1)?.id ?? 0, label);
           assert.equal(got.more, want.more, label);

@@ -61,7 +61,14 @@ test('rewritten in place or replaced whole, a price change leaves the same value
 });
 
 test('a futures price rewritten in place or replaced whole: the same values on the board', () => {
-  const current = { affiliate_id: 19, price: 450, price_delta: 0, updated_at: base.updated_at, closed_at: '', change_id: 5 };
+  const current = {
+    affiliate_id: 19,
+    price: 450,
+    price_delta: 0,
+    updated_at: base.updated_at,
+    closed_at: '',
+    change_id: 5,
+  };
   const next = { ...current, price: 400, price_delta: -50, updated_at: '2026-11-29T02:00:00.000Z', change_id: 9 };
   for (const replace of [rewriteFuturesInPlace, replaceWholeFutures]) {
     const prices = new Map([[19, { ...current }]]);

@@ -47,7 +47,8 @@ function filtersFor(state: EventState): EventFilter[] {
   const whole = wholeFilter(state);
   const books = new Set<number>();
   for (const m of state.markets.values())
-    for (const p of m.participants.values()) for (const l of p.lines.values()) for (const b of l.prices.keys()) books.add(b);
+    for (const p of m.participants.values())
+      for (const l of p.lines.values()) for (const b of l.prices.keys()) books.add(b);
   const every = <T>(s: Set<T> | ReadonlySet<T>, n: number) => new Set([...s].filter((_, i) => i % n === 0));
   return [
     whole,
@@ -79,7 +80,12 @@ test('event JSON: written from the board and through EventSchema, the same bytes
 test('Delta rows and their details: written by hand and through their schemas, the same bytes as committed', async () => {
   const written = new DeltaRowWriter();
   const schema = new SchemaRowWriter();
-  const rows = await day.store.readChanges({ pricesOnly: true, afterId: 0, toId: day.board.head, limit: Number.MAX_SAFE_INTEGER });
+  const rows = await day.store.readChanges({
+    pricesOnly: true,
+    afterId: 0,
+    toId: day.board.head,
+    limit: Number.MAX_SAFE_INTEGER,
+  });
   let checked = 0;
   for (const row of rows) {
     const change = decodeChange(row);

@@ -101,28 +101,13 @@ test('live status details per scheme', () => {
   const live = 'STATUS_IN_PROGRESS' as const;
   assert.equal(statusDetail({ scheme: 'quarters', status: live, period: 3, clock: 312 }), 'Q3 5:12');
   assert.equal(statusDetail({ scheme: 'quarters', status: live, period: 5, clock: 130 }), 'OT 2:10');
-  assert.equal(
-    statusDetail({ scheme: 'quarters', status: live, period: 1, clock: 0, periodOver: true }),
-    'End Q1',
-  );
-  assert.equal(
-    statusDetail({ scheme: 'quarters', status: 'STATUS_HALFTIME', period: 2, clock: 0 }),
-    'Halftime',
-  );
+  assert.equal(statusDetail({ scheme: 'quarters', status: live, period: 1, clock: 0, periodOver: true }), 'End Q1');
+  assert.equal(statusDetail({ scheme: 'quarters', status: 'STATUS_HALFTIME', period: 2, clock: 0 }), 'Halftime');
   assert.equal(statusDetail({ scheme: 'halves', status: live, period: 1, clock: 750 }), '1st Half 12:30');
-  assert.equal(
-    statusDetail({ scheme: 'hockey', status: live, period: 2, clock: 0, periodOver: true }),
-    'End 2nd',
-  );
+  assert.equal(statusDetail({ scheme: 'hockey', status: live, period: 2, clock: 0, periodOver: true }), 'End 2nd');
   assert.equal(statusDetail({ scheme: 'hockey', status: live, period: 5, clock: 0, shootout: true }), 'SO');
-  assert.equal(
-    statusDetail({ scheme: 'innings', status: live, period: 7, clock: 0, half: 'top' }),
-    'Top 7th',
-  );
-  assert.equal(
-    statusDetail({ scheme: 'innings', status: live, period: 7, clock: 0, half: 'bottom' }),
-    'Bot 7th',
-  );
+  assert.equal(statusDetail({ scheme: 'innings', status: live, period: 7, clock: 0, half: 'top' }), 'Top 7th');
+  assert.equal(statusDetail({ scheme: 'innings', status: live, period: 7, clock: 0, half: 'bottom' }), 'Bot 7th');
   assert.equal(
     statusDetail({ scheme: 'innings', status: live, period: 7, clock: 0, half: 'top', periodOver: true }),
     'Mid 7th',
@@ -140,14 +125,8 @@ test('live status details per scheme', () => {
     statusDetail({ scheme: 'cricket', status: live, period: 1, clock: 0, periodOver: true }),
     'Innings Break',
   );
-  assert.equal(
-    statusDetail({ scheme: 'quarters', status: 'STATUS_POSTPONED', period: 0, clock: 0 }),
-    'Postponed',
-  );
-  assert.equal(
-    statusDetail({ scheme: 'quarters', status: 'STATUS_CANCELED', period: 0, clock: 0 }),
-    'Canceled',
-  );
+  assert.equal(statusDetail({ scheme: 'quarters', status: 'STATUS_POSTPONED', period: 0, clock: 0 }), 'Postponed');
+  assert.equal(statusDetail({ scheme: 'quarters', status: 'STATUS_CANCELED', period: 0, clock: 0 }), 'Canceled');
 });
 
 test('display clocks: countdown M:SS, soccer minutes, 0:00 without a clock', () => {
@@ -179,10 +158,7 @@ test('period arrays grow only for periods a side has reached', () => {
 test('rule 3: regulation and overtime finals in football and basketball', () => {
   assert.deepEqual(scoreRuleViolations(score([7, 3, 7, 0], [0, 10, 3, 7]), 2), []);
   assert.deepEqual(
-    scoreRuleViolations(
-      score([25, 30, 22, 28, 10], [30, 25, 27, 23, 8], { event_status_detail: 'Final/OT' }),
-      4,
-    ),
+    scoreRuleViolations(score([25, 30, 22, 28, 10], [30, 25, 27, 23, 8], { event_status_detail: 'Final/OT' }), 4),
     [],
   );
   assert.deepEqual(

@@ -69,7 +69,12 @@ before(async () => {
   }
   await playGame(
     FINAL,
-    [play(BOS, 1, 'points', 2, 2, 0), play(BOS, 2, 'points', 3, 5, 0), play(LAL, 1, 'points', 2, 5, 2), play(BOS, 1, 'rebounds', 1, 5, 2)],
+    [
+      play(BOS, 1, 'points', 2, 2, 0),
+      play(BOS, 2, 'points', 3, 5, 0),
+      play(LAL, 1, 'points', 2, 5, 2),
+      play(BOS, 1, 'rebounds', 1, 5, 2),
+    ],
     'STATUS_FINAL',
   );
   await playGame(LIVE, [play(BOS, 1, 'points', 2, 2, 0), play(BOS, 3, 'assists', 1, 2, 0)], 'STATUS_IN_PROGRESS');
@@ -88,20 +93,38 @@ test('the regular season counts its final and in-progress games, not preseason n
   const found = seasonGames(board, SELECTOR);
   assert.deepEqual(found.games.map((g) => g.eventId).sort(), [FINAL, LIVE]);
   const pre = seasonGames(board, { ...SELECTOR, seasonType: 'Preseason' });
-  assert.deepEqual(pre.games.map((g) => g.eventId), [PRESEASON]);
-  assert.deepEqual(seasonGames(board, { ...SELECTOR, year: 2026 }).games.map((g) => g.eventId), [LAST_SEASON]);
+  assert.deepEqual(
+    pre.games.map((g) => g.eventId),
+    [PRESEASON],
+  );
+  assert.deepEqual(
+    seasonGames(board, { ...SELECTOR, year: 2026 }).games.map((g) => g.eventId),
+    [LAST_SEASON],
+  );
 });
 
 test('season totals equal the sums of the games’ boxes, for the team and each player', () => {
   const boxes = [boxOf(FINAL), boxOf(LIVE)];
-  const totals = sumBoxes(BOS, seasonGames(board, SELECTOR).games.map((g) => g.box));
+  const totals = sumBoxes(
+    BOS,
+    seasonGames(board, SELECTOR).games.map((g) => g.box),
+  );
   const points = statByName(4, 'points')!.id;
   const assists = statByName(4, 'assists')!.id;
   assert.equal(totals.team.get(points), 7);
-  for (const [statId, value] of totals.team) assert.equal(value, sum(boxes, (b) => b.teams.get(BOS)?.get(statId)), `stat ${statId}`);
+  for (const [statId, value] of totals.team)
+    assert.equal(
+      value,
+      sum(boxes, (b) => b.teams.get(BOS)?.get(statId)),
+      `stat ${statId}`,
+    );
   assert.deepEqual([...totals.players.keys()].sort(), [BOS * 100 + 1, BOS * 100 + 2, BOS * 100 + 3]);
   for (const [playerId, own] of totals.players) {
-    for (const [statId, value] of own) assert.equal(value, sum(boxes, (b) => b.players.get(playerId)?.stats.get(statId)));
+    for (const [statId, value] of own)
+      assert.equal(
+        value,
+        sum(boxes, (b) => b.players.get(playerId)?.stats.get(statId)),
+      );
   }
   assert.equal(totals.players.get(BOS * 100 + 1)!.get(points), 4);
   assert.equal(totals.players.get(BOS * 100 + 3)!.get(assists), 1);
@@ -113,7 +136,8 @@ test('the cached aggregate is served until a stat row of one of its games moves 
   const cache = new SeasonStatsCache(new ByteBudget(1 << 20));
   const scope = { teamId: BOS, teamName: 'Boston', year: 2027, seasonTypeId: 2 };
   const points = statByName(4, 'points')!.id;
-  const teamPoints = (json: string) => JSON.parse(json).stats.find((r: { stat_id: number }) => r.stat_id === points).value;
+  const teamPoints = (json: string) =>
+    JSON.parse(json).stats.find((r: { stat_id: number }) => r.stat_id === points).value;
   const first = cache.season(scope, seasonGames(board, SELECTOR));
   assert.equal(cache.season(scope, seasonGames(board, SELECTOR)), first);
   assert.equal(teamPoints(`${first.teams[0]!.head}${first.teams[0]!.rows.map((r) => r.json).join(',')}]}`), '7');
@@ -128,7 +152,10 @@ test('the cached aggregate is served until a stat row of one of its games moves 
 
 test('archived games keep counting: the season archive sums them as the board did, through a store round trip', async () => {
   const points = statByName(4, 'points')!.id;
-  const onBoard = sumBoxes(BOS, seasonGames(board, SELECTOR).games.map((g) => g.box));
+  const onBoard = sumBoxes(
+    BOS,
+    seasonGames(board, SELECTOR).games.map((g) => g.box),
+  );
   const final = board.getEvent(FINAL)!;
   const adding = new Map();
   const records = board.seasons.totalsWith(final.info, final.game, adding);
@@ -138,7 +165,13 @@ test('archived games keep counting: the season archive sums them as the board di
   board.evict(final);
   const found = seasonGames(board, SELECTOR);
   assert.deepEqual(found.games.map((g) => g.eventId).sort(), [LIVE, 'archived:4']);
-  assert.deepEqual(sumBoxes(BOS, found.games.map((g) => g.box)), onBoard);
+  assert.deepEqual(
+    sumBoxes(
+      BOS,
+      found.games.map((g) => g.box),
+    ),
+    onBoard,
+  );
   assert.equal(board.event(FINAL)?.event_id, FINAL, 'a feed still sees the archived game');
   // What the store keeps restores the same sums.
   const restored = new Board();

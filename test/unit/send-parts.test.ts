@@ -32,7 +32,9 @@ test('what a body of parts still holds counts toward its connection: a pipelinin
   const parts = Array.from({ length: 20 }, (_, i) => Buffer.alloc(100_000, 97 + (i % 26)));
   const app = Fastify();
   const closed: string[] = [];
-  const guard = new SendGuard({ stallMs: 60_000, totalBytes: 1e9, connectionBytes: 3_000_000 }, (_f, m) => closed.push(m));
+  const guard = new SendGuard({ stallMs: 60_000, totalBytes: 1e9, connectionBytes: 3_000_000 }, (_f, m) =>
+    closed.push(m),
+  );
   app.server.on('connection', (socket: Socket) => guard.watch(socket));
   app.server.on('request', (req: IncomingMessage, res: ServerResponse) => guard.track(req, res));
   app.get('/page', (_request, reply) => sendParts(reply, parts, () => new Promise((resolve) => setImmediate(resolve))));

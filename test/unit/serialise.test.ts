@@ -136,7 +136,14 @@ test('the detail writer writes exactly what the compiled serialiser of PriceDeta
   const m = { ...market(2), id: 41, period_id: 3 };
   const cases: PriceDetail[] = [
     { price_id: 1, period_id: 3, market_instance_id: 41, line_id: 'f'.repeat(32), price_delta: 0 },
-    { price_id: 2, period_id: 3, market_instance_id: 41, line_id: 'f'.repeat(32), price_delta: -3.5, quote_unchanged: true },
+    {
+      price_id: 2,
+      period_id: 3,
+      market_instance_id: 41,
+      line_id: 'f'.repeat(32),
+      price_delta: -3.5,
+      quote_unchanged: true,
+    },
     {
       price_id: 3,
       period_id: 3,
@@ -147,7 +154,14 @@ test('the detail writer writes exactly what the compiled serialiser of PriceDeta
       source_id: 'src "1"\\\n\ud800ü',
       moved_from: '-3.5',
     },
-    { price_id: 4, period_id: 3, market_instance_id: 41, line_id: 'f'.repeat(32), price_delta: 12, liquidity_usd: Infinity },
+    {
+      price_id: 4,
+      period_id: 3,
+      market_instance_id: 41,
+      line_id: 'f'.repeat(32),
+      price_delta: 12,
+      liquidity_usd: Infinity,
+    },
     { price_id: 5, period_id: 3, market_instance_id: 41, line_id: 'f'.repeat(32), price_delta: -0, source_id: '' },
   ];
   const writer = new DeltaRowWriter();

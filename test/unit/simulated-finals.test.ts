@@ -25,7 +25,8 @@ const asScore = (g: PlayedGame): Score =>
 test('every sport the simulator plays ends its games final', () => {
   const played = new Set(finals.map((g) => g.spec.sport.sport_id));
   // Golf and motor racing are futures-only: boards, no games.
-  for (const sport of SPORTS.filter((s) => !s.futures_only)) assert.ok(played.has(sport.sport_id), `sport ${sport.sport_id} has games`);
+  for (const sport of SPORTS.filter((s) => !s.futures_only))
+    assert.ok(played.has(sport.sport_id), `sport ${sport.sport_id} has games`);
   for (const g of finals) assert.equal(g.final.event_status, 'STATUS_FINAL', g.spec.id);
 });
 

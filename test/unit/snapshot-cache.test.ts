@@ -69,7 +69,12 @@ test('views of book lists: the first written, the next cut from the every-book v
   );
   check([19, 23]);
   check([19]);
-  assert.ok(cache.event(state, filter([19])).body.toString().includes('"price":-999'));
+  assert.ok(
+    cache
+      .event(state, filter([19]))
+      .body.toString()
+      .includes('"price":-999'),
+  );
 });
 
 test('a view or an answer is kept from the second time its key is asked; the first leaves a mark of a few bytes', async () => {

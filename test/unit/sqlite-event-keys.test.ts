@@ -25,7 +25,6 @@ import { toTextKeyed } from '../helpers/old-store.ts';
 const BOARD = 'f'.repeat(32);
 const EVENT_C = 'c'.repeat(32);
 
-
 function futuresRow(id: number): ChangeRecord {
   return {
     id,
@@ -56,12 +55,17 @@ async function reads(store: SqliteStore, db: SqliteDatabase) {
   return {
     log: await store.readChanges({ pricesOnly: false, afterId: 0, toId: 1000, limit: 1000 }),
     ofEvent: await store.readChanges({ pricesOnly: false, afterId: 0, toId: 1000, limit: 1000, eventId: EVENT_A }),
-    payloads: (await store.readPayloadBytes({ pricesOnly: true, afterId: 0, toId: 1000, limit: 1000, eventId: EVENT_A }))
-      .bytes.toString(),
+    payloads: (
+      await store.readPayloadBytes({ pricesOnly: true, afterId: 0, toId: 1000, limit: 1000, eventId: EVENT_A })
+    ).bytes.toString(),
     plays: (await store.readPlays(EVENT_A, 1, 10)).toString(),
     stats: await store.readStats(EVENT_A, 1000),
     loaded: { ...loaded, latestPrices: await collect(loaded.latestPrices), statRows: await collect(loaded.statRows) },
-    earlier: { ...earlier, latestPrices: await collect(earlier.latestPrices), statRows: await collect(earlier.statRows) },
+    earlier: {
+      ...earlier,
+      latestPrices: await collect(earlier.latestPrices),
+      statRows: await collect(earlier.statRows),
+    },
     archived: await store.readArchivedEvent(EVENT_B),
     chart: await history.rows({ eventId: EVENT_A, marketId: 2, uptoId: 1000, limit: 100 }),
     eventHistory: await history.rows({ eventId: EVENT_A, uptoId: 1000, limit: 100 }),
@@ -114,12 +118,14 @@ test('a change log keyed by event text is rewritten with event keys at open, the
   toTextKeyed(dir);
 
   const db = openSqlite(dir);
-  assert.deepEqual(
-    db.prepare("SELECT name FROM pragma_table_info('changes') WHERE name LIKE 'event%'").pluck().all(),
-    ['event_key'],
-  );
+  assert.deepEqual(db.prepare("SELECT name FROM pragma_table_info('changes') WHERE name LIKE 'event%'").pluck().all(), [
+    'event_key',
+  ]);
   assert.deepEqual(indexes(db), current, 'the indexes of a fresh file');
-  assert.equal(db.prepare("SELECT count(*) FROM sqlite_master WHERE name = 'changes_before_event_keys'").pluck().get(), 0);
+  assert.equal(
+    db.prepare("SELECT count(*) FROM sqlite_master WHERE name = 'changes_before_event_keys'").pluck().get(),
+    0,
+  );
   const migrated = new SqliteStore(db);
   const after = await reads(migrated, db);
   assert.deepEqual(after, before);
@@ -131,7 +137,10 @@ test('a change log keyed by event text is rewritten with event keys at open, the
     }),
   );
   assert.deepEqual(
-    (await migrated.readChanges({ pricesOnly: false, afterId: 11, toId: 1000, limit: 10 })).map((r) => [r.id, r.event_id]),
+    (await migrated.readChanges({ pricesOnly: false, afterId: 11, toId: 1000, limit: 10 })).map((r) => [
+      r.id,
+      r.event_id,
+    ]),
     [
       [12, EVENT_A],
       [13, EVENT_C],

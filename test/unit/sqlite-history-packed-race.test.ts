@@ -30,7 +30,10 @@ test('a price packed between the log read and the record read is counted once', 
     const q = { priceIds: [1, 4], uptoId: HEAD, limit: 100 };
     const before = (await history.rows(q)).map((r) => r.id);
     await pack(store);
-    assert.deepEqual((await history.rows(q)).map((r) => r.id), before);
+    assert.deepEqual(
+      (await history.rows(q)).map((r) => r.id),
+      before,
+    );
     assert.deepEqual(before, [11, 10, 7, 5, 2]);
   } finally {
     await store.close();

@@ -6,7 +6,18 @@ import { test } from 'node:test';
 import { openSqlite } from '../../src/store/sqlite/database.ts';
 import { SqliteHistoryStore } from '../../src/store/sqlite/sqlite-history.ts';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
-import { BASE_MS, batch, EVENT_A, EVENT_B, eventRecord, eventRow, marketRecord, playRow, priceRow, statRow } from '../contract/fixtures.ts';
+import {
+  BASE_MS,
+  batch,
+  EVENT_A,
+  EVENT_B,
+  eventRecord,
+  eventRow,
+  marketRecord,
+  playRow,
+  priceRow,
+  statRow,
+} from '../contract/fixtures.ts';
 
 /**
  * A data directory written before packing existed: events archived, no packing tables. Opening it

@@ -64,7 +64,9 @@ test('a large event is packed over steps of at most maxRows deletes, readers unc
     byMarket: await history.rows({ eventId: EVENT_A, marketId: 2, uptoId, limit: 1000 }),
     byPrice: await history.rows({ priceIds: [3, 4, 17], uptoId, limit: 1000 }),
     firstRows: (await history.firstRows(prices, uptoId)).sort((a, b) => a.price_id - b.price_id),
-    closing: (await history.lastRowsAtOrBefore(prices, time(LATE + 200), uptoId)).sort((a, b) => a.price_id - b.price_id),
+    closing: (await history.lastRowsAtOrBefore(prices, time(LATE + 200), uptoId)).sort(
+      (a, b) => a.price_id - b.price_id,
+    ),
     plays: (await store.readPlays(EVENT_A, 1, 100)).toString(),
     stats: await store.readStats(EVENT_A, uptoId),
     event: await store.readArchivedEvent(EVENT_A),
@@ -78,7 +80,7 @@ test('a large event is packed over steps of at most maxRows deletes, readers unc
   const packed = db.prepare('SELECT count(*) FROM archived_rows').pluck();
   let left = logged.pluck().get(EVENT_A) as number;
   let packSteps = 0;
-  for (let more = true; more; ) {
+  for (let more = true; more;) {
     more = (await store.compact({ cutoffMs: BASE_MS + (last + 1) * 1000, maxRows: MAX_ROWS })).more;
     const now = logged.pluck().get(EVENT_A) as number;
     assert.ok(left - now <= MAX_ROWS, `one step deleted ${left - now} of the event's rows`);

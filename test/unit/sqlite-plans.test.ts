@@ -74,7 +74,10 @@ it('the time lookups and a retention step search the change log, never scan it',
     eventRow({ id: 25, event_id: EVENT_B }),
   ];
   await store.commit(
-    batch(rows, { events: [eventRecord(EVENT_A, 24), eventRecord(EVENT_B, 25)], markets: [marketRecord(1, EVENT_A, 1)] }),
+    batch(rows, {
+      events: [eventRecord(EVENT_A, 24), eventRecord(EVENT_B, 25)],
+      markets: [marketRecord(1, EVENT_A, 1)],
+    }),
   );
   rec.prepared.clear();
 

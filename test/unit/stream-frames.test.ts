@@ -8,7 +8,13 @@ import { Subscription, type SubscriptionParams } from '../../src/stream/subscrip
 import { openParams } from '../helpers/stream-params.ts';
 import { SubscriptionIndex } from '../../src/stream/subscription-index.ts';
 
-const row = (id: number, kind: ChangeRecord['kind'], eventId: string, payload: unknown, extra: Partial<ChangeRecord> = {}): ChangeRecord => ({
+const row = (
+  id: number,
+  kind: ChangeRecord['kind'],
+  eventId: string,
+  payload: unknown,
+  extra: Partial<ChangeRecord> = {},
+): ChangeRecord => ({
   id,
   kind,
   event_id: eventId,
@@ -23,7 +29,11 @@ const row = (id: number, kind: ChangeRecord['kind'], eventId: string, payload: u
   ...extra,
 });
 
-const priceRow = (id: number, eventId: string, p: { price: string; previous: string; change: string; quiet?: boolean }) =>
+const priceRow = (
+  id: number,
+  eventId: string,
+  p: { price: string; previous: string; change: string; quiet?: boolean },
+) =>
   row(
     id,
     'price',
@@ -50,7 +60,14 @@ const priceRow = (id: number, eventId: string, p: { price: string; previous: str
       price_id: 7,
       affiliate_id: 19,
       market_id: 1,
-      detail: JSON.stringify({ price_id: 7, period_id: 0, market_instance_id: 1, line_id: 'x', price_delta: 5, ...(p.quiet ? { quote_unchanged: true } : {}) }),
+      detail: JSON.stringify({
+        price_id: 7,
+        period_id: 0,
+        market_instance_id: 1,
+        line_id: 'x',
+        price_delta: 5,
+        ...(p.quiet ? { quote_unchanged: true } : {}),
+      }),
     },
   );
 
@@ -93,7 +110,10 @@ test('a liquidity-only row and a designation-only move are flagged for the filte
   assert.equal(moved!.quoteUnchanged || moved!.designationOnly, false);
   const params = openParams({ mainLine: true });
   const sub = new Subscription({ deliver() {} }, 's', 'markets', params, OPEN_SCOPE, false, () => undefined);
-  assert.deepEqual([quiet, designation, moved].map((f) => sub.matches(f!)), [false, false, true]);
+  assert.deepEqual(
+    [quiet, designation, moved].map((f) => sub.matches(f!)),
+    [false, false, true],
+  );
 });
 
 test('the index hands a frame only to the subscriptions of its channel, sport and event', () => {

@@ -41,7 +41,14 @@ test('one frame per line set a batch touched, at its last row, as the V1 builder
   const { board, apply } = await setUp();
   const { batch: b, frames } = await apply(
     price(E, { market_id: 1, participant_id: 2002, affiliate_id: 19, price: 125 }),
-    price(E, { market_id: 94, participant_id: 2002, affiliate_id: 23, line: 'Over 108.5', price: -110, is_main_line: true }),
+    price(E, {
+      market_id: 94,
+      participant_id: 2002,
+      affiliate_id: 23,
+      line: 'Over 108.5',
+      price: -110,
+      is_main_line: true,
+    }),
     price(E, { market_id: 1, participant_id: 2014, affiliate_id: 19, price: -140 }),
     // The same price with liquidity only: no change to show.
     price(E, { market_id: 1, participant_id: 2014, affiliate_id: 23, price: -150, liquidity_usd: 100 }),
@@ -81,11 +88,26 @@ test('a plan gets a set only if it covers the book and every market of it; filte
     [...byKey].filter(([, f]) => f.coveredBy(free)).map(([k]) => k),
     ['19|0'],
   );
-  assert.equal(frames.every((f) => f.coveredBy(OPEN_SCOPE)), true);
+  assert.equal(
+    frames.every((f) => f.coveredBy(OPEN_SCOPE)),
+    true,
+  );
 
   const sub = (query: string) =>
-    new Subscription({ deliver() {} }, '', 'lines', lineStreamParams(new URLSearchParams(query), OPEN_SCOPE), OPEN_SCOPE, true, () => undefined);
-  const kept = (query: string) => [...byKey].filter(([, f]) => sub(query).matches(f)).map(([k]) => k).sort();
+    new Subscription(
+      { deliver() {} },
+      '',
+      'lines',
+      lineStreamParams(new URLSearchParams(query), OPEN_SCOPE),
+      OPEN_SCOPE,
+      true,
+      () => undefined,
+    );
+  const kept = (query: string) =>
+    [...byKey]
+      .filter(([, f]) => sub(query).matches(f))
+      .map(([k]) => k)
+      .sort();
   assert.deepEqual(kept('period=period_first_half,7'), ['19|1', '19|7']);
   assert.deepEqual(kept('affiliate_ids=4'), ['4|0']);
   assert.deepEqual(kept(`event_ids=${'0'.repeat(32)}`), []);

@@ -4,8 +4,8 @@ import { leagueForSport, leagues, teamById } from '../../src/catalog/teams/index
 import type { LeagueCatalog, TeamRecord } from '../../src/catalog/teams/types.ts';
 
 const SPORT_IDS = [
-  1, 2, 3, 4, 5, 6, 7, 8, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 30, 31,
-  32, 33, 38, 39, 40, 41,
+  1, 2, 3, 4, 5, 6, 7, 8, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 30, 31, 32, 33,
+  38, 39, 40, 41,
 ];
 
 function league(key: string): LeagueCatalog {
@@ -45,11 +45,7 @@ test('a team id shared between leagues refers to identical records', () => {
       const first = seen.get(record.team_id);
       if (first) {
         shared++;
-        assert.deepEqual(
-          record,
-          first.record,
-          `team ${record.team_id} differs between ${first.key} and ${key}`,
-        );
+        assert.deepEqual(record, first.record, `team ${record.team_id} differs between ${first.key} and ${key}`);
       } else {
         seen.set(record.team_id, { key, record });
       }
@@ -63,8 +59,7 @@ test('a team id shared between leagues refers to identical records', () => {
 test('abbreviations are unique within each league', () => {
   for (const { key, teams } of leagues) {
     const abbreviations = teams.map((record) => record.abbreviation);
-    for (const abbreviation of abbreviations)
-      assert.ok(abbreviation.length > 0, `${key}: empty abbreviation`);
+    for (const abbreviation of abbreviations) assert.ok(abbreviation.length > 0, `${key}: empty abbreviation`);
     assert.equal(new Set(abbreviations).size, abbreviations.length, `duplicate abbreviation in ${key}`);
   }
 });
@@ -96,6 +91,7 @@ test('tennis and MMA are individual with at least 32 athletes', () => {
   }
   for (const catalog of leagues) {
     // Golfers and drivers are athletes too, in the futures-only sports.
-    if (!['atp', 'wta', 'mma', 'golf', 'motorsport'].includes(catalog.key)) assert.equal(catalog.individual, false, catalog.key);
+    if (!['atp', 'wta', 'mma', 'golf', 'motorsport'].includes(catalog.key))
+      assert.equal(catalog.individual, false, catalog.key);
   }
 });

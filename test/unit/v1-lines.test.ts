@@ -84,7 +84,8 @@ test('line ids are the smallest price id of the book’s lines in the period, an
     for (const m of s.markets.values())
       for (const p of m.participants.values())
         for (const l of p.lines.values())
-          for (const pr of l.prices.values()) out.set(pr.affiliate_id, Math.min(out.get(pr.affiliate_id) ?? Infinity, pr.id));
+          for (const pr of l.prices.values())
+            out.set(pr.affiliate_id, Math.min(out.get(pr.affiliate_id) ?? Infinity, pr.id));
     return out;
   };
   const { event } = viewV1Event(state, all());
@@ -98,13 +99,11 @@ test('line ids are the smallest price id of the book’s lines in the period, an
 });
 
 test('deltas: the price delta of each main price, the points a main-line move covered', async () => {
-  const state = await board(
-    [
-      price(E, { market_id: 1, participant_id: 2002, affiliate_id: 19, price: 125 }),
-      price(E, { market_id: 2, participant_id: 2014, affiliate_id: 19, line: '-4.5', price: -108, is_main_line: true }),
-      price(E, { market_id: 3, participant_id: 0, affiliate_id: 19, line: '222.5', price: -105, is_main_line: true }),
-    ],
-  );
+  const state = await board([
+    price(E, { market_id: 1, participant_id: 2002, affiliate_id: 19, price: 125 }),
+    price(E, { market_id: 2, participant_id: 2014, affiliate_id: 19, line: '-4.5', price: -108, is_main_line: true }),
+    price(E, { market_id: 3, participant_id: 0, affiliate_id: 19, line: '222.5', price: -105, is_main_line: true }),
+  ]);
   const set = viewV1Event(state, all()).event.lines['19']!;
   assert.equal(set.moneyline.moneyline_away, 125);
   assert.equal(set.moneyline.moneyline_away_delta, -5);
@@ -158,12 +157,10 @@ test('include=all_periods: every book with every period, empty periods off the b
 });
 
 test('the plan and affiliate_ids narrow the books and periods; include=scores adds the score', async () => {
-  const state = await board(
-    [
-      { kind: 'score', event_id: E, score: score(E, 'STATUS_IN_PROGRESS', 3, 5) },
-      price(E, { market_id: 41, participant_id: 2014, affiliate_id: 19, price: -300 }),
-    ],
-  );
+  const state = await board([
+    { kind: 'score', event_id: E, score: score(E, 'STATUS_IN_PROGRESS', 3, 5) },
+    price(E, { market_id: 41, participant_id: 2014, affiliate_id: 19, price: -300 }),
+  ]);
   const noLive: PlanScope = Object.assign(Object.create(Object.getPrototypeOf(OPEN_SCOPE)), OPEN_SCOPE, {
     liveOdds: false,
     books: new Set([23]),

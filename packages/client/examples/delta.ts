@@ -14,6 +14,8 @@ for (let i = 0; i < 10; i++) {
   if (resynced) console.log('cursor refused: rebuilt from a fresh snapshot');
   for (const row of rows) {
     const p = consumer.price(row.event_id, row.market_id, row.participant_id, row.affiliate_id)!;
-    console.log(`${p.event_id.slice(0, 8)} market ${p.logical_market_id} ${p.participant_name} @${p.affiliate_id}: ${displayAmerican(p.price)}`);
+    console.log(
+      `${p.event_id.slice(0, 8)} market ${p.logical_market_id} ${p.participant_name} @${p.affiliate_id}: ${displayAmerican(p.price)}`,
+    );
   }
 }

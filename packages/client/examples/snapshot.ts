@@ -7,7 +7,9 @@ const today = new Date().toISOString().slice(0, 10);
 
 try {
   const { data, usage, plan } = await client.events(4, today, { market_ids: [1], main_line: false });
-  console.log(`${data.events.length} games, ${usage.datapoints ?? 0} points, ${plan.tier} with ${plan.dataDelaySeconds} s delay`);
+  console.log(
+    `${data.events.length} games, ${usage.datapoints ?? 0} points, ${plan.tier} with ${plan.dataDelaySeconds} s delay`,
+  );
   for (const event of data.events) {
     const moneyline = event.markets.find((m) => m.market_id === 1 || m.market_id === 41);
     const [away, home] = event.teams;

@@ -16,7 +16,11 @@ const opts = { WebSocket: WebSocket as unknown as WebSocketConstructor };
 const mux = new MultiplexStream(client, opts);
 const box = new GameStatsMerger(client, mux, 'stats');
 mux.subscribe('stats', 'stats', { sport_ids: [4] });
-box.on('box', (b) => console.log(`box ${b.event_id.slice(0, 8)}: ${b.teams.size} teams, ${b.players.size} players${b.complete ? ', final' : ''}`));
+box.on('box', (b) =>
+  console.log(
+    `box ${b.event_id.slice(0, 8)}: ${b.teams.size} teams, ${b.players.size} players${b.complete ? ', final' : ''}`,
+  ),
+);
 mux.on('resync', ({ id, reason }) => console.log(`subscription ${id} restores from REST: ${reason}`));
 
 const prices = marketStream(client, { sport_ids: [4], market_ids: [1, 2, 3] }, opts);

@@ -106,7 +106,10 @@ export class OddsbaseClient {
   sports(opts?: RequestOptions): Promise<Reply<{ sports: Sport[] }>> {
     return this.get('/api/v2/sports', undefined, { ...opts, auth: false });
   }
-  affiliates(q: { include?: readonly 'regions'[] } = {}, opts?: RequestOptions): Promise<Reply<{ affiliates: Affiliate[] }>> {
+  affiliates(
+    q: { include?: readonly 'regions'[] } = {},
+    opts?: RequestOptions,
+  ): Promise<Reply<{ affiliates: Affiliate[] }>> {
     return this.get('/api/v2/affiliates', q, { ...opts, auth: false });
   }
   markets(opts?: RequestOptions): Promise<Reply<MarketDefinition[]>> {
@@ -117,22 +120,42 @@ export class OddsbaseClient {
     return this.get('/api/v2/season_types', undefined, opts);
   }
   /** Dates with events, keyed by sport id. */
-  sportDates(q: { sport_ids?: Ids; offset?: number; format?: 'iso8601' | 'epoch' } = {}, opts?: RequestOptions): Promise<Reply<Record<string, SportDates>>> {
+  sportDates(
+    q: { sport_ids?: Ids; offset?: number; format?: 'iso8601' | 'epoch' } = {},
+    opts?: RequestOptions,
+  ): Promise<Reply<Record<string, SportDates>>> {
     return this.get('/api/v2/sports/dates', q, opts);
   }
   /** Dates with events of one sport. */
-  datesOf(sportId: number, q: { offset?: number; format?: 'iso8601' | 'epoch' } = {}, opts?: RequestOptions): Promise<Reply<SportDates>> {
+  datesOf(
+    sportId: number,
+    q: { offset?: number; format?: 'iso8601' | 'epoch' } = {},
+    opts?: RequestOptions,
+  ): Promise<Reply<SportDates>> {
     return this.get(`/api/v2/sports/${seg(sportId)}/dates`, q, opts);
   }
   /** Event ids of a day, keyed by sport id. */
-  eventIdsOn(date: string, q: { sport_ids?: Ids; offset?: number } = {}, opts?: RequestOptions): Promise<Reply<Record<string, string[]>>> {
+  eventIdsOn(
+    date: string,
+    q: { sport_ids?: Ids; offset?: number } = {},
+    opts?: RequestOptions,
+  ): Promise<Reply<Record<string, string[]>>> {
     return this.get(`/api/v2/sports/events/${seg(date)}`, q, opts);
   }
   /** Market definitions of a day, keyed by sport id. */
-  marketsOn(date: string, q: { sport_ids?: Ids; offset?: number; hide_closed_markets?: boolean } = {}, opts?: RequestOptions): Promise<Reply<Record<string, MarketDefinition[]>>> {
+  marketsOn(
+    date: string,
+    q: { sport_ids?: Ids; offset?: number; hide_closed_markets?: boolean } = {},
+    opts?: RequestOptions,
+  ): Promise<Reply<Record<string, MarketDefinition[]>>> {
     return this.get(`/api/v2/sports/markets/${seg(date)}`, q, opts);
   }
-  sportMarketsOn(sportId: number, date: string, q: { offset?: number } = {}, opts?: RequestOptions): Promise<Reply<Record<string, MarketDefinition[]>>> {
+  sportMarketsOn(
+    sportId: number,
+    date: string,
+    q: { offset?: number } = {},
+    opts?: RequestOptions,
+  ): Promise<Reply<Record<string, MarketDefinition[]>>> {
     return this.get(`/api/v2/sports/${seg(sportId)}/markets/${seg(date)}`, q, opts);
   }
   teams(sportId: number, opts?: RequestOptions): Promise<Reply<{ teams: SportTeam[] }>> {
@@ -164,18 +187,35 @@ export class OddsbaseClient {
     return this.get(`/api/v2/events/${seg(eventId)}/markets`, undefined, opts);
   }
   /** Price-history rows of an event, newest first; no cursor: narrow the request when it hits `limit`. */
-  eventHistory(eventId: string, q: { market_ids?: Ids; affiliate_ids?: Ids; from?: string; to?: string; main_line?: boolean; limit?: number } = {}, opts?: RequestOptions): Promise<Reply<HistoryPage>> {
+  eventHistory(
+    eventId: string,
+    q: { market_ids?: Ids; affiliate_ids?: Ids; from?: string; to?: string; main_line?: boolean; limit?: number } = {},
+    opts?: RequestOptions,
+  ): Promise<Reply<HistoryPage>> {
     return this.get(`/api/v2/events/${seg(eventId)}/markets/history`, { ...q }, opts);
   }
   /** Line chart of one market, series keyed by affiliate id, oldest first. */
-  chart(eventId: string, marketId: number, q: { participant_id?: number; line?: string; main_line?: boolean; limit?: number; affiliate_ids?: Ids } = {}, opts?: RequestOptions): Promise<Reply<Chart>> {
+  chart(
+    eventId: string,
+    marketId: number,
+    q: { participant_id?: number; line?: string; main_line?: boolean; limit?: number; affiliate_ids?: Ids } = {},
+    opts?: RequestOptions,
+  ): Promise<Reply<Chart>> {
     return this.get(`/api/v2/events/${seg(eventId)}/markets/${seg(marketId)}/history`, { ...q }, opts);
   }
-  bestLine(eventId: string, q: { period?: string | number; affiliate_ids?: Ids } = {}, opts?: RequestOptions): Promise<Reply<BestLine>> {
+  bestLine(
+    eventId: string,
+    q: { period?: string | number; affiliate_ids?: Ids } = {},
+    opts?: RequestOptions,
+  ): Promise<Reply<BestLine>> {
     return this.get(`/api/v2/events/${seg(eventId)}/best-line`, { ...q }, opts);
   }
   /** Plays newest first, up to 500; `before_sequence` pages back. Ultra and above. */
-  plays(eventId: string, q: { limit?: number; before_sequence?: number } = {}, opts?: RequestOptions): Promise<Reply<PlaysPage>> {
+  plays(
+    eventId: string,
+    q: { limit?: number; before_sequence?: number } = {},
+    opts?: RequestOptions,
+  ): Promise<Reply<PlaysPage>> {
     return this.get(`/api/v2/events/${seg(eventId)}/plays`, { ...q }, opts);
   }
 
@@ -188,11 +228,23 @@ export class OddsbaseClient {
   eventDelta(q: EventDeltaParams = {}, opts?: RequestOptions): Promise<Reply<EventDeltaPage>> {
     return this.get('/api/v2/delta', { ...q }, { ...opts, cursorRoute: true });
   }
-  marketsHistory(q: { market_line_price_ids: readonly (string | number)[]; from?: string; to?: string; limit?: number }, opts?: RequestOptions): Promise<Reply<HistoryPage>> {
+  marketsHistory(
+    q: { market_line_price_ids: readonly (string | number)[]; from?: string; to?: string; limit?: number },
+    opts?: RequestOptions,
+  ): Promise<Reply<HistoryPage>> {
     return this.get('/api/v2/markets/history', { ...q }, opts);
   }
   /** Participants of markets (use `participant_id` from it to filter charts). */
-  participants(q: { market_ids?: Ids; participant_type?: ParticipantType; event_id?: string; sport_id?: number; date?: string } = {}, opts?: RequestOptions): Promise<Reply<{ participants: MarketParticipant[] }>> {
+  participants(
+    q: {
+      market_ids?: Ids;
+      participant_type?: ParticipantType;
+      event_id?: string;
+      sport_id?: number;
+      date?: string;
+    } = {},
+    opts?: RequestOptions,
+  ): Promise<Reply<{ participants: MarketParticipant[] }>> {
     return this.get('/api/v2/markets/participants', { ...q }, opts);
   }
 
@@ -202,13 +254,23 @@ export class OddsbaseClient {
     return this.get('/api/v2/stats', q, opts);
   }
   /** The static sample box score, for schema tests: never poll it. */
-  statsSample(opts?: RequestOptions): Promise<Reply<{ event_id: string; team_stats: TeamGameStats; player_stats: PlayerGameStats }>> {
+  statsSample(
+    opts?: RequestOptions,
+  ): Promise<Reply<{ event_id: string; team_stats: TeamGameStats; player_stats: PlayerGameStats }>> {
     return this.get('/api/v2/stats/sample', undefined, opts);
   }
-  teamGameStats(eventId: string, q: { stats_ids?: Ids; team_id?: number } = {}, opts?: RequestOptions): Promise<Reply<TeamGameStats>> {
+  teamGameStats(
+    eventId: string,
+    q: { stats_ids?: Ids; team_id?: number } = {},
+    opts?: RequestOptions,
+  ): Promise<Reply<TeamGameStats>> {
     return this.get(`/api/v2/events/${seg(eventId)}/stats`, { ...q }, opts);
   }
-  playerGameStats(eventId: string, q: { stats_ids?: Ids; player_ids?: Ids } = {}, opts?: RequestOptions): Promise<Reply<PlayerGameStats>> {
+  playerGameStats(
+    eventId: string,
+    q: { stats_ids?: Ids; player_ids?: Ids } = {},
+    opts?: RequestOptions,
+  ): Promise<Reply<PlayerGameStats>> {
     return this.get(`/api/v2/events/${seg(eventId)}/players/stats`, { ...q }, opts);
   }
   team(teamId: number, opts?: RequestOptions): Promise<Reply<TeamDetail>> {
@@ -217,10 +279,18 @@ export class OddsbaseClient {
   roster(teamId: number, opts?: RequestOptions): Promise<Reply<{ players: RosterPlayer[] }>> {
     return this.get(`/api/v2/teams/${seg(teamId)}/players`, undefined, opts);
   }
-  teamSeasonStats(teamId: number, q: { stats_ids?: Ids; year?: number; season_type?: number } = {}, opts?: RequestOptions): Promise<Reply<TeamSeasonStats>> {
+  teamSeasonStats(
+    teamId: number,
+    q: { stats_ids?: Ids; year?: number; season_type?: number } = {},
+    opts?: RequestOptions,
+  ): Promise<Reply<TeamSeasonStats>> {
     return this.get(`/api/v2/teams/${seg(teamId)}/stats`, { ...q }, opts);
   }
-  playerSeasonStats(teamId: number, q: { stats_ids?: Ids; player_ids?: Ids; year?: number; season_type?: number } = {}, opts?: RequestOptions): Promise<Reply<PlayerSeasonStats>> {
+  playerSeasonStats(
+    teamId: number,
+    q: { stats_ids?: Ids; player_ids?: Ids; year?: number; season_type?: number } = {},
+    opts?: RequestOptions,
+  ): Promise<Reply<PlayerSeasonStats>> {
     return this.get(`/api/v2/teams/${seg(teamId)}/players/stats`, { ...q }, opts);
   }
   player(playerId: number, opts?: RequestOptions): Promise<Reply<PlayerRecord & { players: PlayerRecord[] }>> {
@@ -252,37 +322,71 @@ export class V1Routes {
   affiliates(opts?: RequestOptions): Promise<Reply<{ affiliates: Affiliate[] }>> {
     return this.t.request('/api/v1/affiliates', undefined, opts);
   }
-  events(sportId: number, date: string, q: { include?: readonly string[]; affiliate_ids?: Ids; offset?: number } = {}, opts?: RequestOptions): Promise<Reply<V1EventsEnvelope>> {
+  events(
+    sportId: number,
+    date: string,
+    q: { include?: readonly string[]; affiliate_ids?: Ids; offset?: number } = {},
+    opts?: RequestOptions,
+  ): Promise<Reply<V1EventsEnvelope>> {
     return this.t.request(`/api/v1/sports/${seg(sportId)}/events/${seg(date)}`, { ...q }, opts);
   }
-  event(eventId: string, q: { include?: readonly string[]; affiliate_ids?: Ids } = {}, opts?: RequestOptions): Promise<Reply<V1Event>> {
+  event(
+    eventId: string,
+    q: { include?: readonly string[]; affiliate_ids?: Ids } = {},
+    opts?: RequestOptions,
+  ): Promise<Reply<V1Event>> {
     return this.t.request(`/api/v1/events/${seg(eventId)}`, { ...q }, opts);
   }
   seasonTypes(opts?: RequestOptions): Promise<Reply<SeasonTypes>> {
     return this.t.request('/api/v1/season_types', undefined, opts);
   }
-  dates(sportId: number, q: { offset?: number; format?: 'iso8601' | 'epoch' } = {}, opts?: RequestOptions): Promise<Reply<SportDates>> {
+  dates(
+    sportId: number,
+    q: { offset?: number; format?: 'iso8601' | 'epoch' } = {},
+    opts?: RequestOptions,
+  ): Promise<Reply<SportDates>> {
     return this.t.request(`/api/v1/sports/${seg(sportId)}/dates`, { ...q }, opts);
   }
   teams(sportId: number, opts?: RequestOptions): Promise<Reply<{ teams: SportTeam[] }>> {
     return this.t.request(`/api/v1/sports/${seg(sportId)}/teams`, undefined, opts);
   }
   conferences(sportId?: number, opts?: RequestOptions): Promise<Reply<{ conferences: Conference[] }>> {
-    return this.t.request(sportId === undefined ? '/api/v1/conferences' : `/api/v1/sports/${seg(sportId)}/conferences`, undefined, opts);
+    return this.t.request(
+      sportId === undefined ? '/api/v1/conferences' : `/api/v1/sports/${seg(sportId)}/conferences`,
+      undefined,
+      opts,
+    );
   }
   divisions(sportId?: number, opts?: RequestOptions): Promise<Reply<{ divisions: Division[] }>> {
-    return this.t.request(sportId === undefined ? '/api/v1/divisions' : `/api/v1/sports/${seg(sportId)}/divisions`, undefined, opts);
+    return this.t.request(
+      sportId === undefined ? '/api/v1/divisions' : `/api/v1/sports/${seg(sportId)}/divisions`,
+      undefined,
+      opts,
+    );
   }
   /** Opening lines of a sport's day, as V1 events. */
-  openers(sportId: number, date: string, q: { include?: readonly string[]; affiliate_ids?: Ids; offset?: number } = {}, opts?: RequestOptions): Promise<Reply<V1EventsEnvelope>> {
+  openers(
+    sportId: number,
+    date: string,
+    q: { include?: readonly string[]; affiliate_ids?: Ids; offset?: number } = {},
+    opts?: RequestOptions,
+  ): Promise<Reply<V1EventsEnvelope>> {
     return this.t.request(`/api/v1/sports/${seg(sportId)}/openers/${seg(date)}`, { ...q }, opts);
   }
   /** Closing lines of a sport's day, as V1 events. */
-  closing(sportId: number, date: string, q: { include?: readonly string[]; affiliate_ids?: Ids; offset?: number } = {}, opts?: RequestOptions): Promise<Reply<V1EventsEnvelope>> {
+  closing(
+    sportId: number,
+    date: string,
+    q: { include?: readonly string[]; affiliate_ids?: Ids; offset?: number } = {},
+    opts?: RequestOptions,
+  ): Promise<Reply<V1EventsEnvelope>> {
     return this.t.request(`/api/v1/sports/${seg(sportId)}/closing/${seg(date)}`, { ...q }, opts);
   }
   /** Best lines of several events, keyed by event id. */
-  bestLines(q: { event_ids: readonly string[]; period?: string | number; affiliate_ids?: Ids }, opts?: RequestOptions): Promise<Reply<Record<string, BestLine>>> {
+  bestLines(
+    q: { event_ids: readonly string[]; period?: string | number; affiliate_ids?: Ids },
+    opts?: RequestOptions,
+  ): Promise<Reply<Record<string, BestLine>>> {
     return this.t.request('/api/v1/lines/best', { ...q }, opts);
   }
   /** Every line set of an event (each book and period). */
@@ -293,10 +397,17 @@ export class V1Routes {
     return this.t.request(`/api/v1/events/${seg(eventId)}/lines/${seg(lineId)}`, undefined, opts);
   }
   /** The V1 events delta: changed events of a sport since an integer cursor. */
-  eventsDelta(sportId: number, q: { last_id: string; include?: readonly string[]; affiliate_ids?: Ids }, opts?: RequestOptions): Promise<Reply<V1DeltaPage>> {
+  eventsDelta(
+    sportId: number,
+    q: { last_id: string; include?: readonly string[]; affiliate_ids?: Ids },
+    opts?: RequestOptions,
+  ): Promise<Reply<V1DeltaPage>> {
     return this.t.request(`/api/v1/sports/${seg(sportId)}/events/delta`, { ...q }, { ...opts, cursorRoute: true });
   }
-  delta(q: { last_id?: string; sport_id?: number; limit?: number; include?: readonly string[]; affiliate_ids?: Ids } = {}, opts?: RequestOptions): Promise<Reply<V1DeltaPage>> {
+  delta(
+    q: { last_id?: string; sport_id?: number; limit?: number; include?: readonly string[]; affiliate_ids?: Ids } = {},
+    opts?: RequestOptions,
+  ): Promise<Reply<V1DeltaPage>> {
     return this.t.request('/api/v1/delta', { ...q }, { ...opts, cursorRoute: true });
   }
   deltaV2(q: EventDeltaParams = {}, opts?: RequestOptions): Promise<Reply<EventDeltaPage>> {

@@ -165,7 +165,9 @@ export class ProtocolError extends Error {
 export function errorFor(d: ErrorDetail, cursorRoute: boolean): ApiError {
   switch (d.status) {
     case 400:
-      return cursorRoute && /\blast_id\b/.test(messageOf(d.body, 400)) ? new CursorRejectedError(d) : new BadRequestError(d);
+      return cursorRoute && /\blast_id\b/.test(messageOf(d.body, 400))
+        ? new CursorRejectedError(d)
+        : new BadRequestError(d);
     case 401:
       return new UnauthorizedError(d);
     case 403:

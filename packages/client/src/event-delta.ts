@@ -62,7 +62,10 @@ export class EventDeltaConsumer {
     for (;;) {
       let page;
       try {
-        page = await this.client.eventDelta({ last_id: this.lastId, sport_id: this.opts.sportId, limit: this.opts.limit }, { signal });
+        page = await this.client.eventDelta(
+          { last_id: this.lastId, sport_id: this.opts.sportId, limit: this.opts.limit },
+          { signal },
+        );
       } catch (err) {
         if (!(err instanceof CursorRejectedError)) throw err;
         await this.bootstrap(signal);

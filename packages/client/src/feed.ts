@@ -38,7 +38,8 @@ export class Feed<T> implements AsyncIterable<T> {
     return {
       next: () => {
         if (this.items.length) return Promise.resolve({ value: this.items.shift()!, done: false });
-        if (this.done) return this.error ? Promise.reject(this.error) : Promise.resolve({ value: undefined, done: true });
+        if (this.done)
+          return this.error ? Promise.reject(this.error) : Promise.resolve({ value: undefined, done: true });
         return new Promise((resolve, reject) => {
           this.waiting = resolve;
           this.failed = reject;

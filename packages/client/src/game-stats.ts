@@ -24,7 +24,11 @@ interface GameStatsFrame {
   event_id: string;
   complete?: boolean;
   team_stats?: { team_id: number; stats: { team_id: number; stat_id: number; stat: StatRef; value: string }[] }[];
-  player_stats?: { player_id: number; team_id?: number; stats: { player_id: number; stat_id: number; stat: StatRef; value: string }[] }[];
+  player_stats?: {
+    player_id: number;
+    team_id?: number;
+    stats: { player_id: number; stat_id: number; stat: StatRef; value: string }[];
+  }[];
 }
 
 export interface GameStatsEvents extends Record<string, unknown[]> {
@@ -99,11 +103,17 @@ export class GameStatsMerger extends Emitter<GameStatsEvents> {
     const state: State = { kind: 'buffering', frames: [...first] };
     this.states.set(eventId, state);
     try {
-      const [teams, players] = await Promise.all([this.client.teamGameStats(eventId), this.client.playerGameStats(eventId)]);
+      const [teams, players] = await Promise.all([
+        this.client.teamGameStats(eventId),
+        this.client.playerGameStats(eventId),
+      ]);
       const box: GameBox = { event_id: eventId, complete: false, teams: new Map(), players: new Map() };
       for (const g of teams.data) {
         box.complete ||= g.meta.complete;
-        box.teams.set(g.team.team_id, new Map(g.stats.map((r) => [r.stat_id, { stat_id: r.stat_id, stat: r.stat, value: r.value }])));
+        box.teams.set(
+          g.team.team_id,
+          new Map(g.stats.map((r) => [r.stat_id, { stat_id: r.stat_id, stat: r.stat, value: r.value }])),
+        );
       }
       for (const g of players.data) {
         box.complete ||= g.meta.complete;
@@ -139,4 +149,3 @@ export class GameStatsMerger extends Emitter<GameStatsEvents> {
     }
   }
 }
-

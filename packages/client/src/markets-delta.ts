@@ -122,7 +122,10 @@ export class MarketsDeltaConsumer {
             market_ids: this.opts.marketIds ? withInPlayVariants(this.opts.marketIds) : undefined,
             affiliate_ids: this.opts.affiliateIds,
             sport_id: 'sportId' in this.opts.scope ? this.opts.scope.sportId : undefined,
-            event_id: 'eventIds' in this.opts.scope && this.opts.scope.eventIds.length === 1 ? this.opts.scope.eventIds[0] : undefined,
+            event_id:
+              'eventIds' in this.opts.scope && this.opts.scope.eventIds.length === 1
+                ? this.opts.scope.eventIds[0]
+                : undefined,
             limit: this.opts.limit,
           },
           { signal },
@@ -199,7 +202,9 @@ export class MarketsDeltaConsumer {
     }
     const c = r.data.meta?.delta_last_id;
     if (typeof c !== 'string' || !/^[1-9]\d*$/.test(c)) {
-      throw new BootstrapError(`the snapshot's meta.delta_last_id (${JSON.stringify(c)}) is not a positive integer cursor`);
+      throw new BootstrapError(
+        `the snapshot's meta.delta_last_id (${JSON.stringify(c)}) is not a positive integer cursor`,
+      );
     }
     return c;
   }
@@ -215,7 +220,12 @@ export class MarketsDeltaConsumer {
             const held = this.entries.get(key);
             // One entry per book and participant: the main line wins over alternates, then the
             // newer of a prematch price and its in-play twin.
-            if (held && held.is_main_line !== price.is_main_line ? held.is_main_line : held && held.updated_at > price.updated_at) continue;
+            if (
+              held && held.is_main_line !== price.is_main_line
+                ? held.is_main_line
+                : held && held.updated_at > price.updated_at
+            )
+              continue;
             this.entries.set(key, {
               event_id: e.event_id,
               logical_market_id: logicalMarketId(m.market_id),

@@ -151,7 +151,13 @@ export class MultiplexStream extends Emitter<MultiplexEvents> implements AsyncIt
         }
         sub.next = msg.sub_sequence + 1;
       }
-      if (msg.position && (msg.type === 'delta' || msg.type === 'resume_complete' || msg.type === 'snapshot_complete' || msg.type === 'subscribed')) {
+      if (
+        msg.position &&
+        (msg.type === 'delta' ||
+          msg.type === 'resume_complete' ||
+          msg.type === 'snapshot_complete' ||
+          msg.type === 'subscribed')
+      ) {
         if (!sub.position || msg.type !== 'subscribed') sub.position = msg.position;
       }
       if (msg.type === 'resume_complete' && msg.position) this.emit('resumed', { id, position: msg.position });

@@ -30,8 +30,10 @@ export function checkPeriodScores(sportId: number, score: Score): PeriodCheck {
   if (PRESEASON.has(sportId)) problems.push(`sport ${sportId} is preseason`);
   if (score.event_status !== 'STATUS_FINAL') problems.push(`status is ${score.event_status}, not final`);
   if (away.length === 0 || home.length === 0) problems.push('a side has no period scores');
-  if (sum(away) !== score.score_away) problems.push(`away periods sum to ${sum(away)}, the final is ${score.score_away}`);
-  if (sum(home) !== score.score_home) problems.push(`home periods sum to ${sum(home)}, the final is ${score.score_home}`);
+  if (sum(away) !== score.score_away)
+    problems.push(`away periods sum to ${sum(away)}, the final is ${score.score_away}`);
+  if (sum(home) !== score.score_home)
+    problems.push(`home periods sum to ${sum(home)}, the final is ${score.score_home}`);
   if (FOUR_PERIODS.has(sportId)) {
     if (away.length < 4 || home.length < 4) problems.push('fewer than four periods');
     if (away.length !== home.length) problems.push(`the sides have ${away.length} and ${home.length} periods`);

@@ -65,7 +65,10 @@ interface Refusal {
 function watchRefusal(ws: WebSocketLike, onRefusal: (r: Refusal) => void): void {
   const on = (ws as { once?: (name: string, fn: (...args: never[]) => void) => void }).once;
   if (typeof on !== 'function') return;
-  on.call(ws, 'unexpected-response', ((req: { destroy(err: Error): void }, res: { statusCode?: number; headers: Record<string, string | string[] | undefined> }) => {
+  on.call(ws, 'unexpected-response', ((
+    req: { destroy(err: Error): void },
+    res: { statusCode?: number; headers: Record<string, string | string[] | undefined> },
+  ) => {
     const after = Number(res.headers['retry-after']);
     const status = res.statusCode ?? 0;
     onRefusal({ status, retryAfterMs: Number.isFinite(after) && after >= 0 ? after * 1000 : undefined });
@@ -173,7 +176,9 @@ export class ReconnectingSocket extends Emitter<SocketEvents> {
       this.emit('message', msg);
     };
     ws.onerror = (ev) => {
-      lastError = String((ev as { message?: string })?.message ?? (ev as { error?: Error })?.error?.message ?? 'socket error');
+      lastError = String(
+        (ev as { message?: string })?.message ?? (ev as { error?: Error })?.error?.message ?? 'socket error',
+      );
     };
     ws.onclose = (ev) => {
       if (this.ws !== ws) return;

@@ -62,7 +62,8 @@ function wsUrl(baseUrl: string, path: string, q: Query): string {
 export function streamTarget(client: OddsbaseClient, path: string, q: Query, opts: StreamOptions) {
   const auth = opts.auth ?? (opts.WebSocket ? 'header' : 'token');
   return async (): Promise<{ url: string; headers: Record<string, string> }> => {
-    if (auth === 'header') return { url: wsUrl(client.transport.baseUrl, path, q), headers: client.transport.authHeaders() };
+    if (auth === 'header')
+      return { url: wsUrl(client.transport.baseUrl, path, q), headers: client.transport.authHeaders() };
     const { data } = await client.streamToken();
     return { url: wsUrl(client.transport.baseUrl, path, { ...q, token: data.token }), headers: {} };
   };
@@ -122,14 +123,23 @@ export interface MarketStreamFilters {
 }
 
 /** `/api/v2/ws/markets`: one price change per message. */
-export function marketStream(client: OddsbaseClient, filters: MarketStreamFilters = {}, opts: StreamOptions = {}): OneWayStream<MarketPrice> {
+export function marketStream(
+  client: OddsbaseClient,
+  filters: MarketStreamFilters = {},
+  opts: StreamOptions = {},
+): OneWayStream<MarketPrice> {
   return new OneWayStream<MarketPrice>(client, '/api/v2/ws/markets', { ...filters }, 'market_price', opts);
 }
 
 /** `/api/v1/ws`: one V1 line set per message (layout: docs/spec-gaps.md, The V1 stream). */
 export function v1LineStream(
   client: OddsbaseClient,
-  filters: { sport_ids?: readonly number[]; event_ids?: readonly string[]; affiliate_ids?: readonly number[]; period?: readonly (string | number)[] } = {},
+  filters: {
+    sport_ids?: readonly number[];
+    event_ids?: readonly string[];
+    affiliate_ids?: readonly number[];
+    period?: readonly (string | number)[];
+  } = {},
   opts: StreamOptions = {},
 ): OneWayStream<V1LineMessage> {
   return new OneWayStream<V1LineMessage>(client, '/api/v1/ws', { ...filters }, 'line', opts);

@@ -1,11 +1,4 @@
-import {
-  ApiError,
-  errorFor,
-  NetworkError,
-  ProtocolError,
-  RateLimitError,
-  StatsUnavailableError,
-} from './errors.ts';
+import { ApiError, errorFor, NetworkError, ProtocolError, RateLimitError, StatsUnavailableError } from './errors.ts';
 import { backoffMs, DEFAULT_RETRY, type RetryOptions, sleep as realSleep } from './retry.ts';
 import { parsePlan, parseUsage, retryAfterMs, type Plan, type Usage } from './usage.ts';
 
@@ -65,7 +58,8 @@ export function queryString(q: Query | undefined): string {
   const parts: string[] = [];
   for (const [k, v] of Object.entries(q)) {
     if (v === undefined) continue;
-    if (k === 'key') throw new TypeError('the API key is sent in a header, never in the URL: set the client’s key option');
+    if (k === 'key')
+      throw new TypeError('the API key is sent in a header, never in the URL: set the client’s key option');
     const text = Array.isArray(v) ? v.join(',') : String(v);
     parts.push(`${encodeURIComponent(k)}=${encodeURIComponent(text)}`);
   }
@@ -122,7 +116,12 @@ export class Transport {
         if (opts.signal?.aborted) throw cause;
         const err = new NetworkError(method, path, cause);
         if (server >= this.retry.serverRetries) throw err;
-        await this.wait(err, ++server, backoffMs(server - 1, this.retry.baseDelayMs, this.retry.maxDelayMs, this.random), opts.signal);
+        await this.wait(
+          err,
+          ++server,
+          backoffMs(server - 1, this.retry.baseDelayMs, this.retry.maxDelayMs, this.random),
+          opts.signal,
+        );
         continue;
       }
       const text = await res.text();
@@ -132,7 +131,14 @@ export class Transport {
       } catch {
         if (res.ok) throw new ProtocolError(`${method} ${path}: the answer is not JSON`);
       }
-      if (res.ok) return { data: body as T, status: res.status, usage: parseUsage(res.headers), plan: parsePlan(res.headers), headers: res.headers };
+      if (res.ok)
+        return {
+          data: body as T,
+          status: res.status,
+          usage: parseUsage(res.headers),
+          plan: parsePlan(res.headers),
+          headers: res.headers,
+        };
       const err = errorFor(
         {
           status: res.status,
@@ -155,19 +161,34 @@ export class Transport {
       }
       if (err instanceof StatsUnavailableError) {
         if (stats >= this.retry.statsRetries) throw err;
-        await this.wait(err, ++stats, backoffMs(stats - 1, this.retry.statsBaseDelayMs, this.retry.statsMaxDelayMs, this.random), opts.signal);
+        await this.wait(
+          err,
+          ++stats,
+          backoffMs(stats - 1, this.retry.statsBaseDelayMs, this.retry.statsMaxDelayMs, this.random),
+          opts.signal,
+        );
         continue;
       }
       if (err.retryable) {
         if (server >= this.retry.serverRetries) throw err;
-        await this.wait(err, ++server, backoffMs(server - 1, this.retry.baseDelayMs, this.retry.maxDelayMs, this.random), opts.signal);
+        await this.wait(
+          err,
+          ++server,
+          backoffMs(server - 1, this.retry.baseDelayMs, this.retry.maxDelayMs, this.random),
+          opts.signal,
+        );
         continue;
       }
       throw err;
     }
   }
 
-  private async wait(error: ApiError | NetworkError, attempt: number, delayMs: number, signal?: AbortSignal): Promise<void> {
+  private async wait(
+    error: ApiError | NetworkError,
+    attempt: number,
+    delayMs: number,
+    signal?: AbortSignal,
+  ): Promise<void> {
     this.onRetry?.({ method: error.method, path: error.path, attempt, delayMs, error });
     await this.sleepFn(delayMs, signal);
   }

@@ -22,7 +22,12 @@ import type {
 import type { DeltaRowSchema } from '../../../src/domain/delta-row-schema.ts';
 import type { MarketsDeltaSchema, V1DeltaSchema, V2EventDeltaSchema } from '../../../src/http/delta-schemas.ts';
 import type { DatesSchema, ParticipantEntrySchema, SeasonTypesSchema } from '../../../src/http/listing-schemas.ts';
-import type { ChartPointSchema, ChartResponse, HistoryResponse, HistoryRowSchema } from '../../../src/http/history-schemas.ts';
+import type {
+  ChartPointSchema,
+  ChartResponse,
+  HistoryResponse,
+  HistoryRowSchema,
+} from '../../../src/http/history-schemas.ts';
 import type { BestLineSchema } from '../../../src/http/best-line-schema.ts';
 import type { BoardSchema, FuturesListSchema } from '../../../src/http/futures-schemas.ts';
 import type {

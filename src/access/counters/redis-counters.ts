@@ -422,7 +422,8 @@ export class RedisCounters implements SavedCounters {
   private sweep(t: number): void {
     this.lastSweep = t;
     for (const [key, v] of this.views) {
-      if (v.expiresAt <= t && !this.pending.has(key) && v.unseen === 0 && v.override === undefined) this.views.delete(key);
+      if (v.expiresAt <= t && !this.pending.has(key) && v.unseen === 0 && v.override === undefined)
+        this.views.delete(key);
     }
   }
 

@@ -111,7 +111,11 @@ export class RedisBus implements Bus {
     const bytes = text.length;
     if (this.pendingBytes + bytes > this.opts.maxPendingBytes) {
       this.dropped++;
-      this.fail(new Error(`Redis bus: ${this.pendingBytes} bytes wait for Redis; batch ${batch.fromId}..${batch.headId} dropped`));
+      this.fail(
+        new Error(
+          `Redis bus: ${this.pendingBytes} bytes wait for Redis; batch ${batch.fromId}..${batch.headId} dropped`,
+        ),
+      );
       return;
     }
     this.pendingBytes += bytes;
@@ -183,9 +187,15 @@ export class RedisBus implements Bus {
           last = tail[0]?.[0] ?? '0-0';
           this.markReady();
         }
-        const res = (await this.sub.xread('COUNT', READ_COUNT, 'BLOCK', BLOCK_MS, 'STREAMS', this.opts.stream, last)) as
-          | [string, [string, string[]][]][]
-          | null;
+        const res = (await this.sub.xread(
+          'COUNT',
+          READ_COUNT,
+          'BLOCK',
+          BLOCK_MS,
+          'STREAMS',
+          this.opts.stream,
+          last,
+        )) as [string, [string, string[]][]][] | null;
         reported = false;
         for (const [id, fields] of res?.[0]?.[1] ?? []) {
           last = id;

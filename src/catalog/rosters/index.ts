@@ -28,7 +28,13 @@ const CATALOG_SEED = 'oddsbase-rosters-1';
 
 /** A uniform number in [0, 1) fixed by its parts. */
 function unit(...parts: readonly (string | number)[]): number {
-  return createHash('md5').update(`${CATALOG_SEED}|${parts.join('|')}`).digest().readUInt32BE(0) / 2 ** 32;
+  return (
+    createHash('md5')
+      .update(`${CATALOG_SEED}|${parts.join('|')}`)
+      .digest()
+      .readUInt32BE(0) /
+    2 ** 32
+  );
 }
 
 function regionOf(league: LeagueCatalog): NameRegion {

@@ -25,19 +25,44 @@ const BASKETBALL: SquadPlan = {
 
 const BASEBALL: SquadPlan = {
   positions: [
-    'CF', 'SS', 'RF', '1B', 'DH', '3B', 'LF', 'C', '2B', 'SP', 'RP',
+    'CF',
+    'SS',
+    'RF',
+    '1B',
+    'DH',
+    '3B',
+    'LF',
+    'C',
+    '2B',
+    'SP',
+    'RP',
     ...repeat('SP', 4),
     ...repeat('RP', 7),
-    'C', 'SS', 'OF', '2B',
+    'C',
+    'SS',
+    'OF',
+    '2B',
   ],
   jerseys: numbers(1, 99),
 };
 
 const FOOTBALL: SquadPlan = {
   positions: [
-    ...repeat('QB', 3), ...repeat('RB', 4), ...repeat('WR', 6), ...repeat('TE', 3), ...repeat('OT', 4),
-    ...repeat('OG', 4), ...repeat('C', 2), ...repeat('DE', 4), ...repeat('DT', 4), ...repeat('LB', 6),
-    ...repeat('CB', 6), ...repeat('S', 4), 'K', 'P', 'LS',
+    ...repeat('QB', 3),
+    ...repeat('RB', 4),
+    ...repeat('WR', 6),
+    ...repeat('TE', 3),
+    ...repeat('OT', 4),
+    ...repeat('OG', 4),
+    ...repeat('C', 2),
+    ...repeat('DE', 4),
+    ...repeat('DT', 4),
+    ...repeat('LB', 6),
+    ...repeat('CB', 6),
+    ...repeat('S', 4),
+    'K',
+    'P',
+    'LS',
   ],
   jerseys: numbers(1, 99),
 };
@@ -54,7 +79,11 @@ const SOCCER: SquadPlan = {
 
 const CRICKET: SquadPlan = {
   positions: [
-    ...repeat('Batter', 5), 'Wicketkeeper', ...repeat('All-rounder', 4), ...repeat('Bowler', 5), 'Wicketkeeper',
+    ...repeat('Batter', 5),
+    'Wicketkeeper',
+    ...repeat('All-rounder', 4),
+    ...repeat('Bowler', 5),
+    'Wicketkeeper',
   ],
   jerseys: numbers(1, 99),
 };

@@ -32,14 +32,7 @@ export const ipl: LeagueCatalog = {
       'Mullanpur, Punjab',
     ),
     franchise(9908, 'Rajasthan', 'Royals', 'RR', 'Sawai Mansingh Stadium', 'Jaipur, Rajasthan'),
-    franchise(
-      9909,
-      'Bengaluru',
-      'Royal Challengers',
-      'RCB',
-      'M. Chinnaswamy Stadium',
-      'Bengaluru, Karnataka',
-    ),
+    franchise(9909, 'Bengaluru', 'Royal Challengers', 'RCB', 'M. Chinnaswamy Stadium', 'Bengaluru, Karnataka'),
     franchise(
       9910,
       'Hyderabad',

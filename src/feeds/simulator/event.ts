@@ -165,10 +165,16 @@ export class SimEvent {
     if (score.event_status !== 'STATUS_IN_PROGRESS' && score.event_status !== 'STATUS_HALFTIME') return false;
     this.phase = 'live';
     const sportId = this.spec.sport.sport_id;
-    this.engine = resumeGame(this.spec.sport.discipline, this.gameContext('game'), score, info.live_game_state, (player, stat) => {
-      const id = statByName(sportId, stat)?.id;
-      return id === undefined ? 0 : this.ctx.state.playerStat(info.event_id, player.id, id);
-    });
+    this.engine = resumeGame(
+      this.spec.sport.discipline,
+      this.gameContext('game'),
+      score,
+      info.live_game_state,
+      (player, stat) => {
+        const id = statByName(sportId, stat)?.id;
+        return id === undefined ? 0 : this.ctx.state.playerStat(info.event_id, player.id, id);
+      },
+    );
     const at = Date.parse(score.updated_at);
     this.activeFrom = Number.isFinite(at) ? Math.min(at, nowMs) : nowMs;
     this.lastAdvance = this.activeFrom;
@@ -224,11 +230,7 @@ export class SimEvent {
     if (spec.fate !== 'play' && t >= this.fateAt) {
       this.adopt();
       this.prices.close(() => true);
-      this.sendScore(
-        t,
-        this.emptyScore(spec.fate === 'postponed' ? 'STATUS_POSTPONED' : 'STATUS_CANCELED'),
-        null,
-      );
+      this.sendScore(t, this.emptyScore(spec.fate === 'postponed' ? 'STATUS_POSTPONED' : 'STATUS_CANCELED'), null);
       this.phase = 'done';
       return;
     }
@@ -345,14 +347,7 @@ export class SimEvent {
     }
   }
 
-  private quote(
-    book: Book,
-    offer: Offer,
-    outlook: Outlook,
-    live: boolean,
-    t: number,
-    rebalance = false,
-  ): void {
+  private quote(book: Book, offer: Offer, outlook: Outlook, live: boolean, t: number, rebalance = false): void {
     quoteOffer({
       book,
       offer,
@@ -375,14 +370,7 @@ export class SimEvent {
     const id = book.profile.affiliate_id;
     if (id === 25) {
       const depth = offer.group === 'core' ? DEPTH.core : DEPTH.other;
-      const roll = hashUnit(
-        this.ctx.seed,
-        'depth',
-        this.spec.id,
-        offer.marketId,
-        line,
-        Math.round(implied * 100),
-      );
+      const roll = hashUnit(this.ctx.seed, 'depth', this.spec.id, offer.marketId, line, Math.round(implied * 100));
       return { liquidity: Math.round(depth * (0.3 + implied) * (0.5 + roll)) };
     }
     if (id !== 26) return {};
@@ -454,8 +442,7 @@ export class SimEvent {
         this.prices.close((id) => id === offer.marketId);
         continue;
       }
-      for (const book of liveBooks)
-        if (book.groups.has(offer.group)) this.quote(book, offer, outlook, true, t);
+      for (const book of liveBooks) if (book.groups.has(offer.group)) this.quote(book, offer, outlook, true, t);
     }
     if (props && this.players.length > 0 && engine.playerStats) {
       this.lastProps = t;
@@ -479,10 +466,7 @@ export class SimEvent {
   private finish(t: number, engine: Engine): void {
     const core = engine.score();
     // Some preseason finals come without period scores (spec: score rule 5).
-    if (
-      PRESEASON_SPORT_IDS.has(this.spec.sport.sport_id) &&
-      hashUnit(this.ctx.seed, 'pre', this.spec.id) < 0.3
-    ) {
+    if (PRESEASON_SPORT_IDS.has(this.spec.sport.sport_id) && hashUnit(this.ctx.seed, 'pre', this.spec.id) < 0.3) {
       core.score_away_by_period = [];
       core.score_home_by_period = [];
     }

@@ -35,15 +35,29 @@ const HOUR = 3_600_000;
 
 /** Team sports of a regular season or a tournament: preseason and playoff ids feed their league's board. */
 function hasSeasonBoard(s: SportProfile): boolean {
-  if (s.futures_only || s.discipline === 'tennis' || s.discipline === 'mma' || s.discipline === 'politics') return false;
+  if (s.futures_only || s.discipline === 'tennis' || s.discipline === 'mma' || s.discipline === 'politics')
+    return false;
   return s.season_type === 'Regular Season' || s.season_type === 'Special';
 }
 
 /** Tournaments (a cup or a championship of national teams) are won, not topped: market 1141. */
 const TOURNAMENT_SPORTS = new Set([16, 17, 18, 21, 33]);
 
-const GOLF_EVENTS = ['Harbour Open', 'Pinecrest Classic', 'Desert Invitational', 'Links Championship', 'Lakeside Masters', 'Coastal Open'];
-const RACES = ['Grand Prix of Aldermoor', 'Grand Prix of Bellhaven', 'Grand Prix of Corrado', 'Grand Prix of Dunmere', 'Grand Prix of Estoria'];
+const GOLF_EVENTS = [
+  'Harbour Open',
+  'Pinecrest Classic',
+  'Desert Invitational',
+  'Links Championship',
+  'Lakeside Masters',
+  'Coastal Open',
+];
+const RACES = [
+  'Grand Prix of Aldermoor',
+  'Grand Prix of Bellhaven',
+  'Grand Prix of Corrado',
+  'Grand Prix of Dunmere',
+  'Grand Prix of Estoria',
+];
 
 /** The sports that have futures boards. */
 export const FUTURES_SPORTS: readonly SportProfile[] = SPORTS.filter((s) => s.futures_only || hasSeasonBoard(s));
@@ -114,7 +128,12 @@ function plan(
  * The boards of a sport whose block holds `t`, and of the block before it (which may still have to
  * be settled). `strength` gives a participant's standing before the block.
  */
-export function boardsAround(seed: number, sport: SportProfile, t: number, strength: (id: number) => number): BoardPlan[] {
+export function boardsAround(
+  seed: number,
+  sport: SportProfile,
+  t: number,
+  strength: (id: number) => number,
+): BoardPlan[] {
   const day = Math.floor(t / DAY_MS);
   const out: BoardPlan[] = [];
   const league = leagueForSport(sport.sport_id)?.league_name ?? sport.sport_name;
@@ -124,11 +143,41 @@ export function boardsAround(seed: number, sport: SportProfile, t: number, stren
       if (sport.discipline === 'golf') {
         const rounds = [3, 4, 5, 6].map((d) => opens + d * DAY_MS + 22 * HOUR);
         const name = `${GOLF_EVENTS[monday % GOLF_EVENTS.length]} ${isoDate(opens + 3 * DAY_MS)}`;
-        out.push(plan(seed, sport, 'golf', monday, opens, opens + 3 * DAY_MS + 12 * HOUR, rounds[3]!, name, TOURNAMENT_WINNER, rounds.slice(0, 3), strength, 0.04));
+        out.push(
+          plan(
+            seed,
+            sport,
+            'golf',
+            monday,
+            opens,
+            opens + 3 * DAY_MS + 12 * HOUR,
+            rounds[3]!,
+            name,
+            TOURNAMENT_WINNER,
+            rounds.slice(0, 3),
+            strength,
+            0.04,
+          ),
+        );
       } else {
         const race = opens + 6 * DAY_MS + 13 * HOUR;
         const name = `${RACES[monday % RACES.length]} ${isoDate(race)}`;
-        out.push(plan(seed, sport, 'race', monday, opens, race, race + 2 * HOUR, name, TOURNAMENT_WINNER, [race - 22 * HOUR], strength, 0.04));
+        out.push(
+          plan(
+            seed,
+            sport,
+            'race',
+            monday,
+            opens,
+            race,
+            race + 2 * HOUR,
+            name,
+            TOURNAMENT_WINNER,
+            [race - 22 * HOUR],
+            strength,
+            0.04,
+          ),
+        );
       }
     }
   }
@@ -142,7 +191,11 @@ export function boardsAround(seed: number, sport: SportProfile, t: number, stren
     // 1141 on every winner board (the market existing clients' winner boards read, issue 43).
     const market = TOURNAMENT_WINNER;
     const title =
-      kind === 'drivers' ? `${league} Drivers' Championship` : TOURNAMENT_SPORTS.has(sport.sport_id) ? `${league} Winner` : `${league} Championship`;
+      kind === 'drivers'
+        ? `${league} Drivers' Championship`
+        : TOURNAMENT_SPORTS.has(sport.sport_id)
+          ? `${league} Winner`
+          : `${league} Championship`;
     const name = `${title} ${isoDate(opens)} to ${isoDate(ends - DAY_MS)}`;
     out.push(plan(seed, sport, kind, block, opens, opens, ends, name, market, [], strength, 0));
   }

@@ -37,7 +37,18 @@ export function outrightOverround(twoWayMargin: number, fieldSize: number): numb
  */
 export function ladderRound(american: number): number {
   if (american < 0) return roundAmerican(american, 5);
-  const step = american < 300 ? 5 : american < 1000 ? 25 : american < 2000 ? 50 : american < 5000 ? 100 : american < 10000 ? 500 : 1000;
+  const step =
+    american < 300
+      ? 5
+      : american < 1000
+        ? 25
+        : american < 2000
+          ? 50
+          : american < 5000
+            ? 100
+            : american < 10000
+              ? 500
+              : 1000;
   return Math.max(100, Math.floor(american / step) * step);
 }
 

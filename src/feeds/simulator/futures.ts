@@ -5,7 +5,14 @@ import type { EventInfo } from '../../domain/types.ts';
 import type { Update } from '../../ledger/updates.ts';
 import type { FeedStateReader } from '../../board/feed-state.ts';
 import { type BoardPlan, boardsAround, FUTURES_SPORTS, seasonBoardSport } from './futures-calendar.ts';
-import { afterResult, bookOdds, drawWinner, outrightOverround, RESULT_STEP, winProbabilities } from './futures-model.ts';
+import {
+  afterResult,
+  bookOdds,
+  drawWinner,
+  outrightOverround,
+  RESULT_STEP,
+  winProbabilities,
+} from './futures-model.ts';
 import { teamRatings } from './model.ts';
 import { hashNormal, hashUnit } from './rng.ts';
 import { DAY_MS } from './schedule.ts';
@@ -108,7 +115,10 @@ export class FuturesSim {
         const id = plan.header.event_id;
         if (this.done.has(id) || this.running.has(id) || plan.opensMs > t) continue;
         const committed = this.state.futuresState(id);
-        if ((committed !== undefined && committed !== 'open') || (committed === undefined && plan.endsMs <= this.firstMs)) {
+        if (
+          (committed !== undefined && committed !== 'open') ||
+          (committed === undefined && plan.endsMs <= this.firstMs)
+        ) {
           this.done.add(id);
           continue;
         }
@@ -158,7 +168,9 @@ export class FuturesSim {
       books: FUTURES_BOOKS.filter((b) => hashUnit(this.seed, 'futures-book', id, b.affiliate_id) < 0.8).map((b) => ({
         affiliate_id: b.affiliate_id,
         overround: outrightOverround(b.margin, field.length),
-        opinion: field.map((p) => Math.exp(b.noise * 12 * hashNormal(this.seed, 'futures-opinion', id, b.affiliate_id, p.id))),
+        opinion: field.map((p) =>
+          Math.exp(b.noise * 12 * hashNormal(this.seed, 'futures-opinion', id, b.affiliate_id, p.id)),
+        ),
         last: [],
       })),
     };
@@ -174,7 +186,9 @@ export class FuturesSim {
   /** A golf round or qualifying: every participant's strength moves by its own draw. */
   private step(r: Running): void {
     const id = r.plan.header.event_id;
-    r.strengths = r.strengths.map((s, i) => s + STEP_SHOCK * hashNormal(this.seed, 'futures-step', id, r.stepsDone, r.field[i]!.id));
+    r.strengths = r.strengths.map(
+      (s, i) => s + STEP_SHOCK * hashNormal(this.seed, 'futures-step', id, r.stepsDone, r.field[i]!.id),
+    );
     r.stepsDone++;
   }
 
@@ -238,7 +252,8 @@ export class FuturesSim {
     const races = new Map<string, BoardPlan>();
     for (let ms = drivers.opensMs; ms < Math.min(t, drivers.endsMs) + 7 * 86_400_000; ms += 7 * 86_400_000) {
       for (const race of boardsAround(this.seed, drivers.sport, ms, this.strengthOf(drivers.sport))) {
-        if (race.kind === 'race' && race.endsMs <= t && this.holds(drivers, race)) races.set(race.header.event_id, race);
+        if (race.kind === 'race' && race.endsMs <= t && this.holds(drivers, race))
+          races.set(race.header.event_id, race);
       }
     }
     const wins: number[] = [];

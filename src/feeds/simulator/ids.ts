@@ -15,13 +15,7 @@ export function eventId(seed: number, sportId: number, date: string, index: numb
 export function eventUuid(eventIdHex: string): string {
   const h = md5(`oddsbase-uuid:${eventIdHex}`);
   const variant = ((Number.parseInt(h.charAt(16), 16) & 0x3) | 0x8).toString(16);
-  const parts = [
-    h.slice(0, 8),
-    h.slice(8, 12),
-    `4${h.slice(13, 16)}`,
-    variant + h.slice(17, 20),
-    h.slice(20, 32),
-  ];
+  const parts = [h.slice(0, 8), h.slice(8, 12), `4${h.slice(13, 16)}`, variant + h.slice(17, 20), h.slice(20, 32)];
   return parts.join('-');
 }
 
@@ -34,13 +28,7 @@ export function numericId(digits: number, ...parts: readonly (string | number)[]
 }
 
 /** The prediction market's event slug, e.g. "nba-bos-lal-2026-11-23" (game 2 of a doubleheader: "-g2"). */
-export function eventSlug(
-  leagueKey: string,
-  away: string,
-  home: string,
-  date: string,
-  game?: number,
-): string {
+export function eventSlug(leagueKey: string, away: string, home: string, date: string, game?: number): string {
   const clean = (s: string) => s.toLowerCase().replace(/[^a-z0-9]+/g, '');
   return `${clean(leagueKey)}-${clean(away)}-${clean(home)}-${date}${game === 2 ? '-g2' : ''}`;
 }

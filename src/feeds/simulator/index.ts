@@ -378,8 +378,7 @@ export class Simulator implements Feed {
     // After the games: a result of this step moves the boards before they are written.
     this.futures?.tick(t);
     await this.flush(t, sliceMs !== undefined);
-    if (this.events.some((ev) => ev.phase === 'done'))
-      this.events = this.events.filter((ev) => ev.phase !== 'done');
+    if (this.events.some((ev) => ev.phase === 'done')) this.events = this.events.filter((ev) => ev.phase !== 'done');
   }
 
   /** Commits what the ticks emitted; `yieldBetween` gives the loop a turn between two batches. */

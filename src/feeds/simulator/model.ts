@@ -221,9 +221,7 @@ export function phi(x: number): number {
   const t = 1 / (1 + 0.3275911 * z);
   const y =
     1 -
-    ((((1.061405429 * t - 1.453152027) * t + 1.421413741) * t - 0.284496736) * t + 0.254829592) *
-      t *
-      Math.exp(-z * z);
+    ((((1.061405429 * t - 1.453152027) * t + 1.421413741) * t - 0.284496736) * t + 0.254829592) * t * Math.exp(-z * z);
   return x >= 0 ? 0.5 * (1 + y) : 0.5 * (1 - y);
 }
 
@@ -343,9 +341,7 @@ export function poissonOutlook(
   lambdaAway: number,
   tieHome: number,
 ): Outlook {
-  const max = Math.ceil(
-    Math.max(lambdaHome, lambdaAway) + 6 * Math.sqrt(Math.max(lambdaHome, lambdaAway)) + 3,
-  );
+  const max = Math.ceil(Math.max(lambdaHome, lambdaAway) + 6 * Math.sqrt(Math.max(lambdaHome, lambdaAway)) + 3);
   const ph = poissonPmf(lambdaHome, max);
   const pa = poissonPmf(lambdaAway, max);
   const offset = home - away - max;

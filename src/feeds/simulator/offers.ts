@@ -23,13 +23,7 @@ export interface Offer {
 /** Spec: tennis full-match markets use period 0 prematch and 7 live. */
 const TENNIS_LIVE_MATCH_PERIOD = 7;
 
-function offer(
-  marketId: number,
-  kind: OfferKind,
-  segment: Segment,
-  group: OfferGroup,
-  periodId?: number,
-): Offer {
+function offer(marketId: number, kind: OfferKind, segment: Segment, group: OfferGroup, periodId?: number): Offer {
   return { marketId, periodId: periodId ?? marketDefinition(marketId)?.period_id ?? 0, kind, segment, group };
 }
 

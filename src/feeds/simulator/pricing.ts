@@ -50,13 +50,7 @@ export interface Book {
   offUntil: Map<number, number>;
 }
 
-const US_DISCIPLINES: ReadonlySet<Discipline> = new Set([
-  'football',
-  'basketball',
-  'baseball',
-  'hockey',
-  'mma',
-]);
+const US_DISCIPLINES: ReadonlySet<Discipline> = new Set(['football', 'basketball', 'baseball', 'hockey', 'mma']);
 const POLITICS_BOOKS: ReadonlySet<number> = new Set([3, 4, 11, 25, 26]);
 
 /** Share of events a book prices. */
@@ -182,7 +176,12 @@ const fits = (n: number, bits: number) => Number.isInteger(n) && n >= 0 && n < 2
  * makes, else a string. The strings were five-part concatenations, each a tree of string pieces:
  * 5.7 MB of a full board's 20 MB of price groups (a heap snapshot of the soak, docs/benchmarks.md).
  */
-export function groupKey(marketId: number, periodId: number, participant: ParticipantRef, affiliateId: number): number | string {
+export function groupKey(
+  marketId: number,
+  periodId: number,
+  participant: ParticipantRef,
+  affiliateId: number,
+): number | string {
   const type = PARTICIPANT_TYPES.indexOf(participant.type);
   if (fits(participant.id, 23) && fits(marketId, 12) && fits(periodId, 6) && fits(affiliateId, 7)) {
     return (((participant.id * 4 + type) * 4096 + marketId) * 64 + periodId) * 128 + affiliateId;
@@ -226,12 +225,7 @@ export class PriceBook {
     };
   }
 
-  private send(
-    g: Group,
-    line: string,
-    price: number,
-    extra: Partial<DesiredLine> & { closed?: boolean },
-  ): void {
+  private send(g: Group, line: string, price: number, extra: Partial<DesiredLine> & { closed?: boolean }): void {
     this.emit({
       kind: 'price',
       event_id: this.eventId,
@@ -451,11 +445,7 @@ function mainLine(q: QuoteInput, prob: (line: number) => number, spread: boolean
   if (spread && params.fixedSpread) {
     const fixed = params.fixedSpread;
     const favouriteHome =
-      current === undefined
-        ? outlook.win() >= 0.5
-        : current < 0
-          ? outlook.win() > 0.44
-          : outlook.win() > 0.56;
+      current === undefined ? outlook.win() >= 0.5 : current < 0 ? outlook.win() > 0.44 : outlook.win() > 0.56;
     next = favouriteHome ? -fixed : fixed;
   } else {
     if (current !== undefined) {

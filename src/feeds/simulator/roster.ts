@@ -89,8 +89,11 @@ export function roster(seed: number, team: TeamRecord, kind: RosterKind): Player
   const slots = kind === 'solo' ? SOLO : SLOTS[kind];
   const taken = new Set<number>();
   const players = slots.map((slot, i) => {
-    const member = squad.find((m) => !taken.has(m.player_id) && (slot.position === undefined || m.position === slot.position));
-    if (!member) throw new Error(`team ${team.team_id} has no ${slot.position ?? 'player'} left for its ${kind} lineup`);
+    const member = squad.find(
+      (m) => !taken.has(m.player_id) && (slot.position === undefined || m.position === slot.position),
+    );
+    if (!member)
+      throw new Error(`team ${team.team_id} has no ${slot.position ?? 'player'} left for its ${kind} lineup`);
     taken.add(member.player_id);
     const vary = (what: string) => 0.75 + 0.5 * hashUnit(seed, what, team.team_id, i);
     return {

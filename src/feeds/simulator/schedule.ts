@@ -322,15 +322,9 @@ function record(seed: number, sport: SportProfile, team: TeamRecord, day: number
     mma: 30,
   };
   const progress = ((((day + 120) % 365) + 365) % 365) / 365;
-  const games = Math.max(
-    1,
-    Math.round((seasonGames[d] ?? 20) * (d === 'mma' ? 0.5 + 0.5 * progress : progress)),
-  );
+  const games = Math.max(1, Math.round((seasonGames[d] ?? 20) * (d === 'mma' ? 0.5 + 0.5 * progress : progress)));
   const strength = teamRatings(seed, team.team_id).strength;
-  const pct = Math.min(
-    0.9,
-    Math.max(0.1, 0.5 + 0.15 * strength + 0.06 * (hashUnit(seed, 'rec', team.team_id) - 0.5)),
-  );
+  const pct = Math.min(0.9, Math.max(0.1, 0.5 + 0.15 * strength + 0.06 * (hashUnit(seed, 'rec', team.team_id) - 0.5)));
   const wins = Math.round(games * pct);
   if (d === 'hockey') {
     const otl = Math.round((games - wins) * 0.2);
@@ -345,13 +339,7 @@ function record(seed: number, sport: SportProfile, team: TeamRecord, day: number
   return `${wins}-${games - wins}`;
 }
 
-function eventTeam(
-  seed: number,
-  sport: SportProfile,
-  team: TeamRecord,
-  day: number,
-  home: boolean,
-): EventTeam {
+function eventTeam(seed: number, sport: SportProfile, team: TeamRecord, day: number, home: boolean): EventTeam {
   return {
     team_id: team.team_id,
     name: team.name,
@@ -387,8 +375,7 @@ export function daySchedule(
   const d = sport.discipline;
   // Baseball doubleheaders: the first pairing plays twice, the second game later the same day.
   const doubleheader = d === 'baseball' && count >= 2 && hashUnit(seed, 'dh', sport.sport_id, day) < 0.12;
-  const neutral =
-    d === 'tennis' || d === 'mma' || d === 'politics' || sport.sport_id === 17 || sport.sport_id === 18;
+  const neutral = d === 'tennis' || d === 'mma' || d === 'politics' || sport.sport_id === 17 || sport.sport_id === 18;
   const rotationBase = 100 + 50 * SPORTS.findIndex((s) => s.sport_id === sport.sport_id);
   const out: EventSpec[] = [];
   for (let i = 0; i < count; i++) {

@@ -88,9 +88,7 @@ export function installAccess(
       request.account = account;
       if (needsV2 && !account.v2) {
         return done(
-          forbidden(
-            'This endpoint needs a V2 subscription; V1 plans may use /api/v2/delta and /api/v2/markets/delta',
-          ),
+          forbidden('This endpoint needs a V2 subscription; V1 plans may use /api/v2/delta and /api/v2/markets/delta'),
         );
       }
       if (needsV1 && !account.v1) {

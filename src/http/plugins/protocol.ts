@@ -82,9 +82,7 @@ function refuse(request: FastifyRequest, reply: FastifyReply, status: number, me
 export function installProtocolChecks(app: FastifyInstance, bodyLimit: number): void {
   // Node answers these itself with an empty body; routing them here gives them a JSON answer.
   app.server.on('checkExpectation', (req, res) => app.routing(req, res));
-  app.server.on('connect', (_req, socket: Duplex) =>
-    answerAndClose(socket, 405, 'CONNECT is not supported'),
-  );
+  app.server.on('connect', (_req, socket: Duplex) => answerAndClose(socket, 405, 'CONNECT is not supported'));
 
   app.addHook('onRequest', (request, reply, done) => {
     const raw = request.raw;

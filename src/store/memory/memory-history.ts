@@ -29,11 +29,7 @@ export class MemoryHistoryStore implements HistoryStore {
     return out;
   }
 
-  async lastRowsAtOrBefore(
-    priceIds: readonly number[],
-    cutoff: string,
-    uptoId: number,
-  ): Promise<PriceRecord[]> {
+  async lastRowsAtOrBefore(priceIds: readonly number[], cutoff: string, uptoId: number): Promise<PriceRecord[]> {
     const out: PriceRecord[] = [];
     for (const priceId of priceIds) {
       // Row times need not follow the ids (a back-filled row lies in the past): walk back to one that fits.

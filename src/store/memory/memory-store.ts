@@ -25,16 +25,20 @@ import {
   rowSource,
   type Store,
 } from '../store.ts';
-import { archivedEventOf, PackedCache, packRows, playsOf, priceIdsOf, statsOf, unpackRowsSync } from '../packed-rows.ts';
+import {
+  archivedEventOf,
+  PackedCache,
+  packRows,
+  playsOf,
+  priceIdsOf,
+  statsOf,
+  unpackRowsSync,
+} from '../packed-rows.ts';
 
 /** What MemoryHistoryStore reads of a MemoryStore: its price rows, each from the narrowest index. */
 export interface MemoryPriceRows {
   /** The price rows of an event, or of one market of it, with ids at or below `uptoId`, newest first. */
-  eventPriceRows(
-    eventId: string,
-    marketId: number | undefined,
-    uptoId: number,
-  ): Iterable<Readonly<ChangeRecord>>;
+  eventPriceRows(eventId: string, marketId: number | undefined, uptoId: number): Iterable<Readonly<ChangeRecord>>;
   /** Every row of one price, oldest first. */
   priceRows(priceId: number): readonly Readonly<ChangeRecord>[];
 }
@@ -132,7 +136,12 @@ export class MemoryStore implements Store, MemoryPriceRows {
       epoch: this.epoch(),
       events: [...this.events.values()].filter(live).map((e) => ({ ...e })),
       markets,
-      latestPrices: rowSource(prices.map((rows) => rows.at(-1)!).filter(live).map((r) => ({ ...r }))),
+      latestPrices: rowSource(
+        prices
+          .map((rows) => rows.at(-1)!)
+          .filter(live)
+          .map((r) => ({ ...r })),
+      ),
       // Archived prices count too: a new price must not take the id of one that left the board.
       maxPriceId: [...this.byPrice.keys()].reduce((a, b) => Math.max(a, b), this.maxPackedPriceId()),
       futures: this.futuresUpTo(head?.id ?? 0),
@@ -415,7 +424,10 @@ export class MemoryStore implements Store, MemoryPriceRows {
       const key = compactionKey(r);
       if (key === undefined || keys.has(key)) continue;
       const family = r.price_id !== null ? this.byPrice.get(r.price_id)! : this.byEvent.get(r.event_id)!;
-      keys.set(key, family.filter((x) => compactionKey(x) === key));
+      keys.set(
+        key,
+        family.filter((x) => compactionKey(x) === key),
+      );
     }
     const gone = new Set<number>();
     for (const rows of keys.values()) {
@@ -512,7 +524,11 @@ export class MemoryStore implements Store, MemoryPriceRows {
     const event = this.events.get(eventId);
     if (!event || !this.archived.has(eventId)) return undefined;
     const markets = [...this.markets.values()].filter((m) => m.event_id === eventId).sort((a, b) => a.id - b.id);
-    return archivedEventOf(event, markets.map((m) => ({ ...m })), this.rowsOf(eventId));
+    return archivedEventOf(
+      event,
+      markets.map((m) => ({ ...m })),
+      this.rowsOf(eventId),
+    );
   }
 
   async lastRowId(): Promise<number> {
@@ -530,11 +546,7 @@ export class MemoryStore implements Store, MemoryPriceRows {
   /** Holds no handle or file: the data lives as long as the object does. */
   async close(): Promise<void> {}
 
-  *eventPriceRows(
-    eventId: string,
-    marketId: number | undefined,
-    uptoId: number,
-  ): Iterable<Readonly<ChangeRecord>> {
+  *eventPriceRows(eventId: string, marketId: number | undefined, uptoId: number): Iterable<Readonly<ChangeRecord>> {
     if (this.packed.has(eventId)) {
       const rows = this.rowsOf(eventId);
       for (let i = indexAbove(rows, uptoId) - 1; i >= 0; i--) {
@@ -543,8 +555,7 @@ export class MemoryStore implements Store, MemoryPriceRows {
       }
       return;
     }
-    const rows =
-      marketId === undefined ? this.byEvent.get(eventId) : this.byEventMarket.get(eventId)?.get(marketId);
+    const rows = marketId === undefined ? this.byEvent.get(eventId) : this.byEventMarket.get(eventId)?.get(marketId);
     if (!rows) return;
     for (let i = indexAbove(rows, uptoId) - 1; i >= 0; i--) {
       const r = rows[i]!;

@@ -98,7 +98,9 @@ export async function migrate(pool: PgPool): Promise<number[]> {
       const newest = Math.max(...done, ...applied);
       const known = MIGRATIONS.at(-1)!.version;
       if (newest > known) {
-        throw new Error(`the database's schema is version ${newest}, newer than this oddsbase knows (${known}): upgrade oddsbase`);
+        throw new Error(
+          `the database's schema is version ${newest}, newer than this oddsbase knows (${known}): upgrade oddsbase`,
+        );
       }
     } finally {
       await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]);

@@ -11,7 +11,9 @@ export class PgPackedRows {
   /** Every row of a packed event in id order; undefined when the event is not packed. */
   rows(eventId: string): Promise<ChangeRecord[] | undefined> {
     return this.cache.load(eventId, async () => {
-      const found = await this.pool.query<{ body: Buffer }>('SELECT body FROM archived_rows WHERE event_id = $1', [eventId]);
+      const found = await this.pool.query<{ body: Buffer }>('SELECT body FROM archived_rows WHERE event_id = $1', [
+        eventId,
+      ]);
       const body = found.rows[0]?.body;
       return body === undefined ? undefined : unpackRows(eventId, body);
     });

@@ -117,7 +117,9 @@ export class PgStore implements Store {
     };
     const epoch = await this.epoch();
     if (uptoId !== undefined && uptoId < headId) {
-      const gone = new Set((await this.rows<{ event_id: string }>('SELECT event_id FROM archived_events')).map((r) => r.event_id));
+      const gone = new Set(
+        (await this.rows<{ event_id: string }>('SELECT event_id FROM archived_events')).map((r) => r.event_id),
+      );
       return {
         epoch,
         events: (await this.eventsUpTo(uptoId)).filter((e) => !gone.has(e.event_id)),
@@ -149,13 +151,14 @@ export class PgStore implements Store {
     if (known !== undefined) return known;
     const made = randomUUID();
     // Another writer may have begun it meanwhile: the first one kept wins.
-    const [kept] = await this.writer.run(async (c) =>
-      (
-        await c.query<{ value: string }>(
-          `INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = meta.value RETURNING value`,
-          [EPOCH_META, made],
-        )
-      ).rows,
+    const [kept] = await this.writer.run(
+      async (c) =>
+        (
+          await c.query<{ value: string }>(
+            `INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = meta.value RETURNING value`,
+            [EPOCH_META, made],
+          )
+        ).rows,
     );
     return kept!.value;
   }
@@ -172,7 +175,7 @@ export class PgStore implements Store {
 
   /** Stat rows by (event, id), a page at a time from where the last page ended. */
   private async *statRows(uptoId: number): AsyncGenerator<ChangeRecord> {
-    for (let after = { event: '', id: 0 }; ; ) {
+    for (let after = { event: '', id: 0 }; ;) {
       const rows = await this.rows<ChangeRecord>(
         `SELECT ${ROW} FROM changes WHERE kind = 'stat' AND id <= $1 AND (event_id, id) > ($2, $3) AND ${LIVE}
           ORDER BY event_id, id LIMIT ${LOAD_PAGE}`,
@@ -265,7 +268,8 @@ export class PgStore implements Store {
    */
   async commit(c: Commit): Promise<void> {
     await this.writer.run(async (client) => {
-      this.head ??= (await client.query<{ max: number | null }>('SELECT max(id) AS max FROM changes')).rows[0]?.max ?? 0;
+      this.head ??=
+        (await client.query<{ max: number | null }>('SELECT max(id) AS max FROM changes')).rows[0]?.max ?? 0;
       const head = this.head;
       let top = head;
       for (const r of c.changes) {
@@ -320,12 +324,13 @@ export class PgStore implements Store {
     const bytes = Buffer.from(page!.bytes ?? '', 'utf8');
     if (count < q.limit || lastRowId === 0) return { bytes, count, lastRowId, more: false };
     const next = changeFilter({ ...q, afterId: lastRowId, limit: 1 });
-    const more = (await this.rows(`SELECT 1 FROM changes WHERE ${next.where} LIMIT $${next.args.length}`, next.args)).length > 0;
+    const more =
+      (await this.rows(`SELECT 1 FROM changes WHERE ${next.where} LIMIT $${next.args.length}`, next.args)).length > 0;
     return { bytes, count, lastRowId, more };
   }
 
   async scanPriceRows(afterId: number, toId: number, each: (row: PriceRowSummary) => void): Promise<void> {
-    for (let after = afterId; ; ) {
+    for (let after = afterId; ;) {
       const rows = await this.rows<PriceRowSummary & { period_id: number | null }>(
         `SELECT id, sport_id, event_id, affiliate_id, market_id, period_id, payload FROM changes
           WHERE id > $1 AND id <= $2 AND price_id IS NOT NULL ORDER BY id LIMIT ${LOAD_PAGE}`,
@@ -410,18 +415,25 @@ export class PgStore implements Store {
     const lastId = rows.at(-1)?.id ?? 0;
     // A row of the event committed since it was archived (the ledger refuses them) waits for the boundary.
     if (lastId >= limit) {
-      await this.writer.run((c) => c.query('UPDATE archive_pending SET last_id = $1 WHERE event_id = $2', [lastId, eventId]));
+      await this.writer.run((c) =>
+        c.query('UPDATE archive_pending SET last_id = $1 WHERE event_id = $2', [lastId, eventId]),
+      );
       return ready.length > 1;
     }
     const body = await packRows(rows);
     const more = await this.writer.transaction(async (c) => {
-      const [now] = (await c.query<{ max: number | null }>('SELECT max(id) AS max FROM changes WHERE event_id = $1', [eventId])).rows;
+      const [now] = (
+        await c.query<{ max: number | null }>('SELECT max(id) AS max FROM changes WHERE event_id = $1', [eventId])
+      ).rows;
       if ((now?.max ?? 0) !== lastId) {
         await c.query('UPDATE archive_pending SET last_id = $1 WHERE event_id = $2', [now?.max ?? 0, eventId]);
         return false;
       }
       const [record] = (
-        await c.query<{ id: number }>('INSERT INTO archived_rows (event_id, body) VALUES ($1, $2) RETURNING id', [eventId, body])
+        await c.query<{ id: number }>('INSERT INTO archived_rows (event_id, body) VALUES ($1, $2) RETURNING id', [
+          eventId,
+          body,
+        ])
       ).rows;
       await c.query(
         `INSERT INTO archived_prices (price_id, record) SELECT p, $2 FROM unnest($1::bigint[]) AS p
@@ -471,7 +483,9 @@ export class PgStore implements Store {
       [eventId],
     );
     if (!event) return undefined;
-    const markets = await this.rows<MarketRecord>(`SELECT ${MARKET} FROM markets WHERE event_id = $1 ORDER BY id`, [eventId]);
+    const markets = await this.rows<MarketRecord>(`SELECT ${MARKET} FROM markets WHERE event_id = $1 ORDER BY id`, [
+      eventId,
+    ]);
     const packed = await this.packed.rows(eventId);
     if (packed) return archivedEventOf(event, markets, packed);
     const [plays] = await this.rows<{ n: number }>(
@@ -515,10 +529,10 @@ export class PgStore implements Store {
 }
 
 async function writeMeta(c: PgClient, key: string, value: string): Promise<void> {
-  await c.query('INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value', [
-    key,
-    value,
-  ]);
+  await c.query(
+    'INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
+    [key, value],
+  );
 }
 
 async function readMeta(c: PgClient, key: string): Promise<string | undefined> {
@@ -621,7 +635,11 @@ type Queryable = Pick<pg.ClientBase, 'query'>;
  * The smallest id whose time (by `timeOf`, never decreasing along the ids) is at or after `ms`:
  * a binary search over the primary key, a probe per step, never a scan.
  */
-async function firstIdSince(pool: Queryable, ms: number, timeOf: (row: TimedRow) => number): Promise<number | undefined> {
+async function firstIdSince(
+  pool: Queryable,
+  ms: number,
+  timeOf: (row: TimedRow) => number,
+): Promise<number | undefined> {
   const [bounds] = (
     await pool.query<{ lo: number | null; hi: number | null }>(
       'SELECT (SELECT min(id) FROM changes) AS lo, (SELECT max(id) FROM changes) AS hi',
@@ -629,7 +647,8 @@ async function firstIdSince(pool: Queryable, ms: number, timeOf: (row: TimedRow)
   ).rows;
   if (bounds?.lo == null || bounds.hi == null) return undefined;
   const at = async (id: number) =>
-    (await pool.query<TimedRow>('SELECT id, committed_ms, at FROM changes WHERE id >= $1 ORDER BY id LIMIT 1', [id])).rows[0]!;
+    (await pool.query<TimedRow>('SELECT id, committed_ms, at FROM changes WHERE id >= $1 ORDER BY id LIMIT 1', [id]))
+      .rows[0]!;
   let lo = bounds.lo;
   let hi = bounds.hi;
   if (timeOf(await at(hi)) < ms) return undefined;
@@ -653,7 +672,8 @@ async function compactChunk(c: PgClient, step: CompactStep): Promise<CompactResu
   const head = (await one<{ max: number | null }>('SELECT max(id) AS max FROM changes'))?.max ?? 0;
   const bound = (await firstIdSince(c, step.cutoffMs, (row) => row.committed_ms)) ?? head + 1;
   // Ids no row has take no step: a restored log skips 10^12 of them (src/ops/backup.ts).
-  const next = (await one<{ min: number | null }>('SELECT min(id) AS min FROM changes WHERE id >= $1', [retained]))?.min;
+  const next = (await one<{ min: number | null }>('SELECT min(id) AS min FROM changes WHERE id >= $1', [retained]))
+    ?.min;
   const from = Math.max(retained, Math.min(next ?? bound, bound));
   if (from > retained) await writeMeta(c, RETAINED_ID_META, String(from));
   const end = Math.min(bound, from + step.maxRows);
@@ -692,8 +712,11 @@ async function compactChunk(c: PgClient, step: CompactStep): Promise<CompactResu
         let laterBeforeStart = false;
         if (!first && startAt !== undefined && r.at <= startAt) {
           beforeStartAfter ??=
-            (await one('SELECT 1 FROM changes WHERE price_id = $1 AND id >= $2 AND at <= $3 LIMIT 1', [r.price_id, end, startAt])) !==
-            undefined;
+            (await one('SELECT 1 FROM changes WHERE price_id = $1 AND id >= $2 AND at <= $3 LIMIT 1', [
+              r.price_id,
+              end,
+              startAt,
+            ])) !== undefined;
           laterBeforeStart = beforeStartAfter;
         }
         if (dropsRow(r, { cutoffAt, superseded: true, first, startAt, laterBeforeStart })) gone.push(r.id);
@@ -723,18 +746,20 @@ async function olderRows(
 ): Promise<ChangeRecord[]> {
   if (sample.kind === 'price') {
     return (
-      await c.query<ChangeRecord>(`SELECT ${ROW} FROM changes WHERE price_id = $1 AND id < $2 ORDER BY id`, [sample.price_id, from])
+      await c.query<ChangeRecord>(`SELECT ${ROW} FROM changes WHERE price_id = $1 AND id < $2 ORDER BY id`, [
+        sample.price_id,
+        from,
+      ])
     ).rows;
   }
   const family = `${sample.kind}|${sample.event_id}`;
   let byKey = ofFamily.get(family);
   if (!byKey) {
     const rows = (
-      await c.query<ChangeRecord>(`SELECT ${ROW} FROM changes WHERE kind = $1 AND event_id = $2 AND id < $3 ORDER BY id`, [
-        sample.kind,
-        sample.event_id,
-        from,
-      ])
+      await c.query<ChangeRecord>(
+        `SELECT ${ROW} FROM changes WHERE kind = $1 AND event_id = $2 AND id < $3 ORDER BY id`,
+        [sample.kind, sample.event_id, from],
+      )
     ).rows;
     byKey = new Map();
     for (const r of rows) {
@@ -751,7 +776,8 @@ async function olderRows(
 
 /** Whether a newer row of `r`'s compaction key lies below `bound`. */
 async function supersededBelow(c: PgClient, r: ChangeRecord, bound: number): Promise<boolean> {
-  const any = async (sql: string, args: unknown[]) => (await c.query(`SELECT 1 FROM changes WHERE ${sql} LIMIT 1`, args)).rows.length > 0;
+  const any = async (sql: string, args: unknown[]) =>
+    (await c.query(`SELECT 1 FROM changes WHERE ${sql} LIMIT 1`, args)).rows.length > 0;
   switch (r.kind) {
     case 'price':
       return any('price_id = $1 AND id > $2 AND id < $3', [r.price_id, r.id, bound]);
@@ -760,7 +786,14 @@ async function supersededBelow(c: PgClient, r: ChangeRecord, bound: number): Pro
       return any(
         `kind = 'stat' AND event_id = $1 AND id > $2 AND id < $3 AND payload::jsonb ->> 'team_id' = $4
            AND payload::jsonb ->> 'stat_id' = $5 AND (payload::jsonb ->> 'player_id') IS NOT DISTINCT FROM $6`,
-        [r.event_id, r.id, bound, String(v.team_id), String(v.stat_id), v.player_id == null ? null : String(v.player_id)],
+        [
+          r.event_id,
+          r.id,
+          bound,
+          String(v.team_id),
+          String(v.stat_id),
+          v.player_id == null ? null : String(v.player_id),
+        ],
       );
     }
     case 'futures_price': {

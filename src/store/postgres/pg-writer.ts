@@ -54,14 +54,16 @@ export class PgWriter {
       await client.end().catch(() => undefined);
       throw err;
     }
-    client.on('end', () => this.lose(new WriterLockLost('the writer\'s connection to PostgreSQL ended')));
+    client.on('end', () => this.lose(new WriterLockLost("the writer's connection to PostgreSQL ended")));
     this.client = client;
     return client;
   }
 
   private lose(err: unknown): void {
     if (this.lost) return;
-    this.lost = new WriterLockLost(`the writer lost its lock with its connection: ${String((err as Error).message ?? err)}`);
+    this.lost = new WriterLockLost(
+      `the writer lost its lock with its connection: ${String((err as Error).message ?? err)}`,
+    );
     this.onError(this.lost);
   }
 

@@ -43,7 +43,10 @@ export class SqliteHistoryStore implements HistoryStore {
     for (const eventId of events) rows.push(...packedHistory((await this.packed.rows(eventId)) ?? [], q, wanted));
     // A price packed between the log's read and this one has its rows in both (they leave the log
     // later): each id once.
-    return rows.sort((a, b) => b.id - a.id).filter((r, i) => i === 0 || r.id !== rows[i - 1]!.id).slice(0, q.limit);
+    return rows
+      .sort((a, b) => b.id - a.id)
+      .filter((r, i) => i === 0 || r.id !== rows[i - 1]!.id)
+      .slice(0, q.limit);
   }
 
   private async logRows(q: HistoryQuery): Promise<PriceRecord[]> {

@@ -135,9 +135,7 @@ export class SqliteStore implements Store {
        ON CONFLICT (event_id) DO UPDATE SET sport_id = excluded.sport_id, event_date = excluded.event_date,
          info = excluded.info, change_id = excluded.change_id`,
     );
-    this.insertMarket = db.prepare(
-      'INSERT INTO markets (id, event_id, market_id, period_id) VALUES (?, ?, ?, ?)',
-    );
+    this.insertMarket = db.prepare('INSERT INTO markets (id, event_id, market_id, period_id) VALUES (?, ?, ?, ?)');
     const headId = db.prepare('SELECT max(id) FROM changes').pluck();
     this.commitTx = db.transaction((c: Commit) => {
       // Ids only rise: a row below the head would be skipped by a reader whose cursor is at the head.
@@ -161,8 +159,7 @@ export class SqliteStore implements Store {
           r.detail,
         );
       }
-      for (const e of c.events)
-        this.upsertEvent.run(e.event_id, e.sport_id, e.event_date, e.info, e.change_id);
+      for (const e of c.events) this.upsertEvent.run(e.event_id, e.sport_id, e.event_date, e.info, e.change_id);
     });
     this.compactTx = db.transaction((step: CompactStep) => this.compactChunk(step));
     const archiveEvent = db.prepare('INSERT OR IGNORE INTO archived_events (event_id, archived_ms) VALUES (?, ?)');
@@ -191,13 +188,10 @@ export class SqliteStore implements Store {
 
   async load(uptoId?: number, opts: LoadOptions = {}): Promise<LoadedState> {
     const head = this.db.prepare('SELECT id, committed_ms FROM changes ORDER BY id DESC LIMIT 1').get() as
-      | { id: number; committed_ms: number }
-      | undefined;
+      { id: number; committed_ms: number } | undefined;
     const headId = head?.id ?? 0;
     const gone = new Set(this.prepared('SELECT event_id FROM archived_events').pluck().all() as string[]);
-    const markets = (
-      this.prepared(`SELECT * FROM markets WHERE ${LIVE} ORDER BY id`).all() as MarketRecord[]
-    );
+    const markets = this.prepared(`SELECT * FROM markets WHERE ${LIVE} ORDER BY id`).all() as MarketRecord[];
     const archived = {
       events: this.prepared(
         'SELECT e.* FROM events e JOIN archived_events a ON a.event_id = e.event_id WHERE e.event_date >= ?',
@@ -309,7 +303,11 @@ export class SqliteStore implements Store {
         facts && !movesLiveState(facts)
           ? (lastLive.get(r.event_id, score!.id) as { payload: string } | undefined)
           : undefined;
-      const info = eventFromRows(JSON.parse(r.payload) as EventHeader, live && (JSON.parse(live.payload) as ScoreFacts), facts);
+      const info = eventFromRows(
+        JSON.parse(r.payload) as EventHeader,
+        live && (JSON.parse(live.payload) as ScoreFacts),
+        facts,
+      );
       return {
         event_id: r.event_id,
         sport_id: r.sport_id,
@@ -466,9 +464,8 @@ export class SqliteStore implements Store {
   }
 
   async committedMsAt(id: number): Promise<number | undefined> {
-    const row = this.prepared('SELECT committed_ms FROM changes WHERE id <= ? ORDER BY id DESC LIMIT 1').get(
-      id,
-    ) as { committed_ms: number } | undefined;
+    const row = this.prepared('SELECT committed_ms FROM changes WHERE id <= ? ORDER BY id DESC LIMIT 1').get(id) as
+      { committed_ms: number } | undefined;
     return row?.committed_ms;
   }
 
@@ -606,14 +603,17 @@ export class SqliteStore implements Store {
    * Returns whether rows are left to delete.
    */
   private storePacked(eventId: string, rows: readonly ChangeRecord[], body: Buffer, maxRows: number): boolean {
-    const last = (this.prepared(`SELECT max(id) FROM changes WHERE event_key = ${KEY_OF}`).pluck().get(eventId) as
-      | number
-      | null) ?? 0;
+    const last =
+      (this.prepared(`SELECT max(id) FROM changes WHERE event_key = ${KEY_OF}`).pluck().get(eventId) as
+        number | null) ?? 0;
     if (last !== (rows.at(-1)?.id ?? 0)) {
       this.prepared('UPDATE archive_pending SET last_id = ? WHERE event_id = ?').run(last, eventId);
       return false;
     }
-    const record = this.prepared('INSERT INTO archived_rows (event_id, body) VALUES (?, ?)').run(eventId, body).lastInsertRowid;
+    const record = this.prepared('INSERT INTO archived_rows (event_id, body) VALUES (?, ?)').run(
+      eventId,
+      body,
+    ).lastInsertRowid;
     const pointTo = this.prepared('INSERT OR REPLACE INTO archived_prices (price_id, record) VALUES (?, ?)');
     for (const priceId of priceIdsOf(rows)) pointTo.run(priceId, record);
     return this.drain(eventId, maxRows);
@@ -652,8 +652,7 @@ export class SqliteStore implements Store {
     const startOf = (eventId: string) => {
       if (!starts.has(eventId)) {
         const date = this.prepared('SELECT event_date FROM events WHERE event_id = ?').pluck().get(eventId) as
-          | string
-          | undefined;
+          string | undefined;
         starts.set(eventId, date === undefined ? undefined : startAtOf(date));
       }
       return starts.get(eventId);
@@ -727,7 +726,8 @@ export class SqliteStore implements Store {
         if (startAt !== undefined && r.at <= startAt) beforeStartAfter = true;
       }
     }
-    if (gone.length > 0) this.prepared('DELETE FROM changes WHERE id IN (SELECT value FROM json_each(?))').run(JSON.stringify(gone));
+    if (gone.length > 0)
+      this.prepared('DELETE FROM changes WHERE id IN (SELECT value FROM json_each(?))').run(JSON.stringify(gone));
     return gone.length;
   }
 
@@ -776,7 +776,11 @@ export class SqliteStore implements Store {
     let found: unknown;
     switch (r.kind) {
       case 'price':
-        found = this.prepared(`SELECT 1 FROM changes WHERE price_id = ? AND ${after} LIMIT 1`).get(r.price_id, r.id, bound);
+        found = this.prepared(`SELECT 1 FROM changes WHERE price_id = ? AND ${after} LIMIT 1`).get(
+          r.price_id,
+          r.id,
+          bound,
+        );
         break;
       case 'stat': {
         const v = JSON.parse(r.payload) as StatValue;
@@ -800,11 +804,7 @@ export class SqliteStore implements Store {
       case 'futures_board':
         found = this.prepared(
           `SELECT 1 FROM changes WHERE kind = '${r.kind}' AND event_key = ${KEY_OF} AND ${after} LIMIT 1`,
-        ).get(
-          r.event_id,
-          r.id,
-          bound,
-        );
+        ).get(r.event_id, r.id, bound);
         break;
       default:
         return false;
@@ -814,7 +814,10 @@ export class SqliteStore implements Store {
 
   async retained(): Promise<RetainedLog> {
     const since = this.meta(RETAINED_SINCE_META);
-    return { oldestId: Number(this.meta(RETAINED_ID_META) ?? 1), sinceMs: since === undefined ? undefined : Number(since) };
+    return {
+      oldestId: Number(this.meta(RETAINED_ID_META) ?? 1),
+      sinceMs: since === undefined ? undefined : Number(since),
+    };
   }
 
   async archive(commit: ArchiveCommit): Promise<void> {
@@ -828,7 +831,9 @@ export class SqliteStore implements Store {
     if (!event) return undefined;
     const packed = await this.packed.rows(eventId);
     if (packed) {
-      const markets = this.prepared('SELECT * FROM markets WHERE event_id = ? ORDER BY id').all(eventId) as MarketRecord[];
+      const markets = this.prepared('SELECT * FROM markets WHERE event_id = ? ORDER BY id').all(
+        eventId,
+      ) as MarketRecord[];
       return archivedEventOf(event, markets, packed);
     }
     const plays = this.prepared(`SELECT count(*) FROM changes WHERE kind = 'play' AND event_key = ${KEY_OF}`)
@@ -860,9 +865,7 @@ export class SqliteStore implements Store {
   }
 
   private meta(key: string): string | undefined {
-    const row = this.prepared('SELECT value FROM meta WHERE key = ?').get(key) as
-      | { value: string }
-      | undefined;
+    const row = this.prepared('SELECT value FROM meta WHERE key = ?').get(key) as { value: string } | undefined;
     return row?.value;
   }
 
@@ -878,7 +881,9 @@ export class SqliteStore implements Store {
       (reader) => reader.read(statements),
       () => this.readPage(statements),
     );
-    const bytes = read.bytes ? Buffer.from(read.bytes.buffer, read.bytes.byteOffset, read.bytes.byteLength) : Buffer.alloc(0);
+    const bytes = read.bytes
+      ? Buffer.from(read.bytes.buffer, read.bytes.byteOffset, read.bytes.byteLength)
+      : Buffer.alloc(0);
     const page: PayloadBytes = { bytes, count: read.count, lastRowId: read.lastRowId ?? 0, more: read.more };
     if (read.release) page.release = read.release;
     return page;
@@ -902,7 +907,11 @@ export class SqliteStore implements Store {
 
   /** A page read on this connection, as the page reader's thread makes it. */
   private readPage({ page, next }: PageStatements): PageRead {
-    const [count, lastRowId, bytes] = this.prepared(page.sql, true).get(...page.args) as [number, number | null, Buffer | null];
+    const [count, lastRowId, bytes] = this.prepared(page.sql, true).get(...page.args) as [
+      number,
+      number | null,
+      Buffer | null,
+    ];
     const limit = page.args.at(-1) as number;
     if (count < limit || lastRowId === null) return { count, lastRowId, bytes, more: false };
     const args = [lastRowId, ...page.args.slice(1, -1), 1];

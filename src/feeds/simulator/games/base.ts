@@ -116,7 +116,12 @@ export abstract class SteppedGame implements Engine {
    * Records a play once its effect on the score is applied: the play carries the score, period and
    * clock as they now are, and becomes the live state's last play.
    */
-  protected record(description: string, side: Side | null, players: readonly Player[], credits: StatCredit[] = []): void {
+  protected record(
+    description: string,
+    side: Side | null,
+    players: readonly Player[],
+    credits: StatCredit[] = [],
+  ): void {
     const sc = this.score();
     this.lastPlay = description;
     const people = new Map<number, Person>();

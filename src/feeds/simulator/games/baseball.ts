@@ -1,11 +1,4 @@
-import {
-  addPeriodPoints,
-  displayClock,
-  openPeriod,
-  statusDetail,
-  sum,
-  winners,
-} from '../../../domain/score.ts';
+import { addPeriodPoints, displayClock, openPeriod, statusDetail, sum, winners } from '../../../domain/score.ts';
 import type { Score } from '../../../domain/types.ts';
 import type { Outlook } from '../model.ts';
 import { poissonOutlook } from '../model.ts';
@@ -54,10 +47,12 @@ export class BaseballGame extends SteppedGame {
     const away = ctx.away.roster[9];
     const home = ctx.home.roster[9];
     if (away && home) {
-      this.record(`Starting pitchers: ${away.name} (${ctx.away.team.abbreviation}), ${home.name} (${ctx.home.team.abbreviation})`, null, [away, home], [
-        this.credit('away', away, 'startingPitcher'),
-        this.credit('home', home, 'startingPitcher'),
-      ]);
+      this.record(
+        `Starting pitchers: ${away.name} (${ctx.away.team.abbreviation}), ${home.name} (${ctx.home.team.abbreviation})`,
+        null,
+        [away, home],
+        [this.credit('away', away, 'startingPitcher'), this.credit('home', home, 'startingPitcher')],
+      );
     }
     const weightsFor = (side: Side) => {
       const m = (ctx.expected[side] / BASE_RUNS) ** 0.7;
@@ -84,7 +79,8 @@ export class BaseballGame extends SteppedGame {
   /** The starter through six, then the reliever; in a late blowout the losing side's second baseman. */
   private pitcher(): Player {
     const roster = this.ctx[this.fielding].roster;
-    const behind = sum(this.fielding === 'away' ? this.home : this.away) - sum(this.fielding === 'away' ? this.away : this.home);
+    const behind =
+      sum(this.fielding === 'away' ? this.home : this.away) - sum(this.fielding === 'away' ? this.away : this.home);
     if (this.inning >= 8 && behind >= 8) return roster[8]!;
     return roster[this.inning <= 6 ? 9 : 10]!;
   }
@@ -360,15 +356,15 @@ export class BaseballGame extends SteppedGame {
     const { expected } = this.ctx;
     const onBase = this.runners.filter(Boolean).length;
     const pressure = this.inBreak ? 0 : (0.4 * onBase * (3 - this.outs)) / 3;
-    const lambda = (side: Side) =>
-      expected[side] * this.outsLeft(side) + (side === this.batting ? pressure : 0);
+    const lambda = (side: Side) => expected[side] * this.outsLeft(side) + (side === this.batting ? pressure : 0);
     return poissonOutlook(sum(this.home), sum(this.away), lambda('home'), lambda('away'), 0.52);
   }
 
   restore(score: Score, state: Record<string, unknown>, credited: CreditReader): void {
     // A position player who pitched before the restart keeps his one flag.
     for (const side of ['away', 'home'] as const) {
-      for (const p of this.ctx[side].roster) if (credited(p, 'positionPlayerPitching') > 0) this.positionPitchers.add(p.id);
+      for (const p of this.ctx[side].roster)
+        if (credited(p, 'positionPlayerPitching') > 0) this.positionPitchers.add(p.id);
     }
     copyInto(this.away, score.score_away_by_period.length > 0 ? score.score_away_by_period : [0]);
     copyInto(this.home, score.score_home_by_period);

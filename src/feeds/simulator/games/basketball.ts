@@ -41,8 +41,7 @@ export class BasketballGame extends ClockGame {
     this.timeouts = { away: college ? 4 : 7, home: college ? 4 : 7 };
     this.possession = ctx.rng.chance(0.5) ? 'away' : 'home';
     for (const side of ['away', 'home'] as const) {
-      for (const p of ctx[side].roster)
-        this.stats.set(p.id, { points: 0, rebounds: 0, assists: 0, threes: 0 });
+      for (const p of ctx[side].roster) this.stats.set(p.id, { points: 0, rebounds: 0, assists: 0, threes: 0 });
     }
   }
 
@@ -122,12 +121,17 @@ export class BasketballGame extends ClockGame {
       this.fouls[def]++;
       this.addPoints(off, pts);
       const fouler = this.someone(def, DEFENDING);
-      this.record(`${shooter.name} makes ${pts} of 2 free throws (foul on ${fouler.name})`, off, [shooter, fouler], [
-        this.credit(off, shooter, 'points', pts),
-        this.credit(off, shooter, 'freeThrowsMade', pts),
-        this.credit(off, shooter, 'freeThrowsAttempted', 2),
-        this.credit(def, fouler, 'fouls'),
-      ]);
+      this.record(
+        `${shooter.name} makes ${pts} of 2 free throws (foul on ${fouler.name})`,
+        off,
+        [shooter, fouler],
+        [
+          this.credit(off, shooter, 'points', pts),
+          this.credit(off, shooter, 'freeThrowsMade', pts),
+          this.credit(off, shooter, 'freeThrowsAttempted', 2),
+          this.credit(def, fouler, 'fouls'),
+        ],
+      );
       dead = rng.between(20, 40);
     } else if (rng.chance(0.62)) {
       const offensive = rng.chance(0.25);
@@ -136,7 +140,10 @@ export class BasketballGame extends ClockGame {
       const rebounder = rng.pickWeighted(roster, (p) => p.rebounding);
       const stats = this.stats.get(rebounder.id);
       if (stats) stats.rebounds++;
-      const shooter = this.someone(off, offense.map((p) => p.usage));
+      const shooter = this.someone(
+        off,
+        offense.map((p) => p.usage),
+      );
       const three = this.ctx.who.chance(0.35);
       const credits = [
         this.credit(off, shooter, 'fieldGoalsAttempted'),
@@ -151,7 +158,10 @@ export class BasketballGame extends ClockGame {
         credits,
       );
     } else {
-      const handler = this.someone(off, offense.map((p) => p.usage));
+      const handler = this.someone(
+        off,
+        offense.map((p) => p.usage),
+      );
       const credits = [this.credit(off, handler, 'turnovers')];
       const players = [handler];
       let text = `${handler.name} turnover`;

@@ -1,11 +1,4 @@
-import {
-  addPeriodPoints,
-  displayClock,
-  openPeriod,
-  statusDetail,
-  sum,
-  winners,
-} from '../../../domain/score.ts';
+import { addPeriodPoints, displayClock, openPeriod, statusDetail, sum, winners } from '../../../domain/score.ts';
 import type { Score } from '../../../domain/types.ts';
 import type { Outlook } from '../model.ts';
 import { normalOutlook } from '../model.ts';
@@ -93,7 +86,8 @@ export class CricketGame extends SteppedGame {
       text = `Wicket! ${striker?.name ?? this.name(bat)} out, ${this.name(bat)} ${this.wickets[bat]} down`;
     } else {
       addPeriodPoints(bat === 'away' ? this.away : this.home, 1, runs);
-      if (runs > 0) credits.push(this.credit(bat, striker, 'runs', runs), this.credit(field, bowler, 'runsConceded', runs));
+      if (runs > 0)
+        credits.push(this.credit(bat, striker, 'runs', runs), this.credit(field, bowler, 'runsConceded', runs));
       if (runs === 4) credits.push(this.credit(bat, striker, 'fours'));
       if (runs === 6) credits.push(this.credit(bat, striker, 'sixes'));
       const who = striker ? `${striker.name}: ` : '';

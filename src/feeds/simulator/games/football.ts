@@ -117,8 +117,7 @@ export class FootballGame extends ClockGame {
     const td = perDrive / 8.35;
     const fg = td * 0.45;
     const r = rng.next();
-    const outcome: DriveOutcome =
-      r < td ? 'td' : r < td + fg ? 'fg' : r < td + fg + 0.12 ? 'turnover' : 'punt';
+    const outcome: DriveOutcome = r < td ? 'td' : r < td + fg ? 'fg' : r < td + fg + 0.12 ? 'turnover' : 'punt';
     const stallAt = outcome === 'fg' ? rng.int(3, 32) : rng.int(38, 72);
     return { outcome, stallAt: Math.min(stallAt, this.yardsToGoal), playsToTurnover: rng.int(1, 7) };
   }
@@ -140,18 +139,28 @@ export class FootballGame extends ClockGame {
       const roster = this.ctx[off].roster;
       if (rng.chance(0.55)) {
         const qb = roster[QB]!;
-        this.record(`${qb.name} pass intercepted by ${this.name(def)}`, off, [qb], [
-          this.credit(off, qb, 'passingAttempts'),
-          this.credit(off, qb, 'interceptionsThrown'),
-          this.credit(off, undefined, 'turnovers'),
-        ]);
+        this.record(
+          `${qb.name} pass intercepted by ${this.name(def)}`,
+          off,
+          [qb],
+          [
+            this.credit(off, qb, 'passingAttempts'),
+            this.credit(off, qb, 'interceptionsThrown'),
+            this.credit(off, undefined, 'turnovers'),
+          ],
+        );
       } else {
         const rb = roster[RB]!;
-        this.record(`${rb.name} fumble lost to ${this.name(def)}`, off, [rb], [
-          this.credit(off, rb, 'rushingAttempts'),
-          this.credit(off, rb, 'fumblesLost'),
-          this.credit(off, undefined, 'turnovers'),
-        ]);
+        this.record(
+          `${rb.name} fumble lost to ${this.name(def)}`,
+          off,
+          [rb],
+          [
+            this.credit(off, rb, 'rushingAttempts'),
+            this.credit(off, rb, 'fumblesLost'),
+            this.credit(off, undefined, 'turnovers'),
+          ],
+        );
       }
       this.possession = def;
       this.yardsToGoal = spot;
@@ -250,10 +259,12 @@ export class FootballGame extends ClockGame {
     if ((this.drive.outcome === 'fg' && distance <= 58) || distance <= 45) {
       this.addPoints(off, 3);
       const kicker = roster[K]!;
-      this.record(`${kicker.name} ${distance} yard field goal is good`, off, [kicker], [
-        this.credit(off, kicker, 'fieldGoalsMade'),
-        this.credit(off, undefined, 'points', 3),
-      ]);
+      this.record(
+        `${kicker.name} ${distance} yard field goal is good`,
+        off,
+        [kicker],
+        [this.credit(off, kicker, 'fieldGoalsMade'), this.credit(off, undefined, 'points', 3)],
+      );
       return this.afterScore(off);
     }
     const landing = this.yardsToGoal - (42 + rng.int(-8, 8));

@@ -67,7 +67,12 @@ export class HockeyGame extends ClockGame {
       this.shootoutWon = true;
       this.addPoints(winner, 1);
       this.finish();
-      this.record(`${this.name(winner)} win the shootout`, winner, [], [this.credit(winner, undefined, 'shootoutGoals')]);
+      this.record(
+        `${this.name(winner)} win the shootout`,
+        winner,
+        [],
+        [this.credit(winner, undefined, 'shootoutGoals')],
+      );
       return;
     }
     this.powerPlay = null;
@@ -106,14 +111,15 @@ export class HockeyGame extends ClockGame {
       const foul = rng.pick(['tripping', 'hooking', 'holding']);
       const offender = this.someone(defender, SKATERS);
       this.bump();
-      this.record(`${offender.name} (${this.name(defender)}) penalty, 2 minutes for ${foul}`, defender, [offender], [
-        this.credit(defender, offender, 'penalties'),
-        this.credit(defender, offender, 'penaltyMinutes', 2),
-      ]);
+      this.record(
+        `${offender.name} (${this.name(defender)}) penalty, 2 minutes for ${foul}`,
+        defender,
+        [offender],
+        [this.credit(defender, offender, 'penalties'), this.credit(defender, offender, 'penaltyMinutes', 2)],
+      );
       return rng.between(30, 50);
     }
-    const base =
-      expected[shooter] / (EVENTS_PER_TEAM * (2 * (expected[shooter] / (expected.away + expected.home))));
+    const base = expected[shooter] / (EVENTS_PER_TEAM * (2 * (expected[shooter] / (expected.away + expected.home))));
     const conversion =
       base *
       (this.powerPlay === shooter ? 1.7 : this.powerPlay === defender ? 0.35 : 1) *
@@ -133,7 +139,10 @@ export class HockeyGame extends ClockGame {
       const players = [player];
       if (powerPlay) credits.push(this.credit(shooter, player, 'powerPlayGoals'));
       if (this.ctx.who.chance(0.7)) {
-        const assist = this.someone(shooter, SKATERS.map((w, i) => (this.ctx[shooter].roster[i] === player ? 0 : w)));
+        const assist = this.someone(
+          shooter,
+          SKATERS.map((w, i) => (this.ctx[shooter].roster[i] === player ? 0 : w)),
+        );
         credits.push(this.credit(shooter, assist, 'assists'));
         players.push(assist);
       }
@@ -141,7 +150,12 @@ export class HockeyGame extends ClockGame {
       const overtime = this.period > this.regulation;
       if (overtime) this.finish();
       const assisted = players.length > 1 ? ` (${players[1]!.name})` : '';
-      this.record(`${player.name} (${this.name(shooter)}) goal${assisted}${emptyNet ? ', empty net' : ''}${powerPlay ? ', power play' : ''}`, shooter, players, credits);
+      this.record(
+        `${player.name} (${this.name(shooter)}) goal${assisted}${emptyNet ? ', empty net' : ''}${powerPlay ? ', power play' : ''}`,
+        shooter,
+        players,
+        credits,
+      );
       return overtime ? 0 : rng.between(35, 55);
     }
     const how = rng.pick(['shot saved', 'shot wide', 'shot blocked']);
@@ -155,15 +169,16 @@ export class HockeyGame extends ClockGame {
       }
       this.record(`${player.name} (${this.name(shooter)}) shot on goal saved`, shooter, players, credits);
     } else {
-      this.record(`${player.name} (${this.name(shooter)}) ${how === 'shot saved' ? 'shot wide' : how}`, shooter, [player]);
+      this.record(`${player.name} (${this.name(shooter)}) ${how === 'shot saved' ? 'shot wide' : how}`, shooter, [
+        player,
+      ]);
     }
     return rng.chance(0.35) ? rng.between(15, 35) : 0;
   }
 
   liveState(): Record<string, unknown> {
     const skaters = this.period > this.regulation && !this.ctx.postseason ? 3 : 5;
-    const count = (side: Side) =>
-      skaters - (this.powerPlay === other(side) ? 1 : 0) + (this.pulled(side) ? 1 : 0);
+    const count = (side: Side) => skaters - (this.powerPlay === other(side) ? 1 : 0) + (this.pulled(side) ? 1 : 0);
     return {
       period: this.period,
       clock: this.score().display_clock,

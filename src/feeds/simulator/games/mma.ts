@@ -94,7 +94,12 @@ export class MmaGame extends SteppedGame {
       const a = this.roundsWon.away;
       this.winner = h === a ? (this.momentum >= 0 ? 'home' : 'away') : h > a ? 'home' : 'away';
       this.finish();
-      this.record(`Round ${this.round} to ${this.name(side)}; ${this.name(this.winner)} wins by decision`, side, fighter, [card]);
+      this.record(
+        `Round ${this.round} to ${this.name(side)}; ${this.name(this.winner)} wins by decision`,
+        side,
+        fighter,
+        [card],
+      );
       return 0;
     }
     this.inBreak = true;

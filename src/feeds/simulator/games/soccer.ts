@@ -74,8 +74,7 @@ export class SoccerGame extends ClockGame {
     const side: Side = rng.chance(shareHome) ? 'home' : 'away';
     const share = side === 'home' ? shareHome : 1 - shareHome;
     // Stoppage time adds moves; the conversion keeps the expected goals per match.
-    const conversion =
-      (expected[side] / (2 * MOVES_PER_TEAM * share)) * (HALF / this.periodLength(this.period));
+    const conversion = (expected[side] / (2 * MOVES_PER_TEAM * share)) * (HALF / this.periodLength(this.period));
     this.possession = side;
     const minute = soccerMinute(this.servedClock(), this.period);
     const them = other(side);
@@ -83,11 +82,16 @@ export class SoccerGame extends ClockGame {
       this.shots[side]++;
       this.addPoints(side, 1);
       const scorer = this.someone(side, SHOOTERS);
-      this.record(`${minute} Goal ${this.name(side)}, ${scorer.name}`, side, [scorer], [
-        this.credit(side, scorer, 'goals'),
-        this.credit(side, scorer, 'shots'),
-        this.credit(side, scorer, 'shotsOnTarget'),
-      ]);
+      this.record(
+        `${minute} Goal ${this.name(side)}, ${scorer.name}`,
+        side,
+        [scorer],
+        [
+          this.credit(side, scorer, 'goals'),
+          this.credit(side, scorer, 'shots'),
+          this.credit(side, scorer, 'shotsOnTarget'),
+        ],
+      );
       return;
     }
     const r = rng.next();
@@ -106,14 +110,20 @@ export class SoccerGame extends ClockGame {
     } else if (r < 0.4) {
       this.corners[side]++;
       const taker = this.someone(side, TAKERS);
-      this.record(`${minute} Corner ${this.name(side)}, ${taker.name}`, side, [taker], [
-        this.credit(side, taker, 'cornerKicks'),
-      ]);
+      this.record(
+        `${minute} Corner ${this.name(side)}, ${taker.name}`,
+        side,
+        [taker],
+        [this.credit(side, taker, 'cornerKicks')],
+      );
     } else if (r < 0.44) {
       const booked = this.someone(them, BOOKED);
-      this.record(`${minute} Yellow card ${this.name(them)}, ${booked.name}`, them, [booked], [
-        this.credit(them, booked, 'yellowCards'),
-      ]);
+      this.record(
+        `${minute} Yellow card ${this.name(them)}, ${booked.name}`,
+        them,
+        [booked],
+        [this.credit(them, booked, 'yellowCards')],
+      );
     } else {
       return;
     }

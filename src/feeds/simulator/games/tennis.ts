@@ -243,10 +243,7 @@ export class TennisGame extends SteppedGame {
 
   remaining(): number {
     if (this.status === 'STATUS_FINAL') return 0;
-    return Math.max(
-      0.05,
-      1 - (this.away.reduce((x, y) => x + y, 0) + this.home.reduce((x, y) => x + y, 0)) / 24,
-    );
+    return Math.max(0.05, 1 - (this.away.reduce((x, y) => x + y, 0) + this.home.reduce((x, y) => x + y, 0)) / 24);
   }
 
   outlook(segment: Segment): Outlook | undefined {

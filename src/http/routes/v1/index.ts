@@ -12,7 +12,12 @@ import { v1ScheduleRoutes } from './schedule.ts';
  * Gives a V1 error body the `error` member: a V1 client recognises an error, "not found" included,
  * only by that key. Bodies that have one keep it; `message` stays for clients that read it.
  */
-function withErrorKey(_request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (err: null, p: unknown) => void) {
+function withErrorKey(
+  _request: FastifyRequest,
+  reply: FastifyReply,
+  payload: unknown,
+  done: (err: null, p: unknown) => void,
+) {
   if (reply.statusCode < 400 || typeof payload !== 'string') return done(null, payload);
   let body: Record<string, unknown>;
   try {

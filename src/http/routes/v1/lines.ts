@@ -302,7 +302,10 @@ export async function v1LineRoutes(fastify: FastifyInstance, deps: V1Deps): Prom
             const covered = coveredMarkets(lines.markets.get(p), f);
             const books = booksOf(lines.markets.get(p), f, currentLinePrices, [family]);
             const ids = lines.lineIds.get(p);
-            lists.set(p, books.map((b) => familyEntry(builder, family, covered.get(family), b, ids?.get(b) ?? 0, p)));
+            lists.set(
+              p,
+              books.map((b) => familyEntry(builder, family, covered.get(family), b, ids?.get(b) ?? 0, p)),
+            );
           }
           return answer(lists, builder.prices);
         }
@@ -345,7 +348,14 @@ export async function v1LineRoutes(fastify: FastifyInstance, deps: V1Deps): Prom
     },
     async (request, reply) => {
       const q = request.query;
-      const ids = [...new Set((q.event_ids ?? '').split(',').map((s) => s.trim()).filter((s) => s !== ''))];
+      const ids = [
+        ...new Set(
+          (q.event_ids ?? '')
+            .split(',')
+            .map((s) => s.trim())
+            .filter((s) => s !== ''),
+        ),
+      ];
       if (ids.length === 0) throw badRequest('event_ids is required: comma-separated event ids');
       if (ids.length > MAX_BEST_EVENTS) {
         throw badRequest(`event_ids accepts at most ${MAX_BEST_EVENTS} ids, got ${ids.length}`);

@@ -145,9 +145,7 @@ export function bestLine(
   const [awayTeam, homeTeam] = state.info.teams;
   const away = awayTeam && participantKey('TYPE_TEAM', awayTeam.team_id);
   const home = homeTeam && participantKey('TYPE_TEAM', homeTeam.team_id);
-  const drawKey = moneylineMarkets
-    .flatMap((m) => [...m.participants])
-    .find(([, p]) => p.type === 'TYPE_RESULT')?.[0];
+  const drawKey = moneylineMarkets.flatMap((m) => [...m.participants]).find(([, p]) => p.type === 'TYPE_RESULT')?.[0];
   const over = participantKey('TYPE_RESULT', 0);
   const under = participantKey('TYPE_RESULT', 1);
 

@@ -6,7 +6,15 @@ import { notFound } from '../../../projection/errors.ts';
 import { EventQuerySchema } from '../../../projection/event-query.ts';
 import { envelope, envelopeInSlices, SLICE_MS, type SliceOptions } from '../../events-envelope.ts';
 import { dayWindow, parseDate, parseSportId } from '../../../projection/params.ts';
-import { callerOf, eventById, gateDate, keptSnapshot, type RouteDeps, sendJson, sendSnapshot } from '../../route-kit.ts';
+import {
+  callerOf,
+  eventById,
+  gateDate,
+  keptSnapshot,
+  type RouteDeps,
+  sendJson,
+  sendSnapshot,
+} from '../../route-kit.ts';
 import { EventsEnvelope, errorResponses } from '../../../projection/schemas.ts';
 
 /** The odds-screen snapshots: served from the board through the snapshot cache. */

@@ -59,7 +59,9 @@ function parseCursor(raw: string | undefined): { endsAt: string; eventId: string
   return { endsAt, eventId };
 }
 
-const forbiddenResponse = { 403: Type.Object({ error: Type.String(), upgrade_url: Type.String() }, { additionalProperties: true }) };
+const forbiddenResponse = {
+  403: Type.Object({ error: Type.String(), upgrade_url: Type.String() }, { additionalProperties: true }),
+};
 
 const filterParams = {
   market_ids: intListParam(
@@ -72,7 +74,14 @@ const filterParams = {
 /** 403 below the futures entitlement (Ultra and above). */
 function checkEntitled(scope: PlanScope): void {
   if (!scope.futures) {
-    throw forbidden(upgradeMessage('Futures markets', lowestTierWith((e) => e.futures), true), { feature: 'futures' });
+    throw forbidden(
+      upgradeMessage(
+        'Futures markets',
+        lowestTierWith((e) => e.futures),
+        true,
+      ),
+      { feature: 'futures' },
+    );
   }
 }
 

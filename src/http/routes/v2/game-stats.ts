@@ -80,7 +80,11 @@ async function boxFor(deps: RouteDeps, request: FastifyRequest, eventId: string)
   if (!game || game.version <= view.head) {
     return { box: deps.boxes.box(live, complete), stats, scope, stand: onBoard ? stand : undefined };
   }
-  return { box: serializeBox(seen.info, foldStats(await deps.games.readStats(eventId, view.head)), complete), stats, scope };
+  return {
+    box: serializeBox(seen.info, foldStats(await deps.games.readStats(eventId, view.head)), complete),
+    stats,
+    scope,
+  };
 }
 
 function send(reply: Parameters<typeof sendJson>[0], body: BoxBody) {
@@ -109,7 +113,11 @@ function sendBox(
   let kept = deps.boxes.responses.get(key, stand);
   if (!kept) {
     // Compressed and tagged once, as it is kept: the lane and later polls send these bytes.
-    const lane = { ...keepBody(body.json, deps.boxes.responses.previous(key)?.lane), points: body.values, rules: rulesOf(request) };
+    const lane = {
+      ...keepBody(body.json, deps.boxes.responses.previous(key)?.lane),
+      points: body.values,
+      rules: rulesOf(request),
+    };
     kept = { ...stand, lane };
     deps.boxes.responses.set(key, kept);
   }

@@ -70,19 +70,13 @@ const RFC3339 = /^(\d{4}-\d{2}-\d{2})[Tt](\d{2}:\d{2}:\d{2})(\.\d+)?(?:[Zz]|([+\
  * the inside of the window (`roundUp` for a lower bound). A `+` offset that arrived unescaped in a
  * query string reads as a space, and is taken as `+`.
  */
-function parseTime(
-  name: string,
-  raw: string | undefined,
-  roundUp: boolean,
-): { ms: number; at: string } | undefined {
+function parseTime(name: string, raw: string | undefined, roundUp: boolean): { ms: number; at: string } | undefined {
   if (raw === undefined || raw.trim() === '') return undefined;
   const m = RFC3339.exec(raw.trim());
   const local = m ? `${m[1]}T${m[2]}` : '';
   const base = Date.parse(`${local}.000Z`);
   if (!m || Number.isNaN(base) || new Date(base).toISOString().slice(0, 19) !== local) {
-    throw badRequest(
-      `${name} must be an RFC 3339 date-time such as 2026-01-31T18:00:00Z, got '${quote(raw)}'`,
-    );
+    throw badRequest(`${name} must be an RFC 3339 date-time such as 2026-01-31T18:00:00Z, got '${quote(raw)}'`);
   }
   const [offH, offM] = [Number(m[5] ?? 0), Number(m[6] ?? 0)];
   if (offH > 23 || offM > 59) throw badRequest(`${name} has an invalid UTC offset: '${quote(raw)}'`);
@@ -102,8 +96,7 @@ function timeRange(q: Query, floorMs: number | undefined): { from?: string; to?:
   const to = parseTime('to', q.to, false);
   if (from && to && from.ms > to.ms) throw badRequest(`from (${from.at}) is later than to (${to.at})`);
   // Rows older than the plan's history window are not served: the window raises `from`.
-  const floor =
-    floorMs !== undefined && (!from || from.ms < floorMs) ? new Date(floorMs).toISOString() : from?.at;
+  const floor = floorMs !== undefined && (!from || from.ms < floorMs) ? new Date(floorMs).toISOString() : from?.at;
   return { from: floor, to: to?.at };
 }
 
@@ -298,8 +291,7 @@ export async function historyRoutes(fastify: FastifyInstance, deps: RouteDeps): 
     },
     async (request, reply) => {
       const p = request.params;
-      if (!/^\d{1,9}$/.test(p.marketID))
-        throw badRequest(`marketID must be an integer, got '${quote(p.marketID)}'`);
+      if (!/^\d{1,9}$/.test(p.marketID)) throw badRequest(`marketID must be an integer, got '${quote(p.marketID)}'`);
       const marketId = Number(p.marketID);
       const { state, uptoId, coverage } = await eventOf(request, p.eventID);
       const q = request.query;

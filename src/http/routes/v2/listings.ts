@@ -7,7 +7,14 @@ import { marketDefinition, marketName } from '../../../catalog/markets.ts';
 import { SPORTS } from '../../../catalog/sports.ts';
 import type { MarketDefinition } from '../../../domain/types.ts';
 import { badRequest, notFound, quote } from '../../../projection/errors.ts';
-import { dayWindow, parseBoolean, parseDate, parseIntList, parseOffset, parseSportId } from '../../../projection/params.ts';
+import {
+  dayWindow,
+  parseBoolean,
+  parseDate,
+  parseIntList,
+  parseOffset,
+  parseSportId,
+} from '../../../projection/params.ts';
 import { callerOf, gateDate, type RouteDeps } from '../../route-kit.ts';
 import { errorResponses, keyed, MarketDefinitionSchema } from '../../../projection/schemas.ts';
 import {

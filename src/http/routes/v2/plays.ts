@@ -49,7 +49,13 @@ export async function playRoutes(fastify: FastifyInstance, deps: RouteDeps): Pro
       const before = parseInteger('before_sequence', request.query.before_sequence, 1, Number.MAX_SAFE_INTEGER);
       const { scope, view } = callerOf(deps, request);
       if (!scope.liveGameState) {
-        throw forbidden(upgradeMessage('Live game state', lowestTierWith((e) => e.liveGameState)), { feature: 'plays' });
+        throw forbidden(
+          upgradeMessage(
+            'Live game state',
+            lowestTierWith((e) => e.liveGameState),
+          ),
+          { feature: 'plays' },
+        );
       }
       const eventId = request.params.eventID;
       const ev = await eventById(deps, view, eventId);

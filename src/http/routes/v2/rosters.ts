@@ -8,7 +8,12 @@ import type { TeamRecord } from '../../../catalog/teams/types.ts';
 import type { Same } from '../../../domain/shape-tie.ts';
 import { notFound } from '../../../projection/errors.ts';
 import { parseIdParam } from '../../../projection/params.ts';
-import { errorResponses, PlayerRecordSchema, RosterPlayerSchema, TeamDetailSchema } from '../../../projection/schemas.ts';
+import {
+  errorResponses,
+  PlayerRecordSchema,
+  RosterPlayerSchema,
+  TeamDetailSchema,
+} from '../../../projection/schemas.ts';
 
 /**
  * Team detail, rosters and player records: reference data from the catalog, the same whatever

@@ -52,7 +52,13 @@ interface Season {
  * during a game) gets that game's box folded from the store's stat rows up to its head (kept only
  * as part of the whole answer for that head, by `serveSeason`).
  */
-async function seasonFor(deps: RouteDeps, request: FastifyRequest, view: BoardView, rawTeam: string, q: SeasonQuery): Promise<Season> {
+async function seasonFor(
+  deps: RouteDeps,
+  request: FastifyRequest,
+  view: BoardView,
+  rawTeam: string,
+  q: SeasonQuery,
+): Promise<Season> {
   const { team, sportId } = knownTeam(rawTeam);
   const sport = sportProfile(sportId);
   const league = homeLeagueOf(team.team_id);
@@ -62,7 +68,9 @@ async function seasonFor(deps: RouteDeps, request: FastifyRequest, view: BoardVi
   const seasonTypeId = parseInteger('season_type', q.season_type, 1, Number.MAX_SAFE_INTEGER) ?? DEFAULT_SEASON_TYPE;
   const seasonType = SEASON_TYPES.find((t) => t.season_type_id === seasonTypeId);
   if (!seasonType) {
-    throw badRequest(`season_type must be one of ${SEASON_TYPES.map((t) => t.season_type_id).join(', ')}, got ${seasonTypeId}`);
+    throw badRequest(
+      `season_type must be one of ${SEASON_TYPES.map((t) => t.season_type_id).join(', ')}, got ${seasonTypeId}`,
+    );
   }
   const stats: StatsRequest = { feature: 'season_stats', currentSeason: year === current };
   requireStats(deps, request, stats);
@@ -74,7 +82,9 @@ async function seasonFor(deps: RouteDeps, request: FastifyRequest, view: BoardVi
   );
   if (found.games.every((g) => g.box.version <= view.head)) return { box: deps.seasons.season(scope, found) };
   const boxes = await Promise.all(
-    found.games.map(async (g) => (g.box.version <= view.head ? g.box : foldStats(await deps.games.readStats(g.eventId, view.head)))),
+    found.games.map(async (g) =>
+      g.box.version <= view.head ? g.box : foldStats(await deps.games.readStats(g.eventId, view.head)),
+    ),
   );
   return { box: serializeSeason(scope, sumBoxes(team.team_id, boxes)) };
 }
@@ -103,7 +113,11 @@ async function serveSeason(
     const body = await build(view);
     const json = typeof body.json === 'string' ? Buffer.from(body.json) : body.json;
     // Compressed and tagged once, as it is kept: the lane and later polls send these bytes.
-    const lane = { ...keepBody(json, deps.seasons.responses.previous(key)?.lane), points: body.values, rules: rulesOf(request) };
+    const lane = {
+      ...keepBody(json, deps.seasons.responses.previous(key)?.lane),
+      points: body.values,
+      rules: rulesOf(request),
+    };
     answer = { json, values: body.values, ...now, lane };
     deps.seasons.responses.set(key, answer);
   }

@@ -21,7 +21,8 @@ export async function statRoutes(fastify: FastifyInstance, _deps: RouteDeps): Pr
       config: { free: true },
       schema: {
         summary: 'Stat definitions',
-        description: 'Every game-stat definition, or those of one id or one sport (404 for an unknown sport). Free for every key.',
+        description:
+          'Every game-stat definition, or those of one id or one sport (404 for an unknown sport). Free for every key.',
         tags: ['stats'],
         querystring: Type.Object({
           id: intParam('only this stat', 1, Number.MAX_SAFE_INTEGER),
