@@ -1,4 +1,4 @@
-import { type SchemaOptions, type Static, type TUnsafe, Type } from '@sinclair/typebox';
+import { Kind, type SchemaOptions, type Static, type TUnsafe, Type, TypeRegistry } from '@sinclair/typebox';
 
 /**
  * The string fields whose values the spec fixes, as schemas: each type is the schema's `Static<>`,
@@ -15,7 +15,16 @@ export function StringEnum<const T extends readonly string[]>(
   values: T,
   options: SchemaOptions = {},
 ): TUnsafe<T[number]> {
-  return Type.Unsafe<T[number]>({ ...options, type: 'string', enum: [...values] });
+  return Type.Unsafe<T[number]>({ ...options, [Kind]: STRING_ENUM, type: 'string', enum: [...values] });
+}
+
+/** TypeBox's own checks (`Value.Check`, `Value.Errors`) know the kind as JSON Schema's `enum` does. */
+const STRING_ENUM = 'StringEnum';
+if (!TypeRegistry.Has(STRING_ENUM)) {
+  TypeRegistry.Set<{ enum: string[] }>(
+    STRING_ENUM,
+    (schema, value) => typeof value === 'string' && schema.enum.includes(value),
+  );
 }
 
 export const PARTICIPANT_TYPES = ['TYPE_TEAM', 'TYPE_PLAYER', 'TYPE_RESULT'] as const;

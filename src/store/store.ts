@@ -189,8 +189,8 @@ export interface Store {
   firstIdCommittedSince(ms: number): Promise<number | undefined>;
   /**
    * The smallest change id whose described time (`describedMs`: the earlier of its `at` and its
-   * commit time) is at or after `ms`, or undefined when none is. The feeds write `at` in step order,
-   * so the described time never decreases along the ids either.
+   * commit time) is at or after `ms`, or undefined when none is. Described times need not ascend
+   * along the ids (a first fill's background part commits the past beside the live feed).
    */
   firstIdDescribedSince(ms: number): Promise<number | undefined>;
   /**

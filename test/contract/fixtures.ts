@@ -132,12 +132,19 @@ export function playRow(a: RowArgs & { sequence: number }): ChangeRecord {
 }
 
 /** A stat row: one box-score value of team 2002 (or of a player of it). */
-export function statRow(a: RowArgs & { stat_id: number; value: number; player_id?: number }): ChangeRecord {
+export function statRow(
+  a: RowArgs & {
+    stat_id: number;
+    value: number;
+    player_id?: number;
+    named?: { display_name: string; position: string };
+  },
+): ChangeRecord {
   const row = base(a);
   const stat =
     a.player_id === undefined
       ? { team_id: 2002, stat_id: a.stat_id, value: String(a.value) }
-      : { team_id: 2002, player_id: a.player_id, stat_id: a.stat_id, value: String(a.value) };
+      : { team_id: 2002, player_id: a.player_id, stat_id: a.stat_id, value: String(a.value), ...a.named };
   return {
     ...row,
     kind: 'stat',

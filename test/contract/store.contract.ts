@@ -464,6 +464,29 @@ export function storeContract(name: string, make: () => Promise<StoreFixture>): 
         );
       });
 
+      it('a load keeps a player’s name, said only by the first row of a value it hands out newer', async (t) => {
+        const { store } = await fresh(t);
+        const named = { display_name: 'Aaron Griffin', position: 'PG' };
+        await store.commit(
+          batch([
+            statRow({ id: 1, stat_id: 4001, value: 2, player_id: 200201, named }),
+            statRow({ id: 2, stat_id: 4002, value: 1, player_id: 200201 }),
+            statRow({ id: 3, stat_id: 4001, value: 4, player_id: 200201 }),
+          ]),
+        );
+        const loaded = await loadAll(store);
+        assert.deepEqual(
+          loaded.statRows.map((r) => r.id),
+          [3, 2],
+        );
+        const first = JSON.parse(loaded.statRows[0]!.payload) as Record<string, unknown>;
+        assert.deepEqual(
+          { value: first.value, display_name: first.display_name, position: first.position },
+          { value: '4', ...named },
+        );
+        assert.equal((JSON.parse(loaded.statRows[1]!.payload) as Record<string, unknown>).display_name, undefined);
+      });
+
       it('a load hands out every latest price and stat row, however many pages they take', async (t) => {
         const { store } = await fresh(t);
         // 12,000 prices, the first 500 changed twice; 11,000 stat rows over two events.

@@ -160,13 +160,18 @@ export class MemoryStore implements Store, MemoryPriceRows {
       let plays = 0;
       // Each value's newest row, kept in the place of its first (the box's order of players and stats).
       const newest = new Map<string, ChangeRecord>();
+      const first = new Map<string, ChangeRecord>();
       for (let i = 0; i < rows.length; i++) {
         const r = rows[i]!;
         if (r.id > uptoId) break;
         if (r.kind === 'play') plays++;
-        else if (r.kind === 'stat') newest.set(statValueKey(r.payload), r);
+        else if (r.kind === 'stat') {
+          const key = statValueKey(r.payload);
+          if (!first.has(key)) first.set(key, r);
+          newest.set(key, r);
+        }
       }
-      for (const row of newest.values()) statRows.push({ ...row });
+      for (const [key, row] of newest) statRows.push(namedAsFirst(row, first.get(key)!));
       if (plays > 0) playCounts.push({ event_id: eventId, plays });
     }
     return { playCounts, statRows: rowSource(statRows) };
@@ -588,6 +593,18 @@ function listIn<K>(index: Map<K, ChangeRecord[]>, key: K): ChangeRecord[] {
     index.set(key, list);
   }
   return list;
+}
+
+/**
+ * A value's newest row, carrying the player's name and position when its first row said them: a
+ * player is named once, on the first value credited, so the newest row alone would lose the name.
+ */
+function namedAsFirst(newest: ChangeRecord, first: ChangeRecord): ChangeRecord {
+  if (newest === first) return { ...newest };
+  const said = JSON.parse(first.payload) as { display_name?: string; position?: string };
+  if (said.display_name === undefined) return { ...newest };
+  const v = JSON.parse(newest.payload) as Record<string, unknown>;
+  return { ...newest, payload: JSON.stringify({ ...v, display_name: said.display_name, position: said.position }) };
 }
 
 /** Which box-score value a stat row sets: its team, player (none for a team's line) and stat. */

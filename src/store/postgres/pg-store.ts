@@ -173,19 +173,32 @@ export class PgStore implements Store {
     };
   }
 
-  /** Stat rows by (event, id), a page at a time from where the last page ended. */
+  /**
+   * The newest stat row of each box-score value (event, team, player, stat), each event's in the
+   * order of the values' first rows, carrying the player's name and position when the value's first
+   * row said them (a player is named once): folded, they give the boxes every row gives.
+   */
   private async *statRows(uptoId: number): AsyncGenerator<ChangeRecord> {
-    for (let after = { event: '', id: 0 }; ;) {
-      const rows = await this.rows<ChangeRecord>(
-        `SELECT ${ROW} FROM changes WHERE kind = 'stat' AND id <= $1 AND (event_id, id) > ($2, $3) AND ${LIVE}
-          ORDER BY event_id, id LIMIT ${LOAD_PAGE}`,
-        [uptoId, after.event, after.id],
-      );
-      yield* rows;
-      if (rows.length < LOAD_PAGE) return;
-      const last = rows.at(-1)!;
-      after = { event: last.event_id, id: last.id };
-    }
+    const columns = ROW.split(', ')
+      .map((c) =>
+        c === 'payload'
+          ? `CASE WHEN f.id <> c.id AND f.payload::jsonb ? 'display_name'
+               THEN (c.payload::jsonb || jsonb_build_object('display_name', f.payload::jsonb -> 'display_name',
+                 'position', f.payload::jsonb -> 'position'))::text
+               ELSE c.payload END AS payload`
+          : `c.${c}`,
+      )
+      .join(', ');
+    yield* await this.rows<ChangeRecord>(
+      `SELECT ${columns} FROM changes c
+       JOIN (SELECT max(id) AS id, min(id) AS first FROM changes
+              WHERE kind = 'stat' AND id <= $1 AND ${LIVE}
+              GROUP BY event_id, payload::jsonb -> 'team_id', payload::jsonb -> 'player_id', payload::jsonb -> 'stat_id') m
+         ON c.id = m.id
+       JOIN changes f ON f.id = m.first
+       ORDER BY c.event_id, m.first`,
+      [uptoId],
+    );
   }
 
   private async prices(uptoId: number): Promise<Pick<LoadedState, 'latestPrices' | 'maxPriceId'>> {
@@ -376,8 +389,21 @@ export class PgStore implements Store {
     return firstIdSince(this.pool, ms, (row) => row.committed_ms);
   }
 
-  firstIdDescribedSince(ms: number): Promise<number | undefined> {
-    return firstIdSince(this.pool, ms, describedMs);
+  async firstIdDescribedSince(ms: number): Promise<number | undefined> {
+    // As in the SQLite store: described times need not ascend along the ids (a first fill's
+    // background part), commit times do and bound the search; candidates by their time's text a
+    // second early (a time that is no ISO text is the commit's), each then checked.
+    let from = await firstIdSince(this.pool, ms, (r) => r.committed_ms);
+    const early = new Date(ms - 1000).toISOString();
+    while (from !== undefined) {
+      const [row] = await this.rows<TimedRow>(
+        "SELECT id, committed_ms, at FROM changes WHERE id >= $1 AND (at >= $2 OR at NOT LIKE '____-__-__T%') ORDER BY id LIMIT 1",
+        [from, early],
+      );
+      if (!row || describedMs(row) >= ms) return row?.id;
+      from = row.id + 1;
+    }
+    return undefined;
   }
 
   async compact(step: CompactStep): Promise<CompactResult> {

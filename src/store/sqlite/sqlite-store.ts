@@ -39,6 +39,14 @@ import { SqlitePackedRows } from './sqlite-packed.ts';
 const WRITER_CHECKPOINT_PAGES = 10_000;
 /** Rows a load reads at a time (latest prices, stat rows). */
 const LOAD_PAGE = 5000;
+/**
+ * A value's newest stat row's payload, carrying the player's name and position when the value's
+ * first row (`f`) said them: a player is named once, on the first value credited.
+ */
+const NAMED_AS_FIRST = `CASE WHEN f.id <> c.id AND json_extract(f.payload, '$.display_name') IS NOT NULL
+  THEN json_set(c.payload, '$.display_name', json_extract(f.payload, '$.display_name'),
+    '$.position', json_extract(f.payload, '$.position'))
+  ELSE c.payload END AS payload`;
 /** Events whose stat rows a start reads in one statement (a few thousand rows). */
 const STAT_LOAD_EVENTS = 100;
 /** Changes a fill's group holds at most, however fast they come (the history fill makes about 4,000 in FILL_GROUP_MS). */
@@ -246,12 +254,13 @@ export class SqliteStore implements Store {
   private async *statRows(uptoId: number): AsyncGenerator<ChangeRecord> {
     const lastKey = (this.prepared('SELECT max(key) FROM event_keys').pluck().get() as number | null) ?? 0;
     const page = this.prepared(
-      `SELECT ${rowColumns('c')} FROM changes c
+      `SELECT ${rowColumns('c').replace('c.payload AS payload', NAMED_AS_FIRST)} FROM changes c
        JOIN (SELECT max(id) AS id, min(id) AS first FROM changes
               WHERE kind = 'stat' AND id <= ? AND event_key > ? AND event_key <= ? AND ${LIVE_ROW}
               GROUP BY event_key, json_extract(payload, '$.team_id'), json_extract(payload, '$.player_id'),
                 json_extract(payload, '$.stat_id')) m
          ON c.id = m.id
+       JOIN changes f ON f.id = m.first
        ORDER BY c.event_key, m.first`,
     );
     for (let from = 0; from < lastKey; from += STAT_LOAD_EVENTS) {
