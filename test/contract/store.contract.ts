@@ -915,8 +915,11 @@ export function storeContract(name: string, make: () => Promise<StoreFixture>): 
 
       it('keeps the opener, the closing and the last row of a price, the last header, score and box cell, and every play', async (t) => {
         const store = await withRetentionLog(t);
-        const r = await compactToEnd(store, CUTOFF);
-        assert.deepEqual(r, { scanned: 199, dropped: 5, oldestId: 200, more: false });
+        const { scanned, ...r } = await compactToEnd(store, CUTOFF);
+        assert.deepEqual(r, { dropped: 5, oldestId: 200, more: false });
+        // 199 ids in one step; a step its time budget ends early leaves the ids no row has
+        // (13 to 198) to the next step's skip, which does not count them.
+        assert.ok(scanned >= 13 && scanned <= 199, `scanned ${scanned}`);
         assert.deepEqual(ids(await store.readChanges(query())), KEPT);
         assert.deepEqual(await store.retained(), { oldestId: 200, sinceMs: CUTOFF });
         // Nothing more to do until the cutoff moves.
