@@ -73,9 +73,12 @@ async function route(): Promise<void> {
 
 async function start(): Promise<void> {
   try {
+    // The affiliate listing needs no session: read it beside the session check.
+    const affiliates = client.affiliates();
+    affiliates.catch(() => undefined);
     const session = (await currentSession()) ?? (await demoSession());
     if (!session) return showSignIn();
-    const { data } = await client.affiliates();
+    const { data } = await affiliates;
     if (!ctx) {
       const feed = new LiveFeed(client);
       showConnection(feed, connection);
