@@ -33,7 +33,8 @@ import { metricsRoute } from './ops/metrics-endpoint.ts';
 import { Metrics } from './ops/metrics.ts';
 import { observeRequests } from './ops/observe-requests.ts';
 import { closeApp } from './ops/shutdown.ts';
-import { packageVersion } from './ops/version.ts';
+import { packageRoot, packageVersion } from './ops/version.ts';
+import { webPageRoutes } from './http/web-page.ts';
 import { makeTurns } from './perf/turns.ts';
 import type { HistoryStore } from './store/history.ts';
 import { checkDataDir, StartError } from './ops/preflight.ts';
@@ -383,6 +384,7 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
   });
   if (redis) metrics.watchBus(() => redis.bus.dropped);
   healthRoutes(app, readiness);
+  await webPageRoutes(app, config.webDir ?? join(packageRoot(), 'web', 'dist'));
   if (config.metrics.token !== undefined) metricsRoute(app, metrics, config.metrics.token);
   const summary =
     logging && !config.accessLog

@@ -92,6 +92,11 @@ export interface ServeConfig {
    * nodes (REDIS_URL); undefined: the in-process bus and counters of one embedded server.
    */
   redisUrl: string | undefined;
+  /**
+   * The built odds screen (`npm run build:web`), served at `/` (WEB_DIR); undefined: the package's
+   * own web/dist.
+   */
+  webDir: string | undefined;
   /** Timers and limits that would otherwise be written at their call sites. */
   limits: Limits;
 }
@@ -253,6 +258,8 @@ export interface ServeInput {
   corsOrigins?: string;
   /** env REDIS_URL. */
   redisUrl?: string;
+  /** env WEB_DIR. */
+  webDir?: string;
   limits?: Partial<Limits>;
 }
 
@@ -260,7 +267,7 @@ const LOOPBACK = /^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|::1|localhost)$/;
 
 /**
  * Command-line values win over the environment (PORT, HOST, DATA_DIR, DATABASE_URL, KEY_HEADER,
- * LOG_LEVEL, METRICS_HOST, METRICS_PORT, METRICS_TOKEN, REDIS_URL).
+ * LOG_LEVEL, METRICS_HOST, METRICS_PORT, METRICS_TOKEN, REDIS_URL, WEB_DIR).
  */
 export function resolveServeConfig(input: ServeInput, env: NodeJS.ProcessEnv = process.env): ServeConfig {
   const speedRaw = input.speed ?? env.SIM_SPEED;
@@ -299,6 +306,7 @@ export function resolveServeConfig(input: ServeInput, env: NodeJS.ProcessEnv = p
     trustProxy: resolveTrustProxy(input.trustProxy ?? env.TRUST_PROXY),
     corsOrigins: resolveCorsOrigins(input.corsOrigins ?? env.CORS_ORIGINS),
     redisUrl: resolveRedisUrl(input.redisUrl ?? env.REDIS_URL),
+    webDir: input.webDir ?? (env.WEB_DIR || undefined),
     limits: resolveLimits(input.limits ?? {}, env),
   };
 }

@@ -1,6 +1,8 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
 
+// Built by `npm run build:web` (and by `npm ci`, through the root `prepare` script) into web/dist,
+// which the server serves at `/`: hashed files under /assets/ are cached for good, index.html never.
 // The page uses this checkout's client sources (packages/client/src): no client build step first.
 export default defineConfig({
   root: fileURLToPath(new URL('.', import.meta.url)),
@@ -10,6 +12,7 @@ export default defineConfig({
   },
   build: {
     outDir: 'dist',
+    assetsDir: 'assets',
     emptyOutDir: true,
     target: 'es2022',
     // One small bundle: nothing fetched from another host, no preload of anything else.

@@ -1,15 +1,23 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 
 /**
- * The version of the nearest package.json above this module: the source tree's, or above its
- * bundle (bin/oddsbase.js).
+ * The directory of the nearest package.json above this module: the source tree's, or the one above
+ * its bundle (bin/oddsbase.js, which bundles into node_modules/.cache).
  */
+export function packageRoot(): string {
+  return fileURLToPath(new URL('.', nearestPackageJson()));
+}
+
+/** The version of the nearest package.json above this module. */
 export function packageVersion(): string {
+  return (JSON.parse(readFileSync(nearestPackageJson(), 'utf8')) as { version: string }).version;
+}
+
+function nearestPackageJson(): URL {
   for (let dir = new URL('.', import.meta.url); ; dir = new URL('..', dir)) {
-    try {
-      return (JSON.parse(readFileSync(new URL('package.json', dir), 'utf8')) as { version: string }).version;
-    } catch (err) {
-      if (dir.pathname === '/' || (err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-    }
+    const file = new URL('package.json', dir);
+    if (existsSync(file)) return file;
+    if (dir.pathname === '/') throw new Error(`no package.json above ${import.meta.url}`);
   }
 }

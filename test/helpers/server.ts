@@ -58,6 +58,8 @@ export async function startTestServer(
     corsOrigins?: string;
     /** --redis-url: the bus and counters shared with other servers on that Redis. */
     redisUrl?: string;
+    /** The built page served at `/` (the package's web/dist by default). */
+    webDir?: string;
   } = {},
 ): Promise<TestServer> {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'oddsbase-test-'));
@@ -90,6 +92,7 @@ export async function startTestServer(
       trustProxy: opts.trustProxy,
       corsOrigins: opts.corsOrigins,
       redisUrl: opts.redisUrl,
+      webDir: opts.webDir,
       limits: opts.limits,
     },
     {},
