@@ -3,13 +3,9 @@ import { defineConfig } from 'vite';
 
 // Built by `npm run build:web` (and by `npm ci`, through the root `prepare` script) into web/dist,
 // which the server serves at `/`: hashed files under /assets/ are cached for good, index.html never.
-// The page uses this checkout's client sources (packages/client/src): no client build step first.
 export default defineConfig({
   root: fileURLToPath(new URL('.', import.meta.url)),
   base: '/',
-  resolve: {
-    alias: { '@oddsbase/client': fileURLToPath(new URL('../packages/client/src/index.ts', import.meta.url)) },
-  },
   build: {
     outDir: 'dist',
     assetsDir: 'assets',

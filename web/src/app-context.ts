@@ -1,4 +1,4 @@
-import type { Affiliate, OddsbaseClient, Plan } from '@oddsbase/client';
+import type { Affiliate, OddsbaseClient, Plan } from '../../packages/client/src/index.ts';
 import type { LiveFeed } from './live-feed.ts';
 import type { OddsFormat } from './odds-format.ts';
 import type { Book } from './odds-table.ts';

@@ -1,4 +1,10 @@
-import { isInPlay, logicalMarketId, type Event, type MarketPrice, type Score } from '@oddsbase/client';
+import {
+  isInPlay,
+  logicalMarketId,
+  type Event,
+  type MarketPrice,
+  type Score,
+} from '../../packages/client/src/index.ts';
 import { payout } from './odds-format.ts';
 
 /**

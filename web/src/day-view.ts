@@ -1,4 +1,4 @@
-import type { MarketPrice, Score, ServerMessage } from '@oddsbase/client';
+import type { MarketPrice, Score, ServerMessage } from '../../packages/client/src/index.ts';
 import { type AppContext, booksOf, offsetOf } from './app-context.ts';
 import { boardEvent, priceIds } from './board-model.ts';
 import { escapeHtml } from './escape.ts';

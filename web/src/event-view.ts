@@ -8,7 +8,7 @@ import {
   type Score,
   type ServerMessage,
   type TeamGameStats,
-} from '@oddsbase/client';
+} from '../../packages/client/src/index.ts';
 import { type AppContext, booksOf } from './app-context.ts';
 import { boardEvent, type BoardEvent, CORE_MARKETS, priceIds, shownQuote } from './board-model.ts';
 import { escapeHtml } from './escape.ts';

@@ -1,4 +1,4 @@
-import { impliedProbability, type ChartPoint } from '@oddsbase/client';
+import { impliedProbability, type ChartPoint } from '../../packages/client/src/index.ts';
 import { escapeHtml } from './escape.ts';
 
 /**

@@ -1,4 +1,4 @@
-import { MultiplexStream, type OddsbaseClient } from '@oddsbase/client';
+import { MultiplexStream, type OddsbaseClient } from '../../packages/client/src/index.ts';
 
 export type ConnectionState = 'connecting' | 'connected' | 'reconnecting' | 'offline';
 

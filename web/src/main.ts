@@ -1,4 +1,4 @@
-import { OddsbaseClient, UnauthorizedError } from '@oddsbase/client';
+import { OddsbaseClient, UnauthorizedError } from '../../packages/client/src/index.ts';
 import { type AppContext, today } from './app-context.ts';
 import { dayHash, showDay } from './day-view.ts';
 import { escapeHtml } from './escape.ts';

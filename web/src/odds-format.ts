@@ -1,4 +1,4 @@
-import { americanToDecimal, impliedProbability, offBoard, usablePrice } from '@oddsbase/client';
+import { americanToDecimal, impliedProbability, offBoard, usablePrice } from '../../packages/client/src/index.ts';
 
 /** The three ways the screen can show a price. */
 export type OddsFormat = 'american' | 'decimal' | 'probability';

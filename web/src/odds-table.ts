@@ -1,4 +1,4 @@
-import type { MarketPrice, Score } from '@oddsbase/client';
+import type { MarketPrice, Score } from '../../packages/client/src/index.ts';
 import {
   applyPrice,
   bestBooks,

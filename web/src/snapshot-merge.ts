@@ -1,4 +1,4 @@
-import type { ServerMessage } from '@oddsbase/client';
+import type { ServerMessage } from '../../packages/client/src/index.ts';
 
 /**
  * Keeps a view built from a REST snapshot current with stream deltas, without a gap or a change
