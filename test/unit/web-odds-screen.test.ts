@@ -1,7 +1,15 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Event, MarketPrice, ServerMessage } from '../../packages/client/src/index.ts';
-import { applyPrice, bestBooks, boardEvent, moveDirection, priceIds, shownQuote } from '../../web/src/board-model.ts';
+import {
+  applyPrice,
+  bestBooks,
+  boardEvent,
+  closeMissing,
+  moveDirection,
+  priceIds,
+  shownQuote,
+} from '../../web/src/board-model.ts';
 import { lineChartSvg } from '../../web/src/line-chart.ts';
 import { formatLine, formatPrice } from '../../web/src/odds-format.ts';
 import { SnapshotMerge } from '../../web/src/snapshot-merge.ts';
@@ -145,6 +153,15 @@ test('closed prices: those missing from the hide_closed read', () => {
   const ev = boardEvent(event(), open);
   assert.equal(shownQuote(ev, 1, 10, 19)?.closed, true);
   assert.equal(shownQuote(ev, 1, 20, 19)?.closed, false);
+});
+
+test('closeMissing closes what a later hide_closed read lacks and names the sides it touched', () => {
+  const ev = boardEvent(event());
+  const open = priceIds([event()]);
+  open.delete('5');
+  assert.deepEqual(closeMissing(ev, open), [{ logical: 2, participantId: 10 }]);
+  assert.equal(shownQuote(ev, 2, 10, 19)?.closed, true);
+  assert.deepEqual(closeMissing(ev, open), [], 'a closed quote is closed once');
 });
 
 test('the in-play quote is shown while open, the prematch one otherwise; closes arrive by row', () => {

@@ -33,6 +33,8 @@ export interface Side {
 }
 
 export interface Quote {
+  /** The price id (REST `Price.id`, the stream's `id`). */
+  priceId: string;
   line: string;
   /** American odds; 0.0001 is off the board. */
   price: number;
@@ -127,6 +129,7 @@ export function boardEvent(e: Event, openPriceIds?: ReadonlySet<string>): BoardE
         for (const [aff, price] of Object.entries(line.prices)) {
           if (!price.is_main_line) continue;
           setQuote(ev, m.market_id, p.id, Number(aff), {
+            priceId: price.id,
             line: line.value,
             price: price.price,
             closed: openPriceIds !== undefined && !openPriceIds.has(price.id),
@@ -136,6 +139,25 @@ export function boardEvent(e: Event, openPriceIds?: ReadonlySet<string>): BoardE
     }
   }
   return ev;
+}
+
+/**
+ * Marks closed every quote whose price is not among `openPriceIds` (the same snapshot read with
+ * `hide_closed=true`). Answers the logical market and participant of each quote it closed.
+ */
+export function closeMissing(
+  ev: BoardEvent,
+  openPriceIds: ReadonlySet<string>,
+): { logical: number; participantId: number }[] {
+  const closed: { logical: number; participantId: number }[] = [];
+  for (const [key, pair] of ev.quotes)
+    for (const q of [pair.pre, pair.live])
+      if (q && !q.closed && !openPriceIds.has(q.priceId)) {
+        q.closed = true;
+        const [logical, participantId] = key.split(':').map(Number);
+        closed.push({ logical: logical!, participantId: participantId! });
+      }
+  return closed;
 }
 
 /** The price ids of a snapshot, to tell its open prices from its closed ones (boardEvent). */
@@ -185,6 +207,7 @@ export function applyPrice(ev: BoardEvent, row: MarketPrice): QuoteChange | unde
   }
   const before = shownQuote(ev, logical, participantId, row.affiliate_id);
   setQuote(ev, row.market_id, participantId, row.affiliate_id, {
+    priceId: String(row.id),
     line: row.line,
     price: Number(row.price),
     closed: (row.closed_at ?? '') !== '',

@@ -1,6 +1,6 @@
 import type { MarketPrice, Score, ServerMessage } from '../../packages/client/src/index.ts';
 import { type AppContext, booksOf, offsetOf } from './app-context.ts';
-import { boardEvent, priceIds } from './board-model.ts';
+import { type BoardEvent, boardEvent, priceIds } from './board-model.ts';
 import { escapeHtml } from './escape.ts';
 import { ODDS_FORMATS, type OddsFormat } from './odds-format.ts';
 import { OddsTables } from './odds-table.ts';
@@ -10,6 +10,12 @@ export interface DayParams {
   sportId: number;
   date: string;
 }
+
+/** Games on now first, then those to come, then those over; by start time within each. */
+const STAGE: Record<string, number> = { STATUS_IN_PROGRESS: 0, STATUS_HALFTIME: 0, STATUS_SCHEDULED: 1 };
+const stageOf = (ev: BoardEvent) => STAGE[ev.score?.event_status ?? 'STATUS_SCHEDULED'] ?? 2;
+const byScreenOrder = (a: BoardEvent, b: BoardEvent) =>
+  stageOf(a) - stageOf(b) || a.startsAt.localeCompare(b.startsAt) || a.id.localeCompare(b.id);
 
 export const dayHash = (p: DayParams): string => `#/sport/${p.sportId}/${p.date}`;
 
@@ -64,16 +70,18 @@ export async function showDay(ctx: AppContext, params: DayParams, root: HTMLElem
   const offset = offsetOf(params.date);
   const load = async (): Promise<number> => {
     const q = { market_ids: [1, 2, 3], main_line: true, offset } as const;
-    const [all, open] = await Promise.all([
-      ctx.client.events(params.sportId, params.date, q),
-      ctx.client.events(params.sportId, params.date, { ...q, hide_closed: true }),
-    ]);
-    const openIds = priceIds(open.data.events);
-    const events = all.data.events.map((e) => boardEvent(e, openIds));
+    // Snapshot prices carry no closed_at: the same read without closed prices tells them apart.
+    // The odds are drawn from the first answer; the closed marks follow from the second.
+    const openRead = ctx.client.events(params.sportId, params.date, { ...q, hide_closed: true });
+    openRead.catch(() => undefined);
+    const all = await ctx.client.events(params.sportId, params.date, q);
+    const events = all.data.events.map((e) => boardEvent(e)).sort(byScreenOrder);
     tables.show(events, booksOf(ctx.affiliates, all.plan));
+    summary.textContent = events.length === 0 ? 'No events on this day.' : `${events.length} events`;
     // The first paint of the odds, for whoever measures it (the browser tests: docs/benchmarks.md).
     if (performance.getEntriesByName('odds-rendered').length === 0) performance.mark('odds-rendered');
-    summary.textContent = events.length === 0 ? 'No events on this day.' : `${events.length} events`;
+    const open = await openRead;
+    tables.closeMissing(priceIds(open.data.events));
     // Deltas after the older of the two heads apply; one already in a snapshot replaces its quote with itself.
     return Math.min(Number(all.data.meta.delta_last_id), Number(open.data.meta.delta_last_id));
   };

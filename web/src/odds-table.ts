@@ -3,6 +3,7 @@ import {
   applyPrice,
   bestBooks,
   type BoardEvent,
+  closeMissing,
   CORE_MARKETS,
   type CoreKind,
   moveDirection,
@@ -80,7 +81,7 @@ function quoteHtml(q: Quote | undefined, kind: CoreKind, side: Side, format: Odd
 export class OddsTables {
   private readonly events = new Map<string, BoardEvent>();
   private cells = new Map<string, HTMLTableCellElement>();
-  private readonly timers = new Set<ReturnType<typeof setTimeout>>();
+  private readonly timers = new Map<HTMLTableCellElement, ReturnType<typeof setTimeout>>();
 
   constructor(
     private readonly root: HTMLElement,
@@ -128,6 +129,27 @@ export class OddsTables {
     this.markBest(ev, market.kind, change.logical, side);
   }
 
+  /** Marks the quotes whose price is not among `openPriceIds` closed, and redraws their sides' cells. */
+  closeMissing(openPriceIds: ReadonlySet<string>): void {
+    for (const ev of this.events.values()) {
+      const sides = new Set(closeMissing(ev, openPriceIds).map((c) => `${c.logical}:${c.participantId}`));
+      for (const key of sides) {
+        const [logical, participantId] = key.split(':').map(Number) as [number, number];
+        const market = CORE_MARKETS.find((m) => m.id === logical)!;
+        const side = ev.sides.get(logical)?.find((s) => s.participantId === participantId);
+        if (!side) continue;
+        for (const b of this.books) {
+          const cell = this.cells.get(cellKey(ev.id, logical, participantId, b.id));
+          const q = shownQuote(ev, logical, participantId, b.id);
+          if (!cell) continue;
+          cell.innerHTML = quoteHtml(q, market.kind, side, this.format);
+          this.mark(cell, q);
+        }
+        this.markBest(ev, market.kind, logical, side);
+      }
+    }
+  }
+
   score(eventId: string, score: Score): void {
     const ev = this.events.get(eventId);
     if (!ev) return;
@@ -137,7 +159,7 @@ export class OddsTables {
   }
 
   clear(): void {
-    for (const t of this.timers) clearTimeout(t);
+    for (const t of this.timers.values()) clearTimeout(t);
     this.timers.clear();
   }
 
@@ -207,17 +229,21 @@ export class OddsTables {
   }
 
   private flash(cell: HTMLTableCellElement, dir: 'up' | 'down'): void {
+    // A newer move of the same cell restarts its highlight rather than being cut short by the older one.
+    clearTimeout(this.timers.get(cell));
     cell.classList.remove('moved-up', 'moved-down');
     cell.classList.add(`moved-${dir}`);
     cell.insertAdjacentHTML(
       'beforeend',
       `<span class="arrow" aria-label="${dir === 'up' ? 'moved up' : 'moved down'}">${dir === 'up' ? '▲' : '▼'}</span>`,
     );
-    const t = setTimeout(() => {
-      this.timers.delete(t);
-      cell.classList.remove(`moved-${dir}`);
-      cell.querySelector('.arrow')?.remove();
-    }, MOVE_HIGHLIGHT_MS);
-    this.timers.add(t);
+    this.timers.set(
+      cell,
+      setTimeout(() => {
+        this.timers.delete(cell);
+        cell.classList.remove('moved-up', 'moved-down');
+        cell.querySelector('.arrow')?.remove();
+      }, MOVE_HIGHLIGHT_MS),
+    );
   }
 }
