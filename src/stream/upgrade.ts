@@ -127,7 +127,7 @@ export function attachStreams(server: Server, deps: UpgradeDeps): WebSocketServe
       );
     }
     let account: Account | undefined;
-    /** The page session that opened it, if a session cookie did. */
+    /** The page session that opened it: its cookie, or the one that asked for its stream token. */
     let session: string | undefined;
     if (deps.access) {
       const address = clientAddress(req);
@@ -148,9 +148,10 @@ export function attachStreams(server: Server, deps: UpgradeDeps): WebSocketServe
           ),
         );
       }
+      const redeemed = presented.token !== undefined ? deps.tokens.redeem(presented.token) : undefined;
       const who =
         presented.token !== undefined
-          ? (deps.tokens.redeem(presented.token) ?? undefined)
+          ? (redeemed?.account ?? undefined)
           : presented.session !== undefined
             ? (await deps.sessions?.resolve(presented.session))?.account
             : await deps.auth.authenticate(presented.key);
@@ -166,7 +167,7 @@ export function attachStreams(server: Server, deps: UpgradeDeps): WebSocketServe
       }
       deps.failedKeys.passed(who.keyHash);
       account = who;
-      session = presented.session;
+      session = presented.session ?? redeemed?.session;
       // As on REST: a record naming no known plan (or undated weekly billing) is served nowhere.
       if (account.unservable) return answer(refusal(503, planUnsupported(account).body));
       // Refusals after the key check carry the plan's entitlement headers, as on REST (X-Tier …).

@@ -164,6 +164,10 @@ describe('sessions: a key exchanged for a cookie that acts as the key', () => {
     const first = cookieOf(await signIn(s, key));
     const second = cookieOf(await signIn(s, key));
     const firstStream = await connect(s.url.replace('http', 'ws') + '/api/v2/ws', { cookie: first });
+    // A page may also open its stream with a token it asked for by its session: that stream is the session's too.
+    const issued = await fetch(s.url + '/api/v2/ws/token', { method: 'POST', headers: { cookie: first } });
+    const { token } = (await issued.json()) as { token: string };
+    const tokenStream = await connect(s.url.replace('http', 'ws') + `/api/v2/ws?token=${token}`);
     const out = await fetch(s.url + '/session', { method: 'DELETE', headers: { cookie: first } });
     assert.equal(out.status, 204);
     assert.match(out.headers.get('set-cookie') ?? '', /oddsbase_session=;.*(Max-Age=0|Expires=Thu, 01 Jan 1970)/i);
@@ -172,6 +176,7 @@ describe('sessions: a key exchanged for a cookie that acts as the key', () => {
     // Its streams end with it (the next access check), with the reason said in-band first.
     assert.equal((await firstStream.closed).reason, 'policy_violation:session_ended');
     assert.equal(firstStream.messages.at(-1)?.code, 'session_ended');
+    assert.equal((await tokenStream.closed).reason, 'policy_violation:session_ended');
     const base = s.url.replace('http', 'ws');
     const stream = await connect(base + '/api/v2/ws', { cookie: second });
     await s.server.keys.revoke({ hash: hashKey(key) }, new Date().toISOString());

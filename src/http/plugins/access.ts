@@ -32,6 +32,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** Set by access once the key and limits pass on a metered route: `reply.meter` counts it. */
     metered: boolean;
+    /** The page session the request was admitted by, when a session cookie stood for the key. */
+    session: string | undefined;
   }
   interface FastifyContextConfig {
     /** Catalog routes: authenticated but free, without usage headers. */
@@ -64,6 +66,7 @@ export function installAccess(
 ): void {
   const header = keyHeader.toLowerCase();
   app.decorateRequest('metered', false);
+  app.decorateRequest('session', undefined);
   // A method rather than an onSend hook: a hook would run on every response of every route.
   app.decorateReply('meter', function meter(this: FastifyReply, points: number) {
     const request = this.request;
@@ -121,6 +124,7 @@ export function installAccess(
         // No key is not a guess: nothing to count; nor is a session token, too long to guess.
         if (!token) return done(unauthorized());
         if (foreignOrigin(request.headers)) return done(foreignOriginSession(FOREIGN_ORIGIN_MESSAGE));
+        request.session = token;
         const open = sessions.cached(token);
         if (open) return admit(request, open.account, done);
         sessions.resolve(token).then(
