@@ -203,35 +203,43 @@ test(
   { timeout: 120_000 },
   async () => {
     const { body } = await sim.get(`/api/v2/sports/${TENNIS}/events/${today()}?market_ids=1&main_line=true`);
-    const started = (body.events as any[]).find(
-      (e) => e.score && e.score.event_status !== 'STATUS_SCHEDULED' && e.markets.length > 0,
-    );
+    // A match in play shows its live game state; else one that has ended.
+    const events = (body.events as any[]).filter((e) => e.markets.length > 0);
+    const playing = events.find((e) => e.score?.event_status === 'STATUS_IN_PROGRESS');
+    const started = playing ?? events.find((e) => e.score && e.score.event_status !== 'STATUS_SCHEDULED');
     assert.ok(started, 'a match of today has started');
     const away = started.teams[0].team_id as number;
-    const books = new Set<string>();
-    for (const market of [1, 41]) {
-      const chart = await sim.get(
-        `/api/v2/events/${started.event_id}/markets/${market}/history?participant_id=${away}&main_line=true`,
-      );
-      for (const k of Object.keys(chart.body.series)) books.add(k);
-    }
+    // The books charting the away side's main moneyline, prematch (1) and in play (41).
+    const chartBooks = async () => {
+      const books = new Set<string>();
+      for (const market of [1, 41]) {
+        const chart = await sim.get(
+          `/api/v2/events/${started.event_id}/markets/${market}/history?participant_id=${away}&main_line=true`,
+        );
+        for (const k of Object.keys(chart.body.series)) books.add(k);
+      }
+      return books;
+    };
+    const before = await chartBooks();
     const ctx = await chromium.context();
     const page = await ctx.newPage();
     await page.goto(`${sim.url}/#/event/${started.event_id}`);
     await page.waitForSelector('svg.line-chart');
     const paths = page.locator('svg.line-chart path.series');
-    assert.equal(await paths.count(), books.size);
-    assert.deepEqual(
-      new Set(await paths.evaluateAll((els) => els.map((e) => e.getAttribute('data-affiliate')))),
-      books,
-    );
+    const drawn = await paths.evaluateAll((els) => els.map((e) => e.getAttribute('data-affiliate')!));
+    const since = await chartBooks();
+    // One line per book: each book once, every book that charted before the page read, none that had not by after.
+    assert.equal(new Set(drawn).size, drawn.length);
+    for (const b of before) assert.ok(drawn.includes(b), `book ${b} has its line`);
+    for (const b of drawn) assert.ok(since.has(b), `book ${b} charts this side`);
     for (const d of await paths.evaluateAll((els) => els.map((e) => e.getAttribute('d') ?? ''))) assert.match(d, /^M/);
-    assert.equal(await page.locator('#legend li').count(), books.size);
+    assert.equal(await page.locator('#legend li').count(), drawn.length);
     await page.waitForSelector('#lines table.marks');
     assert.ok((await page.locator('#lines table.marks tbody tr').count()) > 0);
     await page.waitForSelector('#box table.box');
     await page.waitForSelector('#plays ol.plays li');
     assert.doesNotMatch((await page.locator('#state').textContent()) ?? '', /not in your plan/i);
+    if (playing) await page.waitForSelector('#state dl.game-state dt');
     await page.screenshot({ path: join(ARTIFACTS, 'event-page-desktop.png'), fullPage: true });
     await ctx.close();
   },
