@@ -12,7 +12,8 @@ import { isBurstCounter, SharedBursts } from './access/bursts.ts';
 import { TIERS } from './catalog/tiers.ts';
 import { entitlementsFor } from './access/entitlements.ts';
 import { FAILED_KEY_CHECK_LIMITS, FailedKeyChecks } from './access/failed-auth.ts';
-import type { KeyStore } from './store/keys.ts';
+import { Sessions } from './access/sessions.ts';
+import { DEMO_KEY_CLEAR_META, type KeyStore } from './store/keys.ts';
 import { ArchivedEvents } from './board/archived-events.ts';
 import { Board } from './board/board.ts';
 import { ChangeFeed } from './board/change-feed.ts';
@@ -21,7 +22,7 @@ import { LogFloor } from './board/log-floor.ts';
 import type { Bus } from './bus/bus.ts';
 import { MemoryBus } from './bus/memory-bus.ts';
 import { RedisBus } from './bus/redis/redis-bus.ts';
-import { MB, type ServeConfig } from './config.ts';
+import { isLoopback, MB, type ServeConfig } from './config.ts';
 import { buildApp } from './http/app.ts';
 import { Ledger } from './ledger/ledger.ts';
 import { Retention } from './ledger/retention.ts';
@@ -35,6 +36,7 @@ import { observeRequests } from './ops/observe-requests.ts';
 import { closeApp } from './ops/shutdown.ts';
 import { packageRoot, packageVersion } from './ops/version.ts';
 import { webPageRoutes } from './http/web-page.ts';
+import { sessionRoutes } from './http/session-routes.ts';
 import { makeTurns } from './perf/turns.ts';
 import type { HistoryStore } from './store/history.ts';
 import { checkDataDir, StartError } from './ops/preflight.ts';
@@ -300,6 +302,7 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
   const logging = config.logLevel !== 'silent';
   const auth = new Authenticator(backends.keys, limits.authCacheMs, now);
   const failedKeys = new FailedKeyChecks(FAILED_KEY_CHECK_LIMITS, now);
+  const sessions = new Sessions(auth, limits.sessionTtlMs, limits.authCacheMs, now);
   const proxies = new TrustedProxies(config.trustProxy);
   // One scheduler of turns for the HTTP builds and the streams' writes, so each gets its share of a pass.
   const turns = makeTurns();
@@ -315,6 +318,7 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
     access: opts.withoutAccess ? undefined : access,
     keyHeader: config.keyHeader,
     failedKeys,
+    sessions,
     trustProxy: proxies,
     corsOrigins: config.corsOrigins,
     ...(config.tls ? { tls: { cert: readFileSync(config.tls.certFile), key: readFileSync(config.tls.keyFile) } } : {}),
@@ -371,6 +375,7 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
     keyHeader: config.keyHeader,
     tokens,
     failedKeys,
+    sessions,
     transport: config.streamTransport,
     onError: (err) => app.log.error({ err }, 'stream failure'),
   });
@@ -384,6 +389,16 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
   });
   if (redis) metrics.watchBus(() => redis.bus.dropped);
   healthRoutes(app, readiness);
+  if (!opts.withoutAccess) {
+    await sessionRoutes(app, {
+      auth,
+      access,
+      sessions,
+      failedKeys,
+      loopbackOnly: isLoopback(config.host),
+      demoKey: () => store.getMeta(DEMO_KEY_CLEAR_META),
+    });
+  }
   await webPageRoutes(app, config.webDir ?? join(packageRoot(), 'web', 'dist'));
   if (config.metrics.token !== undefined) metricsRoute(app, metrics, config.metrics.token);
   const summary =

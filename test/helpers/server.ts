@@ -58,6 +58,8 @@ export async function startTestServer(
     corsOrigins?: string;
     /** --redis-url: the bus and counters shared with other servers on that Redis. */
     redisUrl?: string;
+    /** The address listened on (127.0.0.1 by default). */
+    host?: string;
     /** The built page served at `/` (the package's web/dist by default). */
     webDir?: string;
   } = {},
@@ -74,7 +76,7 @@ export async function startTestServer(
   const config = resolveServeConfig(
     {
       port: 0,
-      host: '127.0.0.1',
+      host: opts.host ?? '127.0.0.1',
       dataDir,
       databaseUrl: await testDatabaseUrl(dataDir),
       simulator: opts.simulator ?? false,
