@@ -28,6 +28,8 @@ let day: TestServer;
 let sim: TestServer;
 let chromium: Chromium;
 const at = () => new Date().toISOString();
+/** A time two minutes ago: what the day is written at, so that delayed plans (Pro: 30 s) see it at once. */
+const past = () => new Date(Date.now() - 120_000).toISOString();
 
 /** Main-line moneyline, spread and total of every book on one event. */
 function eventPrices(id: string): PriceUpdate[] {
@@ -51,7 +53,7 @@ before(async () => {
   const ids = Array.from({ length: EVENTS }, (_, i) => eventId(i));
   await day.server.ledger.apply(
     batch(
-      at(),
+      past(),
       ids.flatMap((id, i) => [
         {
           kind: 'event' as const,
@@ -67,7 +69,7 @@ before(async () => {
   );
   // The first book takes the first event's home moneyline off the board.
   await day.server.ledger.apply(
-    batch(at(), [price(ids[0]!, { market_id: 1, participant_id: 2014, affiliate_id: BOOKS[0]!, price: OFF_BOARD })]),
+    batch(past(), [price(ids[0]!, { market_id: 1, participant_id: 2014, affiliate_id: BOOKS[0]!, price: OFF_BOARD })]),
   );
 });
 
@@ -317,5 +319,40 @@ test(
     assert.ok((await p.evaluate(() => document.documentElement.scrollWidth)) <= 390);
     await p.screenshot({ path: join(ARTIFACTS, 'event-page-phone.png'), fullPage: true });
     await phone.close();
+  },
+);
+
+test(
+  'a plan without streams or live data: prices from REST, “not in your plan” where it lacks them',
+  { timeout: 120_000 },
+  async () => {
+    const key = await day.newKey('pro');
+    const ctx = await chromium.context();
+    // A key typed once: exchanged for the session cookie of this browser context.
+    const signIn = await ctx.request.post(`${day.url}/session`, { data: { key } });
+    assert.equal(signIn.status(), 200);
+    const page = await ctx.newPage();
+    await page.goto(dayUrl(day.url, 4));
+    await page.waitForSelector('td[data-k] .price');
+    await page.waitForSelector('#connection[data-state="unavailable"]');
+    assert.equal(await page.locator('#connection').textContent(), 'Live updates not in your plan');
+    // Prices still move, through the markets delta: a change old enough for the plan's 30 s delay.
+    const id = eventId(3);
+    await day.server.ledger.apply(
+      batch(past(), [
+        price(id, { market_id: 1, participant_id: 2002, affiliate_id: BOOKS[6]!, price: 444, is_main_line: true }),
+      ]),
+    );
+    await page.waitForFunction(
+      (k) => document.querySelector(`td[data-k="${k}"] .price`)?.textContent === '+444',
+      `${id}|1|2002|${BOOKS[6]}`,
+      { timeout: 20_000 },
+    );
+    await page.goto(`${day.url}/#/event/${eventId(0)}`);
+    await page.waitForSelector('#plays .plan');
+    assert.equal(await page.locator('#plays').textContent(), 'Not in your plan.');
+    assert.equal(await page.locator('#state').textContent(), 'Not in your plan.');
+    assert.equal(await page.locator('.error').count(), 0);
+    await ctx.close();
   },
 );

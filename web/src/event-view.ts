@@ -132,6 +132,9 @@ export async function showEvent(ctx: AppContext, eventId: string, root: HTMLElem
     } catch (err) {
       if (!(err instanceof ForbiddenError)) throw err;
       $('#plays').innerHTML = NOT_IN_PLAN;
+      // Plays and live game state come with one entitlement (Ultra and above).
+      liveForbidden = true;
+      renderState();
     }
   };
   const loadMarks = async () => {
