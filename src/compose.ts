@@ -54,7 +54,7 @@ import { SqliteKeyStore } from './store/sqlite/sqlite-keys.ts';
 import { SqliteStore } from './store/sqlite/sqlite-store.ts';
 import type { Store } from './store/store.ts';
 import { StreamHub } from './stream/stream-hub.ts';
-import { streamDenial } from './stream/stream-access.ts';
+import { sessionDenial, streamDenial } from './stream/stream-access.ts';
 import { asyncApiRoute } from './stream/asyncapi.ts';
 import { streamPlainGetRoutes } from './stream/plain-get-route.ts';
 import { streamTokenRoute } from './stream/token-route.ts';
@@ -352,6 +352,7 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
       now,
       meter: opts.withoutAccess ? undefined : (account, points) => access.meter(account, points, NO_HEADERS),
       recheck: opts.withoutAccess ? undefined : (account) => streamDenial(auth, access, account),
+      recheckSession: opts.withoutAccess ? undefined : (session) => sessionDenial(sessions, session),
       metrics: metrics.streams,
       turns,
     },

@@ -127,6 +127,8 @@ export function attachStreams(server: Server, deps: UpgradeDeps): WebSocketServe
       );
     }
     let account: Account | undefined;
+    /** The page session that opened it, if a session cookie did. */
+    let session: string | undefined;
     if (deps.access) {
       const address = clientAddress(req);
       const presented = credential(req, url, dedicated);
@@ -164,6 +166,7 @@ export function attachStreams(server: Server, deps: UpgradeDeps): WebSocketServe
       }
       deps.failedKeys.passed(who.keyHash);
       account = who;
+      session = presented.session;
       // As on REST: a record naming no known plan (or undated weekly billing) is served nowhere.
       if (account.unservable) return answer(refusal(503, planUnsupported(account).body));
       // Refusals after the key check carry the plan's entitlement headers, as on REST (X-Tier …).
@@ -201,6 +204,7 @@ export function attachStreams(server: Server, deps: UpgradeDeps): WebSocketServe
     // Nothing asynchronous from the cap check to `open`, so two upgrades cannot both take the last slot.
     wss.handleUpgrade(req, socket, head, (ws) => {
       const conn = deps.hub.open(ws, socket, account, scope, endpoint);
+      conn.session = session;
       if (params) deps.hub.subscribe(conn, '', v1 ? 'lines' : 'markets', params);
       const burst = (account?.entitlements.wsSubscriptionsPerConnection ?? 1000) + MESSAGE_RATE.burstAboveSubscriptions;
       const bucket = new MessageBucket(MESSAGE_RATE.perSecond, burst);

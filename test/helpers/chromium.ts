@@ -21,9 +21,16 @@ const FLAGS = [
   '--disable-sync',
 ];
 
-/** Installs Debian's chromium when it is absent (CI runs as root on a clean machine). */
+/**
+ * Installs Debian's chromium when it is absent (CI runs as root on a clean machine, whose package
+ * lists may not have been fetched yet).
+ */
 export function ensureChromium(): void {
   if (existsSync(CHROMIUM)) return;
+  if (process.getuid?.() !== 0) {
+    throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium) as root`);
+  }
+  execFileSync('apt-get', ['update'], { stdio: 'inherit' });
   execFileSync('apt-get', ['install', '-y', 'chromium'], { stdio: 'inherit' });
 }
 

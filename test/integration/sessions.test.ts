@@ -7,6 +7,9 @@ import { connect, refusal } from '../helpers/ws-client.ts';
 
 const EVENTS = `/api/v2/sports/4/events/${today()}`;
 
+/** Waits for the next second of the clock: a Starter key may make 2 requests in one. */
+const nextSecond = () => new Promise((r) => setTimeout(r, 1000 - (Date.now() % 1000) + 5));
+
 /** The session cookie's `name=value` from a sign-in answer. */
 function cookieOf(res: Response): string {
   const set = res.headers.get('set-cookie') ?? '';
@@ -57,6 +60,7 @@ describe('sessions: a key exchanged for a cookie that acts as the key', () => {
   test('a cookie has the key’s entitlements and metering on REST', async () => {
     const key = await s.newKey('starter');
     const cookie = cookieOf(await signIn(s, key));
+    await nextSecond();
     const byKey = await fetch(s.url + EVENTS, { headers: { 'x-service-key': key } });
     assert.equal(byKey.status, 200);
     const byCookie = await fetch(s.url + EVENTS, { headers: { cookie } });
@@ -71,6 +75,7 @@ describe('sessions: a key exchanged for a cookie that acts as the key', () => {
       'one allowance, counted by key and cookie alike',
     );
     // Starter has no WebSocket access: the stream token route refuses the cookie as it refuses the key.
+    await nextSecond();
     const token = await fetch(s.url + '/api/v2/ws/token', { method: 'POST', headers: { cookie } });
     assert.equal(token.status, 403);
     assert.equal(token.headers.get('x-tier'), 'Starter');
@@ -154,15 +159,19 @@ describe('sessions: a key exchanged for a cookie that acts as the key', () => {
     assert.equal(typeof ((await bad.json()) as { message: unknown }).message, 'string');
   });
 
-  test('DELETE /session ends it; revoking the key ends every session of it', async () => {
+  test('DELETE /session ends it and its streams; revoking the key ends every session of it', async () => {
     const key = await s.newKey('ultra');
     const first = cookieOf(await signIn(s, key));
     const second = cookieOf(await signIn(s, key));
+    const firstStream = await connect(s.url.replace('http', 'ws') + '/api/v2/ws', { cookie: first });
     const out = await fetch(s.url + '/session', { method: 'DELETE', headers: { cookie: first } });
     assert.equal(out.status, 204);
     assert.match(out.headers.get('set-cookie') ?? '', /oddsbase_session=;.*(Max-Age=0|Expires=Thu, 01 Jan 1970)/i);
     assert.equal((await fetch(s.url + EVENTS, { headers: { cookie: first } })).status, 401);
     assert.equal((await fetch(s.url + EVENTS, { headers: { cookie: second } })).status, 200);
+    // Its streams end with it (the next access check), with the reason said in-band first.
+    assert.equal((await firstStream.closed).reason, 'policy_violation:session_ended');
+    assert.equal(firstStream.messages.at(-1)?.code, 'session_ended');
     const base = s.url.replace('http', 'ws');
     const stream = await connect(base + '/api/v2/ws', { cookie: second });
     await s.server.keys.revoke({ hash: hashKey(key) }, new Date().toISOString());
@@ -174,15 +183,17 @@ describe('sessions: a key exchanged for a cookie that acts as the key', () => {
   });
 });
 
-test('a session expires after its time', async () => {
+test('a session expires after its time, and its streams with it', async () => {
   const s = await startTestServer({ limits: { sessionTtlMs: 1000 } });
   try {
     const res = await signIn(s, s.key);
     assert.match(res.headers.get('set-cookie') ?? '', /Max-Age=1\b/);
     const cookie = cookieOf(res);
     assert.equal((await fetch(s.url + EVENTS, { headers: { cookie } })).status, 200);
+    const stream = await connect(s.url.replace('http', 'ws') + '/api/v2/ws', { cookie });
     await new Promise((r) => setTimeout(r, 1100));
     assert.equal((await fetch(s.url + EVENTS, { headers: { cookie } })).status, 401);
+    assert.equal((await stream.closed).reason, 'policy_violation:session_ended');
     assert.equal((await fetch(s.url + '/session', { headers: { cookie } })).status, 401);
   } finally {
     await s.close();
