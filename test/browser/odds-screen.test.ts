@@ -28,6 +28,8 @@ let day: TestServer;
 let sim: TestServer;
 let chromium: Chromium;
 const at = () => new Date().toISOString();
+/** A time two minutes ago: what the day is written at, so that delayed plans (Pro: 30 s) see it at once. */
+const past = () => new Date(Date.now() - 120_000).toISOString();
 
 /** Main-line moneyline, spread and total of every book on one event. */
 function eventPrices(id: string): PriceUpdate[] {
@@ -51,7 +53,7 @@ before(async () => {
   const ids = Array.from({ length: EVENTS }, (_, i) => eventId(i));
   await day.server.ledger.apply(
     batch(
-      at(),
+      past(),
       ids.flatMap((id, i) => [
         {
           kind: 'event' as const,
@@ -67,7 +69,7 @@ before(async () => {
   );
   // The first book takes the first event's home moneyline off the board.
   await day.server.ledger.apply(
-    batch(at(), [price(ids[0]!, { market_id: 1, participant_id: 2014, affiliate_id: BOOKS[0]!, price: OFF_BOARD })]),
+    batch(past(), [price(ids[0]!, { market_id: 1, participant_id: 2014, affiliate_id: BOOKS[0]!, price: OFF_BOARD })]),
   );
 });
 
@@ -203,35 +205,43 @@ test(
   { timeout: 120_000 },
   async () => {
     const { body } = await sim.get(`/api/v2/sports/${TENNIS}/events/${today()}?market_ids=1&main_line=true`);
-    const started = (body.events as any[]).find(
-      (e) => e.score && e.score.event_status !== 'STATUS_SCHEDULED' && e.markets.length > 0,
-    );
+    // A match in play shows its live game state; else one that has ended.
+    const events = (body.events as any[]).filter((e) => e.markets.length > 0);
+    const playing = events.find((e) => e.score?.event_status === 'STATUS_IN_PROGRESS');
+    const started = playing ?? events.find((e) => e.score && e.score.event_status !== 'STATUS_SCHEDULED');
     assert.ok(started, 'a match of today has started');
     const away = started.teams[0].team_id as number;
-    const books = new Set<string>();
-    for (const market of [1, 41]) {
-      const chart = await sim.get(
-        `/api/v2/events/${started.event_id}/markets/${market}/history?participant_id=${away}&main_line=true`,
-      );
-      for (const k of Object.keys(chart.body.series)) books.add(k);
-    }
+    // The books charting the away side's main moneyline, prematch (1) and in play (41).
+    const chartBooks = async () => {
+      const books = new Set<string>();
+      for (const market of [1, 41]) {
+        const chart = await sim.get(
+          `/api/v2/events/${started.event_id}/markets/${market}/history?participant_id=${away}&main_line=true`,
+        );
+        for (const k of Object.keys(chart.body.series)) books.add(k);
+      }
+      return books;
+    };
+    const before = await chartBooks();
     const ctx = await chromium.context();
     const page = await ctx.newPage();
     await page.goto(`${sim.url}/#/event/${started.event_id}`);
     await page.waitForSelector('svg.line-chart');
     const paths = page.locator('svg.line-chart path.series');
-    assert.equal(await paths.count(), books.size);
-    assert.deepEqual(
-      new Set(await paths.evaluateAll((els) => els.map((e) => e.getAttribute('data-affiliate')))),
-      books,
-    );
+    const drawn = await paths.evaluateAll((els) => els.map((e) => e.getAttribute('data-affiliate')!));
+    const since = await chartBooks();
+    // One line per book: each book once, every book that charted before the page read, none that had not by after.
+    assert.equal(new Set(drawn).size, drawn.length);
+    for (const b of before) assert.ok(drawn.includes(b), `book ${b} has its line`);
+    for (const b of drawn) assert.ok(since.has(b), `book ${b} charts this side`);
     for (const d of await paths.evaluateAll((els) => els.map((e) => e.getAttribute('d') ?? ''))) assert.match(d, /^M/);
-    assert.equal(await page.locator('#legend li').count(), books.size);
+    assert.equal(await page.locator('#legend li').count(), drawn.length);
     await page.waitForSelector('#lines table.marks');
     assert.ok((await page.locator('#lines table.marks tbody tr').count()) > 0);
     await page.waitForSelector('#box table.box');
     await page.waitForSelector('#plays ol.plays li');
     assert.doesNotMatch((await page.locator('#state').textContent()) ?? '', /not in your plan/i);
+    if (playing) await page.waitForSelector('#state dl.game-state dt');
     await page.screenshot({ path: join(ARTIFACTS, 'event-page-desktop.png'), fullPage: true });
     await ctx.close();
   },
@@ -309,5 +319,40 @@ test(
     assert.ok((await p.evaluate(() => document.documentElement.scrollWidth)) <= 390);
     await p.screenshot({ path: join(ARTIFACTS, 'event-page-phone.png'), fullPage: true });
     await phone.close();
+  },
+);
+
+test(
+  'a plan without streams or live data: prices from REST, “not in your plan” where it lacks them',
+  { timeout: 120_000 },
+  async () => {
+    const key = await day.newKey('pro');
+    const ctx = await chromium.context();
+    // A key typed once: exchanged for the session cookie of this browser context.
+    const signIn = await ctx.request.post(`${day.url}/session`, { data: { key } });
+    assert.equal(signIn.status(), 200);
+    const page = await ctx.newPage();
+    await page.goto(dayUrl(day.url, 4));
+    await page.waitForSelector('td[data-k] .price');
+    await page.waitForSelector('#connection[data-state="unavailable"]');
+    assert.equal(await page.locator('#connection').textContent(), 'Live updates not in your plan');
+    // Prices still move, through the markets delta: a change old enough for the plan's 30 s delay.
+    const id = eventId(3);
+    await day.server.ledger.apply(
+      batch(past(), [
+        price(id, { market_id: 1, participant_id: 2002, affiliate_id: BOOKS[6]!, price: 444, is_main_line: true }),
+      ]),
+    );
+    await page.waitForFunction(
+      (k) => document.querySelector(`td[data-k="${k}"] .price`)?.textContent === '+444',
+      `${id}|1|2002|${BOOKS[6]}`,
+      { timeout: 20_000 },
+    );
+    await page.goto(`${day.url}/#/event/${eventId(0)}`);
+    await page.waitForSelector('#plays .plan');
+    assert.equal(await page.locator('#plays').textContent(), 'Not in your plan.');
+    assert.equal(await page.locator('#state').textContent(), 'Not in your plan.');
+    assert.equal(await page.locator('.error').count(), 0);
+    await ctx.close();
   },
 );

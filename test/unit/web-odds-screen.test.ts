@@ -12,6 +12,7 @@ import {
 } from '../../web/src/board-model.ts';
 import { lineChartSvg } from '../../web/src/line-chart.ts';
 import { formatLine, formatPrice } from '../../web/src/odds-format.ts';
+import { asMarketPrice } from '../../web/src/rest-poller.ts';
 import { SnapshotMerge } from '../../web/src/snapshot-merge.ts';
 
 /* The odds screen's rules that need no browser (web/src): its model, formats, chart and merge. */
@@ -252,4 +253,33 @@ test('snapshot merge: deltas wait for the snapshot, those at or below its head a
   assert.deepEqual(applied, [11, 12, 31]);
   merge.acknowledged(20);
   assert.equal(loads, 2, 'an acknowledgement at or below the head needs nothing');
+});
+
+test('a markets delta row applies as a stream price row (plans without streams)', () => {
+  const ev = boardEvent(event());
+  const change = applyPrice(
+    ev,
+    asMarketPrice({
+      id: 99,
+      event_id: 'e1',
+      sport_id: 4,
+      affiliate_id: 19,
+      market_id: 43,
+      market_name: 'Total',
+      participant_id: 1,
+      participant_type: 'TYPE_RESULT',
+      participant_name: 'Under',
+      line: '221.5',
+      price: '-120',
+      previous_price: '-105',
+      change_type: 'line_change',
+      is_main_line: true,
+      closed_at: '2026-12-06T10:05:00Z',
+      updated_at: '2026-12-06T10:05:00Z',
+    }),
+  )!;
+  assert.deepEqual(
+    [change.logical, change.participantId, change.after?.line, change.after?.closed],
+    [3, 1, '221.5', true],
+  );
 });

@@ -4,6 +4,7 @@ import { type BoardEvent, boardEvent, priceIds } from './board-model.ts';
 import { escapeHtml } from './escape.ts';
 import { ODDS_FORMATS, type OddsFormat } from './odds-format.ts';
 import { OddsTables } from './odds-table.ts';
+import { RestPoller } from './rest-poller.ts';
 import { SnapshotMerge } from './snapshot-merge.ts';
 
 export interface DayParams {
@@ -79,20 +80,40 @@ export async function showDay(ctx: AppContext, params: DayParams, root: HTMLElem
     if (first) performance.mark('odds-snapshot-read');
     const events = all.data.events.map((e) => boardEvent(e)).sort(byScreenOrder);
     tables.show(events, booksOf(ctx.affiliates, all.plan));
+    shown = events.length;
     summary.textContent = events.length === 0 ? 'No events on this day.' : `${events.length} events`;
     // The first paint of the odds and its snapshot's arrival, for the browser tests (docs/benchmarks.md).
     if (first) performance.mark('odds-rendered');
     const open = await openRead;
     tables.closeMissing(priceIds(open.data.events));
     // Deltas after the older of the two heads apply; one already in a snapshot replaces its quote with itself.
-    return Math.min(Number(all.data.meta.delta_last_id), Number(open.data.meta.delta_last_id));
+    const head = BigInt(all.data.meta.delta_last_id) < BigInt(open.data.meta.delta_last_id) ? all : open;
+    lastHead = head.data.meta.delta_last_id;
+    poller?.from(lastHead);
+    return Number(head.data.meta.delta_last_id);
   };
+  let shown = 0;
+  let lastHead: string | undefined;
   const merge = new SnapshotMerge(load, (msg) => {
     if (msg.id === SUBS.markets && msg.kind === 'market_price') tables.price(msg.data as MarketPrice);
     else if (msg.id === SUBS.scores && msg.kind === 'score') {
       const d = msg.data as { event_id: string; score: Score };
       tables.score(d.event_id, d.score);
     }
+  });
+
+  // Without streams in the plan, the markets delta keeps the prices current instead.
+  let poller: RestPoller | undefined;
+  const stopWatching = ctx.feed.onState((state) => {
+    if (state !== 'unavailable' || poller) return;
+    poller = new RestPoller(
+      ctx.client,
+      params.sportId,
+      () => shown === 0,
+      (row) => tables.price(row),
+      () => merge.reload(),
+    );
+    if (lastHead !== undefined) poller.from(lastHead);
   });
 
   const acked = new Set<string>();
@@ -115,6 +136,8 @@ export async function showDay(ctx: AppContext, params: DayParams, root: HTMLElem
 
   await Promise.all([merge.reload(), sportsRead]);
   return () => {
+    stopWatching();
+    poller?.stop();
     merge.stop();
     tables.clear();
     ctx.feed.stream.unsubscribe(SUBS.markets);

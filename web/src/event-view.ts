@@ -132,6 +132,9 @@ export async function showEvent(ctx: AppContext, eventId: string, root: HTMLElem
     } catch (err) {
       if (!(err instanceof ForbiddenError)) throw err;
       $('#plays').innerHTML = NOT_IN_PLAN;
+      // Plays and live game state come with one entitlement (Ultra and above).
+      liveForbidden = true;
+      renderState();
     }
   };
   const loadMarks = async () => {
@@ -241,7 +244,11 @@ function linesHtml(
     };
     const head = sides.map((s) => `<th scope="colgroup" colspan="3">${escapeHtml(s.name)}</th>`).join('');
     const sub = sides.map(() => '<th scope="col">Open</th><th scope="col">Close</th><th scope="col">Now</th>').join('');
-    const rows = books
+    // Books that never quoted this market are left out rather than shown as rows of dashes.
+    const quoted = books.filter((b) =>
+      sides.some((s) => [openers, closing, ev].some((src) => src && shownQuote(src, m.id, s.participantId, b.id))),
+    );
+    const rows = quoted
       .map(
         (b) =>
           `<tr><th scope="row">${escapeHtml(b.name)}</th>${sides

@@ -1,6 +1,6 @@
-import { MultiplexStream, type OddsbaseClient } from '../../packages/client/src/index.ts';
+import { ForbiddenError, MultiplexStream, type OddsbaseClient } from '../../packages/client/src/index.ts';
 
-export type ConnectionState = 'connecting' | 'connected' | 'reconnecting' | 'offline';
+export type ConnectionState = 'connecting' | 'connected' | 'reconnecting' | 'offline' | 'unavailable';
 
 /**
  * The page's one multiplexed stream (/api/v2/ws) and its connection state. The client's stream
@@ -16,7 +16,12 @@ export class LiveFeed {
   constructor(client: OddsbaseClient) {
     this.stream = new MultiplexStream(client, { auth: 'token' });
     this.stream.on('open', () => this.set('connected'));
+    // A plan without streams (below Ultra) is refused the stream token: no live updates, not an outage.
+    this.stream.on('error', (e) => {
+      if (e instanceof ForbiddenError) this.set('unavailable');
+    });
     this.stream.on('down', (d) => {
+      if (this.current === 'unavailable') return;
       if (d.willRetryInMs === undefined) return this.set('offline');
       this.retryAt = Date.now() + d.willRetryInMs;
       this.set(navigator.onLine ? 'reconnecting' : 'offline', d.willRetryInMs);
@@ -24,7 +29,7 @@ export class LiveFeed {
     window.addEventListener('offline', () => this.set('offline'));
     window.addEventListener('online', () => {
       // Back online: try now rather than at the end of a long backoff wait.
-      if (this.current !== 'connected') this.stream.reconnect();
+      if (this.current !== 'connected' && this.current !== 'unavailable') this.stream.reconnect();
     });
   }
 
@@ -49,6 +54,7 @@ const LABELS: Record<ConnectionState, string> = {
   connected: 'Live',
   reconnecting: 'Reconnecting…',
   offline: 'Offline',
+  unavailable: 'Live updates not in your plan',
 };
 
 /** Shows the connection state in the header's live region (role=status). */
