@@ -87,16 +87,20 @@ test('the page loads today’s events with every book’s prices, OFF for an off
   const ctx = await chromium.context();
   const page = await ctx.newPage();
   await page.goto(dayUrl(day.url, 4));
-  await page.waitForFunction(
-    (n) => document.querySelectorAll('td[data-k] .price').length >= n,
-    EVENTS * 6 * BOOKS.length,
-  );
+  // Every table drawn: the moment it is, in the page's clock (the first screenful comes before).
+  const allDrawn = (await (
+    await page.waitForFunction(
+      (n) => document.querySelectorAll('td[data-k] .price').length >= n && performance.now(),
+      EVENTS * 6 * BOOKS.length,
+    )
+  ).jsonValue()) as number;
   const [read, drawn] = await page.evaluate(() =>
     ['odds-snapshot-read', 'odds-rendered'].map((m) => performance.getEntriesByName(m)[0]!.startTime),
   );
   t.diagnostic(
-    `first render of ${EVENTS} events x ${BOOKS.length} books: ${drawn!.toFixed(0)} ms after navigation start ` +
-      `(snapshot read at ${read!.toFixed(0)} ms, drawn in ${(drawn! - read!).toFixed(0)} ms)`,
+    `first render of ${EVENTS} events x ${BOOKS.length} books: first screenful ${drawn!.toFixed(0)} ms after ` +
+      `navigation start (snapshot read at ${read!.toFixed(0)} ms, drawn in ${(drawn! - read!).toFixed(0)} ms), ` +
+      `all ${EVENTS} tables by ${allDrawn.toFixed(0)} ms`,
   );
 
   assert.equal(await page.locator('article.event').count(), EVENTS);

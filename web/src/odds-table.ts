@@ -19,6 +19,10 @@ export interface Book {
   name: string;
 }
 
+/** Events drawn in the first task; the rest follow a few per task. */
+const FIRST_DRAWN = 8;
+const DRAWN_PER_TASK = 12;
+
 /** How long a moved price stays highlighted. */
 const MOVE_HIGHLIGHT_MS = 2500;
 
@@ -81,6 +85,8 @@ function quoteHtml(q: Quote | undefined, kind: CoreKind, side: Side, format: Odd
 export class OddsTables {
   private readonly events = new Map<string, BoardEvent>();
   private cells = new Map<string, HTMLTableCellElement>();
+  /** Counts full draws: a later one stops the rest of an earlier one. */
+  private drawing = 0;
   private readonly timers = new Map<HTMLTableCellElement, ReturnType<typeof setTimeout>>();
 
   constructor(
@@ -159,25 +165,51 @@ export class OddsTables {
   }
 
   clear(): void {
+    this.drawing++;
     for (const t of this.timers.values()) clearTimeout(t);
     this.timers.clear();
   }
 
+  /**
+   * Draws the first events at once and the rest in later tasks, so the first screenful shows
+   * without waiting for a long day's tables. A cell drawn late is drawn from the model, which
+   * stream rows and closed marks have kept current meanwhile.
+   */
   private render(): void {
-    this.root.innerHTML = [...this.events.values()].map((ev) => this.eventHtml(ev)).join('');
-    this.index();
+    const drawing = ++this.drawing;
+    const events = [...this.events.values()];
+    this.cells = new Map();
+    this.root.innerHTML = events
+      .slice(0, FIRST_DRAWN)
+      .map((ev) => this.eventHtml(ev))
+      .join('');
+    this.index(this.root);
+    const more = (from: number) => {
+      if (drawing !== this.drawing || from >= events.length) return;
+      const holder = document.createElement('div');
+      holder.innerHTML = events
+        .slice(from, from + DRAWN_PER_TASK)
+        .map((ev) => this.eventHtml(ev))
+        .join('');
+      this.index(holder);
+      this.root.append(...holder.children);
+      setTimeout(() => more(from + DRAWN_PER_TASK), 0);
+    };
+    setTimeout(() => more(FIRST_DRAWN), 0);
   }
 
   private renderEvent(ev: BoardEvent): void {
     const old = this.root.querySelector(`[data-event="${CSS.escape(ev.id)}"]`);
+    // Not drawn yet: it will be, from the model.
     if (!old) return;
-    old.outerHTML = this.eventHtml(ev);
-    this.index();
+    const holder = document.createElement('div');
+    holder.innerHTML = this.eventHtml(ev);
+    this.index(holder);
+    old.replaceWith(...holder.children);
   }
 
-  private index(): void {
-    this.cells = new Map();
-    for (const td of this.root.querySelectorAll<HTMLTableCellElement>('td[data-k]')) this.cells.set(td.dataset.k!, td);
+  private index(within: HTMLElement): void {
+    for (const td of within.querySelectorAll<HTMLTableCellElement>('td[data-k]')) this.cells.set(td.dataset.k!, td);
   }
 
   private eventHtml(ev: BoardEvent): string {
