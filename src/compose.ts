@@ -13,6 +13,8 @@ import { TIERS } from './catalog/tiers.ts';
 import { entitlementsFor } from './access/entitlements.ts';
 import { FAILED_KEY_CHECK_LIMITS, FailedKeyChecks } from './access/failed-auth.ts';
 import type { KeyStore } from './store/keys.ts';
+import type { AdminTokenStore } from './store/admin-tokens.ts';
+import { SqliteAdminTokenStore } from './store/sqlite/sqlite-admin-tokens.ts';
 import { ArchivedEvents } from './board/archived-events.ts';
 import { Board } from './board/board.ts';
 import { ChangeFeed } from './board/change-feed.ts';
@@ -62,6 +64,8 @@ import { attachStreams } from './stream/upgrade.ts';
 export interface Backends {
   store: Store;
   keys: KeyStore;
+  /** Tokens of the admin routes (the ingest feed's), kept apart from API keys. */
+  adminTokens: AdminTokenStore;
   history: HistoryStore;
   counterStore: CounterStore;
   bus: Bus;
@@ -150,6 +154,7 @@ export async function openBackends(
   return {
     store,
     keys: new SqliteKeyStore(db),
+    adminTokens: new SqliteAdminTokenStore(db),
     history: store.history(),
     counterStore: new SqliteCounterStore(db),
     bus,
@@ -181,9 +186,10 @@ export async function migrateStore(target: StoreTarget): Promise<string> {
   return `the store in ${target.dataDir} is up to date`;
 }
 
-/** What the `keys` commands use beside a running server: keys, saved counters and meta. */
+/** What the `keys` and `admin-tokens` commands use beside a running server: keys, tokens, saved counters and meta. */
 export interface AccountBackends {
   keys: KeyStore;
+  adminTokens: AdminTokenStore;
   counterStore: CounterStore;
   getMeta(key: string): Promise<string | undefined>;
   close(): Promise<void>;
@@ -216,6 +222,7 @@ export async function openAccounts(target: StoreTarget, opts: { create?: boolean
   }
   return {
     keys: new SqliteKeyStore(db),
+    adminTokens: new SqliteAdminTokenStore(db),
     counterStore: new SqliteCounterStore(db),
     getMeta: async (key) => readSqliteMeta(db, key),
     close: async () => {
@@ -249,7 +256,7 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
   const restored = await beginEpochIfRestored(store);
   const gaps = await epochGaps(store);
   const metrics = new Metrics();
-  const readiness = new Readiness(config.simulator ? 'simulator' : 'none');
+  const readiness = new Readiness(config.feed === 'ingest' ? 'ingest' : config.simulator ? 'simulator' : 'none');
   const board = new Board();
   const floor = new LogFloor(await store.retained());
   const views = new DelayedViews(board, PLAN_DELAYS, {
