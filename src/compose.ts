@@ -30,6 +30,9 @@ import { Retention } from './ledger/retention.ts';
 import { AccessSummary } from './ops/access-summary.ts';
 import { beginEpochIfRestored, beginFreshLog, epochGaps } from './ops/backup.ts';
 import { healthRoutes, Readiness } from './ops/health.ts';
+import { AdminTokens } from './access/admin-tokens.ts';
+import { IngestFeed } from './feeds/ingest/ingest-feed.ts';
+import { ingestRoutes } from './http/routes/admin/ingest.ts';
 import { logDestination } from './ops/logging.ts';
 import { metricsRoute } from './ops/metrics-endpoint.ts';
 import { Metrics } from './ops/metrics.ts';
@@ -390,6 +393,18 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
   });
   if (redis) metrics.watchBus(() => redis.bus.dropped);
   healthRoutes(app, readiness);
+  if (config.feed === 'ingest') {
+    const known = {
+      hasEvent: (eventId: string) => board.events.has(eventId),
+      hasFuturesBoard: (eventId: string) => board.futuresState(eventId) !== undefined,
+    };
+    await app.register(ingestRoutes, {
+      feed: new IngestFeed(ledger, known, now),
+      tokens: new AdminTokens(backends.adminTokens),
+      bodyLimit: limits.ingestBodyMb * MB,
+      maxInFlight: limits.ledgerMaxQueuedBatches,
+    });
+  }
   if (config.metrics.token !== undefined) metricsRoute(app, metrics, config.metrics.token);
   const summary =
     logging && !config.accessLog

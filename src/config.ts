@@ -175,6 +175,8 @@ export interface Limits {
   retentionTickMs: number;
   /** Most change ids one compaction step looks at (the size of its transaction). */
   retentionBatchRows: number;
+  /** Largest body POST /admin/v1/ingest reads (--feed ingest), in MB; a larger one is answered 413. */
+  ingestBodyMb: number;
 }
 
 export const DEFAULT_LIMITS: Limits = {
@@ -204,6 +206,8 @@ export const DEFAULT_LIMITS: Limits = {
   boardKeepHours: 36,
   retentionTickMs: 250,
   retentionBatchRows: 100,
+  // A batch of 10,000 prices is about 3 MB of NDJSON.
+  ingestBodyMb: 16,
 };
 
 export class ConfigError extends Error {}
@@ -451,5 +455,6 @@ function resolveLimits(input: Partial<Limits>, env: NodeJS.ProcessEnv): Limits {
     boardKeepHours: pick('boardKeepHours', 'BOARD_KEEP_HOURS', 1, 87_600),
     retentionTickMs: pick('retentionTickMs', 'RETENTION_TICK_MS', 10, 3_600_000),
     retentionBatchRows: pick('retentionBatchRows', 'RETENTION_BATCH_ROWS', 100, 1_000_000),
+    ingestBodyMb: pick('ingestBodyMb', 'INGEST_BODY_MB', 1, 1024),
   };
 }
