@@ -290,3 +290,71 @@ test('the simulator feed serves no ingest route', async (t) => {
   const r = await ingest({ batch_id: 'x', records: [] }, { server: plain });
   assert.equal(r.status, 404);
 });
+
+test('a re-sent batch applies once after a restart too', async (t) => {
+  const first = await startTestServer({ feed: 'ingest' });
+  const dataDir = first.dataDir;
+  const open = [first];
+  t.after(async () => {
+    await open.at(-1)!.close();
+  });
+  const tok = await adminToken(first);
+  const id = 'rst0000000000000000000000000001';
+  const body = {
+    batch_id: 'restart-1',
+    records: [eventRecord(id), price(id, { market_id: 1, participant_id: 2002, affiliate_id: 19, price: 110 })],
+  };
+  const sent = await ingest(body, { token: tok, server: first });
+  assert.equal(sent.status, 200);
+  await first.close({ keepData: true });
+  const restarted = await startTestServer({ feed: 'ingest', dataDir });
+  open.push(restarted);
+  const again = await ingest(body, { token: tok, server: restarted });
+  assert.equal(again.status, 200, JSON.stringify(again.body));
+  assert.deepEqual([again.body.applied, again.body.head_id], [false, sent.body.head_id]);
+  assert.equal(restarted.server.ledger.headId, sent.body.head_id);
+});
+
+test('back-pressure: 503 with Retry-After when the ledger has enough waiting, never a queue', async (t) => {
+  const small = await startTestServer({ feed: 'ingest', limits: { ledgerMaxQueuedBatches: 1 } });
+  t.after(() => small.close());
+  const tok = await adminToken(small);
+  const id = 'bp00000000000000000000000000001';
+  assert.equal(
+    (await ingest({ batch_id: 'bp-0', records: [eventRecord(id)] }, { token: tok, server: small })).status,
+    200,
+  );
+  const prices = (n: number) =>
+    Array.from({ length: 2000 }, (_, i) =>
+      price(id, { market_id: 3, participant_id: i % 2, line: String(200 + i), affiliate_id: 19, price: -110 + n }),
+    );
+  const answers = await Promise.all(
+    Array.from({ length: 24 }, (_, n) =>
+      ingest({ batch_id: `bp-${n + 1}`, records: prices(n) }, { token: tok, server: small }),
+    ),
+  );
+  const statuses = answers.map((a) => a.status);
+  assert.ok(
+    statuses.every((st) => st === 200 || st === 503),
+    statuses.join(),
+  );
+  const busy = answers.filter((a) => a.status === 503);
+  assert.ok(busy.length > 0, `some were told to wait: ${statuses.join()}`);
+  for (const b of busy) {
+    assert.equal(b.headers.get('retry-after'), '1');
+    assert.equal(typeof b.body.message, 'string');
+  }
+  // A refused batch wrote nothing: sent again it applies.
+  const retried = await ingest({ batch_id: 'bp-1', records: prices(0) }, { token: tok, server: small });
+  assert.equal(retried.status, 200);
+});
+
+test('a body past the limit is answered 413', async (t) => {
+  const small = await startTestServer({ feed: 'ingest', limits: { ingestBodyMb: 1 } });
+  t.after(() => small.close());
+  const tok = await adminToken(small);
+  const big = { batch_id: 'big-1', records: [{ kind: 'event', padding: 'x'.repeat(1_200_000) }] };
+  const r = await ingest(big, { token: tok, server: small });
+  assert.equal(r.status, 413);
+  assert.match(r.body.message, /split it/);
+});
