@@ -1,11 +1,15 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
+/** Set by bin/bundle.js in a bundle: the package root of the sources it was made from. */
+declare const __ODDSBASE_ROOT__: string | undefined;
+
 /**
- * The directory of the nearest package.json above this module: the source tree's, or the one above
- * its bundle (bin/oddsbase.js, which bundles into node_modules/.cache).
+ * The package's root directory: the one a bundle was made from (bin/oddsbase.js), else that of the
+ * nearest package.json above this module (the source tree's).
  */
 export function packageRoot(): string {
+  if (typeof __ODDSBASE_ROOT__ === 'string') return __ODDSBASE_ROOT__;
   return fileURLToPath(new URL('.', nearestPackageJson()));
 }
 
