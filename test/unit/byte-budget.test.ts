@@ -16,7 +16,7 @@ import { SnapshotCache } from '../../src/http/snapshot-cache.ts';
 import { Ledger } from '../../src/ledger/ledger.ts';
 import { openSqlite } from '../../src/store/sqlite/database.ts';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
-import { batch, nbaEvent, nbaPrices } from '../helpers/fixtures.ts';
+import { batch, keyRecord, nbaEvent, nbaPrices } from '../helpers/fixtures.ts';
 import { nth } from '../helpers/nth.ts';
 
 /** Bytes an entry with a numeric key costs on top of what its value is charged. */
@@ -207,24 +207,7 @@ test('the snapshot cache charges what its event views and responses take', async
 });
 
 test('the parsed-query and delta-page caches charge what they take', () => {
-  const ultra = scopeOf(
-    accountOf({
-      key_hash: 'hash-ultra',
-      key_prefix: 'ob_',
-      tier: 'ultra',
-      label: '',
-      created_at: '2026-10-01T00:00:00.000Z',
-      revoked_at: null,
-      expires_at: null,
-      billing: 'monthly',
-      budget_cap_usd: null,
-      v1: 0,
-      v2: 1,
-      credits: 0,
-      credits_expiry: null,
-      custom: null,
-    }),
-  );
+  const ultra = scopeOf(accountOf(keyRecord('ultra')));
   const books = [3, 4, 6, 11, 14, 19, 22, 23, 24, 25, 26, 27];
   near(
     chargedOverMeasured((budget) => {
