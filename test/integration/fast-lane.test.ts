@@ -371,18 +371,31 @@ test(
   },
 );
 
-/** An answer as it comes off the wire: its status, raw body bytes (still compressed) and headers. */
+/** How long an answer may take to arrive whole before the test fails instead of waiting on. */
+const RAW_TIMEOUT_MS = 10_000;
+
+/**
+ * An answer as it comes off the wire: its status, raw body bytes (still compressed) and headers.
+ * An answer that never completes (a framing the client cannot end, say a length longer than the
+ * body) fails the test after RAW_TIMEOUT_MS rather than hanging the file.
+ */
 async function raw(path: string, headers: Record<string, string>) {
   return new Promise<{ status: number; body: Buffer; headers: Record<string, string> }>((resolve, reject) => {
-    const req = httpGet(s.url + path, { headers }, (res) => {
+    const req = httpGet(s.url + path, { headers, timeout: RAW_TIMEOUT_MS }, (res) => {
       const parts: Buffer[] = [];
       res.on('data', (c: Buffer) => parts.push(c));
+      res.on('error', reject);
+      res.on('close', () => {
+        if (!res.complete)
+          reject(new Error(`${path}: the answer was cut off after ${Buffer.concat(parts).length} bytes`));
+      });
       res.on('end', () => {
         const out: Record<string, string> = {};
         for (const [k, v] of Object.entries(res.headers)) if (!MOVING.has(k) && typeof v === 'string') out[k] = v;
         resolve({ status: res.statusCode!, body: Buffer.concat(parts), headers: out });
       });
     });
+    req.on('timeout', () => req.destroy(new Error(`${path}: no whole answer within ${RAW_TIMEOUT_MS} ms`)));
     req.on('error', reject);
   });
 }
