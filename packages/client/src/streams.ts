@@ -3,10 +3,7 @@ import { Emitter } from './emitter.ts';
 import { Feed } from './feed.ts';
 import { type LivenessOptions, ReconnectingSocket, type WebSocketConstructor } from './socket.ts';
 import { queryString, type Query } from './transport.ts';
-import type { V1LineSet } from './types.ts';
-
-/** A V1 stream message's data: the line set as /api/v1/events/{id}/lines/{line_id} answers, placed. */
-export type V1LineMessage = V1LineSet & { event_id: string; sport_id: number };
+import type { MarketPrice, V1LineMessage } from './types.ts';
 
 export interface StreamOptions extends LivenessOptions {
   /** Default globalThis.WebSocket; pass `ws`'s WebSocket on Node 20. */
@@ -21,31 +18,6 @@ export interface StreamOptions extends LivenessOptions {
   auth?: 'header' | 'token' | 'cookie';
   /** Messages the async iterator holds for a slow reader before it ends with an error. */
   bufferLimit?: number;
-}
-
-/**
- * The dedicated market stream's price message (spec: Events). The server publishes no schema for
- * it (its frames are serialised by hand), so its type is written from the spec's table here.
- */
-export interface MarketPrice {
-  id: number;
-  event_id: string;
-  affiliate_id: number;
-  market_id: number;
-  market_participant_id: number;
-  normalized_market_participant_id: number;
-  normalized_market_participant_type: number;
-  line: string;
-  price: string;
-  previous_price: string;
-  price_delta: number;
-  is_main_line: boolean;
-  sport_id: number;
-  updated_at: string;
-  liquidity_usd?: number;
-  snapshot: boolean;
-  /** oddsbase adds it: empty while the line is open. */
-  closed_at?: string;
 }
 
 export interface StreamEvents<T> extends Record<string, unknown[]> {
