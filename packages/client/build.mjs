@@ -59,8 +59,9 @@ function wireTypes(file) {
     return printer
       .printNode(ts.EmitHint.Unspecified, node, source)
       .replace(/import\("([^"]+)"\)\.(\w+)/g, (_, from, name) => {
-        const module = checker.getSymbolAtLocation(program.getSourceFile(`${from}.ts`) ?? source);
-        const named = module && checker.getExportsOfModule(module).find((e) => e.name === name);
+        const module = program.getSourceFile(`${from}.ts`);
+        const exports = module ? checker.getExportsOfModule(checker.getSymbolAtLocation(module)) : [];
+        const named = exports.find((e) => e.name === name);
         if (!named) throw new Error(`${name} of ${from}: not found`);
         return `(${writtenOut(checker.getDeclaredTypeOfSymbol(named))})`;
       });
