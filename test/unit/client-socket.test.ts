@@ -107,18 +107,6 @@ test('30 s without any message, heartbeats included, drops the connection; a mes
   socket.close();
 });
 
-test('query strings: lists comma-separated, no key parameter; Retry-After in seconds or as a date', () => {
-  assert.equal(
-    queryString({ market_ids: [1, 2, 3], main_line: true, skip: undefined, date: '2026-11-23' }),
-    '?market_ids=1%2C2%2C3&main_line=true&date=2026-11-23',
-  );
-  assert.throws(() => queryString({ key: 'ob_x' }), /header/);
-  const h = (v: string) => ({ get: (n: string) => (n === 'retry-after' ? v : null) });
-  assert.equal(retryAfterMs(h('2'), 0), 2000);
-  assert.equal(retryAfterMs(h('Thu, 01 Jan 1970 00:00:05 GMT'), 1000), 4000);
-  assert.equal(retryAfterMs(h('soon'), 0), undefined);
-});
-
 test('a page’s client: no key, its own origin, the session cookie for REST and streams', async (t) => {
   const asked: { url: string; init: RequestInit }[] = [];
   const pageFetch: typeof fetch = async (input, init) => {
@@ -142,4 +130,16 @@ test('a page’s client: no key, its own origin, the session cookie for REST and
   assert.equal(made[0]!.url, 'ws://odds.test:8080/api/v2/ws/markets?sport_ids=4');
   assert.equal(asked.length, 1, 'no token was asked: the upgrade carries the cookie');
   stream.close();
+});
+
+test('query strings: lists comma-separated, no key parameter; Retry-After in seconds or as a date', () => {
+  assert.equal(
+    queryString({ market_ids: [1, 2, 3], main_line: true, skip: undefined, date: '2026-11-23' }),
+    '?market_ids=1%2C2%2C3&main_line=true&date=2026-11-23',
+  );
+  assert.throws(() => queryString({ key: 'ob_x' }), /header/);
+  const h = (v: string) => ({ get: (n: string) => (n === 'retry-after' ? v : null) });
+  assert.equal(retryAfterMs(h('2'), 0), 2000);
+  assert.equal(retryAfterMs(h('Thu, 01 Jan 1970 00:00:05 GMT'), 1000), 4000);
+  assert.equal(retryAfterMs(h('soon'), 0), undefined);
 });
