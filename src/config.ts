@@ -57,6 +57,12 @@ export interface ServeConfig {
    * file of `dataDir`; undefined: the embedded store.
    */
   databaseUrl: string | undefined;
+  /**
+   * What feeds the ledger: the built-in simulator, or `POST /admin/v1/ingest` (src/feeds/ingest).
+   * `upstream` (a mirror of another server) is reserved and refused until it exists.
+   */
+  feed: Feed;
+  /** Whether the simulator runs: the simulator feed, unless `--no-simulator` (stored data only). */
   simulator: boolean;
   seed: number;
   speed: number;
@@ -169,6 +175,8 @@ export interface Limits {
   retentionTickMs: number;
   /** Most change ids one compaction step looks at (the size of its transaction). */
   retentionBatchRows: number;
+  /** Largest body POST /admin/v1/ingest reads (--feed ingest), in MB; a larger one is answered 413. */
+  ingestBodyMb: number;
 }
 
 export const DEFAULT_LIMITS: Limits = {
@@ -198,9 +206,28 @@ export const DEFAULT_LIMITS: Limits = {
   boardKeepHours: 36,
   retentionTickMs: 250,
   retentionBatchRows: 100,
+  // A batch of 10,000 prices is about 3 MB of NDJSON.
+  ingestBodyMb: 16,
 };
 
 export class ConfigError extends Error {}
+
+export const FEEDS = ['simulator', 'ingest'] as const;
+export type Feed = (typeof FEEDS)[number];
+
+/** `--feed`: one of FEEDS; `upstream` is named apart, so that its refusal says why. */
+function resolveFeed(raw: string | undefined): Feed {
+  if (raw === undefined || raw === '') return 'simulator';
+  if (raw === 'upstream') {
+    throw new ConfigError(
+      '--feed upstream (the mirror of another server) is not available in this version: use simulator or ingest',
+    );
+  }
+  if (!(FEEDS as readonly string[]).includes(raw)) {
+    throw new ConfigError(`--feed must be one of ${FEEDS.join(', ')}, got '${raw}'`);
+  }
+  return raw as Feed;
+}
 
 /** `--sports`: known sport ids of the catalog; none given (or empty) is every sport. */
 function resolveSports(raw: string | readonly number[] | undefined): readonly number[] | undefined {
@@ -232,6 +259,8 @@ export interface ServeInput {
   host?: string;
   dataDir?: string;
   databaseUrl?: string;
+  /** `simulator` (the default) or `ingest` (env FEED). */
+  feed?: string;
   simulator?: boolean;
   seed?: string | number;
   speed?: string | number;
@@ -280,12 +309,14 @@ export function resolveServeConfig(input: ServeInput, env: NodeJS.ProcessEnv = p
     throw new ConfigError(`stream transport must be direct or proxy, got '${streamTransport}'`);
   }
   const tls = resolveTls(input.tlsCertFile ?? env.TLS_CERT_FILE, input.tlsKeyFile ?? env.TLS_KEY_FILE);
+  const feed = resolveFeed(input.feed ?? env.FEED);
   return {
     port: int('--port', input.port ?? env.PORT, 8080, 0, 65535),
     host: input.host ?? env.HOST ?? '0.0.0.0',
     dataDir: input.dataDir ?? env.DATA_DIR ?? './data',
     databaseUrl: resolveDatabaseUrl(input.databaseUrl ?? env.DATABASE_URL),
-    simulator: input.simulator ?? true,
+    feed,
+    simulator: feed === 'simulator' && (input.simulator ?? true),
     seed: int('--seed', input.seed ?? env.SIM_SEED, 1, 0, 2 ** 31 - 1),
     speed,
     sports: resolveSports(input.sports ?? env.SIM_SPORTS),
@@ -424,5 +455,6 @@ function resolveLimits(input: Partial<Limits>, env: NodeJS.ProcessEnv): Limits {
     boardKeepHours: pick('boardKeepHours', 'BOARD_KEEP_HOURS', 1, 87_600),
     retentionTickMs: pick('retentionTickMs', 'RETENTION_TICK_MS', 10, 3_600_000),
     retentionBatchRows: pick('retentionBatchRows', 'RETENTION_BATCH_ROWS', 100, 1_000_000),
+    ingestBodyMb: pick('ingestBodyMb', 'INGEST_BODY_MB', 1, 1024),
   };
 }

@@ -35,6 +35,8 @@ export async function logBase(store: Pick<Store, 'getMeta'>): Promise<number> {
 /** Starts the real server on a random loopback port with its own data directory. */
 export async function startTestServer(
   opts: {
+    /** --feed: `ingest` serves POST /admin/v1/ingest (and runs no simulator). */
+    feed?: string;
     simulator?: boolean;
     speed?: number;
     seed?: number;
@@ -75,6 +77,7 @@ export async function startTestServer(
       host: '127.0.0.1',
       dataDir,
       databaseUrl: await testDatabaseUrl(dataDir),
+      feed: opts.feed,
       simulator: opts.simulator ?? false,
       seed: opts.seed ?? 7,
       speed: opts.speed ?? 1,
