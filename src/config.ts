@@ -58,6 +58,8 @@ export interface ServeConfig {
    */
   databaseUrl: string | undefined;
   simulator: boolean;
+  /** `--feed replay`: the recording the server replays through its ledger; undefined otherwise. */
+  replay: ReplayConfig | undefined;
   seed: number;
   speed: number;
   /** The sport ids the simulator plays; undefined: every sport of the catalog. */
@@ -227,12 +229,40 @@ function int(name: string, raw: string | number | undefined, fallback: number, m
   return n;
 }
 
+/** A recording replayed as the server's feed (src/feeds/replay). */
+export interface ReplayConfig {
+  file: string;
+  /** The recorded timing scaled by this; 0 replays as fast as the ledger commits. */
+  speed: number;
+}
+
+/**
+ * A replay's `--speed`: a number from 0, where 0 (or `max`) means as fast as the store commits, with
+ * no waits; 1 is the recorded pace.
+ */
+export function parseReplaySpeed(raw: string | number | undefined): number {
+  if (raw === undefined || raw === '') return 1;
+  if (raw === 'max') return 0;
+  const speed = typeof raw === 'string' && raw.trim() === '' ? Number.NaN : Number(raw);
+  if (!Number.isFinite(speed) || speed < 0) {
+    throw new ConfigError(`--speed must be a number from 0 (0 or max: as fast as possible), got '${raw}'`);
+  }
+  return speed;
+}
+
+/** The feeds `serve --feed` takes. */
+export const FEEDS = ['simulator', 'replay'] as const;
+
 export interface ServeInput {
   port?: string | number;
   host?: string;
   dataDir?: string;
   databaseUrl?: string;
   simulator?: boolean;
+  /** One of FEEDS (env FEED); `replay` needs `replayFile`. */
+  feed?: string;
+  /** `--replay-file` (env REPLAY_FILE). */
+  replayFile?: string;
   seed?: string | number;
   speed?: string | number;
   /** Comma-separated sport ids, or a list. */
@@ -263,7 +293,22 @@ const LOOPBACK = /^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|::1|localhost)$/;
  * LOG_LEVEL, METRICS_HOST, METRICS_PORT, METRICS_TOKEN, REDIS_URL).
  */
 export function resolveServeConfig(input: ServeInput, env: NodeJS.ProcessEnv = process.env): ServeConfig {
-  const speedRaw = input.speed ?? env.SIM_SPEED;
+  const feed = input.feed ?? env.FEED ?? 'simulator';
+  if (!(FEEDS as readonly string[]).includes(feed)) {
+    throw new ConfigError(`--feed must be one of ${FEEDS.join(', ')}, got '${feed}'`);
+  }
+  const replayFile = input.replayFile ?? env.REPLAY_FILE;
+  let replay: ReplayConfig | undefined;
+  if (feed === 'replay') {
+    if (replayFile === undefined || replayFile === '') {
+      throw new ConfigError('--feed replay needs the recording to replay: --replay-file FILE');
+    }
+    replay = { file: replayFile, speed: parseReplaySpeed(input.speed ?? env.SIM_SPEED) };
+  } else if (replayFile !== undefined && replayFile !== '') {
+    throw new ConfigError('--replay-file is read only with --feed replay');
+  }
+  // With a replay, --speed is the replay's (above); the simulator does not run.
+  const speedRaw = replay ? undefined : (input.speed ?? env.SIM_SPEED);
   const speed = speedRaw === undefined || speedRaw === '' ? 1 : Number(speedRaw);
   if (!Number.isFinite(speed) || speed <= 0 || speed > 10_000) {
     throw new ConfigError(`--speed must be a number above 0 and at most 10000, got '${speedRaw}'`);
@@ -285,7 +330,8 @@ export function resolveServeConfig(input: ServeInput, env: NodeJS.ProcessEnv = p
     host: input.host ?? env.HOST ?? '0.0.0.0',
     dataDir: input.dataDir ?? env.DATA_DIR ?? './data',
     databaseUrl: resolveDatabaseUrl(input.databaseUrl ?? env.DATABASE_URL),
-    simulator: input.simulator ?? true,
+    simulator: replay ? false : (input.simulator ?? true),
+    replay,
     seed: int('--seed', input.seed ?? env.SIM_SEED, 1, 0, 2 ** 31 - 1),
     speed,
     sports: resolveSports(input.sports ?? env.SIM_SPORTS),

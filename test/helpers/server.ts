@@ -36,7 +36,10 @@ export async function logBase(store: Pick<Store, 'getMeta'>): Promise<number> {
 export async function startTestServer(
   opts: {
     simulator?: boolean;
-    speed?: number;
+    /** --feed: `replay` with `replayFile` replays a recording (its --speed is `speed`). */
+    feed?: string;
+    replayFile?: string;
+    speed?: number | string;
     seed?: number;
     /** The sport ids the simulator plays (every sport by default): a fill of a few is much shorter. */
     sports?: number[];
@@ -76,6 +79,8 @@ export async function startTestServer(
       dataDir,
       databaseUrl: await testDatabaseUrl(dataDir),
       simulator: opts.simulator ?? false,
+      feed: opts.feed,
+      replayFile: opts.replayFile,
       seed: opts.seed ?? 7,
       speed: opts.speed ?? 1,
       sports: opts.sports,
