@@ -268,10 +268,15 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
     const feed = new ReplayFeed({ rows: recording.rows, sink: ledger, speed: config.replay.speed, now });
     replay = feed;
     services.readiness.history = `replaying ${file}`;
+    // Rows keep their recorded commit times, which retention could judge old before their events'
+    // later rows arrive: it waits for the replay to end.
+    await services.retention.stop();
+    feed.start();
     feed.done.then(
       async (result) => {
         if (!result.complete) return;
         await finishRecordedLog(store, header);
+        services.retention.start(config.limits.retentionTickMs);
         services.readiness.history = 'complete';
         say(`oddsbase: replayed ${file}: ${result.rows} changes (${result.skipped} already in the store)`);
       },

@@ -94,6 +94,9 @@ export async function replayIntoStore(
         },
       });
       try {
+        // Rows keep their recorded commit times, which retention would judge old at once: the
+        // replay is written whole, and a server started on the store afterwards applies retention.
+        await services.retention.stop();
         const say = opts.say;
         let shown = 0;
         const feed = new ReplayFeed({
