@@ -113,7 +113,11 @@ export async function replayIntoStore(
         });
         const stop = () => void feed.stop();
         opts.signal?.addEventListener('abort', stop, { once: true });
-        const result = await feed.done.finally(() => opts.signal?.removeEventListener('abort', stop));
+        // No client reads the store meanwhile: its commits are grouped as a history fill's are
+        // (`Store.fill`); a failure may lose the open group, which --append replays again.
+        const result = await services
+          .fill(() => feed.done)
+          .finally(() => opts.signal?.removeEventListener('abort', stop));
         if (result.complete) await finishRecordedLog(services.store, recording.header);
         return { ...result, headId: services.ledger.headId };
       } finally {
