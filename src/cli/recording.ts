@@ -48,7 +48,14 @@ export async function recordLog(
       head_id: snapshot.headId,
       recorded_at: new Date(now()).toISOString(),
     };
-    const written = await writeRecording(out, header, snapshot.rows(fromId));
+    const written = await writeRecording(out, header, snapshot.rows(fromId)).catch((err: unknown) => {
+      const code = (err as NodeJS.ErrnoException).code;
+      // The file system refused the file (permissions, a read-only or full disk): the person picks another.
+      if (code !== undefined && /^(EACCES|EPERM|EROFS|ENOSPC|EISDIR|ENOTDIR|ENOENT)$/.test(code)) {
+        throw new StartError(`${out} cannot be written (${code}): choose another --out`);
+      }
+      throw err;
+    });
     return { header, ...written };
   } finally {
     await snapshot.close();

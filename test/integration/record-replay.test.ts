@@ -254,6 +254,7 @@ test('bad paths and flags: one line, exit 2', async () => {
     [['record', '--out', join(work, 'n.ndjson'), '--data-dir', join(work, 'nowhere')], /no store in/],
     [['record', '--out', join(work, 'n.ndjson'), '--from', '-3', '--data-dir', dir], /--from/],
     [['record', '--out', join(work, 'no-such-dir', 'n.ndjson'), '--data-dir', dir], /not a directory/],
+    [['record', '--out', '/proc/n.ndjson', '--data-dir', dir], /cannot be written/],
     [['replay', join(work, 'missing.ndjson'), '--data-dir', newDir()], /cannot be read/],
     [['replay', file, '--data-dir', dir], /--append/],
     [['replay', file, '--speed', 'fast', '--data-dir', newDir()], /--speed/],
