@@ -265,26 +265,36 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
   if (recording && config.replay) {
     const file = config.replay.file;
     const header = recording.header;
-    const feed = new ReplayFeed({ rows: recording.rows, sink: ledger, speed: config.replay.speed, now });
+    const feed = new ReplayFeed({
+      rows: recording.rows,
+      sink: ledger,
+      speed: config.replay.speed,
+      now,
+      onProgress: (rows, lastId) => {
+        services.readiness.history = `replaying ${file}: ${rows} changes, up to ${lastId} of ${header.head_id}`;
+      },
+    });
     replay = feed;
     services.readiness.history = `replaying ${file}`;
     // Rows keep their recorded commit times, which retention could judge old before their events'
     // later rows arrive: it waits for the replay to end.
     await services.retention.stop();
     feed.start();
-    feed.done.then(
-      async (result) => {
-        if (!result.complete) return;
-        await finishRecordedLog(store, header);
-        services.retention.start(config.limits.retentionTickMs);
-        services.readiness.history = 'complete';
-        say(`oddsbase: replayed ${file}: ${result.rows} changes (${result.skipped} already in the store)`);
-      },
-      (err: unknown) => {
-        services.readiness.history = `the replay stopped: ${String(err)}`;
-        say(`error: the replay of ${file} stopped: ${String(err)}`);
-      },
-    );
+    feed.done
+      .then(
+        async (result) => {
+          if (!result.complete) return;
+          await finishRecordedLog(store, header);
+          services.retention.start(config.limits.retentionTickMs);
+          services.readiness.history = 'complete';
+          say(`oddsbase: replayed ${file}: ${result.rows} changes (${result.skipped} already in the store)`);
+        },
+        (err: unknown) => {
+          services.readiness.history = `the replay stopped: ${String(err)}`;
+          say(`error: the replay of ${file} stopped: ${String(err)}`);
+        },
+      )
+      .catch((err: unknown) => say(`error: after the replay of ${file}: ${String(err)}`));
   }
 
   say(
