@@ -13,6 +13,8 @@ import { TIERS } from './catalog/tiers.ts';
 import { entitlementsFor } from './access/entitlements.ts';
 import { FAILED_KEY_CHECK_LIMITS, FailedKeyChecks } from './access/failed-auth.ts';
 import type { KeyStore } from './store/keys.ts';
+import type { AdminTokenStore } from './store/admin-tokens.ts';
+import { SqliteAdminTokenStore } from './store/sqlite/sqlite-admin-tokens.ts';
 import { ArchivedEvents } from './board/archived-events.ts';
 import { Board } from './board/board.ts';
 import { ChangeFeed } from './board/change-feed.ts';
@@ -28,6 +30,9 @@ import { Retention } from './ledger/retention.ts';
 import { AccessSummary } from './ops/access-summary.ts';
 import { beginEpochIfRestored, beginFreshLog, epochGaps } from './ops/backup.ts';
 import { healthRoutes, Readiness } from './ops/health.ts';
+import { AdminTokens } from './access/admin-tokens.ts';
+import { IngestFeed } from './feeds/ingest/ingest-feed.ts';
+import { ingestRoutes } from './http/routes/admin/ingest.ts';
 import { logDestination } from './ops/logging.ts';
 import { metricsRoute } from './ops/metrics-endpoint.ts';
 import { Metrics } from './ops/metrics.ts';
@@ -64,6 +69,8 @@ import { attachStreams } from './stream/upgrade.ts';
 export interface Backends {
   store: Store;
   keys: KeyStore;
+  /** Tokens of the admin routes (the ingest feed's), kept apart from API keys. */
+  adminTokens: AdminTokenStore;
   history: HistoryStore;
   counterStore: CounterStore;
   bus: Bus;
@@ -157,6 +164,7 @@ export async function openBackends(
   return {
     store,
     keys: new SqliteKeyStore(db),
+    adminTokens: new SqliteAdminTokenStore(db),
     history: store.history(),
     counterStore: new SqliteCounterStore(db),
     bus,
@@ -200,9 +208,10 @@ export async function openLogSnapshot(target: StoreTarget): Promise<LogSnapshot 
   return openSqliteLogSnapshot(target.dataDir);
 }
 
-/** What the `keys` commands use beside a running server: keys, saved counters and meta. */
+/** What the `keys` and `admin-tokens` commands use beside a running server: keys, tokens, saved counters and meta. */
 export interface AccountBackends {
   keys: KeyStore;
+  adminTokens: AdminTokenStore;
   counterStore: CounterStore;
   getMeta(key: string): Promise<string | undefined>;
   close(): Promise<void>;
@@ -235,6 +244,7 @@ export async function openAccounts(target: StoreTarget, opts: { create?: boolean
   }
   return {
     keys: new SqliteKeyStore(db),
+    adminTokens: new SqliteAdminTokenStore(db),
     counterStore: new SqliteCounterStore(db),
     getMeta: async (key) => readSqliteMeta(db, key),
     close: async () => {
@@ -274,7 +284,9 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
   const restored = await beginEpochIfRestored(store);
   const gaps = await epochGaps(store);
   const metrics = new Metrics();
-  const readiness = new Readiness(config.replay ? 'replay' : config.simulator ? 'simulator' : 'none');
+  const readiness = new Readiness(
+    config.feed === 'ingest' ? 'ingest' : config.replay ? 'replay' : config.simulator ? 'simulator' : 'none',
+  );
   const board = new Board();
   const floor = new LogFloor(await store.retained());
   const views = new DelayedViews(board, PLAN_DELAYS, {
@@ -408,6 +420,18 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
   });
   if (redis) metrics.watchBus(() => redis.bus.dropped);
   healthRoutes(app, readiness);
+  if (config.feed === 'ingest') {
+    const known = {
+      hasEvent: (eventId: string) => board.events.has(eventId),
+      hasFuturesBoard: (eventId: string) => board.futuresState(eventId) !== undefined,
+    };
+    await app.register(ingestRoutes, {
+      feed: new IngestFeed(ledger, known, now),
+      tokens: new AdminTokens(backends.adminTokens),
+      bodyLimit: limits.ingestBodyMb * MB,
+      maxInFlight: limits.ledgerMaxQueuedBatches,
+    });
+  }
   if (config.metrics.token !== undefined) metricsRoute(app, metrics, config.metrics.token);
   const summary =
     logging && !config.accessLog

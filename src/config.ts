@@ -57,6 +57,13 @@ export interface ServeConfig {
    * file of `dataDir`; undefined: the embedded store.
    */
   databaseUrl: string | undefined;
+  /**
+   * What feeds the ledger: the built-in simulator, `POST /admin/v1/ingest` (src/feeds/ingest), or a
+   * recording (`replay`, src/feeds/replay).
+   * `upstream` (a mirror of another server) is reserved and refused until it exists.
+   */
+  feed: Feed;
+  /** Whether the simulator runs: the simulator feed, unless `--no-simulator` (stored data only). */
   simulator: boolean;
   /** `--feed replay`: the recording the server replays through its ledger; undefined otherwise. */
   replay: ReplayConfig | undefined;
@@ -171,6 +178,8 @@ export interface Limits {
   retentionTickMs: number;
   /** Most change ids one compaction step looks at (the size of its transaction). */
   retentionBatchRows: number;
+  /** Largest body POST /admin/v1/ingest reads (--feed ingest), in MB; a larger one is answered 413. */
+  ingestBodyMb: number;
 }
 
 export const DEFAULT_LIMITS: Limits = {
@@ -200,9 +209,28 @@ export const DEFAULT_LIMITS: Limits = {
   boardKeepHours: 36,
   retentionTickMs: 250,
   retentionBatchRows: 100,
+  // A batch of 10,000 prices is about 3 MB of NDJSON.
+  ingestBodyMb: 16,
 };
 
 export class ConfigError extends Error {}
+
+export const FEEDS = ['simulator', 'ingest', 'replay'] as const;
+export type Feed = (typeof FEEDS)[number];
+
+/** `--feed`: one of FEEDS; `upstream` is named apart, so that its refusal says why. */
+function resolveFeed(raw: string | undefined): Feed {
+  if (raw === undefined || raw === '') return 'simulator';
+  if (raw === 'upstream') {
+    throw new ConfigError(
+      '--feed upstream (the mirror of another server) is not available in this version: use simulator or ingest',
+    );
+  }
+  if (!(FEEDS as readonly string[]).includes(raw)) {
+    throw new ConfigError(`--feed must be one of ${FEEDS.join(', ')}, got '${raw}'`);
+  }
+  return raw as Feed;
+}
 
 /** `--sports`: known sport ids of the catalog; none given (or empty) is every sport. */
 function resolveSports(raw: string | readonly number[] | undefined): readonly number[] | undefined {
@@ -250,17 +278,14 @@ export function parseReplaySpeed(raw: string | number | undefined): number {
   return speed;
 }
 
-/** The feeds `serve --feed` takes. */
-export const FEEDS = ['simulator', 'replay'] as const;
-
 export interface ServeInput {
   port?: string | number;
   host?: string;
   dataDir?: string;
   databaseUrl?: string;
-  simulator?: boolean;
-  /** One of FEEDS (env FEED); `replay` needs `replayFile`. */
+  /** One of FEEDS: `simulator` (the default), `ingest`, or `replay` with `replayFile` (env FEED). */
   feed?: string;
+  simulator?: boolean;
   /** `--replay-file` (env REPLAY_FILE). */
   replayFile?: string;
   seed?: string | number;
@@ -293,10 +318,7 @@ const LOOPBACK = /^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|::1|localhost)$/;
  * LOG_LEVEL, METRICS_HOST, METRICS_PORT, METRICS_TOKEN, REDIS_URL).
  */
 export function resolveServeConfig(input: ServeInput, env: NodeJS.ProcessEnv = process.env): ServeConfig {
-  const feed = input.feed ?? env.FEED ?? 'simulator';
-  if (!(FEEDS as readonly string[]).includes(feed)) {
-    throw new ConfigError(`--feed must be one of ${FEEDS.join(', ')}, got '${feed}'`);
-  }
+  const feed = resolveFeed(input.feed ?? env.FEED);
   const replayFile = input.replayFile ?? env.REPLAY_FILE;
   let replay: ReplayConfig | undefined;
   if (feed === 'replay') {
@@ -330,7 +352,8 @@ export function resolveServeConfig(input: ServeInput, env: NodeJS.ProcessEnv = p
     host: input.host ?? env.HOST ?? '0.0.0.0',
     dataDir: input.dataDir ?? env.DATA_DIR ?? './data',
     databaseUrl: resolveDatabaseUrl(input.databaseUrl ?? env.DATABASE_URL),
-    simulator: replay ? false : (input.simulator ?? true),
+    feed,
+    simulator: feed === 'simulator' && (input.simulator ?? true),
     replay,
     seed: int('--seed', input.seed ?? env.SIM_SEED, 1, 0, 2 ** 31 - 1),
     speed,
@@ -470,5 +493,6 @@ function resolveLimits(input: Partial<Limits>, env: NodeJS.ProcessEnv): Limits {
     boardKeepHours: pick('boardKeepHours', 'BOARD_KEEP_HOURS', 1, 87_600),
     retentionTickMs: pick('retentionTickMs', 'RETENTION_TICK_MS', 10, 3_600_000),
     retentionBatchRows: pick('retentionBatchRows', 'RETENTION_BATCH_ROWS', 100, 1_000_000),
+    ingestBodyMb: pick('ingestBodyMb', 'INGEST_BODY_MB', 1, 1024),
   };
 }

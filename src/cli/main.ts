@@ -2,6 +2,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { creditKey, overageKey, usedKey } from '../access/access-control.ts';
 import { accountOf } from '../access/authenticator.ts';
 import { generateKey, hashKey, newKeyRecord } from '../access/keys.ts';
+import { generateAdminToken, newAdminTokenRecord } from '../access/admin-tokens.ts';
 import { isTier, TIERS, tierLabel } from '../catalog/tiers.ts';
 import { usagePlan } from '../access/usage.ts';
 import { ConfigError, parseReplaySpeed, resolveDatabaseUrl, resolveServeConfig } from '../config.ts';
@@ -55,13 +56,16 @@ const program = new Command('oddsbase')
 
 program
   .command('serve')
-  .description('run the API server (with the live simulator unless --no-simulator)')
+  .description('run the API server (with the live simulator unless --feed ingest|replay or --no-simulator)')
   .option('--port <port>', 'port to listen on (env PORT)', process.env.PORT ?? '8080')
   .option('--host <host>', 'address to listen on (env HOST)', process.env.HOST ?? '0.0.0.0')
   .addOption(dataDirOption())
   .addOption(databaseUrlOption())
+  .option(
+    '--feed <feed>',
+    'what feeds the data: simulator (default), ingest (POST /admin/v1/ingest) or replay (--replay-file) (env FEED)',
+  )
   .option('--no-simulator', 'serve stored data only, without the live simulator')
-  .option('--feed <name>', 'where the data comes from: simulator (default) or replay (env FEED)')
   .option('--replay-file <file>', 'with --feed replay: the recording to replay (env REPLAY_FILE)')
   .option('--seed <n>', 'simulator seed (env SIM_SEED)')
   .option(
@@ -116,8 +120,8 @@ program
       host: opts.host,
       dataDir: opts.dataDir,
       databaseUrl: opts.databaseUrl,
-      simulator: opts.simulator,
       feed: opts.feed,
+      simulator: opts.simulator,
       replayFile: opts.replayFile,
       seed: opts.seed,
       speed: opts.speed,
@@ -417,6 +421,68 @@ keys
       if (matches.length > 1) return `${matches.length} active keys share the prefix ${prefix}; give the full key`;
       const n = matches.length === 1 ? await store.revoke({ prefix }, new Date().toISOString()) : 0;
       return n > 0 ? 'revoked' : 'no active key matches';
+    });
+    if (outcome !== 'revoked') {
+      process.stderr.write(`${outcome}\n`);
+      process.exitCode = 1;
+      return;
+    }
+    process.stdout.write('revoked\n');
+  });
+
+const adminTokens = program
+  .command('admin-tokens')
+  .description('manage admin tokens: they open POST /admin/v1/ingest and are never API keys (stored hashed)');
+
+adminTokens
+  .command('create')
+  .description("create an admin token and print it alone on stdout (send it as 'Authorization: Bearer <token>')")
+  .option('--label <label>', 'a note to recognise the token by', '')
+  .addOption(dataDirOption())
+  .addOption(databaseUrlOption())
+  .option('--new-store', 'make a store in --data-dir if it has none (else a mistyped directory is refused)')
+  .action(async (opts) => {
+    const token = generateAdminToken();
+    await withAccounts(
+      opts,
+      (a) => a.adminTokens.insert(newAdminTokenRecord(token, { label: opts.label })),
+      opts.newStore === true,
+    );
+    process.stdout.write(`${token}\n`);
+  });
+
+adminTokens
+  .command('list')
+  .description('list admin tokens by prefix (the tokens themselves are not stored)')
+  .addOption(dataDirOption())
+  .addOption(databaseUrlOption())
+  .action(async (opts) => {
+    const rows = await withAccounts(opts, (a) => a.adminTokens.list());
+    if (rows.length === 0) {
+      process.stdout.write('no admin tokens\n');
+      return;
+    }
+    for (const r of rows) {
+      const state = r.revoked_at ? `revoked ${r.revoked_at}` : 'active';
+      process.stdout.write(`${r.token_prefix}…  ${r.created_at}  ${state}  ${r.label}\n`);
+    }
+  });
+
+adminTokens
+  .command('revoke <token>')
+  .description('revoke an admin token, given in full or by the prefix that `admin-tokens list` shows')
+  .addOption(dataDirOption())
+  .addOption(databaseUrlOption())
+  .action(async (token: string, opts) => {
+    const prefix = token.replace(/…$/, '');
+    const outcome = await withAccounts(opts, async ({ adminTokens: store }) => {
+      const at = new Date().toISOString();
+      if ((await store.revoke({ hash: hashKey(token) }, at)) > 0) return 'revoked';
+      const matches = (await store.list()).filter((r) => r.token_prefix === prefix && !r.revoked_at);
+      if (matches.length > 1)
+        return `${matches.length} active admin tokens share the prefix ${prefix}; give the full token`;
+      const n = matches.length === 1 ? await store.revoke({ prefix }, at) : 0;
+      return n > 0 ? 'revoked' : 'no active admin token matches';
     });
     if (outcome !== 'revoked') {
       process.stderr.write(`${outcome}\n`);

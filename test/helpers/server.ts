@@ -35,9 +35,12 @@ export async function logBase(store: Pick<Store, 'getMeta'>): Promise<number> {
 /** Starts the real server on a random loopback port with its own data directory. */
 export async function startTestServer(
   opts: {
-    simulator?: boolean;
-    /** --feed: `replay` with `replayFile` replays a recording (its --speed is `speed`). */
+    /**
+     * --feed: `ingest` serves POST /admin/v1/ingest (and runs no simulator); `replay` with
+     * `replayFile` replays a recording (its --speed is `speed`).
+     */
     feed?: string;
+    simulator?: boolean;
     replayFile?: string;
     speed?: number | string;
     seed?: number;
@@ -78,8 +81,8 @@ export async function startTestServer(
       host: '127.0.0.1',
       dataDir,
       databaseUrl: await testDatabaseUrl(dataDir),
-      simulator: opts.simulator ?? false,
       feed: opts.feed,
+      simulator: opts.simulator ?? false,
       replayFile: opts.replayFile,
       seed: opts.seed ?? 7,
       speed: opts.speed ?? 1,
