@@ -12,7 +12,8 @@ import { isBurstCounter, SharedBursts } from './access/bursts.ts';
 import { TIERS } from './catalog/tiers.ts';
 import { entitlementsFor } from './access/entitlements.ts';
 import { FAILED_KEY_CHECK_LIMITS, FailedKeyChecks } from './access/failed-auth.ts';
-import type { KeyStore } from './store/keys.ts';
+import { Sessions } from './access/sessions.ts';
+import { DEMO_KEY_CLEAR_META, type KeyStore } from './store/keys.ts';
 import type { AdminTokenStore } from './store/admin-tokens.ts';
 import { SqliteAdminTokenStore } from './store/sqlite/sqlite-admin-tokens.ts';
 import { ArchivedEvents } from './board/archived-events.ts';
@@ -23,7 +24,7 @@ import { LogFloor } from './board/log-floor.ts';
 import type { Bus } from './bus/bus.ts';
 import { MemoryBus } from './bus/memory-bus.ts';
 import { RedisBus } from './bus/redis/redis-bus.ts';
-import { MB, type ServeConfig } from './config.ts';
+import { isLoopback, MB, type ServeConfig } from './config.ts';
 import { buildApp } from './http/app.ts';
 import { Ledger } from './ledger/ledger.ts';
 import { Retention } from './ledger/retention.ts';
@@ -38,7 +39,9 @@ import { metricsRoute } from './ops/metrics-endpoint.ts';
 import { Metrics } from './ops/metrics.ts';
 import { observeRequests } from './ops/observe-requests.ts';
 import { closeApp } from './ops/shutdown.ts';
-import { packageVersion } from './ops/version.ts';
+import { packageRoot, packageVersion } from './ops/version.ts';
+import { webPageRoutes } from './http/web-page.ts';
+import { sessionRoutes } from './http/session-routes.ts';
 import { makeTurns } from './perf/turns.ts';
 import type { HistoryStore } from './store/history.ts';
 import { checkDataDir, StartError } from './ops/preflight.ts';
@@ -58,7 +61,7 @@ import type { Store } from './store/store.ts';
 import type { LogSnapshot } from './store/log-reader.ts';
 import { openSqliteLogSnapshot } from './store/sqlite/sqlite-log-reader.ts';
 import { StreamHub } from './stream/stream-hub.ts';
-import { streamDenial } from './stream/stream-access.ts';
+import { sessionDenial, streamDenial } from './stream/stream-access.ts';
 import { asyncApiRoute } from './stream/asyncapi.ts';
 import { streamPlainGetRoutes } from './stream/plain-get-route.ts';
 import { streamTokenRoute } from './stream/token-route.ts';
@@ -336,6 +339,7 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
   const logging = config.logLevel !== 'silent';
   const auth = new Authenticator(backends.keys, limits.authCacheMs, now);
   const failedKeys = new FailedKeyChecks(FAILED_KEY_CHECK_LIMITS, now);
+  const sessions = new Sessions(auth, limits.sessionTtlMs, limits.authCacheMs, now);
   const proxies = new TrustedProxies(config.trustProxy);
   // One scheduler of turns for the HTTP builds and the streams' writes, so each gets its share of a pass.
   const turns = makeTurns();
@@ -351,6 +355,7 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
     access: opts.withoutAccess ? undefined : access,
     keyHeader: config.keyHeader,
     failedKeys,
+    sessions,
     trustProxy: proxies,
     corsOrigins: config.corsOrigins,
     ...(config.tls ? { tls: { cert: readFileSync(config.tls.certFile), key: readFileSync(config.tls.keyFile) } } : {}),
@@ -384,6 +389,7 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
       now,
       meter: opts.withoutAccess ? undefined : (account, points) => access.meter(account, points, NO_HEADERS),
       recheck: opts.withoutAccess ? undefined : (account) => streamDenial(auth, access, account),
+      recheckSession: opts.withoutAccess ? undefined : (session) => sessionDenial(sessions, session),
       metrics: metrics.streams,
       turns,
     },
@@ -407,6 +413,7 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
     keyHeader: config.keyHeader,
     tokens,
     failedKeys,
+    sessions,
     transport: config.streamTransport,
     onError: (err) => app.log.error({ err }, 'stream failure'),
   });
@@ -420,6 +427,17 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
   });
   if (redis) metrics.watchBus(() => redis.bus.dropped);
   healthRoutes(app, readiness);
+  if (!opts.withoutAccess) {
+    await sessionRoutes(app, {
+      auth,
+      access,
+      sessions,
+      failedKeys,
+      loopbackOnly: isLoopback(config.host),
+      demoKey: () => store.getMeta(DEMO_KEY_CLEAR_META),
+    });
+  }
+  await webPageRoutes(app, config.webDir ?? join(packageRoot(), 'web', 'dist'));
   if (config.feed === 'ingest') {
     const known = {
       hasEvent: (eventId: string) => board.events.has(eventId),

@@ -101,6 +101,11 @@ export interface ServeConfig {
    * nodes (REDIS_URL); undefined: the in-process bus and counters of one embedded server.
    */
   redisUrl: string | undefined;
+  /**
+   * The built odds screen (`npm run build:web`), served at `/` (WEB_DIR); undefined: the package's
+   * own web/dist.
+   */
+  webDir: string | undefined;
   /** Timers and limits that would otherwise be written at their call sites. */
   limits: Limits;
 }
@@ -167,6 +172,8 @@ export interface Limits {
   streamBacklogGraceMs: number;
   /** How long a stream token (POST /api/v2/ws/token) may be redeemed. */
   streamTokenTtlMs: number;
+  /** How long a page's session (POST /session) lasts; the key's revocation or expiry ends it sooner. */
+  sessionTtlMs: number;
   /**
    * Days of the change log kept whole (by commit time); older rows are compacted to what is kept
    * for good (store/retention.ts). 0 keeps everything.
@@ -204,6 +211,7 @@ export const DEFAULT_LIMITS: Limits = {
   streamAccessCheckMs: 1000,
   streamBacklogGraceMs: 1000,
   streamTokenTtlMs: 60_000,
+  sessionTtlMs: 12 * 3_600_000,
   // One day: the simulator's data directory then stays under 2 GB (docs/operations.md, sizing).
   retentionDays: 1,
   boardKeepHours: 36,
@@ -308,14 +316,21 @@ export interface ServeInput {
   corsOrigins?: string;
   /** env REDIS_URL. */
   redisUrl?: string;
+  /** env WEB_DIR. */
+  webDir?: string;
   limits?: Partial<Limits>;
 }
 
-const LOOPBACK = /^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|::1|localhost)$/;
+const LOOPBACK = /^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|::1|localhost|::ffff:127\.\d{1,3}\.\d{1,3}\.\d{1,3})$/;
+
+/** Whether a listening address, or a client's, is this machine's own (loopback). */
+export function isLoopback(host: string): boolean {
+  return LOOPBACK.test(host);
+}
 
 /**
  * Command-line values win over the environment (PORT, HOST, DATA_DIR, DATABASE_URL, KEY_HEADER,
- * LOG_LEVEL, METRICS_HOST, METRICS_PORT, METRICS_TOKEN, REDIS_URL).
+ * LOG_LEVEL, METRICS_HOST, METRICS_PORT, METRICS_TOKEN, REDIS_URL, WEB_DIR).
  */
 export function resolveServeConfig(input: ServeInput, env: NodeJS.ProcessEnv = process.env): ServeConfig {
   const feed = resolveFeed(input.feed ?? env.FEED);
@@ -368,6 +383,7 @@ export function resolveServeConfig(input: ServeInput, env: NodeJS.ProcessEnv = p
     trustProxy: resolveTrustProxy(input.trustProxy ?? env.TRUST_PROXY),
     corsOrigins: resolveCorsOrigins(input.corsOrigins ?? env.CORS_ORIGINS),
     redisUrl: resolveRedisUrl(input.redisUrl ?? env.REDIS_URL),
+    webDir: input.webDir ?? (env.WEB_DIR || undefined),
     limits: resolveLimits(input.limits ?? {}, env),
   };
 }
@@ -489,6 +505,7 @@ function resolveLimits(input: Partial<Limits>, env: NodeJS.ProcessEnv): Limits {
     streamAccessCheckMs: pick('streamAccessCheckMs', 'STREAM_ACCESS_CHECK_MS', 10, 60_000),
     streamBacklogGraceMs: pick('streamBacklogGraceMs', 'STREAM_BACKLOG_GRACE_MS', 0, 60_000),
     streamTokenTtlMs: pick('streamTokenTtlMs', 'STREAM_TOKEN_TTL_MS', 1000, 3_600_000),
+    sessionTtlMs: pick('sessionTtlMs', 'SESSION_TTL_MS', 1000, 30 * 86_400_000),
     retentionDays: pick('retentionDays', 'RETENTION_DAYS', 0, 36_500),
     boardKeepHours: pick('boardKeepHours', 'BOARD_KEEP_HOURS', 1, 87_600),
     retentionTickMs: pick('retentionTickMs', 'RETENTION_TICK_MS', 10, 3_600_000),

@@ -64,6 +64,10 @@ export async function startTestServer(
     corsOrigins?: string;
     /** --redis-url: the bus and counters shared with other servers on that Redis. */
     redisUrl?: string;
+    /** The address listened on (127.0.0.1 by default). */
+    host?: string;
+    /** The built page served at `/` (the package's web/dist by default). */
+    webDir?: string;
   } = {},
 ): Promise<TestServer> {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'oddsbase-test-'));
@@ -78,7 +82,7 @@ export async function startTestServer(
   const config = resolveServeConfig(
     {
       port: 0,
-      host: '127.0.0.1',
+      host: opts.host ?? '127.0.0.1',
       dataDir,
       databaseUrl: await testDatabaseUrl(dataDir),
       feed: opts.feed,
@@ -98,6 +102,7 @@ export async function startTestServer(
       trustProxy: opts.trustProxy,
       corsOrigins: opts.corsOrigins,
       redisUrl: opts.redisUrl,
+      webDir: opts.webDir,
       limits: opts.limits,
     },
     {},
