@@ -57,6 +57,7 @@ import { streamPlainGetRoutes } from './stream/plain-get-route.ts';
 import { streamTokenRoute } from './stream/token-route.ts';
 import { StreamTokens } from './stream/tokens.ts';
 import { attachStreams } from './stream/upgrade.ts';
+import { estimateLoad, type LoadEstimate, parseLoadTiming } from './ops/load-estimate.ts';
 
 /** The storage backends of one data directory. */
 export interface Backends {
@@ -110,8 +111,8 @@ export interface ComposeOptions {
   withoutAccess?: boolean;
   /** Where the log goes instead of standard output (tests read it). */
   logStream?: NodeJS.WritableStream;
-  /** Told as the store's load begins, with how long the last load of this store took (ms), if known. */
-  onLoading?: (lastLoadMs: number | undefined) => void;
+  /** Told as the store's load begins, with how long it may take (src/ops/load-estimate.ts). */
+  onLoading?: (estimate: LoadEstimate) => void;
   /** Told when another process holds the database's writer lock and the start waits for it. */
   onWriterWait?: () => void;
 }
@@ -257,8 +258,8 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
     tickMs: limits.delayTickMs,
     maxEntries: limits.delayMaxEntries,
   });
-  const lastLoad = await store.getMeta(LOAD_MS_META);
-  opts.onLoading?.(lastLoad === undefined ? undefined : Number(lastLoad));
+  const bytes = await backends.bytesOnDisk();
+  opts.onLoading?.(estimateLoad(bytes, parseLoadTiming(await store.getMeta(LOAD_MS_META))));
   const loadStarted = performance.now();
   const ledger = await Ledger.open(store, board, bus, {
     now,
@@ -273,7 +274,7 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
     floor,
     idsAbove: gaps.at(-1)?.to,
   });
-  await store.setMeta(LOAD_MS_META, String(Math.round(performance.now() - loadStarted)));
+  await store.setMeta(LOAD_MS_META, JSON.stringify({ ms: Math.round(performance.now() - loadStarted), bytes }));
   const retention = new Retention(
     ledger,
     {
