@@ -88,6 +88,8 @@ export interface Services extends Backends {
   streams: StreamHub;
   /** What `/readyz` answers. */
   readiness: Readiness;
+  /** Ids the log skipped (a new log's base, a restore's gap): the head less these counts the changes. */
+  skippedIds: number;
   /** Saves the usage counters now (also done every `counterSaveMs`). */
   saveCounters(): Promise<void>;
   /**
@@ -417,6 +419,7 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
     metrics,
     streams,
     readiness,
+    skippedIds: gaps.reduce((n, g) => n + g.to - g.from, 0),
     saveCounters,
     fill: (run) => feed.fill(() => store.fill(run)),
     async close() {

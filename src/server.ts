@@ -121,7 +121,9 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
     onLoading: (estimate) => step(loadingLine(estimate)),
   }).catch(abandon);
   const { store, keys, board, ledger, app } = services;
-  say(`oddsbase: store loaded in ${seconds()} s (${board.head} changes, ${board.events.size} events)`);
+  // Ids begin past a base read off the clock (a new log) or jump (a restore): count the changes.
+  const changes = () => board.head - services.skippedIds;
+  say(`oddsbase: store loaded in ${seconds()} s (${changes()} changes, ${board.events.size} events)`);
 
   // Made and shown before any long work: a start stopped during the fill has shown it already.
   if ((await store.getMeta(DEMO_KEY_META)) === undefined && (await keys.count()) === 0) {
@@ -198,7 +200,7 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
             if (pct < lastShown + 10 && done !== total) return;
             lastShown = pct;
             paceFrom ??= { done, at: performance.now() };
-            step(`filling history ${pct}% (${board.head} changes, ${timeLeft(paceFrom, done, total)})`);
+            step(`filling history ${pct}% (${changes()} changes, ${timeLeft(paceFrom, done, total)})`);
           },
           { signal: opts.signal, resume, split, onStart: keep, onStep: keep },
         ),
