@@ -15,7 +15,7 @@ export class Readiness {
   /** Where the background part of the history fill stands; `complete` when none runs. */
   history = 'complete';
 
-  constructor(private readonly feed: 'simulator' | 'none') {}
+  constructor(private readonly feed: 'simulator' | 'ingest' | 'none') {}
 
   /** The ledger's commit observer. */
   readonly commit = (_rows: number, _seconds: number, failed: boolean): void => {

@@ -35,6 +35,8 @@ export async function logBase(store: Pick<Store, 'getMeta'>): Promise<number> {
 /** Starts the real server on a random loopback port with its own data directory. */
 export async function startTestServer(
   opts: {
+    /** --feed: `ingest` serves POST /admin/v1/ingest (and runs no simulator). */
+    feed?: string;
     simulator?: boolean;
     speed?: number;
     seed?: number;
@@ -58,6 +60,10 @@ export async function startTestServer(
     corsOrigins?: string;
     /** --redis-url: the bus and counters shared with other servers on that Redis. */
     redisUrl?: string;
+    /** The address listened on (127.0.0.1 by default). */
+    host?: string;
+    /** The built page served at `/` (the package's web/dist by default). */
+    webDir?: string;
   } = {},
 ): Promise<TestServer> {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'oddsbase-test-'));
@@ -72,9 +78,10 @@ export async function startTestServer(
   const config = resolveServeConfig(
     {
       port: 0,
-      host: '127.0.0.1',
+      host: opts.host ?? '127.0.0.1',
       dataDir,
       databaseUrl: await testDatabaseUrl(dataDir),
+      feed: opts.feed,
       simulator: opts.simulator ?? false,
       seed: opts.seed ?? 7,
       speed: opts.speed ?? 1,
@@ -90,6 +97,7 @@ export async function startTestServer(
       trustProxy: opts.trustProxy,
       corsOrigins: opts.corsOrigins,
       redisUrl: opts.redisUrl,
+      webDir: opts.webDir,
       limits: opts.limits,
     },
     {},
