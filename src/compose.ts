@@ -67,6 +67,7 @@ import { streamPlainGetRoutes } from './stream/plain-get-route.ts';
 import { streamTokenRoute } from './stream/token-route.ts';
 import { StreamTokens } from './stream/tokens.ts';
 import { attachStreams } from './stream/upgrade.ts';
+import { estimateLoad, type LoadEstimate, parseLoadTiming } from './ops/load-estimate.ts';
 
 /** The storage backends of one data directory. */
 export interface Backends {
@@ -99,6 +100,8 @@ export interface Services extends Backends {
   streams: StreamHub;
   /** What `/readyz` answers. */
   readiness: Readiness;
+  /** Ids the log skipped (a new log's base, a restore's gap): the head less these counts the changes. */
+  skippedIds: number;
   /** Saves the usage counters now (also done every `counterSaveMs`). */
   saveCounters(): Promise<void>;
   /**
@@ -122,8 +125,8 @@ export interface ComposeOptions {
   withoutAccess?: boolean;
   /** Where the log goes instead of standard output (tests read it). */
   logStream?: NodeJS.WritableStream;
-  /** Told as the store's load begins, with how long the last load of this store took (ms), if known. */
-  onLoading?: (lastLoadMs: number | undefined) => void;
+  /** Told as the store's load begins, with how long it may take (src/ops/load-estimate.ts). */
+  onLoading?: (estimate: LoadEstimate) => void;
   /** Told when another process holds the database's writer lock and the start waits for it. */
   onWriterWait?: () => void;
   /**
@@ -297,8 +300,8 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
     tickMs: limits.delayTickMs,
     maxEntries: limits.delayMaxEntries,
   });
-  const lastLoad = await store.getMeta(LOAD_MS_META);
-  opts.onLoading?.(lastLoad === undefined ? undefined : Number(lastLoad));
+  const bytes = await backends.bytesOnDisk();
+  opts.onLoading?.(estimateLoad(bytes, parseLoadTiming(await store.getMeta(LOAD_MS_META))));
   const loadStarted = performance.now();
   const ledger = await Ledger.open(store, board, bus, {
     now,
@@ -313,7 +316,7 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
     floor,
     idsAbove: gaps.at(-1)?.to,
   });
-  await store.setMeta(LOAD_MS_META, String(Math.round(performance.now() - loadStarted)));
+  await store.setMeta(LOAD_MS_META, JSON.stringify({ ms: Math.round(performance.now() - loadStarted), bytes }));
   const retention = new Retention(
     ledger,
     {
@@ -483,6 +486,7 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
     metrics,
     streams,
     readiness,
+    skippedIds: gaps.reduce((n, g) => n + g.to - g.from, 0),
     saveCounters,
     fill: (run) => feed.fill(() => store.fill(run)),
     async close() {

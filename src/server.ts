@@ -8,9 +8,10 @@ import { compose, type Services } from './compose.ts';
 import type { ServeConfig } from './config.ts';
 import type { FillPosition, PastFillPosition, Simulator } from './feeds/simulator/index.ts';
 import { listenStarting } from './ops/starting.ts';
+import { loadingLine } from './ops/load-estimate.ts';
 import type { Ledger } from './ledger/ledger.ts';
 import { listenMetrics } from './ops/metrics-endpoint.ts';
-import { compactHeap } from './ops/compact-heap.ts';
+import { type Compaction, compactWhenIdle } from './ops/compact-heap.ts';
 import { closeApp } from './ops/shutdown.ts';
 import { holdTickShape } from './ops/tick-shape.ts';
 import { lockDataDir } from './store/data-dir-lock.ts';
@@ -132,18 +133,15 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
     onError: (err) => say(`error: ${String(err)}`),
     onWriterWait: () => step('waiting for the writer lock: another server writes to this database'),
     logStream: opts.logStream,
-    onLoading: (lastMs) =>
-      step(
-        lastMs === undefined
-          ? 'loading the store'
-          : `loading the store (about ${Math.max(1, Math.round(lastMs / 1000))} s, as the last start's load took)`,
-      ),
+    onLoading: (estimate) => step(loadingLine(estimate)),
   }).catch((err: unknown) => {
     recording?.close();
     return abandon(err);
   });
   const { store, keys, board, ledger, app } = services;
-  say(`oddsbase: store loaded in ${seconds()} s (${board.head} changes, ${board.events.size} events)`);
+  // Ids begin past a base read off the clock (a new log) or jump (a restore): count the changes.
+  const changes = () => board.head - services.skippedIds;
+  say(`oddsbase: store loaded in ${seconds()} s (${changes()} changes, ${board.events.size} events)`);
 
   // Made and shown before any long work: a start stopped during the fill has shown it already.
   if ((await store.getMeta(DEMO_KEY_META)) === undefined && (await keys.count()) === 0) {
@@ -162,6 +160,10 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
     say('');
   }
 
+  // The heap is compacted once, when the server is idle: after a load or fill before it listens
+  // (a restart), or after the background part of a first fill, which makes most of the garbage.
+  const idle = new AbortController();
+  let lastRequestMs = 0;
   let simulator: Simulator | undefined;
   let pastFill: PastFill | undefined;
   if (config.simulator && !opts.signal?.aborted) {
@@ -216,7 +218,7 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
             if (pct < lastShown + 10 && done !== total) return;
             lastShown = pct;
             paceFrom ??= { done, at: performance.now() };
-            step(`filling history ${pct}% (${board.head} changes, ${timeLeft(paceFrom, done, total)})`);
+            step(`filling history ${pct}% (${changes()} changes, ${timeLeft(paceFrom, done, total)})`);
           },
           { signal: opts.signal, resume, split, onStart: keep, onStep: keep },
         ),
@@ -233,13 +235,20 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
       `oddsbase: history ready in ${((performance.now() - fillStarted) / 1000).toFixed(1)} s, ${board.events.size} events`,
     );
     if (past)
-      pastFill = new PastFill(new Simulator({ ...simOptions, part: 'past' }), past, store, services.readiness, say);
+      pastFill = new PastFill(
+        new Simulator({ ...simOptions, part: 'past' }),
+        past,
+        store,
+        services.readiness,
+        say,
+        () =>
+          compactAndSay(
+            say,
+            compactWhenIdle(() => lastRequestMs, idle.signal),
+          ),
+      );
   }
   if (opts.signal?.aborted) return abandon(new StartStopped(), services);
-
-  // After a first start's short fill the heap is small; the background part, which makes most of
-  // the garbage, compacts it when it ends (PastFill).
-  if (!pastFill?.fresh) await compactAndSay(say);
 
   const metricsPort = config.metrics.port;
   const metricsListener =
@@ -291,11 +300,21 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
       )
       .catch((err: unknown) => say(`error: after the replay of ${file}: ${String(err)}`));
   }
+  const requested = () => {
+    lastRequestMs = performance.now();
+  };
+  app.server.on('request', requested).on('upgrade', requested);
+  lastRequestMs = performance.now();
 
   say(
     `oddsbase listening on ${url} in ${seconds()} s (docs: ${url}/docs, metrics: ${metricsListener?.url ?? 'off, --metrics-port turns them on'})`,
   );
-  pastFill?.start();
+  if (pastFill) pastFill.start();
+  else
+    void compactAndSay(
+      say,
+      compactWhenIdle(() => lastRequestMs, idle.signal),
+    );
 
   let closed = false;
   return {
@@ -312,6 +331,7 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
     async close() {
       if (closed) return;
       closed = true;
+      idle.abort();
       // WebSocket clients are told first: an upgraded socket is no request the grace time waits for.
       services.streams.close();
       await closeApp(app, config.limits.shutdownGraceMs);
@@ -326,9 +346,9 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
   };
 }
 
-/** One compacting collection (src/ops/compact-heap.ts), said with its figures. */
-async function compactAndSay(say: (line: string) => void): Promise<void> {
-  const packed = await compactHeap();
+/** One compacting collection (src/ops/compact-heap.ts), said with its figures once it is done. */
+async function compactAndSay(say: (line: string) => void, compaction: Promise<Compaction | undefined>): Promise<void> {
+  const packed = await compaction;
   if (!packed) return;
   const mb = (bytes: number) => (bytes / (1024 * 1024)).toFixed(0);
   say(
@@ -352,18 +372,15 @@ class PastFill {
   private readonly stopping = new AbortController();
   private running: Promise<void> | undefined;
 
-  /** Whether it begins now (the start that filled today's games), rather than going on with a stopped one. */
-  readonly fresh: boolean;
-
   constructor(
     private readonly sim: Simulator,
     private readonly position: PastFillPosition,
     private readonly store: { setMeta(key: string, value: string): Promise<void> },
     private readonly readiness: { history: string },
     private readonly say: (line: string) => void,
-  ) {
-    this.fresh = position.from === undefined;
-  }
+    /** Compacts the heap once the server is idle (the fill makes most of its garbage). */
+    private readonly compact: () => Promise<void>,
+  ) {}
 
   start(): void {
     const started = performance.now();
@@ -398,8 +415,8 @@ class PastFill {
         this.say(
           `oddsbase: the history before ${before} is filled, in ${((performance.now() - started) / 1000).toFixed(1)} s`,
         );
-        // Once, while serving: a pause of about half a second against tens of MB resident for good.
-        await compactAndSay(this.say);
+        // Once, while serving and idle: a pause of 0.5-2.5 s against tens of MB resident for good.
+        await this.compact();
       })
       .catch((err: unknown) => {
         // The next start goes on from the last whole step.

@@ -141,26 +141,42 @@ export class Ledger implements LedgerSink, RecordedSink {
     // By described time, not commit time: a history fill commits days of the past within minutes,
     // and a restart soon after it replayed the whole fill (10-60 s) though no view hides any of it.
     const since = opts.replaySinceMs === undefined ? undefined : await store.firstIdDescribedSince(opts.replaySinceMs);
-    // The board as it was before the recent changes, which are then applied again as they were first.
+    // Only the events changed within the longest delay are loaded as they were before it and their
+    // changes applied again as they were first; every other one is loaded as it is now. The views
+    // keep nothing of an event without a recent change, so both give them the same: but a restart
+    // within minutes of a first start's background fill replayed every row of it (22 s).
+    const recent =
+      since === undefined || opts.replaySinceMs === undefined
+        ? undefined
+        : await store.eventsDescribedSince(opts.replaySinceMs, since);
+    const head = since === undefined ? undefined : await store.lastRowId();
     const archivedSince = new Date(ledger.now() - ARCHIVED_HEADERS_MS).toISOString();
-    const loaded = await store.load(since === undefined ? undefined : since - 1, { archivedSince });
+    const loaded = await store.load(since === undefined ? undefined : since - 1, {
+      archivedSince,
+      ...(recent ? { asOfOnly: recent } : {}),
+    });
     await loadBoard(board, loaded);
     ledger.epoch = loaded.epoch;
     ledger.lastCommitMs = loaded.headCommittedMs;
     ledger.nextMarketId = loaded.markets.reduce((max, m) => Math.max(max, m.id + 1), 1);
     let maxPriceId = loaded.maxPriceId;
-    for (let after = board.head; since !== undefined;) {
+    for (let after = board.head; recent !== undefined && recent.length > 0;) {
       const rows = await store.readChanges({
         pricesOnly: false,
         afterId: after,
         toId: Number.MAX_SAFE_INTEGER,
         limit: REPLAY_PAGE,
+        eventIds: recent,
       });
       if (rows.length === 0) break;
       applyRows(board, rows, opts.observe);
       for (const r of rows) if (r.price_id !== null && r.price_id > maxPriceId) maxPriceId = r.price_id;
-      ledger.lastCommitMs = rows[rows.length - 1]!.committed_ms;
       after = rows[rows.length - 1]!.id;
+    }
+    if (head !== undefined) {
+      // The other events' rows up to the head are in the load.
+      board.head = Math.max(board.head, head);
+      ledger.lastCommitMs = (await store.committedMsAt(head)) ?? ledger.lastCommitMs;
     }
     ledger.nextPriceId = maxPriceId + 1;
     if (opts.idsAbove !== undefined && opts.idsAbove > board.head) board.head = opts.idsAbove;

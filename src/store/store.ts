@@ -105,6 +105,12 @@ export interface LoadedState {
 export interface LoadOptions {
   /** The earliest scheduled start (24-character UTC ISO) of an archived event whose header is loaded. */
   archivedSince?: string;
+  /**
+   * With `uptoId` below the head: only these events (and futures boards) are loaded as of
+   * `uptoId`, every other one as of the head, so that a restart replays the rows of the recently
+   * changed events only. `headId` stays `uptoId`; `maxPriceId` is then the whole log's.
+   */
+  asOfOnly?: readonly string[];
 }
 
 /** The summed box scores of the archived games of one season key (see SeasonArchive). */
@@ -140,6 +146,8 @@ export interface ChangeQuery {
   limit: number;
   sportId?: number;
   eventId?: string;
+  /** Rows of these events only; an empty list matches nothing. */
+  eventIds?: readonly string[];
   /** Price rows of these books, markets and periods only (a row without one never matches); an empty list matches nothing. */
   affiliateIds?: readonly number[];
   marketIds?: readonly number[];
@@ -206,6 +214,12 @@ export interface Store {
    * along the ids (a first fill's background part commits the past beside the live feed).
    */
   firstIdDescribedSince(ms: number): Promise<number | undefined>;
+  /**
+   * The events (and futures boards) with a row at or after `fromId` whose described time is at or
+   * after `ms`. It may name a few more (rows described within a second before `ms`), never fewer:
+   * a restart replays these events' rows, and replaying a quiet event's changes no more.
+   */
+  eventsDescribedSince(ms: number, fromId: number): Promise<string[]>;
   /**
    * One step of compaction (retention.ts): drops rows of a chunk of ids below the cutoff's boundary,
    * then packs one archived event ready for it; `more` while either has more to do.

@@ -7,6 +7,7 @@ import {
   type ChangeQuery,
   type ChangeRecord,
   type LoadedState,
+  type LoadOptions,
   type PriceRowSummary,
   type Store,
 } from '../../src/store/store.ts';
@@ -74,8 +75,8 @@ type Loaded = Omit<LoadedState, 'latestPrices' | 'statRows'> & {
   statRows: ChangeRecord[];
 };
 
-async function loadAll(store: Store, uptoId?: number): Promise<Loaded> {
-  const loaded = await store.load(uptoId);
+async function loadAll(store: Store, uptoId?: number, opts?: LoadOptions): Promise<Loaded> {
+  const loaded = await store.load(uptoId, opts);
   const all = async (rows: AsyncIterable<ChangeRecord>) => {
     const out: ChangeRecord[] = [];
     for await (const r of rows) out.push(r);
@@ -313,6 +314,39 @@ export function storeContract(name: string, make: () => Promise<StoreFixture>): 
         assert.deepEqual((await store.load(99)).headId, 15, 'an id at or past the head loads the head');
       });
 
+      it('up to an id for the listed events only: every other one as of the head', async (t) => {
+        const { store } = await fresh(t);
+        const log = mixedLog();
+        const byId = new Map(log.map((r) => [r.id, r]));
+        // The ledger keeps each event's record as its last header or score row left it.
+        await store.commit(batch(log, { events: [eventRecord(EVENT_A, 7), eventRecord(EVENT_C, 12, 1)] }));
+        const loaded = await loadAll(store, 8, { asOfOnly: [EVENT_A] });
+        assert.equal(loaded.headId, 8);
+        assert.equal(loaded.headCommittedMs, byId.get(8)!.committed_ms);
+        assert.equal(loaded.maxPriceId, 5, 'the whole log’s');
+        // A's prices 1 and 2 as of id 8 (price 2 changed again at 14); C's price 3 and B's 4 and 5 as of the head.
+        assert.deepEqual(
+          [...loaded.latestPrices].sort((a, b) => a.price_id! - b.price_id!),
+          [8, 3, 11, 10, 15].map((id) => byId.get(id)),
+        );
+        // A as its rows up to 8 left it; C as its record (score row 12); B has no header.
+        const events = [...loaded.events].sort((a, b) => a.event_id.localeCompare(b.event_id));
+        assert.deepEqual(
+          events.map((e) => [e.event_id, e.change_id]),
+          [
+            [EVENT_A, 7],
+            [EVENT_C, 12],
+          ],
+        );
+        const asAll = await loadAll(store, 8, { asOfOnly: [EVENT_A, EVENT_B, EVENT_C] });
+        const upTo8 = await loadAll(store, 8);
+        assert.deepEqual(
+          ids([...asAll.latestPrices].sort((a, b) => a.price_id! - b.price_id!)),
+          ids([...upTo8.latestPrices].sort((a, b) => a.price_id! - b.price_id!)),
+          'every event listed: the load up to the id',
+        );
+      });
+
       it('a score row without a live state keeps the one an earlier row set, as the live board does', async (t) => {
         const { store } = await fresh(t);
         const state = { inning: 7, outs: 2 };
@@ -496,6 +530,26 @@ export function storeContract(name: string, make: () => Promise<StoreFixture>): 
           early.statRows.map((r) => r.id),
           [2, 4],
         );
+        // Up to 4 for A only: B's play (row 7) as of the head.
+        const earlyA = await loadAll(store, 4, { asOfOnly: [EVENT_A] });
+        assert.deepEqual(
+          [...earlyA.playCounts].sort((a, b) => a.event_id.localeCompare(b.event_id)),
+          [
+            { event_id: EVENT_A, plays: 2 },
+            { event_id: EVENT_B, plays: 1 },
+          ],
+        );
+        assert.deepEqual(
+          earlyA.statRows.map((r) => r.id),
+          [2, 4],
+        );
+        // Up to 4 for B only: A's plays and stat rows as of the head.
+        const earlyB = await loadAll(store, 4, { asOfOnly: [EVENT_B] });
+        assert.deepEqual(earlyB.playCounts, [{ event_id: EVENT_A, plays: 3 }]);
+        assert.deepEqual(
+          earlyB.statRows.map((r) => r.id),
+          [6, 4],
+        );
       });
 
       it('a load keeps a player’s name, said only by the first row of a value it hands out newer', async (t) => {
@@ -648,6 +702,9 @@ export function storeContract(name: string, make: () => Promise<StoreFixture>): 
         ['one event', { eventId: EVENT_A }, [1, 2, 3, 7, 8, 14]],
         ['one event, price rows only', { eventId: EVENT_A, pricesOnly: true }, [2, 3, 8, 14]],
         ['an event with no row', { eventId: 'f'.repeat(32) }, []],
+        ['several events', { eventIds: [EVENT_B, EVENT_C] }, [5, 6, 10, 11, 12, 15]],
+        ['several events, price rows only', { eventIds: [EVENT_C, EVENT_A], pricesOnly: true }, [2, 3, 6, 8, 11, 14]],
+        ['an empty event list matches nothing', { eventIds: [] }, []],
         ['one book (rows without a book never match)', { affiliateIds: [22] }, [3, 10, 14]],
         ['several books', { affiliateIds: [19, 7] }, [2, 6, 8, 11, 15]],
         ['one market', { marketIds: [2] }, [6, 11, 15]],
@@ -873,6 +930,28 @@ export function storeContract(name: string, make: () => Promise<StoreFixture>): 
         assert.equal(await store.firstIdDescribedSince(1_000_051), 150);
         assert.equal(await store.firstIdDescribedSince(1_000_351), undefined);
         assert.equal(await store.firstIdDescribedSince(1_000), 1, 'every row is described since');
+      });
+
+      it('eventsDescribedSince: the events with a row from an id on that describes a time since', async (t) => {
+        const { store } = await fresh(t);
+        // Live rows of B and the background part of a first fill (A, and C once), which describes the past.
+        const at = (ms: number) => new Date(ms).toISOString();
+        const rows = [];
+        for (let id = 1; id <= 400; id++) {
+          const committed = 1_000_000 + id;
+          const live = id % 100 === 50;
+          const event_id = live ? EVENT_B : id === 300 ? EVENT_C : EVENT_A;
+          rows.push(
+            priceRow({ id, price_id: id, event_id, at: at(live ? committed : 1_000 + id), committed_ms: committed }),
+          );
+        }
+        await store.commit(batch(rows));
+        const sorted = (events: string[]) => [...events].sort();
+        assert.deepEqual(sorted(await store.eventsDescribedSince(1_000_000, 50)), [EVENT_B]);
+        assert.deepEqual(sorted(await store.eventsDescribedSince(1_000, 1)), [EVENT_A, EVENT_B, EVENT_C]);
+        assert.deepEqual(sorted(await store.eventsDescribedSince(1_000, 301)), [EVENT_A, EVENT_B]);
+        assert.deepEqual(await store.eventsDescribedSince(1_000_000, 351), []);
+        assert.deepEqual(await store.eventsDescribedSince(1_001_400, 1), [], 'a second past the last row');
       });
 
       it('both agree with a walk over a long log with gaps and ties', async (t) => {

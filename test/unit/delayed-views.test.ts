@@ -195,3 +195,45 @@ test('after a restart the views still hide what was committed within their delay
     first.board.getEvent(E)!.markets.get('1:0')!.participants.get('TYPE_TEAM:2002')!.lines.get('')!.prices.get(19)!.id,
   );
 });
+
+test('a restart loads the events without a change within the delay as they are, and replays only the others', async (t) => {
+  const PAST = 'd3'.repeat(16);
+  const first = await setup();
+  await first.ledger.apply(batch(iso(T0 - 3_600_000), [{ kind: 'event', event: nbaEvent(E) }, ...nbaPrices(E)]));
+  await first.ledger.apply(
+    batch(iso(T0), [price(E, { market_id: 1, participant_id: 2002, affiliate_id: 19, price: 150 })]),
+  );
+  // The background part of a first fill: a game of two days back, committed after the live change.
+  const twoDaysBack = T0 - 2 * 86_400_000;
+  await first.ledger.apply(batch(iso(twoDaysBack), [{ kind: 'event', event: nbaEvent(PAST) }, ...nbaPrices(PAST)]));
+  for (const [i, p] of [170, 180, 190].entries()) {
+    await first.ledger.apply(
+      batch(iso(twoDaysBack + i), [price(PAST, { market_id: 1, participant_id: 2002, affiliate_id: 19, price: p })]),
+    );
+  }
+  const heldAt = first.views.forDelay(300).head;
+  first.close();
+  // Every read of the log's rows the restart makes, to see which it replays.
+  const reads: (readonly string[] | undefined)[] = [];
+  const store = first.store;
+  const readChanges = store.readChanges.bind(store);
+  store.readChanges = (q) => {
+    reads.push(q.eventIds);
+    return readChanges(q);
+  };
+  const again = await setup(store, { now: T0 + 10_000 });
+  t.after(again.close);
+  assert.deepEqual(reads, [[E], [E]], 'the recent event’s rows only, until a read comes back empty');
+  const pastPrice = (view: { getEvent(id: string): ReturnType<Board['getEvent']> }) =>
+    view.getEvent(PAST)?.markets.get('1:0')?.participants.get('TYPE_TEAM:2002')?.lines.get('')?.prices.get(19)?.price;
+  assert.equal(pastPrice(again.board), 190, 'the quiet event as its last row left it');
+  assert.equal(pastPrice(again.views.forDelay(300)), 190, 'nothing of it held back');
+  assert.equal(moneyline(again.board), 150);
+  assert.equal(moneyline(again.views.forDelay(300)), 130, 'the recent change still hidden');
+  assert.equal(again.views.forDelay(300).head, heldAt, 'the delayed head where it stood');
+  assert.equal(again.board.head, first.board.head);
+  await again.ledger.apply(
+    batch(iso(T0 + 10_000), [price(PAST, { market_id: 1, participant_id: 2002, affiliate_id: 23, price: 200 })]),
+  );
+  assert.equal(again.board.head, first.board.head + 1, 'ids go on from the head');
+});

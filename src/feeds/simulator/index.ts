@@ -1,4 +1,5 @@
 import { setImmediate as loopTurn } from 'node:timers/promises';
+import { BackgroundTurns } from './background-turns.ts';
 import type { SportProfile } from '../../catalog/sports.ts';
 import { SPORTS } from '../../catalog/sports.ts';
 import type { LedgerSink, Update } from '../../ledger/updates.ts';
@@ -270,14 +271,16 @@ export class Simulator implements Feed {
     const total = Math.max(1, Math.ceil((end - from) / BACKFILL_STEP_MS));
     let done = Math.round((first - from) / BACKFILL_STEP_MS);
     let sliceEnd = performance.now() + LIVE_SLICE_MS;
+    // Every turn of this fill, in its steps too, leaves a busy loop most of its time.
+    const turns = new BackgroundTurns();
     for (let t = first; t < end; t += BACKFILL_STEP_MS) {
       // Steps of a few games take well under a slice: the turn is given across steps too.
       if (performance.now() >= sliceEnd) {
-        await loopTurn();
+        await turns.turn();
         sliceEnd = performance.now() + LIVE_SLICE_MS;
       }
       if (opts.signal?.aborted) return false;
-      await this.advance(t, LIVE_SLICE_MS);
+      await this.advance(t, LIVE_SLICE_MS, turns.turn);
       await opts.onStep?.({ today, split, from, doneTo: t });
       done++;
       if (onProgress && done % 60 === 0) onProgress(done, total);
@@ -365,24 +368,24 @@ export class Simulator implements Feed {
    * nothing reads before the flush, so readers never see a half-made step. The back-fill runs
    * before the server listens and goes straight through.
    */
-  private async advance(t: number, sliceMs?: number): Promise<void> {
+  private async advance(t: number, sliceMs?: number, turn: () => Promise<void> = loopTurn): Promise<void> {
     let sliceEnd = sliceMs === undefined ? 0 : performance.now() + sliceMs;
     for (const ev of this.events) {
       ev.tick(t);
       // Only live steps read the clock: a back-fill ticks millions of times.
       if (sliceMs !== undefined && performance.now() >= sliceEnd) {
-        await loopTurn();
+        await turn();
         sliceEnd = performance.now() + sliceMs;
       }
     }
     // After the games: a result of this step moves the boards before they are written.
     this.futures?.tick(t);
-    await this.flush(t, sliceMs !== undefined);
+    await this.flush(t, sliceMs !== undefined, turn);
     if (this.events.some((ev) => ev.phase === 'done')) this.events = this.events.filter((ev) => ev.phase !== 'done');
   }
 
-  /** Commits what the ticks emitted; `yieldBetween` gives the loop a turn between two batches. */
-  private async flush(t: number, yieldBetween: boolean): Promise<void> {
+  /** Commits what the ticks emitted; `yieldBetween` gives the loop a `turn` between two batches. */
+  private async flush(t: number, yieldBetween: boolean, turn: () => Promise<void>): Promise<void> {
     if (this.pending.length === 0) return;
     const at = new Date(t).toISOString();
     const updates = this.pending;
@@ -390,7 +393,7 @@ export class Simulator implements Feed {
     // One batch at a time: the next is planned from the state the previous one committed.
     const size = yieldBetween ? LIVE_BATCH : MAX_BATCH;
     for (let i = 0; i < updates.length; i += size) {
-      if (yieldBetween && i > 0) await loopTurn();
+      if (yieldBetween && i > 0) await turn();
       await this.opts.sink.apply({ at, updates: updates.slice(i, i + size) });
     }
   }

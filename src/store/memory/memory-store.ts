@@ -111,26 +111,35 @@ export class MemoryStore implements Store, MemoryPriceRows {
     };
     const prices = [...this.byPrice.keys()].sort((a, b) => a - b).map((id) => this.byPrice.get(id)!);
     if (uptoId !== undefined && head !== undefined && uptoId < head.id) {
-      const last = (rows: readonly ChangeRecord[]) => rows[indexAbove(rows, uptoId) - 1];
+      const asOf = opts.asOfOnly && new Set(opts.asOfOnly);
+      // Where each event is loaded up to: `uptoId`, or the head for an event not listed in `asOfOnly`.
+      const upto = (eventId: string) => (asOf === undefined || asOf.has(eventId) ? uptoId : head.id);
+      const last = (rows: readonly ChangeRecord[], id: number) => rows[indexAbove(rows, id) - 1];
       const latestPrices: ChangeRecord[] = [];
       for (const rows of prices) {
-        const row = last(rows);
+        const row = last(rows, upto(rows[0]!.event_id));
         if (row && live(row)) latestPrices.push({ ...row });
       }
       return {
         epoch: this.epoch(),
-        events: [...this.byEvent.values()].flatMap((rows) => this.eventUpTo(rows, uptoId)).filter(live),
+        // The events not listed as the head's event records have them, as a load of the head.
+        events: [
+          ...[...this.byEvent].flatMap(([eventId, rows]) =>
+            asOf?.has(eventId) === false ? [] : this.eventUpTo(rows, uptoId),
+          ),
+          ...[...this.events.values()].filter((e) => asOf?.has(e.event_id) === false).map((e) => ({ ...e })),
+        ].filter(live),
         markets,
         latestPrices: rowSource(latestPrices),
         // Packed prices were written below the retained boundary, which is below any replayed head.
         maxPriceId: prices.reduce(
-          (a, rows) => (rows[0]!.id <= uptoId ? Math.max(a, rows[0]!.price_id!) : a),
+          (a, rows) => (rows[0]!.id <= upto(rows[0]!.event_id) ? Math.max(a, rows[0]!.price_id!) : a),
           this.maxPackedPriceId(),
         ),
-        futures: this.futuresUpTo(uptoId),
+        futures: this.futuresUpTo(upto),
         headId: uptoId,
-        headCommittedMs: last(this.changes)?.committed_ms ?? 0,
-        ...this.games(uptoId),
+        headCommittedMs: last(this.changes, uptoId)?.committed_ms ?? 0,
+        ...this.games(upto),
         archived,
       };
     }
@@ -146,15 +155,16 @@ export class MemoryStore implements Store, MemoryPriceRows {
       ),
       // Archived prices count too: a new price must not take the id of one that left the board.
       maxPriceId: [...this.byPrice.keys()].reduce((a, b) => Math.max(a, b), this.maxPackedPriceId()),
-      futures: this.futuresUpTo(head?.id ?? 0),
+      futures: this.futuresUpTo(() => head?.id ?? 0),
       headId: head?.id ?? 0,
       headCommittedMs: head?.committed_ms ?? 0,
-      ...this.games(head?.id ?? 0),
+      ...this.games(() => head?.id ?? 0),
       archived,
     };
   }
 
-  private games(uptoId: number): Pick<LoadedState, 'playCounts' | 'statRows'> {
+  /** Play counts and stat rows, each event's up to `upto` of it. */
+  private games(upto: (eventId: string) => number): Pick<LoadedState, 'playCounts' | 'statRows'> {
     const playCounts: LoadedState['playCounts'] = [];
     const statRows: ChangeRecord[] = [];
     for (const [eventId, rows] of this.byEvent) {
@@ -163,6 +173,7 @@ export class MemoryStore implements Store, MemoryPriceRows {
       // Each value's newest row, kept in the place of its first (the box's order of players and stats).
       const newest = new Map<string, ChangeRecord>();
       const first = new Map<string, ChangeRecord>();
+      const uptoId = upto(eventId);
       for (let i = 0; i < rows.length; i++) {
         const r = rows[i]!;
         if (r.id > uptoId) break;
@@ -201,12 +212,12 @@ export class MemoryStore implements Store, MemoryPriceRows {
   }
 
   /** The newest futures row of each key of every board, up to `uptoId`, in id order. */
-  private futuresUpTo(uptoId: number): ChangeRecord[] {
+  private futuresUpTo(upto: (boardId: string) => number): ChangeRecord[] {
     const out: ChangeRecord[] = [];
     for (const boardId of this.futuresBoards) {
       const latest = new Map<string, ChangeRecord>();
       const rows = this.byEvent.get(boardId)!;
-      for (let i = indexAbove(rows, uptoId) - 1; i >= 0; i--) {
+      for (let i = indexAbove(rows, upto(boardId)) - 1; i >= 0; i--) {
         const r = rows[i]!;
         const key = futuresRowKey(r);
         if (!latest.has(key)) latest.set(key, r);
@@ -346,12 +357,14 @@ export class MemoryStore implements Store, MemoryPriceRows {
     const affiliates = q.affiliateIds ? new Set<number | null>(q.affiliateIds) : undefined;
     const markets = q.marketIds ? new Set<number | null>(q.marketIds) : undefined;
     const periods = q.periodIds ? new Set<number>(q.periodIds) : undefined;
+    const events = q.eventIds ? new Set<string>(q.eventIds) : undefined;
     for (let i = indexAbove(rows, q.afterId); i < rows.length; i++) {
       const r = rows[i]!;
       if (r.id > q.toId) break;
       if (q.pricesOnly && r.price_id === null) continue;
       if (q.sportId !== undefined && r.sport_id !== q.sportId) continue;
       if (affiliates && !affiliates.has(r.affiliate_id)) continue;
+      if (events && !events.has(r.event_id)) continue;
       if (markets && !markets.has(r.market_id)) continue;
       if (periods && (r.price_id === null || !periods.has(periodOfDetail(r.detail)))) continue;
       yield r;
@@ -400,6 +413,15 @@ export class MemoryStore implements Store, MemoryPriceRows {
     const from = this.firstIdFrom(ms, (r) => r.committed_ms);
     if (from === undefined) return undefined;
     return this.changes.find((r) => r.id >= from && describedMs(r) >= ms)?.id;
+  }
+
+  async eventsDescribedSince(ms: number, fromId: number): Promise<string[]> {
+    const events = new Set<string>();
+    for (let i = indexAbove(this.changes, fromId - 1); i < this.changes.length; i++) {
+      const r = this.changes[i]!;
+      if (describedMs(r) >= ms) events.add(r.event_id);
+    }
+    return [...events];
   }
 
   private firstIdFrom(ms: number, timeOf: (row: ChangeRecord) => number): number | undefined {

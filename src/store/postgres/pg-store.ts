@@ -116,31 +116,37 @@ export class PgStore implements Store {
       ),
     };
     const epoch = await this.epoch();
+    const current = () => this.rows<EventRecord>(`SELECT ${EVENT} FROM events WHERE ${LIVE}`);
     if (uptoId !== undefined && uptoId < headId) {
       const gone = new Set(
         (await this.rows<{ event_id: string }>('SELECT event_id FROM archived_events')).map((r) => r.event_id),
       );
+      const limit: LoadLimit = { upto: uptoId, asOf: opts.asOfOnly };
+      const asOf = opts.asOfOnly && new Set(opts.asOfOnly);
+      const events = await this.eventsUpTo(limit);
+      if (asOf) for (const e of await current()) if (!asOf.has(e.event_id)) events.push(e);
       return {
         epoch,
-        events: (await this.eventsUpTo(uptoId)).filter((e) => !gone.has(e.event_id)),
+        events: events.filter((e) => !gone.has(e.event_id)),
         markets,
-        ...(await this.prices(uptoId)),
-        futures: await this.latestFutures(uptoId),
+        ...(await this.prices(limit)),
+        futures: await this.latestFutures(limit),
         headId: uptoId,
         headCommittedMs: (await this.committedMsAt(uptoId)) ?? 0,
-        ...(await this.games(uptoId)),
+        ...(await this.games(limit)),
         archived,
       };
     }
+    const all: LoadLimit = { upto: Number.MAX_SAFE_INTEGER };
     return {
       epoch,
-      events: await this.rows<EventRecord>(`SELECT ${EVENT} FROM events WHERE ${LIVE}`),
+      events: await current(),
       markets,
-      ...(await this.prices(Number.MAX_SAFE_INTEGER)),
-      futures: await this.latestFutures(Number.MAX_SAFE_INTEGER),
+      ...(await this.prices(all)),
+      futures: await this.latestFutures(all),
       headId,
       headCommittedMs: head?.committed_ms ?? 0,
-      ...(await this.games(headId)),
+      ...(await this.games({ upto: headId })),
       archived,
     };
   }
@@ -163,13 +169,15 @@ export class PgStore implements Store {
     return kept!.value;
   }
 
-  private async games(uptoId: number): Promise<Pick<LoadedState, 'playCounts' | 'statRows'>> {
+  private async games(limit: LoadLimit): Promise<Pick<LoadedState, 'playCounts' | 'statRows'>> {
+    const args: unknown[] = [];
     return {
       playCounts: await this.rows<{ event_id: string; plays: number }>(
-        `SELECT event_id, count(*) AS plays FROM changes WHERE kind = 'play' AND id <= $1 AND ${LIVE} GROUP BY event_id`,
-        [uptoId],
+        `SELECT event_id, count(*) AS plays FROM changes
+          WHERE kind = 'play' AND ${within(limit, args)} AND ${LIVE} GROUP BY event_id`,
+        args,
       ),
-      statRows: this.statRows(uptoId),
+      statRows: this.statRows(limit),
     };
   }
 
@@ -178,7 +186,8 @@ export class PgStore implements Store {
    * order of the values' first rows, carrying the player's name and position when the value's first
    * row said them (a player is named once): folded, they give the boxes every row gives.
    */
-  private async *statRows(uptoId: number): AsyncGenerator<ChangeRecord> {
+  private async *statRows(limit: LoadLimit): AsyncGenerator<ChangeRecord> {
+    const args: unknown[] = [];
     const columns = ROW.split(', ')
       .map((c) =>
         c === 'payload'
@@ -192,55 +201,60 @@ export class PgStore implements Store {
     yield* await this.rows<ChangeRecord>(
       `SELECT ${columns} FROM changes c
        JOIN (SELECT max(id) AS id, min(id) AS first FROM changes
-              WHERE kind = 'stat' AND id <= $1 AND ${LIVE}
+              WHERE kind = 'stat' AND ${within(limit, args)} AND ${LIVE}
               GROUP BY event_id, payload::jsonb -> 'team_id', payload::jsonb -> 'player_id', payload::jsonb -> 'stat_id') m
          ON c.id = m.id
        JOIN changes f ON f.id = m.first
        ORDER BY c.event_id, m.first`,
-      [uptoId],
+      args,
     );
   }
 
-  private async prices(uptoId: number): Promise<Pick<LoadedState, 'latestPrices' | 'maxPriceId'>> {
+  /** The latest prices within `limit`, a page at a time, and the largest price id among them. */
+  private async prices(limit: LoadLimit): Promise<Pick<LoadedState, 'latestPrices' | 'maxPriceId'>> {
     const [logged] = await this.rows<{ price_id: number }>(
       'SELECT price_id FROM changes WHERE price_id IS NOT NULL AND id <= $1 ORDER BY price_id DESC LIMIT 1',
-      [uptoId],
+      // With events at the head, the whole log's.
+      [limit.asOf ? Number.MAX_SAFE_INTEGER : limit.upto],
     );
     // Packed prices were written below the retained boundary, which is below any replayed head.
     const [packed] = await this.rows<{ max: number | null }>('SELECT max(price_id) AS max FROM archived_prices');
     const maxPriceId = Math.max(logged?.price_id ?? 0, packed?.max ?? 0);
-    return { latestPrices: this.latestPrices(uptoId, maxPriceId), maxPriceId };
+    return { latestPrices: this.latestPrices(limit, maxPriceId), maxPriceId };
   }
 
-  /** The newest row of every price at or below `uptoId`, in price id order, a range of price ids a page. */
-  private async *latestPrices(uptoId: number, last: number): AsyncGenerator<ChangeRecord> {
+  /** The newest row of every price within `limit`, in price id order, a range of price ids a page. */
+  private async *latestPrices(limit: LoadLimit, last: number): AsyncGenerator<ChangeRecord> {
     for (let from = 0; from < last; from += LOAD_PAGE) {
+      const args: unknown[] = [from, from + LOAD_PAGE];
       yield* await this.rows<ChangeRecord>(
         `SELECT DISTINCT ON (price_id) ${ROW} FROM changes
-          WHERE price_id > $1 AND price_id <= $2 AND id <= $3 AND ${LIVE}
+          WHERE price_id > $1 AND price_id <= $2 AND ${within(limit, args)} AND ${LIVE}
           ORDER BY price_id, id DESC`,
-        [from, from + LOAD_PAGE, uptoId],
+        args,
       );
     }
   }
 
-  /** The newest futures row of each key (changelog futuresRowKey) at or below `uptoId`, in id order. */
-  private latestFutures(uptoId: number): Promise<ChangeRecord[]> {
+  /** The newest futures row of each key (changelog futuresRowKey) within `limit`, in id order. */
+  private latestFutures(limit: LoadLimit): Promise<ChangeRecord[]> {
     const key = "event_id, kind, market_id, affiliate_id, (payload::jsonb ->> 'participant_id')";
+    const args: unknown[] = [];
     return this.rows<ChangeRecord>(
-      `SELECT ${ROW} FROM (SELECT DISTINCT ON (${key}) ${ROW} FROM changes WHERE ${FUTURES} AND id <= $1
+      `SELECT ${ROW} FROM (SELECT DISTINCT ON (${key}) ${ROW} FROM changes WHERE ${FUTURES} AND ${within(limit, args)}
                             ORDER BY ${key}, id DESC) f
         ORDER BY id`,
-      [uptoId],
+      args,
     );
   }
 
-  /** Each event as its last header and score rows up to `uptoId` left it. */
-  private async eventsUpTo(uptoId: number): Promise<EventRecord[]> {
+  /** Each event as its last header and score rows up to `limit.upto` left it (with `asOf`, those events only). */
+  private async eventsUpTo(limit: LoadLimit): Promise<EventRecord[]> {
     const latestOfKind = (kind: ChangeKind) =>
       this.rows<ChangeRecord>(
-        `SELECT DISTINCT ON (event_id) ${ROW} FROM changes WHERE kind = $1 AND id <= $2 ORDER BY event_id, id DESC`,
-        [kind, uptoId],
+        `SELECT DISTINCT ON (event_id) ${ROW} FROM changes WHERE kind = $1 AND id <= $2
+           ${limit.asOf ? 'AND event_id = ANY($3::text[])' : ''} ORDER BY event_id, id DESC`,
+        limit.asOf ? [kind, limit.upto, limit.asOf] : [kind, limit.upto],
       );
     const scores = new Map((await latestOfKind('score')).map((r) => [r.event_id, r]));
     const out: EventRecord[] = [];
@@ -404,6 +418,15 @@ export class PgStore implements Store {
       from = row.id + 1;
     }
     return undefined;
+  }
+
+  async eventsDescribedSince(ms: number, fromId: number): Promise<string[]> {
+    // By their time's text a second early, as above: a few more events than asked, never fewer.
+    const rows = await this.rows<{ event_id: string }>(
+      "SELECT DISTINCT event_id FROM changes WHERE id >= $1 AND (at >= $2 OR at NOT LIKE '____-__-__T%')",
+      [fromId, new Date(ms - 1000).toISOString()],
+    );
+    return rows.map((r) => r.event_id);
   }
 
   async compact(step: CompactStep): Promise<CompactResult> {
@@ -653,6 +676,7 @@ function changeFilter(q: ChangeQuery): { where: string; args: unknown[] } {
   if (q.pricesOnly) where.push('price_id IS NOT NULL');
   if (q.sportId !== undefined) where.push(`sport_id = ${arg(q.sportId)}`);
   if (q.eventId !== undefined) where.push(`event_id = ${arg(q.eventId)}`);
+  if (q.eventIds !== undefined) where.push(`event_id = ANY(${arg(q.eventIds)}::text[])`);
   const within = (column: string, ids: readonly number[] | undefined) => {
     if (ids === undefined) return;
     // An empty list matches nothing, as `= ANY('{}')` does.
@@ -666,6 +690,21 @@ function changeFilter(q: ChangeQuery): { where: string; args: unknown[] } {
 }
 
 type TimedRow = { id: number; committed_ms: number; at: string };
+
+/** How far a load reads: up to `upto`, or with `asOf`, those events up to `upto` and every other one to the head. */
+interface LoadLimit {
+  upto: number;
+  asOf?: readonly string[] | undefined;
+}
+
+/** A row within a load's limit; its parameters are appended to `args`. */
+function within(limit: LoadLimit, args: unknown[]): string {
+  args.push(limit.upto);
+  const upto = `id <= $${args.length}`;
+  if (limit.asOf === undefined) return upto;
+  args.push(limit.asOf);
+  return `(${upto} OR NOT event_id = ANY($${args.length}::text[]))`;
+}
 
 /** The pool or one connection: what runs a statement. */
 type Queryable = Pick<pg.ClientBase, 'query'>;

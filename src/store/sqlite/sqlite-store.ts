@@ -214,40 +214,46 @@ export class SqliteStore implements Store {
         body: string;
       }[],
     };
+    const current = () => this.prepared(`SELECT * FROM events WHERE ${LIVE}`).all() as EventRecord[];
     if (uptoId !== undefined && uptoId < headId) {
+      const limit: LoadLimit = { upto: uptoId, ...(opts.asOfOnly ? { asOf: JSON.stringify(opts.asOfOnly) } : {}) };
+      const asOf = opts.asOfOnly && new Set(opts.asOfOnly);
+      const events = this.eventsUpTo(limit);
+      if (asOf) for (const e of current()) if (!asOf.has(e.event_id)) events.push(e);
       return {
         epoch: this.epoch(),
-        events: this.eventsUpTo(uptoId).filter((e) => !gone.has(e.event_id)),
+        events: events.filter((e) => !gone.has(e.event_id)),
         markets,
-        ...this.prices(uptoId),
-        futures: this.latestFutures(uptoId),
+        ...(asOf ? this.prices(Number.MAX_SAFE_INTEGER, limit) : this.prices(uptoId)),
+        futures: this.latestFutures(limit),
         headId: uptoId,
         headCommittedMs: (await this.committedMsAt(uptoId)) ?? 0,
-        ...this.games(uptoId),
+        ...this.games(limit),
         archived,
       };
     }
+    const all: LoadLimit = { upto: Number.MAX_SAFE_INTEGER };
     return {
       epoch: this.epoch(),
-      events: this.prepared(`SELECT * FROM events WHERE ${LIVE}`).all() as EventRecord[],
+      events: current(),
       markets,
       ...this.prices(Number.MAX_SAFE_INTEGER),
-      futures: this.latestFutures(Number.MAX_SAFE_INTEGER),
+      futures: this.latestFutures(all),
       headId,
       headCommittedMs: head?.committed_ms ?? 0,
-      ...this.games(headId),
+      ...this.games({ upto: headId }),
       archived,
     };
   }
 
-  /** Play counts and stat rows up to `uptoId`, through the partial indexes of those kinds. */
-  private games(uptoId: number): Pick<LoadedState, 'playCounts' | 'statRows'> {
+  /** Play counts and stat rows within `limit`, through the partial indexes of those kinds. */
+  private games(limit: LoadLimit): Pick<LoadedState, 'playCounts' | 'statRows'> {
     return {
       playCounts: this.prepared(
         `SELECT ${EVENT_ID}, count(*) AS plays FROM changes
-          WHERE kind = 'play' AND id <= ? AND ${LIVE_ROW} GROUP BY event_key`,
-      ).all(uptoId) as { event_id: string; plays: number }[],
-      statRows: this.statRows(uptoId),
+          WHERE kind = 'play' AND ${within(limit)} AND ${LIVE_ROW} GROUP BY event_key`,
+      ).all(limit) as { event_id: string; plays: number }[],
+      statRows: this.statRows(limit),
     };
   }
 
@@ -256,12 +262,12 @@ export class SqliteStore implements Store {
    * order of the values' first rows, a range of events at a time. Every value is absolute, so
    * these fold to the same boxes as every row does: about a tenth of the rows after a fill.
    */
-  private async *statRows(uptoId: number): AsyncGenerator<ChangeRecord> {
+  private async *statRows(limit: LoadLimit): AsyncGenerator<ChangeRecord> {
     const lastKey = (this.prepared('SELECT max(key) FROM event_keys').pluck().get() as number | null) ?? 0;
     const page = this.prepared(
       `SELECT ${rowColumns('c', NAMED_AS_FIRST)} FROM changes c
        JOIN (SELECT max(id) AS id, min(id) AS first FROM changes
-              WHERE kind = 'stat' AND id <= ? AND event_key > ? AND event_key <= ? AND ${LIVE_ROW}
+              WHERE kind = 'stat' AND ${within(limit)} AND event_key > @from AND event_key <= @to AND ${LIVE_ROW}
               GROUP BY event_key, json_extract(payload, '$.team_id'), json_extract(payload, '$.player_id'),
                 json_extract(payload, '$.stat_id')) m
          ON c.id = m.id
@@ -269,7 +275,7 @@ export class SqliteStore implements Store {
        ORDER BY c.event_key, m.first`,
     );
     for (let from = 0; from < lastKey; from += STAT_LOAD_EVENTS) {
-      yield* page.all(uptoId, from, from + STAT_LOAD_EVENTS) as ChangeRecord[];
+      yield* page.all({ ...limit, from, to: from + STAT_LOAD_EVENTS }) as ChangeRecord[];
     }
   }
 
@@ -297,13 +303,15 @@ export class SqliteStore implements Store {
     });
   }
 
-  /** Each event as its last header and score rows up to `uptoId` left it. */
-  private eventsUpTo(uptoId: number): EventRecord[] {
+  /** Each event as its last header and score rows up to `limit.upto` left it (with `asOf`, those events only). */
+  private eventsUpTo(limit: LoadLimit): EventRecord[] {
+    const only = limit.asOf === undefined ? '' : `AND event_key IN ${AS_OF_KEYS}`;
     const latestOfKind = (kind: ChangeKind) =>
       this.prepared(
         `SELECT ${rowColumns('c')} FROM changes c
-         JOIN (SELECT max(id) AS id FROM changes WHERE kind = ? AND id <= ? GROUP BY event_key) m ON c.id = m.id`,
-      ).all(kind, uptoId) as ChangeRecord[];
+         JOIN (SELECT max(id) AS id FROM changes WHERE kind = @kind AND id <= @upto ${only} GROUP BY event_key) m
+           ON c.id = m.id`,
+      ).all({ ...limit, kind }) as ChangeRecord[];
     const scores = new Map(latestOfKind('score').map((r) => [r.event_id, r]));
     // A score row without a live state keeps the one an earlier row set: find that row, per event.
     const lastLive = this.prepared(
@@ -435,10 +443,34 @@ export class SqliteStore implements Store {
     return new SqliteHistoryStore(this.db, { read: (statement) => this.readRows(statement), packed: this.packed });
   }
 
-  /** The latest prices up to `uptoId`, paged, and the largest price id among them (read once). */
-  private prices(uptoId: number): Pick<LoadedState, 'latestPrices' | 'maxPriceId'> {
+  /**
+   * The latest prices up to `uptoId`, paged, and the largest price id among them (read once); with
+   * `asOf`, those of the events it lists as of `asOf.upto`.
+   */
+  private prices(uptoId: number, asOf?: LoadLimit): Pick<LoadedState, 'latestPrices' | 'maxPriceId'> {
     const maxPriceId = this.maxPriceId(uptoId);
-    return { latestPrices: this.latestPrices(uptoId, maxPriceId), maxPriceId };
+    const latestPrices = asOf ? this.latestPricesAsOf(asOf, maxPriceId) : this.latestPrices(uptoId, maxPriceId);
+    return { latestPrices, maxPriceId };
+  }
+
+  /**
+   * The newest row of every price, up to `limit.upto` for a price of an event `limit.asOf` lists,
+   * in price id order. One pass of the price index gives both candidates of each price; the head
+   * row says its event.
+   */
+  private async *latestPricesAsOf(limit: LoadLimit, last: number): AsyncGenerator<ChangeRecord> {
+    const page = this.prepared(
+      `SELECT ${rowColumns('c')} FROM
+         (SELECT max(id) AS head, max(CASE WHEN id <= @upto THEN id END) AS upto FROM changes
+           WHERE price_id > @from AND price_id <= @to GROUP BY price_id) m
+       JOIN changes h ON h.id = m.head
+       JOIN changes c ON c.id = CASE WHEN h.event_key IN ${AS_OF_KEYS} THEN m.upto ELSE m.head END
+       WHERE c.${LIVE_ROW}
+       ORDER BY c.price_id`,
+    );
+    for (let from = 0; from < last; from += LOAD_PAGE) {
+      yield* page.all({ ...limit, from, to: from + LOAD_PAGE }) as ChangeRecord[];
+    }
   }
 
   /** The newest row of every price at or below `uptoId`, in price id (creation) order, up to price id `last`. */
@@ -465,16 +497,16 @@ export class SqliteStore implements Store {
     return Math.max(logged, packed);
   }
 
-  /** The newest futures row of each key (changelog futuresRowKey) at or below `uptoId`, in id order. */
-  private latestFutures(uptoId: number): ChangeRecord[] {
+  /** The newest futures row of each key (changelog futuresRowKey) within `limit`, in id order. */
+  private latestFutures(limit: LoadLimit): ChangeRecord[] {
     return this.prepared(
       `SELECT ${rowColumns('c')} FROM changes c
        JOIN (SELECT max(id) AS id FROM changes
-              WHERE ${FUTURES_KINDS} AND id <= ?
+              WHERE ${FUTURES_KINDS} AND ${within(limit)}
               GROUP BY event_key, kind, market_id, affiliate_id, json_extract(payload, '$.participant_id')) m
          ON c.id = m.id
        ORDER BY c.id`,
-    ).all(uptoId) as ChangeRecord[];
+    ).all(limit) as ChangeRecord[];
   }
 
   async committedMsAt(id: number): Promise<number | undefined> {
@@ -504,6 +536,16 @@ export class SqliteStore implements Store {
       from = row.id + 1;
     }
     return undefined;
+  }
+
+  async eventsDescribedSince(ms: number, fromId: number): Promise<string[]> {
+    // By their time's text a second early, as above: a few more events than asked, never fewer.
+    return this.prepared(
+      `SELECT event_id FROM event_keys WHERE key IN
+         (SELECT event_key FROM changes WHERE id >= ? AND (at >= ? OR at NOT LIKE '____-__-__T%'))`,
+    )
+      .pluck()
+      .all(fromId, new Date(ms - 1000).toISOString()) as string[];
   }
 
   private firstIdSince(ms: number, timeOf: (row: { committed_ms: number; at: string }) => number): number | undefined {
@@ -969,6 +1011,23 @@ const LIVE_ROW = 'event_key NOT IN (SELECT k.key FROM archived_events a JOIN eve
 /** A change row's event id, in a select list. */
 const EVENT_ID = eventIdColumn();
 
+/**
+ * How far a load reads: up to `upto`, or with `asOf` (JSON of event ids), those events up to
+ * `upto` and every other one to the head. Named parameters of the load's statements.
+ */
+interface LoadLimit {
+  upto: number;
+  asOf?: string;
+}
+
+/** The keys of the events of `@asOf`. */
+const AS_OF_KEYS = '(SELECT key FROM event_keys WHERE event_id IN (SELECT value FROM json_each(@asOf)))';
+
+/** A row within a load's limit. */
+function within(limit: LoadLimit): string {
+  return limit.asOf === undefined ? 'id <= @upto' : `(id <= @upto OR event_key NOT IN ${AS_OF_KEYS})`;
+}
+
 /** Whole rows a statement of `readChanges` asks of the page reader's thread. */
 const ROWS_PER_THREAD_READ = 250;
 
@@ -1010,6 +1069,10 @@ function changeFilter(q: ChangeQuery): {
   if (q.eventId !== undefined) {
     where.push(`event_key = ${KEY_OF}`);
     args.push(q.eventId);
+  }
+  if (q.eventIds !== undefined) {
+    where.push('event_key IN (SELECT key FROM event_keys WHERE event_id IN (SELECT value FROM json_each(?)))');
+    args.push(JSON.stringify(q.eventIds));
   }
   // An empty list matches nothing: `IN ()` is not SQL, so it is spelled as a false condition.
   const within = (column: string, ids: readonly number[] | undefined) => {
