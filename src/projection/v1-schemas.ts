@@ -110,6 +110,13 @@ export const LineSetSchema = Type.Object({
   total: TotalSchema,
 });
 
+/** The message's data: where the set belongs, then the line set exactly as /api/v1/events/{id}/lines/{lineId} serves it. */
+export const LineDataSchema = Type.Object({
+  event_id: Type.String(),
+  sport_id: Type.Integer(),
+  ...LineSetSchema.properties,
+});
+
 export const V1ScoreSchema = Type.Object({
   event_id: Type.String(),
   event_status: Type.String(),

@@ -11,6 +11,7 @@ import {
   type V1Period,
   v1PeriodOf,
 } from '../projection/v1-line-sets.ts';
+import type { Channel } from './channels.ts';
 import { LineFrame } from './line-frames.ts';
 
 /**
@@ -22,24 +23,6 @@ import { LineFrame } from './line-frames.ts';
  * The same function turns live batches and rows read back from the store (a resume) into frames,
  * so a replayed delta is the delta that was sent live.
  */
-
-/**
- * The channels of the multiplexed endpoint (docs/spec-gaps.md: WebSocket streams). The live-state
- * channel is `live_game_state`, the Event field's name; `game_state`, its first name, stays a twin.
- */
-export const CHANNELS = [
-  'markets',
-  'scores',
-  'plays',
-  'stats',
-  'live',
-  'futures',
-  'live_game_state',
-  'game_state',
-] as const;
-export type Channel = (typeof CHANNELS)[number];
-
-export const isChannel = (v: unknown): v is Channel => (CHANNELS as readonly unknown[]).includes(v);
 
 /** The channels of the index: the multiplexed ones and `lines`, the V1 stream's line sets (line-frames.ts). */
 export type StreamChannel = Channel | 'lines';

@@ -1,8 +1,8 @@
-import { type Static, Type } from '@sinclair/typebox';
+import type { Static } from '@sinclair/typebox';
 import fastJson from 'fast-json-stringify';
 import type { PlanScope } from '../access/plan-scope.ts';
 import type { LineSet } from '../projection/v1-line-sets.ts';
-import { LineSetSchema } from '../projection/v1-schemas.ts';
+import { LineDataSchema } from '../projection/v1-schemas.ts';
 
 /**
  * The V1 stream's frames (/api/v1/ws): one per line set (event, book, V1 period) that a committed
@@ -11,12 +11,6 @@ import { LineSetSchema } from '../projection/v1-schemas.ts';
  * from; it is serialised once and the same text goes to every client it matches.
  */
 
-/** The message's data: where the set belongs, then the line set exactly as /api/v1/events/{id}/lines/{lineId} serves it. */
-export const LineDataSchema = Type.Object({
-  event_id: Type.String(),
-  sport_id: Type.Integer(),
-  ...LineSetSchema.properties,
-});
 const serializeLineData: (data: Static<typeof LineDataSchema>) => string = fastJson(LineDataSchema);
 
 export class LineFrame {

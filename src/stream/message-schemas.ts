@@ -1,8 +1,8 @@
 import { type TSchema, Type } from '@sinclair/typebox';
 import { EventSchema, ScoreSchema } from '../projection/schemas.ts';
+import { LineDataSchema } from '../projection/v1-schemas.ts';
 import { ERROR_CODES, SNAPSHOT_ERROR_CODES } from './errors.ts';
-import { CHANNELS } from './frames.ts';
-import { LineDataSchema } from './line-frames.ts';
+import { CHANNELS } from './channels.ts';
 
 /**
  * The streams' messages as JSON Schemas, for the AsyncAPI document (asyncapi.ts) and the tests that

@@ -1,7 +1,7 @@
 import type { AccessControl } from '../access/access-control.ts';
 import type { Connection } from './connection.ts';
 import { StreamError } from './errors.ts';
-import { type Channel, CHANNELS, isChannel } from './frames.ts';
+import { type Channel, CHANNELS, isChannel } from './channels.ts';
 import { isSubscriptionId, subscriptionId, subscriptionParams } from './params.ts';
 import type { StreamHub } from './stream-hub.ts';
 import type { Subscription } from './subscription.ts';

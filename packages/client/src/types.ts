@@ -57,7 +57,7 @@ import type {
   TotalFamilySchema,
 } from '../../../src/http/line-family-schemas.ts';
 import type { MarketPriceDataSchema } from '../../../src/stream/message-schemas.ts';
-import type { LineDataSchema } from '../../../src/stream/line-frames.ts';
+import type { LineDataSchema } from '../../../src/projection/v1-schemas.ts';
 
 /*
  * The wire shapes, each the Static<> type of the server's own TypeBox schema: one definition, so a
