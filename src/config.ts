@@ -92,6 +92,13 @@ export interface ServeConfig {
    * nodes (REDIS_URL); undefined: the in-process bus and counters of one embedded server.
    */
   redisUrl: string | undefined;
+  /**
+   * What this process does (docs/deploy.md): `all`, the ledger, the feed and the API in one process
+   * (the embedded server); `writer`, the same on PostgreSQL and Redis, as the one writer of a
+   * cluster or its standby; `api`, the API alone, its board loaded from PostgreSQL and kept current
+   * from the Redis bus. `writer` and `api` need both URLs (src/ops/preflight.ts, `checkRole`).
+   */
+  role: Role;
   /** Timers and limits that would otherwise be written at their call sites. */
   limits: Limits;
 }
@@ -253,6 +260,8 @@ export interface ServeInput {
   corsOrigins?: string;
   /** env REDIS_URL. */
   redisUrl?: string;
+  /** env ROLE. */
+  role?: string;
   limits?: Partial<Limits>;
 }
 
@@ -260,7 +269,7 @@ const LOOPBACK = /^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|::1|localhost)$/;
 
 /**
  * Command-line values win over the environment (PORT, HOST, DATA_DIR, DATABASE_URL, KEY_HEADER,
- * LOG_LEVEL, METRICS_HOST, METRICS_PORT, METRICS_TOKEN, REDIS_URL).
+ * LOG_LEVEL, METRICS_HOST, METRICS_PORT, METRICS_TOKEN, REDIS_URL, ROLE).
  */
 export function resolveServeConfig(input: ServeInput, env: NodeJS.ProcessEnv = process.env): ServeConfig {
   const speedRaw = input.speed ?? env.SIM_SPEED;
@@ -299,8 +308,20 @@ export function resolveServeConfig(input: ServeInput, env: NodeJS.ProcessEnv = p
     trustProxy: resolveTrustProxy(input.trustProxy ?? env.TRUST_PROXY),
     corsOrigins: resolveCorsOrigins(input.corsOrigins ?? env.CORS_ORIGINS),
     redisUrl: resolveRedisUrl(input.redisUrl ?? env.REDIS_URL),
+    role: resolveRole(input.role ?? env.ROLE),
     limits: resolveLimits(input.limits ?? {}, env),
   };
+}
+
+export const ROLES = ['all', 'writer', 'api'] as const;
+export type Role = (typeof ROLES)[number];
+
+function resolveRole(raw: string | undefined): Role {
+  if (raw === undefined || raw === '') return 'all';
+  if (!(ROLES as readonly string[]).includes(raw)) {
+    throw new ConfigError(`--role must be one of ${ROLES.join(', ')}, got '${raw}'`);
+  }
+  return raw as Role;
 }
 
 /** A PostgreSQL connection URL as `pg` takes it, checked here so a typo stops the start with one line. */

@@ -19,6 +19,7 @@ import { preflight } from './ops/preflight.ts';
 export interface RunningServer {
   app: FastifyInstance;
   board: Board;
+  /** The writer of the log; reading it on an API node (`--role api`) throws. */
   ledger: Ledger;
   keys: KeyStore;
   counters: SavedCounters;
@@ -116,6 +117,7 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
     now,
     onError: (err) => say(`error: ${String(err)}`),
     onWriterWait: () => step('waiting for the writer lock: another server writes to this database'),
+    onLogWait: () => step('waiting for a writer to begin the change log of this empty database'),
     logStream: opts.logStream,
     onLoading: (lastMs) =>
       step(
@@ -124,11 +126,13 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
           : `loading the store (about ${Math.max(1, Math.round(lastMs / 1000))} s, as the last start's load took)`,
       ),
   }).catch(abandon);
-  const { store, keys, board, ledger, app } = services;
+  const { store, keys, board, app } = services;
+  // An API node writes nothing to the log: the writer makes the demo key and runs the feed.
+  const writes = config.role !== 'api';
   say(`oddsbase: store loaded in ${seconds()} s (${board.head} changes, ${board.events.size} events)`);
 
   // Made and shown before any long work: a start stopped during the fill has shown it already.
-  if ((await store.getMeta(DEMO_KEY_META)) === undefined && (await keys.count()) === 0) {
+  if (writes && (await store.getMeta(DEMO_KEY_META)) === undefined && (await keys.count()) === 0) {
     const demoKey = generateKey();
     await keys.insert(newKeyRecord(demoKey, 'ultra', { label: 'demo', v1: true }));
     await store.setMeta(DEMO_KEY_CLEAR_META, demoKey);
@@ -146,7 +150,7 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
 
   let simulator: Simulator | undefined;
   let pastFill: PastFill | undefined;
-  if (config.simulator && !opts.signal?.aborted) {
+  if (writes && config.simulator && !opts.signal?.aborted) {
     const storedSeed = await store.getMeta(SEED_META);
     let seed = config.seed;
     if (storedSeed === undefined) await store.setMeta(SEED_META, String(seed));
@@ -159,7 +163,7 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
     const simOptions = {
       seed,
       speed: config.speed,
-      sink: ledger,
+      sink: services.ledger,
       state: board,
       now,
       log: say,
@@ -248,7 +252,9 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
   return {
     app,
     board,
-    ledger,
+    get ledger() {
+      return services.ledger;
+    },
     keys,
     counters: services.counters,
     services,

@@ -1,3 +1,4 @@
+import type { FollowState } from '../board/follower.ts';
 import type { FastifyInstance } from 'fastify';
 
 /**
@@ -12,10 +13,20 @@ import type { FastifyInstance } from 'fastify';
  */
 export class Readiness {
   private failedAt: string | undefined;
+  private follow: (() => FollowState) | undefined;
   /** Where the background part of the history fill stands; `complete` when none runs. */
   history = 'complete';
 
-  constructor(private readonly feed: 'simulator' | 'none') {}
+  /** `bus`: an API node, whose changes come from the writer through the bus. */
+  constructor(private readonly feed: 'simulator' | 'none' | 'bus') {}
+
+  /**
+   * An API node is ready while its follower has applied every batch it was handed: not while it
+   * fills a gap from the store, nor while the store it would fill from does not answer.
+   */
+  following(state: () => FollowState): void {
+    this.follow = state;
+  }
 
   /** The ledger's commit observer. */
   readonly commit = (_rows: number, _seconds: number, failed: boolean): void => {
@@ -23,13 +34,21 @@ export class Readiness {
   };
 
   report(): { ready: boolean; body: Record<string, unknown> } {
-    const ready = this.failedAt === undefined;
+    const follow = this.follow?.();
+    const behind =
+      follow === undefined || follow === 'following'
+        ? undefined
+        : follow === 'filling'
+          ? 'filling a gap in the change log from the store'
+          : `waiting for the store to fill a gap: ${follow.waitingForStore}`;
+    const ready = this.failedAt === undefined && behind === undefined;
     return {
       ready,
       body: {
         status: ready ? 'ready' : 'not ready',
-        store: ready ? 'ok' : `the last commit failed at ${this.failedAt}`,
+        store: this.failedAt === undefined ? 'ok' : `the last commit failed at ${this.failedAt}`,
         feed: this.feed,
+        ...(follow === undefined ? {} : { follow: behind ?? 'following' }),
         history: this.history,
       },
     };

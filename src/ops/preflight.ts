@@ -69,8 +69,26 @@ export function checkDataDir(dir: string, option = '--data-dir'): void {
   }
 }
 
+/**
+ * A cluster role needs the cluster's two servers: a writer or an API node on SQLite or the
+ * in-process bus would be a second, separate log, never the same one as its peers'.
+ */
+export function checkRole(config: Pick<ServeConfig, 'role' | 'databaseUrl' | 'redisUrl'>): void {
+  if (config.role === 'all') return;
+  const missing = [
+    ...(config.databaseUrl === undefined ? ['--database-url (env DATABASE_URL)'] : []),
+    ...(config.redisUrl === undefined ? ['--redis-url (env REDIS_URL)'] : []),
+  ];
+  if (missing.length > 0) {
+    throw new StartError(
+      `--role ${config.role} needs a PostgreSQL store and a Redis bus shared with the other nodes: give ${missing.join(' and ')}, or serve with --role all`,
+    );
+  }
+}
+
 /** Every port, path and permission a `serve` needs, checked before it opens the store. */
 export async function preflight(config: ServeConfig): Promise<void> {
+  checkRole(config);
   // A PostgreSQL store keeps nothing in the data directory.
   if (config.databaseUrl === undefined) checkDataDir(config.dataDir);
   await checkPort(config.host, config.port, '--port (env PORT)');

@@ -58,6 +58,10 @@ export async function startTestServer(
     corsOrigins?: string;
     /** --redis-url: the bus and counters shared with other servers on that Redis. */
     redisUrl?: string;
+    /** --database-url: a PostgreSQL store shared with other servers, instead of the data directory's. */
+    databaseUrl?: string;
+    /** --role: `writer` and `api` need `databaseUrl` and `redisUrl`. */
+    role?: ServeConfig['role'];
   } = {},
 ): Promise<TestServer> {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'oddsbase-test-'));
@@ -74,7 +78,7 @@ export async function startTestServer(
       port: 0,
       host: '127.0.0.1',
       dataDir,
-      databaseUrl: await testDatabaseUrl(dataDir),
+      databaseUrl: opts.databaseUrl ?? (await testDatabaseUrl(dataDir)),
       simulator: opts.simulator ?? false,
       seed: opts.seed ?? 7,
       speed: opts.speed ?? 1,
@@ -90,6 +94,7 @@ export async function startTestServer(
       trustProxy: opts.trustProxy,
       corsOrigins: opts.corsOrigins,
       redisUrl: opts.redisUrl,
+      role: opts.role,
       limits: opts.limits,
     },
     {},

@@ -33,21 +33,27 @@ export interface PostgresBackends {
 }
 
 /**
- * Opens the store of `url` (its schema migrated), and takes the writer's lock before anything is
- * loaded: a second server on the same database waits here, told through `onWait`, until the first
- * one stops, and then loads what that one committed.
+ * Opens the store of `url` (its schema migrated), and unless `reader` takes the writer's lock before
+ * anything is loaded: a second server on the same database waits here, told through `onWait`, until
+ * the first one stops, and then loads what that one committed. A `reader` (an API node) never takes
+ * the lock: it must not write.
  */
 export async function openPostgresBackends(
   url: string,
-  opts: { onError: (err: unknown) => void; onWait?: () => void },
+  opts: { onError: (err: unknown) => void; onWait?: () => void; reader?: boolean },
 ): Promise<PostgresBackends> {
   const store = await opening(url, () => PgStore.open(url, { onError: opts.onError }));
+  if (opts.reader === true) return backendsOf(store);
   try {
     await store.writer.hold(opts.onWait);
   } catch (err) {
     await store.close();
     throw err;
   }
+  return backendsOf(store);
+}
+
+function backendsOf(store: PgStore): PostgresBackends {
   return {
     store,
     keys: new PgKeyStore(store.pool),
