@@ -68,6 +68,8 @@ export interface Backends {
   bus: Bus;
   /** Bytes the store takes on disk (metrics). */
   bytesOnDisk(): Promise<number>;
+  /** Why the store cannot take writes now, if it cannot (a PostgreSQL writer reconnecting). */
+  writeProblem?: () => string | undefined;
 }
 
 /** Everything a server runs, built and wired, not yet listening. */
@@ -292,6 +294,7 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
     readiness.following(() => follower!.state);
     metrics.watchFollowing();
   } else {
+    if (backends.writeProblem) readiness.watchStore(backends.writeProblem);
     ledger = await Ledger.open(store, board, bus, {
       now,
       maxQueuedBatches: limits.ledgerMaxQueuedBatches,

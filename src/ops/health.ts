@@ -14,6 +14,7 @@ import type { FastifyInstance } from 'fastify';
 export class Readiness {
   private failedAt: string | undefined;
   private follow: (() => FollowState) | undefined;
+  private storeProblem: () => string | undefined = () => undefined;
   /** Where the background part of the history fill stands; `complete` when none runs. */
   history = 'complete';
 
@@ -33,7 +34,13 @@ export class Readiness {
     this.failedAt = failed ? new Date().toISOString() : undefined;
   };
 
+  /** What keeps the store from taking writes now (a writer away from PostgreSQL), if anything. */
+  watchStore(problem: () => string | undefined): void {
+    this.storeProblem = problem;
+  }
+
   report(): { ready: boolean; body: Record<string, unknown> } {
+    const problem = this.storeProblem();
     const follow = this.follow?.();
     const behind =
       follow === undefined || follow === 'following'
@@ -41,12 +48,12 @@ export class Readiness {
         : follow === 'filling'
           ? 'filling a gap in the change log from the store'
           : `waiting for the store to fill a gap: ${follow.waitingForStore}`;
-    const ready = this.failedAt === undefined && behind === undefined;
+    const ready = this.failedAt === undefined && behind === undefined && problem === undefined;
     return {
       ready,
       body: {
         status: ready ? 'ready' : 'not ready',
-        store: this.failedAt === undefined ? 'ok' : `the last commit failed at ${this.failedAt}`,
+        store: problem ?? (this.failedAt === undefined ? 'ok' : `the last commit failed at ${this.failedAt}`),
         feed: this.feed,
         ...(follow === undefined ? {} : { follow: behind ?? 'following' }),
         history: this.history,

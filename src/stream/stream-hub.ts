@@ -471,7 +471,13 @@ export class StreamHub {
         else byKey.set(a.keyHash, [conn]);
       }
       for (const conns of byKey.values()) {
-        const denial = await recheck(conns[0]!.account!);
+        let denial: StreamDenial | undefined;
+        try {
+          denial = await recheck(conns[0]!.account!);
+        } catch {
+          // The key store did not answer (PostgreSQL restarting): the next period checks again.
+          continue;
+        }
         if (!denial) continue;
         for (const conn of conns) {
           conn.denied = true;

@@ -30,6 +30,8 @@ export interface PostgresBackends {
   counterStore: CounterStore;
   /** Bytes the database takes on disk (metrics). */
   bytesOnDisk(): Promise<number>;
+  /** Why the store cannot take writes now (its writer away from PostgreSQL), if it cannot. */
+  writeProblem(): string | undefined;
 }
 
 /**
@@ -60,6 +62,10 @@ function backendsOf(store: PgStore): PostgresBackends {
     history: store.history(),
     counterStore: new PgCounterStore(store.pool),
     bytesOnDisk: () => databaseBytes(store.pool),
+    writeProblem: () => {
+      const state = store.writer.state;
+      return state.holding ? undefined : state.why;
+    },
   };
 }
 
