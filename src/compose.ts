@@ -28,7 +28,7 @@ import { ARCHIVED_HEADERS_MS, Ledger } from './ledger/ledger.ts';
 import { Retention } from './ledger/retention.ts';
 import { AccessSummary } from './ops/access-summary.ts';
 import { beginEpochIfRestored, beginFreshLog, epochGaps } from './ops/backup.ts';
-import { healthRoutes, Readiness } from './ops/health.ts';
+import { healthRoutes, Readiness, StoreProbe } from './ops/health.ts';
 import { logDestination } from './ops/logging.ts';
 import { metricsRoute } from './ops/metrics-endpoint.ts';
 import { Metrics } from './ops/metrics.ts';
@@ -279,6 +279,7 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
   let ledger: Ledger | undefined;
   let retention: Retention | undefined;
   let follower: Follower | undefined;
+  let probe: StoreProbe | undefined;
   // What the change feed and the streams read: an API node's follower hands them the batches it
   // applied, without gaps; a writer's ledger publishes on the bus itself.
   const local: Bus = api ? new MemoryBus(onError) : bus;
@@ -292,6 +293,8 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
       onApplied: (committedMs) => metrics.followed(now() - committedMs),
     });
     readiness.following(() => follower!.state);
+    probe = new StoreProbe(() => store.lastRowId(), STORE_PROBE_MS);
+    readiness.watchStore(probe.problem);
     metrics.watchFollowing();
   } else {
     if (backends.writeProblem) readiness.watchStore(backends.writeProblem);
@@ -472,6 +475,7 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
       summary?.close();
       clearInterval(saver);
       follower?.stop();
+      probe?.stop();
       await retention?.stop();
       await ledger?.settled();
       await saveCounters();
@@ -484,6 +488,9 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
     },
   };
 }
+
+/** How often an API node reads its store to say on /readyz whether it answers. */
+const STORE_PROBE_MS = 2000;
 
 /** How often an API node looks again for the log a writer begins. */
 const LOG_WAIT_MS = 500;

@@ -63,6 +63,36 @@ export class Readiness {
 }
 
 /**
+ * Reads the store every `everyMs` (an API node, which writes nothing and so would not otherwise
+ * notice that PostgreSQL is away): `problem` says why the last read failed, until one succeeds.
+ */
+export class StoreProbe {
+  private failed: string | undefined;
+  private readonly timer: NodeJS.Timeout;
+  private running = false;
+
+  constructor(read: () => Promise<unknown>, everyMs: number) {
+    this.timer = setInterval(() => {
+      if (this.running) return;
+      this.running = true;
+      read()
+        .then(
+          () => (this.failed = undefined),
+          (err: unknown) => (this.failed = `the store does not answer: ${String((err as Error)?.message ?? err)}`),
+        )
+        .finally(() => (this.running = false));
+    }, everyMs);
+    this.timer.unref();
+  }
+
+  readonly problem = (): string | undefined => this.failed;
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+}
+
+/**
  * `/healthz` (the process answers: alive) and `/readyz` (200 when ready, 503 when not), without a
  * key and without metering, for load balancers and orchestrators.
  */

@@ -16,7 +16,7 @@ after(async () => {
 const E = 'c'.repeat(32);
 const at = () => new Date().toISOString();
 
-it('PostgreSQL restarted: the writer waits it out, says why on /readyz, and goes on; the API node serves meanwhile', async (t) => {
+it('PostgreSQL restarted: the writer waits it out and goes on; the API node serves meanwhile; both say why on /readyz', async (t) => {
   const databaseUrl = await postgres.createDatabase();
   const writer = await startTestServer({ databaseUrl, redisUrl: redis.url, role: 'writer' });
   t.after(() => writer.close());
@@ -33,7 +33,7 @@ it('PostgreSQL restarted: the writer waits it out, says why on /readyz, and goes
   // A client of the node before the restart: its key is known there.
   assert.equal((await node.get(snapshot)).status, 200);
 
-  const restarting = postgres.restart(3000);
+  const restarting = postgres.restart(5000);
   // While it is down: commits are refused, nothing reaches the board, and /readyz says why.
   await until(() => writer.server.services.readiness.report().ready === false, 10_000, 'the writer to notice');
   await assert.rejects(move(102));
@@ -43,6 +43,10 @@ it('PostgreSQL restarted: the writer waits it out, says why on /readyz, and goes
   assert.match(down.body.store, /PostgreSQL|commit failed/);
   const served = await node.get(snapshot);
   assert.equal(served.status, 200, `the API node serves what it holds: ${JSON.stringify(served.body)}`);
+  await until(() => !node.server.services.readiness.report().ready, 5000, 'the API node to report not ready');
+  const nodeDown = await node.get('/readyz', {});
+  assert.equal(nodeDown.status, 503);
+  assert.match(nodeDown.body.store, /the store does not answer/);
   await restarting;
 
   // Back: the writer reconnects with its lock and commits again, ids going on from its head.
@@ -60,6 +64,7 @@ it('PostgreSQL restarted: the writer waits it out, says why on /readyz, and goes
   await until(() => writer.server.services.readiness.report().ready, 10_000, 'the writer to be ready again');
   assert.equal((await writer.get('/readyz', {})).status, 200);
   await until(() => node.server.board.head === ledger.headId, 10_000, 'the API node to follow again');
+  await until(() => node.server.services.readiness.report().ready, 10_000, 'the API node to be ready again');
   const rows = await writer.server.services.store.readChanges({
     pricesOnly: true,
     afterId: headBefore - 1,
