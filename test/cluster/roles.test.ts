@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { hashKey } from '../../src/access/keys.ts';
+import { openAccounts } from '../../src/compose.ts';
 import { until } from '../contract/bus.contract.ts';
 import { batch, nbaEvent, nbaPrices, price, today } from '../helpers/fixtures.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
@@ -129,6 +131,19 @@ describe('an API node', () => {
     }
     await caughtUp(node);
     assert.deepEqual((await node.get(snapshot)).body, (await writer.get(snapshot)).body);
+  });
+
+  it('closes a stream on an API node when the key is revoked in the database, as the CLI does', async (t) => {
+    const node = await apiNode();
+    t.after(() => node.close());
+    const key = await node.newKey('ultra');
+    const ws = await connect(`${node.url.replace('http', 'ws')}/api/v2/ws/markets`, { 'X-Service-Key': key });
+    t.after(() => ws.close());
+    const accounts = await openAccounts({ dataDir: node.dataDir, databaseUrl });
+    await accounts.keys.revoke({ hash: hashKey(key) }, at());
+    await accounts.close();
+    const closed = await Promise.race([ws.closed, new Promise((r) => setTimeout(() => r('still open'), 5000))]);
+    assert.deepEqual(closed, { code: 1008, reason: 'policy_violation:key_revoked' });
   });
 
   it('has no ledger: writes are refused where the code asks for one', async (t) => {
