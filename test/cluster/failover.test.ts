@@ -103,5 +103,6 @@ it('kill -9 of the writer: the standby takes over within 10 s, the API node serv
     'no hole',
   );
   t.diagnostic(`takeover ${takeoverMs} ms after the kill; ${seen.length} rows polled`);
+  t.diagnostic(second.stderr().split('\n').slice(-12).join(' | '));
   for (const child of [node.child, second.child]) child.kill('SIGTERM');
 });
