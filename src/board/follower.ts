@@ -114,7 +114,8 @@ export class Follower {
       const batch = this.waiting[0]!;
       try {
         await this.apply(batch);
-        this.waiting.shift();
+        // Unless `maxWaiting` let it go meanwhile (its rows then came with the next one's gap).
+        if (this.waiting[0] === batch) this.waiting.shift();
         retryMs = this.opts.retryMs ?? 500;
         this.state = 'following';
       } catch (err) {
