@@ -6,6 +6,7 @@ import { after, it } from 'node:test';
 import { generateKey, newKeyRecord } from '../../src/access/keys.ts';
 import { openAccounts } from '../../src/compose.ts';
 import { type ServedChild, serveChild } from '../helpers/serve-child.ts';
+import { connect } from '../helpers/ws-client.ts';
 import { startPostgres } from './services/postgres.ts';
 import { startRedis } from './services/redis.ts';
 
@@ -56,6 +57,8 @@ it('kill -9 of the writer: the standby takes over within 10 s, the API node serv
   let cursor = startCursor;
   const seen: number[] = [];
   const statuses = new Map<number, number>();
+  // And a markets stream on the API node, open across the writer's death.
+  const stream = await connect(`${node.url.replace('http', 'ws')}/api/v2/ws/markets`, { 'X-Service-Key': key });
   let polling = true;
   const poller = (async () => {
     while (polling) {
@@ -73,6 +76,7 @@ it('kill -9 of the writer: the standby takes over within 10 s, the API node serv
   const killedAt = Date.now();
   first.child.kill('SIGKILL');
   const second = await standby;
+  const messagesAtTakeover = stream.messages.length;
   children.push(second.child);
   const takeoverMs = standbyListening - killedAt;
   assert.ok(takeoverMs < 10_000, `the standby listened ${takeoverMs} ms after the kill`);
@@ -97,6 +101,15 @@ it('kill -9 of the writer: the standby takes over within 10 s, the API node serv
     if (!r.body.meta.has_more) break;
   }
   const reached = seen.at(-1)!;
+  // The stream stayed open across the takeover and carries the new writer's changes.
+  const afterTakeover = stream.messages.slice(messagesAtTakeover).filter((m) => m?.meta?.type === 'market_price');
+  assert.ok(afterTakeover.length > 0, "the new writer's changes reached the stream");
+  assert.ok(
+    stream.messages.every((m) => m?.type !== 'error'),
+    'the stream was never told of an error',
+  );
+  assert.equal(stream.ws.readyState, stream.ws.OPEN);
+  await stream.close();
   assert.deepEqual(
     seen,
     all.filter((id) => id <= reached),
