@@ -28,6 +28,9 @@ export async function bundle(entry) {
       format: 'esm',
       target: 'node20',
       logLevel: 'silent',
+      // The bundle lives under node_modules/.cache, which may be a link to another checkout's: the
+      // package root it serves files from (web/dist) is this one, named here.
+      define: { __ODDSBASE_ROOT__: JSON.stringify(root) },
     });
     renameSync(part, out);
   } finally {

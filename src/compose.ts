@@ -12,7 +12,10 @@ import { isBurstCounter, SharedBursts } from './access/bursts.ts';
 import { TIERS } from './catalog/tiers.ts';
 import { entitlementsFor } from './access/entitlements.ts';
 import { FAILED_KEY_CHECK_LIMITS, FailedKeyChecks } from './access/failed-auth.ts';
-import type { KeyStore } from './store/keys.ts';
+import { Sessions } from './access/sessions.ts';
+import { DEMO_KEY_CLEAR_META, type KeyStore } from './store/keys.ts';
+import type { AdminTokenStore } from './store/admin-tokens.ts';
+import { SqliteAdminTokenStore } from './store/sqlite/sqlite-admin-tokens.ts';
 import { ArchivedEvents } from './board/archived-events.ts';
 import { Board } from './board/board.ts';
 import { ChangeFeed } from './board/change-feed.ts';
@@ -22,19 +25,24 @@ import { LogFloor } from './board/log-floor.ts';
 import type { Bus } from './bus/bus.ts';
 import { MemoryBus } from './bus/memory-bus.ts';
 import { RedisBus } from './bus/redis/redis-bus.ts';
-import { MB, type ServeConfig } from './config.ts';
+import { isLoopback, MB, type ServeConfig } from './config.ts';
 import { buildApp } from './http/app.ts';
 import { ARCHIVED_HEADERS_MS, Ledger } from './ledger/ledger.ts';
 import { Retention } from './ledger/retention.ts';
 import { AccessSummary } from './ops/access-summary.ts';
 import { beginEpochIfRestored, beginFreshLog, epochGaps } from './ops/backup.ts';
 import { healthRoutes, Readiness, StoreProbe } from './ops/health.ts';
+import { AdminTokens } from './access/admin-tokens.ts';
+import { IngestFeed } from './feeds/ingest/ingest-feed.ts';
+import { ingestRoutes } from './http/routes/admin/ingest.ts';
 import { logDestination } from './ops/logging.ts';
 import { metricsRoute } from './ops/metrics-endpoint.ts';
 import { Metrics } from './ops/metrics.ts';
 import { observeRequests } from './ops/observe-requests.ts';
 import { closeApp } from './ops/shutdown.ts';
-import { packageVersion } from './ops/version.ts';
+import { packageRoot, packageVersion } from './ops/version.ts';
+import { webPageRoutes } from './http/web-page.ts';
+import { sessionRoutes } from './http/session-routes.ts';
 import { makeTurns } from './perf/turns.ts';
 import type { HistoryStore } from './store/history.ts';
 import { checkDataDir, StartError } from './ops/preflight.ts';
@@ -52,7 +60,7 @@ import { SqliteKeyStore } from './store/sqlite/sqlite-keys.ts';
 import { SqliteStore } from './store/sqlite/sqlite-store.ts';
 import { EPOCH_META, type Store } from './store/store.ts';
 import { StreamHub } from './stream/stream-hub.ts';
-import { streamDenial } from './stream/stream-access.ts';
+import { sessionDenial, streamDenial } from './stream/stream-access.ts';
 import { asyncApiRoute } from './stream/asyncapi.ts';
 import { streamPlainGetRoutes } from './stream/plain-get-route.ts';
 import { streamTokenRoute } from './stream/token-route.ts';
@@ -63,6 +71,8 @@ import { attachStreams } from './stream/upgrade.ts';
 export interface Backends {
   store: Store;
   keys: KeyStore;
+  /** Tokens of the admin routes (the ingest feed's), kept apart from API keys. */
+  adminTokens: AdminTokenStore;
   history: HistoryStore;
   counterStore: CounterStore;
   bus: Bus;
@@ -162,6 +172,7 @@ export async function openBackends(
   return {
     store,
     keys: new SqliteKeyStore(db),
+    adminTokens: new SqliteAdminTokenStore(db),
     history: store.history(),
     counterStore: new SqliteCounterStore(db),
     bus,
@@ -193,9 +204,10 @@ export async function migrateStore(target: StoreTarget): Promise<string> {
   return `the store in ${target.dataDir} is up to date`;
 }
 
-/** What the `keys` commands use beside a running server: keys, saved counters and meta. */
+/** What the `keys` and `admin-tokens` commands use beside a running server: keys, tokens, saved counters and meta. */
 export interface AccountBackends {
   keys: KeyStore;
+  adminTokens: AdminTokenStore;
   counterStore: CounterStore;
   getMeta(key: string): Promise<string | undefined>;
   close(): Promise<void>;
@@ -228,6 +240,7 @@ export async function openAccounts(target: StoreTarget, opts: { create?: boolean
   }
   return {
     keys: new SqliteKeyStore(db),
+    adminTokens: new SqliteAdminTokenStore(db),
     counterStore: new SqliteCounterStore(db),
     getMeta: async (key) => readSqliteMeta(db, key),
     close: async () => {
@@ -263,7 +276,9 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
   if (api) await logBegun(store, opts.onLogWait);
   const gaps = await epochGaps(store);
   const metrics = new Metrics();
-  const readiness = new Readiness(api ? 'bus' : config.simulator ? 'simulator' : 'none');
+  const readiness = new Readiness(
+    api ? 'bus' : config.feed === 'ingest' ? 'ingest' : config.simulator ? 'simulator' : 'none',
+  );
   const board = new Board();
   const floor = new LogFloor(await store.retained());
   const views = new DelayedViews(board, PLAN_DELAYS, {
@@ -338,6 +353,7 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
   const logging = config.logLevel !== 'silent';
   const auth = new Authenticator(backends.keys, limits.authCacheMs, now);
   const failedKeys = new FailedKeyChecks(FAILED_KEY_CHECK_LIMITS, now);
+  const sessions = new Sessions(auth, limits.sessionTtlMs, limits.authCacheMs, now);
   const proxies = new TrustedProxies(config.trustProxy);
   // One scheduler of turns for the HTTP builds and the streams' writes, so each gets its share of a pass.
   const turns = makeTurns();
@@ -353,6 +369,7 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
     access: opts.withoutAccess ? undefined : access,
     keyHeader: config.keyHeader,
     failedKeys,
+    sessions,
     trustProxy: proxies,
     corsOrigins: config.corsOrigins,
     ...(config.tls ? { tls: { cert: readFileSync(config.tls.certFile), key: readFileSync(config.tls.keyFile) } } : {}),
@@ -386,6 +403,7 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
       now,
       meter: opts.withoutAccess ? undefined : (account, points) => access.meter(account, points, NO_HEADERS),
       recheck: opts.withoutAccess ? undefined : (account) => streamDenial(auth, access, account),
+      recheckSession: opts.withoutAccess ? undefined : (session) => sessionDenial(sessions, session),
       metrics: metrics.streams,
       turns,
     },
@@ -409,6 +427,7 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
     keyHeader: config.keyHeader,
     tokens,
     failedKeys,
+    sessions,
     transport: config.streamTransport,
     onError: (err) => app.log.error({ err }, 'stream failure'),
   });
@@ -422,6 +441,30 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
   });
   if (redis) metrics.watchBus(() => redis.bus.dropped);
   healthRoutes(app, readiness);
+  if (!opts.withoutAccess) {
+    await sessionRoutes(app, {
+      auth,
+      access,
+      sessions,
+      failedKeys,
+      loopbackOnly: isLoopback(config.host),
+      demoKey: () => store.getMeta(DEMO_KEY_CLEAR_META),
+    });
+  }
+  await webPageRoutes(app, config.webDir ?? join(packageRoot(), 'web', 'dist'));
+  // An API node has no ledger to feed (checkRole refuses --feed ingest there).
+  if (config.feed === 'ingest' && ledger) {
+    const known = {
+      hasEvent: (eventId: string) => board.events.has(eventId),
+      hasFuturesBoard: (eventId: string) => board.futuresState(eventId) !== undefined,
+    };
+    await app.register(ingestRoutes, {
+      feed: new IngestFeed(ledger, known, now),
+      tokens: new AdminTokens(backends.adminTokens),
+      bodyLimit: limits.ingestBodyMb * MB,
+      maxInFlight: limits.ledgerMaxQueuedBatches,
+    });
+  }
   if (config.metrics.token !== undefined) metricsRoute(app, metrics, config.metrics.token);
   const summary =
     logging && !config.accessLog

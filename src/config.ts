@@ -57,6 +57,12 @@ export interface ServeConfig {
    * file of `dataDir`; undefined: the embedded store.
    */
   databaseUrl: string | undefined;
+  /**
+   * What feeds the ledger: the built-in simulator, or `POST /admin/v1/ingest` (src/feeds/ingest).
+   * `upstream` (a mirror of another server) is reserved and refused until it exists.
+   */
+  feed: Feed;
+  /** Whether the simulator runs: the simulator feed, unless `--no-simulator` (stored data only). */
   simulator: boolean;
   seed: number;
   speed: number;
@@ -99,6 +105,11 @@ export interface ServeConfig {
    * from the Redis bus. `writer` and `api` need both URLs (src/ops/preflight.ts, `checkRole`).
    */
   role: Role;
+  /**
+   * The built odds screen (`npm run build:web`), served at `/` (WEB_DIR); undefined: the package's
+   * own web/dist.
+   */
+  webDir: string | undefined;
   /** Timers and limits that would otherwise be written at their call sites. */
   limits: Limits;
 }
@@ -165,6 +176,8 @@ export interface Limits {
   streamBacklogGraceMs: number;
   /** How long a stream token (POST /api/v2/ws/token) may be redeemed. */
   streamTokenTtlMs: number;
+  /** How long a page's session (POST /session) lasts; the key's revocation or expiry ends it sooner. */
+  sessionTtlMs: number;
   /**
    * Days of the change log kept whole (by commit time); older rows are compacted to what is kept
    * for good (store/retention.ts). 0 keeps everything.
@@ -176,6 +189,8 @@ export interface Limits {
   retentionTickMs: number;
   /** Most change ids one compaction step looks at (the size of its transaction). */
   retentionBatchRows: number;
+  /** Largest body POST /admin/v1/ingest reads (--feed ingest), in MB; a larger one is answered 413. */
+  ingestBodyMb: number;
 }
 
 export const DEFAULT_LIMITS: Limits = {
@@ -200,14 +215,34 @@ export const DEFAULT_LIMITS: Limits = {
   streamAccessCheckMs: 1000,
   streamBacklogGraceMs: 1000,
   streamTokenTtlMs: 60_000,
+  sessionTtlMs: 12 * 3_600_000,
   // One day: the simulator's data directory then stays under 2 GB (docs/operations.md, sizing).
   retentionDays: 1,
   boardKeepHours: 36,
   retentionTickMs: 250,
   retentionBatchRows: 100,
+  // A batch of 10,000 prices is about 3 MB of NDJSON.
+  ingestBodyMb: 16,
 };
 
 export class ConfigError extends Error {}
+
+export const FEEDS = ['simulator', 'ingest'] as const;
+export type Feed = (typeof FEEDS)[number];
+
+/** `--feed`: one of FEEDS; `upstream` is named apart, so that its refusal says why. */
+function resolveFeed(raw: string | undefined): Feed {
+  if (raw === undefined || raw === '') return 'simulator';
+  if (raw === 'upstream') {
+    throw new ConfigError(
+      '--feed upstream (the mirror of another server) is not available in this version: use simulator or ingest',
+    );
+  }
+  if (!(FEEDS as readonly string[]).includes(raw)) {
+    throw new ConfigError(`--feed must be one of ${FEEDS.join(', ')}, got '${raw}'`);
+  }
+  return raw as Feed;
+}
 
 /** `--sports`: known sport ids of the catalog; none given (or empty) is every sport. */
 function resolveSports(raw: string | readonly number[] | undefined): readonly number[] | undefined {
@@ -239,6 +274,8 @@ export interface ServeInput {
   host?: string;
   dataDir?: string;
   databaseUrl?: string;
+  /** `simulator` (the default) or `ingest` (env FEED). */
+  feed?: string;
   simulator?: boolean;
   seed?: string | number;
   speed?: string | number;
@@ -262,14 +299,21 @@ export interface ServeInput {
   redisUrl?: string;
   /** env ROLE. */
   role?: string;
+  /** env WEB_DIR. */
+  webDir?: string;
   limits?: Partial<Limits>;
 }
 
-const LOOPBACK = /^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|::1|localhost)$/;
+const LOOPBACK = /^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|::1|localhost|::ffff:127\.\d{1,3}\.\d{1,3}\.\d{1,3})$/;
+
+/** Whether a listening address, or a client's, is this machine's own (loopback). */
+export function isLoopback(host: string): boolean {
+  return LOOPBACK.test(host);
+}
 
 /**
  * Command-line values win over the environment (PORT, HOST, DATA_DIR, DATABASE_URL, KEY_HEADER,
- * LOG_LEVEL, METRICS_HOST, METRICS_PORT, METRICS_TOKEN, REDIS_URL, ROLE).
+ * LOG_LEVEL, METRICS_HOST, METRICS_PORT, METRICS_TOKEN, REDIS_URL, ROLE, WEB_DIR).
  */
 export function resolveServeConfig(input: ServeInput, env: NodeJS.ProcessEnv = process.env): ServeConfig {
   const speedRaw = input.speed ?? env.SIM_SPEED;
@@ -289,12 +333,14 @@ export function resolveServeConfig(input: ServeInput, env: NodeJS.ProcessEnv = p
     throw new ConfigError(`stream transport must be direct or proxy, got '${streamTransport}'`);
   }
   const tls = resolveTls(input.tlsCertFile ?? env.TLS_CERT_FILE, input.tlsKeyFile ?? env.TLS_KEY_FILE);
+  const feed = resolveFeed(input.feed ?? env.FEED);
   return {
     port: int('--port', input.port ?? env.PORT, 8080, 0, 65535),
     host: input.host ?? env.HOST ?? '0.0.0.0',
     dataDir: input.dataDir ?? env.DATA_DIR ?? './data',
     databaseUrl: resolveDatabaseUrl(input.databaseUrl ?? env.DATABASE_URL),
-    simulator: input.simulator ?? true,
+    feed,
+    simulator: feed === 'simulator' && (input.simulator ?? true),
     seed: int('--seed', input.seed ?? env.SIM_SEED, 1, 0, 2 ** 31 - 1),
     speed,
     sports: resolveSports(input.sports ?? env.SIM_SPORTS),
@@ -309,6 +355,7 @@ export function resolveServeConfig(input: ServeInput, env: NodeJS.ProcessEnv = p
     corsOrigins: resolveCorsOrigins(input.corsOrigins ?? env.CORS_ORIGINS),
     redisUrl: resolveRedisUrl(input.redisUrl ?? env.REDIS_URL),
     role: resolveRole(input.role ?? env.ROLE),
+    webDir: input.webDir ?? (env.WEB_DIR || undefined),
     limits: resolveLimits(input.limits ?? {}, env),
   };
 }
@@ -441,9 +488,11 @@ function resolveLimits(input: Partial<Limits>, env: NodeJS.ProcessEnv): Limits {
     streamAccessCheckMs: pick('streamAccessCheckMs', 'STREAM_ACCESS_CHECK_MS', 10, 60_000),
     streamBacklogGraceMs: pick('streamBacklogGraceMs', 'STREAM_BACKLOG_GRACE_MS', 0, 60_000),
     streamTokenTtlMs: pick('streamTokenTtlMs', 'STREAM_TOKEN_TTL_MS', 1000, 3_600_000),
+    sessionTtlMs: pick('sessionTtlMs', 'SESSION_TTL_MS', 1000, 30 * 86_400_000),
     retentionDays: pick('retentionDays', 'RETENTION_DAYS', 0, 36_500),
     boardKeepHours: pick('boardKeepHours', 'BOARD_KEEP_HOURS', 1, 87_600),
     retentionTickMs: pick('retentionTickMs', 'RETENTION_TICK_MS', 10, 3_600_000),
     retentionBatchRows: pick('retentionBatchRows', 'RETENTION_BATCH_ROWS', 100, 1_000_000),
+    ingestBodyMb: pick('ingestBodyMb', 'INGEST_BODY_MB', 1, 1024),
   };
 }

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { SavedCounters } from './access/counters/counters.ts';
 import { generateKey, newKeyRecord } from './access/keys.ts';
-import type { KeyStore } from './store/keys.ts';
+import { DEMO_KEY_CLEAR_META, type KeyStore } from './store/keys.ts';
 import type { Board } from './board/board.ts';
 import { readFileSync } from 'node:fs';
 import { compose, type Services } from './compose.ts';
@@ -53,11 +53,6 @@ export interface StartOptions {
 }
 
 const DEMO_KEY_META = 'demo_key_issued_at';
-/**
- * The demo key in clear: `oddsbase keys demo` shows it again to whoever can read the data
- * directory (never over the API). Every other key is kept only as a hash.
- */
-export const DEMO_KEY_CLEAR_META = 'demo_key';
 const SEED_META = 'simulator_seed';
 /** Where a first history fill stands (FillPosition), until it is complete: a later start goes on with it. */
 const FILL_META = 'history_fill';

@@ -2,6 +2,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { creditKey, overageKey, usedKey } from '../access/access-control.ts';
 import { accountOf } from '../access/authenticator.ts';
 import { generateKey, hashKey, newKeyRecord } from '../access/keys.ts';
+import { generateAdminToken, newAdminTokenRecord } from '../access/admin-tokens.ts';
 import { isTier, TIERS, tierLabel } from '../catalog/tiers.ts';
 import { usagePlan } from '../access/usage.ts';
 import { ConfigError, resolveDatabaseUrl, resolveServeConfig } from '../config.ts';
@@ -9,7 +10,8 @@ import { backupStore } from '../ops/backup.ts';
 import { StartError } from '../ops/preflight.ts';
 import { exitOnSignals } from '../ops/shutdown.ts';
 import { packageVersion } from '../ops/version.ts';
-import { DEMO_KEY_CLEAR_META, type RunningServer, StartStopped, startServer } from '../server.ts';
+import { type RunningServer, StartStopped, startServer } from '../server.ts';
+import { DEMO_KEY_CLEAR_META } from '../store/keys.ts';
 import { type AccountBackends, migrateStore, openAccounts, type StoreTarget } from '../compose.ts';
 import { DataDirInUseError } from '../store/data-dir-lock.ts';
 import { DatabaseUnusableError } from '../store/postgres/backends.ts';
@@ -53,11 +55,12 @@ const program = new Command('oddsbase')
 
 program
   .command('serve')
-  .description('run the API server (with the live simulator unless --no-simulator)')
+  .description('run the API server (with the live simulator unless --feed ingest or --no-simulator)')
   .option('--port <port>', 'port to listen on (env PORT)', process.env.PORT ?? '8080')
   .option('--host <host>', 'address to listen on (env HOST)', process.env.HOST ?? '0.0.0.0')
   .addOption(dataDirOption())
   .addOption(databaseUrlOption())
+  .option('--feed <feed>', 'what feeds the data: simulator (default) or ingest, POST /admin/v1/ingest (env FEED)')
   .option('--no-simulator', 'serve stored data only, without the live simulator')
   .option('--seed <n>', 'simulator seed (env SIM_SEED)')
   .option('--speed <x>', 'run live game clocks x times faster (env SIM_SPEED)')
@@ -113,6 +116,7 @@ program
       host: opts.host,
       dataDir: opts.dataDir,
       databaseUrl: opts.databaseUrl,
+      feed: opts.feed,
       simulator: opts.simulator,
       seed: opts.seed,
       speed: opts.speed,
@@ -361,6 +365,68 @@ keys
       if (matches.length > 1) return `${matches.length} active keys share the prefix ${prefix}; give the full key`;
       const n = matches.length === 1 ? await store.revoke({ prefix }, new Date().toISOString()) : 0;
       return n > 0 ? 'revoked' : 'no active key matches';
+    });
+    if (outcome !== 'revoked') {
+      process.stderr.write(`${outcome}\n`);
+      process.exitCode = 1;
+      return;
+    }
+    process.stdout.write('revoked\n');
+  });
+
+const adminTokens = program
+  .command('admin-tokens')
+  .description('manage admin tokens: they open POST /admin/v1/ingest and are never API keys (stored hashed)');
+
+adminTokens
+  .command('create')
+  .description("create an admin token and print it alone on stdout (send it as 'Authorization: Bearer <token>')")
+  .option('--label <label>', 'a note to recognise the token by', '')
+  .addOption(dataDirOption())
+  .addOption(databaseUrlOption())
+  .option('--new-store', 'make a store in --data-dir if it has none (else a mistyped directory is refused)')
+  .action(async (opts) => {
+    const token = generateAdminToken();
+    await withAccounts(
+      opts,
+      (a) => a.adminTokens.insert(newAdminTokenRecord(token, { label: opts.label })),
+      opts.newStore === true,
+    );
+    process.stdout.write(`${token}\n`);
+  });
+
+adminTokens
+  .command('list')
+  .description('list admin tokens by prefix (the tokens themselves are not stored)')
+  .addOption(dataDirOption())
+  .addOption(databaseUrlOption())
+  .action(async (opts) => {
+    const rows = await withAccounts(opts, (a) => a.adminTokens.list());
+    if (rows.length === 0) {
+      process.stdout.write('no admin tokens\n');
+      return;
+    }
+    for (const r of rows) {
+      const state = r.revoked_at ? `revoked ${r.revoked_at}` : 'active';
+      process.stdout.write(`${r.token_prefix}…  ${r.created_at}  ${state}  ${r.label}\n`);
+    }
+  });
+
+adminTokens
+  .command('revoke <token>')
+  .description('revoke an admin token, given in full or by the prefix that `admin-tokens list` shows')
+  .addOption(dataDirOption())
+  .addOption(databaseUrlOption())
+  .action(async (token: string, opts) => {
+    const prefix = token.replace(/…$/, '');
+    const outcome = await withAccounts(opts, async ({ adminTokens: store }) => {
+      const at = new Date().toISOString();
+      if ((await store.revoke({ hash: hashKey(token) }, at)) > 0) return 'revoked';
+      const matches = (await store.list()).filter((r) => r.token_prefix === prefix && !r.revoked_at);
+      if (matches.length > 1)
+        return `${matches.length} active admin tokens share the prefix ${prefix}; give the full token`;
+      const n = matches.length === 1 ? await store.revoke({ prefix }, at) : 0;
+      return n > 0 ? 'revoked' : 'no active admin token matches';
     });
     if (outcome !== 'revoked') {
       process.stderr.write(`${outcome}\n`);

@@ -26,6 +26,7 @@ import { DOCUMENT_TYPE } from '../projection/param-schemas.ts';
 import { answerUnrouted } from './unrouted.ts';
 import { installAccess } from './plugins/access.ts';
 import type { FailedKeyChecks } from '../access/failed-auth.ts';
+import type { Sessions } from '../access/sessions.ts';
 import type { TrustedProxies } from '../access/client-address.ts';
 import { clientErrorHandler, installProtocolChecks } from './plugins/protocol.ts';
 import { installCors } from './plugins/cors.ts';
@@ -90,6 +91,8 @@ export interface AppDeps {
   keyHeader?: string;
   /** Failed key checks per address; the WebSocket upgrades share it. */
   failedKeys?: FailedKeyChecks;
+  /** The odds screen's sessions, accepted in place of a key; the WebSocket upgrades share them. */
+  sessions?: Sessions;
   /** Reverse proxies whose X-Forwarded-For names the client (`request.ip`); none by default. */
   trustProxy?: TrustedProxies;
   /** Origins whose browsers may call the REST routes; `*` for any; none (CORS off) by default. */
@@ -243,7 +246,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.get('/openapi.json', { schema: { hide: true }, config: { public: true } }, async () => app.swagger());
 
   app.decorate('fastLane', lane);
-  if (deps.access) installAccess(app, deps.auth, deps.access, deps.keyHeader ?? 'X-Service-Key', deps.failedKeys, lane);
+  if (deps.access)
+    installAccess(app, deps.auth, deps.access, deps.keyHeader ?? 'X-Service-Key', deps.failedKeys, lane, deps.sessions);
   else
     app.decorateReply('meter', function (this: FastifyReply) {
       return this;

@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { quote } from '../projection/errors.ts';
 
-/** The methods any route answers: every path is GET (and HEAD), the stream token POST. */
-const METHODS = ['GET', 'HEAD', 'POST'] as const;
+/** The methods any route answers: every path is GET (and HEAD), the stream token and sign-in POST, sign-out DELETE. */
+const METHODS = ['GET', 'HEAD', 'POST', 'DELETE'] as const;
 
 /**
  * Answers a request no route takes: 405 with `Allow` when its path is routed for other methods (a

@@ -26,7 +26,15 @@ import type { Commit, EventRecord, MarketRecord, SeasonTotalsRecord, Store } fro
 import { FuturesPlan, FuturesUpdateError, type PlannedFutures } from './futures-plan.ts';
 import { newRowWriter } from '../perf/delta-row-text.ts';
 import { type GameCell, statRowsOf } from './stat-rows.ts';
-import type { EventUpsert, LedgerSink, PlayUpdate, PriceUpdate, ScoreUpdate, UpdateBatch } from './updates.ts';
+import type {
+  BatchOutcome,
+  EventUpsert,
+  LedgerSink,
+  PlayUpdate,
+  PriceUpdate,
+  ScoreUpdate,
+  UpdateBatch,
+} from './updates.ts';
 
 /** Line id: 32 hex characters, a pure function of what identifies the line, so it never changes. */
 export function lineId(eventId: string, marketId: number, periodId: number, pKey: string, value: string): string {
@@ -205,7 +213,15 @@ export class Ledger implements LedgerSink {
    * board and published; rejects, with nothing written, when the batch is invalid or the store
    * refuses it, and at once with LedgerBusyError when `maxQueuedBatches` are already waiting.
    */
-  apply(batch: UpdateBatch): Promise<void> {
+  async apply(batch: UpdateBatch): Promise<void> {
+    await this.applyNamed(batch);
+  }
+
+  /**
+   * As `apply`, and says whether the batch was committed now or, named by a `batch_id` the store
+   * already keeps, had been before: then nothing is written and the head it left is given.
+   */
+  applyNamed(batch: UpdateBatch): Promise<BatchOutcome> {
     if (this.queued >= this.maxQueued) {
       return Promise.reject(
         new LedgerBusyError(`the ledger has ${this.queued} batches waiting; wait for them before sending more`),
@@ -217,7 +233,13 @@ export class Ledger implements LedgerSink {
     });
   }
 
-  private async commit(batch: UpdateBatch): Promise<void> {
+  private async commit(batch: UpdateBatch): Promise<BatchOutcome> {
+    const named = batch.batch_id;
+    if (named !== undefined) {
+      // The one writer checks and commits in turn: no other commit of the name can come between.
+      const before = await this.store.batchHead(named);
+      if (before !== undefined) return { applied: false, headId: before };
+    }
     this.validate(batch);
     // One spelling of time in every row (24-character UTC ISO), so stored times compare as strings.
     const at = new Date(batch.at).toISOString();
@@ -257,8 +279,12 @@ export class Ledger implements LedgerSink {
             return assertNeverUpdate(u);
         }
       }
-      if (plan.records.length === 0 && plan.markets.length === 0) return;
+      if (plan.records.length === 0 && plan.markets.length === 0 && named === undefined) {
+        return { applied: true, headId: this.board.head };
+      }
       const commit: Commit = { changes: plan.records, markets: plan.markets, events: plan.eventRecords() };
+      // A named batch that changes nothing is kept all the same: sent again later it must still apply nothing.
+      if (named !== undefined) commit.batch = { id: named, headId: plan.head, committedMs };
       const started = performance.now();
       try {
         await this.store.commit(commit);
@@ -286,13 +312,17 @@ export class Ledger implements LedgerSink {
       if (applied && observe) observe(plan.records[i]!, applied);
     }
     this.board.head = plan.head;
-    this.bus.publish({
-      epoch: this.epoch,
-      fromId,
-      headId: plan.head,
-      changes: plan.records,
-      eventIds: [...plan.touched.keys()],
-    });
+    // A named batch that changed nothing has nothing to tell the readers.
+    if (plan.records.length > 0 || named === undefined) {
+      this.bus.publish({
+        epoch: this.epoch,
+        fromId,
+        headId: plan.head,
+        changes: plan.records,
+        eventIds: [...plan.touched.keys()],
+      });
+    }
+    return { applied: true, headId: plan.head };
   }
 
   /** Rejects a batch that names an unknown event before anything is planned. */

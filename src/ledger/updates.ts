@@ -90,6 +90,18 @@ export interface UpdateBatch {
   /** ISO 8601 time the batch describes; the simulator back-fills history with past times. */
   at: string;
   updates: Update[];
+  /**
+   * A feed's name for the batch (ingest): kept in the store with the batch's rows, so the same
+   * name sent again, before or after a restart, applies nothing a second time.
+   */
+  batch_id?: string;
+}
+
+/** What became of a named batch: committed now, or already committed before (nothing written). */
+export interface BatchOutcome {
+  applied: boolean;
+  /** The log's head once the batch was committed (the first time, for a repeated one). */
+  headId: number;
 }
 
 /**

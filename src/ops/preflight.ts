@@ -73,8 +73,13 @@ export function checkDataDir(dir: string, option = '--data-dir'): void {
  * A cluster role needs the cluster's two servers: a writer or an API node on SQLite or the
  * in-process bus would be a second, separate log, never the same one as its peers'.
  */
-export function checkRole(config: Pick<ServeConfig, 'role' | 'databaseUrl' | 'redisUrl'>): void {
+export function checkRole(config: Pick<ServeConfig, 'role' | 'databaseUrl' | 'redisUrl' | 'feed'>): void {
   if (config.role === 'all') return;
+  if (config.role === 'api' && config.feed === 'ingest') {
+    throw new StartError(
+      '--role api runs no feed: serve --feed ingest on the writer (--role writer) and send ingest requests there',
+    );
+  }
   const missing = [
     ...(config.databaseUrl === undefined ? ['--database-url (env DATABASE_URL)'] : []),
     ...(config.redisUrl === undefined ? ['--redis-url (env REDIS_URL)'] : []),

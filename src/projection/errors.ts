@@ -34,6 +34,12 @@ export const badRequest = (text: string): ApiError => new ApiError(400, { error:
 
 export const unauthorized = (): ApiError => new ApiError(401, { message: 'unauthorized' });
 
+/**
+ * A session cookie sent by a page of another origin (src/access/session-cookie.ts): the cookie is
+ * the browser's, not that page's. `error` too, as V1 clients read it.
+ */
+export const foreignOriginSession = (text: string): ApiError => new ApiError(403, { error: text, message: text });
+
 /** A plan that lacks a feature: re-authenticating does not help, upgrading does. */
 export const forbidden = (text: string, extra: Record<string, unknown> = {}): ApiError =>
   new ApiError(403, { error: text, upgrade_url: UPGRADE_URL, ...extra });

@@ -3,6 +3,13 @@ import type { Tier } from '../catalog/tiers.ts';
 export type Billing = 'monthly' | 'weekly';
 
 /**
+ * The store meta entry that holds the demo key in clear: `oddsbase keys demo` shows it again to
+ * whoever can read the data directory, and a loopback-only server's POST /session/demo signs a
+ * page in with it (never shown over the API). Every other key is kept only as a hash.
+ */
+export const DEMO_KEY_CLEAR_META = 'demo_key';
+
+/**
  * A key and the account it opens, as stored: never the key itself, only its hash and a short
  * prefix to recognise it by. One key is one account.
  */

@@ -48,6 +48,19 @@ export interface Commit {
   events: EventRecord[];
   /** New market instances only. */
   markets: MarketRecord[];
+  /**
+   * The batch id a feed gave (ingest), kept in the same transaction as the rows: once the commit
+   * resolves `batchHead` finds it, after a restart too; if it rejects, the id is not kept either.
+   * A batch id already kept refuses the commit.
+   */
+  batch?: BatchMark;
+}
+
+/** A named batch as kept: its id, the head of the log once it was committed, and when. */
+export interface BatchMark {
+  id: string;
+  headId: number;
+  committedMs: number;
 }
 
 export interface LoadedState {
@@ -206,6 +219,8 @@ export interface Store {
   readArchivedEvent(eventId: string): Promise<ArchivedEvent | undefined>;
   /** The id of the newest row in the log (0 when empty). */
   lastRowId(): Promise<number>;
+  /** The head a commit named `batchId` left (`Commit.batch`), or undefined when none was committed. */
+  batchHead(batchId: string): Promise<number | undefined>;
   getMeta(key: string): Promise<string | undefined>;
   setMeta(key: string, value: string): Promise<void>;
   close(): Promise<void>;

@@ -114,6 +114,8 @@ export class Connection implements Outbox, Writer {
   private backedUpSince = 0;
   /** Set once the key may no longer stream (revoked, expired, out of budget): no new subscription. */
   denied = false;
+  /** The page session it was opened with (a session cookie), which ending ends the connection too. */
+  session: string | undefined;
 
   constructor(
     readonly ws: WebSocket,

@@ -25,6 +25,8 @@ export const ERROR_CODES = {
   internal_error: 'the message could not be handled',
   /** The key was revoked or has expired: the connection closes (policy_violation:key_revoked). */
   key_revoked: 'the key no longer exists or has expired',
+  /** The page session it was opened with was signed out or expired: the connection closes (policy_violation:session_ended). */
+  session_ended: 'the session was signed out or has expired',
   /** A cap or the account's budget was reached while streaming: the connection closes (policy_violation:limit_reached). */
   limit_reached: 'a data point cap or the budget was reached',
   /** More messages than the connection's rate allows (MESSAGE_RATE in intake.ts): the connection closes next. */
@@ -88,7 +90,8 @@ export const CLOSES = {
   /**
    * The key may no longer stream: revoked or expired (`policy_violation:key_revoked`), its plan
    * without streams (`policy_violation:forbidden`), a cap or the budget reached
-   * (`policy_violation:limit_reached`). The reason names which; an in-band error precedes it.
+   * (`policy_violation:limit_reached`), or the page session that opened it ended
+   * (`policy_violation:session_ended`). The reason names which; an in-band error precedes it.
    */
   policy: { code: 1008, reason: 'policy_violation' },
   /** Past the message rate (RFC 6455 1008, policy violation): reconnect and send more slowly. */

@@ -1,5 +1,6 @@
 import type { AccessControl } from '../access/access-control.ts';
 import type { Account, Authenticator } from '../access/authenticator.ts';
+import type { Sessions } from '../access/sessions.ts';
 import type { StreamDenial } from './stream-hub.ts';
 
 /**
@@ -30,4 +31,14 @@ export async function streamDenial(
   const cap = access.capReached(now);
   if (cap) return { code: 'limit_reached', message: String(cap.body.error), reason: 'policy_violation:limit_reached' };
   return undefined;
+}
+
+/** Whether a page session that opened streams still holds: signed out or expired ends them. */
+export async function sessionDenial(sessions: Sessions, session: string): Promise<StreamDenial | undefined> {
+  if (await sessions.resolve(session)) return undefined;
+  return {
+    code: 'session_ended',
+    message: 'the session was signed out or has expired',
+    reason: 'policy_violation:session_ended',
+  };
 }

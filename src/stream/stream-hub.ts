@@ -31,7 +31,7 @@ export interface StreamOptions extends ConnectionOptions {
 /** Why a key may no longer stream, as the access check found it: its connections are closed. */
 export interface StreamDenial {
   /** In-band error code sent before the close. */
-  code: 'key_revoked' | 'forbidden' | 'limit_reached';
+  code: 'key_revoked' | 'forbidden' | 'limit_reached' | 'session_ended';
   message: string;
   /** The close reason (CLOSES.policy's code). */
   reason: string;
@@ -54,6 +54,8 @@ export interface StreamDeps {
    * no cap or budget reached); absent without the access layer.
    */
   recheck?: (account: Account) => Promise<StreamDenial | undefined>;
+  /** Whether the page session a connection was opened with still holds (not signed out or expired). */
+  recheckSession?: (session: string) => Promise<StreamDenial | undefined>;
   metrics?: StreamMetrics;
   /** The server's turns (src/perf/turns.ts), shared with the HTTP builds: connections write in them. */
   turns: Pick<Turns, 'add'>;
@@ -455,7 +457,8 @@ export class StreamHub {
   /**
    * Checks every streaming key again: a key revoked, expired, moved to a plan without streams, or
    * past a cap or its budget has its connections told why (in-band) and closed with
-   * `policy_violation`, within one check period of the change.
+   * `policy_violation`, within one check period of the change; so has a connection whose page
+   * session was signed out or expired.
    */
   async checkAccess(): Promise<void> {
     const recheck = this.deps.recheck;
@@ -479,10 +482,12 @@ export class StreamHub {
           continue;
         }
         if (!denial) continue;
-        for (const conn of conns) {
-          conn.denied = true;
-          conn.fail(null, denial.code, denial.message, { code: CLOSES.policy.code, reason: denial.reason });
-        }
+        for (const conn of conns) deny(conn, denial);
+      }
+      const recheckSession = this.deps.recheckSession;
+      for (const [session, conns] of recheckSession ? bySession(this.connections) : []) {
+        const denial = await recheckSession!(session);
+        if (denial) for (const conn of conns) deny(conn, denial);
       }
     } finally {
       this.checking = false;
@@ -506,4 +511,22 @@ export class StreamHub {
     this.stopListening();
     for (const conn of [...this.connections]) conn.close(CLOSES.shutdown);
   }
+}
+
+function deny(conn: Connection, denial: StreamDenial): void {
+  if (conn.closed) return;
+  conn.denied = true;
+  conn.fail(null, denial.code, denial.message, { code: CLOSES.policy.code, reason: denial.reason });
+}
+
+/** The open connections opened with a page session, by session. */
+function bySession(connections: Iterable<Connection>): Map<string, Connection[]> {
+  const out = new Map<string, Connection[]>();
+  for (const conn of connections) {
+    if (conn.session === undefined || conn.closed) continue;
+    const list = out.get(conn.session);
+    if (list) list.push(conn);
+    else out.set(conn.session, [conn]);
+  }
+  return out;
 }

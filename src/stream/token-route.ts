@@ -40,7 +40,7 @@ export function streamTokenRoute(app: FastifyInstance, tokens: StreamTokens): vo
           ),
         );
       }
-      const issued = tokens.issue(account ?? null);
+      const issued = tokens.issue(account ?? null, request.session);
       return { token: issued.token, expires_at: new Date(issued.expiresAt).toISOString() };
     },
   );

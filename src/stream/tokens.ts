@@ -17,28 +17,32 @@ export interface IssuedToken {
  * that issued it; docs/spec-gaps.md).
  */
 export class StreamTokens {
-  private readonly tokens = new Map<string, { account: Account | null; expiresAt: number }>();
+  private readonly tokens = new Map<string, { account: Account | null; session?: string; expiresAt: number }>();
 
   constructor(
     private readonly ttlMs: number,
     private readonly now: () => number,
   ) {}
 
-  issue(account: Account | null): IssuedToken {
+  /** `session`: the page session that asked, if a session cookie did; its streams end with it. */
+  issue(account: Account | null, session?: string): IssuedToken {
     const t = this.now();
     if (this.tokens.size >= MAX_TOKENS) this.prune(t);
     const token = `st_${randomBytes(24).toString('base64url')}`;
     const expiresAt = t + this.ttlMs;
-    this.tokens.set(token, { account, expiresAt });
+    this.tokens.set(token, { account, session, expiresAt });
     return { token, expiresAt };
   }
 
-  /** The account a token was issued to, once; undefined when unknown, used or expired. */
-  redeem(token: string): Account | null | undefined {
+  /**
+   * The account a token was issued to, and the page session that asked for it if one did, once;
+   * undefined when unknown, used or expired.
+   */
+  redeem(token: string): { account: Account | null; session?: string } | undefined {
     const hit = this.tokens.get(token);
     if (!hit) return undefined;
     this.tokens.delete(token);
-    return hit.expiresAt > this.now() ? hit.account : undefined;
+    return hit.expiresAt > this.now() ? hit : undefined;
   }
 
   private prune(t: number): void {

@@ -6,6 +6,8 @@ import { clientAddress } from '../access/client-address.ts';
 import type { Account, Authenticator } from '../access/authenticator.ts';
 import type { FailedKeyChecks } from '../access/failed-auth.ts';
 import { hashKey } from '../access/keys.ts';
+import { FOREIGN_ORIGIN_MESSAGE, foreignOrigin, sessionToken } from '../access/session-cookie.ts';
+import type { Sessions } from '../access/sessions.ts';
 import { lowestTierWith, upgradeMessage } from '../access/entitlements.ts';
 import { scopeOf } from '../access/plan-scope.ts';
 import { tierLabel } from '../catalog/tiers.ts';
@@ -57,6 +59,8 @@ export interface UpgradeDeps {
   tokens: StreamTokens;
   /** Failed key checks per address, shared with REST: guessing keys is bounded on both paths alike. */
   failedKeys: FailedKeyChecks;
+  /** The odds screen's sessions: a page's session cookie opens a stream as its key, same-origin only. */
+  sessions?: Sessions;
   transport: StreamTransport;
   /** Unexpected failures (logged). */
   onError: (err: unknown) => void;
@@ -84,7 +88,8 @@ const refusal = (status: number, body: Record<string, unknown>, headers?: Record
  * as every V1 error body does.
  *
  * Keys: the configured key header on every endpoint, the `key` query parameter on the dedicated
- * streams (spec), and a stream token (`token`) on all, for browsers.
+ * streams (spec), and for browsers a stream token (`token`) or a page's session cookie on all (the
+ * cookie from this server's own pages only: 403 otherwise).
  */
 export function attachStreams(server: Server, deps: UpgradeDeps): WebSocketServer {
   const wss = new WebSocketServer({
@@ -122,10 +127,15 @@ export function attachStreams(server: Server, deps: UpgradeDeps): WebSocketServe
       );
     }
     let account: Account | undefined;
+    /** The page session that opened it: its cookie, or the one that asked for its stream token. */
+    let session: string | undefined;
     if (deps.access) {
       const address = clientAddress(req);
       const presented = credential(req, url, dedicated);
       if (!presented) return answer(refusal(401, { message: 'unauthorized' }));
+      if (presented.session !== undefined && foreignOrigin(req.headers)) {
+        return answer(refusal(403, { error: FOREIGN_ORIGIN_MESSAGE, message: FOREIGN_ORIGIN_MESSAGE }));
+      }
       // As on REST: past its ceiling an address may present only keys that passed before.
       const blocked = presented.key !== undefined ? deps.failedKeys.blockedFor(address) : 0;
       if (blocked > 0 && !deps.failedKeys.isKnown(hashKey(presented.key!))) {
@@ -138,11 +148,16 @@ export function attachStreams(server: Server, deps: UpgradeDeps): WebSocketServe
           ),
         );
       }
+      const redeemed = presented.token !== undefined ? deps.tokens.redeem(presented.token) : undefined;
       const who =
         presented.token !== undefined
-          ? (deps.tokens.redeem(presented.token) ?? undefined)
-          : await deps.auth.authenticate(presented.key);
+          ? (redeemed?.account ?? undefined)
+          : presented.session !== undefined
+            ? (await deps.sessions?.resolve(presented.session))?.account
+            : await deps.auth.authenticate(presented.key);
       if (!who) {
+        // A stale session is no guess (its token is too long to guess): nothing to count.
+        if (presented.session !== undefined) return answer(refusal(401, { message: 'unauthorized' }));
         const wait = deps.failedKeys.fail(address);
         if (wait > 0) {
           deps.access.refused('failed_key_throttle');
@@ -152,6 +167,7 @@ export function attachStreams(server: Server, deps: UpgradeDeps): WebSocketServe
       }
       deps.failedKeys.passed(who.keyHash);
       account = who;
+      session = presented.session ?? redeemed?.session;
       // As on REST: a record naming no known plan (or undated weekly billing) is served nowhere.
       if (account.unservable) return answer(refusal(503, planUnsupported(account).body));
       // Refusals after the key check carry the plan's entitlement headers, as on REST (X-Tier …).
@@ -189,6 +205,7 @@ export function attachStreams(server: Server, deps: UpgradeDeps): WebSocketServe
     // Nothing asynchronous from the cap check to `open`, so two upgrades cannot both take the last slot.
     wss.handleUpgrade(req, socket, head, (ws) => {
       const conn = deps.hub.open(ws, socket, account, scope, endpoint);
+      conn.session = session;
       if (params) deps.hub.subscribe(conn, '', v1 ? 'lines' : 'markets', params);
       const burst = (account?.entitlements.wsSubscriptionsPerConnection ?? 1000) + MESSAGE_RATE.burstAboveSubscriptions;
       const bucket = new MessageBucket(MESSAGE_RATE.perSecond, burst);
@@ -231,17 +248,22 @@ export function attachStreams(server: Server, deps: UpgradeDeps): WebSocketServe
     multiplex.onMessage(conn, text);
   }
 
-  /** The upgrade's stream token, or its key (the header; the `key` parameter on the dedicated streams). */
+  /**
+   * The upgrade's stream token, or its key (the header; the `key` parameter on the dedicated
+   * streams), or else its session cookie.
+   */
   function credential(
     req: IncomingMessage,
     url: URL,
     dedicated: boolean,
-  ): { token?: string; key?: string } | undefined {
+  ): { token?: string; key?: string; session?: string } | undefined {
     const token = url.searchParams.get('token');
     if (token) return { token };
     const fromHeader = req.headers[header];
     const key = typeof fromHeader === 'string' ? fromHeader : dedicated ? url.searchParams.get('key') : null;
-    return key ? { key } : undefined;
+    if (key) return { key };
+    const session = deps.sessions && sessionToken(req.headers);
+    return session ? { session } : undefined;
   }
 
   return wss;

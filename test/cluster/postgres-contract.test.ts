@@ -2,10 +2,12 @@ import { after } from 'node:test';
 import { PgStore } from '../../src/store/postgres/pg-store.ts';
 import { PgCounterStore } from '../../src/store/postgres/pg-counters.ts';
 import { PgKeyStore } from '../../src/store/postgres/pg-keys.ts';
+import { PgAdminTokenStore } from '../../src/store/postgres/pg-admin-tokens.ts';
 import { openPool, migrate, type PgPool } from '../../src/store/postgres/database.ts';
 import { counterStoreContract } from '../contract/counter-store.contract.ts';
 import { historyContract } from '../contract/history.contract.ts';
 import { keyStoreContract } from '../contract/keys.contract.ts';
+import { adminTokenStoreContract } from '../contract/admin-tokens.contract.ts';
 import { storeContract } from '../contract/store.contract.ts';
 import { type PostgresService, startPostgres } from './services/postgres.ts';
 
@@ -84,6 +86,15 @@ keyStoreContract('PostgreSQL', async () => {
   return {
     keys: new PgKeyStore(await pool(db)),
     reopen: async () => new PgKeyStore(await pool(db)),
+    cleanup: db.cleanup,
+  };
+});
+
+adminTokenStoreContract('PostgreSQL', async () => {
+  const db = await database();
+  return {
+    tokens: new PgAdminTokenStore(await pool(db)),
+    reopen: async () => new PgAdminTokenStore(await pool(db)),
     cleanup: db.cleanup,
   };
 });

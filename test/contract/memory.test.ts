@@ -3,6 +3,8 @@ import { MemoryBus } from '../../src/bus/memory-bus.ts';
 import { MemoryCounterStore } from '../../src/store/memory/memory-counter-store.ts';
 import { MemoryHistoryStore } from '../../src/store/memory/memory-history.ts';
 import { MemoryKeyStore } from '../../src/store/memory/memory-keys.ts';
+import { MemoryAdminTokenStore } from '../../src/store/memory/memory-admin-tokens.ts';
+import { adminTokenStoreContract } from './admin-tokens.contract.ts';
 import { MemoryStore } from '../../src/store/memory/memory-store.ts';
 import { busContract } from './bus.contract.ts';
 import { counterStoreContract } from './counter-store.contract.ts';
@@ -22,6 +24,8 @@ historyContract('memory', async () => {
 });
 
 keyStoreContract('memory', async () => ({ keys: new MemoryKeyStore(), cleanup: nothingToClean }));
+
+adminTokenStoreContract('memory', async () => ({ tokens: new MemoryAdminTokenStore(), cleanup: nothingToClean }));
 
 counterStoreContract('memory', async () => ({ counters: new MemoryCounterStore(), cleanup: nothingToClean }));
 

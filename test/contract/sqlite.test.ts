@@ -5,6 +5,8 @@ import { openSqlite, type SqliteDatabase } from '../../src/store/sqlite/database
 import { SqliteCounterStore } from '../../src/store/sqlite/sqlite-counters.ts';
 import { SqliteHistoryStore } from '../../src/store/sqlite/sqlite-history.ts';
 import { SqliteKeyStore } from '../../src/store/sqlite/sqlite-keys.ts';
+import { SqliteAdminTokenStore } from '../../src/store/sqlite/sqlite-admin-tokens.ts';
+import { adminTokenStoreContract } from './admin-tokens.contract.ts';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import { counterStoreContract } from './counter-store.contract.ts';
 import { historyContract } from './history.contract.ts';
@@ -80,6 +82,15 @@ keyStoreContract('SQLite', async () => {
   return {
     keys: new SqliteKeyStore(dir.open()),
     reopen: async () => new SqliteKeyStore(dir.open()),
+    cleanup: dir.cleanup,
+  };
+});
+
+adminTokenStoreContract('SQLite', async () => {
+  const dir = dataDir();
+  return {
+    tokens: new SqliteAdminTokenStore(dir.open()),
+    reopen: async () => new SqliteAdminTokenStore(dir.open()),
     cleanup: dir.cleanup,
   };
 });

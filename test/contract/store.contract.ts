@@ -401,6 +401,40 @@ export function storeContract(name: string, make: () => Promise<StoreFixture>): 
       });
     });
 
+    describe('named batches', () => {
+      const mark = (id: string, headId: number) => ({ id, headId, committedMs: BASE_MS });
+
+      it('keeps a batch id with its rows, and refuses it a second time with nothing written', async (t) => {
+        const { store } = await fresh(t);
+        assert.equal(await store.batchHead('b-1'), undefined);
+        await store.commit({ ...batch([eventRow({ id: 1 }), scoreRow({ id: 2, home: 1 })]), batch: mark('b-1', 2) });
+        assert.equal(await store.batchHead('b-1'), 2);
+        await assert.rejects(store.commit({ ...batch([scoreRow({ id: 3, home: 2 })]), batch: mark('b-1', 3) }));
+        assert.deepEqual(ids(await store.readChanges(query())), [1, 2]);
+        assert.equal(await store.batchHead('b-1'), 2);
+      });
+
+      it('keeps no batch id of a refused commit', async (t) => {
+        const { store } = await fresh(t);
+        await store.commit(batch([eventRow({ id: 5 })]));
+        // Id 4 is below the head: the commit is refused, and its batch id with it.
+        await assert.rejects(store.commit({ ...batch([scoreRow({ id: 4, home: 1 })]), batch: mark('b-2', 4) }));
+        assert.equal(await store.batchHead('b-2'), undefined);
+      });
+
+      it('keeps a batch without rows, and its id across a reopen', async (t) => {
+        const f = await fresh(t);
+        await f.store.commit({ ...batch([eventRow({ id: 1 })]), batch: mark('b-3', 1) });
+        await f.store.commit({ ...batch([]), batch: mark('b-4', 1) });
+        assert.equal(await f.store.batchHead('b-4'), 1);
+        if (!f.reopen) return t.skip(NO_REOPEN);
+        await f.store.close();
+        const again = await f.reopen();
+        assert.equal(await again.batchHead('b-3'), 1);
+        assert.equal(await again.batchHead('b-4'), 1);
+      });
+    });
+
     describe('plays and stats', () => {
       /** Plays 1-3 of A, 1 of B, stat rows of A between them (ids 2, 4, 6, 8). */
       async function gameLog(t: TestContext): Promise<Store> {

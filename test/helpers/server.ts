@@ -35,6 +35,8 @@ export async function logBase(store: Pick<Store, 'getMeta'>): Promise<number> {
 /** Starts the real server on a random loopback port with its own data directory. */
 export async function startTestServer(
   opts: {
+    /** --feed: `ingest` serves POST /admin/v1/ingest (and runs no simulator). */
+    feed?: string;
     simulator?: boolean;
     speed?: number;
     seed?: number;
@@ -62,6 +64,10 @@ export async function startTestServer(
     databaseUrl?: string;
     /** --role: `writer` and `api` need `databaseUrl` and `redisUrl`. */
     role?: ServeConfig['role'];
+    /** The address listened on (127.0.0.1 by default). */
+    host?: string;
+    /** The built page served at `/` (the package's web/dist by default). */
+    webDir?: string;
   } = {},
 ): Promise<TestServer> {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'oddsbase-test-'));
@@ -76,9 +82,10 @@ export async function startTestServer(
   const config = resolveServeConfig(
     {
       port: 0,
-      host: '127.0.0.1',
+      host: opts.host ?? '127.0.0.1',
       dataDir,
       databaseUrl: opts.databaseUrl ?? (await testDatabaseUrl(dataDir)),
+      feed: opts.feed,
       simulator: opts.simulator ?? false,
       seed: opts.seed ?? 7,
       speed: opts.speed ?? 1,
@@ -95,6 +102,7 @@ export async function startTestServer(
       corsOrigins: opts.corsOrigins,
       redisUrl: opts.redisUrl,
       role: opts.role,
+      webDir: opts.webDir,
       limits: opts.limits,
     },
     {},

@@ -116,3 +116,24 @@ test('query strings: lists comma-separated, no key parameter; Retry-After in sec
   assert.equal(retryAfterMs(h('Thu, 01 Jan 1970 00:00:05 GMT'), 1000), 4000);
   assert.equal(retryAfterMs(h('soon'), 0), undefined);
 });
+
+test('a connection without headers passes the URL alone, as a browser WebSocket needs; headers go to ws', async () => {
+  const calls: unknown[][] = [];
+  const Ctor = function (this: unknown, ...args: unknown[]) {
+    calls.push(args);
+    return { readyState: 0, send() {}, close() {}, onopen: null, onmessage: null, onclose: null, onerror: null };
+  } as unknown as WebSocketConstructor;
+  const bare = new ReconnectingSocket(Ctor, async () => ({ url: 'ws://x/api/v2/ws?token=t', headers: {} }));
+  bare.start();
+  await tick();
+  assert.deepEqual(calls[0], ['ws://x/api/v2/ws?token=t'], 'no protocols argument: a browser would offer "undefined"');
+  bare.close();
+  const keyed = new ReconnectingSocket(Ctor, async () => ({
+    url: 'ws://x/api/v2/ws',
+    headers: { 'X-Service-Key': 'k' },
+  }));
+  keyed.start();
+  await tick();
+  assert.deepEqual(calls[1], ['ws://x/api/v2/ws', undefined, { headers: { 'X-Service-Key': 'k' } }]);
+  keyed.close();
+});

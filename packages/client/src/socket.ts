@@ -151,7 +151,12 @@ export class ReconnectingSocket extends Emitter<SocketEvents> {
       return this.down(undefined, e.message);
     }
     if (this.stopped) return;
-    const ws = new this.Ctor(target.url, undefined, { headers: target.headers });
+    // Only a header-capable constructor (ws) gets the options; a browser's WebSocket given an
+    // explicit undefined protocol offers the subprotocol "undefined", which the handshake refuses.
+    const ws =
+      Object.keys(target.headers).length > 0
+        ? new this.Ctor(target.url, undefined, { headers: target.headers })
+        : new this.Ctor(target.url);
     this.ws = ws;
     this.arm();
     let lastError = '';

@@ -9,8 +9,17 @@ import type { AccessControl, Denial } from '../../access/access-control.ts';
 import type { Account, Authenticator } from '../../access/authenticator.ts';
 import { FailedKeyChecks } from '../../access/failed-auth.ts';
 import { hashKey } from '../../access/keys.ts';
+import { FOREIGN_ORIGIN_MESSAGE, foreignOrigin, sessionToken } from '../../access/session-cookie.ts';
+import type { Sessions } from '../../access/sessions.ts';
 import type { FastLane } from '../fast-lane.ts';
-import { ApiError, forbidden, planUnsupported, tooManyFailedKeyChecks, unauthorized } from '../../projection/errors.ts';
+import {
+  ApiError,
+  forbidden,
+  foreignOriginSession,
+  planUnsupported,
+  tooManyFailedKeyChecks,
+  unauthorized,
+} from '../../projection/errors.ts';
 
 declare module 'fastify' {
   interface FastifyReply {
@@ -23,6 +32,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** Set by access once the key and limits pass on a metered route: `reply.meter` counts it. */
     metered: boolean;
+    /** The page session the request was admitted by, when a session cookie stood for the key. */
+    session: string | undefined;
   }
   interface FastifyContextConfig {
     /** Catalog routes: authenticated but free, without usage headers. */
@@ -38,7 +49,8 @@ const deny = (d: Denial) => new ApiError(d.status, d.body, d.headers);
  * Access wraps every route: key, then the burst ceiling, then (on metered routes) the caps; the
  * route's answer is counted by `reply.meter`, which sets the usage and entitlement headers. Public
  * routes (`config.public`) and the docs skip it; unknown paths are left to the 404 handler so a
- * typo reads as a typo.
+ * typo reads as a typo. A request without a key may carry a page's session cookie instead, which
+ * acts as its key in every respect (`Sessions`), from this server's own pages only.
  */
 export function installAccess(
   app: FastifyInstance,
@@ -49,9 +61,12 @@ export function installAccess(
   failed: FailedKeyChecks = new FailedKeyChecks(),
   /** Requests it refused for a limit come here with that decision, already counted. */
   lane?: FastLane,
+  /** The odds screen's sessions; absent, a session cookie is not looked at. */
+  sessions?: Sessions,
 ): void {
   const header = keyHeader.toLowerCase();
   app.decorateRequest('metered', false);
+  app.decorateRequest('session', undefined);
   // A method rather than an onSend hook: a hook would run on every response of every route.
   app.decorateReply('meter', function meter(this: FastifyReply, points: number) {
     const request = this.request;
@@ -104,8 +119,20 @@ export function installAccess(
       const query = request.query as Record<string, unknown>;
       const presented =
         typeof fromHeader === 'string' ? fromHeader : typeof query.key === 'string' ? query.key : undefined;
-      // No key is not a guess: nothing to count.
-      if (!presented) return done(unauthorized());
+      if (!presented) {
+        const token = sessions && sessionToken(request.headers);
+        // No key is not a guess: nothing to count; nor is a session token, too long to guess.
+        if (!token) return done(unauthorized());
+        if (foreignOrigin(request.headers)) return done(foreignOriginSession(FOREIGN_ORIGIN_MESSAGE));
+        request.session = token;
+        const open = sessions.cached(token);
+        if (open) return admit(request, open.account, done);
+        sessions.resolve(token).then(
+          (session) => (session ? admit(request, session.account, done) : done(unauthorized())),
+          (err: unknown) => done(err as Error),
+        );
+        return;
+      }
       // A key seen within the cache's time is admitted without waiting on the store.
       const known = auth.cached(presented);
       if (known) return admit(request, known, done);

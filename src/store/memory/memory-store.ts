@@ -76,6 +76,8 @@ export class MemoryStore implements Store, MemoryPriceRows {
   /** One market instance per event, market id and period, as the SQLite schema's unique key. */
   private readonly marketKeys = new Set<string>();
   private readonly meta = new Map<string, string>();
+  /** Named batches (Commit.batch) and the head each left. */
+  private readonly batches = new Map<string, number>();
   /** Ids of the futures boards (their rows are in byEvent). */
   private readonly futuresBoards = new Set<string>();
   /** Archived events, and the season totals of their games. */
@@ -259,7 +261,9 @@ export class MemoryStore implements Store, MemoryPriceRows {
     // Everything is checked before anything is written: a refused batch leaves no trace.
     this.checkIds(rows);
     this.checkMarkets(commit.markets);
+    if (commit.batch && this.batches.has(commit.batch.id)) throw new Error(`batch ${commit.batch.id} is already kept`);
     for (const r of rows) this.append(r);
+    if (commit.batch) this.batches.set(commit.batch.id, commit.batch.headId);
     for (const m of commit.markets) {
       this.markets.set(m.id, { ...m });
       this.marketKeys.add(marketKey(m));
@@ -534,6 +538,10 @@ export class MemoryStore implements Store, MemoryPriceRows {
       markets.map((m) => ({ ...m })),
       this.rowsOf(eventId),
     );
+  }
+
+  async batchHead(batchId: string): Promise<number | undefined> {
+    return this.batches.get(batchId);
   }
 
   async lastRowId(): Promise<number> {

@@ -5,6 +5,8 @@ import { describeUrl, isUnusableDatabase, migrate, openPool, type PgPool } from 
 import { MIGRATIONS } from './schema.ts';
 import { PgCounterStore } from './pg-counters.ts';
 import { PgKeyStore } from './pg-keys.ts';
+import { PgAdminTokenStore } from './pg-admin-tokens.ts';
+import type { AdminTokenStore } from '../admin-tokens.ts';
 import { PgStore } from './pg-store.ts';
 
 /** The storage backends of one PostgreSQL database, as the composition root wires them. */
@@ -26,6 +28,7 @@ async function opening<T>(url: string, open: () => Promise<T>): Promise<T> {
 export interface PostgresBackends {
   store: PgStore;
   keys: KeyStore;
+  adminTokens: AdminTokenStore;
   history: HistoryStore;
   counterStore: CounterStore;
   /** Bytes the database takes on disk (metrics). */
@@ -59,6 +62,7 @@ function backendsOf(store: PgStore): PostgresBackends {
   return {
     store,
     keys: new PgKeyStore(store.pool),
+    adminTokens: new PgAdminTokenStore(store.pool),
     history: store.history(),
     counterStore: new PgCounterStore(store.pool),
     bytesOnDisk: () => databaseBytes(store.pool),
@@ -76,6 +80,7 @@ async function databaseBytes(pool: PgPool): Promise<number> {
 /** Keys, saved counters and meta of the database, for the `keys` commands beside running servers. */
 export async function openPostgresAccounts(url: string): Promise<{
   keys: KeyStore;
+  adminTokens: AdminTokenStore;
   counterStore: CounterStore;
   getMeta(key: string): Promise<string | undefined>;
   close(): Promise<void>;
@@ -89,6 +94,7 @@ export async function openPostgresAccounts(url: string): Promise<{
   }
   return {
     keys: new PgKeyStore(pool),
+    adminTokens: new PgAdminTokenStore(pool),
     counterStore: new PgCounterStore(pool),
     getMeta: async (key) =>
       (await pool.query<{ value: string }>('SELECT value FROM meta WHERE key = $1', [key])).rows[0]?.value,

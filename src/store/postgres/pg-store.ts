@@ -542,6 +542,13 @@ export class PgStore implements Store {
     };
   }
 
+  async batchHead(batchId: string): Promise<number | undefined> {
+    const [row] = await this.rows<{ head_id: number }>('SELECT head_id FROM ingest_batches WHERE batch_id = $1', [
+      batchId,
+    ]);
+    return row?.head_id;
+  }
+
   async lastRowId(): Promise<number> {
     const [head] = await this.rows<{ max: number | null }>('SELECT max(id) AS max FROM changes');
     return head?.max ?? 0;
@@ -586,6 +593,9 @@ WITH new_markets AS (
     SELECT * FROM unnest($5::text[], $6::int[], $7::text[], $8::text[], $9::bigint[])
   ON CONFLICT (event_id) DO UPDATE SET sport_id = excluded.sport_id, event_date = excluded.event_date,
     info = excluded.info, change_id = excluded.change_id
+), new_batch AS (
+  INSERT INTO ingest_batches (batch_id, head_id, committed_ms)
+    SELECT $22::text, $23::bigint, $24::bigint WHERE $22::text IS NOT NULL
 )
 INSERT INTO changes (id, kind, event_id, sport_id, at, committed_ms, price_id, affiliate_id, market_id, period_id, payload, detail)
   SELECT * FROM unnest($10::bigint[], $11::text[], $12::text[], $13::int[], $14::text[], $15::bigint[], $16::bigint[],
@@ -637,6 +647,9 @@ function commitArgs(c: Commit): unknown[] {
     events.map((e) => e.info),
     events.map((e) => e.change_id),
     ...Object.values(cols),
+    c.batch?.id ?? null,
+    c.batch?.headId ?? null,
+    c.batch?.committedMs ?? null,
   ];
 }
 

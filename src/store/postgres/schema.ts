@@ -101,4 +101,23 @@ CREATE TABLE archive_pending (
 );
 `,
   },
+  {
+    version: 2,
+    name: 'admin tokens, ingest batch ids',
+    sql: `
+CREATE TABLE admin_tokens (
+  seq bigint GENERATED ALWAYS AS IDENTITY,
+  token_hash text COLLATE "C" PRIMARY KEY,
+  token_prefix text COLLATE "C" NOT NULL,
+  label text NOT NULL DEFAULT '',
+  created_at text COLLATE "C" NOT NULL,
+  revoked_at text
+);
+CREATE TABLE ingest_batches (
+  batch_id text COLLATE "C" PRIMARY KEY,
+  head_id bigint NOT NULL,
+  committed_ms bigint NOT NULL
+);
+`,
+  },
 ];

@@ -107,6 +107,18 @@ CREATE TABLE IF NOT EXISTS api_keys (
   credits_expiry TEXT,
   custom TEXT
 );
+CREATE TABLE IF NOT EXISTS admin_tokens (
+  token_hash TEXT PRIMARY KEY,
+  token_prefix TEXT NOT NULL,
+  label TEXT NOT NULL DEFAULT '',
+  created_at TEXT NOT NULL,
+  revoked_at TEXT
+);
+CREATE TABLE IF NOT EXISTS ingest_batches (
+  batch_id TEXT PRIMARY KEY,
+  head_id INTEGER NOT NULL,
+  committed_ms INTEGER NOT NULL
+);
 CREATE TABLE IF NOT EXISTS counters (
   key TEXT PRIMARY KEY,
   value INTEGER NOT NULL,

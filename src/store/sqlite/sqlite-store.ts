@@ -101,6 +101,7 @@ export class SqliteStore implements Store {
   private readonly upsertEvent;
   private readonly insertMarket;
   private readonly commitTx;
+  private readonly batchHeadOf;
   private readonly compactTx;
   private readonly archiveTx;
   private readonly packTx;
@@ -145,6 +146,8 @@ export class SqliteStore implements Store {
     );
     this.insertMarket = db.prepare('INSERT INTO markets (id, event_id, market_id, period_id) VALUES (?, ?, ?, ?)');
     const headId = db.prepare('SELECT max(id) FROM changes').pluck();
+    const insertBatch = db.prepare('INSERT INTO ingest_batches (batch_id, head_id, committed_ms) VALUES (?, ?, ?)');
+    this.batchHeadOf = db.prepare('SELECT head_id FROM ingest_batches WHERE batch_id = ?').pluck();
     this.commitTx = db.transaction((c: Commit) => {
       // Ids only rise: a row below the head would be skipped by a reader whose cursor is at the head.
       const head = (headId.get() as number | null) ?? 0;
@@ -168,6 +171,8 @@ export class SqliteStore implements Store {
         );
       }
       for (const e of c.events) this.upsertEvent.run(e.event_id, e.sport_id, e.event_date, e.info, e.change_id);
+      // The primary key refuses a batch id already kept, and the whole commit with it.
+      if (c.batch) insertBatch.run(c.batch.id, c.batch.headId, c.batch.committedMs);
     });
     this.compactTx = db.transaction((step: CompactStep) => this.compactChunk(step));
     const archiveEvent = db.prepare('INSERT OR IGNORE INTO archived_events (event_id, archived_ms) VALUES (?, ?)');
@@ -859,6 +864,10 @@ export class SqliteStore implements Store {
       playCounts: plays > 0 ? [{ event_id: eventId, plays }] : [],
       statRows: await this.readStats(eventId, Number.MAX_SAFE_INTEGER),
     };
+  }
+
+  async batchHead(batchId: string): Promise<number | undefined> {
+    return (this.batchHeadOf.get(batchId) as number | undefined) ?? undefined;
   }
 
   async lastRowId(): Promise<number> {

@@ -1,0 +1,89 @@
+import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
+import type { TSchema } from '@sinclair/typebox';
+import { affiliateProfile } from '../../catalog/affiliates.ts';
+import { sportProfile } from '../../catalog/sports.ts';
+import type { RecordFault } from '../../domain/ingest.ts';
+import type { Update } from '../../ledger/updates.ts';
+import { RECORD_SCHEMAS, type RecordKind } from './record-schemas.ts';
+
+/** What the check needs of the current state: which events and futures boards exist. */
+export interface KnownIds {
+  hasEvent(eventId: string): boolean;
+  hasFuturesBoard(eventId: string): boolean;
+}
+
+/** Faults told per record at most: enough to fix it, bounded however broken it is. */
+const FAULTS_PER_RECORD = 10;
+
+const CHECKS = Object.fromEntries(
+  Object.entries(RECORD_SCHEMAS).map(([kind, schema]) => [kind, TypeCompiler.Compile(schema as TSchema)]),
+) as Record<RecordKind, TypeCheck<TSchema>>;
+
+const KINDS = Object.keys(RECORD_SCHEMAS).join(', ');
+
+/**
+ * Checks a batch's records whole: each against its kind's schema, then against what exists (the
+ * events and boards it names, earlier in the batch or already on the board; the sports and books
+ * of the catalog). Returns the updates, in order, when every record passes, or every fault found.
+ * The ledger checks again what only it can (a play's players, a settled board), refusing the batch
+ * whole with one message.
+ */
+export function checkRecords(
+  records: readonly unknown[],
+  known: KnownIds,
+): { updates: Update[] } | { faults: RecordFault[] } {
+  const faults: RecordFault[] = [];
+  const events = new Set<string>();
+  const boards = new Set<string>();
+  for (let index = 0; index < records.length; index++) {
+    const record = records[index];
+    const fault = (field: string, message: string) => faults.push({ index, field, message });
+    const kind = (record as { kind?: unknown } | null)?.kind;
+    if (typeof record !== 'object' || record === null || Array.isArray(record)) {
+      fault('', 'a record is a JSON object');
+      continue;
+    }
+    if (typeof kind !== 'string' || !Object.hasOwn(CHECKS, kind)) {
+      fault('/kind', `kind must be one of ${KINDS}`);
+      continue;
+    }
+    const check = CHECKS[kind as RecordKind];
+    if (!check.Check(record)) {
+      let told = 0;
+      for (const e of check.Errors(record)) {
+        fault(e.path, e.message);
+        if (++told === FAULTS_PER_RECORD) break;
+      }
+      continue;
+    }
+    const u = record as Update;
+    switch (u.kind) {
+      case 'event':
+        if (!sportProfile(u.event.sport_id)) fault('/event/sport_id', 'names no sport of the catalog');
+        events.add(u.event.event_id);
+        break;
+      case 'futures_board':
+        if (!sportProfile(u.board.sport_id)) fault('/board/sport_id', 'names no sport of the catalog');
+        boards.add(u.board.event_id);
+        break;
+      case 'futures_price':
+      case 'futures_settlement':
+        if (!boards.has(u.event_id) && !known.hasFuturesBoard(u.event_id)) {
+          fault('/event_id', 'names no futures board (send its futures_board record first)');
+        }
+        if (u.kind === 'futures_price' && !affiliateProfile(u.affiliate_id)) {
+          fault('/affiliate_id', 'names no book of the catalog');
+        }
+        break;
+      default:
+        if (!events.has(u.event_id) && !known.hasEvent(u.event_id)) {
+          fault('/event_id', 'names no event (send its event record first)');
+        }
+        if (u.kind === 'price') {
+          if (!affiliateProfile(u.affiliate_id)) fault('/affiliate_id', 'names no book of the catalog');
+          if (!Number.isFinite(u.price)) fault('/price', 'must be a finite number');
+        }
+    }
+  }
+  return faults.length > 0 ? { faults } : { updates: records as Update[] };
+}
