@@ -153,5 +153,17 @@ test('a cluster role without its PostgreSQL and Redis, or an unknown role, is on
     await cli(['serve', '--port', '0', '--data-dir', dir, '--role', 'reader'], { env }),
     /--role must be one of all, writer, api, got 'reader'/,
   );
+  assertOneLine(
+    await cli(
+      ['serve', '--port', '0', '--data-dir', dir, '--role', 'api', '--feed', 'ingest'].concat([
+        '--database-url',
+        'postgres://u:p@127.0.0.1:9/db',
+        '--redis-url',
+        'redis://127.0.0.1:9',
+      ]),
+      { env },
+    ),
+    /--role api runs no feed: serve --feed ingest on the writer/,
+  );
   assert.ok(!existsSync(dir), 'nothing was made');
 });
