@@ -82,8 +82,13 @@ it('kill -9 of the writer: the standby takes over within 10 s, the API node serv
   assert.ok(takeoverMs < 10_000, `the standby listened ${takeoverMs} ms after the kill`);
   // The new writer commits; the API node follows it.
   const headAtTakeover = Number((await get(second.url, snapshot)).body.meta.delta_last_id);
-  await new Promise((r) => setTimeout(r, 5000));
+  // Live steps of a few games: the new writer's first price rows may take some seconds.
+  for (let waited = 0; !seen.some((id) => id > headAtTakeover) && waited < 30_000; waited += 250) {
+    await new Promise((r) => setTimeout(r, 250));
+  }
   polling = false;
+  t.diagnostic(second.stderr().split('\n').slice(-12).join(' | '));
+
   await poller;
 
   assert.deepEqual([...statuses.keys()], [200], `the API node answered ${JSON.stringify([...statuses])}`);
@@ -116,6 +121,5 @@ it('kill -9 of the writer: the standby takes over within 10 s, the API node serv
     'no hole',
   );
   t.diagnostic(`takeover ${takeoverMs} ms after the kill; ${seen.length} rows polled`);
-  t.diagnostic(second.stderr().split('\n').slice(-12).join(' | '));
   for (const child of [node.child, second.child]) child.kill('SIGTERM');
 });
