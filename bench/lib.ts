@@ -308,6 +308,31 @@ export async function waitForHttp(url: string, child: Child, timeoutMs: number):
   throw new Error(`no answer from ${url} within ${timeoutMs / 1000} s:\n${child.output()}`);
 }
 
+/**
+ * Polls `/readyz` under `base` until it is 200 with no background history fill running (`history`
+ * absent or `complete`). A first start serves live data while the past days are still filled in
+ * the background, which takes most of a CPU: a throughput run started then measures the fill.
+ */
+export async function waitForHistory(base: string, child: Child, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let last = '';
+  while (Date.now() < deadline) {
+    if (child.proc.exitCode !== null || child.proc.signalCode !== null) {
+      throw new Error(`the server exited while filling its history:\n${child.output()}`);
+    }
+    try {
+      const res = await fetch(`${base}/readyz`, { signal: AbortSignal.timeout(2000) });
+      last = await res.text();
+      const history = (JSON.parse(last) as { history?: unknown }).history;
+      if (res.status === 200 && (history === undefined || history === 'complete')) return;
+    } catch {
+      // Not answering yet, or a body that is not JSON: poll again.
+    }
+    await sleep(500);
+  }
+  throw new Error(`${base}/readyz did not report a complete history within ${timeoutMs / 1000} s: ${last}`);
+}
+
 export interface ServerChild {
   child: Child;
   url: string;
@@ -338,7 +363,8 @@ export function startScriptNodeFlags(): string[] {
 /**
  * Starts `node [npm start's flags] bin/oddsbase.js serve` with the live simulator on a fresh data
  * directory, on 127.0.0.1:`port`, pinned to `cpu`, and creates a key for it (Ultra unless told
- * otherwise). Waits until it listens (the simulator fills its history first, which takes a while).
+ * otherwise). Waits until it listens and its history fill, background part included, is complete
+ * (which takes a while).
  */
 export async function startOddsbase(opts: {
   port: number;
@@ -380,6 +406,7 @@ export async function startOddsbase(opts: {
     opts.onSpawn?.(child);
     const url = `http://127.0.0.1:${opts.port}`;
     await waitForHttp(`${url}/api/v2/sports`, child, opts.startTimeoutMs ?? 300_000);
+    await waitForHistory(url, child, opts.startTimeoutMs ?? 300_000);
     const started = child;
     return {
       child: started,

@@ -59,6 +59,8 @@ import { SqliteCounterStore } from './store/sqlite/sqlite-counters.ts';
 import { SqliteKeyStore } from './store/sqlite/sqlite-keys.ts';
 import { SqliteStore } from './store/sqlite/sqlite-store.ts';
 import { EPOCH_META, type Store } from './store/store.ts';
+import type { LogSnapshot } from './store/log-reader.ts';
+import { openSqliteLogSnapshot } from './store/sqlite/sqlite-log-reader.ts';
 import { StreamHub } from './stream/stream-hub.ts';
 import { sessionDenial, streamDenial } from './stream/stream-access.ts';
 import { asyncApiRoute } from './stream/asyncapi.ts';
@@ -135,6 +137,11 @@ export interface ComposeOptions {
   onWriterWait?: () => void;
   /** Told when an API node waits for a writer to begin the log of an empty database. */
   onLogWait?: () => void;
+  /**
+   * Run on the store once it is open, before its log is begun or loaded: a replay gives an empty
+   * store the recorded log's epoch (src/ops/recorded-log.ts).
+   */
+  prepareStore?: (store: Store) => Promise<void>;
 }
 
 /** How long the last load of the store took (ms): the next start's estimate of its own. */
@@ -204,6 +211,18 @@ export async function migrateStore(target: StoreTarget): Promise<string> {
   return `the store in ${target.dataDir} is up to date`;
 }
 
+/**
+ * A read-only snapshot of a target's change log (`oddsbase record`), taken beside a running server
+ * without its lock; undefined when an embedded target has no store file.
+ */
+export async function openLogSnapshot(target: StoreTarget): Promise<LogSnapshot | undefined> {
+  if (target.databaseUrl !== undefined) {
+    const { openPgLogSnapshot } = await import('./store/postgres/pg-log-reader.ts');
+    return openPgLogSnapshot(target.databaseUrl);
+  }
+  return openSqliteLogSnapshot(target.dataDir);
+}
+
 /** What the `keys` and `admin-tokens` commands use beside a running server: keys, tokens, saved counters and meta. */
 export interface AccountBackends {
   keys: KeyStore;
@@ -270,6 +289,12 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
   // Usage survives restarts and is visible to `oddsbase keys show`.
   counters.restore(await backends.counterStore.load(now()));
   if (redis) await redisReady(config, redis, store);
+  if (opts.prepareStore) {
+    await opts.prepareStore(store).catch(async (err: unknown) => {
+      await Promise.all([bus.close(), store.close()]);
+      throw err;
+    });
+  }
   const api = config.role === 'api';
   // Only the writer begins or marks the log; an API node reads what the writer began.
   const restored = api ? undefined : (await beginFreshLog(store, now()), await beginEpochIfRestored(store));
@@ -277,7 +302,15 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
   const gaps = await epochGaps(store);
   const metrics = new Metrics();
   const readiness = new Readiness(
-    api ? 'bus' : config.feed === 'ingest' ? 'ingest' : config.simulator ? 'simulator' : 'none',
+    api
+      ? 'bus'
+      : config.feed === 'ingest'
+        ? 'ingest'
+        : config.replay
+          ? 'replay'
+          : config.simulator
+            ? 'simulator'
+            : 'none',
   );
   const board = new Board();
   const floor = new LogFloor(await store.retained());

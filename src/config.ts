@@ -58,12 +58,15 @@ export interface ServeConfig {
    */
   databaseUrl: string | undefined;
   /**
-   * What feeds the ledger: the built-in simulator, or `POST /admin/v1/ingest` (src/feeds/ingest).
+   * What feeds the ledger: the built-in simulator, `POST /admin/v1/ingest` (src/feeds/ingest), or a
+   * recording (`replay`, src/feeds/replay).
    * `upstream` (a mirror of another server) is reserved and refused until it exists.
    */
   feed: Feed;
   /** Whether the simulator runs: the simulator feed, unless `--no-simulator` (stored data only). */
   simulator: boolean;
+  /** `--feed replay`: the recording the server replays through its ledger; undefined otherwise. */
+  replay: ReplayConfig | undefined;
   seed: number;
   speed: number;
   /** The sport ids the simulator plays; undefined: every sport of the catalog. */
@@ -227,7 +230,7 @@ export const DEFAULT_LIMITS: Limits = {
 
 export class ConfigError extends Error {}
 
-export const FEEDS = ['simulator', 'ingest'] as const;
+export const FEEDS = ['simulator', 'ingest', 'replay'] as const;
 export type Feed = (typeof FEEDS)[number];
 
 /** `--feed`: one of FEEDS; `upstream` is named apart, so that its refusal says why. */
@@ -269,14 +272,37 @@ function int(name: string, raw: string | number | undefined, fallback: number, m
   return n;
 }
 
+/** A recording replayed as the server's feed (src/feeds/replay). */
+export interface ReplayConfig {
+  file: string;
+  /** The recorded timing scaled by this; 0 replays as fast as the ledger commits. */
+  speed: number;
+}
+
+/**
+ * A replay's `--speed`: a number from 0, where 0 (or `max`) means as fast as the store commits, with
+ * no waits; 1 is the recorded pace.
+ */
+export function parseReplaySpeed(raw: string | number | undefined): number {
+  if (raw === undefined || raw === '') return 1;
+  if (raw === 'max') return 0;
+  const speed = typeof raw === 'string' && raw.trim() === '' ? Number.NaN : Number(raw);
+  if (!Number.isFinite(speed) || speed < 0) {
+    throw new ConfigError(`--speed must be a number from 0 (0 or max: as fast as possible), got '${raw}'`);
+  }
+  return speed;
+}
+
 export interface ServeInput {
   port?: string | number;
   host?: string;
   dataDir?: string;
   databaseUrl?: string;
-  /** `simulator` (the default) or `ingest` (env FEED). */
+  /** One of FEEDS: `simulator` (the default), `ingest`, or `replay` with `replayFile` (env FEED). */
   feed?: string;
   simulator?: boolean;
+  /** `--replay-file` (env REPLAY_FILE). */
+  replayFile?: string;
   seed?: string | number;
   speed?: string | number;
   /** Comma-separated sport ids, or a list. */
@@ -316,7 +342,19 @@ export function isLoopback(host: string): boolean {
  * LOG_LEVEL, METRICS_HOST, METRICS_PORT, METRICS_TOKEN, REDIS_URL, ROLE, WEB_DIR).
  */
 export function resolveServeConfig(input: ServeInput, env: NodeJS.ProcessEnv = process.env): ServeConfig {
-  const speedRaw = input.speed ?? env.SIM_SPEED;
+  const feed = resolveFeed(input.feed ?? env.FEED);
+  const replayFile = input.replayFile ?? env.REPLAY_FILE;
+  let replay: ReplayConfig | undefined;
+  if (feed === 'replay') {
+    if (replayFile === undefined || replayFile === '') {
+      throw new ConfigError('--feed replay needs the recording to replay: --replay-file FILE');
+    }
+    replay = { file: replayFile, speed: parseReplaySpeed(input.speed ?? env.SIM_SPEED) };
+  } else if (replayFile !== undefined && replayFile !== '') {
+    throw new ConfigError('--replay-file is read only with --feed replay');
+  }
+  // With a replay, --speed is the replay's (above); the simulator does not run.
+  const speedRaw = replay ? undefined : (input.speed ?? env.SIM_SPEED);
   const speed = speedRaw === undefined || speedRaw === '' ? 1 : Number(speedRaw);
   if (!Number.isFinite(speed) || speed <= 0 || speed > 10_000) {
     throw new ConfigError(`--speed must be a number above 0 and at most 10000, got '${speedRaw}'`);
@@ -333,7 +371,6 @@ export function resolveServeConfig(input: ServeInput, env: NodeJS.ProcessEnv = p
     throw new ConfigError(`stream transport must be direct or proxy, got '${streamTransport}'`);
   }
   const tls = resolveTls(input.tlsCertFile ?? env.TLS_CERT_FILE, input.tlsKeyFile ?? env.TLS_KEY_FILE);
-  const feed = resolveFeed(input.feed ?? env.FEED);
   return {
     port: int('--port', input.port ?? env.PORT, 8080, 0, 65535),
     host: input.host ?? env.HOST ?? '0.0.0.0',
@@ -341,6 +378,7 @@ export function resolveServeConfig(input: ServeInput, env: NodeJS.ProcessEnv = p
     databaseUrl: resolveDatabaseUrl(input.databaseUrl ?? env.DATABASE_URL),
     feed,
     simulator: feed === 'simulator' && (input.simulator ?? true),
+    replay,
     seed: int('--seed', input.seed ?? env.SIM_SEED, 1, 0, 2 ** 31 - 1),
     speed,
     sports: resolveSports(input.sports ?? env.SIM_SPORTS),

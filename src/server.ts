@@ -15,6 +15,9 @@ import { closeApp } from './ops/shutdown.ts';
 import { holdTickShape } from './ops/tick-shape.ts';
 import { lockDataDir } from './store/data-dir-lock.ts';
 import { preflight } from './ops/preflight.ts';
+import { openRecording, type OpenRecording } from './feeds/replay/recording-file.ts';
+import { ReplayFeed } from './feeds/replay/replay-feed.ts';
+import { adoptRecordedLog, finishRecordedLog } from './ops/recorded-log.ts';
 
 export interface RunningServer {
   app: FastifyInstance;
@@ -25,6 +28,8 @@ export interface RunningServer {
   counters: SavedCounters;
   services: Services;
   simulator?: Simulator;
+  /** The replay of `--feed replay`; its `done` settles when the recording has been read through. */
+  replay?: ReplayFeed;
   /** The address the server listens on, e.g. http://127.0.0.1:8080. */
   url: string;
   /** Where the metrics listener serves `/metrics`, e.g. http://127.0.0.1:9464/metrics; undefined when off. */
@@ -108,8 +113,23 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
     lock?.release();
     throw err;
   };
+  // A replay's recording is opened first: its header decides how the store's log begins.
+  let recording: OpenRecording | undefined;
+  if (config.replay) recording = await openRecording(config.replay.file).catch(abandon);
   const services = await compose(config, {
     now,
+    ...(recording
+      ? {
+          prepareStore: async (s) => {
+            // A restart goes on with the replay where the store ends; another log is refused.
+            await adoptRecordedLog(s, recording.header, recording.firstId, {
+              name: config.databaseUrl === undefined ? `the store in ${config.dataDir}` : 'the database',
+              append: true,
+              appendOption: '',
+            });
+          },
+        }
+      : {}),
     onError: (err) => say(`error: ${String(err)}`),
     onWriterWait: () => step('waiting for the writer lock: another server writes to this database'),
     onLogWait: () => step('waiting for a writer to begin the change log of this empty database'),
@@ -120,7 +140,10 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
           ? 'loading the store'
           : `loading the store (about ${Math.max(1, Math.round(lastMs / 1000))} s, as the last start's load took)`,
       ),
-  }).catch(abandon);
+  }).catch((err: unknown) => {
+    recording?.close();
+    return abandon(err);
+  });
   const { store, keys, board, app } = services;
   // An API node writes nothing to the log: the writer makes the demo key and runs the feed.
   const writes = config.role !== 'api';
@@ -237,6 +260,41 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
     return abandon(err, services);
   });
   simulator?.start();
+  let replay: ReplayFeed | undefined;
+  if (writes && recording && config.replay) {
+    const file = config.replay.file;
+    const header = recording.header;
+    const feed = new ReplayFeed({
+      rows: recording.rows,
+      sink: services.ledger,
+      speed: config.replay.speed,
+      now,
+      onProgress: (rows, lastId) => {
+        services.readiness.history = `replaying ${file}: ${rows} changes, up to ${lastId} of ${header.head_id}`;
+      },
+    });
+    replay = feed;
+    services.readiness.history = `replaying ${file}`;
+    // Rows keep their recorded commit times, which retention could judge old before their events'
+    // later rows arrive: it waits for the replay to end.
+    await services.retention.stop();
+    feed.start();
+    feed.done
+      .then(
+        async (result) => {
+          if (!result.complete) return;
+          await finishRecordedLog(store, header);
+          services.retention.start(config.limits.retentionTickMs);
+          services.readiness.history = 'complete';
+          say(`oddsbase: replayed ${file}: ${result.rows} changes (${result.skipped} already in the store)`);
+        },
+        (err: unknown) => {
+          services.readiness.history = `the replay stopped: ${String(err)}`;
+          say(`error: the replay of ${file} stopped: ${String(err)}`);
+        },
+      )
+      .catch((err: unknown) => say(`error: after the replay of ${file}: ${String(err)}`));
+  }
 
   say(
     `oddsbase listening on ${url} in ${seconds()} s (docs: ${url}/docs, metrics: ${metricsListener?.url ?? 'off, --metrics-port turns them on'})`,
@@ -254,6 +312,7 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
     counters: services.counters,
     services,
     simulator,
+    ...(replay ? { replay } : {}),
     url,
     metricsUrl: metricsListener?.url,
     async close() {
@@ -264,6 +323,8 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
       await closeApp(app, config.limits.shutdownGraceMs);
       await pastFill?.stop();
       await simulator?.stop();
+      await replay?.stop();
+      recording?.close();
       await metricsListener?.close();
       await services.close();
       lock?.release();

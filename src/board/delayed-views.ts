@@ -6,6 +6,7 @@ import type { FuturesBoardState } from './futures.ts';
 import type { ArchivedSeason } from './season-archive.ts';
 import type { Board } from './board.ts';
 import type { EventState, LineState, MarketState, ParticipantState, PriceState } from './event-state.ts';
+import { objectCache } from '../perf/fresh-cache.ts';
 import type { BoardView } from './board-view.ts';
 
 /** What an event change replaced: the changes a delayed view undoes. */
@@ -157,7 +158,11 @@ class DelayedView implements BoardView {
   head: number;
   /** Index in the entries of the first change this view does not show yet. */
   private next = 0;
-  private readonly cache = new Map<EventState, { version: number; state: EventState | undefined }>();
+  /**
+   * Each live event's copy as this view last made it, for the version it undid down to; kept beside
+   * the live state, so it goes when the event does.
+   */
+  private readonly copies = objectCache<EventState, number, { state: EventState | undefined }>();
 
   constructor(
     private readonly owner: DelayedViews,
@@ -231,15 +236,14 @@ class DelayedView implements BoardView {
   private materialise(ev: EventState): EventState | undefined {
     const newer = this.owner.newerThan(ev, this.head);
     if (newer.length === 0) {
-      this.cache.delete(ev);
+      this.copies.drop(ev);
       return ev;
     }
     const version = newer[0]!.applied.beforeVersion;
-    const hit = this.cache.get(ev);
-    if (hit && hit.version === version) return hit.state;
+    const hit = this.copies.get(ev, version);
+    if (hit) return hit.state;
     const state = undo(ev, newer, version);
-    if (this.cache.size > 10_000) this.cache.clear();
-    this.cache.set(ev, { version, state });
+    this.copies.set(ev, version, { state });
     return state;
   }
 }

@@ -5,7 +5,9 @@ import { generateKey, hashKey, newKeyRecord } from '../access/keys.ts';
 import { generateAdminToken, newAdminTokenRecord } from '../access/admin-tokens.ts';
 import { isTier, TIERS, tierLabel } from '../catalog/tiers.ts';
 import { usagePlan } from '../access/usage.ts';
-import { ConfigError, resolveDatabaseUrl, resolveServeConfig } from '../config.ts';
+import { ConfigError, parseReplaySpeed, resolveDatabaseUrl, resolveServeConfig } from '../config.ts';
+import { RecordingError } from '../changelog/recording.ts';
+import { recordLog, replayIntoStore } from './recording.ts';
 import { backupStore } from '../ops/backup.ts';
 import { StartError } from '../ops/preflight.ts';
 import { exitOnSignals } from '../ops/shutdown.ts';
@@ -55,15 +57,22 @@ const program = new Command('oddsbase')
 
 program
   .command('serve')
-  .description('run the API server (with the live simulator unless --feed ingest or --no-simulator)')
+  .description('run the API server (with the live simulator unless --feed ingest|replay or --no-simulator)')
   .option('--port <port>', 'port to listen on (env PORT)', process.env.PORT ?? '8080')
   .option('--host <host>', 'address to listen on (env HOST)', process.env.HOST ?? '0.0.0.0')
   .addOption(dataDirOption())
   .addOption(databaseUrlOption())
-  .option('--feed <feed>', 'what feeds the data: simulator (default) or ingest, POST /admin/v1/ingest (env FEED)')
+  .option(
+    '--feed <feed>',
+    'what feeds the data: simulator (default), ingest (POST /admin/v1/ingest) or replay (--replay-file) (env FEED)',
+  )
   .option('--no-simulator', 'serve stored data only, without the live simulator')
+  .option('--replay-file <file>', 'with --feed replay: the recording to replay (env REPLAY_FILE)')
   .option('--seed <n>', 'simulator seed (env SIM_SEED)')
-  .option('--speed <x>', 'run live game clocks x times faster (env SIM_SPEED)')
+  .option(
+    '--speed <x>',
+    'run live game clocks x times faster (env SIM_SPEED); with --feed replay, the recorded timing x times faster (0 or max: no waits)',
+  )
   .option('--sports <ids>', 'simulate only these sport ids, comma-separated (env SIM_SPORTS); every sport by default')
   .option('--key-header <name>', 'header that carries the API key (env KEY_HEADER)')
   .option('--log-level <level>', 'fatal, error, warn, info, debug, trace or silent (env LOG_LEVEL)')
@@ -118,6 +127,7 @@ program
       databaseUrl: opts.databaseUrl,
       feed: opts.feed,
       simulator: opts.simulator,
+      replayFile: opts.replayFile,
       seed: opts.seed,
       speed: opts.speed,
       sports: opts.sports,
@@ -193,6 +203,58 @@ program
       process.stderr.write(`oddsbase: backup failed: ${(err as Error).message}\n`);
       process.exitCode = 1;
     }
+  });
+
+program
+  .command('record')
+  .description("write the change log, a running server's too, to a file (NDJSON, gzip if it ends in .gz)")
+  .requiredOption('--out <file>', 'the recording to write (never overwritten)')
+  .option('--from <id>', 'record only the changes after this id (0: the whole log)', '0')
+  .addOption(dataDirOption())
+  .addOption(databaseUrlOption())
+  .action(async (opts) => {
+    const from = Number(opts.from);
+    if (!Number.isSafeInteger(from) || from < 0) {
+      throw new StartError(`--from must be a change id (a whole number from 0), got '${opts.from}'`);
+    }
+    const r = await recordLog(targetOf(opts), opts.out, from);
+    process.stdout.write(
+      `recorded ${r.rows} changes (after ${r.header.from_id}, up to ${r.header.head_id}, epoch ${r.header.epoch}) to ${opts.out}: ${r.bytes} bytes\n`,
+    );
+  });
+
+program
+  .command('replay <file>')
+  .description('feed a recording back through the ledger into an empty store, with its timing scaled')
+  .option('--speed <x>', 'the recorded timing x times faster; 0 or max: as fast as the store commits', 'max')
+  .option('--append', 'go on with a store that holds the same log (its epoch) already, above its head')
+  .addOption(dataDirOption())
+  .addOption(databaseUrlOption())
+  .action(async (file: string, opts) => {
+    const config = resolveServeConfig({
+      dataDir: opts.dataDir,
+      databaseUrl: opts.databaseUrl,
+      simulator: false,
+      logLevel: 'silent',
+    });
+    const say = (line: string) => process.stderr.write(`oddsbase: ${line}\n`);
+    const stop = new AbortController();
+    let replaying: Promise<unknown> = Promise.resolve();
+    exitOnSignals(async () => {
+      stop.abort();
+      await replaying.catch(() => undefined);
+    }, say);
+    const run = replayIntoStore(config, file, {
+      speed: parseReplaySpeed(opts.speed),
+      append: opts.append === true,
+      signal: stop.signal,
+      say,
+    });
+    replaying = run;
+    const r = await run;
+    process.stdout.write(
+      `${r.complete ? 'replayed' : 'stopped after'} ${r.rows} changes from ${file}${r.skipped > 0 ? ` (${r.skipped} already in the store)` : ''}: the log's head is ${r.headId}\n`,
+    );
   });
 
 program
@@ -456,6 +518,11 @@ try {
   }
   if (err instanceof StartError) {
     process.stderr.write(`oddsbase: ${err.message}\n`);
+    process.exit(2);
+  }
+  if (err instanceof RecordingError) {
+    // A truncated or corrupt recording: the line that could not be read.
+    process.stderr.write(`oddsbase: the recording cannot be replayed: ${err.message}\n`);
     process.exit(2);
   }
   if (isEnvironmentError(err)) {

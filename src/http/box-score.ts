@@ -3,7 +3,7 @@ import { playerById } from '../catalog/rosters/index.ts';
 import { type SportStat, statById } from '../catalog/stats.ts';
 import type { EventInfo } from '../domain/types.ts';
 import { type ByteBudget, stringBytes } from '../perf/byte-budget.ts';
-import { type FreshCache, freshCache, KEEPING, type Keeping } from '../perf/fresh-cache.ts';
+import { type FreshCache, freshCache, KEEPING, type Keeping, objectMemo } from '../perf/fresh-cache.ts';
 import { keptExtraBytes } from './encoding.ts';
 import type { LaneAnswer } from './fast-lane.ts';
 import type { Static } from '@sinclair/typebox';
@@ -136,28 +136,20 @@ export const writtenBox: SerializeBox = (info, game, complete) => boxText(info, 
 /** The box of an event as groups of serialised pieces; `complete` once the event is final. */
 export const serializeBox: SerializeBox = pick(writtenBox, schemaBox);
 
-/**
- * Unfiltered bodies, encoded once per serialised box (a new box is new arrays, so an entry lives as
- * long as its box): the usual request asks for the whole box, and joining and encoding its pieces
- * on every request cost three times what sending it does.
- */
-const wholeBodies = new WeakMap<readonly Group[], WholeBody>();
-
 /** A whole body: its bytes, as the router and the fast lane send them. */
 export interface WholeBody extends BoxBody {
   json: Buffer;
 }
 
-/** Every group with every row, encoded once per serialised box. */
-export function wholeBody(groups: readonly Group[]): WholeBody {
-  let whole = wholeBodies.get(groups);
-  if (!whole) {
-    const body = joined(groups, undefined, undefined);
-    whole = { json: Buffer.from(body.json), values: body.values };
-    wholeBodies.set(groups, whole);
-  }
-  return whole;
-}
+/**
+ * Every group with every row, encoded once per serialised box (a new box is new arrays, so a memo
+ * lives as long as its box): the usual request asks for the whole box, and joining and encoding its
+ * pieces on every request cost three times what sending it does.
+ */
+export const wholeBody = objectMemo((groups: readonly Group[]): WholeBody => {
+  const body = joined(groups, undefined, undefined);
+  return { json: Buffer.from(body.json), values: body.values };
+});
 
 /** The groups kept by `groupIds` (all when undefined), each with the rows of `statIds` (all when undefined). */
 export function boxBody(

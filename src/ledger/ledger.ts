@@ -13,7 +13,14 @@ import {
 } from '../board/event-state.ts';
 import { priceState } from '../perf/price-state.ts';
 import type { Bus } from '../bus/bus.ts';
-import { type Change, type ChangeRecord, changesEvent, type LogPosition, type StatValue } from '../changelog/change.ts';
+import {
+  type Change,
+  type ChangeRecord,
+  changesEvent,
+  decodeChange,
+  type LogPosition,
+  type StatValue,
+} from '../changelog/change.ts';
 import { withHeader, withScore } from '../domain/event-header.ts';
 import { priceDelta } from '../domain/odds.ts';
 import type { Play } from '../domain/plays.ts';
@@ -32,6 +39,7 @@ import type {
   LedgerSink,
   PlayUpdate,
   PriceUpdate,
+  RecordedSink,
   ScoreUpdate,
   UpdateBatch,
 } from './updates.ts';
@@ -87,7 +95,7 @@ export const ARCHIVED_HEADERS_MS = 10 * 24 * 3_600_000;
  * store, and only then applies them to the board and publishes them. Batches go through one queue,
  * so ids stay in commit order with an asynchronous store; a refused commit leaves nothing visible.
  */
-export class Ledger implements LedgerSink {
+export class Ledger implements LedgerSink, RecordedSink {
   private nextMarketId = 1;
   private nextPriceId = 1;
   private lastCommitMs = 0;
@@ -231,6 +239,107 @@ export class Ledger implements LedgerSink {
     return this.serial(() => this.commit(batch)).finally(() => {
       this.queued--;
     });
+  }
+
+  /**
+   * Commits rows of a recorded change log as they were recorded (a replay), after everything handed
+   * in before: ids, times, payloads and details are kept, so every read of them gives the bytes the
+   * recorded log gave. The rows must continue this log: ids above its head, commit times not before
+   * its last, events known or made by the rows. The event records and market instances the store
+   * keeps beside the rows are derived from them as a batch's plan derives them; then the rows are
+   * applied to the board by the function a restart uses, observed and published. Back-pressure as
+   * `apply`.
+   */
+  applyRecorded(rows: readonly ChangeRecord[]): Promise<void> {
+    if (this.queued >= this.maxQueued) {
+      return Promise.reject(
+        new LedgerBusyError(`the ledger has ${this.queued} batches waiting; wait for them before sending more`),
+      );
+    }
+    this.queued++;
+    return this.serial(() => this.commitRecorded(rows)).finally(() => {
+      this.queued--;
+    });
+  }
+
+  private async commitRecorded(rows: readonly ChangeRecord[]): Promise<void> {
+    if (rows.length === 0) return;
+    const changes: Change[] = [];
+    const infos = new Map<string, EventInfo>();
+    /** Events touched, with the last id that touched each. */
+    const touched = new Map<string, number>();
+    const markets: MarketRecord[] = [];
+    const made = new Set<string>();
+    let head = this.board.head;
+    let lastMs = this.lastCommitMs;
+    let nextMarket = this.nextMarketId;
+    let nextPrice = this.nextPriceId;
+    for (const row of rows) {
+      if (row.id <= head) throw new LedgerError(`recorded change ${row.id} is not above the log's head ${head}`);
+      if (row.committed_ms < lastMs) {
+        throw new LedgerError(`recorded change ${row.id} was committed before the change it follows`);
+      }
+      head = row.id;
+      lastMs = row.committed_ms;
+      let change: Change;
+      try {
+        change = decodeChange(row);
+      } catch (err) {
+        throw new LedgerError(`recorded change ${row.id} cannot be read: ${(err as Error).message}`);
+      }
+      changes.push(change);
+      if (!changesEvent(row.kind)) continue;
+      const info = infos.get(row.event_id) ?? this.board.events.get(row.event_id)?.info;
+      if (change.kind === 'event') infos.set(row.event_id, withHeader(info, change.header));
+      else if (!info) throw new LedgerError(`recorded change ${row.id} names an unknown event: ${row.event_id}`);
+      else infos.set(row.event_id, change.kind === 'score' ? withScore(info, change) : info);
+      touched.set(row.event_id, row.id);
+      if (change.kind !== 'price') continue;
+      const f = change.fact;
+      const key = marketKey(f.market_id, f.period_id);
+      if (!this.board.events.get(f.event_id)?.markets.has(key) && !made.has(`${f.event_id}|${key}`)) {
+        made.add(`${f.event_id}|${key}`);
+        markets.push({
+          id: f.market_instance_id,
+          event_id: f.event_id,
+          market_id: f.market_id,
+          period_id: f.period_id,
+        });
+        nextMarket = Math.max(nextMarket, f.market_instance_id + 1);
+      }
+      nextPrice = Math.max(nextPrice, f.price_id + 1);
+    }
+    const events: EventRecord[] = [];
+    for (const [eventId, version] of touched) {
+      const info = infos.get(eventId)!;
+      events.push({
+        event_id: eventId,
+        sport_id: info.sport_id,
+        event_date: info.event_date,
+        info: JSON.stringify(info),
+        change_id: version,
+      });
+    }
+    const started = performance.now();
+    try {
+      await this.store.commit({ changes: [...rows], events, markets });
+    } catch (err) {
+      this.onCommit(0, 0, true);
+      throw err;
+    }
+    this.onCommit(rows.length, (performance.now() - started) / 1000, false);
+    this.lastCommitMs = lastMs;
+    this.nextMarketId = nextMarket;
+    this.nextPriceId = nextPrice;
+    this.lastMarket = undefined;
+    this.lastMarketEvent = undefined;
+    const fromId = this.board.head;
+    for (let i = 0; i < rows.length; i++) {
+      const applied = applyChange(this.board, changes[i]!);
+      if (applied && this.observe) this.observe(rows[i]!, applied);
+      this.board.head = rows[i]!.id;
+    }
+    this.bus.publish({ epoch: this.epoch, fromId, headId: head, changes: [...rows], eventIds: [...touched.keys()] });
   }
 
   private async commit(batch: UpdateBatch): Promise<BatchOutcome> {

@@ -1,3 +1,4 @@
+import type { ChangeRecord } from '../changelog/change.ts';
 import type { PlayInput } from '../domain/plays.ts';
 import type { FuturesHeader } from '../domain/futures.ts';
 import type { EventInfo, ParticipantType, PriceExtras, Score } from '../domain/types.ts';
@@ -111,4 +112,15 @@ export interface BatchOutcome {
  */
 export interface LedgerSink {
   apply(batch: UpdateBatch): Promise<void>;
+}
+
+/**
+ * The way a replay reaches the ledger: rows of a recorded change log, committed as they were
+ * recorded (ids, times, payloads), since only then do they read back byte for byte. Resolves once
+ * they are committed and visible; rejects, with nothing written, when they do not continue the log.
+ */
+export interface RecordedSink {
+  /** The newest id of the log (a replay skips rows at or below it). */
+  readonly headId: number;
+  applyRecorded(rows: readonly ChangeRecord[]): Promise<void>;
 }

@@ -19,7 +19,7 @@ export class Readiness {
   history = 'complete';
 
   /** `bus`: an API node, whose changes come from the writer through the bus. */
-  constructor(private readonly feed: 'simulator' | 'ingest' | 'none' | 'bus') {}
+  constructor(private readonly feed: 'simulator' | 'ingest' | 'replay' | 'none' | 'bus') {}
 
   /**
    * An API node is ready while its follower has applied every batch it was handed: not while it

@@ -91,11 +91,24 @@ export function checkRole(config: Pick<ServeConfig, 'role' | 'databaseUrl' | 're
   }
 }
 
+/** A file the command reads (a recording to replay) exists and this user may read it. */
+export function checkReadableFile(file: string, option: string): void {
+  let isFile = false;
+  try {
+    isFile = statSync(file).isFile();
+    accessSync(file, constants.R_OK);
+  } catch (err) {
+    throw new StartError(`${file} cannot be read (${codeOf(err) ?? String(err)}): check ${option}`);
+  }
+  if (!isFile) throw new StartError(`${file} is not a file: check ${option}`);
+}
+
 /** Every port, path and permission a `serve` needs, checked before it opens the store. */
 export async function preflight(config: ServeConfig): Promise<void> {
   checkRole(config);
   // A PostgreSQL store keeps nothing in the data directory.
   if (config.databaseUrl === undefined) checkDataDir(config.dataDir);
+  if (config.replay) checkReadableFile(config.replay.file, '--replay-file');
   await checkPort(config.host, config.port, '--port (env PORT)');
   if (config.metrics.port !== undefined) {
     await checkPort(config.metrics.host, config.metrics.port, '--metrics-port (env METRICS_PORT)');

@@ -2,6 +2,7 @@ import type { EventState, LineState, MarketState, ParticipantState, PriceState }
 import { marketName } from '../catalog/markets.ts';
 import { integer, number } from '../domain/json-text.ts';
 import type { EventInfo, Market } from '../domain/types.ts';
+import { objectMemo } from './fresh-cache.ts';
 
 /**
  * An event as a filter shows it, written as JSON straight from the board: the text that the
@@ -102,26 +103,21 @@ export interface EventText<F> {
 
 /** The hand-written event JSON for filters `F`, with the projection's rules and the schema's serialiser. */
 export function eventTextWriter<F>(shows: Shows<F>, serializeEvent: SerializeEvent): EventText<F> {
-  /** Keyed by the info object, which the ledger replaces whenever the event's own fields change. */
-  const infoJson = new WeakMap<EventInfo, InfoJson>();
   /** The prices a line shows, reused from line to line: one array for the whole process. */
   const shown: PriceState[] = [];
 
-  function infoParts(info: EventInfo): InfoJson {
-    let parts = infoJson.get(info);
-    if (parts) return parts;
+  /** Made once per info object, which the ledger replaces whenever the event's own fields change. */
+  const infoParts = objectMemo((info: EventInfo): InfoJson => {
     const { live_game_state, ...rest } = info;
     const text = serializeEvent({ ...rest, markets: [] });
     // The schema puts markets after every field that could hold this text and before the rest.
     const close = text.indexOf(MARKETS) + MARKETS.length - 1;
-    parts = {
+    return {
       head: text.slice(0, close),
       tail: text.slice(close),
       tailLive: live_game_state ? serializeEvent({ ...rest, markets: [], live_game_state }).slice(close) : undefined,
     };
-    infoJson.set(info, parts);
-    return parts;
-  }
+  });
 
   function shownPrices(line: LineState, f: F): PriceState[] {
     shown.length = 0;

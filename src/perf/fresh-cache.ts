@@ -91,6 +91,46 @@ export class KeptCache<K, T, V> implements FreshCache<K, T, V> {
   }
 }
 
+/**
+ * The trick for values made from an object that lives no longer than they are useful to (an
+ * event's info, a serialised box, a live event's state): kept in a WeakMap beside their key, so an
+ * entry goes with its key and is charged to no budget; nothing can outlive what it was made from.
+ * The freshness is KeptCache's: a value answers only while its token is current for the caller's.
+ * A cache whose value the key alone determines (the key is never changed, only replaced) keeps it
+ * with the token ALWAYS.
+ */
+export class ObjectKeptCache<K extends object, T, V> implements FreshCache<K, T, V> {
+  private readonly slots = new WeakMap<K, Slot<T, V>>();
+  private readonly current: (kept: T, now: T, value: V) => boolean;
+
+  constructor(opts: Pick<FreshOptions<T, V>, 'current'> = {}) {
+    this.current = opts.current ?? same;
+  }
+
+  get(key: K, token: T): V | undefined {
+    const slot = this.slots.get(key);
+    return slot && this.current(slot.token, token, slot.value) ? slot.value : undefined;
+  }
+
+  last(key: K): V | undefined {
+    return this.slots.get(key)?.value;
+  }
+
+  asked(key: K): boolean {
+    return this.slots.has(key);
+  }
+
+  set(key: K, token: T, value: V): boolean {
+    this.slots.set(key, { token, value });
+    return true;
+  }
+
+  /** Lets go of what `key` holds before the key itself goes (a value no caller will ask for again). */
+  drop(key: K): void {
+    this.slots.delete(key);
+  }
+}
+
 /** The plain twin: keeps nothing, so every caller makes its answer anew. */
 export class PlainCache<K, T, V> implements FreshCache<K, T, V> {
   get(): V | undefined {
@@ -108,6 +148,8 @@ export class PlainCache<K, T, V> implements FreshCache<K, T, V> {
   set(): boolean {
     return false;
   }
+
+  drop(): void {}
 }
 
 /** A cache as `keeping` says (the switch's choice by default). */
@@ -117,4 +159,28 @@ export function freshCache<K, T, V>(
   keeping: Keeping = KEEPING,
 ): FreshCache<K, T, V> {
   return keeping === 'kept' ? new KeptCache<K, T, V>(budget, opts) : new PlainCache<K, T, V>();
+}
+
+/** A cache kept beside its key objects (ObjectKeptCache) as `keeping` says (the switch's choice by default). */
+export function objectCache<K extends object, T, V>(
+  opts: Pick<FreshOptions<T, V>, 'current'> = {},
+  keeping: Keeping = KEEPING,
+): ObjectKeptCache<K, T, V> | PlainCache<K, T, V> {
+  return keeping === 'kept' ? new ObjectKeptCache<K, T, V>(opts) : new PlainCache<K, T, V>();
+}
+
+/**
+ * `make` as a memo of its key object: what it made for an object is given again for as long as the
+ * object lives (an object-kept cache with the token ALWAYS); the plain twin makes it every time.
+ */
+export function objectMemo<K extends object, V>(make: (key: K) => V, keeping: Keeping = KEEPING): (key: K) => V {
+  const cache = objectCache<K, typeof ALWAYS, V>({}, keeping);
+  return (key) => {
+    let value = cache.get(key, ALWAYS);
+    if (value === undefined) {
+      value = make(key);
+      cache.set(key, ALWAYS, value);
+    }
+    return value;
+  };
 }

@@ -1,6 +1,7 @@
 import { promisify } from 'node:util';
 import { brotliCompress, brotliDecompress, brotliDecompressSync, constants } from 'node:zlib';
 import { type ChangeKind, type ChangeRecord, periodOfDetail } from '../changelog/change.ts';
+import { KEEPING, type Keeping } from '../perf/fresh-cache.ts';
 import type { HistoryQuery, PriceRecord } from './history.ts';
 import type { ArchivedEvent, EventRecord, MarketRecord } from './store.ts';
 
@@ -104,16 +105,23 @@ export function priceIdsOf(rows: readonly ChangeRecord[]): number[] {
 /**
  * Decoded records of the events read last, within a byte budget (the length of their payloads):
  * the pages of one archived game's plays or charts are read one after another. Requests that ask
- * for a record while it is being read share that read.
+ * for a record while it is being read share that read. A packed record is written once and never
+ * changed, so the event's id alone says what a kept record is (src/perf/README.md says why this
+ * cache keeps its own budget). Its plain twin (`keeping` 'plain', the switch's choice under
+ * ODDSBASE_PLAIN=1) reads and decodes the record at every call.
  */
 export class PackedCache {
   private readonly kept = new Map<string, { rows: ChangeRecord[]; bytes: number }>();
   private readonly reading = new Map<string, Promise<ChangeRecord[] | undefined>>();
   private bytes = 0;
 
-  constructor(private readonly budget = 8 * 1024 * 1024) {}
+  constructor(
+    private readonly budget = 8 * 1024 * 1024,
+    private readonly keeping: Keeping = KEEPING,
+  ) {}
 
   get(eventId: string, read: () => ChangeRecord[] | undefined): ChangeRecord[] | undefined {
+    if (this.keeping === 'plain') return read();
     const hit = this.hit(eventId);
     if (hit) return hit;
     const rows = read();
@@ -122,6 +130,7 @@ export class PackedCache {
 
   /** `get` with a read that completes later. */
   async load(eventId: string, read: () => Promise<ChangeRecord[] | undefined>): Promise<ChangeRecord[] | undefined> {
+    if (this.keeping === 'plain') return read();
     const hit = this.hit(eventId);
     if (hit) return hit;
     let pending = this.reading.get(eventId);

@@ -22,7 +22,10 @@ const openObject = (description: string) => Type.Object({}, { additionalProperti
 /** A change-log position: the id of a frame's last row and the log's epoch. */
 export const PositionSchema = closed({ id: Type.Integer(), epoch: Type.String() });
 
-/** The dedicated stream's market_price data (spec: Events), also the markets channel's delta data. */
+/**
+ * The dedicated stream's market_price data (spec: Events), also the markets channel's delta data;
+ * the typed client's `MarketPrice` is its Static<>.
+ */
 export const MarketPriceDataSchema = closed({
   id: Type.Integer({ description: 'market_line_price id: the REST Price id' }),
   event_id: Type.String(),

@@ -1,9 +1,31 @@
+import type { KeyRecord } from '../../src/store/keys.ts';
 import type { Discipline } from '../../src/catalog/sports.ts';
+import type { Tier } from '../../src/catalog/tiers.ts';
 import type { EventInfo, Score } from '../../src/domain/types.ts';
 import type { PlayInput } from '../../src/domain/plays.ts';
 import type { PriceUpdate, UpdateBatch } from '../../src/ledger/updates.ts';
 
 export const today = (): string => new Date().toISOString().slice(0, 10);
+
+/** A V2 key's stored record on `tier`, with no custom limits, created on a fixed day. */
+export function keyRecord(tier: Tier): KeyRecord {
+  return {
+    key_hash: `hash-${tier}`,
+    key_prefix: 'ob_',
+    tier,
+    label: '',
+    created_at: '2026-10-01T00:00:00.000Z',
+    revoked_at: null,
+    expires_at: null,
+    billing: 'monthly',
+    budget_cap_usd: null,
+    v1: 0,
+    v2: 1,
+    credits: 0,
+    credits_expiry: null,
+    custom: null,
+  };
+}
 
 /** An NBA event (sport 4) starting at `hour`:00 UTC on `date`. */
 export function nbaEvent(id: string, date = today(), hour = 23): Omit<EventInfo, 'score' | 'live_game_state'> {

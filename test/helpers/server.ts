@@ -35,10 +35,14 @@ export async function logBase(store: Pick<Store, 'getMeta'>): Promise<number> {
 /** Starts the real server on a random loopback port with its own data directory. */
 export async function startTestServer(
   opts: {
-    /** --feed: `ingest` serves POST /admin/v1/ingest (and runs no simulator). */
+    /**
+     * --feed: `ingest` serves POST /admin/v1/ingest (and runs no simulator); `replay` with
+     * `replayFile` replays a recording (its --speed is `speed`).
+     */
     feed?: string;
     simulator?: boolean;
-    speed?: number;
+    replayFile?: string;
+    speed?: number | string;
     seed?: number;
     /** The sport ids the simulator plays (every sport by default): a fill of a few is much shorter. */
     sports?: number[];
@@ -87,6 +91,7 @@ export async function startTestServer(
       databaseUrl: opts.databaseUrl ?? (await testDatabaseUrl(dataDir)),
       feed: opts.feed,
       simulator: opts.simulator ?? false,
+      replayFile: opts.replayFile,
       seed: opts.seed ?? 7,
       speed: opts.speed ?? 1,
       sports: opts.sports,

@@ -38,7 +38,8 @@ test('the first start prints one demo key with a curl command; later starts neve
 });
 
 test('keys create prints the key alone; it works on the running server at once; revoke stops it', async () => {
-  const s = await startTestServer();
+  // A short key cache (2 s by default): a revoked key is refused after it.
+  const s = await startTestServer({ limits: { authCacheMs: 300 } });
   try {
     const { stdout } = await cli('keys', 'create', '--tier', 'pro', '--label', 'cli test', '--data-dir', s.dataDir);
     assert.match(stdout, /^ob_[0-9a-f]{40}\n$/);
@@ -50,7 +51,7 @@ test('keys create prints the key alone; it works on the running server at once; 
     assert.ok(!list.stdout.includes(key), 'keys list never shows a whole key');
 
     await cli('keys', 'revoke', key, '--data-dir', s.dataDir);
-    await new Promise((r) => setTimeout(r, 2100));
+    await new Promise((r) => setTimeout(r, 400));
     assert.equal((await s.get('/api/v2/markets', { 'X-Service-Key': key })).status, 401);
 
     await assert.rejects(cli('keys', 'create', '--tier', 'platinum', '--data-dir', s.dataDir), /platinum|expected/);

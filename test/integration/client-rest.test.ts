@@ -73,6 +73,7 @@ describe('REST methods', () => {
     const sports = await c.sports();
     assert.ok(sports.data.sports.some((x) => x.sport_id === 4 && typeof x.sport_name === 'string'));
     assert.ok((await c.affiliates()).data.affiliates.every((a) => typeof a.affiliate_id === 'number'));
+    assert.ok((await c.sportsbooks()).data.affiliates.some((a) => a.affiliate_id === 19));
     assert.ok((await c.markets()).data.some((m) => m.id === 1 && m.live_variant_id === 41));
 
     const events = await c.events(4, DAY);
@@ -97,6 +98,14 @@ describe('REST methods', () => {
     );
     assert.equal((await c.openers(E)).data.events[0]!.event_id, E);
     assert.equal((await c.closing(E)).data.events[0]!.event_id, E);
+    assert.deepEqual((await c.sportOpeners(4, DAY)).data.events.map((e) => e.event_id).sort(), [E, F]);
+    assert.deepEqual((await c.sportClosing(4, DAY)).data.events.map((e) => e.event_id).sort(), [E, F]);
+    const opening = await c.openingMarkets(E);
+    assert.equal(opening.data.meta.event_id, E);
+    assert.equal(opening.data.meta.count, Object.keys(opening.data.markets).length);
+    const moneyline = Object.values(opening.data.markets['1']!.lines);
+    assert.ok(moneyline.some((l) => l.participant_id === 2002 && typeof l.prices['19']!.price === 'number'));
+    assert.match(moneyline[0]!.prices['19']!.timestamp, /^\d{4}-\d\d-\d\dT/);
     assert.ok((await c.eventMarkets(E)).data.some((m) => m.id === 2));
     const history = await c.eventHistory(E, { limit: 5 });
     assert.equal(history.data.meta.count, 5);
@@ -161,6 +170,23 @@ describe('REST methods', () => {
     assert.ok((await both.v1.divisions()).data.divisions.length > 0);
     assert.equal((await both.v1.openers(4, DAY)).data.events.length, 2);
     assert.equal((await both.v1.closing(4, DAY)).data.events.length, 2);
+    assert.ok((await both.v1.sportsbooks()).data.affiliates.some((a) => a.affiliate_id === 19));
+    const widget = await both.v1.widgetEvents(4, { date: DAY });
+    assert.deepEqual(widget.data.events.map((e) => e.event_id).sort(), [E, F]);
+    assert.equal(typeof widget.data.events[0]!.lines['19']!.moneyline.moneyline_away, 'number');
+    assert.equal((await both.v1.widgetOpening(4, { date: DAY })).data.events.length, 2);
+    assert.equal((await both.v1.widgetClosing(4, { date: DAY })).data.events.length, 2);
+    const schedule = await both.v1.schedule(4, { from: DAY, limit: 1 });
+    assert.equal(schedule.data.schedules.length, 1);
+    const first = schedule.data.schedules[0]!;
+    assert.ok([E, F].includes(first.event_id));
+    assert.equal(typeof first.teams_normalized[0]!.team_id, 'number');
+    const rest = await both.v1.schedule(4, { from: DAY, last_event_uuid: first.event_uuid });
+    assert.deepEqual(
+      [first, ...rest.data.schedules].map((r) => r.event_id).sort(),
+      [E, F],
+      'the second page continues after the first row',
+    );
     const bests = await both.v1.bestLines({ event_ids: [E, F] });
     assert.deepEqual(Object.keys(bests.data), [E, F]);
     assert.equal(bests.data[E]!.event_id, E);
@@ -170,6 +196,15 @@ describe('REST methods', () => {
     assert.ok(lines.data.lines.some((l) => l.affiliate_id === 19 && typeof l.moneyline.moneyline_away === 'number'));
     const set = lines.data.lines.find((l) => l.line_id !== 0)!;
     assert.equal((await both.v1.lineSet(E, set.line_id)).data.line_id, set.line_id);
+    const moneylines = (await both.v1.lineFamily(set.line_id, 'moneyline')).data.moneylines!;
+    assert.ok(moneylines.length > 0);
+    assert.equal(moneylines[0]!.period_id, set.period_id);
+    assert.equal(moneylines[0]!.moneyline_away, set.moneyline.moneyline_away, 'newest first: the current price');
+    const spreads = await both.v1.lineFamily(E, 'spread', { include: ['all_periods'] });
+    assert.equal(typeof spreads.data.spread_periods!['period_full_game']![0]!.point_spread_away, 'number');
+    const totals = await both.v1.lineFamily(set.line_id, 'total');
+    assert.equal(totals.data.totals![0]!.line_id, set.line_id);
+    assert.ok(Array.isArray((await both.v1.lineFamily(E, 'team_total')).data.team_totals));
     const v1Changed = await both.v1.delta({ last_id: '00000000-0000-0000-0000-000000000000' });
     assert.ok(v1Changed.data.events.some((e) => e.event_id === E));
     const viaV1 = await both.v1.deltaV2({ last_id: '00000000-0000-0000-0000-000000000000' });

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { createServer, type Server, type Socket, connect as tcpConnect } from 'node:net';
 import { after, before, describe, test } from 'node:test';
+import { Value } from '@sinclair/typebox/value';
 import { WebSocket } from 'ws';
 import {
   GameStatsMerger,
@@ -13,6 +14,7 @@ import {
   v1LineStream,
   type WebSocketConstructor,
 } from '../../packages/client/src/index.ts';
+import { MarketPriceDataSchema } from '../../src/stream/message-schemas.ts';
 import { batch, nbaEvent, nbaPrices, price, rotationPlay, score, today } from '../helpers/fixtures.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
@@ -135,6 +137,8 @@ describe('dedicated markets stream', () => {
     assert.equal(first.event_id, E);
     assert.equal(first.price, String(100 + step));
     assert.equal(typeof first.normalized_market_participant_id, 'number');
+    // The client's MarketPrice is Static<> of this schema: what it delivers must fit it exactly.
+    assert.deepEqual([...Value.Errors(MarketPriceDataSchema, first)], []);
     assert.deepEqual(seen, [first]);
 
     const down = once<{ willRetryInMs?: number }>((f) => stream.on('down', f));

@@ -53,7 +53,7 @@ after(() => s.close());
 
 test('--feed upstream is refused in one line; ingest runs no simulator', () => {
   assert.throws(() => resolveServeConfig({ feed: 'upstream' }, {}), ConfigError);
-  assert.throws(() => resolveServeConfig({ feed: 'replay' }, {}), /--feed must be one of simulator, ingest/);
+  assert.throws(() => resolveServeConfig({ feed: 'mirror' }, {}), /--feed must be one of simulator, ingest, replay/);
   assert.equal(resolveServeConfig({ feed: 'ingest' }, {}).simulator, false);
   assert.equal(resolveServeConfig({}, {}).feed, 'simulator');
 });

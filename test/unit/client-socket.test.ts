@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
+  marketStream,
+  OddsbaseClient,
   ReconnectingSocket,
   queryString,
   retryAfterMs,
@@ -103,6 +105,31 @@ test('30 s without any message, heartbeats included, drops the connection; a mes
   await tick();
   assert.equal(made.length, 2, 'a new connection');
   socket.close();
+});
+
+test('a page’s client: no key, its own origin, the session cookie for REST and streams', async (t) => {
+  const asked: { url: string; init: RequestInit }[] = [];
+  const pageFetch: typeof fetch = async (input, init) => {
+    asked.push({ url: String(input), init: init ?? {} });
+    return new Response('{"sports":[]}', { status: 200, headers: { 'content-type': 'application/json' } });
+  };
+  const c = new OddsbaseClient({ baseUrl: '', credentials: 'same-origin', fetch: pageFetch });
+  await c.markets();
+  assert.equal(asked[0]!.url, '/api/v2/markets', 'a relative URL: the page’s origin');
+  assert.equal(asked[0]!.init.credentials, 'same-origin');
+  assert.deepEqual(asked[0]!.init.headers, { accept: 'application/json' }, 'no key header');
+
+  // A browser's WebSocket: the page's origin as ws://, no token asked, no header.
+  const { Ctor, made } = fakeSockets();
+  const { timers } = manualTimers();
+  const page = globalThis as { location?: { origin: string } };
+  page.location = { origin: 'http://odds.test:8080' };
+  t.after(() => delete page.location);
+  const stream = marketStream(c, { sport_ids: [4] }, { WebSocket: Ctor, timers });
+  await tick();
+  assert.equal(made[0]!.url, 'ws://odds.test:8080/api/v2/ws/markets?sport_ids=4');
+  assert.equal(asked.length, 1, 'no token was asked: the upgrade carries the cookie');
+  stream.close();
 });
 
 test('query strings: lists comma-separated, no key parameter; Retry-After in seconds or as a date', () => {

@@ -6,32 +6,19 @@ import type { Tier } from '../../src/catalog/tiers.ts';
 import { ByteBudget } from '../../src/perf/byte-budget.ts';
 import { ApiError } from '../../src/projection/errors.ts';
 import { EventQueryCache } from '../../src/projection/event-query.ts';
+import { keyRecord } from '../helpers/fixtures.ts';
 
 const queries = new EventQueryCache(new ByteBudget(1024 * 1024));
 const eventQueryFor = queries.get.bind(queries);
 
 function account(tier: Tier) {
-  return scopeOf(
-    accountOf({
-      key_hash: `hash-${tier}`,
-      key_prefix: 'ob_',
-      tier,
-      label: '',
-      created_at: '2026-10-01T00:00:00.000Z',
-      revoked_at: null,
-      expires_at: null,
-      billing: 'monthly',
-      budget_cap_usd: null,
-      v1: 0,
-      v2: 1,
-      credits: 0,
-      credits_expiry: null,
-      custom: null,
-    }),
-  );
+  return scopeOf(accountOf(keyRecord(tier)));
 }
 
 test('a repeated query string is parsed once per plan and sport, kept from its second request', () => {
+  // What the trick keeps, whatever the switch says: its plain twin keeps nothing.
+  const kept = new EventQueryCache(new ByteBudget(1024 * 1024), 'kept');
+  const eventQueryFor = kept.get.bind(kept);
   const ultra = account('ultra');
   const url = '/api/v2/sports/4/events/2026-11-23?market_ids=1,2&main_line=true';
   const query = { market_ids: '1,2', main_line: 'true' };

@@ -11,7 +11,14 @@ import { SnapshotCache } from '../../src/http/snapshot-cache.ts';
 import { Ledger } from '../../src/ledger/ledger.ts';
 import type { Update } from '../../src/ledger/updates.ts';
 import { ByteBudget } from '../../src/perf/byte-budget.ts';
-import { freshCache, type Keeping, KeptCache, PlainCache } from '../../src/perf/fresh-cache.ts';
+import {
+  freshCache,
+  type Keeping,
+  KeptCache,
+  objectCache,
+  objectMemo,
+  PlainCache,
+} from '../../src/perf/fresh-cache.ts';
 import { EventQueryCache } from '../../src/projection/event-query.ts';
 import { type EventFilter, filterKey } from '../../src/projection/event-view.ts';
 import { V1EventCache, V1FilterCache } from '../../src/projection/v1-event.ts';
@@ -52,6 +59,44 @@ test('the trick answers a key only with a value kept for a current token; the tw
   assert.deepEqual(answers.kept, answers.plain);
   assert.ok(new KeptCache(new ByteBudget(4096)) instanceof KeptCache);
   assert.equal(new PlainCache<string, number, string>().get(), undefined);
+});
+
+test('values kept beside their key objects answer as the twin, each made once per key and token', () => {
+  const keys = Array.from({ length: 13 }, (_, i) => ({ i }));
+  const made: Record<Keeping, number> = { kept: 0, plain: 0 };
+  const answers: Record<Keeping, string[]> = { kept: [], plain: [] };
+  for (const keeping of BOTH) {
+    const cache = objectCache<{ i: number }, number, string>({}, keeping);
+    let seed = 7;
+    for (let n = 0; n < 2000; n++) {
+      seed = (seed * 48271) % 2147483647;
+      const key = keys[seed % 13]!;
+      // Tokens move now and then, and back: a value kept for an earlier one is no answer.
+      const token = Math.floor(n / 400) % 3;
+      // Dropping a key lets go of its value: the next ask makes it again.
+      if (n % 97 === 0) cache.drop(key);
+      let value = cache.get(key, token);
+      if (value === undefined) {
+        value = `${key.i}@${token}`;
+        made[keeping]++;
+        cache.set(key, token, value);
+      }
+      answers[keeping].push(value);
+    }
+  }
+  assert.deepEqual(answers.kept, answers.plain);
+  assert.equal(made.plain, 2000, 'the twin makes every answer');
+  assert.ok(made.kept < 200, `the trick made ${made.kept} of 2000`);
+
+  // A memo: one make per key object while it lives; the twin makes it at every call.
+  for (const keeping of BOTH) {
+    let calls = 0;
+    const memo = objectMemo((key: { i: number }) => ({ twice: 2 * key.i, call: ++calls }), keeping);
+    const a = memo(keys[3]!);
+    assert.deepEqual({ twice: a.twice }, { twice: 6 });
+    assert.equal(memo(keys[3]!) === a, keeping === 'kept', keeping);
+    assert.equal(memo({ i: 3 }) === a, false, 'another object is another key');
+  }
 });
 
 test("the trick's own comparison of tokens (a page current for any later head) answers as its twin", () => {

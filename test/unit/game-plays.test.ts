@@ -20,6 +20,8 @@ import { SCORING_STATS } from '../helpers/fixtures.ts';
 const NOW = Date.parse('2026-11-23T09:00:00Z');
 /** One sport id per discipline that plays over the weekend before NOW. */
 const SPORT_IDS = [1, 3, 4, 6, 7, 11, 21, 22, 38];
+/** The start of the day before NOW: games that start earlier are not filled. */
+const SPLIT = Date.parse('2026-11-22T00:00:00Z');
 interface Run {
   board: Board;
   store: MemoryStore;
@@ -54,7 +56,8 @@ before(async () => {
     },
   };
   const sim = new Simulator({ seed: 3, speed: 1, sink, state: board, now: () => NOW, sportIds: SPORT_IDS });
-  await sim.backfill();
+  // The rules hold game by game: the games of the day before NOW are enough (split leaves out earlier starts).
+  await sim.backfill(undefined, { split: SPLIT });
   run = { board, store, sent, followed };
 });
 

@@ -13,7 +13,8 @@ function harness() {
   const turns: TurnRank[] = [];
   const builds: boolean[] = [];
   const deps = {
-    cache: new SnapshotCache(new ByteBudget(1 << 20)),
+    // The trick's keeping ('kept'), whatever ODDSBASE_PLAIN says: the turns follow what is kept.
+    cache: new SnapshotCache(new ByteBudget(1 << 20), 'kept'),
     turns: { next: async (rank: TurnRank = 'new') => void turns.push(rank) },
   } as unknown as RouteDeps;
   const view = { head: 1 } as { head: number };

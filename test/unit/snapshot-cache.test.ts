@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Board } from '../../src/board/board.ts';
+import type { EventState } from '../../src/domain/event-state.ts';
 import { type EventFilter, filterKey } from '../../src/projection/event-view.ts';
 import { MemoryBus } from '../../src/bus/memory-bus.ts';
 import { ByteBudget } from '../../src/perf/byte-budget.ts';
@@ -9,6 +10,7 @@ import { SnapshotCache } from '../../src/http/snapshot-cache.ts';
 import { eventPoints } from '../../src/projection/event-view.ts';
 import { Ledger } from '../../src/ledger/ledger.ts';
 import { MemoryStore } from '../../src/store/memory/memory-store.ts';
+import { PLAIN } from '../../src/perf/switch.ts';
 import { batch, nbaEvent, nbaPrices, price } from '../helpers/fixtures.ts';
 
 const ID = 'ca'.repeat(16);
@@ -35,67 +37,75 @@ async function nbaBoard() {
   return { ledger, state: board.events.get(ID)! };
 }
 
-test('views of book lists: the first written, the next cut from the every-book view, with eventJson bytes', async () => {
+/** Asks `cache` for the event's view under a filter of `books`; checks it against eventJson. */
+function checkView(cache: SnapshotCache, state: EventState, books: number[] | null) {
+  const f = filter(books);
+  const view = cache.event(state, f, filterKey(f));
+  const written = eventJson(state, f);
+  assert.equal(view.body.toString('utf8'), written.json, `books ${books}`);
+  assert.equal(view.priceCount, written.priceCount);
+  assert.equal(view.marketCount, written.marketCount);
+  assert.equal(view.points, eventPoints(written.priceCount, written.liveState));
+  return view;
+}
+
+test('views of book lists have the bytes, counts and points eventJson writes, before and after a change', async () => {
   const { ledger, state } = await nbaBoard();
-  const budget = new ByteBudget(1 << 20);
-  const cache = new SnapshotCache(budget);
-  const check = (books: number[] | null) => {
-    const f = filter(books);
-    const view = cache.event(state, f, filterKey(f));
-    const written = eventJson(state, f);
-    assert.equal(view.body.toString('utf8'), written.json, `books ${books}`);
-    assert.equal(view.priceCount, written.priceCount);
-    assert.equal(view.marketCount, written.marketCount);
-    assert.equal(view.points, eventPoints(written.priceCount, written.liveState));
-    return budget.stats().bytes;
-  };
-
-  const first = check([19, 23]);
-  const second = check([19]);
-  // The second list made the every-book view: more than the second view's own bytes were charged.
-  const secondView = cache.event(state, filter([19]), filterKey(filter([19]))).body.length;
-  assert.ok(second - first > secondView + 2_000, `charged ${second - first} for a view of ${secondView} bytes`);
-  const third = check([23]);
-  assert.ok(third - second < 2 * (cache.event(state, filter([23])).body.length + 400), 'the third list reused it');
-  check([]);
-  check([999]);
-  check(null);
-
-  // A new version: the first list after it is written again, the second cut from a new every-book view.
+  const cache = new SnapshotCache(new ByteBudget(1 << 20));
+  for (const books of [[19, 23], [19], [23], [], [999], null]) checkView(cache, state, books);
   await ledger.apply(
     batch(new Date().toISOString(), [
       price(ID, { market_id: 1, participant_id: 2002, participant_name: 'Boston', affiliate_id: 19, price: -999 }),
     ]),
   );
-  check([19, 23]);
-  check([19]);
-  assert.ok(
-    cache
-      .event(state, filter([19]))
-      .body.toString()
-      .includes('"price":-999'),
-  );
+  checkView(cache, state, [19, 23]);
+  assert.ok(checkView(cache, state, [19]).body.toString().includes('"price":-999'));
 });
 
-test('a view or an answer is kept from the second time its key is asked; the first leaves a mark of a few bytes', async () => {
+// What the trick keeps and charges; its plain twin keeps nothing (src/perf/README.md, Fresh cache).
+const KEEPS = PLAIN && 'the plain twin keeps nothing (ODDSBASE_PLAIN=1)';
+
+test('the first book list is written, the next cut from the every-book view', { skip: KEEPS }, async () => {
   const { state } = await nbaBoard();
   const budget = new ByteBudget(1 << 20);
   const cache = new SnapshotCache(budget);
+  const charged = (books: number[] | null) => {
+    checkView(cache, state, books);
+    return budget.stats().bytes;
+  };
 
-  const body = Buffer.alloc(10_000, 0x20);
-  cache.storeResponse('k', 1, body, 5, []);
-  assert.equal(cache.response('k', 1), undefined, 'asked once: not kept');
-  assert.ok(cache.askedBefore('k'), 'but marked as asked');
-  assert.ok(budget.stats().bytes < 1_000, `a mark costs ${budget.stats().bytes} bytes`);
-  cache.storeResponse('k', 1, body, 5, []);
-  assert.equal(cache.response('k', 1)?.body, body, 'asked again: kept');
-  assert.equal(cache.response('k', 2), undefined, 'for its head only');
-  assert.ok(!cache.askedBefore('other'));
-
-  const f = filter(null);
-  const first = cache.event(state, f);
-  const second = cache.event(state, f);
-  assert.notEqual(second, first, 'the first view was not kept');
-  assert.equal(cache.event(state, f), second, 'the second was');
-  assert.equal(second.body.toString(), first.body.toString());
+  const first = charged([19, 23]);
+  const second = charged([19]);
+  // The second list made the every-book view: more than the second view's own bytes were charged.
+  const secondView = cache.event(state, filter([19]), filterKey(filter([19]))).body.length;
+  assert.ok(second - first > secondView + 2_000, `charged ${second - first} for a view of ${secondView} bytes`);
+  const third = charged([23]);
+  assert.ok(third - second < 2 * (cache.event(state, filter([23])).body.length + 400), 'the third list reused it');
 });
+
+test(
+  'a view or an answer is kept from the second time its key is asked; the first leaves a mark of a few bytes',
+  { skip: KEEPS },
+  async () => {
+    const { state } = await nbaBoard();
+    const budget = new ByteBudget(1 << 20);
+    const cache = new SnapshotCache(budget);
+
+    const body = Buffer.alloc(10_000, 0x20);
+    cache.storeResponse('k', 1, body, 5, []);
+    assert.equal(cache.response('k', 1), undefined, 'asked once: not kept');
+    assert.ok(cache.askedBefore('k'), 'but marked as asked');
+    assert.ok(budget.stats().bytes < 1_000, `a mark costs ${budget.stats().bytes} bytes`);
+    cache.storeResponse('k', 1, body, 5, []);
+    assert.equal(cache.response('k', 1)?.body, body, 'asked again: kept');
+    assert.equal(cache.response('k', 2), undefined, 'for its head only');
+    assert.ok(!cache.askedBefore('other'));
+
+    const f = filter(null);
+    const first = cache.event(state, f);
+    const second = cache.event(state, f);
+    assert.notEqual(second, first, 'the first view was not kept');
+    assert.equal(cache.event(state, f), second, 'the second was');
+    assert.equal(second.body.toString(), first.body.toString());
+  },
+);

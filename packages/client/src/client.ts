@@ -13,6 +13,7 @@ import type {
   MarketDefinition,
   MarketParticipant,
   MarketsDeltaPage,
+  OpeningMarkets,
   PlayerGameStats,
   PlayerRecord,
   PlayerSeasonStats,
@@ -30,6 +31,11 @@ import type {
   V1Event,
   V1EventsEnvelope,
   V1LineSet,
+  V1MoneylineFamily,
+  V1SchedulePage,
+  V1SpreadFamily,
+  V1TeamTotalFamily,
+  V1TotalFamily,
 } from './types.ts';
 
 type Ids = readonly number[];
@@ -84,6 +90,23 @@ export interface FuturesParams {
   offset?: number;
 }
 
+/** The V1 event parameters (events, openers, closing, widgets). */
+export interface V1EventParams {
+  /** scores, all_periods. */
+  include?: readonly string[];
+  affiliate_ids?: Ids;
+  offset?: number;
+}
+
+/** The answer of `/api/v1/lines/{id}/{family}` for each family. */
+export interface V1LineFamilies {
+  moneyline: V1MoneylineFamily;
+  spread: V1SpreadFamily;
+  total: V1TotalFamily;
+  team_total: V1TeamTotalFamily;
+}
+export type V1LineFamily = keyof V1LineFamilies;
+
 export type ClientOptions = TransportOptions;
 
 /** One method per route of the V2 and V1 REST interface; each resolves to the body and its headers. */
@@ -111,6 +134,13 @@ export class OddsbaseClient {
     opts?: RequestOptions,
   ): Promise<Reply<{ affiliates: Affiliate[] }>> {
     return this.get('/api/v2/affiliates', q, { ...opts, auth: false });
+  }
+  /** The affiliates list under its sportsbooks alias (oddsbase: with a key, free). */
+  sportsbooks(
+    q: { include?: readonly 'regions'[] } = {},
+    opts?: RequestOptions,
+  ): Promise<Reply<{ affiliates: Affiliate[] }>> {
+    return this.get('/api/v2/sportsbooks', q, opts);
   }
   markets(opts?: RequestOptions): Promise<Reply<MarketDefinition[]>> {
     return this.get('/api/v2/markets', undefined, opts);
@@ -182,6 +212,28 @@ export class OddsbaseClient {
   }
   closing(eventId: string, q: EventParams = {}, opts?: RequestOptions): Promise<Reply<EventsEnvelope>> {
     return this.get(`/api/v2/events/${seg(eventId)}/closing`, { ...q }, opts);
+  }
+  /** Opening prices of an event's day for a sport: the events snapshot's envelope and parameters. */
+  sportOpeners(
+    sportId: number,
+    date: string,
+    q: EventParams = {},
+    opts?: RequestOptions,
+  ): Promise<Reply<EventsEnvelope>> {
+    return this.get(`/api/v2/sports/${seg(sportId)}/openers/${seg(date)}`, { ...q }, opts);
+  }
+  /** Closing prices of a sport's events on a day (provisional before each start). */
+  sportClosing(
+    sportId: number,
+    date: string,
+    q: EventParams = {},
+    opts?: RequestOptions,
+  ): Promise<Reply<EventsEnvelope>> {
+    return this.get(`/api/v2/sports/${seg(sportId)}/closing/${seg(date)}`, { ...q }, opts);
+  }
+  /** An event's opening prices in the published markets layout (the openers' selection and cost). */
+  openingMarkets(eventId: string, q: EventParams = {}, opts?: RequestOptions): Promise<Reply<OpeningMarkets>> {
+    return this.get(`/api/v2/events/${seg(eventId)}/markets/opening`, { ...q }, opts);
   }
   eventMarkets(eventId: string, opts?: RequestOptions): Promise<Reply<MarketDefinition[]>> {
     return this.get(`/api/v2/events/${seg(eventId)}/markets`, undefined, opts);
@@ -322,13 +374,60 @@ export class V1Routes {
   affiliates(opts?: RequestOptions): Promise<Reply<{ affiliates: Affiliate[] }>> {
     return this.t.request('/api/v1/affiliates', undefined, opts);
   }
+  /** The affiliates list under its sportsbooks alias. */
+  sportsbooks(opts?: RequestOptions): Promise<Reply<{ affiliates: Affiliate[] }>> {
+    return this.t.request('/api/v1/sportsbooks', undefined, opts);
+  }
   events(
     sportId: number,
     date: string,
-    q: { include?: readonly string[]; affiliate_ids?: Ids; offset?: number } = {},
+    q: V1EventParams = {},
     opts?: RequestOptions,
   ): Promise<Reply<V1EventsEnvelope>> {
     return this.t.request(`/api/v1/sports/${seg(sportId)}/events/${seg(date)}`, { ...q }, opts);
+  }
+  /** The widget form of `events`: the date a query parameter, default today (UTC). */
+  widgetEvents(
+    sportId: number,
+    q: V1EventParams & { date?: string } = {},
+    opts?: RequestOptions,
+  ): Promise<Reply<V1EventsEnvelope>> {
+    return this.t.request(`/api/v1/sports/${seg(sportId)}/widget/events`, { ...q }, opts);
+  }
+  /** The widget form of `openers`. */
+  widgetOpening(
+    sportId: number,
+    q: V1EventParams & { date?: string } = {},
+    opts?: RequestOptions,
+  ): Promise<Reply<V1EventsEnvelope>> {
+    return this.t.request(`/api/v1/sports/${seg(sportId)}/widget/opening`, { ...q }, opts);
+  }
+  /** The widget form of `closing`. */
+  widgetClosing(
+    sportId: number,
+    q: V1EventParams & { date?: string } = {},
+    opts?: RequestOptions,
+  ): Promise<Reply<V1EventsEnvelope>> {
+    return this.t.request(`/api/v1/sports/${seg(sportId)}/widget/closing`, { ...q }, opts);
+  }
+  /**
+   * A sport's schedule from the day `from`, ordered by start (backwards with sort=desc); page with
+   * `last_event_uuid` = the last row's `event_uuid` and the same parameters.
+   */
+  schedule(
+    sportId: number,
+    q: {
+      from?: string;
+      limit?: number;
+      sort?: 'asc' | 'desc';
+      season_year?: number;
+      season_type_id?: number;
+      team_id?: number;
+      last_event_uuid?: string;
+    } = {},
+    opts?: RequestOptions,
+  ): Promise<Reply<V1SchedulePage>> {
+    return this.t.request(`/api/v1/sports/${seg(sportId)}/schedule`, { ...q }, opts);
   }
   event(
     eventId: string,
@@ -368,7 +467,7 @@ export class V1Routes {
   openers(
     sportId: number,
     date: string,
-    q: { include?: readonly string[]; affiliate_ids?: Ids; offset?: number } = {},
+    q: V1EventParams = {},
     opts?: RequestOptions,
   ): Promise<Reply<V1EventsEnvelope>> {
     return this.t.request(`/api/v1/sports/${seg(sportId)}/openers/${seg(date)}`, { ...q }, opts);
@@ -377,7 +476,7 @@ export class V1Routes {
   closing(
     sportId: number,
     date: string,
-    q: { include?: readonly string[]; affiliate_ids?: Ids; offset?: number } = {},
+    q: V1EventParams = {},
     opts?: RequestOptions,
   ): Promise<Reply<V1EventsEnvelope>> {
     return this.t.request(`/api/v1/sports/${seg(sportId)}/closing/${seg(date)}`, { ...q }, opts);
@@ -395,6 +494,19 @@ export class V1Routes {
   }
   lineSet(eventId: string, lineId: number, opts?: RequestOptions): Promise<Reply<V1LineSet>> {
     return this.t.request(`/api/v1/events/${seg(eventId)}/lines/${seg(lineId)}`, undefined, opts);
+  }
+  /**
+   * One family of a line: with a line id, the book's object in the line's period after each change,
+   * newest first; with an event id, the current object of every book that prices it. One list
+   * (`moneylines` …), or one per period name (`moneyline_periods` …) with include=['all_periods'].
+   */
+  lineFamily<F extends V1LineFamily>(
+    lineOrEventId: number | string,
+    family: F,
+    q: { include?: readonly 'all_periods'[]; limit?: number; affiliate_ids?: Ids } = {},
+    opts?: RequestOptions,
+  ): Promise<Reply<V1LineFamilies[F]>> {
+    return this.t.request(`/api/v1/lines/${seg(lineOrEventId)}/${seg(family)}`, { ...q }, opts);
   }
   /** The V1 events delta: changed events of a sport since an integer cursor. */
   eventsDelta(

@@ -3,47 +3,21 @@ import { Emitter } from './emitter.ts';
 import { Feed } from './feed.ts';
 import { type LivenessOptions, ReconnectingSocket, type WebSocketConstructor } from './socket.ts';
 import { queryString, type Query } from './transport.ts';
-import type { V1LineSet } from './types.ts';
-
-/** A V1 stream message's data: the line set as /api/v1/events/{id}/lines/{line_id} answers, placed. */
-export type V1LineMessage = V1LineSet & { event_id: string; sport_id: number };
+import type { MarketPrice, V1LineMessage } from './types.ts';
 
 export interface StreamOptions extends LivenessOptions {
   /** Default globalThis.WebSocket; pass `ws`'s WebSocket on Node 20. */
   WebSocket?: WebSocketConstructor;
   /**
    * `header` sends the key in the upgrade request (possible with `ws`, not in browsers);
-   * `token` fetches a one-use stream token over REST before every connection. Default: `header`
-   * when a WebSocket constructor is given, else `token`.
+   * `token` fetches a one-use stream token over REST before every connection; `cookie` sends
+   * nothing of its own: a browser's same-origin upgrade carries the page's session cookie.
+   * Default: `cookie` when the client has no key, else `header` when a WebSocket constructor is
+   * given, else `token`.
    */
-  auth?: 'header' | 'token';
+  auth?: 'header' | 'token' | 'cookie';
   /** Messages the async iterator holds for a slow reader before it ends with an error. */
   bufferLimit?: number;
-}
-
-/**
- * The dedicated market stream's price message (spec: Events). The server publishes no schema for
- * it (its frames are serialised by hand), so its type is written from the spec's table here.
- */
-export interface MarketPrice {
-  id: number;
-  event_id: string;
-  affiliate_id: number;
-  market_id: number;
-  market_participant_id: number;
-  normalized_market_participant_id: number;
-  normalized_market_participant_type: number;
-  line: string;
-  price: string;
-  previous_price: string;
-  price_delta: number;
-  is_main_line: boolean;
-  sport_id: number;
-  updated_at: string;
-  liquidity_usd?: number;
-  snapshot: boolean;
-  /** oddsbase adds it: empty while the line is open. */
-  closed_at?: string;
 }
 
 export interface StreamEvents<T> extends Record<string, unknown[]> {
@@ -54,14 +28,18 @@ export interface StreamEvents<T> extends Record<string, unknown[]> {
   error: [Error];
 }
 
+/** The stream's ws:// or wss:// address; an empty base URL is the page's own origin. */
 function wsUrl(baseUrl: string, path: string, q: Query): string {
-  return baseUrl.replace(/^http/, 'ws') + path + queryString(q);
+  const base = baseUrl === '' ? (globalThis as { location?: { origin?: string } }).location?.origin : baseUrl;
+  if (!base) throw new TypeError('a stream needs the server’s address: the empty baseUrl means a page’s own origin');
+  return base.replace(/^http/, 'ws') + path + queryString(q);
 }
 
 /** How a stream connection authenticates: the key header, or a fresh one-use token. */
 export function streamTarget(client: OddsbaseClient, path: string, q: Query, opts: StreamOptions) {
-  const auth = opts.auth ?? (opts.WebSocket ? 'header' : 'token');
+  const auth = opts.auth ?? (!client.transport.hasKey ? 'cookie' : opts.WebSocket ? 'header' : 'token');
   return async (): Promise<{ url: string; headers: Record<string, string> }> => {
+    if (auth === 'cookie') return { url: wsUrl(client.transport.baseUrl, path, q), headers: {} };
     if (auth === 'header')
       return { url: wsUrl(client.transport.baseUrl, path, q), headers: client.transport.authHeaders() };
     const { data } = await client.streamToken();

@@ -25,10 +25,18 @@ export interface RetryEvent {
 }
 
 export interface TransportOptions {
-  /** The server's address, e.g. https://odds.example.com (a path prefix is kept). */
+  /**
+   * The server's address, e.g. https://odds.example.com (a path prefix is kept); '' in a browser
+   * page served by the server itself: requests and streams go to the page's own origin.
+   */
   baseUrl: string;
-  /** The API key, sent in `keyHeader` on every keyed request; never put in a URL. */
+  /**
+   * The API key, sent in `keyHeader` on every keyed request; never put in a URL. Without one, a
+   * browser page authenticates with its same-origin session cookie (see `credentials`).
+   */
   key?: string;
+  /** fetch's credentials mode: 'same-origin' (fetch's default) sends a page's session cookie. */
+  credentials?: 'omit' | 'same-origin' | 'include';
   /** Default X-Service-Key (the spec's neutral name; a server may configure its own). */
   keyHeader?: string;
   fetch?: typeof fetch;
@@ -72,6 +80,7 @@ export class Transport {
   readonly keyHeader: string;
   readonly retry: RetryOptions;
   private readonly key: string | undefined;
+  private readonly credentials: TransportOptions['credentials'];
   private readonly fetchFn: typeof fetch;
   private readonly sleepFn: (ms: number, signal?: AbortSignal) => Promise<void>;
   private readonly random: () => number;
@@ -81,6 +90,7 @@ export class Transport {
   constructor(o: TransportOptions) {
     this.baseUrl = o.baseUrl.replace(/\/+$/, '');
     this.key = o.key;
+    this.credentials = o.credentials;
     this.keyHeader = o.keyHeader ?? 'X-Service-Key';
     this.fetchFn = o.fetch ?? globalThis.fetch.bind(globalThis);
     this.retry = { ...DEFAULT_RETRY, ...o.retry };
@@ -88,6 +98,11 @@ export class Transport {
     this.random = o.random ?? Math.random;
     this.now = o.now ?? Date.now;
     this.onRetry = o.onRetry;
+  }
+
+  /** Whether requests carry a key; without one a page's session cookie is what authenticates. */
+  get hasKey(): boolean {
+    return this.key !== undefined;
   }
 
   /** The headers that authenticate a request (also used for WebSocket upgrades). */
@@ -111,17 +126,15 @@ export class Transport {
     for (;;) {
       let res: Response;
       try {
-        res = await this.fetchFn(url, { method, headers, signal: opts.signal });
+        res = await this.fetchFn(url, {
+          method,
+          headers,
+          signal: opts.signal,
+          ...(this.credentials ? { credentials: this.credentials } : {}),
+        });
       } catch (cause) {
         if (opts.signal?.aborted) throw cause;
-        const err = new NetworkError(method, path, cause);
-        if (server >= this.retry.serverRetries) throw err;
-        await this.wait(
-          err,
-          ++server,
-          backoffMs(server - 1, this.retry.baseDelayMs, this.retry.maxDelayMs, this.random),
-          opts.signal,
-        );
+        server = await this.retryServer(new NetworkError(method, path, cause), server, opts.signal);
         continue;
       }
       const text = await res.text();
@@ -170,17 +183,26 @@ export class Transport {
         continue;
       }
       if (err.retryable) {
-        if (server >= this.retry.serverRetries) throw err;
-        await this.wait(
-          err,
-          ++server,
-          backoffMs(server - 1, this.retry.baseDelayMs, this.retry.maxDelayMs, this.random),
-          opts.signal,
-        );
+        server = await this.retryServer(err, server, opts.signal);
         continue;
       }
       throw err;
     }
+  }
+
+  /**
+   * A failed connection or a 500/502/503: waits the backoff of retry number `tries` + 1 and answers
+   * the new count, or throws `err` once the server retries are spent.
+   */
+  private async retryServer(err: ApiError | NetworkError, tries: number, signal?: AbortSignal): Promise<number> {
+    if (tries >= this.retry.serverRetries) throw err;
+    await this.wait(
+      err,
+      tries + 1,
+      backoffMs(tries, this.retry.baseDelayMs, this.retry.maxDelayMs, this.random),
+      signal,
+    );
+    return tries + 1;
   }
 
   private async wait(

@@ -48,6 +48,16 @@ import type {
   V1EventSchema,
   V1EventsEnvelope as V1EventsEnvelopeSchema,
 } from '../../../src/projection/v1-schemas.ts';
+import type { OpeningLayoutSchema } from '../../../src/http/opening-schema.ts';
+import type { SchedulePageSchema, ScheduleRowSchema } from '../../../src/http/schedule-schemas.ts';
+import type {
+  MoneylineFamilySchema,
+  SpreadFamilySchema,
+  TeamTotalFamilySchema,
+  TotalFamilySchema,
+} from '../../../src/http/line-family-schemas.ts';
+import type { MarketPriceDataSchema } from '../../../src/stream/message-schemas.ts';
+import type { LineDataSchema } from '../../../src/stream/line-frames.ts';
 
 /*
  * The wire shapes, each the Static<> type of the server's own TypeBox schema: one definition, so a
@@ -88,6 +98,8 @@ export type HistoryPage = Static<typeof HistoryResponse>;
 export type ChartPoint = Static<typeof ChartPointSchema>;
 export type Chart = Static<typeof ChartResponse>;
 export type BestLine = Static<typeof BestLineSchema>;
+/** An event's opening prices by market id, then "<participant_id>:<line>", then affiliate id. */
+export type OpeningMarkets = Static<typeof OpeningLayoutSchema>;
 export type FuturesBoard = Static<typeof BoardSchema>;
 export type FuturesPage = Static<typeof FuturesListSchema>;
 
@@ -109,6 +121,18 @@ export type V1Spread = Static<typeof SpreadSchema>;
 export type V1Total = Static<typeof TotalSchema>;
 export type V1TeamTotal = Static<typeof TeamTotalSchema>;
 export type V1DeltaPage = Static<typeof V1DeltaSchema>;
+export type V1ScheduleRow = Static<typeof ScheduleRowSchema>;
+export type V1SchedulePage = Static<typeof SchedulePageSchema>;
+/** `/api/v1/lines/{id}/moneyline`: `moneylines`, or `moneyline_periods` with include=all_periods. */
+export type V1MoneylineFamily = Static<typeof MoneylineFamilySchema>;
+export type V1SpreadFamily = Static<typeof SpreadFamilySchema>;
+export type V1TotalFamily = Static<typeof TotalFamilySchema>;
+export type V1TeamTotalFamily = Static<typeof TeamTotalFamilySchema>;
+
+/** The dedicated stream's `market_price` data, also the multiplexed markets channel's delta data. */
+export type MarketPrice = Static<typeof MarketPriceDataSchema>;
+/** A V1 stream message's data: the line set as /api/v1/events/{id}/lines/{line_id} answers, placed. */
+export type V1LineMessage = Static<typeof LineDataSchema>;
 
 /** The stat-dictionary entry carried by every game-stat row. */
 export type StatRef = TeamGameStatsGroup['stats'][number]['stat'];

@@ -120,11 +120,22 @@ function generate(team: TeamRecord, league: LeagueCatalog): RosterPlayer[] {
  * A team's players in roster order; the athlete alone for an individual competitor; an empty list
  * for a competitor without players (a candidate); undefined for an unknown team id.
  */
-export function rosterOf(teamId: number): RosterPlayer[] | undefined {
+export function rosterOf(teamId: number): readonly RosterPlayer[] | undefined {
+  const kept = rosters.get(teamId);
+  if (kept) return kept;
   const team = teamById(teamId);
   const league = homeLeagueOf(teamId);
-  return team && league ? generate(team, league) : undefined;
+  if (!team || !league) return undefined;
+  const roster = Object.freeze(generate(team, league).map((p) => Object.freeze(p)));
+  rosters.set(teamId, roster);
+  return roster;
 }
+
+/**
+ * Rosters are fixed by the catalog, so each is generated once, when first asked for, like the
+ * catalog's other maps built at load; box scores look a player up per row.
+ */
+const rosters = new Map<number, readonly RosterPlayer[]>();
 
 /** A player by id, or undefined when no team's roster has it. */
 export function playerById(playerId: number): RosterPlayer | undefined {

@@ -14,14 +14,15 @@ export function eventIdColumn(alias = ''): string {
 
 /**
  * A change row's columns as `ChangeRecord` has them, the event's id looked up from its key;
- * `alias` names the changes table when the query joins it.
+ * `alias` names the changes table when the query joins it, and `payload` is the expression read
+ * as the payload (the stored column unless a query rewrites it).
  */
-export function rowColumns(alias = ''): string {
+export function rowColumns(alias = '', payload?: string): string {
   const c = alias ? `${alias}.` : '';
   return (
     `${c}id AS id, ${c}kind AS kind, ${eventIdColumn(alias)}, ` +
     `${c}sport_id AS sport_id, ${c}at AS at, ${c}committed_ms AS committed_ms, ${c}price_id AS price_id, ` +
-    `${c}affiliate_id AS affiliate_id, ${c}market_id AS market_id, ${c}payload AS payload, ${c}detail AS detail`
+    `${c}affiliate_id AS affiliate_id, ${c}market_id AS market_id, ${payload ?? `${c}payload`} AS payload, ${c}detail AS detail`
   );
 }
 

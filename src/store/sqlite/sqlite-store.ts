@@ -46,7 +46,7 @@ const LOAD_PAGE = 5000;
 const NAMED_AS_FIRST = `CASE WHEN f.id <> c.id AND json_extract(f.payload, '$.display_name') IS NOT NULL
   THEN json_set(c.payload, '$.display_name', json_extract(f.payload, '$.display_name'),
     '$.position', json_extract(f.payload, '$.position'))
-  ELSE c.payload END AS payload`;
+  ELSE c.payload END`;
 /** Events whose stat rows a start reads in one statement (a few thousand rows). */
 const STAT_LOAD_EVENTS = 100;
 /** Changes a fill's group holds at most, however fast they come (the history fill makes about 4,000 in FILL_GROUP_MS). */
@@ -259,7 +259,7 @@ export class SqliteStore implements Store {
   private async *statRows(uptoId: number): AsyncGenerator<ChangeRecord> {
     const lastKey = (this.prepared('SELECT max(key) FROM event_keys').pluck().get() as number | null) ?? 0;
     const page = this.prepared(
-      `SELECT ${rowColumns('c').replace('c.payload AS payload', NAMED_AS_FIRST)} FROM changes c
+      `SELECT ${rowColumns('c', NAMED_AS_FIRST)} FROM changes c
        JOIN (SELECT max(id) AS id, min(id) AS first FROM changes
               WHERE kind = 'stat' AND id <= ? AND event_key > ? AND event_key <= ? AND ${LIVE_ROW}
               GROUP BY event_key, json_extract(payload, '$.team_id'), json_extract(payload, '$.player_id'),

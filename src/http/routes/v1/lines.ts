@@ -33,14 +33,13 @@ import {
   type V1Period,
   v1PeriodOf,
 } from '../../../projection/v1-line-sets.ts';
+import { LineSetSchema, v1ErrorResponses } from '../../../projection/v1-schemas.ts';
 import {
-  LineSetSchema,
-  MoneylineSchema,
-  SpreadSchema,
-  TeamTotalSchema,
-  TotalSchema,
-  v1ErrorResponses,
-} from '../../../projection/v1-schemas.ts';
+  MoneylineFamilySchema,
+  SpreadFamilySchema,
+  TeamTotalFamilySchema,
+  TotalFamilySchema,
+} from '../../line-family-schemas.ts';
 import { bestLine, checkPeriodInPlan, parsePeriod, periodParam } from '../v2/best-line.ts';
 import { BestLineSchema } from '../../best-line-schema.ts';
 
@@ -102,10 +101,6 @@ function familyEntry(
   }
 }
 
-/** A family's object in the line routes: it names its period too (clients merge periods' histories). */
-const entrySchema = (schema: TObject) =>
-  Type.Object({ ...schema.properties, period_id: Type.Integer(), period_description: Type.String() });
-
 /**
  * The history of one family of a book's line in one period, newest first: the family's object as it
  * stood after each moment a price of it changed (rows written at the same time count as one moment),
@@ -163,11 +158,11 @@ async function familyHistory(
   return entries.reverse().slice(0, limit);
 }
 
-const FAMILIES: { path: string; family: Family; list: string; schema: TObject }[] = [
-  { path: 'moneyline', family: 'moneyline', list: 'moneylines', schema: MoneylineSchema },
-  { path: 'spread', family: 'spread', list: 'spreads', schema: SpreadSchema },
-  { path: 'total', family: 'total', list: 'totals', schema: TotalSchema },
-  { path: 'team_total', family: 'team_total', list: 'team_totals', schema: TeamTotalSchema },
+const FAMILIES: { path: string; family: Family; list: string; response: TObject }[] = [
+  { path: 'moneyline', family: 'moneyline', list: 'moneylines', response: MoneylineFamilySchema },
+  { path: 'spread', family: 'spread', list: 'spreads', response: SpreadFamilySchema },
+  { path: 'total', family: 'total', list: 'totals', response: TotalFamilySchema },
+  { path: 'team_total', family: 'team_total', list: 'team_totals', response: TeamTotalFamilySchema },
 ];
 
 /** The line routes: an event's line sets, one line set by id, a line's history per family, best lines. */
@@ -242,8 +237,7 @@ export async function v1LineRoutes(fastify: FastifyInstance, deps: V1Deps): Prom
     },
   );
 
-  for (const { path, family, list, schema } of FAMILIES) {
-    const entry = entrySchema(schema);
+  for (const { path, family, list, response } of FAMILIES) {
     app.get(
       `/lines/:lineID/${path}`,
       {
@@ -269,13 +263,7 @@ export async function v1LineRoutes(fastify: FastifyInstance, deps: V1Deps): Prom
             },
             { additionalProperties: true },
           ),
-          response: {
-            200: Type.Object({
-              [list]: Type.Optional(Type.Array(entry)),
-              [`${path}_periods`]: Type.Optional(Type.Record(Type.String(), Type.Array(entry))),
-            }),
-            ...v1ErrorResponses,
-          },
+          response: { 200: response, ...v1ErrorResponses },
         },
       },
       async (request, reply) => {

@@ -10,7 +10,8 @@ import { parseDate, parseInteger, parseSportId } from '../../../projection/param
 import { callerOf, gateDate, historyFloorOf, type V1Deps } from '../../route-kit.ts';
 import { teamById } from '../../../catalog/teams/index.ts';
 import { normalizedTeams } from '../../../projection/v1-event.ts';
-import { V1NormalizedTeamSchema, v1ErrorResponses } from '../../../projection/v1-schemas.ts';
+import { v1ErrorResponses } from '../../../projection/v1-schemas.ts';
+import { SchedulePageSchema, ScheduleRowSchema } from '../../schedule-schemas.ts';
 import {
   dateParam,
   enumParam,
@@ -26,36 +27,6 @@ const DAY_MS = 86_400_000;
 
 const seasonTypeIds: ReadonlyMap<string, number> = new Map(SEASON_TYPES.map((t) => [t.name, t.season_type_id]));
 
-const ScheduleRowSchema = Type.Object({
-  id: Type.Integer({ description: 'a stable integer id of the event (from its event_id)' }),
-  event_id: Type.String(),
-  event_uuid: Type.String(),
-  sport_id: Type.Integer(),
-  event_date: Type.String(),
-  event_name: Type.String(),
-  league_name: Type.String(),
-  season_type: Type.String(),
-  season_type_id: Type.Integer(),
-  season_year: Type.Integer(),
-  event_status: Type.String(),
-  away_team_id: Type.Integer(),
-  away_team: Type.String(),
-  home_team_id: Type.Integer(),
-  home_team: Type.String(),
-  venue_name: Type.String({ description: 'empty until the game has a score' }),
-  venue_location: Type.String(),
-  broadcast: Type.String(),
-  date_event: Type.String({ description: 'event_date' }),
-  neutral_site: Type.Boolean({ description: 'false: no feed says a game is at a neutral site' }),
-  conference_competition: Type.Boolean({ description: 'both teams are of the same conference' }),
-  away_score: Type.Integer({ description: '0 until the game has a score' }),
-  home_score: Type.Integer(),
-  event_location: Type.String({ description: 'the venue’s location; empty until the game has a score' }),
-  updated_at: Type.String({ description: 'the score’s updated_at; before the game has one, its scheduled start' }),
-  event_status_detail: Type.String({ description: 'the score’s; empty before the game has a score' }),
-  attendance: Type.Integer({ description: '0: unknown (no feed carries it)' }),
-  teams_normalized: Type.Array(V1NormalizedTeamSchema),
-});
 type ScheduleRow = Static<typeof ScheduleRowSchema>;
 
 /** A stable integer for an event id: 52 bits of its MD5, so it is the same on every node and start. */
@@ -128,7 +99,7 @@ export async function v1ScheduleRoutes(fastify: FastifyInstance, deps: V1Deps): 
           },
           { additionalProperties: true },
         ),
-        response: { 200: Type.Object({ schedules: Type.Array(ScheduleRowSchema) }), ...v1ErrorResponses },
+        response: { 200: SchedulePageSchema, ...v1ErrorResponses },
       },
     },
     async (request, reply) => {

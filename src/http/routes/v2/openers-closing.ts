@@ -13,6 +13,7 @@ import { dayWindow, parseDate, parseSportId } from '../../../projection/params.t
 import { callerOf, eventById, gateDate, type RouteDeps } from '../../route-kit.ts';
 import { EventsEnvelope, errorResponses } from '../../../projection/schemas.ts';
 import { eventPoints } from '../../../projection/event-view.ts';
+import { OpeningLayoutSchema } from '../../opening-schema.ts';
 
 export type Kind = 'openers' | 'closing';
 
@@ -138,32 +139,6 @@ function recordedEnvelope(
   };
 }
 
-/** The published layout of /api/v2/events/{eventID}/markets/opening. */
-const OpeningLayoutSchema = Type.Object({
-  meta: Type.Object({
-    event_id: Type.String(),
-    count: Type.Integer({ description: 'markets in `markets`' }),
-  }),
-  markets: Type.Record(
-    Type.String({ description: 'market_id' }),
-    Type.Object({
-      market_id: Type.Integer(),
-      market_name: Type.String(),
-      lines: Type.Record(
-        Type.String({ description: '"<participant_id>:<line>"' }),
-        Type.Object({
-          participant_id: Type.Integer(),
-          participant_type: Type.String(),
-          participant_name: Type.String(),
-          prices: Type.Record(
-            Type.String({ description: 'affiliate id' }),
-            Type.Object({ price: Type.Number(), timestamp: Type.String() }),
-          ),
-        }),
-      ),
-    }),
-  ),
-});
 type OpeningLayout = Static<typeof OpeningLayoutSchema>;
 
 /**

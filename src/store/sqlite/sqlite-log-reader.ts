@@ -1,0 +1,48 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import type { ChangeRecord, EpochGap } from '../../changelog/change.ts';
+import type { LogSnapshot } from '../log-reader.ts';
+import { EPOCH_GAPS_META, EPOCH_META } from '../store.ts';
+import { STORE_FILE } from './database.ts';
+import { rowColumns } from './schema.ts';
+
+/** Rows read per statement: a page of a recording, so the whole log is never held. */
+const PAGE_ROWS = 2000;
+
+/**
+ * A snapshot of the change log of the SQLite store under `dataDir`, opened read-only beside a
+ * running server (WAL mode lets a reader keep one read transaction while the writer commits).
+ * Returns undefined when there is no store file.
+ */
+export function openSqliteLogSnapshot(dataDir: string): LogSnapshot | undefined {
+  const file = join(dataDir, STORE_FILE);
+  if (!existsSync(file)) return undefined;
+  const db = new Database(file, { readonly: true, fileMustExist: true });
+  db.pragma('busy_timeout = 5000');
+  // One read transaction for the whole recording: the header and every row come from one commit.
+  db.exec('BEGIN');
+  const meta = db.prepare('SELECT value FROM meta WHERE key = ?').pluck();
+  const epoch = meta.get(EPOCH_META) as string | undefined;
+  const gapsText = meta.get(EPOCH_GAPS_META) as string | undefined;
+  const headId = (db.prepare('SELECT max(id) FROM changes').pluck().get() as number | null) ?? 0;
+  const page = db.prepare(`SELECT ${rowColumns()} FROM changes WHERE id > ? AND id <= ? ORDER BY id LIMIT ?`);
+  return {
+    epoch,
+    gaps: gapsText === undefined ? [] : (JSON.parse(gapsText) as EpochGap[]),
+    headId,
+    async *rows(afterId: number): AsyncGenerator<ChangeRecord> {
+      for (let after = afterId; ;) {
+        const rows = page.all(after, headId, PAGE_ROWS) as ChangeRecord[];
+        yield* rows;
+        if (rows.length < PAGE_ROWS) return;
+        after = rows[rows.length - 1]!.id;
+      }
+    },
+    async close() {
+      if (!db.open) return;
+      if (db.inTransaction) db.exec('COMMIT');
+      db.close();
+    },
+  };
+}
