@@ -19,6 +19,7 @@ import { SqliteAdminTokenStore } from './store/sqlite/sqlite-admin-tokens.ts';
 import { ArchivedEvents } from './board/archived-events.ts';
 import { Board } from './board/board.ts';
 import { ChangeFeed } from './board/change-feed.ts';
+import { Follower } from './board/follower.ts';
 import { DelayedViews } from './board/delayed-views.ts';
 import { LogFloor } from './board/log-floor.ts';
 import type { Bus } from './bus/bus.ts';
@@ -26,11 +27,11 @@ import { MemoryBus } from './bus/memory-bus.ts';
 import { RedisBus } from './bus/redis/redis-bus.ts';
 import { isLoopback, MB, type ServeConfig } from './config.ts';
 import { buildApp } from './http/app.ts';
-import { Ledger } from './ledger/ledger.ts';
+import { ARCHIVED_HEADERS_MS, Ledger } from './ledger/ledger.ts';
 import { Retention } from './ledger/retention.ts';
 import { AccessSummary } from './ops/access-summary.ts';
 import { beginEpochIfRestored, beginFreshLog, epochGaps } from './ops/backup.ts';
-import { healthRoutes, Readiness } from './ops/health.ts';
+import { healthRoutes, Readiness, StoreProbe } from './ops/health.ts';
 import { AdminTokens } from './access/admin-tokens.ts';
 import { IngestFeed } from './feeds/ingest/ingest-feed.ts';
 import { ingestRoutes } from './http/routes/admin/ingest.ts';
@@ -57,7 +58,7 @@ import {
 import { SqliteCounterStore } from './store/sqlite/sqlite-counters.ts';
 import { SqliteKeyStore } from './store/sqlite/sqlite-keys.ts';
 import { SqliteStore } from './store/sqlite/sqlite-store.ts';
-import type { Store } from './store/store.ts';
+import { EPOCH_META, type Store } from './store/store.ts';
 import type { LogSnapshot } from './store/log-reader.ts';
 import { openSqliteLogSnapshot } from './store/sqlite/sqlite-log-reader.ts';
 import { StreamHub } from './stream/stream-hub.ts';
@@ -80,6 +81,8 @@ export interface Backends {
   bus: Bus;
   /** Bytes the store takes on disk (metrics). */
   bytesOnDisk(): Promise<number>;
+  /** Why the store cannot take writes now, if it cannot (a PostgreSQL writer reconnecting). */
+  writeProblem?: () => string | undefined;
 }
 
 /** Everything a server runs, built and wired, not yet listening. */
@@ -87,9 +90,15 @@ export interface Services extends Backends {
   config: ServeConfig;
   board: Board;
   views: DelayedViews;
+  /** The writer of the log; an API node (`--role api`) has none, and reading it there throws. */
   ledger: Ledger;
-  /** The ledger's retention: compaction of the log and archiving of finished events, on a timer. */
+  /**
+   * The ledger's retention: compaction of the log and archiving of finished events, on a timer;
+   * an API node has none, and reading it there throws.
+   */
   retention: Retention;
+  /** What keeps an API node's board current from the bus; undefined on a writer. */
+  follower: Follower | undefined;
   feed: ChangeFeed;
   counters: SavedCounters;
   access: AccessControl;
@@ -129,6 +138,8 @@ export interface ComposeOptions {
   onLoading?: (estimate: LoadEstimate) => void;
   /** Told when another process holds the database's writer lock and the start waits for it. */
   onWriterWait?: () => void;
+  /** Told when an API node waits for a writer to begin the log of an empty database. */
+  onLogWait?: () => void;
   /**
    * Run on the store once it is open, before its log is begun or loaded: a replay gives an empty
    * store the recorded log's epoch (src/ops/recorded-log.ts).
@@ -161,6 +172,7 @@ export async function openBackends(
     const { openPostgresBackends } = await import('./store/postgres/backends.ts');
     const pg = await openPostgresBackends(config.databaseUrl, {
       onError,
+      reader: config.role === 'api',
       ...(onWriterWait ? { onWait: onWriterWait } : {}),
     });
     return { ...pg, bus };
@@ -286,12 +298,22 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
       throw err;
     });
   }
-  await beginFreshLog(store, now());
-  const restored = await beginEpochIfRestored(store);
+  const api = config.role === 'api';
+  // Only the writer begins or marks the log; an API node reads what the writer began.
+  const restored = api ? undefined : (await beginFreshLog(store, now()), await beginEpochIfRestored(store));
+  if (api) await logBegun(store, opts.onLogWait);
   const gaps = await epochGaps(store);
   const metrics = new Metrics();
   const readiness = new Readiness(
-    config.feed === 'ingest' ? 'ingest' : config.replay ? 'replay' : config.simulator ? 'simulator' : 'none',
+    api
+      ? 'bus'
+      : config.feed === 'ingest'
+        ? 'ingest'
+        : config.replay
+          ? 'replay'
+          : config.simulator
+            ? 'simulator'
+            : 'none',
   );
   const board = new Board();
   const floor = new LogFloor(await store.retained());
@@ -303,36 +325,61 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
   const bytes = await backends.bytesOnDisk();
   opts.onLoading?.(estimateLoad(bytes, parseLoadTiming(await store.getMeta(LOAD_MS_META))));
   const loadStarted = performance.now();
-  const ledger = await Ledger.open(store, board, bus, {
-    now,
-    maxQueuedBatches: limits.ledgerMaxQueuedBatches,
-    observe: views.observe,
-    // What the longest delay still hides was committed within it: the views learn it again.
-    replaySinceMs: now() - Math.max(...PLAN_DELAYS) * 1000,
-    onCommit: (rows, seconds, failed) => {
-      metrics.commit(rows, seconds, failed);
-      readiness.commit(rows, seconds, failed);
-    },
-    floor,
-    idsAbove: gaps.at(-1)?.to,
-  });
-  await store.setMeta(LOAD_MS_META, JSON.stringify({ ms: Math.round(performance.now() - loadStarted), bytes }));
-  const retention = new Retention(
-    ledger,
-    {
-      days: limits.retentionDays,
-      boardKeepHours: limits.boardKeepHours,
-      batchRows: limits.retentionBatchRows,
+  // What the longest delay still hides was committed within it: the views learn it again.
+  const replaySinceMs = now() - Math.max(...PLAN_DELAYS) * 1000;
+  let ledger: Ledger | undefined;
+  let retention: Retention | undefined;
+  let follower: Follower | undefined;
+  let probe: StoreProbe | undefined;
+  // What the change feed and the streams read: an API node's follower hands them the batches it
+  // applied, without gaps; a writer's ledger publishes on the bus itself.
+  const local: Bus = api ? new MemoryBus(onError) : bus;
+  if (api) {
+    follower = await Follower.open(store, board, bus, local, {
+      replaySinceMs,
+      observe: views.observe,
+      archivedSinceMs: now() - ARCHIVED_HEADERS_MS,
+      idsAbove: gaps.at(-1)?.to,
+      onError,
+      onApplied: (committedMs) => metrics.followed(now() - committedMs),
+    });
+    readiness.following(() => follower!.state);
+    probe = new StoreProbe(() => store.lastRowId(), STORE_PROBE_MS);
+    readiness.watchStore(probe.problem);
+    metrics.watchFollowing();
+  } else {
+    if (backends.writeProblem) readiness.watchStore(backends.writeProblem);
+    ledger = await Ledger.open(store, board, bus, {
       now,
-    },
-    onError,
-  );
-  retention.start(limits.retentionTickMs);
-  const feed = await ChangeFeed.open(store, bus, board.head, {
+      maxQueuedBatches: limits.ledgerMaxQueuedBatches,
+      observe: views.observe,
+      replaySinceMs,
+      onCommit: (rows, seconds, failed) => {
+        metrics.commit(rows, seconds, failed);
+        readiness.commit(rows, seconds, failed);
+      },
+      floor,
+      idsAbove: gaps.at(-1)?.to,
+    });
+    await store.setMeta(LOAD_MS_META, JSON.stringify({ ms: Math.round(performance.now() - loadStarted), bytes }));
+    retention = new Retention(
+      ledger,
+      {
+        days: limits.retentionDays,
+        boardKeepHours: limits.boardKeepHours,
+        batchRows: limits.retentionBatchRows,
+        now,
+      },
+      onError,
+    );
+    retention.start(limits.retentionTickMs);
+  }
+  const position = () => (ledger ?? follower!).position;
+  const feed = await ChangeFeed.open(store, local, board.head, {
     now,
     floor,
     payloadBytes: limits.deltaMemoryKb * 1024,
-    epoch: ledger.position.epoch,
+    epoch: position().epoch,
     gaps,
   });
   const saveCounters = () => backends.counterStore.save(counters.takeChanged());
@@ -375,8 +422,8 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
     sendBudgetBytes: limits.sendBudgetMb * MB,
   });
   metrics.watch({
-    position: () => ledger.position,
-    backlog: () => ledger.backlog,
+    position,
+    backlog: () => ledger?.backlog ?? 0,
     oldestId: async () => (await feed.oldestCursor()) + 1,
     bytesOnDisk: backends.bytesOnDisk,
     events: () => board.events.size,
@@ -384,11 +431,11 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
   });
   const streams = new StreamHub(
     {
-      bus,
+      bus: local,
       view: views.forDelay(0),
       feed,
       readPlays: (eventId, from, to) => store.readPlays(eventId, from, to),
-      position: () => ledger.position,
+      position,
       now,
       meter: opts.withoutAccess ? undefined : (account, points) => access.meter(account, points, NO_HEADERS),
       recheck: opts.withoutAccess ? undefined : (account) => streamDenial(auth, access, account),
@@ -441,7 +488,8 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
     });
   }
   await webPageRoutes(app, config.webDir ?? join(packageRoot(), 'web', 'dist'));
-  if (config.feed === 'ingest') {
+  // An API node has no ledger to feed (checkRole refuses --feed ingest there).
+  if (config.feed === 'ingest' && ledger) {
     const known = {
       hasEvent: (eventId: string) => board.events.has(eventId),
       hasFuturesBoard: (eventId: string) => board.futuresState(eventId) !== undefined,
@@ -465,19 +513,29 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
         epoch: restored.epoch,
         previous_epoch: restored.previous,
         copy_head_id: restored.gap.from,
-        head_id: ledger.position.id,
+        head_id: position().id,
       },
       "a restored backup: the change log continues under a new epoch, its ids past a gap after the copy's head",
     );
   }
+  // The streams and the feed are subscribed: the batches held since the load go on to them.
+  await follower?.start();
   let closed = false;
+  const none = (what: string) => new Error(`an API node (--role api) has no ${what}: it follows the writer`);
   return {
     ...backends,
     config,
     board,
     views,
-    ledger,
-    retention,
+    get ledger(): Ledger {
+      if (!ledger) throw none('ledger');
+      return ledger;
+    },
+    get retention(): Retention {
+      if (!retention) throw none('retention');
+      return retention;
+    },
+    follower,
     feed,
     counters,
     access,
@@ -496,16 +554,35 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
       await closeApp(app, limits.shutdownGraceMs);
       summary?.close();
       clearInterval(saver);
-      await retention.stop();
-      await ledger.settled();
+      follower?.stop();
+      probe?.stop();
+      await retention?.stop();
+      await ledger?.settled();
       await saveCounters();
       await counters.close();
       feed.close();
       views.close();
+      if (local !== bus) await local.close();
       await bus.close();
       await store.close();
     },
   };
+}
+
+/** How often an API node reads its store to say on /readyz whether it answers. */
+const STORE_PROBE_MS = 2000;
+
+/** How often an API node looks again for the log a writer begins. */
+const LOG_WAIT_MS = 500;
+
+/**
+ * Resolves once the store's log has an epoch: an API node started on an empty database before any
+ * writer waits for one to begin it, since beginning it is a write.
+ */
+async function logBegun(store: Store, onWait?: () => void): Promise<void> {
+  if ((await store.getMeta(EPOCH_META)) !== undefined) return;
+  onWait?.();
+  while ((await store.getMeta(EPOCH_META)) === undefined) await new Promise((r) => setTimeout(r, LOG_WAIT_MS));
 }
 
 // Redis (--redis-url): the bus and the counters shared between nodes.

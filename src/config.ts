@@ -102,6 +102,13 @@ export interface ServeConfig {
    */
   redisUrl: string | undefined;
   /**
+   * What this process does (docs/deploy.md): `all`, the ledger, the feed and the API in one process
+   * (the embedded server); `writer`, the same on PostgreSQL and Redis, as the one writer of a
+   * cluster or its standby; `api`, the API alone, its board loaded from PostgreSQL and kept current
+   * from the Redis bus. `writer` and `api` need both URLs (src/ops/preflight.ts, `checkRole`).
+   */
+  role: Role;
+  /**
    * The built odds screen (`npm run build:web`), served at `/` (WEB_DIR); undefined: the package's
    * own web/dist.
    */
@@ -316,6 +323,8 @@ export interface ServeInput {
   corsOrigins?: string;
   /** env REDIS_URL. */
   redisUrl?: string;
+  /** env ROLE. */
+  role?: string;
   /** env WEB_DIR. */
   webDir?: string;
   limits?: Partial<Limits>;
@@ -330,7 +339,7 @@ export function isLoopback(host: string): boolean {
 
 /**
  * Command-line values win over the environment (PORT, HOST, DATA_DIR, DATABASE_URL, KEY_HEADER,
- * LOG_LEVEL, METRICS_HOST, METRICS_PORT, METRICS_TOKEN, REDIS_URL, WEB_DIR).
+ * LOG_LEVEL, METRICS_HOST, METRICS_PORT, METRICS_TOKEN, REDIS_URL, ROLE, WEB_DIR).
  */
 export function resolveServeConfig(input: ServeInput, env: NodeJS.ProcessEnv = process.env): ServeConfig {
   const feed = resolveFeed(input.feed ?? env.FEED);
@@ -383,9 +392,21 @@ export function resolveServeConfig(input: ServeInput, env: NodeJS.ProcessEnv = p
     trustProxy: resolveTrustProxy(input.trustProxy ?? env.TRUST_PROXY),
     corsOrigins: resolveCorsOrigins(input.corsOrigins ?? env.CORS_ORIGINS),
     redisUrl: resolveRedisUrl(input.redisUrl ?? env.REDIS_URL),
+    role: resolveRole(input.role ?? env.ROLE),
     webDir: input.webDir ?? (env.WEB_DIR || undefined),
     limits: resolveLimits(input.limits ?? {}, env),
   };
+}
+
+export const ROLES = ['all', 'writer', 'api'] as const;
+export type Role = (typeof ROLES)[number];
+
+function resolveRole(raw: string | undefined): Role {
+  if (raw === undefined || raw === '') return 'all';
+  if (!(ROLES as readonly string[]).includes(raw)) {
+    throw new ConfigError(`--role must be one of ${ROLES.join(', ')}, got '${raw}'`);
+  }
+  return raw as Role;
 }
 
 /** A PostgreSQL connection URL as `pg` takes it, checked here so a typo stops the start with one line. */

@@ -23,6 +23,7 @@ import { adoptRecordedLog, finishRecordedLog } from './ops/recorded-log.ts';
 export interface RunningServer {
   app: FastifyInstance;
   board: Board;
+  /** The writer of the log; reading it on an API node (`--role api`) throws. */
   ledger: Ledger;
   keys: KeyStore;
   counters: SavedCounters;
@@ -132,19 +133,22 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
       : {}),
     onError: (err) => say(`error: ${String(err)}`),
     onWriterWait: () => step('waiting for the writer lock: another server writes to this database'),
+    onLogWait: () => step('waiting for a writer to begin the change log of this empty database'),
     logStream: opts.logStream,
     onLoading: (estimate) => step(loadingLine(estimate)),
   }).catch((err: unknown) => {
     recording?.close();
     return abandon(err);
   });
-  const { store, keys, board, ledger, app } = services;
+  const { store, keys, board, app } = services;
+  // An API node writes nothing to the log: the writer makes the demo key and runs the feed.
+  const writes = config.role !== 'api';
   // Ids begin past a base read off the clock (a new log) or jump (a restore): count the changes.
   const changes = () => board.head - services.skippedIds;
   say(`oddsbase: store loaded in ${seconds()} s (${changes()} changes, ${board.events.size} events)`);
 
   // Made and shown before any long work: a start stopped during the fill has shown it already.
-  if ((await store.getMeta(DEMO_KEY_META)) === undefined && (await keys.count()) === 0) {
+  if (writes && (await store.getMeta(DEMO_KEY_META)) === undefined && (await keys.count()) === 0) {
     const demoKey = generateKey();
     await keys.insert(newKeyRecord(demoKey, 'ultra', { label: 'demo', v1: true }));
     await store.setMeta(DEMO_KEY_CLEAR_META, demoKey);
@@ -166,7 +170,7 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
   let lastRequestMs = 0;
   let simulator: Simulator | undefined;
   let pastFill: PastFill | undefined;
-  if (config.simulator && !opts.signal?.aborted) {
+  if (writes && config.simulator && !opts.signal?.aborted) {
     const storedSeed = await store.getMeta(SEED_META);
     let seed = config.seed;
     if (storedSeed === undefined) await store.setMeta(SEED_META, String(seed));
@@ -179,7 +183,7 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
     const simOptions = {
       seed,
       speed: config.speed,
-      sink: ledger,
+      sink: services.ledger,
       state: board,
       now,
       log: say,
@@ -266,12 +270,12 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
   });
   simulator?.start();
   let replay: ReplayFeed | undefined;
-  if (recording && config.replay) {
+  if (writes && recording && config.replay) {
     const file = config.replay.file;
     const header = recording.header;
     const feed = new ReplayFeed({
       rows: recording.rows,
-      sink: ledger,
+      sink: services.ledger,
       speed: config.replay.speed,
       now,
       onProgress: (rows, lastId) => {
@@ -320,7 +324,9 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
   return {
     app,
     board,
-    ledger,
+    get ledger() {
+      return services.ledger;
+    },
     keys,
     counters: services.counters,
     services,

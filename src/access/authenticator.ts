@@ -57,7 +57,8 @@ export function accountOf(r: KeyRecord): Account {
 /**
  * Resolves a presented key to its account. Lookups go by the key's hash, so the store never sees
  * or compares a key in clear; a short cache keeps the hot path off the store while a key created
- * or revoked by `oddsbase keys` (another process) takes effect within `ttlMs`.
+ * or revoked by `oddsbase keys` (another process) takes effect within `ttlMs`. While the store does
+ * not answer, a key already known keeps its last-read account.
  */
 export class Authenticator {
   private readonly cache = new Map<string, { account: Account; until: number }>();
@@ -89,7 +90,16 @@ export class Authenticator {
     if (!key || key.length > 200) return undefined;
     const hit = this.cached(key);
     if (hit) return hit;
-    const record = await this.keys.findByHash(hashKey(key));
+    let record: KeyRecord | undefined;
+    try {
+      record = await this.keys.findByHash(hashKey(key));
+    } catch (err) {
+      // The key store does not answer (PostgreSQL restarting): a key known before goes on working
+      // as it was last read, so that a node serves what it holds; a revocation waits for the store.
+      const stale = this.cache.get(key);
+      if (stale) return stale.account;
+      throw err;
+    }
     const t = this.now();
     if (!record || !isActive(record, t)) {
       this.cache.delete(key);

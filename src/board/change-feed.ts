@@ -185,6 +185,8 @@ export class ChangeFeed {
       this.held.push(batch);
       return;
     }
+    // Already held: a batch published while the feed was opened at a head past it.
+    if (batch.headId <= this.head) return;
     this.epoch = batch.epoch;
     if (this.filling) {
       this.forget(batch.headId);
@@ -192,12 +194,16 @@ export class ChangeFeed {
       this.headMs = batch.changes.at(-1)?.committed_ms ?? this.headMs;
       return;
     }
-    if (batch.fromId !== this.head) {
+    let rows = batch.changes;
+    if (batch.fromId < this.head) {
+      const head = this.head;
+      rows = rows.filter((r) => r.id > head);
+    } else if (batch.fromId > this.head) {
       // A missed batch (another node's bus dropped it): what memory holds no longer runs without
       // a gap, so every read below the new batch goes to the store, which has every row.
       this.forget(batch.fromId);
     }
-    for (const row of batch.changes) this.push(row);
+    for (const row of rows) this.push(row);
     this.head = batch.headId;
   }
 

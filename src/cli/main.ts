@@ -109,6 +109,10 @@ program
     '--redis-url <url>',
     'redis:// URL: the bus and shared counters between nodes (env REDIS_URL); none: in-process',
   )
+  .option(
+    '--role <role>',
+    'all (one process), writer (the ledger and the feed, or their standby) or api (follows the writer); writer and api need --database-url and --redis-url (env ROLE; default all)',
+  )
   .addHelpText(
     'after',
     '\nMetrics: /metrics on 127.0.0.1:<--metrics-port> when given. Set METRICS_TOKEN (16+ characters) to require\n' +
@@ -136,6 +140,7 @@ program
       trustProxy: opts.trustProxy,
       corsOrigins: opts.corsOrigins,
       redisUrl: opts.redisUrl,
+      role: opts.role,
       limits: {
         cacheMb: optionalNumber(opts.cacheMb),
         sendTimeoutMs: opts.sendTimeout === undefined ? undefined : Number(opts.sendTimeout) * 1000,

@@ -1,14 +1,7 @@
 import { createHash } from 'node:crypto';
-import {
-  type Applied,
-  type ApplyObserver,
-  applyChange,
-  applyPlannedPrice,
-  applyRows,
-  loadBoard,
-  type PlannedPrice,
-} from '../board/apply.ts';
+import { type Applied, type ApplyObserver, applyChange, applyPlannedPrice, type PlannedPrice } from '../board/apply.ts';
 import type { Board } from '../board/board.ts';
+import { loadCommitted } from '../board/load.ts';
 import {
   type EventState,
   type LineState,
@@ -95,9 +88,6 @@ const FINISHED: ReadonlySet<string> = new Set(['STATUS_FINAL', 'STATUS_CANCELED'
  */
 export const ARCHIVED_HEADERS_MS = 10 * 24 * 3_600_000;
 
-/** Rows read per page when a start replays the recent log. */
-const REPLAY_PAGE = 5000;
-
 /**
  * The single writer. For each batch it plans the change rows from the committed state (ids in
  * commit order, change_type, previous_price, price_delta, closed_at, the main-line flag kept on
@@ -135,51 +125,19 @@ export class Ledger implements LedgerSink, RecordedSink {
     this.floor = opts.floor ?? new LogFloor();
   }
 
-  /** Loads the committed state into `board` and returns the writer of that store. */
+  /** Loads the committed state into `board` (board/load.ts) and returns the writer of that store. */
   static async open(store: Store, board: Board, bus: Bus, opts: LedgerOptions = {}): Promise<Ledger> {
     const ledger = new Ledger(store, board, bus, opts);
-    // By described time, not commit time: a history fill commits days of the past within minutes,
-    // and a restart soon after it replayed the whole fill (10-60 s) though no view hides any of it.
-    const since = opts.replaySinceMs === undefined ? undefined : await store.firstIdDescribedSince(opts.replaySinceMs);
-    // Only the events changed within the longest delay are loaded as they were before it and their
-    // changes applied again as they were first; every other one is loaded as it is now. The views
-    // keep nothing of an event without a recent change, so both give them the same: but a restart
-    // within minutes of a first start's background fill replayed every row of it (22 s).
-    const recent =
-      since === undefined || opts.replaySinceMs === undefined
-        ? undefined
-        : await store.eventsDescribedSince(opts.replaySinceMs, since);
-    const head = since === undefined ? undefined : await store.lastRowId();
-    const archivedSince = new Date(ledger.now() - ARCHIVED_HEADERS_MS).toISOString();
-    const loaded = await store.load(since === undefined ? undefined : since - 1, {
-      archivedSince,
-      ...(recent ? { asOfOnly: recent } : {}),
+    const loaded = await loadCommitted(store, board, {
+      ...(opts.replaySinceMs === undefined ? {} : { replaySinceMs: opts.replaySinceMs }),
+      ...(opts.observe ? { observe: opts.observe } : {}),
+      archivedSinceMs: ledger.now() - ARCHIVED_HEADERS_MS,
+      idsAbove: opts.idsAbove,
     });
-    await loadBoard(board, loaded);
     ledger.epoch = loaded.epoch;
     ledger.lastCommitMs = loaded.headCommittedMs;
-    ledger.nextMarketId = loaded.markets.reduce((max, m) => Math.max(max, m.id + 1), 1);
-    let maxPriceId = loaded.maxPriceId;
-    for (let after = board.head; recent !== undefined && recent.length > 0;) {
-      const rows = await store.readChanges({
-        pricesOnly: false,
-        afterId: after,
-        toId: Number.MAX_SAFE_INTEGER,
-        limit: REPLAY_PAGE,
-        eventIds: recent,
-      });
-      if (rows.length === 0) break;
-      applyRows(board, rows, opts.observe);
-      for (const r of rows) if (r.price_id !== null && r.price_id > maxPriceId) maxPriceId = r.price_id;
-      after = rows[rows.length - 1]!.id;
-    }
-    if (head !== undefined) {
-      // The other events' rows up to the head are in the load.
-      board.head = Math.max(board.head, head);
-      ledger.lastCommitMs = (await store.committedMsAt(head)) ?? ledger.lastCommitMs;
-    }
-    ledger.nextPriceId = maxPriceId + 1;
-    if (opts.idsAbove !== undefined && opts.idsAbove > board.head) board.head = opts.idsAbove;
+    ledger.nextMarketId = loaded.maxMarketId + 1;
+    ledger.nextPriceId = loaded.maxPriceId + 1;
     return ledger;
   }
 

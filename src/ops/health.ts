@@ -1,3 +1,4 @@
+import type { FollowState } from '../board/follower.ts';
 import type { FastifyInstance } from 'fastify';
 
 /**
@@ -12,27 +13,82 @@ import type { FastifyInstance } from 'fastify';
  */
 export class Readiness {
   private failedAt: string | undefined;
+  private follow: (() => FollowState) | undefined;
+  private storeProblem: () => string | undefined = () => undefined;
   /** Where the background part of the history fill stands; `complete` when none runs. */
   history = 'complete';
 
-  constructor(private readonly feed: 'simulator' | 'ingest' | 'replay' | 'none') {}
+  /** `bus`: an API node, whose changes come from the writer through the bus. */
+  constructor(private readonly feed: 'simulator' | 'ingest' | 'replay' | 'none' | 'bus') {}
+
+  /**
+   * An API node is ready while its follower has applied every batch it was handed: not while it
+   * fills a gap from the store, nor while the store it would fill from does not answer.
+   */
+  following(state: () => FollowState): void {
+    this.follow = state;
+  }
 
   /** The ledger's commit observer. */
   readonly commit = (_rows: number, _seconds: number, failed: boolean): void => {
     this.failedAt = failed ? new Date().toISOString() : undefined;
   };
 
+  /** What keeps the store from taking writes now (a writer away from PostgreSQL), if anything. */
+  watchStore(problem: () => string | undefined): void {
+    this.storeProblem = problem;
+  }
+
   report(): { ready: boolean; body: Record<string, unknown> } {
-    const ready = this.failedAt === undefined;
+    const problem = this.storeProblem();
+    const follow = this.follow?.();
+    const behind =
+      follow === undefined || follow === 'following'
+        ? undefined
+        : follow === 'filling'
+          ? 'filling a gap in the change log from the store'
+          : `waiting for the store to fill a gap: ${follow.waitingForStore}`;
+    const ready = this.failedAt === undefined && behind === undefined && problem === undefined;
     return {
       ready,
       body: {
         status: ready ? 'ready' : 'not ready',
-        store: ready ? 'ok' : `the last commit failed at ${this.failedAt}`,
+        store: problem ?? (this.failedAt === undefined ? 'ok' : `the last commit failed at ${this.failedAt}`),
         feed: this.feed,
+        ...(follow === undefined ? {} : { follow: behind ?? 'following' }),
         history: this.history,
       },
     };
+  }
+}
+
+/**
+ * Reads the store every `everyMs` (an API node, which writes nothing and so would not otherwise
+ * notice that PostgreSQL is away): `problem` says why the last read failed, until one succeeds.
+ */
+export class StoreProbe {
+  private failed: string | undefined;
+  private readonly timer: NodeJS.Timeout;
+  private running = false;
+
+  constructor(read: () => Promise<unknown>, everyMs: number) {
+    this.timer = setInterval(() => {
+      if (this.running) return;
+      this.running = true;
+      read()
+        .then(
+          () => (this.failed = undefined),
+          (err: unknown) => (this.failed = `the store does not answer: ${String((err as Error)?.message ?? err)}`),
+        )
+        .finally(() => (this.running = false));
+    }, everyMs);
+    this.timer.unref();
+  }
+
+  readonly problem = (): string | undefined => this.failed;
+
+  stop(): void {
+    clearInterval(this.timer);
   }
 }
 

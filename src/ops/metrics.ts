@@ -143,6 +143,25 @@ export class Metrics {
     this.requests.record(method, route, status, seconds);
   }
 
+  /**
+   * On an API node: how far its board is behind the writer, as the commit time of the newest change
+   * it applied against its clock when it applied it (`followed`, on every batch).
+   */
+  watchFollowing(): void {
+    this.followLag = new Gauge({
+      name: 'oddsbase_follow_lag_seconds',
+      help: "Seconds between the writer's commit of the newest change this API node applied and its apply",
+      registers: [this.registry],
+    });
+  }
+
+  private followLag: Gauge | undefined;
+
+  /** An API node applied a batch `lagMs` after the writer committed its newest change. */
+  followed(lagMs: number): void {
+    this.followLag?.set(Math.max(0, lagMs) / 1000);
+  }
+
   /** With a bus between nodes: the batches it could not hand to them (Redis away or too slow). */
   watchBus(dropped: () => number): void {
     let seen = 0;

@@ -69,6 +69,28 @@ export function checkDataDir(dir: string, option = '--data-dir'): void {
   }
 }
 
+/**
+ * A cluster role needs the cluster's two servers: a writer or an API node on SQLite or the
+ * in-process bus would be a second, separate log, never the same one as its peers'.
+ */
+export function checkRole(config: Pick<ServeConfig, 'role' | 'databaseUrl' | 'redisUrl' | 'feed'>): void {
+  if (config.role === 'all') return;
+  if (config.role === 'api' && config.feed === 'ingest') {
+    throw new StartError(
+      '--role api runs no feed: serve --feed ingest on the writer (--role writer) and send ingest requests there',
+    );
+  }
+  const missing = [
+    ...(config.databaseUrl === undefined ? ['--database-url (env DATABASE_URL)'] : []),
+    ...(config.redisUrl === undefined ? ['--redis-url (env REDIS_URL)'] : []),
+  ];
+  if (missing.length > 0) {
+    throw new StartError(
+      `--role ${config.role} needs a PostgreSQL store and a Redis bus shared with the other nodes: give ${missing.join(' and ')}, or serve with --role all`,
+    );
+  }
+}
+
 /** A file the command reads (a recording to replay) exists and this user may read it. */
 export function checkReadableFile(file: string, option: string): void {
   let isFile = false;
@@ -83,6 +105,7 @@ export function checkReadableFile(file: string, option: string): void {
 
 /** Every port, path and permission a `serve` needs, checked before it opens the store. */
 export async function preflight(config: ServeConfig): Promise<void> {
+  checkRole(config);
   // A PostgreSQL store keeps nothing in the data directory.
   if (config.databaseUrl === undefined) checkDataDir(config.dataDir);
   if (config.replay) checkReadableFile(config.replay.file, '--replay-file');

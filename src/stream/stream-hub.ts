@@ -85,10 +85,11 @@ const RESUME_PAGE = 500;
  * procedures, which hold a subscription's live frames while they run and release those past the
  * position they reached, so nothing is missed and nothing is sent twice.
  *
- * Contract: batches arrive in commit order with `fromId` equal to the previous `headId`. A batch
- * that does not continue the last one means this node missed part of the log: every connection is
- * told (`stream_gap`) and closed, so its clients resume from the last position they hold rather
- * than go on with a hole.
+ * Contract: batches arrive in commit order with `fromId` equal to the previous `headId`. A batch at
+ * or below the hub's head is skipped, and the rows of one that overlaps it are dispatched from the
+ * head on. A batch that starts past the head means this node missed part of the log: every
+ * connection is told (`stream_gap`) and closed, so its clients resume from the last position they
+ * hold rather than go on with a hole.
  */
 export class StreamHub {
   readonly index = new SubscriptionIndex();
@@ -429,7 +430,11 @@ export class StreamHub {
   }
 
   private receive(batch: CommittedBatch): void {
-    if (batch.fromId !== this.head) {
+    // Dispatched already: a batch published while the hub was made at a head past it.
+    if (batch.headId <= this.head) return;
+    const head = this.head;
+    const changes = batch.fromId < head ? batch.changes.filter((r) => r.id > head) : batch.changes;
+    if (batch.fromId > head) {
       for (const conn of [...this.connections]) {
         conn.fail(null, 'stream_gap', 'the server missed part of the change log: reconnect and resume', CLOSES.gap);
       }
@@ -437,7 +442,7 @@ export class StreamHub {
     this.head = batch.headId;
     this.epochJson = JSON.stringify(batch.epoch);
     if (this.index.size === 0) return;
-    const frames = framesOf(batch.changes);
+    const frames = framesOf(changes);
     for (const frame of frames) this.dispatch(frame);
     // V1 line sets are read from the board, which holds exactly this batch's state only now.
     if (this.index.has('lines')) for (const frame of lineFramesOf(frames, this.deps.view)) this.dispatch(frame);
@@ -469,7 +474,13 @@ export class StreamHub {
         else byKey.set(a.keyHash, [conn]);
       }
       for (const conns of byKey.values()) {
-        const denial = await recheck(conns[0]!.account!);
+        let denial: StreamDenial | undefined;
+        try {
+          denial = await recheck(conns[0]!.account!);
+        } catch {
+          // The key store did not answer (PostgreSQL restarting): the next period checks again.
+          continue;
+        }
         if (!denial) continue;
         for (const conn of conns) deny(conn, denial);
       }

@@ -64,6 +64,10 @@ export async function startTestServer(
     corsOrigins?: string;
     /** --redis-url: the bus and counters shared with other servers on that Redis. */
     redisUrl?: string;
+    /** --database-url: a PostgreSQL store shared with other servers, instead of the data directory's. */
+    databaseUrl?: string;
+    /** --role: `writer` and `api` need `databaseUrl` and `redisUrl`. */
+    role?: ServeConfig['role'];
     /** The address listened on (127.0.0.1 by default). */
     host?: string;
     /** The built page served at `/` (the package's web/dist by default). */
@@ -84,7 +88,7 @@ export async function startTestServer(
       port: 0,
       host: opts.host ?? '127.0.0.1',
       dataDir,
-      databaseUrl: await testDatabaseUrl(dataDir),
+      databaseUrl: opts.databaseUrl ?? (await testDatabaseUrl(dataDir)),
       feed: opts.feed,
       simulator: opts.simulator ?? false,
       replayFile: opts.replayFile,
@@ -102,6 +106,7 @@ export async function startTestServer(
       trustProxy: opts.trustProxy,
       corsOrigins: opts.corsOrigins,
       redisUrl: opts.redisUrl,
+      role: opts.role,
       webDir: opts.webDir,
       limits: opts.limits,
     },

@@ -21,10 +21,10 @@ interface Ran {
 }
 
 /** Runs the command; as root, optionally as the unprivileged user `nobody` (root may write anywhere). */
-function cli(args: string[], opts: { asNobody?: boolean } = {}): Promise<Ran> {
+function cli(args: string[], opts: { asNobody?: boolean; env?: Record<string, string> } = {}): Promise<Ran> {
   // As nobody, without the coverage of a run under c8 (nobody may not write its directory); empty,
   // since node gives a child its own NODE_V8_COVERAGE when the child's environment lacks the name.
-  const env = { ...process.env };
+  const env = { ...process.env, ...opts.env };
   if (opts.asNobody) env.NODE_V8_COVERAGE = '';
   const child = spawn(process.execPath, ['bin/oddsbase.js', ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -134,4 +134,36 @@ test('keys commands refuse a directory with no store unless told to make one', a
 test('a bad --trust-proxy or --cors-origins is one line', async () => {
   assertOneLine(await cli(['serve', '--trust-proxy', '10.0.0.0/33']), /--trust-proxy/);
   assertOneLine(await cli(['serve', '--cors-origins', 'example.com']), /--cors-origins/);
+});
+
+test('a cluster role without its PostgreSQL and Redis, or an unknown role, is one line', async () => {
+  const dir = join(root, 'roles');
+  const env = { DATABASE_URL: '', REDIS_URL: '' };
+  assertOneLine(
+    await cli(['serve', '--port', '0', '--data-dir', dir, '--role', 'api'], { env }),
+    /--role api needs .*--database-url \(env DATABASE_URL\) and --redis-url \(env REDIS_URL\), or serve with --role all/,
+  );
+  assertOneLine(
+    await cli(['serve', '--port', '0', '--data-dir', dir, '--role', 'writer', '--redis-url', 'redis://127.0.0.1:9'], {
+      env,
+    }),
+    /--role writer needs .*give --database-url \(env DATABASE_URL\), or serve with --role all/,
+  );
+  assertOneLine(
+    await cli(['serve', '--port', '0', '--data-dir', dir, '--role', 'reader'], { env }),
+    /--role must be one of all, writer, api, got 'reader'/,
+  );
+  assertOneLine(
+    await cli(
+      ['serve', '--port', '0', '--data-dir', dir, '--role', 'api', '--feed', 'ingest'].concat([
+        '--database-url',
+        'postgres://u:p@127.0.0.1:9/db',
+        '--redis-url',
+        'redis://127.0.0.1:9',
+      ]),
+      { env },
+    ),
+    /--role api runs no feed: serve --feed ingest on the writer/,
+  );
+  assert.ok(!existsSync(dir), 'nothing was made');
 });

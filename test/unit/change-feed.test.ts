@@ -7,6 +7,7 @@ import { Board } from '../../src/board/board.ts';
 import { ChangeFeed, type ChangeFeedOptions, CursorError } from '../../src/board/change-feed.ts';
 import { LogFloor } from '../../src/board/log-floor.ts';
 import { MemoryBus } from '../../src/bus/memory-bus.ts';
+import type { CommittedBatch } from '../../src/bus/bus.ts';
 import { Ledger } from '../../src/ledger/ledger.ts';
 import { BACKUP_OF_META, beginEpochIfRestored, EPOCH_GAP, epochGaps } from '../../src/ops/backup.ts';
 import { openSqlite } from '../../src/store/sqlite/database.ts';
@@ -456,4 +457,36 @@ test('a restored log: cursors inside its id gap are refused, and no read ends in
   const page = await feed.readPayloadPage({ afterId: copied - 2 }, 1);
   assert.ok(page.lastId <= copied || page.lastId >= copied + EPOCH_GAP, `a page ends at ${page.lastId}`);
   assert.equal(feed.epoch, began.epoch);
+});
+
+test('a batch at or below the head is skipped, and of an overlapping one only the rows past the head are kept', async (t) => {
+  const s = await setup();
+  const published: CommittedBatch[] = [];
+  const stop = s.bus.subscribe((b) => published.push(b));
+  // A second node's feed on a bus of its own, opened at a head that batches already on their way repeat.
+  const relay = new MemoryBus();
+  const head = s.ledger.headId;
+  const other = await ChangeFeed.open(s.store, relay, head, { maxScan: 1000 });
+  t.after(async () => {
+    stop();
+    other.close();
+    await s.cleanup();
+  });
+  const move = (p: number) =>
+    s.ledger.apply(
+      batch(new Date().toISOString(), [price(E, { market_id: 1, participant_id: 2002, affiliate_id: 19, price: p })]),
+    );
+  await move(300);
+  await move(301);
+  const [first, second] = published as [CommittedBatch, CommittedBatch];
+  relay.publish(first);
+  relay.publish({ ...second, fromId: first.fromId, changes: [...first.changes, ...second.changes] });
+  relay.publish(first);
+  assert.equal(other.headId(), s.ledger.headId);
+  const read = await other.read({ pricesOnly: false, afterId: head }, 100);
+  assert.deepEqual(
+    read.rows.map((r) => r.id),
+    [...first.changes, ...second.changes].map((r) => r.id),
+  );
+  assert.deepEqual(read.rows, (await s.feed.read({ pricesOnly: false, afterId: head }, 100)).rows);
 });

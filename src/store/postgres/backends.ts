@@ -33,24 +33,32 @@ export interface PostgresBackends {
   counterStore: CounterStore;
   /** Bytes the database takes on disk (metrics). */
   bytesOnDisk(): Promise<number>;
+  /** Why the store cannot take writes now (its writer away from PostgreSQL), if it cannot. */
+  writeProblem(): string | undefined;
 }
 
 /**
- * Opens the store of `url` (its schema migrated), and takes the writer's lock before anything is
- * loaded: a second server on the same database waits here, told through `onWait`, until the first
- * one stops, and then loads what that one committed.
+ * Opens the store of `url` (its schema migrated), and unless `reader` takes the writer's lock before
+ * anything is loaded: a second server on the same database waits here, told through `onWait`, until
+ * the first one stops, and then loads what that one committed. A `reader` (an API node) never takes
+ * the lock: it must not write.
  */
 export async function openPostgresBackends(
   url: string,
-  opts: { onError: (err: unknown) => void; onWait?: () => void },
+  opts: { onError: (err: unknown) => void; onWait?: () => void; reader?: boolean },
 ): Promise<PostgresBackends> {
   const store = await opening(url, () => PgStore.open(url, { onError: opts.onError }));
+  if (opts.reader === true) return backendsOf(store);
   try {
     await store.writer.hold(opts.onWait);
   } catch (err) {
     await store.close();
     throw err;
   }
+  return backendsOf(store);
+}
+
+function backendsOf(store: PgStore): PostgresBackends {
   return {
     store,
     keys: new PgKeyStore(store.pool),
@@ -58,6 +66,10 @@ export async function openPostgresBackends(
     history: store.history(),
     counterStore: new PgCounterStore(store.pool),
     bytesOnDisk: () => databaseBytes(store.pool),
+    writeProblem: () => {
+      const state = store.writer.state;
+      return state.holding ? undefined : state.why;
+    },
   };
 }
 

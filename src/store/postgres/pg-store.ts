@@ -74,7 +74,18 @@ export class PgStore implements Store {
     url: string,
     onError: (err: unknown) => void,
   ) {
-    this.writer = new PgWriter(url, onError);
+    this.writer = new PgWriter(url, {
+      onError,
+      // A commit whose answer the break lost may have landed, or another writer may have written
+      // while this one was away: either way this writer's head is no longer the log's.
+      regained: async (client) => {
+        if (this.head === undefined) return;
+        const found = (await client.query<{ max: number | null }>('SELECT max(id) AS max FROM changes')).rows[0]?.max;
+        if ((found ?? 0) !== this.head) {
+          throw new Error(`the log's head is ${found ?? 0}, not ${this.head} as this server last wrote it`);
+        }
+      },
+    });
     this.packed = new PgPackedRows(pool);
   }
 

@@ -16,6 +16,8 @@ export interface PostgresService {
   createDatabase(templateUrl?: string): Promise<string>;
   /** Drops a database made by `createDatabase`, closing what is still connected to it. */
   dropDatabase(url: string): Promise<void>;
+  /** Stops the server (a fast shutdown: every connection is cut), waits `downMs`, starts it again. */
+  restart(downMs: number): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -50,7 +52,8 @@ export async function startPostgres(): Promise<PostgresService> {
     port,
     user: USER,
     password: PASSWORD,
-    persistent: false,
+    // Kept across `restart`; `stop` removes the directory itself.
+    persistent: true,
     createPostgresUser: process.getuid?.() === 0,
     // Loopback only, and quick to start and stop: the tests need no durability across a crash of the machine.
     postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off', '-c', 'full_page_writes=off'],
@@ -65,7 +68,7 @@ export async function startPostgres(): Promise<PostgresService> {
     throw new Error(`PostgreSQL did not start: ${String(err)}\n${log.slice(-20).join('\n')}`);
   }
   const url = (database = 'postgres') => `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${database}`;
-  const admin = new pg.Client({ connectionString: url() });
+  let admin = new pg.Client({ connectionString: url() });
   await admin.connect();
   let made = 0;
   return {
@@ -81,6 +84,14 @@ export async function startPostgres(): Promise<PostgresService> {
     async dropDatabase(databaseUrl: string) {
       const name = new URL(databaseUrl).pathname.slice(1);
       await admin.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(name)} WITH (FORCE)`);
+    },
+    async restart(downMs: number) {
+      await admin.end().catch(() => undefined);
+      await server.stop();
+      await new Promise((r) => setTimeout(r, downMs));
+      await server.start();
+      admin = new pg.Client({ connectionString: url() });
+      await admin.connect();
     },
     async stop() {
       await admin.end().catch(() => undefined);
