@@ -165,5 +165,19 @@ test('a cluster role without its PostgreSQL and Redis, or an unknown role, is on
     ),
     /--role api runs no feed: serve --feed ingest on the writer/,
   );
+  assertOneLine(
+    await cli(
+      ['serve', '--port', '0', '--data-dir', dir, '--role', 'api', '--feed', 'replay'].concat([
+        '--replay-file',
+        join(dir, 'day.ndjson'),
+        '--database-url',
+        'postgres://u:p@127.0.0.1:9/db',
+        '--redis-url',
+        'redis://127.0.0.1:9',
+      ]),
+      { env },
+    ),
+    /--role api runs no feed: serve --feed replay on the writer \(--role writer\)\n?$/,
+  );
   assert.ok(!existsSync(dir), 'nothing was made');
 });
