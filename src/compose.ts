@@ -22,6 +22,9 @@ import { ChangeFeed } from './board/change-feed.ts';
 import { Follower } from './board/follower.ts';
 import { DelayedViews } from './board/delayed-views.ts';
 import { LogFloor } from './board/log-floor.ts';
+import type { LoadedLog } from './board/load.ts';
+import { loadBoardSnapshot, saveBoardSnapshot, SNAPSHOT_FILE } from './board/board-snapshot.ts';
+import { PLAIN } from './perf/switch.ts';
 import type { Bus } from './bus/bus.ts';
 import { MemoryBus } from './bus/memory-bus.ts';
 import { RedisBus } from './bus/redis/redis-bus.ts';
@@ -40,7 +43,7 @@ import { metricsRoute } from './ops/metrics-endpoint.ts';
 import { Metrics } from './ops/metrics.ts';
 import { observeRequests } from './ops/observe-requests.ts';
 import { closeApp } from './ops/shutdown.ts';
-import { packageRoot, packageVersion } from './ops/version.ts';
+import { codeVersion, packageRoot, packageVersion } from './ops/version.ts';
 import { webPageRoutes } from './http/web-page.ts';
 import { sessionRoutes } from './http/session-routes.ts';
 import { makeTurns } from './perf/turns.ts';
@@ -136,6 +139,8 @@ export interface ComposeOptions {
   logStream?: NodeJS.WritableStream;
   /** Told as the store's load begins, with how long it may take (src/ops/load-estimate.ts). */
   onLoading?: (estimate: LoadEstimate) => void;
+  /** Told, in a line for the person running the server, what came of the board snapshot at start and at close. */
+  onSnapshot?: (line: string) => void;
   /** Told when another process holds the database's writer lock and the start waits for it. */
   onWriterWait?: () => void;
   /** Told when an API node waits for a writer to begin the log of an empty database. */
@@ -322,8 +327,29 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
     tickMs: limits.delayTickMs,
     maxEntries: limits.delayMaxEntries,
   });
+  // A writer of an embedded store saves its board at a clean shutdown and takes it back at the next
+  // start if the log has not moved (src/board/board-snapshot.ts). Not an API node: it follows a
+  // database that moves on while it is down. The plain twin of the speed wall always loads.
+  const snapshotFile =
+    api || config.databaseUrl !== undefined || PLAIN ? undefined : join(config.dataDir, SNAPSHOT_FILE);
+  const version = snapshotFile === undefined ? undefined : codeVersion();
+  let snapshot: LoadedLog | undefined;
+  if (snapshotFile !== undefined && version !== undefined) {
+    const outcome = await loadBoardSnapshot(snapshotFile, {
+      board,
+      views,
+      store,
+      version,
+      archivedSinceMs: now() - ARCHIVED_HEADERS_MS,
+      idsAbove: gaps.at(-1)?.to,
+    });
+    if (outcome && 'loaded' in outcome) {
+      snapshot = outcome.loaded;
+      opts.onSnapshot?.(`took back the board saved at the last shutdown (${(outcome.bytes / MB).toFixed(1)} MB)`);
+    } else if (outcome) opts.onSnapshot?.(`${outcome.skipped}: loading the store`);
+  }
   const bytes = await backends.bytesOnDisk();
-  opts.onLoading?.(estimateLoad(bytes, parseLoadTiming(await store.getMeta(LOAD_MS_META))));
+  if (!snapshot) opts.onLoading?.(estimateLoad(bytes, parseLoadTiming(await store.getMeta(LOAD_MS_META))));
   const loadStarted = performance.now();
   // What the longest delay still hides was committed within it: the views learn it again.
   const replaySinceMs = now() - Math.max(...PLAN_DELAYS) * 1000;
@@ -360,8 +386,11 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
       },
       floor,
       idsAbove: gaps.at(-1)?.to,
+      ...(snapshot ? { loaded: snapshot } : {}),
     });
-    await store.setMeta(LOAD_MS_META, JSON.stringify({ ms: Math.round(performance.now() - loadStarted), bytes }));
+    // The estimate of the next load is the store's: a snapshot's time says nothing of it.
+    if (!snapshot)
+      await store.setMeta(LOAD_MS_META, JSON.stringify({ ms: Math.round(performance.now() - loadStarted), bytes }));
     retention = new Retention(
       ledger,
       {
@@ -558,6 +587,18 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
       probe?.stop();
       await retention?.stop();
       await ledger?.settled();
+      if (ledger && snapshotFile !== undefined && version !== undefined) {
+        const saved = await saveBoardSnapshot(snapshotFile, {
+          board,
+          views,
+          log: ledger.counters,
+          lastRowId: await store.lastRowId(),
+          version,
+        }).catch((err: unknown) => `the board snapshot was not written: ${String(err)}`);
+        opts.onSnapshot?.(
+          typeof saved === 'number' ? `board saved for the next start (${(saved / MB).toFixed(1)} MB)` : saved,
+        );
+      }
       await saveCounters();
       await counters.close();
       feed.close();

@@ -13,7 +13,7 @@ import type { BoardView } from './board-view.ts';
 type EventApplied = Exclude<Applied, { kind: 'futures' }>;
 
 /** A change applied to the live board, with what it replaced, kept while a delayed view may need it. */
-interface Entry {
+export interface KeptChange {
   id: number;
   /** When plans with a delay may see it: the time it describes (never later than its commit), in ms. */
   visibleMs: number;
@@ -38,10 +38,10 @@ export interface DelayedViewsOptions {
  * markets; an event without recent changes is the live one.
  */
 export class DelayedViews {
-  private readonly entries: Entry[] = [];
+  private readonly entries: KeptChange[] = [];
   /** Index in `entries` of the first entry still kept. */
   private start = 0;
-  private readonly byEvent = new Map<EventState, Entry[]>();
+  private readonly byEvent = new Map<EventState, KeptChange[]>();
   private readonly views = new Map<number, DelayedView>();
   private readonly now: () => number;
   private readonly maxEntries: number;
@@ -69,13 +69,30 @@ export class DelayedViews {
     // Futures are served to real-time plans only (every delayed tier lacks the entitlement), and a
     // delayed view shows no boards, so there is nothing to undo and nothing to hold back.
     if (applied.kind === 'futures') return;
-    const visibleMs = describedMs(row);
+    this.keep(row.id, describedMs(row), applied);
+  };
+
+  /**
+   * Takes the changes another run's views kept (`kept`, through a board snapshot) as if observed
+   * now, in id order: what the restart's replay of the recent log would have kept of them.
+   */
+  restore(changes: readonly KeptChange[]): void {
+    if (this.views.size === 0) return;
+    for (const c of changes) this.keep(c.id, c.visibleMs, c.applied);
+  }
+
+  /** The changes kept now, oldest first (for a board snapshot). */
+  kept(): KeptChange[] {
+    return this.entries.slice(this.start);
+  }
+
+  private keep(id: number, visibleMs: number, applied: EventApplied): void {
     // Every view may show it at once (a back-fill describes the past) and no change of its event
     // is held back: nothing of that event is undone, so nothing is kept. With other events' changes
     // held back (the past part of a first fill runs beside the live feed), the view then shows it
     // before its head passes its id; a delta read gets it when the head does.
     if (visibleMs <= this.now() - this.longestDelayMs && !this.byEvent.has(applied.event)) return;
-    const entry: Entry = { id: row.id, visibleMs, applied };
+    const entry: KeptChange = { id, visibleMs, applied };
     this.entries.push(entry);
     let list = this.byEvent.get(applied.event);
     if (!list) {
@@ -86,7 +103,7 @@ export class DelayedViews {
     // A long synchronous run of commits (a back-fill) gives the timer no turn: move on from here too.
     const kept = this.entries.length - this.start;
     if (kept > this.maxEntries || kept % 4096 === 0) this.advance();
-  };
+  }
 
   /** The view a plan with `delaySeconds` reads. */
   forDelay(delaySeconds: number): BoardView {
@@ -114,7 +131,7 @@ export class DelayedViews {
   }
 
   /** The entries of an event newer than `head`, oldest first (empty when none). */
-  newerThan(event: EventState, head: number): Entry[] {
+  newerThan(event: EventState, head: number): KeptChange[] {
     const list = this.byEvent.get(event);
     if (!list || list.length === 0 || list[list.length - 1]!.id <= head) return [];
     let i = list.length - 1;
@@ -173,7 +190,7 @@ class DelayedView implements BoardView {
   }
 
   /** Moves the head over every change old enough; returns the index of the first one it does not show. */
-  moveOn(t: number, entries: readonly Entry[], start: number): number {
+  moveOn(t: number, entries: readonly KeptChange[], start: number): number {
     const cutoff = t - this.delayMs;
     let i = Math.max(this.next, start);
     while (i < entries.length && entries[i]!.visibleMs <= cutoff) i++;
@@ -184,7 +201,7 @@ class DelayedView implements BoardView {
   }
 
   /** Moves the view past index `index` before its time; true when it had to move. */
-  force(index: number, entries: readonly Entry[]): boolean {
+  force(index: number, entries: readonly KeptChange[]): boolean {
     if (this.next >= index) return false;
     this.next = index;
     this.head = index < entries.length ? entries[index]!.id - 1 : this.live.head;
@@ -249,7 +266,7 @@ class DelayedView implements BoardView {
 }
 
 /** `ev` with `newer` (its changes after a head, oldest first) undone; undefined if it did not exist yet. */
-function undo(ev: EventState, newer: readonly Entry[], version: number): EventState | undefined {
+function undo(ev: EventState, newer: readonly KeptChange[], version: number): EventState | undefined {
   let info: EventInfo | null = ev.info;
   const prices = new Map<PriceState, PriceState | null>();
   const markets = new Set<MarketState>();

@@ -76,6 +76,14 @@ export class SeasonArchive {
     return out;
   }
 
+  /** The totals as `load` takes them, in the store's form (a board snapshot keeps them so). */
+  records(): SeasonTotalsRecord[] {
+    return [...this.seasons].map(([key, season]) => ({
+      key,
+      body: JSON.stringify(bodyOf(season, Number(key.split('|')[1]))),
+    }));
+  }
+
   /** Takes the totals `totalsWith` made, once stored. */
   put(adding: ReadonlyMap<string, ArchivedSeason>): void {
     for (const [key, season] of adding) this.seasons.set(key, season);

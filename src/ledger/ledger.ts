@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { type Applied, type ApplyObserver, applyChange, applyPlannedPrice, type PlannedPrice } from '../board/apply.ts';
 import type { Board } from '../board/board.ts';
-import { loadCommitted } from '../board/load.ts';
+import { type LoadedLog, loadCommitted } from '../board/load.ts';
 import {
   type EventState,
   type LineState,
@@ -77,6 +77,11 @@ export interface LedgerOptions {
    * (`EpochGap.to`), so the head the readers hand out is already the new epoch's.
    */
   idsAbove?: number;
+  /**
+   * The board is loaded already (a board snapshot, src/board/board-snapshot.ts): where the log
+   * stands, so `open` does not load the store again.
+   */
+  loaded?: LoadedLog;
 }
 
 /** Statuses of an event that is over: such events leave the board once they have been quiet long enough. */
@@ -128,12 +133,14 @@ export class Ledger implements LedgerSink, RecordedSink {
   /** Loads the committed state into `board` (board/load.ts) and returns the writer of that store. */
   static async open(store: Store, board: Board, bus: Bus, opts: LedgerOptions = {}): Promise<Ledger> {
     const ledger = new Ledger(store, board, bus, opts);
-    const loaded = await loadCommitted(store, board, {
-      ...(opts.replaySinceMs === undefined ? {} : { replaySinceMs: opts.replaySinceMs }),
-      ...(opts.observe ? { observe: opts.observe } : {}),
-      archivedSinceMs: ledger.now() - ARCHIVED_HEADERS_MS,
-      idsAbove: opts.idsAbove,
-    });
+    const loaded =
+      opts.loaded ??
+      (await loadCommitted(store, board, {
+        ...(opts.replaySinceMs === undefined ? {} : { replaySinceMs: opts.replaySinceMs }),
+        ...(opts.observe ? { observe: opts.observe } : {}),
+        archivedSinceMs: ledger.now() - ARCHIVED_HEADERS_MS,
+        idsAbove: opts.idsAbove,
+      }));
     ledger.epoch = loaded.epoch;
     ledger.lastCommitMs = loaded.headCommittedMs;
     ledger.nextMarketId = loaded.maxMarketId + 1;
@@ -143,6 +150,16 @@ export class Ledger implements LedgerSink, RecordedSink {
 
   get headId(): number {
     return this.board.head;
+  }
+
+  /** Where the writer's counters stand, as a load of the store would find them (for a board snapshot). */
+  get counters(): LoadedLog {
+    return {
+      epoch: this.epoch,
+      headCommittedMs: this.lastCommitMs,
+      maxMarketId: this.nextMarketId - 1,
+      maxPriceId: this.nextPriceId - 1,
+    };
   }
 
   /** The newest committed position of the log. */

@@ -1,5 +1,8 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { PLAIN } from '../perf/switch.ts';
 
 /** Set by bin/bundle.js in a bundle: the package root of the sources it was made from. */
 declare const __ODDSBASE_ROOT__: string | undefined;
@@ -16,6 +19,25 @@ export function packageRoot(): string {
 /** The version of the nearest package.json above this module. */
 export function packageVersion(): string {
   return (JSON.parse(readFileSync(nearestPackageJson(), 'utf8')) as { version: string }).version;
+}
+
+/**
+ * A hash of the code that runs: every source file under src/, the V8 version and the speed wall's
+ * switch. What one run saved of its memory (a board snapshot) is taken back only by the same code;
+ * undefined when the sources cannot be read.
+ */
+export function codeVersion(): string | undefined {
+  const hash = createHash('sha256').update(`${process.versions.v8}|${PLAIN ? 'plain' : 'tricks'}`);
+  try {
+    const src = join(packageRoot(), 'src');
+    const files = readdirSync(src, { recursive: true, encoding: 'utf8' })
+      .filter((f) => f.endsWith('.ts'))
+      .sort();
+    for (const f of files) hash.update(f).update(readFileSync(join(src, f)));
+  } catch {
+    return undefined;
+  }
+  return hash.digest('hex');
 }
 
 function nearestPackageJson(): URL {
