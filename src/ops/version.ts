@@ -27,6 +27,15 @@ export function packageVersion(): string {
  * undefined when the sources cannot be read.
  */
 export function codeVersion(): string | undefined {
+  // The code of a process does not change while it runs: hashed once.
+  if (hashed !== null) return hashed;
+  hashed = hashSources();
+  return hashed;
+}
+
+let hashed: string | undefined | null = null;
+
+function hashSources(): string | undefined {
   const hash = createHash('sha256').update(`${process.versions.v8}|${PLAIN ? 'plain' : 'tricks'}`);
   try {
     const src = join(packageRoot(), 'src');
