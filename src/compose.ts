@@ -441,7 +441,7 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
     log: logging
       ? {
           level: config.logLevel,
-          stream: opts.logStream ?? logDestination(config.logPretty),
+          stream: opts.logStream ?? (await logDestination(config.logPretty)),
           requests: config.accessLog,
         }
       : undefined,

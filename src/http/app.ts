@@ -53,6 +53,7 @@ import { SendGuard } from './send-guard.ts';
 import type { RouteDeps } from './route-kit.ts';
 import { SnapshotCache } from './snapshot-cache.ts';
 import { PLAIN } from '../perf/switch.ts';
+import { lazyCompilers } from '../perf/lazy-compilers.ts';
 import type { Turns } from '../perf/turns.ts';
 
 declare module 'fastify' {
@@ -189,6 +190,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     schemaErrorFormatter: schemaErrors,
     // The parameters' document types (src/projection/param-schemas.ts): annotations, never checked.
     ajv: { customOptions: { keywords: [DOCUMENT_TYPE] } },
+    // Each route's validator and serializer compiled at its first use (src/perf/lazy-compilers.ts).
+    schemaController: { compilersFactory: lazyCompilers() },
     // A malformed percent-encoding and an over-long path parameter (no route has an async
     // constraint, the one other case): fastify's own answers quote the whole URL, key included.
     frameworkErrors: (error, _request, res) => {

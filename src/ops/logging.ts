@@ -1,6 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
 import pino, { type Bindings, type ChildLoggerOptions } from 'pino';
-import pinoPretty from 'pino-pretty';
 
 /** Where log lines go: anything that takes one line at a time (a stream, pino's destination). */
 export interface LogStream {
@@ -11,10 +10,11 @@ export interface LogStream {
  * Where the server's log lines go. By default JSON lines on standard output, written asynchronously:
  * a busy server batches lines into few writes instead of waiting on one write per line (pino
  * flushes what is left when the process exits). With `pretty`, lines formatted for a person at a
- * terminal.
+ * terminal (pino-pretty is loaded only then: 0.1-0.3 s of every start otherwise).
  */
-export function logDestination(pretty: boolean): LogStream {
+export async function logDestination(pretty: boolean): Promise<LogStream> {
   if (pretty) {
+    const { default: pinoPretty } = await import('pino-pretty');
     return pinoPretty({
       colorize: process.stdout.isTTY === true,
       translateTime: 'SYS:standard',
