@@ -10,9 +10,15 @@
  * the last changes replays those described within the longest delay (the background part of a first
  * fill among them), one later loads them.
  *
- *   node --import tsx bench/start.ts [--runs 3] [--before DIR] [--settle S]
+ * With `--store DIR` (a data directory a server has filled), each run skips the fresh start: it
+ * starts and stops the server on a copy of DIR, then measures the restart after that clean stop
+ * (for a checkout that saves its board at shutdown, a restart from that snapshot). Both checkouts
+ * then restart on the same history, and a run takes a minute instead of a whole first fill.
+ *
+ *   node --import tsx bench/start.ts [--runs 3] [--before DIR] [--settle S] [--store DIR]
  */
 import { spawn } from 'node:child_process';
+import { cpSync } from 'node:fs';
 import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { makeTmpDir, median, removeDir, ROOT, startScriptNodeFlags } from './lib.ts';
@@ -24,6 +30,7 @@ const arg = (name: string) => {
 const runs = Number(arg('--runs') ?? 3) || 3;
 const before = arg('--before');
 const settleMs = Number(arg('--settle') ?? 0) * 1000;
+const store = arg('--store');
 
 interface Timing {
   answered: number;
@@ -93,18 +100,20 @@ const results = new Map<string, { fresh: Timing[]; restart: Timing[] }>(
   checkouts.map(([name]) => [name, { fresh: [], restart: [] }]),
 );
 const s = (x: number | undefined) => (x === undefined ? '-' : `${x.toFixed(1)} s`);
+const firstStart = store ? 'first start on the copy' : 'fresh';
 for (let i = 0; i < runs; i++) {
   for (const [name, checkout] of checkouts) {
     const dataDir = makeTmpDir('start');
     try {
       const r = results.get(name)!;
-      const f = await startOnce(checkout, dataDir, true);
+      if (store) cpSync(store, dataDir, { recursive: true });
+      const f = await startOnce(checkout, dataDir, !store);
       await sleep(settleMs);
       const again = await startOnce(checkout, dataDir, false);
       r.fresh.push(f);
       r.restart.push(again);
       console.log(
-        `run ${i + 1} ${name}: fresh answered ${s(f.answered)}, ready ${s(f.ready)}, history complete ${s(f.complete)}; ` +
+        `run ${i + 1} ${name}: ${firstStart} answered ${s(f.answered)}, ready ${s(f.ready)}, history complete ${s(f.complete)}; ` +
           `restart answered ${s(again.answered)}, ready ${s(again.ready)}`,
       );
     } finally {
@@ -115,7 +124,7 @@ for (let i = 0; i < runs; i++) {
 for (const [name, { fresh, restart }] of results) {
   const m = (xs: Timing[], k: keyof Timing) => s(median(xs.map((x) => x[k] ?? Number.NaN)));
   console.log(
-    `median of ${runs} ${name}: fresh answered ${m(fresh, 'answered')}, ready ${m(fresh, 'ready')}, history complete ${m(fresh, 'complete')}; ` +
+    `median of ${runs} ${name}: ${firstStart} answered ${m(fresh, 'answered')}, ready ${m(fresh, 'ready')}, history complete ${m(fresh, 'complete')}; ` +
       `restart answered ${m(restart, 'answered')}, ready ${m(restart, 'ready')}`,
   );
 }
