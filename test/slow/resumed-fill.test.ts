@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { SNAPSHOT_FILE } from '../../src/board/board-snapshot.ts';
 import { openSqlite } from '../../src/store/sqlite/database.ts';
 import { type ServedChild, serveChild } from '../helpers/serve-child.ts';
 import { spawn } from 'node:child_process';
@@ -60,7 +61,11 @@ test('a first start stopped by Ctrl-C during the fill, started again, holds the 
   }
   child.kill('SIGINT');
   assert.equal((await exited)[0], 0, err);
-  assert.deepEqual(readdirSync(stopped), ['oddsbase.db'], 'nothing left that slows or confuses the next start');
+  assert.deepEqual(
+    readdirSync(stopped).sort(),
+    [SNAPSHOT_FILE, 'oddsbase.db'],
+    'nothing left that slows or confuses the next start: the store and the board it takes back',
+  );
 
   await fill(stopped);
   // Both fills ran within minutes of each other: the window is the same unless a day boundary fell between.
@@ -85,7 +90,11 @@ test('a first start stopped while the days before today are filled in the backgr
   server.child.kill('SIGINT');
   assert.equal((await server.exited).code, 0, server.output());
   assert.ok(!/is filled/.test(server.output()), 'stopped before the background part ended');
-  assert.deepEqual(readdirSync(stopped), ['oddsbase.db'], 'nothing left that slows or confuses the next start');
+  assert.deepEqual(
+    readdirSync(stopped).sort(),
+    [SNAPSHOT_FILE, 'oddsbase.db'],
+    'nothing left that slows or confuses the next start: the store and the board it takes back',
+  );
   const db = openSqlite(stopped);
   const kept = db.prepare("SELECT value FROM meta WHERE key = 'history_fill_past'").pluck().get() as string;
   db.close();
