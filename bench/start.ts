@@ -37,6 +37,8 @@ interface Timing {
   ready: number;
   /** Seconds to a complete history (a first start only). */
   complete?: number;
+  /** What the start said of how it got its board (a snapshot taken back or left aside, or a load). */
+  board: string;
 }
 
 async function startOnce(checkout: string, dataDir: string, waitComplete: boolean): Promise<Timing> {
@@ -81,9 +83,11 @@ async function startOnce(checkout: string, dataDir: string, waitComplete: boolea
           const r = await probe('/readyz');
           if (r.ok) {
             ready ||= since();
-            if (!waitComplete) return { answered, ready };
+            const board =
+              /oddsbase: (took back[^\n]*|[^\n]*board snapshot[^\n]*|loading the store[^\n]*)/.exec(err)?.[1] ?? '';
+            if (!waitComplete) return { answered, ready, board };
             if (r.body.history === undefined || r.body.history === 'complete')
-              return { answered, ready, complete: since() };
+              return { answered, ready, complete: since(), board };
           }
         }
       }
@@ -114,7 +118,7 @@ for (let i = 0; i < runs; i++) {
       r.restart.push(again);
       console.log(
         `run ${i + 1} ${name}: ${firstStart} answered ${s(f.answered)}, ready ${s(f.ready)}, history complete ${s(f.complete)}; ` +
-          `restart answered ${s(again.answered)}, ready ${s(again.ready)}`,
+          `restart answered ${s(again.answered)}, ready ${s(again.ready)} (${again.board})`,
       );
     } finally {
       removeDir(dataDir);
@@ -122,7 +126,7 @@ for (let i = 0; i < runs; i++) {
   }
 }
 for (const [name, { fresh, restart }] of results) {
-  const m = (xs: Timing[], k: keyof Timing) => s(median(xs.map((x) => x[k] ?? Number.NaN)));
+  const m = (xs: Timing[], k: 'answered' | 'ready' | 'complete') => s(median(xs.map((x) => x[k] ?? Number.NaN)));
   console.log(
     `median of ${runs} ${name}: ${firstStart} answered ${m(fresh, 'answered')}, ready ${m(fresh, 'ready')}, history complete ${m(fresh, 'complete')}; ` +
       `restart answered ${m(restart, 'answered')}, ready ${m(restart, 'ready')}`,
