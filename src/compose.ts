@@ -335,6 +335,7 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
   const version = snapshotFile === undefined ? undefined : codeVersion();
   let snapshot: LoadedLog | undefined;
   if (snapshotFile !== undefined && version !== undefined) {
+    if (existsSync(snapshotFile)) opts.onSnapshot?.('taking back the board saved at the last shutdown');
     const outcome = await loadBoardSnapshot(snapshotFile, {
       board,
       views,

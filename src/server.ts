@@ -136,7 +136,7 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
     onLogWait: () => step('waiting for a writer to begin the change log of this empty database'),
     logStream: opts.logStream,
     onLoading: (estimate) => step(loadingLine(estimate)),
-    onSnapshot: (line) => say(`oddsbase: ${line}`),
+    onSnapshot: step,
   }).catch((err: unknown) => {
     recording?.close();
     return abandon(err);
