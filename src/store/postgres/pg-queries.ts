@@ -16,9 +16,6 @@ export const FUTURES = "kind IN ('futures_board', 'futures_price', 'futures_sett
 /** The pool or one connection: what runs a statement. */
 export type Queryable = Pick<pg.ClientBase, 'query'>;
 
-/** The rows of a statement. */
-export type Rows = <T extends pg.QueryResultRow>(sql: string, args?: unknown[]) => Promise<T[]>;
-
 export async function writeMeta(c: PgClient, key: string, value: string): Promise<void> {
   await c.query(
     'INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
