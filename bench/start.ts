@@ -103,7 +103,7 @@ const checkouts = before ? [['before', before] as const, ['after', ROOT] as cons
 const results = new Map<string, { fresh: Timing[]; restart: Timing[] }>(
   checkouts.map(([name]) => [name, { fresh: [], restart: [] }]),
 );
-const s = (x: number | undefined) => (x === undefined ? '-' : `${x.toFixed(1)} s`);
+const s = (x: number | undefined) => (x === undefined || Number.isNaN(x) ? '-' : `${x.toFixed(1)} s`);
 const firstStart = store ? 'first start on the copy' : 'fresh';
 for (let i = 0; i < runs; i++) {
   for (const [name, checkout] of checkouts) {
