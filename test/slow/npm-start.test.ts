@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { promisify } from 'node:util';
+import { SNAPSHOT_FILE } from '../../src/board/board-snapshot.ts';
 import { TIERS } from '../../src/catalog/tiers.ts';
 import { today } from '../helpers/fixtures.ts';
 import { type ServedChild, serveChild } from '../helpers/serve-child.ts';
@@ -81,23 +82,29 @@ test('the server as npm start runs it fills its history, answers keys of every t
   }
   assert.equal(server.child.exitCode, null, `the server is alive:\n${server.output()}`);
 
-  // A restart loads the whole store it filled, under the same heap cap (the paged load: held whole,
-  // the latest prices and stat rows of one fill exhausted it).
+  // A restart takes back the board the stop saved; one without it loads the whole store it filled,
+  // under the same heap cap (the paged load: held whole, the latest prices and stat rows of one fill
+  // exhausted it).
   const ultraKey = keys.find(([tier]) => tier === 'ultra')![1];
   const before = (await (await fetch(server.url + path, { headers: { 'X-Service-Key': ultraKey } })).json()) as {
     events: unknown[];
   };
-  server.child.kill('SIGTERM');
-  assert.equal((await server.exited).code, 0, server.output());
-  server = await startServer(dataDir);
-  const res = await fetch(server.url + path, {
-    headers: { 'X-Service-Key': ultraKey },
-    signal: AbortSignal.timeout(15_000),
-  });
-  assert.equal(res.status, 200);
-  const after = (await res.json()) as { events: unknown[] };
-  assert.equal(after.events.length, before.events.length, 'the restarted server has the same events');
-  assert.equal(server.child.exitCode, null, `the restarted server is alive:\n${server.output()}`);
+  for (const how of ['the board snapshot', 'the load']) {
+    server.child.kill('SIGTERM');
+    assert.equal((await server.exited).code, 0, server.output());
+    assert.ok(existsSync(join(dataDir, SNAPSHOT_FILE)), 'a clean stop saves the board');
+    if (how === 'the load') rmSync(join(dataDir, SNAPSHOT_FILE));
+    server = await startServer(dataDir);
+    assert.equal(server.output().includes('took back the board saved'), how === 'the board snapshot', how);
+    const res = await fetch(server.url + path, {
+      headers: { 'X-Service-Key': ultraKey },
+      signal: AbortSignal.timeout(15_000),
+    });
+    assert.equal(res.status, 200);
+    const after = (await res.json()) as { events: unknown[] };
+    assert.equal(after.events.length, before.events.length, `the server restarted from ${how} has the same events`);
+    assert.equal(server.child.exitCode, null, `the restarted server is alive:\n${server.output()}`);
+  }
 });
 
 /** Whether a process with this pid runs. */
