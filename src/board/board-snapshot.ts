@@ -84,6 +84,8 @@ export type SnapshotOutcome =
  * the file. Any mismatch or defect leaves the board empty and says why: the caller loads the store.
  */
 export async function loadBoardSnapshot(file: string, s: LoadSnapshot): Promise<SnapshotOutcome> {
+  // A stop cut short while writing (a second signal, a kill) leaves the part it wrote: never read.
+  await rm(`${file}.part`, { force: true });
   let body: Buffer;
   try {
     body = await readFile(file);
