@@ -13,7 +13,9 @@ import {
 } from '../board/event-state.ts';
 import { priceState } from '../perf/price-state.ts';
 import type { Bus } from '../bus/bus.ts';
+import { catalogKey } from '../catalog/records.ts';
 import {
+  CATALOG_EVENT_ID,
   type Change,
   type ChangeRecord,
   changesEvent,
@@ -35,6 +37,7 @@ import { newRowWriter } from '../perf/delta-row-text.ts';
 import { type GameCell, statRowsOf } from './stat-rows.ts';
 import type {
   BatchOutcome,
+  CatalogUpdate,
   EventUpsert,
   LedgerSink,
   PlayUpdate,
@@ -384,6 +387,9 @@ export class Ledger implements LedgerSink, RecordedSink {
           case 'futures_settlement':
             planFutures(futures.settle(u, plan.nextId(), at, committedMs));
             break;
+          case 'catalog':
+            this.planCatalog(plan, u, at);
+            break;
           default:
             return assertNeverUpdate(u);
         }
@@ -441,8 +447,15 @@ export class Ledger implements LedgerSink, RecordedSink {
     // Feeds send an event's updates together: an id just checked needs no second look.
     let known = '';
     for (const u of batch.updates) {
-      // Futures updates name boards, which the futures plan checks as it goes.
-      if (u.kind === 'futures_board' || u.kind === 'futures_price' || u.kind === 'futures_settlement') continue;
+      // Futures updates name boards, which the futures plan checks as it goes; catalog records name no event.
+      if (
+        u.kind === 'futures_board' ||
+        u.kind === 'futures_price' ||
+        u.kind === 'futures_settlement' ||
+        u.kind === 'catalog'
+      ) {
+        continue;
+      }
       if (u.kind === 'event') {
         if (this.board.archivedHeaders.has(u.event.event_id)) {
           throw new LedgerError(`event ${u.event.event_id} is over and archived: it takes no more updates`);
@@ -486,6 +499,31 @@ export class Ledger implements LedgerSink, RecordedSink {
         detail: null,
       },
       { kind: 'info', change: { kind: 'event', id, header }, fresh },
+    );
+  }
+
+  /** A catalog row, unless the record equals the one its key has (committed, or earlier in the batch). */
+  private planCatalog(plan: BatchPlan, u: CatalogUpdate, at: string): void {
+    const key = catalogKey(u.record);
+    const text = JSON.stringify(u.record);
+    if ((plan.catalogTexts.get(key) ?? this.board.catalog.textOf(key)) === text) return;
+    plan.catalogTexts.set(key, text);
+    const id = plan.nextId();
+    plan.add(
+      {
+        id,
+        kind: 'catalog',
+        event_id: CATALOG_EVENT_ID,
+        sport_id: u.record.type === 'sport' ? u.record.sport_id : 0,
+        at,
+        committed_ms: plan.committedMs,
+        price_id: null,
+        affiliate_id: u.record.type === 'book' ? u.record.affiliate_id : null,
+        market_id: u.record.type === 'market' ? u.record.id : null,
+        payload: text,
+        detail: null,
+      },
+      { kind: 'info', change: { kind: 'catalog', id, record: u.record, text } },
     );
   }
 
@@ -783,6 +821,8 @@ class BatchPlan {
   readonly markets: MarketRecord[] = [];
   /** Events touched, with the last id that touched each (their new version). */
   readonly touched = new Map<string, number>();
+  /** Catalog records planned in this batch, by key: the text each key will have. */
+  readonly catalogTexts = new Map<string, string>();
   private readonly freshEvents = new Map<string, EventState>();
   private readonly infos = new Map<string, EventInfo>();
   private readonly childMarkets = new Map<EventState, Map<string, MarketState>>();

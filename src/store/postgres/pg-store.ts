@@ -1,6 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
-import { describedMs, type EventHeader, type FuturesPriceFact, type StatValue } from '../../changelog/change.ts';
+import {
+  CATALOG_EVENT_ID,
+  describedMs,
+  type EventHeader,
+  type FuturesPriceFact,
+  type StatValue,
+} from '../../changelog/change.ts';
 import { eventFromRows, movesLiveState, type ScoreFacts } from '../../domain/event-header.ts';
 import { archivedEventOf, packRows, playsOf, priceIdsOf, statsOf } from '../packed-rows.ts';
 import {
@@ -142,6 +148,7 @@ export class PgStore implements Store {
         markets,
         ...(await this.prices(limit)),
         futures: await this.latestFutures(limit),
+        catalog: await this.catalogRows(),
         headId: uptoId,
         headCommittedMs: (await this.committedMsAt(uptoId)) ?? 0,
         ...(await this.games(limit)),
@@ -155,6 +162,7 @@ export class PgStore implements Store {
       markets,
       ...(await this.prices(all)),
       futures: await this.latestFutures(all),
+      catalog: await this.catalogRows(),
       headId,
       headCommittedMs: head?.committed_ms ?? 0,
       ...(await this.games({ upto: headId })),
@@ -245,6 +253,13 @@ export class PgStore implements Store {
         args,
       );
     }
+  }
+
+  /** Every catalog row, in id order, through the event index (they share one event id). */
+  private catalogRows(): Promise<ChangeRecord[]> {
+    return this.rows<ChangeRecord>(`SELECT ${ROW} FROM changes WHERE event_id = $1 AND kind = 'catalog' ORDER BY id`, [
+      CATALOG_EVENT_ID,
+    ]);
   }
 
   /** The newest futures row of each key (changelog futuresRowKey) within `limit`, in id order. */

@@ -26,7 +26,13 @@ import {
   type PriceRowSummary,
   type Store,
 } from '../store.ts';
-import { describedMs, type EventHeader, type FuturesPriceFact, type StatValue } from '../../changelog/change.ts';
+import {
+  CATALOG_EVENT_ID,
+  describedMs,
+  type EventHeader,
+  type FuturesPriceFact,
+  type StatValue,
+} from '../../changelog/change.ts';
 import { eventFromRows, movesLiveState, type ScoreFacts } from '../../domain/event-header.ts';
 import { archivedEventOf, packRows, playsOf, priceIdsOf, statsOf } from '../packed-rows.ts';
 import { Checkpointer } from './checkpointer.ts';
@@ -226,6 +232,7 @@ export class SqliteStore implements Store {
         markets,
         ...(asOf ? this.prices(Number.MAX_SAFE_INTEGER, limit) : this.prices(uptoId)),
         futures: this.latestFutures(limit),
+        catalog: this.catalogRows(),
         headId: uptoId,
         headCommittedMs: (await this.committedMsAt(uptoId)) ?? 0,
         ...this.games(limit),
@@ -239,6 +246,7 @@ export class SqliteStore implements Store {
       markets,
       ...this.prices(Number.MAX_SAFE_INTEGER),
       futures: this.latestFutures(all),
+      catalog: this.catalogRows(),
       headId,
       headCommittedMs: head?.committed_ms ?? 0,
       ...this.games({ upto: headId }),
@@ -507,6 +515,13 @@ export class SqliteStore implements Store {
          ON c.id = m.id
        ORDER BY c.id`,
     ).all(limit) as ChangeRecord[];
+  }
+
+  /** Every catalog row, in id order, through the event index (they share one event id). */
+  private catalogRows(): ChangeRecord[] {
+    return this.prepared(
+      `SELECT ${rowColumns()} FROM changes WHERE event_key = ${KEY_OF} AND kind = 'catalog' ORDER BY id`,
+    ).all(CATALOG_EVENT_ID) as ChangeRecord[];
   }
 
   async committedMsAt(id: number): Promise<number | undefined> {
