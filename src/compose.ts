@@ -9,7 +9,6 @@ import { MemoryCounters } from './access/counters/memory-counters.ts';
 import type { SavedCounters } from './access/counters/counters.ts';
 import { RedisCounters } from './access/counters/redis-counters.ts';
 import { isBurstCounter, SharedBursts } from './access/bursts.ts';
-import { simulatorCatalog } from './catalog/simulator-catalog.ts';
 import { TIERS } from './catalog/tiers.ts';
 import { entitlementsFor } from './access/entitlements.ts';
 import { FAILED_KEY_CHECK_LIMITS, FailedKeyChecks } from './access/failed-auth.ts';
@@ -363,17 +362,6 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
       idsAbove: gaps.at(-1)?.to,
     });
     await store.setMeta(LOAD_MS_META, JSON.stringify({ ms: Math.round(performance.now() - loadStarted), bytes }));
-    // The simulator writes the catalog it plays with (the ledger writes only the records that
-    // changed); a store without catalog rows, made before the catalog was rows, takes the same
-    // records so that what it holds keeps its names (an ingest feed's own records extend or replace
-    // them). A replay brings the recorded catalog.
-    const seeded = config.feed === 'simulator' || config.feed === 'ingest';
-    if (config.simulator || (seeded && board.catalog.size === 0)) {
-      await ledger.apply({
-        at: new Date(now()).toISOString(),
-        updates: simulatorCatalog().map((record) => ({ kind: 'catalog', record })),
-      });
-    }
     retention = new Retention(
       ledger,
       {

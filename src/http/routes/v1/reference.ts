@@ -94,7 +94,7 @@ export async function v1ReferenceRoutes(fastify: FastifyInstance, deps: V1Deps):
       },
     },
     async (request) => {
-      const sportId = parseSportId(request.params.sportID);
+      const sportId = parseSportId(deps.catalog, request.params.sportID);
       const q = request.query;
       const { view } = callerOf(deps, request);
       return { dates: sportDates(view.eventsOfSport(sportId), parseOffset(q.offset), parseFormat(q.format)) };

@@ -44,7 +44,7 @@ export function structure(sportId: number, teams: readonly TeamRecord[]) {
 
 /** The league of a sport id path parameter: 400 when not an integer, 404 without teams. */
 export function leagueOf(catalog: Catalog, raw: string): { sportId: number; league: SportTeams } {
-  const sportId = parseSportId(raw);
+  const sportId = parseSportId(catalog, raw);
   const league = catalog.teamsOfSport(sportId);
   if (!league) throw notFound('teams of sport', sportId);
   return { sportId, league };
