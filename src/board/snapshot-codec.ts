@@ -1,4 +1,5 @@
 import type { FuturesHeader, FuturesParticipant, FuturesPriceState, FuturesSettlement } from '../domain/futures.ts';
+import type { CatalogRecord } from '../catalog/records.ts';
 import type { EventInfo } from '../domain/types.ts';
 import { priceState } from '../perf/price-state.ts';
 import type { SeasonTotalsRecord } from '../store/store.ts';
@@ -282,6 +283,9 @@ export function encodeBoard(board: Board, kept: readonly KeptChange[]): EncodedB
     out.str(id);
     out.str(JSON.stringify(info));
   }
+  const catalog = [...board.catalog.allTexts()];
+  out.num(catalog.length);
+  for (const text of catalog) out.str(text);
   out.num(seasons.length);
   for (const s of seasons) {
     out.str(s.key);
@@ -372,6 +376,10 @@ export function decodeBoard(e: EncodedBoard, board: Board): KeptChange[] {
   }
   for (let n = r.num(); n > 0; n--) board.futures.add(futuresBoard(JSON.parse(r.str()) as FuturesData));
   for (let n = r.num(); n > 0; n--) board.archivedHeaders.set(r.str(), JSON.parse(r.str()) as EventInfo);
+  for (let n = r.num(); n > 0; n--) {
+    const text = r.str();
+    board.catalog.put(JSON.parse(text) as CatalogRecord, text);
+  }
   const seasons: SeasonTotalsRecord[] = [];
   for (let n = r.num(); n > 0; n--) seasons.push({ key: r.str(), body: r.str() });
   for (let n = r.num(); n > 0; n--) prices.push(readPrice(r));

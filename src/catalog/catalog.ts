@@ -54,6 +54,11 @@ export class Catalog {
     return this.texts.get(key);
   }
 
+  /** The JSON of every current record, as `put` took them (a board snapshot keeps them so). */
+  allTexts(): IterableIterator<string> {
+    return this.texts.values();
+  }
+
   /** Applies a record: it replaces the record of its key. */
   put(record: CatalogRecord, text = JSON.stringify(record)): void {
     this.texts.set(catalogKey(record), text);
