@@ -231,6 +231,8 @@ export interface CommitResult {
   bare: number[];
   inCommit: number[];
   writerCpu: number[];
+  writerCpuPerK: number[];
+  bareCpuPerK: number[];
   load: [string, string];
 }
 
@@ -257,6 +259,9 @@ async function committedBatches(url: string, heads: number[], after: number): Pr
   }
 }
 
+/** The CPU seconds the processes `pids` used so far (the ones that have ended count nothing). */
+const sumCpu = (pids: number[]) => pids.reduce((sum, pid) => sum + (cpuSeconds(pid) ?? 0), 0);
+
 /** The seconds the writer's ledger spent inside Store.commit so far (its commit histogram's sum). */
 async function commitSeconds(node: Node): Promise<number> {
   if (!node.metricsUrl) throw new Error('the writer did not say where its /metrics listens');
@@ -269,6 +274,9 @@ async function commitSeconds(node: Node): Promise<number> {
 interface CommitRun {
   writer: number;
   bare: number;
+  /** CPU µs a row: the writer process and its PostgreSQL connections' server processes; the bare loop and its connection's. */
+  writerCpuPerK: number;
+  bareCpuPerK: number;
   updates: number;
   /** The share of the writer's wall time inside Store.commit, and its CPU (1 = one core). */
   inCommit: number;
@@ -288,6 +296,7 @@ async function commitRun(c: Cluster, o: ClusterOptions): Promise<CommitRun> {
   let writerMs: number;
   let inCommitS: number;
   let writerCpuS: number;
+  let serverCpuS: number;
   try {
     const { token } = await accounts({ dataDir: c.scratch, databaseUrl: db }, 0);
     for (const p of setup) setupHead = await ingest(writer.url, token, p);
@@ -301,11 +310,14 @@ async function commitRun(c: Cluster, o: ClusterOptions): Promise<CommitRun> {
       }
     };
     const commit0 = await commitSeconds(writer);
+    const backends = await c.postgres.backends(db);
     const cpu0 = cpuSeconds(writer.pid) ?? 0;
+    const server0 = sumCpu(backends);
     const began = performance.now();
     await Promise.all([sender(), sender()]);
     writerMs = performance.now() - began;
     writerCpuS = (cpuSeconds(writer.pid) ?? 0) - cpu0;
+    serverCpuS = sumCpu(backends) - server0;
     inCommitS = (await commitSeconds(writer)) - commit0;
   } finally {
     await writer.stop();
@@ -319,11 +331,13 @@ async function commitRun(c: Cluster, o: ClusterOptions): Promise<CommitRun> {
   const bareDb = await c.postgres.createDatabase();
   // The same schema: a store opened once migrates it.
   await (await PgStore.open(bareDb)).close();
-  const bareMs = await bareLoop(bareDb, rows);
+  const bare = await bareLoop(bareDb, rows);
   await c.postgres.dropDatabase(bareDb);
   return {
     writer: updates / (writerMs / 1000),
-    bare: updates / (bareMs / 1000),
+    bare: updates / (bare.ms / 1000),
+    writerCpuPerK: ((writerCpuS + serverCpuS) * 1e6) / updates,
+    bareCpuPerK: (bare.cpuS * 1e6) / updates,
     updates,
     inCommit: inCommitS / (writerMs / 1000),
     writerCpu: writerCpuS / (writerMs / 1000),
@@ -337,7 +351,7 @@ export async function runCommit(c: Cluster, o: ClusterOptions): Promise<CommitRe
     const run = await commitRun(c, o);
     runs.push(run);
     log(
-      `commit run ${r + 1}: writer ${int(run.writer)} updates/s (${pct(run.inCommit)} of it in Store.commit, CPU ${pct(run.writerCpu)}), bare pg loop ${int(run.bare)} rows/s`,
+      `commit run ${r + 1}: writer ${int(run.writer)} updates/s (${pct(run.inCommit)} of it in Store.commit, CPU ${pct(run.writerCpu)}, ${run.writerCpuPerK.toFixed(0)} CPU µs a row), bare pg loop ${int(run.bare)} rows/s (${run.bareCpuPerK.toFixed(0)} CPU µs a row)`,
     );
   }
   return {
@@ -346,6 +360,8 @@ export async function runCommit(c: Cluster, o: ClusterOptions): Promise<CommitRe
     bare: runs.map((r) => r.bare),
     inCommit: runs.map((r) => r.inCommit),
     writerCpu: runs.map((r) => r.writerCpu),
+    writerCpuPerK: runs.map((r) => r.writerCpuPerK),
+    bareCpuPerK: runs.map((r) => r.bareCpuPerK),
     load: [load0, loadNow()],
   };
 }
@@ -679,6 +695,7 @@ export function commitMarkdown(r: CommitResult): string {
     `- writer: ${int(w)}/s, target >= ${int(TARGETS.commitPerS)}/s: ${met(w >= TARGETS.commitPerS)}`,
     `- writer / bare: ${pct(w / b)}, target >= ${pct(TARGETS.commitRatio)}: ${met(w / b >= TARGETS.commitRatio)}`,
     `- the writer's wall time inside Store.commit: ${r.inCommit.map(pct).join(', ')}; its CPU (1 = a core): ${r.writerCpu.map(pct).join(', ')}`,
+    `- CPU a row, the client process and its PostgreSQL server processes: writer ${median(r.writerCpuPerK).toFixed(1)} µs (${r.writerCpuPerK.map((x) => x.toFixed(1)).join(', ')}), bare loop ${median(r.bareCpuPerK).toFixed(1)} µs (${r.bareCpuPerK.map((x) => x.toFixed(1)).join(', ')}): bare / writer ${pct(median(r.bareCpuPerK) / median(r.writerCpuPerK))}`,
     '',
   ].join('\n');
 }

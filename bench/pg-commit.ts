@@ -15,7 +15,7 @@ import { PgStore } from '../src/store/postgres/pg-store.ts';
 import type { ChangeRecord } from '../src/store/store.ts';
 import { batch, priceRow } from '../test/contract/fixtures.ts';
 import { type PostgresService, startPostgres } from '../test/cluster/services/postgres.ts';
-import { int, isMain, log, median, pct } from './lib.ts';
+import { cpuSeconds, int, isMain, log, median, pct } from './lib.ts';
 
 const BATCH_SIZE = 2_000;
 const BATCHES = 60;
@@ -83,13 +83,17 @@ function bareInsert(n: number): string {
 
 /**
  * Writes `data` into the migrated database of `url` with a bare `pg` client, a transaction per
- * batch (BEGIN, one INSERT of the batch, COMMIT); returns the milliseconds it took. The statements'
- * text is made before the clock starts.
+ * batch (BEGIN, one INSERT of the batch, COMMIT); returns the milliseconds it took and the CPU
+ * seconds this process and the connection's server process used meanwhile. The statements' text
+ * is made before the clock starts.
  */
-export async function bareLoop(url: string, data: ChangeRecord[][]): Promise<number> {
+export async function bareLoop(url: string, data: ChangeRecord[][]): Promise<{ ms: number; cpuS: number }> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
+  const backend = (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
   const sql = new Map(data.map((rows) => [rows.length, bareInsert(rows.length)]));
+  const self = process.cpuUsage();
+  const server = cpuSeconds(backend) ?? 0;
   const began = performance.now();
   for (const rows of data) {
     const args: unknown[] = [];
@@ -115,8 +119,10 @@ export async function bareLoop(url: string, data: ChangeRecord[][]): Promise<num
     await client.query('COMMIT');
   }
   const ms = performance.now() - began;
+  const used = process.cpuUsage(self);
+  const cpuS = (used.user + used.system) / 1e6 + (cpuSeconds(backend) ?? 0) - server;
   await client.end();
-  return ms;
+  return { ms, cpuS };
 }
 
 export async function main(): Promise<void> {
@@ -132,7 +138,7 @@ export async function main(): Promise<void> {
       store.push(rows / ((await viaStore(a, data)) / 1000));
       const b = await service.createDatabase();
       await (await PgStore.open(b)).close();
-      loop.push(rows / ((await bareLoop(b, data)) / 1000));
+      loop.push(rows / ((await bareLoop(b, data)).ms / 1000));
       log(`run ${run + 1}: store ${int(store.at(-1)!)} rows/s, bare loop ${int(loop.at(-1)!)} rows/s`);
     }
     const s = median(store);

@@ -14,6 +14,8 @@ export interface PostgresService {
    * (which no one may be connected to meanwhile).
    */
   createDatabase(templateUrl?: string): Promise<string>;
+  /** The process ids of the server processes serving connections to the database of `url` now. */
+  backends(url: string): Promise<number[]>;
   /** Drops a database made by `createDatabase`, closing what is still connected to it. */
   dropDatabase(url: string): Promise<void>;
   /** Stops the server (a fast shutdown: every connection is cut), waits `downMs`, starts it again. */
@@ -84,6 +86,13 @@ export async function startPostgres(opts: { keepIn?: string } = {}): Promise<Pos
       // A file copy of a small template takes a third of the time of the default, logged copy.
       await admin.query(`CREATE DATABASE ${name} TEMPLATE ${template} STRATEGY FILE_COPY`);
       return url(name);
+    },
+    async backends(databaseUrl: string) {
+      const name = new URL(databaseUrl).pathname.slice(1);
+      const { rows } = await admin.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = $1', [
+        name,
+      ]);
+      return rows.map((r) => r.pid);
     },
     async dropDatabase(databaseUrl: string) {
       const name = new URL(databaseUrl).pathname.slice(1);
