@@ -477,13 +477,15 @@ export async function runStream(c: Cluster, o: ClusterOptions): Promise<StreamRe
     let batch = 0;
     while (Date.now() - began < warmMs + o.seconds * 1000) {
       const due = Math.floor(((Date.now() - began) / 1000) * STREAM_RATE);
-      if (due > sent) {
+      // A writer that falls behind gets what is due in batches of at most 2,000, one after another.
+      while (due > sent) {
+        const upto = Math.min(due, sent + 2000);
         const ups: PriceUpdate[] = [];
-        for (let n = sent; n < due; n++) {
+        for (let n = sent; n < upto; n++) {
           ups.push(streamUpdate(LINES + n));
           perEvent[eventOfUpdate(LINES + n)]!++;
         }
-        sent = due;
+        sent = upto;
         await ingest(writer.url, token, post(`s-${batch++}`, new Date().toISOString(), ups));
       }
       await sleep(50);
@@ -781,7 +783,7 @@ export function parseClusterArgs(argv: string[]): ClusterOptions {
   return o;
 }
 
-export async function runCluster(o: ClusterOptions): Promise<string> {
+export async function runCluster(o: ClusterOptions): Promise<{ markdown: string; failed: boolean }> {
   const [postgres, redis] = await Promise.all([
     startPostgres(o.dayStore === undefined ? {} : { keepIn: o.dayStore }),
     startRedis(),
@@ -795,21 +797,31 @@ export async function runCluster(o: ClusterOptions): Promise<string> {
   };
   const undoSignals = cleanupOnSignal(cleanup);
   const out: string[] = [];
+  let failed = false;
   try {
     for (const part of o.only) {
       log(`cluster: ${part} (load average ${loadNow()})`);
-      if (part === 'commit') out.push(commitMarkdown(await runCommit(c, o)));
-      if (part === 'stream') out.push(streamMarkdown(await runStream(c, o)));
-      if (part === 'events') out.push(eventsCpuMarkdown(await runEventsCpu(c, o)));
-      if (part === 'start') out.push(startMarkdown(await runStart(c, o)));
+      // A part that fails is reported as failed; the others still run.
+      try {
+        if (part === 'commit') out.push(commitMarkdown(await runCommit(c, o)));
+        if (part === 'stream') out.push(streamMarkdown(await runStream(c, o)));
+        if (part === 'events') out.push(eventsCpuMarkdown(await runEventsCpu(c, o)));
+        if (part === 'start') out.push(startMarkdown(await runStart(c, o)));
+      } catch (err) {
+        failed = true;
+        log(`cluster: ${part} failed: ${(err as Error).stack ?? String(err)}`);
+        out.push(`### ${part}: **failed**\n\n${(err as Error).message}\n`);
+      }
     }
   } finally {
     await cleanup();
     undoSignals();
   }
-  return out.join('\n');
+  return { markdown: out.join('\n'), failed };
 }
 
 if (isMain(import.meta.url)) {
-  process.stdout.write(`${await runCluster(parseClusterArgs(process.argv.slice(2)))}\n`);
+  const { markdown, failed } = await runCluster(parseClusterArgs(process.argv.slice(2)));
+  process.stdout.write(`${markdown}\n`);
+  if (failed) process.exitCode = 1;
 }
