@@ -8,6 +8,7 @@ import type { CounterStore } from './store/counters.ts';
 import { MemoryCounters } from './access/counters/memory-counters.ts';
 import type { SavedCounters } from './access/counters/counters.ts';
 import { RedisCounters } from './access/counters/redis-counters.ts';
+import { CounterSaver } from './access/counters/counter-saver.ts';
 import { isBurstCounter, SharedBursts } from './access/bursts.ts';
 import { TIERS } from './catalog/tiers.ts';
 import { entitlementsFor } from './access/entitlements.ts';
@@ -382,9 +383,10 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
     epoch: position().epoch,
     gaps,
   });
-  const saveCounters = () => backends.counterStore.save(counters.takeChanged());
-  const saver = setInterval(() => void saveCounters().catch(onError), limits.counterSaveMs);
-  saver.unref();
+  const saver = new CounterSaver(counters, backends.counterStore, now);
+  const saveCounters = () => saver.save();
+  const saving = setInterval(() => void saveCounters().catch(onError), limits.counterSaveMs);
+  saving.unref();
   const access = new AccessControl(counters, now, metrics.refused, redis?.bursts);
   const logging = config.logLevel !== 'silent';
   const auth = new Authenticator(backends.keys, limits.authCacheMs, now);
@@ -553,7 +555,7 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
       streams.close();
       await closeApp(app, limits.shutdownGraceMs);
       summary?.close();
-      clearInterval(saver);
+      clearInterval(saving);
       follower?.stop();
       probe?.stop();
       await retention?.stop();

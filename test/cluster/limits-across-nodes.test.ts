@@ -1,0 +1,119 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { after, before, describe, it } from 'node:test';
+import { usedKey } from '../../src/access/access-control.ts';
+import { generateKey, hashKey, newKeyRecord } from '../../src/access/keys.ts';
+import { monthlyWindow } from '../../src/access/usage.ts';
+import { openAccounts } from '../../src/compose.ts';
+import { until } from '../contract/bus.contract.ts';
+import { batch, nbaEvent, nbaPrices, today } from '../helpers/fixtures.ts';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { connect } from '../helpers/ws-client.ts';
+import { type PostgresService, startPostgres } from './services/postgres.ts';
+import { startRedis } from './services/redis.ts';
+
+/**
+ * Limits and metering held by the nodes together: a writer and an API node on one PostgreSQL
+ * database and one Redis, each counting what it serves.
+ */
+const redis = await startRedis();
+let postgres: PostgresService;
+let databaseUrl: string;
+let writer: TestServer;
+let node: TestServer;
+const E1 = 'c'.repeat(32);
+const at = () => new Date().toISOString();
+const snapshot = `/api/v2/sports/4/events/${today()}`;
+
+before(async () => {
+  postgres = await startPostgres();
+  databaseUrl = await postgres.createDatabase();
+  writer = await startTestServer({ databaseUrl, redisUrl: redis.url, role: 'writer' });
+  await writer.server.ledger.apply(batch(at(), [{ kind: 'event', event: nbaEvent(E1) }, ...nbaPrices(E1)]));
+  node = await startTestServer({ databaseUrl, redisUrl: redis.url, role: 'api' });
+  await until(() => node.server.board.head === writer.server.board.head, 10_000, 'the API node to follow');
+});
+after(async () => {
+  await node?.close();
+  await writer?.close();
+  await postgres?.stop();
+  await redis.close();
+});
+
+/** The counter of a monthly-billed key's points this month. */
+const usedKeyOf = (key: string) => usedKey({ keyHash: hashKey(key) }, monthlyWindow(Date.now()).id);
+const get = (s: TestServer, path: string, key: string) => s.get(path, { 'X-Service-Key': key });
+
+/** `oddsbase keys show` against the database, as an operator runs it. */
+async function keysShow(key: string): Promise<string> {
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    ['bin/oddsbase.js', 'keys', 'show', key, '--database-url', databaseUrl],
+    { timeout: 60_000 },
+  );
+  return stdout;
+}
+
+describe('usage across nodes', () => {
+  it('every data point served on either node is saved once, through a Redis restart', async () => {
+    const key = await writer.newKey('enterprise', { custom: JSON.stringify({ burstPerSecond: 1000 }) });
+    let served = 0;
+    const use = async (s: TestServer) => {
+      const r = await get(s, snapshot, key);
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+      const points = Number(r.headers.get('x-datapoints'));
+      assert.ok(points > 0);
+      served += points;
+    };
+    for (let i = 0; i < 5; i++) await Promise.all([use(writer), use(node)]);
+    // Saved while the nodes saw each other's points, then while each counts alone.
+    await Promise.all([writer.server.services.saveCounters(), node.server.services.saveCounters()]);
+    await redis.stop();
+    for (let i = 0; i < 5; i++) await Promise.all([use(writer), use(node)]);
+    await node.server.services.saveCounters();
+    await writer.server.services.saveCounters();
+    await redis.start();
+    for (let i = 0; i < 3; i++) await Promise.all([use(writer), use(node)]);
+    await Promise.all([writer.server.services.saveCounters(), node.server.services.saveCounters()]);
+    const shown = await keysShow(key);
+    assert.match(shown, new RegExp(`^used\\s+${served} of `, 'm'), shown);
+    // The nodes' views agree again once Redis is back: the usage a key sees is the saved total.
+    await until(
+      () => [writer, node].every((s) => s.server.counters.get(usedKeyOf(key)) === served),
+      10_000,
+      `both nodes to see ${served} points used`,
+    );
+    const seen = await get(node, snapshot, key);
+    assert.equal(seen.headers.get('x-datapoints-used'), String(served + Number(seen.headers.get('x-datapoints'))));
+  });
+});
+
+describe('keys made and revoked on the CLI', () => {
+  it('take effect on every node within 2 s; a revoked key closes its streams on every node', async (t) => {
+    const accounts = await openAccounts({ dataDir: node.dataDir, databaseUrl });
+    t.after(() => accounts.close());
+    const key = generateKey();
+    await accounts.keys.insert(newKeyRecord(key, 'ultra', { label: 'cli' }));
+    for (const s of [writer, node]) assert.equal((await get(s, snapshot, key)).status, 200);
+    const streams = await Promise.all(
+      [writer, node].map((s) => connect(`${s.url.replace('http', 'ws')}/api/v2/ws/markets`, { 'X-Service-Key': key })),
+    );
+    t.after(() => streams.forEach((ws) => ws.close()));
+    await accounts.keys.revoke({ hash: hashKey(key) }, at());
+    const revokedAt = Date.now();
+    for (;;) {
+      const codes = await Promise.all([writer, node].map(async (s) => (await get(s, snapshot, key)).status));
+      if (codes.every((c) => c === 401)) break;
+      assert.ok(
+        Date.now() - revokedAt < 2000,
+        `served ${codes.join(', ')} ${Date.now() - revokedAt} ms after the revocation`,
+      );
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    for (const ws of streams) {
+      const closed = await Promise.race([ws.closed, new Promise((r) => setTimeout(() => r('still open'), 5000))]);
+      assert.deepEqual(closed, { code: 1008, reason: 'policy_violation:key_revoked' });
+    }
+  });
+});
