@@ -12,7 +12,7 @@ import { CounterSaver } from './access/counters/counter-saver.ts';
 import { isBurstCounter, SharedBursts } from './access/bursts.ts';
 import { TIERS } from './catalog/tiers.ts';
 import { entitlementsFor } from './access/entitlements.ts';
-import { FAILED_KEY_CHECK_LIMITS, FailedKeyChecks } from './access/failed-auth.ts';
+import { FAILED_KEY_CHECK_LIMITS, FailedKeyChecks, isFailedKeyCounter } from './access/failed-auth.ts';
 import { Sessions } from './access/sessions.ts';
 import { DEMO_KEY_CLEAR_META, type KeyStore } from './store/keys.ts';
 import type { AdminTokenStore } from './store/admin-tokens.ts';
@@ -390,7 +390,7 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
   const access = new AccessControl(counters, now, metrics.refused, redis?.bursts);
   const logging = config.logLevel !== 'silent';
   const auth = new Authenticator(backends.keys, limits.authCacheMs, now);
-  const failedKeys = new FailedKeyChecks(FAILED_KEY_CHECK_LIMITS, now);
+  const failedKeys = new FailedKeyChecks(FAILED_KEY_CHECK_LIMITS, now, redis?.counters);
   const sessions = new Sessions(auth, limits.sessionTtlMs, limits.authCacheMs, now);
   const proxies = new TrustedProxies(config.trustProxy);
   // One scheduler of turns for the HTTP builds and the streams' writes, so each gets its share of a pass.
@@ -606,8 +606,10 @@ async function redisAdapters(
   // Loaded only here: importing ioredis would add 0.2-0.4 s to every embedded start.
   const { Redis } = await import('ioredis');
   const url = config.redisUrl;
-  // Per-second windows are exchanged, never saved: they are gone before a restart could use them.
-  const counters = new RedisCounters({ url, driver: Redis, now, onError, unsaved: isBurstCounter });
+  // Per-second windows and failed key checks are exchanged, never saved: they are gone, or not
+  // worth keeping, before a restart could use them.
+  const unsaved = (key: string) => isBurstCounter(key) || isFailedKeyCounter(key);
+  const counters = new RedisCounters({ url, driver: Redis, now, onError, unsaved });
   return { bus: new RedisBus({ url, driver: Redis, onError }), counters, bursts: new SharedBursts(counters) };
 }
 

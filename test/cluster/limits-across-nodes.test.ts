@@ -117,3 +117,29 @@ describe('keys made and revoked on the CLI', () => {
     }
   });
 });
+
+// Last: it blocks the tests' own address for unknown keys for a minute.
+describe('the failed-key ceiling across nodes', () => {
+  it('30 wrong keys from one address spread over two nodes trip it as on one; a key that passed goes on', async () => {
+    const good = await writer.newKey('ultra');
+    assert.equal((await get(writer, snapshot, good)).status, 200);
+    // Half the guesses on each node: either alone stays below the ceiling of 30.
+    const guesses = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => get(i % 2 === 0 ? writer : node, snapshot, generateKey())),
+    );
+    assert.deepEqual(new Set(guesses.map((r) => r.status)), new Set([401]));
+    await until(
+      () => [writer, node].every((s) => s.server.counters.get('fk:127.0.0.1') === 30),
+      5000,
+      'both nodes to see 30 failures',
+    );
+    for (const s of [writer, node]) {
+      const r = await get(s, snapshot, generateKey());
+      assert.equal(r.status, 429);
+      assert.equal(r.body.error, 'Too many failed key checks');
+    }
+    // Known on the writer only, yet let through on the node: keys that passed are shared too.
+    const onNode = await get(node, snapshot, good);
+    assert.equal(onNode.status, 200);
+  });
+});
