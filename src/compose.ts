@@ -9,6 +9,8 @@ import { MemoryCounters } from './access/counters/memory-counters.ts';
 import type { SavedCounters } from './access/counters/counters.ts';
 import { RedisCounters } from './access/counters/redis-counters.ts';
 import { CounterSaver } from './access/counters/counter-saver.ts';
+import { type ConnectionSlots, LocalConnectionSlots } from './access/connection-slots.ts';
+import { RedisConnectionSlots } from './access/redis-connection-slots.ts';
 import { isBurstCounter, SharedBursts } from './access/bursts.ts';
 import { TIERS } from './catalog/tiers.ts';
 import { entitlementsFor } from './access/entitlements.ts';
@@ -431,6 +433,7 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
     events: () => board.events.size,
     views,
   });
+  const slots: ConnectionSlots = redis?.slots ?? new LocalConnectionSlots();
   const streams = new StreamHub(
     {
       bus: local,
@@ -444,6 +447,7 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
       recheckSession: opts.withoutAccess ? undefined : (session) => sessionDenial(sessions, session),
       metrics: metrics.streams,
       turns,
+      slots,
     },
     {
       heartbeatMs: limits.streamHeartbeatMs,
@@ -460,6 +464,7 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
   noteUpgradeClients(app.server, proxies);
   attachStreams(app.server, {
     hub: streams,
+    slots,
     auth,
     access: opts.withoutAccess ? undefined : access,
     keyHeader: config.keyHeader,
@@ -562,6 +567,7 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
       await ledger?.settled();
       await saveCounters();
       await counters.close();
+      await slots.close();
       feed.close();
       views.close();
       if (local !== bus) await local.close();
@@ -594,6 +600,8 @@ interface RedisAdapters {
   counters: RedisCounters;
   /** The per-second ceiling counted by every node together. */
   bursts: SharedBursts;
+  /** WebSocket connections per key counted by every node together. */
+  slots: RedisConnectionSlots;
 }
 
 /** The adapters that go through Redis when `--redis-url` is given; none without it. */
@@ -610,7 +618,12 @@ async function redisAdapters(
   // worth keeping, before a restart could use them.
   const unsaved = (key: string) => isBurstCounter(key) || isFailedKeyCounter(key);
   const counters = new RedisCounters({ url, driver: Redis, now, onError, unsaved });
-  return { bus: new RedisBus({ url, driver: Redis, onError }), counters, bursts: new SharedBursts(counters) };
+  return {
+    bus: new RedisBus({ url, driver: Redis, onError }),
+    counters,
+    bursts: new SharedBursts(counters),
+    slots: new RedisConnectionSlots({ url, driver: Redis, onError }),
+  };
 }
 
 /** How long a start waits for Redis before it fails. */
@@ -626,7 +639,7 @@ async function redisReady(config: ServeConfig, redis: RedisAdapters, store: Stor
   const outcome = await Promise.race([Promise.all([redis.bus.ready(), redis.counters.ready()]), late]);
   clearTimeout(timer);
   if (outcome === 'late') {
-    await Promise.all([redis.bus.close(), redis.counters.close(), store.close()]);
+    await Promise.all([redis.bus.close(), redis.counters.close(), redis.slots.close(), store.close()]);
     const url = new URL(config.redisUrl!);
     throw new Error(`Redis at ${url.host} did not answer within ${REDIS_START_MS / 1000} s (--redis-url)`);
   }

@@ -1,10 +1,13 @@
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
 import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import { usedKey } from '../../src/access/access-control.ts';
 import { generateKey, hashKey, newKeyRecord } from '../../src/access/keys.ts';
 import { monthlyWindow } from '../../src/access/usage.ts';
+import { RedisConnectionSlots } from '../../src/access/redis-connection-slots.ts';
 import { openAccounts } from '../../src/compose.ts';
 import { until } from '../contract/bus.contract.ts';
 import { batch, nbaEvent, nbaPrices, today } from '../helpers/fixtures.ts';
@@ -87,6 +90,79 @@ describe('usage across nodes', () => {
     );
     const seen = await get(node, snapshot, key);
     assert.equal(seen.headers.get('x-datapoints-used'), String(served + Number(seen.headers.get('x-datapoints'))));
+  });
+});
+
+describe('WebSocket connection caps across nodes', () => {
+  const stream = (s: TestServer, key: string) =>
+    connect(`${s.url.replace('http', 'ws')}/api/v2/ws/markets`, { 'X-Service-Key': key });
+
+  it('a key allowed 5 streams gets 5 over two nodes, not 10; a closed one frees a slot on the other', async (t) => {
+    // Ultra: 5 connections, and 10 requests a second, which the spaced upgrades stay below.
+    const key = await writer.newKey('ultra');
+    const open: Awaited<ReturnType<typeof stream>>[] = [];
+    t.after(() => open.forEach((ws) => ws.close()));
+    for (let i = 0; i < 5; i++) {
+      open.push(await stream(i % 2 === 0 ? writer : node, key));
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    for (const s of [writer, node]) {
+      await new Promise((r) => setTimeout(r, 1100));
+      await assert.rejects(stream(s, key), /upgrade refused: 429/);
+    }
+    // Closed on the writer: the node may take its slot once the writer has given it back.
+    open.shift()!.close();
+    await new Promise((r) => setTimeout(r, 1100));
+    let again: Awaited<ReturnType<typeof stream>> | undefined;
+    for (let i = 0; !again; i++) {
+      again = await stream(node, key).catch(() => undefined);
+      if (!again) {
+        assert.ok(i < 5, 'the slot given back on the writer never reached the node');
+        await new Promise((r) => setTimeout(r, 1100));
+      }
+    }
+    open.push(again);
+  });
+
+  it('a node killed with its streams open: its slots stop counting once its lease ends', async () => {
+    const prefix = `test:${randomUUID()}:`;
+    const leaseMs = 1500;
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        '--input-type=module',
+        '-e',
+        `import { Redis } from 'ioredis';
+         import { RedisConnectionSlots } from './src/access/redis-connection-slots.ts';
+         const slots = new RedisConnectionSlots({ url: ${JSON.stringify(redis.url)}, driver: Redis, prefix: ${JSON.stringify(prefix)}, leaseMs: ${leaseMs} });
+         await new Promise((r) => setTimeout(r, 200));
+         for (let i = 0; i < 3; i++) if (!(await slots.take('k', 3))) process.exit(3);
+         console.log('taken');
+         setInterval(() => {}, 1000);`,
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    let out = '';
+    child.stdout.on('data', (b: Buffer) => (out += b.toString()));
+    await until(() => out.includes('taken'), 30_000, 'the other process to take 3 slots');
+    const here = new RedisConnectionSlots({ url: redis.url, driver: Redis, prefix, leaseMs });
+    try {
+      await new Promise((r) => setTimeout(r, 200));
+      assert.equal(await here.take('k', 3), false, 'the living process holds all 3');
+      child.kill('SIGKILL');
+      const killedAt = Date.now();
+      while (!(await here.take('k', 3))) {
+        assert.ok(Date.now() - killedAt < leaseMs + 1000, 'the dead process still counts past its lease');
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      assert.ok(Date.now() - killedAt >= leaseMs / 3, 'freed before its lease could have ended');
+      assert.equal(here.count('k'), 1);
+    } finally {
+      child.kill('SIGKILL');
+      await here.close();
+    }
   });
 });
 
