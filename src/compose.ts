@@ -297,7 +297,7 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
   if (redis) await redisReady(config, redis, store);
   if (opts.prepareStore) {
     await opts.prepareStore(store).catch(async (err: unknown) => {
-      await Promise.all([bus.close(), store.close()]);
+      await Promise.all([bus.close(), counters.close(), redis?.slots.close(), store.close()]);
       throw err;
     });
   }
