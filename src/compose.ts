@@ -18,7 +18,6 @@ import { FAILED_KEY_CHECK_LIMITS, FailedKeyChecks, isFailedKeyCounter } from './
 import { Sessions } from './access/sessions.ts';
 import { DEMO_KEY_CLEAR_META, type KeyStore } from './store/keys.ts';
 import type { AdminTokenStore } from './store/admin-tokens.ts';
-import { SqliteAdminTokenStore } from './store/sqlite/sqlite-admin-tokens.ts';
 import { ArchivedEvents } from './board/archived-events.ts';
 import { Board } from './board/board.ts';
 import { ChangeFeed } from './board/change-feed.ts';
@@ -30,7 +29,8 @@ import { MemoryBus } from './bus/memory-bus.ts';
 import { RedisBus } from './bus/redis/redis-bus.ts';
 import { isLoopback, MB, type ServeConfig } from './config.ts';
 import { buildApp } from './http/app.ts';
-import { ARCHIVED_HEADERS_MS, Ledger } from './ledger/ledger.ts';
+import { Ledger } from './ledger/ledger.ts';
+import { ARCHIVED_HEADERS_MS } from './ledger/retention-steps.ts';
 import { Retention } from './ledger/retention.ts';
 import { AccessSummary } from './ops/access-summary.ts';
 import { beginEpochIfRestored, beginFreshLog, epochGaps } from './ops/backup.ts';
@@ -59,7 +59,7 @@ import {
   storeNeedsUpgrade,
 } from './store/sqlite/database.ts';
 import { SqliteCounterStore } from './store/sqlite/sqlite-counters.ts';
-import { SqliteKeyStore } from './store/sqlite/sqlite-keys.ts';
+import { SqliteAdminTokenStore, SqliteKeyStore } from './store/sqlite/sqlite-secrets.ts';
 import { SqliteStore } from './store/sqlite/sqlite-store.ts';
 import { EPOCH_META, type Store } from './store/store.ts';
 import type { LogSnapshot } from './store/log-reader.ts';
