@@ -400,6 +400,7 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
   const app = await buildApp({
     turns,
     views,
+    catalog: board.catalog,
     feed,
     history: backends.history,
     games: store,
@@ -500,6 +501,8 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
     const known = {
       hasEvent: (eventId: string) => board.events.has(eventId),
       hasFuturesBoard: (eventId: string) => board.futuresState(eventId) !== undefined,
+      hasSport: (sportId: number) => board.catalog.sport(sportId) !== undefined,
+      hasBook: (affiliateId: number) => board.catalog.book(affiliateId) !== undefined,
     };
     await app.register(ingestRoutes, {
       feed: new IngestFeed(ledger, known, now),
