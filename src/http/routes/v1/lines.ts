@@ -360,7 +360,7 @@ export async function v1LineRoutes(fastify: FastifyInstance, deps: V1Deps): Prom
       let prices = 0;
       const byEvent: Record<string, Static<typeof BestLineSchema>> = {};
       for (const state of states) {
-        const best = bestLine(state, period, scope, books);
+        const best = bestLine(deps.catalog, state, period, scope, books);
         prices += best.prices;
         byEvent[state.info.event_id] = best.body;
       }

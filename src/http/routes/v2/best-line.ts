@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { lowestTierWith, upgradeMessage } from '../../../access/entitlements.ts';
 import type { PlanScope } from '../../../access/plan-scope.ts';
 import { type EventState, type MarketState, participantKey } from '../../../board/event-state.ts';
-import { affiliateProfile } from '../../../catalog/affiliates.ts';
+import type { Catalog } from '../../../catalog/catalog.ts';
 import { MONEYLINE, SPREAD, TOTAL } from '../../../catalog/markets.ts';
 import { NAMED_PERIODS, periodByName, periodIdsOf, periodOf } from '../../../catalog/periods.ts';
 import { type BestRule, bestOffer, type Offer } from '../../../domain/best-line.ts';
@@ -64,10 +64,10 @@ function bestOf(
   return out;
 }
 
-function affiliateOf(c: Candidate): BestAffiliate {
+function affiliateOf(catalog: Catalog, c: Candidate): BestAffiliate {
   return {
     affiliate_id: c.affiliate_id,
-    affiliate_name: affiliateProfile(c.affiliate_id)?.affiliate_name ?? `Affiliate ${c.affiliate_id}`,
+    affiliate_name: catalog.book(c.affiliate_id)?.affiliate_name ?? `Affiliate ${c.affiliate_id}`,
     market_id: c.market_id,
     price_id: c.price_id,
     updated_at: c.updated_at,
@@ -124,6 +124,7 @@ export function parsePeriod(raw: string | undefined): PeriodSelection {
  * no book offers carries the off-board sentinel and no affiliate.
  */
 export function bestLine(
+  catalog: Catalog,
   state: EventState,
   period: PeriodSelection,
   scope: PlanScope,
@@ -158,7 +159,7 @@ export function bestLine(
   const price = (c: Candidate | undefined) => c?.price ?? OFF_BOARD;
   const points = (c: Candidate | undefined) => (c ? Number(c.line) : OFF_BOARD);
   const affiliate = <K extends string>(name: K, c: Candidate | undefined) =>
-    (c ? { [name]: affiliateOf(c) } : {}) as Partial<Record<K, BestAffiliate>>;
+    (c ? { [name]: affiliateOf(catalog, c) } : {}) as Partial<Record<K, BestAffiliate>>;
 
   const [mlAway, mlHome, mlDraw] = [pick(moneyline, away), pick(moneyline, home), pick(moneyline, drawKey)];
   const [spAway, spHome] = [pick(spread, away), pick(spread, home)];
@@ -247,7 +248,7 @@ export async function bestLineRoutes(fastify: FastifyInstance, deps: RouteDeps):
       const period = parsePeriod(q.period);
       checkPeriodInPlan(period, scope);
       const affiliates = scope.booksFor(parseIntList('affiliate_ids', q.affiliate_ids));
-      const best = bestLine(state, period, scope, affiliates);
+      const best = bestLine(deps.catalog, state, period, scope, affiliates);
       // One odds point per best price returned.
       reply.meter(best.prices);
       return best.body;

@@ -5,7 +5,6 @@ import { intListParam, intParam } from '../../../projection/param-schemas.ts';
 import type { PlanScope } from '../../../access/plan-scope.ts';
 import type { StatsRequest } from '../../../access/stats-policy.ts';
 import { seasonYear } from '../../../catalog/seasons.ts';
-import { sportProfile } from '../../../catalog/sports.ts';
 import { foldStats } from '../../../board/apply.ts';
 import type { EventState } from '../../../board/event-state.ts';
 import { GAME_STARTED } from '../../../board/event-state.ts';
@@ -67,7 +66,7 @@ async function boxFor(deps: RouteDeps, request: FastifyRequest, eventId: string)
   const status = seen.info.score?.event_status;
   if (status === undefined || !GAME_STARTED.has(status)) return undefined;
   const complete = status === 'STATUS_FINAL';
-  const sport = sportProfile(seen.info.sport_id);
+  const sport = deps.catalog.sport(seen.info.sport_id);
   const stats: StatsRequest = {
     feature: complete ? 'completed_box_scores' : 'live_game_stats',
     currentSeason: sport !== undefined && seen.info.schedule.season_year === seasonYear(sport, nowOf(deps)),

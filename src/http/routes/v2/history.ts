@@ -2,7 +2,6 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { type Static, Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { coverageOf } from '../../../access/plan-scope.ts';
-import { marketName } from '../../../catalog/markets.ts';
 import type { EventState } from '../../../board/event-state.ts';
 import type { DeltaRow } from '../../../domain/types.ts';
 import type { HistoryScope, PriceRecord } from '../../../store/history.ts';
@@ -336,7 +335,7 @@ export async function historyRoutes(fastify: FastifyInstance, deps: RouteDeps): 
       }
       const eventId = state.info.event_id;
       return {
-        meta: { event_id: eventId, market_id: marketId, market_name: marketName(marketId) },
+        meta: { event_id: eventId, market_id: marketId, market_name: deps.catalog.marketName(marketId) },
         event_id: eventId,
         market_id: marketId,
         series,

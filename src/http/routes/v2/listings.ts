@@ -1,10 +1,9 @@
+import type { Catalog } from '../../../catalog/catalog.ts';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { PlanScope } from '../../../access/plan-scope.ts';
 import type { EventState, MarketState } from '../../../board/event-state.ts';
-import { marketDefinition, marketName } from '../../../catalog/markets.ts';
-import { SPORTS } from '../../../catalog/sports.ts';
 import type { MarketDefinition } from '../../../domain/types.ts';
 import { badRequest, notFound, quote } from '../../../projection/errors.ts';
 import {
@@ -36,10 +35,10 @@ const DATE_FORMATS: ReadonlyMap<string, DateFormat> = new Map([
   ['epoch', 'epoch'],
 ]);
 
-function parseSportIds(raw: string | undefined): number[] {
+function parseSportIds(catalog: Catalog, raw: string | undefined): number[] {
   const ids = parseIntList('sport_ids', raw);
-  if (!ids) return SPORTS.map((s) => s.sport_id);
-  for (const id of ids) if (!SPORTS.some((s) => s.sport_id === id)) throw notFound('sport', id);
+  if (!ids) return catalog.sports().map((s) => s.sport_id);
+  for (const id of ids) if (!catalog.sport(id)) throw notFound('sport', id);
   return ids;
 }
 
@@ -94,13 +93,14 @@ function priced(market: MarketState, openOnly: boolean, scope: PlanScope): boole
   return false;
 }
 
-function definitionOf(marketId: number): MarketDefinition {
+function definitionOf(catalog: Catalog, marketId: number): MarketDefinition {
+  const name = catalog.marketName(marketId);
   return (
-    marketDefinition(marketId) ?? {
+    catalog.market(marketId) ?? {
       id: marketId,
-      name: marketName(marketId),
-      description: marketName(marketId),
-      short_description: marketName(marketId),
+      name,
+      description: name,
+      short_description: name,
       line_value_is_participant: false,
       proposition: false,
       period_id: 0,
@@ -110,14 +110,19 @@ function definitionOf(marketId: number): MarketDefinition {
 }
 
 /** Definitions of the markets with prices on a set of events, by market id ascending. */
-function marketsOf(events: readonly EventState[], openOnly: boolean, scope: PlanScope): MarketDefinition[] {
+function marketsOf(
+  catalog: Catalog,
+  events: readonly EventState[],
+  openOnly: boolean,
+  scope: PlanScope,
+): MarketDefinition[] {
   const ids = new Set<number>();
   for (const e of events) {
     for (const m of e.markets.values()) {
       if (!ids.has(m.market_id) && priced(m, openOnly, scope)) ids.add(m.market_id);
     }
   }
-  return [...ids].sort((a, b) => a - b).map(definitionOf);
+  return [...ids].sort((a, b) => a - b).map((id) => definitionOf(catalog, id));
 }
 
 /** Sport, date and event listings: cheap reads of the board's indexes. */
@@ -144,7 +149,7 @@ export async function listingRoutes(fastify: FastifyInstance, deps: RouteDeps): 
       const offset = parseOffset(q.offset);
       const format = parseFormat(q.format);
       const out: Record<string, { dates: string[] | number[] }> = {};
-      for (const id of parseSportIds(q.sport_ids)) {
+      for (const id of parseSportIds(deps.catalog, q.sport_ids)) {
         out[String(id)] = {
           dates: sportDates(view.eventsOfSport(id), offset, format),
         };
@@ -205,7 +210,7 @@ export async function listingRoutes(fastify: FastifyInstance, deps: RouteDeps): 
       const { view } = callerOf(deps, request);
       const [from, to] = dayWindow(dateMs, parseOffset(q.offset));
       const out: Record<string, string[]> = {};
-      for (const id of parseSportIds(q.sport_ids)) {
+      for (const id of parseSportIds(deps.catalog, q.sport_ids)) {
         out[String(id)] = view.eventsInWindow(id, from, to).map((e) => e.info.event_id);
       }
       return out;
@@ -244,9 +249,9 @@ export async function listingRoutes(fastify: FastifyInstance, deps: RouteDeps): 
       const [from, to] = dayWindow(dateMs, parseOffset(q.offset));
       const openOnly = parseBoolean('hide_closed_markets', q.hide_closed_markets, false);
       const out: Record<string, MarketDefinition[]> = {};
-      for (const id of parseSportIds(q.sport_ids)) {
+      for (const id of parseSportIds(deps.catalog, q.sport_ids)) {
         const events = view.eventsInWindow(id, from, to);
-        if (events.length > 0) out[String(id)] = marketsOf(events, openOnly, scope);
+        if (events.length > 0) out[String(id)] = marketsOf(deps.catalog, events, openOnly, scope);
       }
       return out;
     },
@@ -287,7 +292,7 @@ export async function listingRoutes(fastify: FastifyInstance, deps: RouteDeps): 
       const { scope, view } = callerOf(deps, request);
       const [from, to] = dayWindow(dateMs, parseOffset(q.offset));
       const openOnly = parseBoolean('hide_closed_markets', q.hide_closed_markets, false);
-      return { [String(sportId)]: marketsOf(view.eventsInWindow(sportId, from, to), openOnly, scope) };
+      return { [String(sportId)]: marketsOf(deps.catalog, view.eventsInWindow(sportId, from, to), openOnly, scope) };
     },
   );
 
@@ -316,7 +321,7 @@ export async function listingRoutes(fastify: FastifyInstance, deps: RouteDeps): 
       return [...state.markets.values()]
         .filter((m) => priced(m, false, scope))
         .sort((a, b) => a.market_id - b.market_id || a.period_id - b.period_id)
-        .map((m) => ({ ...definitionOf(m.market_id), period_id: m.period_id }));
+        .map((m) => ({ ...definitionOf(deps.catalog, m.market_id), period_id: m.period_id }));
     },
   );
 }
