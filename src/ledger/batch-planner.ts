@@ -78,10 +78,10 @@ export class BatchPlanner {
           this.planPlay(plan, u, at);
           break;
         case 'futures_board':
-          planFutures(futures.board(u, plan.nextId(), at, committedMs));
+          planFutures(futures.board(u, () => plan.nextId(), at, committedMs));
           break;
         case 'futures_price':
-          planFutures(futures.price(u, plan.nextId(), at, committedMs));
+          planFutures(futures.price(u, () => plan.nextId(), at, committedMs));
           break;
         case 'futures_settlement':
           planFutures(futures.settle(u, plan.nextId(), at, committedMs));

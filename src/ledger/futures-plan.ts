@@ -38,7 +38,8 @@ export class FuturesPlan {
     return planned ?? (this.headers.has(eventId) ? 'open' : undefined);
   }
 
-  board(u: FuturesBoardUpsert, id: number, at: string, committedMs: number): PlannedFutures | undefined {
+  /** `nextId` is called only when a row results, so an unchanged board or price uses no id. */
+  board(u: FuturesBoardUpsert, nextId: () => number, at: string, committedMs: number): PlannedFutures | undefined {
     const h = u.board;
     checkHeader(h);
     const current = this.header(h.event_id);
@@ -50,13 +51,14 @@ export class FuturesPlan {
       throw new FuturesUpdateError(`futures board ${h.event_id} cannot move to another sport`);
     }
     this.headers.set(h.event_id, h);
+    const id = nextId();
     return {
       record: row(id, 'futures_board', h.event_id, h.sport_id, at, committedMs, JSON.stringify(h)),
       change: { kind: 'futures_board', id, header: h, at },
     };
   }
 
-  price(u: FuturesPriceUpdate, id: number, at: string, committedMs: number): PlannedFutures | undefined {
+  price(u: FuturesPriceUpdate, nextId: () => number, at: string, committedMs: number): PlannedFutures | undefined {
     const h = this.header(u.event_id);
     if (!h) throw new FuturesUpdateError(`futures price names an unknown board: ${u.event_id}`);
     if (this.state(u.event_id) !== 'open') throw new FuturesUpdateError(`futures board ${u.event_id} is decided`);
@@ -79,6 +81,7 @@ export class FuturesPlan {
         ?.prices.get(u.affiliate_id)?.price;
     if (previous === u.price) return undefined;
     this.prices.set(key, u.price);
+    const id = nextId();
     const fact: FuturesPriceFact = {
       id,
       event_id: u.event_id,

@@ -305,3 +305,50 @@ test('a market with many participants finds each by its type and id', async (t) 
   );
   assert.equal(s.board.getEvent(E)!.markets.get('401:0')!.participants.size, 12);
 });
+
+test('a futures board or price sent again unchanged writes no row and uses no id', async (t) => {
+  const s = await setup();
+  t.after(async () => {
+    await s.store.close();
+    rmSync(s.dir, { recursive: true, force: true });
+  });
+  const board = {
+    kind: 'futures_board' as const,
+    board: {
+      event_id: 'f'.repeat(32),
+      sport_id: 4,
+      name: 'NBA Championship',
+      season_year: 2026,
+      starts_at: '2026-10-01T00:00:00Z',
+      ends_at: '2027-06-30T00:00:00Z',
+      markets: [
+        {
+          market_id: 1140,
+          name: 'Championship Winner',
+          participants: [
+            { id: 2002, name: 'Boston', type: 'TYPE_TEAM' as const },
+            { id: 2014, name: 'Los Angeles', type: 'TYPE_TEAM' as const },
+          ],
+        },
+      ],
+    },
+  };
+  const quote = (participant_id: number, price: number) => ({
+    kind: 'futures_price' as const,
+    event_id: board.board.event_id,
+    market_id: 1140,
+    participant_id,
+    affiliate_id: 19,
+    price,
+  });
+  await s.ledger.apply(batch('2026-11-23T10:00:00Z', [board, quote(2002, 350), quote(2014, 500)]));
+  const head = s.ledger.headId;
+  // The board and one price as they are, then one price that moved.
+  await s.ledger.apply(batch('2026-11-23T10:01:00Z', [board, quote(2002, 350), quote(2014, 450)]));
+  const last = s.published.at(-1)!;
+  assert.deepEqual(
+    last.changes.map((c) => [c.kind, c.id]),
+    [['futures_price', head + 1]],
+  );
+  assert.equal(s.ledger.headId, head + 1);
+});
