@@ -85,11 +85,9 @@ export class PgWriter {
     for (;;) {
       let client: pg.Client | undefined;
       try {
-        client = await connectClient(this.url, (err) => this.broken(client, err));
-        const tried = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1) AS locked', [
-          WRITER_LOCK,
-        ]);
-        if (!tried.rows[0]!.locked) {
+        const tried = await this.connectAndTry();
+        client = tried.client;
+        if (!tried.locked) {
           if (!told) onWait?.();
           told = true;
           await client.query('SELECT pg_advisory_lock($1)', [WRITER_LOCK]);
@@ -105,6 +103,21 @@ export class PgWriter {
         await sleep(retryMs);
         retryMs = Math.min(retryMs * 2, this.opts.retryMaxMs ?? 5000);
       }
+    }
+  }
+
+  /**
+   * A new connection that tries the lock once, without waiting. A connection that fails after the
+   * connect has its client closed here; one that breaks later is told to `broken`.
+   */
+  private async connectAndTry(): Promise<{ client: pg.Client; locked: boolean }> {
+    const client: pg.Client = await connectClient(this.url, (err) => this.broken(client, err));
+    try {
+      const tried = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1) AS locked', [WRITER_LOCK]);
+      return { client, locked: tried.rows[0]!.locked };
+    } catch (err) {
+      await client.end().catch(() => undefined);
+      throw err;
     }
   }
 
@@ -131,11 +144,9 @@ export class PgWriter {
       retryMs = Math.min(retryMs * 2, this.opts.retryMaxMs ?? 5000);
       let client: pg.Client | undefined;
       try {
-        client = await connectClient(this.url, (err) => this.broken(client, err));
-        const tried = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1) AS locked', [
-          WRITER_LOCK,
-        ]);
-        if (!tried.rows[0]!.locked) {
+        const tried = await this.connectAndTry();
+        client = tried.client;
+        if (!tried.locked) {
           await client.end().catch(() => undefined);
           this.giveUp('another server took the writer lock while this one was away from PostgreSQL');
           return;

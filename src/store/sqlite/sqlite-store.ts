@@ -13,6 +13,8 @@ import {
 import {
   type ArchiveCommit,
   type ArchivedEvent,
+  type ArchivedMark,
+  type HighestIds,
   EPOCH_META,
   type ChangeKind,
   type ChangeQuery,
@@ -878,6 +880,19 @@ export class SqliteStore implements Store {
 
   async archive(commit: ArchiveCommit): Promise<void> {
     this.archiveTx(commit);
+  }
+
+  async highestIds(): Promise<HighestIds> {
+    return {
+      priceId: this.maxPriceId(Number.MAX_SAFE_INTEGER),
+      marketId: (this.prepared('SELECT max(id) FROM markets').pluck().get() as number | null) ?? 0,
+    };
+  }
+
+  async archivedSince(ms: number): Promise<ArchivedMark[]> {
+    return this.prepared(
+      'SELECT event_id AS eventId, archived_ms AS archivedMs FROM archived_events WHERE archived_ms >= ? ORDER BY archived_ms, event_id',
+    ).all(ms) as ArchivedMark[];
   }
 
   async readArchivedEvent(eventId: string): Promise<ArchivedEvent | undefined> {
