@@ -20,6 +20,7 @@ import { ArchivedEvents } from './board/archived-events.ts';
 import { Board } from './board/board.ts';
 import { ChangeFeed } from './board/change-feed.ts';
 import { Follower } from './board/follower.ts';
+import { RetentionFollower } from './board/retention-follower.ts';
 import { DelayedViews } from './board/delayed-views.ts';
 import { LogFloor } from './board/log-floor.ts';
 import type { Bus } from './bus/bus.ts';
@@ -27,7 +28,7 @@ import { MemoryBus } from './bus/memory-bus.ts';
 import { RedisBus } from './bus/redis/redis-bus.ts';
 import { isLoopback, MB, type ServeConfig } from './config.ts';
 import { buildApp } from './http/app.ts';
-import { ARCHIVED_HEADERS_MS, Ledger } from './ledger/ledger.ts';
+import { ARCHIVED_HEADERS_MS, Ledger, LedgerBusyError, type LedgerOptions } from './ledger/ledger.ts';
 import { Retention } from './ledger/retention.ts';
 import { AccessSummary } from './ops/access-summary.ts';
 import { beginEpochIfRestored, beginFreshLog, epochGaps } from './ops/backup.ts';
@@ -83,6 +84,8 @@ export interface Backends {
   bytesOnDisk(): Promise<number>;
   /** Why the store cannot take writes now, if it cannot (a PostgreSQL writer reconnecting). */
   writeProblem?: () => string | undefined;
+  /** Set when another process holds the writer lock: resolves once this one holds it (a hot standby). */
+  writerLock?: Promise<void>;
 }
 
 /** Everything a server runs, built and wired, not yet listening. */
@@ -99,6 +102,11 @@ export interface Services extends Backends {
   retention: Retention;
   /** What keeps an API node's board current from the bus; undefined on a writer. */
   follower: Follower | undefined;
+  /**
+   * Set on a standby writer (it serves as an API node while another holds the writer lock):
+   * resolves once it has taken over, its ledger and retention running; rejects if it closed first.
+   */
+  takeover?: Promise<void>;
   feed: ChangeFeed;
   counters: SavedCounters;
   access: AccessControl;
@@ -173,6 +181,9 @@ export async function openBackends(
     const pg = await openPostgresBackends(config.databaseUrl, {
       onError,
       reader: config.role === 'api',
+      // A cluster's second writer follows the bus while it waits; without a bus, or replaying a
+      // recording, it waits unserving.
+      standby: config.role === 'writer' && config.redisUrl !== undefined && config.replay === undefined,
       ...(onWriterWait ? { onWait: onWriterWait } : {}),
     });
     return { ...pg, bus };
@@ -299,22 +310,18 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
     });
   }
   const api = config.role === 'api';
-  // Only the writer begins or marks the log; an API node reads what the writer began.
-  const restored = api ? undefined : (await beginFreshLog(store, now()), await beginEpochIfRestored(store));
-  if (api) await logBegun(store, opts.onLogWait);
+  // A writer that found another holding the writer lock serves as an API node meanwhile (a hot
+  // standby), and takes over from the board it holds once the lock is its own.
+  const standby = backends.writerLock;
+  const follows = api || standby !== undefined;
+  // Only the writer begins or marks the log; a node that follows reads what the writer began.
+  const restored = follows ? undefined : (await beginFreshLog(store, now()), await beginEpochIfRestored(store));
+  if (follows) await logBegun(store, opts.onLogWait);
   const gaps = await epochGaps(store);
   const metrics = new Metrics();
-  const readiness = new Readiness(
-    api
-      ? 'bus'
-      : config.feed === 'ingest'
-        ? 'ingest'
-        : config.replay
-          ? 'replay'
-          : config.simulator
-            ? 'simulator'
-            : 'none',
-  );
+  const writerFeed =
+    config.feed === 'ingest' ? 'ingest' : config.replay ? 'replay' : config.simulator ? 'simulator' : 'none';
+  const readiness = new Readiness(follows ? 'bus' : writerFeed, standby ? 'standby' : config.role);
   const board = new Board();
   const floor = new LogFloor(await store.retained());
   const views = new DelayedViews(board, PLAN_DELAYS, {
@@ -330,11 +337,38 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
   let ledger: Ledger | undefined;
   let retention: Retention | undefined;
   let follower: Follower | undefined;
+  let retentionFollower: RetentionFollower | undefined;
   let probe: StoreProbe | undefined;
-  // What the change feed and the streams read: an API node's follower hands them the batches it
-  // applied, without gaps; a writer's ledger publishes on the bus itself.
-  const local: Bus = api ? new MemoryBus(onError) : bus;
-  if (api) {
+  // What the change feed and the streams read: a following node's follower hands them the batches
+  // it applied, without gaps; a writer's ledger publishes on the bus itself.
+  const local: Bus = follows ? new MemoryBus(onError) : bus;
+  const ledgerOptions: LedgerOptions = {
+    now,
+    maxQueuedBatches: limits.ledgerMaxQueuedBatches,
+    observe: views.observe,
+    replaySinceMs,
+    onCommit: (rows, seconds, failed) => {
+      metrics.commit(rows, seconds, failed);
+      readiness.commit(rows, seconds, failed);
+    },
+    floor,
+    idsAbove: gaps.at(-1)?.to,
+  };
+  const startRetention = (writer: Ledger): Retention => {
+    const r = new Retention(
+      writer,
+      {
+        days: limits.retentionDays,
+        boardKeepHours: limits.boardKeepHours,
+        batchRows: limits.retentionBatchRows,
+        now,
+      },
+      onError,
+    );
+    r.start(limits.retentionTickMs);
+    return r;
+  };
+  if (follows) {
     follower = await Follower.open(store, board, bus, local, {
       replaySinceMs,
       observe: views.observe,
@@ -347,32 +381,19 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
     probe = new StoreProbe(() => store.lastRowId(), STORE_PROBE_MS);
     readiness.watchStore(probe.problem);
     metrics.watchFollowing();
+    retentionFollower = new RetentionFollower(store, board, floor, {
+      everyMs: RETENTION_FOLLOW_MS,
+      headersKeepMs: ARCHIVED_HEADERS_MS,
+      now,
+      onError,
+    });
+    await retentionFollower.sync();
+    retentionFollower.start();
   } else {
     if (backends.writeProblem) readiness.watchStore(backends.writeProblem);
-    ledger = await Ledger.open(store, board, bus, {
-      now,
-      maxQueuedBatches: limits.ledgerMaxQueuedBatches,
-      observe: views.observe,
-      replaySinceMs,
-      onCommit: (rows, seconds, failed) => {
-        metrics.commit(rows, seconds, failed);
-        readiness.commit(rows, seconds, failed);
-      },
-      floor,
-      idsAbove: gaps.at(-1)?.to,
-    });
+    ledger = await Ledger.open(store, board, bus, ledgerOptions);
     await store.setMeta(LOAD_MS_META, JSON.stringify({ ms: Math.round(performance.now() - loadStarted), bytes }));
-    retention = new Retention(
-      ledger,
-      {
-        days: limits.retentionDays,
-        boardKeepHours: limits.boardKeepHours,
-        batchRows: limits.retentionBatchRows,
-        now,
-      },
-      onError,
-    );
-    retention.start(limits.retentionTickMs);
+    retention = startRetention(ledger);
   }
   const position = () => (ledger ?? follower!).position;
   const feed = await ChangeFeed.open(store, local, board.head, {
@@ -488,14 +509,24 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
     });
   }
   await webPageRoutes(app, config.webDir ?? join(packageRoot(), 'web', 'dist'));
-  // An API node has no ledger to feed (checkRole refuses --feed ingest there).
-  if (config.feed === 'ingest' && ledger) {
+  // An API node has no ledger to feed (checkRole refuses --feed ingest there); a standby's refuses
+  // batches as busy (503, Retry-After) until it takes over.
+  if (config.feed === 'ingest' && !api) {
     const known = {
       hasEvent: (eventId: string) => board.events.has(eventId),
       hasFuturesBoard: (eventId: string) => board.futuresState(eventId) !== undefined,
     };
     await app.register(ingestRoutes, {
-      feed: new IngestFeed(ledger, known, now),
+      feed: new IngestFeed(
+        {
+          applyNamed: (b) =>
+            ledger
+              ? ledger.applyNamed(b)
+              : Promise.reject(new LedgerBusyError('this server is the standby writer: another one writes now')),
+        },
+        known,
+        now,
+      ),
       tokens: new AdminTokens(backends.adminTokens),
       bodyLimit: limits.ingestBodyMb * MB,
       maxInFlight: limits.ledgerMaxQueuedBatches,
@@ -521,6 +552,26 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
   // The streams and the feed are subscribed: the batches held since the load go on to them.
   await follower?.start();
   let closed = false;
+  const takeover = standby?.then(async () => {
+    // No one else commits now: the store's head and highest ids are final until this one commits.
+    await retentionFollower!.stop();
+    await follower!.handOver(await store.lastRowId());
+    await retentionFollower!.sync();
+    const highest = await store.highestIds();
+    if (closed) throw new Error('the server closed before it took over as the writer');
+    ledger = Ledger.continuing(store, board, bus, ledgerOptions, {
+      epoch: (await store.getMeta(EPOCH_META)) ?? follower!.position.epoch,
+      headCommittedMs: (await store.committedMsAt(board.head)) ?? 0,
+      maxMarketId: highest.marketId,
+      maxPriceId: highest.priceId,
+    });
+    // The cluster bus hands a batch to its own listeners as it publishes it: the change feed and the
+    // streams go on reading `local`.
+    bus.subscribe((batch) => local.publish(batch));
+    probe!.stop();
+    readiness.becameWriter(writerFeed, backends.writeProblem ?? (() => undefined));
+    retention = startRetention(ledger);
+  });
   const none = (what: string) => new Error(`an API node (--role api) has no ${what}: it follows the writer`);
   return {
     ...backends,
@@ -536,6 +587,7 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
       return retention;
     },
     follower,
+    ...(takeover ? { takeover } : {}),
     feed,
     counters,
     access,
@@ -555,6 +607,7 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
       summary?.close();
       clearInterval(saver);
       follower?.stop();
+      await retentionFollower?.stop();
       probe?.stop();
       await retention?.stop();
       await ledger?.settled();
@@ -568,6 +621,9 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
     },
   };
 }
+
+/** How often a following node reads what the writer's retention archived and compacted. */
+const RETENTION_FOLLOW_MS = 5000;
 
 /** How often an API node reads its store to say on /readyz whether it answers. */
 const STORE_PROBE_MS = 2000;

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { type Applied, type ApplyObserver, applyChange, applyPlannedPrice, type PlannedPrice } from '../board/apply.ts';
 import type { Board } from '../board/board.ts';
-import { loadCommitted } from '../board/load.ts';
+import { type LoadedLog, loadCommitted } from '../board/load.ts';
 import {
   type EventState,
   type LineState,
@@ -26,10 +26,10 @@ import { priceDelta } from '../domain/odds.ts';
 import type { Play } from '../domain/plays.ts';
 import type { ChangeType, EventInfo } from '../domain/types.ts';
 import { LogFloor } from '../board/log-floor.ts';
-import type { ArchivedSeason } from '../board/season-archive.ts';
+import { forgetArchivedHeaders, planLeaving } from '../board/leaving.ts';
 import { SmallMap } from '../board/small-map.ts';
 import type { CompactResult, CompactStep } from '../store/retention.ts';
-import type { Commit, EventRecord, MarketRecord, SeasonTotalsRecord, Store } from '../store/store.ts';
+import type { Commit, EventRecord, MarketRecord, Store } from '../store/store.ts';
 import { FuturesPlan, FuturesUpdateError, type PlannedFutures } from './futures-plan.ts';
 import { newRowWriter } from '../perf/delta-row-text.ts';
 import { type GameCell, statRowsOf } from './stat-rows.ts';
@@ -127,17 +127,26 @@ export class Ledger implements LedgerSink, RecordedSink {
 
   /** Loads the committed state into `board` (board/load.ts) and returns the writer of that store. */
   static async open(store: Store, board: Board, bus: Bus, opts: LedgerOptions = {}): Promise<Ledger> {
-    const ledger = new Ledger(store, board, bus, opts);
     const loaded = await loadCommitted(store, board, {
       ...(opts.replaySinceMs === undefined ? {} : { replaySinceMs: opts.replaySinceMs }),
       ...(opts.observe ? { observe: opts.observe } : {}),
-      archivedSinceMs: ledger.now() - ARCHIVED_HEADERS_MS,
+      archivedSinceMs: (opts.now ?? Date.now)() - ARCHIVED_HEADERS_MS,
       idsAbove: opts.idsAbove,
     });
-    ledger.epoch = loaded.epoch;
-    ledger.lastCommitMs = loaded.headCommittedMs;
-    ledger.nextMarketId = loaded.maxMarketId + 1;
-    ledger.nextPriceId = loaded.maxPriceId + 1;
+    return Ledger.continuing(store, board, bus, opts, loaded);
+  }
+
+  /**
+   * The writer of a store whose committed state `board` already holds up to the store's head (a
+   * standby that followed the writer it takes over from), going on from `log`. The caller reads
+   * `log` once no one else can write (it holds the store's writer lock), so no id is handed out twice.
+   */
+  static continuing(store: Store, board: Board, bus: Bus, opts: LedgerOptions, log: LoadedLog): Ledger {
+    const ledger = new Ledger(store, board, bus, opts);
+    ledger.epoch = log.epoch;
+    ledger.lastCommitMs = log.headCommittedMs;
+    ledger.nextMarketId = log.maxMarketId + 1;
+    ledger.nextPriceId = log.maxPriceId + 1;
     return ledger;
   }
 
@@ -184,9 +193,7 @@ export class Ledger implements LedgerSink, RecordedSink {
    */
   archiveFinished(finishedBeforeMs: number, headersBeforeMs: number): Promise<number> {
     return this.serial(async () => {
-      for (const [id, info] of this.board.archivedHeaders) {
-        if (Date.parse(info.event_date) < headersBeforeMs) this.board.archivedHeaders.delete(id);
-      }
+      forgetArchivedHeaders(this.board, headersBeforeMs);
       // Commit times rise with the ids: an event whose last change id lies below the first id
       // committed since the cutoff changed last before it. One lookup, not one per finished event.
       const since = (await this.store.firstIdCommittedSince(finishedBeforeMs)) ?? Number.POSITIVE_INFINITY;
@@ -195,18 +202,13 @@ export class Ledger implements LedgerSink, RecordedSink {
         if (ev.version < since && FINISHED.has(ev.info.score?.event_status ?? '')) leaving.push(ev);
       }
       if (leaving.length === 0) return 0;
-      const adding = new Map<string, ArchivedSeason>();
-      const seasonTotals: SeasonTotalsRecord[] = [];
-      for (const ev of leaving) seasonTotals.push(...this.board.seasons.totalsWith(ev.info, ev.game, adding));
-      // Later records of a key carry the earlier games too: the last one of each key is stored.
-      const latest = new Map(seasonTotals.map((t) => [t.key, t]));
+      const plan = planLeaving(this.board, leaving);
       await this.store.archive({
         eventIds: leaving.map((ev) => ev.info.event_id),
         archivedMs: this.now(),
-        seasonTotals: [...latest.values()],
+        seasonTotals: plan.seasonTotals,
       });
-      this.board.seasons.put(adding);
-      for (const ev of leaving) this.board.evict(ev);
+      plan.apply();
       return leaving.length;
     });
   }

@@ -41,6 +41,8 @@ export class PgWriter {
   /** Set while the connection is broken and being made again. */
   private away: Error | undefined;
   private closed = false;
+  /** The connection waiting for the lock, while one waits. */
+  private waiting: pg.Client | undefined;
   /** The tail of the queue of writes: each starts when the previous one has settled. */
   private tail: Promise<unknown> = Promise.resolve();
   private readonly onError: (err: unknown) => void;
@@ -90,7 +92,11 @@ export class PgWriter {
         if (!tried.locked) {
           if (!told) onWait?.();
           told = true;
-          await client.query('SELECT pg_advisory_lock($1)', [WRITER_LOCK]);
+          // Closing the store ends the wait (a standby stopped before it took over).
+          this.waiting = client;
+          await client.query('SELECT pg_advisory_lock($1)', [WRITER_LOCK]).finally(() => {
+            this.waiting = undefined;
+          });
         }
         this.adopt(client);
         return client;
@@ -199,6 +205,7 @@ export class PgWriter {
     this.client = undefined;
     this.lost ??= new WriterLockLost('the store is closed');
     await client?.end().catch(() => undefined);
+    await this.waiting?.end().catch(() => undefined);
   }
 }
 
