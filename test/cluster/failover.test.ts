@@ -4,8 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, it } from 'node:test';
 import pg from 'pg';
+import { generateAdminToken, newAdminTokenRecord } from '../../src/access/admin-tokens.ts';
 import { generateKey, newKeyRecord } from '../../src/access/keys.ts';
 import { openAccounts } from '../../src/compose.ts';
+import { nbaEvent, price } from '../helpers/fixtures.ts';
 import { type ServedChild, serveChild } from '../helpers/serve-child.ts';
 import { connect, type TestSocket } from '../helpers/ws-client.ts';
 import { startPostgres } from './services/postgres.ts';
@@ -199,4 +201,107 @@ it('kill -9 of the writer mid-stream: the hot standby serves while it waits, tak
     await db.end();
   }
   for (const child of [node.child, standby.child]) child.kill('SIGTERM');
+});
+
+const EVENT = 'fo000000000000000000000000000001';
+const PER_BATCH = 100;
+
+/** Ingest batch i: PER_BATCH alternate totals of its own (lines `i:k`), so every row tells its batch. */
+const batchBody = (i: number) =>
+  Array.from({ length: PER_BATCH }, (_, k) =>
+    JSON.stringify(
+      price(EVENT, { market_id: 3, participant_id: k % 2, line: `${i}:${k >> 1}`, affiliate_id: 19, price: -110 }),
+    ),
+  ).join('\n');
+
+it('kill -9 of an ingest writer mid-stream of batches: every acknowledged batch kept whole, the standby takes the rest once', async (t) => {
+  const databaseUrl = await postgres.createDatabase();
+  const cluster = ['--database-url', databaseUrl, '--redis-url', redis.url, '--data-dir', dataDir];
+  const ingest = ['--role', 'writer', '--feed', 'ingest', ...cluster, '--log-level', 'warn'];
+  const accounts = await openAccounts({ dataDir, databaseUrl });
+  const token = generateAdminToken();
+  await accounts.adminTokens.insert(newAdminTokenRecord(token));
+  await accounts.close();
+  const first = await serveChild(ingest);
+  children.push(first.child);
+  const standby = await serveChild(ingest);
+  children.push(standby.child);
+  const post = (url: string, id: string, body: string) =>
+    fetch(`${url}/admin/v1/ingest`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/x-ndjson', 'idempotency-key': id },
+      body,
+    });
+  assert.equal((await post(first.url, 'event', JSON.stringify({ kind: 'event', event: nbaEvent(EVENT) }))).status, 200);
+  // The standby takes no batch while another writes: busy, to be sent again.
+  const early = await post(standby.url, 'early', batchBody(-1));
+  assert.equal(early.status, 503);
+  assert.ok(early.headers.get('retry-after'));
+
+  const acknowledged = new Set<number>();
+  const sent = new Set<number>();
+  let next = 0;
+  let killed = false;
+  const sender = async () => {
+    while (!killed) {
+      const i = next++;
+      sent.add(i);
+      try {
+        const res = await post(first.url, `b-${i}`, batchBody(i));
+        if (res.status === 200) acknowledged.add(i);
+        await res.arrayBuffer();
+      } catch {
+        return; // the connection died with the writer
+      }
+    }
+  };
+  const senders = [sender(), sender()];
+  while (acknowledged.size < 20) await sleep(20);
+  const killedAt = Date.now();
+  killed = true;
+  first.child.kill('SIGKILL');
+  await Promise.all(senders);
+  const took = await printed(standby, TAKEN_OVER, 15_000);
+  assert.ok(took.at - killedAt < 10_000, `took over ${took.at - killedAt} ms after the kill`);
+  // A feed that was not told sends its batches again, to the new writer: each applies once.
+  for (const i of sent) {
+    if (acknowledged.has(i)) continue;
+    for (let tries = 0; ; tries++) {
+      const res = await post(standby.url, `b-${i}`, batchBody(i));
+      await res.arrayBuffer();
+      if (res.status === 200) break;
+      assert.ok(res.status === 503 && tries < 50, `batch ${i} sent again: ${res.status}`);
+      await sleep(200);
+    }
+  }
+  // Sent once more, acknowledged ones included: the store keeps their names, nothing is written twice.
+  for (const i of acknowledged) assert.equal((await post(standby.url, `b-${i}`, batchBody(i))).status, 200);
+
+  const db = new pg.Client({ connectionString: databaseUrl });
+  await db.connect();
+  try {
+    const perBatch = new Map<number, number>();
+    const rows = await db.query<{ line: string }>(
+      "SELECT payload::jsonb ->> 'line' AS line FROM changes WHERE kind = 'price' AND event_id = $1",
+      [EVENT],
+    );
+    for (const r of rows.rows) {
+      const i = Number(r.line.split(':')[0]);
+      perBatch.set(i, (perBatch.get(i) ?? 0) + 1);
+    }
+    for (const i of sent) assert.equal(perBatch.get(i), PER_BATCH, `batch ${i} whole, once`);
+    assert.equal(perBatch.has(-1), false, 'the batch the standby refused is not written');
+    const span = (
+      await db.query<{ n: number; low: number; high: number }>(
+        'SELECT count(*)::int AS n, min(id)::float8 AS low, max(id)::float8 AS high FROM changes',
+      )
+    ).rows[0]!;
+    assert.equal(span.n, span.high - span.low + 1, 'ids dense across the takeover');
+    t.diagnostic(
+      `took over ${took.at - killedAt} ms after the kill; ${acknowledged.size} acknowledged, ${sent.size - acknowledged.size} sent again`,
+    );
+  } finally {
+    await db.end();
+  }
+  standby.child.kill('SIGTERM');
 });
