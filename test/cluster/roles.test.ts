@@ -163,6 +163,9 @@ describe('an API node', () => {
     assert.equal(await writer.server.ledger.archiveFinished(Date.now() + 1, 0), 1);
     assert.equal(writer.server.board.events.has(E3), false);
     await until(() => !node.server.board.events.has(E3), 15_000, 'the API node to drop the archived event');
+    // One more commit, so that both answer at the same head.
+    await move(E1, 133);
+    await caughtUp(node);
     for (const path of [`/api/v2/events/${E3}`, snapshot, `/api/v2/events/${E3}/closing`]) {
       const [w, a] = [await writer.get(path), await node.get(path)];
       assert.equal(w.status, 200, path);
