@@ -1,5 +1,6 @@
 import type { CompactResult } from '../store/retention.ts';
-import { ARCHIVED_HEADERS_MS, type Ledger } from './ledger.ts';
+import type { Ledger } from './ledger.ts';
+import { ARCHIVED_HEADERS_MS } from './retention-steps.ts';
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;

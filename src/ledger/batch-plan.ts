@@ -1,0 +1,222 @@
+import type { PlannedPrice } from '../board/apply.ts';
+import type { Board } from '../board/board.ts';
+import {
+  type EventState,
+  type LineState,
+  type MarketState,
+  type ParticipantState,
+  type PriceState,
+  participantKey,
+} from '../board/event-state.ts';
+import { SmallMap } from '../board/small-map.ts';
+import { type Change, type ChangeRecord, changesEvent, type StatValue } from '../changelog/change.ts';
+import type { EventInfo } from '../domain/types.ts';
+import type { EventRecord, MarketRecord } from '../store/store.ts';
+import type { GameCell } from './stat-rows.ts';
+import type { PriceUpdate } from './updates.ts';
+
+/** Markets with at most this many participants are searched by comparison, larger ones by key. */
+const SCAN_PARTICIPANTS = 8;
+
+export type Step = PlannedPrice | { kind: 'info'; change: Change; fresh?: EventState };
+
+/**
+ * One batch's rows and the state they lead to, planned over the committed board without changing
+ * it: what the batch creates or changes is kept here, beside the objects it hangs from, until the
+ * commit succeeds and the steps are applied.
+ */
+export class BatchPlan {
+  readonly records: ChangeRecord[] = [];
+  readonly steps: Step[] = [];
+  readonly markets: MarketRecord[] = [];
+  /** Events touched, with the last id that touched each (their new version). */
+  readonly touched = new Map<string, number>();
+  private readonly freshEvents = new Map<string, EventState>();
+  private readonly infos = new Map<string, EventInfo>();
+  private readonly childMarkets = new Map<EventState, Map<string, MarketState>>();
+  private readonly freshMarkets = new Set<MarketState>();
+  private readonly childParticipants = new Map<MarketState, ParticipantState[]>();
+  private readonly childLines = new Map<ParticipantState, Map<string, LineState>>();
+  /** Planned prices that replace a committed one, by price id; prices new to a line by line. */
+  private readonly replaced = new Map<number, PriceState>();
+  private readonly added = new Map<LineState, Map<number, PriceState>>();
+  private readonly mainLines = new Map<ParticipantState, Map<number, string | undefined>>();
+
+  constructor(
+    private readonly board: Board,
+    public head: number,
+    readonly committedMs: number,
+  ) {}
+
+  nextId(): number {
+    this.head += 1;
+    return this.head;
+  }
+
+  /** Play numbers and box-score values given out in this batch, beside the board's. */
+  private readonly sequences = new Map<EventState, number>();
+  private readonly statValues = new Map<EventState, Map<string, number>>();
+
+  nextSequence(ev: EventState): number {
+    const next = (this.sequences.get(ev) ?? ev.game?.plays ?? 0) + 1;
+    this.sequences.set(ev, next);
+    return next;
+  }
+
+  statValue(ev: EventState, cell: GameCell): number | undefined {
+    const planned = this.statValues.get(ev)?.get(cellKey(cell));
+    if (planned !== undefined) return planned;
+    const game = ev.game;
+    if (!game) return undefined;
+    const stats = cell.player_id === undefined ? game.teams.get(cell.team_id) : game.players.get(cell.player_id)?.stats;
+    return stats?.get(cell.stat_id);
+  }
+
+  setStatValue(ev: EventState, stat: StatValue): void {
+    inner(this.statValues, ev).set(cellKey(stat), Number(stat.value));
+    if (stat.display_name !== undefined && stat.player_id !== undefined) {
+      let named = this.namedPlayers.get(ev);
+      if (!named) {
+        named = new Set();
+        this.namedPlayers.set(ev, named);
+      }
+      named.add(stat.player_id);
+    }
+  }
+
+  /** Whether a player of the event has a line already (committed or planned in this batch). */
+  knowsPlayer(ev: EventState, playerId: number): boolean {
+    return ev.game?.players.has(playerId) === true || this.namedPlayers.get(ev)?.has(playerId) === true;
+  }
+
+  private readonly namedPlayers = new Map<EventState, Set<number>>();
+
+  add(record: ChangeRecord, step: Step): void {
+    this.records.push(record);
+    this.steps.push(step);
+    // Futures rows name boards, which have no event record.
+    if (changesEvent(record.kind)) this.touched.set(record.event_id, record.id);
+  }
+
+  event(eventId: string): EventState | undefined {
+    return this.board.events.get(eventId) ?? this.freshEvents.get(eventId);
+  }
+
+  freshEvent(header: EventInfo, id: number): EventState {
+    const state = this.board.newEvent({ ...header }, id);
+    this.freshEvents.set(header.event_id, state);
+    return state;
+  }
+
+  info(eventId: string): EventInfo | undefined {
+    return this.infos.get(eventId) ?? this.board.events.get(eventId)?.info;
+  }
+
+  setInfo(eventId: string, info: EventInfo): void {
+    this.infos.set(eventId, info);
+  }
+
+  /** The stored event records of the touched events, as they will be after the batch. */
+  eventRecords(): EventRecord[] {
+    const out: EventRecord[] = [];
+    for (const [eventId, version] of this.touched) {
+      const info = this.info(eventId)!;
+      out.push({
+        event_id: eventId,
+        sport_id: info.sport_id,
+        event_date: info.event_date,
+        info: JSON.stringify(info),
+        change_id: version,
+      });
+    }
+    return out;
+  }
+
+  market(ev: EventState, key: string): MarketState | undefined {
+    return ev.markets.get(key) ?? this.childMarkets.get(ev)?.get(key);
+  }
+
+  isFreshMarket(market: MarketState): boolean {
+    return this.freshMarkets.has(market);
+  }
+
+  addMarket(ev: EventState, key: string, market: MarketState): void {
+    inner(this.childMarkets, ev).set(key, market);
+    this.freshMarkets.add(market);
+    this.markets.push({
+      id: market.id,
+      event_id: ev.info.event_id,
+      market_id: market.market_id,
+      period_id: market.period_id,
+    });
+  }
+
+  participant(market: MarketState, u: PriceUpdate): [ParticipantState, boolean] {
+    const own = market.participants;
+    if (own.size <= SCAN_PARTICIPANTS) {
+      // A market has a few participants: comparing them is cheaper than building and hashing a key.
+      for (const p of own.values()) if (p.id === u.participant_id && p.type === u.participant_type) return [p, false];
+    } else {
+      const p = own.get(participantKey(u.participant_type, u.participant_id));
+      if (p) return [p, false];
+    }
+    let added = this.childParticipants.get(market);
+    if (added) {
+      for (const p of added) if (p.id === u.participant_id && p.type === u.participant_type) return [p, true];
+    } else {
+      added = [];
+      this.childParticipants.set(market, added);
+    }
+    const p: ParticipantState = {
+      id: u.participant_id,
+      type: u.participant_type,
+      name: u.participant_name,
+      lines: new SmallMap(),
+      mainLines: new SmallMap(),
+    };
+    added.push(p);
+    return [p, true];
+  }
+
+  line(participant: ParticipantState, value: string): LineState | undefined {
+    return participant.lines.get(value) ?? this.childLines.get(participant)?.get(value);
+  }
+
+  addLine(participant: ParticipantState, line: LineState): void {
+    inner(this.childLines, participant).set(line.value, line);
+  }
+
+  price(line: LineState, affiliateId: number): PriceState | undefined {
+    const committed = line.prices.get(affiliateId);
+    if (committed) return this.replaced.get(committed.id) ?? committed;
+    return this.added.get(line)?.get(affiliateId);
+  }
+
+  /** `prev` is what `price(line, state.affiliate_id)` gave before this state was planned. */
+  setPrice(line: LineState, state: PriceState, prev: PriceState | undefined): void {
+    if (prev && line.prices.get(state.affiliate_id) !== undefined) this.replaced.set(state.id, state);
+    else inner(this.added, line).set(state.affiliate_id, state);
+  }
+
+  mainLine(participant: ParticipantState, affiliateId: number): string | undefined {
+    const planned = this.mainLines.get(participant);
+    if (planned?.has(affiliateId)) return planned.get(affiliateId);
+    return participant.mainLines.get(affiliateId);
+  }
+
+  setMainLine(participant: ParticipantState, affiliateId: number, value: string | undefined): void {
+    inner(this.mainLines, participant).set(affiliateId, value);
+  }
+}
+
+const cellKey = (c: GameCell): string => `${c.team_id}:${c.player_id ?? ''}:${c.stat_id}`;
+
+/** The map kept under `key` in `outer`, made on first use. */
+function inner<K, K2, V>(outer: Map<K, Map<K2, V>>, key: K): Map<K2, V> {
+  let map = outer.get(key);
+  if (!map) {
+    map = new Map();
+    outer.set(key, map);
+  }
+  return map;
+}

@@ -1,0 +1,399 @@
+import { createHash } from 'node:crypto';
+import type { PlannedPrice } from '../board/apply.ts';
+import type { Board } from '../board/board.ts';
+import {
+  type EventState,
+  type LineState,
+  type MarketState,
+  marketKey,
+  type ParticipantState,
+  type PriceState,
+  participantKey,
+} from '../board/event-state.ts';
+import { SmallMap } from '../board/small-map.ts';
+import type { Change } from '../changelog/change.ts';
+import { withHeader, withScore } from '../domain/event-header.ts';
+import { priceDelta } from '../domain/odds.ts';
+import type { Play } from '../domain/plays.ts';
+import type { ChangeType } from '../domain/types.ts';
+import { newRowWriter } from '../perf/delta-row-text.ts';
+import { priceState } from '../perf/price-state.ts';
+import type { BatchPlan } from './batch-plan.ts';
+import { FuturesPlan, type PlannedFutures } from './futures-plan.ts';
+import { LedgerError } from './ledger-errors.ts';
+import { statRowsOf } from './stat-rows.ts';
+import type { EventUpsert, PlayUpdate, PriceUpdate, ScoreUpdate, UpdateBatch } from './updates.ts';
+
+/** Line id: 32 hex characters, a pure function of what identifies the line, so it never changes. */
+export function lineId(eventId: string, marketId: number, periodId: number, pKey: string, value: string): string {
+  return createHash('md5').update(`${eventId}|${marketId}|${periodId}|${pKey}|${value}`).digest('hex');
+}
+
+/**
+ * Plans a batch's change rows from the committed state (ids in commit order, change_type,
+ * previous_price, price_delta, closed_at, the main-line flag kept on exactly one line per book and
+ * participant) into a BatchPlan, without touching the board. It hands out market instance and
+ * price ids; the ledger sets them back when a plan is dropped.
+ */
+export class BatchPlanner {
+  /** The next market instance id and price id to hand out. */
+  nextMarketId = 1;
+  nextPriceId = 1;
+  /** The market the last price update went to, and its event. */
+  private lastMarket: MarketState | undefined;
+  private lastMarketEvent: EventState | undefined;
+  private readonly rows = newRowWriter();
+
+  /** Hands out ids from these on, forgetting the last market found (it may not be on the board). */
+  restart(nextMarketId: number, nextPriceId: number): void {
+    this.nextMarketId = nextMarketId;
+    this.nextPriceId = nextPriceId;
+    this.lastMarket = undefined;
+    this.lastMarketEvent = undefined;
+  }
+
+  /**
+   * Plans every update of `batch` over `board` into `plan`, its rows described at `at`. Throws
+   * LedgerError, or FuturesUpdateError for a futures update the futures plan refuses.
+   */
+  plan(board: Board, plan: BatchPlan, batch: UpdateBatch, at: string): void {
+    const committedMs = plan.committedMs;
+    const futures = new FuturesPlan(board.futures);
+    const planFutures = (made: PlannedFutures | undefined) => {
+      if (made) plan.add(made.record, { kind: 'info', change: made.change });
+    };
+    for (const u of batch.updates) {
+      switch (u.kind) {
+        case 'event':
+          this.planEvent(plan, u, at);
+          break;
+        case 'score':
+          this.planScore(plan, u, at);
+          break;
+        case 'price':
+          this.planPrice(plan, u, at);
+          break;
+        case 'play':
+          this.planPlay(plan, u, at);
+          break;
+        case 'futures_board':
+          planFutures(futures.board(u, plan.nextId(), at, committedMs));
+          break;
+        case 'futures_price':
+          planFutures(futures.price(u, plan.nextId(), at, committedMs));
+          break;
+        case 'futures_settlement':
+          planFutures(futures.settle(u, plan.nextId(), at, committedMs));
+          break;
+        default:
+          return assertNeverUpdate(u);
+      }
+    }
+  }
+
+  private planEvent(plan: BatchPlan, u: EventUpsert, at: string): void {
+    const header = u.event;
+    const current = plan.info(header.event_id);
+    if (current) {
+      const { score: _s, live_game_state: _l, ...rest } = current;
+      if (JSON.stringify(rest) === JSON.stringify(header)) return;
+    }
+    const id = plan.nextId();
+    const info = withHeader(current, header);
+    const fresh = current ? undefined : plan.freshEvent(header, id);
+    plan.setInfo(header.event_id, info);
+    plan.add(
+      {
+        id,
+        kind: 'event',
+        event_id: header.event_id,
+        sport_id: header.sport_id,
+        at,
+        committed_ms: plan.committedMs,
+        price_id: null,
+        affiliate_id: null,
+        market_id: null,
+        payload: JSON.stringify(header),
+        detail: null,
+      },
+      { kind: 'info', change: { kind: 'event', id, header }, fresh },
+    );
+  }
+
+  private planScore(plan: BatchPlan, u: ScoreUpdate, at: string): void {
+    const info = withScore(plan.info(u.event_id)!, u);
+    const id = plan.nextId();
+    plan.setInfo(u.event_id, info);
+    const change: Change = { kind: 'score', id, event_id: u.event_id, score: u.score };
+    if (u.live_game_state !== undefined) change.live_game_state = u.live_game_state;
+    plan.add(
+      {
+        id,
+        kind: 'score',
+        event_id: u.event_id,
+        sport_id: info.sport_id,
+        at,
+        committed_ms: plan.committedMs,
+        price_id: null,
+        affiliate_id: null,
+        market_id: null,
+        payload: JSON.stringify({ score: u.score, live_game_state: u.live_game_state }),
+        detail: null,
+      },
+      { kind: 'info', change },
+    );
+  }
+
+  /** A play row numbered after the event's last play, then a stat row per box-score value it changes. */
+  private planPlay(plan: BatchPlan, u: PlayUpdate, at: string): void {
+    const info = plan.info(u.event_id)!;
+    const ev = plan.event(u.event_id)!;
+    const cells = statRowsOf(
+      info,
+      u.play,
+      (cell) => plan.statValue(ev, cell),
+      (id) => plan.knowsPlayer(ev, id),
+      (message) => {
+        throw new LedgerError(message);
+      },
+    );
+    const sequence = plan.nextSequence(ev);
+    const id = plan.nextId();
+    const p = u.play;
+    // The served shape, in the field order of the served JSON.
+    const play: Play = {
+      event_id: u.event_id,
+      sequence,
+      period: p.period,
+      game_clock: p.game_clock,
+      display_clock: p.display_clock,
+      description: p.description,
+      team_id: p.team_id,
+      score_away: p.score_away,
+      score_home: p.score_home,
+      players: p.players,
+      created_at: at,
+    };
+    const base = { event_id: u.event_id, sport_id: info.sport_id, at, committed_ms: plan.committedMs };
+    const none = { price_id: null, affiliate_id: null, market_id: null, detail: null };
+    plan.add(
+      { id, kind: 'play', ...base, ...none, payload: JSON.stringify(play) },
+      { kind: 'info', change: { kind: 'play', id, event_id: u.event_id, sequence } },
+    );
+    for (const stat of cells) {
+      const statId = plan.nextId();
+      plan.setStatValue(ev, stat);
+      plan.add(
+        { id: statId, kind: 'stat', ...base, ...none, payload: JSON.stringify(stat) },
+        { kind: 'info', change: { kind: 'stat', id: statId, event_id: u.event_id, stat } },
+      );
+    }
+  }
+
+  private planPrice(plan: BatchPlan, u: PriceUpdate, at: string): void {
+    const ev = plan.event(u.event_id)!;
+    const [market, freshMarket] = this.market(plan, ev, u.market_id, u.period_id);
+    const [participant, freshParticipant] = plan.participant(market, u);
+    let line = plan.line(participant, u.line);
+    let freshLine = false;
+    if (!line) {
+      const pKey = participantKey(u.participant_type, u.participant_id);
+      line = {
+        id: lineId(u.event_id, u.market_id, u.period_id, pKey, u.line),
+        value: u.line,
+        prices: new SmallMap(),
+      };
+      plan.addLine(participant, line);
+      freshLine = true;
+    }
+    const prev = plan.price(line, u.affiliate_id);
+    const wantMain = u.is_main_line ?? prev?.is_main_line ?? false;
+    const closedAt = u.closed ? prev?.closed_at || at : '';
+    if (
+      prev &&
+      prev.price === u.price &&
+      prev.closed_at === closedAt &&
+      prev.is_main_line === wantMain &&
+      prev.liquidity_usd === u.liquidity_usd &&
+      prev.source_id === u.source_id
+    ) {
+      return;
+    }
+    let movedFrom: PriceState | undefined;
+    let movedFromLine: string | undefined;
+    if (wantMain) {
+      const oldValue = plan.mainLine(participant, u.affiliate_id);
+      if (oldValue !== undefined && oldValue !== u.line) {
+        const oldLine = plan.line(participant, oldValue);
+        const old = oldLine && plan.price(oldLine, u.affiliate_id);
+        if (oldLine && old?.is_main_line) {
+          movedFrom = old;
+          movedFromLine = oldValue;
+          const step = plannedStep(ev, market, participant, oldLine, freshMarket, freshParticipant, false);
+          this.writePrice(
+            plan,
+            step,
+            old,
+            old.price,
+            false,
+            old.closed_at,
+            old.liquidity_usd,
+            old.source_id,
+            at,
+            u.affiliate_id,
+          );
+        }
+      }
+      plan.setMainLine(participant, u.affiliate_id, u.line);
+    } else if (prev?.is_main_line && plan.mainLine(participant, u.affiliate_id) === u.line) {
+      plan.setMainLine(participant, u.affiliate_id, undefined);
+    }
+    const step = plannedStep(ev, market, participant, line, freshMarket, freshParticipant, freshLine);
+    this.writePrice(
+      plan,
+      step,
+      prev,
+      u.price,
+      wantMain,
+      closedAt,
+      u.liquidity_usd,
+      u.source_id,
+      at,
+      u.affiliate_id,
+      movedFrom,
+      movedFromLine,
+    );
+  }
+
+  /**
+   * Plans one price row onto `step` (its path on the board, `state` still to be made). `movedFrom`
+   * is the book's previous main line when this write moves the main line here, `movedFromLine` that
+   * line's value. Positional arguments: this runs once per update, and objects made only to carry
+   * arguments were a measurable share of the ledger's garbage.
+   */
+  private writePrice(
+    plan: BatchPlan,
+    step: PlannedPrice,
+    prev: PriceState | undefined,
+    price: number,
+    isMainLine: boolean,
+    closedAt: string,
+    liquidityUsd: number | undefined,
+    sourceId: string | undefined,
+    at: string,
+    affiliateId: number,
+    movedFrom?: PriceState,
+    movedFromLine?: string,
+  ): void {
+    const { ev, market, participant, line } = step;
+    // A main-line move is a line_change on both lines, even when the new line is priced for the
+    // first time; its previous price is then the one the side had on the old main line.
+    const previous = prev ?? movedFrom;
+    const changeType: ChangeType =
+      movedFrom || (prev && prev.is_main_line !== isMainLine) ? 'line_change' : prev ? 'price_change' : 'new';
+    const previousPrice = previous?.price;
+    const id = plan.nextId();
+    // A planned state is never changed once made: the board takes it over (a new price) or copies it.
+    const state = priceState(
+      prev?.id ?? this.nextPriceId++,
+      affiliateId,
+      price,
+      isMainLine,
+      at,
+      closedAt,
+      priceDelta(previousPrice, price),
+      id,
+      liquidityUsd,
+      sourceId,
+      movedFromLine,
+    );
+    step.state = state;
+    plan.setPrice(line, state, prev);
+    const info = ev.info;
+    // Streams send no message for a row that only moved liquidity or the source id.
+    const quoteUnchanged =
+      prev !== undefined &&
+      !movedFrom &&
+      prev.price === price &&
+      prev.closed_at === closedAt &&
+      prev.is_main_line === isMainLine;
+    plan.add(
+      {
+        id,
+        kind: 'price',
+        event_id: info.event_id,
+        sport_id: info.sport_id,
+        at,
+        price_id: state.id,
+        affiliate_id: affiliateId,
+        market_id: market.market_id,
+        committed_ms: plan.committedMs,
+        payload: this.rows.write(
+          id,
+          info,
+          affiliateId,
+          market,
+          participant,
+          line,
+          price,
+          previousPrice,
+          changeType,
+          isMainLine,
+          closedAt,
+          at,
+        ),
+        detail: this.rows.detail(
+          state.id,
+          market,
+          line,
+          state.price_delta,
+          liquidityUsd,
+          sourceId,
+          movedFromLine,
+          quoteUnchanged,
+        ),
+      },
+      step,
+    );
+  }
+
+  private market(plan: BatchPlan, ev: EventState, marketId: number, periodId: number): [MarketState, boolean] {
+    // Feeds send a market's prices together: the last market found saves building and hashing its key.
+    const last = this.lastMarket;
+    if (last && last.market_id === marketId && last.period_id === periodId && this.lastMarketEvent === ev) {
+      return [last, plan.isFreshMarket(last)];
+    }
+    const key = marketKey(marketId, periodId);
+    let market = plan.market(ev, key);
+    let fresh = false;
+    if (market) fresh = plan.isFreshMarket(market);
+    else {
+      market = { id: this.nextMarketId++, market_id: marketId, period_id: periodId, participants: new Map() };
+      plan.addMarket(ev, key, market);
+      fresh = true;
+    }
+    this.lastMarket = market;
+    this.lastMarketEvent = ev;
+    return [market, fresh];
+  }
+}
+
+/** A price step whose state `writePrice` fills in; one object per planned row. */
+function plannedStep(
+  ev: EventState,
+  market: MarketState,
+  participant: ParticipantState,
+  line: LineState,
+  freshMarket: boolean,
+  freshParticipant: boolean,
+  freshLine: boolean,
+): PlannedPrice {
+  return { kind: 'price', ev, market, participant, line, freshMarket, freshParticipant, freshLine, state: NO_STATE };
+}
+
+/** Stands in for a step's state until `writePrice` makes it, so every step has one shape. */
+const NO_STATE = Object.freeze({}) as PriceState;
+
+function assertNeverUpdate(u: never): never {
+  throw new LedgerError(`unknown update kind: ${JSON.stringify(u)}`);
+}

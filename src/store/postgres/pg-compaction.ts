@@ -1,0 +1,167 @@
+import type pg from 'pg';
+import type { FuturesPriceFact, StatValue } from '../../changelog/change.ts';
+import {
+  compactionKey,
+  type CompactResult,
+  type CompactStep,
+  dropsRow,
+  RETAINED_ID_META,
+  RETAINED_SINCE_META,
+  startAtOf,
+} from '../retention.ts';
+import type { ChangeRecord } from '../store.ts';
+import type { PgClient } from './database.ts';
+import { firstIdSince } from './pg-log-times.ts';
+import { readMeta, ROW, writeMeta } from './pg-queries.ts';
+
+/**
+ * One chunk of ids below the boundary, judged as the SQLite store judges it (retention.ts): every
+ * row of the chunk with what earlier steps kept of its key, in the writer's transaction.
+ */
+export async function compactChunk(c: PgClient, step: CompactStep): Promise<CompactResult> {
+  const one = async <T extends pg.QueryResultRow>(sql: string, args: unknown[] = []) =>
+    (await c.query<T>(sql, args)).rows[0];
+  const retained = Number((await readMeta(c, RETAINED_ID_META)) ?? 1);
+  const head = (await one<{ max: number | null }>('SELECT max(id) AS max FROM changes'))?.max ?? 0;
+  const bound = (await firstIdSince(c, step.cutoffMs, (row) => row.committed_ms)) ?? head + 1;
+  // Ids no row has take no step: a restored log skips 10^12 of them (src/ops/backup.ts).
+  const next = (await one<{ min: number | null }>('SELECT min(id) AS min FROM changes WHERE id >= $1', [retained]))
+    ?.min;
+  const from = Math.max(retained, Math.min(next ?? bound, bound));
+  if (from > retained) await writeMeta(c, RETAINED_ID_META, String(from));
+  const end = Math.min(bound, from + step.maxRows);
+  if (end <= from) return { scanned: 0, dropped: 0, oldestId: from, more: false };
+  const cutoffAt = new Date(step.cutoffMs).toISOString();
+  const chunk = (
+    await c.query<ChangeRecord>(`SELECT ${ROW} FROM changes WHERE id >= $1 AND id < $2 ORDER BY id`, [from, end])
+  ).rows;
+  const byKey = new Map<string, ChangeRecord[]>();
+  for (const r of chunk) {
+    const key = compactionKey(r);
+    if (key === undefined) continue;
+    let rows = byKey.get(key);
+    if (!rows) byKey.set(key, (rows = []));
+    rows.push(r);
+  }
+  const starts = new Map<string, string | undefined>();
+  const startOf = async (eventId: string) => {
+    if (!starts.has(eventId)) {
+      const date = (await one<{ event_date: string }>('SELECT event_date FROM events WHERE event_id = $1', [eventId]))
+        ?.event_date;
+      starts.set(eventId, date === undefined ? undefined : startAtOf(date));
+    }
+    return starts.get(eventId);
+  };
+  const olderOfFamily = new Map<string, Map<string, ChangeRecord[]>>();
+  const gone: number[] = [];
+  for (const [key, rows] of byKey) {
+    const all = [...(await olderRows(c, rows[0]!, key, from, olderOfFamily)), ...rows];
+    const startAt = all[0]!.kind === 'price' ? await startOf(all[0]!.event_id) : undefined;
+    let beforeStartAfter: boolean | undefined;
+    for (let i = all.length - 1; i >= 0; i--) {
+      const r = all[i]!;
+      if (r.at < cutoffAt && (i < all.length - 1 || (await supersededBelow(c, r, bound)))) {
+        const first = r.kind === 'price' && i === 0;
+        let laterBeforeStart = false;
+        if (!first && startAt !== undefined && r.at <= startAt) {
+          beforeStartAfter ??=
+            (await one('SELECT 1 FROM changes WHERE price_id = $1 AND id >= $2 AND at <= $3 LIMIT 1', [
+              r.price_id,
+              end,
+              startAt,
+            ])) !== undefined;
+          laterBeforeStart = beforeStartAfter;
+        }
+        if (dropsRow(r, { cutoffAt, superseded: true, first, startAt, laterBeforeStart })) gone.push(r.id);
+      }
+      if (startAt !== undefined && r.at <= startAt) beforeStartAfter = true;
+    }
+  }
+  if (gone.length > 0) await c.query('DELETE FROM changes WHERE id = ANY($1::bigint[])', [gone]);
+  await writeMeta(c, RETAINED_ID_META, String(end));
+  if (gone.length > 0) {
+    const since = Math.max(Number((await readMeta(c, RETAINED_SINCE_META)) ?? 0), step.cutoffMs);
+    await writeMeta(c, RETAINED_SINCE_META, String(since));
+  }
+  return { scanned: end - from, dropped: gone.length, oldestId: end, more: end < bound };
+}
+
+/**
+ * The rows of `sample`'s key below `from`, in id order (what earlier steps kept). A price's come
+ * from its index; other kinds' are read once per event and kind for the step and grouped by key.
+ */
+async function olderRows(
+  c: PgClient,
+  sample: ChangeRecord,
+  key: string,
+  from: number,
+  ofFamily: Map<string, Map<string, ChangeRecord[]>>,
+): Promise<ChangeRecord[]> {
+  if (sample.kind === 'price') {
+    return (
+      await c.query<ChangeRecord>(`SELECT ${ROW} FROM changes WHERE price_id = $1 AND id < $2 ORDER BY id`, [
+        sample.price_id,
+        from,
+      ])
+    ).rows;
+  }
+  const family = `${sample.kind}|${sample.event_id}`;
+  let byKey = ofFamily.get(family);
+  if (!byKey) {
+    const rows = (
+      await c.query<ChangeRecord>(
+        `SELECT ${ROW} FROM changes WHERE kind = $1 AND event_id = $2 AND id < $3 ORDER BY id`,
+        [sample.kind, sample.event_id, from],
+      )
+    ).rows;
+    byKey = new Map();
+    for (const r of rows) {
+      const k = compactionKey(r);
+      if (k === undefined) continue;
+      let same = byKey.get(k);
+      if (!same) byKey.set(k, (same = []));
+      same.push(r);
+    }
+    ofFamily.set(family, byKey);
+  }
+  return byKey.get(key) ?? [];
+}
+
+/** Whether a newer row of `r`'s compaction key lies below `bound`. */
+async function supersededBelow(c: PgClient, r: ChangeRecord, bound: number): Promise<boolean> {
+  const any = async (sql: string, args: unknown[]) =>
+    (await c.query(`SELECT 1 FROM changes WHERE ${sql} LIMIT 1`, args)).rows.length > 0;
+  switch (r.kind) {
+    case 'price':
+      return any('price_id = $1 AND id > $2 AND id < $3', [r.price_id, r.id, bound]);
+    case 'stat': {
+      const v = JSON.parse(r.payload) as StatValue;
+      return any(
+        `kind = 'stat' AND event_id = $1 AND id > $2 AND id < $3 AND payload::jsonb ->> 'team_id' = $4
+           AND payload::jsonb ->> 'stat_id' = $5 AND (payload::jsonb ->> 'player_id') IS NOT DISTINCT FROM $6`,
+        [
+          r.event_id,
+          r.id,
+          bound,
+          String(v.team_id),
+          String(v.stat_id),
+          v.player_id == null ? null : String(v.player_id),
+        ],
+      );
+    }
+    case 'futures_price': {
+      const participant = (JSON.parse(r.payload) as FuturesPriceFact).participant_id;
+      return any(
+        `kind = 'futures_price' AND event_id = $1 AND id > $2 AND id < $3 AND market_id IS NOT DISTINCT FROM $4
+           AND affiliate_id IS NOT DISTINCT FROM $5 AND payload::jsonb ->> 'participant_id' = $6`,
+        [r.event_id, r.id, bound, r.market_id, r.affiliate_id, String(participant)],
+      );
+    }
+    case 'event':
+    case 'score':
+    case 'futures_board':
+      return any('kind = $1 AND event_id = $2 AND id > $3 AND id < $4', [r.kind, r.event_id, r.id, bound]);
+    default:
+      return false;
+  }
+}

@@ -1,0 +1,234 @@
+import { randomUUID } from 'node:crypto';
+import type pg from 'pg';
+import type { EventHeader } from '../../changelog/change.ts';
+import { eventFromRows, movesLiveState, type ScoreFacts } from '../../domain/event-header.ts';
+import {
+  type ChangeKind,
+  type ChangeRecord,
+  EPOCH_META,
+  type EventRecord,
+  type LoadedState,
+  type LoadOptions,
+  type MarketRecord,
+} from '../store.ts';
+import type { PgPool } from './database.ts';
+import { committedMsAt } from './pg-log-times.ts';
+import { EVENT, FUTURES, LIVE, LOAD_PAGE, MARKET, readMeta, ROW } from './pg-queries.ts';
+import type { PgWriter } from './pg-writer.ts';
+
+/**
+ * A start's load of the committed state (Store.load): the board's events, markets, latest prices,
+ * futures, plays and box scores, the current ones or as of a row, latest prices a page at a time.
+ * Reads go through the pool; the epoch, begun on first use, through the writer.
+ */
+export class PgLoader {
+  constructor(
+    private readonly pool: PgPool,
+    private readonly writer: PgWriter,
+  ) {}
+
+  private async rows<T extends pg.QueryResultRow>(sql: string, args: unknown[] = []): Promise<T[]> {
+    return (await this.pool.query<T>(sql, args)).rows;
+  }
+  /** Store.load: the committed state, the current one or as of `uptoId`. */
+  async load(uptoId?: number, opts: LoadOptions = {}): Promise<LoadedState> {
+    const [head] = await this.rows<{ id: number; committed_ms: number }>(
+      'SELECT id, committed_ms FROM changes ORDER BY id DESC LIMIT 1',
+    );
+    const headId = head?.id ?? 0;
+    const markets = await this.rows<MarketRecord>(`SELECT ${MARKET} FROM markets WHERE ${LIVE} ORDER BY id`);
+    const archived = {
+      events: await this.rows<EventRecord>(
+        `SELECT ${EVENT} FROM events WHERE event_id IN (SELECT event_id FROM archived_events) AND event_date >= $1`,
+        [opts.archivedSince ?? ''],
+      ),
+      seasonTotals: await this.rows<{ key: string; body: string }>(
+        'SELECT season_key AS key, body FROM season_totals ORDER BY season_key',
+      ),
+    };
+    const epoch = await this.epoch();
+    const current = () => this.rows<EventRecord>(`SELECT ${EVENT} FROM events WHERE ${LIVE}`);
+    if (uptoId !== undefined && uptoId < headId) {
+      const gone = new Set(
+        (await this.rows<{ event_id: string }>('SELECT event_id FROM archived_events')).map((r) => r.event_id),
+      );
+      const limit: LoadLimit = { upto: uptoId, asOf: opts.asOfOnly };
+      const asOf = opts.asOfOnly && new Set(opts.asOfOnly);
+      const events = await this.eventsUpTo(limit);
+      if (asOf) for (const e of await current()) if (!asOf.has(e.event_id)) events.push(e);
+      return {
+        epoch,
+        events: events.filter((e) => !gone.has(e.event_id)),
+        markets,
+        ...(await this.prices(limit)),
+        futures: await this.latestFutures(limit),
+        headId: uptoId,
+        headCommittedMs: (await committedMsAt(this.pool, uptoId)) ?? 0,
+        ...(await this.games(limit)),
+        archived,
+      };
+    }
+    const all: LoadLimit = { upto: Number.MAX_SAFE_INTEGER };
+    return {
+      epoch,
+      events: await current(),
+      markets,
+      ...(await this.prices(all)),
+      futures: await this.latestFutures(all),
+      headId,
+      headCommittedMs: head?.committed_ms ?? 0,
+      ...(await this.games({ upto: headId })),
+      archived,
+    };
+  }
+
+  /** The log's epoch, begun on first use by the writer. */
+  private async epoch(): Promise<string> {
+    const known = await readMeta(this.pool, EPOCH_META);
+    if (known !== undefined) return known;
+    const made = randomUUID();
+    // Another writer may have begun it meanwhile: the first one kept wins.
+    const [kept] = await this.writer.run(
+      async (c) =>
+        (
+          await c.query<{ value: string }>(
+            `INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = meta.value RETURNING value`,
+            [EPOCH_META, made],
+          )
+        ).rows,
+    );
+    return kept!.value;
+  }
+
+  private async games(limit: LoadLimit): Promise<Pick<LoadedState, 'playCounts' | 'statRows'>> {
+    const args: unknown[] = [];
+    return {
+      playCounts: await this.rows<{ event_id: string; plays: number }>(
+        `SELECT event_id, count(*) AS plays FROM changes
+          WHERE kind = 'play' AND ${within(limit, args)} AND ${LIVE} GROUP BY event_id`,
+        args,
+      ),
+      statRows: this.statRows(limit),
+    };
+  }
+
+  /**
+   * The newest stat row of each box-score value (event, team, player, stat), each event's in the
+   * order of the values' first rows, carrying the player's name and position when the value's first
+   * row said them (a player is named once): folded, they give the boxes every row gives.
+   */
+  private async *statRows(limit: LoadLimit): AsyncGenerator<ChangeRecord> {
+    const args: unknown[] = [];
+    const columns = ROW.split(', ')
+      .map((c) =>
+        c === 'payload'
+          ? `CASE WHEN f.id <> c.id AND f.payload::jsonb ? 'display_name'
+               THEN (c.payload::jsonb || jsonb_build_object('display_name', f.payload::jsonb -> 'display_name',
+                 'position', f.payload::jsonb -> 'position'))::text
+               ELSE c.payload END AS payload`
+          : `c.${c}`,
+      )
+      .join(', ');
+    yield* await this.rows<ChangeRecord>(
+      `SELECT ${columns} FROM changes c
+       JOIN (SELECT max(id) AS id, min(id) AS first FROM changes
+              WHERE kind = 'stat' AND ${within(limit, args)} AND ${LIVE}
+              GROUP BY event_id, payload::jsonb -> 'team_id', payload::jsonb -> 'player_id', payload::jsonb -> 'stat_id') m
+         ON c.id = m.id
+       JOIN changes f ON f.id = m.first
+       ORDER BY c.event_id, m.first`,
+      args,
+    );
+  }
+
+  /** The latest prices within `limit`, a page at a time, and the largest price id among them. */
+  private async prices(limit: LoadLimit): Promise<Pick<LoadedState, 'latestPrices' | 'maxPriceId'>> {
+    const [logged] = await this.rows<{ price_id: number }>(
+      'SELECT price_id FROM changes WHERE price_id IS NOT NULL AND id <= $1 ORDER BY price_id DESC LIMIT 1',
+      // With events at the head, the whole log's.
+      [limit.asOf ? Number.MAX_SAFE_INTEGER : limit.upto],
+    );
+    // Packed prices were written below the retained boundary, which is below any replayed head.
+    const [packed] = await this.rows<{ max: number | null }>('SELECT max(price_id) AS max FROM archived_prices');
+    const maxPriceId = Math.max(logged?.price_id ?? 0, packed?.max ?? 0);
+    return { latestPrices: this.latestPrices(limit, maxPriceId), maxPriceId };
+  }
+
+  /** The newest row of every price within `limit`, in price id order, a range of price ids a page. */
+  private async *latestPrices(limit: LoadLimit, last: number): AsyncGenerator<ChangeRecord> {
+    for (let from = 0; from < last; from += LOAD_PAGE) {
+      const args: unknown[] = [from, from + LOAD_PAGE];
+      yield* await this.rows<ChangeRecord>(
+        `SELECT DISTINCT ON (price_id) ${ROW} FROM changes
+          WHERE price_id > $1 AND price_id <= $2 AND ${within(limit, args)} AND ${LIVE}
+          ORDER BY price_id, id DESC`,
+        args,
+      );
+    }
+  }
+
+  /** The newest futures row of each key (changelog futuresRowKey) within `limit`, in id order. */
+  private latestFutures(limit: LoadLimit): Promise<ChangeRecord[]> {
+    const key = "event_id, kind, market_id, affiliate_id, (payload::jsonb ->> 'participant_id')";
+    const args: unknown[] = [];
+    return this.rows<ChangeRecord>(
+      `SELECT ${ROW} FROM (SELECT DISTINCT ON (${key}) ${ROW} FROM changes WHERE ${FUTURES} AND ${within(limit, args)}
+                            ORDER BY ${key}, id DESC) f
+        ORDER BY id`,
+      args,
+    );
+  }
+
+  /** Each event as its last header and score rows up to `limit.upto` left it (with `asOf`, those events only). */
+  private async eventsUpTo(limit: LoadLimit): Promise<EventRecord[]> {
+    const latestOfKind = (kind: ChangeKind) =>
+      this.rows<ChangeRecord>(
+        `SELECT DISTINCT ON (event_id) ${ROW} FROM changes WHERE kind = $1 AND id <= $2
+           ${limit.asOf ? 'AND event_id = ANY($3::text[])' : ''} ORDER BY event_id, id DESC`,
+        limit.asOf ? [kind, limit.upto, limit.asOf] : [kind, limit.upto],
+      );
+    const scores = new Map((await latestOfKind('score')).map((r) => [r.event_id, r]));
+    const out: EventRecord[] = [];
+    for (const r of await latestOfKind('event')) {
+      const score = scores.get(r.event_id);
+      const facts = score ? (JSON.parse(score.payload) as ScoreFacts) : undefined;
+      // A score row without a live state keeps the one an earlier row set: find that row.
+      const [live] =
+        facts && !movesLiveState(facts)
+          ? await this.rows<{ payload: string }>(
+              `SELECT payload FROM changes WHERE event_id = $1 AND id <= $2 AND kind = 'score'
+                 AND payload::jsonb ? 'live_game_state' ORDER BY id DESC LIMIT 1`,
+              [r.event_id, score!.id],
+            )
+          : [];
+      const info = eventFromRows(
+        JSON.parse(r.payload) as EventHeader,
+        live && (JSON.parse(live.payload) as ScoreFacts),
+        facts,
+      );
+      out.push({
+        event_id: r.event_id,
+        sport_id: r.sport_id,
+        event_date: String(info.event_date),
+        info: JSON.stringify(info),
+        change_id: Math.max(r.id, score?.id ?? 0),
+      });
+    }
+    return out;
+  }
+}
+
+/** How far a load reads: up to `upto`, or with `asOf`, those events up to `upto` and every other one to the head. */
+interface LoadLimit {
+  upto: number;
+  asOf?: readonly string[] | undefined;
+}
+
+/** A row within a load's limit; its parameters are appended to `args`. */
+function within(limit: LoadLimit, args: unknown[]): string {
+  args.push(limit.upto);
+  const upto = `id <= $${args.length}`;
+  if (limit.asOf === undefined) return upto;
+  args.push(limit.asOf);
+  return `(${upto} OR NOT event_id = ANY($${args.length}::text[]))`;
+}

@@ -1,0 +1,248 @@
+import {
+  compactionKey,
+  type CompactResult,
+  type CompactStep,
+  dropsRow,
+  RETAINED_ID_META,
+  RETAINED_SINCE_META,
+  startAtOf,
+} from '../retention.ts';
+import type { ChangeRecord } from '../store.ts';
+import type { FuturesPriceFact, StatValue } from '../../changelog/change.ts';
+import { firstIdSince } from './log-times.ts';
+import { eventIdColumn, KEY_OF } from './schema.ts';
+import type { Statements } from './statements.ts';
+
+/**
+ * Free pages a compaction step leaves unreturned (16 MB of 4 KB pages): new rows take them first,
+ * so a log that drops about what it gains does not shrink and regrow its file all day.
+ */
+const FREE_PAGES_KEPT = 4096;
+/** Most pages one compaction step returns to the file system (each is moved, a few ms in all). */
+const FREE_PAGES_PER_STEP = 256;
+/**
+ * A compaction step judges its chunk in parts of this many ids and takes no further part once it
+ * has spent this long: its probes, run on the thread that serves requests, vary with the rows
+ * (a price's later rows are walked to find one before the start), and it commits what it dropped.
+ */
+const COMPACT_PART_ROWS = 25;
+const COMPACT_BUDGET_MS = 8;
+
+/** A change row's event id, in a select list. */
+const EVENT_ID = eventIdColumn();
+
+/**
+ * Retention's compaction of the log by the keep rules of store/retention.ts, a chunk of ids per
+ * step, and the return of the pages it frees to the file system.
+ */
+export class SqliteCompaction {
+  /** One step's chunk, in a transaction of its own. */
+  readonly chunk: (step: CompactStep) => CompactResult;
+  /** Whether the file was made with `auto_vacuum = INCREMENTAL` (database.ts). */
+  private readonly incrementalVacuum: boolean;
+
+  constructor(private readonly sql: Statements) {
+    this.incrementalVacuum = sql.db.pragma('auto_vacuum', { simple: true }) === 2;
+    this.chunk = sql.db.transaction((step: CompactStep) => this.compactChunk(step));
+  }
+
+  /**
+   * Gives up to FREE_PAGES_PER_STEP of the pages that dropped and packed rows freed back to the file
+   * system, beyond FREE_PAGES_KEPT; returns whether more wait. A store made before incremental
+   * vacuuming (docs/operations.md) keeps its pages for reuse instead.
+   */
+  returnFreePages(): boolean {
+    if (!this.incrementalVacuum) return false;
+    const free = this.sql.db.pragma('freelist_count', { simple: true }) as number;
+    const excess = free - FREE_PAGES_KEPT;
+    if (excess <= 0) return false;
+    this.sql.db.pragma(`incremental_vacuum(${Math.min(excess, FREE_PAGES_PER_STEP)})`);
+    return excess > FREE_PAGES_PER_STEP;
+  }
+
+  /**
+   * One chunk of ids below the boundary, judged a part of `COMPACT_PART_ROWS` ids at a time, each
+   * part as a step of that many ids would judge it (so the outcome is the same): the step ends
+   * after the part that passes `COMPACT_BUDGET_MS`, and the next one goes on from there.
+   */
+  private compactChunk(step: CompactStep): CompactResult {
+    const retained = Number(this.sql.meta(RETAINED_ID_META) ?? 1);
+    const head = (this.sql.prepared('SELECT max(id) FROM changes').pluck().get() as number | null) ?? 0;
+    const bound = firstIdSince(this.sql, step.cutoffMs, (row) => row.committed_ms) ?? head + 1;
+    // Ids no row has take no step: a restored log skips 10^12 of them (src/ops/backup.ts).
+    const next = this.sql.prepared('SELECT min(id) FROM changes WHERE id >= ?').pluck().get(retained) as number | null;
+    const from = Math.max(retained, Math.min(next ?? bound, bound));
+    if (from > retained) this.sql.writeMeta(RETAINED_ID_META, String(from));
+    const end = Math.min(bound, from + step.maxRows);
+    if (end <= from) return { scanned: 0, dropped: 0, oldestId: from, more: false };
+    const cutoffAt = new Date(step.cutoffMs).toISOString();
+    const starts = new Map<string, string | undefined>();
+    const startOf = (eventId: string) => {
+      if (!starts.has(eventId)) {
+        const date = this.sql.prepared('SELECT event_date FROM events WHERE event_id = ?').pluck().get(eventId) as
+          string | undefined;
+        starts.set(eventId, date === undefined ? undefined : startAtOf(date));
+      }
+      return starts.get(eventId);
+    };
+    const began = performance.now();
+    let done = from;
+    let dropped = 0;
+    while (done < end && (done === from || performance.now() - began < COMPACT_BUDGET_MS)) {
+      const partEnd = Math.min(end, done + COMPACT_PART_ROWS);
+      dropped += this.compactPart(done, partEnd, bound, cutoffAt, startOf);
+      done = partEnd;
+    }
+    this.sql.writeMeta(RETAINED_ID_META, String(done));
+    if (dropped > 0) {
+      const since = Math.max(Number(this.sql.meta(RETAINED_SINCE_META) ?? 0), step.cutoffMs);
+      this.sql.writeMeta(RETAINED_SINCE_META, String(since));
+    }
+    return { scanned: done - from, dropped, oldestId: done, more: done < bound };
+  }
+
+  /**
+   * Drops what `dropsRow` drops of the ids in [from, end), each row judged from a few index probes:
+   * whether a newer row of its key lies below the boundary and, for a price, whether a newer row
+   * also lies at or before the event's start. Returns how many rows went.
+   */
+  private compactPart(
+    from: number,
+    end: number,
+    bound: number,
+    cutoffAt: string,
+    startOf: (eventId: string) => string | undefined,
+  ): number {
+    const chunk = this.sql
+      .prepared(
+        `SELECT id, kind, ${EVENT_ID}, price_id, market_id, affiliate_id, at, payload FROM changes
+        WHERE id >= ? AND id < ? ORDER BY id`,
+      )
+      .all(from, end) as ChangeRecord[];
+    // Each key of the chunk with its rows below the chunk's end: what earlier steps kept of it
+    // (a newer row now lies below the boundary, so those may go) and the chunk's own rows.
+    const byKey = new Map<string, ChangeRecord[]>();
+    for (const r of chunk) {
+      const key = compactionKey(r);
+      if (key === undefined) continue;
+      let rows = byKey.get(key);
+      if (!rows) byKey.set(key, (rows = []));
+      rows.push(r);
+    }
+    const olderOfEvent = new Map<string, Map<string, ChangeRecord[]>>();
+    const gone: number[] = [];
+    for (const [key, rows] of byKey) {
+      // Every row of the key below `end`, in id order: a price's first row is the first of them,
+      // and only a row after the last of them needs a probe to say whether one lies before the start.
+      const all = [...this.olderRows(rows[0]!, key, from, olderOfEvent), ...rows];
+      const startAt = all[0]!.kind === 'price' ? startOf(all[0]!.event_id) : undefined;
+      let beforeStartAfter: boolean | undefined;
+      for (let i = all.length - 1; i >= 0; i--) {
+        const r = all[i]!;
+        if (r.at < cutoffAt && (i < all.length - 1 || this.supersededBelow(r, bound))) {
+          const first = r.kind === 'price' && i === 0;
+          const laterBeforeStart =
+            !first &&
+            startAt !== undefined &&
+            r.at <= startAt &&
+            (beforeStartAfter ??=
+              this.sql
+                .prepared('SELECT 1 FROM changes WHERE price_id = ? AND id >= ? AND at <= ? LIMIT 1')
+                .get(r.price_id, end, startAt) !== undefined);
+          if (dropsRow(r, { cutoffAt, superseded: true, first, startAt, laterBeforeStart })) gone.push(r.id);
+        }
+        if (startAt !== undefined && r.at <= startAt) beforeStartAfter = true;
+      }
+    }
+    if (gone.length > 0)
+      this.sql.prepared('DELETE FROM changes WHERE id IN (SELECT value FROM json_each(?))').run(JSON.stringify(gone));
+    return gone.length;
+  }
+
+  /**
+   * The rows of `sample`'s key below `from`, in id order (what earlier steps kept). A price's come
+   * from its index; other kinds' are read once per event and kind for the step and grouped by key
+   * (a stat row's key is parsed from its payload: once per row, not once per key of the chunk).
+   */
+  private olderRows(
+    sample: ChangeRecord,
+    key: string,
+    from: number,
+    ofEvent: Map<string, Map<string, ChangeRecord[]>>,
+  ): ChangeRecord[] {
+    if (sample.kind === 'price') {
+      return this.sql
+        .prepared(
+          `SELECT id, kind, ${EVENT_ID}, price_id, market_id, affiliate_id, at, '' AS payload FROM changes
+          WHERE price_id = ? AND id < ? ORDER BY id`,
+        )
+        .all(sample.price_id, from) as ChangeRecord[];
+    }
+    const family = `${sample.kind}|${sample.event_id}`;
+    let byKey = ofEvent.get(family);
+    if (!byKey) {
+      // The kind is spelled in the SQL so that the partial indexes of stats and futures apply.
+      const rows = this.sql
+        .prepared(
+          `SELECT id, kind, ${EVENT_ID}, price_id, market_id, affiliate_id, at, payload FROM changes
+          WHERE kind = '${sample.kind}' AND event_key = ${KEY_OF} AND id < ? ORDER BY id`,
+        )
+        .all(sample.event_id, from) as ChangeRecord[];
+      byKey = new Map();
+      for (const r of rows) {
+        const k = compactionKey(r);
+        if (k === undefined) continue;
+        let same = byKey.get(k);
+        if (!same) byKey.set(k, (same = []));
+        same.push(r);
+      }
+      ofEvent.set(family, byKey);
+    }
+    return byKey.get(key) ?? [];
+  }
+
+  /** Whether a newer row of `r`'s compaction key lies below `bound`. */
+  private supersededBelow(r: ChangeRecord, bound: number): boolean {
+    const after = 'id > ? AND id < ?';
+    // Kinds are spelled in the SQL so that the partial indexes of stats and futures apply.
+    let found: unknown;
+    switch (r.kind) {
+      case 'price':
+        found = this.sql
+          .prepared(`SELECT 1 FROM changes WHERE price_id = ? AND ${after} LIMIT 1`)
+          .get(r.price_id, r.id, bound);
+        break;
+      case 'stat': {
+        const v = JSON.parse(r.payload) as StatValue;
+        found = this.sql
+          .prepared(
+            `SELECT 1 FROM changes WHERE kind = 'stat' AND event_key = ${KEY_OF} AND ${after}
+             AND json_extract(payload, '$.team_id') = ? AND json_extract(payload, '$.stat_id') = ?
+             AND json_extract(payload, '$.player_id') IS ? LIMIT 1`,
+          )
+          .get(r.event_id, r.id, bound, v.team_id, v.stat_id, v.player_id ?? null);
+        break;
+      }
+      case 'futures_price': {
+        const participant = (JSON.parse(r.payload) as FuturesPriceFact).participant_id;
+        found = this.sql
+          .prepared(
+            `SELECT 1 FROM changes WHERE kind = 'futures_price' AND event_key = ${KEY_OF} AND ${after}
+             AND market_id IS ? AND affiliate_id IS ? AND json_extract(payload, '$.participant_id') = ? LIMIT 1`,
+          )
+          .get(r.event_id, r.id, bound, r.market_id, r.affiliate_id, participant);
+        break;
+      }
+      case 'event':
+      case 'score':
+      case 'futures_board':
+        found = this.sql
+          .prepared(`SELECT 1 FROM changes WHERE kind = '${r.kind}' AND event_key = ${KEY_OF} AND ${after} LIMIT 1`)
+          .get(r.event_id, r.id, bound);
+        break;
+      default:
+        return false;
+    }
+    return found !== undefined;
+  }
+}
