@@ -20,6 +20,7 @@ import { ArchivedEvents } from './board/archived-events.ts';
 import { Board } from './board/board.ts';
 import { ChangeFeed } from './board/change-feed.ts';
 import { Follower } from './board/follower.ts';
+import type { LoadedLog } from './board/load.ts';
 import { RetentionFollower } from './board/retention-follower.ts';
 import { DelayedViews } from './board/delayed-views.ts';
 import { LogFloor } from './board/log-floor.ts';
@@ -556,16 +557,29 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
   const takeover = standby?.then(async () => {
     // No one else commits now: the store's head and highest ids are final until this one commits.
     await retentionFollower!.stop();
-    await follower!.handOver(await store.lastRowId());
-    await retentionFollower!.sync();
-    const highest = await store.highestIds();
+    await follower!.handOver(
+      await retried(
+        () => store.lastRowId(),
+        onError,
+        () => closed,
+      ),
+    );
+    const log = await retried(
+      async (): Promise<LoadedLog> => {
+        await retentionFollower!.sync();
+        const highest = await store.highestIds();
+        return {
+          epoch: (await store.getMeta(EPOCH_META)) ?? follower!.position.epoch,
+          headCommittedMs: (await store.committedMsAt(board.head)) ?? 0,
+          maxMarketId: highest.marketId,
+          maxPriceId: highest.priceId,
+        };
+      },
+      onError,
+      () => closed,
+    );
     if (closed) throw new Error('the server closed before it took over as the writer');
-    ledger = Ledger.continuing(store, board, bus, ledgerOptions, {
-      epoch: (await store.getMeta(EPOCH_META)) ?? follower!.position.epoch,
-      headCommittedMs: (await store.committedMsAt(board.head)) ?? 0,
-      maxMarketId: highest.marketId,
-      maxPriceId: highest.priceId,
-    });
+    ledger = Ledger.continuing(store, board, bus, ledgerOptions, log);
     // The cluster bus hands a batch to its own listeners as it publishes it: the change feed and the
     // streams go on reading `local`.
     bus.subscribe((batch) => local.publish(batch));
@@ -621,6 +635,22 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
       await store.close();
     },
   };
+}
+
+/**
+ * `read`, tried again with backoff until it succeeds (a standby taking over while PostgreSQL
+ * blinks), or until `stopped` (the server closing).
+ */
+async function retried<T>(read: () => Promise<T>, onError: (err: unknown) => void, stopped: () => boolean): Promise<T> {
+  for (let waitMs = 500; ; waitMs = Math.min(waitMs * 2, 5000)) {
+    try {
+      return await read();
+    } catch (err) {
+      if (stopped()) throw err;
+      onError(err);
+      await new Promise((r) => setTimeout(r, waitMs));
+    }
+  }
 }
 
 /** How often a following node reads what the writer's retention archived and compacted. */

@@ -308,7 +308,9 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
   // A standby serves as an API node until it takes over; then it runs the feed from the committed
   // state, as a restart would, but while serving.
   const simulatorCode = services.takeover && config.simulator ? import('./feeds/simulator/index.ts') : undefined;
+  let writing = false;
   const tookOver = services.takeover?.then(async () => {
+    writing = true;
     say(`oddsbase: took over as the writer at change ${board.head}, from the board it served`);
     if (!simulatorCode) return;
     const { Simulator } = await simulatorCode;
@@ -366,7 +368,8 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
       if (closed) return;
       closed = true;
       idle.abort();
-      await tookOver?.catch(() => undefined);
+      // A takeover past the lock stops its fill at the abort; one waiting for the lock ends with the store.
+      if (writing) await tookOver?.catch(() => undefined);
       // WebSocket clients are told first: an upgraded socket is no request the grace time waits for.
       services.streams.close();
       await closeApp(app, config.limits.shutdownGraceMs);
@@ -376,6 +379,7 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
       recording?.close();
       await metricsListener?.close();
       await services.close();
+      await tookOver?.catch(() => undefined);
       lock?.release();
     },
   };

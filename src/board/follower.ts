@@ -99,6 +99,7 @@ export class Follower {
         await this.fill(headId);
         break;
       } catch (err) {
+        if (this.stopped) throw err;
         this.opts.onError(err);
         await new Promise((r) => setTimeout(r, retryMs));
       }

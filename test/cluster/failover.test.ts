@@ -303,5 +303,12 @@ it('kill -9 of an ingest writer mid-stream of batches: every acknowledged batch 
   } finally {
     await db.end();
   }
+  // A standby still waiting for the lock stops on SIGTERM as any server does.
+  const waiter = await serveChild(ingest);
+  children.push(waiter.child);
+  assert.equal(((await (await fetch(`${waiter.url}/readyz`)).json()) as { role: string }).role, 'standby');
+  waiter.child.kill('SIGTERM');
+  const exit = await Promise.race([waiter.exited, sleep(15_000).then(() => undefined)]);
+  assert.equal(exit?.code, 0, `the waiting standby exited: ${JSON.stringify(exit)}`);
   standby.child.kill('SIGTERM');
 });
