@@ -41,7 +41,7 @@ import { AFFILIATES } from '../src/catalog/affiliates.ts';
 import { isLiveVariant } from '../src/catalog/markets.ts';
 import { SPORTS } from '../src/catalog/sports.ts';
 import { openSqlite } from '../src/store/sqlite/database.ts';
-import { SqliteKeyStore } from '../src/store/sqlite/sqlite-keys.ts';
+import { SqliteKeyStore } from '../src/store/sqlite/sqlite-secrets.ts';
 import {
   type Child,
   canPin,

@@ -36,7 +36,7 @@ import { WebSocket } from 'ws';
 import { generateKey, newKeyRecord } from '../src/access/keys.ts';
 import type { Tier } from '../src/catalog/tiers.ts';
 import { openSqlite, STORE_FILE } from '../src/store/sqlite/database.ts';
-import { SqliteKeyStore } from '../src/store/sqlite/sqlite-keys.ts';
+import { SqliteKeyStore } from '../src/store/sqlite/sqlite-secrets.ts';
 import {
   type Child,
   canPin,

@@ -15,7 +15,6 @@ import { FAILED_KEY_CHECK_LIMITS, FailedKeyChecks } from './access/failed-auth.t
 import { Sessions } from './access/sessions.ts';
 import { DEMO_KEY_CLEAR_META, type KeyStore } from './store/keys.ts';
 import type { AdminTokenStore } from './store/admin-tokens.ts';
-import { SqliteAdminTokenStore } from './store/sqlite/sqlite-admin-tokens.ts';
 import { ArchivedEvents } from './board/archived-events.ts';
 import { Board } from './board/board.ts';
 import { ChangeFeed } from './board/change-feed.ts';
@@ -59,7 +58,7 @@ import {
   storeNeedsUpgrade,
 } from './store/sqlite/database.ts';
 import { SqliteCounterStore } from './store/sqlite/sqlite-counters.ts';
-import { SqliteKeyStore } from './store/sqlite/sqlite-keys.ts';
+import { SqliteAdminTokenStore, SqliteKeyStore } from './store/sqlite/sqlite-secrets.ts';
 import { SqliteStore } from './store/sqlite/sqlite-store.ts';
 import { EPOCH_META, type Store } from './store/store.ts';
 import type { LogSnapshot } from './store/log-reader.ts';

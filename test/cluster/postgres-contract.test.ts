@@ -1,8 +1,7 @@
 import { after } from 'node:test';
 import { PgStore } from '../../src/store/postgres/pg-store.ts';
 import { PgCounterStore } from '../../src/store/postgres/pg-counters.ts';
-import { PgKeyStore } from '../../src/store/postgres/pg-keys.ts';
-import { PgAdminTokenStore } from '../../src/store/postgres/pg-admin-tokens.ts';
+import { PgAdminTokenStore, PgKeyStore } from '../../src/store/postgres/pg-secrets.ts';
 import { openPool, migrate, type PgPool } from '../../src/store/postgres/database.ts';
 import { counterStoreContract } from '../contract/counter-store.contract.ts';
 import { historyContract } from '../contract/history.contract.ts';

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { generateAdminToken, newAdminTokenRecord } from '../../src/access/admin-tokens.ts';
 import { openSqlite } from '../../src/store/sqlite/database.ts';
-import { SqliteAdminTokenStore } from '../../src/store/sqlite/sqlite-admin-tokens.ts';
+import { SqliteAdminTokenStore } from '../../src/store/sqlite/sqlite-secrets.ts';
 import { nbaEvent, price } from '../helpers/fixtures.ts';
 import { startTestServer } from '../helpers/server.ts';
 

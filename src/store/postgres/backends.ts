@@ -4,8 +4,7 @@ import type { KeyStore } from '../keys.ts';
 import { describeUrl, isUnusableDatabase, migrate, openPool, type PgPool } from './database.ts';
 import { MIGRATIONS } from './schema.ts';
 import { PgCounterStore } from './pg-counters.ts';
-import { PgKeyStore } from './pg-keys.ts';
-import { PgAdminTokenStore } from './pg-admin-tokens.ts';
+import { PgAdminTokenStore, PgKeyStore } from './pg-secrets.ts';
 import type { AdminTokenStore } from '../admin-tokens.ts';
 import { PgStore } from './pg-store.ts';
 

@@ -2,7 +2,7 @@ import type pg from 'pg';
 import { describedMs } from '../../changelog/change.ts';
 import type { Queryable } from './pg-queries.ts';
 
-export type TimedRow = { id: number; committed_ms: number; at: string };
+type TimedRow = { id: number; committed_ms: number; at: string };
 
 async function rowsOf<T extends pg.QueryResultRow>(q: Queryable, sql: string, args: unknown[]): Promise<T[]> {
   return (await q.query<T>(sql, args)).rows;
