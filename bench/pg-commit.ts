@@ -15,7 +15,7 @@ import { PgStore } from '../src/store/postgres/pg-store.ts';
 import type { ChangeRecord } from '../src/store/store.ts';
 import { batch, priceRow } from '../test/contract/fixtures.ts';
 import { type PostgresService, startPostgres } from '../test/cluster/services/postgres.ts';
-import { int, isMain, log, median, pct } from './lib.ts';
+import { cpuSeconds, int, isMain, log, median, pct } from './lib.ts';
 
 const BATCH_SIZE = 2_000;
 const BATCHES = 60;
@@ -72,14 +72,28 @@ async function viaStore(url: string, data: ChangeRecord[][]): Promise<number> {
   return ms;
 }
 
-async function bare(url: string, data: ChangeRecord[][]): Promise<number> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
+/** The bare loop's INSERT of `n` rows: one multi-row VALUES, a parameter a column. */
+function bareInsert(n: number): string {
   const values = Array.from(
-    { length: BATCH_SIZE },
+    { length: n },
     (_, r) => `(${COLUMNS.map((_, c) => `$${r * COLUMNS.length + c + 1}`).join(', ')})`,
   ).join(', ');
-  const sql = `INSERT INTO changes (${COLUMNS.join(', ')}) VALUES ${values}`;
+  return `INSERT INTO changes (${COLUMNS.join(', ')}) VALUES ${values}`;
+}
+
+/**
+ * Writes `data` into the migrated database of `url` with a bare `pg` client, a transaction per
+ * batch (BEGIN, one INSERT of the batch, COMMIT); returns the milliseconds it took and the CPU
+ * seconds this process and the connection's server process used meanwhile. The statements' text
+ * is made before the clock starts.
+ */
+export async function bareLoop(url: string, data: ChangeRecord[][]): Promise<{ ms: number; cpuS: number }> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  const backend = (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
+  const sql = new Map(data.map((rows) => [rows.length, bareInsert(rows.length)]));
+  const self = process.cpuUsage();
+  const server = cpuSeconds(backend) ?? 0;
   const began = performance.now();
   for (const rows of data) {
     const args: unknown[] = [];
@@ -101,12 +115,14 @@ async function bare(url: string, data: ChangeRecord[][]): Promise<number> {
       );
     }
     await client.query('BEGIN');
-    await client.query(sql, args);
+    await client.query(sql.get(rows.length)!, args);
     await client.query('COMMIT');
   }
   const ms = performance.now() - began;
+  const used = process.cpuUsage(self);
+  const cpuS = (used.user + used.system) / 1e6 + (cpuSeconds(backend) ?? 0) - server;
   await client.end();
-  return ms;
+  return { ms, cpuS };
 }
 
 export async function main(): Promise<void> {
@@ -122,7 +138,7 @@ export async function main(): Promise<void> {
       store.push(rows / ((await viaStore(a, data)) / 1000));
       const b = await service.createDatabase();
       await (await PgStore.open(b)).close();
-      loop.push(rows / ((await bare(b, data)) / 1000));
+      loop.push(rows / ((await bareLoop(b, data)).ms / 1000));
       log(`run ${run + 1}: store ${int(store.at(-1)!)} rows/s, bare loop ${int(loop.at(-1)!)} rows/s`);
     }
     const s = median(store);

@@ -8,10 +8,13 @@ import type { CounterStore } from './store/counters.ts';
 import { MemoryCounters } from './access/counters/memory-counters.ts';
 import type { SavedCounters } from './access/counters/counters.ts';
 import { RedisCounters } from './access/counters/redis-counters.ts';
+import { CounterSaver } from './access/counters/counter-saver.ts';
+import { type ConnectionSlots, LocalConnectionSlots } from './access/connection-slots.ts';
+import { RedisConnectionSlots } from './access/redis-connection-slots.ts';
 import { isBurstCounter, SharedBursts } from './access/bursts.ts';
 import { TIERS } from './catalog/tiers.ts';
 import { entitlementsFor } from './access/entitlements.ts';
-import { FAILED_KEY_CHECK_LIMITS, FailedKeyChecks } from './access/failed-auth.ts';
+import { FAILED_KEY_CHECK_LIMITS, FailedKeyChecks, isFailedKeyCounter } from './access/failed-auth.ts';
 import { Sessions } from './access/sessions.ts';
 import { DEMO_KEY_CLEAR_META, type KeyStore } from './store/keys.ts';
 import type { AdminTokenStore } from './store/admin-tokens.ts';
@@ -306,7 +309,7 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
   if (redis) await redisReady(config, redis, store);
   if (opts.prepareStore) {
     await opts.prepareStore(store).catch(async (err: unknown) => {
-      await Promise.all([bus.close(), store.close()]);
+      await Promise.all([bus.close(), counters.close(), redis?.slots.close(), store.close()]);
       throw err;
     });
   }
@@ -404,13 +407,14 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
     epoch: position().epoch,
     gaps,
   });
-  const saveCounters = () => backends.counterStore.save(counters.takeChanged());
-  const saver = setInterval(() => void saveCounters().catch(onError), limits.counterSaveMs);
-  saver.unref();
+  const saver = new CounterSaver(counters, backends.counterStore, now);
+  const saveCounters = () => saver.save();
+  const saving = setInterval(() => void saveCounters().catch(onError), limits.counterSaveMs);
+  saving.unref();
   const access = new AccessControl(counters, now, metrics.refused, redis?.bursts);
   const logging = config.logLevel !== 'silent';
   const auth = new Authenticator(backends.keys, limits.authCacheMs, now);
-  const failedKeys = new FailedKeyChecks(FAILED_KEY_CHECK_LIMITS, now);
+  const failedKeys = new FailedKeyChecks(FAILED_KEY_CHECK_LIMITS, now, redis?.counters);
   const sessions = new Sessions(auth, limits.sessionTtlMs, limits.authCacheMs, now);
   const proxies = new TrustedProxies(config.trustProxy);
   // One scheduler of turns for the HTTP builds and the streams' writes, so each gets its share of a pass.
@@ -418,6 +422,7 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
   const app = await buildApp({
     turns,
     views,
+    catalog: board.catalog,
     feed,
     history: backends.history,
     games: store,
@@ -451,6 +456,7 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
     events: () => board.events.size,
     views,
   });
+  const slots: ConnectionSlots = redis?.slots ?? new LocalConnectionSlots();
   const streams = new StreamHub(
     {
       bus: local,
@@ -464,6 +470,7 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
       recheckSession: opts.withoutAccess ? undefined : (session) => sessionDenial(sessions, session),
       metrics: metrics.streams,
       turns,
+      slots,
     },
     {
       heartbeatMs: limits.streamHeartbeatMs,
@@ -480,6 +487,7 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
   noteUpgradeClients(app.server, proxies);
   attachStreams(app.server, {
     hub: streams,
+    slots,
     auth,
     access: opts.withoutAccess ? undefined : access,
     keyHeader: config.keyHeader,
@@ -516,6 +524,8 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
     const known = {
       hasEvent: (eventId: string) => board.events.has(eventId),
       hasFuturesBoard: (eventId: string) => board.futuresState(eventId) !== undefined,
+      hasSport: (sportId: number) => board.catalog.sport(sportId) !== undefined,
+      hasBook: (affiliateId: number) => board.catalog.book(affiliateId) !== undefined,
     };
     await app.register(ingestRoutes, {
       feed: new IngestFeed(
@@ -619,7 +629,7 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
       streams.close();
       await closeApp(app, limits.shutdownGraceMs);
       summary?.close();
-      clearInterval(saver);
+      clearInterval(saving);
       follower?.stop();
       await retentionFollower?.stop();
       probe?.stop();
@@ -627,6 +637,7 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
       await ledger?.settled();
       await saveCounters();
       await counters.close();
+      await slots.close();
       feed.close();
       views.close();
       if (local !== bus) await local.close();
@@ -678,6 +689,8 @@ interface RedisAdapters {
   counters: RedisCounters;
   /** The per-second ceiling counted by every node together. */
   bursts: SharedBursts;
+  /** WebSocket connections per key counted by every node together. */
+  slots: RedisConnectionSlots;
 }
 
 /** The adapters that go through Redis when `--redis-url` is given; none without it. */
@@ -690,9 +703,16 @@ async function redisAdapters(
   // Loaded only here: importing ioredis would add 0.2-0.4 s to every embedded start.
   const { Redis } = await import('ioredis');
   const url = config.redisUrl;
-  // Per-second windows are exchanged, never saved: they are gone before a restart could use them.
-  const counters = new RedisCounters({ url, driver: Redis, now, onError, unsaved: isBurstCounter });
-  return { bus: new RedisBus({ url, driver: Redis, onError }), counters, bursts: new SharedBursts(counters) };
+  // Per-second windows and failed key checks are exchanged, never saved: they are gone, or not
+  // worth keeping, before a restart could use them.
+  const unsaved = (key: string) => isBurstCounter(key) || isFailedKeyCounter(key);
+  const counters = new RedisCounters({ url, driver: Redis, now, onError, unsaved });
+  return {
+    bus: new RedisBus({ url, driver: Redis, onError }),
+    counters,
+    bursts: new SharedBursts(counters),
+    slots: new RedisConnectionSlots({ url, driver: Redis, onError }),
+  };
 }
 
 /** How long a start waits for Redis before it fails. */
@@ -708,7 +728,7 @@ async function redisReady(config: ServeConfig, redis: RedisAdapters, store: Stor
   const outcome = await Promise.race([Promise.all([redis.bus.ready(), redis.counters.ready()]), late]);
   clearTimeout(timer);
   if (outcome === 'late') {
-    await Promise.all([redis.bus.close(), redis.counters.close(), store.close()]);
+    await Promise.all([redis.bus.close(), redis.counters.close(), redis.slots.close(), store.close()]);
     const url = new URL(config.redisUrl!);
     throw new Error(`Redis at ${url.host} did not answer within ${REDIS_START_MS / 1000} s (--redis-url)`);
   }

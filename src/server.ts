@@ -6,6 +6,7 @@ import type { Board } from './board/board.ts';
 import { readFileSync } from 'node:fs';
 import { compose, type Services } from './compose.ts';
 import type { ServeConfig } from './config.ts';
+import { simulatorCatalog } from './catalog/simulator-catalog.ts';
 import type { FillPosition, PastFillPosition, Simulator, SimulatorOptions } from './feeds/simulator/index.ts';
 import { listenStarting } from './ops/starting.ts';
 import { loadingLine } from './ops/load-estimate.ts';
@@ -147,6 +148,20 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
   // Ids begin past a base read off the clock (a new log) or jump (a restore): count the changes.
   const changes = () => board.head - services.skippedIds;
   say(`oddsbase: store loaded in ${seconds()} s (${changes()} changes, ${board.events.size} events)`);
+
+  // The simulator writes the catalog it plays with (the ledger writes only the records that
+  // changed); a store without catalog rows, made before the catalog was rows, takes the same
+  // records so that what it holds keeps its names (an ingest feed's own records extend or replace
+  // them). A replay brings the recorded catalog.
+  const seeded = config.feed === 'simulator' || config.feed === 'ingest';
+  if (writes && (config.simulator || (seeded && board.catalog.size === 0))) {
+    await services.ledger
+      .apply({
+        at: new Date(now()).toISOString(),
+        updates: simulatorCatalog().map((record) => ({ kind: 'catalog', record })),
+      })
+      .catch((err: unknown) => abandon(err, services));
+  }
 
   // Made and shown before any long work: a start stopped during the fill has shown it already.
   if (writes && (await store.getMeta(DEMO_KEY_META)) === undefined && (await keys.count()) === 0) {

@@ -1,3 +1,5 @@
+import type { Counters } from './counters/counters.ts';
+
 export interface FailedKeyCheckLimits {
   /** Failed checks per address in one window after which unknown keys are refused. */
   ceiling: number;
@@ -18,6 +20,17 @@ export const FAILED_KEY_CHECK_LIMITS: FailedKeyCheckLimits = {
   maxKnownKeys: 10_000,
 };
 
+/** Prefixes of the shared counters: failures of an address, its window's end, keys that passed. */
+const FAILED = 'fk:';
+const WINDOW = 'fkw:';
+const KNOWN = 'fkok:';
+/** How long a key that passed a check is remembered by the other nodes. */
+const KNOWN_MS = 86_400_000;
+
+/** Whether a counter is one of the failed-key checks': shared between nodes, never worth saving. */
+export const isFailedKeyCounter = (key: string): boolean =>
+  key.startsWith(FAILED) || key.startsWith(WINDOW) || key.startsWith(KNOWN);
+
 /**
  * Failed key checks per client address, so that guessing keys is bounded in rate, not only slowed.
  * A window opens at an address's first failure. Within it the first `slowAfter` failures are
@@ -25,6 +38,13 @@ export const FAILED_KEY_CHECK_LIMITS: FailedKeyCheckLimits = {
  * only keys that have passed a check before (their hashes are remembered) until the window ends:
  * any other key is refused unchecked, so a guess made then tells nothing. Clients behind the same
  * address that were already using their keys go on at full speed.
+ *
+ * Given the counters the nodes of a cluster share (`shared`), the counts, windows and known keys
+ * are theirs together: 30 guesses spread over several nodes trip the ceiling as on one. They are
+ * read from the local view (no round trip), so nodes may let through the guesses they take in the
+ * time one exchange of the counters lasts, beyond the ceiling; and while Redis is away each node
+ * counts alone, as the embedded server does. Without `shared` the counts are this process's, in a
+ * map bounded by `maxAddresses`.
  */
 export class FailedKeyChecks {
   private readonly failures = new Map<string, { count: number; since: number }>();
@@ -33,30 +53,52 @@ export class FailedKeyChecks {
   constructor(
     readonly limits: FailedKeyCheckLimits = FAILED_KEY_CHECK_LIMITS,
     private readonly now: () => number = Date.now,
+    private readonly shared?: Counters,
   ) {}
 
   /** Whole seconds until `address` may present an unknown key again; 0 when it may now. */
   blockedFor(address: string): number {
-    const f = this.failures.get(addressKey(address));
-    if (!f || f.count < this.limits.ceiling) return 0;
-    const left = f.since + this.limits.windowMs - this.now();
+    const at = addressKey(address);
+    let count: number;
+    let until: number;
+    if (this.shared) {
+      count = this.shared.get(FAILED + at);
+      until = this.shared.get(WINDOW + at);
+    } else {
+      const f = this.failures.get(at);
+      count = f?.count ?? 0;
+      until = f ? f.since + this.limits.windowMs : 0;
+    }
+    if (count < this.limits.ceiling) return 0;
+    const left = until - this.now();
     return left > 0 ? Math.ceil(left / 1000) : 0;
   }
 
-  /** Whether a key with this hash has passed a check. */
+  /** Whether a key with this hash has passed a check (on any node, when shared). */
   isKnown(keyHash: string): boolean {
-    return this.known.has(keyHash);
+    return this.known.has(keyHash) || (this.shared !== undefined && this.shared.get(KNOWN + keyHash) > 0);
   }
 
   passed(keyHash: string): void {
-    if (this.known.size >= this.limits.maxKnownKeys && !this.known.has(keyHash)) this.known.clear();
+    if (this.known.has(keyHash)) return;
+    if (this.known.size >= this.limits.maxKnownKeys) this.known.clear();
     this.known.add(keyHash);
+    this.shared?.set(KNOWN + keyHash, 1, this.now() + KNOWN_MS);
   }
 
   /** Records a failed check and returns how long to hold its answer, in ms. */
   fail(address: string): number {
     const at = addressKey(address);
     const t = this.now();
+    if (this.shared) {
+      // The window opens at the address's first failure on any node and ends for all at once.
+      let until = this.shared.get(WINDOW + at);
+      if (until <= t) {
+        until = t + this.limits.windowMs;
+        this.shared.set(WINDOW + at, until, until);
+      }
+      return this.delay(this.shared.incr(FAILED + at, 1, until));
+    }
     let f = this.failures.get(at);
     if (!f || t - f.since >= this.limits.windowMs) {
       // Re-inserted, so the map stays ordered by window start and its first entry is the oldest.
@@ -68,7 +110,12 @@ export class FailedKeyChecks {
       this.failures.set(at, f);
     }
     f.count++;
-    return Math.min(2000, Math.max(0, f.count - this.limits.slowAfter) * 100);
+    return this.delay(f.count);
+  }
+
+  /** How long to hold the answer to an address's `count`th failure in its window, in ms. */
+  private delay(count: number): number {
+    return Math.min(2000, Math.max(0, count - this.limits.slowAfter) * 100);
   }
 }
 

@@ -125,7 +125,7 @@ export function applyPlannedPrice(p: PlannedPrice): Applied {
 
 /**
  * Applies one change. Returns what it replaced, or undefined when it names an event the board does
- * not hold. `fresh` is the state the ledger planned for an event the change creates.
+ * not hold, or is a catalog record. `fresh` is the state the ledger planned for an event the change creates.
  */
 export function applyChange(board: Board, change: Change, fresh?: EventState): Applied | undefined {
   switch (change.kind) {
@@ -179,6 +179,10 @@ export function applyChange(board: Board, change: Change, fresh?: EventState): A
       return applyFuturesPrice(board, change.fact);
     case 'futures_settlement':
       return applyFuturesSettlement(board, change.event_id, change.settlement, change.id);
+    // Reference data: served as it is now by every plan, so no delayed view keeps what it replaced.
+    case 'catalog':
+      board.catalog.put(change.record, change.text);
+      return undefined;
     default:
       return assertNever(change);
   }
@@ -313,6 +317,7 @@ export async function loadBoard(board: Board, loaded: LoadedState): Promise<void
   for await (const row of loaded.statRows) applyChange(board, decodeChange(row));
   // Futures rows in id order: a board's opening before its prices, its settlement after them.
   for (const row of loaded.futures) applyChange(board, decodeChange(row));
+  for (const row of loaded.catalog) applyChange(board, decodeChange(row));
   for (const e of loaded.archived.events) board.archivedHeaders.set(e.event_id, JSON.parse(e.info) as EventInfo);
   board.seasons.load(loaded.archived.seasonTotals);
   board.head = loaded.headId;

@@ -37,6 +37,7 @@ export class ArchivedEvents {
       latestPrices: rowSource(a.latestPrices),
       maxPriceId: 0,
       futures: [],
+      catalog: [],
       headId: 0,
       headCommittedMs: 0,
       playCounts: a.playCounts,

@@ -1,3 +1,4 @@
+import { Catalog } from '../catalog/catalog.ts';
 import type { FuturesState } from '../domain/futures.ts';
 import type { EventInfo } from '../domain/types.ts';
 import type { BoardView } from './board-view.ts';
@@ -27,11 +28,14 @@ export class Board implements FeedStateReader, BoardView {
    */
   readonly archivedHeaders = new Map<string, EventInfo>();
   readonly seasons = new SeasonArchive();
+  /** Sports, books, market definitions, teams and rosters: the newest catalog row of every key. */
+  readonly catalog = new Catalog();
   head = 0;
 
   /** Forgets everything; the ledger reloads the committed state after this. */
   reset(): void {
     this.futures.clear();
+    this.catalog.clear();
     this.archivedHeaders.clear();
     this.seasons.clear();
     this.events.clear();

@@ -1,7 +1,7 @@
 import type { SportProfile } from './sports.ts';
 
 /** Season year as leagues name it: winter leagues by the year they end, soccer by the year they start. */
-export function seasonYear(sport: SportProfile, startMs: number): number {
+export function seasonYear(sport: Pick<SportProfile, 'sport_id' | 'discipline'>, startMs: number): number {
   const d = new Date(startMs);
   const year = d.getUTCFullYear();
   const month = d.getUTCMonth() + 1;

@@ -1,21 +1,24 @@
 import type { Sport } from '../domain/types.ts';
 
-/** The discipline of a sport id: it decides scoring, periods, markets and defaults. */
-export type Discipline =
-  | 'football'
-  | 'basketball'
-  | 'baseball'
-  | 'hockey'
-  | 'soccer'
-  | 'mma'
-  | 'tennis'
-  | 'cricket'
-  | 'politics'
-  | 'golf'
-  | 'motorsport';
+/** The disciplines: a sport's discipline decides scoring, periods, markets and defaults. */
+export const DISCIPLINES = [
+  'football',
+  'basketball',
+  'baseball',
+  'hockey',
+  'soccer',
+  'mma',
+  'tennis',
+  'cricket',
+  'politics',
+  'golf',
+  'motorsport',
+] as const;
+export type Discipline = (typeof DISCIPLINES)[number];
 
 /** Season type names as served in schedules; ids as /api/v2/season_types lists them. */
-export type SeasonTypeName = 'Preseason' | 'Regular Season' | 'Postseason' | 'Special';
+export const SEASON_TYPE_NAMES = ['Preseason', 'Regular Season', 'Postseason', 'Special'] as const;
+export type SeasonTypeName = (typeof SEASON_TYPE_NAMES)[number];
 
 export interface SportProfile extends Sport {
   discipline: Discipline;

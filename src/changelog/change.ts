@@ -1,3 +1,4 @@
+import type { CatalogRecord } from '../catalog/records.ts';
 import type { FuturesHeader, FuturesSettlement } from '../domain/futures.ts';
 import type { DeltaRow, EventInfo, ParticipantType, PriceExtras, Score } from '../domain/types.ts';
 
@@ -17,6 +18,7 @@ export const CHANGE_KINDS = [
   'futures_board',
   'futures_price',
   'futures_settlement',
+  'catalog',
 ] as const;
 export type ChangeKind = (typeof CHANGE_KINDS)[number];
 
@@ -35,11 +37,18 @@ export function changesEvent(kind: ChangeKind): boolean {
     case 'futures_board':
     case 'futures_price':
     case 'futures_settlement':
+    case 'catalog':
       return false;
     default:
       return assertNever(kind);
   }
 }
+
+/**
+ * The event id every catalog row carries: no event of a feed can have it (ingest ids are
+ * [A-Za-z0-9_.:-], the simulator's hex), so no event read, archive or pack ever meets these rows.
+ */
+export const CATALOG_EVENT_ID = '#catalog';
 
 /** The kinds that change futures boards. */
 export function isFuturesKind(kind: ChangeKind): kind is 'futures_board' | 'futures_price' | 'futures_settlement' {
@@ -149,7 +158,9 @@ export type Change =
   | { kind: 'stat'; id: number; event_id: string; stat: StatValue }
   | { kind: 'futures_board'; id: number; header: FuturesHeader; at: string }
   | { kind: 'futures_price'; id: number; fact: FuturesPriceFact }
-  | { kind: 'futures_settlement'; id: number; event_id: string; settlement: FuturesSettlement };
+  | { kind: 'futures_settlement'; id: number; event_id: string; settlement: FuturesSettlement }
+  /** A catalog record (sport, book, market definition, league, team, roster): its payload as stored. */
+  | { kind: 'catalog'; id: number; record: CatalogRecord; text: string };
 
 /** A stat row's payload: one value of an event's box score after a play changed it. */
 export interface StatValue {
@@ -279,6 +290,8 @@ export function decodeChange(row: ChangeRecord): Change {
         event_id: row.event_id,
         settlement: JSON.parse(row.payload) as FuturesSettlement,
       };
+    case 'catalog':
+      return { kind: 'catalog', id: row.id, record: JSON.parse(row.payload) as CatalogRecord, text: row.payload };
     default:
       return assertNever(row.kind);
   }

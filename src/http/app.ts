@@ -7,6 +7,7 @@ import Fastify, { type FastifyInstance, type FastifyReply, LogController } from 
 import type { AccessControl } from '../access/access-control.ts';
 import type { Account, Authenticator } from '../access/authenticator.ts';
 import type { ArchivedEvents } from '../board/archived-events.ts';
+import type { Catalog } from '../catalog/catalog.ts';
 import type { ChangeFeed } from '../board/change-feed.ts';
 import type { DelayedViews } from '../board/delayed-views.ts';
 import type { LogFloor } from '../board/log-floor.ts';
@@ -73,6 +74,8 @@ declare module 'fastify' {
 
 export interface AppDeps {
   views: DelayedViews;
+  /** The current catalog (the board's): what the listing routes list and the routes look up. */
+  catalog: Catalog;
   feed: ChangeFeed;
   history: HistoryStore;
   /** Play pages and a delayed plan's stat rows, read from the store. */
@@ -285,6 +288,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     turns: deps.turns,
     access: deps.access,
     views: deps.views,
+    catalog: deps.catalog,
     feed: deps.feed,
     history: deps.history,
     games: deps.games,
@@ -299,7 +303,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(referenceRoutes, routeDeps);
   await app.register(listingRoutes, routeDeps);
   await app.register(teamRoutes, routeDeps);
-  await app.register(rosterRoutes);
+  await app.register(rosterRoutes, routeDeps);
   await app.register(eventRoutes, routeDeps);
   await app.register(deltaRoutes, routeDeps);
   await app.register(historyRoutes, routeDeps);

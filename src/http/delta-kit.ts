@@ -1,3 +1,4 @@
+import type { Catalog } from '../catalog/catalog.ts';
 import type { Static, TObject } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { BoardView } from '../board/board-view.ts';
@@ -56,13 +57,14 @@ export interface EventDeltaPage {
  */
 export async function eventDeltaPage(
   feed: ChangeFeed,
+  catalog: Catalog,
   view: BoardView,
   q: EventDeltaQuery,
   path: string,
   integerCursors = false,
 ): Promise<EventDeltaPage> {
   const limit = parseInteger('limit', q.limit, 1, EVENT_DELTA_LIMIT_MAX) ?? EVENT_DELTA_LIMIT_DEFAULT;
-  const sportId = sportFilter(q.sport_id);
+  const sportId = sportFilter(catalog, q.sport_id);
   if (q.last_id === undefined || q.last_id === '') {
     const head = view.head;
     return { latest: [], hasMore: false, cursor: cursorToUuid(head, await feed.committedMsAt(head)) };
@@ -123,7 +125,7 @@ export async function answerV2EventDelta(
   path: string,
 ): Promise<FastifyReply> {
   const { scope, view } = callerOf(deps, request);
-  const { latest, hasMore, cursor } = await eventDeltaPage(deps.feed, view, query, path);
+  const { latest, hasMore, cursor } = await eventDeltaPage(deps.feed, deps.catalog, view, query, path);
   const items: string[] = [];
   let points = 0;
   for (const row of latest) {

@@ -1,3 +1,4 @@
+import type { Catalog } from '../catalog/catalog.ts';
 import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AccessControl } from '../access/access-control.ts';
@@ -39,6 +40,8 @@ export interface RouteDeps {
   turns: Turns;
   /** The board each plan sees: the live one, or a view held back by the plan's data delay. */
   views: DelayedViews;
+  /** The current catalog: reference data is served as it is now, to every plan. */
+  catalog: Catalog;
   feed: ChangeFeed;
   history: HistoryStore;
   games: GameReads;

@@ -31,6 +31,8 @@ export class BatchPlan {
   readonly markets: MarketRecord[] = [];
   /** Events touched, with the last id that touched each (their new version). */
   readonly touched = new Map<string, number>();
+  /** Catalog records planned in this batch, by key: the text each key will have. */
+  readonly catalogTexts = new Map<string, string>();
   private readonly freshEvents = new Map<string, EventState>();
   private readonly infos = new Map<string, EventInfo>();
   private readonly childMarkets = new Map<EventState, Map<string, MarketState>>();

@@ -11,7 +11,8 @@ import {
   participantKey,
 } from '../board/event-state.ts';
 import { SmallMap } from '../board/small-map.ts';
-import type { Change } from '../changelog/change.ts';
+import { catalogKey } from '../catalog/records.ts';
+import { CATALOG_EVENT_ID, type Change } from '../changelog/change.ts';
 import { withHeader, withScore } from '../domain/event-header.ts';
 import { priceDelta } from '../domain/odds.ts';
 import type { Play } from '../domain/plays.ts';
@@ -22,7 +23,7 @@ import type { BatchPlan } from './batch-plan.ts';
 import { FuturesPlan, type PlannedFutures } from './futures-plan.ts';
 import { LedgerError } from './ledger-errors.ts';
 import { statRowsOf } from './stat-rows.ts';
-import type { EventUpsert, PlayUpdate, PriceUpdate, ScoreUpdate, UpdateBatch } from './updates.ts';
+import type { CatalogUpdate, EventUpsert, PlayUpdate, PriceUpdate, ScoreUpdate, UpdateBatch } from './updates.ts';
 
 /** Line id: 32 hex characters, a pure function of what identifies the line, so it never changes. */
 export function lineId(eventId: string, marketId: number, periodId: number, pKey: string, value: string): string {
@@ -84,6 +85,9 @@ export class BatchPlanner {
           break;
         case 'futures_settlement':
           planFutures(futures.settle(u, plan.nextId(), at, committedMs));
+          break;
+        case 'catalog':
+          planCatalog(board, plan, u, at);
           break;
         default:
           return assertNeverUpdate(u);
@@ -393,6 +397,31 @@ function plannedStep(
 
 /** Stands in for a step's state until `writePrice` makes it, so every step has one shape. */
 const NO_STATE = Object.freeze({}) as PriceState;
+
+/** A catalog row, unless the record equals the one its key has (committed, or earlier in the batch). */
+function planCatalog(board: Board, plan: BatchPlan, u: CatalogUpdate, at: string): void {
+  const key = catalogKey(u.record);
+  const text = JSON.stringify(u.record);
+  if ((plan.catalogTexts.get(key) ?? board.catalog.textOf(key)) === text) return;
+  plan.catalogTexts.set(key, text);
+  const id = plan.nextId();
+  plan.add(
+    {
+      id,
+      kind: 'catalog',
+      event_id: CATALOG_EVENT_ID,
+      sport_id: u.record.type === 'sport' ? u.record.sport_id : 0,
+      at,
+      committed_ms: plan.committedMs,
+      price_id: null,
+      affiliate_id: u.record.type === 'book' ? u.record.affiliate_id : null,
+      market_id: u.record.type === 'market' ? u.record.id : null,
+      payload: text,
+      detail: null,
+    },
+    { kind: 'info', change: { kind: 'catalog', id, record: u.record, text } },
+  );
+}
 
 function assertNeverUpdate(u: never): never {
   throw new LedgerError(`unknown update kind: ${JSON.stringify(u)}`);

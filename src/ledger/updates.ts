@@ -1,3 +1,4 @@
+import type { CatalogRecord } from '../catalog/records.ts';
 import type { ChangeRecord } from '../changelog/change.ts';
 import type { PlayInput } from '../domain/plays.ts';
 import type { FuturesHeader } from '../domain/futures.ts';
@@ -84,8 +85,25 @@ export interface FuturesSettle {
   winner_participant_id: number | null;
 }
 
+/**
+ * A catalog record (sport, book, market definition, league, team, roster): it replaces the record
+ * of its key. One equal to the current record writes nothing, so a feed may send its whole catalog
+ * again and only what changed becomes rows.
+ */
+export interface CatalogUpdate {
+  kind: 'catalog';
+  record: CatalogRecord;
+}
+
 export type Update =
-  EventUpsert | ScoreUpdate | PriceUpdate | PlayUpdate | FuturesBoardUpsert | FuturesPriceUpdate | FuturesSettle;
+  | EventUpsert
+  | ScoreUpdate
+  | PriceUpdate
+  | PlayUpdate
+  | FuturesBoardUpsert
+  | FuturesPriceUpdate
+  | FuturesSettle
+  | CatalogUpdate;
 
 export interface UpdateBatch {
   /** ISO 8601 time the batch describes; the simulator back-fills history with past times. */

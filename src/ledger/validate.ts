@@ -9,8 +9,15 @@ export function validateBatch(board: Board, batch: UpdateBatch): void {
   // Feeds send an event's updates together: an id just checked needs no second look.
   let known = '';
   for (const u of batch.updates) {
-    // Futures updates name boards, which the futures plan checks as it goes.
-    if (u.kind === 'futures_board' || u.kind === 'futures_price' || u.kind === 'futures_settlement') continue;
+    // Futures updates name boards, which the futures plan checks as it goes; catalog records name no event.
+    if (
+      u.kind === 'futures_board' ||
+      u.kind === 'futures_price' ||
+      u.kind === 'futures_settlement' ||
+      u.kind === 'catalog'
+    ) {
+      continue;
+    }
     if (u.kind === 'event') {
       if (board.archivedHeaders.has(u.event.event_id)) {
         throw new LedgerError(`event ${u.event.event_id} is over and archived: it takes no more updates`);

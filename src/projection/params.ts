@@ -1,4 +1,4 @@
-import { sportProfile } from '../catalog/sports.ts';
+import type { Catalog } from '../catalog/catalog.ts';
 import { EVENT_STATUSES, type EventStatus, PARTICIPANT_TYPES, type ParticipantType } from '../domain/types.ts';
 import { badRequest, notFound, quote } from './errors.ts';
 
@@ -123,17 +123,17 @@ export function parseDate(raw: string): number {
 const validDates = new Map<string, number>();
 
 /** A sport id path parameter: 400 when not an integer, 404 when no such sport. */
-export function parseSportId(raw: string): number {
+export function parseSportId(catalog: Catalog, raw: string): number {
   if (!/^\d{1,6}$/.test(raw)) throw badRequest(`sport_id must be an integer, got '${quote(raw)}'`);
   const id = Number(raw);
-  if (!sportProfile(id)) throw notFound('sport', id);
+  if (!catalog.sport(id)) throw notFound('sport', id);
   return id;
 }
 
 /** An optional `sport_id` query parameter that narrows a list: undefined for every sport, 404 for an unknown one. */
-export function sportFilter(raw: string | undefined): number | undefined {
+export function sportFilter(catalog: Catalog, raw: string | undefined): number | undefined {
   const id = parseInteger('sport_id', raw, 0, 1_000_000);
-  if (id !== undefined && !sportProfile(id)) throw notFound('sport', id);
+  if (id !== undefined && !catalog.sport(id)) throw notFound('sport', id);
   return id;
 }
 

@@ -17,3 +17,33 @@ export interface LogSnapshot {
   /** Ends the snapshot; a running server's checkpoints may then go past it. */
   close(): Promise<void>;
 }
+
+/** Rows read per statement: a page of a recording, so the whole log is never held. */
+const PAGE_ROWS = 2000;
+
+/**
+ * The snapshot of a log whose meta values and head a backend has read in its one read
+ * transaction: `page` reads the rows after an id up to another, at most `limit` of them, in that
+ * same transaction, and `close` ends it.
+ */
+export function snapshotOf(
+  head: { epoch: string | undefined; gapsText: string | undefined; headId: number },
+  page: (afterId: number, toId: number, limit: number) => ChangeRecord[] | Promise<ChangeRecord[]>,
+  close: () => Promise<void>,
+): LogSnapshot {
+  const { headId } = head;
+  return {
+    epoch: head.epoch,
+    gaps: head.gapsText === undefined ? [] : (JSON.parse(head.gapsText) as EpochGap[]),
+    headId,
+    async *rows(afterId: number): AsyncGenerator<ChangeRecord> {
+      for (let after = afterId; ;) {
+        const rows = await page(after, headId, PAGE_ROWS);
+        yield* rows;
+        if (rows.length < PAGE_ROWS) return;
+        after = rows[rows.length - 1]!.id;
+      }
+    },
+    close,
+  };
+}

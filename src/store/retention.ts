@@ -15,7 +15,8 @@ import { type ChangeRecord, futuresRowKey, type StatValue } from '../changelog/c
  *   (the final ones once it is over); a futures price and a futures board keep their last row; a
  *   box-score cell (event, team, player, stat) keeps its last stat row, and a player's first stat
  *   row (it names the player) stays, so the box folded from what is left is the box as it was.
- *   Plays and futures settlements are never dropped: plays are numbered by their rank.
+ *   Plays, futures settlements and catalog rows are never dropped: plays are numbered by their rank,
+ *   and catalog records name what rows of any age refer to.
  */
 
 /** One step of compaction: a chunk of at most `maxRows` ids below the boundary of `cutoffMs`. */
@@ -69,6 +70,8 @@ export function compactionKey(
     }
     case 'play':
     case 'futures_settlement':
+    case 'catalog':
+      // Catalog rows are never dropped: a sport, book or team is named by rows of any age.
       return undefined;
     default:
       return assertNever(row.kind);

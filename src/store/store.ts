@@ -83,6 +83,11 @@ export interface LoadedState {
    * each participant.
    */
   futures: ChangeRecord[];
+  /**
+   * Every catalog row of the whole log, in id order, whatever `uptoId` is (reference data is served
+   * as it is now): folded, the newest record of each key is the catalog.
+   */
+  catalog: ChangeRecord[];
   headId: number;
   /** committed_ms of the head row, 0 on an empty store. */
   headCommittedMs: number;

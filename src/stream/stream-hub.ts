@@ -1,6 +1,7 @@
 import type { Duplex } from 'node:stream';
 import type { WebSocket } from 'ws';
 import type { Account } from '../access/authenticator.ts';
+import type { ConnectionSlots } from '../access/connection-slots.ts';
 import type { PlanScope } from '../access/plan-scope.ts';
 import type { BoardView } from '../board/board-view.ts';
 import { type ChangeFeed, CursorError } from '../board/change-feed.ts';
@@ -59,6 +60,8 @@ export interface StreamDeps {
   metrics?: StreamMetrics;
   /** The server's turns (src/perf/turns.ts), shared with the HTTP builds: connections write in them. */
   turns: Pick<Turns, 'add'>;
+  /** The keys' connection slots, taken by the upgrade: a keyed connection gives its slot back as it closes. */
+  slots: Pick<ConnectionSlots, 'give' | 'count'>;
 }
 
 /** What the hub counts for /metrics. */
@@ -81,7 +84,7 @@ const RESUME_PAGE = 500;
 /**
  * The streams' core: it receives every committed batch from the bus, turns its rows into frames
  * once, and hands each frame to the subscriptions the index finds for it. It owns the connections
- * (their count per key for the plan's cap), the one heartbeat timer, and the snapshot and resume
+ * (giving back their slots of the plan's cap as they close), the one heartbeat timer, and the snapshot and resume
  * procedures, which hold a subscription's live frames while they run and release those past the
  * position they reached, so nothing is missed and nothing is sent twice.
  *
@@ -94,7 +97,6 @@ const RESUME_PAGE = 500;
 export class StreamHub {
   readonly index = new SubscriptionIndex();
   private readonly connections = new Set<Connection>();
-  private readonly perKey = new Map<string, number>();
   private head: number;
   private epochJson: string;
   private readonly stopListening: () => void;
@@ -143,12 +145,12 @@ export class StreamHub {
     return n;
   }
 
-  /** Open connections of a key: the plan's cap counts them. */
+  /** Open connections of a key, every node's where the slots are shared: the plan's cap counts them. */
   connectionsOf(keyHash: string): number {
-    return this.perKey.get(keyHash) ?? 0;
+    return this.deps.slots.count(keyHash);
   }
 
-  /** Takes over an upgraded socket. */
+  /** Takes over an upgraded socket; a keyed one's slot was taken (ConnectionSlots) and is given back as it closes. */
   open(ws: WebSocket, socket: Duplex, account: Account | undefined, scope: PlanScope, endpoint: Endpoint): Connection {
     const conn = new Connection(ws, socket, account, scope, endpoint, this.opts, {
       meter: (a, points) => this.deps.meter?.(a, points),
@@ -161,7 +163,6 @@ export class StreamHub {
       writeTurn: (c) => this.deps.turns.add(c),
     });
     this.connections.add(conn);
-    if (account) this.perKey.set(account.keyHash, this.connectionsOf(account.keyHash) + 1);
     return conn;
   }
 
@@ -169,12 +170,7 @@ export class StreamHub {
     if (!this.connections.delete(conn)) return;
     for (const sub of conn.subs.values()) this.index.remove(sub);
     conn.subs.clear();
-    const a = conn.account;
-    if (a) {
-      const n = this.connectionsOf(a.keyHash) - 1;
-      if (n > 0) this.perKey.set(a.keyHash, n);
-      else this.perKey.delete(a.keyHash);
-    }
+    if (conn.account) this.deps.slots.give(conn.account.keyHash);
   }
 
   /** Adds a subscription to a connection and the index; it receives frames from the next batch on. */

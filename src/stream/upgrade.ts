@@ -4,6 +4,7 @@ import { WebSocketServer } from 'ws';
 import { type AccessControl, UPGRADE_URL } from '../access/access-control.ts';
 import { clientAddress } from '../access/client-address.ts';
 import type { Account, Authenticator } from '../access/authenticator.ts';
+import type { ConnectionSlots } from '../access/connection-slots.ts';
 import type { FailedKeyChecks } from '../access/failed-auth.ts';
 import { hashKey } from '../access/keys.ts';
 import { FOREIGN_ORIGIN_MESSAGE, foreignOrigin, sessionToken } from '../access/session-cookie.ts';
@@ -57,6 +58,8 @@ export interface UpgradeDeps {
   access?: AccessControl;
   keyHeader: string;
   tokens: StreamTokens;
+  /** The plan's cap on a key's connections (the hub gives a slot back as its connection closes). */
+  slots: ConnectionSlots;
   /** Failed key checks per address, shared with REST: guessing keys is bounded on both paths alike. */
   failedKeys: FailedKeyChecks;
   /** The odds screen's sessions: a page's session cookie opens a stream as its key, same-origin only. */
@@ -129,6 +132,8 @@ export function attachStreams(server: Server, deps: UpgradeDeps): WebSocketServe
     let account: Account | undefined;
     /** The page session that opened it: its cookie, or the one that asked for its stream token. */
     let session: string | undefined;
+    /** The plan's entitlement headers (X-Tier …), on refusals after the key check as on REST. */
+    const entitled: Record<string, string> = {};
     if (deps.access) {
       const address = clientAddress(req);
       const presented = credential(req, url, dedicated);
@@ -170,27 +175,10 @@ export function attachStreams(server: Server, deps: UpgradeDeps): WebSocketServe
       session = presented.session ?? redeemed?.session;
       // As on REST: a record naming no known plan (or undated weekly billing) is served nowhere.
       if (account.unservable) return answer(refusal(503, planUnsupported(account).body));
-      // Refusals after the key check carry the plan's entitlement headers, as on REST (X-Tier …).
-      const entitled: Record<string, string> = {};
       deps.access.entitle(account, { header: (name: string, value: string) => (entitled[name] = value) });
       const refuseEntitled = (r: Refusal): void => answer({ ...r, headers: { ...entitled, ...r.headers } });
       const denied = entitlement(account, v1) ?? admit(deps.access, account);
       if (denied) return refuseEntitled(denied);
-      const cap = account.entitlements.wsConnections;
-      if (deps.hub.connectionsOf(account.keyHash) >= cap) {
-        return refuseEntitled(
-          refusal(
-            429,
-            {
-              error: 'WebSocket connection limit reached',
-              limit: cap,
-              upgrade_url: UPGRADE_URL,
-              upgrade_message: `The ${tierLabel(account.tier)} tier allows ${cap} concurrent WebSocket connections`,
-            },
-            { 'Retry-After': '5' },
-          ),
-        );
-      }
     }
     const scope = scopeOf(account);
     let params: SubscriptionParams | undefined;
@@ -202,8 +190,32 @@ export function attachStreams(server: Server, deps: UpgradeDeps): WebSocketServe
         return answer(refusal(400, { error: err.message, message: err.message }));
       }
     }
-    // Nothing asynchronous from the cap check to `open`, so two upgrades cannot both take the last slot.
+    if (account) {
+      const cap = account.entitlements.wsConnections;
+      // Last, so that no refusal after it must give the slot back; a reservation, so that two
+      // upgrades (on any nodes, when shared) cannot both take the last one.
+      if (!(await deps.slots.take(account.keyHash, cap))) {
+        return answer(
+          refusal(
+            429,
+            {
+              error: 'WebSocket connection limit reached',
+              limit: cap,
+              upgrade_url: UPGRADE_URL,
+              upgrade_message: `The ${tierLabel(account.tier)} tier allows ${cap} concurrent WebSocket connections`,
+            },
+            { ...entitled, 'Retry-After': '5' },
+          ),
+        );
+      }
+      if (socket.destroyed) {
+        deps.slots.give(account.keyHash);
+        return;
+      }
+    }
+    let opened = false;
     wss.handleUpgrade(req, socket, head, (ws) => {
+      opened = true;
       const conn = deps.hub.open(ws, socket, account, scope, endpoint);
       conn.session = session;
       if (params) deps.hub.subscribe(conn, '', v1 ? 'lines' : 'markets', params);
@@ -211,6 +223,8 @@ export function attachStreams(server: Server, deps: UpgradeDeps): WebSocketServe
       const bucket = new MessageBucket(MESSAGE_RATE.perSecond, burst);
       ws.on('message', (data, isBinary) => intake(conn, bucket, messageBytes(data), isBinary));
     });
+    // ws answered the handshake itself (a bad request) without a connection: nothing holds the slot.
+    if (!opened && account) deps.slots.give(account.keyHash);
   }
 
   /**

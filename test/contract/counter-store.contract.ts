@@ -82,6 +82,35 @@ export function counterStoreContract(name: string, make: () => Promise<CounterSt
       ]);
     });
 
+    it('add adds to the kept value and sets the expiry; a counter not kept starts from 0', async (t) => {
+      const counters = await withEntries(t);
+      await counters.add(
+        [
+          entry('usage:ob_1111111:2026-11', 5, NOW + 48 * HOUR),
+          entry('usage:ob_3333333:2026-11', 4, NOW + HOUR),
+          entry('usage:ob_3333333:2026-11', 2, NOW + 2 * HOUR),
+        ],
+        NOW,
+      );
+      assert.deepEqual(byKey(await counters.read('usage:ob_1111111:2026-11', NOW)), [
+        entry('usage:ob_1111111:2026-11', 125, NOW + 48 * HOUR),
+        entry('usage:ob_1111111:2026-11-23', 7, NOW + HOUR),
+      ]);
+      assert.deepEqual(await counters.read('usage:ob_3333333:', NOW), [
+        entry('usage:ob_3333333:2026-11', 6, NOW + 2 * HOUR),
+      ]);
+    });
+
+    it('add to a counter expired at its time starts it again from the value added', async (t) => {
+      const counters = await withEntries(t);
+      await counters.add([entry('rate:ob_1111111:18:00', 2, NOW + 5000)], NOW + 1000);
+      await counters.add([entry('usage:ob_1111111:2026-10', 3, NOW + HOUR)], NOW);
+      assert.deepEqual(await counters.read('rate:', NOW + 1000), [entry('rate:ob_1111111:18:00', 2, NOW + 5000)]);
+      assert.deepEqual(await counters.read('usage:ob_1111111:2026-10', NOW), [
+        entry('usage:ob_1111111:2026-10', 3, NOW + HOUR),
+      ]);
+    });
+
     it('an empty save changes nothing', async (t) => {
       const counters = await withEntries(t);
       await counters.save([]);

@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it, type TestContext } from 'node:test';
+import { CounterSaver } from '../../src/access/counters/counter-saver.ts';
 import type { SavedCounters } from '../../src/access/counters/counters.ts';
+import { MemoryCounterStore } from '../../src/store/memory/memory-counter-store.ts';
+import type { CounterEntry, CounterStore } from '../../src/store/counters.ts';
 
 export interface CountersFixture {
   /**
@@ -25,6 +28,7 @@ function testClock(): TestClock {
 }
 
 const SECOND = 1000;
+const byKey = (entries: CounterEntry[]): CounterEntry[] => [...entries].sort((a, b) => (a.key < b.key ? -1 : 1));
 const HOUR = 3_600_000;
 
 /**
@@ -145,19 +149,61 @@ export function countersContract(name: string, make: (now: () => number) => Prom
       );
     });
 
-    it('takeChanged lists what this node changed since the last call, with value and expiry', async (t) => {
+    it('what takeChanged gives, saved, keeps the values this node made, and nothing twice', async (t) => {
       const f = await fresh(t);
       const c = f.nodes[0]!;
+      const store = new MemoryCounterStore();
+      const saver = new CounterSaver(c, store, f.clock.now);
       const exp = f.clock.now() + HOUR;
       c.incr('use:k1', 2, exp);
       c.incr('use:k1', 3, exp);
       c.set('use:k2', 9, exp + 1);
-      const taken = c.takeChanged().sort((a, b) => (a.key < b.key ? -1 : 1));
-      assert.deepEqual(taken, [
+      await saver.save();
+      await saver.save();
+      c.incr('use:k2', 1, exp + 1);
+      await saver.save();
+      assert.deepEqual(byKey(await store.read('use:', f.clock.now())), [
         { key: 'use:k1', value: 5, expiresAt: exp },
-        { key: 'use:k2', value: 9, expiresAt: exp + 1 },
+        { key: 'use:k2', value: 10, expiresAt: exp + 1 },
       ]);
       assert.deepEqual(c.takeChanged(), []);
+    });
+
+    it("every node saves what it counted: the saved total is every node's increments once", async (t) => {
+      const f = await fresh(t);
+      const store = new MemoryCounterStore();
+      const savers = f.nodes.map((c) => new CounterSaver(c, store, f.clock.now));
+      const exp = f.clock.now() + HOUR;
+      for (let round = 0; round < 3; round++) {
+        f.nodes.forEach((c, i) => c.incr('use:all', i + 1, exp));
+        // Saved in turn, before and after the nodes saw each other's increments.
+        for (const s of savers) await s.save();
+        await f.settle();
+        for (const s of [...savers].reverse()) await s.save();
+      }
+      const total = 3 * f.nodes.reduce((s, _c, i) => s + i + 1, 0);
+      assert.deepEqual(await store.read('use:all', f.clock.now()), [{ key: 'use:all', value: total, expiresAt: exp }]);
+    });
+
+    it('a failed save loses nothing: its changes go with the next one', async (t) => {
+      const f = await fresh(t);
+      const c = f.nodes[0]!;
+      const store = new MemoryCounterStore();
+      let down = true;
+      const flaky: CounterStore = {
+        load: (now) => store.load(now),
+        read: (prefix, now) => store.read(prefix, now),
+        save: (entries) => (down ? Promise.reject(new Error('down')) : store.save(entries)),
+        add: (entries, now) => (down ? Promise.reject(new Error('down')) : store.add(entries, now)),
+      };
+      const saver = new CounterSaver(c, flaky, f.clock.now);
+      const exp = f.clock.now() + HOUR;
+      c.incr('use:kept', 4, exp);
+      await assert.rejects(saver.save(), /down/);
+      c.incr('use:kept', 1, exp);
+      down = false;
+      await saver.save();
+      assert.deepEqual(await store.read('use:kept', f.clock.now()), [{ key: 'use:kept', value: 5, expiresAt: exp }]);
     });
 
     it('restored counters read at once, are not changes, and every node counts on from them', async (t) => {

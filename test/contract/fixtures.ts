@@ -1,5 +1,5 @@
 import type { Static } from '@sinclair/typebox';
-import type { ChangeRecord, PriceDetail } from '../../src/changelog/change.ts';
+import { CATALOG_EVENT_ID, type ChangeRecord, type PriceDetail } from '../../src/changelog/change.ts';
 import type { DeltaRowSchema } from '../../src/domain/delta-row-schema.ts';
 import type { Commit, EventRecord, MarketRecord } from '../../src/store/store.ts';
 
@@ -175,4 +175,26 @@ export function batch(
   more: { events?: EventRecord[]; markets?: MarketRecord[] } = {},
 ): Commit {
   return { changes, events: more.events ?? [], markets: more.markets ?? [] };
+}
+
+/** A catalog row: a book record under the catalog's event id. */
+export function catalogRow(a: RowArgs & { affiliate_id: number; name: string }): ChangeRecord {
+  const row = base({ ...a, event_id: CATALOG_EVENT_ID, sport_id: 0 });
+  const record = {
+    type: 'book',
+    affiliate_id: a.affiliate_id,
+    affiliate_name: a.name,
+    affiliate_url: '',
+    status: 'healthy',
+    regions: [],
+  };
+  return {
+    ...row,
+    kind: 'catalog',
+    price_id: null,
+    affiliate_id: a.affiliate_id,
+    market_id: null,
+    payload: JSON.stringify(record),
+    detail: null,
+  };
 }

@@ -16,6 +16,7 @@ import { nth } from '../helpers/nth.ts';
 import {
   BASE_MS,
   batch,
+  catalogRow,
   EVENT_A,
   EVENT_B,
   eventRecord,
@@ -143,6 +144,7 @@ export function storeContract(name: string, make: () => Promise<StoreFixture>): 
             playCounts: [],
             statRows: [],
             futures: [],
+            catalog: [],
             archived: { events: [], seasonTotals: [] },
           },
         );
@@ -278,6 +280,23 @@ export function storeContract(name: string, make: () => Promise<StoreFixture>): 
         assert.deepEqual(loaded.markets, [marketRecord(1, EVENT_A, 1)]);
         assert.equal(loaded.headId, 15);
         assert.equal(loaded.headCommittedMs, byId.get(15)!.committed_ms);
+      });
+
+      it('gives every catalog row of the log in id order, also when loading up to an earlier id', async (t) => {
+        const { store } = await fresh(t);
+        const rows = [
+          catalogRow({ id: 1, affiliate_id: 77, name: 'First' }),
+          eventRow({ id: 2 }),
+          catalogRow({ id: 3, affiliate_id: 78, name: 'Other' }),
+          priceRow({ id: 4, price_id: 1 }),
+          catalogRow({ id: 5, affiliate_id: 77, name: 'Renamed' }),
+        ];
+        await store.commit(batch(rows, { events: [eventRecord(EVENT_A, 2)] }));
+        const catalog = [rows[0], rows[2], rows[4]];
+        assert.deepEqual((await loadAll(store)).catalog, catalog);
+        // Reference data is served as it is now: a load of an earlier head still has all of it.
+        assert.deepEqual((await loadAll(store, 2, { asOfOnly: [EVENT_A] })).catalog, catalog);
+        assert.deepEqual((await loadAll(store)).events, [eventRecord(EVENT_A, 2)]);
       });
 
       it('a head that is not a price row still counts as the head', async (t) => {
@@ -1043,6 +1062,25 @@ export function storeContract(name: string, make: () => Promise<StoreFixture>): 
           oldestId: 200,
           more: false,
         });
+      });
+
+      it('never drops a catalog row, however old, even one a later record of its key replaced', async (t) => {
+        const { store } = await fresh(t);
+        await store.commit(
+          batch([
+            ...retentionLog().filter((r) => r.id < 200),
+            catalogRow({ id: 13, affiliate_id: 77, name: 'First' }),
+            catalogRow({ id: 14, affiliate_id: 77, name: 'Renamed' }),
+            ...retentionLog().filter((r) => r.id === 200),
+          ]),
+        );
+        await compactToEnd(store, CUTOFF);
+        const kept = ids(await store.readChanges(query()));
+        assert.deepEqual(
+          kept.filter((id) => id === 13 || id === 14),
+          [13, 14],
+        );
+        assert.deepEqual(ids((await loadAll(store)).catalog), [13, 14]);
       });
 
       it('small steps reach the same log as one large step', async (t) => {

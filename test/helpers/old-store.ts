@@ -38,3 +38,14 @@ export function toTextKeyed(dir: string): void {
   old.exec(`ALTER TABLE changes RENAME TO keyed;${TEXT_KEYED}`);
   old.close();
 }
+
+/**
+ * Takes the catalog rows out of the closed store under `dir`: the store as the version before the
+ * catalog was rows left it (its rows named sports, books and teams of the code's tables).
+ */
+export function withoutCatalog(dir: string): number {
+  const old = new Database(join(dir, STORE_FILE));
+  const removed = old.prepare("DELETE FROM changes WHERE kind = 'catalog'").run().changes;
+  old.close();
+  return removed;
+}

@@ -8,6 +8,7 @@ import { epochGaps } from '../../src/ops/backup.ts';
 import type { Store } from '../../src/store/store.ts';
 import { type Limits, resolveServeConfig, type ServeConfig } from '../../src/config.ts';
 import { type RunningServer, startServer } from '../../src/server.ts';
+import { startApiTopology, TEST_TOPOLOGY } from './api-topology.ts';
 import { dropTestDatabase, testDatabaseUrl } from './test-store.ts';
 
 export interface TestServer {
@@ -112,7 +113,17 @@ export async function startTestServer(
     },
     {},
   );
-  const server = await startServer(config, { say: (l) => said.push(l), terminal: true, now: opts.now, logStream });
+  const startOpts = { say: (l: string) => said.push(l), terminal: true, now: opts.now, logStream };
+  // The api topology for a server as `npm start` runs it: a feed of its own, a role or other
+  // servers' URLs ask for what they name.
+  const asApiNode =
+    TEST_TOPOLOGY === 'api' &&
+    config.databaseUrl !== undefined &&
+    opts.feed === undefined &&
+    opts.role === undefined &&
+    opts.redisUrl === undefined &&
+    opts.databaseUrl === undefined;
+  const server = asApiNode ? await startApiTopology(config, startOpts) : await startServer(config, startOpts);
   const newKey = async (tier: Tier, opts: NewKeyOptions = {}) => {
     const k = generateKey();
     await server.keys.insert(newKeyRecord(k, tier, { label: 'test', ...opts }));

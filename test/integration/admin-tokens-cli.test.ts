@@ -1,23 +1,9 @@
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { promisify } from 'node:util';
-
-const run = promisify(execFile);
-
-/** The command from its sources (the bundle cache of bin/ is not written by tests here). */
-async function oddsbase(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args]);
-    return { code: 0, stdout, stderr };
-  } catch (err) {
-    const e = err as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
+import { oddsbase } from '../helpers/cli.ts';
 
 test('admin-tokens create, list and revoke', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'oddsbase-admin-cli-'));

@@ -98,16 +98,19 @@ test('the built package is imported, typed and used by a separate project', asyn
       'export { r, sportOf, history, closed };',
     ].join('\n'),
   );
-  await run(process.execPath, [TSC, '-p', app], { cwd: app });
   writeFileSync(
     join(app, 'wrong.ts'),
     "import type { Event } from '@oddsbase/client';\nexport const name = (e: Event): number => e.event_id;\n",
   );
-  const wrong = await run(process.execPath, [TSC, '-p', app], { cwd: app }).then(
-    () => undefined,
+  // One type check of both files (the compiler's start is most of its time): every error it finds
+  // is in the wrong use, so the right use passes.
+  const checked = await run(process.execPath, [TSC, '-p', app], { cwd: app }).then(
+    () => '',
     (err: { stdout: string }) => err.stdout,
   );
-  assert.match(String(wrong), /wrong\.ts.*TS2322/);
+  const errors = checked.split('\n').filter((line) => line.includes('error TS'));
+  assert.ok(errors.length > 0, 'the wrong use fails the type check');
+  for (const line of errors) assert.match(line, /^wrong\.ts\(.*TS2322/, checked);
 
   writeFileSync(
     join(app, 'main.mjs'),

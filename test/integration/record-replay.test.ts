@@ -1,9 +1,7 @@
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { after, test } from 'node:test';
 import { Board } from '../../src/board/board.ts';
@@ -19,9 +17,9 @@ import { StartError } from '../../src/ops/preflight.ts';
 import { openSqlite } from '../../src/store/sqlite/database.ts';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import { EPOCH_META } from '../../src/store/store.ts';
+import { oddsbase } from '../helpers/cli.ts';
 import { batch, moneylineMoves, nbaEvent, nbaPrices, score } from '../helpers/fixtures.ts';
 
-const exec = promisify(execFile);
 const work = mkdtempSync(join(tmpdir(), 'oddsbase-record-'));
 after(() => rmSync(work, { recursive: true, force: true }));
 
@@ -229,19 +227,6 @@ test('a truncated or corrupt recording is refused with the line that cannot be r
   assert.ok(kept.length <= 3, 'nothing past the bad line is committed');
 });
 
-/** Runs the command; its exit code and standard error. */
-async function cli(...args: string[]): Promise<{ code: number; stderr: string }> {
-  try {
-    const r = await exec(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
-      env: { ...process.env },
-    });
-    return { code: 0, stderr: r.stderr };
-  } catch (err) {
-    const e = err as { code: number; stderr: string };
-    return { code: e.code, stderr: e.stderr };
-  }
-}
-
 test('bad paths and flags: one line, exit 2', async () => {
   const dir = await smallLog(1);
   const file = join(work, 'cli.ndjson');
@@ -261,7 +246,7 @@ test('bad paths and flags: one line, exit 2', async () => {
     [['replay', cut, '--data-dir', newDir()], /line 4: .*truncated/],
     [['serve', '--feed', 'replay', '--data-dir', newDir()], /--replay-file/],
   ];
-  const results = await Promise.all(cases.map(([args]) => cli(...args)));
+  const results = await Promise.all(cases.map(([args]) => oddsbase(...args)));
   results.forEach((r, i) => {
     const [args, why] = cases[i]!;
     assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);

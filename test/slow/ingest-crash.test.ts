@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,6 +7,7 @@ import { generateAdminToken, newAdminTokenRecord } from '../../src/access/admin-
 import { openSqlite } from '../../src/store/sqlite/database.ts';
 import { SqliteAdminTokenStore } from '../../src/store/sqlite/sqlite-secrets.ts';
 import { nbaEvent, price } from '../helpers/fixtures.ts';
+import { serveChild } from '../helpers/serve-child.ts';
 import { startTestServer } from '../helpers/server.ts';
 
 const EVENT = 'crash00000000000000000000000001';
@@ -29,42 +29,13 @@ test('kill -9 in the middle of a stream of batches: every acknowledged batch kep
   await new SqliteAdminTokenStore(db).insert(newAdminTokenRecord(token));
   db.close();
 
-  // The command itself, from its sources (the bundle cache of bin/ is not written by tests here).
-  const child = spawn(
-    process.execPath,
-    [
-      '--import',
-      'tsx',
-      'src/cli/main.ts',
-      'serve',
-      '--feed',
-      'ingest',
-      '--port',
-      '0',
-      '--host',
-      '127.0.0.1',
-      '--data-dir',
-      dataDir,
-    ],
-    { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LOG_LEVEL: 'silent' } },
-  );
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  // The command itself, as it is run.
+  const { child, url, exited } = await serveChild(['--feed', 'ingest', '--data-dir', dataDir], {
+    env: { LOG_LEVEL: 'silent' },
+    timeoutMs: 120_000,
+  });
   t.after(() => {
     if (child.exitCode === null) child.kill('SIGKILL');
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`no listen line:\n${out}`)), 120_000);
-    const onData = (b: Buffer) => {
-      out += b.toString();
-      const m = /oddsbase listening on (\S+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1]!.replace('localhost', '127.0.0.1'));
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
   });
   const post = (id: string, body: string) =>
     fetch(`${url}/admin/v1/ingest`, {

@@ -34,6 +34,7 @@ class MemoryLedger implements LedgerSink, FeedStateReader {
     futures_board: 0,
     futures_price: 0,
     futures_settlement: 0,
+    catalog: 0,
     play: 0,
     batches: 0,
     largestBatch: 0,
@@ -58,7 +59,7 @@ class MemoryLedger implements LedgerSink, FeedStateReader {
         this.futures.set(u.event_id, u.state);
         continue;
       }
-      if (u.kind === 'futures_price') continue;
+      if (u.kind === 'futures_price' || u.kind === 'catalog') continue;
       if (u.kind === 'event') {
         this.events.set(u.event.event_id, { ...this.events.get(u.event.event_id), ...u.event });
         continue;
@@ -476,17 +477,13 @@ test('a first fill stopped between two steps and resumed from its position gives
   const whole = await backfilled(3, sports);
   const ledger = new MemoryLedger();
   const clock = { now: NOW };
+  /** A fill as `whole` had (its seed, sports and clock), into `into`. */
+  const simulatorFor = (into: MemoryLedger) =>
+    new Simulator({ seed: 3, speed: 1, sink: into, state: into, now: () => clock.now, sportIds: sports });
   const stop = new AbortController();
   let position: FillPosition | undefined;
   let steps = 0;
-  const first = new Simulator({
-    seed: 3,
-    speed: 1,
-    sink: ledger,
-    state: ledger,
-    now: () => clock.now,
-    sportIds: sports,
-  });
+  const first = simulatorFor(ledger);
   const complete = await first.backfill(undefined, {
     signal: stop.signal,
     onStep: async (p) => {
@@ -496,14 +493,7 @@ test('a first fill stopped between two steps and resumed from its position gives
   });
   assert.equal(complete, false);
   assert.ok(position && ledger.events.size < whole.ledger.events.size, 'stopped part of the way');
-  const resumed = new Simulator({
-    seed: 3,
-    speed: 1,
-    sink: ledger,
-    state: ledger,
-    now: () => clock.now,
-    sportIds: sports,
-  });
+  const resumed = simulatorFor(ledger);
   assert.equal(await resumed.backfill(undefined, { resume: position }), true);
   assert.deepEqual([...ledger.events.keys()].sort(), [...whole.ledger.events.keys()].sort());
   const finals = (l: MemoryLedger) =>
@@ -515,24 +505,10 @@ test('a first fill stopped between two steps and resumed from its position gives
 
   // Resumed as an ordinary restart instead (what a start did before): the history is not the same.
   const plain = new MemoryLedger();
-  const partial = new Simulator({
-    seed: 3,
-    speed: 1,
-    sink: plain,
-    state: plain,
-    now: () => clock.now,
-    sportIds: sports,
-  });
+  const partial = simulatorFor(plain);
   const halt = new AbortController();
   let n = 0;
   await partial.backfill(undefined, { signal: halt.signal, onStep: async () => void (++n === 2000 && halt.abort()) });
-  await new Simulator({
-    seed: 3,
-    speed: 1,
-    sink: plain,
-    state: plain,
-    now: () => clock.now,
-    sportIds: sports,
-  }).backfill();
+  await simulatorFor(plain).backfill();
   assert.notDeepEqual([...plain.events.keys()].sort(), [...whole.ledger.events.keys()].sort());
 });

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { MemoryCounters } from '../../src/access/counters/memory-counters.ts';
 import { addressKey, FAILED_KEY_CHECK_LIMITS, FailedKeyChecks } from '../../src/access/failed-auth.ts';
 
 const limits = { ...FAILED_KEY_CHECK_LIMITS, ceiling: 4, slowAfter: 2, windowMs: 10_000 };
@@ -53,4 +54,21 @@ test('an IPv6 client is counted by its /64', () => {
   for (let i = 0; i < 4; i++) f.fail(`2001:db8:1:2::${i + 1}`);
   assert.ok(f.blockedFor('2001:db8:1:2:ffff::9') > 0);
   assert.equal(f.blockedFor('2001:db8:1:3::1'), 0);
+});
+
+test('given shared counters, failures on several instances add up to one ceiling, and known keys are known to all', () => {
+  let t = 1_000_000;
+  const shared = new MemoryCounters(() => t);
+  const [a, b] = [0, 1].map(() => new FailedKeyChecks(limits, () => t, shared)) as [FailedKeyChecks, FailedKeyChecks];
+  assert.deepEqual([a.fail('10.0.0.1'), b.fail('10.0.0.1'), a.fail('10.0.0.1')], [0, 0, 100]);
+  assert.equal(b.blockedFor('10.0.0.1'), 0);
+  t += 1_000;
+  assert.equal(b.fail('10.0.0.1'), 200);
+  assert.equal(a.blockedFor('10.0.0.1'), 9, 'the window opened at the first failure, on either');
+  assert.equal(b.blockedFor('10.0.0.1'), 9);
+  a.passed('k');
+  assert.ok(b.isKnown('k') && !b.isKnown('other'));
+  t += 9_000;
+  assert.equal(b.blockedFor('10.0.0.1'), 0, 'the window has passed');
+  assert.equal(a.fail('10.0.0.1'), 0, 'and a new one starts from zero');
 });

@@ -1,47 +1,29 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { test } from 'node:test';
 import { openSqlite } from '../../src/store/sqlite/database.ts';
 import { SqliteHistoryStore } from '../../src/store/sqlite/sqlite-history.ts';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
-import {
-  BASE_MS,
-  batch,
-  EVENT_A,
-  EVENT_B,
-  eventRecord,
-  eventRow,
-  marketRecord,
-  playRow,
-  priceRow,
-  statRow,
-} from '../contract/fixtures.ts';
+import { BASE_MS, EVENT_A, EVENT_B, eventRow, marketRecord, playRow, priceRow, statRow } from '../contract/fixtures.ts';
+import { storeWithArchivedEvent } from '../helpers/archived-event.ts';
 
 /**
  * A data directory written before packing existed: events archived, no packing tables. Opening it
  * queues those events, and the next compaction steps pack them; opening again changes nothing.
  */
 test('events archived before packing existed are packed after an upgrade', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'oddsbase-packing-'));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
   const later = BASE_MS + 3_600_000;
-  const old = new SqliteStore(openSqlite(dir));
-  await old.commit(
-    batch(
-      [
-        eventRow({ id: 1 }),
-        priceRow({ id: 2, price_id: 1 }),
-        playRow({ id: 3, sequence: 1 }),
-        statRow({ id: 4, stat_id: 1, value: 3 }),
-        priceRow({ id: 5, price_id: 1, price: -125 }),
-        eventRow({ id: 6, event_id: EVENT_B, committed_ms: later }),
-      ],
-      { events: [eventRecord(EVENT_A, 5), eventRecord(EVENT_B, 6)], markets: [marketRecord(1, EVENT_A, 1)] },
-    ),
+  const { dir, store: old } = await storeWithArchivedEvent(
+    t,
+    [
+      eventRow({ id: 1 }),
+      priceRow({ id: 2, price_id: 1 }),
+      playRow({ id: 3, sequence: 1 }),
+      statRow({ id: 4, stat_id: 1, value: 3 }),
+      priceRow({ id: 5, price_id: 1, price: -125 }),
+      eventRow({ id: 6, event_id: EVENT_B, committed_ms: later }),
+    ],
+    [marketRecord(1, EVENT_A, 1)],
   );
-  await old.archive({ eventIds: [EVENT_A], archivedMs: BASE_MS, seasonTotals: [] });
   const before = {
     event: await old.readArchivedEvent(EVENT_A),
     plays: (await old.readPlays(EVENT_A, 1, 1)).toString(),

@@ -1,18 +1,11 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { test } from 'node:test';
 import type { ChangeRecord } from '../../src/changelog/change.ts';
-import { openSqlite } from '../../src/store/sqlite/database.ts';
 import { SqliteHistoryStore } from '../../src/store/sqlite/sqlite-history.ts';
-import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import {
   BASE_MS,
-  batch,
   EVENT_A,
   EVENT_B,
-  eventRecord,
   eventRow,
   marketRecord,
   playRow,
@@ -20,6 +13,7 @@ import {
   statRow,
   time,
 } from '../contract/fixtures.ts';
+import { storeWithArchivedEvent } from '../helpers/archived-event.ts';
 
 const MAX_ROWS = 100;
 /** Every row of event A describes a time after the cutoff: compaction drops none, packing takes them all. */
@@ -33,14 +27,6 @@ const LATE = 100_000;
  * with neither.
  */
 test('a large event is packed over steps of at most maxRows deletes, readers unchanged in between', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'oddsbase-packing-steps-'));
-  const db = openSqlite(dir);
-  const store = new SqliteStore(db);
-  const history = new SqliteHistoryStore(db);
-  t.after(async () => {
-    await store.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
   const rows: ChangeRecord[] = [eventRow({ id: 1, at: time(LATE) })];
   for (let id = 2; id <= 330; id++) {
     const at = time(LATE + id);
@@ -50,13 +36,11 @@ test('a large event is packed over steps of at most maxRows deletes, readers unc
   }
   const last = rows.at(-1)!.id;
   rows.push(eventRow({ id: last + 1, event_id: EVENT_B }));
-  await store.commit(
-    batch(rows, {
-      events: [eventRecord(EVENT_A, last), eventRecord(EVENT_B, last + 1)],
-      markets: [marketRecord(1, EVENT_A, 1), marketRecord(2, EVENT_A, 2)],
-    }),
-  );
-  await store.archive({ eventIds: [EVENT_A], archivedMs: BASE_MS, seasonTotals: [] });
+  const { db, store } = await storeWithArchivedEvent(t, rows, [
+    marketRecord(1, EVENT_A, 1),
+    marketRecord(2, EVENT_A, 2),
+  ]);
+  const history = new SqliteHistoryStore(db);
   const prices = Array.from({ length: 20 }, (_, i) => i + 1);
   const uptoId = last + 1;
   const reads = async () => ({

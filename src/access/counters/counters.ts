@@ -15,16 +15,30 @@ export interface Counters {
 }
 
 /**
+ * What one node changed in a counter since the last take, for the CounterStore (CounterSaver): a
+ * value it set outright, then what it added. A shared implementation gives only its own increments,
+ * so that every node saves what it counted, once, and the kept total is every node's.
+ */
+export interface CounterChange {
+  key: string;
+  /** The value this node set, when it set one. */
+  set: number | undefined;
+  /** What this node added, after `set` when there is one. */
+  added: number;
+  expiresAt: number;
+}
+
+/**
  * The counters a server runs on: loaded from the CounterStore at start (`restore`), their changes
- * taken every second to be saved there (`takeChanged`), so usage outlives the process and
- * `oddsbase keys show` reads it. A shared implementation also seeds its peers with what it restores.
+ * taken every second to be saved there (`takeChanged`, CounterSaver), so usage outlives the process
+ * and `oddsbase keys show` reads it. A shared implementation also seeds its peers with what it restores.
  * Contract: test/contract/counters.contract.ts.
  */
 export interface SavedCounters extends Counters {
   /** Loads saved counters; they do not count as changes. */
   restore(entries: Iterable<CounterEntry>): void;
-  /** The counters changed on this node since the last call, with their current value and expiry. */
-  takeChanged(): CounterEntry[];
+  /** What this node changed since the last call, one entry per counter. */
+  takeChanged(): CounterChange[];
   /** Stops background work (a shared implementation's exchange); the values stay readable. */
   close(): Promise<void>;
 }

@@ -1,5 +1,5 @@
 import type { CounterEntry } from '../../store/counters.ts';
-import type { SavedCounters } from './counters.ts';
+import type { CounterChange, SavedCounters } from './counters.ts';
 
 /** The embedded counters: a Map with expiry times, swept now and then so it cannot grow without end. */
 export class MemoryCounters implements SavedCounters {
@@ -37,11 +37,12 @@ export class MemoryCounters implements SavedCounters {
     for (const e of entries) this.values.set(e.key, { value: e.value, expiresAt: e.expiresAt });
   }
 
-  takeChanged(): CounterEntry[] {
-    const out = [];
+  /** The whole value, set outright: this process is the only one that counts. */
+  takeChanged(): CounterChange[] {
+    const out: CounterChange[] = [];
     for (const key of this.dirty) {
       const v = this.values.get(key);
-      if (v) out.push({ key, value: v.value, expiresAt: v.expiresAt });
+      if (v) out.push({ key, set: v.value, added: 0, expiresAt: v.expiresAt });
     }
     this.dirty.clear();
     return out;

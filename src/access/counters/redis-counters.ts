@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis, RedisOptions } from 'ioredis';
 import type { CounterEntry } from '../../store/counters.ts';
-import type { SavedCounters } from './counters.ts';
+import type { CounterChange, SavedCounters } from './counters.ts';
 import { EXCHANGE_SCRIPT } from './redis-counter-script.ts';
 
 export interface RedisCountersOptions {
@@ -98,7 +98,8 @@ export class RedisCounters implements SavedCounters {
   private readonly views = new Map<string, View>();
   private readonly pending = new Map<string, Op>();
   private readonly exchanges: Exchange[] = [];
-  private readonly dirty = new Set<string>();
+  /** This node's own changes since the last `takeChanged`: what it saves, so no node saves another's. */
+  private readonly toSave = new Map<string, CounterChange>();
   private readonly node = randomUUID();
   private readonly prefix: string;
   private readonly channel: string;
@@ -164,19 +165,22 @@ export class RedisCounters implements SavedCounters {
   incr(key: string, by: number, expiresAtMs: number): number {
     const t = this.now();
     let v = this.views.get(key);
-    if (!v || v.expiresAt <= t) {
+    const renewed = !v || v.expiresAt <= t;
+    if (renewed) {
       // Expired: it counts again from 0, in Redis as here (the script reads it as 0 too).
       v = fresh();
       this.views.set(key, v);
     }
-    v.unseen += by;
-    v.expiresAt = expiresAtMs;
-    const op = this.opFor(key, v);
+    v!.unseen += by;
+    v!.expiresAt = expiresAtMs;
+    const op = this.opFor(key, v!);
     op.add += by;
     op.expiresAt = expiresAtMs;
-    this.dirty.add(key);
+    // What was unsaved of its earlier life is dropped with it: an expired counter reads 0 everywhere.
+    if (renewed) this.toSave.delete(key);
+    this.noteChange(key, undefined, by, expiresAtMs);
     this.schedule();
-    return valueOf(v, t);
+    return valueOf(v!, t);
   }
 
   get(key: string): number {
@@ -199,7 +203,7 @@ export class RedisCounters implements SavedCounters {
     v.overrideOp = op;
     this.pending.delete(key);
     this.pending.set(key, op);
-    this.dirty.add(key);
+    this.noteChange(key, value, 0, expiresAtMs);
     this.schedule();
   }
 
@@ -216,14 +220,26 @@ export class RedisCounters implements SavedCounters {
     this.schedule();
   }
 
-  takeChanged(): CounterEntry[] {
-    const out: CounterEntry[] = [];
-    for (const key of this.dirty) {
-      const v = this.views.get(key);
-      if (v && !this.unsaved(key)) out.push({ key, value: valueOf(v, this.now()), expiresAt: v.expiresAt });
-    }
-    this.dirty.clear();
+  /**
+   * This node's own increments and sets since the last call, not the values it sees: every node
+   * saves what it counted, so the saved total is each node's count once, in whatever order nodes
+   * save, whether Redis is there or not.
+   */
+  takeChanged(): CounterChange[] {
+    const out = [...this.toSave.values()];
+    this.toSave.clear();
     return out;
+  }
+
+  private noteChange(key: string, set: number | undefined, added: number, expiresAt: number): void {
+    if (this.unsaved(key)) return;
+    const before = this.toSave.get(key);
+    if (!before || set !== undefined) {
+      this.toSave.set(key, { key, set, added, expiresAt });
+      return;
+    }
+    before.added += added;
+    before.expiresAt = expiresAt;
   }
 
   /**

@@ -1,15 +1,16 @@
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
-import type { TSchema } from '@sinclair/typebox';
-import { affiliateProfile } from '../../catalog/affiliates.ts';
-import { sportProfile } from '../../catalog/sports.ts';
+import { type TSchema, Type } from '@sinclair/typebox';
 import type { RecordFault } from '../../domain/ingest.ts';
 import type { Update } from '../../ledger/updates.ts';
+import { CATALOG_SCHEMAS } from './catalog-schemas.ts';
 import { RECORD_SCHEMAS, type RecordKind } from './record-schemas.ts';
 
-/** What the check needs of the current state: which events and futures boards exist. */
+/** What the check needs of the current state: which events, futures boards, sports and books exist. */
 export interface KnownIds {
   hasEvent(eventId: string): boolean;
   hasFuturesBoard(eventId: string): boolean;
+  hasSport(sportId: number): boolean;
+  hasBook(affiliateId: number): boolean;
 }
 
 /** Faults told per record at most: enough to fix it, bounded however broken it is. */
@@ -20,6 +21,17 @@ const CHECKS = Object.fromEntries(
 ) as Record<RecordKind, TypeCheck<TSchema>>;
 
 const KINDS = Object.keys(RECORD_SCHEMAS).join(', ');
+
+/** A catalog record checked against its own type's schema, so that a fault names the field. */
+const CATALOG_CHECKS = Object.fromEntries(
+  Object.entries(CATALOG_SCHEMAS).map(([type, schema]) => [
+    type,
+    TypeCompiler.Compile(
+      Type.Object({ kind: Type.Literal('catalog'), record: schema }, { additionalProperties: false }),
+    ),
+  ]),
+) as Record<string, TypeCheck<TSchema>>;
+const CATALOG_TYPES = Object.keys(CATALOG_SCHEMAS).join(', ');
 
 /**
  * Checks a batch's records whole: each against its kind's schema, then against what exists (the
@@ -35,6 +47,10 @@ export function checkRecords(
   const faults: RecordFault[] = [];
   const events = new Set<string>();
   const boards = new Set<string>();
+  const sports = new Set<number>();
+  const books = new Set<number>();
+  const hasSport = (id: number) => sports.has(id) || known.hasSport(id);
+  const hasBook = (id: number) => books.has(id) || known.hasBook(id);
   for (let index = 0; index < records.length; index++) {
     const record = records[index];
     const fault = (field: string, message: string) => faults.push({ index, field, message });
@@ -47,7 +63,15 @@ export function checkRecords(
       fault('/kind', `kind must be one of ${KINDS}`);
       continue;
     }
-    const check = CHECKS[kind as RecordKind];
+    let check = CHECKS[kind as RecordKind];
+    if (kind === 'catalog') {
+      const type = (record as { record?: { type?: unknown } }).record?.type;
+      if (typeof type !== 'string' || !Object.hasOwn(CATALOG_CHECKS, type)) {
+        fault('/record/type', `type must be one of ${CATALOG_TYPES}`);
+        continue;
+      }
+      check = CATALOG_CHECKS[type]!;
+    }
     if (!check.Check(record)) {
       let told = 0;
       for (const e of check.Errors(record)) {
@@ -58,12 +82,16 @@ export function checkRecords(
     }
     const u = record as Update;
     switch (u.kind) {
+      case 'catalog':
+        if (u.record.type === 'sport') sports.add(u.record.sport_id);
+        if (u.record.type === 'book') books.add(u.record.affiliate_id);
+        break;
       case 'event':
-        if (!sportProfile(u.event.sport_id)) fault('/event/sport_id', 'names no sport of the catalog');
+        if (!hasSport(u.event.sport_id)) fault('/event/sport_id', 'names no sport of the catalog');
         events.add(u.event.event_id);
         break;
       case 'futures_board':
-        if (!sportProfile(u.board.sport_id)) fault('/board/sport_id', 'names no sport of the catalog');
+        if (!hasSport(u.board.sport_id)) fault('/board/sport_id', 'names no sport of the catalog');
         boards.add(u.board.event_id);
         break;
       case 'futures_price':
@@ -71,7 +99,7 @@ export function checkRecords(
         if (!boards.has(u.event_id) && !known.hasFuturesBoard(u.event_id)) {
           fault('/event_id', 'names no futures board (send its futures_board record first)');
         }
-        if (u.kind === 'futures_price' && !affiliateProfile(u.affiliate_id)) {
+        if (u.kind === 'futures_price' && !hasBook(u.affiliate_id)) {
           fault('/affiliate_id', 'names no book of the catalog');
         }
         break;
@@ -80,7 +108,7 @@ export function checkRecords(
           fault('/event_id', 'names no event (send its event record first)');
         }
         if (u.kind === 'price') {
-          if (!affiliateProfile(u.affiliate_id)) fault('/affiliate_id', 'names no book of the catalog');
+          if (!hasBook(u.affiliate_id)) fault('/affiliate_id', 'names no book of the catalog');
           if (!Number.isFinite(u.price)) fault('/price', 'must be a finite number');
         }
     }

@@ -1,6 +1,7 @@
 import { type Static, type TSchema, Type } from '@sinclair/typebox';
 import { GameTypeSchema, ParticipantTypeSchema, StringEnum } from '../../domain/value-sets.ts';
 import { EVENT_STATUSES } from '../../domain/types.ts';
+import { CatalogRecordSchema } from './catalog-schemas.ts';
 import type {
   EventUpsert,
   FuturesBoardUpsert,
@@ -230,6 +231,7 @@ export const RECORD_SCHEMAS = {
   futures_board: FuturesBoardRecordSchema,
   futures_price: FuturesPriceRecordSchema,
   futures_settlement: FuturesSettlementRecordSchema,
+  catalog: CatalogRecordSchema,
 } as const satisfies Record<string, TSchema>;
 
 export type RecordKind = keyof typeof RECORD_SCHEMAS;

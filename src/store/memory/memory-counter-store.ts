@@ -21,6 +21,14 @@ export class MemoryCounterStore implements CounterStore {
     for (const e of entries) this.entries.set(e.key, { value: e.value, expiresAt: e.expiresAt });
   }
 
+  async add(entries: readonly CounterEntry[], now: number): Promise<void> {
+    for (const e of entries) {
+      const kept = this.entries.get(e.key);
+      const base = kept && kept.expiresAt > now ? kept.value : 0;
+      this.entries.set(e.key, { value: base + e.value, expiresAt: e.expiresAt });
+    }
+  }
+
   /** A scan: reads by prefix are an operator's look at one key's usage, not a request path. */
   async read(prefix: string, now: number): Promise<CounterEntry[]> {
     const out: CounterEntry[] = [];

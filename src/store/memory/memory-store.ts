@@ -1,6 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { eventFromRows, movesLiveState, type ScoreFacts } from '../../domain/event-header.ts';
-import { describedMs, type EventHeader, futuresRowKey, isFuturesKind, periodOfDetail } from '../../changelog/change.ts';
+import {
+  CATALOG_EVENT_ID,
+  describedMs,
+  type EventHeader,
+  futuresRowKey,
+  isFuturesKind,
+  periodOfDetail,
+} from '../../changelog/change.ts';
 import {
   compactionKey,
   type CompactResult,
@@ -140,6 +147,7 @@ export class MemoryStore implements Store, MemoryPriceRows {
           this.maxPackedPriceId(),
         ),
         futures: this.futuresUpTo(upto),
+        catalog: this.catalogRows(),
         headId: uptoId,
         headCommittedMs: last(this.changes, uptoId)?.committed_ms ?? 0,
         ...this.games(upto),
@@ -159,6 +167,7 @@ export class MemoryStore implements Store, MemoryPriceRows {
       // Archived prices count too: a new price must not take the id of one that left the board.
       maxPriceId: [...this.byPrice.keys()].reduce((a, b) => Math.max(a, b), this.maxPackedPriceId()),
       futures: this.futuresUpTo(() => head?.id ?? 0),
+      catalog: this.catalogRows(),
       headId: head?.id ?? 0,
       headCommittedMs: head?.committed_ms ?? 0,
       ...this.games(() => head?.id ?? 0),
@@ -212,6 +221,11 @@ export class MemoryStore implements Store, MemoryPriceRows {
 
   async readStats(eventId: string, uptoId: number): Promise<ChangeRecord[]> {
     return statsOf(this.rowsOf(eventId), uptoId);
+  }
+
+  /** Every catalog row, in id order (they share one event id). */
+  private catalogRows(): ChangeRecord[] {
+    return (this.byEvent.get(CATALOG_EVENT_ID) ?? []).map((r) => ({ ...r }));
   }
 
   /** The newest futures row of each key of every board, up to `uptoId`, in id order. */

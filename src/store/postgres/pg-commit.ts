@@ -6,7 +6,13 @@ function periodOf(detail: string | null): number | null {
   return m ? Number(m[1]) : null;
 }
 
-/** A commit's statement: markets, events and change rows, each table's rows bound as arrays. */
+/**
+ * A commit's statement: markets, events and change rows, each table's rows bound as arrays. The
+ * change rows' columns go as JSON arrays (one text each, made by JSON.stringify) rather than as
+ * PostgreSQL arrays: pg writes an array literal in JavaScript, escaping every quote of every
+ * payload into a string built piece by piece, which cost the writer more than the rest of the
+ * commit (bench/cluster.ts, docs/benchmarks.md).
+ */
 export const COMMIT_SQL = `
 WITH new_markets AS (
   INSERT INTO markets (id, event_id, market_id, period_id)
@@ -21,8 +27,15 @@ WITH new_markets AS (
     SELECT $22::text, $23::bigint, $24::bigint WHERE $22::text IS NOT NULL
 )
 INSERT INTO changes (id, kind, event_id, sport_id, at, committed_ms, price_id, affiliate_id, market_id, period_id, payload, detail)
-  SELECT * FROM unnest($10::bigint[], $11::text[], $12::text[], $13::int[], $14::text[], $15::bigint[], $16::bigint[],
-                       $17::int[], $18::int[], $19::int[], $20::text[], $21::text[])`;
+  SELECT id::bigint, kind, event_id, sport_id::int, at, committed_ms::bigint, price_id::bigint, affiliate_id::int,
+         market_id::int, period_id::int, payload, detail
+    FROM ROWS FROM (json_array_elements_text($10::json), json_array_elements_text($11::json),
+                    json_array_elements_text($12::json), json_array_elements_text($13::json),
+                    json_array_elements_text($14::json), json_array_elements_text($15::json),
+                    json_array_elements_text($16::json), json_array_elements_text($17::json),
+                    json_array_elements_text($18::json), json_array_elements_text($19::json),
+                    json_array_elements_text($20::json), json_array_elements_text($21::json))
+      AS r (id, kind, event_id, sport_id, at, committed_ms, price_id, affiliate_id, market_id, period_id, payload, detail)`;
 
 /** The arguments of COMMIT_SQL: a column of each table a parameter. */
 export function commitArgs(c: Commit): unknown[] {
@@ -69,7 +82,7 @@ export function commitArgs(c: Commit): unknown[] {
     events.map((e) => e.event_date),
     events.map((e) => e.info),
     events.map((e) => e.change_id),
-    ...Object.values(cols),
+    ...Object.values(cols).map((col) => JSON.stringify(col)),
     c.batch?.id ?? null,
     c.batch?.headId ?? null,
     c.batch?.committedMs ?? null,

@@ -1,6 +1,5 @@
-import type { ChangeRecord } from '../../changelog/change.ts';
-import type { HistoryQuery, HistoryStore, PriceRecord } from '../history.ts';
-import { packedFirstRows, packedHistory, packedLastRows } from '../packed-rows.ts';
+import type { HistoryQuery, PriceRecord } from '../history.ts';
+import { PackedLogHistory } from '../packed-log-history.ts';
 import type { PgPool } from './database.ts';
 import type { PgPackedRows } from './pg-packed.ts';
 
@@ -8,35 +7,18 @@ import type { PgPackedRows } from './pg-packed.ts';
 const unpacked = (price: string) => `NOT EXISTS (SELECT 1 FROM archived_prices ap WHERE ap.price_id = ${price})`;
 
 /**
- * History reads over the change log in PostgreSQL, as the SQLite history store makes them: id
- * lists bound as one array each (one SQL text per filter combination), a packed event's rows read
- * from its record, by event or by price.
+ * History reads over the change log in PostgreSQL (packed events as PackedLogHistory reads them):
+ * id lists bound as one array each, so one SQL text per filter combination.
  */
-export class PgHistoryStore implements HistoryStore {
+export class PgHistoryStore extends PackedLogHistory {
   constructor(
     private readonly pool: PgPool,
-    private readonly packed: PgPackedRows,
-  ) {}
-
-  async rows(q: HistoryQuery): Promise<PriceRecord[]> {
-    if (!('priceIds' in q)) {
-      const packed = await this.packed.rows(q.eventId);
-      if (packed) return packedHistory(packed, q);
-    }
-    const rows = await this.logRows(q);
-    if (!('priceIds' in q)) return rows;
-    const events = await this.packed.eventsOf(q.priceIds);
-    if (events.length === 0) return rows;
-    const wanted = new Set(q.priceIds);
-    for (const eventId of events) rows.push(...packedHistory((await this.packed.rows(eventId)) ?? [], q, wanted));
-    // A price packed between the log's read and this one has its rows in both: each id once.
-    return rows
-      .sort((a, b) => b.id - a.id)
-      .filter((r, i) => i === 0 || r.id !== rows[i - 1]!.id)
-      .slice(0, q.limit);
+    packed: PgPackedRows,
+  ) {
+    super(packed);
   }
 
-  private async logRows(q: HistoryQuery): Promise<PriceRecord[]> {
+  protected async logRows(q: HistoryQuery): Promise<PriceRecord[]> {
     const where: string[] = [];
     const args: unknown[] = [];
     const arg = (value: unknown) => {
@@ -64,8 +46,7 @@ export class PgHistoryStore implements HistoryStore {
     return (await this.pool.query<PriceRecord>(sql, args)).rows;
   }
 
-  async firstRows(priceIds: readonly number[], uptoId: number): Promise<PriceRecord[]> {
-    if (priceIds.length === 0) return [];
+  protected async logFirstRows(priceIds: readonly number[], uptoId: number): Promise<PriceRecord[]> {
     // One index probe per price: the first entry of its (price_id, id) range.
     const found = await this.pool.query<PriceRecord>(
       `SELECT c.id, c.price_id, c.payload, c.detail FROM unnest($1::bigint[]) AS j(price_id)
@@ -74,11 +55,10 @@ export class PgHistoryStore implements HistoryStore {
        WHERE ${unpacked('j.price_id')}`,
       [priceIds, uptoId],
     );
-    return this.withPacked(found.rows, priceIds, (packed, wanted) => packedFirstRows(packed, wanted, uptoId));
+    return found.rows;
   }
 
-  async lastRowsAtOrBefore(priceIds: readonly number[], cutoff: string, uptoId: number): Promise<PriceRecord[]> {
-    if (priceIds.length === 0) return [];
+  protected async logLastRows(priceIds: readonly number[], cutoff: string, uptoId: number): Promise<PriceRecord[]> {
     // Walks each price's index range backwards from its newest row to the first one at or before the cutoff.
     const found = await this.pool.query<PriceRecord>(
       `SELECT c.id, c.price_id, c.payload, c.detail FROM unnest($1::bigint[]) AS j(price_id)
@@ -87,21 +67,6 @@ export class PgHistoryStore implements HistoryStore {
        WHERE ${unpacked('j.price_id')}`,
       [priceIds, uptoId, cutoff],
     );
-    return this.withPacked(found.rows, priceIds, (packed, wanted) => packedLastRows(packed, wanted, cutoff, uptoId));
-  }
-
-  /** `rows` read from the log, and what `read` finds in packed events of the prices the log had no row for. */
-  private async withPacked(
-    rows: PriceRecord[],
-    priceIds: readonly number[],
-    read: (packed: ChangeRecord[], wanted: ReadonlySet<number>) => PriceRecord[],
-  ): Promise<PriceRecord[]> {
-    if (rows.length >= priceIds.length) return rows;
-    const found = new Set(rows.map((r) => r.price_id));
-    const wanted = new Set(priceIds.filter((id) => !found.has(id)));
-    for (const eventId of await this.packed.eventsOf([...wanted])) {
-      rows.push(...read((await this.packed.rows(eventId)) ?? [], wanted));
-    }
-    return rows;
+    return found.rows;
   }
 }

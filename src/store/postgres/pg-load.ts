@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
-import type { EventHeader } from '../../changelog/change.ts';
+import { CATALOG_EVENT_ID, type EventHeader } from '../../changelog/change.ts';
 import { eventFromRows, movesLiveState, type ScoreFacts } from '../../domain/event-header.ts';
 import {
   type ChangeKind,
@@ -62,6 +62,7 @@ export class PgLoader {
         markets,
         ...(await this.prices(limit)),
         futures: await this.latestFutures(limit),
+        catalog: await this.catalogRows(),
         headId: uptoId,
         headCommittedMs: (await committedMsAt(this.pool, uptoId)) ?? 0,
         ...(await this.games(limit)),
@@ -75,6 +76,7 @@ export class PgLoader {
       markets,
       ...(await this.prices(all)),
       futures: await this.latestFutures(all),
+      catalog: await this.catalogRows(),
       headId,
       headCommittedMs: head?.committed_ms ?? 0,
       ...(await this.games({ upto: headId })),
@@ -165,6 +167,13 @@ export class PgLoader {
         args,
       );
     }
+  }
+
+  /** Every catalog row, in id order, through the event index (they share one event id). */
+  private catalogRows(): Promise<ChangeRecord[]> {
+    return this.rows<ChangeRecord>(`SELECT ${ROW} FROM changes WHERE event_id = $1 AND kind = 'catalog' ORDER BY id`, [
+      CATALOG_EVENT_ID,
+    ]);
   }
 
   /** The newest futures row of each key (changelog futuresRowKey) within `limit`, in id order. */

@@ -1,10 +1,8 @@
-import type { ChangeRecord, EpochGap } from '../../changelog/change.ts';
-import type { LogSnapshot } from '../log-reader.ts';
+import type { ChangeRecord } from '../../changelog/change.ts';
+import { type LogSnapshot, snapshotOf } from '../log-reader.ts';
 import { EPOCH_GAPS_META, EPOCH_META } from '../store.ts';
 import { connectClient } from './database.ts';
-
-/** Rows read per statement: a page of a recording, so the whole log is never held. */
-const PAGE_ROWS = 2000;
+import { ROW } from './pg-queries.ts';
 
 /**
  * A snapshot of a PostgreSQL store's change log: one connection of its own in a read-only
@@ -21,29 +19,22 @@ export async function openPgLogSnapshot(url: string): Promise<LogSnapshot> {
     const gapsText = await meta(EPOCH_GAPS_META);
     const head = (await client.query<{ id: number | null }>('SELECT max(id) AS id FROM changes')).rows[0]?.id ?? 0;
     let open = true;
-    return {
-      epoch,
-      gaps: gapsText === undefined ? [] : (JSON.parse(gapsText) as EpochGap[]),
-      headId: head,
-      async *rows(afterId: number): AsyncGenerator<ChangeRecord> {
-        for (let after = afterId; ;) {
-          const { rows } = await client.query<ChangeRecord>(
-            `SELECT id, kind, event_id, sport_id, at, committed_ms, price_id, affiliate_id, market_id, payload, detail
-               FROM changes WHERE id > $1 AND id <= $2 ORDER BY id LIMIT $3`,
-            [after, head, PAGE_ROWS],
-          );
-          yield* rows;
-          if (rows.length < PAGE_ROWS) return;
-          after = rows[rows.length - 1]!.id;
-        }
-      },
-      async close() {
+    return snapshotOf(
+      { epoch, gapsText, headId: head },
+      async (afterId, toId, limit) =>
+        (
+          await client.query<ChangeRecord>(
+            `SELECT ${ROW} FROM changes WHERE id > $1 AND id <= $2 ORDER BY id LIMIT $3`,
+            [afterId, toId, limit],
+          )
+        ).rows,
+      async () => {
         if (!open) return;
         open = false;
         await client.query('COMMIT').catch(() => undefined);
         await client.end();
       },
-    };
+    );
   } catch (err) {
     await client.end();
     throw err;

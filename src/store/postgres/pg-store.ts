@@ -104,7 +104,7 @@ export class PgStore implements Store {
 
   /**
    * One statement, so one round trip and one transaction (data-modifying WITH clauses commit or
-   * fail together): each table is written over arrays (unnest), so a batch of 2,000 rows is one
+   * fail together): each table is written over arrays (see COMMIT_SQL), so a batch of 2,000 rows is one
    * INSERT of changes, not 2,000. Refused whole if any id is at or below the head, which this store
    * reads once it writes and then keeps: only the holder of the writer's lock adds rows, and
    * retention never removes the head row.

@@ -29,6 +29,18 @@ export class SqliteCounterStore implements CounterStore {
     })();
   }
 
+  async add(entries: readonly CounterEntry[], now: number): Promise<void> {
+    const upsert = this.db.prepare(
+      `INSERT INTO counters (key, value, expires_at) VALUES (?, ?, ?)
+       ON CONFLICT (key) DO UPDATE SET
+         value = CASE WHEN counters.expires_at <= ? THEN excluded.value ELSE counters.value + excluded.value END,
+         expires_at = excluded.expires_at`,
+    );
+    this.db.transaction(() => {
+      for (const e of entries) upsert.run(e.key, e.value, e.expiresAt, now);
+    })();
+  }
+
   /** Counters whose key starts with `prefix` and that have not expired. */
   async read(prefix: string, now: number): Promise<CounterEntry[]> {
     return (

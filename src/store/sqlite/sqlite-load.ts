@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { type EventHeader } from '../../changelog/change.ts';
+import { CATALOG_EVENT_ID, type EventHeader } from '../../changelog/change.ts';
 import { eventFromRows, movesLiveState, type ScoreFacts } from '../../domain/event-header.ts';
 import {
   EPOCH_META,
@@ -64,6 +64,7 @@ export class SqliteLoader {
         markets,
         ...(asOf ? this.prices(Number.MAX_SAFE_INTEGER, limit) : this.prices(uptoId)),
         futures: this.latestFutures(limit),
+        catalog: this.catalogRows(),
         headId: uptoId,
         headCommittedMs: committedMsAt(this.sql, uptoId) ?? 0,
         ...this.games(limit),
@@ -77,6 +78,7 @@ export class SqliteLoader {
       markets,
       ...this.prices(Number.MAX_SAFE_INTEGER),
       futures: this.latestFutures(all),
+      catalog: this.catalogRows(),
       headId,
       headCommittedMs: head?.committed_ms ?? 0,
       ...this.games({ upto: headId }),
@@ -220,6 +222,13 @@ export class SqliteLoader {
     // Packed prices were written below the retained boundary, which is below any replayed head.
     const packed = (this.sql.prepared('SELECT max(price_id) FROM archived_prices').pluck().get() as number | null) ?? 0;
     return Math.max(logged, packed);
+  }
+
+  /** Every catalog row, in id order, through the event index (they share one event id). */
+  private catalogRows(): ChangeRecord[] {
+    return this.sql
+      .prepared(`SELECT ${rowColumns()} FROM changes WHERE event_key = ${KEY_OF} AND kind = 'catalog' ORDER BY id`)
+      .all(CATALOG_EVENT_ID) as ChangeRecord[];
   }
 
   /** The newest futures row of each key (changelog futuresRowKey) within `limit`, in id order. */

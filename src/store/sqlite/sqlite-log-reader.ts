@@ -1,14 +1,11 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import type { ChangeRecord, EpochGap } from '../../changelog/change.ts';
-import type { LogSnapshot } from '../log-reader.ts';
+import type { ChangeRecord } from '../../changelog/change.ts';
+import { type LogSnapshot, snapshotOf } from '../log-reader.ts';
 import { EPOCH_GAPS_META, EPOCH_META } from '../store.ts';
 import { STORE_FILE } from './database.ts';
 import { rowColumns } from './schema.ts';
-
-/** Rows read per statement: a page of a recording, so the whole log is never held. */
-const PAGE_ROWS = 2000;
 
 /**
  * A snapshot of the change log of the SQLite store under `dataDir`, opened read-only beside a
@@ -27,22 +24,13 @@ export function openSqliteLogSnapshot(dataDir: string): LogSnapshot | undefined 
   const gapsText = meta.get(EPOCH_GAPS_META) as string | undefined;
   const headId = (db.prepare('SELECT max(id) FROM changes').pluck().get() as number | null) ?? 0;
   const page = db.prepare(`SELECT ${rowColumns()} FROM changes WHERE id > ? AND id <= ? ORDER BY id LIMIT ?`);
-  return {
-    epoch,
-    gaps: gapsText === undefined ? [] : (JSON.parse(gapsText) as EpochGap[]),
-    headId,
-    async *rows(afterId: number): AsyncGenerator<ChangeRecord> {
-      for (let after = afterId; ;) {
-        const rows = page.all(after, headId, PAGE_ROWS) as ChangeRecord[];
-        yield* rows;
-        if (rows.length < PAGE_ROWS) return;
-        after = rows[rows.length - 1]!.id;
-      }
-    },
-    async close() {
+  return snapshotOf(
+    { epoch, gapsText, headId },
+    (afterId, toId, limit) => page.all(afterId, toId, limit) as ChangeRecord[],
+    async () => {
       if (!db.open) return;
       if (db.inTransaction) db.exec('COMMIT');
       db.close();
     },
-  };
+  );
 }

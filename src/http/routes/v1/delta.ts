@@ -87,7 +87,7 @@ export async function v1DeltaRoutes(fastify: FastifyInstance, deps: V1Deps): Pro
       },
     },
     async (request, reply) => {
-      const sportId = parseSportId(request.params.sportID);
+      const sportId = parseSportId(deps.catalog, request.params.sportID);
       const q = request.query;
       if (q.last_id === undefined || q.last_id === '') {
         throw badRequest('last_id is required: the meta.delta_last_id of a V1 events snapshot, or 0');
@@ -123,7 +123,7 @@ export async function v1DeltaRoutes(fastify: FastifyInstance, deps: V1Deps): Pro
     async (request, reply) => {
       const { scope, view } = callerOf(deps, request);
       const f = deps.v1Filters.get(scope, request.query);
-      const page = await eventDeltaPage(feed, view, request.query, '/api/v1/delta', true);
+      const page = await eventDeltaPage(feed, deps.catalog, view, request.query, '/api/v1/delta', true);
       return answer(reply, view, f, page.latest, page.cursor, page.hasMore);
     },
   );

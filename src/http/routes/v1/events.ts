@@ -72,7 +72,7 @@ function sportDay(
   params: { sportID: string; date: string },
   query: Static<typeof V1EventQuerySchema>,
 ) {
-  const sportId = parseSportId(params.sportID);
+  const sportId = parseSportId(deps.catalog, params.sportID);
   const dateMs = parseDate(params.date);
   gateDate(deps, request, dateMs);
   const { scope, view } = callerOf(deps, request);

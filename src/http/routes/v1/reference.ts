@@ -1,15 +1,14 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import { SPORTS } from '../../../catalog/sports.ts';
-import { leagueForSport } from '../../../catalog/teams/index.ts';
+import type { Catalog } from '../../../catalog/catalog.ts';
 import { parseOffset, parseSportId } from '../../../projection/params.ts';
 import { callerOf, type V1Deps } from '../../route-kit.ts';
 import { ConferenceSchema, DivisionSchema, SportSchema, SportTeamSchema } from '../../../projection/schemas.ts';
 import { intParam, intPathParam, offsetParam } from '../../../projection/param-schemas.ts';
 import { v1ErrorResponses } from '../../../projection/v1-schemas.ts';
 import { formatParam, parseFormat, sportDates } from '../v2/listings.ts';
-import { affiliates, affiliatesSchema, seasonTypesBody, sportsBody } from '../v2/reference.ts';
+import { affiliates, affiliatesSchema, catalogBodies } from '../v2/reference.ts';
 import { DatesSchema, SeasonTypesSchema } from '../../listing-schemas.ts';
 import { leagueOf, sportTeams, structure } from '../v2/teams.ts';
 
@@ -17,13 +16,13 @@ import { leagueOf, sportTeams, structure } from '../v2/teams.ts';
  * Conferences and divisions of one sport (`sport_id`), or of every sport with teams: the same
  * records, with the same sport-scoped ids, as the V2 lists of each sport.
  */
-function structures(rawSportId: string | undefined) {
+function structures(catalog: Catalog, rawSportId: string | undefined) {
   if (rawSportId !== undefined && rawSportId !== '') {
-    const { sportId, league } = leagueOf(rawSportId);
+    const { sportId, league } = leagueOf(catalog, rawSportId);
     return [structure(sportId, league.teams)];
   }
-  return SPORTS.flatMap(({ sport_id }) => {
-    const league = leagueForSport(sport_id);
+  return catalog.sports().flatMap(({ sport_id }) => {
+    const league = catalog.teamsOfSport(sport_id);
     return league ? [structure(sport_id, league.teams)] : [];
   });
 }
@@ -33,6 +32,7 @@ export async function v1ReferenceRoutes(fastify: FastifyInstance, deps: V1Deps):
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const free = { free: true };
   const tags = ['v1'];
+  const catalog = deps.catalog;
 
   app.get(
     '/sports',
@@ -44,7 +44,7 @@ export async function v1ReferenceRoutes(fastify: FastifyInstance, deps: V1Deps):
         response: { 200: Type.Object({ sports: Type.Array(SportSchema) }), ...v1ErrorResponses },
       },
     },
-    async () => sportsBody,
+    async () => catalogBodies(catalog).sports,
   );
   for (const path of ['/affiliates', '/sportsbooks']) {
     app.get(
@@ -58,7 +58,7 @@ export async function v1ReferenceRoutes(fastify: FastifyInstance, deps: V1Deps):
           response: { ...affiliatesSchema.response, ...v1ErrorResponses },
         },
       },
-      affiliates,
+      affiliates(catalog),
     );
   }
   app.get(
@@ -71,7 +71,7 @@ export async function v1ReferenceRoutes(fastify: FastifyInstance, deps: V1Deps):
         response: { 200: SeasonTypesSchema, ...v1ErrorResponses },
       },
     },
-    async () => seasonTypesBody,
+    async () => catalogBodies(catalog).seasonTypes,
   );
 
   const sportParams = Type.Object({ sportID: intPathParam() });
@@ -94,7 +94,7 @@ export async function v1ReferenceRoutes(fastify: FastifyInstance, deps: V1Deps):
       },
     },
     async (request) => {
-      const sportId = parseSportId(request.params.sportID);
+      const sportId = parseSportId(deps.catalog, request.params.sportID);
       const q = request.query;
       const { view } = callerOf(deps, request);
       return { dates: sportDates(view.eventsOfSport(sportId), parseOffset(q.offset), parseFormat(q.format)) };
@@ -112,7 +112,7 @@ export async function v1ReferenceRoutes(fastify: FastifyInstance, deps: V1Deps):
       },
     },
     async (request) => {
-      const { sportId, league } = leagueOf(request.params.sportID);
+      const { sportId, league } = leagueOf(catalog, request.params.sportID);
       return { teams: sportTeams(callerOf(deps, request).view, sportId, league) };
     },
   );
@@ -134,7 +134,7 @@ export async function v1ReferenceRoutes(fastify: FastifyInstance, deps: V1Deps):
       },
     },
     async (request) => ({
-      conferences: structures(request.params.sportID).flatMap((s) => [...s.conferences.values()]),
+      conferences: structures(catalog, request.params.sportID).flatMap((s) => [...s.conferences.values()]),
     }),
   );
   app.get(
@@ -149,7 +149,7 @@ export async function v1ReferenceRoutes(fastify: FastifyInstance, deps: V1Deps):
       },
     },
     async (request) => ({
-      divisions: structures(request.params.sportID).flatMap((s) => [...s.divisions.values()]),
+      divisions: structures(catalog, request.params.sportID).flatMap((s) => [...s.divisions.values()]),
     }),
   );
   app.get(
@@ -164,7 +164,7 @@ export async function v1ReferenceRoutes(fastify: FastifyInstance, deps: V1Deps):
       },
     },
     async (request) => ({
-      conferences: structures(request.query.sport_id).flatMap((s) => [...s.conferences.values()]),
+      conferences: structures(catalog, request.query.sport_id).flatMap((s) => [...s.conferences.values()]),
     }),
   );
   app.get(
@@ -179,7 +179,7 @@ export async function v1ReferenceRoutes(fastify: FastifyInstance, deps: V1Deps):
       },
     },
     async (request) => ({
-      divisions: structures(request.query.sport_id).flatMap((s) => [...s.divisions.values()]),
+      divisions: structures(catalog, request.query.sport_id).flatMap((s) => [...s.divisions.values()]),
     }),
   );
 }

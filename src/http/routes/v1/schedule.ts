@@ -103,7 +103,7 @@ export async function v1ScheduleRoutes(fastify: FastifyInstance, deps: V1Deps): 
       },
     },
     async (request, reply) => {
-      const sportId = parseSportId(request.params.sportID);
+      const sportId = parseSportId(deps.catalog, request.params.sportID);
       const q = request.query;
       const named = q.from !== undefined && q.from !== '';
       const fromMs = named ? parseDate(q.from!) : Math.floor(Date.now() / DAY_MS) * DAY_MS;

@@ -70,7 +70,7 @@ export async function deltaRoutes(fastify: FastifyInstance, deps: RouteDeps): Pr
       if (!/^\d{1,16}$/.test(q.last_id))
         throw badRequest(`last_id must be a non-negative integer, got '${quote(q.last_id)}'`);
       const limit = parseInteger('limit', q.limit, 1, DELTA_LIMIT_MAX) ?? DELTA_LIMIT_DEFAULT;
-      const sportId = sportFilter(q.sport_id);
+      const sportId = sportFilter(deps.catalog, q.sport_id);
       const { scope, view } = callerOf(deps, request);
       // Plan coverage narrows the filters: a book, market or period outside it is never read.
       const books = scope.booksFor(parseIntList('affiliate_ids', q.affiliate_ids, 100));

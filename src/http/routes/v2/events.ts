@@ -41,7 +41,7 @@ export async function eventRoutes(fastify: FastifyInstance, deps: RouteDeps): Pr
       },
     },
     async (request, reply) => {
-      const sportId = parseSportId(request.params.sportID);
+      const sportId = parseSportId(deps.catalog, request.params.sportID);
       const dateMs = parseDate(request.params.date);
       gateDate(deps, request, dateMs);
       const { scope, view } = callerOf(deps, request);

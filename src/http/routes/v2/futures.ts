@@ -131,7 +131,7 @@ export async function futuresRoutes(fastify: FastifyInstance, deps: RouteDeps): 
       },
     },
     async (request, reply) => {
-      const sportId = parseSportId(request.params.sportID);
+      const sportId = parseSportId(deps.catalog, request.params.sportID);
       const { scope, view } = callerOf(deps, request);
       checkEntitled(scope);
       const q = request.query;
@@ -188,7 +188,7 @@ export async function futuresRoutes(fastify: FastifyInstance, deps: RouteDeps): 
       },
     },
     async (request, reply) => {
-      const sportId = parseSportId(request.params.sportID);
+      const sportId = parseSportId(deps.catalog, request.params.sportID);
       const { scope, view } = callerOf(deps, request);
       checkEntitled(scope);
       const filter = parseFilter(scope, request.query);

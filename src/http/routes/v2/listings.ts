@@ -169,7 +169,7 @@ export async function listingRoutes(fastify: FastifyInstance, deps: RouteDeps): 
       },
     },
     async (request) => {
-      const sportId = parseSportId(request.params.sportID);
+      const sportId = parseSportId(deps.catalog, request.params.sportID);
       const q = request.query;
       const { view } = callerOf(deps, request);
       return {
@@ -280,7 +280,7 @@ export async function listingRoutes(fastify: FastifyInstance, deps: RouteDeps): 
       },
     },
     async (request) => {
-      const sportId = parseSportId(request.params.sportID);
+      const sportId = parseSportId(deps.catalog, request.params.sportID);
       const dateMs = parseDate(request.params.date);
       gateDate(deps, request, dateMs);
       const q = request.query;

@@ -245,7 +245,7 @@ export async function openersClosingRoutes(fastify: FastifyInstance, deps: Route
         },
       },
       async (request, reply) => {
-        const sportId = parseSportId(request.params.sportID);
+        const sportId = parseSportId(deps.catalog, request.params.sportID);
         const dateMs = parseDate(request.params.date);
         gateDate(deps, request, dateMs);
         const { scope, view } = callerOf(deps, request);

@@ -70,7 +70,7 @@ export async function participantRoutes(fastify: FastifyInstance, deps: RouteDep
         if (!state) throw notFound('event', q.event_id);
         events = [state];
       } else if (q.sport_id !== undefined && q.date !== undefined) {
-        const sportId = parseSportId(String(parseInteger('sport_id', q.sport_id, 0, 1_000_000)));
+        const sportId = parseSportId(deps.catalog, String(parseInteger('sport_id', q.sport_id, 0, 1_000_000)));
         const dateMs = parseDate(q.date);
         gateDate(deps, request, dateMs);
         const [from, to] = dayWindow(dateMs, parseOffset(q.offset));

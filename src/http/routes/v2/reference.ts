@@ -1,10 +1,9 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import { AFFILIATES } from '../../../catalog/affiliates.ts';
-import { MARKET_DEFINITIONS } from '../../../catalog/markets.ts';
-import { SEASON_TYPES, SPORTS } from '../../../catalog/sports.ts';
-import type { Affiliate } from '../../../domain/types.ts';
+import type { Catalog } from '../../../catalog/catalog.ts';
+import type { Affiliate, MarketDefinition } from '../../../domain/types.ts';
+import { SEASON_TYPES } from '../../../catalog/sports.ts';
 import { parseInclude } from '../../../projection/params.ts';
 import { includeParam } from '../../../projection/param-schemas.ts';
 import {
@@ -14,33 +13,57 @@ import {
   MarketDefinitionSchema,
   SportSchema,
 } from '../../../projection/schemas.ts';
+import type { RouteDeps } from '../../route-kit.ts';
 import { SeasonTypesSchema } from '../../listing-schemas.ts';
-
-export const sportsBody = {
-  sports: SPORTS.map(({ sport_id, sport_name }) => ({ sport_id, sport_name })),
-};
 
 const seasonTypeIds = new Map(SEASON_TYPES.map((t) => [t.name, t.season_type_id]));
 
-/**
- * Season types per sport. Preseason, playoff and special-event games have sport ids of their own,
- * so each sport id has the one season type of its games.
- */
-export const seasonTypesBody = {
-  season_types: SPORTS.map(({ sport_id, sport_name, season_type }) => ({
-    sport_id,
-    sport_name,
-    season_type_id: seasonTypeIds.get(season_type)!,
-    season_type_name: season_type,
-  })),
-};
+/** What the listing routes serve of one version of the catalog, made once per change of it. */
+interface Bodies {
+  version: number;
+  sports: { sports: { sport_id: number; sport_name: string }[] };
+  seasonTypes: {
+    season_types: { sport_id: number; sport_name: string; season_type_id: number; season_type_name: string }[];
+  };
+  affiliates: { affiliates: Omit<Affiliate, 'regions'>[] };
+  affiliatesWithRegions: { affiliates: Affiliate[] };
+}
 
-function affiliateList(withRegions: boolean): Affiliate[] | Omit<Affiliate, 'regions'>[] {
-  return AFFILIATES.map(({ affiliate_id, affiliate_name, affiliate_url, status, regions }) =>
-    withRegions
-      ? { affiliate_id, affiliate_name, affiliate_url, status, regions }
-      : { affiliate_id, affiliate_name, affiliate_url, status },
-  );
+const made = new WeakMap<Catalog, Bodies>();
+
+/**
+ * The bodies of the sports, season types and affiliates lists for the current catalog. Season
+ * types per sport: preseason, playoff and special-event games have sport ids of their own, so each
+ * sport id has the one season type of its games.
+ */
+export function catalogBodies(catalog: Catalog): Bodies {
+  const kept = made.get(catalog);
+  if (kept && kept.version === catalog.version) return kept;
+  const sports = catalog.sports();
+  const books = catalog.books();
+  const bodies: Bodies = {
+    version: catalog.version,
+    sports: { sports: sports.map(({ sport_id, sport_name }) => ({ sport_id, sport_name })) },
+    seasonTypes: {
+      season_types: sports.map(({ sport_id, sport_name, season_type }) => ({
+        sport_id,
+        sport_name,
+        season_type_id: seasonTypeIds.get(season_type)!,
+        season_type_name: season_type,
+      })),
+    },
+    affiliates: {
+      affiliates: books.map(({ affiliate_id, affiliate_name, affiliate_url, status }) => ({
+        affiliate_id,
+        affiliate_name,
+        affiliate_url,
+        status,
+      })),
+    },
+    affiliatesWithRegions: { affiliates: [...books] },
+  };
+  made.set(catalog, bodies);
+  return bodies;
 }
 
 /** The affiliates list and its sportsbooks alias: schema and handler. */
@@ -57,14 +80,18 @@ export const affiliatesSchema = {
     400: ErrorBody,
   },
 };
-export const affiliates = async (request: { query: { include?: string | readonly string[] } }) => {
-  const include = parseInclude(request.query.include, ['regions']);
-  return { affiliates: affiliateList(include.has('regions')) };
-};
+export const affiliates =
+  (catalog: Catalog) => async (request: { query: { include?: string | readonly string[] } }) => {
+    const bodies = catalogBodies(catalog);
+    return parseInclude(request.query.include, ['regions']).has('regions')
+      ? bodies.affiliatesWithRegions
+      : bodies.affiliates;
+  };
 
 /** Catalog routes: the same answer for every caller, no data points. */
-export async function referenceRoutes(fastify: FastifyInstance): Promise<void> {
+export async function referenceRoutes(fastify: FastifyInstance, deps: RouteDeps): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const catalog = deps.catalog;
   app.get(
     '/api/v2/sports',
     {
@@ -75,7 +102,7 @@ export async function referenceRoutes(fastify: FastifyInstance): Promise<void> {
         response: { 200: Type.Object({ sports: Type.Array(SportSchema) }) },
       },
     },
-    async () => sportsBody,
+    async () => catalogBodies(catalog).sports,
   );
 
   app.get(
@@ -84,7 +111,7 @@ export async function referenceRoutes(fastify: FastifyInstance): Promise<void> {
       config: { public: true },
       schema: { ...affiliatesSchema, summary: 'Sportsbooks (no key needed)' },
     },
-    affiliates,
+    affiliates(catalog),
   );
   app.get(
     '/api/v2/sportsbooks',
@@ -92,7 +119,7 @@ export async function referenceRoutes(fastify: FastifyInstance): Promise<void> {
       config: { free: true },
       schema: { ...affiliatesSchema, summary: 'Alias of /api/v2/affiliates' },
     },
-    affiliates,
+    affiliates(catalog),
   );
 
   app.get(
@@ -108,7 +135,8 @@ export async function referenceRoutes(fastify: FastifyInstance): Promise<void> {
         },
       },
     },
-    async () => [...MARKET_DEFINITIONS],
+    // The catalog's own list, never changed in place: a change of the catalog makes a new one.
+    async () => catalog.markets() as MarketDefinition[],
   );
 
   app.get(
@@ -125,6 +153,6 @@ export async function referenceRoutes(fastify: FastifyInstance): Promise<void> {
         },
       },
     },
-    async () => seasonTypesBody,
+    async () => catalogBodies(catalog).seasonTypes,
   );
 }

@@ -2,12 +2,13 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { intPathParam } from '../../../projection/param-schemas.ts';
-import { homeSportOf, playerById, type RosterPlayer, rosterOf } from '../../../catalog/rosters/index.ts';
-import { teamById } from '../../../catalog/teams/index.ts';
+import type { Catalog } from '../../../catalog/catalog.ts';
+import type { RosterPlayer } from '../../../catalog/rosters/index.ts';
 import type { TeamRecord } from '../../../catalog/teams/types.ts';
 import type { Same } from '../../../domain/shape-tie.ts';
 import { notFound } from '../../../projection/errors.ts';
 import { parseIdParam } from '../../../projection/params.ts';
+import type { RouteDeps } from '../../route-kit.ts';
 import {
   errorResponses,
   PlayerRecordSchema,
@@ -29,16 +30,17 @@ const _playerRecord: Same<
 > = true;
 
 /** A team path parameter: 400 unless a positive integer, 404 unless a catalog team with a home sport. */
-export function knownTeam(raw: string) {
+export function knownTeam(catalog: Catalog, raw: string) {
   const teamId = parseIdParam('team_id', raw);
-  const team = teamById(teamId);
-  const sportId = homeSportOf(teamId);
+  const team = catalog.team(teamId);
+  const sportId = catalog.homeSportOf(teamId);
   if (!team || sportId === undefined) throw notFound('team', teamId);
   return { team, sportId };
 }
 
-export async function rosterRoutes(fastify: FastifyInstance): Promise<void> {
+export async function rosterRoutes(fastify: FastifyInstance, deps: RouteDeps): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const catalog = deps.catalog;
   const teamParams = Type.Object({ teamID: intPathParam() });
 
   app.get(
@@ -53,7 +55,7 @@ export async function rosterRoutes(fastify: FastifyInstance): Promise<void> {
       },
     },
     async (request) => {
-      const { team, sportId } = knownTeam(request.params.teamID);
+      const { team, sportId } = knownTeam(catalog, request.params.teamID);
       return {
         team_id: team.team_id,
         name: team.name,
@@ -78,8 +80,8 @@ export async function rosterRoutes(fastify: FastifyInstance): Promise<void> {
       },
     },
     async (request) => {
-      const { team } = knownTeam(request.params.teamID);
-      const players = (rosterOf(team.team_id) ?? []).map((p) => ({
+      const { team } = knownTeam(catalog, request.params.teamID);
+      const players = catalog.rosterOf(team.team_id).map((p) => ({
         player_id: p.player_id,
         name: p.name,
         position: p.position,
@@ -106,9 +108,9 @@ export async function rosterRoutes(fastify: FastifyInstance): Promise<void> {
     },
     async (request) => {
       const playerId = parseIdParam('player_id', request.params.playerID);
-      const player = playerById(playerId);
-      const team = player && teamById(player.team_id);
-      const sportId = player && homeSportOf(player.team_id);
+      const player = catalog.player(playerId);
+      const team = player && catalog.team(player.team_id);
+      const sportId = player && catalog.homeSportOf(player.team_id);
       if (!player || !team || sportId === undefined) throw notFound('player', playerId);
       const record = {
         ...player,

@@ -7,8 +7,7 @@ import type { BoardView } from '../../../board/board-view.ts';
 import { foldStats } from '../../../board/apply.ts';
 import { seasonGames, sumBoxes } from '../../../board/season-totals.ts';
 import { seasonYear } from '../../../catalog/seasons.ts';
-import { SEASON_TYPES, sportProfile } from '../../../catalog/sports.ts';
-import { homeLeagueOf } from '../../../catalog/teams/index.ts';
+import { SEASON_TYPES } from '../../../catalog/sports.ts';
 import { type BoxBody, boxBody, type SerializedBox } from '../../box-score.ts';
 import { badRequest, notFound } from '../../../projection/errors.ts';
 import { parseInteger, parseIntList } from '../../../projection/params.ts';
@@ -59,10 +58,10 @@ async function seasonFor(
   rawTeam: string,
   q: SeasonQuery,
 ): Promise<Season> {
-  const { team, sportId } = knownTeam(rawTeam);
-  const sport = sportProfile(sportId);
-  const league = homeLeagueOf(team.team_id);
-  if (!sport || !league) throw notFound('team', team.team_id);
+  const { team, sportId } = knownTeam(deps.catalog, rawTeam);
+  const sport = deps.catalog.sport(sportId);
+  const sportIds = deps.catalog.homeSportIds(team.team_id);
+  if (!sport || !sportIds) throw notFound('team', team.team_id);
   const current = seasonYear(sport, nowOf(deps));
   const year = parseInteger('year', q.year, MIN_YEAR, MAX_YEAR) ?? current;
   const seasonTypeId = parseInteger('season_type', q.season_type, 1, Number.MAX_SAFE_INTEGER) ?? DEFAULT_SEASON_TYPE;
@@ -78,7 +77,7 @@ async function seasonFor(
   const scope: SeasonScope = { teamId: team.team_id, teamName: team.name, year, seasonTypeId };
   const live = deps.views.forDelay(0);
   const found = deps.seasons.games(scope, live.head, () =>
-    seasonGames(live, { teamId: team.team_id, sportIds: league.sport_ids, year, seasonType: seasonType.name }),
+    seasonGames(live, { teamId: team.team_id, sportIds, year, seasonType: seasonType.name }),
   );
   if (found.games.every((g) => g.box.version <= view.head)) return { box: deps.seasons.season(scope, found) };
   const boxes = await Promise.all(

@@ -11,7 +11,7 @@ import { ErrorBody, errorResponses } from '../../../projection/schemas.ts';
 import { PlayerGameStatsSchema, StatDefinitionSchema, TeamGameStatsSchema } from '../../stats-schemas.ts';
 
 /** The stat dictionary and the static sample box score: catalog routes, free for every key. */
-export async function statRoutes(fastify: FastifyInstance, _deps: RouteDeps): Promise<void> {
+export async function statRoutes(fastify: FastifyInstance, deps: RouteDeps): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const sample = Buffer.from(JSON.stringify(sampleBox()));
 
@@ -33,7 +33,7 @@ export async function statRoutes(fastify: FastifyInstance, _deps: RouteDeps): Pr
     },
     async (request) => {
       const id = parseInteger('id', request.query.id, 1, Number.MAX_SAFE_INTEGER);
-      const sportId = sportFilter(request.query.sport_id);
+      const sportId = sportFilter(deps.catalog, request.query.sport_id);
       return STAT_DEFINITIONS.filter(
         (s) => (id === undefined || s.id === id) && (sportId === undefined || s.sport_id === sportId),
       ).map(publicStat);

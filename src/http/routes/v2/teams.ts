@@ -3,8 +3,8 @@ import { type Static, Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { intPathParam } from '../../../projection/param-schemas.ts';
 import type { BoardView } from '../../../board/board-view.ts';
-import { leagueForSport } from '../../../catalog/teams/index.ts';
-import type { LeagueCatalog, TeamRecord } from '../../../catalog/teams/types.ts';
+import type { Catalog, SportTeams } from '../../../catalog/catalog.ts';
+import type { TeamRecord } from '../../../catalog/teams/types.ts';
 import { notFound } from '../../../projection/errors.ts';
 import { parseSportId } from '../../../projection/params.ts';
 import { callerOf, type RouteDeps } from '../../route-kit.ts';
@@ -43,9 +43,9 @@ export function structure(sportId: number, teams: readonly TeamRecord[]) {
 }
 
 /** The league of a sport id path parameter: 400 when not an integer, 404 without teams. */
-export function leagueOf(raw: string): { sportId: number; league: LeagueCatalog } {
-  const sportId = parseSportId(raw);
-  const league = leagueForSport(sportId);
+export function leagueOf(catalog: Catalog, raw: string): { sportId: number; league: SportTeams } {
+  const sportId = parseSportId(catalog, raw);
+  const league = catalog.teamsOfSport(sportId);
   if (!league) throw notFound('teams of sport', sportId);
   return { sportId, league };
 }
@@ -58,7 +58,7 @@ function records(view: BoardView, sportId: number): Map<number, string> {
 }
 
 /** The teams of a sport with their conference, division and record. */
-export function sportTeams(view: BoardView, sportId: number, league: LeagueCatalog) {
+export function sportTeams(view: BoardView, sportId: number, league: SportTeams) {
   const { conferences, divisions } = structure(sportId, league.teams);
   const rec = records(view, sportId);
   return league.teams.map((t) => ({
@@ -91,7 +91,7 @@ export async function teamRoutes(fastify: FastifyInstance, deps: RouteDeps): Pro
       },
     },
     async (request) => {
-      const { sportId, league } = leagueOf(request.params.sportID);
+      const { sportId, league } = leagueOf(deps.catalog, request.params.sportID);
       return { teams: sportTeams(callerOf(deps, request).view, sportId, league) };
     },
   );
@@ -111,7 +111,7 @@ export async function teamRoutes(fastify: FastifyInstance, deps: RouteDeps): Pro
       },
     },
     async (request) => {
-      const { sportId, league } = leagueOf(request.params.sportID);
+      const { sportId, league } = leagueOf(deps.catalog, request.params.sportID);
       return {
         conferences: [...structure(sportId, league.teams).conferences.values()],
       };
@@ -133,7 +133,7 @@ export async function teamRoutes(fastify: FastifyInstance, deps: RouteDeps): Pro
       },
     },
     async (request) => {
-      const { sportId, league } = leagueOf(request.params.sportID);
+      const { sportId, league } = leagueOf(deps.catalog, request.params.sportID);
       return {
         divisions: [...structure(sportId, league.teams).divisions.values()],
       };

@@ -1,0 +1,827 @@
+/**
+ * Issue 40's performance targets, measured on real processes: `oddsbase serve --role writer|api`
+ * on a PostgreSQL and a Redis of the benchmark's own (started as the cluster tests start them,
+ * test/cluster/services: loopback ports, temporary directories, PostgreSQL with fsync off).
+ *
+ *   npm run bench:cluster                          # every part (~10 min)
+ *   npm run bench:cluster -- --short               # every part, shorter (~4 min)
+ *   npm run bench:cluster -- --only commit,events  # some parts: commit, stream, events, start
+ *
+ * - commit: a writer (`--feed ingest`) takes BATCHES batches of 2,000 price updates over
+ *   POST /admin/v1/ingest (bench/ingest.ts's rows, two in flight, the bodies made before the clock
+ *   starts) and commits each into PostgreSQL; its rate is taken from the first POST to the last
+ *   answer. The rows it wrote are then read back, grouped by the transaction each was committed in
+ *   (the batches' heads), and written by a bare `pg` loop into a fresh database of the same schema
+ *   (bench/pg-commit.ts's loop). Runs alternate writer / bare.
+ * - stream: one writer, two API nodes, 1,000 clients of /api/v2/ws/markets (half on each node,
+ *   each filtered to one of 250 events, four clients an event), 2,000 price changes a second
+ *   POSTed to the writer every 50 ms. Latency: a delivery's arrival minus its batch's time
+ *   (`X-Batch-At`, set as the POST leaves, so it also counts the ingest's own work before the
+ *   commit). Every delivery is counted and checked against what each client's filter asks for.
+ * - events: an embedded server (`serve`, SQLite) and an API node get the same 100 events of 200
+ *   prices through the ingest API; GET /api/v2/sports/4/events/{today} is loaded on each in
+ *   alternate rounds (autocannon, bench/events.ts's `cannon`), both servers pinned to CPU 0 and
+ *   the client to CPU 1; CPU per request from /proc.
+ * - start: a writer with the simulator fills a day of history into a database once (its first
+ *   start); then API nodes are started against it, one at a time: spawn to /readyz 200.
+ *
+ * Servers run with `npm start`'s node flags. Progress goes to stderr, a markdown summary to stdout.
+ */
+import { execFileSync } from 'node:child_process';
+import { loadavg } from 'node:os';
+import pg from 'pg';
+import { WebSocket } from 'ws';
+import { generateAdminToken, newAdminTokenRecord } from '../src/access/admin-tokens.ts';
+import { generateKey, newKeyRecord } from '../src/access/keys.ts';
+import { openAccounts, type StoreTarget } from '../src/compose.ts';
+import type { PriceUpdate, Update } from '../src/ledger/updates.ts';
+import { PgStore } from '../src/store/postgres/pg-store.ts';
+import type { ChangeRecord } from '../src/store/store.ts';
+import { type PostgresService, startPostgres } from '../test/cluster/services/postgres.ts';
+import { type RedisService, startRedis } from '../test/cluster/services/redis.ts';
+import { nbaEvent, price } from '../test/helpers/fixtures.ts';
+import { serveChild } from '../test/helpers/serve-child.ts';
+import { cannon, type RunStats } from './events.ts';
+import { buildWorkload } from './ingest.ts';
+import { bareLoop } from './pg-commit.ts';
+import {
+  canPin,
+  cleanupOnSignal,
+  cpuSeconds,
+  int,
+  isMain,
+  log,
+  makeTmpDir,
+  median,
+  pct,
+  pinSelf,
+  removeDir,
+  sleep,
+  startScriptNodeFlags,
+  TASKSET,
+  todayUtc,
+} from './lib.ts';
+
+/** Issue 40's targets. */
+export const TARGETS = {
+  commitPerS: 30_000,
+  commitRatio: 0.6,
+  streamP99Ms: 150,
+  eventsCpuRatio: 1.05,
+  startS: 60,
+};
+
+const PARTS = ['commit', 'stream', 'events', 'start'] as const;
+type Part = (typeof PARTS)[number];
+
+export interface ClusterOptions {
+  only: Part[];
+  /** Rounds of each side (commit, events) or API node starts (start). */
+  runs: number;
+  /** commit: timed batches of 2,000 a run. */
+  batches: number;
+  /** stream: measured seconds after a warm-up. */
+  seconds: number;
+  /** events: seconds of each autocannon round. */
+  duration: number;
+  /** start: the simulator's sports for the day of log (every sport when undefined). */
+  sports?: string;
+  /** commit: where the writer writes a CPU profile (`--cpu-prof`), if anywhere. */
+  cpuProfDir?: string;
+  /**
+   * start: a directory that keeps PostgreSQL's files between runs, so that the day of log is filled
+   * once (a fill of every sport takes minutes, tens of minutes on a loaded machine) and reused.
+   */
+  dayStore?: string;
+}
+
+const DEFAULTS: ClusterOptions = { only: [...PARTS], runs: 3, batches: 60, seconds: 20, duration: 8 };
+const SHORT: ClusterOptions = { only: [...PARTS], runs: 1, batches: 20, seconds: 8, duration: 4, sports: '4' };
+
+// --- the processes -----------------------------------------------------------------------------
+
+interface Node {
+  url: string;
+  pid: number;
+  /** Where its /metrics listens, when started with --metrics-port. */
+  metricsUrl?: string;
+  stop(): Promise<void>;
+}
+
+interface Cluster {
+  postgres: PostgresService;
+  redis: RedisService;
+  /** The data directory the cluster's processes are given (unused with a database URL). */
+  scratch: string;
+  nodes: Set<Node>;
+}
+
+/** `oddsbase serve` as `npm start` runs it: `role` on `databaseUrl`, or embedded on `dataDir` when `role` is all. */
+async function serve(
+  c: Cluster,
+  role: 'writer' | 'api' | 'all',
+  where: string,
+  args: string[] = [],
+  nodeFlags: string[] = [],
+): Promise<Node> {
+  const backend =
+    role === 'all'
+      ? ['--data-dir', where]
+      : ['--database-url', where, '--redis-url', c.redis.url, '--data-dir', c.scratch];
+  const s = await serveChild(['--role', role, ...backend, '--log-level', 'warn', ...args], {
+    nodeFlags: [...startScriptNodeFlags(), ...nodeFlags],
+    timeoutMs: 600_000,
+  });
+  const listener = /metrics: (http[^\s)]+)/.exec(s.output())?.[1];
+  const metrics = listener && new URL('/metrics', listener).href;
+  const node: Node = {
+    url: s.url,
+    pid: s.child.pid!,
+    ...(metrics ? { metricsUrl: metrics } : {}),
+    async stop() {
+      c.nodes.delete(node);
+      if (s.child.exitCode !== null || s.child.signalCode !== null) return;
+      s.child.kill('SIGTERM');
+      const timer = setTimeout(() => s.child.kill('SIGKILL'), 10_000);
+      await s.exited;
+      clearTimeout(timer);
+    },
+  };
+  c.nodes.add(node);
+  return node;
+}
+
+/** Polls `/readyz` until it answers 200; returns when, by performance.now(). */
+async function ready(url: string, timeoutMs: number): Promise<number> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const ok = await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(2000) }).then(
+      async (r) => (await r.arrayBuffer(), r.status === 200),
+      () => false,
+    );
+    if (ok) return performance.now();
+    await sleep(100);
+  }
+  throw new Error(`${url} was not ready within ${timeoutMs / 1000} s`);
+}
+
+/** An admin token for the ingest API and `keys` Enterprise keys without a per-second ceiling. */
+async function accounts(target: StoreTarget, keys: number): Promise<{ token: string; keys: string[] }> {
+  const a = await openAccounts(target, { create: true });
+  try {
+    const token = generateAdminToken();
+    await a.adminTokens.insert(newAdminTokenRecord(token));
+    const made: string[] = [];
+    for (let i = 0; i < keys; i++) {
+      const k = generateKey();
+      await a.keys.insert(
+        newKeyRecord(k, 'enterprise', { label: 'bench', custom: JSON.stringify({ burstPerSecond: 1_000_000_000 }) }),
+      );
+      made.push(k);
+    }
+    return { token, keys: made };
+  } finally {
+    await a.close();
+  }
+}
+
+/** An ingest batch ready to send: its id, time and NDJSON body. */
+interface Post {
+  id: string;
+  at: string;
+  body: string;
+}
+
+const post = (id: string, at: string, records: readonly Update[]): Post => ({
+  id,
+  at,
+  body: records.map((r) => JSON.stringify(r)).join('\n'),
+});
+
+/** POSTs a batch to /admin/v1/ingest until it is taken (a 503 is the ledger's "again later"); returns the head. */
+async function ingest(url: string, token: string, p: Post): Promise<number> {
+  for (;;) {
+    const res = await fetch(`${url}/admin/v1/ingest`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${token}`,
+        'content-type': 'application/x-ndjson',
+        'idempotency-key': p.id,
+        'x-batch-at': p.at,
+      },
+      body: p.body,
+    });
+    const text = await res.text();
+    if (res.status === 503) {
+      await sleep(5);
+      continue;
+    }
+    if (res.status !== 200) throw new Error(`batch ${p.id}: ${res.status} ${text}`);
+    return (JSON.parse(text) as { head_id: number }).head_id;
+  }
+}
+
+const loadNow = () => loadavg()[0]!.toFixed(1);
+
+// --- commit: the writer against a bare pg loop ---------------------------------------------------
+
+export interface CommitResult {
+  updates: number;
+  writer: number[];
+  bare: number[];
+  inCommit: number[];
+  writerCpu: number[];
+  writerCpuPerK: number[];
+  bareCpuPerK: number[];
+  load: [string, string];
+}
+
+/** The changes the batches wrote, a transaction each, read back from the database of `url`. */
+async function committedBatches(url: string, heads: number[], after: number): Promise<ChangeRecord[][]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<ChangeRecord>(
+      `SELECT id, kind, event_id, sport_id, at, committed_ms, price_id, affiliate_id, market_id, payload, detail
+         FROM changes WHERE id > $1 AND id <= $2 ORDER BY id`,
+      [after, heads.at(-1)],
+    );
+    const out: ChangeRecord[][] = [];
+    let i = 0;
+    for (const head of heads) {
+      const batch: ChangeRecord[] = [];
+      while (i < rows.length && rows[i]!.id <= head) batch.push(rows[i++]!);
+      out.push(batch);
+    }
+    return out;
+  } finally {
+    await client.end();
+  }
+}
+
+/** The CPU seconds the processes `pids` used so far (the ones that have ended count nothing). */
+const sumCpu = (pids: number[]) => pids.reduce((sum, pid) => sum + (cpuSeconds(pid) ?? 0), 0);
+
+/** The seconds the writer's ledger spent inside Store.commit so far (its commit histogram's sum). */
+async function commitSeconds(node: Node): Promise<number> {
+  if (!node.metricsUrl) throw new Error('the writer did not say where its /metrics listens');
+  const text = await (await fetch(node.metricsUrl)).text();
+  const sum = /^oddsbase_ledger_commit_duration_seconds_sum (\S+)$/m.exec(text)?.[1];
+  if (sum === undefined) throw new Error('no oddsbase_ledger_commit_duration_seconds_sum in /metrics');
+  return Number(sum);
+}
+
+interface CommitRun {
+  writer: number;
+  bare: number;
+  /** CPU µs a row: the writer process and its PostgreSQL connections' server processes; the bare loop and its connection's. */
+  writerCpuPerK: number;
+  bareCpuPerK: number;
+  updates: number;
+  /** The share of the writer's wall time inside Store.commit, and its CPU (1 = one core). */
+  inCommit: number;
+  writerCpu: number;
+}
+
+async function commitRun(c: Cluster, o: ClusterOptions): Promise<CommitRun> {
+  const w = buildWorkload();
+  const setup = w.setup.map((b, i) => post(`setup-${i}`, b.at, b.updates));
+  const timed = w.timed.slice(0, o.batches).map((b, i) => post(`timed-${i}`, b.at, b.updates));
+  const updates = w.timed.slice(0, o.batches).reduce((n, b) => n + b.updates.length, 0);
+  const db = await c.postgres.createDatabase();
+  const prof = o.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${o.cpuProfDir}`] : [];
+  const writer = await serve(c, 'writer', db, ['--feed', 'ingest', '--metrics-port', '0'], prof);
+  let heads: number[] = [];
+  let setupHead = 0;
+  let writerMs: number;
+  let inCommitS: number;
+  let writerCpuS: number;
+  let serverCpuS: number;
+  try {
+    const { token } = await accounts({ dataDir: c.scratch, databaseUrl: db }, 0);
+    for (const p of setup) setupHead = await ingest(writer.url, token, p);
+    heads = new Array<number>(timed.length);
+    let next = 0;
+    // Two in flight: the writer reads and checks one batch while the other commits.
+    const sender = async () => {
+      while (next < timed.length) {
+        const k = next++;
+        heads[k] = await ingest(writer.url, token, timed[k]!);
+      }
+    };
+    const commit0 = await commitSeconds(writer);
+    const backends = await c.postgres.backends(db);
+    const cpu0 = cpuSeconds(writer.pid) ?? 0;
+    const server0 = sumCpu(backends);
+    const began = performance.now();
+    await Promise.all([sender(), sender()]);
+    writerMs = performance.now() - began;
+    writerCpuS = (cpuSeconds(writer.pid) ?? 0) - cpu0;
+    serverCpuS = sumCpu(backends) - server0;
+    inCommitS = (await commitSeconds(writer)) - commit0;
+  } finally {
+    await writer.stop();
+  }
+  heads.sort((a, b) => a - b);
+  if (heads.at(-1)! - setupHead !== updates) {
+    throw new Error(`the writer wrote ${heads.at(-1)! - setupHead} rows for ${updates} updates`);
+  }
+  const rows = await committedBatches(db, heads, setupHead);
+  await c.postgres.dropDatabase(db);
+  const bareDb = await c.postgres.createDatabase();
+  // The same schema: a store opened once migrates it.
+  await (await PgStore.open(bareDb)).close();
+  const bare = await bareLoop(bareDb, rows);
+  await c.postgres.dropDatabase(bareDb);
+  return {
+    writer: updates / (writerMs / 1000),
+    bare: updates / (bare.ms / 1000),
+    writerCpuPerK: ((writerCpuS + serverCpuS) * 1e6) / updates,
+    bareCpuPerK: (bare.cpuS * 1e6) / updates,
+    updates,
+    inCommit: inCommitS / (writerMs / 1000),
+    writerCpu: writerCpuS / (writerMs / 1000),
+  };
+}
+
+export async function runCommit(c: Cluster, o: ClusterOptions): Promise<CommitResult> {
+  const load0 = loadNow();
+  const runs: CommitRun[] = [];
+  for (let r = 0; r < o.runs; r++) {
+    const run = await commitRun(c, o);
+    runs.push(run);
+    log(
+      `commit run ${r + 1}: writer ${int(run.writer)} updates/s (${pct(run.inCommit)} of it in Store.commit, CPU ${pct(run.writerCpu)}, ${run.writerCpuPerK.toFixed(0)} CPU µs a row), bare pg loop ${int(run.bare)} rows/s (${run.bareCpuPerK.toFixed(0)} CPU µs a row)`,
+    );
+  }
+  return {
+    updates: runs[0]!.updates,
+    writer: runs.map((r) => r.writer),
+    bare: runs.map((r) => r.bare),
+    inCommit: runs.map((r) => r.inCommit),
+    writerCpu: runs.map((r) => r.writerCpu),
+    writerCpuPerK: runs.map((r) => r.writerCpuPerK),
+    bareCpuPerK: runs.map((r) => r.bareCpuPerK),
+    load: [load0, loadNow()],
+  };
+}
+
+// --- stream: commit to a client of another node --------------------------------------------------
+
+const STREAM_EVENTS = 250;
+const STREAM_CLIENTS = 1000;
+const STREAM_RATE = 2000;
+const STREAM_BOOKS = [19, 23, 24, 25];
+/** Enterprise keys take 100 connections each. */
+const PER_KEY = 100;
+
+const streamEvent = (e: number) => `clusterbench${String(e).padStart(20, '0')}`;
+const LINES_PER_EVENT = STREAM_BOOKS.length * 2;
+const LINES = STREAM_EVENTS * LINES_PER_EVENT;
+
+/** The nth change of the stream workload: the lines in turn, each one's price moving every round. */
+function streamUpdate(n: number): PriceUpdate {
+  const k = n % LINES;
+  const round = Math.floor(n / LINES);
+  const line = k % LINES_PER_EVENT;
+  const home = line % 2 === 1;
+  return price(streamEvent(Math.floor(k / LINES_PER_EVENT)), {
+    market_id: 1,
+    participant_id: home ? 2014 : 2002,
+    participant_name: home ? 'Los Angeles' : 'Boston',
+    affiliate_id: STREAM_BOOKS[line >> 1]!,
+    price: (home ? -120 : 110) - (round % 2) - (k % 5),
+  });
+}
+
+const eventOfUpdate = (n: number) => Math.floor((n % LINES) / LINES_PER_EVENT);
+
+export interface StreamResult {
+  clients: number;
+  sent: number;
+  expected: number;
+  delivered: number;
+  /** Deliveries a client did not get, and ones it got beyond what it asked for. */
+  missing: number;
+  extra: number;
+  p50: number;
+  p99: number;
+  max: number;
+  timed: number;
+  rate: number;
+  load: [string, string];
+}
+
+export async function runStream(c: Cluster, o: ClusterOptions): Promise<StreamResult> {
+  const load0 = loadNow();
+  const db = await c.postgres.createDatabase();
+  const writer = await serve(c, 'writer', db, ['--feed', 'ingest']);
+  const sockets: WebSocket[] = [];
+  try {
+    const { token, keys } = await accounts(
+      { dataDir: c.scratch, databaseUrl: db },
+      Math.ceil(STREAM_CLIENTS / PER_KEY),
+    );
+    const at0 = new Date().toISOString();
+    const events = Array.from({ length: STREAM_EVENTS }, (_, e) => ({
+      kind: 'event' as const,
+      event: nbaEvent(streamEvent(e), todayUtc()),
+    }));
+    // Every line once before the clients connect, so each measured change is a price move.
+    await ingest(
+      writer.url,
+      token,
+      post('setup', at0, [...events, ...Array.from({ length: LINES }, (_, n) => streamUpdate(n))]),
+    );
+    const nodes = [await serve(c, 'api', db), await serve(c, 'api', db)];
+    await Promise.all(nodes.map((n) => ready(n.url, 120_000)));
+    log(`stream: writer and two API nodes up; connecting ${STREAM_CLIENTS} clients`);
+    const received = new Array<number>(STREAM_CLIENTS).fill(0);
+    const latencies: number[] = [];
+    let timeFrom = Infinity;
+    for (let i = 0; i < STREAM_CLIENTS; i += 50) {
+      await Promise.all(
+        Array.from({ length: Math.min(50, STREAM_CLIENTS - i) }, async (_, j) => {
+          const client = i + j;
+          const node = nodes[client % 2]!;
+          const ws = new WebSocket(
+            `${node.url.replace('http', 'ws')}/api/v2/ws/markets?event_ids=${streamEvent((client >> 1) % STREAM_EVENTS)}`,
+            { headers: { 'X-Service-Key': keys[Math.floor(client / PER_KEY)]! } },
+          );
+          ws.on('message', (data) => {
+            const s = String(data);
+            // Price moves only (a snapshot at connect, heartbeats and the like are not changes).
+            if (!s.includes('"snapshot":false')) return;
+            received[client]!++;
+            const at = s.indexOf('"updated_at":"');
+            if (at < 0) return;
+            const sentAt = Date.parse(s.slice(at + 14, s.indexOf('"', at + 14)));
+            if (sentAt >= timeFrom) latencies.push(Date.now() - sentAt);
+          });
+          await new Promise<void>((resolve, reject) => {
+            ws.once('open', () => resolve());
+            ws.once('error', (err) => reject(new Error(`client ${client}: ${String(err)}`)));
+          });
+          sockets.push(ws);
+        }),
+      );
+    }
+    await sleep(1000);
+    received.fill(0);
+    log(`stream: ${STREAM_CLIENTS} clients connected; sending ${STREAM_RATE} changes a second`);
+    const perEvent = new Array<number>(STREAM_EVENTS).fill(0);
+    let sent = 0;
+    const warmMs = 2000;
+    const began = Date.now();
+    timeFrom = began + warmMs;
+    let batch = 0;
+    while (Date.now() - began < warmMs + o.seconds * 1000) {
+      const due = Math.floor(((Date.now() - began) / 1000) * STREAM_RATE);
+      // A writer that falls behind gets what is due in batches of at most 2,000, one after another.
+      while (due > sent) {
+        const upto = Math.min(due, sent + 2000);
+        const ups: PriceUpdate[] = [];
+        for (let n = sent; n < upto; n++) {
+          ups.push(streamUpdate(LINES + n));
+          perEvent[eventOfUpdate(LINES + n)]!++;
+        }
+        sent = upto;
+        await ingest(writer.url, token, post(`s-${batch++}`, new Date().toISOString(), ups));
+      }
+      await sleep(50);
+    }
+    const rate = sent / ((Date.now() - began) / 1000);
+    const expected = received.map((_, i) => perEvent[(i >> 1) % STREAM_EVENTS]!);
+    const total = expected.reduce((a, b) => a + b, 0);
+    const sum = () => received.reduce((a, b) => a + b, 0);
+    // What is still on its way: until every delivery is in, or nothing more came for 5 s.
+    for (let last = -1, quiet = 0; sum() < total && quiet < 5000; quiet = sum() === last ? quiet + 250 : 0) {
+      last = sum();
+      await sleep(250);
+    }
+    let missing = 0;
+    let extra = 0;
+    received.forEach((got, i) => {
+      if (got < expected[i]!) missing += expected[i]! - got;
+      else extra += got - expected[i]!;
+    });
+    const sorted = latencies.sort((a, b) => a - b);
+    const q = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? Number.NaN;
+    return {
+      clients: STREAM_CLIENTS,
+      sent,
+      expected: total,
+      delivered: sum(),
+      missing,
+      extra,
+      p50: q(0.5),
+      p99: q(0.99),
+      max: sorted.at(-1) ?? Number.NaN,
+      timed: sorted.length,
+      rate,
+      load: [load0, loadNow()],
+    };
+  } finally {
+    for (const ws of sockets) ws.terminate();
+    for (const n of [...c.nodes]) await n.stop();
+    await c.postgres.dropDatabase(db);
+  }
+}
+
+// --- events: an API node's snapshot against the embedded server's ----------------------------------
+
+export interface EventsCpuResult {
+  bytes: { embedded: number; api: number; same: boolean };
+  embedded: RunStats[];
+  api: RunStats[];
+  load: [string, string];
+}
+
+const pin = (pid: number, cpu: string) => {
+  if (canPin()) execFileSync(TASKSET, ['-a', '-cp', cpu, String(pid)], { stdio: 'ignore' });
+};
+
+/** The answer's text with its cursor left out: the two logs' ids begin apart. */
+const withoutCursor = (text: string) => text.replace(/"delta_last_id":"?\d+"?/g, '');
+
+/** Events of the events part: about as large an answer (210 KB) as the simulator's NBA day. */
+const SNAPSHOT_EVENTS = 10;
+
+export async function runEventsCpu(c: Cluster, o: ClusterOptions): Promise<EventsCpuResult> {
+  const load0 = loadNow();
+  const w = buildWorkload();
+  const setup = w.setup.slice(0, SNAPSHOT_EVENTS).map((b, i) => post(`setup-${i}`, b.at, b.updates));
+  const path = `/api/v2/sports/4/events/${todayUtc()}`;
+  const dataDir = makeTmpDir('cluster-embedded');
+  const db = await c.postgres.createDatabase();
+  let restore: string | undefined;
+  try {
+    const embeddedAccounts = await accounts({ dataDir }, 1);
+    const embedded = await serve(c, 'all', dataDir, ['--feed', 'ingest']);
+    const writer = await serve(c, 'writer', db, ['--feed', 'ingest']);
+    const clusterAccounts = await accounts({ dataDir: c.scratch, databaseUrl: db }, 1);
+    for (const p of setup) {
+      await ingest(embedded.url, embeddedAccounts.token, p);
+      await ingest(writer.url, clusterAccounts.token, p);
+    }
+    const api = await serve(c, 'api', db);
+    await ready(api.url, 120_000);
+    const get = async (url: string, key: string) =>
+      (await fetch(url + path, { headers: { 'X-Service-Key': key } })).text();
+    const reference = await get(writer.url, clusterAccounts.keys[0]!);
+    // The node has caught up when it serves what the writer serves.
+    for (let t = 0; (await get(api.url, clusterAccounts.keys[0]!)) !== reference; t++) {
+      if (t > 200) throw new Error('the API node did not catch up with the writer within 20 s');
+      await sleep(100);
+    }
+    const e = await get(embedded.url, embeddedAccounts.keys[0]!);
+    const bytes = {
+      embedded: Buffer.byteLength(e),
+      api: Buffer.byteLength(reference),
+      same: withoutCursor(e) === withoutCursor(reference),
+    };
+    log(`events: ${bytes.embedded} and ${bytes.api} bytes, the same but for the cursor: ${bytes.same}`);
+    pin(embedded.pid, '0');
+    pin(api.pid, '0');
+    restore = pinSelf('1');
+    const embeddedRuns: RunStats[] = [];
+    const apiRuns: RunStats[] = [];
+    // Unmeasured: each server's caches and code warm before the first round.
+    await cannon(embedded.url + path, { 'X-Service-Key': embeddedAccounts.keys[0]! }, 2, embedded.pid);
+    await cannon(api.url + path, { 'X-Service-Key': clusterAccounts.keys[0]! }, 2, api.pid);
+    for (let r = 0; r < o.runs; r++) {
+      for (const [which, node, key, out] of [
+        ['embedded', embedded, embeddedAccounts.keys[0]!, embeddedRuns],
+        ['api node', api, clusterAccounts.keys[0]!, apiRuns],
+      ] as const) {
+        const s = await cannon(node.url + path, { 'X-Service-Key': key }, o.duration, node.pid);
+        if (s.errors > 0) throw new Error(`${which}: ${s.errors} errors`);
+        out.push(s);
+        log(`events round ${r + 1}, ${which}: ${int(s.rps)} req/s, ${s.cpuUsPerRequest.toFixed(0)} µs CPU a request`);
+      }
+    }
+    return { bytes, embedded: embeddedRuns, api: apiRuns, load: [load0, loadNow()] };
+  } finally {
+    if (restore) pinSelf(restore);
+    for (const n of [...c.nodes]) await n.stop();
+    await c.postgres.dropDatabase(db);
+    removeDir(dataDir);
+  }
+}
+
+// --- start: an API node on a day of log ------------------------------------------------------------
+
+export interface StartResult {
+  rows: number;
+  /** How long the writer's first start took to fill the day; absent when the day was kept from an earlier run. */
+  fillS?: number;
+  startsS: number[];
+  /** Each node's CPU seconds from spawn to ready. */
+  cpuS: number[];
+  load: [string, string];
+}
+
+/** The database of the day of log: made by a writer's first start with the simulator, or found made. */
+async function dayOfLog(c: Cluster, o: ClusterOptions): Promise<{ url: string; fillS?: number }> {
+  const name = `day_${(o.sports ?? 'all').replace(/,/g, '_')}`;
+  const admin = new pg.Client({ connectionString: c.postgres.url() });
+  await admin.connect();
+  try {
+    const found = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+    if (found.rows.length > 0) {
+      log(`start: the day of log ${name} is kept from an earlier run`);
+      return { url: c.postgres.url(name) };
+    }
+    log(`start: filling a day of log with the simulator (${o.sports ? `sports ${o.sports}` : 'every sport'})`);
+    const db = await c.postgres.createDatabase();
+    const t0 = performance.now();
+    const writer = await serve(c, 'writer', db, o.sports ? ['--sports', o.sports] : []);
+    // The writer serves while the back part of its first fill runs: wait for the whole day.
+    for (;;) {
+      const body = (await (await fetch(`${writer.url}/readyz`)).json()) as { history?: string };
+      if (body.history === 'complete') break;
+      await sleep(1000);
+    }
+    await writer.stop();
+    const fillS = (performance.now() - t0) / 1000;
+    // Named only once whole, so that a run stopped during the fill leaves no half day to reuse.
+    await admin.query(`ALTER DATABASE ${pg.escapeIdentifier(new URL(db).pathname.slice(1))} RENAME TO ${name}`);
+    return { url: c.postgres.url(name), fillS };
+  } finally {
+    await admin.end();
+  }
+}
+
+export async function runStart(c: Cluster, o: ClusterOptions): Promise<StartResult> {
+  const load0 = loadNow();
+  const day = await dayOfLog(c, o);
+  const client = new pg.Client({ connectionString: day.url });
+  await client.connect();
+  const rows = Number((await client.query<{ n: string }>('SELECT count(*) AS n FROM changes')).rows[0]!.n);
+  await client.end();
+  log(`start: ${int(rows)} rows; starting API nodes on them`);
+  const startsS: number[] = [];
+  const cpuS: number[] = [];
+  try {
+    for (let r = 0; r < o.runs; r++) {
+      const began = performance.now();
+      const node = await serve(c, 'api', day.url);
+      const at = await ready(node.url, 300_000);
+      startsS.push((at - began) / 1000);
+      cpuS.push(cpuSeconds(node.pid) ?? Number.NaN);
+      await node.stop();
+      log(`start ${r + 1}: ready after ${startsS.at(-1)!.toFixed(1)} s (${cpuS.at(-1)!.toFixed(1)} CPU s)`);
+    }
+  } finally {
+    for (const n of [...c.nodes]) await n.stop();
+  }
+  return { rows, ...(day.fillS === undefined ? {} : { fillS: day.fillS }), startsS, cpuS, load: [load0, loadNow()] };
+}
+
+// --- the report ------------------------------------------------------------------------------------
+
+const met = (ok: boolean) => (ok ? 'met' : '**missed**');
+const loadText = (l: [string, string]) => `load average ${l[0]} before, ${l[1]} after, on 2 cores`;
+
+export function commitMarkdown(r: CommitResult): string {
+  const w = median(r.writer);
+  const b = median(r.bare);
+  return [
+    `### commit: the writer into PostgreSQL (${int(r.updates)} price updates a run, batches of 2,000; ${loadText(r.load)})`,
+    '',
+    '| | median | runs |',
+    '|---|---:|---|',
+    `| writer (\`serve --role writer --feed ingest\`), updates/s | ${int(w)} | ${r.writer.map(int).join(', ')} |`,
+    `| bare \`pg\` loop, the same rows and transactions, rows/s | ${int(b)} | ${r.bare.map(int).join(', ')} |`,
+    '',
+    `- writer: ${int(w)}/s, target >= ${int(TARGETS.commitPerS)}/s: ${met(w >= TARGETS.commitPerS)}`,
+    `- writer / bare: ${pct(w / b)}, target >= ${pct(TARGETS.commitRatio)}: ${met(w / b >= TARGETS.commitRatio)}`,
+    `- the writer's wall time inside Store.commit: ${r.inCommit.map(pct).join(', ')}; its CPU (1 = a core): ${r.writerCpu.map(pct).join(', ')}`,
+    `- CPU a row, the client process and its PostgreSQL server processes: writer ${median(r.writerCpuPerK).toFixed(1)} µs (${r.writerCpuPerK.map((x) => x.toFixed(1)).join(', ')}), bare loop ${median(r.bareCpuPerK).toFixed(1)} µs (${r.bareCpuPerK.map((x) => x.toFixed(1)).join(', ')}): bare / writer ${pct(median(r.bareCpuPerK) / median(r.writerCpuPerK))}`,
+    '',
+  ].join('\n');
+}
+
+export function streamMarkdown(r: StreamResult): string {
+  return [
+    `### stream: commit to a client of an API node (${r.clients} clients over two API nodes; ${loadText(r.load)})`,
+    '',
+    `- sent ${int(r.sent)} price changes at ${int(r.rate)}/s; deliveries asked by the filters ${int(r.expected)}, delivered ${int(r.delivered)} (missing ${int(r.missing)}, beyond ${int(r.extra)})`,
+    `- latency, batch time to arrival, ${int(r.timed)} deliveries after a 2 s warm-up: p50 ${r.p50} ms, p99 ${r.p99} ms, max ${r.max} ms`,
+    `- p99 target < ${TARGETS.streamP99Ms} ms: ${met(r.p99 < TARGETS.streamP99Ms)}; nothing dropped: ${met(r.missing === 0 && r.extra === 0)}`,
+    '',
+  ].join('\n');
+}
+
+export function eventsCpuMarkdown(r: EventsCpuResult): string {
+  const e = median(r.embedded.map((s) => s.cpuUsPerRequest));
+  const a = median(r.api.map((s) => s.cpuUsPerRequest));
+  const row = (name: string, xs: RunStats[]) =>
+    `| ${name} | ${median(xs.map((s) => s.cpuUsPerRequest)).toFixed(0)} | ${xs.map((s) => s.cpuUsPerRequest.toFixed(0)).join(', ')} | ${int(median(xs.map((s) => s.rps)))} |`;
+  return [
+    `### events: CPU per snapshot request (${loadText(r.load)})`,
+    '',
+    `Answers of ${int(r.bytes.embedded)} (embedded) and ${int(r.bytes.api)} bytes (API node), the same but for the cursor: ${r.bytes.same ? 'yes' : '**no**'}.`,
+    '',
+    '| server | µs CPU a request (median) | rounds | req/s (median) |',
+    '|---|---:|---|---:|',
+    row('embedded (`serve`, SQLite)', r.embedded),
+    row('API node (`serve --role api`)', r.api),
+    '',
+    `- API node / embedded: ${pct(a / e)}, target <= ${pct(TARGETS.eventsCpuRatio)}: ${met(a / e <= TARGETS.eventsCpuRatio)}`,
+    '',
+  ].join('\n');
+}
+
+export function startMarkdown(r: StartResult): string {
+  const s = median(r.startsS);
+  return [
+    `### start: an API node on a day of log (${int(r.rows)} rows, ${r.fillS === undefined ? 'kept from an earlier run' : `filled in ${r.fillS.toFixed(0)} s`}; ${loadText(r.load)})`,
+    '',
+    `- spawn to /readyz 200: ${r.startsS.map((x) => `${x.toFixed(1)} s`).join(', ')} (CPU ${r.cpuS.map((x) => `${x.toFixed(1)} s`).join(', ')}); median ${s.toFixed(1)} s`,
+    `- target < ${TARGETS.startS} s: ${met(s < TARGETS.startS)}`,
+    '',
+  ].join('\n');
+}
+
+// --- the command -----------------------------------------------------------------------------------
+
+export function parseClusterArgs(argv: string[]): ClusterOptions {
+  const o: ClusterOptions = { ...(argv.includes('--short') ? SHORT : DEFAULTS) };
+  const value = (name: string) => {
+    const i = argv.indexOf(name);
+    if (i < 0) return undefined;
+    const v = argv[i + 1];
+    if (v === undefined) throw new Error(`${name} needs a value`);
+    return v;
+  };
+  const count = (name: string, fallback: number) => {
+    const v = value(name);
+    if (v === undefined) return fallback;
+    const n = Number(v);
+    if (!Number.isInteger(n) || n < 1) throw new Error(`${name} is a whole number above 0, not ${v}`);
+    return n;
+  };
+  const only = value('--only');
+  if (only !== undefined) {
+    const asked = only.split(',');
+    const unknown = asked.filter((p) => !(PARTS as readonly string[]).includes(p));
+    if (unknown.length > 0) throw new Error(`--only takes ${PARTS.join(', ')}; not ${unknown.join(', ')}`);
+    o.only = asked as Part[];
+  }
+  o.runs = count('--runs', o.runs);
+  o.batches = count('--batches', o.batches);
+  o.seconds = count('--seconds', o.seconds);
+  o.duration = count('--duration', o.duration);
+  const dayStore = value('--day-store');
+  if (dayStore !== undefined) o.dayStore = dayStore;
+  const prof = value('--cpu-prof');
+  if (prof !== undefined) o.cpuProfDir = prof;
+  const sports = value('--sports');
+  if (sports === 'all') delete o.sports;
+  else if (sports !== undefined) o.sports = sports;
+  return o;
+}
+
+export async function runCluster(o: ClusterOptions): Promise<{ markdown: string; failed: boolean }> {
+  const [postgres, redis] = await Promise.all([
+    startPostgres(o.dayStore === undefined ? {} : { keepIn: o.dayStore }),
+    startRedis(),
+  ]);
+  const c: Cluster = { postgres, redis, scratch: makeTmpDir('cluster'), nodes: new Set() };
+  const cleanup = async () => {
+    for (const n of [...c.nodes]) await n.stop();
+    await postgres.stop();
+    await redis.close();
+    removeDir(c.scratch);
+  };
+  const undoSignals = cleanupOnSignal(cleanup);
+  const out: string[] = [];
+  let failed = false;
+  try {
+    for (const part of o.only) {
+      log(`cluster: ${part} (load average ${loadNow()})`);
+      // A part that fails is reported as failed; the others still run.
+      try {
+        if (part === 'commit') out.push(commitMarkdown(await runCommit(c, o)));
+        if (part === 'stream') out.push(streamMarkdown(await runStream(c, o)));
+        if (part === 'events') out.push(eventsCpuMarkdown(await runEventsCpu(c, o)));
+        if (part === 'start') out.push(startMarkdown(await runStart(c, o)));
+      } catch (err) {
+        failed = true;
+        log(`cluster: ${part} failed: ${(err as Error).stack ?? String(err)}`);
+        out.push(`### ${part}: **failed**\n\n${(err as Error).message}\n`);
+      }
+    }
+  } finally {
+    await cleanup();
+    undoSignals();
+  }
+  return { markdown: out.join('\n'), failed };
+}
+
+if (isMain(import.meta.url)) {
+  const { markdown, failed } = await runCluster(parseClusterArgs(process.argv.slice(2)));
+  process.stdout.write(`${markdown}\n`);
+  if (failed) process.exitCode = 1;
+}

@@ -1,0 +1,211 @@
+import type { Affiliate, MarketDefinition } from '../domain/types.ts';
+import {
+  type BookEntry,
+  type CatalogRecord,
+  catalogKey,
+  type LeagueEntry,
+  type MarketEntry,
+  type SportEntry,
+  type TeamEntry,
+} from './records.ts';
+import type { RosterPlayer } from './rosters/index.ts';
+
+/** The teams one sport id lists, in listing order, with every sport id of their league. */
+export interface SportTeams {
+  sport_ids: readonly number[];
+  teams: readonly TeamEntry[];
+}
+
+/** What the records imply beyond themselves; made again after a change, on the first read. */
+interface Derived {
+  sports: readonly SportEntry[];
+  books: readonly Affiliate[];
+  markets: readonly MarketDefinition[];
+  bySport: ReadonlyMap<number, SportTeams>;
+  /** A team's home league: the first league record that lists it. */
+  homeOf: ReadonlyMap<number, LeagueEntry>;
+}
+
+/**
+ * The current catalog: the newest record of every key among the committed catalog rows, as the
+ * board holds it (each node builds it from the rows it applies, at a load and as they come). Every
+ * lookup is a map read; the lists and what the leagues imply are made once per change of the
+ * catalog, on the first read after it, so a request pays nothing for them.
+ */
+export class Catalog {
+  private readonly texts = new Map<string, string>();
+  private readonly sportsById = new Map<number, SportEntry>();
+  private readonly booksById = new Map<number, BookEntry>();
+  private readonly marketsById = new Map<number, MarketDefinition>();
+  private readonly leagues = new Map<string, LeagueEntry>();
+  private readonly teamsById = new Map<number, TeamEntry>();
+  private readonly rosters = new Map<number, readonly RosterPlayer[]>();
+  private readonly players = new Map<number, RosterPlayer>();
+  private derived: Derived | undefined;
+  /** Raised by every change: a reader caching what it made of the catalog compares it. */
+  version = 0;
+
+  get size(): number {
+    return this.texts.size;
+  }
+
+  /** The JSON of the current record of a key, as its row's payload holds it. */
+  textOf(key: string): string | undefined {
+    return this.texts.get(key);
+  }
+
+  /** Applies a record: it replaces the record of its key. */
+  put(record: CatalogRecord, text = JSON.stringify(record)): void {
+    this.texts.set(catalogKey(record), text);
+    this.version++;
+    this.derived = undefined;
+    switch (record.type) {
+      case 'sport':
+        this.sportsById.set(record.sport_id, record);
+        break;
+      case 'book':
+        this.booksById.set(record.affiliate_id, record);
+        break;
+      case 'market':
+        this.marketsById.set(record.id, servedMarket(record));
+        break;
+      case 'league':
+        this.leagues.set(record.league_key, record);
+        break;
+      case 'team':
+        this.teamsById.set(record.team_id, record);
+        break;
+      case 'roster': {
+        for (const p of this.rosters.get(record.team_id) ?? []) this.players.delete(p.player_id);
+        const roster = record.players.map((p) =>
+          Object.freeze({
+            player_id: p.player_id,
+            name: p.name,
+            first_name: p.first_name,
+            last_name: p.last_name,
+            position: p.position,
+            jersey_number: p.jersey_number,
+            team_id: record.team_id,
+          }),
+        );
+        this.rosters.set(record.team_id, Object.freeze(roster));
+        for (const p of roster) this.players.set(p.player_id, p);
+        break;
+      }
+    }
+  }
+
+  /** Forgets every record (a board reloaded from the store). */
+  clear(): void {
+    for (const m of [this.texts, this.sportsById, this.booksById, this.marketsById, this.leagues, this.teamsById])
+      m.clear();
+    this.rosters.clear();
+    this.players.clear();
+    this.derived = undefined;
+    this.version++;
+  }
+
+  private get d(): Derived {
+    if (this.derived) return this.derived;
+    const byId = <T>(m: ReadonlyMap<number, T>) => [...m].sort(([a], [b]) => a - b).map(([, v]) => v);
+    const bySport = new Map<number, SportTeams>();
+    const homeOf = new Map<number, LeagueEntry>();
+    for (const league of this.leagues.values()) {
+      const teams = league.team_ids.flatMap((id) => {
+        const t = this.teamsById.get(id);
+        return t ? [t] : [];
+      });
+      for (const sportId of league.sport_ids) bySport.set(sportId, { sport_ids: league.sport_ids, teams });
+      for (const t of teams) if (!homeOf.has(t.team_id)) homeOf.set(t.team_id, league);
+    }
+    this.derived = {
+      sports: byId(this.sportsById),
+      books: byId(this.booksById).map(({ affiliate_id, affiliate_name, affiliate_url, status, regions }) => ({
+        affiliate_id,
+        affiliate_name,
+        affiliate_url,
+        status,
+        regions,
+      })),
+      markets: byId(this.marketsById),
+      bySport,
+      homeOf,
+    };
+    return this.derived;
+  }
+
+  sport(sportId: number): SportEntry | undefined {
+    return this.sportsById.get(sportId);
+  }
+
+  /** Every sport, in id order. */
+  sports(): readonly SportEntry[] {
+    return this.d.sports;
+  }
+
+  book(affiliateId: number): BookEntry | undefined {
+    return this.booksById.get(affiliateId);
+  }
+
+  /** Every book as /affiliates lists it, in id order. */
+  books(): readonly Affiliate[] {
+    return this.d.books;
+  }
+
+  market(marketId: number): MarketDefinition | undefined {
+    return this.marketsById.get(marketId);
+  }
+
+  /** Every market definition as /markets lists it, in id order. */
+  markets(): readonly MarketDefinition[] {
+    return this.d.markets;
+  }
+
+  /** Display name of a market id; one the catalog lacks gets a neutral label. */
+  marketName(marketId: number): string {
+    return this.marketsById.get(marketId)?.name ?? `Market ${marketId}`;
+  }
+
+  /** The teams a sport id lists, if any league lists it. */
+  teamsOfSport(sportId: number): SportTeams | undefined {
+    return this.d.bySport.get(sportId);
+  }
+
+  team(teamId: number): TeamEntry | undefined {
+    return this.teamsById.get(teamId);
+  }
+
+  /** The sport ids of a team's home league (the first league that lists it). */
+  homeSportIds(teamId: number): readonly number[] | undefined {
+    return this.d.homeOf.get(teamId)?.sport_ids;
+  }
+
+  /** The sport id a team is listed under: its home league's first. */
+  homeSportOf(teamId: number): number | undefined {
+    return this.d.homeOf.get(teamId)?.sport_ids[0];
+  }
+
+  /** A team's players in roster order; empty when the catalog has no roster of it. */
+  rosterOf(teamId: number): readonly RosterPlayer[] {
+    return this.rosters.get(teamId) ?? [];
+  }
+
+  player(playerId: number): RosterPlayer | undefined {
+    return this.players.get(playerId);
+  }
+}
+
+/** A market record as /markets serves it: the definition's fields in their order, no type. */
+function servedMarket(r: MarketEntry): MarketDefinition {
+  return {
+    id: r.id,
+    name: r.name,
+    description: r.description,
+    short_description: r.short_description,
+    line_value_is_participant: r.line_value_is_participant,
+    proposition: r.proposition,
+    period_id: r.period_id,
+    ...(r.live_variant_id !== undefined ? { live_variant_id: r.live_variant_id } : {}),
+    updated_at: r.updated_at,
+  };
+}

@@ -1,0 +1,89 @@
+import type { Affiliate, MarketDefinition } from '../domain/types.ts';
+import type { Discipline, SeasonTypeName } from './sports.ts';
+import type { TeamRecord } from './teams/types.ts';
+
+/**
+ * The catalog as change-log rows (kind `catalog`, docs/feeds.md): each record replaces the one of
+ * its key (`catalogKey`), so the catalog is the newest record of every key. A feed sends them as
+ * they are (`{kind: 'catalog', record}`); the simulator sends the tables it plays with.
+ */
+
+/** A sport: its id and name, and the discipline that decides its rules (periods, scores, stats). */
+export interface SportEntry {
+  type: 'sport';
+  sport_id: number;
+  sport_name: string;
+  discipline: Discipline;
+  season_type: SeasonTypeName;
+  /** Moneyline, spread, total and the 3-way regulation result by default (soccer, hockey). */
+  three_way: boolean;
+  /** Outright boards only, no games (golf, motor racing). */
+  futures_only: boolean;
+}
+
+/** A sportsbook (affiliate) as /affiliates lists it. */
+export interface BookEntry extends Affiliate {
+  type: 'book';
+}
+
+/** A market definition as /markets lists it. */
+export interface MarketEntry extends MarketDefinition {
+  type: 'market';
+}
+
+/**
+ * The teams that one or more sport ids list, in listing order (an NBA's teams for its regular
+ * season, preseason and playoff ids). A team listed by several leagues (a club in a European cup)
+ * is at home in the first league record that lists it.
+ */
+export interface LeagueEntry {
+  type: 'league';
+  league_key: string;
+  league_name: string;
+  sport_ids: number[];
+  team_ids: number[];
+}
+
+/** A team or an individual competitor. */
+export interface TeamEntry extends TeamRecord {
+  type: 'team';
+}
+
+/** One player of a roster. */
+export interface RosterEntryPlayer {
+  player_id: number;
+  name: string;
+  first_name: string;
+  last_name: string;
+  position: string;
+  /** A string, as rosters serve it ("00" is not 0). */
+  jersey_number: string;
+}
+
+/** A team's players in roster order (empty for a competitor without players). */
+export interface RosterEntry {
+  type: 'roster';
+  team_id: number;
+  players: RosterEntryPlayer[];
+}
+
+export type CatalogRecord = SportEntry | BookEntry | MarketEntry | LeagueEntry | TeamEntry | RosterEntry;
+export type CatalogType = CatalogRecord['type'];
+
+/** What a record replaces: the record of the same type and id. */
+export function catalogKey(r: CatalogRecord): string {
+  switch (r.type) {
+    case 'sport':
+      return `sport:${r.sport_id}`;
+    case 'book':
+      return `book:${r.affiliate_id}`;
+    case 'market':
+      return `market:${r.id}`;
+    case 'league':
+      return `league:${r.league_key}`;
+    case 'team':
+      return `team:${r.team_id}`;
+    case 'roster':
+      return `roster:${r.team_id}`;
+  }
+}

@@ -1,0 +1,38 @@
+import { AFFILIATES } from './affiliates.ts';
+import { MARKET_DEFINITIONS } from './markets.ts';
+import type { CatalogRecord } from './records.ts';
+import { rosterOf } from './rosters/index.ts';
+import { SPORTS } from './sports.ts';
+import { leagues } from './teams/index.ts';
+
+/**
+ * The catalog the built-in simulator plays with, as catalog records: the code's tables of sports,
+ * books, market definitions, leagues, teams and rosters. The simulator writes them as change-log
+ * rows (only those that differ from the committed catalog), and a store made before the catalog
+ * was rows takes them at open (docs/feeds.md). Made on demand: nothing is kept.
+ */
+export function simulatorCatalog(): CatalogRecord[] {
+  const out: CatalogRecord[] = [];
+  for (const s of SPORTS) out.push({ type: 'sport', ...s });
+  for (const { affiliate_id, affiliate_name, affiliate_url, status, regions } of AFFILIATES)
+    out.push({ type: 'book', affiliate_id, affiliate_name, affiliate_url, status, regions });
+  for (const m of MARKET_DEFINITIONS) out.push({ type: 'market', ...m });
+  const teams = new Set<number>();
+  for (const league of leagues) {
+    for (const t of league.teams) {
+      if (teams.has(t.team_id)) continue;
+      teams.add(t.team_id);
+      out.push({ type: 'team', ...t });
+      const players = rosterOf(t.team_id)!.map(({ team_id: _team, ...p }) => p);
+      out.push({ type: 'roster', team_id: t.team_id, players });
+    }
+    out.push({
+      type: 'league',
+      league_key: league.key,
+      league_name: league.league_name,
+      sport_ids: [...league.sport_ids],
+      team_ids: league.teams.map((t) => t.team_id),
+    });
+  }
+  return out;
+}
