@@ -22,6 +22,7 @@ import { ArchivedEvents } from './board/archived-events.ts';
 import { Board } from './board/board.ts';
 import { ChangeFeed } from './board/change-feed.ts';
 import { Follower } from './board/follower.ts';
+import { RetentionFollower } from './board/retention-follower.ts';
 import { DelayedViews } from './board/delayed-views.ts';
 import { LogFloor } from './board/log-floor.ts';
 import type { LoadedLog } from './board/load.ts';
@@ -32,7 +33,7 @@ import { MemoryBus } from './bus/memory-bus.ts';
 import { RedisBus } from './bus/redis/redis-bus.ts';
 import { isLoopback, MB, type ServeConfig } from './config.ts';
 import { buildApp } from './http/app.ts';
-import { Ledger } from './ledger/ledger.ts';
+import { Ledger, LedgerBusyError, type LedgerOptions } from './ledger/ledger.ts';
 import { ARCHIVED_HEADERS_MS } from './ledger/retention-steps.ts';
 import { Retention } from './ledger/retention.ts';
 import { AccessSummary } from './ops/access-summary.ts';
@@ -89,6 +90,8 @@ export interface Backends {
   bytesOnDisk(): Promise<number>;
   /** Why the store cannot take writes now, if it cannot (a PostgreSQL writer reconnecting). */
   writeProblem?: () => string | undefined;
+  /** Set when another process holds the writer lock: resolves once this one holds it (a hot standby). */
+  writerLock?: Promise<void>;
 }
 
 /** Everything a server runs, built and wired, not yet listening. */
@@ -105,6 +108,11 @@ export interface Services extends Backends {
   retention: Retention;
   /** What keeps an API node's board current from the bus; undefined on a writer. */
   follower: Follower | undefined;
+  /**
+   * Set on a standby writer (it serves as an API node while another holds the writer lock):
+   * resolves once it has taken over, its ledger and retention running; rejects if it closed first.
+   */
+  takeover?: Promise<void>;
   feed: ChangeFeed;
   counters: SavedCounters;
   access: AccessControl;
@@ -181,6 +189,9 @@ export async function openBackends(
     const pg = await openPostgresBackends(config.databaseUrl, {
       onError,
       reader: config.role === 'api',
+      // A cluster's second writer follows the bus while it waits; without a bus, or replaying a
+      // recording, it waits unserving.
+      standby: config.role === 'writer' && config.redisUrl !== undefined && config.replay === undefined,
       ...(onWriterWait ? { onWait: onWriterWait } : {}),
     });
     return { ...pg, bus };
@@ -307,22 +318,18 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
     });
   }
   const api = config.role === 'api';
-  // Only the writer begins or marks the log; an API node reads what the writer began.
-  const restored = api ? undefined : (await beginFreshLog(store, now()), await beginEpochIfRestored(store));
-  if (api) await logBegun(store, opts.onLogWait);
+  // A writer that found another holding the writer lock serves as an API node meanwhile (a hot
+  // standby), and takes over from the board it holds once the lock is its own.
+  const standby = backends.writerLock;
+  const follows = api || standby !== undefined;
+  // Only the writer begins or marks the log; a node that follows reads what the writer began.
+  const restored = follows ? undefined : (await beginFreshLog(store, now()), await beginEpochIfRestored(store));
+  if (follows) await logBegun(store, opts.onLogWait);
   const gaps = await epochGaps(store);
   const metrics = new Metrics();
-  const readiness = new Readiness(
-    api
-      ? 'bus'
-      : config.feed === 'ingest'
-        ? 'ingest'
-        : config.replay
-          ? 'replay'
-          : config.simulator
-            ? 'simulator'
-            : 'none',
-  );
+  const writerFeed =
+    config.feed === 'ingest' ? 'ingest' : config.replay ? 'replay' : config.simulator ? 'simulator' : 'none';
+  const readiness = new Readiness(follows ? 'bus' : writerFeed, standby ? 'standby' : config.role);
   const board = new Board();
   const floor = new LogFloor(await store.retained());
   const views = new DelayedViews(board, PLAN_DELAYS, {
@@ -360,11 +367,38 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
   let ledger: Ledger | undefined;
   let retention: Retention | undefined;
   let follower: Follower | undefined;
+  let retentionFollower: RetentionFollower | undefined;
   let probe: StoreProbe | undefined;
-  // What the change feed and the streams read: an API node's follower hands them the batches it
-  // applied, without gaps; a writer's ledger publishes on the bus itself.
-  const local: Bus = api ? new MemoryBus(onError) : bus;
-  if (api) {
+  // What the change feed and the streams read: a following node's follower hands them the batches
+  // it applied, without gaps; a writer's ledger publishes on the bus itself.
+  const local: Bus = follows ? new MemoryBus(onError) : bus;
+  const ledgerOptions: LedgerOptions = {
+    now,
+    maxQueuedBatches: limits.ledgerMaxQueuedBatches,
+    observe: views.observe,
+    replaySinceMs,
+    onCommit: (rows, seconds, failed) => {
+      metrics.commit(rows, seconds, failed);
+      readiness.commit(rows, seconds, failed);
+    },
+    floor,
+    idsAbove: gaps.at(-1)?.to,
+  };
+  const startRetention = (writer: Ledger): Retention => {
+    const r = new Retention(
+      writer,
+      {
+        days: limits.retentionDays,
+        boardKeepHours: limits.boardKeepHours,
+        batchRows: limits.retentionBatchRows,
+        now,
+      },
+      onError,
+    );
+    r.start(limits.retentionTickMs);
+    return r;
+  };
+  if (follows) {
     follower = await Follower.open(store, board, bus, local, {
       replaySinceMs,
       observe: views.observe,
@@ -377,35 +411,21 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
     probe = new StoreProbe(() => store.lastRowId(), STORE_PROBE_MS);
     readiness.watchStore(probe.problem);
     metrics.watchFollowing();
+    retentionFollower = new RetentionFollower(store, board, floor, {
+      everyMs: RETENTION_FOLLOW_MS,
+      headersKeepMs: ARCHIVED_HEADERS_MS,
+      now,
+      onError,
+    });
+    await retentionFollower.sync();
+    retentionFollower.start();
   } else {
     if (backends.writeProblem) readiness.watchStore(backends.writeProblem);
-    ledger = await Ledger.open(store, board, bus, {
-      now,
-      maxQueuedBatches: limits.ledgerMaxQueuedBatches,
-      observe: views.observe,
-      replaySinceMs,
-      onCommit: (rows, seconds, failed) => {
-        metrics.commit(rows, seconds, failed);
-        readiness.commit(rows, seconds, failed);
-      },
-      floor,
-      idsAbove: gaps.at(-1)?.to,
-      ...(snapshot ? { loaded: snapshot } : {}),
-    });
+    ledger = await Ledger.open(store, board, bus, { ...ledgerOptions, ...(snapshot ? { loaded: snapshot } : {}) });
     // The estimate of the next load is the store's: a snapshot's time says nothing of it.
     if (!snapshot)
       await store.setMeta(LOAD_MS_META, JSON.stringify({ ms: Math.round(performance.now() - loadStarted), bytes }));
-    retention = new Retention(
-      ledger,
-      {
-        days: limits.retentionDays,
-        boardKeepHours: limits.boardKeepHours,
-        batchRows: limits.retentionBatchRows,
-        now,
-      },
-      onError,
-    );
-    retention.start(limits.retentionTickMs);
+    retention = startRetention(ledger);
   }
   const position = () => (ledger ?? follower!).position;
   const feed = await ChangeFeed.open(store, local, board.head, {
@@ -526,8 +546,9 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
     });
   }
   await webPageRoutes(app, config.webDir ?? join(packageRoot(), 'web', 'dist'));
-  // An API node has no ledger to feed (checkRole refuses --feed ingest there).
-  if (config.feed === 'ingest' && ledger) {
+  // An API node has no ledger to feed (checkRole refuses --feed ingest there); a standby's refuses
+  // batches as busy (503, Retry-After) until it takes over.
+  if (config.feed === 'ingest' && !api) {
     const known = {
       hasEvent: (eventId: string) => board.events.has(eventId),
       hasFuturesBoard: (eventId: string) => board.futuresState(eventId) !== undefined,
@@ -535,7 +556,16 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
       hasBook: (affiliateId: number) => board.catalog.book(affiliateId) !== undefined,
     };
     await app.register(ingestRoutes, {
-      feed: new IngestFeed(ledger, known, now),
+      feed: new IngestFeed(
+        {
+          applyNamed: (b) =>
+            ledger
+              ? ledger.applyNamed(b)
+              : Promise.reject(new LedgerBusyError('this server is the standby writer: another one writes now')),
+        },
+        known,
+        now,
+      ),
       tokens: new AdminTokens(backends.adminTokens),
       bodyLimit: limits.ingestBodyMb * MB,
       maxInFlight: limits.ledgerMaxQueuedBatches,
@@ -561,6 +591,39 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
   // The streams and the feed are subscribed: the batches held since the load go on to them.
   await follower?.start();
   let closed = false;
+  const takeover = standby?.then(async () => {
+    // No one else commits now: the store's head and highest ids are final until this one commits.
+    await retentionFollower!.stop();
+    await follower!.handOver(
+      await retried(
+        () => store.lastRowId(),
+        onError,
+        () => closed,
+      ),
+    );
+    const log = await retried(
+      async (): Promise<LoadedLog> => {
+        await retentionFollower!.sync();
+        const highest = await store.highestIds();
+        return {
+          epoch: (await store.getMeta(EPOCH_META)) ?? follower!.position.epoch,
+          headCommittedMs: (await store.committedMsAt(board.head)) ?? 0,
+          maxMarketId: highest.marketId,
+          maxPriceId: highest.priceId,
+        };
+      },
+      onError,
+      () => closed,
+    );
+    if (closed) throw new Error('the server closed before it took over as the writer');
+    ledger = Ledger.continuing(store, board, bus, ledgerOptions, log);
+    // The cluster bus hands a batch to its own listeners as it publishes it: the change feed and the
+    // streams go on reading `local`.
+    bus.subscribe((batch) => local.publish(batch));
+    probe!.stop();
+    readiness.becameWriter(writerFeed, backends.writeProblem ?? (() => undefined));
+    retention = startRetention(ledger);
+  });
   const none = (what: string) => new Error(`an API node (--role api) has no ${what}: it follows the writer`);
   return {
     ...backends,
@@ -576,6 +639,7 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
       return retention;
     },
     follower,
+    ...(takeover ? { takeover } : {}),
     feed,
     counters,
     access,
@@ -595,6 +659,7 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
       summary?.close();
       clearInterval(saving);
       follower?.stop();
+      await retentionFollower?.stop();
       probe?.stop();
       await retention?.stop();
       await ledger?.settled();
@@ -621,6 +686,25 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
     },
   };
 }
+
+/**
+ * `read`, tried again with backoff until it succeeds (a standby taking over while PostgreSQL
+ * blinks), or until `stopped` (the server closing).
+ */
+async function retried<T>(read: () => Promise<T>, onError: (err: unknown) => void, stopped: () => boolean): Promise<T> {
+  for (let waitMs = 500; ; waitMs = Math.min(waitMs * 2, 5000)) {
+    try {
+      return await read();
+    } catch (err) {
+      if (stopped()) throw err;
+      onError(err);
+      await new Promise((r) => setTimeout(r, waitMs));
+    }
+  }
+}
+
+/** How often a following node reads what the writer's retention archived and compacted. */
+const RETENTION_FOLLOW_MS = 5000;
 
 /** How often an API node reads its store to say on /readyz whether it answers. */
 const STORE_PROBE_MS = 2000;

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { compose, type Services } from './compose.ts';
 import type { ServeConfig } from './config.ts';
 import { simulatorCatalog } from './catalog/simulator-catalog.ts';
-import type { FillPosition, PastFillPosition, Simulator } from './feeds/simulator/index.ts';
+import type { FillPosition, PastFillPosition, Simulator, SimulatorOptions } from './feeds/simulator/index.ts';
 import { listenStarting } from './ops/starting.ts';
 import { loadingLine } from './ops/load-estimate.ts';
 import type { Ledger } from './ledger/ledger.ts';
@@ -143,8 +143,9 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
     return abandon(err);
   });
   const { store, keys, board, app } = services;
-  // An API node writes nothing to the log: the writer makes the demo key and runs the feed.
-  const writes = config.role !== 'api';
+  // An API node writes nothing to the log: the writer makes the demo key and runs the feed. A
+  // standby runs the feed once it has taken over.
+  const writes = config.role !== 'api' && services.takeover === undefined;
   // Ids begin past a base read off the clock (a new log) or jump (a restore): count the changes.
   const changes = () => board.head - services.skippedIds;
   say(`oddsbase: store loaded in ${seconds()} s (${changes()} changes, ${board.events.size} events)`);
@@ -187,30 +188,13 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
   let simulator: Simulator | undefined;
   let pastFill: PastFill | undefined;
   if (writes && config.simulator && !opts.signal?.aborted) {
-    const storedSeed = await store.getMeta(SEED_META);
-    let seed = config.seed;
-    if (storedSeed === undefined) await store.setMeta(SEED_META, String(seed));
-    else if (Number(storedSeed) !== seed) {
-      say(`note: this data directory was filled with seed ${storedSeed}; continuing with it (not ${seed})`);
-      seed = Number(storedSeed);
-    }
     // Loaded only when wanted: a --no-simulator server never loads the simulator's code.
     const { pastSplit, Simulator } = await import('./feeds/simulator/index.ts');
-    const simOptions = {
-      seed,
-      speed: config.speed,
-      sink: services.ledger,
-      state: board,
-      now,
-      log: say,
-      sportIds: config.sports,
-    };
+    const simOptions = await simulatorOptions(services, config, now, say);
     const sim = new Simulator(simOptions);
     simulator = sim;
-    // Empty once complete (the Store has no delete of a meta key).
-    const parse = <T>(stored: string | undefined) => (stored ? (JSON.parse(stored) as T) : undefined);
-    const resume = parse<FillPosition>(await store.getMeta(FILL_META));
-    let past = parse<PastFillPosition>(await store.getMeta(PAST_FILL_META));
+    const resume = await storedFill(store);
+    let past = await storedPastFill(store);
     // A first fill splits: today's games and later ones now, the days before in the background.
     const split = resume ? resume.split : (past?.split ?? (board.events.size === 0 ? pastSplit(now()) : undefined));
     let kept = resume;
@@ -337,6 +321,50 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
     );
 
   let closed = false;
+  // A standby serves as an API node until it takes over; then it runs the feed from the committed
+  // state, as a restart would, but while serving.
+  const simulatorCode = services.takeover && config.simulator ? import('./feeds/simulator/index.ts') : undefined;
+  let writing = false;
+  const tookOver = services.takeover?.then(async () => {
+    writing = true;
+    say(`oddsbase: took over as the writer at change ${board.head}, from the board it served`);
+    if (!simulatorCode) return;
+    const { Simulator } = await simulatorCode;
+    const simOptions = await simulatorOptions(services, config, now, say);
+    const sim = new Simulator(simOptions);
+    const resume = await storedFill(store);
+    const past = await storedPastFill(store);
+    // Brings the games from where the writer that died left them up to now, step by committed step.
+    const complete = await sim.backfill(undefined, {
+      signal: idle.signal,
+      resume,
+      split: resume?.split ?? past?.split,
+      onStep: (position) => store.setMeta(FILL_META, JSON.stringify(position)),
+    });
+    if (!complete || closed) return;
+    await store.setMeta(FILL_META, '');
+    simulator = sim;
+    sim.start();
+    say(`oddsbase: the simulator goes on as the writer's feed, at change ${board.head}`);
+    if (past) {
+      pastFill = new PastFill(
+        new Simulator({ ...simOptions, part: 'past' }),
+        past,
+        store,
+        services.readiness,
+        say,
+        () =>
+          compactAndSay(
+            say,
+            compactWhenIdle(() => lastRequestMs, idle.signal),
+          ),
+      );
+      pastFill.start();
+    }
+  });
+  tookOver?.catch((err: unknown) => {
+    if (!closed) say(`error: this standby did not take over as the writer: ${String(err)}`);
+  });
   return {
     app,
     board,
@@ -346,7 +374,9 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
     keys,
     counters: services.counters,
     services,
-    simulator,
+    get simulator() {
+      return simulator;
+    },
     ...(replay ? { replay } : {}),
     url,
     metricsUrl: metricsListener?.url,
@@ -354,6 +384,8 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
       if (closed) return;
       closed = true;
       idle.abort();
+      // A takeover past the lock stops its fill at the abort; one waiting for the lock ends with the store.
+      if (writing) await tookOver?.catch(() => undefined);
       // WebSocket clients are told first: an upgraded socket is no request the grace time waits for.
       services.streams.close();
       await closeApp(app, config.limits.shutdownGraceMs);
@@ -363,9 +395,49 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
       recording?.close();
       await metricsListener?.close();
       await services.close();
+      await tookOver?.catch(() => undefined);
       lock?.release();
     },
   };
+}
+
+/** The simulator's options on this store: the seed it was filled with (kept in its meta), or the configured one. */
+async function simulatorOptions(
+  services: Services,
+  config: ServeConfig,
+  now: () => number,
+  say: (line: string) => void,
+): Promise<SimulatorOptions> {
+  const { store } = services;
+  const storedSeed = await store.getMeta(SEED_META);
+  let seed = config.seed;
+  if (storedSeed === undefined) await store.setMeta(SEED_META, String(seed));
+  else if (Number(storedSeed) !== seed) {
+    say(`note: this data directory was filled with seed ${storedSeed}; continuing with it (not ${seed})`);
+    seed = Number(storedSeed);
+  }
+  return {
+    seed,
+    speed: config.speed,
+    sink: services.ledger,
+    state: services.board,
+    now,
+    log: say,
+    sportIds: config.sports,
+  };
+}
+
+// Empty once complete (the Store has no delete of a meta key).
+const parseMeta = <T>(stored: string | undefined) => (stored ? (JSON.parse(stored) as T) : undefined);
+
+/** Where a stopped first fill stands, if one is. */
+async function storedFill(store: Services['store']): Promise<FillPosition | undefined> {
+  return parseMeta<FillPosition>(await store.getMeta(FILL_META));
+}
+
+/** Where the background part of a first fill stands, if it is not complete. */
+async function storedPastFill(store: Services['store']): Promise<PastFillPosition | undefined> {
+  return parseMeta<PastFillPosition>(await store.getMeta(PAST_FILL_META));
 }
 
 /** One compacting collection (src/ops/compact-heap.ts), said with its figures once it is done. */

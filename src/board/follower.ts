@@ -84,6 +84,30 @@ export class Follower {
     while (this.running) await this.running;
   }
 
+  /**
+   * Stops following and brings the board up to `headId`: a standby that took the writer lock hands
+   * its board to its own ledger, and reads the store's head only then, when no one else can commit.
+   * Batches still on their way from the writer that died are not waited for: their rows are read
+   * from the store, and handed on to `local` as every batch was. A failed read is tried again.
+   */
+  async handOver(headId: number): Promise<void> {
+    this.unsubscribe();
+    await this.settled();
+    this.waiting.length = 0;
+    for (let retryMs = this.opts.retryMs ?? 500; ; retryMs = Math.min(retryMs * 2, this.opts.retryMaxMs ?? 5000)) {
+      try {
+        await this.fill(headId);
+        break;
+      } catch (err) {
+        if (this.stopped) throw err;
+        this.opts.onError(err);
+        await new Promise((r) => setTimeout(r, retryMs));
+      }
+    }
+    this.stopped = true;
+    this.state = 'following';
+  }
+
   /** Stops following: batches are no longer taken from the bus. */
   stop(): void {
     this.stopped = true;

@@ -79,18 +79,28 @@ export class Ledger implements LedgerSink, RecordedSink {
 
   /** Loads the committed state into `board` (board/load.ts) and returns the writer of that store. */
   static async open(store: Store, board: Board, bus: Bus, opts: LedgerOptions = {}): Promise<Ledger> {
-    const ledger = new Ledger(store, board, bus, opts);
     const loaded =
       opts.loaded ??
       (await loadCommitted(store, board, {
         ...(opts.replaySinceMs === undefined ? {} : { replaySinceMs: opts.replaySinceMs }),
         ...(opts.observe ? { observe: opts.observe } : {}),
-        archivedSinceMs: ledger.now() - ARCHIVED_HEADERS_MS,
+        archivedSinceMs: (opts.now ?? Date.now)() - ARCHIVED_HEADERS_MS,
         idsAbove: opts.idsAbove,
       }));
-    ledger.epoch = loaded.epoch;
-    ledger.lastCommitMs = loaded.headCommittedMs;
-    ledger.planner.restart(loaded.maxMarketId + 1, loaded.maxPriceId + 1);
+    return Ledger.continuing(store, board, bus, opts, loaded);
+  }
+
+  /**
+   * The writer of a store whose committed state `board` already holds up to the store's head (a
+   * standby that followed the writer it takes over from, or a start from a board snapshot), going
+   * on from `log`. The caller reads `log` once no one else can write (it holds the store's writer
+   * lock), so no id is handed out twice.
+   */
+  static continuing(store: Store, board: Board, bus: Bus, opts: LedgerOptions, log: LoadedLog): Ledger {
+    const ledger = new Ledger(store, board, bus, opts);
+    ledger.epoch = log.epoch;
+    ledger.lastCommitMs = log.headCommittedMs;
+    ledger.planner.restart(log.maxMarketId + 1, log.maxPriceId + 1);
     return ledger;
   }
 

@@ -1,9 +1,9 @@
 import type { Board } from '../board/board.ts';
 import type { EventState } from '../board/event-state.ts';
 import type { LogFloor } from '../board/log-floor.ts';
-import type { ArchivedSeason } from '../board/season-archive.ts';
+import { forgetArchivedHeaders, planLeaving } from '../board/leaving.ts';
 import type { CompactResult, CompactStep } from '../store/retention.ts';
-import type { SeasonTotalsRecord, Store } from '../store/store.ts';
+import type { Store } from '../store/store.ts';
 
 /** Statuses of an event that is over: such events leave the board once they have been quiet long enough. */
 const FINISHED: ReadonlySet<string> = new Set(['STATUS_FINAL', 'STATUS_CANCELED']);
@@ -41,9 +41,7 @@ export async function archiveFinished(
   finishedBeforeMs: number,
   headersBeforeMs: number,
 ): Promise<number> {
-  for (const [id, info] of board.archivedHeaders) {
-    if (Date.parse(info.event_date) < headersBeforeMs) board.archivedHeaders.delete(id);
-  }
+  forgetArchivedHeaders(board, headersBeforeMs);
   // Commit times rise with the ids: an event whose last change id lies below the first id
   // committed since the cutoff changed last before it. One lookup, not one per finished event.
   const since = (await store.firstIdCommittedSince(finishedBeforeMs)) ?? Number.POSITIVE_INFINITY;
@@ -52,17 +50,12 @@ export async function archiveFinished(
     if (ev.version < since && FINISHED.has(ev.info.score?.event_status ?? '')) leaving.push(ev);
   }
   if (leaving.length === 0) return 0;
-  const adding = new Map<string, ArchivedSeason>();
-  const seasonTotals: SeasonTotalsRecord[] = [];
-  for (const ev of leaving) seasonTotals.push(...board.seasons.totalsWith(ev.info, ev.game, adding));
-  // Later records of a key carry the earlier games too: the last one of each key is stored.
-  const latest = new Map(seasonTotals.map((t) => [t.key, t]));
+  const plan = planLeaving(board, leaving);
   await store.archive({
     eventIds: leaving.map((ev) => ev.info.event_id),
     archivedMs: now(),
-    seasonTotals: [...latest.values()],
+    seasonTotals: plan.seasonTotals,
   });
-  board.seasons.put(adding);
-  for (const ev of leaving) board.evict(ev);
+  plan.apply();
   return leaving.length;
 }

@@ -1,6 +1,9 @@
 import type { FollowState } from '../board/follower.ts';
 import type { FastifyInstance } from 'fastify';
 
+export type ReadinessFeed = 'simulator' | 'ingest' | 'replay' | 'none' | 'bus';
+export type ReadinessRole = 'all' | 'writer' | 'standby' | 'api';
+
 /**
  * Whether this node should be sent traffic. The start order makes two of the conditions hold before
  * the app can be asked: until the store is loaded and the feed's history filled, the port is held by
@@ -18,8 +21,23 @@ export class Readiness {
   /** Where the background part of the history fill stands; `complete` when none runs. */
   history = 'complete';
 
-  /** `bus`: an API node, whose changes come from the writer through the bus. */
-  constructor(private readonly feed: 'simulator' | 'ingest' | 'replay' | 'none' | 'bus') {}
+  /**
+   * `feed` `bus`: a node whose changes come from the writer through the bus. `role` is what the node
+   * does now: `all` (the embedded default), `writer`, `standby` (a writer waiting for the writer
+   * lock, serving as an API node meanwhile) or `api`.
+   */
+  constructor(
+    private feed: ReadinessFeed,
+    private role: ReadinessRole,
+  ) {}
+
+  /** A standby that took the writer lock: it commits from its own feed, and its store is the writer's. */
+  becameWriter(feed: ReadinessFeed, problem: () => string | undefined): void {
+    this.role = 'writer';
+    this.feed = feed;
+    this.follow = undefined;
+    this.storeProblem = problem;
+  }
 
   /**
    * An API node is ready while its follower has applied every batch it was handed: not while it
@@ -53,6 +71,7 @@ export class Readiness {
       ready,
       body: {
         status: ready ? 'ready' : 'not ready',
+        role: this.role,
         store: problem ?? (this.failedAt === undefined ? 'ok' : `the last commit failed at ${this.failedAt}`),
         feed: this.feed,
         ...(follow === undefined ? {} : { follow: behind ?? 'following' }),

@@ -141,6 +141,16 @@ export interface ArchivedEvent extends Pick<LoadedState, 'markets' | 'playCounts
   statRows: ChangeRecord[];
 }
 
+export interface HighestIds {
+  priceId: number;
+  marketId: number;
+}
+
+export interface ArchivedMark {
+  eventId: string;
+  archivedMs: number;
+}
+
 /** A read of change rows after a cursor, in id order. */
 export interface ChangeQuery {
   /** Only price rows (the markets delta) or every kind (the event delta). */
@@ -238,6 +248,16 @@ export interface Store {
   readArchivedEvent(eventId: string): Promise<ArchivedEvent | undefined>;
   /** The id of the newest row in the log (0 when empty). */
   lastRowId(): Promise<number>;
+  /**
+   * The highest price id and market record id ever committed (0 when none), those of archived and
+   * packed events included: where a writer that takes over from a board it followed goes on.
+   */
+  highestIds(): Promise<HighestIds>;
+  /**
+   * The events archived at or after `ms` (by the `archivedMs` of their ArchiveCommit), oldest first:
+   * what the nodes that follow the writer take off their boards.
+   */
+  archivedSince(ms: number): Promise<ArchivedMark[]>;
   /** The head a commit named `batchId` left (`Commit.batch`), or undefined when none was committed. */
   batchHead(batchId: string): Promise<number | undefined>;
   getMeta(key: string): Promise<string | undefined>;

@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { hashKey } from '../../src/access/keys.ts';
 import { openAccounts } from '../../src/compose.ts';
 import { until } from '../contract/bus.contract.ts';
-import { batch, nbaEvent, nbaPrices, price, today } from '../helpers/fixtures.ts';
+import { batch, nbaEvent, nbaPrices, price, score, today } from '../helpers/fixtures.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { connect } from '../helpers/ws-client.ts';
 import { type PostgresService, startPostgres } from './services/postgres.ts';
@@ -144,6 +144,37 @@ describe('an API node', () => {
     await accounts.close();
     const closed = await Promise.race([ws.closed, new Promise((r) => setTimeout(() => r('still open'), 5000))]);
     assert.deepEqual(closed, { code: 1008, reason: 'policy_violation:key_revoked' });
+  });
+
+  it('takes off its board the events the writer archived, and answers for them as the writer does', async (t) => {
+    const node = await apiNode();
+    t.after(() => node.close());
+    const E3 = 'c'.repeat(32);
+    await writer.server.ledger.apply(
+      batch(at(), [
+        { kind: 'event', event: nbaEvent(E3) },
+        ...nbaPrices(E3),
+        { kind: 'score', event_id: E3, score: score(E3, 'STATUS_FINAL', 101, 99) },
+      ]),
+    );
+    await caughtUp(node);
+    assert.ok(node.server.board.events.has(E3));
+    // No change row carries an archiving: the node reads it from the store.
+    assert.equal(await writer.server.ledger.archiveFinished(Date.now() + 1, 0), 1);
+    assert.equal(writer.server.board.events.has(E3), false);
+    await until(() => !node.server.board.events.has(E3), 15_000, 'the API node to drop the archived event');
+    // One more commit, so that both answer at the same head.
+    await move(E1, 133);
+    await caughtUp(node);
+    for (const path of [`/api/v2/events/${E3}`, snapshot, `/api/v2/events/${E3}/closing`]) {
+      const [w, a] = [await writer.get(path), await node.get(path)];
+      assert.equal(w.status, 200, path);
+      assert.deepEqual([a.status, a.body], [w.status, w.body], path);
+    }
+    // An archived event's markets list is no longer served, on the writer as on the node.
+    const markets = `/api/v2/events/${E3}/markets`;
+    assert.deepEqual((await node.get(markets)).status, (await writer.get(markets)).status);
+    assert.deepEqual(node.server.board.archivedHeaders.get(E3), writer.server.board.archivedHeaders.get(E3));
   });
 
   it('has no ledger: writes are refused where the code asks for one', async (t) => {

@@ -404,6 +404,7 @@ export function storeContract(name: string, make: () => Promise<StoreFixture>): 
       it('lastRowId is the newest row of the log, 0 when empty', async (t) => {
         const { store } = await fresh(t);
         assert.equal(await store.lastRowId(), 0);
+        assert.deepEqual(await store.highestIds(), { priceId: 0, marketId: 0 });
         await store.commit(batch(mixedLog()));
         assert.equal(await store.lastRowId(), 15);
       });
@@ -1141,6 +1142,19 @@ export function storeContract(name: string, make: () => Promise<StoreFixture>): 
         assert.deepEqual(ids(loaded.statRows), [9]);
       });
 
+      it('archivedSince names the events archived at or after a time, each at its first archiving', async (t) => {
+        const store = await withRetentionLog(t);
+        assert.deepEqual(await store.archivedSince(0), []);
+        await store.archive({ eventIds: [EVENT_A], archivedMs: BASE_MS, seasonTotals: [] });
+        await store.archive({ eventIds: [EVENT_B, EVENT_A], archivedMs: BASE_MS + 5, seasonTotals: [] });
+        assert.deepEqual(await store.archivedSince(0), [
+          { eventId: EVENT_A, archivedMs: BASE_MS },
+          { eventId: EVENT_B, archivedMs: BASE_MS + 5 },
+        ]);
+        assert.deepEqual(await store.archivedSince(BASE_MS + 1), [{ eventId: EVENT_B, archivedMs: BASE_MS + 5 }]);
+        assert.deepEqual(await store.archivedSince(BASE_MS + 6), []);
+      });
+
       it('archived events leave the load; their headers, season totals and reads stay', async (t) => {
         const store = await withRetentionLog(t);
         const totals = { key: '4|2002|2026|Regular Season', body: '{"games":1}' };
@@ -1178,6 +1192,7 @@ export function storeContract(name: string, make: () => Promise<StoreFixture>): 
         stats: await store.readStats(EVENT_A, EVERY_ID),
         statsUpTo8: await store.readStats(EVENT_A, 8),
         maxPriceId: (await store.load()).maxPriceId,
+        highest: await store.highestIds(),
       });
       /** Row 300 (event B) is committed after the second cutoff: the boundary passes all of event A. */
       const LATER_CUTOFF = BASE_MS + 9 * HOUR_S * 1000;
@@ -1198,6 +1213,8 @@ export function storeContract(name: string, make: () => Promise<StoreFixture>): 
         const before = await archivedReads(store);
         assert.ok(before.event);
         assert.notEqual(before.plays, '');
+        // Event A's price and market are off the load, not off the ids a new writer goes on from.
+        assert.deepEqual(before.highest, { priceId: 1, marketId: 1 });
         // The next step packs it.
         assert.equal((await store.compact({ cutoffMs: LATER_CUTOFF, maxRows: 1000 })).more, false);
         assert.deepEqual(ids(await store.readChanges(query())), [300]);

@@ -134,6 +134,7 @@ test('/healthz and /readyz answer without a key, and are neither limited nor met
   assert.deepEqual((await s.get('/healthz', {})).body, { status: 'ok' });
   assert.deepEqual((await s.get('/readyz', {})).body, {
     status: 'ready',
+    role: 'all',
     store: 'ok',
     feed: 'none',
     history: 'complete',

@@ -19,7 +19,9 @@ import {
 import {
   type ArchiveCommit,
   type ArchivedEvent,
+  type ArchivedMark,
   EPOCH_META,
+  type HighestIds,
   type ChangeQuery,
   type ChangeRecord,
   type Commit,
@@ -88,7 +90,8 @@ export class MemoryStore implements Store, MemoryPriceRows {
   /** Ids of the futures boards (their rows are in byEvent). */
   private readonly futuresBoards = new Set<string>();
   /** Archived events, and the season totals of their games. */
-  private readonly archived = new Set<string>();
+  /** Archived events, with the time each was archived. */
+  private readonly archived = new Map<string, number>();
   private readonly seasonTotals = new Map<string, string>();
   /** Every row with an id at or above this is kept; every row whose `at` is at or after `retainedSince`. */
   private retainedFrom = 1;
@@ -108,7 +111,7 @@ export class MemoryStore implements Store, MemoryPriceRows {
       .sort((a, b) => a.id - b.id)
       .map((m) => ({ ...m }));
     const archived = {
-      events: [...this.archived]
+      events: [...this.archived.keys()]
         .map((id) => this.events.get(id))
         .filter((e): e is EventRecord => e !== undefined && e.event_date >= (opts.archivedSince ?? ''))
         .map((e) => ({ ...e })),
@@ -559,10 +562,25 @@ export class MemoryStore implements Store, MemoryPriceRows {
   async archive(commit: ArchiveCommit): Promise<void> {
     for (const id of commit.eventIds) {
       if (this.archived.has(id)) continue;
-      this.archived.add(id);
+      this.archived.set(id, commit.archivedMs);
       this.pending.set(id, this.byEvent.get(id)?.at(-1)?.id ?? 0);
     }
     for (const t of commit.seasonTotals) this.seasonTotals.set(t.key, t.body);
+  }
+
+  async highestIds(): Promise<HighestIds> {
+    let priceId = this.maxPackedPriceId();
+    for (const id of this.byPrice.keys()) if (id > priceId) priceId = id;
+    let marketId = 0;
+    for (const id of this.markets.keys()) if (id > marketId) marketId = id;
+    return { priceId, marketId };
+  }
+
+  async archivedSince(ms: number): Promise<ArchivedMark[]> {
+    return [...this.archived]
+      .filter(([, at]) => at >= ms)
+      .map(([eventId, archivedMs]) => ({ eventId, archivedMs }))
+      .sort((a, b) => a.archivedMs - b.archivedMs);
   }
 
   async readArchivedEvent(eventId: string): Promise<ArchivedEvent | undefined> {

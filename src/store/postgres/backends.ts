@@ -34,22 +34,35 @@ export interface PostgresBackends {
   bytesOnDisk(): Promise<number>;
   /** Why the store cannot take writes now (its writer away from PostgreSQL), if it cannot. */
   writeProblem(): string | undefined;
+  /**
+   * Set on a `standby` start that found the writer lock held by another process: resolves once this
+   * one holds it (rejects if the store is closed first).
+   */
+  writerLock?: Promise<void>;
 }
 
 /**
  * Opens the store of `url` (its schema migrated), and unless `reader` takes the writer's lock before
  * anything is loaded: a second server on the same database waits here, told through `onWait`, until
- * the first one stops, and then loads what that one committed. A `reader` (an API node) never takes
- * the lock: it must not write.
+ * the first one stops, and then loads what that one committed. A `standby` does not wait here: when
+ * another process holds the lock it returns at once with `writerLock`, and serves as a reader until
+ * that resolves. A `reader` (an API node) never takes the lock: it must not write.
  */
 export async function openPostgresBackends(
   url: string,
-  opts: { onError: (err: unknown) => void; onWait?: () => void; reader?: boolean },
+  opts: { onError: (err: unknown) => void; onWait?: () => void; reader?: boolean; standby?: boolean },
 ): Promise<PostgresBackends> {
   const store = await opening(url, () => PgStore.open(url, { onError: opts.onError }));
   if (opts.reader === true) return backendsOf(store);
+  let waiting!: () => void;
+  const told = new Promise<'waiting'>((resolve) => (waiting = () => resolve('waiting')));
+  const held = store.writer.hold(() => {
+    opts.onWait?.();
+    waiting();
+  });
   try {
-    await store.writer.hold(opts.onWait);
+    const first = await Promise.race([held.then(() => 'held' as const), ...(opts.standby === true ? [told] : [])]);
+    if (first === 'waiting') return { ...backendsOf(store), writerLock: held.then(() => undefined) };
   } catch (err) {
     await store.close();
     throw err;

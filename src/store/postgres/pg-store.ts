@@ -10,10 +10,12 @@ import {
 import type {
   ArchiveCommit,
   ArchivedEvent,
+  ArchivedMark,
   ChangeQuery,
   ChangeRecord,
   Commit,
   EventRecord,
+  HighestIds,
   LoadedState,
   LoadOptions,
   MarketRecord,
@@ -237,6 +239,23 @@ export class PgStore implements Store {
 
   archive(a: ArchiveCommit): Promise<void> {
     return this.packing.archive(a);
+  }
+
+  async highestIds(): Promise<HighestIds> {
+    // Backwards along the price index, not a max() over the log.
+    const [row] = await this.rows<{ price: number | null; packed: number | null; market: number | null }>(
+      `SELECT (SELECT price_id FROM changes WHERE price_id IS NOT NULL ORDER BY price_id DESC LIMIT 1) AS price,
+              (SELECT max(price_id) FROM archived_prices) AS packed,
+              (SELECT max(id) FROM markets) AS market`,
+    );
+    return { priceId: Math.max(row?.price ?? 0, row?.packed ?? 0), marketId: row?.market ?? 0 };
+  }
+
+  archivedSince(ms: number): Promise<ArchivedMark[]> {
+    return this.rows<ArchivedMark>(
+      'SELECT event_id AS "eventId", archived_ms AS "archivedMs" FROM archived_events WHERE archived_ms >= $1 ORDER BY archived_ms, event_id',
+      [ms],
+    );
   }
 
   async readArchivedEvent(eventId: string): Promise<ArchivedEvent | undefined> {

@@ -41,6 +41,8 @@ export class PgWriter {
   /** Set while the connection is broken and being made again. */
   private away: Error | undefined;
   private closed = false;
+  /** The connection waiting for the lock, while one waits. */
+  private waiting: pg.Client | undefined;
   /** The tail of the queue of writes: each starts when the previous one has settled. */
   private tail: Promise<unknown> = Promise.resolve();
   private readonly onError: (err: unknown) => void;
@@ -85,14 +87,16 @@ export class PgWriter {
     for (;;) {
       let client: pg.Client | undefined;
       try {
-        client = await connectClient(this.url, (err) => this.broken(client, err));
-        const tried = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1) AS locked', [
-          WRITER_LOCK,
-        ]);
-        if (!tried.rows[0]!.locked) {
+        const tried = await this.connectAndTry();
+        client = tried.client;
+        if (!tried.locked) {
           if (!told) onWait?.();
           told = true;
-          await client.query('SELECT pg_advisory_lock($1)', [WRITER_LOCK]);
+          // Closing the store ends the wait (a standby stopped before it took over).
+          this.waiting = client;
+          await client.query('SELECT pg_advisory_lock($1)', [WRITER_LOCK]).finally(() => {
+            this.waiting = undefined;
+          });
         }
         this.adopt(client);
         return client;
@@ -105,6 +109,21 @@ export class PgWriter {
         await sleep(retryMs);
         retryMs = Math.min(retryMs * 2, this.opts.retryMaxMs ?? 5000);
       }
+    }
+  }
+
+  /**
+   * A new connection that tries the lock once, without waiting. A connection that fails after the
+   * connect has its client closed here; one that breaks later is told to `broken`.
+   */
+  private async connectAndTry(): Promise<{ client: pg.Client; locked: boolean }> {
+    const client: pg.Client = await connectClient(this.url, (err) => this.broken(client, err));
+    try {
+      const tried = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1) AS locked', [WRITER_LOCK]);
+      return { client, locked: tried.rows[0]!.locked };
+    } catch (err) {
+      await client.end().catch(() => undefined);
+      throw err;
     }
   }
 
@@ -131,11 +150,9 @@ export class PgWriter {
       retryMs = Math.min(retryMs * 2, this.opts.retryMaxMs ?? 5000);
       let client: pg.Client | undefined;
       try {
-        client = await connectClient(this.url, (err) => this.broken(client, err));
-        const tried = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1) AS locked', [
-          WRITER_LOCK,
-        ]);
-        if (!tried.rows[0]!.locked) {
+        const tried = await this.connectAndTry();
+        client = tried.client;
+        if (!tried.locked) {
           await client.end().catch(() => undefined);
           this.giveUp('another server took the writer lock while this one was away from PostgreSQL');
           return;
@@ -188,6 +205,7 @@ export class PgWriter {
     this.client = undefined;
     this.lost ??= new WriterLockLost('the store is closed');
     await client?.end().catch(() => undefined);
+    await this.waiting?.end().catch(() => undefined);
   }
 }
 

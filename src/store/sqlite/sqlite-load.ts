@@ -214,7 +214,8 @@ export class SqliteLoader {
     }
   }
 
-  private maxPriceId(uptoId: number): number {
+  /** The highest price id at or below `uptoId`, packed prices included (where new price ids go on). */
+  maxPriceId(uptoId: number): number {
     // Read backwards along the price index, not a max() over the table (which scans every row).
     const sql = 'SELECT price_id FROM changes WHERE price_id IS NOT NULL AND id <= ? ORDER BY price_id DESC LIMIT 1';
     const logged = (this.sql.prepared(sql).pluck().get(uptoId) as number | undefined) ?? 0;

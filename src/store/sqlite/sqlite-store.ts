@@ -8,10 +8,12 @@ import {
 import type {
   ArchiveCommit,
   ArchivedEvent,
+  ArchivedMark,
   ChangeQuery,
   ChangeRecord,
   Commit,
   EventRecord,
+  HighestIds,
   LoadedState,
   LoadOptions,
   MarketRecord,
@@ -306,6 +308,21 @@ export class SqliteStore implements Store {
 
   async archive(commit: ArchiveCommit): Promise<void> {
     this.packing.archive(commit);
+  }
+
+  async highestIds(): Promise<HighestIds> {
+    return {
+      priceId: this.loader.maxPriceId(Number.MAX_SAFE_INTEGER),
+      marketId: (this.sql.prepared('SELECT max(id) FROM markets').pluck().get() as number | null) ?? 0,
+    };
+  }
+
+  async archivedSince(ms: number): Promise<ArchivedMark[]> {
+    return this.sql
+      .prepared(
+        'SELECT event_id AS eventId, archived_ms AS archivedMs FROM archived_events WHERE archived_ms >= ? ORDER BY archived_ms, event_id',
+      )
+      .all(ms) as ArchivedMark[];
   }
 
   async readArchivedEvent(eventId: string): Promise<ArchivedEvent | undefined> {
