@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { generateAdminToken, newAdminTokenRecord } from '../../src/access/admin-tokens.ts';
 import { catalogAnswers } from '../helpers/catalog-answers.ts';
@@ -8,10 +9,10 @@ import { withoutCatalog } from '../helpers/old-store.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
 /** The listing answers as the code's tables gave them before the catalog became rows. */
-const before = JSON.parse(readFileSync(new URL('../fixtures/catalog-answers.json', import.meta.url), 'utf8')) as Record<
-  string,
-  string
->;
+// From the working directory: the compiled tests (test/build.mjs) carry no JSON beside them.
+const before = JSON.parse(
+  readFileSync(join(process.cwd(), 'test', 'fixtures', 'catalog-answers.json'), 'utf8'),
+) as Record<string, string>;
 
 /** Paths whose answers differ, with both hashes: an empty list when every answer is the same. */
 function differences(now: Record<string, string>): string[] {

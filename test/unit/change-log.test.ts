@@ -98,6 +98,17 @@ test('every kind of stored row decodes to a change of its kind', async () => {
       { kind: 'futures_board', board: FUTURES },
       { kind: 'futures_price', event_id: F, market_id: 1140, participant_id: 2002, affiliate_id: 19, price: 450 },
       { kind: 'futures_settlement', event_id: F, state: 'settled', winner_participant_id: 2002 },
+      {
+        kind: 'catalog',
+        record: {
+          type: 'book',
+          affiliate_id: 9001,
+          affiliate_name: 'Test Book',
+          affiliate_url: 'https://book.example',
+          status: 'healthy',
+          regions: ['us'],
+        },
+      },
     ]),
   );
   const rows = seen[0]!.changes;
