@@ -7,6 +7,7 @@ import { generateKey, newKeyRecord } from '../../src/access/keys.ts';
 import type { EventState } from '../../src/board/event-state.ts';
 import { GAME_STARTED } from '../../src/board/event-state.ts';
 import { type Discipline, SEASON_TYPES, SPORTS } from '../../src/catalog/sports.ts';
+import { simulatorCatalog } from '../../src/catalog/simulator-catalog.ts';
 import { statByName } from '../../src/catalog/stats.ts';
 import { homeLeagueOf } from '../../src/catalog/teams/index.ts';
 import { compose, type Services } from '../../src/compose.ts';
@@ -39,6 +40,11 @@ before(async () => {
   const config = resolveServeConfig({ port: 0, dataDir, simulator: false, logLevel: 'silent', metricsPort: 0 }, {});
   services = await compose(config, { now: () => NOW });
   const { ledger, board } = services;
+  // What the command writes before its simulator starts: the catalog the simulator plays with.
+  await ledger.apply({
+    at: new Date(NOW).toISOString(),
+    updates: simulatorCatalog().map((record) => ({ kind: 'catalog', record })),
+  });
   const sink: LedgerSink = {
     apply(batch: UpdateBatch) {
       for (const u of batch.updates) {
