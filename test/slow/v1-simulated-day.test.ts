@@ -54,8 +54,13 @@ before(async () => {
 
 after(() => s.close());
 
+/**
+ * Plain bytes: a kept answer's gzip is reused while a commit changes nothing it shows, so it may
+ * carry an earlier meta.delta_last_id than the plain body of the same moment (docs/spec-gaps.md),
+ * and the V1 and V2 answers are compared at one head.
+ */
 const get = async (path: string) => {
-  const r = await s.get(path, { 'X-Service-Key': key });
+  const r = await s.get(path, { 'X-Service-Key': key, 'Accept-Encoding': 'identity' });
   assert.equal(r.status, 200, `${path}: ${JSON.stringify(r.body).slice(0, 300)}`);
   return r;
 };
