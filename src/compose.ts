@@ -563,7 +563,7 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
   // batches as busy (503, Retry-After) until it takes over.
   if (config.feed === 'ingest' && !api) {
     const known = {
-      hasEvent: (eventId: string) => board.events.has(eventId),
+      eventOf: (eventId: string) => board.events.get(eventId)?.info,
       hasFuturesBoard: (eventId: string) => board.futuresState(eventId) !== undefined,
       hasSport: (sportId: number) => board.catalog.sport(sportId) !== undefined,
       hasBook: (affiliateId: number) => board.catalog.book(affiliateId) !== undefined,

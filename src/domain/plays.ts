@@ -1,7 +1,9 @@
 /**
  * Plays and the stat credits they carry. A feed describes each play with what it adds to the box
  * score; the ledger numbers the plays of an event (1, 2, ...) and turns the credits into the stat
- * rows they change, so the box score is the sum of the plays by construction.
+ * rows they change, so the box score is the sum of the plays by construction. A feed that has the
+ * box score itself rather than the credits (a mirror) sends plays without credits and sets the
+ * values (the ledger's `box_score` update).
  */
 
 /** What one play adds to one stat: a team's, or a player's (and, by the stat's scope, the team's). */
@@ -31,6 +33,13 @@ export interface PlayInput {
   credits: StatCredit[];
   /** Who the players named in `players` and `credits` are: their box-score lines show it. */
   people: Person[];
+  /**
+   * The play's number as its source numbers it (a mirror keeps the upstream's): it must be the
+   * event's next, since plays are numbered 1, 2, ... without a gap. Omitted: the next.
+   */
+  sequence?: number;
+  /** When the play happened, as its source says; omitted: the time of the batch that carries it. */
+  created_at?: string;
 }
 
 export interface Person {
@@ -44,7 +53,7 @@ export type Play = {
   event_id: string;
   /** 1 for the event's first play, then one more per play. */
   sequence: number;
-} & Omit<PlayInput, 'credits' | 'people'> & {
-    /** When the play happened (the time of the batch that carried it). */
+} & Omit<PlayInput, 'credits' | 'people' | 'sequence' | 'created_at'> & {
+    /** When the play happened (the feed's `created_at`, else the time of the batch that carried it). */
     created_at: string;
   };

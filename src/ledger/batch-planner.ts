@@ -12,7 +12,7 @@ import {
 } from '../board/event-state.ts';
 import { SmallMap } from '../board/small-map.ts';
 import { catalogKey } from '../catalog/records.ts';
-import { CATALOG_EVENT_ID, type Change } from '../changelog/change.ts';
+import { CATALOG_EVENT_ID, type Change, type StatValue } from '../changelog/change.ts';
 import { withHeader, withScore } from '../domain/event-header.ts';
 import { priceDelta } from '../domain/odds.ts';
 import type { Play } from '../domain/plays.ts';
@@ -22,8 +22,16 @@ import { priceState } from '../perf/price-state.ts';
 import type { BatchPlan } from './batch-plan.ts';
 import { FuturesPlan, type PlannedFutures } from './futures-plan.ts';
 import { LedgerError } from './ledger-errors.ts';
-import { statRowsOf } from './stat-rows.ts';
-import type { CatalogUpdate, EventUpsert, PlayUpdate, PriceUpdate, ScoreUpdate, UpdateBatch } from './updates.ts';
+import { boxRowsOf, statRowsOf } from './stat-rows.ts';
+import type {
+  BoxScoreUpdate,
+  CatalogUpdate,
+  EventUpsert,
+  PlayUpdate,
+  PriceUpdate,
+  ScoreUpdate,
+  UpdateBatch,
+} from './updates.ts';
 
 /** Line id: 32 hex characters, a pure function of what identifies the line, so it never changes. */
 export function lineId(eventId: string, marketId: number, periodId: number, pKey: string, value: string): string {
@@ -76,6 +84,9 @@ export class BatchPlanner {
           break;
         case 'play':
           this.planPlay(plan, u, at);
+          break;
+        case 'box_score':
+          this.planBoxScore(plan, u, at);
           break;
         case 'futures_board':
           planFutures(futures.board(u, () => plan.nextId(), at, committedMs));
@@ -162,8 +173,16 @@ export class BatchPlanner {
       },
     );
     const sequence = plan.nextSequence(ev);
-    const id = plan.nextId();
     const p = u.play;
+    if (p.sequence !== undefined && p.sequence !== sequence) {
+      throw new LedgerError(
+        `play ${p.sequence} of event ${u.event_id} is not its next play, ${sequence}: plays are numbered without gaps`,
+      );
+    }
+    if (p.created_at !== undefined && Number.isNaN(Date.parse(p.created_at))) {
+      throw new LedgerError(`play created_at is not ISO 8601: ${p.created_at}`);
+    }
+    const id = plan.nextId();
     // The served shape, in the field order of the served JSON.
     const play: Play = {
       event_id: u.event_id,
@@ -176,7 +195,7 @@ export class BatchPlanner {
       score_away: p.score_away,
       score_home: p.score_home,
       players: p.players,
-      created_at: at,
+      created_at: p.created_at ?? at,
     };
     const base = { event_id: u.event_id, sport_id: info.sport_id, at, committed_ms: plan.committedMs };
     const none = { price_id: null, affiliate_id: null, market_id: null, detail: null };
@@ -184,14 +203,23 @@ export class BatchPlanner {
       { id, kind: 'play', ...base, ...none, payload: JSON.stringify(play) },
       { kind: 'info', change: { kind: 'play', id, event_id: u.event_id, sequence } },
     );
-    for (const stat of cells) {
-      const statId = plan.nextId();
-      plan.setStatValue(ev, stat);
-      plan.add(
-        { id: statId, kind: 'stat', ...base, ...none, payload: JSON.stringify(stat) },
-        { kind: 'info', change: { kind: 'stat', id: statId, event_id: u.event_id, stat } },
-      );
-    }
+    planStats(plan, ev, cells, base);
+  }
+
+  /** A stat row per box-score value the update changes. */
+  private planBoxScore(plan: BatchPlan, u: BoxScoreUpdate, at: string): void {
+    const info = plan.info(u.event_id)!;
+    const ev = plan.event(u.event_id)!;
+    const cells = boxRowsOf(
+      info,
+      u,
+      (cell) => plan.statValue(ev, cell),
+      (id) => plan.knowsPlayer(ev, id),
+      (message) => {
+        throw new LedgerError(message);
+      },
+    );
+    planStats(plan, ev, cells, { event_id: u.event_id, sport_id: info.sport_id, at, committed_ms: plan.committedMs });
   }
 
   private planPrice(plan: BatchPlan, u: PriceUpdate, at: string): void {
@@ -399,6 +427,32 @@ export class BatchPlanner {
     this.lastMarket = market;
     this.lastMarketEvent = ev;
     return [market, fresh];
+  }
+}
+
+/** Stat rows for `values` of `ev`, each set in the plan as it goes. */
+function planStats(
+  plan: BatchPlan,
+  ev: EventState,
+  values: readonly StatValue[],
+  base: { event_id: string; sport_id: number; at: string; committed_ms: number },
+): void {
+  for (const stat of values) {
+    const id = plan.nextId();
+    plan.setStatValue(ev, stat);
+    plan.add(
+      {
+        id,
+        kind: 'stat',
+        ...base,
+        price_id: null,
+        affiliate_id: null,
+        market_id: null,
+        detail: null,
+        payload: JSON.stringify(stat),
+      },
+      { kind: 'info', change: { kind: 'stat', id, event_id: base.event_id, stat } },
+    );
   }
 }
 

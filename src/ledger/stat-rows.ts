@@ -1,7 +1,8 @@
 import type { StatValue } from '../changelog/change.ts';
-import { statByName } from '../catalog/stats.ts';
+import { statById, statByName } from '../catalog/stats.ts';
 import type { PlayInput } from '../domain/plays.ts';
 import type { EventInfo } from '../domain/types.ts';
+import type { BoxScoreUpdate, BoxValue } from './updates.ts';
 
 /** One value of a box score: a team's (no player_id) or a player's stat. */
 export type GameCell = Pick<StatValue, 'team_id' | 'player_id' | 'stat_id'>;
@@ -67,6 +68,92 @@ export function statRowsOf(
       named.add(row.player_id);
     }
     out.push(v);
+  }
+  return out;
+}
+
+/** What a box-score update names that its event cannot hold: a JSON pointer into the update and why. */
+export interface BoxFault {
+  field: string;
+  message: string;
+}
+
+/**
+ * Every fault of a `box_score` update against its event: a team not in the event, a stat the
+ * event's sport does not keep, a team value of a player's stat or a player's value of a team's stat,
+ * a value that is not a number. The ledger refuses an update with any; the ingest check names each.
+ */
+export function boxFaults(info: Pick<EventInfo, 'sport_id' | 'teams' | 'event_id'>, box: BoxScoreUpdate): BoxFault[] {
+  const faults: BoxFault[] = [];
+  const group = (path: string, teamId: number, stats: readonly BoxValue[], isPlayer: boolean) => {
+    if (!info.teams.some((t) => t.team_id === teamId)) {
+      faults.push({ field: `${path}/team_id`, message: `team ${teamId} does not play in event ${info.event_id}` });
+    }
+    stats.forEach((v, i) => {
+      const stat = statById(v.stat_id);
+      if (stat?.sport_id !== info.sport_id) {
+        faults.push({
+          field: `${path}/stats/${i}/stat_id`,
+          message: `sport ${info.sport_id} keeps no stat ${v.stat_id}`,
+        });
+      } else if (stat.scope === (isPlayer ? 'team' : 'player')) {
+        const whose = isPlayer ? "a team's stat: a player" : "a player's stat: a team";
+        faults.push({ field: `${path}/stats/${i}/stat_id`, message: `${stat.name} is ${whose} has no value of it` });
+      }
+      if (!Number.isFinite(numberOf(v.value))) {
+        faults.push({ field: `${path}/stats/${i}/value`, message: `not a number: ${JSON.stringify(v.value)}` });
+      }
+    });
+  };
+  box.teams.forEach((t, i) => group(`/teams/${i}`, t.team_id, t.stats, false));
+  box.players.forEach((p, i) => group(`/players/${i}`, p.team_id, p.stats, true));
+  return faults;
+}
+
+/** A value's number; NaN for text that is none (blank included). */
+function numberOf(value: string): number {
+  return value.trim() === '' ? Number.NaN : Number(value);
+}
+
+/**
+ * The stat rows a `box_score` update writes: one per value that differs from the one held (or is not
+ * held yet), teams first, then players in the order given, each player's first row carrying the name
+ * and position the update gives (`isKnown`: the player already has a line). Values are written as
+ * their numbers read (`"7.50"` is `"7.5"`, as the board serves it). `fail` refuses the batch with the
+ * update's first fault (`boxFaults`).
+ */
+export function boxRowsOf(
+  info: Pick<EventInfo, 'sport_id' | 'teams' | 'event_id'>,
+  box: BoxScoreUpdate,
+  current: (cell: GameCell) => number | undefined,
+  isKnown: (playerId: number) => boolean,
+  fail: (message: string) => never,
+): StatValue[] {
+  const [fault] = boxFaults(info, box);
+  if (fault) fail(`box score of event ${info.event_id}, ${fault.field}: ${fault.message}`);
+  const out: StatValue[] = [];
+  const named = new Set<number>();
+  for (const team of box.teams) {
+    for (const v of team.stats) {
+      const cell = { team_id: team.team_id, stat_id: v.stat_id };
+      const n = numberOf(v.value);
+      if (current(cell) !== n) out.push({ ...cell, value: String(n) });
+    }
+  }
+  for (const p of box.players) {
+    for (const v of p.stats) {
+      const cell = { team_id: p.team_id, player_id: p.player_id, stat_id: v.stat_id };
+      const n = numberOf(v.value);
+      if (current(cell) === n) continue;
+      const row: StatValue = { ...cell, value: String(n) };
+      // A player's first value says who the player is, once.
+      if (!isKnown(p.player_id) && !named.has(p.player_id)) {
+        row.display_name = p.display_name;
+        row.position = p.position;
+        named.add(p.player_id);
+      }
+      out.push(row);
+    }
   }
   return out;
 }

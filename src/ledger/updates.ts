@@ -65,14 +65,36 @@ export interface PriceUpdate extends PriceExtras {
 }
 
 /**
- * One play of a live game. The ledger gives it the event's next sequence number and writes a stat
- * row for every box-score value its credits change; a feed sends the score the play leads to in
- * the same batch.
+ * One play of a live game. The ledger gives it the event's next sequence number (a `sequence` the
+ * feed gives must be that one) and writes a stat row for every box-score value its credits change;
+ * a feed sends the score the play leads to in the same batch.
  */
 export interface PlayUpdate {
   kind: 'play';
   event_id: string;
   play: PlayInput;
+}
+
+/** One value of a box score as a source gives it: the stat's id (the sport's) and its value. */
+export interface BoxValue {
+  stat_id: number;
+  /** A number written as text, as the spec's stat values are. */
+  value: string;
+}
+
+/**
+ * Sets values of an event's box score as a source gives them (a mirror reads them from another
+ * server's box-score routes, which show values, not the plays' credits). The ledger writes a stat
+ * row for each value that differs from the one held; a value not named keeps the one held (the log
+ * has no row that takes a value away). A player's first value says who the player is. Team and
+ * player values are taken as given: they need not add up as the credits of plays make them.
+ */
+export interface BoxScoreUpdate {
+  kind: 'box_score';
+  event_id: string;
+  teams: { team_id: number; stats: BoxValue[] }[];
+  /** In the order the players first appeared (the box lists each team's players in that order). */
+  players: { player_id: number; team_id: number; display_name: string; position: string; stats: BoxValue[] }[];
 }
 
 /** Opens a futures board, or replaces its header (name, dates, participants) while it is open. */
@@ -115,6 +137,7 @@ export type Update =
   | ScoreUpdate
   | PriceUpdate
   | PlayUpdate
+  | BoxScoreUpdate
   | FuturesBoardUpsert
   | FuturesPriceUpdate
   | FuturesSettle

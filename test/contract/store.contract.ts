@@ -595,6 +595,52 @@ export function storeContract(name: string, make: () => Promise<StoreFixture>): 
         assert.equal((JSON.parse(loaded.statRows[1]!.payload) as Record<string, unknown>).display_name, undefined);
       });
 
+      it('a box a feed sets (stat rows before any play, a value set lower) loads as last set', async (t) => {
+        const { store } = await fresh(t);
+        await store.commit(
+          batch([
+            statRow({ id: 1, stat_id: 4001, value: 12 }),
+            statRow({
+              id: 2,
+              stat_id: 4001,
+              value: 9,
+              player_id: 200202,
+              named: { display_name: 'Bo Cruz', position: 'C' },
+            }),
+            statRow({
+              id: 3,
+              stat_id: 4001,
+              value: 3,
+              player_id: 200201,
+              named: { display_name: 'Al Tan', position: 'G' },
+            }),
+          ]),
+        );
+        await store.commit(
+          batch([
+            playRow({ id: 4, sequence: 1 }),
+            statRow({ id: 5, stat_id: 4001, value: 7, player_id: 200202 }),
+            statRow({ id: 6, stat_id: 4001, value: 10 }),
+            playRow({ id: 7, sequence: 2 }),
+          ]),
+        );
+        const loaded = await loadAll(store);
+        assert.deepEqual(loaded.playCounts, [{ event_id: EVENT_A, plays: 2 }]);
+        // Each value's newest row, in the order of the values' first rows, a player named by his first.
+        assert.deepEqual(
+          loaded.statRows.map((r) => {
+            const v = JSON.parse(r.payload) as { value: string; display_name?: string };
+            return [r.id, v.value, v.display_name];
+          }),
+          [
+            [6, '10', undefined],
+            [5, '7', 'Bo Cruz'],
+            [3, '3', 'Al Tan'],
+          ],
+        );
+        assert.deepEqual(sequences(await store.readPlays(EVENT_A, 1, 500)), [2, 1], 'plays by number, stat rows apart');
+      });
+
       it('a load hands out every latest price and stat row, however many pages they take', async (t) => {
         const { store } = await fresh(t);
         // 12,000 prices, the first 500 changed twice; 11,000 stat rows over two events.

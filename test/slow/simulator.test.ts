@@ -36,6 +36,7 @@ class MemoryLedger implements LedgerSink, FeedStateReader {
     futures_settlement: 0,
     catalog: 0,
     play: 0,
+    box_score: 0,
     batches: 0,
     largestBatch: 0,
   };
@@ -59,7 +60,7 @@ class MemoryLedger implements LedgerSink, FeedStateReader {
         this.futures.set(u.event_id, u.state);
         continue;
       }
-      if (u.kind === 'futures_price' || u.kind === 'catalog') continue;
+      if (u.kind === 'futures_price' || u.kind === 'catalog' || u.kind === 'box_score') continue;
       if (u.kind === 'event') {
         this.events.set(u.event.event_id, { ...this.events.get(u.event.event_id), ...u.event });
         continue;

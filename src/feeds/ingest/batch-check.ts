@@ -1,17 +1,22 @@
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import { type TSchema, Type } from '@sinclair/typebox';
 import type { RecordFault } from '../../domain/ingest.ts';
+import type { EventInfo } from '../../domain/types.ts';
+import { boxFaults } from '../../ledger/stat-rows.ts';
 import type { Update } from '../../ledger/updates.ts';
 import { CATALOG_SCHEMAS } from './catalog-schemas.ts';
 import { RECORD_SCHEMAS, type RecordKind } from './record-schemas.ts';
 
 /** What the check needs of the current state: which events, futures boards, sports and books exist. */
 export interface KnownIds {
-  hasEvent(eventId: string): boolean;
+  /** An event on the board: its sport and teams, which its box score must keep to. */
+  eventOf(eventId: string): EventTeams | undefined;
   hasFuturesBoard(eventId: string): boolean;
   hasSport(sportId: number): boolean;
   hasBook(affiliateId: number): boolean;
 }
+
+export type EventTeams = Pick<EventInfo, 'event_id' | 'sport_id' | 'teams'>;
 
 /** Faults told per record at most: enough to fix it, bounded however broken it is. */
 const FAULTS_PER_RECORD = 10;
@@ -45,7 +50,7 @@ export function checkRecords(
   known: KnownIds,
 ): { updates: Update[] } | { faults: RecordFault[] } {
   const faults: RecordFault[] = [];
-  const events = new Set<string>();
+  const events = new Map<string, EventTeams>();
   const boards = new Set<string>();
   const sports = new Set<number>();
   const books = new Set<number>();
@@ -88,7 +93,7 @@ export function checkRecords(
         break;
       case 'event':
         if (!hasSport(u.event.sport_id)) fault('/event/sport_id', 'names no sport of the catalog');
-        events.add(u.event.event_id);
+        events.set(u.event.event_id, u.event);
         break;
       case 'futures_board':
         if (!hasSport(u.board.sport_id)) fault('/board/sport_id', 'names no sport of the catalog');
@@ -104,8 +109,16 @@ export function checkRecords(
         }
         break;
       default:
-        if (!events.has(u.event_id) && !known.hasEvent(u.event_id)) {
+        if (!events.has(u.event_id) && !known.eventOf(u.event_id)) {
           fault('/event_id', 'names no event (send its event record first)');
+        }
+        if (u.kind === 'box_score') {
+          const info = events.get(u.event_id) ?? known.eventOf(u.event_id);
+          let told = 0;
+          for (const f of info ? boxFaults(info, u) : []) {
+            fault(f.field, f.message);
+            if (++told === FAULTS_PER_RECORD) break;
+          }
         }
         if (u.kind === 'price') {
           if (!hasBook(u.affiliate_id)) fault('/affiliate_id', 'names no book of the catalog');

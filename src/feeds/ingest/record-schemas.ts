@@ -3,6 +3,7 @@ import { GameTypeSchema, ParticipantTypeSchema, StringEnum } from '../../domain/
 import { EVENT_STATUSES } from '../../domain/types.ts';
 import { CatalogRecordSchema } from './catalog-schemas.ts';
 import type {
+  BoxScoreUpdate,
   EventUpsert,
   FuturesBoardUpsert,
   FuturesPriceUpdate,
@@ -163,8 +164,34 @@ const PlayRecordSchema = Type.Object(
         people: Type.Array(Type.Object({ id: Int(), display_name: Text(), position: Text(32) }, Strict), {
           maxItems: 32,
         }),
+        /** The source's number of the play: must be the event's next. */
+        sequence: Type.Optional(Int({ minimum: 1 })),
+        created_at: Type.Optional(Time),
       },
       Strict,
+    ),
+  },
+  Strict,
+);
+
+/** A box-score value: a stat id of the event's sport and a number written as text. */
+const BoxValueSchema = Type.Object(
+  { stat_id: Int({ minimum: 1 }), value: Type.String({ pattern: '^-?[0-9]{1,15}(\\.[0-9]{1,6})?$' }) },
+  Strict,
+);
+const BoxValues = Type.Array(BoxValueSchema, { maxItems: 100 });
+
+const BoxScoreRecordSchema = Type.Object(
+  {
+    kind: Type.Literal('box_score'),
+    event_id: EventId,
+    teams: Type.Array(Type.Object({ team_id: Int(), stats: BoxValues }, Strict), { maxItems: 2 }),
+    players: Type.Array(
+      Type.Object(
+        { player_id: Int(), team_id: Int(), display_name: Text(), position: Text(32), stats: BoxValues },
+        Strict,
+      ),
+      { maxItems: 500 },
     ),
   },
   Strict,
@@ -233,6 +260,7 @@ export const RECORD_SCHEMAS = {
   score: ScoreRecordSchema,
   price: PriceRecordSchema,
   play: PlayRecordSchema,
+  box_score: BoxScoreRecordSchema,
   futures_board: FuturesBoardRecordSchema,
   futures_price: FuturesPriceRecordSchema,
   futures_settlement: FuturesSettlementRecordSchema,
@@ -252,6 +280,7 @@ export type RecordsAreUpdates = Holds<
       Same<Static<typeof ScoreRecordSchema>, ScoreUpdate>,
       Same<Static<typeof PriceRecordSchema>, PriceUpdate>,
       Same<Static<typeof PlayRecordSchema>, PlayUpdate>,
+      Same<Static<typeof BoxScoreRecordSchema>, BoxScoreUpdate>,
       Same<Static<typeof FuturesBoardRecordSchema>, FuturesBoardUpsert>,
       Same<Static<typeof FuturesPriceRecordSchema>, FuturesPriceUpdate>,
       Same<Static<typeof FuturesSettlementRecordSchema>, FuturesSettle>,
