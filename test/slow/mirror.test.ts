@@ -81,6 +81,19 @@ function same(mirrored: unknown, upstreamBody: unknown, what: string): void {
   assert.deepEqual(mirrored, upstreamBody, what);
 }
 
+/** Every page of an event's plays on both servers, newest first as the route pages them. */
+async function bothPlays(eventId: string): Promise<[unknown[], unknown[]]> {
+  const pages: [unknown[], unknown[]] = [[], []];
+  for (let before = ''; ;) {
+    const [a, b] = await both(`/api/v2/events/${eventId}/plays${before}`);
+    pages[0].push(a);
+    pages[1].push(b);
+    const next = (a as any).meta.next_before_sequence;
+    if (next === null) return pages;
+    before = `?before_sequence=${next}`;
+  }
+}
+
 /** The market ids the upstream prices for the sport on a day, in groups of 12. */
 async function groups(date: string): Promise<number[][]> {
   const r = await upstream.get(`/api/v2/sports/${SPORT}/markets/${date}`);
@@ -118,6 +131,8 @@ test('after catch-up, the mirrored days equal the upstream field by field, ids i
   assert.equal((body as any).feed, 'upstream');
   assert.equal((body as any).upstream, 'following');
   await settle();
+  let plays = 0;
+  let boxValues = 0;
   for (const date of dates()) {
     for (const ids of await groups(date)) {
       const q = `market_ids=${ids.join(',')}&include=all_periods`;
@@ -133,8 +148,17 @@ test('after catch-up, the mirrored days equal the upstream field by field, ids i
     for (const e of (a as any).events) {
       const [x, y] = await both(`/api/v2/events/${e.event_id}/best-line`);
       same(y, x, `best line of ${e.event_id}`);
+      for (const box of ['stats', 'players/stats']) {
+        const [ub, mb] = await both(`/api/v2/events/${e.event_id}/${box}`);
+        same(mb, ub, `${box} of ${e.event_id}`);
+        boxValues += (ub as any[]).reduce((n, g) => n + g.stats.length, 0);
+      }
+      const [u, m] = await bothPlays(e.event_id);
+      same(m, u, `plays of ${e.event_id}`);
+      plays += (u[0] as any).meta.last_sequence;
     }
   }
+  assert.ok(plays > 0 && boxValues > 0, 'the upstream has plays and box scores on the mirrored days');
   const [fa, fb] = await both(`/api/v2/sports/${SPORT}/futures?include_settled=true`);
   assert.ok((fa as any).events.length > 0, 'the upstream has futures boards');
   same(fb, fa, 'futures');

@@ -11,6 +11,7 @@ import type { Board } from '../../board/board.ts';
 import type { LedgerSink, Update } from '../../ledger/updates.ts';
 import type { Feed } from '../feed.ts';
 import type { DailyBudget } from './budget.ts';
+import { GameReads } from './game-reads.ts';
 import { extrasOf, heldPrice, heldSince } from './held-prices.ts';
 import {
   batchesOf,
@@ -54,7 +55,8 @@ export interface MirrorOptions {
 
 /**
  * The upstream mirror (`--feed upstream`): takes another server's catalog-independent snapshots of
- * yesterday and today (events, every market of every period, openers, closing, futures), hands them
+ * yesterday and today (events, every market of every period, openers, closing, futures, and the
+ * plays and box scores of started events through `GameReads`), hands them
  * to the ledger as the ingest records with the upstream's ids, then follows the markets delta and
  * the event delta through the typed client's consumers. A refused cursor rebuilds from a fresh
  * snapshot (the consumer's resync), so a long outage ends in a snapshot, never a hole; a short one
@@ -67,6 +69,7 @@ export class UpstreamMirror implements Feed {
   private readonly now: () => number;
   private readonly markets: MarketsDeltaConsumer;
   private readonly changed: EventDeltaConsumer;
+  private readonly games: GameReads;
   /** The merged events of the last snapshot the markets consumer took. */
   private snapshot = new Map<string, Event>();
   private snapshotTaken = false;
@@ -85,6 +88,7 @@ export class UpstreamMirror implements Feed {
       limit: 5000,
     });
     this.changed = new EventDeltaConsumer(o.client, { limit: 500 });
+    this.games = new GameReads({ client: o.client, ledger: o.ledger, board: o.board, now: this.now });
   }
 
   start(): void {
@@ -193,6 +197,7 @@ export class UpstreamMirror implements Feed {
     }
     for (const b of batchesOf(headers)) await this.o.ledger.apply(b);
     for (const id of reread) await this.reread(id);
+    for (const e of events.events) if (!reread.has(e.event_id)) await this.games.mirror(e, false, this.signal);
     this.o.budget.polled(this.o.budget.usedToday - before);
   }
 
@@ -238,6 +243,7 @@ export class UpstreamMirror implements Feed {
       );
     }
     await this.applyEvents([...events.values()], [...openers.values()], [...closing.values()], open);
+    await this.games.mirror(head, false, this.signal);
   }
 
   /** The market ids a sport's day prices, in groups a request takes. */
@@ -306,6 +312,8 @@ export class UpstreamMirror implements Feed {
       }
     }
     await this.applyEvents(events, [...openers.values()], [...closing.values()], this.snapshotOpen);
+    // Every box is read again: a source may correct a value without a play, which the probe of plays misses.
+    for (const e of events) await this.games.mirror(e, true, this.signal);
     const all = (await this.o.client.sports({ signal: this.signal })).data.sports;
     for (const sport of all) await this.applyFutures(sport.sport_id);
   }

@@ -1,0 +1,62 @@
+import type { Play, PlayerGameStats, TeamGameStats } from '../../../packages/client/src/index.ts';
+import { statById } from '../../catalog/stats.ts';
+import type { BoxScoreUpdate, BoxValue, PlayUpdate } from '../../ledger/updates.ts';
+
+/**
+ * The upstream's plays and box scores as ingest records. The upstream's routes show each play and
+ * each box value, not the stat credits its ledger built the values from, so a play goes in with no
+ * credits and the box is set as shown (`box_score`): the mirror's box scores, and the season stats
+ * summed from them, are the upstream's.
+ */
+
+/** A play as the upstream lists it: its number and time kept, no credits (the box is set apart). */
+export function playRecord(p: Play): PlayUpdate {
+  return {
+    kind: 'play',
+    event_id: p.event_id,
+    play: {
+      period: p.period,
+      game_clock: p.game_clock,
+      display_clock: p.display_clock,
+      description: p.description,
+      team_id: p.team_id,
+      score_away: p.score_away,
+      score_home: p.score_home,
+      players: [...p.players],
+      credits: [],
+      people: [],
+      sequence: p.sequence,
+      created_at: p.created_at,
+    },
+  };
+}
+
+/**
+ * An event's box score from the upstream's two box routes, teams and players in the order shown (the
+ * order players first appeared). A value of a stat the mirror's catalog does not keep for the sport,
+ * or one that is not a number, is left out: the ledger would refuse the whole record for it.
+ */
+export function boxScoreRecord(
+  eventId: string,
+  sportId: number,
+  teams: TeamGameStats,
+  players: PlayerGameStats,
+): BoxScoreUpdate {
+  const kept = (v: BoxValue) =>
+    statById(v.stat_id)?.sport_id === sportId && v.value.trim() !== '' && Number.isFinite(Number(v.value));
+  return {
+    kind: 'box_score',
+    event_id: eventId,
+    teams: teams.map((g) => ({
+      team_id: g.team.team_id,
+      stats: g.stats.map((r) => ({ stat_id: r.stat_id, value: r.value })).filter(kept),
+    })),
+    players: players.map((g) => ({
+      player_id: g.player.id,
+      team_id: g.player.team_id,
+      display_name: g.player.display_name,
+      position: g.player.position,
+      stats: g.stats.map((r) => ({ stat_id: r.stat.id, value: r.value })).filter(kept),
+    })),
+  };
+}
