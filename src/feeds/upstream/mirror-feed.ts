@@ -100,9 +100,24 @@ export class UpstreamMirror implements Feed {
     return this.stopping.signal;
   }
 
+  /**
+   * Hands timed updates to the ledger, a batch per run of one time. A stop ends it between two
+   * batches (a first catch-up is thousands of them): each is committed whole, and a later start
+   * catches up from a fresh snapshot in any case.
+   */
+  private async commit(items: readonly Timed[]): Promise<void> {
+    for (const b of batchesOf(items)) {
+      this.signal.throwIfAborted();
+      await this.o.ledger.apply(b);
+    }
+  }
+
   private async run(): Promise<void> {
     let failures = 0;
     while (!this.signal.aborted) {
+      // Polls start `pollMs` apart (the spacing): the wait is what the poll left of it, so a
+      // change is read within one interval of being made, however long a poll takes.
+      const began = performance.now();
       let wait = this.o.pollMs;
       try {
         const spent = this.o.budget.spent();
@@ -116,7 +131,7 @@ export class UpstreamMirror implements Feed {
           this.state.up = true;
           this.state.problem = undefined;
           this.state.lastSyncMs = this.now();
-          wait = this.o.budget.spacing(this.o.pollMs);
+          wait = this.o.budget.spacing(this.o.pollMs) - (performance.now() - began);
         }
       } catch (err) {
         if (this.signal.aborted) break;
@@ -131,7 +146,7 @@ export class UpstreamMirror implements Feed {
             err instanceof RateLimitError ? (err.retryAfterMs ?? 0) : 0,
             Math.min(MAX_BACKOFF_MS, this.o.pollMs * 2 ** Math.min(failures - 1, 5)),
           );
-          this.state.problem = `the upstream does not answer: ${(err as Error).message ?? String(err)}`;
+          this.state.problem = `the upstream does not answer: ${err instanceof Error ? err.message : String(err)}`;
         }
         this.o.onError?.(err);
       }
@@ -181,7 +196,7 @@ export class UpstreamMirror implements Feed {
     }
     // In cursor order, a batch per run of one time.
     const kept = timed.filter((x) => !reread.has(x.eventId)).map((x) => x.t);
-    for (const b of batchesOf(kept)) await this.o.ledger.apply(b);
+    await this.commit(kept);
     const events = await this.changed.poll(this.signal);
     const headers: Timed[] = [];
     const from = this.dates()[0]!;
@@ -191,7 +206,7 @@ export class UpstreamMirror implements Feed {
         if (e.event_date.slice(0, 10) >= from) reread.add(e.event_id);
       } else if (!reread.has(e.event_id)) headers.push(...this.headerOf(e), ...extrasOf(this.o.board, e));
     }
-    for (const b of batchesOf(headers)) await this.o.ledger.apply(b);
+    await this.commit(headers);
     for (const id of reread) await this.reread(id);
     this.o.budget.polled(this.o.budget.usedToday - before);
   }
@@ -344,7 +359,7 @@ export class UpstreamMirror implements Feed {
     const steps = byTime([...made, ...ours(closing).flatMap(priceRecords), ...current]).filter(
       (t) => !heldSince(this.o.board, t),
     );
-    for (const b of batchesOf(steps)) await this.o.ledger.apply(b);
+    await this.commit(steps);
   }
 
   /** A sport's futures boards (every page): headers, prices by time, settlements. */
@@ -365,7 +380,7 @@ export class UpstreamMirror implements Feed {
       settled.push(...r.settled);
       cursor = page.data.meta.next_cursor ?? undefined;
     } while (cursor);
-    for (const b of batchesOf([...header, ...byTime(prices), ...settled])) await this.o.ledger.apply(b);
+    await this.commit([...header, ...byTime(prices), ...settled]);
   }
 }
 
