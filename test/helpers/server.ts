@@ -73,6 +73,8 @@ export async function startTestServer(
     role?: ServeConfig['role'];
     /** The address listened on (127.0.0.1 by default). */
     host?: string;
+    /** The port listened on (any free one by default): a restart that clients find where they left it. */
+    port?: number;
     /** The built page served at `/` (the package's web/dist by default). */
     webDir?: string;
   } = {},
@@ -94,7 +96,7 @@ export async function startTestServer(
   }
   const config = resolveServeConfig(
     {
-      port: 0,
+      port: opts.port ?? 0,
       host: opts.host ?? '127.0.0.1',
       dataDir,
       databaseUrl: opts.databaseUrl ?? (await testDatabaseUrl(dataDir)),
