@@ -43,7 +43,8 @@ import { AdminTokens } from './access/admin-tokens.ts';
 import { IngestFeed } from './feeds/ingest/ingest-feed.ts';
 import { DailyBudget } from './feeds/upstream/budget.ts';
 import { UpstreamMirror } from './feeds/upstream/mirror-feed.ts';
-import { OddsbaseClient } from '../packages/client/src/index.ts';
+import { OddsbaseClient, type WebSocketConstructor } from '../packages/client/src/index.ts';
+import { WebSocket } from 'ws';
 import { ingestRoutes } from './http/routes/admin/ingest.ts';
 import { logDestination } from './ops/logging.ts';
 import { metricsRoute } from './ops/metrics-endpoint.ts';
@@ -601,8 +602,11 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
       board,
       budget,
       pollMs: up.pollMs,
+      mode: up.mode,
+      WebSocket: WebSocket as unknown as WebSocketConstructor,
       now,
       onError: (err) => app.log.warn({ err: err instanceof Error ? err : new Error(String(err)) }, 'upstream'),
+      log: (level, line) => app.log[level](line),
     });
     readiness.watchUpstream(() =>
       m.state.caughtUp ? m.state.problem : (m.state.problem ?? 'catching up with the upstream'),
