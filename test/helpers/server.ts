@@ -43,8 +43,8 @@ export async function startTestServer(
     feed?: string;
     simulator?: boolean;
     replayFile?: string;
-    /** `--feed upstream`: the server mirrored, its key (written to a key file), poll and budget. */
-    upstream?: { url: string; key: string; pollMs?: number; budget?: number };
+    /** `--feed upstream`: the server mirrored, its key (written to a key file), poll, budget and mode. */
+    upstream?: { url: string; key: string; pollMs?: number; budget?: number; mode?: string };
     speed?: number | string;
     seed?: number;
     /** The sport ids the simulator plays (every sport by default): a fill of a few is much shorter. */
@@ -107,6 +107,7 @@ export async function startTestServer(
       upstreamKeyFile,
       upstreamPollMs: opts.upstream?.pollMs,
       upstreamBudget: opts.upstream?.budget,
+      upstreamMode: opts.upstream?.mode,
       seed: opts.seed ?? 7,
       speed: opts.speed ?? 1,
       sports: opts.sports,

@@ -2,26 +2,22 @@ import {
   EventDeltaConsumer,
   type EventsEnvelope,
   type Event,
+  ForbiddenError,
   MarketsDeltaConsumer,
   type OddsbaseClient,
   RateLimitError,
   type Reply,
+  type WebSocketConstructor,
 } from '../../../packages/client/src/index.ts';
 import type { Board } from '../../board/board.ts';
 import type { LedgerSink, Update } from '../../ledger/updates.ts';
 import type { Feed } from '../feed.ts';
 import type { DailyBudget } from './budget.ts';
-import { extrasOf, heldPrice, heldSince } from './held-prices.ts';
-import {
-  batchesOf,
-  byTime,
-  deltaRecord,
-  eventRecord,
-  futuresRecords,
-  priceRecords,
-  scoreRecord,
-  type Timed,
-} from './records.ts';
+import { upstreamCatalog } from './catalog-records.ts';
+import { extrasOf, heldSince } from './held-prices.ts';
+import { type FollowMode, PriceFollow } from './price-follow.ts';
+import { PriceStream } from './price-stream.ts';
+import { batchesOf, byTime, eventRecord, futuresRecords, priceRecords, scoreRecord, type Timed } from './records.ts';
 
 /** At most this many market ids a snapshot request (spec: market_ids at most 12). */
 const MARKETS_PER_REQUEST = 12;
@@ -39,6 +35,8 @@ export interface UpstreamState {
   problem: string | undefined;
   /** Epoch ms of the last poll that read the upstream to its head. */
   lastSyncMs: number;
+  /** Prices come through the upstream's WebSocket stream (else by polling the markets delta). */
+  streaming: boolean;
 }
 
 export interface MirrorOptions {
@@ -48,8 +46,14 @@ export interface MirrorOptions {
   board: Board;
   budget: DailyBudget;
   pollMs: number;
+  /** How prices are followed (`--upstream-mode`, default `auto`); a stream needs `WebSocket`. */
+  mode?: FollowMode;
+  /** `ws`'s WebSocket: Node 20 has none of its own. */
+  WebSocket?: WebSocketConstructor;
   now?: () => number;
   onError?: (err: unknown) => void;
+  /** Lines for the server's log (the stream followed, or fallen back from). */
+  log?: (level: 'info' | 'warn', line: string) => void;
 }
 
 /**
@@ -61,12 +65,22 @@ export interface MirrorOptions {
  * goes on from the cursors held.
  */
 export class UpstreamMirror implements Feed {
-  readonly state: UpstreamState = { up: false, caughtUp: false, problem: 'not started', lastSyncMs: 0 };
+  readonly state: UpstreamState = {
+    up: false,
+    caughtUp: false,
+    problem: 'not started',
+    lastSyncMs: 0,
+    streaming: false,
+  };
   private readonly stopping = new AbortController();
   private running: Promise<void> | undefined;
   private readonly now: () => number;
   private readonly markets: MarketsDeltaConsumer;
   private readonly changed: EventDeltaConsumer;
+  /** Where price moves come from: the upstream's stream, or polls of the markets delta. */
+  private readonly prices: PriceFollow;
+  /** Both cursors where everything read up to them is applied (a failure past them starts over). */
+  private settled = '';
   /** The merged events of the last snapshot the markets consumer took. */
   private snapshot = new Map<string, Event>();
   private snapshotTaken = false;
@@ -83,8 +97,31 @@ export class UpstreamMirror implements Feed {
     this.markets = new MarketsDeltaConsumer(o.client, {
       scope: { source: (signal) => this.takeSnapshot(signal) },
       limit: 5000,
+      // A plan with a data delay (which has no streams) is mirrored as late as it sees the upstream:
+      // oddsbase gives such a plan cursors consistent with its delayed board (docs/spec-gaps.md).
+      acceptDelayedSnapshot: true,
     });
     this.changed = new EventDeltaConsumer(o.client, { limit: 500 });
+    const mode = o.mode ?? 'auto';
+    const stream =
+      mode !== 'poll' && o.WebSocket
+        ? new PriceStream({
+            client: o.client,
+            WebSocket: o.WebSocket,
+            now: this.now,
+            // Each change the stream delivers is metered upstream: one data point.
+            onPrice: () => o.budget.count(1),
+          })
+        : undefined;
+    this.prices = new PriceFollow({
+      mode,
+      markets: this.markets,
+      board: o.board,
+      stream,
+      pollMs: o.pollMs,
+      now: this.now,
+      log: o.log ?? (() => {}),
+    });
   }
 
   start(): void {
@@ -94,6 +131,7 @@ export class UpstreamMirror implements Feed {
   async stop(): Promise<void> {
     this.stopping.abort();
     await this.running;
+    this.prices.close();
   }
 
   private get signal(): AbortSignal {
@@ -122,16 +160,19 @@ export class UpstreamMirror implements Feed {
       try {
         const spent = this.o.budget.spent();
         if (spent > 0) {
+          this.prices.close();
           this.state.problem = `the daily budget of ${this.o.budget.perDay} data points is spent; renewed in ${Math.ceil(spent / 1000)} s`;
           wait = spent;
         } else {
-          if (!this.state.caughtUp) await this.catchUp();
+          const catchingUp = !this.state.caughtUp;
+          if (catchingUp) await this.catchUp();
           else await this.follow();
           failures = 0;
           this.state.up = true;
-          this.state.problem = undefined;
+          this.state.problem = this.prices.problem;
           this.state.lastSyncMs = this.now();
-          wait = this.o.budget.spacing(this.o.pollMs) - (performance.now() - began);
+          // Right after a catch-up, a turn at once: what changed meanwhile, and the stream opened.
+          wait = catchingUp ? 0 : this.o.budget.spacing(this.o.pollMs) - (performance.now() - began);
         }
       } catch (err) {
         if (this.signal.aborted) break;
@@ -150,12 +191,15 @@ export class UpstreamMirror implements Feed {
         }
         this.o.onError?.(err);
       }
-      await sleep(wait, this.signal);
+      this.state.streaming = this.prices.streaming;
+      // A stream that goes live, or delivers while live, starts a turn at once.
+      await (this.prices.rest(wait, this.signal) ?? sleep(wait, this.signal));
     }
   }
 
   /** The first catch-up: both cursors, then the snapshot handed to the ledger. */
   private async catchUp(): Promise<void> {
+    await this.applyCatalog();
     // The event cursor first: changes made while the snapshot is read come again, whole.
     await this.changed.bootstrap(this.signal);
     await this.markets.bootstrap(this.signal);
@@ -163,40 +207,59 @@ export class UpstreamMirror implements Feed {
     this.state.caughtUp = true;
   }
 
+  /** The upstream's catalog (sports, books, market definitions, teams, rosters), before the events naming it. */
+  private async applyCatalog(): Promise<void> {
+    const at = new Date(this.now()).toISOString();
+    const records = await upstreamCatalog(this.o.client, this.o.board.catalog, this.signal);
+    await this.commit(records.map((record) => ({ at, update: { kind: 'catalog' as const, record } })));
+  }
+
   /**
    * One poll of both deltas. A failure once a cursor has moved (a page read and not yet applied, a
    * refused batch) leaves rows the mirror may not have: the next turn catches up from a fresh snapshot.
    */
   private async follow(): Promise<void> {
-    const cursors = `${this.markets.cursor}|${this.changed.cursor}`;
+    this.settled = this.cursors;
     try {
       await this.followOnce();
     } catch (err) {
-      if (`${this.markets.cursor}|${this.changed.cursor}` !== cursors) this.state.caughtUp = false;
+      if (this.cursors !== this.settled) this.state.caughtUp = false;
       throw err;
     }
   }
 
-  /** Events the mirror cannot place a row of are read whole. */
+  private get cursors(): string {
+    return `${this.markets.cursor}|${this.changed.cursor}`;
+  }
+
+  /**
+   * The price moves of a turn (streamed, or polled), then the event delta when it is due. Events
+   * the mirror cannot place a move of are read whole.
+   */
   private async followOnce(): Promise<void> {
     const before = this.o.budget.usedToday;
-    const prices = await this.markets.poll(this.signal);
+    const prices = await this.prices.turn(this.signal);
     if (prices.resynced) {
       // The cursor was too far behind: the consumer took a fresh snapshot, which replaces ours.
       await this.applySnapshot();
     }
     const reread = new Set<string>();
     const timed: { eventId: string; t: Timed }[] = [];
-    for (const row of prices.rows) {
+    for (const { eventId, record } of prices.moves) {
       // An event the mirror does not hold is another day's: the event delta brings it if it is ours.
-      if (!this.o.board.events.has(row.event_id)) continue;
-      const t = deltaRecord(row, heldPrice(this.o.board, row));
-      if (t) timed.push({ eventId: row.event_id, t });
-      else reread.add(row.event_id);
+      if (!this.o.board.events.has(eventId)) continue;
+      if (record) timed.push({ eventId, t: record });
+      else reread.add(eventId);
     }
     // In cursor order, a batch per run of one time.
     const kept = timed.filter((x) => !reread.has(x.eventId)).map((x) => x.t);
     await this.commit(kept);
+    // Every move read is applied: a failure of the event delta after this loses none of them.
+    if (reread.size === 0) this.settled = this.cursors;
+    if (!this.prices.eventsDueNow()) {
+      for (const id of reread) await this.reread(id);
+      return;
+    }
     const events = await this.changed.poll(this.signal);
     const headers: Timed[] = [];
     const from = this.dates()[0]!;
@@ -209,6 +272,7 @@ export class UpstreamMirror implements Feed {
     await this.commit(headers);
     for (const id of reread) await this.reread(id);
     this.o.budget.polled(this.o.budget.usedToday - before);
+    this.prices.eventsPolled(this.o.budget.spacing(this.o.pollMs));
   }
 
   /** The header and score records of an event, as far as they differ from the mirror's. */
@@ -369,11 +433,18 @@ export class UpstreamMirror implements Feed {
     const prices: Timed[] = [];
     const settled: Timed[] = [];
     do {
-      const page = await this.o.client.futures(
-        sportId,
-        { include_settled: true, ...(cursor ? { cursor } : {}) },
-        { signal: this.signal },
-      );
+      let page;
+      try {
+        page = await this.o.client.futures(
+          sportId,
+          { include_settled: true, ...(cursor ? { cursor } : {}) },
+          { signal: this.signal },
+        );
+      } catch (err) {
+        // A plan without futures (below Ultra) mirrors the rest.
+        if (err instanceof ForbiddenError) return;
+        throw err;
+      }
       const r = futuresRecords(page.data);
       header.push(...r.header);
       prices.push(...r.prices);
