@@ -300,15 +300,32 @@ export interface UpstreamConfig {
   budget: number;
   /** How often the deltas are polled, in ms. */
   pollMs: number;
+  /** How prices are followed: the upstream's stream, polls of the markets delta, or the stream where allowed. */
+  mode: UpstreamMode;
+}
+
+/** `--upstream-mode` (docs/feeds.md, "Following"). */
+export const UPSTREAM_MODES = ['auto', 'stream', 'poll'] as const;
+export type UpstreamMode = (typeof UPSTREAM_MODES)[number];
+
+function upstreamMode(raw: string | undefined): UpstreamMode {
+  if (raw === undefined || raw === '') return 'auto';
+  if (!(UPSTREAM_MODES as readonly string[]).includes(raw)) {
+    throw new ConfigError(`--upstream-mode must be one of ${UPSTREAM_MODES.join(', ')}, got '${raw}'`);
+  }
+  return raw as UpstreamMode;
 }
 
 /** The upstream's options, checked together; undefined unless `--feed upstream`. */
 function resolveUpstream(feed: Feed, input: ServeInput, env: NodeJS.ProcessEnv): UpstreamConfig | undefined {
   const url = input.upstreamUrl ?? env.UPSTREAM_URL;
   const keyFile = input.upstreamKeyFile ?? env.UPSTREAM_KEY_FILE;
+  const mode = input.upstreamMode ?? env.UPSTREAM_MODE;
   if (feed !== 'upstream') {
-    if (url || keyFile)
-      throw new ConfigError('--upstream-url and --upstream-key-file are read only with --feed upstream');
+    if (url || keyFile || mode)
+      throw new ConfigError(
+        '--upstream-url, --upstream-key-file and --upstream-mode are read only with --feed upstream',
+      );
     return undefined;
   }
   if (!url) throw new ConfigError('--feed upstream needs the server to mirror: --upstream-url URL');
@@ -339,6 +356,7 @@ function resolveUpstream(feed: Feed, input: ServeInput, env: NodeJS.ProcessEnv):
     key,
     budget: int('--upstream-budget', input.upstreamBudget ?? env.UPSTREAM_BUDGET, 0, 0, Number.MAX_SAFE_INTEGER),
     pollMs: int('--upstream-poll-ms', input.upstreamPollMs ?? env.UPSTREAM_POLL_MS, 2000, 100, 3_600_000),
+    mode: upstreamMode(mode),
   };
 }
 
@@ -360,6 +378,8 @@ export interface ServeInput {
   upstreamBudget?: string | number;
   /** `--upstream-poll-ms` (env UPSTREAM_POLL_MS). */
   upstreamPollMs?: string | number;
+  /** `--upstream-mode`: auto, stream or poll (env UPSTREAM_MODE). */
+  upstreamMode?: string;
   seed?: string | number;
   speed?: string | number;
   /** Comma-separated sport ids, or a list. */

@@ -330,6 +330,10 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
   const tookOver = services.takeover?.then(async () => {
     writing = true;
     say(`oddsbase: took over as the writer at change ${board.head}, from the board it served`);
+    if (services.mirror && !closed) {
+      services.mirror.start();
+      say(`oddsbase: the mirror of ${config.upstream!.url} goes on as the writer's feed`);
+    }
     if (!simulatorCode) return;
     const { Simulator } = await simulatorCode;
     const simOptions = await simulatorOptions(services, config, now, say);

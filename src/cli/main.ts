@@ -82,6 +82,10 @@ program
     '--upstream-poll-ms <ms>',
     'with --feed upstream: how often the deltas are polled (env UPSTREAM_POLL_MS; default 2000)',
   )
+  .option(
+    '--upstream-mode <mode>',
+    "with --feed upstream: auto (default: the upstream's stream where its plan allows it, else polls), stream or poll (env UPSTREAM_MODE)",
+  )
   .option('--seed <n>', 'simulator seed (env SIM_SEED)')
   .option(
     '--speed <x>',
@@ -151,6 +155,7 @@ program
       upstreamKeyFile: opts.upstreamKeyFile,
       upstreamBudget: opts.upstreamBudget,
       upstreamPollMs: opts.upstreamPollMs,
+      upstreamMode: opts.upstreamMode,
       seed: opts.seed,
       speed: opts.speed,
       sports: opts.sports,

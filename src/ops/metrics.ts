@@ -158,7 +158,15 @@ export class Metrics {
   private followLag: Gauge | undefined;
 
   /** A mirror (`--feed upstream`): whether its upstream answers, and how old its last full poll is. */
-  watchUpstream(state: () => { up: boolean; lastSyncMs: number }, now: () => number): void {
+  watchUpstream(state: () => { up: boolean; lastSyncMs: number; streaming: boolean }, now: () => number): void {
+    new Gauge({
+      name: 'oddsbase_upstream_streaming',
+      help: "Whether the mirror follows the upstream's prices through its WebSocket stream (1) or by polling (0)",
+      registers: [this.registry],
+      collect() {
+        this.set(state().streaming ? 1 : 0);
+      },
+    });
     new Gauge({
       name: 'oddsbase_upstream_up',
       help: 'Whether the last exchange with the mirrored upstream succeeded (1) or not (0)',

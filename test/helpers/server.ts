@@ -43,8 +43,8 @@ export async function startTestServer(
     feed?: string;
     simulator?: boolean;
     replayFile?: string;
-    /** `--feed upstream`: the server mirrored, its key (written to a key file), poll and budget. */
-    upstream?: { url: string; key: string; pollMs?: number; budget?: number };
+    /** `--feed upstream`: the server mirrored, its key (written to a key file), poll, budget and mode. */
+    upstream?: { url: string; key: string; pollMs?: number; budget?: number; mode?: string };
     speed?: number | string;
     seed?: number;
     /** The sport ids the simulator plays (every sport by default): a fill of a few is much shorter. */
@@ -73,6 +73,8 @@ export async function startTestServer(
     role?: ServeConfig['role'];
     /** The address listened on (127.0.0.1 by default). */
     host?: string;
+    /** The port listened on (any free one by default): a restart that clients find where they left it. */
+    port?: number;
     /** The built page served at `/` (the package's web/dist by default). */
     webDir?: string;
   } = {},
@@ -94,7 +96,7 @@ export async function startTestServer(
   }
   const config = resolveServeConfig(
     {
-      port: 0,
+      port: opts.port ?? 0,
       host: opts.host ?? '127.0.0.1',
       dataDir,
       databaseUrl: opts.databaseUrl ?? (await testDatabaseUrl(dataDir)),
@@ -105,6 +107,7 @@ export async function startTestServer(
       upstreamKeyFile,
       upstreamPollMs: opts.upstream?.pollMs,
       upstreamBudget: opts.upstream?.budget,
+      upstreamMode: opts.upstream?.mode,
       seed: opts.seed ?? 7,
       speed: opts.speed ?? 1,
       sports: opts.sports,

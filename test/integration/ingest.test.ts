@@ -58,7 +58,14 @@ test('--feed upstream needs its URL and key; ingest runs no simulator', () => {
     /--upstream-key-file FILE or the UPSTREAM_KEY/,
   );
   const up = resolveServeConfig({ feed: 'upstream', upstreamUrl: 'http://127.0.0.1:9/' }, { UPSTREAM_KEY: 'ob_x' });
-  assert.deepEqual(up.upstream, { url: 'http://127.0.0.1:9', key: 'ob_x', budget: 0, pollMs: 2000 });
+  assert.deepEqual(up.upstream, { url: 'http://127.0.0.1:9', key: 'ob_x', budget: 0, pollMs: 2000, mode: 'auto' });
+  const poll = { feed: 'upstream', upstreamUrl: 'http://127.0.0.1:9', upstreamMode: 'poll' };
+  assert.equal(resolveServeConfig(poll, { UPSTREAM_KEY: 'ob_x' }).upstream?.mode, 'poll');
+  assert.throws(
+    () => resolveServeConfig({ ...poll, upstreamMode: 'push' }, { UPSTREAM_KEY: 'ob_x' }),
+    /--upstream-mode must be one of auto, stream, poll, got 'push'$/,
+  );
+  assert.throws(() => resolveServeConfig({ upstreamMode: 'stream' }, {}), /read only with --feed upstream/);
   assert.equal(up.simulator, false);
   assert.throws(() => resolveServeConfig({ upstreamUrl: 'http://127.0.0.1:9' }, {}), ConfigError);
   assert.throws(

@@ -53,9 +53,10 @@ export class DailyBudget {
   }
 
   /**
-   * The wait before the next poll: `pollMs`, or longer when polling at that pace would spend the
-   * points left before the day ends. With `left` points, `msLeft` of the day and an average poll
-   * cost `c`, at most `left / c` polls fit, so they are spaced `msLeft * c / left` apart.
+   * The time from the start of one poll to the start of the next: `pollMs`, or longer when polling
+   * at that pace would spend the points left before the day ends. With `left` points, `msLeft` of
+   * the day and an average poll cost `c`, at most `left / c` polls fit, so they are spaced
+   * `msLeft * c / left` apart.
    */
   spacing(pollMs: number): number {
     if (this.perDay === 0 || this.polls === 0) return pollMs;

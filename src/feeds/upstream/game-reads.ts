@@ -47,6 +47,8 @@ export class GameReads {
     }
     const at = plays.at(-1)?.created_at ?? new Date(this.o.now()).toISOString();
     for (let i = 0; i < updates.length; i += MIRROR_BATCH) {
+      // A stopping mirror commits no further batch.
+      signal.throwIfAborted();
       await this.o.ledger.apply({ at, updates: updates.slice(i, i + MIRROR_BATCH) });
     }
   }

@@ -49,8 +49,9 @@ export function heldSince(board: Board, t: Timed): boolean {
 
 /**
  * Price records for the prices of an upstream event whose quote the mirror already holds as shown
- * (price, flag, closure, time) but whose liquidity or source id differ: the markets delta carries
- * neither, the event delta's events do (for the markets they show).
+ * (price, flag, closure; at that time or before) but whose liquidity or source id differ: the
+ * markets delta carries neither, and the stream sends nothing for a change of them alone; the
+ * event delta's events do (for the markets they show).
  */
 export function extrasOf(board: Board, e: Event): Timed[] {
   const ev = board.events.get(e.event_id);
@@ -62,7 +63,7 @@ export function extrasOf(board: Board, e: Event): Timed[] {
     const m = ev.markets.get(marketKey(u.market_id, u.period_id));
     const held = m?.participants.get(participantKey(u.participant_type, u.participant_id))?.lines.get(u.line);
     const p = held?.prices.get(u.affiliate_id);
-    if (!p || p.price !== u.price || p.is_main_line !== u.is_main_line || p.updated_at !== t.at) continue;
+    if (!p || p.price !== u.price || p.is_main_line !== u.is_main_line || p.updated_at > t.at) continue;
     if ((p.closed_at !== '') !== (u.closed ?? false)) continue;
     if (p.liquidity_usd === u.liquidity_usd && p.source_id === u.source_id) continue;
     out.push(t);

@@ -2,27 +2,23 @@ import {
   EventDeltaConsumer,
   type EventsEnvelope,
   type Event,
+  ForbiddenError,
   MarketsDeltaConsumer,
   type OddsbaseClient,
   RateLimitError,
   type Reply,
+  type WebSocketConstructor,
 } from '../../../packages/client/src/index.ts';
 import type { Board } from '../../board/board.ts';
 import type { LedgerSink, Update } from '../../ledger/updates.ts';
 import type { Feed } from '../feed.ts';
 import type { DailyBudget } from './budget.ts';
+import { upstreamCatalog } from './catalog-records.ts';
 import { GameReads } from './game-reads.ts';
-import { extrasOf, heldPrice, heldSince } from './held-prices.ts';
-import {
-  batchesOf,
-  byTime,
-  deltaRecord,
-  eventRecord,
-  futuresRecords,
-  priceRecords,
-  scoreRecord,
-  type Timed,
-} from './records.ts';
+import { extrasOf, heldSince } from './held-prices.ts';
+import { type FollowMode, PriceFollow } from './price-follow.ts';
+import { PriceStream } from './price-stream.ts';
+import { batchesOf, byTime, eventRecord, futuresRecords, priceRecords, scoreRecord, type Timed } from './records.ts';
 
 /** At most this many market ids a snapshot request (spec: market_ids at most 12). */
 const MARKETS_PER_REQUEST = 12;
@@ -40,6 +36,8 @@ export interface UpstreamState {
   problem: string | undefined;
   /** Epoch ms of the last poll that read the upstream to its head. */
   lastSyncMs: number;
+  /** Prices come through the upstream's WebSocket stream (else by polling the markets delta). */
+  streaming: boolean;
 }
 
 export interface MirrorOptions {
@@ -49,8 +47,14 @@ export interface MirrorOptions {
   board: Board;
   budget: DailyBudget;
   pollMs: number;
+  /** How prices are followed (`--upstream-mode`, default `auto`); a stream needs `WebSocket`. */
+  mode?: FollowMode;
+  /** `ws`'s WebSocket: Node 20 has none of its own. */
+  WebSocket?: WebSocketConstructor;
   now?: () => number;
   onError?: (err: unknown) => void;
+  /** Lines for the server's log (the stream followed, or fallen back from). */
+  log?: (level: 'info' | 'warn', line: string) => void;
 }
 
 /**
@@ -63,13 +67,23 @@ export interface MirrorOptions {
  * goes on from the cursors held.
  */
 export class UpstreamMirror implements Feed {
-  readonly state: UpstreamState = { up: false, caughtUp: false, problem: 'not started', lastSyncMs: 0 };
+  readonly state: UpstreamState = {
+    up: false,
+    caughtUp: false,
+    problem: 'not started',
+    lastSyncMs: 0,
+    streaming: false,
+  };
   private readonly stopping = new AbortController();
   private running: Promise<void> | undefined;
   private readonly now: () => number;
   private readonly markets: MarketsDeltaConsumer;
   private readonly changed: EventDeltaConsumer;
   private readonly games: GameReads;
+  /** Where price moves come from: the upstream's stream, or polls of the markets delta. */
+  private readonly prices: PriceFollow;
+  /** Both cursors where everything read up to them is applied (a failure past them starts over). */
+  private settled = '';
   /** The merged events of the last snapshot the markets consumer took. */
   private snapshot = new Map<string, Event>();
   private snapshotTaken = false;
@@ -86,9 +100,32 @@ export class UpstreamMirror implements Feed {
     this.markets = new MarketsDeltaConsumer(o.client, {
       scope: { source: (signal) => this.takeSnapshot(signal) },
       limit: 5000,
+      // A plan with a data delay (which has no streams) is mirrored as late as it sees the upstream:
+      // oddsbase gives such a plan cursors consistent with its delayed board (docs/spec-gaps.md).
+      acceptDelayedSnapshot: true,
     });
     this.changed = new EventDeltaConsumer(o.client, { limit: 500 });
     this.games = new GameReads({ client: o.client, ledger: o.ledger, board: o.board, now: this.now });
+    const mode = o.mode ?? 'auto';
+    const stream =
+      mode !== 'poll' && o.WebSocket
+        ? new PriceStream({
+            client: o.client,
+            WebSocket: o.WebSocket,
+            now: this.now,
+            // Each change the stream delivers is metered upstream: one data point.
+            onPrice: () => o.budget.count(1),
+          })
+        : undefined;
+    this.prices = new PriceFollow({
+      mode,
+      markets: this.markets,
+      board: o.board,
+      stream,
+      pollMs: o.pollMs,
+      now: this.now,
+      log: o.log ?? (() => {}),
+    });
   }
 
   start(): void {
@@ -98,29 +135,48 @@ export class UpstreamMirror implements Feed {
   async stop(): Promise<void> {
     this.stopping.abort();
     await this.running;
+    this.prices.close();
   }
 
   private get signal(): AbortSignal {
     return this.stopping.signal;
   }
 
+  /**
+   * Hands timed updates to the ledger, a batch per run of one time. A stop ends it between two
+   * batches (a first catch-up is thousands of them): each is committed whole, and a later start
+   * catches up from a fresh snapshot in any case.
+   */
+  private async commit(items: readonly Timed[]): Promise<void> {
+    for (const b of batchesOf(items)) {
+      this.signal.throwIfAborted();
+      await this.o.ledger.apply(b);
+    }
+  }
+
   private async run(): Promise<void> {
     let failures = 0;
     while (!this.signal.aborted) {
+      // Polls start `pollMs` apart (the spacing): the wait is what the poll left of it, so a
+      // change is read within one interval of being made, however long a poll takes.
+      const began = performance.now();
       let wait = this.o.pollMs;
       try {
         const spent = this.o.budget.spent();
         if (spent > 0) {
+          this.prices.close();
           this.state.problem = `the daily budget of ${this.o.budget.perDay} data points is spent; renewed in ${Math.ceil(spent / 1000)} s`;
           wait = spent;
         } else {
-          if (!this.state.caughtUp) await this.catchUp();
+          const catchingUp = !this.state.caughtUp;
+          if (catchingUp) await this.catchUp();
           else await this.follow();
           failures = 0;
           this.state.up = true;
-          this.state.problem = undefined;
+          this.state.problem = this.prices.problem;
           this.state.lastSyncMs = this.now();
-          wait = this.o.budget.spacing(this.o.pollMs);
+          // Right after a catch-up, a turn at once: what changed meanwhile, and the stream opened.
+          wait = catchingUp ? 0 : this.o.budget.spacing(this.o.pollMs) - (performance.now() - began);
         }
       } catch (err) {
         if (this.signal.aborted) break;
@@ -135,16 +191,19 @@ export class UpstreamMirror implements Feed {
             err instanceof RateLimitError ? (err.retryAfterMs ?? 0) : 0,
             Math.min(MAX_BACKOFF_MS, this.o.pollMs * 2 ** Math.min(failures - 1, 5)),
           );
-          this.state.problem = `the upstream does not answer: ${(err as Error).message ?? String(err)}`;
+          this.state.problem = `the upstream does not answer: ${err instanceof Error ? err.message : String(err)}`;
         }
         this.o.onError?.(err);
       }
-      await sleep(wait, this.signal);
+      this.state.streaming = this.prices.streaming;
+      // A stream that goes live, or delivers while live, starts a turn at once.
+      await (this.prices.rest(wait, this.signal) ?? sleep(wait, this.signal));
     }
   }
 
   /** The first catch-up: both cursors, then the snapshot handed to the ledger. */
   private async catchUp(): Promise<void> {
+    await this.applyCatalog();
     // The event cursor first: changes made while the snapshot is read come again, whole.
     await this.changed.bootstrap(this.signal);
     await this.markets.bootstrap(this.signal);
@@ -152,40 +211,59 @@ export class UpstreamMirror implements Feed {
     this.state.caughtUp = true;
   }
 
+  /** The upstream's catalog (sports, books, market definitions, teams, rosters), before the events naming it. */
+  private async applyCatalog(): Promise<void> {
+    const at = new Date(this.now()).toISOString();
+    const records = await upstreamCatalog(this.o.client, this.o.board.catalog, this.signal);
+    await this.commit(records.map((record) => ({ at, update: { kind: 'catalog' as const, record } })));
+  }
+
   /**
    * One poll of both deltas. A failure once a cursor has moved (a page read and not yet applied, a
    * refused batch) leaves rows the mirror may not have: the next turn catches up from a fresh snapshot.
    */
   private async follow(): Promise<void> {
-    const cursors = `${this.markets.cursor}|${this.changed.cursor}`;
+    this.settled = this.cursors;
     try {
       await this.followOnce();
     } catch (err) {
-      if (`${this.markets.cursor}|${this.changed.cursor}` !== cursors) this.state.caughtUp = false;
+      if (this.cursors !== this.settled) this.state.caughtUp = false;
       throw err;
     }
   }
 
-  /** Events the mirror cannot place a row of are read whole. */
+  private get cursors(): string {
+    return `${this.markets.cursor}|${this.changed.cursor}`;
+  }
+
+  /**
+   * The price moves of a turn (streamed, or polled), then the event delta when it is due. Events
+   * the mirror cannot place a move of are read whole.
+   */
   private async followOnce(): Promise<void> {
     const before = this.o.budget.usedToday;
-    const prices = await this.markets.poll(this.signal);
+    const prices = await this.prices.turn(this.signal);
     if (prices.resynced) {
       // The cursor was too far behind: the consumer took a fresh snapshot, which replaces ours.
       await this.applySnapshot();
     }
     const reread = new Set<string>();
     const timed: { eventId: string; t: Timed }[] = [];
-    for (const row of prices.rows) {
+    for (const { eventId, record } of prices.moves) {
       // An event the mirror does not hold is another day's: the event delta brings it if it is ours.
-      if (!this.o.board.events.has(row.event_id)) continue;
-      const t = deltaRecord(row, heldPrice(this.o.board, row));
-      if (t) timed.push({ eventId: row.event_id, t });
-      else reread.add(row.event_id);
+      if (!this.o.board.events.has(eventId)) continue;
+      if (record) timed.push({ eventId, t: record });
+      else reread.add(eventId);
     }
     // In cursor order, a batch per run of one time.
     const kept = timed.filter((x) => !reread.has(x.eventId)).map((x) => x.t);
-    for (const b of batchesOf(kept)) await this.o.ledger.apply(b);
+    await this.commit(kept);
+    // Every move read is applied: a failure of the event delta after this loses none of them.
+    if (reread.size === 0) this.settled = this.cursors;
+    if (!this.prices.eventsDueNow()) {
+      for (const id of reread) await this.reread(id);
+      return;
+    }
     const events = await this.changed.poll(this.signal);
     const headers: Timed[] = [];
     const from = this.dates()[0]!;
@@ -195,10 +273,11 @@ export class UpstreamMirror implements Feed {
         if (e.event_date.slice(0, 10) >= from) reread.add(e.event_id);
       } else if (!reread.has(e.event_id)) headers.push(...this.headerOf(e), ...extrasOf(this.o.board, e));
     }
-    for (const b of batchesOf(headers)) await this.o.ledger.apply(b);
+    await this.commit(headers);
     for (const id of reread) await this.reread(id);
     for (const e of events.events) if (!reread.has(e.event_id)) await this.games.mirror(e, false, this.signal);
     this.o.budget.polled(this.o.budget.usedToday - before);
+    this.prices.eventsPolled(this.o.budget.spacing(this.o.pollMs));
   }
 
   /** The header and score records of an event, as far as they differ from the mirror's. */
@@ -352,7 +431,7 @@ export class UpstreamMirror implements Feed {
     const steps = byTime([...made, ...ours(closing).flatMap(priceRecords), ...current]).filter(
       (t) => !heldSince(this.o.board, t),
     );
-    for (const b of batchesOf(steps)) await this.o.ledger.apply(b);
+    await this.commit(steps);
   }
 
   /** A sport's futures boards (every page): headers, prices by time, settlements. */
@@ -362,18 +441,25 @@ export class UpstreamMirror implements Feed {
     const prices: Timed[] = [];
     const settled: Timed[] = [];
     do {
-      const page = await this.o.client.futures(
-        sportId,
-        { include_settled: true, ...(cursor ? { cursor } : {}) },
-        { signal: this.signal },
-      );
+      let page;
+      try {
+        page = await this.o.client.futures(
+          sportId,
+          { include_settled: true, ...(cursor ? { cursor } : {}) },
+          { signal: this.signal },
+        );
+      } catch (err) {
+        // A plan without futures (below Ultra) mirrors the rest.
+        if (err instanceof ForbiddenError) return;
+        throw err;
+      }
       const r = futuresRecords(page.data);
       header.push(...r.header);
       prices.push(...r.prices);
       settled.push(...r.settled);
       cursor = page.data.meta.next_cursor ?? undefined;
     } while (cursor);
-    for (const b of batchesOf([...header, ...byTime(prices), ...settled])) await this.o.ledger.apply(b);
+    await this.commit([...header, ...byTime(prices), ...settled]);
   }
 }
 

@@ -121,11 +121,30 @@ export interface HeldPrice {
 }
 
 /**
- * A markets-delta row as a price record, when the mirror already holds the price it moves (the row
- * names no period and no ids: the held price gives them); undefined when it does not, and the
- * event is then read whole.
+ * What a price move names: a markets-delta row's fields, or a stream frame's in their terms (which
+ * carries the book's liquidity as well).
  */
-export function deltaRecord(row: DeltaRow, held: HeldPrice | undefined): Timed | undefined {
+export type PriceMove = Pick<
+  DeltaRow,
+  | 'event_id'
+  | 'market_id'
+  | 'participant_id'
+  | 'participant_type'
+  | 'participant_name'
+  | 'line'
+  | 'affiliate_id'
+  | 'price'
+  | 'is_main_line'
+  | 'closed_at'
+  | 'updated_at'
+> & { liquidity_usd?: number };
+
+/**
+ * A price move (a markets-delta row, a stream frame) as a price record, when the mirror already
+ * holds the price it moves (the move names no period and no ids: the held price gives them);
+ * undefined when it does not, and the event is then read whole.
+ */
+export function deltaRecord(row: PriceMove, held: HeldPrice | undefined): Timed | undefined {
   if (!held) return undefined;
   const update: PriceUpdate = {
     kind: 'price',
@@ -145,7 +164,8 @@ export function deltaRecord(row: DeltaRow, held: HeldPrice | undefined): Timed |
     line_id: held.lineId,
     keep_time: true,
   };
-  if (held.liquidityUsd !== undefined) update.liquidity_usd = held.liquidityUsd;
+  const liquidity = row.liquidity_usd ?? held.liquidityUsd;
+  if (liquidity !== undefined) update.liquidity_usd = liquidity;
   if (held.sourceId !== undefined) update.source_id = held.sourceId;
   return { at: row.updated_at, update };
 }
