@@ -490,6 +490,7 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
     {
       bus: local,
       view: views.forDelay(0),
+      catalog: board.catalog,
       feed,
       readPlays: (eventId, from, to) => store.readPlays(eventId, from, to),
       position,

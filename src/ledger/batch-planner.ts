@@ -11,6 +11,7 @@ import {
   participantKey,
 } from '../board/event-state.ts';
 import { SmallMap } from '../board/small-map.ts';
+import { unlistedMarketName } from '../catalog/catalog.ts';
 import { catalogKey } from '../catalog/records.ts';
 import { CATALOG_EVENT_ID, type Change } from '../changelog/change.ts';
 import { withHeader, withScore } from '../domain/event-header.ts';
@@ -337,6 +338,7 @@ export class BatchPlanner {
           info,
           affiliateId,
           market,
+          plan.marketName(market.market_id),
           participant,
           line,
           price,
@@ -398,12 +400,25 @@ function plannedStep(
 /** Stands in for a step's state until `writePrice` makes it, so every step has one shape. */
 const NO_STATE = Object.freeze({}) as PriceState;
 
-/** A catalog row, unless the record equals the one its key has (committed, or earlier in the batch). */
+/**
+ * A catalog row, unless the record equals the one its key has (committed, or earlier in the batch),
+ * or is a removal of a key that has no record.
+ */
 function planCatalog(board: Board, plan: BatchPlan, u: CatalogUpdate, at: string): void {
   const key = catalogKey(u.record);
   const text = JSON.stringify(u.record);
-  if ((plan.catalogTexts.get(key) ?? board.catalog.textOf(key)) === text) return;
+  const planned = plan.catalogTexts.get(key);
+  if ((planned ?? board.catalog.textOf(key)) === text) return;
+  if (u.record.type === 'removal' && (planned !== undefined ? plan.removals.has(key) : !board.catalog.holds(key)))
+    return;
+  if (u.record.type === 'removal') plan.removals.add(key);
+  else plan.removals.delete(key);
   plan.catalogTexts.set(key, text);
+  if (u.record.type === 'market') plan.marketNames.set(u.record.id, u.record.name);
+  if (u.record.type === 'removal' && key.startsWith(MARKET_KEY)) {
+    const marketId = Number(key.slice(MARKET_KEY.length));
+    plan.marketNames.set(marketId, unlistedMarketName(marketId));
+  }
   const id = plan.nextId();
   plan.add(
     {
@@ -422,6 +437,8 @@ function planCatalog(board: Board, plan: BatchPlan, u: CatalogUpdate, at: string
     { kind: 'info', change: { kind: 'catalog', id, record: u.record, text } },
   );
 }
+
+const MARKET_KEY = 'market:';
 
 function assertNeverUpdate(u: never): never {
   throw new LedgerError(`unknown update kind: ${JSON.stringify(u)}`);
