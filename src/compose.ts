@@ -42,6 +42,9 @@ import { beginEpochIfRestored, beginFreshLog, epochGaps } from './ops/backup.ts'
 import { healthRoutes, Readiness, StoreProbe } from './ops/health.ts';
 import { AdminTokens } from './access/admin-tokens.ts';
 import { IngestFeed } from './feeds/ingest/ingest-feed.ts';
+import { DailyBudget } from './feeds/upstream/budget.ts';
+import { UpstreamMirror } from './feeds/upstream/mirror-feed.ts';
+import { OddsbaseClient } from '../packages/client/src/index.ts';
 import { ingestRoutes } from './http/routes/admin/ingest.ts';
 import { logDestination } from './ops/logging.ts';
 import { metricsRoute } from './ops/metrics-endpoint.ts';
@@ -109,6 +112,8 @@ export interface Services extends Backends {
   retention: Retention;
   /** What keeps an API node's board current from the bus; undefined on a writer. */
   follower: Follower | undefined;
+  /** `--feed upstream`: the mirror of another server, started once the server listens. */
+  mirror: UpstreamMirror | undefined;
   /**
    * Set on a standby writer (it serves as an API node while another holds the writer lock):
    * resolves once it has taken over, its ledger and retention running; rejects if it closed first.
@@ -329,7 +334,15 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
   const gaps = await epochGaps(store);
   const metrics = new Metrics();
   const writerFeed =
-    config.feed === 'ingest' ? 'ingest' : config.replay ? 'replay' : config.simulator ? 'simulator' : 'none';
+    config.feed === 'ingest'
+      ? 'ingest'
+      : config.feed === 'upstream'
+        ? 'upstream'
+        : config.replay
+          ? 'replay'
+          : config.simulator
+            ? 'simulator'
+            : 'none';
   const readiness = new Readiness(follows ? 'bus' : writerFeed, standby ? 'standby' : config.role);
   const board = new Board();
   const floor = new LogFloor(await store.retained());
@@ -573,6 +586,32 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
       maxInFlight: limits.ledgerMaxQueuedBatches,
     });
   }
+  let mirror: UpstreamMirror | undefined;
+  if (config.upstream && ledger) {
+    const up = config.upstream;
+    const budget = new DailyBudget(up.budget, now);
+    // Every answer's points are counted, whichever consumer or read asked for it.
+    const metered: typeof fetch = async (input, init) => {
+      const res = await fetch(input, init);
+      const points = Number(res.headers.get('x-datapoints') ?? 0);
+      if (Number.isFinite(points) && points > 0) budget.count(points);
+      return res;
+    };
+    const m = new UpstreamMirror({
+      client: new OddsbaseClient({ baseUrl: up.url, key: up.key, fetch: metered }),
+      ledger,
+      board,
+      budget,
+      pollMs: up.pollMs,
+      now,
+      onError: (err) => app.log.warn({ err: err instanceof Error ? err : new Error(String(err)) }, 'upstream'),
+    });
+    readiness.watchUpstream(() =>
+      m.state.caughtUp ? m.state.problem : (m.state.problem ?? 'catching up with the upstream'),
+    );
+    metrics.watchUpstream(() => m.state, now);
+    mirror = m;
+  }
   if (config.metrics.token !== undefined) metricsRoute(app, metrics, config.metrics.token);
   const summary =
     logging && !config.accessLog
@@ -641,6 +680,7 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
       return retention;
     },
     follower,
+    mirror,
     ...(takeover ? { takeover } : {}),
     feed,
     counters,

@@ -197,14 +197,14 @@ export class BatchPlanner {
 
   private planPrice(plan: BatchPlan, u: PriceUpdate, at: string): void {
     const ev = plan.event(u.event_id)!;
-    const [market, freshMarket] = this.market(plan, ev, u.market_id, u.period_id);
+    const [market, freshMarket] = this.market(plan, ev, u.market_id, u.period_id, u.market_instance_id);
     const [participant, freshParticipant] = plan.participant(market, u);
     let line = plan.line(participant, u.line);
     let freshLine = false;
     if (!line) {
       const pKey = participantKey(u.participant_type, u.participant_id);
       line = {
-        id: lineId(u.event_id, u.market_id, u.period_id, pKey, u.line),
+        id: u.line_id ?? lineId(u.event_id, u.market_id, u.period_id, pKey, u.line),
         value: u.line,
         prices: new SmallMap(),
       };
@@ -220,7 +220,8 @@ export class BatchPlanner {
       prev.closed_at === closedAt &&
       prev.is_main_line === wantMain &&
       prev.liquidity_usd === u.liquidity_usd &&
-      prev.source_id === u.source_id
+      prev.source_id === u.source_id &&
+      (!u.keep_time || prev.updated_at === at)
     ) {
       return;
     }
@@ -267,6 +268,7 @@ export class BatchPlanner {
       u.affiliate_id,
       movedFrom,
       movedFromLine,
+      u.price_id,
     );
   }
 
@@ -289,6 +291,7 @@ export class BatchPlanner {
     affiliateId: number,
     movedFrom?: PriceState,
     movedFromLine?: string,
+    givenId?: number,
   ): void {
     const { ev, market, participant, line } = step;
     // A main-line move is a line_change on both lines, even when the new line is priced for the
@@ -300,7 +303,7 @@ export class BatchPlanner {
     const id = plan.nextId();
     // A planned state is never changed once made: the board takes it over (a new price) or copies it.
     const state = priceState(
-      prev?.id ?? this.nextPriceId++,
+      prev?.id ?? this.newId('price', givenId),
       affiliateId,
       price,
       isMainLine,
@@ -363,7 +366,24 @@ export class BatchPlanner {
     );
   }
 
-  private market(plan: BatchPlan, ev: EventState, marketId: number, periodId: number): [MarketState, boolean] {
+  /**
+   * A new price or market-instance id: the one a feed gave (its counter then continues above it,
+   * so ids made later never meet it), else the counter's next.
+   */
+  private newId(kind: 'price' | 'market', given: number | undefined): number {
+    const counter = kind === 'price' ? 'nextPriceId' : 'nextMarketId';
+    if (given === undefined) return this[counter]++;
+    if (given >= this[counter]) this[counter] = given + 1;
+    return given;
+  }
+
+  private market(
+    plan: BatchPlan,
+    ev: EventState,
+    marketId: number,
+    periodId: number,
+    givenId?: number,
+  ): [MarketState, boolean] {
     // Feeds send a market's prices together: the last market found saves building and hashing its key.
     const last = this.lastMarket;
     if (last && last.market_id === marketId && last.period_id === periodId && this.lastMarketEvent === ev) {
@@ -374,7 +394,7 @@ export class BatchPlanner {
     let fresh = false;
     if (market) fresh = plan.isFreshMarket(market);
     else {
-      market = { id: this.nextMarketId++, market_id: marketId, period_id: periodId, participants: new Map() };
+      market = { id: this.newId('market', givenId), market_id: marketId, period_id: periodId, participants: new Map() };
       plan.addMarket(ev, key, market);
       fresh = true;
     }

@@ -28,8 +28,15 @@ export interface CachedPrice {
   updated_at: string;
 }
 
-/** Where the consumer takes its snapshots: a sport's day, or named events. */
-export type SnapshotScope = { sportId: number; date: string } | { eventIds: readonly string[] };
+/**
+ * Where the consumer takes its snapshots: a sport's day, named events, or snapshots the caller
+ * takes itself (`source`: e.g. several sports and days, in groups of markets), whose rows of every
+ * event are in scope.
+ */
+export type SnapshotScope =
+  | { sportId: number; date: string }
+  | { eventIds: readonly string[] }
+  | { source: (signal?: AbortSignal) => Promise<Reply<EventsEnvelope>[]> };
 
 export interface MarketsDeltaOptions {
   scope: SnapshotScope;
@@ -173,6 +180,7 @@ export class MarketsDeltaConsumer {
 
   private inScope(row: DeltaRow): boolean {
     const s = this.opts.scope;
+    if ('source' in s) return true;
     if ('eventIds' in s) return s.eventIds.includes(row.event_id);
     // A sport's day: rows of events outside the snapshot are other days' events.
     return this.eventsById.has(row.event_id);
@@ -185,6 +193,7 @@ export class MarketsDeltaConsumer {
       affiliate_ids: this.opts.affiliateIds,
     };
     const s = this.opts.scope;
+    if ('source' in s) return s.source(signal);
     if ('sportId' in s) return [await this.client.events(s.sportId, s.date, q, { signal })];
     const out: Reply<EventsEnvelope>[] = [];
     for (const id of s.eventIds) out.push(await this.client.event(id, q, { signal }));
