@@ -19,7 +19,7 @@ import { MemoryCounters } from '../src/access/counters/memory-counters.ts';
 import { RedisCounters } from '../src/access/counters/redis-counters.ts';
 import { generateKey, newKeyRecord } from '../src/access/keys.ts';
 import { startRedis } from '../test/cluster/services/redis.ts';
-import { isMain, log, median } from './lib.ts';
+import { arg, isMain, log, median } from './lib.ts';
 
 const SLICE = 500;
 const NO_HEADERS = { header: () => undefined };
@@ -70,11 +70,7 @@ export async function runSharedCounters(rounds = 5, requests = 200_000) {
 }
 
 if (isMain(import.meta.url)) {
-  const arg = (name: string, fallback: number) => {
-    const i = process.argv.indexOf(name);
-    return i >= 0 ? Number(process.argv[i + 1]) : fallback;
-  };
-  const r = await runSharedCounters(arg('--rounds', 5), arg('--requests', 200_000));
+  const r = await runSharedCounters(Number(arg('--rounds') ?? 5), Number(arg('--requests') ?? 200_000));
   log(
     `median: memory ${Math.round(r.memoryNs)} ns, Redis ${Math.round(r.redisNs)} ns of CPU a request (admit + meter)`,
   );
