@@ -46,6 +46,7 @@ import { cannon, type RunStats } from './events.ts';
 import { buildWorkload } from './ingest.ts';
 import { bareLoop } from './pg-commit.ts';
 import {
+  arg,
   canPin,
   cleanupOnSignal,
   cpuSeconds,
@@ -788,13 +789,7 @@ export function startMarkdown(r: StartResult): string {
 
 export function parseClusterArgs(argv: string[]): ClusterOptions {
   const o: ClusterOptions = { ...(argv.includes('--short') ? SHORT : DEFAULTS) };
-  const value = (name: string) => {
-    const i = argv.indexOf(name);
-    if (i < 0) return undefined;
-    const v = argv[i + 1];
-    if (v === undefined) throw new Error(`${name} needs a value`);
-    return v;
-  };
+  const value = (name: string) => arg(name, argv);
   const count = (name: string, fallback: number) => {
     const v = value(name);
     if (v === undefined) return fallback;

@@ -22,7 +22,7 @@ import { RedisCounters } from '../src/access/counters/redis-counters.ts';
 import { generateKey, newKeyRecord } from '../src/access/keys.ts';
 import { DEFAULT_LIMITS } from '../src/config.ts';
 import { startRedis } from '../test/cluster/services/redis.ts';
-import { isMain, log, median, sleep } from './lib.ts';
+import { arg, isMain, log, median, sleep } from './lib.ts';
 
 const NO_HEADERS = { header: () => undefined };
 
@@ -90,15 +90,11 @@ export async function runSharedCounters(rounds = 5, requests = 200_000, slice = 
 }
 
 if (isMain(import.meta.url)) {
-  const arg = (name: string, fallback: number) => {
-    const i = process.argv.indexOf(name);
-    return i >= 0 ? Number(process.argv[i + 1]) : fallback;
-  };
   const r = await runSharedCounters(
-    arg('--rounds', 5),
-    arg('--requests', 200_000),
-    arg('--slice', 500),
-    arg('--every-ms', 0),
+    Number(arg('--rounds') ?? 5),
+    Number(arg('--requests') ?? 200_000),
+    Number(arg('--slice') ?? 500),
+    Number(arg('--every-ms') ?? 0),
   );
   log(
     `median: memory ${Math.round(r.memoryNs)} ns, Redis ${Math.round(r.redisNs)} ns, Redis with a ${DEFAULT_GAP_MS} ms gap ${Math.round(r.redisGapNs)} ns of CPU a request (admit + meter)`,
