@@ -29,6 +29,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { loadavg } from 'node:os';
+import { Redis } from 'ioredis';
 import pg from 'pg';
 import { WebSocket } from 'ws';
 import { generateAdminToken, newAdminTokenRecord } from '../src/access/admin-tokens.ts';
@@ -45,6 +46,7 @@ import { cannon, type RunStats } from './events.ts';
 import { buildWorkload } from './ingest.ts';
 import { bareLoop } from './pg-commit.ts';
 import {
+  arg,
   canPin,
   cleanupOnSignal,
   cpuSeconds,
@@ -86,7 +88,7 @@ export interface ClusterOptions {
   duration: number;
   /** start: the simulator's sports for the day of log (every sport when undefined). */
   sports?: string;
-  /** commit: where the writer writes a CPU profile (`--cpu-prof`), if anywhere. */
+  /** commit: where the writer writes a CPU profile (`--cpu-prof`), if anywhere; events: both servers'. */
   cpuProfDir?: string;
   /**
    * start: a directory that keeps PostgreSQL's files between runs, so that the day of log is filled
@@ -123,6 +125,7 @@ async function serve(
   where: string,
   args: string[] = [],
   nodeFlags: string[] = [],
+  env: Record<string, string> = {},
 ): Promise<Node> {
   const backend =
     role === 'all'
@@ -130,6 +133,7 @@ async function serve(
       : ['--database-url', where, '--redis-url', c.redis.url, '--data-dir', c.scratch];
   const s = await serveChild(['--role', role, ...backend, '--log-level', 'warn', ...args], {
     nodeFlags: [...startScriptNodeFlags(), ...nodeFlags],
+    env,
     timeoutMs: 600_000,
   });
   const listener = /metrics: (http[^\s)]+)/.exec(s.output())?.[1];
@@ -534,7 +538,19 @@ export interface EventsCpuResult {
   bytes: { embedded: number; api: number; same: boolean };
   embedded: RunStats[];
   api: RunStats[];
+  /** A second API node that sends its counter changes to Redis without a gap (`COUNTER_SEND_GAP_MS=0`). */
+  apiNoGap: RunStats[];
+  /** Each round's Lua script calls Redis ran per request of the node: the counters' sends. */
+  scriptCallsPerRequest: { api: number[]; apiNoGap: number[] };
   load: [string, string];
+}
+
+/** Calls of Lua scripts Redis has run so far, as its command statistics count them. */
+async function scriptCalls(redis: Redis): Promise<number> {
+  const text = await redis.info('commandstats');
+  let calls = 0;
+  for (const m of text.matchAll(/^cmdstat_(?:eval|evalsha):calls=(\d+)/gm)) calls += Number(m[1]);
+  return calls;
 }
 
 const pin = (pid: number, cpu: string) => {
@@ -555,24 +571,30 @@ export async function runEventsCpu(c: Cluster, o: ClusterOptions): Promise<Event
   const dataDir = makeTmpDir('cluster-embedded');
   const db = await c.postgres.createDatabase();
   let restore: string | undefined;
+  let redis: Redis | undefined;
   try {
     const embeddedAccounts = await accounts({ dataDir }, 1);
-    const embedded = await serve(c, 'all', dataDir, ['--feed', 'ingest']);
+    const prof = o.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${o.cpuProfDir}`] : [];
+    const embedded = await serve(c, 'all', dataDir, ['--feed', 'ingest'], prof);
     const writer = await serve(c, 'writer', db, ['--feed', 'ingest']);
     const clusterAccounts = await accounts({ dataDir: c.scratch, databaseUrl: db }, 1);
     for (const p of setup) {
       await ingest(embedded.url, embeddedAccounts.token, p);
       await ingest(writer.url, clusterAccounts.token, p);
     }
-    const api = await serve(c, 'api', db);
+    const api = await serve(c, 'api', db, [], prof);
+    const apiNoGap = await serve(c, 'api', db, [], prof, { COUNTER_SEND_GAP_MS: '0' });
     await ready(api.url, 120_000);
+    await ready(apiNoGap.url, 120_000);
     const get = async (url: string, key: string) =>
       (await fetch(url + path, { headers: { 'X-Service-Key': key } })).text();
     const reference = await get(writer.url, clusterAccounts.keys[0]!);
     // The node has caught up when it serves what the writer serves.
-    for (let t = 0; (await get(api.url, clusterAccounts.keys[0]!)) !== reference; t++) {
-      if (t > 200) throw new Error('the API node did not catch up with the writer within 20 s');
-      await sleep(100);
+    for (const node of [api, apiNoGap]) {
+      for (let t = 0; (await get(node.url, clusterAccounts.keys[0]!)) !== reference; t++) {
+        if (t > 200) throw new Error('the API node did not catch up with the writer within 20 s');
+        await sleep(100);
+      }
     }
     const e = await get(embedded.url, embeddedAccounts.keys[0]!);
     const bytes = {
@@ -583,25 +605,41 @@ export async function runEventsCpu(c: Cluster, o: ClusterOptions): Promise<Event
     log(`events: ${bytes.embedded} and ${bytes.api} bytes, the same but for the cursor: ${bytes.same}`);
     pin(embedded.pid, '0');
     pin(api.pid, '0');
+    pin(apiNoGap.pid, '0');
     restore = pinSelf('1');
     const embeddedRuns: RunStats[] = [];
     const apiRuns: RunStats[] = [];
+    const apiNoGapRuns: RunStats[] = [];
+    const calls = { api: [] as number[], apiNoGap: [] as number[] };
+    redis = new Redis(c.redis.url);
     // Unmeasured: each server's caches and code warm before the first round.
     await cannon(embedded.url + path, { 'X-Service-Key': embeddedAccounts.keys[0]! }, 2, embedded.pid);
     await cannon(api.url + path, { 'X-Service-Key': clusterAccounts.keys[0]! }, 2, api.pid);
+    await cannon(apiNoGap.url + path, { 'X-Service-Key': clusterAccounts.keys[0]! }, 2, apiNoGap.pid);
     for (let r = 0; r < o.runs; r++) {
-      for (const [which, node, key, out] of [
-        ['embedded', embedded, embeddedAccounts.keys[0]!, embeddedRuns],
-        ['api node', api, clusterAccounts.keys[0]!, apiRuns],
+      for (const [which, node, key, out, callsOut] of [
+        ['embedded', embedded, embeddedAccounts.keys[0]!, embeddedRuns, undefined],
+        ['api node', api, clusterAccounts.keys[0]!, apiRuns, calls.api],
+        ['api node, no send gap', apiNoGap, clusterAccounts.keys[0]!, apiNoGapRuns, calls.apiNoGap],
       ] as const) {
+        const calls0 = await scriptCalls(redis);
         const s = await cannon(node.url + path, { 'X-Service-Key': key }, o.duration, node.pid);
         if (s.errors > 0) throw new Error(`${which}: ${s.errors} errors`);
         out.push(s);
+        callsOut?.push(((await scriptCalls(redis)) - calls0) / s.requests);
         log(`events round ${r + 1}, ${which}: ${int(s.rps)} req/s, ${s.cpuUsPerRequest.toFixed(0)} µs CPU a request`);
       }
     }
-    return { bytes, embedded: embeddedRuns, api: apiRuns, load: [load0, loadNow()] };
+    return {
+      bytes,
+      embedded: embeddedRuns,
+      api: apiRuns,
+      apiNoGap: apiNoGapRuns,
+      scriptCallsPerRequest: calls,
+      load: [load0, loadNow()],
+    };
   } finally {
+    redis?.disconnect();
     if (restore) pinSelf(restore);
     for (const n of [...c.nodes]) await n.stop();
     await c.postgres.dropDatabase(db);
@@ -727,8 +765,11 @@ export function eventsCpuMarkdown(r: EventsCpuResult): string {
     '|---|---:|---|---:|',
     row('embedded (`serve`, SQLite)', r.embedded),
     row('API node (`serve --role api`)', r.api),
+    row('API node, counter changes sent without a gap (`COUNTER_SEND_GAP_MS=0`)', r.apiNoGap),
     '',
     `- API node / embedded: ${pct(a / e)}, target <= ${pct(TARGETS.eventsCpuRatio)}: ${met(a / e <= TARGETS.eventsCpuRatio)}`,
+    `- API node without the send gap / embedded: ${pct(median(r.apiNoGap.map((s) => s.cpuUsPerRequest)) / e)}`,
+    `- Redis script calls a request (the counters' sends), rounds: API node ${r.scriptCallsPerRequest.api.map((x) => x.toFixed(3)).join(', ')}; without the gap ${r.scriptCallsPerRequest.apiNoGap.map((x) => x.toFixed(3)).join(', ')}`,
     '',
   ].join('\n');
 }
@@ -748,13 +789,7 @@ export function startMarkdown(r: StartResult): string {
 
 export function parseClusterArgs(argv: string[]): ClusterOptions {
   const o: ClusterOptions = { ...(argv.includes('--short') ? SHORT : DEFAULTS) };
-  const value = (name: string) => {
-    const i = argv.indexOf(name);
-    if (i < 0) return undefined;
-    const v = argv[i + 1];
-    if (v === undefined) throw new Error(`${name} needs a value`);
-    return v;
-  };
+  const value = (name: string) => arg(name, argv);
   const count = (name: string, fallback: number) => {
     const v = value(name);
     if (v === undefined) return fallback;
