@@ -6,13 +6,18 @@
  *   npm run bench:cluster                          # every part (~10 min)
  *   npm run bench:cluster -- --short               # every part, shorter (~4 min)
  *   npm run bench:cluster -- --only commit,events  # some parts: commit, stream, events, start
+ *   npm run bench:cluster -- --only commit --before DIR --writer-flags "--max-semi-space-size=32"
+ *     (several sets of writer flags separated by ';', each measured as a writer of its own)
  *
  * - commit: a writer (`--feed ingest`) takes BATCHES batches of 2,000 price updates over
  *   POST /admin/v1/ingest (bench/ingest.ts's rows, two in flight, the bodies made before the clock
  *   starts) and commits each into PostgreSQL; its rate is taken from the first POST to the last
  *   answer. The rows it wrote are then read back, grouped by the transaction each was committed in
  *   (the batches' heads), and written by a bare `pg` loop into a fresh database of the same schema
- *   (bench/pg-commit.ts's loop). Runs alternate writer / bare.
+ *   (bench/pg-commit.ts's loop). Runs alternate writer / bare. `--before DIR` (another checkout
+ *   of oddsbase with its node_modules) and `--writer-flags "FLAGS"` (this checkout with node flags
+ *   added after npm start's) add writers, measured in each run beside this one, before the bare
+ *   loop; CPU a row is given with the PostgreSQL server processes and for the writer alone.
  * - stream: one writer, two API nodes, 1,000 clients of /api/v2/ws/markets (half on each node,
  *   each filtered to one of 250 events, four clients an event), 2,000 price changes a second
  *   POSTed to the writer every 50 ms. Latency: a delivery's arrival minus its batch's time
@@ -91,6 +96,12 @@ export interface ClusterOptions {
   /** commit: where the writer writes a CPU profile (`--cpu-prof`), if anywhere; events: both servers'. */
   cpuProfDir?: string;
   /**
+   * commit: the writers measured in each run, side by side, before the one bare loop: this
+   * checkout as `npm start` runs it by default; `--before DIR` adds another checkout's first, and
+   * `--writer-flags "FLAGS"` this checkout with node flags added after npm start's.
+   */
+  writers?: WriterSide[];
+  /**
    * start: a directory that keeps PostgreSQL's files between runs, so that the day of log is filled
    * once (a fill of every sport takes minutes, tens of minutes on a loaded machine) and reused.
    */
@@ -99,6 +110,15 @@ export interface ClusterOptions {
 
 const DEFAULTS: ClusterOptions = { only: [...PARTS], runs: 3, batches: 60, seconds: 20, duration: 8 };
 const SHORT: ClusterOptions = { only: [...PARTS], runs: 1, batches: 20, seconds: 8, duration: 4, sports: '4' };
+
+/** A writer the commit part measures: the code of `checkout` (this one when undefined), with `flags`. */
+export interface WriterSide {
+  name: string;
+  checkout?: string;
+  flags: string[];
+}
+
+const THIS_WRITER: WriterSide = { name: 'writer', flags: [] };
 
 // --- the processes -----------------------------------------------------------------------------
 
@@ -126,6 +146,7 @@ async function serve(
   args: string[] = [],
   nodeFlags: string[] = [],
   env: Record<string, string> = {},
+  checkout?: string,
 ): Promise<Node> {
   const backend =
     role === 'all'
@@ -135,6 +156,7 @@ async function serve(
     nodeFlags: [...startScriptNodeFlags(), ...nodeFlags],
     env,
     timeoutMs: 600_000,
+    ...(checkout === undefined ? {} : { cwd: checkout }),
   });
   const listener = /metrics: (http[^\s)]+)/.exec(s.output())?.[1];
   const metrics = listener && new URL('/metrics', listener).href;
@@ -229,13 +251,21 @@ const loadNow = () => loadavg()[0]!.toFixed(1);
 
 // --- commit: the writer against a bare pg loop ---------------------------------------------------
 
-export interface CommitResult {
-  updates: number;
-  writer: number[];
-  bare: number[];
+/** One writer side's figures over the runs. */
+export interface WriterFigures {
+  name: string;
+  rate: number[];
   inCommit: number[];
   writerCpu: number[];
-  writerCpuPerK: number[];
+  cpuPerK: number[];
+  /** The writer process's own CPU µs a row, without its PostgreSQL server processes. */
+  ownCpuPerK: number[];
+}
+
+export interface CommitResult {
+  updates: number;
+  writers: WriterFigures[];
+  bare: number[];
   bareCpuPerK: number[];
   load: [string, string];
 }
@@ -275,26 +305,36 @@ async function commitSeconds(node: Node): Promise<number> {
   return Number(sum);
 }
 
-interface CommitRun {
-  writer: number;
-  bare: number;
-  /** CPU µs a row: the writer process and its PostgreSQL connections' server processes; the bare loop and its connection's. */
-  writerCpuPerK: number;
-  bareCpuPerK: number;
+interface WriterRun {
+  rate: number;
+  /** CPU µs a row: the writer process and its PostgreSQL connections' server processes. */
+  cpuPerK: number;
+  /** The writer process's alone. */
+  ownCpuPerK: number;
   updates: number;
   /** The share of the writer's wall time inside Store.commit, and its CPU (1 = one core). */
   inCommit: number;
   writerCpu: number;
+  /** The rows it committed, a transaction each. */
+  rows: ChangeRecord[][];
 }
 
-async function commitRun(c: Cluster, o: ClusterOptions): Promise<CommitRun> {
+async function writerRun(c: Cluster, o: ClusterOptions, side: WriterSide): Promise<WriterRun> {
   const w = buildWorkload();
   const setup = w.setup.map((b, i) => post(`setup-${i}`, b.at, b.updates));
   const timed = w.timed.slice(0, o.batches).map((b, i) => post(`timed-${i}`, b.at, b.updates));
   const updates = w.timed.slice(0, o.batches).reduce((n, b) => n + b.updates.length, 0);
   const db = await c.postgres.createDatabase();
   const prof = o.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${o.cpuProfDir}`] : [];
-  const writer = await serve(c, 'writer', db, ['--feed', 'ingest', '--metrics-port', '0'], prof);
+  const writer = await serve(
+    c,
+    'writer',
+    db,
+    ['--feed', 'ingest', '--metrics-port', '0'],
+    [...side.flags, ...prof],
+    {},
+    side.checkout,
+  );
   let heads: number[] = [];
   let setupHead = 0;
   let writerMs: number;
@@ -328,46 +368,64 @@ async function commitRun(c: Cluster, o: ClusterOptions): Promise<CommitRun> {
   }
   heads.sort((a, b) => a - b);
   if (heads.at(-1)! - setupHead !== updates) {
-    throw new Error(`the writer wrote ${heads.at(-1)! - setupHead} rows for ${updates} updates`);
+    throw new Error(`${side.name} wrote ${heads.at(-1)! - setupHead} rows for ${updates} updates`);
   }
   const rows = await committedBatches(db, heads, setupHead);
   await c.postgres.dropDatabase(db);
-  const bareDb = await c.postgres.createDatabase();
-  // The same schema: a store opened once migrates it.
-  await (await PgStore.open(bareDb)).close();
-  const bare = await bareLoop(bareDb, rows);
-  await c.postgres.dropDatabase(bareDb);
   return {
-    writer: updates / (writerMs / 1000),
-    bare: updates / (bare.ms / 1000),
-    writerCpuPerK: ((writerCpuS + serverCpuS) * 1e6) / updates,
-    bareCpuPerK: (bare.cpuS * 1e6) / updates,
+    rate: updates / (writerMs / 1000),
+    cpuPerK: ((writerCpuS + serverCpuS) * 1e6) / updates,
+    ownCpuPerK: (writerCpuS * 1e6) / updates,
     updates,
     inCommit: inCommitS / (writerMs / 1000),
     writerCpu: writerCpuS / (writerMs / 1000),
+    rows,
   };
 }
 
 export async function runCommit(c: Cluster, o: ClusterOptions): Promise<CommitResult> {
   const load0 = loadNow();
-  const runs: CommitRun[] = [];
+  const sides = o.writers ?? [THIS_WRITER];
+  const writers: WriterFigures[] = sides.map((s) => ({
+    name: s.name,
+    rate: [],
+    inCommit: [],
+    writerCpu: [],
+    cpuPerK: [],
+    ownCpuPerK: [],
+  }));
+  const bare: number[] = [];
+  const bareCpuPerK: number[] = [];
+  let updates = 0;
   for (let r = 0; r < o.runs; r++) {
-    const run = await commitRun(c, o);
-    runs.push(run);
+    let rows: ChangeRecord[][] = [];
+    for (const [i, side] of sides.entries()) {
+      const run = await writerRun(c, o, side);
+      const f = writers[i]!;
+      f.rate.push(run.rate);
+      f.inCommit.push(run.inCommit);
+      f.writerCpu.push(run.writerCpu);
+      f.cpuPerK.push(run.cpuPerK);
+      f.ownCpuPerK.push(run.ownCpuPerK);
+      updates = run.updates;
+      rows = run.rows;
+      log(
+        `commit run ${r + 1}, ${side.name}: ${int(run.rate)} updates/s (${pct(run.inCommit)} of it in Store.commit, CPU ${pct(run.writerCpu)}), ${run.cpuPerK.toFixed(1)} CPU µs a row (the process alone ${run.ownCpuPerK.toFixed(1)}); load ${loadNow()}`,
+      );
+    }
+    // The bare loop writes the rows the last writer committed, in the same transactions.
+    const bareDb = await c.postgres.createDatabase();
+    // The same schema: a store opened once migrates it.
+    await (await PgStore.open(bareDb)).close();
+    const b = await bareLoop(bareDb, rows);
+    await c.postgres.dropDatabase(bareDb);
+    bare.push(updates / (b.ms / 1000));
+    bareCpuPerK.push((b.cpuS * 1e6) / updates);
     log(
-      `commit run ${r + 1}: writer ${int(run.writer)} updates/s (${pct(run.inCommit)} of it in Store.commit, CPU ${pct(run.writerCpu)}, ${run.writerCpuPerK.toFixed(0)} CPU µs a row), bare pg loop ${int(run.bare)} rows/s (${run.bareCpuPerK.toFixed(0)} CPU µs a row)`,
+      `commit run ${r + 1}, bare pg loop: ${int(bare.at(-1)!)} rows/s, ${bareCpuPerK.at(-1)!.toFixed(1)} CPU µs a row`,
     );
   }
-  return {
-    updates: runs[0]!.updates,
-    writer: runs.map((r) => r.writer),
-    bare: runs.map((r) => r.bare),
-    inCommit: runs.map((r) => r.inCommit),
-    writerCpu: runs.map((r) => r.writerCpu),
-    writerCpuPerK: runs.map((r) => r.writerCpuPerK),
-    bareCpuPerK: runs.map((r) => r.bareCpuPerK),
-    load: [load0, loadNow()],
-  };
+  return { updates, writers, bare, bareCpuPerK, load: [load0, loadNow()] };
 }
 
 // --- stream: commit to a client of another node --------------------------------------------------
@@ -722,22 +780,29 @@ const met = (ok: boolean) => (ok ? 'met' : '**missed**');
 const loadText = (l: [string, string]) => `load average ${l[0]} before, ${l[1]} after, on 2 cores`;
 
 export function commitMarkdown(r: CommitResult): string {
-  const w = median(r.writer);
   const b = median(r.bare);
-  return [
+  const bCpu = median(r.bareCpuPerK);
+  const fixed = (xs: number[]) => xs.map((x) => x.toFixed(1)).join(', ');
+  const lines = [
     `### commit: the writer into PostgreSQL (${int(r.updates)} price updates a run, batches of 2,000; ${loadText(r.load)})`,
     '',
-    '| | median | runs |',
-    '|---|---:|---|',
-    `| writer (\`serve --role writer --feed ingest\`), updates/s | ${int(w)} | ${r.writer.map(int).join(', ')} |`,
-    `| bare \`pg\` loop, the same rows and transactions, rows/s | ${int(b)} | ${r.bare.map(int).join(', ')} |`,
+    '| | updates/s (median) | runs | CPU µs a row, with its PostgreSQL processes (median) | runs | the process alone (median) | runs |',
+    '|---|---:|---|---:|---|---:|---|',
+    ...r.writers.map(
+      (w) =>
+        `| ${w.name} (\`serve --role writer --feed ingest\`) | ${int(median(w.rate))} | ${w.rate.map(int).join(', ')} | ${median(w.cpuPerK).toFixed(1)} | ${fixed(w.cpuPerK)} | ${median(w.ownCpuPerK).toFixed(1)} | ${fixed(w.ownCpuPerK)} |`,
+    ),
+    `| bare \`pg\` loop, the same rows and transactions | ${int(b)} | ${r.bare.map(int).join(', ')} | ${bCpu.toFixed(1)} | ${fixed(r.bareCpuPerK)} | | |`,
     '',
-    `- writer: ${int(w)}/s, target >= ${int(TARGETS.commitPerS)}/s: ${met(w >= TARGETS.commitPerS)}`,
-    `- writer / bare: ${pct(w / b)}, target >= ${pct(TARGETS.commitRatio)}: ${met(w / b >= TARGETS.commitRatio)}`,
-    `- the writer's wall time inside Store.commit: ${r.inCommit.map(pct).join(', ')}; its CPU (1 = a core): ${r.writerCpu.map(pct).join(', ')}`,
-    `- CPU a row, the client process and its PostgreSQL server processes: writer ${median(r.writerCpuPerK).toFixed(1)} µs (${r.writerCpuPerK.map((x) => x.toFixed(1)).join(', ')}), bare loop ${median(r.bareCpuPerK).toFixed(1)} µs (${r.bareCpuPerK.map((x) => x.toFixed(1)).join(', ')}): bare / writer ${pct(median(r.bareCpuPerK) / median(r.writerCpuPerK))}`,
-    '',
-  ].join('\n');
+  ];
+  for (const w of r.writers) {
+    const rate = median(w.rate);
+    lines.push(
+      `- ${w.name}: ${int(rate)}/s, target >= ${int(TARGETS.commitPerS)}/s: ${met(rate >= TARGETS.commitPerS)}; / bare ${pct(rate / b)}, target >= ${pct(TARGETS.commitRatio)}: ${met(rate / b >= TARGETS.commitRatio)}; bare / writer by CPU a row ${pct(bCpu / median(w.cpuPerK))}; wall time inside Store.commit ${w.inCommit.map(pct).join(', ')}, its CPU (1 = a core) ${w.writerCpu.map(pct).join(', ')}`,
+    );
+  }
+  lines.push('');
+  return lines.join('\n');
 }
 
 export function streamMarkdown(r: StreamResult): string {
@@ -812,6 +877,18 @@ export function parseClusterArgs(argv: string[]): ClusterOptions {
   if (dayStore !== undefined) o.dayStore = dayStore;
   const prof = value('--cpu-prof');
   if (prof !== undefined) o.cpuProfDir = prof;
+  const before = value('--before');
+  const flags = value('--writer-flags');
+  if (before !== undefined || flags !== undefined) {
+    o.writers = [
+      ...(before === undefined ? [] : [{ name: 'before', checkout: before, flags: [] }]),
+      THIS_WRITER,
+      // Several sets of flags, each a writer of its own, are separated by ';'.
+      ...(flags === undefined
+        ? []
+        : flags.split(';').map((f) => ({ name: `writer ${f.trim()}`, flags: f.trim().split(/\s+/) }))),
+    ];
+  }
   const sports = value('--sports');
   if (sports === 'all') delete o.sports;
   else if (sports !== undefined) o.sports = sports;
