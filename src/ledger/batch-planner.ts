@@ -11,7 +11,7 @@ import {
   participantKey,
 } from '../board/event-state.ts';
 import { SmallMap } from '../board/small-map.ts';
-import { catalogKey } from '../catalog/records.ts';
+import { catalogKey, catalogText } from '../catalog/records.ts';
 import { CATALOG_EVENT_ID, type Change } from '../changelog/change.ts';
 import { withHeader, withScore } from '../domain/event-header.ts';
 import { priceDelta } from '../domain/odds.ts';
@@ -401,7 +401,7 @@ const NO_STATE = Object.freeze({}) as PriceState;
 /** A catalog row, unless the record equals the one its key has (committed, or earlier in the batch). */
 function planCatalog(board: Board, plan: BatchPlan, u: CatalogUpdate, at: string): void {
   const key = catalogKey(u.record);
-  const text = JSON.stringify(u.record);
+  const text = catalogText(u.record);
   if ((plan.catalogTexts.get(key) ?? board.catalog.textOf(key)) === text) return;
   plan.catalogTexts.set(key, text);
   const id = plan.nextId();
