@@ -31,7 +31,7 @@ import { PLAIN } from './perf/switch.ts';
 import type { Bus } from './bus/bus.ts';
 import { MemoryBus } from './bus/memory-bus.ts';
 import { RedisBus } from './bus/redis/redis-bus.ts';
-import { isLoopback, MB, type ServeConfig } from './config.ts';
+import { isLoopback, MB, type ServeConfig, type UpstreamConfig } from './config.ts';
 import { buildApp } from './http/app.ts';
 import { Ledger, LedgerBusyError, type LedgerOptions } from './ledger/ledger.ts';
 import { ARCHIVED_HEADERS_MS } from './ledger/retention-steps.ts';
@@ -41,6 +41,10 @@ import { beginEpochIfRestored, beginFreshLog, epochGaps } from './ops/backup.ts'
 import { healthRoutes, Readiness, StoreProbe } from './ops/health.ts';
 import { AdminTokens } from './access/admin-tokens.ts';
 import { IngestFeed } from './feeds/ingest/ingest-feed.ts';
+import { DailyBudget } from './feeds/upstream/budget.ts';
+import { UpstreamMirror } from './feeds/upstream/mirror-feed.ts';
+import { OddsbaseClient, type WebSocketConstructor } from '../packages/client/src/index.ts';
+import { WebSocket } from 'ws';
 import { ingestRoutes } from './http/routes/admin/ingest.ts';
 import { logDestination } from './ops/logging.ts';
 import { metricsRoute } from './ops/metrics-endpoint.ts';
@@ -108,6 +112,11 @@ export interface Services extends Backends {
   retention: Retention;
   /** What keeps an API node's board current from the bus; undefined on a writer. */
   follower: Follower | undefined;
+  /**
+   * `--feed upstream`: the mirror of another server, started once the server listens; on a standby
+   * writer, made as it takes over (and started by the server then).
+   */
+  readonly mirror: UpstreamMirror | undefined;
   /**
    * Set on a standby writer (it serves as an API node while another holds the writer lock):
    * resolves once it has taken over, its ledger and retention running; rejects if it closed first.
@@ -328,7 +337,15 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
   const gaps = await epochGaps(store);
   const metrics = new Metrics();
   const writerFeed =
-    config.feed === 'ingest' ? 'ingest' : config.replay ? 'replay' : config.simulator ? 'simulator' : 'none';
+    config.feed === 'ingest'
+      ? 'ingest'
+      : config.feed === 'upstream'
+        ? 'upstream'
+        : config.replay
+          ? 'replay'
+          : config.simulator
+            ? 'simulator'
+            : 'none';
   const readiness = new Readiness(follows ? 'bus' : writerFeed, standby ? 'standby' : config.role);
   const board = new Board();
   const floor = new LogFloor(await store.retained());
@@ -489,6 +506,7 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
     {
       bus: local,
       view: views.forDelay(0),
+      catalog: board.catalog,
       feed,
       readPlays: (eventId, from, to) => store.readPlays(eventId, from, to),
       position,
@@ -571,6 +589,35 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
       maxInFlight: limits.ledgerMaxQueuedBatches,
     });
   }
+  // A standby writer makes its mirror once it takes over: a mirror needs the ledger it feeds.
+  const makeMirror = (writer: Ledger, up: UpstreamConfig): UpstreamMirror => {
+    const budget = new DailyBudget(up.budget, now);
+    // Every answer's points are counted, whichever consumer or read asked for it.
+    const metered: typeof fetch = async (input, init) => {
+      const res = await fetch(input, init);
+      const points = Number(res.headers.get('x-datapoints') ?? 0);
+      if (Number.isFinite(points) && points > 0) budget.count(points);
+      return res;
+    };
+    const m = new UpstreamMirror({
+      client: new OddsbaseClient({ baseUrl: up.url, key: up.key, fetch: metered }),
+      ledger: writer,
+      board,
+      budget,
+      pollMs: up.pollMs,
+      mode: up.mode,
+      WebSocket: WebSocket as unknown as WebSocketConstructor,
+      now,
+      onError: (err) => app.log.warn({ err: err instanceof Error ? err : new Error(String(err)) }, 'upstream'),
+      log: (level, line) => app.log[level](line),
+    });
+    readiness.watchUpstream(() =>
+      m.state.caughtUp ? m.state.problem : (m.state.problem ?? 'catching up with the upstream'),
+    );
+    metrics.watchUpstream(() => m.state, now);
+    return m;
+  };
+  let mirror = config.upstream && ledger ? makeMirror(ledger, config.upstream) : undefined;
   if (config.metrics.token !== undefined) metricsRoute(app, metrics, config.metrics.token);
   const summary =
     logging && !config.accessLog
@@ -623,6 +670,7 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
     probe!.stop();
     readiness.becameWriter(writerFeed, backends.writeProblem ?? (() => undefined));
     retention = startRetention(ledger);
+    if (config.upstream) mirror = makeMirror(ledger, config.upstream);
   });
   const none = (what: string) => new Error(`an API node (--role api) has no ${what}: it follows the writer`);
   return {
@@ -639,6 +687,9 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
       return retention;
     },
     follower,
+    get mirror(): UpstreamMirror | undefined {
+      return mirror;
+    },
     ...(takeover ? { takeover } : {}),
     feed,
     counters,

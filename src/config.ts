@@ -1,5 +1,5 @@
 import { sportProfile } from './catalog/sports.ts';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { getHeapStatistics } from 'node:v8';
 import { isAddressOrCidr } from './access/client-address.ts';
 
@@ -60,11 +60,13 @@ export interface ServeConfig {
   /**
    * What feeds the ledger: the built-in simulator, `POST /admin/v1/ingest` (src/feeds/ingest), or a
    * recording (`replay`, src/feeds/replay).
-   * `upstream` (a mirror of another server) is reserved and refused until it exists.
+   * `upstream` mirrors another server with this interface (src/feeds/upstream).
    */
   feed: Feed;
   /** Whether the simulator runs: the simulator feed, unless `--no-simulator` (stored data only). */
   simulator: boolean;
+  /** `--feed upstream`: the server mirrored; undefined otherwise. */
+  upstream?: UpstreamConfig;
   /** `--feed replay`: the recording the server replays through its ledger; undefined otherwise. */
   replay: ReplayConfig | undefined;
   seed: number;
@@ -230,17 +232,12 @@ export const DEFAULT_LIMITS: Limits = {
 
 export class ConfigError extends Error {}
 
-export const FEEDS = ['simulator', 'ingest', 'replay'] as const;
+export const FEEDS = ['simulator', 'ingest', 'replay', 'upstream'] as const;
 export type Feed = (typeof FEEDS)[number];
 
-/** `--feed`: one of FEEDS; `upstream` is named apart, so that its refusal says why. */
+/** `--feed`: one of FEEDS. */
 function resolveFeed(raw: string | undefined): Feed {
   if (raw === undefined || raw === '') return 'simulator';
-  if (raw === 'upstream') {
-    throw new ConfigError(
-      '--feed upstream (the mirror of another server) is not available in this version: use simulator or ingest',
-    );
-  }
   if (!(FEEDS as readonly string[]).includes(raw)) {
     throw new ConfigError(`--feed must be one of ${FEEDS.join(', ')}, got '${raw}'`);
   }
@@ -293,6 +290,76 @@ export function parseReplaySpeed(raw: string | number | undefined): number {
   return speed;
 }
 
+/** `--feed upstream`: the server this one mirrors (src/feeds/upstream, docs/feeds.md). */
+export interface UpstreamConfig {
+  /** Its base URL (http or https), without a trailing slash. */
+  url: string;
+  /** Its API key: read from `--upstream-key-file` or UPSTREAM_KEY, never from the command line. */
+  key: string;
+  /** Data points the mirror may spend upstream per UTC day; 0: no budget of its own. */
+  budget: number;
+  /** How often the deltas are polled, in ms. */
+  pollMs: number;
+  /** How prices are followed: the upstream's stream, polls of the markets delta, or the stream where allowed. */
+  mode: UpstreamMode;
+}
+
+/** `--upstream-mode` (docs/feeds.md, "Following"). */
+export const UPSTREAM_MODES = ['auto', 'stream', 'poll'] as const;
+export type UpstreamMode = (typeof UPSTREAM_MODES)[number];
+
+function upstreamMode(raw: string | undefined): UpstreamMode {
+  if (raw === undefined || raw === '') return 'auto';
+  if (!(UPSTREAM_MODES as readonly string[]).includes(raw)) {
+    throw new ConfigError(`--upstream-mode must be one of ${UPSTREAM_MODES.join(', ')}, got '${raw}'`);
+  }
+  return raw as UpstreamMode;
+}
+
+/** The upstream's options, checked together; undefined unless `--feed upstream`. */
+function resolveUpstream(feed: Feed, input: ServeInput, env: NodeJS.ProcessEnv): UpstreamConfig | undefined {
+  const url = input.upstreamUrl ?? env.UPSTREAM_URL;
+  const keyFile = input.upstreamKeyFile ?? env.UPSTREAM_KEY_FILE;
+  const mode = input.upstreamMode ?? env.UPSTREAM_MODE;
+  if (feed !== 'upstream') {
+    if (url || keyFile || mode)
+      throw new ConfigError(
+        '--upstream-url, --upstream-key-file and --upstream-mode are read only with --feed upstream',
+      );
+    return undefined;
+  }
+  if (!url) throw new ConfigError('--feed upstream needs the server to mirror: --upstream-url URL');
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new ConfigError(`--upstream-url must be an http:// or https:// URL, got '${url}'`);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    throw new ConfigError(`--upstream-url must be an http:// or https:// URL, got '${url}'`);
+  }
+  let key: string | undefined;
+  if (keyFile) {
+    try {
+      key = readFileSync(keyFile, 'utf8').trim();
+    } catch (err) {
+      throw new ConfigError(`--upstream-key-file cannot be read: ${(err as Error).message}`);
+    }
+  } else key = env.UPSTREAM_KEY?.trim();
+  if (!key) {
+    throw new ConfigError(
+      '--feed upstream needs the upstream key: --upstream-key-file FILE or the UPSTREAM_KEY environment variable',
+    );
+  }
+  return {
+    url: url.replace(/\/+$/, ''),
+    key,
+    budget: int('--upstream-budget', input.upstreamBudget ?? env.UPSTREAM_BUDGET, 0, 0, Number.MAX_SAFE_INTEGER),
+    pollMs: int('--upstream-poll-ms', input.upstreamPollMs ?? env.UPSTREAM_POLL_MS, 2000, 100, 3_600_000),
+    mode: upstreamMode(mode),
+  };
+}
+
 export interface ServeInput {
   port?: string | number;
   host?: string;
@@ -303,6 +370,16 @@ export interface ServeInput {
   simulator?: boolean;
   /** `--replay-file` (env REPLAY_FILE). */
   replayFile?: string;
+  /** `--upstream-url` (env UPSTREAM_URL). */
+  upstreamUrl?: string;
+  /** `--upstream-key-file` (env UPSTREAM_KEY_FILE); else the key is env UPSTREAM_KEY. */
+  upstreamKeyFile?: string;
+  /** `--upstream-budget`: data points a UTC day (env UPSTREAM_BUDGET). */
+  upstreamBudget?: string | number;
+  /** `--upstream-poll-ms` (env UPSTREAM_POLL_MS). */
+  upstreamPollMs?: string | number;
+  /** `--upstream-mode`: auto, stream or poll (env UPSTREAM_MODE). */
+  upstreamMode?: string;
   seed?: string | number;
   speed?: string | number;
   /** Comma-separated sport ids, or a list. */
@@ -379,6 +456,7 @@ export function resolveServeConfig(input: ServeInput, env: NodeJS.ProcessEnv = p
     feed,
     simulator: feed === 'simulator' && (input.simulator ?? true),
     replay,
+    upstream: resolveUpstream(feed, input, env),
     seed: int('--seed', input.seed ?? env.SIM_SEED, 1, 0, 2 ** 31 - 1),
     speed,
     sports: resolveSports(input.sports ?? env.SIM_SPORTS),

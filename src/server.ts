@@ -153,8 +153,9 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
   // The simulator writes the catalog it plays with (the ledger writes only the records that
   // changed); a store without catalog rows, made before the catalog was rows, takes the same
   // records so that what it holds keeps its names (an ingest feed's own records extend or replace
-  // them). A replay brings the recorded catalog.
-  const seeded = config.feed === 'simulator' || config.feed === 'ingest';
+  // them; a mirror starts from them too, which an oddsbase upstream shares). A replay brings the
+  // recorded catalog.
+  const seeded = config.feed === 'simulator' || config.feed === 'ingest' || config.feed === 'upstream';
   if (writes && (config.simulator || (seeded && board.catalog.size === 0))) {
     await services.ledger
       .apply({
@@ -269,6 +270,7 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
     return abandon(err, services);
   });
   simulator?.start();
+  services.mirror?.start();
   let replay: ReplayFeed | undefined;
   if (writes && recording && config.replay) {
     const file = config.replay.file;
@@ -328,6 +330,10 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
   const tookOver = services.takeover?.then(async () => {
     writing = true;
     say(`oddsbase: took over as the writer at change ${board.head}, from the board it served`);
+    if (services.mirror && !closed) {
+      services.mirror.start();
+      say(`oddsbase: the mirror of ${config.upstream!.url} goes on as the writer's feed`);
+    }
     if (!simulatorCode) return;
     const { Simulator } = await simulatorCode;
     const simOptions = await simulatorOptions(services, config, now, say);
@@ -391,6 +397,7 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
       await closeApp(app, config.limits.shutdownGraceMs);
       await pastFill?.stop();
       await simulator?.stop();
+      await services.mirror?.stop();
       await replay?.stop();
       recording?.close();
       await metricsListener?.close();

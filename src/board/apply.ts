@@ -105,11 +105,26 @@ function planned(ev: EventState, f: PriceFact): PlannedPrice {
   return { kind: 'price', ev, market, participant, line, freshMarket, freshParticipant, freshLine, state };
 }
 
+/**
+ * Adds a new market to its event in market-instance-id order, the order a load from the store gives.
+ * One ledger makes ids in creation order, so a market goes last; a feed that gives ids (a mirror) may
+ * bring a market after one with a higher id, which then goes before it.
+ */
+function addMarket(ev: EventState, key: string, market: MarketState): void {
+  let last: MarketState | undefined;
+  for (const m of ev.markets.values()) last = m;
+  ev.markets.set(key, market);
+  if (last === undefined || last.id < market.id) return;
+  const sorted = [...ev.markets].sort((a, b) => a[1].id - b[1].id);
+  ev.markets.clear();
+  for (const [k, m] of sorted) ev.markets.set(k, m);
+}
+
 /** Applies one price change; returns what it replaced. */
 export function applyPlannedPrice(p: PlannedPrice): Applied {
   const { ev, market, participant, line, state: next } = p;
   const beforeVersion = ev.version;
-  if (p.freshMarket) ev.markets.set(marketKey(market.market_id, market.period_id), market);
+  if (p.freshMarket) addMarket(ev, marketKey(market.market_id, market.period_id), market);
   if (p.freshParticipant) market.participants.set(participantKey(participant.type, participant.id), participant);
   if (p.freshLine) participant.lines.set(line.value, line);
   const current = line.prices.get(next.affiliate_id);

@@ -55,9 +55,3 @@ export const AFFILIATES: readonly AffiliateProfile[] = [
   a(26, 'Forecast Market', 'prediction_market', 'healthy', 0.02, 0.012, 0.2, false, ['row']),
   a(28, 'Newbook Beta', 'sportsbook', 'beta', 0.05, 0.014, 0.5, true, ['us']),
 ];
-
-const byId = new Map(AFFILIATES.map((x) => [x.affiliate_id, x]));
-
-export function affiliateProfile(affiliateId: number): AffiliateProfile | undefined {
-  return byId.get(affiliateId);
-}

@@ -41,6 +41,8 @@ export class Catalog {
   private readonly teamsById = new Map<number, TeamEntry>();
   private readonly rosters = new Map<number, readonly RosterPlayer[]>();
   private readonly players = new Map<number, RosterPlayer>();
+  /** Keys whose newest record is a removal. */
+  private readonly removed = new Set<string>();
   private derived: Derived | undefined;
   /** Raised by every change: a reader caching what it made of the catalog compares it. */
   version = 0;
@@ -59,9 +61,12 @@ export class Catalog {
     return this.texts.values();
   }
 
-  /** Applies a record: it replaces the record of its key. */
+  /** Applies a record: it replaces the record of its key (a removal takes that record out). */
   put(record: CatalogRecord, text = JSON.stringify(record)): void {
-    this.texts.set(catalogKey(record), text);
+    const key = catalogKey(record);
+    this.texts.set(key, text);
+    if (record.type === 'removal') this.removed.add(key);
+    else this.removed.delete(key);
     this.version++;
     this.derived = undefined;
     switch (record.type) {
@@ -97,7 +102,43 @@ export class Catalog {
         for (const p of roster) this.players.set(p.player_id, p);
         break;
       }
+      case 'removal':
+        this.remove(record.key);
+        break;
     }
+  }
+
+  /** Forgets the record of a key (`book:77`, `league:ppl`); its removal stays as the key's text. */
+  private remove(key: string): void {
+    const at = key.indexOf(':');
+    const type = key.slice(0, at);
+    const id = key.slice(at + 1);
+    switch (type) {
+      case 'sport':
+        this.sportsById.delete(Number(id));
+        break;
+      case 'book':
+        this.booksById.delete(Number(id));
+        break;
+      case 'market':
+        this.marketsById.delete(Number(id));
+        break;
+      case 'league':
+        this.leagues.delete(id);
+        break;
+      case 'team':
+        this.teamsById.delete(Number(id));
+        break;
+      case 'roster':
+        for (const p of this.rosters.get(Number(id)) ?? []) this.players.delete(p.player_id);
+        this.rosters.delete(Number(id));
+        break;
+    }
+  }
+
+  /** Whether the catalog holds a record under `key` (a removal is none). */
+  holds(key: string): boolean {
+    return this.texts.has(key) && !this.removed.has(key);
   }
 
   /** Forgets every record (a board reloaded from the store). */
@@ -106,6 +147,7 @@ export class Catalog {
       m.clear();
     this.rosters.clear();
     this.players.clear();
+    this.removed.clear();
     this.derived = undefined;
     this.version++;
   }
@@ -168,7 +210,20 @@ export class Catalog {
 
   /** Display name of a market id; one the catalog lacks gets a neutral label. */
   marketName(marketId: number): string {
-    return this.marketsById.get(marketId)?.name ?? `Market ${marketId}`;
+    return this.marketsById.get(marketId)?.name ?? unlistedMarketName(marketId);
+  }
+
+  /** A sport's name; '' for one the catalog lacks. */
+  sportName(sportId: number): string {
+    return this.sportsById.get(sportId)?.sport_name ?? '';
+  }
+
+  /**
+   * The market ids an event request of a sport gets without `market_ids` (spec: `1,2,3`, and
+   * `1,2,3,563` for soccer and hockey): the 3-way regulation result where the sport's record says so.
+   */
+  defaultMarketIds(sportId: number | undefined): readonly number[] {
+    return sportId !== undefined && this.sportsById.get(sportId)?.three_way ? THREE_WAY_DEFAULTS : TWO_WAY_DEFAULTS;
   }
 
   /** The teams a sport id lists, if any league lists it. */
@@ -199,6 +254,14 @@ export class Catalog {
     return this.players.get(playerId);
   }
 }
+
+/** The neutral label of a market id the catalog does not list. */
+export function unlistedMarketName(marketId: number): string {
+  return `Market ${marketId}`;
+}
+
+const TWO_WAY_DEFAULTS: readonly number[] = Object.freeze([1, 2, 3]);
+const THREE_WAY_DEFAULTS: readonly number[] = Object.freeze([1, 2, 3, 563]);
 
 /** A market record as /markets serves it: the definition's fields in their order, no type. */
 function servedMarket(r: MarketEntry): MarketDefinition {

@@ -1,5 +1,4 @@
 import type { MarketDefinition } from '../domain/types.ts';
-import { sportProfile } from './sports.ts';
 
 const UPDATED_AT = '2026-09-01T00:00:00Z';
 
@@ -173,11 +172,6 @@ export function withPeriodMarkets(marketIds: readonly number[]): number[] {
     for (const p of periods) out.add(p);
   }
   return [...out];
-}
-
-/** Spec: `1,2,3`; `1,2,3,563` for soccer (ids 10-19, 33) and hockey (6). */
-export function defaultMarketIds(sportId: number | undefined): number[] {
-  return sportId !== undefined && sportProfile(sportId)?.three_way ? [1, 2, 3, 563] : [1, 2, 3];
 }
 
 /** True for an in-play market id (41, 42, 43, live props, live set markets ...). */

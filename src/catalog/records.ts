@@ -67,8 +67,22 @@ export interface RosterEntry {
   players: RosterEntryPlayer[];
 }
 
-export type CatalogRecord = SportEntry | BookEntry | MarketEntry | LeagueEntry | TeamEntry | RosterEntry;
+/**
+ * Takes a record out of the catalog: `key` is the removed record's key as `catalogKey` writes it
+ * (`book:77`, `league:ppl`). It is that key's newest record from then on, so the catalog lists
+ * nothing under it until a record of that key comes again; rows of any age that name the id stay
+ * as they are (docs/spec-gaps.md: Catalog removals).
+ */
+export interface RemovalEntry {
+  type: 'removal';
+  key: string;
+}
+
+export type CatalogRecord = SportEntry | BookEntry | MarketEntry | LeagueEntry | TeamEntry | RosterEntry | RemovalEntry;
 export type CatalogType = CatalogRecord['type'];
+
+/** A removal's key: a record type and its id (a league's key is its `league_key`). */
+export const REMOVAL_KEY = '^(sport|book|market|team|roster):[1-9][0-9]{0,9}$|^league:[A-Za-z0-9_.:-]{1,64}$';
 
 /** What a record replaces: the record of the same type and id. */
 export function catalogKey(r: CatalogRecord): string {
@@ -85,6 +99,8 @@ export function catalogKey(r: CatalogRecord): string {
       return `team:${r.team_id}`;
     case 'roster':
       return `roster:${r.team_id}`;
+    case 'removal':
+      return r.key;
   }
 }
 

@@ -64,10 +64,28 @@ program
   .addOption(databaseUrlOption())
   .option(
     '--feed <feed>',
-    'what feeds the data: simulator (default), ingest (POST /admin/v1/ingest) or replay (--replay-file) (env FEED)',
+    'what feeds the data: simulator (default), ingest (POST /admin/v1/ingest), replay (--replay-file) or upstream (--upstream-url) (env FEED)',
   )
   .option('--no-simulator', 'serve stored data only, without the live simulator')
   .option('--replay-file <file>', 'with --feed replay: the recording to replay (env REPLAY_FILE)')
+  .option('--upstream-url <url>', 'with --feed upstream: the server to mirror (env UPSTREAM_URL)')
+  .option(
+    '--upstream-key-file <file>',
+    'with --feed upstream: a file holding the upstream API key (env UPSTREAM_KEY_FILE; or the key in UPSTREAM_KEY)',
+  )
+  .option('--upstream-key <key>', 'refused: a key on the command line is readable by every user of the host')
+  .option(
+    '--upstream-budget <points>',
+    'with --feed upstream: data points to spend upstream per UTC day, 0 for no budget of its own (env UPSTREAM_BUDGET)',
+  )
+  .option(
+    '--upstream-poll-ms <ms>',
+    'with --feed upstream: how often the deltas are polled (env UPSTREAM_POLL_MS; default 2000)',
+  )
+  .option(
+    '--upstream-mode <mode>',
+    "with --feed upstream: auto (default: the upstream's stream where its plan allows it, else polls), stream or poll (env UPSTREAM_MODE)",
+  )
   .option('--seed <n>', 'simulator seed (env SIM_SEED)')
   .option(
     '--speed <x>',
@@ -120,6 +138,11 @@ program
       'non-loopback --metrics-host. SIGTERM or SIGINT closes gracefully; a second one exits at once.',
   )
   .action(async (opts) => {
+    if (opts.upstreamKey !== undefined) {
+      throw new ConfigError(
+        '--upstream-key is refused: any user of this host can read a command line; use --upstream-key-file FILE or UPSTREAM_KEY',
+      );
+    }
     const config = resolveServeConfig({
       port: opts.port,
       host: opts.host,
@@ -128,6 +151,11 @@ program
       feed: opts.feed,
       simulator: opts.simulator,
       replayFile: opts.replayFile,
+      upstreamUrl: opts.upstreamUrl,
+      upstreamKeyFile: opts.upstreamKeyFile,
+      upstreamBudget: opts.upstreamBudget,
+      upstreamPollMs: opts.upstreamPollMs,
+      upstreamMode: opts.upstreamMode,
       seed: opts.seed,
       speed: opts.speed,
       sports: opts.sports,

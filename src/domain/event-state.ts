@@ -78,7 +78,7 @@ export interface EventState {
   game?: GameState;
   /** event_date in epoch ms, for date windows. */
   startMs: number;
-  /** Keyed by `${market_id}:${period_id}`, in creation order. */
+  /** Keyed by `${market_id}:${period_id}`, in market-instance-id order (creation order on one ledger). */
   markets: Map<string, MarketState>;
   /** Id of the last change row that touched this event: the key that invalidates cached views. */
   version: number;

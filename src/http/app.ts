@@ -297,10 +297,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     games: deps.games,
     archive: deps.archive,
     floor: deps.floor,
-    boxes: new BoxCache(budget, deps.views.forDelay(0)),
-    seasons: new SeasonStatsCache(budget),
-    cache: new SnapshotCache(budget),
-    queries: new EventQueryCache(budget),
+    boxes: new BoxCache(budget, deps.views.forDelay(0), deps.catalog),
+    seasons: new SeasonStatsCache(budget, deps.catalog),
+    cache: new SnapshotCache(budget, deps.catalog),
+    queries: new EventQueryCache(budget, deps.catalog),
     budget,
   };
   await app.register(referenceRoutes, routeDeps);

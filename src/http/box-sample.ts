@@ -1,5 +1,6 @@
 import { setStat } from '../board/apply.ts';
 import type { GameState } from '../board/event-state.ts';
+import { playerById } from '../catalog/rosters/index.ts';
 import { statByName } from '../catalog/stats.ts';
 import { leagueForSport } from '../catalog/teams/index.ts';
 import type { EventTeam } from '../domain/types.ts';
@@ -66,7 +67,8 @@ export function sampleBox(): { event_id: string; team_stats: unknown; player_sta
     teams,
     schedule: { season_type: 'Regular Season', season_year: 2026, event_name: '', league_name: 'NBA' },
   };
-  const box = serializeBox(info, game, true);
+  // Built from the simulator's tables, as its teams are.
+  const box = serializeBox(info, game, true, { player: playerById });
   return {
     event_id: SAMPLE_EVENT_ID,
     team_stats: JSON.parse(boxBody(box.teams, undefined, undefined).json.toString()),

@@ -1,5 +1,5 @@
 import type { EventState, GameState, PlayerLine } from '../board/event-state.ts';
-import { playerById } from '../catalog/rosters/index.ts';
+import type { Catalog } from '../catalog/catalog.ts';
 import { type SportStat, statById } from '../catalog/stats.ts';
 import type { EventInfo } from '../domain/types.ts';
 import { type ByteBudget, stringBytes } from '../perf/byte-budget.ts';
@@ -28,12 +28,16 @@ export interface BoxBody {
   values: number;
 }
 
+/** Where a box's players' names and jerseys come from: the current catalog's rosters. */
+export type BoxPlayers = Pick<Catalog, 'player'>;
+
 /**
- * A player's group header: the spec's fields, and the sport, names and jersey existing clients read
- * (from the roster catalogue; a player it does not list is split from the display name, no jersey).
+ * A player's group header: the spec's fields (the display name and position the stat rows brought),
+ * and the sport, names and jersey existing clients read, from the current catalog's rosters (a
+ * player they do not list is split from the display name, no jersey).
  */
-function playerHead(id: number, line: PlayerLine, sportId: number): PlayerHead {
-  const listed = playerById(id);
+function playerHead(players: BoxPlayers, id: number, line: PlayerLine, sportId: number): PlayerHead {
+  const listed = players.player(id);
   const space = line.display_name.indexOf(' ');
   return {
     id,
@@ -89,7 +93,12 @@ const playerGroupJson = fastJson(PlayerGameStatsSchema.items);
 const playerRowJson = fastJson(PlayerGameStatsSchema.items.properties.stats.items);
 
 /** The plain twin of perf/stats-text.ts `boxText`: each group as the schema's object, through its serialiser. */
-export function schemaBox(info: EventInfo, game: GameState | undefined, complete: boolean): SerializedBox {
+export function schemaBox(
+  info: EventInfo,
+  game: GameState | undefined,
+  complete: boolean,
+  names: BoxPlayers,
+): SerializedBox {
   const meta = { complete, event_id: info.event_id };
   const teams = info.teams.map((t) => {
     const group: TeamGroup = {
@@ -118,7 +127,7 @@ export function schemaBox(info: EventInfo, game: GameState | undefined, complete
     for (const [id, line] of game?.players ?? []) {
       if (line.team_id !== t.team_id) continue;
       const group: PlayerGroup = {
-        player: playerHead(id, line, info.sport_id),
+        player: playerHead(names, id, line, info.sport_id),
         meta,
         stats: knownStats(line.stats).map(([stat, value]) => ({ stat: statRef(stat), value: String(value) })),
       };
@@ -128,12 +137,18 @@ export function schemaBox(info: EventInfo, game: GameState | undefined, complete
   return { teams, players };
 }
 
-type SerializeBox = (info: EventInfo, game: GameState | undefined, complete: boolean) => SerializedBox;
+type SerializeBox = (
+  info: EventInfo,
+  game: GameState | undefined,
+  complete: boolean,
+  names: BoxPlayers,
+) => SerializedBox;
 
 /** The trick: the pieces written by hand (perf/stats-text.ts). */
-export const writtenBox: SerializeBox = (info, game, complete) => boxText(info, game, complete, playerHead);
+export const writtenBox: SerializeBox = (info, game, complete, names) =>
+  boxText(info, game, complete, (id, line, sportId) => playerHead(names, id, line, sportId));
 
-/** The box of an event as groups of serialised pieces; `complete` once the event is final. */
+/** The box of an event as groups of serialised pieces; `complete` once the event is final; players named by `names`. */
 export const serializeBox: SerializeBox = pick(writtenBox, schemaBox);
 
 /** A whole body: its bytes, as the router and the fast lane send them. */
@@ -186,6 +201,8 @@ interface BoxToken {
    * abbreviation) replaces this array, a score row keeps it.
    */
   teams: EventInfo['teams'];
+  /** The catalog's version (raised by every change of it): a roster record renames players. */
+  catalog: number;
 }
 
 /** Heap bytes of a BoxToken. */
@@ -210,6 +227,8 @@ export interface Standing {
   head: number;
   liveHead: number;
   day: number;
+  /** The catalog's version: a catalog change (a renamed player) reaches no view head of a delayed plan. */
+  catalog: number;
 }
 
 /**
@@ -240,7 +259,11 @@ export class KeptStatsAnswers<T extends KeptStatsAnswer> {
       budget,
       {
         current: (kept, now, answer) =>
-          kept.head === now.head && kept.liveHead === now.liveHead && kept.day === now.day && current(answer),
+          kept.head === now.head &&
+          kept.liveHead === now.liveHead &&
+          kept.day === now.day &&
+          kept.catalog === now.catalog &&
+          current(answer),
       },
       keeping,
     );
@@ -280,13 +303,24 @@ export class BoxCache {
   /** Whole box bodies per (data delay, request URL). */
   readonly responses: KeptStatsAnswers<BoxResponse>;
 
-  /** `live`: the live board, which a kept whole body's event must still be on. */
-  constructor(budget: ByteBudget, live: { getEvent(eventId: string): unknown }, keeping: Keeping = KEEPING) {
+  /**
+   * `live`: the live board, which a kept whole body's event must still be on; `names`: the current
+   * catalog, whose rosters name the players.
+   */
+  constructor(
+    budget: ByteBudget,
+    live: { getEvent(eventId: string): unknown },
+    private readonly names: BoxPlayers & { readonly version: number },
+    keeping: Keeping = KEEPING,
+  ) {
     this.boxes = freshCache(
       budget,
       {
         current: (kept, now) =>
-          kept.version === now.version && kept.complete === now.complete && kept.teams === now.teams,
+          kept.version === now.version &&
+          kept.complete === now.complete &&
+          kept.teams === now.teams &&
+          kept.catalog === now.catalog,
       },
       keeping,
     );
@@ -295,10 +329,15 @@ export class BoxCache {
   }
 
   box(ev: EventState, complete: boolean): SerializedBox {
-    const token: BoxToken = { version: ev.game?.version ?? 0, complete, teams: ev.info.teams };
+    const token: BoxToken = {
+      version: ev.game?.version ?? 0,
+      complete,
+      teams: ev.info.teams,
+      catalog: this.names.version,
+    };
     const hit = this.boxes.get(ev.info.event_id, token);
     if (hit) return hit;
-    const box = serializeBox(ev.info, ev.game, complete);
+    const box = serializeBox(ev.info, ev.game, complete, this.names);
     this.boxes.set(ev.info.event_id, token, box, BOX_TOKEN_BYTES + groupsBytes([...box.teams, ...box.players]));
     return box;
   }

@@ -96,9 +96,14 @@ export function nowOf(deps: RouteDeps): number {
 /** A day of the clock: the current season and the default year may turn with it. */
 const DAY_MS = 86_400_000;
 
-/** Where `view`, the live board and the day stand now: what a kept stats answer is current for. */
+/** Where `view`, the live board, the day and the catalog stand now: what a kept stats answer is current for. */
 export function standing(deps: RouteDeps, view: BoardView): Standing {
-  return { head: view.head, liveHead: deps.views.forDelay(0).head, day: Math.floor(nowOf(deps) / DAY_MS) };
+  return {
+    head: view.head,
+    liveHead: deps.views.forDelay(0).head,
+    day: Math.floor(nowOf(deps) / DAY_MS),
+    catalog: deps.catalog.version,
+  };
 }
 
 /**
@@ -235,8 +240,10 @@ export async function sendSnapshot(
     kept = deps.cache.response(key, view.head);
   }
   if (!kept) {
+    // Read before the build: views made before a catalog change may go into it.
+    const catalog = deps.cache.catalogVersion;
     const built = await build(ahead);
-    kept = deps.cache.storeResponse(key, built.head, built.body, built.points, rulesOf(reply.request));
+    kept = deps.cache.storeResponse(key, built.head, catalog, built.body, built.points, rulesOf(reply.request));
   }
   return sendKept(reply, kept);
 }

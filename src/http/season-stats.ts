@@ -1,7 +1,6 @@
 import type { Static } from '@sinclair/typebox';
 import fastJson from 'fast-json-stringify';
 import { type SeasonGames, sumBoxes } from '../board/season-totals.ts';
-import { rosterOf } from '../catalog/rosters/index.ts';
 import { type SeasonScope, type SeasonSums, seasonText } from '../perf/stats-text.ts';
 import { pick } from '../perf/switch.ts';
 import { type ByteBudget, stringBytes } from '../perf/byte-budget.ts';
@@ -49,7 +48,7 @@ export function schemaSeason(scope: SeasonScope, totals: SeasonSums): Serialized
   };
   const teams = [groupPieces(scope.teamId, teamGroup, teamSeasonJson, teamSeasonRowJson, (r) => r.stat_id)];
   const players: Group[] = [];
-  for (const p of rosterOf(scope.teamId) ?? []) {
+  for (const p of scope.roster) {
     const own = totals.players.get(p.player_id);
     if (!own) continue;
     const group: PlayerSeason = {
@@ -73,6 +72,12 @@ export const serializeSeason: (scope: SeasonScope, totals: SeasonSums) => Serial
 const SCAN_OVERHEAD = 128;
 const SCAN_GAME = 96;
 
+/** What a kept season is current for: the key of the games it sums, the catalog's version. */
+interface SeasonToken {
+  games: string;
+  catalog: number;
+}
+
 /** A served season body (the live board finds the season's games; the day decides the default year). */
 export interface SeasonResponse extends BoxBody, KeptStatsAnswer {
   json: Buffer;
@@ -85,16 +90,25 @@ export interface SeasonResponse extends BoxBody, KeptStatsAnswer {
  * the shared byte budget, least recently used out first.
  */
 export class SeasonStatsCache {
-  /** Per season, for the key of the games it sums. */
-  private readonly seasons: FreshCache<string, string, SerializedBox>;
+  /** Per season, for the key of the games it sums and the catalog version (team name, roster). */
+  private readonly seasons: FreshCache<string, SeasonToken, SerializedBox>;
   /** The games each season sums, as found at a head of the live board. */
   private readonly scans: FreshCache<string, number, SeasonGames>;
 
   /** Whole season bodies per (data delay, request URL). */
   readonly responses: KeptStatsAnswers<SeasonResponse>;
 
-  constructor(budget: ByteBudget, keeping: Keeping = KEEPING) {
-    this.seasons = freshCache(budget, {}, keeping);
+  /** `catalog`: the current catalog, whose version a kept season was made at. */
+  constructor(
+    budget: ByteBudget,
+    private readonly catalog: { readonly version: number },
+    keeping: Keeping = KEEPING,
+  ) {
+    this.seasons = freshCache(
+      budget,
+      { current: (kept, now) => kept.games === now.games && kept.catalog === now.catalog },
+      keeping,
+    );
     this.scans = freshCache(budget, {}, keeping);
     this.responses = new KeptStatsAnswers(budget, undefined, keeping);
   }
@@ -114,7 +128,8 @@ export class SeasonStatsCache {
 
   season(scope: SeasonScope, found: SeasonGames): SerializedBox {
     const id = `${scope.teamId}:${scope.year}:${scope.seasonTypeId}`;
-    const hit = this.seasons.get(id, found.key);
+    const token: SeasonToken = { games: found.key, catalog: this.catalog.version };
+    const hit = this.seasons.get(id, token);
     if (hit) return hit;
     const season = serializeSeason(
       scope,
@@ -123,7 +138,7 @@ export class SeasonStatsCache {
         found.games.map((g) => g.box),
       ),
     );
-    this.seasons.set(id, found.key, season, stringBytes(found.key) + groupsBytes([...season.teams, ...season.players]));
+    this.seasons.set(id, token, season, stringBytes(found.key) + groupsBytes([...season.teams, ...season.players]));
     return season;
   }
 }

@@ -9,6 +9,26 @@ import type { LaneAnswer } from './fast-lane.ts';
 import { type EventJson, eventJson } from '../projection/event-json.ts';
 import { eventPoints } from '../projection/event-view.ts';
 import { ownBytes, VIEW_BYTES } from '../projection/json-bytes.ts';
+import type { MarketNames } from '../perf/event-text.ts';
+
+/**
+ * The names views show, from the current catalog, and its version, raised by every change of it:
+ * a kept view or answer made at another version is not current (the names in it may have changed).
+ */
+export interface ViewNames extends MarketNames {
+  readonly version: number;
+}
+
+/** A kept answer with the catalog version its build began at. */
+interface KeptSnapshot extends KeptAnswer {
+  readonly catalog: number;
+}
+
+/** Per event: its kept views or cuts, made at one catalog version. */
+interface PerEvent<V> {
+  catalog: number;
+  kept: FreshCache<string, number, V>;
+}
 
 /**
  * A kept answer with its gzip bytes and ETag (src/http/encoding.ts), its data points, and the rules
@@ -45,27 +65,52 @@ export interface SerializedEvent {
  * every-book views cuts are made from). A poll pays for it once: its second request builds again.
  */
 export class SnapshotCache {
-  private readonly views = new WeakMap<EventState, FreshCache<string, number, SerializedEvent>>();
+  private readonly views = new WeakMap<EventState, PerEvent<SerializedEvent>>();
   /**
    * Per event, by every-book filter key, for a version: null once a book list asked (a mark), the
    * every-book view once a second one asked.
    */
-  private readonly cuts = new WeakMap<EventState, FreshCache<string, number, BookCut | null>>();
-  private readonly responses: FreshCache<string, number, KeptAnswer>;
+  private readonly cuts = new WeakMap<EventState, PerEvent<BookCut | null>>();
+  private readonly responses: FreshCache<string, number, KeptSnapshot>;
 
+  /** `names`: the current catalog; a change of it makes every kept view and answer stale. */
   constructor(
     private readonly budget: ByteBudget,
+    private readonly names: ViewNames,
     private readonly keeping: Keeping = KEEPING,
   ) {
-    this.responses = freshCache(budget, { fromSecond: true }, keeping);
+    this.responses = freshCache(
+      budget,
+      { fromSecond: true, current: (kept, now, answer) => kept === now && answer.catalog === names.version },
+      keeping,
+    );
+  }
+
+  /** The catalog version a build begins at: what `storeResponse` is told, so a change during the build is seen. */
+  get catalogVersion(): number {
+    return this.names.version;
+  }
+
+  /**
+   * An event's kept entries in `of`, made again when the catalog changed since they were kept (the
+   * old ones go as the budget's least recently used).
+   */
+  private perEvent<V>(
+    of: WeakMap<EventState, PerEvent<V>>,
+    state: EventState,
+    fromSecond: boolean,
+  ): FreshCache<string, number, V> {
+    const version = this.names.version;
+    let perEvent = of.get(state);
+    if (!perEvent || perEvent.catalog !== version) {
+      perEvent = { catalog: version, kept: freshCache(this.budget, { fromSecond }, this.keeping) };
+      of.set(state, perEvent);
+    }
+    return perEvent.kept;
   }
 
   event(state: EventState, filter: EventFilter, key = filterKey(filter)): SerializedEvent {
-    let perEvent = this.views.get(state);
-    if (!perEvent) {
-      perEvent = freshCache(this.budget, { fromSecond: true }, this.keeping);
-      this.views.set(state, perEvent);
-    }
+    const perEvent = this.perEvent(this.views, state, true);
     const hit = perEvent.get(key, state.version);
     if (hit) return hit;
     const cut = filter.affiliateIds && this.cutFor(state, filter, key);
@@ -76,7 +121,7 @@ export class SnapshotCache {
       body = made.bytes;
       view = made.json;
     } else {
-      const json = eventJson(state, filter);
+      const json = eventJson(state, filter, this.names);
       body = ownBytes(json.json);
       view = json;
     }
@@ -96,11 +141,7 @@ export class SnapshotCache {
    * written directly as before, since making the every-book view costs more than one view.
    */
   private cutFor(state: EventState, filter: EventFilter, key: string): BookCut | undefined {
-    let perEvent = this.cuts.get(state);
-    if (!perEvent) {
-      perEvent = freshCache(this.budget, {}, this.keeping);
-      this.cuts.set(state, perEvent);
-    }
+    const perEvent = this.perEvent(this.cuts, state, false);
     const shape = everyBookKey(key);
     const kept = perEvent.get(shape, state.version);
     if (kept === undefined) {
@@ -108,7 +149,7 @@ export class SnapshotCache {
       return undefined;
     }
     if (kept === null) {
-      const cut = bookCut(state, filter);
+      const cut = bookCut(state, filter, this.names);
       perEvent.set(shape, state.version, cut, BOOK_CUT_BYTES + cut.bytes.length + cut.walk.byteLength);
       return cut;
     }
@@ -129,14 +170,21 @@ export class SnapshotCache {
    * is sent: compressed and tagged when kept; tagged only when not, as an answer of the first build
    * is compressed per request if at all.
    */
-  storeResponse(key: string, head: number, body: Buffer, points: number, rules: readonly CallerRule[]): KeptAnswer {
+  storeResponse(
+    key: string,
+    head: number,
+    catalog: number,
+    body: Buffer,
+    points: number,
+    rules: readonly CallerRule[],
+  ): KeptAnswer {
     if (!this.responses.asked(key)) {
-      const first: KeptAnswer = { body, gzip: undefined, etag: etagOf(body), points, rules };
+      const first: KeptSnapshot = { body, gzip: undefined, etag: etagOf(body), points, rules, catalog };
       // Leaves the key's mark: the answer itself is kept from the next build.
       this.responses.set(key, head, first, 0);
       return first;
     }
-    const kept: KeptAnswer = { points, rules, ...keepBody(body, this.responses.last(key)) };
+    const kept: KeptSnapshot = { points, rules, catalog, ...keepBody(body, this.responses.last(key)) };
     this.responses.set(key, head, kept, RESPONSE_BYTES + body.length + keptExtraBytes(kept));
     return kept;
   }

@@ -33,6 +33,10 @@ export class BatchPlan {
   readonly touched = new Map<string, number>();
   /** Catalog records planned in this batch, by key: the text each key will have. */
   readonly catalogTexts = new Map<string, string>();
+  /** Keys this batch's catalog records remove (unless a later record of the batch brings them again). */
+  readonly removals = new Set<string>();
+  /** Market names that market records of this batch give, by market id. */
+  readonly marketNames = new Map<number, string>();
   private readonly freshEvents = new Map<string, EventState>();
   private readonly infos = new Map<string, EventInfo>();
   private readonly childMarkets = new Map<EventState, Map<string, MarketState>>();
@@ -49,6 +53,11 @@ export class BatchPlan {
     public head: number,
     readonly committedMs: number,
   ) {}
+
+  /** A market's name as a price row of this batch shows it: the batch's own record, else the catalog's. */
+  marketName(marketId: number): string {
+    return this.marketNames.get(marketId) ?? this.board.catalog.marketName(marketId);
+  }
 
   nextId(): number {
     this.head += 1;

@@ -11,6 +11,7 @@ import {
   participantKey,
 } from '../board/event-state.ts';
 import { SmallMap } from '../board/small-map.ts';
+import { unlistedMarketName } from '../catalog/catalog.ts';
 import { catalogKey, catalogText } from '../catalog/records.ts';
 import { CATALOG_EVENT_ID, type Change } from '../changelog/change.ts';
 import { withHeader, withScore } from '../domain/event-header.ts';
@@ -196,14 +197,14 @@ export class BatchPlanner {
 
   private planPrice(plan: BatchPlan, u: PriceUpdate, at: string): void {
     const ev = plan.event(u.event_id)!;
-    const [market, freshMarket] = this.market(plan, ev, u.market_id, u.period_id);
+    const [market, freshMarket] = this.market(plan, ev, u.market_id, u.period_id, u.market_instance_id);
     const [participant, freshParticipant] = plan.participant(market, u);
     let line = plan.line(participant, u.line);
     let freshLine = false;
     if (!line) {
       const pKey = participantKey(u.participant_type, u.participant_id);
       line = {
-        id: lineId(u.event_id, u.market_id, u.period_id, pKey, u.line),
+        id: u.line_id ?? lineId(u.event_id, u.market_id, u.period_id, pKey, u.line),
         value: u.line,
         prices: new SmallMap(),
       };
@@ -219,7 +220,8 @@ export class BatchPlanner {
       prev.closed_at === closedAt &&
       prev.is_main_line === wantMain &&
       prev.liquidity_usd === u.liquidity_usd &&
-      prev.source_id === u.source_id
+      prev.source_id === u.source_id &&
+      (!u.keep_time || prev.updated_at === at)
     ) {
       return;
     }
@@ -266,6 +268,7 @@ export class BatchPlanner {
       u.affiliate_id,
       movedFrom,
       movedFromLine,
+      u.price_id,
     );
   }
 
@@ -288,6 +291,7 @@ export class BatchPlanner {
     affiliateId: number,
     movedFrom?: PriceState,
     movedFromLine?: string,
+    givenId?: number,
   ): void {
     const { ev, market, participant, line } = step;
     // A main-line move is a line_change on both lines, even when the new line is priced for the
@@ -299,7 +303,7 @@ export class BatchPlanner {
     const id = plan.nextId();
     // A planned state is never changed once made: the board takes it over (a new price) or copies it.
     const state = priceState(
-      prev?.id ?? this.nextPriceId++,
+      prev?.id ?? this.newId('price', givenId),
       affiliateId,
       price,
       isMainLine,
@@ -337,6 +341,7 @@ export class BatchPlanner {
           info,
           affiliateId,
           market,
+          plan.marketName(market.market_id),
           participant,
           line,
           price,
@@ -361,7 +366,24 @@ export class BatchPlanner {
     );
   }
 
-  private market(plan: BatchPlan, ev: EventState, marketId: number, periodId: number): [MarketState, boolean] {
+  /**
+   * A new price or market-instance id: the one a feed gave (its counter then continues above it,
+   * so ids made later never meet it), else the counter's next.
+   */
+  private newId(kind: 'price' | 'market', given: number | undefined): number {
+    const counter = kind === 'price' ? 'nextPriceId' : 'nextMarketId';
+    if (given === undefined) return this[counter]++;
+    if (given >= this[counter]) this[counter] = given + 1;
+    return given;
+  }
+
+  private market(
+    plan: BatchPlan,
+    ev: EventState,
+    marketId: number,
+    periodId: number,
+    givenId?: number,
+  ): [MarketState, boolean] {
     // Feeds send a market's prices together: the last market found saves building and hashing its key.
     const last = this.lastMarket;
     if (last && last.market_id === marketId && last.period_id === periodId && this.lastMarketEvent === ev) {
@@ -372,7 +394,7 @@ export class BatchPlanner {
     let fresh = false;
     if (market) fresh = plan.isFreshMarket(market);
     else {
-      market = { id: this.nextMarketId++, market_id: marketId, period_id: periodId, participants: new Map() };
+      market = { id: this.newId('market', givenId), market_id: marketId, period_id: periodId, participants: new Map() };
       plan.addMarket(ev, key, market);
       fresh = true;
     }
@@ -398,12 +420,25 @@ function plannedStep(
 /** Stands in for a step's state until `writePrice` makes it, so every step has one shape. */
 const NO_STATE = Object.freeze({}) as PriceState;
 
-/** A catalog row, unless the record equals the one its key has (committed, or earlier in the batch). */
+/**
+ * A catalog row, unless the record equals the one its key has (committed, or earlier in the batch),
+ * or is a removal of a key that has no record.
+ */
 function planCatalog(board: Board, plan: BatchPlan, u: CatalogUpdate, at: string): void {
   const key = catalogKey(u.record);
   const text = catalogText(u.record);
-  if ((plan.catalogTexts.get(key) ?? board.catalog.textOf(key)) === text) return;
+  const planned = plan.catalogTexts.get(key);
+  if ((planned ?? board.catalog.textOf(key)) === text) return;
+  if (u.record.type === 'removal' && (planned !== undefined ? plan.removals.has(key) : !board.catalog.holds(key)))
+    return;
+  if (u.record.type === 'removal') plan.removals.add(key);
+  else plan.removals.delete(key);
   plan.catalogTexts.set(key, text);
+  if (u.record.type === 'market') plan.marketNames.set(u.record.id, u.record.name);
+  if (u.record.type === 'removal' && key.startsWith(MARKET_KEY)) {
+    const marketId = Number(key.slice(MARKET_KEY.length));
+    plan.marketNames.set(marketId, unlistedMarketName(marketId));
+  }
   const id = plan.nextId();
   plan.add(
     {
@@ -422,6 +457,8 @@ function planCatalog(board: Board, plan: BatchPlan, u: CatalogUpdate, at: string
     { kind: 'info', change: { kind: 'catalog', id, record: u.record, text } },
   );
 }
+
+const MARKET_KEY = 'market:';
 
 function assertNeverUpdate(u: never): never {
   throw new LedgerError(`unknown update kind: ${JSON.stringify(u)}`);

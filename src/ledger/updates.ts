@@ -47,6 +47,21 @@ export interface PriceUpdate extends PriceExtras {
   price: number;
   is_main_line?: boolean;
   closed?: boolean;
+  /**
+   * Ids a feed keeps from its own source (the upstream mirror: another server's ids), so a client
+   * holds the same ids on both. Omitted, the ledger makes them: the price and market-instance ids
+   * from its counters, the line id from what identifies the line (`lineId`). A given id is used
+   * only where the ledger makes a new price, market or line; the feed keeps them unique.
+   */
+  price_id?: number;
+  market_instance_id?: number;
+  line_id?: string;
+  /**
+   * The batch's time is part of the quote: a record repeating the held quote at another time is
+   * written, not skipped (a mirror keeps its source's updated_at, which moved when the source's
+   * price went away and came back between two of its reads).
+   */
+  keep_time?: boolean;
 }
 
 /**

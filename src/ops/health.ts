@@ -1,7 +1,7 @@
 import type { FollowState } from '../board/follower.ts';
 import type { FastifyInstance } from 'fastify';
 
-export type ReadinessFeed = 'simulator' | 'ingest' | 'replay' | 'none' | 'bus';
+export type ReadinessFeed = 'simulator' | 'ingest' | 'replay' | 'upstream' | 'none' | 'bus';
 export type ReadinessRole = 'all' | 'writer' | 'standby' | 'api';
 
 /**
@@ -18,6 +18,7 @@ export class Readiness {
   private failedAt: string | undefined;
   private follow: (() => FollowState) | undefined;
   private storeProblem: () => string | undefined = () => undefined;
+  private upstreamProblem: (() => string | undefined) | undefined;
   /** Where the background part of the history fill stands; `complete` when none runs. */
   history = 'complete';
 
@@ -37,6 +38,14 @@ export class Readiness {
     this.feed = feed;
     this.follow = undefined;
     this.storeProblem = problem;
+  }
+
+  /**
+   * A mirror (`--feed upstream`) is not ready until it has caught up with its upstream, nor while
+   * the upstream is away: it serves what it holds all the same, and says why here.
+   */
+  watchUpstream(problem: () => string | undefined): void {
+    this.upstreamProblem = problem;
   }
 
   /**
@@ -66,7 +75,9 @@ export class Readiness {
         : follow === 'filling'
           ? 'filling a gap in the change log from the store'
           : `waiting for the store to fill a gap: ${follow.waitingForStore}`;
-    const ready = this.failedAt === undefined && behind === undefined && problem === undefined;
+    const upstream = this.upstreamProblem?.();
+    const ready =
+      this.failedAt === undefined && behind === undefined && problem === undefined && upstream === undefined;
     return {
       ready,
       body: {
@@ -75,6 +86,7 @@ export class Readiness {
         store: problem ?? (this.failedAt === undefined ? 'ok' : `the last commit failed at ${this.failedAt}`),
         feed: this.feed,
         ...(follow === undefined ? {} : { follow: behind ?? 'following' }),
+        ...(this.upstreamProblem === undefined ? {} : { upstream: upstream ?? 'following' }),
         history: this.history,
       },
     };

@@ -157,6 +157,35 @@ export class Metrics {
 
   private followLag: Gauge | undefined;
 
+  /** A mirror (`--feed upstream`): whether its upstream answers, and how old its last full poll is. */
+  watchUpstream(state: () => { up: boolean; lastSyncMs: number; streaming: boolean }, now: () => number): void {
+    new Gauge({
+      name: 'oddsbase_upstream_streaming',
+      help: "Whether the mirror follows the upstream's prices through its WebSocket stream (1) or by polling (0)",
+      registers: [this.registry],
+      collect() {
+        this.set(state().streaming ? 1 : 0);
+      },
+    });
+    new Gauge({
+      name: 'oddsbase_upstream_up',
+      help: 'Whether the last exchange with the mirrored upstream succeeded (1) or not (0)',
+      registers: [this.registry],
+      collect() {
+        this.set(state().up ? 1 : 0);
+      },
+    });
+    new Gauge({
+      name: 'oddsbase_upstream_lag_seconds',
+      help: 'Seconds since the mirror last read the upstream to its head (-1 before the first time)',
+      registers: [this.registry],
+      collect() {
+        const last = state().lastSyncMs;
+        this.set(last === 0 ? -1 : Math.max(0, now() - last) / 1000);
+      },
+    });
+  }
+
   /** An API node applied a batch `lagMs` after the writer committed its newest change. */
   followed(lagMs: number): void {
     this.followLag?.set(Math.max(0, lagMs) / 1000);

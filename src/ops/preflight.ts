@@ -75,7 +75,7 @@ export function checkDataDir(dir: string, option = '--data-dir'): void {
  */
 export function checkRole(config: Pick<ServeConfig, 'role' | 'databaseUrl' | 'redisUrl' | 'feed'>): void {
   if (config.role === 'all') return;
-  if (config.role === 'api' && (config.feed === 'ingest' || config.feed === 'replay')) {
+  if (config.role === 'api' && config.feed !== 'simulator') {
     const where = config.feed === 'ingest' ? ' and send ingest requests there' : '';
     throw new StartError(`--role api runs no feed: serve --feed ${config.feed} on the writer (--role writer)${where}`);
   }

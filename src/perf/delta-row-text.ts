@@ -2,7 +2,6 @@ import { Type } from '@sinclair/typebox';
 import fastJson from 'fast-json-stringify';
 import { PriceDetailSchema } from '../changelog/price-detail-schema.ts';
 import type { LineState, MarketState, ParticipantState } from '../domain/event-state.ts';
-import { marketName } from '../catalog/markets.ts';
 import type { ChangeType } from '../domain/types.ts';
 import { DeltaRowSchema } from '../domain/delta-row-schema.ts';
 import { integer, number } from '../domain/json-text.ts';
@@ -16,12 +15,16 @@ import { pick } from './switch.ts';
  * and test/unit/schema-twins.test.ts).
  */
 export interface RowWriter {
-  /** A price's Delta row. Positional arguments: one call per update, no object to carry them. */
+  /**
+   * A price's Delta row; `marketName` the name the catalog gives the market as the row is written.
+   * Positional arguments: one call per update, no object to carry them.
+   */
   write(
     id: number,
     event: { event_id: string; sport_id: number },
     affiliateId: number,
     market: MarketState,
+    marketName: string,
     participant: ParticipantState,
     line: LineState,
     price: number,
@@ -83,7 +86,8 @@ export class DeltaRowWriter implements RowWriter {
   private eventId: string | undefined;
   private sportId: number | undefined;
   private eventJson = '';
-  private readonly marketJson = new Map<number, string>();
+  /** Per market id, its members as last written, and the name they hold. */
+  private readonly marketJson = new Map<number, { name: string; json: string }>();
   /** Keyed by the board's line objects: a line never changes participant or value. */
   private readonly lineJson = new WeakMap<LineState, string>();
   /** A line's detail members after the price id; a line never changes market instance. */
@@ -96,6 +100,7 @@ export class DeltaRowWriter implements RowWriter {
     event: { event_id: string; sport_id: number },
     affiliateId: number,
     market: MarketState,
+    marketName: string,
     participant: ParticipantState,
     line: LineState,
     price: number,
@@ -111,8 +116,12 @@ export class DeltaRowWriter implements RowWriter {
       this.eventJson = eventMembers(event);
     }
     let marketJson = this.marketJson.get(market.market_id);
-    if (marketJson === undefined) {
-      marketJson = marketMembers({ market_id: market.market_id, market_name: marketName(market.market_id) });
+    // A catalog record may have renamed the market since its members were written.
+    if (marketJson === undefined || marketJson.name !== marketName) {
+      marketJson = {
+        name: marketName,
+        json: marketMembers({ market_id: market.market_id, market_name: marketName }),
+      };
       this.marketJson.set(market.market_id, marketJson);
     }
     let lineJson = this.lineJson.get(line);
@@ -131,7 +140,7 @@ export class DeltaRowWriter implements RowWriter {
     }
     // Prices are finite numbers, whose String() needs no escaping.
     return flat(
-      `{"id":${integer(id)}${this.eventJson},"affiliate_id":${integer(affiliateId)}${marketJson}${lineJson}` +
+      `{"id":${integer(id)}${this.eventJson},"affiliate_id":${integer(affiliateId)}${marketJson.json}${lineJson}` +
         `,"price":"${price}","previous_price":"${previousPrice === undefined ? '' : previousPrice}"` +
         `,"change_type":"${changeType}","is_main_line":${isMainLine ? 'true' : 'false'}` +
         `,"closed_at":${closedAt === '' ? '""' : closedAt === at ? this.atJson : JSON.stringify(closedAt)}` +
@@ -181,6 +190,7 @@ export class SchemaRowWriter implements RowWriter {
     event: { event_id: string; sport_id: number },
     affiliateId: number,
     market: MarketState,
+    marketName: string,
     participant: ParticipantState,
     line: LineState,
     price: number,
@@ -196,7 +206,7 @@ export class SchemaRowWriter implements RowWriter {
       sport_id: event.sport_id,
       affiliate_id: affiliateId,
       market_id: market.market_id,
-      market_name: marketName(market.market_id),
+      market_name: marketName,
       participant_id: participant.id,
       participant_type: participant.type,
       participant_name: participant.name,

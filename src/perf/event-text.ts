@@ -1,5 +1,4 @@
 import type { EventState, LineState, MarketState, ParticipantState, PriceState } from '../domain/event-state.ts';
-import { marketName } from '../catalog/markets.ts';
 import { integer, number } from '../domain/json-text.ts';
 import type { EventInfo, Market } from '../domain/types.ts';
 import { objectMemo } from './fresh-cache.ts';
@@ -19,6 +18,14 @@ export interface EventJson {
   marketCount: number;
   /** Whether live_game_state was written. */
   liveState: boolean;
+}
+
+/**
+ * Where a market's name comes from: the current catalog (catalog/catalog.ts), which the caller
+ * hands in; the kept views that hold names are made again when it changes (http/snapshot-cache.ts).
+ */
+export interface MarketNames {
+  marketName(marketId: number): string;
 }
 
 /** What a filter `F` shows: the projection's rules, passed in (perf/ may not import projection/). */
@@ -82,8 +89,8 @@ export function participantOpen(part: ParticipantState): string {
 }
 
 /** A market up to and including the `[` that opens its participants; `]}` closes both. */
-export function marketOpen(m: MarketState): string {
-  const name = JSON.stringify(marketName(m.market_id));
+export function marketOpen(m: MarketState, names: MarketNames): string {
+  const name = JSON.stringify(names.marketName(m.market_id));
   return (
     `{"id":${integer(m.id)},"market_id":${integer(m.market_id)},"period_id":${integer(m.period_id)}` +
     `,"name":${name},"market_description":${name},"participants":[`
@@ -92,7 +99,7 @@ export function marketOpen(m: MarketState): string {
 
 /** The hand-written event JSON for filters `F`, and the pieces it is made of (projection/book-cut.ts cuts them). */
 export interface EventText<F> {
-  eventJson(state: EventState, f: F): EventJson;
+  eventJson(state: EventState, f: F, names: MarketNames): EventJson;
   infoParts(info: EventInfo): InfoJson;
   /**
    * The prices of `line` the filter shows, in the order a Record keys them (index keys ascending):
@@ -138,7 +145,7 @@ export function eventTextWriter<F>(shows: Shows<F>, serializeEvent: SerializeEve
     return json;
   }
 
-  function eventJson(state: EventState, f: F): EventJson {
+  function eventJson(state: EventState, f: F, names: MarketNames): EventJson {
     const includeDelta = shows.includeDelta(f);
     let priceCount = 0;
     let marketCount = 0;
@@ -159,7 +166,7 @@ export function eventTextWriter<F>(shows: Shows<F>, serializeEvent: SerializeEve
         participants += `${participants === '' ? '' : ','}${participantOpen(part)}${lines}]}`;
       }
       if (participants === '') continue;
-      markets += `${markets === '' ? '' : ','}${marketOpen(m)}${participants}]}`;
+      markets += `${markets === '' ? '' : ','}${marketOpen(m, names)}${participants}]}`;
       marketCount++;
     }
     const info = infoParts(state.info);

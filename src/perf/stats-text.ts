@@ -1,4 +1,4 @@
-import { rosterOf } from '../catalog/rosters/index.ts';
+import type { RosterPlayer } from '../catalog/rosters/index.ts';
 import { type SportStat, statById } from '../catalog/stats.ts';
 import type { GameState, PlayerLine } from '../domain/event-state.ts';
 import type { EventInfo } from '../domain/types.ts';
@@ -48,6 +48,8 @@ export interface SeasonScope {
   teamName: string;
   year: number;
   seasonTypeId: number;
+  /** The team's current roster in the catalog: the players a season lists, in roster order. */
+  roster: readonly RosterPlayer[];
 }
 
 /** A season's sums: the team's, and each player's (player id -> stat id -> value). */
@@ -138,7 +140,7 @@ export function seasonText(scope: SeasonScope, totals: SeasonSums): SerializedBo
     { id: scope.teamId, head: `{"team":${team},"season":${season},"stats":[`, rows: seasonRows(totals.team, false) },
   ];
   const players: Group[] = [];
-  for (const p of rosterOf(scope.teamId) ?? []) {
+  for (const p of scope.roster) {
     const own = totals.players.get(p.player_id);
     if (!own) continue;
     const player = JSON.stringify({ player_id: p.player_id, name: p.name, position: p.position });

@@ -1,7 +1,7 @@
 import type { EventState } from '../board/event-state.ts';
 import { type EventFilter, marketShown, participantShown } from './event-view.ts';
 import { type EventJson, eventText } from './event-json.ts';
-import { lineOpen, marketOpen, participantOpen, priceEntry } from '../perf/event-text.ts';
+import { lineOpen, type MarketNames, marketOpen, participantOpen, priceEntry } from '../perf/event-text.ts';
 
 const { infoParts, shownPrices } = eventText;
 
@@ -42,8 +42,8 @@ function room(bytes: number): void {
   scratch = bigger;
 }
 
-/** The view of every book under `f` (its book list aside), with its walk. */
-export function bookCut(state: EventState, f: EventFilter): BookCut {
+/** The view of every book under `f` (its book list aside), with its walk; markets named by `names`. */
+export function bookCut(state: EventState, f: EventFilter, names: MarketNames): BookCut {
   const all: EventFilter = { ...f, affiliateIds: null };
   const info = infoParts(state.info);
   const liveState = f.liveGameState && info.tailLive !== undefined;
@@ -63,7 +63,7 @@ export function bookCut(state: EventState, f: EventFilter): BookCut {
     if (!marketShown(m, all)) continue;
     const market = walk.length;
     const marketAt = at;
-    walk.push(write(marketOpen(m)), at, 0);
+    walk.push(write(marketOpen(m, names)), at, 0);
     for (const part of m.participants.values()) {
       if (!participantShown(part, all)) continue;
       const participant = walk.length;

@@ -1,6 +1,6 @@
 import fastJson from 'fast-json-stringify';
 import type { EventState } from '../board/event-state.ts';
-import { type EventJson, eventTextWriter } from '../perf/event-text.ts';
+import { type EventJson, eventTextWriter, type MarketNames } from '../perf/event-text.ts';
 import { pick } from '../perf/switch.ts';
 import { type EventFilter, marketShown, participantShown, priceShown, viewEvent } from './event-view.ts';
 import { EventSchema } from './schemas.ts';
@@ -10,8 +10,8 @@ export type { EventJson } from '../perf/event-text.ts';
 export const serializeEvent = fastJson(EventSchema);
 
 /** The plain twin: the filter's view of the event (event-view.ts) through the schema's serialiser. */
-export function plainEventJson(state: EventState, f: EventFilter): EventJson {
-  const view = viewEvent(state, f);
+export function plainEventJson(state: EventState, f: EventFilter, names: MarketNames): EventJson {
+  const view = viewEvent(state, f, names);
   return {
     json: serializeEvent(view.event),
     priceCount: view.priceCount,
@@ -33,4 +33,7 @@ export const eventText = eventTextWriter<EventFilter>(
 );
 
 /** The event as the filter shows it (event-view.ts `viewEvent`, with current prices), as JSON. */
-export const eventJson: (state: EventState, f: EventFilter) => EventJson = pick(eventText.eventJson, plainEventJson);
+export const eventJson: (state: EventState, f: EventFilter, names: MarketNames) => EventJson = pick(
+  eventText.eventJson,
+  plainEventJson,
+);

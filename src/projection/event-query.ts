@@ -4,10 +4,11 @@ import type { PlanScope } from '../access/plan-scope.ts';
 import type { EventState } from '../board/event-state.ts';
 import type { EventFilter } from './event-view.ts';
 import { filterKey } from './event-view.ts';
-import { defaultMarketIds, isPropMarket, withLiveVariants, withPeriodMarkets } from '../catalog/markets.ts';
+import type { Catalog } from '../catalog/catalog.ts';
+import { isPropMarket, withLiveVariants, withPeriodMarkets } from '../catalog/markets.ts';
 import { EVENT_STATUSES, type EventStatus, PARTICIPANT_TYPES } from '../domain/types.ts';
 import { type ByteBudget, stringBytes } from '../perf/byte-budget.ts';
-import { ALWAYS, type FreshCache, freshCache, KEEPING, type Keeping } from '../perf/fresh-cache.ts';
+import { type FreshCache, freshCache, KEEPING, type Keeping } from '../perf/fresh-cache.ts';
 import { forbidden } from './errors.ts';
 import {
   MAX_MARKET_IDS,
@@ -77,9 +78,20 @@ export interface EventQuery {
   offset: number;
 }
 
-/** Parses the shared event parameters within the caller's plan; `sportId` picks the default market ids. */
-export function parseEventQuery(q: EventParams, sportId: number | undefined, scope: PlanScope): EventQuery {
-  const requested = parseMarketIds(q.market_ids) ?? defaultMarketIds(sportId);
+/** The catalog's part in a query: a sport's default market ids, and its version (raised by every change). */
+export type QueryCatalog = Pick<Catalog, 'defaultMarketIds' | 'version'>;
+
+/**
+ * Parses the shared event parameters within the caller's plan; `sportId` picks the default market
+ * ids, as the current catalog's record of the sport says.
+ */
+export function parseEventQuery(
+  q: EventParams,
+  sportId: number | undefined,
+  scope: PlanScope,
+  catalog: Pick<Catalog, 'defaultMarketIds'>,
+): EventQuery {
+  const requested = parseMarketIds(q.market_ids) ?? catalog.defaultMarketIds(sportId);
   const affiliates = parseIntList('affiliate_ids', q.affiliate_ids);
   const participants = parseIntList('participant_ids', q.participant_ids, MAX_PARTICIPANT_IDS);
   const include = parseInclude(q.include, INCLUDES);
@@ -126,14 +138,16 @@ const statusList = (s: Set<EventStatus> | undefined) => (s ? [...s].sort().join(
  * parseEventQuery for a request, kept per plan scope by sport and raw query string: odds screens
  * poll the same URL again and again, and the filter, its sets and its canonical key need not be
  * rebuilt for each poll. Entries draw from the shared byte budget; a query is kept from its second
- * request (the first leaves a mark). A query that fails to parse is not kept, so it fails the same
- * way every time.
+ * request (the first leaves a mark), for the catalog version it was parsed at (a sport's record
+ * decides its default markets). A query that fails to parse is not kept, so it fails the same way
+ * every time.
  */
 export class EventQueryCache {
-  private readonly perScope = new WeakMap<PlanScope, FreshCache<string, typeof ALWAYS, EventQuery>>();
+  private readonly perScope = new WeakMap<PlanScope, FreshCache<string, number, EventQuery>>();
 
   constructor(
     private readonly budget: ByteBudget,
+    private readonly catalog: QueryCatalog,
     private readonly keeping: Keeping = KEEPING,
   ) {}
 
@@ -145,10 +159,11 @@ export class EventQueryCache {
     }
     const at = url.indexOf('?');
     const key = `${sportId}|${at < 0 ? '' : url.slice(at + 1)}`;
-    const hit = cache.get(key, ALWAYS);
+    const version = this.catalog.version;
+    const hit = cache.get(key, version);
     if (hit) return hit;
-    const parsed = parseEventQuery(query, sportId, scope);
-    cache.set(key, ALWAYS, parsed, eventQueryBytes(parsed));
+    const parsed = parseEventQuery(query, sportId, scope, this.catalog);
+    cache.set(key, version, parsed, eventQueryBytes(parsed));
     return parsed;
   }
 }

@@ -1,6 +1,6 @@
-import { marketName } from '../catalog/markets.ts';
 import type { Event, Line, Market, Participant, ParticipantType, Price } from '../domain/types.ts';
 import type { EventState, MarketState, ParticipantState, PriceState } from '../board/event-state.ts';
+import type { MarketNames } from '../perf/event-text.ts';
 
 /** What a snapshot request asks of each event, already parsed and checked. */
 export interface EventFilter {
@@ -95,10 +95,16 @@ export function currentPrices(f: EventFilter): PriceResolver {
 }
 
 /**
- * The event as the filter asks for it: markets, participants, lines and prices narrowed. `resolve`
- * picks each price (current ones by default; openers and closing pass recorded ones).
+ * The event as the filter asks for it: markets, participants, lines and prices narrowed, each
+ * market named as the current catalog (`names`) names it. `resolve` picks each price (current ones
+ * by default; openers and closing pass recorded ones).
  */
-export function viewEvent(state: EventState, f: EventFilter, resolve = currentPrices(f)): EventView {
+export function viewEvent(
+  state: EventState,
+  f: EventFilter,
+  names: MarketNames,
+  resolve = currentPrices(f),
+): EventView {
   let priceCount = 0;
   const markets: Market[] = [];
   for (const m of state.markets.values()) {
@@ -129,7 +135,7 @@ export function viewEvent(state: EventState, f: EventFilter, resolve = currentPr
         });
     }
     if (participants.length > 0) {
-      const name = marketName(m.market_id);
+      const name = names.marketName(m.market_id);
       markets.push({
         id: m.id,
         market_id: m.market_id,

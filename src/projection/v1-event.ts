@@ -17,6 +17,7 @@ import {
   FULL_GAME,
   type LinePriceResolver,
   type LineScope,
+  type LineBooks,
   type LineSet,
   LineSetBuilder,
   setLineId,
@@ -125,11 +126,12 @@ export interface V1EventView {
 export function viewV1Event(
   state: EventState,
   f: V1Filter,
+  books: LineBooks,
   resolve: LinePriceResolver = currentLinePrices,
 ): V1EventView {
   const info = state.info;
   const { markets, lineIds } = eventLines(state);
-  const builder = new LineSetBuilder(state, resolve);
+  const builder = new LineSetBuilder(state, books, resolve);
   const setOf = (period: (typeof V1_PERIODS)[number], book: number): LineSet => {
     const before = builder.prices;
     const covered = coveredMarkets(markets.get(period), f);
@@ -214,29 +216,37 @@ export interface SerializedV1Event {
  * number of requests. Charged to the shared byte budget, least recently used out first; entries also
  * go with their event object. As the V2 views (src/http/snapshot-cache.ts), a view is kept from the
  * second time its event and filter are asked, the first leaving a mark: one-off book lists do not
- * push out what polls reuse.
+ * push out what polls reuse; and an event's views are made again once the catalog (which names the
+ * books) has changed.
  */
 export class V1EventCache {
-  /** Per event, by filter key, for the event's version. */
-  private readonly views = new WeakMap<EventState, FreshCache<string, number, SerializedV1Event>>();
+  /** Per event, by filter key, for the event's version, at one catalog version. */
+  private readonly views = new WeakMap<
+    EventState,
+    { catalog: number; kept: FreshCache<string, number, SerializedV1Event> }
+  >();
 
+  /** `books`: the current catalog, and its version (raised by every change of it). */
   constructor(
     private readonly budget: ByteBudget,
+    private readonly books: LineBooks & { readonly version: number },
     private readonly keeping: Keeping = KEEPING,
   ) {}
 
   event(state: EventState, f: V1Filter): SerializedV1Event {
+    const catalog = this.books.version;
     let perEvent = this.views.get(state);
-    if (!perEvent) {
-      perEvent = freshCache(this.budget, { fromSecond: true }, this.keeping);
+    if (!perEvent || perEvent.catalog !== catalog) {
+      // The old views go as the budget's least recently used.
+      perEvent = { catalog, kept: freshCache(this.budget, { fromSecond: true }, this.keeping) };
       this.views.set(state, perEvent);
     }
-    const hit = perEvent.get(f.key, state.version);
+    const hit = perEvent.kept.get(f.key, state.version);
     if (hit) return hit;
-    const view = viewV1Event(state, f);
+    const view = viewV1Event(state, f, this.books);
     const body = ownBytes(serializeV1Event(view.event));
     const entry = { body, points: eventPoints(view.prices, false) };
-    perEvent.set(f.key, state.version, entry, VIEW_BYTES + body.length);
+    perEvent.kept.set(f.key, state.version, entry, VIEW_BYTES + body.length);
     return entry;
   }
 }

@@ -1,6 +1,6 @@
 import type { Static } from '@sinclair/typebox';
 import type { EventState, MarketState, ParticipantState, PriceState } from '../board/event-state.ts';
-import { affiliateProfile } from '../catalog/affiliates.ts';
+import type { Catalog } from '../catalog/catalog.ts';
 import { isLiveVariant, MONEYLINE, SPREAD, TOTAL } from '../catalog/markets.ts';
 import { type NamedPeriod, periodByName, periodOf } from '../catalog/periods.ts';
 import { OFF_BOARD } from '../domain/odds.ts';
@@ -145,18 +145,22 @@ export function setLineId(set: LineSet, lineId: number): void {
   set.total.line_id = lineId;
 }
 
-function affiliateOf(affiliateId: number): Affiliate {
-  const profile = affiliateProfile(affiliateId);
+/** Where a line set's book comes from: the current catalog. */
+export type LineBooks = Pick<Catalog, 'book'>;
+
+/** A line set's `affiliate`, as the catalog lists the book; one it lacks gets a neutral label. */
+function affiliateOf(books: LineBooks, affiliateId: number): Affiliate {
+  const book = books.book(affiliateId);
   return {
     affiliate_id: affiliateId,
-    affiliate_name: profile?.affiliate_name ?? `Affiliate ${affiliateId}`,
-    affiliate_url: profile?.affiliate_url ?? '',
+    affiliate_name: book?.affiliate_name ?? `Affiliate ${affiliateId}`,
+    affiliate_url: book?.affiliate_url ?? '',
   };
 }
 
 /**
  * Builds line sets and counts the prices they show (the odds points of metering). One builder
- * serves one event and one resolver.
+ * serves one event and one resolver; books are named as `books` (the current catalog) names them.
  */
 export class LineSetBuilder {
   /** Prices shown so far. */
@@ -167,6 +171,7 @@ export class LineSetBuilder {
 
   constructor(
     private readonly state: EventState,
+    private readonly books: LineBooks,
     private readonly resolve: LinePriceResolver = currentLinePrices,
   ) {
     this.away = state.info.teams[0]?.team_id;
@@ -355,7 +360,7 @@ export class LineSetBuilder {
       affiliate_id: book,
       period_id: period.named.periodId,
       period_description: period.description,
-      affiliate: affiliateOf(book),
+      affiliate: affiliateOf(this.books, book),
       moneyline: this.moneyline(markets.get('moneyline'), book, lineId),
       spread: this.spread(markets.get('spread'), book, lineId),
       total: this.total(markets.get('total'), book, lineId),

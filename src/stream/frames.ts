@@ -1,12 +1,13 @@
 import type { BoardView } from '../board/board-view.ts';
 import type { ChangeRecord, PriceDetail, StatValue } from '../changelog/change.ts';
+import type { Catalog } from '../catalog/catalog.ts';
 import { statById } from '../catalog/stats.ts';
-import { sportProfile } from '../catalog/sports.ts';
 import type { DeltaRow, ParticipantType, Score } from '../domain/types.ts';
 import {
   type EventLines,
   eventLines,
   familyOf,
+  type LineBooks,
   LineSetBuilder,
   type V1Period,
   v1PeriodOf,
@@ -243,19 +244,20 @@ export class CompletionFrame extends BaseFrame {
   readonly kind = 'game_stats';
   readonly points = 1;
 
+  /** `sport`: the sport's name in the catalog as the frame is made. */
   constructor(
     id: number,
     eventId: string,
     sportId: number,
+    private readonly sport: string,
     private readonly at: string,
   ) {
     super(id, eventId, sportId);
   }
 
   protected serialise(): string {
-    const sport = sportProfile(this.sportId)?.sport_name ?? '';
     return (
-      `{"event_id":${JSON.stringify(this.eventId)},"sport":${JSON.stringify(sport)},"sport_id":${this.sportId}` +
+      `{"event_id":${JSON.stringify(this.eventId)},"sport":${JSON.stringify(this.sport)},"sport_id":${this.sportId}` +
       `,"complete":true,"updated_at":${JSON.stringify(new Date(Date.parse(this.at)).toISOString())}}`
     );
   }
@@ -284,12 +286,18 @@ export class FuturesFrame extends BaseFrame {
 export type Frame = MarketFrame | ScoreFrame | PlayFrame | StatsFrame | CompletionFrame | FuturesFrame | LineFrame;
 
 /**
+ * What frames name from the current catalog: a sport (the completion marker), a book (line sets).
+ * A frame is written once, so it shows the names as they are when it is made.
+ */
+export type FrameNames = Pick<Catalog, 'sportName'> & LineBooks;
+
+/**
  * The frames of some consecutive rows of the log, in id order. Consecutive stat rows of one event
  * make one game_stats frame positioned at its last row, so positions only rise along a connection
  * and a client that resumes from the last one it saw misses no row. A final score row also yields
- * the completion marker.
+ * the completion marker, which names the sport as `names` does.
  */
-export function framesOf(rows: readonly ChangeRecord[]): Frame[] {
+export function framesOf(rows: readonly ChangeRecord[], names: Pick<FrameNames, 'sportName'>): Frame[] {
   const out: Frame[] = [];
   let stats: { eventId: string; sportId: number; at: string; rows: StatValue[]; lastId: number } | undefined;
   const endStats = () => {
@@ -314,7 +322,8 @@ export function framesOf(rows: readonly ChangeRecord[]): Frame[] {
       case 'score': {
         const frame = new ScoreFrame(row);
         out.push(frame);
-        if (frame.isFinal) out.push(new CompletionFrame(row.id, row.event_id, row.sport_id, row.at));
+        if (frame.isFinal)
+          out.push(new CompletionFrame(row.id, row.event_id, row.sport_id, names.sportName(row.sport_id), row.at));
         break;
       }
       case 'play':
@@ -377,7 +386,7 @@ export function kindFor(frame: Frame, channel: StreamChannel): string {
  * of the eight V1 periods that a price row (other than a liquidity-only one) touched, each built
  * once from the board, which holds exactly this batch's state while the hub receives it.
  */
-export function lineFramesOf(frames: readonly Frame[], view: BoardView): LineFrame[] {
+export function lineFramesOf(frames: readonly Frame[], view: BoardView, books: LineBooks): LineFrame[] {
   const touched = new Map<
     string,
     { id: number; eventId: string; book: number; period: V1Period; markets: Set<string> }
@@ -412,7 +421,7 @@ export function lineFramesOf(frames: readonly Frame[], view: BoardView): LineFra
       .map(([, m]) => ({ market_id: m.market_id, period_id: m.period_id }));
     // A set shows one market per family: a row of another one of the period changed nothing in it.
     if (!used.some((m) => t.markets.has(`${m.market_id}:${m.period_id}`))) continue;
-    const builder = new LineSetBuilder(state);
+    const builder = new LineSetBuilder(state, books);
     const set = builder.lineSet(t.period, markets, t.book, lines.lineIds.get(t.period)?.get(t.book) ?? 0);
     out.push(new LineFrame(t.id, t.eventId, state.info.sport_id, t.book, set, used, builder.prices));
   }

@@ -3,7 +3,8 @@ import type { BoardView } from '../board/board-view.ts';
 import type { EventState } from '../board/event-state.ts';
 import { boardMatches, viewFutures } from '../board/futures-view.ts';
 import { type EventFilter, eventPoints, viewEvent } from '../projection/event-view.ts';
-import { defaultMarketIds, withLiveVariants } from '../catalog/markets.ts';
+import type { Catalog } from '../catalog/catalog.ts';
+import { withLiveVariants } from '../catalog/markets.ts';
 import { serializeEvent } from '../projection/event-json.ts';
 import { eventStatus } from '../projection/event-query.ts';
 import { MAX_PLAYS } from '../projection/params.ts';
@@ -21,6 +22,8 @@ export interface SnapshotSource {
   /** The live board: stream plans are real-time. */
   view: BoardView;
   readPlays: Store['readPlays'];
+  /** The current catalog: a sport's default markets, the names of markets. */
+  catalog: Pick<Catalog, 'defaultMarketIds' | 'marketName'>;
 }
 
 /** What a snapshot holds besides its messages: the last play sequence of each event it covered. */
@@ -59,8 +62,8 @@ export async function takeSnapshot(src: SnapshotSource, sub: Subscription, posit
     const id = JSON.stringify(ev.info.event_id);
     switch (ch) {
       case 'markets': {
-        const filter = marketsFilter(sub.scope, sub, ev.info.sport_id);
-        const view = viewEvent(ev, filter);
+        const filter = marketsFilter(sub.scope, sub, ev.info.sport_id, src.catalog);
+        const view = viewEvent(ev, filter, src.catalog);
         const returned = [...new Set(view.event.markets.map((m) => m.market_id))].sort((a, b) => a - b);
         const scope = `{"requested_market_ids":${JSON.stringify([...filter.marketIds].sort((a, b) => a - b))},"returned_market_ids":${JSON.stringify(returned)}}`;
         messages.push({
@@ -169,14 +172,18 @@ export async function takePlaysResume(
   return { messages, playsUpTo };
 }
 
-/** REST defaults (spec): market_ids 1,2,3 (and 563 for soccer and hockey) with their live variants. */
+/**
+ * REST defaults (spec): market_ids 1,2,3 (and 563 for soccer and hockey: a sport whose catalog
+ * record says 3-way) with their live variants.
+ */
 function marketsFilter(
   scope: PlanScope,
   sub: Subscription,
   sportId: number,
+  catalog: Pick<Catalog, 'defaultMarketIds'>,
 ): EventFilter & { marketIds: ReadonlySet<number> } {
   const p = sub.params;
-  const requested = p.requestedMarketIds ?? defaultMarketIds(sportId);
+  const requested = p.requestedMarketIds ?? catalog.defaultMarketIds(sportId);
   return {
     marketIds: new Set(scope.marketIdsFor(withLiveVariants(requested))),
     affiliateIds: p.affiliateIds,

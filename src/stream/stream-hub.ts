@@ -10,8 +10,16 @@ import type { LogPosition } from '../changelog/change.ts';
 import type { Store } from '../store/store.ts';
 import { Connection, type ConnectionOptions, type Endpoint } from './connection.ts';
 import { CLOSES, SnapshotError } from './errors.ts';
-import { channelsOf, type Frame, framesOf, lineFramesOf, PlayFrame, type StreamChannel } from './frames.ts';
-import { takePlaysResume, takeSnapshot } from './snapshots.ts';
+import {
+  channelsOf,
+  type Frame,
+  type FrameNames,
+  framesOf,
+  lineFramesOf,
+  PlayFrame,
+  type StreamChannel,
+} from './frames.ts';
+import { type SnapshotSource, takePlaysResume, takeSnapshot } from './snapshots.ts';
 import { Subscription, type SubscriptionParams } from './subscription.ts';
 import { SubscriptionIndex } from './subscription-index.ts';
 import type { Turns } from '../perf/turns.ts';
@@ -43,6 +51,8 @@ export interface StreamDeps {
   bus: Bus;
   /** The live board (stream plans are real-time). */
   view: BoardView;
+  /** The current catalog: the names frames and snapshots show, a sport's default markets. */
+  catalog: StreamCatalog;
   /** The change log as the delta routes read it: the recent rows in memory, older ones from the store. */
   feed: ChangeFeed;
   readPlays: Store['readPlays'];
@@ -63,6 +73,9 @@ export interface StreamDeps {
   /** The keys' connection slots, taken by the upgrade: a keyed connection gives its slot back as it closes. */
   slots: Pick<ConnectionSlots, 'give' | 'count'>;
 }
+
+/** What the streams read of the current catalog: names in frames and snapshots, a sport's default markets. */
+export type StreamCatalog = FrameNames & SnapshotSource['catalog'];
 
 /** What the hub counts for /metrics. */
 export interface StreamMetrics {
@@ -206,7 +219,7 @@ export class StreamHub {
     const at = this.head;
     const position = this.positionJson(at);
     try {
-      const snap = await takeSnapshot({ view: this.deps.view, readPlays: this.deps.readPlays }, sub, position);
+      const snap = await takeSnapshot(this.snapshotSource(), sub, position);
       for (const m of snap.messages) conn.send(m.text, m.points);
       conn.send(
         `{"type":"snapshot_complete","id":${sub.idJson},"channel":"${sub.channel}","position":${position},"frames":${snap.messages.length}}`,
@@ -228,12 +241,7 @@ export class StreamHub {
     const at = this.head;
     const position = this.positionJson(at);
     try {
-      const resumed = await takePlaysResume(
-        { view: this.deps.view, readPlays: this.deps.readPlays },
-        sub,
-        position,
-        after,
-      );
+      const resumed = await takePlaysResume(this.snapshotSource(), sub, position, after);
       let replayed = 0;
       for (const m of resumed.messages) {
         conn.send(m.text, m.points);
@@ -369,7 +377,7 @@ export class StreamHub {
           throw err;
         });
       let n = 0;
-      for (const frame of framesOf(read.rows)) {
+      for (const frame of framesOf(read.rows, this.deps.catalog)) {
         if (!channelsOf(frame).includes(sub.channel) || !sub.matches(frame)) continue;
         conn.replay(sub, frame);
         n++;
@@ -380,6 +388,10 @@ export class StreamHub {
       await conn.room(RESUME_PAGE / 2);
     }
     return after;
+  }
+
+  private snapshotSource(): SnapshotSource {
+    return { view: this.deps.view, readPlays: this.deps.readPlays, catalog: this.deps.catalog };
   }
 
   private snapshotError(conn: Connection, sub: Subscription, err: unknown): void {
@@ -438,10 +450,11 @@ export class StreamHub {
     this.head = batch.headId;
     this.epochJson = JSON.stringify(batch.epoch);
     if (this.index.size === 0) return;
-    const frames = framesOf(changes);
+    const frames = framesOf(changes, this.deps.catalog);
     for (const frame of frames) this.dispatch(frame);
     // V1 line sets are read from the board, which holds exactly this batch's state only now.
-    if (this.index.has('lines')) for (const frame of lineFramesOf(frames, this.deps.view)) this.dispatch(frame);
+    if (this.index.has('lines'))
+      for (const frame of lineFramesOf(frames, this.deps.view, this.deps.catalog)) this.dispatch(frame);
   }
 
   private dispatch(frame: Frame): void {

@@ -3,6 +3,7 @@ import type { BoardView } from '../../src/board/board-view.ts';
 import { serializeEvent } from '../../src/projection/event-json.ts';
 import { viewEvent } from '../../src/projection/event-view.ts';
 import { simulatedDay, wholeFilter } from './simulated-day.ts';
+import { SIMULATOR_CATALOG } from './simulator-catalog.ts';
 
 /**
  * What a board answers over a simulated day, as digests: every event of the live board and of the
@@ -23,7 +24,7 @@ export async function boardAnswers(): Promise<Record<string, string>> {
     for (const [name, view] of views) {
       const events = [...day.board.events.keys()].flatMap((id) => {
         const state = view.getEvent(id);
-        return state ? [serializeEvent(viewEvent(state, wholeFilter(state)).event)] : [];
+        return state ? [serializeEvent(viewEvent(state, wholeFilter(state), SIMULATOR_CATALOG).event)] : [];
       });
       out[`${name}: head`] = String(view.head);
       out[`${name}: events`] = digest(events.join('\n'));

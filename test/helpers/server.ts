@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -43,6 +43,8 @@ export async function startTestServer(
     feed?: string;
     simulator?: boolean;
     replayFile?: string;
+    /** `--feed upstream`: the server mirrored, its key (written to a key file), poll, budget and mode. */
+    upstream?: { url: string; key: string; pollMs?: number; budget?: number; mode?: string };
     speed?: number | string;
     seed?: number;
     /** The sport ids the simulator plays (every sport by default): a fill of a few is much shorter. */
@@ -71,6 +73,8 @@ export async function startTestServer(
     role?: ServeConfig['role'];
     /** The address listened on (127.0.0.1 by default). */
     host?: string;
+    /** The port listened on (any free one by default): a restart that clients find where they left it. */
+    port?: number;
     /** The built page served at `/` (the package's web/dist by default). */
     webDir?: string;
   } = {},
@@ -84,15 +88,26 @@ export async function startTestServer(
       done();
     },
   });
+  let upstreamKeyFile: string | undefined;
+  if (opts.upstream) {
+    upstreamKeyFile = join(dataDir, 'upstream.key');
+    mkdirSync(dataDir, { recursive: true });
+    writeFileSync(upstreamKeyFile, `${opts.upstream.key}\n`, { mode: 0o600 });
+  }
   const config = resolveServeConfig(
     {
-      port: 0,
+      port: opts.port ?? 0,
       host: opts.host ?? '127.0.0.1',
       dataDir,
       databaseUrl: opts.databaseUrl ?? (await testDatabaseUrl(dataDir)),
-      feed: opts.feed,
+      feed: opts.feed ?? (opts.upstream ? 'upstream' : undefined),
       simulator: opts.simulator ?? false,
       replayFile: opts.replayFile,
+      upstreamUrl: opts.upstream?.url,
+      upstreamKeyFile,
+      upstreamPollMs: opts.upstream?.pollMs,
+      upstreamBudget: opts.upstream?.budget,
+      upstreamMode: opts.upstream?.mode,
       seed: opts.seed ?? 7,
       speed: opts.speed ?? 1,
       sports: opts.sports,

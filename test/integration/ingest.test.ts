@@ -51,9 +51,27 @@ before(async () => {
 });
 after(() => s.close());
 
-test('--feed upstream is refused in one line; ingest runs no simulator', () => {
-  assert.throws(() => resolveServeConfig({ feed: 'upstream' }, {}), ConfigError);
-  assert.throws(() => resolveServeConfig({ feed: 'mirror' }, {}), /--feed must be one of simulator, ingest, replay/);
+test('--feed upstream needs its URL and key; ingest runs no simulator', () => {
+  assert.throws(() => resolveServeConfig({ feed: 'upstream' }, {}), /--upstream-url URL/);
+  assert.throws(
+    () => resolveServeConfig({ feed: 'upstream', upstreamUrl: 'http://127.0.0.1:9' }, {}),
+    /--upstream-key-file FILE or the UPSTREAM_KEY/,
+  );
+  const up = resolveServeConfig({ feed: 'upstream', upstreamUrl: 'http://127.0.0.1:9/' }, { UPSTREAM_KEY: 'ob_x' });
+  assert.deepEqual(up.upstream, { url: 'http://127.0.0.1:9', key: 'ob_x', budget: 0, pollMs: 2000, mode: 'auto' });
+  const poll = { feed: 'upstream', upstreamUrl: 'http://127.0.0.1:9', upstreamMode: 'poll' };
+  assert.equal(resolveServeConfig(poll, { UPSTREAM_KEY: 'ob_x' }).upstream?.mode, 'poll');
+  assert.throws(
+    () => resolveServeConfig({ ...poll, upstreamMode: 'push' }, { UPSTREAM_KEY: 'ob_x' }),
+    /--upstream-mode must be one of auto, stream, poll, got 'push'$/,
+  );
+  assert.throws(() => resolveServeConfig({ upstreamMode: 'stream' }, {}), /read only with --feed upstream/);
+  assert.equal(up.simulator, false);
+  assert.throws(() => resolveServeConfig({ upstreamUrl: 'http://127.0.0.1:9' }, {}), ConfigError);
+  assert.throws(
+    () => resolveServeConfig({ feed: 'mirror' }, {}),
+    /--feed must be one of simulator, ingest, replay, upstream/,
+  );
   assert.equal(resolveServeConfig({ feed: 'ingest' }, {}).simulator, false);
   assert.equal(resolveServeConfig({}, {}).feed, 'simulator');
 });

@@ -18,6 +18,7 @@ import { openSqlite } from '../../src/store/sqlite/database.ts';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import { batch, keyRecord, nbaEvent, nbaPrices } from '../helpers/fixtures.ts';
 import { nth } from '../helpers/nth.ts';
+import { SIMULATOR_CATALOG } from '../helpers/simulator-catalog.ts';
 
 /** Bytes an entry with a numeric key costs on top of what its value is charged. */
 const OVERHEAD = ENTRY_BYTES;
@@ -181,11 +182,16 @@ test('the snapshot cache charges what its event views and responses take', async
   const state = board.getEvent(id)!;
   near(
     chargedOverMeasured((budget) => {
-      const cache = new SnapshotCache(budget, 'kept');
+      const cache = new SnapshotCache(budget, SIMULATOR_CATALOG, 'kept');
       // Distinct filters, each its own cached view of the same event: a view is kept from the
       // second time its filter is asked (the first leaves a mark).
       for (let i = 0; i < 3000; i++) {
-        const q = parseEventQuery({ participant_ids: `2002,2014,${10_000 + i}` }, 4, scopeOf(undefined));
+        const q = parseEventQuery(
+          { participant_ids: `2002,2014,${10_000 + i}` },
+          4,
+          scopeOf(undefined),
+          SIMULATOR_CATALOG,
+        );
         cache.event(state, q.filter, q.filterKey);
         cache.event(state, q.filter, q.filterKey);
       }
@@ -195,12 +201,12 @@ test('the snapshot cache charges what its event views and responses take', async
   );
   near(
     chargedOverMeasured((budget) => {
-      const cache = new SnapshotCache(budget, 'kept');
+      const cache = new SnapshotCache(budget, SIMULATOR_CATALOG, 'kept');
       // Kept from the second time a key is stored, as views are.
       for (let i = 0; i < 2000; i++) {
         const body = Buffer.from(`{"events":[${'x'.repeat(6000 + i)}]}`);
-        cache.storeResponse(`s|4|${i}|0|1,2,3|*`, i, body, i, []);
-        cache.storeResponse(`s|4|${i}|0|1,2,3|*`, i, body, i, []);
+        cache.storeResponse(`s|4|${i}|0|1,2,3|*`, i, cache.catalogVersion, body, i, []);
+        cache.storeResponse(`s|4|${i}|0|1,2,3|*`, i, cache.catalogVersion, body, i, []);
       }
       return cache;
     }),
@@ -213,7 +219,7 @@ test('the parsed-query and delta-page caches charge what they take', () => {
   const books = [3, 4, 6, 11, 14, 19, 22, 23, 24, 25, 26, 27];
   near(
     chargedOverMeasured((budget) => {
-      const cache = new EventQueryCache(budget, 'kept');
+      const cache = new EventQueryCache(budget, SIMULATOR_CATALOG, 'kept');
       for (let i = 0; i < 5000; i++) {
         const q = {
           market_ids: '1,2,3,4,5,6,7,8,9,10,11,12',

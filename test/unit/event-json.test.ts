@@ -13,6 +13,7 @@ const eventJson = eventText.eventJson;
 import { Ledger } from '../../src/ledger/ledger.ts';
 import { MemoryStore } from '../../src/store/memory/memory-store.ts';
 import { batch, nbaEvent, nbaPrices } from '../helpers/fixtures.ts';
+import { SIMULATOR_CATALOG } from '../helpers/simulator-catalog.ts';
 
 const NOW = Date.parse('2026-11-23T21:30:00Z');
 
@@ -32,8 +33,8 @@ function filter(over: Partial<EventFilter> & Pick<EventFilter, 'marketIds'>): Ev
 
 /** The oracle: the view's objects through the compiled serialiser of EventSchema. */
 function assertSameAsView(state: EventState, f: EventFilter, what: string): void {
-  const view = viewEvent(state, f);
-  const written = eventJson(state, f);
+  const view = viewEvent(state, f, SIMULATOR_CATALOG);
+  const written = eventJson(state, f, SIMULATOR_CATALOG);
   assert.equal(written.json, serializeEvent(view.event), what);
   assert.equal(written.priceCount, view.priceCount, what);
   assert.equal(written.marketCount, view.event.markets.length, what);
@@ -56,7 +57,7 @@ function booksOf(state: EventState): number[] {
  */
 function assertCutsSame(state: EventState, f: EventFilter, what: string): number {
   const books = booksOf(state);
-  const cut = bookCut(state, f);
+  const cut = bookCut(state, f, SIMULATOR_CATALOG);
   const sets = [
     [],
     books.slice(0, 1),
@@ -69,7 +70,7 @@ function assertCutsSame(state: EventState, f: EventFilter, what: string): number
   let prices = 0;
   for (const set of sets) {
     const affiliateIds = new Set(set);
-    const written = eventJson(state, { ...f, affiliateIds });
+    const written = eventJson(state, { ...f, affiliateIds }, SIMULATOR_CATALOG);
     const { bytes, json } = cutBooks(cut, affiliateIds);
     const label = `${what}, books ${set.join(',')}`;
     assert.equal(bytes.toString('utf8'), written.json, label);
@@ -125,7 +126,7 @@ test('a simulated board written straight to JSON is the view through the compile
   for (const state of events) {
     for (const [i, f] of filtersFor(state).entries()) {
       assertSameAsView(state, f, `${state.info.event_id}, filter ${i}`);
-      prices += eventJson(state, f).priceCount;
+      prices += eventJson(state, f, SIMULATOR_CATALOG).priceCount;
       cutPrices += assertCutsSame(state, f, `${state.info.event_id}, filter ${i}`);
     }
   }
@@ -165,7 +166,7 @@ test('escapes, optional price fields, infinities and books added out of order ar
     assertSameAsView(state, f, JSON.stringify({ ...f, marketIds: [...f.marketIds] }));
     assertCutsSame(state, f, JSON.stringify({ ...f, marketIds: [...f.marketIds] }));
   }
-  const text = eventJson(state, filter({ marketIds: all, liveGameState: true })).json;
+  const text = eventJson(state, filter({ marketIds: all, liveGameState: true }), SIMULATOR_CATALOG).json;
   const parsed = JSON.parse(text);
   assert.deepEqual(Object.keys(parsed.markets[0].participants[0].lines[0].prices).slice(0, 3), ['0', '5', '19']);
   assert.deepEqual(parsed.live_game_state, { markets: [], note: 'x"y' });

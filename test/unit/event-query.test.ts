@@ -7,8 +7,9 @@ import { ByteBudget } from '../../src/perf/byte-budget.ts';
 import { ApiError } from '../../src/projection/errors.ts';
 import { EventQueryCache } from '../../src/projection/event-query.ts';
 import { keyRecord } from '../helpers/fixtures.ts';
+import { SIMULATOR_CATALOG, simulatorCatalogOf } from '../helpers/simulator-catalog.ts';
 
-const queries = new EventQueryCache(new ByteBudget(1024 * 1024));
+const queries = new EventQueryCache(new ByteBudget(1024 * 1024), SIMULATOR_CATALOG);
 const eventQueryFor = queries.get.bind(queries);
 
 function account(tier: Tier) {
@@ -17,7 +18,7 @@ function account(tier: Tier) {
 
 test('a repeated query string is parsed once per plan and sport, kept from its second request', () => {
   // What the trick keeps, whatever the switch says: its plain twin keeps nothing.
-  const kept = new EventQueryCache(new ByteBudget(1024 * 1024), 'kept');
+  const kept = new EventQueryCache(new ByteBudget(1024 * 1024), SIMULATOR_CATALOG, 'kept');
   const eventQueryFor = kept.get.bind(kept);
   const ultra = account('ultra');
   const url = '/api/v2/sports/4/events/2026-11-23?market_ids=1,2&main_line=true';
@@ -81,4 +82,20 @@ test('include may be repeated; every value is checked', () => {
   assert.equal(q.filter.includePriceDelta, true);
   assert.ok(q.filter.marketIds.has(1008));
   assert.throws(() => eventQueryFor('/z?bad', { include: ['price_delta', 'nope'] }, 4, account('ultra')), ApiError);
+});
+
+test('the default market ids are the sport record’s, and follow a change of it', () => {
+  const catalog = simulatorCatalogOf();
+  const kept = new EventQueryCache(new ByteBudget(1024 * 1024), catalog, 'kept');
+  const ultra = account('ultra');
+  const url = '/api/v2/sports/4/events/2026-11-23';
+  const defaults = () => {
+    kept.get(url, {}, 4, ultra);
+    return [...kept.get(url, {}, 4, ultra).filter.marketIds].sort((a, b) => a - b);
+  };
+  assert.deepEqual(defaults(), [1, 2, 3, 41, 42, 43]);
+  assert.deepEqual([...catalog.defaultMarketIds(6)], [1, 2, 3, 563], 'hockey takes the 3-way result');
+  catalog.put({ ...catalog.sport(4)!, three_way: true });
+  assert.deepEqual(defaults(), [1, 2, 3, 41, 42, 43, 563]);
+  assert.deepEqual([...catalog.defaultMarketIds(999)], [1, 2, 3], 'a sport the catalog lacks');
 });

@@ -11,6 +11,7 @@ import { SnapshotCache } from '../../src/http/snapshot-cache.ts';
 import { Ledger } from '../../src/ledger/ledger.ts';
 import { MemoryStore } from '../../src/store/memory/memory-store.ts';
 import { batch, nbaEvent, nbaPrices, price } from '../helpers/fixtures.ts';
+import { SIMULATOR_CATALOG } from '../helpers/simulator-catalog.ts';
 
 const IDS = Array.from({ length: 6 }, (_, i) => `e${i}`.repeat(16));
 
@@ -35,7 +36,7 @@ function copyOf<T>(x: T): T {
   return x;
 }
 
-const query = () => parseEventQuery({ include: 'price_delta' }, 4, scopeOf(undefined));
+const query = () => parseEventQuery({ include: 'price_delta' }, 4, scopeOf(undefined), SIMULATOR_CATALOG);
 
 /** Slices of no time at all: a yield before every event, each running `onYield` first. */
 function everyEvent(onYield: (n: number) => Promise<void> = async () => {}): SliceOptions & { yields: number } {
@@ -56,9 +57,16 @@ test('built in slices, the envelope has the bytes it has built at once', async (
   const { board: b } = await board();
   const events = () => b.eventsOfSport(4);
   const q = query();
-  const once = envelope(new SnapshotCache(new ByteBudget(1 << 24)), events(), q, b.head);
+  const once = envelope(new SnapshotCache(new ByteBudget(1 << 24), SIMULATOR_CATALOG), events(), q, b.head);
   const opts = everyEvent();
-  const sliced = await envelopeInSlices(new SnapshotCache(new ByteBudget(1 << 24)), b, b, events, q, opts);
+  const sliced = await envelopeInSlices(
+    new SnapshotCache(new ByteBudget(1 << 24), SIMULATOR_CATALOG),
+    b,
+    b,
+    events,
+    q,
+    opts,
+  );
   assert.equal(opts.yields, IDS.length, 'a yield before each event');
   assert.equal(sliced.body.toString(), once.body.toString());
   assert.equal(sliced.points, once.points);
@@ -68,7 +76,7 @@ test('built in slices, the envelope has the bytes it has built at once', async (
 test('a commit during a yield: the envelope shows the new head, the events it changed made again', async () => {
   const { board: b, ledger } = await board();
   const before = b.head;
-  const cache = new SnapshotCache(new ByteBudget(1 << 24));
+  const cache = new SnapshotCache(new ByteBudget(1 << 24), SIMULATOR_CATALOG);
   const q = query();
   const prices = [155, 160];
   const opts = everyEvent(async (n) => {
@@ -85,7 +93,7 @@ test('a commit during a yield: the envelope shows the new head, the events it ch
   const sliced = await envelopeInSlices(cache, b, b, () => b.eventsOfSport(4), q, opts);
   assert.ok(b.head > before);
   assert.equal(sliced.head, b.head);
-  const once = envelope(new SnapshotCache(new ByteBudget(1 << 24)), b.eventsOfSport(4), q, b.head);
+  const once = envelope(new SnapshotCache(new ByteBudget(1 << 24), SIMULATOR_CATALOG), b.eventsOfSport(4), q, b.head);
   assert.equal(sliced.body.toString(), once.body.toString());
   assert.match(sliced.body.toString(), /"price":160/);
 });
@@ -96,7 +104,7 @@ test("a delayed view: an event a commit changed during a yield shows the state a
   const held = b.head;
   const delayed = { ...b, head: held, eventsInWindow: () => [] } as unknown as typeof b;
   const snapshot = envelope(
-    new SnapshotCache(new ByteBudget(1 << 24)),
+    new SnapshotCache(new ByteBudget(1 << 24), SIMULATOR_CATALOG),
     b.eventsOfSport(4),
     query(),
     held,
@@ -115,7 +123,7 @@ test("a delayed view: an event a commit changed during a yield shows the state a
   // Before the commit the view shows the live objects; after it, a copy of each as it was at `held`.
   const inWindow = () => b.eventsOfSport(4).map((e) => (committed ? copies.get(e.info.event_id)! : e));
   const sliced = await envelopeInSlices(
-    new SnapshotCache(new ByteBudget(1 << 24)),
+    new SnapshotCache(new ByteBudget(1 << 24), SIMULATOR_CATALOG),
     b,
     delayed,
     inWindow,
@@ -137,10 +145,10 @@ test('the body is the meta and each kept event view joined by commas, in UTF-8, 
     return [{ kind: 'event' as const, event: ev }, ...(i === 1 ? [] : nbaPrices(id))];
   });
   await ledger.apply(batch(new Date().toISOString(), updates));
-  const cache = new SnapshotCache(new ByteBudget(1 << 24));
+  const cache = new SnapshotCache(new ByteBudget(1 << 24), SIMULATOR_CATALOG);
   const events = b.eventsOfSport(4);
   for (const hide of [false, true]) {
-    const q = parseEventQuery({ hide_no_markets: String(hide) }, 4, scopeOf(undefined));
+    const q = parseEventQuery({ hide_no_markets: String(hide) }, 4, scopeOf(undefined), SIMULATOR_CATALOG);
     const views = events.map((e) => cache.event(e, q.filter, q.filterKey)).filter((v) => !hide || v.marketCount > 0);
     const body = envelope(cache, events, q, b.head).body;
     assert.equal(

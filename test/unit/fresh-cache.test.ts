@@ -24,6 +24,7 @@ import { type EventFilter, filterKey } from '../../src/projection/event-view.ts'
 import { V1EventCache, V1FilterCache } from '../../src/projection/v1-event.ts';
 import { MemoryStore } from '../../src/store/memory/memory-store.ts';
 import { batch, creditPlay, nbaEvent, nbaPrices, price, score } from '../helpers/fixtures.ts';
+import { SIMULATOR_CATALOG } from '../helpers/simulator-catalog.ts';
 
 /**
  * Every cache is a use of the one fresh cache (src/perf/fresh-cache.ts), whose plain twin keeps
@@ -165,13 +166,19 @@ function filter(books: number[] | null): EventFilter {
 async function answersOf(keeping: Keeping): Promise<unknown[]> {
   const { board, state, next, steps, season } = await movingBoard();
   const budget = new ByteBudget(4 << 20);
-  const snapshots = new SnapshotCache(budget, keeping);
-  const v1 = new V1EventCache(budget, keeping);
+  const snapshots = new SnapshotCache(budget, SIMULATOR_CATALOG, keeping);
+  const v1 = new V1EventCache(budget, SIMULATOR_CATALOG, keeping);
   const v1Filters = new V1FilterCache(budget, keeping);
-  const queries = new EventQueryCache(budget, keeping);
-  const boxes = new BoxCache(budget, board, keeping);
-  const seasons = new SeasonStatsCache(budget, keeping);
-  const scope = { teamId: BOS, teamName: 'Boston', year: season, seasonTypeId: 2 };
+  const queries = new EventQueryCache(budget, SIMULATOR_CATALOG, keeping);
+  const boxes = new BoxCache(budget, board, SIMULATOR_CATALOG, keeping);
+  const seasons = new SeasonStatsCache(budget, SIMULATOR_CATALOG, keeping);
+  const scope = {
+    teamId: BOS,
+    teamName: 'Boston',
+    year: season,
+    seasonTypeId: 2,
+    roster: SIMULATOR_CATALOG.rosterOf(BOS),
+  };
   const out: unknown[] = [];
   for (let step = 0; step <= steps; step++) {
     for (let ask = 0; ask < 3; ask++) {
@@ -183,7 +190,9 @@ async function answersOf(keeping: Keeping): Promise<unknown[]> {
       const kept = snapshots.response('k', board.head);
       out.push(
         kept?.body.toString() ??
-          snapshots.storeResponse('k', board.head, Buffer.from(`{"head":${board.head}}`), 1, []).body.toString(),
+          snapshots
+            .storeResponse('k', board.head, snapshots.catalogVersion, Buffer.from(`{"head":${board.head}}`), 1, [])
+            .body.toString(),
       );
       const f1 = v1Filters.get(OPEN_SCOPE, { include: 'scores' });
       out.push(f1.key);

@@ -73,6 +73,8 @@ test('every import of src/ keeps to the layer table', () => {
     if (!allowed) continue;
     for (const target of targets) {
       const to = partOf(target);
+      // packages/ (the typed client the mirror follows with) ship alone: a dependency, not a layer.
+      if (relative(SRC, target).startsWith('../packages/')) continue;
       if (to !== from && !allowed.includes(to)) broken.push(`${name(file)} -> ${name(target)} (${from} -> ${to})`);
     }
   }

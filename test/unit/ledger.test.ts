@@ -352,3 +352,25 @@ test('a futures board or price sent again unchanged writes no row and uses no id
   );
   assert.equal(s.ledger.headId, head + 1);
 });
+
+test('an event lists its markets in instance-id order, however a feed brought them, as a restart does', async (t) => {
+  const s = await setup();
+  t.after(() => rmSync(s.dir, { recursive: true, force: true }));
+  const made = (market_id: number, market_instance_id: number, price_id: number) =>
+    price(E, { market_id, market_instance_id, price_id, participant_id: 2002, affiliate_id: 19, price: 110 });
+  await s.ledger.apply(batch('2026-11-23T10:00:00Z', [{ kind: 'event', event: nbaEvent(E) }, made(1, 50, 500)]));
+  // A mirror may learn of a market after one its upstream made later: the lower id goes first.
+  await s.ledger.apply(batch('2026-11-23T10:01:00Z', [made(3, 70, 700)]));
+  await s.ledger.apply(batch('2026-11-23T10:02:00Z', [made(2, 60, 600)]));
+  const listed = (board: Board) => [...board.getEvent(E)!.markets.values()].map((m) => [m.id, m.market_id]);
+  const expected = [
+    [50, 1],
+    [60, 2],
+    [70, 3],
+  ];
+  assert.deepEqual(listed(s.board), expected);
+  await s.store.close();
+  const again = await setup(s.dir);
+  t.after(() => again.store.close());
+  assert.deepEqual(listed(again.board), expected);
+});

@@ -21,6 +21,7 @@ import { joinJson } from '../../src/projection/json-bytes.ts';
 import { EventsEnvelope } from '../../src/projection/schemas.ts';
 import { V1EventsEnvelope } from '../../src/projection/v1-schemas.ts';
 import { DAY_NOW, type SimulatedDay, simulatedDay, wholeFilter } from '../helpers/simulated-day.ts';
+import { SIMULATOR_CATALOG } from '../helpers/simulator-catalog.ts';
 
 /**
  * Every hand-made serialiser of src/perf/ against its plain twin, the schema's own serialiser, over
@@ -68,8 +69,8 @@ test('event JSON: written from the board and through EventSchema, the same bytes
       if (!state) continue;
       events++;
       for (const [i, f] of filtersFor(state).entries()) {
-        const plain = plainEventJson(state, f);
-        assert.deepEqual(eventText.eventJson(state, f), plain, `${name} ${id} filter ${i}`);
+        const plain = plainEventJson(state, f, SIMULATOR_CATALOG);
+        assert.deepEqual(eventText.eventJson(state, f, SIMULATOR_CATALOG), plain, `${name} ${id} filter ${i}`);
         prices += plain.priceCount;
       }
     }
@@ -104,6 +105,7 @@ test('Delta rows and their details: written by hand and through their schemas, t
       { event_id: f.event_id, sport_id: row.sport_id },
       f.affiliate_id,
       market,
+      d.market_name,
       participant,
       line,
       f.price,
@@ -136,8 +138,8 @@ test('box scores: written by hand and cut from the game-stats schemas, the same 
   let rows = 0;
   for (const state of day.board.events.values()) {
     for (const complete of [false, true]) {
-      const hand = writtenBox(state.info, state.game, complete);
-      const plain = schemaBox(state.info, state.game, complete);
+      const hand = writtenBox(state.info, state.game, complete, SIMULATOR_CATALOG);
+      const plain = schemaBox(state.info, state.game, complete, SIMULATOR_CATALOG);
       assert.deepEqual(hand, plain, state.info.event_id);
       for (const [groups, serialise] of [
         [hand.teams, teamGameStats],
@@ -164,7 +166,7 @@ test('season stats: written by hand and cut from the season-stats schemas, the s
       e.game && e.info.teams.some((t) => t.team_id === teamId) ? [e.game] : [],
     );
     const sums = sumBoxes(teamId, boxes);
-    const scope = { teamId, teamName, year: 2026, seasonTypeId: 2 };
+    const scope = { teamId, teamName, year: 2026, seasonTypeId: 2, roster: SIMULATOR_CATALOG.rosterOf(teamId) };
     const hand = seasonText(scope, sums);
     assert.deepEqual(hand, schemaSeason(scope, sums), `team ${teamId}`);
     players += hand.players.length;
@@ -210,7 +212,7 @@ test('envelopes: written by hand and cut from the response schemas, the same byt
       event_id: state.info.event_id,
       sport_id: state.info.sport_id,
       updated_at: new Date(DAY_NOW).toISOString(),
-      json: eventText.eventJson(state, wholeFilter(state)).json,
+      json: eventText.eventJson(state, wholeFilter(state), SIMULATOR_CATALOG).json,
     };
     assert.equal(JSON.stringify(item), fastJson(V2EventDeltaSchema.properties.deltas.items)(item));
   }
@@ -218,7 +220,7 @@ test('envelopes: written by hand and cut from the response schemas, the same byt
   const states = [...day.board.events.values()];
   const body = joinJson(
     eventsOpen(day.board.head),
-    states.map((s) => Buffer.from(eventText.eventJson(s, wholeFilter(s)).json)),
+    states.map((s) => Buffer.from(eventText.eventJson(s, wholeFilter(s), SIMULATOR_CATALOG).json)),
     ']}',
   ).toString();
   assert.equal(body, eventsV2(JSON.parse(body)));

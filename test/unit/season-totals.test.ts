@@ -11,6 +11,7 @@ import { SeasonStatsCache } from '../../src/http/season-stats.ts';
 import { Ledger } from '../../src/ledger/ledger.ts';
 import { MemoryStore } from '../../src/store/memory/memory-store.ts';
 import { batch, creditPlay, nbaEvent, score } from '../helpers/fixtures.ts';
+import { SIMULATOR_CATALOG } from '../helpers/simulator-catalog.ts';
 
 /**
  * Season totals through the real ledger: two regular-season games of Boston (2002), one final and
@@ -134,8 +135,14 @@ test('season totals equal the sums of the games’ boxes, for the team and each 
 
 test('the cached aggregate is served until a stat row of one of its games moves its key', async () => {
   // What the trick keeps ('kept'), whatever ODDSBASE_PLAIN says: its plain twin keeps nothing.
-  const cache = new SeasonStatsCache(new ByteBudget(1 << 20), 'kept');
-  const scope = { teamId: BOS, teamName: 'Boston', year: 2027, seasonTypeId: 2 };
+  const cache = new SeasonStatsCache(new ByteBudget(1 << 20), SIMULATOR_CATALOG, 'kept');
+  const scope = {
+    teamId: BOS,
+    teamName: 'Boston',
+    year: 2027,
+    seasonTypeId: 2,
+    roster: SIMULATOR_CATALOG.rosterOf(BOS),
+  };
   const points = statByName(4, 'points')!.id;
   const teamPoints = (json: string) =>
     JSON.parse(json).stats.find((r: { stat_id: number }) => r.stat_id === points).value;

@@ -7,6 +7,7 @@ import { ClientGone } from '../../src/projection/errors.ts';
 import { type RouteDeps, sendSnapshot } from '../../src/http/route-kit.ts';
 import { SnapshotCache } from '../../src/http/snapshot-cache.ts';
 import type { TurnRank } from '../../src/perf/turns.ts';
+import { SIMULATOR_CATALOG } from '../helpers/simulator-catalog.ts';
 
 /** The parts of the route deps, view and reply that sendSnapshot touches, recording turns and builds. */
 function harness() {
@@ -14,7 +15,7 @@ function harness() {
   const builds: boolean[] = [];
   const deps = {
     // The trick's keeping ('kept'), whatever ODDSBASE_PLAIN says: the turns follow what is kept.
-    cache: new SnapshotCache(new ByteBudget(1 << 20), 'kept'),
+    cache: new SnapshotCache(new ByteBudget(1 << 20), SIMULATOR_CATALOG, 'kept'),
     turns: { next: async (rank: TurnRank = 'new') => void turns.push(rank) },
   } as unknown as RouteDeps;
   const view = { head: 1 } as { head: number };

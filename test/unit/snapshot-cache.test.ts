@@ -12,6 +12,7 @@ import { Ledger } from '../../src/ledger/ledger.ts';
 import { MemoryStore } from '../../src/store/memory/memory-store.ts';
 import { PLAIN } from '../../src/perf/switch.ts';
 import { batch, nbaEvent, nbaPrices, price } from '../helpers/fixtures.ts';
+import { SIMULATOR_CATALOG, simulatorCatalogOf } from '../helpers/simulator-catalog.ts';
 
 const ID = 'ca'.repeat(16);
 
@@ -41,7 +42,7 @@ async function nbaBoard() {
 function checkView(cache: SnapshotCache, state: EventState, books: number[] | null) {
   const f = filter(books);
   const view = cache.event(state, f, filterKey(f));
-  const written = eventJson(state, f);
+  const written = eventJson(state, f, SIMULATOR_CATALOG);
   assert.equal(view.body.toString('utf8'), written.json, `books ${books}`);
   assert.equal(view.priceCount, written.priceCount);
   assert.equal(view.marketCount, written.marketCount);
@@ -51,7 +52,7 @@ function checkView(cache: SnapshotCache, state: EventState, books: number[] | nu
 
 test('views of book lists have the bytes, counts and points eventJson writes, before and after a change', async () => {
   const { ledger, state } = await nbaBoard();
-  const cache = new SnapshotCache(new ByteBudget(1 << 20));
+  const cache = new SnapshotCache(new ByteBudget(1 << 20), SIMULATOR_CATALOG);
   for (const books of [[19, 23], [19], [23], [], [999], null]) checkView(cache, state, books);
   await ledger.apply(
     batch(new Date().toISOString(), [
@@ -68,7 +69,7 @@ const KEEPS = PLAIN && 'the plain twin keeps nothing (ODDSBASE_PLAIN=1)';
 test('the first book list is written, the next cut from the every-book view', { skip: KEEPS }, async () => {
   const { state } = await nbaBoard();
   const budget = new ByteBudget(1 << 20);
-  const cache = new SnapshotCache(budget);
+  const cache = new SnapshotCache(budget, SIMULATOR_CATALOG);
   const charged = (books: number[] | null) => {
     checkView(cache, state, books);
     return budget.stats().bytes;
@@ -89,14 +90,14 @@ test(
   async () => {
     const { state } = await nbaBoard();
     const budget = new ByteBudget(1 << 20);
-    const cache = new SnapshotCache(budget);
+    const cache = new SnapshotCache(budget, SIMULATOR_CATALOG);
 
     const body = Buffer.alloc(10_000, 0x20);
-    cache.storeResponse('k', 1, body, 5, []);
+    cache.storeResponse('k', 1, cache.catalogVersion, body, 5, []);
     assert.equal(cache.response('k', 1), undefined, 'asked once: not kept');
     assert.ok(cache.askedBefore('k'), 'but marked as asked');
     assert.ok(budget.stats().bytes < 1_000, `a mark costs ${budget.stats().bytes} bytes`);
-    cache.storeResponse('k', 1, body, 5, []);
+    cache.storeResponse('k', 1, cache.catalogVersion, body, 5, []);
     assert.equal(cache.response('k', 1)?.body, body, 'asked again: kept');
     assert.equal(cache.response('k', 2), undefined, 'for its head only');
     assert.ok(!cache.askedBefore('other'));
@@ -107,5 +108,40 @@ test(
     assert.notEqual(second, first, 'the first view was not kept');
     assert.equal(cache.event(state, f), second, 'the second was');
     assert.equal(second.body.toString(), first.body.toString());
+  },
+);
+
+test(
+  'a catalog change makes every kept view and answer stale, a delayed head that did not move included',
+  { skip: KEEPS },
+  async () => {
+    const { state } = await nbaBoard();
+    const catalog = simulatorCatalogOf();
+    const cache = new SnapshotCache(new ByteBudget(1 << 20), catalog);
+    const f = filter(null);
+    const name = (view: { body: Buffer }) =>
+      (JSON.parse(view.body.toString()) as { markets: { market_id: number; name: string }[] }).markets.find(
+        (m) => m.market_id === 1,
+      )?.name;
+    cache.event(state, f);
+    const kept = cache.event(state, f);
+    assert.equal(cache.event(state, f), kept, 'kept for the event version');
+    assert.equal(name(kept), 'Moneyline');
+
+    const body = Buffer.from('{}');
+    // The head a delayed plan's view stands at: a catalog row does not move it.
+    const head = 7;
+    for (let i = 0; i < 2; i++) cache.storeResponse('k', head, cache.catalogVersion, body, 1, []);
+    assert.equal(cache.response('k', head)?.body, body);
+    // An answer whose build began before the change is not current after it.
+    const before = cache.catalogVersion;
+
+    catalog.put({ ...catalog.market(1)!, type: 'market', name: 'Match Winner' });
+    assert.equal(cache.response('k', head), undefined, 'the kept answer is stale');
+    const renamed = cache.event(state, f);
+    assert.notEqual(renamed, kept);
+    assert.equal(name(renamed), 'Match Winner');
+    cache.storeResponse('k', head, before, body, 1, []);
+    assert.equal(cache.response('k', head), undefined, 'built from names before the change');
   },
 );

@@ -7,6 +7,7 @@ import { CompletionFrame, framesOf, MarketFrame, PlayFrame, ScoreFrame, StatsFra
 import { Subscription, type SubscriptionParams } from '../../src/stream/subscription.ts';
 import { openParams } from '../helpers/stream-params.ts';
 import { SubscriptionIndex } from '../../src/stream/subscription-index.ts';
+import { SIMULATOR_CATALOG } from '../helpers/simulator-catalog.ts';
 
 const row = (
   id: number,
@@ -72,15 +73,18 @@ const priceRow = (
   );
 
 test('consecutive stat rows of one event make one game_stats frame at the last row; positions only rise', () => {
-  const frames = framesOf([
-    row(1, 'play', 'a', { sequence: 1 }),
-    row(2, 'stat', 'a', { team_id: 1, player_id: 101, stat_id: 4001, value: '2' }),
-    row(3, 'stat', 'a', { team_id: 1, stat_id: 4001, value: '2' }),
-    priceRow(4, 'a', { price: '120', previous: '115', change: 'price_change' }),
-    row(5, 'stat', 'a', { team_id: 1, stat_id: 4001, value: '4' }),
-    row(6, 'stat', 'b', { team_id: 2, stat_id: 4001, value: '1' }),
-    row(7, 'score', 'a', { score: { event_id: 'a', event_status: 'STATUS_FINAL' } }),
-  ]);
+  const frames = framesOf(
+    [
+      row(1, 'play', 'a', { sequence: 1 }),
+      row(2, 'stat', 'a', { team_id: 1, player_id: 101, stat_id: 4001, value: '2' }),
+      row(3, 'stat', 'a', { team_id: 1, stat_id: 4001, value: '2' }),
+      priceRow(4, 'a', { price: '120', previous: '115', change: 'price_change' }),
+      row(5, 'stat', 'a', { team_id: 1, stat_id: 4001, value: '4' }),
+      row(6, 'stat', 'b', { team_id: 2, stat_id: 4001, value: '1' }),
+      row(7, 'score', 'a', { score: { event_id: 'a', event_status: 'STATUS_FINAL' } }),
+    ],
+    SIMULATOR_CATALOG,
+  );
   assert.deepEqual(
     frames.map((f) => [f.constructor.name, f.id, f.points]),
     [
@@ -100,11 +104,14 @@ test('consecutive stat rows of one event make one game_stats frame at the last r
 });
 
 test('a liquidity-only row and a designation-only move are flagged for the filters', () => {
-  const [quiet, designation, moved] = framesOf([
-    priceRow(1, 'a', { price: '120', previous: '120', change: 'price_change', quiet: true }),
-    priceRow(2, 'a', { price: '120', previous: '120', change: 'line_change' }),
-    priceRow(3, 'a', { price: '125', previous: '120', change: 'price_change' }),
-  ]) as MarketFrame[];
+  const [quiet, designation, moved] = framesOf(
+    [
+      priceRow(1, 'a', { price: '120', previous: '120', change: 'price_change', quiet: true }),
+      priceRow(2, 'a', { price: '120', previous: '120', change: 'line_change' }),
+      priceRow(3, 'a', { price: '125', previous: '120', change: 'price_change' }),
+    ],
+    SIMULATOR_CATALOG,
+  ) as MarketFrame[];
   assert.equal(quiet!.quoteUnchanged, true);
   assert.equal(designation!.designationOnly, true);
   assert.equal(moved!.quoteUnchanged || moved!.designationOnly, false);
@@ -131,7 +138,10 @@ test('the index hands a frame only to the subscriptions of its channel, sport an
   ];
   for (const s of subs) index.add(s);
   const seen: string[] = [];
-  const [frame] = framesOf([priceRow(1, 'a', { price: '120', previous: '115', change: 'price_change' })]);
+  const [frame] = framesOf(
+    [priceRow(1, 'a', { price: '120', previous: '115', change: 'price_change' })],
+    SIMULATOR_CATALOG,
+  );
   index.visit(frame!, (sub) => seen.push(sub.id));
   assert.deepEqual(seen.sort(), ['all', 'eventA', 'sport4']);
   index.remove(subs[1]!);

@@ -15,6 +15,7 @@ import { lineStreamParams } from '../../src/stream/params.ts';
 import { Subscription } from '../../src/stream/subscription.ts';
 import { MemoryStore } from '../../src/store/memory/memory-store.ts';
 import { batch, nbaEvent, nbaPrices, price } from '../helpers/fixtures.ts';
+import { SIMULATOR_CATALOG } from '../helpers/simulator-catalog.ts';
 
 const E = 'f'.repeat(32);
 
@@ -26,7 +27,7 @@ async function setUp() {
   await ledger.apply(batch('2026-11-23T10:00:00Z', [{ kind: 'event', event: nbaEvent(E) }, ...nbaPrices(E)]));
   let last: { batch: CommittedBatch; frames: LineFrame[] } | undefined;
   bus.subscribe((b) => {
-    last = { batch: b, frames: lineFramesOf(framesOf(b.changes), board) };
+    last = { batch: b, frames: lineFramesOf(framesOf(b.changes, SIMULATOR_CATALOG), board, SIMULATOR_CATALOG) };
   });
   return {
     board,
@@ -60,7 +61,7 @@ test('one frame per line set a batch touched, at its last row, as the V1 builder
   assert.equal(f!.id, b.changes.filter((r) => r.kind === 'price' && r.affiliate_id === 19).at(-1)!.id);
   const state = board.getEvent(E)!;
   const lines = eventLines(state);
-  const builder = new LineSetBuilder(state);
+  const builder = new LineSetBuilder(state, SIMULATOR_CATALOG);
   const lineId = lines.lineIds.get(FULL_GAME)!.get(19)!;
   const set = builder.lineSet(FULL_GAME, lines.markets.get(FULL_GAME)!, 19, lineId);
   assert.deepEqual(JSON.parse(f!.data), { event_id: E, sport_id: 4, ...set });

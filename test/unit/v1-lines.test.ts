@@ -9,6 +9,7 @@ import { Ledger } from '../../src/ledger/ledger.ts';
 import type { Update } from '../../src/ledger/updates.ts';
 import { MemoryStore } from '../../src/store/memory/memory-store.ts';
 import { batch, nbaEvent, nbaPrices, price, score } from '../helpers/fixtures.ts';
+import { SIMULATOR_CATALOG } from '../helpers/simulator-catalog.ts';
 
 const E = 'e'.repeat(32);
 const AT = '2026-11-23T10:00:00Z';
@@ -27,7 +28,7 @@ const all = (include?: string, scope: PlanScope = OPEN_SCOPE, affiliate_ids?: st
   v1Filter(scope, { include, affiliate_ids });
 
 test('a full-game line set holds each book’s main moneyline, spread and total, alternates apart', async () => {
-  const { event, prices } = viewV1Event(await board(), all());
+  const { event, prices } = viewV1Event(await board(), all(), SIMULATOR_CATALOG);
   assert.deepEqual(Object.keys(event.lines), ['19', '23']);
   const set = event.lines['19']!;
   assert.equal(set.period_id, 0);
@@ -88,14 +89,14 @@ test('line ids are the smallest price id of the book’s lines in the period, an
             out.set(pr.affiliate_id, Math.min(out.get(pr.affiliate_id) ?? Infinity, pr.id));
     return out;
   };
-  const { event } = viewV1Event(state, all());
+  const { event } = viewV1Event(state, all(), SIMULATOR_CATALOG);
   assert.equal(event.lines['19']!.line_id, ids(state).get(19));
   assert.equal(event.lines['23']!.line_id, ids(state).get(23));
   assert.notEqual(event.lines['19']!.line_id, event.lines['23']!.line_id);
   const moved = await board([
     price(E, { market_id: 2, participant_id: 2014, affiliate_id: 19, line: '-4.5', price: -108, is_main_line: true }),
   ]);
-  assert.equal(viewV1Event(moved, all()).event.lines['19']!.line_id, event.lines['19']!.line_id);
+  assert.equal(viewV1Event(moved, all(), SIMULATOR_CATALOG).event.lines['19']!.line_id, event.lines['19']!.line_id);
 });
 
 test('deltas: the price delta of each main price, the points a main-line move covered', async () => {
@@ -104,7 +105,7 @@ test('deltas: the price delta of each main price, the points a main-line move co
     price(E, { market_id: 2, participant_id: 2014, affiliate_id: 19, line: '-4.5', price: -108, is_main_line: true }),
     price(E, { market_id: 3, participant_id: 0, affiliate_id: 19, line: '222.5', price: -105, is_main_line: true }),
   ]);
-  const set = viewV1Event(state, all()).event.lines['19']!;
+  const set = viewV1Event(state, all(), SIMULATOR_CATALOG).event.lines['19']!;
   assert.equal(set.moneyline.moneyline_away, 125);
   assert.equal(set.moneyline.moneyline_away_delta, -5);
   assert.equal(set.spread.point_spread_home, -4.5);
@@ -123,7 +124,7 @@ test('deltas: the price delta of each main price, the points a main-line move co
     [[221.5, -108, 0.0001, 0.0001]],
   );
   // Book 23 did not move.
-  assert.equal(viewV1Event(state, all()).event.lines['23']!.spread.point_spread_home_delta, 0);
+  assert.equal(viewV1Event(state, all(), SIMULATOR_CATALOG).event.lines['23']!.spread.point_spread_home_delta, 0);
 });
 
 test('include=all_periods: every book with every period, empty periods off the board with line id 0', async () => {
@@ -131,7 +132,7 @@ test('include=all_periods: every book with every period, empty periods off the b
     price(E, { market_id: 4, period_id: 1, participant_id: 2002, affiliate_id: 23, price: 140 }),
     price(E, { market_id: 41, participant_id: 2014, affiliate_id: 6, price: -300 }),
   ]);
-  const { event } = viewV1Event(state, all('all_periods'));
+  const { event } = viewV1Event(state, all('all_periods'), SIMULATOR_CATALOG);
   const periods = event.line_periods!;
   assert.deepEqual(Object.keys(periods), ['6', '19', '23']);
   assert.deepEqual(Object.keys(periods['23']!), [
@@ -165,20 +166,22 @@ test('the plan and affiliate_ids narrow the books and periods; include=scores ad
     liveOdds: false,
     books: new Set([23]),
   });
-  const { event } = viewV1Event(state, all('scores,all_periods', noLive));
+  const { event } = viewV1Event(state, all('scores,all_periods', noLive), SIMULATOR_CATALOG);
   assert.deepEqual(Object.keys(event.lines), ['23']);
   assert.deepEqual(Object.keys(event.line_periods!), ['23']);
   assert.equal(event.line_periods!['23']!.period_live_full_game!.moneyline.moneyline_home, 0.0001);
   assert.equal(event.score!.event_status, 'STATUS_IN_PROGRESS');
   assert.equal(event.score!.score_home, 5);
-  assert.deepEqual(Object.keys(viewV1Event(state, all(undefined, OPEN_SCOPE, '19')).event.lines), ['19']);
+  assert.deepEqual(Object.keys(viewV1Event(state, all(undefined, OPEN_SCOPE, '19'), SIMULATOR_CATALOG).event.lines), [
+    '19',
+  ]);
 });
 
 test('the caches: an event serialised once per change and filter, filters parsed once, on the byte budget', async () => {
   const state = await board();
   const budget = new ByteBudget(1 << 20);
   // What the trick keeps ('kept'), whatever ODDSBASE_PLAIN says: its plain twin keeps nothing.
-  const cache = new V1EventCache(budget, 'kept');
+  const cache = new V1EventCache(budget, SIMULATOR_CATALOG, 'kept');
   const filters = new V1FilterCache(budget, 'kept');
   const f = filters.get(OPEN_SCOPE, { include: 'scores' });
   assert.equal(filters.get(OPEN_SCOPE, { include: ['scores'] }), f);
@@ -190,7 +193,10 @@ test('the caches: an event serialised once per change and filter, filters parsed
   assert.equal(cache.event(state, f), first, 'asked again: kept');
   assert.ok(budget.stats().bytes > first.body.length);
   assert.equal(first.points, 2 + 14);
-  assert.deepEqual(JSON.parse(first.body.toString()), JSON.parse(JSON.stringify(viewV1Event(state, f).event)));
+  assert.deepEqual(
+    JSON.parse(first.body.toString()),
+    JSON.parse(JSON.stringify(viewV1Event(state, f, SIMULATOR_CATALOG).event)),
+  );
   state.version++;
   assert.notEqual(cache.event(state, f), first);
 });

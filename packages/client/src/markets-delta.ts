@@ -28,8 +28,15 @@ export interface CachedPrice {
   updated_at: string;
 }
 
-/** Where the consumer takes its snapshots: a sport's day, or named events. */
-export type SnapshotScope = { sportId: number; date: string } | { eventIds: readonly string[] };
+/**
+ * Where the consumer takes its snapshots: a sport's day, named events, or snapshots the caller
+ * takes itself (`source`: e.g. several sports and days, in groups of markets), whose rows of every
+ * event are in scope.
+ */
+export type SnapshotScope =
+  | { sportId: number; date: string }
+  | { eventIds: readonly string[] }
+  | { source: (signal?: AbortSignal) => Promise<Reply<EventsEnvelope>[]> };
 
 export interface MarketsDeltaOptions {
   scope: SnapshotScope;
@@ -67,7 +74,7 @@ export class MarketsDeltaConsumer {
   private readonly entries = new Map<string, CachedPrice>();
   private readonly eventsById = new Map<string, Event>();
   private lastId: string | undefined;
-  private epoch: string | undefined;
+  private logEpoch: string | undefined;
 
   constructor(
     private readonly client: OddsbaseClient,
@@ -77,6 +84,23 @@ export class MarketsDeltaConsumer {
   /** The cursor the next poll sends; undefined before bootstrap. */
   get cursor(): string | undefined {
     return this.lastId;
+  }
+
+  /**
+   * The epoch of the log the cursor belongs to (`meta.epoch` of the delta answers): undefined
+   * until the first poll after a bootstrap, since a snapshot does not name it.
+   */
+  get epoch(): string | undefined {
+    return this.logEpoch;
+  }
+
+  /**
+   * Moves the cursor on to a position of the same log whose rows the caller took by other means
+   * (a stream's deltas), so the next poll goes on from there; the cache does not take them. Never
+   * moves it back.
+   */
+  advance(cursor: string): void {
+    if (this.lastId !== undefined && BigInt(cursor) > BigInt(this.lastId)) this.lastId = cursor;
   }
 
   /** Every cached price. */
@@ -103,7 +127,7 @@ export class MarketsDeltaConsumer {
     // Several snapshots: the oldest cursor, so that no change after any of them is missed
     // (a row applied twice is harmless: entries are replaced whole).
     this.lastId = cursors.reduce((a, b) => (BigInt(a) <= BigInt(b) ? a : b));
-    this.epoch = undefined;
+    this.logEpoch = undefined;
   }
 
   /**
@@ -136,12 +160,12 @@ export class MarketsDeltaConsumer {
         return { rows, resynced: true, cursor: this.lastId! };
       }
       const { meta, deltas } = page.data;
-      if (this.epoch !== undefined && meta.epoch !== this.epoch) {
+      if (this.logEpoch !== undefined && meta.epoch !== this.logEpoch) {
         // Another log: the cursor names other rows there.
         await this.bootstrap(signal);
         return { rows, resynced: true, cursor: this.lastId! };
       }
-      this.epoch = meta.epoch;
+      this.logEpoch = meta.epoch;
       for (const row of deltas) {
         if (this.inScope(row)) {
           this.apply(row);
@@ -173,6 +197,7 @@ export class MarketsDeltaConsumer {
 
   private inScope(row: DeltaRow): boolean {
     const s = this.opts.scope;
+    if ('source' in s) return true;
     if ('eventIds' in s) return s.eventIds.includes(row.event_id);
     // A sport's day: rows of events outside the snapshot are other days' events.
     return this.eventsById.has(row.event_id);
@@ -185,6 +210,7 @@ export class MarketsDeltaConsumer {
       affiliate_ids: this.opts.affiliateIds,
     };
     const s = this.opts.scope;
+    if ('source' in s) return s.source(signal);
     if ('sportId' in s) return [await this.client.events(s.sportId, s.date, q, { signal })];
     const out: Reply<EventsEnvelope>[] = [];
     for (const id of s.eventIds) out.push(await this.client.event(id, q, { signal }));

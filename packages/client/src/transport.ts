@@ -74,6 +74,31 @@ export function queryString(q: Query | undefined): string {
   return parts.length ? `?${parts.join('&')}` : '';
 }
 
+/**
+ * `work`, or the signal's reason as soon as it aborts. Node's fetch does not always end on its
+ * signal: a read aborted part way through a body (nodejs/node#56917), or a request whose link to
+ * the signal a garbage collection dropped (nodejs/node#55428), can stay pending for good. So an
+ * abort is not left to fetch: both the request and the read of its body are raced against it.
+ */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return work;
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (err: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(err);
+      },
+    );
+  });
+}
+
 /** HTTP with the spec's retry rules: what every REST method of the client goes through. */
 export class Transport {
   readonly baseUrl: string;
@@ -126,18 +151,21 @@ export class Transport {
     for (;;) {
       let res: Response;
       try {
-        res = await this.fetchFn(url, {
-          method,
-          headers,
-          signal: opts.signal,
-          ...(this.credentials ? { credentials: this.credentials } : {}),
-        });
+        res = await untilAborted(
+          this.fetchFn(url, {
+            method,
+            headers,
+            signal: opts.signal,
+            ...(this.credentials ? { credentials: this.credentials } : {}),
+          }),
+          opts.signal,
+        );
       } catch (cause) {
         if (opts.signal?.aborted) throw cause;
         server = await this.retryServer(new NetworkError(method, path, cause), server, opts.signal);
         continue;
       }
-      const text = await res.text();
+      const text = await untilAborted(res.text(), opts.signal);
       let body: unknown = text;
       try {
         body = text === '' ? undefined : JSON.parse(text);

@@ -2,6 +2,7 @@ import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import { type TSchema, Type } from '@sinclair/typebox';
 import type { RecordFault } from '../../domain/ingest.ts';
 import type { Update } from '../../ledger/updates.ts';
+import { catalogKey } from '../../catalog/records.ts';
 import { CATALOG_SCHEMAS } from './catalog-schemas.ts';
 import { RECORD_SCHEMAS, type RecordKind } from './record-schemas.ts';
 
@@ -49,8 +50,10 @@ export function checkRecords(
   const boards = new Set<string>();
   const sports = new Set<number>();
   const books = new Set<number>();
-  const hasSport = (id: number) => sports.has(id) || known.hasSport(id);
-  const hasBook = (id: number) => books.has(id) || known.hasBook(id);
+  /** Sports and books removed earlier in the batch (and not brought again since). */
+  const removed = new Set<string>();
+  const hasSport = (id: number) => !removed.has(`sport:${id}`) && (sports.has(id) || known.hasSport(id));
+  const hasBook = (id: number) => !removed.has(`book:${id}`) && (books.has(id) || known.hasBook(id));
   for (let index = 0; index < records.length; index++) {
     const record = records[index];
     const fault = (field: string, message: string) => faults.push({ index, field, message });
@@ -85,6 +88,8 @@ export function checkRecords(
       case 'catalog':
         if (u.record.type === 'sport') sports.add(u.record.sport_id);
         if (u.record.type === 'book') books.add(u.record.affiliate_id);
+        if (u.record.type === 'removal') removed.add(u.record.key);
+        else removed.delete(catalogKey(u.record));
         break;
       case 'event':
         if (!hasSport(u.event.sport_id)) fault('/event/sport_id', 'names no sport of the catalog');

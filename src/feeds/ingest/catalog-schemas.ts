@@ -1,5 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
-import type { CatalogRecord, CatalogType } from '../../catalog/records.ts';
+import { type CatalogRecord, type CatalogType, REMOVAL_KEY } from '../../catalog/records.ts';
 import { DISCIPLINES, SEASON_TYPE_NAMES } from '../../catalog/sports.ts';
 import { StringEnum } from '../../domain/value-sets.ts';
 import type { CatalogUpdate } from '../../ledger/updates.ts';
@@ -105,6 +105,14 @@ const RosterSchema = Type.Object(
   Strict,
 );
 
+const RemovalSchema = Type.Object(
+  {
+    type: Type.Literal('removal'),
+    key: Type.String({ maxLength: 80, pattern: REMOVAL_KEY }),
+  },
+  Strict,
+);
+
 /** Each record type's schema, by the `type` a record names. */
 export const CATALOG_SCHEMAS = {
   sport: SportSchema,
@@ -113,6 +121,7 @@ export const CATALOG_SCHEMAS = {
   league: LeagueSchema,
   team: TeamSchema,
   roster: RosterSchema,
+  removal: RemovalSchema,
 } as const satisfies Record<CatalogType, unknown>;
 
 /** The ingest record of the catalog kind: its record is one of the types above. */

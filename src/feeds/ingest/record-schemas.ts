@@ -125,6 +125,11 @@ const PriceRecordSchema = Type.Object(
     closed: Type.Optional(Type.Boolean()),
     liquidity_usd: Type.Optional(Type.Number({ minimum: 0 })),
     source_id: Type.Optional(Text(128)),
+    /** The source's own ids, kept (docs/feeds.md); omitted, the ledger makes them. */
+    price_id: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER })),
+    market_instance_id: Type.Optional(Int({ minimum: 1 })),
+    line_id: Type.Optional(Type.String({ pattern: '^[0-9a-f]{32}$' })),
+    keep_time: Type.Optional(Type.Boolean()),
   },
   Strict,
 );

@@ -135,7 +135,7 @@ export async function v1EventRoutes(fastify: FastifyInstance, deps: V1Deps): Pro
     const resolve = recordedResolver(rows);
     let points = 0;
     const parts = events.map((state) => {
-      const { event, prices } = viewV1Event(state, f, resolve);
+      const { event, prices } = viewV1Event(state, f, deps.catalog, resolve);
       points += eventPoints(prices, false);
       return Buffer.from(serializeV1Event(event));
     });

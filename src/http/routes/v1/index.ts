@@ -39,7 +39,11 @@ export async function v1Routes(fastify: FastifyInstance, deps: RouteDeps): Promi
   fastify.setNotFoundHandler((request, reply) =>
     answerUnrouted(fastify, request, reply, (text) => ({ error: text, message: text })),
   );
-  const v1: V1Deps = { ...deps, v1Cache: new V1EventCache(deps.budget), v1Filters: new V1FilterCache(deps.budget) };
+  const v1: V1Deps = {
+    ...deps,
+    v1Cache: new V1EventCache(deps.budget, deps.catalog),
+    v1Filters: new V1FilterCache(deps.budget),
+  };
   await fastify.register(v1ReferenceRoutes, v1);
   await fastify.register(v1ScheduleRoutes, v1);
   await fastify.register(v1EventRoutes, v1);

@@ -148,7 +148,7 @@ async function familyHistory(
     return { priceId: r.price_id, price };
   });
   const now = new Map<number, LinePrice>();
-  const builder = new LineSetBuilder(state, (p) => now.get(p.id));
+  const builder = new LineSetBuilder(state, deps.catalog, (p) => now.get(p.id));
   const entries: unknown[] = [];
   for (const [i, { priceId, price }] of moments.entries()) {
     now.set(priceId, price);
@@ -195,7 +195,7 @@ export async function v1LineRoutes(fastify: FastifyInstance, deps: V1Deps): Prom
       if (!state) throw notFound('event', eventId);
       const f = lineScope(scope, request.query.affiliate_ids);
       const lines = eventLines(state);
-      const builder = new LineSetBuilder(state);
+      const builder = new LineSetBuilder(state, deps.catalog);
       const out: LineSet[] = [];
       for (const period of V1_PERIODS) {
         const markets = lines.markets.get(period);
@@ -228,7 +228,7 @@ export async function v1LineRoutes(fastify: FastifyInstance, deps: V1Deps): Prom
       const lines = eventLines(state);
       const at = findLine(lines, lineId);
       if (!at) throw notFound(`line ${lineId} of event`, eventId);
-      const builder = new LineSetBuilder(state);
+      const builder = new LineSetBuilder(state, deps.catalog);
       const f = lineScope(scope, undefined);
       const covered = f.books && !f.books.has(at.book) ? new Map() : coveredMarkets(lines.markets.get(at.period), f);
       const set = builder.lineSet(at.period, covered, at.book, lineId);
@@ -284,7 +284,7 @@ export async function v1LineRoutes(fastify: FastifyInstance, deps: V1Deps): Prom
           if (!state) throw notFound('line or event', raw);
           const f = lineScope(scope, q.affiliate_ids);
           const lines = eventLines(state);
-          const builder = new LineSetBuilder(state);
+          const builder = new LineSetBuilder(state, deps.catalog);
           const lists = new Map<V1Period, unknown[]>();
           for (const p of allPeriods ? V1_PERIODS : [FULL_GAME]) {
             const covered = coveredMarkets(lines.markets.get(p), f);

@@ -8,7 +8,7 @@ import { badRequest, quote } from '../../../projection/errors.ts';
 import { eventStatus } from '../../../projection/event-query.ts';
 import { parseDate, parseInteger, parseSportId } from '../../../projection/params.ts';
 import { callerOf, gateDate, historyFloorOf, type V1Deps } from '../../route-kit.ts';
-import { teamById } from '../../../catalog/teams/index.ts';
+import type { Catalog } from '../../../catalog/catalog.ts';
 import { normalizedTeams } from '../../../projection/v1-event.ts';
 import { v1ErrorResponses } from '../../../projection/v1-schemas.ts';
 import { SchedulePageSchema, ScheduleRowSchema } from '../../schedule-schemas.ts';
@@ -33,11 +33,12 @@ type ScheduleRow = Static<typeof ScheduleRowSchema>;
 const integerId = (eventId: string): number =>
   Number.parseInt(createHash('md5').update(eventId).digest('hex').slice(0, 13), 16);
 
-function row(state: EventState): ScheduleRow {
+/** A schedule row; `catalog` the current one, whose team records give the conferences. */
+function row(state: EventState, catalog: Pick<Catalog, 'team'>): ScheduleRow {
   const { info } = state;
   const [away, home] = info.teams;
   const score = info.score;
-  const conference = (t: { team_id: number } | undefined) => (t && teamById(t.team_id)?.conference) || undefined;
+  const conference = (t: { team_id: number } | undefined) => (t && catalog.team(t.team_id)?.conference) || undefined;
   return {
     id: integerId(info.event_id),
     event_id: info.event_id,
@@ -136,7 +137,7 @@ export async function v1ScheduleRoutes(fastify: FastifyInstance, deps: V1Deps): 
         }
         start = at + 1;
       }
-      const schedules = ordered.slice(start, start + limit).map(row);
+      const schedules = ordered.slice(start, start + limit).map((state) => row(state, deps.catalog));
       // One events point per row: a row carries no score object and no prices.
       reply.meter(schedules.length);
       return { schedules };

@@ -80,7 +80,7 @@ async function boxFor(deps: RouteDeps, request: FastifyRequest, eventId: string)
     return { box: deps.boxes.box(live, complete), stats, scope, stand: onBoard ? stand : undefined };
   }
   return {
-    box: serializeBox(seen.info, foldStats(await deps.games.readStats(eventId, view.head)), complete),
+    box: serializeBox(seen.info, foldStats(await deps.games.readStats(eventId, view.head)), complete, deps.catalog),
     stats,
     scope,
   };

@@ -4,6 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { datePathParam, intPathParam } from '../../../projection/param-schemas.ts';
 import type { EventState } from '../../../board/event-state.ts';
 import { type EventFilter, type EventView, viewEvent } from '../../../projection/event-view.ts';
+import type { MarketNames } from '../../../perf/event-text.ts';
 import type { DeltaRow, Event, Price } from '../../../domain/types.ts';
 import type { PriceDetail } from '../../../changelog/change.ts';
 import type { HistoryStore, PriceRecord } from '../../../store/history.ts';
@@ -102,8 +103,8 @@ function recordedPrice({ row, detail }: RecordedPrice, includeDelta: boolean): P
  * An event as the snapshot routes show it, with each price replaced by its recorded row. A price
  * absent from `rows` is left out; main_line and hide_closed apply to the recorded row.
  */
-function recordedEvent(state: EventState, rows: RecordedPrices, f: EventFilter): EventView {
-  return viewEvent(state, f, (p) => {
+function recordedEvent(state: EventState, rows: RecordedPrices, f: EventFilter, names: MarketNames): EventView {
+  return viewEvent(state, f, names, (p) => {
     const r = rows.get(p.id);
     if (!r) return undefined;
     if (f.mainLine && !r.row.is_main_line) return undefined;
@@ -121,6 +122,7 @@ function recordedEnvelope(
   rows: RecordedPrices,
   q: EventQuery,
   head: number,
+  names: MarketNames,
 ): {
   body: { meta: { delta_last_id: string }; events: Event[] };
   points: number;
@@ -128,7 +130,7 @@ function recordedEnvelope(
   const out: Event[] = [];
   let points = 0;
   for (const state of events) {
-    const { event, priceCount } = recordedEvent(state, rows, q.filter);
+    const { event, priceCount } = recordedEvent(state, rows, q.filter, names);
     if (q.hideNoMarkets && event.markets.length === 0) continue;
     out.push(event);
     points += eventPoints(priceCount, event.live_game_state !== undefined);
@@ -192,7 +194,7 @@ export async function openersClosingRoutes(fastify: FastifyInstance, deps: Route
   ) => {
     const kept = events.filter((e) => statusAllowed(q, e));
     const rows = await recordedPrices(history, kept, q.filter, kind, head);
-    const built = recordedEnvelope(kept, rows, q, head);
+    const built = recordedEnvelope(kept, rows, q, head, deps.catalog);
     reply.meter(built.points);
     return built.body;
   };
@@ -274,7 +276,7 @@ export async function openersClosingRoutes(fastify: FastifyInstance, deps: Route
       const { view, state, q } = await eventAsked(request, request.params.eventID, request.query);
       const kept = statusAllowed(q, state) ? [state] : [];
       const rows = await recordedPrices(history, kept, q.filter, 'openers', view.head);
-      const built = recordedEnvelope(kept, rows, q, view.head);
+      const built = recordedEnvelope(kept, rows, q, view.head, deps.catalog);
       reply.meter(built.points);
       return openingLayout(state.info.event_id, built.body.events[0]);
     },

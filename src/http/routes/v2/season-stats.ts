@@ -74,7 +74,13 @@ async function seasonFor(
   const stats: StatsRequest = { feature: 'season_stats', currentSeason: year === current };
   requireStats(deps, request, stats);
 
-  const scope: SeasonScope = { teamId: team.team_id, teamName: team.name, year, seasonTypeId };
+  const scope: SeasonScope = {
+    teamId: team.team_id,
+    teamName: team.name,
+    year,
+    seasonTypeId,
+    roster: deps.catalog.rosterOf(team.team_id),
+  };
   const live = deps.views.forDelay(0);
   const found = deps.seasons.games(scope, live.head, () =>
     seasonGames(live, { teamId: team.team_id, sportIds, year, seasonType: seasonType.name }),

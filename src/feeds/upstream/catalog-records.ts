@@ -1,0 +1,200 @@
+import { NotFoundError, type OddsbaseClient, type SportTeam } from '../../../packages/client/src/index.ts';
+import type { Catalog } from '../../catalog/catalog.ts';
+import {
+  type BookEntry,
+  type CatalogRecord,
+  type LeagueEntry,
+  type RosterEntry,
+  type RosterEntryPlayer,
+  type SportEntry,
+  type TeamEntry,
+} from '../../catalog/records.ts';
+import { type Discipline, DISCIPLINES } from '../../catalog/sports.ts';
+
+/**
+ * The upstream's catalog as catalog records (docs/feeds.md, "The catalog"): its sports, books,
+ * market definitions, and each sport's teams with their rosters, read from the routes the spec
+ * lists. The interface does not show everything a record holds; what it leaves out comes from the
+ * record the mirror holds for that key (a sport's discipline and defaults, a team's venue, a
+ * player's first and last names), else as said at each field. A record is built over the one held,
+ * keeping its field order, so an unchanged upstream writes no row (the ledger skips a record equal
+ * to the current one).
+ */
+export async function upstreamCatalog(
+  client: OddsbaseClient,
+  held: Catalog,
+  signal: AbortSignal,
+): Promise<CatalogRecord[]> {
+  const out: CatalogRecord[] = [];
+  const sports = (await client.sports({ signal })).data.sports;
+  for (const s of sports) out.push(sportRecord(held, s.sport_id, s.sport_name));
+  const books = (await client.affiliates({ include: ['regions'] }, { signal })).data.affiliates;
+  for (const b of books) {
+    const base = heldRecord<BookEntry>(held, `book:${b.affiliate_id}`);
+    out.push({
+      ...(base ?? { type: 'book' as const }),
+      affiliate_id: b.affiliate_id,
+      affiliate_name: b.affiliate_name,
+      affiliate_url: b.affiliate_url,
+      status: b.status as BookEntry['status'],
+      regions: b.regions ?? base?.regions ?? [],
+    });
+  }
+  // The definition whole, in the order /markets serves it (the simulator's records have it too).
+  for (const m of (await client.markets({ signal })).data) out.push({ type: 'market', ...m });
+  // Sports listing the same teams in the same order are one league (an NBA's season-type ids).
+  const leagues = new Map<string, { sportIds: number[]; teams: SportTeam[] }>();
+  for (const s of sports) {
+    const teams = await teamsOf(client, s.sport_id, signal);
+    if (teams.length === 0) continue;
+    const key = teams.map((t) => t.team_id).join(',');
+    const league = leagues.get(key);
+    if (league) league.sportIds.push(s.sport_id);
+    else leagues.set(key, { sportIds: [s.sport_id], teams });
+  }
+  const heldLeagues = [...held.allTexts()]
+    .map((text) => JSON.parse(text) as CatalogRecord)
+    .filter((r): r is LeagueEntry => r.type === 'league');
+  const teamsDone = new Set<number>();
+  for (const { sportIds, teams } of leagues.values()) {
+    for (const t of teams) {
+      if (teamsDone.has(t.team_id)) continue;
+      teamsDone.add(t.team_id);
+      out.push(teamRecord(held, t));
+      out.push(await rosterRecord(client, held, t.team_id, signal));
+    }
+    const name = sports.find((s) => s.sport_id === sportIds[0])?.sport_name ?? '';
+    out.push(leagueRecord(held, heldLeagues, sportIds, name, teams));
+  }
+  return out;
+}
+
+/** A sport's teams, none where the upstream lists none. */
+async function teamsOf(client: OddsbaseClient, sportId: number, signal: AbortSignal): Promise<SportTeam[]> {
+  return (await orNone(async () => (await client.teams(sportId, { signal })).data.teams)) ?? [];
+}
+
+/** The record the mirror holds for a key, as committed (its field order kept). */
+function heldRecord<T extends CatalogRecord>(held: Catalog, key: string): T | undefined {
+  const text = held.textOf(key);
+  return text === undefined ? undefined : (JSON.parse(text) as T);
+}
+
+/**
+ * A sport: its name from the upstream; its discipline and defaults, which the interface does not
+ * show, from the held record, else guessed from the name (docs/spec-gaps.md).
+ */
+function sportRecord(held: Catalog, sportId: number, name: string): SportEntry {
+  const base = heldRecord<SportEntry>(held, `sport:${sportId}`);
+  if (base) return { ...base, sport_name: name };
+  const discipline = disciplineOf(name);
+  return {
+    type: 'sport',
+    sport_id: sportId,
+    sport_name: name,
+    discipline,
+    season_type: 'Regular Season',
+    three_way: discipline === 'soccer' || discipline === 'hockey',
+    futures_only: discipline === 'golf' || discipline === 'motorsport',
+  };
+}
+
+/** Words of sport names that tell their discipline; `football` when none does. */
+const DISCIPLINE_WORDS: readonly [RegExp, Discipline][] = [
+  [/\b(ufc|mma|fight|boxing)\b/i, 'mma'],
+  [/\b(nascar|formula|f1|indycar|motogp|racing|motor)/i, 'motorsport'],
+  [/\b(pga|lpga|golf)\b/i, 'golf'],
+  [/\b(atp|wta|tennis)\b/i, 'tennis'],
+  [/\b(nhl|hockey|khl|shl)\b/i, 'hockey'],
+  [/\b(mlb|baseball|kbo|npb)\b/i, 'baseball'],
+  [/\b(nba|wnba|ncaab|basketball|euroleague)\b/i, 'basketball'],
+  [/\b(ipl|cricket|t20)\b/i, 'cricket'],
+  [/\b(politics|election)/i, 'politics'],
+  [/\b(mls|epl|soccer|liga|serie|bundesliga|uefa|fifa)\b/i, 'soccer'],
+];
+
+function disciplineOf(name: string): Discipline {
+  const found = DISCIPLINE_WORDS.find(([words]) => words.test(name))?.[1];
+  return found ?? DISCIPLINES[0];
+}
+
+/** A team as a sport lists it; its venue, which the listing does not show, as held ('' for a new team). */
+function teamRecord(held: Catalog, t: SportTeam): TeamEntry {
+  const base = heldRecord<TeamEntry>(held, `team:${t.team_id}`);
+  return {
+    ...(base ?? { type: 'team' as const }),
+    team_id: t.team_id,
+    name: t.name,
+    mascot: t.mascot,
+    abbreviation: t.abbreviation,
+    conference: t.conference.name,
+    division: t.division.name,
+    venue_name: base?.venue_name ?? '',
+    venue_location: base?.venue_location ?? '',
+  };
+}
+
+/**
+ * A team's roster in the upstream's order. The roster route shows no first and last names: a
+ * player the mirror holds keeps them, and one it does not is read once from `/players/{id}`.
+ */
+async function rosterRecord(
+  client: OddsbaseClient,
+  held: Catalog,
+  teamId: number,
+  signal: AbortSignal,
+): Promise<RosterEntry> {
+  const players = await orNone(async () => (await client.roster(teamId, { signal })).data.players);
+  const base = heldRecord<RosterEntry>(held, `roster:${teamId}`);
+  const known = new Map((base?.players ?? []).map((p) => [p.player_id, p]));
+  const out: RosterEntryPlayer[] = [];
+  for (const p of players ?? []) {
+    const player = known.get(p.player_id);
+    const names = player ?? held.player(p.player_id) ?? (await client.player(p.player_id, { signal })).data;
+    out.push({
+      ...(player ?? {}),
+      player_id: p.player_id,
+      name: p.name,
+      first_name: names.first_name,
+      last_name: names.last_name,
+      position: p.position,
+      jersey_number: p.jersey_number,
+    });
+  }
+  return { ...(base ?? { type: 'roster' as const }), team_id: teamId, players: out };
+}
+
+/**
+ * The league of sports that list the same teams: a held league of those very sports keeps its key
+ * and name; else one keyed by its first sport (`upstream-<sport id>`), named after it.
+ */
+function leagueRecord(
+  held: Catalog,
+  heldLeagues: readonly LeagueEntry[],
+  sportIds: number[],
+  name: string,
+  teams: readonly SportTeam[],
+): LeagueEntry {
+  const ids = new Set(sportIds);
+  const team_ids = teams.map((t) => t.team_id);
+  const same = heldLeagues.find((r) => r.sport_ids.length === ids.size && r.sport_ids.every((id) => ids.has(id)));
+  if (same) return { ...same, team_ids };
+  const key = `upstream-${sportIds[0]}`;
+  const base = heldRecord<LeagueEntry>(held, `league:${key}`);
+  return {
+    ...(base ?? { type: 'league' as const, league_key: key }),
+    league_name: name,
+    sport_ids: sportIds,
+    team_ids,
+  };
+}
+
+/** What `read` answers, or undefined where the upstream has no such thing (404). */
+async function orNone<T>(read: () => Promise<T>): Promise<T | undefined> {
+  try {
+    return await read();
+  } catch (err) {
+    if (err instanceof NotFoundError) return undefined;
+    throw err;
+  }
+}

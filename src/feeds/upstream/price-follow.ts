@@ -1,0 +1,171 @@
+import type { MarketsDeltaConsumer } from '../../../packages/client/src/index.ts';
+import type { Board } from '../../board/board.ts';
+import { heldPrice } from './held-prices.ts';
+import type { PriceStream } from './price-stream.ts';
+import { deltaRecord, type Timed } from './records.ts';
+import { frameRecord } from './stream-prices.ts';
+
+/**
+ * `--upstream-mode`: `stream` follows the upstream's WebSocket stream (and polls while it is
+ * down); `poll` polls the markets delta; `auto` streams when the upstream's plan allows it and
+ * polls for good when it refuses.
+ */
+export type FollowMode = 'auto' | 'stream' | 'poll';
+
+/** How long a `stream` mirror refused by the upstream waits before it asks again. */
+const REFUSED_RETRY_MS = 30_000;
+
+/** One price move of a turn: its event and the record it makes (undefined: read the event whole). */
+export interface Move {
+  eventId: string;
+  record: Timed | undefined;
+}
+
+export interface PriceTurn {
+  /** In the upstream's log order. */
+  moves: Move[];
+  /** The consumer's cursor was refused: it rebuilt from a fresh snapshot, which the mirror hands on. */
+  resynced: boolean;
+}
+
+export interface PriceFollowOptions {
+  mode: FollowMode;
+  markets: MarketsDeltaConsumer;
+  board: Board;
+  /** The upstream's stream; none in `poll` mode. */
+  stream: PriceStream | undefined;
+  pollMs: number;
+  now: () => number;
+  /** A line for the server's log: `warn` for a fall back to polling. */
+  log: (level: 'info' | 'warn', line: string) => void;
+}
+
+/**
+ * Where the mirror's price moves come from, turn by turn: the upstream's stream while it is live,
+ * else a poll of the markets delta. Both share one position, the markets consumer's cursor: the
+ * stream opens with it as `resume_from`, each streamed change moves it on (`advance`), and a change
+ * at or below it is one a poll already read. So the mirror goes from one to the other and back
+ * without a hole or a row applied twice. Each change of course is said in the log once.
+ */
+export class PriceFollow {
+  /** The upstream's stream; none in `poll` mode, nor once an `auto` mirror was refused one. */
+  private stream: PriceStream | undefined;
+  private wasLive = false;
+  private brokeSaid = false;
+  private refusal: string | undefined;
+  /** When the event delta is due again while the stream is live (polling, every turn polls it). */
+  private eventsDue = 0;
+
+  constructor(private readonly o: PriceFollowOptions) {
+    this.stream = o.stream;
+  }
+
+  /** Whether prices come from the stream now. */
+  get streaming(): boolean {
+    return this.stream?.state === 'live';
+  }
+
+  /** What /readyz says of the stream: in `stream` mode, an upstream that refuses it. */
+  get problem(): string | undefined {
+    return this.o.mode === 'stream' && this.refusal !== undefined
+      ? `the upstream refuses streams to this key (${this.refusal}); polling meanwhile`
+      : undefined;
+  }
+
+  /** This turn's price moves: the stream's changes, then, unless it is live, a poll of the markets delta. */
+  async turn(signal: AbortSignal): Promise<PriceTurn> {
+    const s = this.stream;
+    const m = this.o.markets;
+    const moves: Move[] = [];
+    if (s) {
+      this.notice(s);
+      if (s.state === 'gap') {
+        // The upstream no longer has the changes after the position held: a fresh snapshot.
+        await m.bootstrap(signal);
+        s.retryAfter(0);
+        return { moves, resynced: true };
+      }
+      for (const { position, data } of s.take()) {
+        if (m.cursor !== undefined && BigInt(position.id) <= BigInt(m.cursor)) continue;
+        moves.push({ eventId: data.event_id, record: frameRecord(this.o.board, data) });
+        m.advance(String(position.id));
+      }
+      if (s.state === 'live') return { moves, resynced: false };
+    }
+    const polled = await m.poll(signal);
+    for (const row of polled.rows) {
+      moves.push({ eventId: row.event_id, record: deltaRecord(row, heldPrice(this.o.board, row)) });
+    }
+    // A stream resumes where this poll ended; the epoch is known once a poll has answered.
+    if (s?.canOpen && m.cursor !== undefined && m.epoch !== undefined) {
+      s.open({ id: Number(m.cursor), epoch: m.epoch });
+    }
+    return { moves, resynced: polled.resynced };
+  }
+
+  /** Whether the event delta is due this turn: every turn while polling, every `spacingMs` while streaming. */
+  eventsDueNow(): boolean {
+    return !this.streaming || this.o.now() >= this.eventsDue;
+  }
+
+  /** The event delta was polled: the next is due in `spacingMs`. */
+  eventsPolled(spacingMs: number): void {
+    this.eventsDue = this.o.now() + spacingMs;
+  }
+
+  /**
+   * The wait before the next turn while a stream opens or is live: `ms` at most, until it goes live
+   * or ends, or (live) until a change arrives or the event delta is due. Undefined without one: the
+   * mirror sleeps `ms`.
+   */
+  rest(ms: number, signal: AbortSignal): Promise<void> | undefined {
+    const s = this.stream;
+    if (s?.state === 'live') return s.rest(Math.max(0, Math.min(ms, this.eventsDue - this.o.now())), signal);
+    return s?.state === 'opening' ? s.rest(ms, signal) : undefined;
+  }
+
+  /** Closes the stream (the mirror stops, or may not spend more); the next turn may open another. */
+  close(): void {
+    this.stream?.close();
+  }
+
+  /** Says each change of course once: live, broken, refused. */
+  private notice(s: PriceStream): void {
+    if (s.state === 'live') {
+      if (!this.wasLive || this.brokeSaid) {
+        this.o.log('info', "following the upstream's stream (/api/v2/ws, markets channel)");
+      }
+      this.wasLive = true;
+      this.brokeSaid = false;
+      this.refusal = undefined;
+    } else if (s.state === 'refused') {
+      const first = this.refusal === undefined;
+      this.refusal = s.reason;
+      if (this.o.mode === 'auto') {
+        this.o.log(
+          'warn',
+          `the upstream refuses streams to this key (${s.reason}): following it by polling the markets delta every ${this.o.pollMs} ms`,
+        );
+        // For good: a plan does not gain streams while the mirror runs (a restart asks again).
+        this.stream = undefined;
+      } else {
+        if (first) {
+          this.o.log(
+            'warn',
+            `the upstream refuses streams to this key (${s.reason}): polling the markets delta meanwhile, asking again every ${REFUSED_RETRY_MS / 1000} s`,
+          );
+        }
+        s.retryAfter(REFUSED_RETRY_MS);
+      }
+    } else if (s.state === 'gap') {
+      this.o.log('info', `the upstream cannot resume its stream (${s.reason}): taking a fresh snapshot`);
+      this.brokeSaid = true;
+    } else if (s.state === 'closed' && this.wasLive && !this.brokeSaid && s.reason !== '') {
+      this.o.log(
+        'warn',
+        `the upstream's stream broke (${s.reason}): polling the markets delta every ${this.o.pollMs} ms until it reconnects`,
+      );
+      this.brokeSaid = true;
+    }
+  }
+}

@@ -1,0 +1,235 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { generateAdminToken, newAdminTokenRecord } from '../../src/access/admin-tokens.ts';
+import { nbaEvent, nbaPrices, price } from '../helpers/fixtures.ts';
+import { type HttpProxy, startHttpProxy } from '../helpers/http-proxy.ts';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { connect, type TestSocket } from '../helpers/ws-client.ts';
+
+/**
+ * The mirror following an oddsbase upstream that takes its data through the ingest API, so each
+ * test makes the change it waits for: a price moved upstream reaches the mirror's REST and a stream
+ * client of the mirror; the upstream stopped and started again (the mirror says so, keeps serving,
+ * then catches up without a hole); burst and cap 429s with Retry-After from a proxy in front; and
+ * the daily data-point budget.
+ */
+
+const E1 = 'mir0000000000000000000000000001';
+const POLL_MS = 200;
+let upstream: TestServer;
+let token: string;
+/** Each moved price gets its own second, after the seed's: a batch per move, in time order. */
+let clock = Date.now() - 3_600_000;
+const nextAt = () => new Date((clock += 1000)).toISOString();
+let batches = 0;
+
+/** The Boston moneyline at book 19: the price the tests move. */
+const moved = (p: number) =>
+  price(E1, { market_id: 1, participant_id: 2002, participant_name: 'Boston', affiliate_id: 19, price: p });
+
+async function ingest(records: unknown[]): Promise<void> {
+  const res = await fetch(`${upstream.url}/admin/v1/ingest`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: JSON.stringify({ batch_id: `mirror-test-${++batches}`, at: nextAt(), records }),
+  });
+  assert.equal(res.status, 200, await res.text());
+}
+
+async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 30_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await probe();
+    if (v !== undefined) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** The mirror's price of the moved moneyline, as its event answer shows it. */
+async function shownPrice(s: TestServer): Promise<number | undefined> {
+  const r = await s.get(`/api/v2/events/${E1}`);
+  if (r.status !== 200) return undefined;
+  const ml = r.body.events[0]?.markets.find((m: any) => m.market_id === 1 && m.period_id === 0);
+  return ml?.participants.find((p: any) => p.id === 2002)?.lines[0]?.prices['19']?.price;
+}
+
+const showing = (s: TestServer, p: number) => async () => ((await shownPrice(s)) === p ? true : undefined);
+
+async function readyz(s: TestServer): Promise<{ status: number; body: any }> {
+  return s.get('/readyz', {});
+}
+
+async function upstreamUp(s: TestServer): Promise<number> {
+  const text = await (await fetch(s.server.metricsUrl!)).text();
+  const m = /^oddsbase_upstream_up (\d+)$/m.exec(text);
+  assert.ok(m, 'the metric oddsbase_upstream_up is exposed');
+  return Number(m[1]);
+}
+
+async function startMirror(url: string, budget?: number): Promise<TestServer> {
+  const m = await startTestServer({
+    upstream: { url, key: upstream.key, pollMs: POLL_MS, ...(budget === undefined ? {} : { budget }) },
+  });
+  await until('the mirror to catch up', async () => ((await readyz(m)).status === 200 ? true : undefined));
+  return m;
+}
+
+before(async () => {
+  upstream = await startTestServer({ feed: 'ingest' });
+  token = generateAdminToken();
+  await upstream.server.services.adminTokens.insert(newAdminTokenRecord(token, { label: 'test' }));
+  await ingest([{ kind: 'event', event: nbaEvent(E1) }, ...nbaPrices(E1)]);
+});
+after(() => upstream?.close());
+
+describe('a mirror following the upstream', () => {
+  let mirror: TestServer;
+  let socket: TestSocket;
+  let port: number;
+  before(async () => {
+    port = Number(new URL(upstream.url).port);
+    mirror = await startMirror(upstream.url);
+    socket = await connect(`${mirror.url.replace('http', 'ws')}/api/v2/ws/markets?event_ids=${E1}`, {
+      'X-Service-Key': mirror.key,
+    });
+  });
+  after(async () => {
+    await socket?.close();
+    await mirror?.close();
+  });
+
+  test('a price moved upstream reaches the REST answers and a stream client of the mirror', async () => {
+    assert.equal(await shownPrice(mirror), 130);
+    await ingest([moved(145)]);
+    const frame = await socket.next((m) => m.meta?.type === 'market_price', 10_000);
+    assert.equal(frame.data.event_id, E1);
+    assert.equal(Number(frame.data.price), 145);
+    assert.equal(Number(frame.data.previous_price), 130);
+    assert.equal(frame.data.affiliate_id, 19);
+    await until('the REST answer to show the move', showing(mirror, 145));
+    const [a, b] = await Promise.all([upstream.get(`/api/v2/events/${E1}`), mirror.get(`/api/v2/events/${E1}`)]);
+    assert.deepEqual(b.body.events, a.body.events, 'the event as the upstream shows it, ids included');
+  });
+
+  test('the upstream stopped: the mirror says so, keeps serving, then catches up without a hole', async () => {
+    await upstream.close({ keepData: true });
+    const away = await until('/readyz to say the upstream is away', async () => {
+      const r = await readyz(mirror);
+      return r.status === 503 ? r : undefined;
+    });
+    assert.match(away.body.upstream, /^the upstream does not answer: /);
+    assert.equal(await upstreamUp(mirror), 0);
+    assert.equal(await shownPrice(mirror), 145, 'what the mirror holds is served meanwhile');
+
+    upstream = await startTestServer({ feed: 'ingest', dataDir: upstream.dataDir, port });
+    // Several moves before the mirror's next poll (it is backing off): each must arrive, in order.
+    for (const p of [150, 155, 160, 165]) await ingest([moved(p)]);
+    await until('the mirror to catch up after the restart', showing(mirror, 165));
+    await until('/readyz to be ready again', async () => ((await readyz(mirror)).status === 200 ? true : undefined));
+    assert.equal((await readyz(mirror)).body.upstream, 'following');
+    assert.equal(await upstreamUp(mirror), 1);
+    const moves: number[] = [];
+    while (moves.at(-1) !== 165) {
+      const m = await socket.next((f) => f.meta?.type === 'market_price', 10_000);
+      moves.push(Number(m.data.price));
+    }
+    assert.deepEqual(moves, [150, 155, 160, 165], 'every move reaches the stream, in order');
+    const history = async (s: TestServer) => {
+      const r = await s.get(`/api/v2/events/${E1}/markets/history?limit=1000`);
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+      // The row ids are each log's own; the price ids and everything else are the upstream's.
+      return (r.body.history as any[]).map(({ id: _id, ...row }) => row);
+    };
+    const [a, b] = [await history(upstream), await history(mirror)];
+    assert.ok(a.length > 5);
+    assert.deepEqual(b, a, 'the price history as the upstream has it, no row missing');
+  });
+});
+
+describe('rate limits of the upstream', () => {
+  let proxy: HttpProxy;
+  let mirror: TestServer;
+  before(async () => {
+    proxy = await startHttpProxy(upstream.url);
+    mirror = await startMirror(proxy.url);
+  });
+  after(async () => {
+    await mirror?.close();
+    await proxy?.close();
+  });
+
+  const deltaAsks = (from: number) =>
+    proxy.requests.slice(from).filter((r) => r.path.startsWith('/api/v2/markets/delta'));
+
+  test('a burst 429 is asked again once its Retry-After has passed, and the move arrives', async () => {
+    let refused = 0;
+    proxy.rule = (path) =>
+      path.startsWith('/api/v2/markets/delta') && refused++ < 2
+        ? {
+            status: 429,
+            headers: { 'retry-after': '1' },
+            body: { error: 'Rate limit exceeded', limit: 10, upgrade_url: '', upgrade_message: '' },
+          }
+        : undefined;
+    const from = proxy.requests.length;
+    const was = (await shownPrice(mirror))!;
+    await ingest([moved(was + 10)]);
+    await until('the move to reach the mirror', showing(mirror, was + 10));
+    const asks = deltaAsks(from);
+    assert.deepEqual(
+      asks.slice(0, 3).map((r) => r.answered),
+      [429, 429, undefined],
+    );
+    for (let i = 1; i < 3; i++) {
+      assert.ok(asks[i]!.at - asks[i - 1]!.at >= 990, `ask ${i} came ${asks[i]!.at - asks[i - 1]!.at} ms after a 429`);
+    }
+  });
+
+  test('a cap 429 is not asked again within its Retry-After; /readyz says so', async () => {
+    proxy.rule = () => ({
+      status: 429,
+      headers: { 'retry-after': '3600' },
+      body: { error: 'Daily data point limit reached', limit: 10, used: 10, upgrade_url: '', upgrade_message: '' },
+    });
+    const from = proxy.requests.length;
+    await until('the mirror to meet the cap', async () => (proxy.requests.length > from ? true : undefined));
+    const ready = await until('/readyz to say the cap', async () => {
+      const r = await readyz(mirror);
+      return r.status === 503 ? r : undefined;
+    });
+    assert.match(ready.body.upstream, /^the upstream's daily cap is reached; asking again in 3600 s$/);
+    // Ten poll intervals: a blind retry would have asked many times.
+    await new Promise((r) => setTimeout(r, 10 * POLL_MS));
+    assert.equal(proxy.requests.length - from, 1, 'one answer with the cap, and no other request');
+    proxy.rule = undefined;
+  });
+});
+
+describe('the daily budget', () => {
+  let proxy: HttpProxy;
+  let mirror: TestServer;
+  before(async () => {
+    proxy = await startHttpProxy(upstream.url);
+  });
+  after(async () => {
+    await mirror?.close();
+    await proxy?.close();
+  });
+
+  test('once spent, the mirror asks nothing more and /readyz says so', async () => {
+    // One data point: the first catch-up spends it, and nothing is asked after.
+    mirror = await startTestServer({ upstream: { url: proxy.url, key: upstream.key, pollMs: POLL_MS, budget: 1 } });
+    const ready = await until('/readyz to say the budget is spent', async () => {
+      const r = await readyz(mirror);
+      return typeof r.body.upstream === 'string' && r.body.upstream.includes('budget') ? r : undefined;
+    });
+    assert.equal(ready.status, 503);
+    assert.match(ready.body.upstream, /^the daily budget of 1 data points is spent; renewed in \d+ s$/);
+    assert.equal(await shownPrice(mirror), await shownPrice(upstream), 'what the catch-up took is served');
+    const asked = proxy.requests.length;
+    await ingest([moved(((await shownPrice(upstream)) ?? 0) + 10)]);
+    await new Promise((r) => setTimeout(r, 10 * POLL_MS));
+    assert.equal(proxy.requests.length, asked, 'nothing asked upstream once the budget is spent');
+  });
+});
