@@ -12,6 +12,7 @@
  */
 import autocannon from 'autocannon';
 import {
+  arg,
   cleanupOnSignal,
   cpuSeconds,
   createKey,
@@ -134,10 +135,6 @@ export function accessMarkdown(r: AccessResult): string {
 }
 
 if (isMain(import.meta.url)) {
-  const arg = (name: string, fallback: number) => {
-    const i = process.argv.indexOf(name);
-    return i > 0 ? Number(process.argv[i + 1]) : fallback;
-  };
-  const r = await runAccess(arg('--rounds', 5), arg('--duration', 8));
+  const r = await runAccess(Number(arg('--rounds') ?? 5), Number(arg('--duration') ?? 8));
   process.stdout.write(`${accessMarkdown(r)}\n`);
 }

@@ -6,13 +6,18 @@
  *   npm run bench:cluster                          # every part (~10 min)
  *   npm run bench:cluster -- --short               # every part, shorter (~4 min)
  *   npm run bench:cluster -- --only commit,events  # some parts: commit, stream, events, start
+ *   npm run bench:cluster -- --only commit --before DIR --writer-flags "--max-semi-space-size=32"
+ *     (several sets of writer flags separated by ';', each measured as a writer of its own)
  *
  * - commit: a writer (`--feed ingest`) takes BATCHES batches of 2,000 price updates over
  *   POST /admin/v1/ingest (bench/ingest.ts's rows, two in flight, the bodies made before the clock
  *   starts) and commits each into PostgreSQL; its rate is taken from the first POST to the last
  *   answer. The rows it wrote are then read back, grouped by the transaction each was committed in
  *   (the batches' heads), and written by a bare `pg` loop into a fresh database of the same schema
- *   (bench/pg-commit.ts's loop). Runs alternate writer / bare.
+ *   (bench/pg-commit.ts's loop). Runs alternate writer / bare. `--before DIR` (another checkout
+ *   of oddsbase with its node_modules) and `--writer-flags "FLAGS"` (this checkout with node flags
+ *   added after npm start's) add writers, measured in each run beside this one, before the bare
+ *   loop; CPU a row is given with the PostgreSQL server processes and for the writer alone.
  * - stream: one writer, two API nodes, 1,000 clients of /api/v2/ws/markets (half on each node,
  *   each filtered to one of 250 events, four clients an event), 2,000 price changes a second
  *   POSTed to the writer every 50 ms. Latency: a delivery's arrival minus its batch's time
@@ -29,6 +34,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { loadavg } from 'node:os';
+import { Redis } from 'ioredis';
 import pg from 'pg';
 import { WebSocket } from 'ws';
 import { generateAdminToken, newAdminTokenRecord } from '../src/access/admin-tokens.ts';
@@ -45,6 +51,7 @@ import { cannon, type RunStats } from './events.ts';
 import { buildWorkload } from './ingest.ts';
 import { bareLoop } from './pg-commit.ts';
 import {
+  arg,
   canPin,
   cleanupOnSignal,
   cpuSeconds,
@@ -86,8 +93,14 @@ export interface ClusterOptions {
   duration: number;
   /** start: the simulator's sports for the day of log (every sport when undefined). */
   sports?: string;
-  /** commit: where the writer writes a CPU profile (`--cpu-prof`), if anywhere. */
+  /** commit: where the writer writes a CPU profile (`--cpu-prof`), if anywhere; events: both servers'. */
   cpuProfDir?: string;
+  /**
+   * commit: the writers measured in each run, side by side, before the one bare loop: this
+   * checkout as `npm start` runs it by default; `--before DIR` adds another checkout's first, and
+   * `--writer-flags "FLAGS"` this checkout with node flags added after npm start's.
+   */
+  writers?: WriterSide[];
   /**
    * start: a directory that keeps PostgreSQL's files between runs, so that the day of log is filled
    * once (a fill of every sport takes minutes, tens of minutes on a loaded machine) and reused.
@@ -97,6 +110,15 @@ export interface ClusterOptions {
 
 const DEFAULTS: ClusterOptions = { only: [...PARTS], runs: 3, batches: 60, seconds: 20, duration: 8 };
 const SHORT: ClusterOptions = { only: [...PARTS], runs: 1, batches: 20, seconds: 8, duration: 4, sports: '4' };
+
+/** A writer the commit part measures: the code of `checkout` (this one when undefined), with `flags`. */
+export interface WriterSide {
+  name: string;
+  checkout?: string;
+  flags: string[];
+}
+
+const THIS_WRITER: WriterSide = { name: 'writer', flags: [] };
 
 // --- the processes -----------------------------------------------------------------------------
 
@@ -123,6 +145,8 @@ async function serve(
   where: string,
   args: string[] = [],
   nodeFlags: string[] = [],
+  env: Record<string, string> = {},
+  checkout?: string,
 ): Promise<Node> {
   const backend =
     role === 'all'
@@ -130,7 +154,9 @@ async function serve(
       : ['--database-url', where, '--redis-url', c.redis.url, '--data-dir', c.scratch];
   const s = await serveChild(['--role', role, ...backend, '--log-level', 'warn', ...args], {
     nodeFlags: [...startScriptNodeFlags(), ...nodeFlags],
+    env,
     timeoutMs: 600_000,
+    ...(checkout === undefined ? {} : { cwd: checkout }),
   });
   const listener = /metrics: (http[^\s)]+)/.exec(s.output())?.[1];
   const metrics = listener && new URL('/metrics', listener).href;
@@ -225,13 +251,21 @@ const loadNow = () => loadavg()[0]!.toFixed(1);
 
 // --- commit: the writer against a bare pg loop ---------------------------------------------------
 
-export interface CommitResult {
-  updates: number;
-  writer: number[];
-  bare: number[];
+/** One writer side's figures over the runs. */
+export interface WriterFigures {
+  name: string;
+  rate: number[];
   inCommit: number[];
   writerCpu: number[];
-  writerCpuPerK: number[];
+  cpuPerK: number[];
+  /** The writer process's own CPU µs a row, without its PostgreSQL server processes. */
+  ownCpuPerK: number[];
+}
+
+export interface CommitResult {
+  updates: number;
+  writers: WriterFigures[];
+  bare: number[];
   bareCpuPerK: number[];
   load: [string, string];
 }
@@ -271,26 +305,36 @@ async function commitSeconds(node: Node): Promise<number> {
   return Number(sum);
 }
 
-interface CommitRun {
-  writer: number;
-  bare: number;
-  /** CPU µs a row: the writer process and its PostgreSQL connections' server processes; the bare loop and its connection's. */
-  writerCpuPerK: number;
-  bareCpuPerK: number;
+interface WriterRun {
+  rate: number;
+  /** CPU µs a row: the writer process and its PostgreSQL connections' server processes. */
+  cpuPerK: number;
+  /** The writer process's alone. */
+  ownCpuPerK: number;
   updates: number;
   /** The share of the writer's wall time inside Store.commit, and its CPU (1 = one core). */
   inCommit: number;
   writerCpu: number;
+  /** The rows it committed, a transaction each. */
+  rows: ChangeRecord[][];
 }
 
-async function commitRun(c: Cluster, o: ClusterOptions): Promise<CommitRun> {
+async function writerRun(c: Cluster, o: ClusterOptions, side: WriterSide): Promise<WriterRun> {
   const w = buildWorkload();
   const setup = w.setup.map((b, i) => post(`setup-${i}`, b.at, b.updates));
   const timed = w.timed.slice(0, o.batches).map((b, i) => post(`timed-${i}`, b.at, b.updates));
   const updates = w.timed.slice(0, o.batches).reduce((n, b) => n + b.updates.length, 0);
   const db = await c.postgres.createDatabase();
   const prof = o.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${o.cpuProfDir}`] : [];
-  const writer = await serve(c, 'writer', db, ['--feed', 'ingest', '--metrics-port', '0'], prof);
+  const writer = await serve(
+    c,
+    'writer',
+    db,
+    ['--feed', 'ingest', '--metrics-port', '0'],
+    [...side.flags, ...prof],
+    {},
+    side.checkout,
+  );
   let heads: number[] = [];
   let setupHead = 0;
   let writerMs: number;
@@ -324,46 +368,64 @@ async function commitRun(c: Cluster, o: ClusterOptions): Promise<CommitRun> {
   }
   heads.sort((a, b) => a - b);
   if (heads.at(-1)! - setupHead !== updates) {
-    throw new Error(`the writer wrote ${heads.at(-1)! - setupHead} rows for ${updates} updates`);
+    throw new Error(`${side.name} wrote ${heads.at(-1)! - setupHead} rows for ${updates} updates`);
   }
   const rows = await committedBatches(db, heads, setupHead);
   await c.postgres.dropDatabase(db);
-  const bareDb = await c.postgres.createDatabase();
-  // The same schema: a store opened once migrates it.
-  await (await PgStore.open(bareDb)).close();
-  const bare = await bareLoop(bareDb, rows);
-  await c.postgres.dropDatabase(bareDb);
   return {
-    writer: updates / (writerMs / 1000),
-    bare: updates / (bare.ms / 1000),
-    writerCpuPerK: ((writerCpuS + serverCpuS) * 1e6) / updates,
-    bareCpuPerK: (bare.cpuS * 1e6) / updates,
+    rate: updates / (writerMs / 1000),
+    cpuPerK: ((writerCpuS + serverCpuS) * 1e6) / updates,
+    ownCpuPerK: (writerCpuS * 1e6) / updates,
     updates,
     inCommit: inCommitS / (writerMs / 1000),
     writerCpu: writerCpuS / (writerMs / 1000),
+    rows,
   };
 }
 
 export async function runCommit(c: Cluster, o: ClusterOptions): Promise<CommitResult> {
   const load0 = loadNow();
-  const runs: CommitRun[] = [];
+  const sides = o.writers ?? [THIS_WRITER];
+  const writers: WriterFigures[] = sides.map((s) => ({
+    name: s.name,
+    rate: [],
+    inCommit: [],
+    writerCpu: [],
+    cpuPerK: [],
+    ownCpuPerK: [],
+  }));
+  const bare: number[] = [];
+  const bareCpuPerK: number[] = [];
+  let updates = 0;
   for (let r = 0; r < o.runs; r++) {
-    const run = await commitRun(c, o);
-    runs.push(run);
+    let rows: ChangeRecord[][] = [];
+    for (const [i, side] of sides.entries()) {
+      const run = await writerRun(c, o, side);
+      const f = writers[i]!;
+      f.rate.push(run.rate);
+      f.inCommit.push(run.inCommit);
+      f.writerCpu.push(run.writerCpu);
+      f.cpuPerK.push(run.cpuPerK);
+      f.ownCpuPerK.push(run.ownCpuPerK);
+      updates = run.updates;
+      rows = run.rows;
+      log(
+        `commit run ${r + 1}, ${side.name}: ${int(run.rate)} updates/s (${pct(run.inCommit)} of it in Store.commit, CPU ${pct(run.writerCpu)}), ${run.cpuPerK.toFixed(1)} CPU µs a row (the process alone ${run.ownCpuPerK.toFixed(1)}); load ${loadNow()}`,
+      );
+    }
+    // The bare loop writes the rows the last writer committed, in the same transactions.
+    const bareDb = await c.postgres.createDatabase();
+    // The same schema: a store opened once migrates it.
+    await (await PgStore.open(bareDb)).close();
+    const b = await bareLoop(bareDb, rows);
+    await c.postgres.dropDatabase(bareDb);
+    bare.push(updates / (b.ms / 1000));
+    bareCpuPerK.push((b.cpuS * 1e6) / updates);
     log(
-      `commit run ${r + 1}: writer ${int(run.writer)} updates/s (${pct(run.inCommit)} of it in Store.commit, CPU ${pct(run.writerCpu)}, ${run.writerCpuPerK.toFixed(0)} CPU µs a row), bare pg loop ${int(run.bare)} rows/s (${run.bareCpuPerK.toFixed(0)} CPU µs a row)`,
+      `commit run ${r + 1}, bare pg loop: ${int(bare.at(-1)!)} rows/s, ${bareCpuPerK.at(-1)!.toFixed(1)} CPU µs a row`,
     );
   }
-  return {
-    updates: runs[0]!.updates,
-    writer: runs.map((r) => r.writer),
-    bare: runs.map((r) => r.bare),
-    inCommit: runs.map((r) => r.inCommit),
-    writerCpu: runs.map((r) => r.writerCpu),
-    writerCpuPerK: runs.map((r) => r.writerCpuPerK),
-    bareCpuPerK: runs.map((r) => r.bareCpuPerK),
-    load: [load0, loadNow()],
-  };
+  return { updates, writers, bare, bareCpuPerK, load: [load0, loadNow()] };
 }
 
 // --- stream: commit to a client of another node --------------------------------------------------
@@ -534,7 +596,19 @@ export interface EventsCpuResult {
   bytes: { embedded: number; api: number; same: boolean };
   embedded: RunStats[];
   api: RunStats[];
+  /** A second API node that sends its counter changes to Redis without a gap (`COUNTER_SEND_GAP_MS=0`). */
+  apiNoGap: RunStats[];
+  /** Each round's Lua script calls Redis ran per request of the node: the counters' sends. */
+  scriptCallsPerRequest: { api: number[]; apiNoGap: number[] };
   load: [string, string];
+}
+
+/** Calls of Lua scripts Redis has run so far, as its command statistics count them. */
+async function scriptCalls(redis: Redis): Promise<number> {
+  const text = await redis.info('commandstats');
+  let calls = 0;
+  for (const m of text.matchAll(/^cmdstat_(?:eval|evalsha):calls=(\d+)/gm)) calls += Number(m[1]);
+  return calls;
 }
 
 const pin = (pid: number, cpu: string) => {
@@ -555,24 +629,30 @@ export async function runEventsCpu(c: Cluster, o: ClusterOptions): Promise<Event
   const dataDir = makeTmpDir('cluster-embedded');
   const db = await c.postgres.createDatabase();
   let restore: string | undefined;
+  let redis: Redis | undefined;
   try {
     const embeddedAccounts = await accounts({ dataDir }, 1);
-    const embedded = await serve(c, 'all', dataDir, ['--feed', 'ingest']);
+    const prof = o.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${o.cpuProfDir}`] : [];
+    const embedded = await serve(c, 'all', dataDir, ['--feed', 'ingest'], prof);
     const writer = await serve(c, 'writer', db, ['--feed', 'ingest']);
     const clusterAccounts = await accounts({ dataDir: c.scratch, databaseUrl: db }, 1);
     for (const p of setup) {
       await ingest(embedded.url, embeddedAccounts.token, p);
       await ingest(writer.url, clusterAccounts.token, p);
     }
-    const api = await serve(c, 'api', db);
+    const api = await serve(c, 'api', db, [], prof);
+    const apiNoGap = await serve(c, 'api', db, [], prof, { COUNTER_SEND_GAP_MS: '0' });
     await ready(api.url, 120_000);
+    await ready(apiNoGap.url, 120_000);
     const get = async (url: string, key: string) =>
       (await fetch(url + path, { headers: { 'X-Service-Key': key } })).text();
     const reference = await get(writer.url, clusterAccounts.keys[0]!);
     // The node has caught up when it serves what the writer serves.
-    for (let t = 0; (await get(api.url, clusterAccounts.keys[0]!)) !== reference; t++) {
-      if (t > 200) throw new Error('the API node did not catch up with the writer within 20 s');
-      await sleep(100);
+    for (const node of [api, apiNoGap]) {
+      for (let t = 0; (await get(node.url, clusterAccounts.keys[0]!)) !== reference; t++) {
+        if (t > 200) throw new Error('the API node did not catch up with the writer within 20 s');
+        await sleep(100);
+      }
     }
     const e = await get(embedded.url, embeddedAccounts.keys[0]!);
     const bytes = {
@@ -583,25 +663,41 @@ export async function runEventsCpu(c: Cluster, o: ClusterOptions): Promise<Event
     log(`events: ${bytes.embedded} and ${bytes.api} bytes, the same but for the cursor: ${bytes.same}`);
     pin(embedded.pid, '0');
     pin(api.pid, '0');
+    pin(apiNoGap.pid, '0');
     restore = pinSelf('1');
     const embeddedRuns: RunStats[] = [];
     const apiRuns: RunStats[] = [];
+    const apiNoGapRuns: RunStats[] = [];
+    const calls = { api: [] as number[], apiNoGap: [] as number[] };
+    redis = new Redis(c.redis.url);
     // Unmeasured: each server's caches and code warm before the first round.
     await cannon(embedded.url + path, { 'X-Service-Key': embeddedAccounts.keys[0]! }, 2, embedded.pid);
     await cannon(api.url + path, { 'X-Service-Key': clusterAccounts.keys[0]! }, 2, api.pid);
+    await cannon(apiNoGap.url + path, { 'X-Service-Key': clusterAccounts.keys[0]! }, 2, apiNoGap.pid);
     for (let r = 0; r < o.runs; r++) {
-      for (const [which, node, key, out] of [
-        ['embedded', embedded, embeddedAccounts.keys[0]!, embeddedRuns],
-        ['api node', api, clusterAccounts.keys[0]!, apiRuns],
+      for (const [which, node, key, out, callsOut] of [
+        ['embedded', embedded, embeddedAccounts.keys[0]!, embeddedRuns, undefined],
+        ['api node', api, clusterAccounts.keys[0]!, apiRuns, calls.api],
+        ['api node, no send gap', apiNoGap, clusterAccounts.keys[0]!, apiNoGapRuns, calls.apiNoGap],
       ] as const) {
+        const calls0 = await scriptCalls(redis);
         const s = await cannon(node.url + path, { 'X-Service-Key': key }, o.duration, node.pid);
         if (s.errors > 0) throw new Error(`${which}: ${s.errors} errors`);
         out.push(s);
+        callsOut?.push(((await scriptCalls(redis)) - calls0) / s.requests);
         log(`events round ${r + 1}, ${which}: ${int(s.rps)} req/s, ${s.cpuUsPerRequest.toFixed(0)} µs CPU a request`);
       }
     }
-    return { bytes, embedded: embeddedRuns, api: apiRuns, load: [load0, loadNow()] };
+    return {
+      bytes,
+      embedded: embeddedRuns,
+      api: apiRuns,
+      apiNoGap: apiNoGapRuns,
+      scriptCallsPerRequest: calls,
+      load: [load0, loadNow()],
+    };
   } finally {
+    redis?.disconnect();
     if (restore) pinSelf(restore);
     for (const n of [...c.nodes]) await n.stop();
     await c.postgres.dropDatabase(db);
@@ -684,22 +780,29 @@ const met = (ok: boolean) => (ok ? 'met' : '**missed**');
 const loadText = (l: [string, string]) => `load average ${l[0]} before, ${l[1]} after, on 2 cores`;
 
 export function commitMarkdown(r: CommitResult): string {
-  const w = median(r.writer);
   const b = median(r.bare);
-  return [
+  const bCpu = median(r.bareCpuPerK);
+  const fixed = (xs: number[]) => xs.map((x) => x.toFixed(1)).join(', ');
+  const lines = [
     `### commit: the writer into PostgreSQL (${int(r.updates)} price updates a run, batches of 2,000; ${loadText(r.load)})`,
     '',
-    '| | median | runs |',
-    '|---|---:|---|',
-    `| writer (\`serve --role writer --feed ingest\`), updates/s | ${int(w)} | ${r.writer.map(int).join(', ')} |`,
-    `| bare \`pg\` loop, the same rows and transactions, rows/s | ${int(b)} | ${r.bare.map(int).join(', ')} |`,
+    '| | updates/s (median) | runs | CPU µs a row, with its PostgreSQL processes (median) | runs | the process alone (median) | runs |',
+    '|---|---:|---|---:|---|---:|---|',
+    ...r.writers.map(
+      (w) =>
+        `| ${w.name} (\`serve --role writer --feed ingest\`) | ${int(median(w.rate))} | ${w.rate.map(int).join(', ')} | ${median(w.cpuPerK).toFixed(1)} | ${fixed(w.cpuPerK)} | ${median(w.ownCpuPerK).toFixed(1)} | ${fixed(w.ownCpuPerK)} |`,
+    ),
+    `| bare \`pg\` loop, the same rows and transactions | ${int(b)} | ${r.bare.map(int).join(', ')} | ${bCpu.toFixed(1)} | ${fixed(r.bareCpuPerK)} | | |`,
     '',
-    `- writer: ${int(w)}/s, target >= ${int(TARGETS.commitPerS)}/s: ${met(w >= TARGETS.commitPerS)}`,
-    `- writer / bare: ${pct(w / b)}, target >= ${pct(TARGETS.commitRatio)}: ${met(w / b >= TARGETS.commitRatio)}`,
-    `- the writer's wall time inside Store.commit: ${r.inCommit.map(pct).join(', ')}; its CPU (1 = a core): ${r.writerCpu.map(pct).join(', ')}`,
-    `- CPU a row, the client process and its PostgreSQL server processes: writer ${median(r.writerCpuPerK).toFixed(1)} µs (${r.writerCpuPerK.map((x) => x.toFixed(1)).join(', ')}), bare loop ${median(r.bareCpuPerK).toFixed(1)} µs (${r.bareCpuPerK.map((x) => x.toFixed(1)).join(', ')}): bare / writer ${pct(median(r.bareCpuPerK) / median(r.writerCpuPerK))}`,
-    '',
-  ].join('\n');
+  ];
+  for (const w of r.writers) {
+    const rate = median(w.rate);
+    lines.push(
+      `- ${w.name}: ${int(rate)}/s, target >= ${int(TARGETS.commitPerS)}/s: ${met(rate >= TARGETS.commitPerS)}; / bare ${pct(rate / b)}, target >= ${pct(TARGETS.commitRatio)}: ${met(rate / b >= TARGETS.commitRatio)}; bare / writer by CPU a row ${pct(bCpu / median(w.cpuPerK))}; wall time inside Store.commit ${w.inCommit.map(pct).join(', ')}, its CPU (1 = a core) ${w.writerCpu.map(pct).join(', ')}`,
+    );
+  }
+  lines.push('');
+  return lines.join('\n');
 }
 
 export function streamMarkdown(r: StreamResult): string {
@@ -727,8 +830,11 @@ export function eventsCpuMarkdown(r: EventsCpuResult): string {
     '|---|---:|---|---:|',
     row('embedded (`serve`, SQLite)', r.embedded),
     row('API node (`serve --role api`)', r.api),
+    row('API node, counter changes sent without a gap (`COUNTER_SEND_GAP_MS=0`)', r.apiNoGap),
     '',
     `- API node / embedded: ${pct(a / e)}, target <= ${pct(TARGETS.eventsCpuRatio)}: ${met(a / e <= TARGETS.eventsCpuRatio)}`,
+    `- API node without the send gap / embedded: ${pct(median(r.apiNoGap.map((s) => s.cpuUsPerRequest)) / e)}`,
+    `- Redis script calls a request (the counters' sends), rounds: API node ${r.scriptCallsPerRequest.api.map((x) => x.toFixed(3)).join(', ')}; without the gap ${r.scriptCallsPerRequest.apiNoGap.map((x) => x.toFixed(3)).join(', ')}`,
     '',
   ].join('\n');
 }
@@ -748,13 +854,7 @@ export function startMarkdown(r: StartResult): string {
 
 export function parseClusterArgs(argv: string[]): ClusterOptions {
   const o: ClusterOptions = { ...(argv.includes('--short') ? SHORT : DEFAULTS) };
-  const value = (name: string) => {
-    const i = argv.indexOf(name);
-    if (i < 0) return undefined;
-    const v = argv[i + 1];
-    if (v === undefined) throw new Error(`${name} needs a value`);
-    return v;
-  };
+  const value = (name: string) => arg(name, argv);
   const count = (name: string, fallback: number) => {
     const v = value(name);
     if (v === undefined) return fallback;
@@ -777,6 +877,18 @@ export function parseClusterArgs(argv: string[]): ClusterOptions {
   if (dayStore !== undefined) o.dayStore = dayStore;
   const prof = value('--cpu-prof');
   if (prof !== undefined) o.cpuProfDir = prof;
+  const before = value('--before');
+  const flags = value('--writer-flags');
+  if (before !== undefined || flags !== undefined) {
+    o.writers = [
+      ...(before === undefined ? [] : [{ name: 'before', checkout: before, flags: [] }]),
+      THIS_WRITER,
+      // Several sets of flags, each a writer of its own, are separated by ';'.
+      ...(flags === undefined
+        ? []
+        : flags.split(';').map((f) => ({ name: `writer ${f.trim()}`, flags: f.trim().split(/\s+/) }))),
+    ];
+  }
   const sports = value('--sports');
   if (sports === 'all') delete o.sports;
   else if (sports !== undefined) o.sports = sports;

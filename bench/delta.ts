@@ -19,6 +19,7 @@ import autocannon from 'autocannon';
 import { bundle } from '../bin/bundle.js';
 import { openSqlite } from '../src/store/sqlite/database.ts';
 import {
+  arg,
   freePort,
   int,
   isMain,
@@ -228,10 +229,6 @@ export function deltaMarkdown(results: SizeResult[]): string {
 }
 
 if (isMain(import.meta.url)) {
-  const arg = (name: string) => {
-    const i = process.argv.indexOf(name);
-    return i > 0 ? process.argv[i + 1] : undefined;
-  };
   const sizes = (arg('--sizes') ?? '1000000,10000000').split(',').map(Number);
   const results = await runDelta(sizes, Number(arg('--rounds') ?? 3), Number(arg('--duration') ?? 8));
   process.stdout.write(`${deltaMarkdown(results)}\n`);

@@ -24,6 +24,7 @@ import { join, resolve } from 'node:path';
 import autocannon, { type Result } from 'autocannon';
 import { bundle } from '../bin/bundle.js';
 import {
+  arg,
   type Child,
   type CpuQuota,
   canPin,
@@ -37,6 +38,7 @@ import {
   log,
   makeTmpDir,
   median,
+  onlyKnownArgs,
   pct,
   pinSelf,
   removeDir,
@@ -550,22 +552,27 @@ export function eventsMarkdown(r: EventsResult): string {
 }
 
 export function parseEventsArgs(argv: string[]): EventsOptions {
+  onlyKnownArgs(
+    argv,
+    ['--rounds', '--duration', '--query', '--cpu-prof', '--server-cpu-quota', '--node-flags'],
+    ['--no-start-flags', '--heap-matched'],
+  );
+  const value = (name: string) => arg(name, argv);
   const opts: EventsOptions = {};
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
-    if (a === '--rounds') opts.rounds = Math.max(1, Math.min(20, Number(argv[++i])));
-    else if (a === '--duration') opts.durationS = Math.max(1, Math.min(120, Number(argv[++i])));
-    else if (a === '--query') opts.query = argv[++i];
-    else if (a === '--no-start-flags') opts.startFlags = false;
-    else if (a === '--cpu-prof') {
-      const dir = argv[++i];
-      if (dir === undefined) throw new Error('--cpu-prof needs a directory');
-      opts.cpuProfDir = resolve(dir);
-    } else if (a === '--heap-matched') opts.heapMatched = true;
-    else if (a === '--server-cpu-quota') opts.serverCpuQuota = Number(argv[++i]);
-    else if (a === '--node-flags') opts.nodeFlags = (argv[++i] ?? '').split(/\s+/).filter(Boolean);
-    else throw new Error(`unknown argument ${a}`);
-  }
+  const rounds = value('--rounds');
+  if (rounds !== undefined) opts.rounds = Math.max(1, Math.min(20, Number(rounds)));
+  const duration = value('--duration');
+  if (duration !== undefined) opts.durationS = Math.max(1, Math.min(120, Number(duration)));
+  const query = value('--query');
+  if (query !== undefined) opts.query = query;
+  if (argv.includes('--no-start-flags')) opts.startFlags = false;
+  const prof = value('--cpu-prof');
+  if (prof !== undefined) opts.cpuProfDir = resolve(prof);
+  if (argv.includes('--heap-matched')) opts.heapMatched = true;
+  const quota = value('--server-cpu-quota');
+  if (quota !== undefined) opts.serverCpuQuota = Number(quota);
+  const nodeFlags = value('--node-flags');
+  if (nodeFlags !== undefined) opts.nodeFlags = nodeFlags.split(/\s+/).filter(Boolean);
   return opts;
 }
 

@@ -11,6 +11,7 @@
 import autocannon from 'autocannon';
 import { loadavg } from 'node:os';
 import {
+  arg,
   cleanupOnSignal,
   freePort,
   historyComplete,
@@ -22,10 +23,6 @@ import {
   todayUtc,
 } from './lib.ts';
 
-const arg = (name: string) => {
-  const i = process.argv.indexOf(name);
-  return i < 0 ? undefined : process.argv[i + 1];
-};
 const durationS = Number(arg('--duration') ?? 5) || 5;
 const afterRounds = Number(arg('--after') ?? 3) || 3;
 const before = arg('--before');

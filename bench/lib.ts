@@ -21,6 +21,26 @@ export function isMain(metaUrl: string): boolean {
   return script !== undefined && pathToFileURL(resolve(script)).href === metaUrl;
 }
 
+/**
+ * The value given after `name` on the command line (`argv`, the command's own arguments by
+ * default), or undefined when the name is not there; a name given last, with no value, is refused.
+ */
+export function arg(name: string, argv: readonly string[] = process.argv.slice(2)): string | undefined {
+  const i = argv.indexOf(name);
+  if (i < 0) return undefined;
+  const value = argv[i + 1];
+  if (value === undefined) throw new Error(`${name} needs a value`);
+  return value;
+}
+
+/** Refuses an argument of `argv` that is neither one of `values` (then followed by its value) nor one of `flags`. */
+export function onlyKnownArgs(argv: readonly string[], values: readonly string[], flags: readonly string[] = []): void {
+  for (let i = 0; i < argv.length; i++) {
+    if (values.includes(argv[i]!)) i++;
+    else if (!flags.includes(argv[i]!)) throw new Error(`unknown argument ${argv[i]}`);
+  }
+}
+
 export function median(xs: readonly number[]): number {
   if (xs.length === 0) return Number.NaN;
   const s = [...xs].sort((a, b) => a - b);

@@ -15,6 +15,7 @@ import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import {
+  arg,
   type Child,
   cleanupOnSignal,
   cpuSeconds,
@@ -198,10 +199,6 @@ export function loggingMarkdown(r: LoggingResult): string {
 }
 
 if (isMain(import.meta.url)) {
-  const arg = (name: string) => {
-    const i = process.argv.indexOf(name);
-    return i > 0 ? process.argv[i + 1] : undefined;
-  };
   const r = await runLogging(
     Number(arg('--rounds') ?? 5),
     Number(arg('--duration') ?? 8),

@@ -21,15 +21,14 @@ import { generateKey, newKeyRecord } from '../src/access/keys.ts';
 import { resolveServeConfig } from '../src/config.ts';
 import { type RunningServer, startServer } from '../src/server.ts';
 import { nbaEvent, nbaPrices, price } from '../test/helpers/fixtures.ts';
-import { int, isMain, log, machineInfo, makeTmpDir, median, removeDir, sleep } from './lib.ts';
+import { arg, int, isMain, log, machineInfo, makeTmpDir, median, removeDir, sleep } from './lib.ts';
 
 const EVENT = 'lag0000000000000000000000000001';
 /** How often the mirror's REST answer is asked while a change is awaited. */
 const ASK_MS = 10;
 
 function option(name: string, fallback: number): number {
-  const i = process.argv.indexOf(`--${name}`);
-  return i < 0 ? fallback : Number(process.argv[i + 1]);
+  return Number(arg(`--${name}`) ?? fallback);
 }
 
 /** The q-quantile of `xs` (nearest rank). */

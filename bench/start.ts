@@ -21,12 +21,8 @@ import { spawn } from 'node:child_process';
 import { cpSync } from 'node:fs';
 import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { makeTmpDir, median, removeDir, ROOT, startScriptNodeFlags } from './lib.ts';
+import { arg, makeTmpDir, median, removeDir, ROOT, startScriptNodeFlags } from './lib.ts';
 
-const arg = (name: string) => {
-  const i = process.argv.indexOf(name);
-  return i < 0 ? undefined : process.argv[i + 1];
-};
 const runs = Number(arg('--runs') ?? 3) || 3;
 const before = arg('--before');
 const settleMs = Number(arg('--settle') ?? 0) * 1000;

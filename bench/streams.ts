@@ -24,6 +24,7 @@ import { resolveServeConfig } from '../src/config.ts';
 import type { PriceUpdate } from '../src/ledger/updates.ts';
 import { nbaEvent, price, today } from '../test/helpers/fixtures.ts';
 import {
+  arg,
   canPin,
   cpuSeconds,
   freePort,
@@ -459,13 +460,9 @@ interface Options {
 function parseArgs(
   argv: string[],
 ): Options & { role?: string; port: number; total: number; idle: number; stalled: number } {
-  const get = (name: string, fallback: number) => {
-    const i = argv.indexOf(`--${name}`);
-    return i >= 0 ? Number(argv[i + 1]) : fallback;
-  };
-  const i = argv.indexOf('--role');
+  const get = (name: string, fallback: number) => Number(arg(`--${name}`, argv) ?? fallback);
   return {
-    role: i >= 0 ? argv[i + 1] : undefined,
+    role: arg('--role', argv),
     clients: get('clients', 1000),
     rate: get('rate', 100),
     seconds: get('seconds', 8),

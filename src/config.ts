@@ -145,6 +145,11 @@ export interface Limits {
   /** How often usage counters are saved to the store. */
   counterSaveMs: number;
   /**
+   * With Redis: the least time between two sends of a node's counter changes (what gathers in it
+   * goes in one), so that other nodes see a change at most this much later.
+   */
+  counterSendGapMs: number;
+  /**
    * How often the store's write-ahead log is checkpointed on a thread of its own (0: inside the
    * writer's commits, SQLite's default, whose fsyncs then stall requests).
    */
@@ -203,6 +208,7 @@ export const DEFAULT_LIMITS: Limits = {
   delayTickMs: 250,
   delayMaxEntries: defaultDelayEntries(),
   counterSaveMs: 1000,
+  counterSendGapMs: 20,
   checkpointMs: 1000,
   ledgerMaxQueuedBatches: 64,
   shutdownGraceMs: 10_000,
@@ -587,6 +593,7 @@ function resolveLimits(input: Partial<Limits>, env: NodeJS.ProcessEnv): Limits {
     delayTickMs: pick('delayTickMs', 'DELAY_TICK_MS', 10, 60_000),
     delayMaxEntries: pick('delayMaxEntries', 'DELAY_MAX_ENTRIES', 1000, 100_000_000),
     counterSaveMs: pick('counterSaveMs', 'COUNTER_SAVE_MS', 100, 3_600_000),
+    counterSendGapMs: pick('counterSendGapMs', 'COUNTER_SEND_GAP_MS', 0, 1000),
     checkpointMs: pick('checkpointMs', 'CHECKPOINT_MS', 0, 3_600_000),
     ledgerMaxQueuedBatches: pick('ledgerMaxQueuedBatches', 'LEDGER_MAX_QUEUED_BATCHES', 1, 100_000),
     shutdownGraceMs: pick('shutdownGraceMs', 'SHUTDOWN_GRACE_MS', 0, 600_000),

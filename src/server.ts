@@ -188,6 +188,14 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
   let lastRequestMs = 0;
   let simulator: Simulator | undefined;
   let pastFill: PastFill | undefined;
+  /** The background part of a first fill over `past`, run by `sim`: the heap is compacted once it ends. */
+  const pastFillOf = (sim: Simulator, past: PastFillPosition) =>
+    new PastFill(sim, past, store, services.readiness, say, () =>
+      compactAndSay(
+        say,
+        compactWhenIdle(() => lastRequestMs, idle.signal),
+      ),
+    );
   if (writes && config.simulator && !opts.signal?.aborted) {
     // Loaded only when wanted: a --no-simulator server never loads the simulator's code.
     const { pastSplit, Simulator } = await import('./feeds/simulator/index.ts');
@@ -239,19 +247,7 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
     say(
       `oddsbase: history ready in ${((performance.now() - fillStarted) / 1000).toFixed(1)} s, ${board.events.size} events`,
     );
-    if (past)
-      pastFill = new PastFill(
-        new Simulator({ ...simOptions, part: 'past' }),
-        past,
-        store,
-        services.readiness,
-        say,
-        () =>
-          compactAndSay(
-            say,
-            compactWhenIdle(() => lastRequestMs, idle.signal),
-          ),
-      );
+    if (past) pastFill = pastFillOf(new Simulator({ ...simOptions, part: 'past' }), past);
   }
   if (opts.signal?.aborted) return abandon(new StartStopped(), services);
 
@@ -353,18 +349,7 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
     sim.start();
     say(`oddsbase: the simulator goes on as the writer's feed, at change ${board.head}`);
     if (past) {
-      pastFill = new PastFill(
-        new Simulator({ ...simOptions, part: 'past' }),
-        past,
-        store,
-        services.readiness,
-        say,
-        () =>
-          compactAndSay(
-            say,
-            compactWhenIdle(() => lastRequestMs, idle.signal),
-          ),
-      );
+      pastFill = pastFillOf(new Simulator({ ...simOptions, part: 'past' }), past);
       pastFill.start();
     }
   });

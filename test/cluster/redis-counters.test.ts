@@ -20,6 +20,7 @@ function nodes(now: () => number, options: Partial<RedisCountersOptions> = {}, c
   );
   return {
     nodes: list,
+    prefix,
     errors,
     /** Each node's changes reach Redis, then each node sees everything before its own barrier. */
     async settle() {
@@ -34,6 +35,13 @@ function nodes(now: () => number, options: Partial<RedisCountersOptions> = {}, c
 
 countersContract('Redis, two nodes on one server', async (now) => {
   const f = nodes(now);
+  await Promise.all(f.nodes.map((c) => c.ready()));
+  return f;
+});
+
+// As compose configures them by default: each node's sends at least 20 ms apart.
+countersContract('Redis, two nodes on one server, sends 20 ms apart', async (now) => {
+  const f = nodes(now, { sendGapMs: 20 });
   await Promise.all(f.nodes.map((c) => c.ready()));
   return f;
 });
@@ -87,5 +95,42 @@ describe('Redis counters: failures', () => {
       b.incr('use:s', 2, exp);
     }
     await until(() => a.get('use:s') === 301 && b.get('use:s') === 301, 10_000, 'both views at 301');
+  });
+});
+
+describe('Redis counters: the gap between sends', () => {
+  it('changes made within the gap go to Redis in one call; a barrier sends them at once', async (t) => {
+    const GAP_MS = 3000;
+    const f = nodes(Date.now, { sendGapMs: GAP_MS });
+    t.after(() => f.cleanup());
+    await Promise.all(f.nodes.map((c) => c.ready()));
+    // Every value Redis published for the counter, in order.
+    const published: number[] = [];
+    const listener = new Redis(redis.url);
+    t.after(() => listener.disconnect());
+    listener.on('message', (_channel: string, text: string) => {
+      const msg = JSON.parse(text) as { k: [string, number, number][] | Record<string, never> };
+      for (const [key, value] of Array.isArray(msg.k) ? msg.k : [])
+        if (key === `${f.prefix}use:g`) published.push(value);
+    });
+    await listener.subscribe(`${f.prefix}changes`);
+    const [a, b] = f.nodes as [RedisCounters, RedisCounters];
+    const exp = Date.now() + 3_600_000;
+    a.incr('use:g', 1, exp);
+    // Without a gap the first increment would be on its way by now and the second go after it.
+    await new Promise((r) => setImmediate(r));
+    await new Promise((r) => setImmediate(r));
+    a.incr('use:g', 1, exp);
+    await until(() => b.get('use:g') === 2 && published.length > 0, 10_000, 'the changes after the gap');
+    assert.deepEqual(published, [2]);
+    // The gap starts again with that send; a barrier does not wait for it.
+    a.incr('use:g', 1, exp);
+    const asked = Date.now();
+    await a.settled();
+    await b.settled();
+    assert.ok(Date.now() - asked < GAP_MS / 2, `settled after ${Date.now() - asked} ms`);
+    assert.equal(b.get('use:g'), 3);
+    await until(() => published.length > 1, 5000, "the message of the barrier's call");
+    assert.deepEqual(published, [2, 3]);
   });
 });

@@ -27,12 +27,18 @@ export interface ServedChild {
  */
 export function serveChild(
   args: string[],
-  opts: { env?: Record<string, string>; nodeFlags?: string[]; timeoutMs?: number } = {},
+  opts: {
+    env?: Record<string, string>;
+    nodeFlags?: string[];
+    timeoutMs?: number;
+    /** The checkout whose bin/oddsbase.js runs (the working directory's by default). */
+    cwd?: string;
+  } = {},
 ): Promise<ServedChild> {
   const child = spawn(
     process.execPath,
     [...(opts.nodeFlags ?? []), 'bin/oddsbase.js', 'serve', '--port', '0', '--host', '127.0.0.1', ...args],
-    { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...opts.env } },
+    { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...opts.env }, ...(opts.cwd ? { cwd: opts.cwd } : {}) },
   );
   const timeoutMs = opts.timeoutMs ?? 300_000;
   let out = '';

@@ -5,9 +5,10 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { Board } from '../../src/board/board.ts';
 import type { CommittedBatch } from '../../src/bus/bus.ts';
+import type { PriceDetail } from '../../src/changelog/change.ts';
+import type { DeltaRow } from '../../src/domain/types.ts';
 import { MemoryBus } from '../../src/bus/memory-bus.ts';
 import { Ledger, LedgerError } from '../../src/ledger/ledger.ts';
-import { parsePriceChange } from '../../src/ledger/price-change.ts';
 import { openSqlite } from '../../src/store/sqlite/database.ts';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import { batch, nbaEvent, nbaPrices, price } from '../helpers/fixtures.ts';
@@ -22,8 +23,11 @@ async function setup(dir = mkdtempSync(join(tmpdir(), 'oddsbase-ledger-'))) {
   return { dir, store, board, ledger, published };
 }
 
-const rows = (b: CommittedBatch) =>
-  b.changes.filter((c) => c.kind === 'price').map((c) => parsePriceChange(c.payload, c.detail));
+/** A batch's price rows, each as served (its payload) with its detail beside. */
+const rows = (b: CommittedBatch): (DeltaRow & PriceDetail)[] =>
+  b.changes
+    .filter((c) => c.kind === 'price')
+    .map((c) => ({ ...(JSON.parse(c.payload) as DeltaRow), ...(JSON.parse(c.detail ?? '{}') as PriceDetail) }));
 const E = 'a'.repeat(32);
 
 test('change ids are global, in commit order, and change types follow the history of each price', async (t) => {

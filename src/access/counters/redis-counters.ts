@@ -19,6 +19,8 @@ export interface RedisCountersOptions {
   onError?: (err: unknown) => void;
   /** Counters shared between nodes but never saved (`takeChanged` leaves them out): per-second windows. */
   unsaved?: (key: string) => boolean;
+  /** The least ms between two sends of changes (default 0: each as soon as the previous one is answered). */
+  sendGapMs?: number;
   /**
    * Options for both connections beyond the URL. `connectionName` prefixes their names
    * (`<name>:counters`, `<name>:counters-sub`; default `oddsbase`).
@@ -85,7 +87,8 @@ interface Message {
  * The script applies them atomically and publishes the results; every node applies the messages in
  * Redis's order, so a view is exactly Redis's state as of the last message plus this node's own
  * changes not yet in one. How far nodes differ is the time of one exchange (well under a
- * millisecond on a local network, plus the event loop's turn).
+ * millisecond on a local network, plus the event loop's turn) and the gap kept between two sends
+ * (`sendGapMs`), in which a node's changes gather into one call.
  *
  * Failures: while Redis is away the view keeps counting and the changes wait, merged per counter
  * (their number bounded by the counters in use), and go when it is back. A call that failed after
@@ -106,6 +109,11 @@ export class RedisCounters implements SavedCounters {
   private readonly now: () => number;
   private readonly onError: (err: unknown) => void;
   private readonly unsaved: (key: string) => boolean;
+  private readonly sendGapMs: number;
+  /** When the last call of the script was made (wall clock), for the gap between sends. */
+  private lastSendAt = -Infinity;
+  /** Set while changes wait for the gap since the last send to pass. */
+  private gapTimer: NodeJS.Timeout | undefined;
   private readonly cmd: Redis & { exchange(...args: (string | number)[]): Promise<number> };
   private readonly sub: Redis;
   private seq = 0;
@@ -129,6 +137,7 @@ export class RedisCounters implements SavedCounters {
     this.now = options.now ?? Date.now;
     this.onError = options.onError ?? (() => {});
     this.unsaved = options.unsaved ?? (() => false);
+    this.sendGapMs = options.sendGapMs ?? 0;
     const name = options.redis?.connectionName ?? 'oddsbase';
     const cmd = new options.driver(options.url, {
       ...options.redis,
@@ -262,6 +271,7 @@ export class RedisCounters implements SavedCounters {
     if (this.closed) return;
     this.closed = true;
     clearInterval(this.timer);
+    clearTimeout(this.gapTimer);
     this.sub.disconnect();
     // The last changes go out if Redis is there; the saved copy (CounterStore) has them anyway.
     if (this.pending.size > 0 && this.cmd.status === 'ready') await this.send(this.takeOps()).catch(() => {});
@@ -280,6 +290,8 @@ export class RedisCounters implements SavedCounters {
 
   private schedule(): void {
     if (this.scheduled || this.busy || this.closed) return;
+    // Changes that wait for the gap go when it ends; only a barrier or a catch-up goes before.
+    if (this.gapTimer && !this.catchUp && this.barriers === 0) return;
     this.scheduled = true;
     setImmediate(() => {
       this.scheduled = false;
@@ -299,6 +311,12 @@ export class RedisCounters implements SavedCounters {
           const ops = this.catchUpOps();
           for (let i = 0; i < ops.length || i === 0; i += CHUNK) await this.send(ops.slice(i, i + CHUNK));
         } else if (this.pending.size > 0 && this.exchanges.length < MAX_UNSEEN_EXCHANGES) {
+          // A barrier promises this node's changes so far: they go with it, whatever the gap.
+          const wait = this.barriers > 0 ? 0 : this.lastSendAt + this.sendGapMs - Date.now();
+          if (wait > 0) {
+            this.waitForGap(wait);
+            break;
+          }
           await this.send(this.takeOps());
         } else if (this.barriers > 0) {
           this.barriers = 0;
@@ -312,6 +330,20 @@ export class RedisCounters implements SavedCounters {
     } finally {
       this.busy = false;
     }
+  }
+
+  private waitForGap(ms: number): void {
+    if (this.gapTimer) return;
+    // Never longer than the gap, should the wall clock step back.
+    this.gapTimer = setTimeout(
+      () => {
+        this.gapTimer = undefined;
+        this.schedule();
+      },
+      Math.min(ms, this.sendGapMs),
+    );
+    // The gap holds no process open: close() sends what waits.
+    this.gapTimer.unref();
   }
 
   private takeOps(): Op[] {
@@ -337,6 +369,7 @@ export class RedisCounters implements SavedCounters {
   private async send(ops: Op[]): Promise<void> {
     const t = this.now();
     const ex: Exchange = { seq: ++this.seq, ops, sentAt: Date.now(), acked: false };
+    this.lastSendAt = ex.sentAt;
     this.exchanges.push(ex);
     const keys: string[] = [];
     const args: (string | number)[] = [t, this.channel, this.node, ex.seq];

@@ -8,6 +8,7 @@ import {
   isFuturesKind,
   periodOfDetail,
 } from '../../changelog/change.ts';
+import { chunkOf } from '../compaction-rule.ts';
 import {
   compactionKey,
   type CompactResult,
@@ -457,11 +458,9 @@ export class MemoryStore implements Store, MemoryPriceRows {
   async compact(step: CompactStep): Promise<CompactResult> {
     const head = this.changes.at(-1)?.id ?? 0;
     const bound = (await this.firstIdCommittedSince(step.cutoffMs)) ?? head + 1;
-    // Ids no row has take no step: a restored log skips 10^12 of them (src/ops/backup.ts).
-    const next = this.changes[indexAbove(this.changes, this.retainedFrom - 1)]?.id ?? bound;
-    const from = Math.max(this.retainedFrom, Math.min(next, bound));
+    const next = this.changes[indexAbove(this.changes, this.retainedFrom - 1)]?.id;
+    const { from, end } = chunkOf(this.retainedFrom, next, bound, step.maxRows);
     this.retainedFrom = from;
-    const end = Math.min(bound, from + step.maxRows);
     if (end <= from) return { scanned: 0, dropped: 0, oldestId: from, more: await this.packOne() };
     const cutoffAt = new Date(step.cutoffMs).toISOString();
     // Each key of the chunk, with all its rows below the chunk's end (what earlier steps kept too).

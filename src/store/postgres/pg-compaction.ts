@@ -1,10 +1,9 @@
 import type pg from 'pg';
 import type { FuturesPriceFact, StatValue } from '../../changelog/change.ts';
+import { answerAwaited, byCompactionKey, chunkOf, type CompactionProbe, droppedOfKey } from '../compaction-rule.ts';
 import {
-  compactionKey,
   type CompactResult,
   type CompactStep,
-  dropsRow,
   RETAINED_ID_META,
   RETAINED_SINCE_META,
   startAtOf,
@@ -15,8 +14,9 @@ import { firstIdSince } from './pg-log-times.ts';
 import { readMeta, ROW, writeMeta } from './pg-queries.ts';
 
 /**
- * One chunk of ids below the boundary, judged as the SQLite store judges it (retention.ts): every
- * row of the chunk with what earlier steps kept of its key, in the writer's transaction.
+ * One chunk of ids below the boundary, judged by the rule the SQLite store judges by
+ * (compaction-rule.ts): every row of the chunk with what earlier steps kept of its key, each probe
+ * awaited in the writer's transaction.
  */
 export async function compactChunk(c: PgClient, step: CompactStep): Promise<CompactResult> {
   const one = async <T extends pg.QueryResultRow>(sql: string, args: unknown[] = []) =>
@@ -24,25 +24,15 @@ export async function compactChunk(c: PgClient, step: CompactStep): Promise<Comp
   const retained = Number((await readMeta(c, RETAINED_ID_META)) ?? 1);
   const head = (await one<{ max: number | null }>('SELECT max(id) AS max FROM changes'))?.max ?? 0;
   const bound = (await firstIdSince(c, step.cutoffMs, (row) => row.committed_ms)) ?? head + 1;
-  // Ids no row has take no step: a restored log skips 10^12 of them (src/ops/backup.ts).
   const next = (await one<{ min: number | null }>('SELECT min(id) AS min FROM changes WHERE id >= $1', [retained]))
     ?.min;
-  const from = Math.max(retained, Math.min(next ?? bound, bound));
+  const { from, end } = chunkOf(retained, next ?? undefined, bound, step.maxRows);
   if (from > retained) await writeMeta(c, RETAINED_ID_META, String(from));
-  const end = Math.min(bound, from + step.maxRows);
   if (end <= from) return { scanned: 0, dropped: 0, oldestId: from, more: false };
   const cutoffAt = new Date(step.cutoffMs).toISOString();
   const chunk = (
     await c.query<ChangeRecord>(`SELECT ${ROW} FROM changes WHERE id >= $1 AND id < $2 ORDER BY id`, [from, end])
   ).rows;
-  const byKey = new Map<string, ChangeRecord[]>();
-  for (const r of chunk) {
-    const key = compactionKey(r);
-    if (key === undefined) continue;
-    let rows = byKey.get(key);
-    if (!rows) byKey.set(key, (rows = []));
-    rows.push(r);
-  }
   const starts = new Map<string, string | undefined>();
   const startOf = async (eventId: string) => {
     if (!starts.has(eventId)) {
@@ -52,30 +42,20 @@ export async function compactChunk(c: PgClient, step: CompactStep): Promise<Comp
     }
     return starts.get(eventId);
   };
+  const probe = async (p: CompactionProbe) =>
+    p.probe === 'superseded'
+      ? supersededBelow(c, p.row, bound)
+      : (await one('SELECT 1 FROM changes WHERE price_id = $1 AND id >= $2 AND at <= $3 LIMIT 1', [
+          p.row.price_id,
+          end,
+          p.startAt,
+        ])) !== undefined;
   const olderOfFamily = new Map<string, Map<string, ChangeRecord[]>>();
   const gone: number[] = [];
-  for (const [key, rows] of byKey) {
+  for (const [key, rows] of byCompactionKey(chunk)) {
     const all = [...(await olderRows(c, rows[0]!, key, from, olderOfFamily)), ...rows];
     const startAt = all[0]!.kind === 'price' ? await startOf(all[0]!.event_id) : undefined;
-    let beforeStartAfter: boolean | undefined;
-    for (let i = all.length - 1; i >= 0; i--) {
-      const r = all[i]!;
-      if (r.at < cutoffAt && (i < all.length - 1 || (await supersededBelow(c, r, bound)))) {
-        const first = r.kind === 'price' && i === 0;
-        let laterBeforeStart = false;
-        if (!first && startAt !== undefined && r.at <= startAt) {
-          beforeStartAfter ??=
-            (await one('SELECT 1 FROM changes WHERE price_id = $1 AND id >= $2 AND at <= $3 LIMIT 1', [
-              r.price_id,
-              end,
-              startAt,
-            ])) !== undefined;
-          laterBeforeStart = beforeStartAfter;
-        }
-        if (dropsRow(r, { cutoffAt, superseded: true, first, startAt, laterBeforeStart })) gone.push(r.id);
-      }
-      if (startAt !== undefined && r.at <= startAt) beforeStartAfter = true;
-    }
+    gone.push(...(await answerAwaited(droppedOfKey(all, cutoffAt, startAt), probe)));
   }
   if (gone.length > 0) await c.query('DELETE FROM changes WHERE id = ANY($1::bigint[])', [gone]);
   await writeMeta(c, RETAINED_ID_META, String(end));
@@ -108,20 +88,11 @@ async function olderRows(
   const family = `${sample.kind}|${sample.event_id}`;
   let byKey = ofFamily.get(family);
   if (!byKey) {
-    const rows = (
-      await c.query<ChangeRecord>(
-        `SELECT ${ROW} FROM changes WHERE kind = $1 AND event_id = $2 AND id < $3 ORDER BY id`,
-        [sample.kind, sample.event_id, from],
-      )
-    ).rows;
-    byKey = new Map();
-    for (const r of rows) {
-      const k = compactionKey(r);
-      if (k === undefined) continue;
-      let same = byKey.get(k);
-      if (!same) byKey.set(k, (same = []));
-      same.push(r);
-    }
+    const rows = await c.query<ChangeRecord>(
+      `SELECT ${ROW} FROM changes WHERE kind = $1 AND event_id = $2 AND id < $3 ORDER BY id`,
+      [sample.kind, sample.event_id, from],
+    );
+    byKey = byCompactionKey(rows.rows);
     ofFamily.set(family, byKey);
   }
   return byKey.get(key) ?? [];

@@ -1,23 +1,13 @@
 import type pg from 'pg';
-import { archivedEventOf, playsOf, statsOf } from '../packed-rows.ts';
-import {
-  type CompactResult,
-  type CompactStep,
-  RETAINED_ID_META,
-  RETAINED_SINCE_META,
-  type RetainedLog,
-} from '../retention.ts';
+import { PackedLogStore } from '../packed-log-store.ts';
+import type { CompactResult, CompactStep } from '../retention.ts';
 import type {
-  ArchiveCommit,
-  ArchivedEvent,
   ArchivedMark,
   ChangeQuery,
   ChangeRecord,
   Commit,
   EventRecord,
   HighestIds,
-  LoadedState,
-  LoadOptions,
   MarketRecord,
   PayloadBytes,
   PriceRowSummary,
@@ -44,11 +34,11 @@ export interface PgStoreOptions extends PgOptions {
  * lock: a second process that writes waits for the lock, so ids are never raced. A process that
  * only reads (an API node, `oddsbase keys`) never takes it.
  */
-export class PgStore implements Store {
+export class PgStore extends PackedLogStore implements Store {
   readonly writer: PgWriter;
-  private readonly packed: PgPackedRows;
-  private readonly loader: PgLoader;
-  private readonly packing: PgPacking;
+  protected readonly packed: PgPackedRows;
+  protected readonly loader: PgLoader;
+  protected readonly packing: PgPacking;
   private filling = false;
   private closed = false;
   /** The log's head as this store's writer last wrote it; read at its first commit. */
@@ -59,6 +49,7 @@ export class PgStore implements Store {
     url: string,
     onError: (err: unknown) => void,
   ) {
+    super();
     this.writer = new PgWriter(url, {
       onError,
       // A commit whose answer the break lost may have landed, or another writer may have written
@@ -96,10 +87,6 @@ export class PgStore implements Store {
 
   private async rows<T extends pg.QueryResultRow>(sql: string, args: unknown[] = []): Promise<T[]> {
     return (await this.pool.query<T>(sql, args)).rows;
-  }
-
-  load(uptoId?: number, opts: LoadOptions = {}): Promise<LoadedState> {
-    return this.loader.load(uptoId, opts);
   }
 
   /**
@@ -185,22 +172,16 @@ export class PgStore implements Store {
     }
   }
 
-  async readPlays(eventId: string, fromSequence: number, toSequence: number): Promise<Buffer> {
-    const packed = await this.packed.rows(eventId);
-    if (packed) return playsOf(packed, fromSequence, toSequence);
-    const from = Math.max(1, fromSequence);
-    if (toSequence < from) return Buffer.alloc(0);
+  protected async logPlays(eventId: string, limit: number, offset: number): Promise<Buffer> {
     const [page] = await this.rows<{ bytes: string | null }>(
       `SELECT string_agg(payload, ',' ORDER BY id DESC) AS bytes FROM
          (SELECT id, payload FROM changes WHERE kind = 'play' AND event_id = $1 ORDER BY id LIMIT $2 OFFSET $3) p`,
-      [eventId, toSequence - from + 1, from - 1],
+      [eventId, limit, offset],
     );
     return Buffer.from(page?.bytes ?? '', 'utf8');
   }
 
-  async readStats(eventId: string, uptoId: number): Promise<ChangeRecord[]> {
-    const packed = await this.packed.rows(eventId);
-    if (packed) return statsOf(packed, uptoId);
+  protected logStats(eventId: string, uptoId: number): Promise<ChangeRecord[]> {
     return this.rows<ChangeRecord>(
       `SELECT ${ROW} FROM changes WHERE kind = 'stat' AND event_id = $1 AND id <= $2 ORDER BY id`,
       [eventId, uptoId],
@@ -229,18 +210,6 @@ export class PgStore implements Store {
     return { ...result, more: result.more || morePacks };
   }
 
-  async retained(): Promise<RetainedLog> {
-    const since = await this.getMeta(RETAINED_SINCE_META);
-    return {
-      oldestId: Number((await this.getMeta(RETAINED_ID_META)) ?? 1),
-      sinceMs: since === undefined ? undefined : Number(since),
-    };
-  }
-
-  archive(a: ArchiveCommit): Promise<void> {
-    return this.packing.archive(a);
-  }
-
   async highestIds(): Promise<HighestIds> {
     // Backwards along the price index, not a max() over the log.
     const [row] = await this.rows<{ price: number | null; packed: number | null; market: number | null }>(
@@ -258,7 +227,9 @@ export class PgStore implements Store {
     );
   }
 
-  async readArchivedEvent(eventId: string): Promise<ArchivedEvent | undefined> {
+  protected async archivedHeader(
+    eventId: string,
+  ): Promise<{ event: EventRecord; markets: MarketRecord[] } | undefined> {
     const [event] = await this.rows<EventRecord>(
       `SELECT ${EVENT} FROM events WHERE event_id = $1 AND event_id IN (SELECT event_id FROM archived_events)`,
       [eventId],
@@ -267,23 +238,20 @@ export class PgStore implements Store {
     const markets = await this.rows<MarketRecord>(`SELECT ${MARKET} FROM markets WHERE event_id = $1 ORDER BY id`, [
       eventId,
     ]);
-    const packed = await this.packed.rows(eventId);
-    if (packed) return archivedEventOf(event, markets, packed);
+    return { event, markets };
+  }
+
+  protected async logArchived(eventId: string): Promise<{ latestPrices: ChangeRecord[]; plays: number }> {
     const [plays] = await this.rows<{ n: number }>(
       "SELECT count(*) AS n FROM changes WHERE kind = 'play' AND event_id = $1",
       [eventId],
     );
-    return {
-      event,
-      markets,
-      latestPrices: await this.rows<ChangeRecord>(
-        `SELECT DISTINCT ON (price_id) ${ROW} FROM changes WHERE event_id = $1 AND price_id IS NOT NULL
-          ORDER BY price_id, id DESC`,
-        [eventId],
-      ),
-      playCounts: plays!.n > 0 ? [{ event_id: eventId, plays: plays!.n }] : [],
-      statRows: await this.readStats(eventId, Number.MAX_SAFE_INTEGER),
-    };
+    const latestPrices = await this.rows<ChangeRecord>(
+      `SELECT DISTINCT ON (price_id) ${ROW} FROM changes WHERE event_id = $1 AND price_id IS NOT NULL
+        ORDER BY price_id, id DESC`,
+      [eventId],
+    );
+    return { latestPrices, plays: plays!.n };
   }
 
   async batchHead(batchId: string): Promise<number | undefined> {

@@ -1,9 +1,23 @@
 // The driver's type itself: database.ts, which names it SqliteDatabase, imports this file.
 import type Database from 'better-sqlite3';
+import {
+  API_KEYS,
+  ARCHIVED_BY_TIME,
+  changeIndexes,
+  COUNTERS,
+  createIndex,
+  createTable,
+  EVENTS,
+  INGEST_BATCHES,
+  MARKETS,
+  META,
+  RETENTION_TABLES,
+} from '../sql-tables.ts';
 
 /**
  * The futures kinds as the partial index `changes_futures` is defined: a query reads through that
- * index only when its WHERE holds this text (or one of its terms) as it is.
+ * index only when its WHERE holds this text (or one of its terms) as it is. Spelled as ORs: a list
+ * of three in IN() made every insert build a temporary table to test the row against.
  */
 export const FUTURES_KINDS = "(kind = 'futures_board' OR kind = 'futures_price' OR kind = 'futures_settlement')";
 
@@ -46,18 +60,9 @@ CREATE TABLE IF NOT EXISTS changes (
 );`;
 
 /** The change log's indexes, kept apart from its table so that a rewrite of the log builds them once at its end. */
-const CHANGES_INDEXES = `
-CREATE INDEX IF NOT EXISTS changes_by_event ON changes (event_key, id);
-CREATE INDEX IF NOT EXISTS changes_by_price ON changes (price_id, id) WHERE price_id IS NOT NULL;
--- The line chart of one market reads that market's rows only, not the whole event's.
-CREATE INDEX IF NOT EXISTS changes_by_event_market ON changes (event_key, market_id, id)
-  WHERE price_id IS NOT NULL;
--- An event's plays are paged by their rank; its stat rows make its box score.
-CREATE INDEX IF NOT EXISTS changes_plays ON changes (event_key, id) WHERE kind = 'play';
-CREATE INDEX IF NOT EXISTS changes_stats ON changes (event_key, id) WHERE kind = 'stat';
--- A start reads the futures boards' newest rows without scanning the other kinds. Spelled as ORs:
--- a list of three in IN() made every insert build a temporary table to test the row against.
-CREATE INDEX IF NOT EXISTS changes_futures ON changes (kind, id) WHERE ${FUTURES_KINDS};`;
+const CHANGES_INDEXES = changeIndexes('event_key', FUTURES_KINDS)
+  .map((i) => createIndex(i, 'sqlite'))
+  .join('\n');
 
 /**
  * Events as the log names them: the 32-character id once, a small integer in every row and index
@@ -70,98 +75,32 @@ CREATE TABLE IF NOT EXISTS event_keys (
 );`;
 
 /** The embedded store's schema; statements are idempotent so opening an existing file is safe. */
-export const SCHEMA = `
-CREATE TABLE IF NOT EXISTS meta (
-  key TEXT PRIMARY KEY,
-  value TEXT NOT NULL
-);
-${EVENT_KEYS_TABLE}
-${CHANGES_TABLE}
-${CHANGES_INDEXES}
-CREATE TABLE IF NOT EXISTS events (
-  event_id TEXT PRIMARY KEY,
-  sport_id INTEGER NOT NULL,
-  event_date TEXT NOT NULL,
-  info TEXT NOT NULL,
-  change_id INTEGER NOT NULL
-);
-CREATE TABLE IF NOT EXISTS markets (
-  id INTEGER PRIMARY KEY,
-  event_id TEXT NOT NULL,
-  market_id INTEGER NOT NULL,
-  period_id INTEGER NOT NULL,
-  UNIQUE (event_id, market_id, period_id)
-);
-CREATE TABLE IF NOT EXISTS api_keys (
-  key_hash TEXT PRIMARY KEY,
-  key_prefix TEXT NOT NULL,
-  tier TEXT NOT NULL,
-  label TEXT NOT NULL DEFAULT '',
-  created_at TEXT NOT NULL,
-  revoked_at TEXT,
-  expires_at TEXT,
-  billing TEXT NOT NULL DEFAULT 'monthly',
-  budget_cap_usd REAL,
-  v1 INTEGER NOT NULL DEFAULT 0,
-  v2 INTEGER NOT NULL DEFAULT 1,
-  credits INTEGER NOT NULL DEFAULT 0,
-  credits_expiry TEXT,
-  custom TEXT
-);
-CREATE TABLE IF NOT EXISTS admin_tokens (
+export const SCHEMA = [
+  createTable(META, 'sqlite'),
+  EVENT_KEYS_TABLE,
+  CHANGES_TABLE,
+  CHANGES_INDEXES,
+  ...[EVENTS, MARKETS, API_KEYS].map((t) => createTable(t, 'sqlite')),
+  // Listed by creation time, then rowid (PostgreSQL numbers its rows in a column instead).
+  `CREATE TABLE IF NOT EXISTS admin_tokens (
   token_hash TEXT PRIMARY KEY,
   token_prefix TEXT NOT NULL,
   label TEXT NOT NULL DEFAULT '',
   created_at TEXT NOT NULL,
   revoked_at TEXT
-);
-CREATE TABLE IF NOT EXISTS ingest_batches (
-  batch_id TEXT PRIMARY KEY,
-  head_id INTEGER NOT NULL,
-  committed_ms INTEGER NOT NULL
-);
-CREATE TABLE IF NOT EXISTS counters (
-  key TEXT PRIMARY KEY,
-  value INTEGER NOT NULL,
-  expires_at INTEGER NOT NULL
-);
-`;
+);`,
+  ...[INGEST_BATCHES, COUNTERS].map((t) => createTable(t, 'sqlite')),
+].join('\n');
 
 /**
- * Retention's own tables, kept apart from SCHEMA so that changes to the log's tables merge on their
- * own. Idempotent, run at every open:
- * - `archived_events`: events that left the in-memory board (finished long enough ago); a start
- *   loads the board without them and their reads come from the store.
- * - `season_totals`: the summed box scores of archived games per sport, team, season year and
- *   season type, so that season aggregates keep counting games the board no longer holds.
- * - `archived_rows`: the packed record of an archived event's rows (store/packed-rows.ts), once
- *   they all lie below the retained boundary; `archived_prices` finds the record of a price;
- *   `archive_pending` holds the archived events not packed yet, with their last row's id. Events
- *   archived before packing existed are queued by the last statement.
+ * Retention's own tables (sql-tables.ts), kept apart from SCHEMA so that changes to the log's
+ * tables merge on their own, and the index of archiving's marks by time. Idempotent, run at every
+ * open. Events archived before packing existed are queued by the last statement.
  */
 export function migrateRetention(db: { exec(sql: string): unknown }): void {
   db.exec(`
-CREATE TABLE IF NOT EXISTS archived_events (
-  event_id TEXT PRIMARY KEY,
-  archived_ms INTEGER NOT NULL
-);
-CREATE TABLE IF NOT EXISTS season_totals (
-  season_key TEXT PRIMARY KEY,
-  body TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS archived_rows (
-  id INTEGER PRIMARY KEY,
-  event_id TEXT NOT NULL UNIQUE,
-  body BLOB NOT NULL
-);
-CREATE TABLE IF NOT EXISTS archived_prices (
-  price_id INTEGER PRIMARY KEY,
-  record INTEGER NOT NULL
-);
-CREATE TABLE IF NOT EXISTS archive_pending (
-  event_id TEXT PRIMARY KEY,
-  last_id INTEGER NOT NULL
-);
+${RETENTION_TABLES.map((t) => createTable(t, 'sqlite')).join('\n')}
+${createIndex(ARCHIVED_BY_TIME, 'sqlite')}
 INSERT INTO archive_pending (event_id, last_id)
   SELECT a.event_id, (SELECT coalesce(max(c.id), 0) FROM changes c
                        WHERE c.event_key = (SELECT key FROM event_keys k WHERE k.event_id = a.event_id))

@@ -1,8 +1,7 @@
+import { answerNow, byCompactionKey, chunkOf, type CompactionProbe, droppedOfKey } from '../compaction-rule.ts';
 import {
-  compactionKey,
   type CompactResult,
   type CompactStep,
-  dropsRow,
   RETAINED_ID_META,
   RETAINED_SINCE_META,
   startAtOf,
@@ -69,11 +68,9 @@ export class SqliteCompaction {
     const retained = Number(this.sql.meta(RETAINED_ID_META) ?? 1);
     const head = (this.sql.prepared('SELECT max(id) FROM changes').pluck().get() as number | null) ?? 0;
     const bound = firstIdSince(this.sql, step.cutoffMs, (row) => row.committed_ms) ?? head + 1;
-    // Ids no row has take no step: a restored log skips 10^12 of them (src/ops/backup.ts).
     const next = this.sql.prepared('SELECT min(id) FROM changes WHERE id >= ?').pluck().get(retained) as number | null;
-    const from = Math.max(retained, Math.min(next ?? bound, bound));
+    const { from, end } = chunkOf(retained, next ?? undefined, bound, step.maxRows);
     if (from > retained) this.sql.writeMeta(RETAINED_ID_META, String(from));
-    const end = Math.min(bound, from + step.maxRows);
     if (end <= from) return { scanned: 0, dropped: 0, oldestId: from, more: false };
     const cutoffAt = new Date(step.cutoffMs).toISOString();
     const starts = new Map<string, string | undefined>();
@@ -119,40 +116,20 @@ export class SqliteCompaction {
         WHERE id >= ? AND id < ? ORDER BY id`,
       )
       .all(from, end) as ChangeRecord[];
-    // Each key of the chunk with its rows below the chunk's end: what earlier steps kept of it
-    // (a newer row now lies below the boundary, so those may go) and the chunk's own rows.
-    const byKey = new Map<string, ChangeRecord[]>();
-    for (const r of chunk) {
-      const key = compactionKey(r);
-      if (key === undefined) continue;
-      let rows = byKey.get(key);
-      if (!rows) byKey.set(key, (rows = []));
-      rows.push(r);
-    }
+    const probe = (p: CompactionProbe) =>
+      p.probe === 'superseded'
+        ? this.supersededBelow(p.row, bound)
+        : this.sql
+            .prepared('SELECT 1 FROM changes WHERE price_id = ? AND id >= ? AND at <= ? LIMIT 1')
+            .get(p.row.price_id, end, p.startAt) !== undefined;
     const olderOfEvent = new Map<string, Map<string, ChangeRecord[]>>();
     const gone: number[] = [];
-    for (const [key, rows] of byKey) {
-      // Every row of the key below `end`, in id order: a price's first row is the first of them,
-      // and only a row after the last of them needs a probe to say whether one lies before the start.
+    // Each key of the chunk with its rows below the chunk's end: what earlier steps kept of it
+    // (a newer row now lies below the boundary, so those may go) and the chunk's own rows.
+    for (const [key, rows] of byCompactionKey(chunk)) {
       const all = [...this.olderRows(rows[0]!, key, from, olderOfEvent), ...rows];
       const startAt = all[0]!.kind === 'price' ? startOf(all[0]!.event_id) : undefined;
-      let beforeStartAfter: boolean | undefined;
-      for (let i = all.length - 1; i >= 0; i--) {
-        const r = all[i]!;
-        if (r.at < cutoffAt && (i < all.length - 1 || this.supersededBelow(r, bound))) {
-          const first = r.kind === 'price' && i === 0;
-          const laterBeforeStart =
-            !first &&
-            startAt !== undefined &&
-            r.at <= startAt &&
-            (beforeStartAfter ??=
-              this.sql
-                .prepared('SELECT 1 FROM changes WHERE price_id = ? AND id >= ? AND at <= ? LIMIT 1')
-                .get(r.price_id, end, startAt) !== undefined);
-          if (dropsRow(r, { cutoffAt, superseded: true, first, startAt, laterBeforeStart })) gone.push(r.id);
-        }
-        if (startAt !== undefined && r.at <= startAt) beforeStartAfter = true;
-      }
+      gone.push(...answerNow(droppedOfKey(all, cutoffAt, startAt), probe));
     }
     if (gone.length > 0)
       this.sql.prepared('DELETE FROM changes WHERE id IN (SELECT value FROM json_each(?))').run(JSON.stringify(gone));
@@ -188,14 +165,7 @@ export class SqliteCompaction {
           WHERE kind = '${sample.kind}' AND event_key = ${KEY_OF} AND id < ? ORDER BY id`,
         )
         .all(sample.event_id, from) as ChangeRecord[];
-      byKey = new Map();
-      for (const r of rows) {
-        const k = compactionKey(r);
-        if (k === undefined) continue;
-        let same = byKey.get(k);
-        if (!same) byKey.set(k, (same = []));
-        same.push(r);
-      }
+      byKey = byCompactionKey(rows);
       ofEvent.set(family, byKey);
     }
     return byKey.get(key) ?? [];

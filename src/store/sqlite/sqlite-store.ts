@@ -1,27 +1,17 @@
-import {
-  type CompactResult,
-  type CompactStep,
-  RETAINED_ID_META,
-  RETAINED_SINCE_META,
-  type RetainedLog,
-} from '../retention.ts';
+import { PackedLogStore } from '../packed-log-store.ts';
+import type { CompactResult, CompactStep } from '../retention.ts';
 import type {
-  ArchiveCommit,
-  ArchivedEvent,
   ArchivedMark,
   ChangeQuery,
   ChangeRecord,
   Commit,
   EventRecord,
   HighestIds,
-  LoadedState,
-  LoadOptions,
   MarketRecord,
   PayloadBytes,
   PriceRowSummary,
   Store,
 } from '../store.ts';
-import { archivedEventOf, playsOf, statsOf } from '../packed-rows.ts';
 import { pageStatements, ROWS_PER_THREAD_READ, rowsStatement } from './change-queries.ts';
 import { Checkpointer } from './checkpointer.ts';
 import type { SqliteDatabase } from './database.ts';
@@ -64,7 +54,7 @@ export interface SqliteStoreOptions {
  * once and returns a settled Promise, as kysely's SQLite dialect does, so callers are written for
  * any backend.
  */
-export class SqliteStore implements Store {
+export class SqliteStore extends PackedLogStore implements Store {
   private readonly insertChange;
   private readonly insertKey;
   /** Every event's key in `event_keys` (only this store adds them), for the rows it inserts. */
@@ -76,10 +66,10 @@ export class SqliteStore implements Store {
   private readonly commitTx;
   private readonly batchHeadOf;
   private readonly sql: Statements;
-  private readonly loader: SqliteLoader;
+  protected readonly loader: SqliteLoader;
   private readonly compaction: SqliteCompaction;
-  private readonly packing: SqlitePacking;
-  private readonly packed: SqlitePackedRows;
+  protected readonly packing: SqlitePacking;
+  protected readonly packed: SqlitePackedRows;
   private readonly checkpointer: Checkpointer | undefined;
   private readonly pageReader: PageReader | undefined;
   /** Changes committed in the open group of a fill, or undefined outside a fill. */
@@ -91,6 +81,7 @@ export class SqliteStore implements Store {
     private readonly db: SqliteDatabase,
     opts: SqliteStoreOptions = {},
   ) {
+    super();
     if (opts.checkpointMs && !db.memory) {
       // The writer still checkpoints when the log outgrows this (40 MB): only a burst the thread
       // cannot keep up with (the history fill) pays for it on the writer's thread.
@@ -151,15 +142,7 @@ export class SqliteStore implements Store {
     this.packed = new SqlitePackedRows(db);
   }
 
-  async load(uptoId?: number, opts: LoadOptions = {}): Promise<LoadedState> {
-    return this.loader.load(uptoId, opts);
-  }
-
-  async readPlays(eventId: string, fromSequence: number, toSequence: number): Promise<Buffer> {
-    const packed = await this.packed.rows(eventId);
-    if (packed) return playsOf(packed, fromSequence, toSequence);
-    const from = Math.max(1, fromSequence);
-    if (toSequence < from) return Buffer.alloc(0);
+  protected async logPlays(eventId: string, limit: number, offset: number): Promise<Buffer> {
     // SQLite joins the payloads in the order of the ordered subquery and hands over one buffer.
     const [bytes] = this.sql
       .prepared(
@@ -168,13 +151,11 @@ export class SqliteStore implements Store {
        ORDER BY id DESC)`,
         true,
       )
-      .get(eventId, toSequence - from + 1, from - 1) as [Buffer | null];
+      .get(eventId, limit, offset) as [Buffer | null];
     return bytes ?? Buffer.alloc(0);
   }
 
-  async readStats(eventId: string, uptoId: number): Promise<ChangeRecord[]> {
-    const packed = await this.packed.rows(eventId);
-    if (packed) return statsOf(packed, uptoId);
+  protected logStats(eventId: string, uptoId: number): Promise<ChangeRecord[]> {
     return this.readRows<ChangeRecord>({
       sql: `SELECT ${rowColumns()} FROM changes WHERE kind = 'stat' AND event_key = ${KEY_OF} AND id <= ? ORDER BY id`,
       args: [eventId, uptoId],
@@ -298,18 +279,6 @@ export class SqliteStore implements Store {
     return { ...result, more: result.more || morePacks || moreFree };
   }
 
-  async retained(): Promise<RetainedLog> {
-    const since = this.sql.meta(RETAINED_SINCE_META);
-    return {
-      oldestId: Number(this.sql.meta(RETAINED_ID_META) ?? 1),
-      sinceMs: since === undefined ? undefined : Number(since),
-    };
-  }
-
-  async archive(commit: ArchiveCommit): Promise<void> {
-    this.packing.archive(commit);
-  }
-
   async highestIds(): Promise<HighestIds> {
     return {
       priceId: this.loader.maxPriceId(Number.MAX_SAFE_INTEGER),
@@ -325,35 +294,32 @@ export class SqliteStore implements Store {
       .all(ms) as ArchivedMark[];
   }
 
-  async readArchivedEvent(eventId: string): Promise<ArchivedEvent | undefined> {
+  protected async archivedHeader(
+    eventId: string,
+  ): Promise<{ event: EventRecord; markets: MarketRecord[] } | undefined> {
     const event = this.sql
       .prepared('SELECT e.* FROM events e JOIN archived_events a ON a.event_id = e.event_id WHERE e.event_id = ?')
       .get(eventId) as EventRecord | undefined;
     if (!event) return undefined;
-    const packed = await this.packed.rows(eventId);
-    if (packed) {
-      const markets = this.sql
-        .prepared('SELECT * FROM markets WHERE event_id = ? ORDER BY id')
-        .all(eventId) as MarketRecord[];
-      return archivedEventOf(event, markets, packed);
-    }
+    const markets = this.sql
+      .prepared('SELECT * FROM markets WHERE event_id = ? ORDER BY id')
+      .all(eventId) as MarketRecord[];
+    return { event, markets };
+  }
+
+  protected async logArchived(eventId: string): Promise<{ latestPrices: ChangeRecord[]; plays: number }> {
     const plays = this.sql
       .prepared(`SELECT count(*) FROM changes WHERE kind = 'play' AND event_key = ${KEY_OF}`)
       .pluck()
       .get(eventId) as number;
-    return {
-      event,
-      markets: this.sql.prepared('SELECT * FROM markets WHERE event_id = ? ORDER BY id').all(eventId) as MarketRecord[],
-      // The last row of each of the event's prices, through the per-price index.
-      latestPrices: this.sql
-        .prepared(
-          `SELECT ${rowColumns('c')} FROM changes c JOIN (SELECT max(id) AS id FROM changes
-           WHERE event_key = ${KEY_OF} AND price_id IS NOT NULL GROUP BY price_id) m ON c.id = m.id ORDER BY c.price_id`,
-        )
-        .all(eventId) as ChangeRecord[],
-      playCounts: plays > 0 ? [{ event_id: eventId, plays }] : [],
-      statRows: await this.readStats(eventId, Number.MAX_SAFE_INTEGER),
-    };
+    // The last row of each of the event's prices, through the per-price index.
+    const latestPrices = this.sql
+      .prepared(
+        `SELECT ${rowColumns('c')} FROM changes c JOIN (SELECT max(id) AS id FROM changes
+         WHERE event_key = ${KEY_OF} AND price_id IS NOT NULL GROUP BY price_id) m ON c.id = m.id ORDER BY c.price_id`,
+      )
+      .all(eventId) as ChangeRecord[];
+    return { latestPrices, plays };
   }
 
   async batchHead(batchId: string): Promise<number | undefined> {

