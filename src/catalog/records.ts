@@ -103,3 +103,31 @@ export function catalogKey(r: CatalogRecord): string {
       return r.key;
   }
 }
+
+/** The JSON of records made once and frozen (`keepCatalogText`); any other record is serialised. */
+const keptTexts = new WeakMap<CatalogRecord, string>();
+
+/** A record's JSON, as its row's payload holds it. */
+export function catalogText(r: CatalogRecord): string {
+  return keptTexts.get(r) ?? JSON.stringify(r);
+}
+
+/**
+ * A copy of a record made from its JSON, frozen all the way down, with the JSON kept beside it: a
+ * record sent again (the simulator's catalog, at every start) is compared or written without being
+ * serialised again. The copy shares nothing with the tables it came from, which stay unfrozen.
+ */
+export function keepCatalogText<T extends CatalogRecord>(r: T): T {
+  const text = JSON.stringify(r);
+  const own = deepFreeze(JSON.parse(text) as T);
+  keptTexts.set(own, text);
+  return own;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null) {
+    for (const v of Object.values(value)) deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
+}

@@ -1,6 +1,6 @@
 import { AFFILIATES } from './affiliates.ts';
 import { MARKET_DEFINITIONS } from './markets.ts';
-import type { CatalogRecord } from './records.ts';
+import { type CatalogRecord, keepCatalogText } from './records.ts';
 import { rosterOf } from './rosters/index.ts';
 import { SPORTS } from './sports.ts';
 import { leagues } from './teams/index.ts';
@@ -9,9 +9,18 @@ import { leagues } from './teams/index.ts';
  * The catalog the built-in simulator plays with, as catalog records: the code's tables of sports,
  * books, market definitions, leagues, teams and rosters. The simulator writes them as change-log
  * rows (only those that differ from the committed catalog), and a store made before the catalog
- * was rows takes them at open (docs/feeds.md). Made on demand: nothing is kept.
+ * was rows takes them at open (docs/feeds.md). Made at the first call and kept, frozen, with each
+ * record's JSON (`catalogText`): every start compares or writes all of them (a test process starts
+ * dozens of servers), and the board holds the same objects and texts (about 0.6 MB of heap besides).
  */
-export function simulatorCatalog(): CatalogRecord[] {
+export function simulatorCatalog(): readonly CatalogRecord[] {
+  made ??= Object.freeze(build().map(keepCatalogText));
+  return made;
+}
+
+let made: readonly CatalogRecord[] | undefined;
+
+function build(): CatalogRecord[] {
   const out: CatalogRecord[] = [];
   for (const s of SPORTS) out.push({ type: 'sport', ...s });
   for (const { affiliate_id, affiliate_name, affiliate_url, status, regions } of AFFILIATES)

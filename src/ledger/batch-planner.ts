@@ -12,7 +12,7 @@ import {
 } from '../board/event-state.ts';
 import { SmallMap } from '../board/small-map.ts';
 import { unlistedMarketName } from '../catalog/catalog.ts';
-import { catalogKey } from '../catalog/records.ts';
+import { catalogKey, catalogText } from '../catalog/records.ts';
 import { CATALOG_EVENT_ID, type Change, type StatValue } from '../changelog/change.ts';
 import { withHeader, withScore } from '../domain/event-header.ts';
 import { priceDelta } from '../domain/odds.ts';
@@ -480,7 +480,7 @@ const NO_STATE = Object.freeze({}) as PriceState;
  */
 function planCatalog(board: Board, plan: BatchPlan, u: CatalogUpdate, at: string): void {
   const key = catalogKey(u.record);
-  const text = JSON.stringify(u.record);
+  const text = catalogText(u.record);
   const planned = plan.catalogTexts.get(key);
   if ((planned ?? board.catalog.textOf(key)) === text) return;
   if (u.record.type === 'removal' && (planned !== undefined ? plan.removals.has(key) : !board.catalog.holds(key)))
