@@ -24,9 +24,9 @@ test('admin-tokens create, list and revoke', async (t) => {
   assert.deepEqual([again.code, again.stderr], [1, 'no active admin token matches\n']);
 });
 
-test('serve --feed upstream is refused with one line', async () => {
+test('serve --feed upstream without --upstream-url is refused with one line, before any work', async () => {
   const r = await oddsbase('serve', '--feed', 'upstream', '--data-dir', '/nonexistent-oddsbase');
   assert.equal(r.code, 2);
   assert.equal(r.stderr.trim().split('\n').length, 1);
-  assert.match(r.stderr, /--feed upstream .* not available/);
+  assert.match(r.stderr, /--feed upstream needs the server to mirror: --upstream-url URL/);
 });
