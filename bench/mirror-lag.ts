@@ -5,7 +5,8 @@
  *
  * Two servers in this process, each as `serve` opens it on the embedded store: an upstream with
  * `--feed ingest` holding one NBA event (moneyline, spreads and totals at two books), and a mirror
- * of it (`--feed upstream --upstream-poll-ms POLL`). After the mirror has caught up, `changes` times:
+ * of it (`--feed upstream --upstream-mode poll --upstream-poll-ms POLL`). After the mirror has
+ * caught up, `changes` times:
  * the Boston moneyline at book 19 is moved by a POST /admin/v1/ingest to the upstream; from its 200
  * (the change committed upstream) the clock runs until the mirror's REST answer shows the new price
  * (GET /api/v2/events/{id}?market_ids=1, asked every 10 ms) and until a client of the mirror's
@@ -88,6 +89,8 @@ export async function runMirrorLag(changes: number, pollMs: number): Promise<Mir
       upstreamUrl: local(upstream),
       upstreamKeyFile: keyFile,
       upstreamPollMs: pollMs,
+      // Polling only: the default (auto) follows an oddsbase upstream's stream (bench/mirror-stream-lag.ts).
+      upstreamMode: 'poll',
     });
     opened.push(mirror);
     const key = await enterpriseKey(mirror);
