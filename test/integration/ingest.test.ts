@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import http from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { generateAdminToken, newAdminTokenRecord } from '../../src/access/admin-tokens.ts';
 import { ConfigError, resolveServeConfig } from '../../src/config.ts';
@@ -342,29 +343,58 @@ test('back-pressure: 503 with Retry-After when the ledger has enough waiting, ne
     (await ingest({ batch_id: 'bp-0', records: [eventRecord(id)] }, { token: tok, server: small })).status,
     200,
   );
-  const prices = (n: number) =>
-    Array.from({ length: 2000 }, (_, i) =>
-      price(id, { market_id: 3, participant_id: i % 2, line: String(200 + i), affiliate_id: 19, price: -110 + n }),
-    );
-  const answers = await Promise.all(
-    Array.from({ length: 24 }, (_, n) =>
-      ingest({ batch_id: `bp-${n + 1}`, records: prices(n) }, { token: tok, server: small }),
-    ),
-  );
-  const statuses = answers.map((a) => a.status);
-  assert.ok(
-    statuses.every((st) => st === 200 || st === 503),
-    statuses.join(),
-  );
-  const busy = answers.filter((a) => a.status === 503);
-  assert.ok(busy.length > 0, `some were told to wait: ${statuses.join()}`);
-  for (const b of busy) {
-    assert.equal(b.headers.get('retry-after'), '1');
-    assert.equal(typeof b.body.message, 'string');
+  // A batch whose body is still arriving is being taken: it holds the one place there is, however
+  // fast or slow the machine, until its last byte comes.
+  const held = JSON.stringify({
+    batch_id: 'bp-held',
+    records: [price(id, { market_id: 3, participant_id: 0, line: '200', affiliate_id: 19, price: -110 })],
+  });
+  const cut = held.length >> 1;
+  const url = new URL(`${small.url}/admin/v1/ingest`);
+  const req = http.request(url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      'content-length': Buffer.byteLength(held),
+      authorization: `Bearer ${tok}`,
+    },
+  });
+  const heldAnswer = new Promise<{ status: number; body: any }>((resolve, reject) => {
+    req.on('error', reject);
+    req.on('response', (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (text += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) }));
+    });
+  });
+  req.write(held.slice(0, cut));
+  // Each probe is a batch of its own; once the held one is counted, a probe is told to wait.
+  const probe = (n: number) => ({
+    batch_id: `bp-probe-${n}`,
+    records: [price(id, { market_id: 3, participant_id: 1, line: String(300 + n), affiliate_id: 19, price: -120 })],
+  });
+  let busy: { status: number; body: any; headers: Headers } | undefined;
+  let refusedProbe = -1;
+  for (let n = 0; n < 200 && !busy; n++) {
+    const r = await ingest(probe(n), { token: tok, server: small });
+    assert.ok(r.status === 200 || r.status === 503, `${r.status} ${JSON.stringify(r.body)}`);
+    if (r.status === 503) {
+      busy = r;
+      refusedProbe = n;
+    } else await new Promise((resolve) => setTimeout(resolve, 10));
   }
-  // A refused batch wrote nothing: sent again it applies.
-  const retried = await ingest({ batch_id: 'bp-1', records: prices(0) }, { token: tok, server: small });
-  assert.equal(retried.status, 200);
+  assert.ok(busy, 'a batch sent while another is being taken was told to wait');
+  assert.equal(busy.headers.get('retry-after'), '1');
+  assert.equal(typeof busy.body.message, 'string');
+  req.end(held.slice(cut));
+  const done = await heldAnswer;
+  assert.equal(done.status, 200, JSON.stringify(done.body));
+  assert.equal(done.body.applied, true);
+  // A refused batch wrote nothing: sent again it applies, as new.
+  const retried = await ingest(probe(refusedProbe), { token: tok, server: small });
+  assert.equal(retried.status, 200, JSON.stringify(retried.body));
+  assert.equal(retried.body.applied, true);
 });
 
 test('a body past the limit is answered 413', async (t) => {
