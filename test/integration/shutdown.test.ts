@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, test } from 'node:test';
+import { after, type TestContext, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { hashKey } from '../../src/access/keys.ts';
 import { openSqlite } from '../../src/store/sqlite/database.ts';
@@ -37,8 +37,15 @@ function makeKey(): string {
   return key;
 }
 
-async function serve(args: string[], env: Record<string, string> = {}): Promise<ServedChild> {
+/**
+ * The server, ready; killed when the test `t` ends if it is still running, so that a failed
+ * assertion does not leave it holding the test's process open.
+ */
+async function serve(t: TestContext, args: string[], env: Record<string, string> = {}): Promise<ServedChild> {
   const served = await serveChild(['--data-dir', dataDir, ...args], { env });
+  t.after(() => {
+    if (served.child.exitCode === null && served.child.signalCode === null) served.child.kill('SIGKILL');
+  });
   for (let i = 0; ; i++) {
     assert.equal(served.child.exitCode, null, `the server exited while starting:\n${served.output()}`);
     if ((await fetch(`${served.url}/readyz`)).status === 200) break;
@@ -59,7 +66,7 @@ let firstCursor = 0;
 
 test('SIGTERM under load: every request is answered whole or refused cleanly, exit 0, the log checkpointed', async (t) => {
   // Basketball and soccer are load enough, and fill in a fraction of every sport's time.
-  const s = await serve(['--sports', '4,11']);
+  const s = await serve(t, ['--sports', '4,11']);
   const snapshot = `${s.url}/api/v2/sports/4/events/${today()}`;
   firstCursor = Number(
     ((await (await fetch(snapshot, { headers })).json()) as { meta: { delta_last_id: string } }).meta.delta_last_id,
@@ -159,8 +166,8 @@ function stuckClient(base: string): Promise<ReturnType<typeof connect>> {
   });
 }
 
-test('after the restart every change id the clients saw is there; a slow client delays a shutdown by the grace at most', async () => {
-  const s = await serve(['--no-simulator'], { SHUTDOWN_GRACE_MS: '1500' });
+test('after the restart every change id the clients saw is there; a slow client delays a shutdown by the grace at most', async (t) => {
+  const s = await serve(t, ['--no-simulator'], { SHUTDOWN_GRACE_MS: '1500' });
   const found = new Set<number>();
   let cursor = firstCursor;
   const maxSeen = Math.max(...seenRows, ...seenHeads);
@@ -191,6 +198,7 @@ test('after the restart every change id the clients saw is there; a slow client 
 
   // A slow client holds its request open: the shutdown waits SHUTDOWN_GRACE_MS for it, no more.
   const socket = await stuckClient(s.url);
+  t.after(() => socket.destroy());
   await sleep(500);
   const signalledAt = Date.now();
   s.child.kill('SIGTERM');
@@ -210,11 +218,17 @@ test('after the restart every change id the clients saw is there; a slow client 
   db.close();
 });
 
-test('a second signal exits at once; --log-pretty writes lines for a terminal', async () => {
-  const s = await serve(['--no-simulator', '--log-pretty'], { SHUTDOWN_GRACE_MS: '60000' });
+test('a second signal exits at once; --log-pretty writes lines for a terminal', async (t) => {
+  const s = await serve(t, ['--no-simulator', '--log-pretty'], { SHUTDOWN_GRACE_MS: '60000' });
+  // The pretty lines are written asynchronously, through a stream of their own: the line that
+  // fastify listens may reach the pipe after the server has answered /readyz.
+  for (let i = 0; !/INFO.*Server listening at/.test(s.output()); i++) {
+    assert.ok(i < 100, `no "Server listening at" line within 10 s:\n${s.output()}`);
+    await sleep(100);
+  }
   assert.doesNotMatch(s.output(), /^\{"level"/m);
-  assert.match(s.output(), /INFO.*Server listening at/);
   const socket = await stuckClient(s.url);
+  t.after(() => socket.destroy());
   await sleep(500);
   s.child.kill('SIGTERM');
   await sleep(1000);
