@@ -3,11 +3,12 @@
 // (test/build.mjs, which type-checks them) and then type-checks the page (`npm run lint:web`); the
 // other runs eslint and then prettier (`npm run lint:code`, `npm run lint:format`). Each lane's
 // output is printed whole when it ends, so the two do not interleave; the step fails if either does.
+// An argument is the compile's folder (test/build.mjs's).
 import { spawn } from 'node:child_process';
 
 const lanes = [
   [
-    ['node', 'test/build.mjs'],
+    ['node', 'test/build.mjs', ...process.argv.slice(2)],
     ['npm', 'run', '--silent', 'lint:web'],
   ],
   [
