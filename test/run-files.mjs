@@ -15,7 +15,16 @@
 //
 //   node --enable-source-maps test/run-files.mjs [--concurrency N] [--record]
 //     [--together FOLDER[:N]]... [--alone FOLDER/NAME]... ROOT FOLDER...
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statfsSync,
+  writeFileSync,
+} from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { run } from 'node:test';
 import { spec } from 'node:test/reporters';
@@ -72,6 +81,27 @@ function secondsOf(files) {
 }
 
 /**
+ * The end of a shared process: a file that leaves a child, a socket, a server or a timer behind
+ * would hold the process open, and the run with it, after its last test. Once every file's tests
+ * and hooks are done, the process has this long to end by itself; if it has not, it names what
+ * it still holds, kills the child processes among them and exits with 1, so that the run fails
+ * with the cause instead of hanging.
+ */
+const WATCHDOG = `after(() => {
+  setTimeout(() => {
+    const own = [process.stdin, process.stdout, process.stderr];
+    const held = process._getActiveHandles().filter((h) => !own.includes(h)).map((h) =>
+      h.spawnargs ? \`a child process (\${h.spawnargs.join(' ')})\`
+        : h.remotePort ? \`a socket to \${h.remoteAddress}:\${h.remotePort}\`
+        : (h.constructor?.name ?? typeof h));
+    process.stderr.write(\`still open 10 s after the last test: \${held.join('; ')}\\n\`);
+    for (const h of process._getActiveHandles()) if (h.spawnargs) h.kill('SIGKILL');
+    process.exit(1);
+  }, 10_000).unref();
+});
+`;
+
+/**
  * The folder's files in `n` processes: each an entry module beside the folder importing its files,
  * each file inside a suite named after it. Returns the entries and their summed seconds.
  */
@@ -89,7 +119,7 @@ function together(folder, n) {
     const lines = part.files.map(
       (f) => `describe(${JSON.stringify(nameOf(f))}, () => import(${JSON.stringify(pathToFileURL(f).href)}));\n`,
     );
-    writeFileSync(entry, [`import { describe } from 'node:test';\n`, ...lines].join(''));
+    writeFileSync(entry, [`import { after, describe } from 'node:test';\n`, ...lines, WATCHDOG].join(''));
     return { file: entry, seconds: part.seconds };
   });
 }
@@ -108,6 +138,28 @@ if (missing.length > 0) {
 }
 // Stable: runs of equal time keep their folder and name order.
 const ordered = runs.map((r, i) => ({ ...r, i })).sort((a, b) => b.seconds - a.seconds || a.i - b.i);
+
+// The tests' data directories (os.tmpdir()) in memory, on /dev/shm when it has room and TMPDIR
+// does not name a place already: SQLite's syncs and a store's first pages then wait for no disk.
+// Open to every user as /tmp is: a test runs a command as `nobody` in a directory there.
+const SHM = '/dev/shm';
+const SHM_ROOM = 4 * 1024 ** 3;
+if (process.env.TMPDIR === undefined && existsSync(SHM)) {
+  const { bavail, bsize } = statfsSync(SHM);
+  if (bavail * bsize >= SHM_ROOM) {
+    const tmp = mkdtempSync(join(SHM, 'oddsbase-tests-'));
+    chmodSync(tmp, 0o1777);
+    process.env.TMPDIR = tmp;
+    const remove = () => rmSync(tmp, { recursive: true, force: true });
+    process.on('exit', remove);
+    for (const signal of ['SIGINT', 'SIGTERM']) {
+      process.once(signal, () => {
+        remove();
+        process.exit(128 + (signal === 'SIGINT' ? 2 : 15));
+      });
+    }
+  }
+}
 
 const took = {};
 const stream = run({ files: ordered.map((o) => o.file), concurrency });
