@@ -1,20 +1,23 @@
-// `npm test`'s first step: the lint and the compile in two lanes at once, one per core of a
-// two-core machine, instead of one after the other. One lane compiles the sources and tests
-// (test/build.mjs, which type-checks them) and then type-checks the page (`npm run lint:web`); the
-// other runs eslint and then prettier (`npm run lint:code`, `npm run lint:format`). Each lane's
-// output is printed whole when it ends, so the two do not interleave; the step fails if either does.
-// An argument is the compile's folder (test/build.mjs's).
+// `npm test`'s steps on a two-core machine: the compile (test/build.mjs, which type-checks the
+// sources and tests) in one lane; the lint in the other: eslint, prettier and the page's type
+// check (`npm run lint:code`, `lint:format`, `lint:web`). A command given after `--` (the test
+// run) starts as soon as the compile has passed, while the lint goes on beside it: the test run
+// leaves a core idle much of the time (servers starting, clients waiting), which the lint fills.
+// The command's output is live; each lint step's is printed whole when it ends. Fails if any
+// step fails; the command does not start if the compile fails.
+//
+//   node test/lint-and-build.mjs [OUT_DIR] [-- COMMAND...]
 import { spawn } from 'node:child_process';
 
-const lanes = [
-  [
-    ['node', 'test/build.mjs', ...process.argv.slice(2)],
-    ['npm', 'run', '--silent', 'lint:web'],
-  ],
-  [
-    ['npm', 'run', '--silent', 'lint:code'],
-    ['npm', 'run', '--silent', 'lint:format'],
-  ],
+const dash = process.argv.indexOf('--');
+const ours = dash === -1 ? process.argv.slice(2) : process.argv.slice(2, dash);
+const then = dash === -1 ? [] : process.argv.slice(dash + 1);
+
+const compile = [['node', 'test/build.mjs', ...ours]];
+const lint = [
+  ['npm', 'run', '--silent', 'lint:code'],
+  ['npm', 'run', '--silent', 'lint:format'],
+  ['npm', 'run', '--silent', 'lint:web'],
 ];
 
 /** Runs `cmd` with its output kept; resolves with its exit code and the output. */
@@ -44,5 +47,22 @@ async function lane(commands) {
   return true;
 }
 
-const passed = await Promise.all(lanes.map(lane));
+/** Runs `command` with its output live; true if it exits 0. */
+function live([cmd, ...args]) {
+  return new Promise((resolve) => {
+    const child = spawn(cmd, args, { stdio: 'inherit' });
+    child.on('error', (err) => {
+      process.stderr.write(`${cmd}: ${err.message}\n`);
+      resolve(false);
+    });
+    child.on('close', (code) => resolve(code === 0));
+  });
+}
+
+const compiled = lane(compile);
+const passed = await Promise.all([
+  lane(lint),
+  compiled,
+  then.length > 0 ? compiled.then((ok) => ok && live(then)) : true,
+]);
 process.exit(passed.every(Boolean) ? 0 : 1);
