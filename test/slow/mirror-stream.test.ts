@@ -75,6 +75,21 @@ const CATALOG: CatalogRecord[] = [
     ],
   },
   { type: 'roster', team_id: 990002, players: [] },
+  {
+    type: 'stats',
+    sport_id: 60,
+    stats: [
+      {
+        id: 60_001,
+        name: 'dinks',
+        display_name: 'Dinks',
+        abbreviation: 'DNK',
+        category: 'rally',
+        description: 'Dinks played',
+        scope: 'both',
+      },
+    ],
+  },
   { type: 'league', league_key: 'ppl', league_name: 'PPL', sport_ids: [60], team_ids: [990001, 990002] },
 ];
 
@@ -173,12 +188,13 @@ describe('following the upstream stream', () => {
     assert.equal(mirrorOf(mirror).state.streaming, true);
   });
 
-  test('the upstream’s catalog is the mirror’s: sports, books, markets, teams, rosters, players', async () => {
+  test('the upstream’s catalog is the mirror’s: sports, books, markets, stats, teams, rosters, players', async () => {
     await ready(mirror);
     for (const path of [
       '/api/v2/sports',
       '/api/v2/affiliates?include=regions',
       '/api/v2/markets',
+      '/api/v2/stats',
       '/api/v2/sports/60/teams',
       '/api/v2/teams/990001',
       '/api/v2/teams/990001/players',
@@ -192,6 +208,69 @@ describe('following the upstream stream', () => {
     assert.ok(sports.some((s: { sport_id: number }) => s.sport_id === 60));
   });
 });
+
+/** A player-points prop and a first-half moneyline at the exchange (book 25), with its depth. */
+const quietPrices = (eventId: string, depth: number): Update[] => [
+  price(eventId, {
+    market_id: 29,
+    participant_id: 201401,
+    participant_type: 'TYPE_PLAYER',
+    participant_name: 'Player 201401',
+    line: '24.5',
+    affiliate_id: 25,
+    price: -115,
+    is_main_line: true,
+    liquidity_usd: depth,
+  }),
+  price(eventId, {
+    market_id: 1,
+    period_id: 1,
+    participant_id: 2002,
+    participant_name: 'Boston',
+    affiliate_id: 25,
+    price: 120,
+    liquidity_usd: depth + 1,
+  }),
+];
+
+/** What a server shows of the prop and the first-half moneyline of E1, ids and liquidity included. */
+async function quietMarkets(s: TestServer): Promise<unknown> {
+  const r = await s.get(`/api/v2/events/${E1}?market_ids=1,29&include=all_periods`);
+  return r.body.events?.[0]?.markets.filter(
+    (m: { market_id: number; period_id: number }) => m.market_id === 29 || m.period_id === 1,
+  );
+}
+
+for (const mode of ['stream', 'poll'] as const) {
+  test(`a change of a prop's or a period's liquidity alone reaches the mirror (${mode})`, async () => {
+    const upstream = await upstreamServer();
+    await upstream.server.services.ledger.apply({
+      at: new Date(Date.now() - 5 * MINUTE).toISOString(),
+      updates: quietPrices(E1, 500),
+    });
+    const mirror = await startTestServer({ upstream: { url: upstream.url, key: upstream.key, pollMs: 300, mode } });
+    try {
+      await ready(mirror);
+      if (mode === 'stream') {
+        await until('the mirror to stream', () => (mirrorOf(mirror).state.streaming ? true : undefined), 30_000);
+      }
+      assert.deepEqual(await quietMarkets(mirror), await quietMarkets(upstream));
+      // The quote stays; only the depth moves (the stream sends nothing for it).
+      await upstream.server.services.ledger.apply({ at: new Date().toISOString(), updates: quietPrices(E1, 900) });
+      const want = await quietMarkets(upstream);
+      assert.match(JSON.stringify(want), /"liquidity_usd":900/);
+      await until(
+        'the new depth on the mirror',
+        async () => (JSON.stringify(await quietMarkets(mirror)) === JSON.stringify(want) ? true : undefined),
+        30_000,
+      );
+      if (mode === 'stream') assert.equal(mirrorOf(mirror).state.streaming, true, 'still streaming');
+    } finally {
+      await mirror.close();
+      await upstream.close();
+    }
+  });
+}
 
 test('an upstream that refuses streams is polled, and the log says so once', async () => {
   // Its upgrades need wss:// (a proxy's X-Forwarded-Proto): refused 403, as a plan without streams is.
