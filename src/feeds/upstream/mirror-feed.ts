@@ -242,7 +242,7 @@ export class UpstreamMirror implements Feed {
   }
 
   private get cursors(): string {
-    return `${this.markets.cursor}|${this.changed.cursor}|${this.prices.quietPosition}`;
+    return `${this.markets.cursor}|${this.changed.cursor}`;
   }
 
   /**
@@ -268,6 +268,7 @@ export class UpstreamMirror implements Feed {
     const kept = timed.filter((x) => !reread.has(x.eventId)).map((x) => x.t);
     await this.commit(kept);
     await this.readQuiet(prices.quiet, reread);
+    this.prices.quietApplied();
     // Every move read is applied: a failure of the event delta after this loses none of them.
     if (reread.size === 0) this.settled = this.cursors;
     if (!this.prices.eventsDueNow()) {

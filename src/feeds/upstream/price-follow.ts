@@ -74,9 +74,9 @@ export class PriceFollow {
     return this.stream?.state === 'live';
   }
 
-  /** Where the quiet rows beside the stream are read up to (undefined while polling). */
-  get quietPosition(): string | undefined {
-    return this.o.quiet.position;
+  /** The markets of this turn's `quiet` are applied: the rows read beside the stream need not be read again. */
+  quietApplied(): void {
+    this.o.quiet.settle();
   }
 
   /** What /readyz says of the stream: in `stream` mode, an upstream that refuses it. */
@@ -119,8 +119,8 @@ export class PriceFollow {
     }
     // The stream stopped: its quiet rows up to where it took the cursor, then the poll reads every row.
     if (q.following) {
-      if (q.position !== m.cursor) quiet.push(...(await q.read(this.o.extrasBooks, signal)));
-      q.stop();
+      if (q.position !== m.cursor) quiet.push(...(await q.read(this.o.extrasBooks, signal, true)));
+      else q.stop();
     }
     const polled = await m.poll(signal);
     for (const row of polled.rows) {

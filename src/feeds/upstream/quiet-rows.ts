@@ -24,10 +24,13 @@ export function isQuiet(row: Pick<DeltaRow, 'change_type' | 'price' | 'previous_
  * resumes and reads the rows of the books that carry liquidity or source ids, whenever the
  * mirror asks (the event delta's cadence). The stream's own rows come along and are left out by
  * `isQuiet` or, when they pass it, by the read of their market, which writes nothing the mirror
- * holds already: so nothing is applied twice.
+ * holds already: so nothing is applied twice. A read moves the cursor only once the mirror has
+ * applied what it found (`settle`): a turn that fails reads the same rows again at the next.
  */
 export class QuietRows {
   private cursor: string | undefined;
+  /** Where the last read ended, until settled; `null`: the last read was the final one. */
+  private readTo: string | null | undefined;
 
   constructor(private readonly client: OddsbaseClient) {}
 
@@ -36,7 +39,7 @@ export class QuietRows {
     return this.cursor !== undefined;
   }
 
-  /** The position rows are read after. */
+  /** The position rows are read after (where the last settled read ended). */
   get position(): string | undefined {
     return this.cursor;
   }
@@ -49,17 +52,28 @@ export class QuietRows {
   /** Stops following (the markets delta is polled whole, or a fresh snapshot replaced the cursor). */
   stop(): void {
     this.cursor = undefined;
+    this.readTo = undefined;
+  }
+
+  /** What the last read found is applied: the cursor moves on (or, after a final read, stops). */
+  settle(): void {
+    if (this.readTo === null) this.cursor = undefined;
+    else if (this.readTo !== undefined) this.cursor = this.readTo;
+    this.readTo = undefined;
   }
 
   /**
    * The quiet rows after the cursor up to the upstream's head, of `books` (none: nothing is
-   * asked, and the cursor stays for when a book has extras), paged while `has_more`. A refused
-   * cursor fails the turn: the mirror then starts over from a fresh snapshot, which brings every
-   * price's liquidity.
+   * asked, and the cursor stays for when a book has extras), paged while `has_more`; `final`: the
+   * stream stopped, so `settle` stops following. A refused cursor fails the turn: the mirror then
+   * starts over from a fresh snapshot, which brings every price's liquidity.
    */
-  async read(books: ReadonlySet<number>, signal: AbortSignal): Promise<QuietMove[]> {
+  async read(books: ReadonlySet<number>, signal: AbortSignal, final = false): Promise<QuietMove[]> {
     let cursor = this.cursor;
-    if (cursor === undefined || books.size === 0) return [];
+    if (cursor === undefined || books.size === 0) {
+      this.readTo = final ? null : undefined;
+      return [];
+    }
     const ids = [...books].sort((a, b) => a - b);
     const out: QuietMove[] = [];
     for (;;) {
@@ -77,8 +91,10 @@ export class QuietRows {
         if (books.has(row.affiliate_id) && isQuiet(row)) out.push({ eventId: row.event_id, marketId: row.market_id });
       }
       cursor = page.meta.delta_last_id;
-      this.cursor = cursor;
-      if (!page.meta.has_more) return out;
+      if (!page.meta.has_more) {
+        this.readTo = final ? null : cursor;
+        return out;
+      }
     }
   }
 }
