@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { CatalogRecord } from '../../src/catalog/records.ts';
 import type { Update } from '../../src/ledger/updates.ts';
-import { nbaEvent, nbaPrices, price } from '../helpers/fixtures.ts';
+import { nbaEvent, nbaPrices, price, score } from '../helpers/fixtures.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { startTcpRelay, type TcpRelay } from '../helpers/tcp-relay.ts';
 import { connect } from '../helpers/ws-client.ts';
@@ -207,6 +207,69 @@ describe('following the upstream stream', () => {
     const sports = (await mirror.get('/api/v2/sports')).body.sports;
     assert.ok(sports.some((s: { sport_id: number }) => s.sport_id === 60));
   });
+});
+
+test('a game of the upstream’s own sport keeps its box score and season stats on the mirror', async () => {
+  const upstream = await upstreamServer();
+  const E3 = 'mst0000000000000000000000000003';
+  const base = nbaEvent(E3);
+  const game: Update[] = [
+    {
+      kind: 'event',
+      event: {
+        ...base,
+        sport_id: 60,
+        teams: [
+          { ...base.teams[0]!, team_id: 990002, name: 'Canyon', abbreviation: 'CYD' },
+          { ...base.teams[1]!, team_id: 990001, name: 'Harbor', abbreviation: 'HBD' },
+        ],
+        schedule: { ...base.schedule, league_name: 'PPL' },
+      },
+    },
+    { kind: 'score', event_id: E3, score: score(E3, 'STATUS_IN_PROGRESS', 0, 1) },
+    {
+      kind: 'play',
+      event_id: E3,
+      play: {
+        period: 1,
+        game_clock: 0,
+        display_clock: '',
+        description: 'Lobo dinks',
+        team_id: 990001,
+        score_away: 0,
+        score_home: 1,
+        players: [99000101],
+        credits: [{ team_id: 990001, player_id: 99000101, stat: 'dinks', n: 4 }],
+        people: [{ id: 99000101, display_name: 'Ana Lobo', position: 'Singles' }],
+      },
+    },
+  ];
+  await upstream.server.services.ledger.apply({ at: new Date(Date.now() - MINUTE).toISOString(), updates: game });
+  const mirror = await startTestServer({
+    upstream: { url: upstream.url, key: upstream.key, pollMs: 300, mode: 'poll' },
+  });
+  try {
+    await ready(mirror);
+    const paths = [
+      `/api/v2/events/${E3}/stats`,
+      `/api/v2/events/${E3}/players/stats`,
+      '/api/v2/teams/990001/stats?year=2026',
+      '/api/v2/teams/990001/players/stats?year=2026',
+    ];
+    const [teamBox] = (await upstream.get(paths[0]!)).body.filter((g: any) => g.team.team_id === 990001);
+    assert.deepEqual(
+      teamBox.stats.map((r: any) => [r.stat_id, r.value]),
+      [[60_001, '4']],
+    );
+    for (const path of paths) {
+      const [a, b] = await Promise.all([upstream.get(path), mirror.get(path)]);
+      assert.equal(a.status, 200, `${path}: ${JSON.stringify(a.body)}`);
+      assert.deepEqual(b.body, a.body, path);
+    }
+  } finally {
+    await mirror.close();
+    await upstream.close();
+  }
 });
 
 /** A player-points prop and a first-half moneyline at the exchange (book 25), with its depth. */
