@@ -60,14 +60,21 @@ export function checkRecords(
   const books = new Set<number>();
   /** Sports and books removed earlier in the batch (and not brought again since). */
   const removed = new Set<string>();
-  const hasSport = (id: number) => !removed.has(`sport:${id}`) && (sports.has(id) || known.hasSport(id));
-  const hasBook = (id: number) => !removed.has(`book:${id}`) && (books.has(id) || known.hasBook(id));
+  // Removals are rare: a key is built only when there is one to match.
+  const hasSport = (id: number) =>
+    !(removed.size > 0 && removed.has(`sport:${id}`)) && (sports.has(id) || known.hasSport(id));
+  const hasBook = (id: number) =>
+    !(removed.size > 0 && removed.has(`book:${id}`)) && (books.has(id) || known.hasBook(id));
   /** Stats records earlier in the batch, by sport (undefined: removed). */
   const statTables = new Map<number, StatTable | undefined>();
   const stats = layeredStats(known.stats, statTables);
-  for (let index = 0; index < records.length; index++) {
+  /** The last event id found to exist: feeds send an event's records together. */
+  let eventSeen = '';
+  // One function for the whole batch, not a closure per record: it reads the loop's index.
+  let index = 0;
+  const fault = (field: string, message: string) => faults.push({ index, field, message });
+  for (; index < records.length; index++) {
     const record = records[index];
-    const fault = (field: string, message: string) => faults.push({ index, field, message });
     const kind = (record as { kind?: unknown } | null)?.kind;
     if (typeof record !== 'object' || record === null || Array.isArray(record)) {
       fault('', 'a record is a JSON object');
@@ -126,8 +133,10 @@ export function checkRecords(
         }
         break;
       default:
-        if (!events.has(u.event_id) && !known.eventOf(u.event_id)) {
-          fault('/event_id', 'names no event (send its event record first)');
+        // An event found once stays found: the check changes nothing.
+        if (u.event_id !== eventSeen) {
+          if (events.has(u.event_id) || known.eventOf(u.event_id)) eventSeen = u.event_id;
+          else fault('/event_id', 'names no event (send its event record first)');
         }
         if (u.kind === 'box_score') {
           const info = events.get(u.event_id) ?? known.eventOf(u.event_id);
