@@ -122,7 +122,8 @@ async function npmStart(t: TestContext, opts: { group?: boolean } = {}) {
   const dataDir = mkdtempSync(join(tmpdir(), 'oddsbase-npm-signal-'));
   const npm = spawn(
     'npm',
-    ['start', '--', '--no-simulator', '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir],
+    // --silent: npm prints no banner of its own on standard output (README, "The command").
+    ['start', '--silent', '--', '--no-simulator', '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir],
     {
       stdio: ['ignore', 'pipe', 'pipe'],
       // A process group of its own, led by npm: what a terminal's Ctrl-C signals.
@@ -137,6 +138,7 @@ async function npmStart(t: TestContext, opts: { group?: boolean } = {}) {
     rmSync(dataDir, { recursive: true, force: true });
   });
   let out = '';
+  let stdout = '';
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`npm start did not listen:\n${out}`)), 60_000);
     const onData = (b: Buffer) => {
@@ -146,11 +148,14 @@ async function npmStart(t: TestContext, opts: { group?: boolean } = {}) {
         resolve();
       }
     };
-    npm.stdout.on('data', onData);
+    npm.stdout.on('data', (b: Buffer) => {
+      stdout += b.toString();
+      onData(b);
+    });
     npm.stderr.on('data', onData);
   });
   server.pid = (JSON.parse(readFileSync(join(dataDir, 'oddsbase.lock'), 'utf8')) as { pid: number }).pid;
-  return { npm, npmExit, dataDir, serverPid: server.pid, output: () => out };
+  return { npm, npmExit, dataDir, serverPid: server.pid, output: () => out, stdout: () => stdout };
 }
 
 /** Waits, bounded, for npm and then the server to be gone. */
@@ -168,6 +173,9 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     await gone(s.npmExit, s.serverPid);
     assert.ok(!alive(s.serverPid), `the server (pid ${s.serverPid}) outlived npm:\n${s.output()}`);
     assert.ok(!existsSync(join(s.dataDir, 'oddsbase.lock')), 'the server stopped cleanly and removed its lock');
+    const records = s.stdout().trim().split('\n');
+    assert.ok(records.length > 0 && records[0] !== '');
+    for (const line of records) assert.doesNotThrow(() => JSON.parse(line), `not a log record: ${line}`);
   });
 }
 
