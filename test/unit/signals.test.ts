@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { SAME_SIGNAL_MS, signalHandler } from '../../src/ops/shutdown.ts';
+import { loopClock, SAME_SIGNAL_MS, signalHandler } from '../../src/ops/shutdown.ts';
 
 /** A handler on a clock the test moves; `closing` settles when the test says. */
 function handler() {
@@ -17,7 +17,10 @@ function handler() {
     },
     (l) => said.push(l),
     (code) => exits.push(code),
-    () => t,
+    () => {
+      const from = t;
+      return () => t - from;
+    },
   );
   return {
     onSignal,
@@ -68,4 +71,17 @@ test('a close that fails exits 1', async () => {
   await new Promise((r) => setImmediate(r));
   assert.deepEqual(exits, [1]);
   assert.match(said.at(-1)!, /error while closing: Error: disk gone/);
+});
+
+test('the loop clock counts the turns of a free loop, and a blocked loop as one tick', async () => {
+  const since = loopClock();
+  for (let i = 0; since() < 200; i++) {
+    assert.ok(i < 1000, 'a free loop moves the clock');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  const before = since();
+  const blockedUntil = Date.now() + 600;
+  while (Date.now() < blockedUntil);
+  await new Promise((r) => setTimeout(r, 0));
+  assert.ok(since() - before <= 100, `a 600 ms block counted ${since() - before} ms`);
 });
