@@ -14,8 +14,8 @@ export class ApiError extends Error {
     readonly body: Record<string, unknown>,
     readonly headers: Record<string, string> = {},
   ) {
-    // An answer, not a fault: nothing reads where it was made, and walking the stack cost about a
-    // tenth of a refusal's CPU under a storm of 429s (docs/benchmarks.md, "Refusals without a stack").
+    // An answer, not a fault: nothing reads where it was made, and walking the stack cost 10-23% of
+    // a refusal's CPU under a storm of 429s (docs/benchmarks.md, "Refusals without a stack").
     const message = typeof body.message === 'string' ? body.message : String(body.error);
     const limit = Error.stackTraceLimit;
     Error.stackTraceLimit = 0;
