@@ -573,6 +573,7 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
       hasFuturesBoard: (eventId: string) => board.futuresState(eventId) !== undefined,
       hasSport: (sportId: number) => board.catalog.sport(sportId) !== undefined,
       hasBook: (affiliateId: number) => board.catalog.book(affiliateId) !== undefined,
+      stats: board.catalog,
     };
     await app.register(ingestRoutes, {
       feed: new IngestFeed(

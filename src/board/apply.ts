@@ -203,8 +203,23 @@ export function applyChange(board: Board, change: Change, fresh?: EventState): A
   }
 }
 
-/** Writes one box-score value. */
+/** Writes one box-score value, or takes it away. */
 export function setStat(game: GameState, v: StatValue, changeId: number): void {
+  if (changeId > game.version) game.version = changeId;
+  if (v.removed) {
+    if (v.player_id === undefined) {
+      const team = game.teams.get(v.team_id);
+      team?.delete(v.stat_id);
+      // As a restart folds it: a team's values are made by its first value.
+      if (team?.size === 0) game.teams.delete(v.team_id);
+    } else {
+      const line = game.players.get(v.player_id);
+      line?.stats.delete(v.stat_id);
+      // The box lists a player by his values: with none left he is not in it.
+      if (line?.stats.size === 0) game.players.delete(v.player_id);
+    }
+    return;
+  }
   const value = Number(v.value);
   if (v.player_id === undefined) {
     let team = game.teams.get(v.team_id);
@@ -221,7 +236,6 @@ export function setStat(game: GameState, v: StatValue, changeId: number): void {
     }
     line.stats.set(v.stat_id, value);
   }
-  if (changeId > game.version) game.version = changeId;
 }
 
 /** A box score folded from an event's stat rows (a delayed plan's, read from the store up to its head). */

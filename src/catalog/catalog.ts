@@ -9,6 +9,9 @@ import {
   type TeamEntry,
 } from './records.ts';
 import type { RosterPlayer } from './rosters/index.ts';
+import { simulatorCatalog } from './simulator-catalog.ts';
+import { type StatLookup, StatTable } from './stat-table.ts';
+import type { SportStat } from './stats.ts';
 
 /** The teams one sport id lists, in listing order, with every sport id of their league. */
 export interface SportTeams {
@@ -21,6 +24,10 @@ interface Derived {
   sports: readonly SportEntry[];
   books: readonly Affiliate[];
   markets: readonly MarketDefinition[];
+  /** Every sport's stat definitions, by sport id then listing order. */
+  stats: readonly SportStat[];
+  /** Each stat id's definition: the first sport's (in id order) that lists it. */
+  statsById: ReadonlyMap<number, SportStat>;
   bySport: ReadonlyMap<number, SportTeams>;
   /** A team's home league: the first league record that lists it. */
   homeOf: ReadonlyMap<number, LeagueEntry>;
@@ -32,7 +39,7 @@ interface Derived {
  * lookup is a map read; the lists and what the leagues imply are made once per change of the
  * catalog, on the first read after it, so a request pays nothing for them.
  */
-export class Catalog {
+export class Catalog implements StatLookup {
   private readonly texts = new Map<string, string>();
   private readonly sportsById = new Map<number, SportEntry>();
   private readonly booksById = new Map<number, BookEntry>();
@@ -41,6 +48,9 @@ export class Catalog {
   private readonly teamsById = new Map<number, TeamEntry>();
   private readonly rosters = new Map<number, readonly RosterPlayer[]>();
   private readonly players = new Map<number, RosterPlayer>();
+  private readonly statTables = new Map<number, StatTable>();
+  /** A stats record (or a removal of one) was ever put: from then on the catalog's own stats hold. */
+  private statRecords = false;
   /** Keys whose newest record is a removal. */
   private readonly removed = new Set<string>();
   private derived: Derived | undefined;
@@ -102,6 +112,10 @@ export class Catalog {
         for (const p of roster) this.players.set(p.player_id, p);
         break;
       }
+      case 'stats':
+        this.statTables.set(record.sport_id, new StatTable(record));
+        this.statRecords = true;
+        break;
       case 'removal':
         this.remove(record.key);
         break;
@@ -133,6 +147,10 @@ export class Catalog {
         for (const p of this.rosters.get(Number(id)) ?? []) this.players.delete(p.player_id);
         this.rosters.delete(Number(id));
         break;
+      case 'stats':
+        this.statTables.delete(Number(id));
+        this.statRecords = true;
+        break;
     }
   }
 
@@ -147,6 +165,8 @@ export class Catalog {
       m.clear();
     this.rosters.clear();
     this.players.clear();
+    this.statTables.clear();
+    this.statRecords = false;
     this.removed.clear();
     this.derived = undefined;
     this.version++;
@@ -165,6 +185,9 @@ export class Catalog {
       for (const sportId of league.sport_ids) bySport.set(sportId, { sport_ids: league.sport_ids, teams });
       for (const t of teams) if (!homeOf.has(t.team_id)) homeOf.set(t.team_id, league);
     }
+    const stats = byId(this.tables).flatMap((t) => t.list);
+    const statsById = new Map<number, SportStat>();
+    for (const stat of stats) if (!statsById.has(stat.id)) statsById.set(stat.id, stat);
     this.derived = {
       sports: byId(this.sportsById),
       books: byId(this.booksById).map(({ affiliate_id, affiliate_name, affiliate_url, status, regions }) => ({
@@ -175,6 +198,8 @@ export class Catalog {
         regions,
       })),
       markets: byId(this.marketsById),
+      stats,
+      statsById,
       bySport,
       homeOf,
     };
@@ -224,6 +249,36 @@ export class Catalog {
    */
   defaultMarketIds(sportId: number | undefined): readonly number[] {
     return sportId !== undefined && this.sportsById.get(sportId)?.three_way ? THREE_WAY_DEFAULTS : TWO_WAY_DEFAULTS;
+  }
+
+  /** Every stat definition, by sport id then listing order (as /stats lists them). */
+  stats(): readonly SportStat[] {
+    return this.d.stats;
+  }
+
+  /**
+   * A stat by its id alone, for what holds values of several sports (a season summed over a
+   * league's regular season, preseason and playoff ids): the first sport's that lists it.
+   */
+  statById(statId: number): SportStat | undefined {
+    return this.d.statsById.get(statId);
+  }
+
+  statOf(sportId: number, statId: number): SportStat | undefined {
+    return this.tables.get(sportId)?.stat(statId);
+  }
+
+  statNamed(sportId: number, name: string): SportStat | undefined {
+    return this.tables.get(sportId)?.named(name);
+  }
+
+  /**
+   * The sports' stat tables: the stats records', or, while the catalog has never had one (a store
+   * or a recording made before stat definitions were records, whose boxes hold the simulator's
+   * stat ids), the simulator's.
+   */
+  private get tables(): ReadonlyMap<number, StatTable> {
+    return this.statRecords ? this.statTables : simulatorStatTables();
   }
 
   /** The teams a sport id lists, if any league lists it. */
@@ -276,4 +331,14 @@ function servedMarket(r: MarketEntry): MarketDefinition {
     ...(r.live_variant_id !== undefined ? { live_variant_id: r.live_variant_id } : {}),
     updated_at: r.updated_at,
   };
+}
+
+let simulatorTables: ReadonlyMap<number, StatTable> | undefined;
+
+/** The simulator's stat definitions as tables, made once. */
+function simulatorStatTables(): ReadonlyMap<number, StatTable> {
+  simulatorTables ??= new Map(
+    simulatorCatalog().flatMap((r) => (r.type === 'stats' ? [[r.sport_id, new StatTable(r)] as const] : [])),
+  );
+  return simulatorTables;
 }

@@ -1,5 +1,6 @@
 import type { Affiliate, MarketDefinition } from '../domain/types.ts';
 import type { Discipline, SeasonTypeName } from './sports.ts';
+import type { StatScope } from './stats.ts';
 import type { TeamRecord } from './teams/types.ts';
 
 /**
@@ -67,6 +68,26 @@ export interface RosterEntry {
   players: RosterEntryPlayer[];
 }
 
+/** One game-stat definition of a sport, as /stats lists it (without the sport), and where it is kept. */
+export interface StatEntryStat {
+  /** Unique within the sport; a feed's own ids are kept as given. */
+  id: number;
+  name: string;
+  display_name: string;
+  abbreviation: string;
+  category: string;
+  description: string;
+  /** `team`: the team's box only; `player`: players' lines only; `both`: a player's and the team's. */
+  scope: StatScope;
+}
+
+/** A sport's game-stat definitions, in listing order: the stats its box scores and season stats keep. */
+export interface StatsEntry {
+  type: 'stats';
+  sport_id: number;
+  stats: StatEntryStat[];
+}
+
 /**
  * Takes a record out of the catalog: `key` is the removed record's key as `catalogKey` writes it
  * (`book:77`, `league:ppl`). It is that key's newest record from then on, so the catalog lists
@@ -78,11 +99,12 @@ export interface RemovalEntry {
   key: string;
 }
 
-export type CatalogRecord = SportEntry | BookEntry | MarketEntry | LeagueEntry | TeamEntry | RosterEntry | RemovalEntry;
+export type CatalogRecord =
+  SportEntry | BookEntry | MarketEntry | LeagueEntry | TeamEntry | RosterEntry | StatsEntry | RemovalEntry;
 export type CatalogType = CatalogRecord['type'];
 
 /** A removal's key: a record type and its id (a league's key is its `league_key`). */
-export const REMOVAL_KEY = '^(sport|book|market|team|roster):[1-9][0-9]{0,9}$|^league:[A-Za-z0-9_.:-]{1,64}$';
+export const REMOVAL_KEY = '^(sport|book|market|team|roster|stats):[1-9][0-9]{0,9}$|^league:[A-Za-z0-9_.:-]{1,64}$';
 
 /** What a record replaces: the record of the same type and id. */
 export function catalogKey(r: CatalogRecord): string {
@@ -99,6 +121,8 @@ export function catalogKey(r: CatalogRecord): string {
       return `team:${r.team_id}`;
     case 'roster':
       return `roster:${r.team_id}`;
+    case 'stats':
+      return `stats:${r.sport_id}`;
     case 'removal':
       return r.key;
   }

@@ -3,11 +3,12 @@ import { MARKET_DEFINITIONS } from './markets.ts';
 import { type CatalogRecord, keepCatalogText } from './records.ts';
 import { rosterOf } from './rosters/index.ts';
 import { SPORTS } from './sports.ts';
+import { STAT_DEFINITIONS } from './stats.ts';
 import { leagues } from './teams/index.ts';
 
 /**
  * The catalog the built-in simulator plays with, as catalog records: the code's tables of sports,
- * books, market definitions, leagues, teams and rosters. The simulator writes them as change-log
+ * books, market definitions, stat definitions, leagues, teams and rosters. The simulator writes them as change-log
  * rows (only those that differ from the committed catalog), and a store made before the catalog
  * was rows takes them at open (docs/feeds.md). Made at the first call and kept, frozen, with each
  * record's JSON (`catalogText`): every start compares or writes all of them (a test process starts
@@ -26,6 +27,21 @@ function build(): CatalogRecord[] {
   for (const { affiliate_id, affiliate_name, affiliate_url, status, regions } of AFFILIATES)
     out.push({ type: 'book', affiliate_id, affiliate_name, affiliate_url, status, regions });
   for (const m of MARKET_DEFINITIONS) out.push({ type: 'market', ...m });
+  for (const sport of SPORTS) {
+    const stats = STAT_DEFINITIONS.filter((d) => d.sport_id === sport.sport_id).map(
+      ({ id, name, display_name, abbreviation, category, description, scope }) => ({
+        id,
+        name,
+        display_name,
+        abbreviation,
+        category,
+        description,
+        scope,
+      }),
+    );
+    // A sport without a box score (politics, golf, motor racing) has no record.
+    if (stats.length > 0) out.push({ type: 'stats', sport_id: sport.sport_id, stats });
+  }
   const teams = new Set<number>();
   for (const league of leagues) {
     for (const t of league.teams) {

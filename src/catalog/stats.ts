@@ -1,9 +1,12 @@
 import { type Discipline, SPORTS } from './sports.ts';
 
 /**
- * Game-stat definitions per sport (spec: Statistics resources). Ids are sport id x 1000 plus the
- * stat's place in its discipline's list, so they stay the same from one start to the next; clients
- * discover them through /api/v2/stats and never hard-code them.
+ * The simulator's game-stat definitions per sport (spec: Statistics resources), by discipline. Ids
+ * are sport id x 1000 plus the stat's place in its discipline's list, so they stay the same from
+ * one start to the next; clients discover them through /api/v2/stats and never hard-code them.
+ * The simulator writes them as `stats` catalog records (simulator-catalog.ts); what the server
+ * serves and checks is the current catalog's (`Catalog.statOf`, `statNamed`), which a feed's own
+ * records extend. The lookups here are the simulator's own, for what it plays.
  */
 
 export interface StatDefinition {

@@ -168,8 +168,13 @@ export interface StatValue {
   /** Absent on a team's value. */
   player_id?: number;
   stat_id: number;
-  /** A string, as the spec's stat values are. */
+  /** A string, as the spec's stat values are ('' on a removal). */
   value: string;
+  /**
+   * The value is taken away (a `box_score` record with `whole`, docs/feeds.md): the box no longer
+   * lists it, and a player left with no value leaves the box.
+   */
+  removed?: true;
   /** On the first row of a player's line: who the player is. */
   display_name?: string;
   position?: string;

@@ -1,7 +1,7 @@
 import { setStat } from '../board/apply.ts';
 import type { GameState } from '../board/event-state.ts';
 import { playerById } from '../catalog/rosters/index.ts';
-import { statByName } from '../catalog/stats.ts';
+import { statById, statByName } from '../catalog/stats.ts';
 import { leagueForSport } from '../catalog/teams/index.ts';
 import type { EventTeam } from '../domain/types.ts';
 import { boxBody, serializeBox } from './box-score.ts';
@@ -68,7 +68,7 @@ export function sampleBox(): { event_id: string; team_stats: unknown; player_sta
     schedule: { season_type: 'Regular Season', season_year: 2026, event_name: '', league_name: 'NBA' },
   };
   // Built from the simulator's tables, as its teams are.
-  const box = serializeBox(info, game, true, { player: playerById });
+  const box = serializeBox(info, game, true, { player: playerById, statById });
   return {
     event_id: SAMPLE_EVENT_ID,
     team_stats: JSON.parse(boxBody(box.teams, undefined, undefined).json.toString()),

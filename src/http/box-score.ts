@@ -1,6 +1,6 @@
 import type { EventState, GameState, PlayerLine } from '../board/event-state.ts';
 import type { Catalog } from '../catalog/catalog.ts';
-import { type SportStat, statById } from '../catalog/stats.ts';
+import type { SportStat } from '../catalog/stats.ts';
 import type { EventInfo } from '../domain/types.ts';
 import { type ByteBudget, stringBytes } from '../perf/byte-budget.ts';
 import { type FreshCache, freshCache, KEEPING, type Keeping, objectMemo } from '../perf/fresh-cache.ts';
@@ -8,7 +8,7 @@ import { keptExtraBytes } from './encoding.ts';
 import type { LaneAnswer } from './fast-lane.ts';
 import type { Static } from '@sinclair/typebox';
 import fastJson from 'fast-json-stringify';
-import { boxText, type Group, type PlayerHead, type SerializedBox } from '../perf/stats-text.ts';
+import { boxText, type Group, type PlayerHead, type SerializedBox, type StatsById } from '../perf/stats-text.ts';
 import { pick } from '../perf/switch.ts';
 import { PlayerGameStatsSchema, TeamGameStatsSchema } from './stats-schemas.ts';
 
@@ -28,8 +28,8 @@ export interface BoxBody {
   values: number;
 }
 
-/** Where a box's players' names and jerseys come from: the current catalog's rosters. */
-export type BoxPlayers = Pick<Catalog, 'player'>;
+/** Where a box's players' names and jerseys, and its stats' definitions, come from: the current catalog. */
+export type BoxPlayers = Pick<Catalog, 'player' | 'statById'>;
 
 /**
  * A player's group header: the spec's fields (the display name and position the stat rows brought),
@@ -51,12 +51,12 @@ function playerHead(players: BoxPlayers, id: number, line: PlayerLine, sportId: 
   };
 }
 
-/** The stat rows of `stats` the catalogue knows, by stat id. */
-export function knownStats(stats: ReadonlyMap<number, number> | undefined): [SportStat, number][] {
+/** The stat rows of `stats` the catalog (`defs`) knows, by stat id. */
+export function knownStats(defs: StatsById, stats: ReadonlyMap<number, number> | undefined): [SportStat, number][] {
   return [...(stats?.keys() ?? [])]
     .sort((a, b) => a - b)
     .flatMap((statId) => {
-      const stat = statById(statId);
+      const stat = defs.statById(statId);
       return stat ? [[stat, stats!.get(statId)!] as [SportStat, number]] : [];
     });
 }
@@ -111,7 +111,7 @@ export function schemaBox(
         is_home: t.is_home,
       },
       meta,
-      stats: knownStats(game?.teams.get(t.team_id)).map(([stat, value]) => ({
+      stats: knownStats(names, game?.teams.get(t.team_id)).map(([stat, value]) => ({
         team_id: t.team_id,
         stat_id: stat.id,
         stat: statRef(stat),
@@ -129,7 +129,7 @@ export function schemaBox(
       const group: PlayerGroup = {
         player: playerHead(names, id, line, info.sport_id),
         meta,
-        stats: knownStats(line.stats).map(([stat, value]) => ({ stat: statRef(stat), value: String(value) })),
+        stats: knownStats(names, line.stats).map(([stat, value]) => ({ stat: statRef(stat), value: String(value) })),
       };
       players.push(groupPieces(id, group, playerGroupJson, playerRowJson, (r) => r.stat.id));
     }
@@ -146,7 +146,7 @@ type SerializeBox = (
 
 /** The trick: the pieces written by hand (perf/stats-text.ts). */
 export const writtenBox: SerializeBox = (info, game, complete, names) =>
-  boxText(info, game, complete, (id, line, sportId) => playerHead(names, id, line, sportId));
+  boxText(info, game, complete, (id, line, sportId) => playerHead(names, id, line, sportId), names);
 
 /** The box of an event as groups of serialised pieces; `complete` once the event is final; players named by `names`. */
 export const serializeBox: SerializeBox = pick(writtenBox, schemaBox);

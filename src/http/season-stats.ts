@@ -40,7 +40,7 @@ export function schemaSeason(scope: SeasonScope, totals: SeasonSums): Serialized
   const teamGroup: TeamSeason = {
     team,
     season,
-    stats: knownStats(totals.team).map(([stat, value]) => ({
+    stats: knownStats(scope.stats, totals.team).map(([stat, value]) => ({
       stat_id: stat.id,
       name: stat.name,
       value: String(value),
@@ -55,7 +55,7 @@ export function schemaSeason(scope: SeasonScope, totals: SeasonSums): Serialized
       player: { player_id: p.player_id, name: p.name, position: p.position },
       team,
       season,
-      stats: knownStats(own).map(([stat, value]) => ({ stat_id: stat.id, name: stat.name, value })),
+      stats: knownStats(scope.stats, own).map(([stat, value]) => ({ stat_id: stat.id, name: stat.name, value })),
     };
     players.push(groupPieces(p.player_id, group, playerSeasonJson, playerSeasonRowJson, (r) => r.stat_id));
   }

@@ -10,6 +10,7 @@ import {
 } from '../board/event-state.ts';
 import { SmallMap } from '../board/small-map.ts';
 import { type Change, type ChangeRecord, changesEvent, type StatValue } from '../changelog/change.ts';
+import { layeredStats, type StatLookup, type StatTable } from '../catalog/stat-table.ts';
 import type { EventInfo } from '../domain/types.ts';
 import type { EventRecord, MarketRecord } from '../store/store.ts';
 import type { GameCell } from './stat-rows.ts';
@@ -37,6 +38,8 @@ export class BatchPlan {
   readonly removals = new Set<string>();
   /** Market names that market records of this batch give, by market id. */
   readonly marketNames = new Map<number, string>();
+  /** Stat tables that stats records of this batch give, by sport (undefined: removed). */
+  readonly statTables = new Map<number, StatTable | undefined>();
   private readonly freshEvents = new Map<string, EventState>();
   private readonly infos = new Map<string, EventInfo>();
   private readonly childMarkets = new Map<EventState, Map<string, MarketState>>();
@@ -66,7 +69,8 @@ export class BatchPlan {
 
   /** Play numbers and box-score values given out in this batch, beside the board's. */
   private readonly sequences = new Map<EventState, number>();
-  private readonly statValues = new Map<EventState, Map<string, number>>();
+  /** Values planned in this batch by cell (undefined: taken away), beside the board's. */
+  private readonly statValues = new Map<EventState, Map<string, { cell: GameCell; value: number | undefined }>>();
 
   nextSequence(ev: EventState): number {
     const next = (this.sequences.get(ev) ?? ev.game?.plays ?? 0) + 1;
@@ -76,15 +80,37 @@ export class BatchPlan {
 
   statValue(ev: EventState, cell: GameCell): number | undefined {
     const planned = this.statValues.get(ev)?.get(cellKey(cell));
-    if (planned !== undefined) return planned;
+    if (planned !== undefined) return planned.value;
     const game = ev.game;
     if (!game) return undefined;
     const stats = cell.player_id === undefined ? game.teams.get(cell.team_id) : game.players.get(cell.player_id)?.stats;
     return stats?.get(cell.stat_id);
   }
 
+  /** Every value the event's box holds, committed or planned so far (none taken away). */
+  heldCells(ev: EventState): GameCell[] {
+    const cells = new Map<string, GameCell>();
+    const game = ev.game;
+    if (game) {
+      for (const [team_id, stats] of game.teams)
+        for (const stat_id of stats.keys()) cells.set(cellKey({ team_id, stat_id }), { team_id, stat_id });
+      for (const [player_id, line] of game.players)
+        for (const stat_id of line.stats.keys()) {
+          const cell = { team_id: line.team_id, player_id, stat_id };
+          cells.set(cellKey(cell), cell);
+        }
+    }
+    for (const [key, planned] of this.statValues.get(ev) ?? []) {
+      if (planned.value === undefined) cells.delete(key);
+      else cells.set(key, planned.cell);
+    }
+    return [...cells.values()];
+  }
+
   setStatValue(ev: EventState, stat: StatValue): void {
-    inner(this.statValues, ev).set(cellKey(stat), Number(stat.value));
+    const cell: GameCell = { team_id: stat.team_id, stat_id: stat.stat_id };
+    if (stat.player_id !== undefined) cell.player_id = stat.player_id;
+    inner(this.statValues, ev).set(cellKey(stat), { cell, value: stat.removed ? undefined : Number(stat.value) });
     if (stat.display_name !== undefined && stat.player_id !== undefined) {
       let named = this.namedPlayers.get(ev);
       if (!named) {
@@ -93,6 +119,11 @@ export class BatchPlan {
       }
       named.add(stat.player_id);
     }
+  }
+
+  /** The sports' stats as the catalog has them with this batch's stats records so far. */
+  stats(): StatLookup {
+    return layeredStats(this.board.catalog, this.statTables);
   }
 
   /** Whether a player of the event has a line already (committed or planned in this batch). */

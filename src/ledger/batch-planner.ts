@@ -24,6 +24,7 @@ import type { BatchPlan } from './batch-plan.ts';
 import { FuturesPlan, type PlannedFutures } from './futures-plan.ts';
 import { LedgerError } from './ledger-errors.ts';
 import { boxRowsOf, statRowsOf } from './stat-rows.ts';
+import { StatTable } from '../catalog/stat-table.ts';
 import type {
   BoxScoreUpdate,
   CatalogUpdate,
@@ -166,6 +167,7 @@ export class BatchPlanner {
     const ev = plan.event(u.event_id)!;
     const cells = statRowsOf(
       info,
+      plan.stats(),
       u.play,
       (cell) => plan.statValue(ev, cell),
       (id) => plan.knowsPlayer(ev, id),
@@ -214,8 +216,10 @@ export class BatchPlanner {
     const cells = boxRowsOf(
       info,
       u,
+      plan.stats(),
       (cell) => plan.statValue(ev, cell),
       (id) => plan.knowsPlayer(ev, id),
+      () => plan.heldCells(ev),
       (message) => {
         throw new LedgerError(message);
       },
@@ -489,6 +493,9 @@ function planCatalog(board: Board, plan: BatchPlan, u: CatalogUpdate, at: string
   else plan.removals.delete(key);
   plan.catalogTexts.set(key, text);
   if (u.record.type === 'market') plan.marketNames.set(u.record.id, u.record.name);
+  if (u.record.type === 'stats') plan.statTables.set(u.record.sport_id, new StatTable(u.record));
+  if (u.record.type === 'removal' && key.startsWith(STATS_KEY))
+    plan.statTables.set(Number(key.slice(STATS_KEY.length)), undefined);
   if (u.record.type === 'removal' && key.startsWith(MARKET_KEY)) {
     const marketId = Number(key.slice(MARKET_KEY.length));
     plan.marketNames.set(marketId, unlistedMarketName(marketId));
@@ -513,6 +520,7 @@ function planCatalog(board: Board, plan: BatchPlan, u: CatalogUpdate, at: string
 }
 
 const MARKET_KEY = 'market:';
+const STATS_KEY = 'stats:';
 
 function assertNeverUpdate(u: never): never {
   throw new LedgerError(`unknown update kind: ${JSON.stringify(u)}`);

@@ -1,5 +1,5 @@
 import type { StatValue } from '../changelog/change.ts';
-import { statById, statByName } from '../catalog/stats.ts';
+import type { StatLookup } from '../catalog/stat-table.ts';
 import type { PlayInput } from '../domain/plays.ts';
 import type { EventInfo } from '../domain/types.ts';
 import type { BoxScoreUpdate, BoxValue } from './updates.ts';
@@ -14,10 +14,11 @@ export type GameCell = Pick<StatValue, 'team_id' | 'player_id' | 'stat_id'>;
  * A value seen for the first time is written even when the credit adds nothing (a 0-yard carry puts
  * the runner in the box). A player's first row carries the name and position the play gives
  * (`isKnown`: the player already has a line). `current` reads a value as committed and planned so far; `fail` refuses
- * the batch (a stat the sport does not keep, a team not in the event).
+ * the batch (a stat the sport does not keep, by the catalog's `stats`, a team not in the event).
  */
 export function statRowsOf(
   info: Pick<EventInfo, 'sport_id' | 'teams' | 'event_id'>,
+  stats: StatLookup,
   play: PlayInput,
   current: (cell: GameCell) => number | undefined,
   isKnown: (playerId: number) => boolean,
@@ -38,7 +39,7 @@ export function statRowsOf(
     row.n += n;
   };
   for (const c of play.credits) {
-    const stat = statByName(info.sport_id, c.stat);
+    const stat = stats.statNamed(info.sport_id, c.stat);
     if (!stat) fail(`sport ${info.sport_id} keeps no stat named ${c.stat} (event ${info.event_id})`);
     if (!info.teams.some((t) => t.team_id === c.team_id))
       fail(`team ${c.team_id} does not play in event ${info.event_id}`);
@@ -83,15 +84,19 @@ export interface BoxFault {
  * event's sport does not keep, a team value of a player's stat or a player's value of a team's stat,
  * a value that is not a number. The ledger refuses an update with any; the ingest check names each.
  */
-export function boxFaults(info: Pick<EventInfo, 'sport_id' | 'teams' | 'event_id'>, box: BoxScoreUpdate): BoxFault[] {
+export function boxFaults(
+  info: Pick<EventInfo, 'sport_id' | 'teams' | 'event_id'>,
+  box: BoxScoreUpdate,
+  stats: StatLookup,
+): BoxFault[] {
   const faults: BoxFault[] = [];
-  const group = (path: string, teamId: number, stats: readonly BoxValue[], isPlayer: boolean) => {
+  const group = (path: string, teamId: number, values: readonly BoxValue[], isPlayer: boolean) => {
     if (!info.teams.some((t) => t.team_id === teamId)) {
       faults.push({ field: `${path}/team_id`, message: `team ${teamId} does not play in event ${info.event_id}` });
     }
-    stats.forEach((v, i) => {
-      const stat = statById(v.stat_id);
-      if (stat?.sport_id !== info.sport_id) {
+    values.forEach((v, i) => {
+      const stat = stats.statOf(info.sport_id, v.stat_id);
+      if (!stat) {
         faults.push({
           field: `${path}/stats/${i}/stat_id`,
           message: `sport ${info.sport_id} keeps no stat ${v.stat_id}`,
@@ -119,17 +124,20 @@ function numberOf(value: string): number {
  * The stat rows a `box_score` update writes: one per value that differs from the one held (or is not
  * held yet), teams first, then players in the order given, each player's first row carrying the name
  * and position the update gives (`isKnown`: the player already has a line). Values are written as
- * their numbers read (`"7.50"` is `"7.5"`, as the board serves it). `fail` refuses the batch with the
- * update's first fault (`boxFaults`).
+ * their numbers read (`"7.50"` is `"7.5"`, as the board serves it). A `whole` box then takes away
+ * each value `held` (the box as committed and planned) that it does not name, teams first. `fail`
+ * refuses the batch with the update's first fault (`boxFaults`).
  */
 export function boxRowsOf(
   info: Pick<EventInfo, 'sport_id' | 'teams' | 'event_id'>,
   box: BoxScoreUpdate,
+  stats: StatLookup,
   current: (cell: GameCell) => number | undefined,
   isKnown: (playerId: number) => boolean,
+  held: () => readonly GameCell[],
   fail: (message: string) => never,
 ): StatValue[] {
-  const [fault] = boxFaults(info, box);
+  const [fault] = boxFaults(info, box, stats);
   if (fault) fail(`box score of event ${info.event_id}, ${fault.field}: ${fault.message}`);
   const out: StatValue[] = [];
   const named = new Set<number>();
@@ -155,5 +163,16 @@ export function boxRowsOf(
       out.push(row);
     }
   }
+  if (box.whole) out.push(...removalsOf(box, held()));
   return out;
+}
+
+/** A removal row for each held value a whole box does not name: team values first, then players'. */
+function removalsOf(box: BoxScoreUpdate, held: readonly GameCell[]): StatValue[] {
+  const named = new Set<string>();
+  for (const t of box.teams) for (const v of t.stats) named.add(`${t.team_id}::${v.stat_id}`);
+  for (const p of box.players) for (const v of p.stats) named.add(`${p.team_id}:${p.player_id}:${v.stat_id}`);
+  const gone = held.filter((c) => !named.has(`${c.team_id}:${c.player_id ?? ''}:${c.stat_id}`));
+  gone.sort((a, b) => (a.player_id === undefined ? 0 : 1) - (b.player_id === undefined ? 0 : 1));
+  return gone.map((c): StatValue => ({ ...c, value: '', removed: true }));
 }

@@ -95,6 +95,11 @@ export interface BoxScoreUpdate {
   teams: { team_id: number; stats: BoxValue[] }[];
   /** In the order the players first appeared (the box lists each team's players in that order). */
   players: { player_id: number; team_id: number; display_name: string; position: string; stats: BoxValue[] }[];
+  /**
+   * The box as given is the event's whole box: a value held and not named is taken away (a stat
+   * row with `removed`). Without it a value not named keeps the one held.
+   */
+  whole?: boolean;
 }
 
 /** Opens a futures board, or replaces its header (name, dates, participants) while it is open. */

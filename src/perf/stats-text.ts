@@ -1,5 +1,5 @@
 import type { RosterPlayer } from '../catalog/rosters/index.ts';
-import { type SportStat, statById } from '../catalog/stats.ts';
+import type { SportStat } from '../catalog/stats.ts';
 import type { GameState, PlayerLine } from '../domain/event-state.ts';
 import type { EventInfo } from '../domain/types.ts';
 
@@ -42,8 +42,15 @@ export interface PlayerHead {
   jersey: string;
 }
 
+/** Where a stat id's definition is found: the current catalog (`Catalog.statById`). */
+export interface StatsById {
+  statById(statId: number): SportStat | undefined;
+}
+
 /** Which season aggregate: a team, a season year and a season type id. */
 export interface SeasonScope {
+  /** The catalog's stat definitions: values of a stat it does not list are left out. */
+  stats: StatsById;
   teamId: number;
   teamName: string;
   year: number;
@@ -67,11 +74,15 @@ const statJson = (s: SportStat): string =>
     sport_id: s.sport_id,
   });
 
-function rowsOf(stats: ReadonlyMap<number, number>, row: (stat: SportStat, value: number) => string): Row[] {
+function rowsOf(
+  defs: StatsById,
+  stats: ReadonlyMap<number, number>,
+  row: (stat: SportStat, value: number) => string,
+): Row[] {
   return [...stats.keys()]
     .sort((a, b) => a - b)
     .flatMap((statId) => {
-      const stat = statById(statId);
+      const stat = defs.statById(statId);
       return stat ? [{ statId, json: row(stat, stats.get(statId)!) }] : [];
     });
 }
@@ -82,6 +93,7 @@ export function boxText(
   game: GameState | undefined,
   complete: boolean,
   playerHead: (id: number, line: PlayerLine, sportId: number) => PlayerHead,
+  defs: StatsById,
 ): SerializedBox {
   const eventId = JSON.stringify(info.event_id);
   const meta = `"meta":{"complete":${complete},"event_id":${eventId}}`;
@@ -96,6 +108,7 @@ export function boxText(
       is_home: t.is_home,
     })},${meta},"stats":[`,
     rows: rowsOf(
+      defs,
       game?.teams.get(t.team_id) ?? new Map(),
       (stat, value) =>
         `{"team_id":${t.team_id},"stat_id":${stat.id},"stat":${statJson(stat)},"event_id":${eventId},"value":${JSON.stringify(String(value))}}`,
@@ -110,6 +123,7 @@ export function boxText(
         id,
         head: `{"player":${JSON.stringify(playerHead(id, line, info.sport_id))},${meta},"stats":[`,
         rows: rowsOf(
+          defs,
           line.stats,
           (stat, value) => `{"stat":${statJson(stat)},"value":${JSON.stringify(String(value))}}`,
         ),
@@ -123,8 +137,8 @@ export function boxText(
  * A season group's stat rows. The spec gives team season values as strings; player season values
  * go out as numbers, as existing clients read them (the spec shows no type for them).
  */
-function seasonRows(totals: ReadonlyMap<number, number>, asNumber: boolean): Row[] {
-  return rowsOf(totals, (stat, value) =>
+function seasonRows(defs: StatsById, totals: ReadonlyMap<number, number>, asNumber: boolean): Row[] {
+  return rowsOf(defs, totals, (stat, value) =>
     JSON.stringify({ stat_id: stat.id, name: stat.name, value: asNumber ? value : String(value) }),
   );
 }
@@ -137,7 +151,11 @@ export function seasonText(scope: SeasonScope, totals: SeasonSums): SerializedBo
   const team = JSON.stringify({ team_id: scope.teamId, name: scope.teamName });
   const season = JSON.stringify({ year: scope.year, season_type: scope.seasonTypeId });
   const teams: Group[] = [
-    { id: scope.teamId, head: `{"team":${team},"season":${season},"stats":[`, rows: seasonRows(totals.team, false) },
+    {
+      id: scope.teamId,
+      head: `{"team":${team},"season":${season},"stats":[`,
+      rows: seasonRows(scope.stats, totals.team, false),
+    },
   ];
   const players: Group[] = [];
   for (const p of scope.roster) {
@@ -147,7 +165,7 @@ export function seasonText(scope: SeasonScope, totals: SeasonSums): SerializedBo
     players.push({
       id: p.player_id,
       head: `{"player":${player},"team":${team},"season":${season},"stats":[`,
-      rows: seasonRows(own, true),
+      rows: seasonRows(scope.stats, own, true),
     });
   }
   return { teams, players };

@@ -1,7 +1,6 @@
 import type { BoardView } from '../board/board-view.ts';
 import type { ChangeRecord, PriceDetail, StatValue } from '../changelog/change.ts';
 import type { Catalog } from '../catalog/catalog.ts';
-import { statById } from '../catalog/stats.ts';
 import type { DeltaRow, ParticipantType, Score } from '../domain/types.ts';
 import {
   type EventLines,
@@ -178,12 +177,14 @@ export class PlayFrame extends BaseFrame {
 
 /**
  * A game_stats frame (spec: Game stats): the changed values of a run of an event's stat rows, one
- * entry per row, upserted by owner id and stat_id; or, past MAX_STAT_ROWS_PER_FRAME rows, the
- * invalidation fallback that tells a client to refetch both box resources.
+ * entry per row, upserted by owner id and stat_id; or, past MAX_STAT_ROWS_PER_FRAME rows or for a
+ * run that takes a value away (which an upsert cannot say), the invalidation fallback that tells a
+ * client to refetch both box resources.
  */
 export class StatsFrame extends BaseFrame {
   readonly kind = 'game_stats';
   readonly points: number;
+  private readonly invalidates: boolean;
 
   constructor(
     id: number,
@@ -191,21 +192,23 @@ export class StatsFrame extends BaseFrame {
     sportId: number,
     private readonly rows: readonly StatValue[],
     private readonly at: string,
+    private readonly defs: Pick<Catalog, 'statById'>,
   ) {
     super(id, eventId, sportId);
+    this.invalidates = rows.length > MAX_STAT_ROWS_PER_FRAME || rows.some((r) => r.removed);
     // An invalidation costs one point, as a completion marker does.
-    this.points = rows.length > MAX_STAT_ROWS_PER_FRAME ? 1 : rows.length;
+    this.points = this.invalidates ? 1 : rows.length;
   }
 
   protected serialise(): string {
     const event = JSON.stringify(this.eventId);
-    if (this.rows.length > MAX_STAT_ROWS_PER_FRAME) {
+    if (this.invalidates) {
       return `{"event_id":${event},"sport_id":${this.sportId},"updated_at":${Math.floor(Date.parse(this.at) / 1000)}}`;
     }
     const teams = new Map<number, string[]>();
     const players = new Map<number, { team: number; rows: string[] }>();
     for (const r of this.rows) {
-      const s = statById(r.stat_id);
+      const s = this.defs.statById(r.stat_id);
       const stat = s
         ? JSON.stringify({
             id: s.id,
@@ -289,7 +292,7 @@ export type Frame = MarketFrame | ScoreFrame | PlayFrame | StatsFrame | Completi
  * What frames name from the current catalog: a sport (the completion marker), a book (line sets).
  * A frame is written once, so it shows the names as they are when it is made.
  */
-export type FrameNames = Pick<Catalog, 'sportName'> & LineBooks;
+export type FrameNames = Pick<Catalog, 'sportName' | 'statById'> & LineBooks;
 
 /**
  * The frames of some consecutive rows of the log, in id order. Consecutive stat rows of one event
@@ -297,11 +300,11 @@ export type FrameNames = Pick<Catalog, 'sportName'> & LineBooks;
  * and a client that resumes from the last one it saw misses no row. A final score row also yields
  * the completion marker, which names the sport as `names` does.
  */
-export function framesOf(rows: readonly ChangeRecord[], names: Pick<FrameNames, 'sportName'>): Frame[] {
+export function framesOf(rows: readonly ChangeRecord[], names: Pick<FrameNames, 'sportName' | 'statById'>): Frame[] {
   const out: Frame[] = [];
   let stats: { eventId: string; sportId: number; at: string; rows: StatValue[]; lastId: number } | undefined;
   const endStats = () => {
-    if (stats) out.push(new StatsFrame(stats.lastId, stats.eventId, stats.sportId, stats.rows, stats.at));
+    if (stats) out.push(new StatsFrame(stats.lastId, stats.eventId, stats.sportId, stats.rows, stats.at, names));
     stats = undefined;
   };
   for (const row of rows) {

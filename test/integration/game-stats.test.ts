@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { playerById } from '../../src/catalog/rosters/index.ts';
 import { after, before, describe, test } from 'node:test';
-import { statByName } from '../../src/catalog/stats.ts';
+import { publicStat, STAT_DEFINITIONS, statByName } from '../../src/catalog/stats.ts';
 import type { PlayInput } from '../../src/domain/plays.ts';
 import { batch, nbaEvent, rotationPlay, score, today } from '../helpers/fixtures.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
@@ -76,6 +76,8 @@ describe('/api/v2/stats', () => {
     const all = await s.get('/api/v2/stats', { 'X-Service-Key': pro });
     assert.equal(all.status, 200);
     assert.equal(all.headers.get('x-datapoints'), null);
+    // The catalog's stats records answer as the simulator's tables did, byte for byte.
+    assert.equal(JSON.stringify(all.body), JSON.stringify(STAT_DEFINITIONS.map(publicStat)));
     assert.deepEqual(Object.keys(all.body[0]).sort(), [
       'abbreviation',
       'category',

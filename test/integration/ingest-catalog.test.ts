@@ -203,3 +203,111 @@ test('a record sent again writes nothing; a changed one replaces its key', async
     'Feedbook Two',
   );
 });
+
+test('a sport the feed brings keeps its own stat definitions: plays credit them, boxes and seasons show them', async () => {
+  const stats = {
+    kind: 'catalog',
+    record: {
+      type: 'stats',
+      sport_id: SPORT,
+      stats: [
+        {
+          id: 60_001,
+          name: 'dinks',
+          display_name: 'Dinks',
+          abbreviation: 'DNK',
+          category: 'rally',
+          description: 'Dinks played',
+          scope: 'both',
+        },
+        {
+          id: 60_002,
+          name: 'timeouts',
+          display_name: 'Timeouts',
+          abbreviation: 'TO',
+          category: 'match',
+          description: 'Timeouts called',
+          scope: 'team',
+        },
+      ],
+    },
+  };
+  const score = {
+    kind: 'score',
+    event_id: EVENT,
+    score: {
+      event_id: EVENT,
+      event_status: 'STATUS_IN_PROGRESS',
+      score_away: 0,
+      score_home: 1,
+      winner_away: 0,
+      winner_home: 0,
+      score_away_by_period: [0],
+      score_home_by_period: [1],
+      venue_name: '',
+      venue_location: '',
+      game_clock: 0,
+      display_clock: '',
+      game_period: 1,
+      broadcast: '',
+      event_status_detail: 'Set 1',
+      updated_at: new Date().toISOString(),
+    },
+  };
+  const play = {
+    kind: 'play',
+    event_id: EVENT,
+    play: {
+      period: 1,
+      game_clock: 0,
+      display_clock: '',
+      description: 'Lobo dinks',
+      team_id: HOME,
+      score_away: 0,
+      score_home: 1,
+      players: [PLAYER],
+      credits: [
+        { team_id: HOME, player_id: PLAYER, stat: 'dinks', n: 3 },
+        { team_id: HOME, stat: 'timeouts', n: 1 },
+      ],
+      people: [{ id: PLAYER, display_name: 'Ana Lobo', position: 'Singles' }],
+    },
+  };
+  // Without its stats record, the sport keeps none: the play is refused.
+  const refused = await ingest({ batch_id: 'cat-stats-0', records: [...catalog, event(), score, play] });
+  assert.equal(refused.status, 400, JSON.stringify(refused.body));
+  assert.match(refused.body.message, /keeps no stat named dinks/);
+
+  const r = await ingest({ batch_id: 'cat-stats-1', records: [...catalog, stats, event(), score, play] });
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+  const listed = (await s.get(`/api/v2/stats?sport_id=${SPORT}`)).body;
+  assert.deepEqual(
+    listed.map((d: any) => [d.id, d.name, d.sport_id, d.category]),
+    [
+      [60_001, 'dinks', SPORT, 'rally'],
+      [60_002, 'timeouts', SPORT, 'match'],
+    ],
+  );
+  const teamBox = (await s.get(`/api/v2/events/${EVENT}/stats`)).body;
+  const home = teamBox.find((g: any) => g.team.team_id === HOME);
+  assert.deepEqual(
+    home.stats.map((x: any) => [x.stat_id, x.stat.name, x.value]),
+    [
+      [60_001, 'dinks', '3'],
+      [60_002, 'timeouts', '1'],
+    ],
+  );
+  const playerBox = (await s.get(`/api/v2/events/${EVENT}/players/stats`)).body;
+  assert.deepEqual(
+    playerBox.map((g: any) => [g.player.id, g.stats.map((x: any) => [x.stat.id, x.value])]),
+    [[PLAYER, [[60_001, '3']]]],
+  );
+  const season = (await s.get(`/api/v2/teams/${HOME}/stats?year=2026`)).body;
+  assert.deepEqual(
+    season[0].stats.map((x: any) => [x.stat_id, x.name, x.value]),
+    [
+      [60_001, 'dinks', '3'],
+      [60_002, 'timeouts', '1'],
+    ],
+  );
+});

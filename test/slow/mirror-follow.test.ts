@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { generateAdminToken, newAdminTokenRecord } from '../../src/access/admin-tokens.ts';
-import { nbaEvent, nbaPrices, price } from '../helpers/fixtures.ts';
+import { statByName } from '../../src/catalog/stats.ts';
+import { nbaEvent, nbaPrices, price, score } from '../helpers/fixtures.ts';
 import { type HttpProxy, startHttpProxy } from '../helpers/http-proxy.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { connect, type TestSocket } from '../helpers/ws-client.ts';
@@ -110,6 +111,63 @@ describe('a mirror following the upstream', () => {
     await until('the REST answer to show the move', showing(mirror, 145));
     const [a, b] = await Promise.all([upstream.get(`/api/v2/events/${E1}`), mirror.get(`/api/v2/events/${E1}`)]);
     assert.deepEqual(b.body.events, a.body.events, 'the event as the upstream shows it, ids included');
+  });
+
+  test('a box value the upstream takes away is taken away on the mirror: the boxes stay equal', async () => {
+    const points = statByName(4, 'points')!.id;
+    const assists = statByName(4, 'assists')!.id;
+    const play = (n: number) => ({
+      kind: 'play',
+      event_id: E1,
+      play: {
+        period: 1,
+        game_clock: 600 - n,
+        display_clock: '',
+        description: `play ${n}`,
+        team_id: 2002,
+        score_away: 2,
+        score_home: 0,
+        players: [200201],
+        credits: [],
+        people: [],
+      },
+    });
+    const box = (values: [number, string][], whole?: boolean) => ({
+      kind: 'box_score',
+      event_id: E1,
+      teams: [{ team_id: 2002, stats: [{ stat_id: points, value: '2' }] }],
+      players: [
+        {
+          player_id: 200201,
+          team_id: 2002,
+          display_name: 'Jay Doe',
+          position: 'F',
+          stats: values.map(([stat_id, value]) => ({ stat_id, value })),
+        },
+      ],
+      ...(whole === undefined ? {} : { whole }),
+    });
+    const boxes = async (s: TestServer) =>
+      JSON.stringify([
+        (await s.get(`/api/v2/events/${E1}/stats`)).body,
+        (await s.get(`/api/v2/events/${E1}/players/stats`)).body,
+      ]);
+    const equal = async () => ((await boxes(mirror)) === (await boxes(upstream)) ? true : undefined);
+    await ingest([
+      { kind: 'score', event_id: E1, score: score(E1, 'STATUS_IN_PROGRESS', 2, 0) },
+      play(1),
+      box([
+        [points, '2'],
+        [assists, '1'],
+      ]),
+    ]);
+    await until('the box on the mirror', equal);
+    assert.match(await boxes(mirror), new RegExp(`"stat_id":${assists}|"id":${assists}`));
+    // The source corrects the box: the assist was never one.
+    await ingest([play(2), box([[points, '2']], true)]);
+    const gone = await boxes(upstream);
+    assert.doesNotMatch(gone, new RegExp(`"id":${assists}`));
+    await until('the box without the assist on the mirror', equal);
   });
 
   test('the upstream stopped: the mirror says so, keeps serving, then catches up without a hole', async () => {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { CatalogRecord } from '../../src/catalog/records.ts';
 import type { Update } from '../../src/ledger/updates.ts';
-import { nbaEvent, nbaPrices, price } from '../helpers/fixtures.ts';
+import { nbaEvent, nbaPrices, price, score } from '../helpers/fixtures.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { startTcpRelay, type TcpRelay } from '../helpers/tcp-relay.ts';
 import { connect } from '../helpers/ws-client.ts';
@@ -75,6 +75,21 @@ const CATALOG: CatalogRecord[] = [
     ],
   },
   { type: 'roster', team_id: 990002, players: [] },
+  {
+    type: 'stats',
+    sport_id: 60,
+    stats: [
+      {
+        id: 60_001,
+        name: 'dinks',
+        display_name: 'Dinks',
+        abbreviation: 'DNK',
+        category: 'rally',
+        description: 'Dinks played',
+        scope: 'both',
+      },
+    ],
+  },
   { type: 'league', league_key: 'ppl', league_name: 'PPL', sport_ids: [60], team_ids: [990001, 990002] },
 ];
 
@@ -173,12 +188,13 @@ describe('following the upstream stream', () => {
     assert.equal(mirrorOf(mirror).state.streaming, true);
   });
 
-  test('the upstream’s catalog is the mirror’s: sports, books, markets, teams, rosters, players', async () => {
+  test('the upstream’s catalog is the mirror’s: sports, books, markets, stats, teams, rosters, players', async () => {
     await ready(mirror);
     for (const path of [
       '/api/v2/sports',
       '/api/v2/affiliates?include=regions',
       '/api/v2/markets',
+      '/api/v2/stats',
       '/api/v2/sports/60/teams',
       '/api/v2/teams/990001',
       '/api/v2/teams/990001/players',
@@ -192,6 +208,132 @@ describe('following the upstream stream', () => {
     assert.ok(sports.some((s: { sport_id: number }) => s.sport_id === 60));
   });
 });
+
+test('a game of the upstream’s own sport keeps its box score and season stats on the mirror', async () => {
+  const upstream = await upstreamServer();
+  const E3 = 'mst0000000000000000000000000003';
+  const base = nbaEvent(E3);
+  const game: Update[] = [
+    {
+      kind: 'event',
+      event: {
+        ...base,
+        sport_id: 60,
+        teams: [
+          { ...base.teams[0]!, team_id: 990002, name: 'Canyon', abbreviation: 'CYD' },
+          { ...base.teams[1]!, team_id: 990001, name: 'Harbor', abbreviation: 'HBD' },
+        ],
+        schedule: { ...base.schedule, league_name: 'PPL' },
+      },
+    },
+    { kind: 'score', event_id: E3, score: score(E3, 'STATUS_IN_PROGRESS', 0, 1) },
+    {
+      kind: 'play',
+      event_id: E3,
+      play: {
+        period: 1,
+        game_clock: 0,
+        display_clock: '',
+        description: 'Lobo dinks',
+        team_id: 990001,
+        score_away: 0,
+        score_home: 1,
+        players: [99000101],
+        credits: [{ team_id: 990001, player_id: 99000101, stat: 'dinks', n: 4 }],
+        people: [{ id: 99000101, display_name: 'Ana Lobo', position: 'Singles' }],
+      },
+    },
+  ];
+  await upstream.server.services.ledger.apply({ at: new Date(Date.now() - MINUTE).toISOString(), updates: game });
+  const mirror = await startTestServer({
+    upstream: { url: upstream.url, key: upstream.key, pollMs: 300, mode: 'poll' },
+  });
+  try {
+    await ready(mirror);
+    const paths = [
+      `/api/v2/events/${E3}/stats`,
+      `/api/v2/events/${E3}/players/stats`,
+      '/api/v2/teams/990001/stats?year=2026',
+      '/api/v2/teams/990001/players/stats?year=2026',
+    ];
+    const [teamBox] = (await upstream.get(paths[0]!)).body.filter((g: any) => g.team.team_id === 990001);
+    assert.deepEqual(
+      teamBox.stats.map((r: any) => [r.stat_id, r.value]),
+      [[60_001, '4']],
+    );
+    for (const path of paths) {
+      const [a, b] = await Promise.all([upstream.get(path), mirror.get(path)]);
+      assert.equal(a.status, 200, `${path}: ${JSON.stringify(a.body)}`);
+      assert.deepEqual(b.body, a.body, path);
+    }
+  } finally {
+    await mirror.close();
+    await upstream.close();
+  }
+});
+
+/** A player-points prop and a first-half moneyline at the exchange (book 25), with its depth. */
+const quietPrices = (eventId: string, depth: number): Update[] => [
+  price(eventId, {
+    market_id: 29,
+    participant_id: 201401,
+    participant_type: 'TYPE_PLAYER',
+    participant_name: 'Player 201401',
+    line: '24.5',
+    affiliate_id: 25,
+    price: -115,
+    is_main_line: true,
+    liquidity_usd: depth,
+  }),
+  price(eventId, {
+    market_id: 1,
+    period_id: 1,
+    participant_id: 2002,
+    participant_name: 'Boston',
+    affiliate_id: 25,
+    price: 120,
+    liquidity_usd: depth + 1,
+  }),
+];
+
+/** What a server shows of the prop and the first-half moneyline of E1, ids and liquidity included. */
+async function quietMarkets(s: TestServer): Promise<unknown> {
+  const r = await s.get(`/api/v2/events/${E1}?market_ids=1,29&include=all_periods`);
+  return r.body.events?.[0]?.markets.filter(
+    (m: { market_id: number; period_id: number }) => m.market_id === 29 || m.period_id === 1,
+  );
+}
+
+for (const mode of ['stream', 'poll'] as const) {
+  test(`a change of a prop's or a period's liquidity alone reaches the mirror (${mode})`, async () => {
+    const upstream = await upstreamServer();
+    await upstream.server.services.ledger.apply({
+      at: new Date(Date.now() - 5 * MINUTE).toISOString(),
+      updates: quietPrices(E1, 500),
+    });
+    const mirror = await startTestServer({ upstream: { url: upstream.url, key: upstream.key, pollMs: 300, mode } });
+    try {
+      await ready(mirror);
+      if (mode === 'stream') {
+        await until('the mirror to stream', () => (mirrorOf(mirror).state.streaming ? true : undefined), 30_000);
+      }
+      assert.deepEqual(await quietMarkets(mirror), await quietMarkets(upstream));
+      // The quote stays; only the depth moves (the stream sends nothing for it).
+      await upstream.server.services.ledger.apply({ at: new Date().toISOString(), updates: quietPrices(E1, 900) });
+      const want = await quietMarkets(upstream);
+      assert.match(JSON.stringify(want), /"liquidity_usd":900/);
+      await until(
+        'the new depth on the mirror',
+        async () => (JSON.stringify(await quietMarkets(mirror)) === JSON.stringify(want) ? true : undefined),
+        30_000,
+      );
+      if (mode === 'stream') assert.equal(mirrorOf(mirror).state.streaming, true, 'still streaming');
+    } finally {
+      await mirror.close();
+      await upstream.close();
+    }
+  });
+}
 
 test('an upstream that refuses streams is polled, and the log says so once', async () => {
   // Its upgrades need wss:// (a proxy's X-Forwarded-Proto): refused 403, as a plan without streams is.

@@ -107,6 +107,31 @@ test('30 s without any message, heartbeats included, drops the connection; a mes
   socket.close();
 });
 
+test('closed, the socket leaves no timer behind: from a listener of down, or with messages still coming', async () => {
+  const { timers, armed } = manualTimers();
+  const { Ctor, made } = fakeSockets();
+  const socket = new ReconnectingSocket(Ctor, async () => ({ url: 'ws://x', headers: {} }), { timers });
+  socket.on('down', () => socket.close());
+  socket.start();
+  await tick();
+  made[0]!.onclose!({ code: 1006, reason: '' });
+  assert.deepEqual([...armed.values()], [], 'closed while told of the drop: no retry armed');
+
+  const second = new ReconnectingSocket(Ctor, async () => ({ url: 'ws://y', headers: {} }), { timers });
+  const got: unknown[] = [];
+  second.on('message', (m) => got.push(m));
+  second.start();
+  await tick();
+  const ws = made[1]!;
+  (ws as { readyState: number }).readyState = 1;
+  ws.onopen!({});
+  second.close();
+  // The socket delivers what arrives during its closing handshake to whatever handler it holds.
+  ws.onmessage?.({ data: '{"meta":{"type":"heartbeat"},"data":{"now":1}}' });
+  assert.deepEqual([...armed.values()], [], 'a message during the closing handshake arms nothing');
+  assert.deepEqual(got, [], 'and reaches no listener');
+});
+
 test('a page’s client: no key, its own origin, the session cookie for REST and streams', async (t) => {
   const asked: { url: string; init: RequestInit }[] = [];
   const pageFetch: typeof fetch = async (input, init) => {

@@ -20,7 +20,6 @@ test('compactWhenIdle waits until no request has begun for 2 s, and gives up whe
   const alive = setTimeout(() => undefined, 60_000);
   let lastRequest = performance.now();
   const requests = setInterval(() => (lastRequest = performance.now()), 200);
-  const started = performance.now();
   let stoppedAt = 0;
   setTimeout(() => {
     clearInterval(requests);
@@ -32,7 +31,6 @@ test('compactWhenIdle waits until no request has begun for 2 s, and gives up whe
     stoppedAt > 0 && performance.now() - stoppedAt >= 1900,
     'not while requests came, nor before 2 s without one',
   );
-  assert.ok(performance.now() - started < 8000);
   const stop = new AbortController();
   const waiting = compactWhenIdle(() => performance.now(), stop.signal);
   stop.abort();

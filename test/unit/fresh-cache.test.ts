@@ -178,6 +178,7 @@ async function answersOf(keeping: Keeping): Promise<unknown[]> {
     year: season,
     seasonTypeId: 2,
     roster: SIMULATOR_CATALOG.rosterOf(BOS),
+    stats: SIMULATOR_CATALOG,
   };
   const out: unknown[] = [];
   for (let step = 0; step <= steps; step++) {

@@ -149,6 +149,47 @@ test('a box score sets its values: a row per value that differs, a player named 
   assert.deepEqual(boardBox(again.board), live, 'a restart loads the box as set');
 });
 
+test('a whole box takes away what it does not name: a removal row each, the box as given after a restart', async (t) => {
+  const s = await setup(t);
+  await s.ledger.apply(batch(AT, events));
+  await s.ledger.apply(
+    batch(AT, [
+      box(
+        [
+          player(201401, 2014, [
+            [POINTS, '12'],
+            [ASSISTS, '3'],
+          ]),
+          player(200201, 2002, [[POINTS, '7']]),
+        ],
+        [{ team_id: 2014, stats: [{ stat_id: POINTS, value: '12' }] }],
+      ),
+    ]),
+  );
+  // Without `whole`, a value not named keeps the one held.
+  const head = s.ledger.headId;
+  await s.ledger.apply(batch(AT, [box([player(201401, 2014, [[POINTS, '12']])])]));
+  assert.equal(s.ledger.headId, head);
+  await s.ledger.apply(batch(AT, [{ ...box([player(201401, 2014, [[POINTS, '12']])]), whole: true }]));
+  assert.deepEqual(statRows(s.published.at(-1)!), [
+    { team_id: 2014, stat_id: POINTS, value: '', removed: true },
+    { team_id: 2014, player_id: 201401, stat_id: ASSISTS, value: '', removed: true },
+    { team_id: 2002, player_id: 200201, stat_id: POINTS, value: '', removed: true },
+  ]);
+  const live = boardBox(s.board);
+  assert.deepEqual(live, {
+    teams: [],
+    players: [[201401, 2014, 'Player 201401', [[POINTS, 12]]]],
+  });
+  // The same whole box again takes nothing more away.
+  const after = s.ledger.headId;
+  await s.ledger.apply(batch(AT, [{ ...box([player(201401, 2014, [[POINTS, '12']])]), whole: true }]));
+  assert.equal(s.ledger.headId, after);
+  await s.store.close();
+  const again = await setup(t, s.dir);
+  assert.deepEqual(boardBox(again.board), live, 'a restart loads the box as taken away');
+});
+
 test('a box score the event cannot hold is refused whole, nothing written', async (t) => {
   const s = await setup(t);
   await s.ledger.apply(batch(AT, events));

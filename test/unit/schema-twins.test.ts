@@ -166,7 +166,14 @@ test('season stats: written by hand and cut from the season-stats schemas, the s
       e.game && e.info.teams.some((t) => t.team_id === teamId) ? [e.game] : [],
     );
     const sums = sumBoxes(teamId, boxes);
-    const scope = { teamId, teamName, year: 2026, seasonTypeId: 2, roster: SIMULATOR_CATALOG.rosterOf(teamId) };
+    const scope = {
+      teamId,
+      teamName,
+      year: 2026,
+      seasonTypeId: 2,
+      roster: SIMULATOR_CATALOG.rosterOf(teamId),
+      stats: SIMULATOR_CATALOG,
+    };
     const hand = seasonText(scope, sums);
     assert.deepEqual(hand, schemaSeason(scope, sums), `team ${teamId}`);
     players += hand.players.length;

@@ -142,6 +142,7 @@ test('the cached aggregate is served until a stat row of one of its games moves 
     year: 2027,
     seasonTypeId: 2,
     roster: SIMULATOR_CATALOG.rosterOf(BOS),
+    stats: SIMULATOR_CATALOG,
   };
   const points = statByName(4, 'points')!.id;
   const teamPoints = (json: string) =>

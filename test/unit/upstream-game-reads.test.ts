@@ -142,6 +142,7 @@ test('from no play held: a probe, then pages of 500 back to play 1; the plays in
         stats: [{ stat_id: POINTS, value: '9' }],
       },
     ],
+    whole: true,
   });
 });
 

@@ -119,10 +119,12 @@ export class ReconnectingSocket extends Emitter<SocketEvents> {
   /** Stops for good. */
   close(): void {
     this.stopped = true;
-    this.timers.clearTimeout(this.silence);
     this.timers.clearTimeout(this.retry);
     const ws = this.ws;
-    this.ws = undefined;
+    // Detached first: a message still arriving during the closing handshake would re-arm the
+    // silence timer and reach listeners that have said goodbye.
+    if (ws) this.detach(ws);
+    this.timers.clearTimeout(this.silence);
     ws?.close(1000, 'client closed');
   }
 
@@ -212,6 +214,8 @@ export class ReconnectingSocket extends Emitter<SocketEvents> {
     const wait = Math.max(retryAfterMs ?? 0, Math.min(this.backoff.max, this.backoff.first * 2 ** this.attempt));
     this.attempt++;
     this.emit('down', { code, reason, willRetryInMs: wait });
+    // A listener of 'down' may have closed the socket: no retry is left behind to hold the process.
+    if (this.stopped) return;
     this.retry = this.timers.setTimeout(() => void this.connect(), wait);
   }
 

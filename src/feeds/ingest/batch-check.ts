@@ -5,6 +5,7 @@ import type { EventInfo } from '../../domain/types.ts';
 import { boxFaults } from '../../ledger/stat-rows.ts';
 import type { Update } from '../../ledger/updates.ts';
 import { catalogKey } from '../../catalog/records.ts';
+import { layeredStats, type StatLookup, StatTable } from '../../catalog/stat-table.ts';
 import { CATALOG_SCHEMAS } from './catalog-schemas.ts';
 import { RECORD_SCHEMAS, type RecordKind } from './record-schemas.ts';
 
@@ -15,6 +16,8 @@ export interface KnownIds {
   hasFuturesBoard(eventId: string): boolean;
   hasSport(sportId: number): boolean;
   hasBook(affiliateId: number): boolean;
+  /** The sports' stat definitions, which box scores keep to. */
+  stats: StatLookup;
 }
 
 export type EventTeams = Pick<EventInfo, 'event_id' | 'sport_id' | 'teams'>;
@@ -57,11 +60,21 @@ export function checkRecords(
   const books = new Set<number>();
   /** Sports and books removed earlier in the batch (and not brought again since). */
   const removed = new Set<string>();
-  const hasSport = (id: number) => !removed.has(`sport:${id}`) && (sports.has(id) || known.hasSport(id));
-  const hasBook = (id: number) => !removed.has(`book:${id}`) && (books.has(id) || known.hasBook(id));
-  for (let index = 0; index < records.length; index++) {
+  // Removals are rare: a key is built only when there is one to match.
+  const hasSport = (id: number) =>
+    !(removed.size > 0 && removed.has(`sport:${id}`)) && (sports.has(id) || known.hasSport(id));
+  const hasBook = (id: number) =>
+    !(removed.size > 0 && removed.has(`book:${id}`)) && (books.has(id) || known.hasBook(id));
+  /** Stats records earlier in the batch, by sport (undefined: removed). */
+  const statTables = new Map<number, StatTable | undefined>();
+  const stats = layeredStats(known.stats, statTables);
+  /** The last event id found to exist: feeds send an event's records together. */
+  let eventSeen = '';
+  // One function for the whole batch, not a closure per record: it reads the loop's index.
+  let index = 0;
+  const fault = (field: string, message: string) => faults.push({ index, field, message });
+  for (; index < records.length; index++) {
     const record = records[index];
-    const fault = (field: string, message: string) => faults.push({ index, field, message });
     const kind = (record as { kind?: unknown } | null)?.kind;
     if (typeof record !== 'object' || record === null || Array.isArray(record)) {
       fault('', 'a record is a JSON object');
@@ -93,8 +106,14 @@ export function checkRecords(
       case 'catalog':
         if (u.record.type === 'sport') sports.add(u.record.sport_id);
         if (u.record.type === 'book') books.add(u.record.affiliate_id);
-        if (u.record.type === 'removal') removed.add(u.record.key);
-        else removed.delete(catalogKey(u.record));
+        if (u.record.type === 'stats') {
+          for (const f of statsFaults(u.record.stats)) fault(f.field, f.message);
+          statTables.set(u.record.sport_id, new StatTable(u.record));
+        }
+        if (u.record.type === 'removal') {
+          removed.add(u.record.key);
+          if (u.record.key.startsWith('stats:')) statTables.set(Number(u.record.key.slice(6)), undefined);
+        } else removed.delete(catalogKey(u.record));
         break;
       case 'event':
         if (!hasSport(u.event.sport_id)) fault('/event/sport_id', 'names no sport of the catalog');
@@ -114,13 +133,15 @@ export function checkRecords(
         }
         break;
       default:
-        if (!events.has(u.event_id) && !known.eventOf(u.event_id)) {
-          fault('/event_id', 'names no event (send its event record first)');
+        // An event found once stays found: the check changes nothing.
+        if (u.event_id !== eventSeen) {
+          if (events.has(u.event_id) || known.eventOf(u.event_id)) eventSeen = u.event_id;
+          else fault('/event_id', 'names no event (send its event record first)');
         }
         if (u.kind === 'box_score') {
           const info = events.get(u.event_id) ?? known.eventOf(u.event_id);
           let told = 0;
-          for (const f of info ? boxFaults(info, u) : []) {
+          for (const f of info ? boxFaults(info, u, stats) : []) {
             fault(f.field, f.message);
             if (++told === FAULTS_PER_RECORD) break;
           }
@@ -132,4 +153,19 @@ export function checkRecords(
     }
   }
   return faults.length > 0 ? { faults } : { updates: records as Update[] };
+}
+
+/** A stats record's ids and names must each be once in it: a box value names its stat by either. */
+function statsFaults(stats: readonly { id: number; name: string }[]): { field: string; message: string }[] {
+  const faults: { field: string; message: string }[] = [];
+  const ids = new Set<number>();
+  const names = new Set<string>();
+  stats.forEach((s, i) => {
+    if (ids.has(s.id)) faults.push({ field: `/record/stats/${i}/id`, message: `stat id ${s.id} is listed twice` });
+    if (names.has(s.name))
+      faults.push({ field: `/record/stats/${i}/name`, message: `stat name ${s.name} is listed twice` });
+    ids.add(s.id);
+    names.add(s.name);
+  });
+  return faults.slice(0, FAULTS_PER_RECORD);
 }

@@ -105,6 +105,29 @@ const RosterSchema = Type.Object(
   Strict,
 );
 
+const StatsSchema = Type.Object(
+  {
+    type: Type.Literal('stats'),
+    sport_id: Id(),
+    stats: Type.Array(
+      Type.Object(
+        {
+          id: Id(),
+          name: Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_.-]+$' }),
+          display_name: Name(),
+          abbreviation: Text(16),
+          category: Text(64),
+          description: Text(500),
+          scope: StringEnum(['team', 'player', 'both']),
+        },
+        Strict,
+      ),
+      { maxItems: 500 },
+    ),
+  },
+  Strict,
+);
+
 const RemovalSchema = Type.Object(
   {
     type: Type.Literal('removal'),
@@ -121,6 +144,7 @@ export const CATALOG_SCHEMAS = {
   league: LeagueSchema,
   team: TeamSchema,
   roster: RosterSchema,
+  stats: StatsSchema,
   removal: RemovalSchema,
 } as const satisfies Record<CatalogType, unknown>;
 

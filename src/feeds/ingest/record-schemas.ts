@@ -193,6 +193,7 @@ const BoxScoreRecordSchema = Type.Object(
       ),
       { maxItems: 500 },
     ),
+    whole: Type.Optional(Type.Boolean()),
   },
   Strict,
 );

@@ -1,4 +1,9 @@
-import { NotFoundError, type OddsbaseClient, type SportTeam } from '../../../packages/client/src/index.ts';
+import {
+  NotFoundError,
+  type OddsbaseClient,
+  type SportTeam,
+  type StatDefinition,
+} from '../../../packages/client/src/index.ts';
 import type { Catalog } from '../../catalog/catalog.ts';
 import {
   type BookEntry,
@@ -7,6 +12,8 @@ import {
   type RosterEntry,
   type RosterEntryPlayer,
   type SportEntry,
+  type StatEntryStat,
+  type StatsEntry,
   type TeamEntry,
 } from '../../catalog/records.ts';
 import { type Discipline, DISCIPLINES } from '../../catalog/sports.ts';
@@ -42,6 +49,7 @@ export async function upstreamCatalog(
   }
   // The definition whole, in the order /markets serves it (the simulator's records have it too).
   for (const m of (await client.markets({ signal })).data) out.push({ type: 'market', ...m });
+  out.push(...statsRecords(held, (await client.stats({}, { signal })).data));
   // Sports listing the same teams in the same order are one league (an NBA's season-type ids).
   const leagues = new Map<string, { sportIds: number[]; teams: SportTeam[] }>();
   for (const s of sports) {
@@ -67,6 +75,38 @@ export async function upstreamCatalog(
     out.push(leagueRecord(held, heldLeagues, sportIds, name, teams));
   }
   return out;
+}
+
+/**
+ * Each sport's stat definitions, in the order /stats lists them. Where a stat's values are kept
+ * (`scope`), which the interface does not show, comes from the held record's stat of that id,
+ * else `both` (a player's and the team's: the mirror sets boxes as shown, so no value is refused);
+ * a description the upstream does not give, likewise, else empty.
+ */
+function statsRecords(held: Catalog, defs: readonly StatDefinition[]): StatsEntry[] {
+  const bySport = new Map<number, StatDefinition[]>();
+  for (const d of defs) {
+    const list = bySport.get(d.sport_id);
+    if (list) list.push(d);
+    else bySport.set(d.sport_id, [d]);
+  }
+  return [...bySport].map(([sportId, list]) => {
+    const base = heldRecord<StatsEntry>(held, `stats:${sportId}`);
+    const stats = list.map((d): StatEntryStat => {
+      const was = base?.stats.find((s) => s.id === d.id);
+      const description = (d as { description?: string }).description;
+      return {
+        id: d.id,
+        name: d.name,
+        display_name: d.display_name,
+        abbreviation: d.abbreviation,
+        category: d.category,
+        description: description ?? was?.description ?? '',
+        scope: was?.scope ?? 'both',
+      };
+    });
+    return { type: 'stats', sport_id: sportId, stats };
+  });
 }
 
 /** A sport's teams, none where the upstream lists none. */

@@ -43,7 +43,9 @@ export class GameReads {
     const updates: Update[] = plays.map(playRecord);
     if (refresh || plays.length > 0 || this.playsRefused) {
       const box = await this.box(e, signal);
-      if (box && (box.players.length > 0 || box.teams.some((t) => t.stats.length > 0))) updates.push(box);
+      const shown = box && (box.players.length > 0 || box.teams.some((t) => t.stats.length > 0));
+      // An empty box is sent only to take away values the mirror holds.
+      if (box && (shown || (held.game?.version ?? 0) > 0)) updates.push(box);
     }
     const at = plays.at(-1)?.created_at ?? new Date(this.o.now()).toISOString();
     for (let i = 0; i < updates.length; i += MIRROR_BATCH) {
@@ -80,7 +82,7 @@ export class GameReads {
     try {
       const teams = (await this.o.client.teamGameStats(e.event_id, {}, { signal })).data;
       const players = (await this.o.client.playerGameStats(e.event_id, {}, { signal })).data;
-      return boxScoreRecord(e.event_id, e.sport_id, teams, players);
+      return boxScoreRecord(e.event_id, e.sport_id, teams, players, this.o.board.catalog);
     } catch (err) {
       if (!(err instanceof ForbiddenError)) throw err;
       this.boxRefused = true;

@@ -1,5 +1,5 @@
 import type { Play, PlayerGameStats, TeamGameStats } from '../../../packages/client/src/index.ts';
-import { statById } from '../../catalog/stats.ts';
+import type { StatLookup } from '../../catalog/stat-table.ts';
 import type { BoxScoreUpdate, BoxValue, PlayUpdate } from '../../ledger/updates.ts';
 
 /**
@@ -33,7 +33,8 @@ export function playRecord(p: Play): PlayUpdate {
 
 /**
  * An event's box score from the upstream's two box routes, teams and players in the order shown (the
- * order players first appeared). A value of a stat the mirror's catalog does not keep for the sport,
+ * order players first appeared), as the whole box: a value the mirror holds and the upstream no
+ * longer shows is taken away. A value of a stat the mirror's catalog does not keep for the sport,
  * or one that is not a number, is left out: the ledger would refuse the whole record for it.
  */
 export function boxScoreRecord(
@@ -41,9 +42,10 @@ export function boxScoreRecord(
   sportId: number,
   teams: TeamGameStats,
   players: PlayerGameStats,
+  stats: StatLookup,
 ): BoxScoreUpdate {
   const kept = (v: BoxValue) =>
-    statById(v.stat_id)?.sport_id === sportId && v.value.trim() !== '' && Number.isFinite(Number(v.value));
+    stats.statOf(sportId, v.stat_id) !== undefined && v.value.trim() !== '' && Number.isFinite(Number(v.value));
   return {
     kind: 'box_score',
     event_id: eventId,
@@ -58,5 +60,6 @@ export function boxScoreRecord(
       position: g.player.position,
       stats: g.stats.map((r) => ({ stat_id: r.stat.id, value: r.value })).filter(kept),
     })),
+    whole: true,
   };
 }

@@ -18,6 +18,7 @@ import { GameReads } from './game-reads.ts';
 import { extrasOf, heldSince } from './held-prices.ts';
 import { type FollowMode, PriceFollow } from './price-follow.ts';
 import { PriceStream } from './price-stream.ts';
+import { type QuietMove, QuietRows } from './quiet-rows.ts';
 import { batchesOf, byTime, eventRecord, futuresRecords, priceRecords, scoreRecord, type Timed } from './records.ts';
 
 /** At most this many market ids a snapshot request (spec: market_ids at most 12). */
@@ -94,6 +95,8 @@ export class UpstreamMirror implements Feed {
   private snapshotOpen = new Set<string>();
   /** Market ids per sport and day (`sport|date`), in request groups; renewed with each snapshot. */
   private readonly groups = new Map<string, number[][]>();
+  /** Books the mirror has handed a price with liquidity or a source id: the quiet rows read beside a stream. */
+  private readonly extrasBooks = new Set<number>();
 
   constructor(private readonly o: MirrorOptions) {
     this.now = o.now ?? Date.now;
@@ -122,6 +125,8 @@ export class UpstreamMirror implements Feed {
       markets: this.markets,
       board: o.board,
       stream,
+      quiet: new QuietRows(o.client),
+      extrasBooks: this.extrasBooks,
       pollMs: o.pollMs,
       now: this.now,
       log: o.log ?? (() => {}),
@@ -148,6 +153,10 @@ export class UpstreamMirror implements Feed {
    * catches up from a fresh snapshot in any case.
    */
   private async commit(items: readonly Timed[]): Promise<void> {
+    for (const { update: u } of items) {
+      if (u.kind === 'price' && (u.liquidity_usd !== undefined || u.source_id !== undefined))
+        this.extrasBooks.add(u.affiliate_id);
+    }
     for (const b of batchesOf(items)) {
       this.signal.throwIfAborted();
       await this.o.ledger.apply(b);
@@ -258,6 +267,8 @@ export class UpstreamMirror implements Feed {
     // In cursor order, a batch per run of one time.
     const kept = timed.filter((x) => !reread.has(x.eventId)).map((x) => x.t);
     await this.commit(kept);
+    await this.readQuiet(prices.quiet, reread);
+    this.prices.quietApplied();
     // Every move read is applied: a failure of the event delta after this loses none of them.
     if (reread.size === 0) this.settled = this.cursors;
     if (!this.prices.eventsDueNow()) {
@@ -278,6 +289,31 @@ export class UpstreamMirror implements Feed {
     for (const e of events.events) if (!reread.has(e.event_id)) await this.games.mirror(e, false, this.signal);
     this.o.budget.polled(this.o.budget.usedToday - before);
     this.prices.eventsPolled(this.o.budget.spacing(this.o.pollMs));
+  }
+
+  /**
+   * Reads again the markets where a price may have moved only its liquidity or source id (the
+   * markets delta carries neither, the stream sends nothing for them), each event's in groups of
+   * 12, and hands on the extras that differ from those held (`extrasOf`). Events read whole are
+   * left out: their read brings them.
+   */
+  private async readQuiet(quiet: readonly QuietMove[], reread: ReadonlySet<string>): Promise<void> {
+    const byEvent = new Map<string, Set<number>>();
+    for (const { eventId, marketId } of quiet) {
+      if (reread.has(eventId) || !this.o.board.events.has(eventId)) continue;
+      let ids = byEvent.get(eventId);
+      if (!ids) byEvent.set(eventId, (ids = new Set()));
+      ids.add(marketId);
+    }
+    for (const [eventId, ids] of byEvent) {
+      const extras: Timed[] = [];
+      for (const group of inGroups([...ids])) {
+        const q = { market_ids: group, include: ['all_periods'] };
+        const events = (await this.o.client.event(eventId, q, { signal: this.signal })).data.events;
+        for (const e of events) extras.push(...extrasOf(this.o.board, e));
+      }
+      await this.commit(extras);
+    }
   }
 
   /** The header and score records of an event, as far as they differ from the mirror's. */

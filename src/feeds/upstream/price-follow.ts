@@ -2,6 +2,7 @@ import type { MarketsDeltaConsumer } from '../../../packages/client/src/index.ts
 import type { Board } from '../../board/board.ts';
 import { heldPrice } from './held-prices.ts';
 import type { PriceStream } from './price-stream.ts';
+import { isQuiet, type QuietMove, type QuietRows } from './quiet-rows.ts';
 import { deltaRecord, type Timed } from './records.ts';
 import { frameRecord } from './stream-prices.ts';
 
@@ -24,6 +25,8 @@ export interface Move {
 export interface PriceTurn {
   /** In the upstream's log order. */
   moves: Move[];
+  /** Markets where a price may have moved only its liquidity or source id: read again for them. */
+  quiet: QuietMove[];
   /** The consumer's cursor was refused: it rebuilt from a fresh snapshot, which the mirror hands on. */
   resynced: boolean;
 }
@@ -34,6 +37,10 @@ export interface PriceFollowOptions {
   board: Board;
   /** The upstream's stream; none in `poll` mode. */
   stream: PriceStream | undefined;
+  /** The rows the stream does not send, read beside it. */
+  quiet: QuietRows;
+  /** The books whose prices carry liquidity or source ids: those `quiet` reads. */
+  extrasBooks: ReadonlySet<number>;
   pollMs: number;
   now: () => number;
   /** A line for the server's log: `warn` for a fall back to polling. */
@@ -45,7 +52,9 @@ export interface PriceFollowOptions {
  * else a poll of the markets delta. Both share one position, the markets consumer's cursor: the
  * stream opens with it as `resume_from`, each streamed change moves it on (`advance`), and a change
  * at or below it is one a poll already read. So the mirror goes from one to the other and back
- * without a hole or a row applied twice. Each change of course is said in the log once.
+ * without a hole or a row applied twice. The rows the stream does not send (a change of liquidity
+ * or source id alone) are read beside it (`QuietRows`) at the event delta's cadence, from where
+ * the stream took over, and once more when it stops. Each change of course is said in the log once.
  */
 export class PriceFollow {
   /** The upstream's stream; none in `poll` mode, nor once an `auto` mirror was refused one. */
@@ -65,6 +74,11 @@ export class PriceFollow {
     return this.stream?.state === 'live';
   }
 
+  /** The markets of this turn's `quiet` are applied: the rows read beside the stream need not be read again. */
+  quietApplied(): void {
+    this.o.quiet.settle();
+  }
+
   /** What /readyz says of the stream: in `stream` mode, an upstream that refuses it. */
   get problem(): string | undefined {
     return this.o.mode === 'stream' && this.refusal !== undefined
@@ -72,35 +86,52 @@ export class PriceFollow {
       : undefined;
   }
 
-  /** This turn's price moves: the stream's changes, then, unless it is live, a poll of the markets delta. */
+  /**
+   * This turn's price moves: the stream's changes, then, unless it is live, a poll of the markets
+   * delta; and the markets to read again for a change of liquidity or source id alone.
+   */
   async turn(signal: AbortSignal): Promise<PriceTurn> {
     const s = this.stream;
     const m = this.o.markets;
+    const q = this.o.quiet;
     const moves: Move[] = [];
+    const quiet: QuietMove[] = [];
     if (s) {
       this.notice(s);
       if (s.state === 'gap') {
         // The upstream no longer has the changes after the position held: a fresh snapshot.
         await m.bootstrap(signal);
         s.retryAfter(0);
-        return { moves, resynced: true };
+        q.stop();
+        return { moves, quiet, resynced: true };
       }
+      // The stream takes over from the position polled up to: the quiet rows after it are read beside it.
+      if (s.state === 'live' && !q.following && m.cursor !== undefined) q.from(m.cursor);
       for (const { position, data } of s.take()) {
         if (m.cursor !== undefined && BigInt(position.id) <= BigInt(m.cursor)) continue;
         moves.push({ eventId: data.event_id, record: frameRecord(this.o.board, data) });
         m.advance(String(position.id));
       }
-      if (s.state === 'live') return { moves, resynced: false };
+      if (s.state === 'live') {
+        if (this.eventsDueNow()) quiet.push(...(await q.read(this.o.extrasBooks, signal)));
+        return { moves, quiet, resynced: false };
+      }
+    }
+    // The stream stopped: its quiet rows up to where it took the cursor, then the poll reads every row.
+    if (q.following) {
+      if (q.position !== m.cursor) quiet.push(...(await q.read(this.o.extrasBooks, signal, true)));
+      else q.stop();
     }
     const polled = await m.poll(signal);
     for (const row of polled.rows) {
       moves.push({ eventId: row.event_id, record: deltaRecord(row, heldPrice(this.o.board, row)) });
+      if (isQuiet(row)) quiet.push({ eventId: row.event_id, marketId: row.market_id });
     }
     // A stream resumes where this poll ended; the epoch is known once a poll has answered.
     if (s?.canOpen && m.cursor !== undefined && m.epoch !== undefined) {
       s.open({ id: Number(m.cursor), epoch: m.epoch });
     }
-    return { moves, resynced: polled.resynced };
+    return { moves, quiet, resynced: polled.resynced };
   }
 
   /** Whether the event delta is due this turn: every turn while polling, every `spacingMs` while streaming. */

@@ -80,6 +80,7 @@ async function seasonFor(
     year,
     seasonTypeId,
     roster: deps.catalog.rosterOf(team.team_id),
+    stats: deps.catalog,
   };
   const live = deps.views.forDelay(0);
   const found = deps.seasons.games(scope, live.head, () =>

@@ -2,7 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { intParam } from '../../../projection/param-schemas.ts';
-import { publicStat, STAT_DEFINITIONS } from '../../../catalog/stats.ts';
+import { publicStat } from '../../../catalog/stats.ts';
 import { sampleBox } from '../../box-sample.ts';
 import { parseInteger, sportFilter } from '../../../projection/params.ts';
 import type { RouteDeps } from '../../route-kit.ts';
@@ -34,9 +34,10 @@ export async function statRoutes(fastify: FastifyInstance, deps: RouteDeps): Pro
     async (request) => {
       const id = parseInteger('id', request.query.id, 1, Number.MAX_SAFE_INTEGER);
       const sportId = sportFilter(deps.catalog, request.query.sport_id);
-      return STAT_DEFINITIONS.filter(
-        (s) => (id === undefined || s.id === id) && (sportId === undefined || s.sport_id === sportId),
-      ).map(publicStat);
+      return deps.catalog
+        .stats()
+        .filter((s) => (id === undefined || s.id === id) && (sportId === undefined || s.sport_id === sportId))
+        .map(publicStat);
     },
   );
 

@@ -1,0 +1,60 @@
+import type { StatsEntry } from './records.ts';
+import type { SportStat } from './stats.ts';
+
+/** A sport's stat definitions from its `stats` record, in listing order, looked up by id and name. */
+export class StatTable {
+  readonly list: readonly SportStat[];
+  private readonly byId = new Map<number, SportStat>();
+  private readonly byName = new Map<string, SportStat>();
+
+  constructor(record: StatsEntry) {
+    this.list = Object.freeze(
+      record.stats.map((s) =>
+        Object.freeze({
+          id: s.id,
+          name: s.name,
+          display_name: s.display_name,
+          abbreviation: s.abbreviation,
+          sport_id: record.sport_id,
+          category: s.category,
+          description: s.description,
+          scope: s.scope,
+        }),
+      ),
+    );
+    for (const s of this.list) {
+      this.byId.set(s.id, s);
+      this.byName.set(s.name, s);
+    }
+  }
+
+  stat(statId: number): SportStat | undefined {
+    return this.byId.get(statId);
+  }
+
+  named(name: string): SportStat | undefined {
+    return this.byName.get(name);
+  }
+}
+
+/** Where the ledger, the routes and the streams find a sport's stats: the catalog, or a batch's view of it. */
+export interface StatLookup {
+  /** A sport's stat by id; undefined when the sport keeps none of that id. */
+  statOf(sportId: number, statId: number): SportStat | undefined;
+  /** A sport's stat by name; undefined when the sport keeps none of that name. */
+  statNamed(sportId: number, name: string): SportStat | undefined;
+}
+
+/**
+ * `base` with the `stats` records of a batch laid over it, by sport (undefined: the batch removed
+ * the sport's record), so a record earlier in a batch holds for the records after it.
+ */
+export function layeredStats(base: StatLookup, planned: ReadonlyMap<number, StatTable | undefined>): StatLookup {
+  if (planned.size === 0) return base;
+  return {
+    statOf: (sportId, statId) =>
+      planned.has(sportId) ? planned.get(sportId)?.stat(statId) : base.statOf(sportId, statId),
+    statNamed: (sportId, name) =>
+      planned.has(sportId) ? planned.get(sportId)?.named(name) : base.statNamed(sportId, name),
+  };
+}
