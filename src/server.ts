@@ -186,6 +186,8 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
   // (a restart), or after the background part of a first fill, which makes most of the garbage.
   const idle = new AbortController();
   let lastRequestMs = 0;
+  /** When a request last began, as far as is known: set once the server listens. */
+  let lastRequest = () => lastRequestMs;
   let simulator: Simulator | undefined;
   let pastFill: PastFill | undefined;
   /** The background part of a first fill over `past`, run by `sim`: the heap is compacted once it ends. */
@@ -193,7 +195,7 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
     new PastFill(sim, past, store, services.readiness, say, () =>
       compactAndSay(
         say,
-        compactWhenIdle(() => lastRequestMs, idle.signal),
+        compactWhenIdle(() => lastRequest(), idle.signal),
       ),
     );
   if (writes && config.simulator && !opts.signal?.aborted) {
@@ -302,11 +304,21 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
       )
       .catch((err: unknown) => say(`error: after the replay of ${file}: ${String(err)}`));
   }
-  const requested = () => {
-    lastRequestMs = performance.now();
-  };
-  app.server.on('request', requested).on('upgrade', requested);
+  // Requests are counted by the app's one 'request' listener (a second one would cost every request
+  // a copy of the listener list and a clock read): a change of the count since the last look is a
+  // request begun since, so the time of the last one is known to within a check of compactWhenIdle.
+  let seenBegun = app.requestsBegun;
   lastRequestMs = performance.now();
+  lastRequest = () => {
+    if (app.requestsBegun !== seenBegun) {
+      seenBegun = app.requestsBegun;
+      lastRequestMs = performance.now();
+    }
+    return lastRequestMs;
+  };
+  app.server.on('upgrade', () => {
+    lastRequestMs = performance.now();
+  });
 
   say(
     `oddsbase listening on ${url} in ${seconds()} s (docs: ${url}/docs, metrics: ${metricsListener?.url ?? 'off, --metrics-port turns them on'})`,
@@ -315,7 +327,7 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
   else
     void compactAndSay(
       say,
-      compactWhenIdle(() => lastRequestMs, idle.signal),
+      compactWhenIdle(() => lastRequest(), idle.signal),
     );
 
   let closed = false;

@@ -1,6 +1,7 @@
 import type { Account } from './authenticator.ts';
 import { type BurstCounter, LocalBursts } from './bursts.ts';
 import { countText } from './count-text.ts';
+import { objectCache } from '../perf/fresh-cache.ts';
 import type { Counters } from './counters/counters.ts';
 import { lowestTierWith, upgradeMessage } from './entitlements.ts';
 import { type StatsDecision, type StatsRequest, statsAccess } from './stats-policy.ts';
@@ -41,8 +42,6 @@ const seconds = (ms: number) => String(Math.max(1, Math.ceil(ms / 1000)));
 
 /** A plan's period windows with their header texts, valid until the first window ends. */
 interface CachedPlan {
-  /** The account the texts were made for: a changed tier or credit grant is a new Account object. */
-  account: Account;
   plan: UsagePlan;
   until: number;
   usedKey: string;
@@ -64,8 +63,13 @@ interface CachedPlan {
  */
 export class AccessControl {
   // On the per-request path: windows and header texts change at most once a day (a month, a week),
-  // so they are worked out once per account and period, not per request.
-  private readonly plans = new Map<string, CachedPlan>();
+  // so they are worked out once per account and period, not per request. Kept beside the Account
+  // object (a changed tier or credit grant is a new one), not per key: every read of a key makes a
+  // new object, so the streams of one key opened at different times hold different ones, and kept
+  // per key the plan was made anew each time the metered object changed (docs/benchmarks.md).
+  private readonly plans = objectCache<Account, number, CachedPlan>({
+    current: (_made, t, cached) => t < cached.until && t >= cached.plan.primary.startMs,
+  });
   /** The entitlement headers of an account's plan; a changed plan is a new Account object. */
   private readonly entitlementTexts = new WeakMap<Account, readonly string[]>();
 
@@ -79,8 +83,8 @@ export class AccessControl {
   ) {}
 
   private planFor(a: Account, t: number): CachedPlan {
-    const hit = this.plans.get(a.keyHash);
-    if (hit && hit.account === a && t < hit.until && t >= hit.plan.primary.startMs) return hit;
+    const hit = this.plans.get(a, t);
+    if (hit) return hit;
     const plan = usagePlan(a, t);
     const fixedHeaders = [
       ...this.entitlementsOf(a),
@@ -95,7 +99,6 @@ export class AccessControl {
       fixedHeaders.push('x-datapoints-monthly-reset', new Date(plan.monthly.window.endMs).toISOString());
     }
     const cached: CachedPlan = {
-      account: a,
       plan,
       until: Math.min(plan.primary.endMs, plan.monthly?.window.endMs ?? Number.POSITIVE_INFINITY),
       usedKey: usedKey(a, plan.primary.id),
@@ -104,8 +107,7 @@ export class AccessControl {
       fixedHeaders,
       creditExpiry: a.creditsExpiryMs === null ? undefined : new Date(a.creditsExpiryMs).toISOString(),
     };
-    if (this.plans.size >= 100_000) this.plans.clear();
-    this.plans.set(a.keyHash, cached);
+    this.plans.set(a, t, cached);
     return cached;
   }
 

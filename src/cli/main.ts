@@ -135,7 +135,7 @@ program
     'after',
     '\nMetrics: /metrics on 127.0.0.1:<--metrics-port> when given. Set METRICS_TOKEN (16+ characters) to require\n' +
       "'Authorization: Bearer <token>', to serve /metrics on the API port too, and to allow a\n" +
-      'non-loopback --metrics-host. SIGTERM or SIGINT closes gracefully; a second one exits at once.',
+      'non-loopback --metrics-host. SIGTERM or SIGINT closes gracefully; a second one (0.5 s or more later) exits at once.',
   )
   .action(async (opts) => {
     if (opts.upstreamKey !== undefined) {

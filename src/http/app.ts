@@ -66,6 +66,11 @@ declare module 'fastify' {
     sendGuard: SendGuard;
     /** Answers repeated polls before routing; absent without the access layer or with a line per request. */
     fastLane: FastLane | undefined;
+    /**
+     * Requests begun so far, counted by the server's one 'request' listener: what tells a watcher
+     * whether requests came (the idle compaction, src/server.ts) without a listener of its own.
+     */
+    readonly requestsBegun: number;
   }
   interface FastifyContextConfig {
     /** Served without a key (spec: GET /api/v2/sports and GET /api/v2/affiliates). */
@@ -132,6 +137,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       ? new FastLane(budget, deps.auth, deps.access, deps.keyHeader ?? 'X-Service-Key')
       : undefined;
   const cors = (deps.corsOrigins?.length ?? 0) > 0;
+  let begun = 0;
   const sendBudget = deps.sendBudgetBytes ?? DEFAULT_SEND_BUDGET_BYTES;
   const guard = new SendGuard(
     {
@@ -176,6 +182,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     serverFactory: (handler, options) => {
       // One 'request' listener: with two, node copies the listener list on every request.
       const listener = (req: IncomingMessage, res: ServerResponse) => {
+        begun++;
         guard.track(req, res);
         // A cross-origin request goes through fastify, whose CORS hook adds the headers it needs.
         if ((cors && req.headers.origin !== undefined) || !lane?.serve(req, res)) handler(req, res);
@@ -252,6 +259,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.get('/openapi.json', { schema: { hide: true }, config: { public: true } }, async () => app.swagger());
 
   app.decorate('fastLane', lane);
+  app.decorate('requestsBegun', { getter: () => begun });
   if (deps.access)
     installAccess(app, deps.auth, deps.access, deps.keyHeader ?? 'X-Service-Key', deps.failedKeys, lane, deps.sessions);
   else

@@ -105,11 +105,12 @@ export function checkReadableFile(file: string, option: string): void {
 /** Every port, path and permission a `serve` needs, checked before it opens the store. */
 export async function preflight(config: ServeConfig): Promise<void> {
   checkRole(config);
-  // A PostgreSQL store keeps nothing in the data directory.
-  if (config.databaseUrl === undefined) checkDataDir(config.dataDir);
   if (config.replay) checkReadableFile(config.replay.file, '--replay-file');
+  // The ports before the data directory, which is made when missing: a refused start makes nothing.
   await checkPort(config.host, config.port, '--port (env PORT)');
   if (config.metrics.port !== undefined) {
     await checkPort(config.metrics.host, config.metrics.port, '--metrics-port (env METRICS_PORT)');
   }
+  // A PostgreSQL store keeps nothing in the data directory.
+  if (config.databaseUrl === undefined) checkDataDir(config.dataDir);
 }

@@ -37,6 +37,31 @@ test('the first start prints one demo key with a curl command; later starts neve
   }
 });
 
+test("the README's first-look banner is what a first start prints on a terminal", async () => {
+  const readme = readFileSync('README.md', 'utf8');
+  const section = readme.slice(readme.indexOf('## A first look'));
+  const block = /```text\n([\s\S]*?)```/.exec(section)?.[1];
+  assert.ok(block, 'the README shows the banner under "A first look"');
+  const s = await startTestServer();
+  try {
+    const demo = s.said.find((l) => /^\s+ob_[0-9a-f]{40}$/.test(l))!.trim();
+    // As npm start prints it (port 8080 on every address, ./data), with this server's values.
+    const expected = block
+      .trimEnd()
+      .split('\n')
+      .map((l) =>
+        l.replaceAll('ob_5f0c…', demo).replaceAll('./data', s.dataDir).replaceAll('http://localhost:8080', s.url),
+      );
+    const at = s.said.indexOf(expected[0]!);
+    assert.ok(at >= 0, `no banner:\n${s.said.join('\n')}`);
+    // The whole banner: up to the blank line that ends it.
+    const end = s.said.indexOf('', at);
+    assert.deepEqual(s.said.slice(at, end < 0 ? undefined : end), expected);
+  } finally {
+    await s.close();
+  }
+});
+
 test('keys create prints the key alone; it works on the running server at once; revoke stops it', async () => {
   // A short key cache (2 s by default): a revoked key is refused after it.
   const s = await startTestServer({ limits: { authCacheMs: 300 } });

@@ -347,6 +347,18 @@ describe('fast lane', { skip: LANE_OFF }, () => {
     assert.equal(lane(), laned + 1);
     assert.equal(await scrape(), before + 1);
   });
+
+  test("the server has one 'request' listener, which counts the lane's requests and the router's", async () => {
+    // A second listener would make node copy the listener list on every request.
+    assert.equal(s.server.app.server.listenerCount('request'), 1);
+    const begun = s.server.app.requestsBegun;
+    const laned = lane();
+    // The snapshot is kept from its second ask: the third at the latest is the lane's.
+    for (let i = 0; i < 3; i++) await get(EVENTS, ultra);
+    assert.ok(lane() > laned);
+    await get('/api/v2/sports', ultra);
+    assert.equal(s.server.app.requestsBegun, begun + 4);
+  });
 });
 
 test(

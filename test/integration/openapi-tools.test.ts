@@ -44,7 +44,7 @@ before(async () => {
 
 after(() => s.close());
 
-/** Rules whose warnings the document keeps, and why (docs/openapi.md). */
+/** Rules whose warnings the document keeps, and why (docs/spec-gaps.md, "The OpenAPI and AsyncAPI documents"). */
 const KNOWN_WARNINGS = new Set([
   // The spec's own paths: /api/v2/sports/events/{date} beside /api/v2/sports/{sportID}/teams.
   'no-ambiguous-paths',

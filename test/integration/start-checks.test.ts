@@ -114,7 +114,7 @@ test('a taken API port or metrics port is said at once, before the store is made
       dataDir,
     ]);
     assertOneLine(metrics, /is in use .*--metrics-port/);
-    assert.ok(!existsSync(join(dataDir, 'oddsbase.db')), 'no store was opened, so no fill ran');
+    assert.ok(!existsSync(dataDir), 'nothing was made: no store opened, no fill run, not even the directory');
   } finally {
     held.server.close();
   }

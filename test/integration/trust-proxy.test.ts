@@ -72,3 +72,20 @@ test('without --trust-proxy, X-Forwarded-For is ignored: the ceiling holds the s
     await s.close();
   }
 });
+
+/** The addresses the access log gave the requests of a server started with `trustProxy`. */
+async function loggedAddresses(trustProxy: string | undefined): Promise<string[]> {
+  const s = await startTestServer({ trustProxy, logLevel: 'info', accessLog: true });
+  await s.get('/api/v2/sports', { 'X-Forwarded-For': '198.51.100.99, 203.0.113.5' });
+  await s.close();
+  return s.logs
+    .join('')
+    .split('\n')
+    .filter((l) => l.includes('"incoming request"'))
+    .map((l) => (JSON.parse(l) as { req: { ip: string } }).req.ip);
+}
+
+test('the logs name the client a trusted proxy forwards, and the socket address otherwise', async () => {
+  assert.deepEqual(await loggedAddresses('127.0.0.1'), ['203.0.113.5']);
+  assert.deepEqual(await loggedAddresses(undefined), ['127.0.0.1']);
+});

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import { promisify } from 'node:util';
 import { SNAPSHOT_FILE } from '../../src/board/board-snapshot.ts';
 import { TIERS } from '../../src/catalog/tiers.ts';
@@ -117,43 +117,86 @@ function alive(pid: number): boolean {
   }
 }
 
+/** `npm start` on a new data directory without the simulator, once the server listens. */
+async function npmStart(t: TestContext, opts: { group?: boolean } = {}) {
+  const dataDir = mkdtempSync(join(tmpdir(), 'oddsbase-npm-signal-'));
+  const npm = spawn(
+    'npm',
+    // --silent: npm prints no banner of its own on standard output (README, "The command").
+    ['start', '--silent', '--', '--no-simulator', '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      // A process group of its own, led by npm: what a terminal's Ctrl-C signals.
+      detached: opts.group === true,
+    },
+  );
+  const npmExit = once(npm, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
+  const server = { pid: 0 };
+  t.after(() => {
+    npm.kill('SIGKILL');
+    if (server.pid && alive(server.pid)) process.kill(server.pid, 'SIGKILL');
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+  let out = '';
+  let stdout = '';
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`npm start did not listen:\n${out}`)), 60_000);
+    const onData = (b: Buffer) => {
+      out += b.toString();
+      if (/oddsbase (listening on|ready)/.test(out)) {
+        clearTimeout(timer);
+        resolve();
+      }
+    };
+    npm.stdout.on('data', (b: Buffer) => {
+      stdout += b.toString();
+      onData(b);
+    });
+    npm.stderr.on('data', onData);
+  });
+  server.pid = (JSON.parse(readFileSync(join(dataDir, 'oddsbase.lock'), 'utf8')) as { pid: number }).pid;
+  return { npm, npmExit, dataDir, serverPid: server.pid, output: () => out, stdout: () => stdout };
+}
+
+/** Waits, bounded, for npm and then the server to be gone. */
+async function gone(npmExit: Promise<unknown>, serverPid: number): Promise<void> {
+  // Bounded: npm that ignores the signal fails the test rather than hanging it.
+  await Promise.race([npmExit, new Promise((r) => setTimeout(r, 15_000))]);
+  for (let i = 0; alive(serverPid) && i < 100; i++) await new Promise((r) => setTimeout(r, 100));
+}
+
 // Container stops and most supervisors signal only the process they started: here, npm.
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   test(`${signal} sent to npm start's own process stops the server and frees its data directory`, async (t) => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'oddsbase-npm-signal-'));
-    const npm = spawn(
-      'npm',
-      ['start', '--', '--no-simulator', '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir],
-      {
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    const npmExit = once(npm, 'exit');
-    let serverPid = 0;
-    t.after(() => {
-      npm.kill('SIGKILL');
-      if (serverPid && alive(serverPid)) process.kill(serverPid, 'SIGKILL');
-      rmSync(dataDir, { recursive: true, force: true });
-    });
-    let out = '';
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`npm start did not listen:\n${out}`)), 60_000);
-      const onData = (b: Buffer) => {
-        out += b.toString();
-        if (/oddsbase (listening on|ready)/.test(out)) {
-          clearTimeout(timer);
-          resolve();
-        }
-      };
-      npm.stdout.on('data', onData);
-      npm.stderr.on('data', onData);
-    });
-    serverPid = (JSON.parse(readFileSync(join(dataDir, 'oddsbase.lock'), 'utf8')) as { pid: number }).pid;
-    npm.kill(signal);
-    // Bounded: npm that ignores the signal fails the test rather than hanging it.
-    await Promise.race([npmExit, new Promise((r) => setTimeout(r, 15_000))]);
-    for (let i = 0; alive(serverPid) && i < 100; i++) await new Promise((r) => setTimeout(r, 100));
-    assert.ok(!alive(serverPid), `the server (pid ${serverPid}) outlived npm:\n${out}`);
-    assert.ok(!existsSync(join(dataDir, 'oddsbase.lock')), 'the server stopped cleanly and removed its lock');
+    const s = await npmStart(t);
+    s.npm.kill(signal);
+    await gone(s.npmExit, s.serverPid);
+    assert.ok(!alive(s.serverPid), `the server (pid ${s.serverPid}) outlived npm:\n${s.output()}`);
+    assert.ok(!existsSync(join(s.dataDir, 'oddsbase.lock')), 'the server stopped cleanly and removed its lock');
+    const records = s.stdout().trim().split('\n');
+    assert.ok(records.length > 0 && records[0] !== '');
+    for (const line of records) assert.doesNotThrow(() => JSON.parse(line), `not a log record: ${line}`);
   });
 }
+
+// A terminal signals the whole group and npm forwards the signal too: the server gets two SIGINTs
+// a few ms apart, which must not count as the second Ctrl-C that exits at once.
+test("Ctrl-C at a terminal (SIGINT to npm start's process group) closes the server cleanly", async (t) => {
+  const s = await npmStart(t, { group: true });
+  // Once the server is idle (it compacts its heap then), as a person at a terminal finds it: two
+  // signals that reach a busy event loop together are handled as one.
+  for (let i = 0; !/heap compacted/.test(s.output()); i++) {
+    assert.ok(i < 600, `the server never went idle:\n${s.output()}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  process.kill(-s.npm.pid!, 'SIGINT');
+  await gone(s.npmExit, s.serverPid);
+  assert.ok(!alive(s.serverPid), `the server (pid ${s.serverPid}) outlived npm:\n${s.output()}`);
+  assert.deepEqual((await s.npmExit)[0], 0, `a clean stop, not an exit at once:\n${s.output()}`);
+  assert.doesNotMatch(s.output(), /exiting now/);
+  assert.deepEqual(
+    readdirSync(s.dataDir).sort(),
+    [SNAPSHOT_FILE, 'oddsbase.db'],
+    'the board saved for the next start; no lock and no write-ahead log left',
+  );
+});
