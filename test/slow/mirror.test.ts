@@ -16,6 +16,13 @@ let mirror: TestServer;
 
 before(async () => {
   upstream = await startTestServer({ simulator: true, sports: [SPORT], seed: 5 });
+  // The mirror starts on an upstream whose history is whole: rows the upstream's background fill
+  // writes for yesterday after the mirror's snapshot reach it by the markets delta, whose rows
+  // carry no liquidity (docs/feeds.md, "Not yet").
+  await until('the upstream history', async () => {
+    const r = await upstream.get('/readyz', {});
+    return r.body.history === 'complete' ? true : undefined;
+  });
   mirror = await startTestServer({
     upstream: { url: upstream.url, key: upstream.key, pollMs: 200 },
     logLevel: 'warn',
