@@ -37,7 +37,9 @@ before(async () => {
     price(E1, { market_id, participant_id, participant_name: 'Team', affiliate_id, price: p, ...extra });
   await s.server.ledger.apply(
     batch(at(0), [
-      { kind: 'event', event: nbaEvent(E1, D, 23) },
+      // E1 starts at the day's last second: "later today" holds whenever the test runs (at 23:00
+      // it had begun, and its closing lines were no longer the current ones).
+      { kind: 'event', event: { ...nbaEvent(E1, D, 23), event_date: `${D}T23:59:59Z` } },
       { kind: 'event', event: nbaEvent(E2, D, 20) },
       { kind: 'event', event: nbaEvent(E3, D, 21) },
       { kind: 'event', event: soccer },
