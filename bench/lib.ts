@@ -228,11 +228,11 @@ export interface Child {
 
 /**
  * Spawns `node <args>` in the checkout, pinned to `cpu` with taskset when it can be.
- * Output is kept (the last 64 kB) rather than shown.
+ * Output is kept (the last 64 kB) rather than shown; standard input is a pipe with `stdin`.
  */
 export function spawnNode(
   args: string[],
-  opts: { cpu?: string; env?: NodeJS.ProcessEnv; cwd?: string | undefined } = {},
+  opts: { cpu?: string; env?: NodeJS.ProcessEnv; cwd?: string | undefined; stdin?: boolean } = {},
 ): Child {
   const pinned = opts.cpu !== undefined && canPin();
   const cmd = pinned ? TASKSET : process.execPath;
@@ -240,7 +240,7 @@ export function spawnNode(
   const proc = spawn(cmd, argv, {
     cwd: opts.cwd ?? ROOT,
     env: { ...process.env, ...opts.env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: [opts.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'],
   });
   let out = '';
   const keep = (b: Buffer) => {
@@ -362,12 +362,12 @@ export interface ServerChild {
 }
 
 /**
- * The node flags `npm start` runs the server with: package.json's "start" script is
- * `exec node FLAGS bin/oddsbase.js serve`; FLAGS is what the benchmarks pass too, so that they measure the
- * server as it is shipped. Empty when the script has another shape.
+ * The node flags `npm start` runs the server with: package.json's "start" script (of `checkout`,
+ * this one by default) is `exec node FLAGS bin/oddsbase.js serve`; FLAGS is what the benchmarks
+ * pass too, so that they measure the server as it is shipped.
  */
-export function startScriptNodeFlags(): string[] {
-  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+export function startScriptNodeFlags(checkout = ROOT): string[] {
+  const pkg = JSON.parse(readFileSync(join(checkout, 'package.json'), 'utf8')) as {
     scripts?: Record<string, string>;
   };
   const start = pkg.scripts?.start ?? '';
