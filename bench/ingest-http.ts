@@ -1,7 +1,7 @@
 /**
  * The ingest API over HTTP, as shipped, against the ledger's own rate on the same rows.
  *
- *   node --import tsx bench/ingest-http.ts [--runs 3] [--compare CHECKOUT] [--cpu-prof DIR]
+ *   node --import tsx bench/ingest-http.ts [--runs 3] [--in-flight 2] [--compare CHECKOUT] [--cpu-prof DIR]
  *
  * The workload is bench/ingest.ts's (100 events x 200 prices, each timed update changing one price,
  * so one change row each), cut into BATCHES NDJSON bodies of BATCH_SIZE, written as bytes to files
@@ -11,7 +11,7 @@
  * of run alternate:
  * - http: `node FLAGS bin/oddsbase.js serve --feed ingest` (the bundle, as `npm start` runs it). A
  *   client process (bench/ingest-client.ts, bundled, pinned to CPU 1) holds the bodies in memory
- *   and, on a signal, POSTs them with their Idempotency-Key and X-Batch-At, IN_FLIGHT at a time over
+ *   and, on a signal, POSTs them with their Idempotency-Key and X-Batch-At, IN_FLIGHT (2, or --in-flight) at a time over
  *   keep-alive connections. Its figure: prices over the wall time from the first send to the last
  *   answer (every batch answered 200 and applied), and the server process's CPU over that time
  *   (/proc, every thread: the route, the check, the ledger, the store's checkpoint thread).
@@ -59,6 +59,7 @@ import {
 
 const BATCH_SIZE = 1000;
 const BATCHES = 200;
+/** Batches a client has sent and not had answered, by default. */
 const IN_FLIGHT = 2;
 const SERVER_CPU = '0';
 const CLIENT_CPU = '1';
@@ -228,7 +229,13 @@ async function ledgerRun(checkout: Checkout, work: string, prices: number): Prom
   );
 }
 
-async function httpRun(checkout: Checkout, work: string, prices: number, client: string): Promise<Rate> {
+async function httpRun(
+  checkout: Checkout,
+  work: string,
+  prices: number,
+  client: string,
+  inFlight: number,
+): Promise<Rate> {
   return withServer(
     checkout,
     work,
@@ -245,7 +252,7 @@ async function httpRun(checkout: Checkout, work: string, prices: number, client:
       dataDir,
     ],
     async (server, url, token, setupHead) => {
-      const sender = spawnNode([client, url, token, join(work, 'timed'), String(IN_FLIGHT)], {
+      const sender = spawnNode([client, url, token, join(work, 'timed'), String(inFlight)], {
         cpu: CLIENT_CPU,
         stdin: true,
       });
@@ -294,13 +301,17 @@ export interface TreeResult {
 export interface IngestHttpResult {
   prices: number;
   runs: number;
+  inFlight: number;
   trees: TreeResult[];
   loadBefore: number;
   loadAfter: number;
 }
 
-export async function runIngestHttp(opts: { runs?: number; compare?: string; profileDir?: string } = {}) {
+export async function runIngestHttp(
+  opts: { runs?: number; compare?: string; profileDir?: string; inFlight?: number } = {},
+) {
   const runs = opts.runs ?? 3;
+  const inFlight = opts.inFlight ?? IN_FLIGHT;
   const work = makeTmpDir('ingest-bodies');
   try {
     const prices = writeWorkload(work);
@@ -314,7 +325,7 @@ export async function runIngestHttp(opts: { runs?: number; compare?: string; pro
         const l = await ledgerRun(c, work, prices);
         rates[i]!.ledger.push(l);
         log(`  ${c.root} run ${r + 1}: ledger ${int(l.perSecond)}/s, ${l.cpuUsPerPrice.toFixed(1)} µs CPU a price`);
-        const h = await httpRun(c, work, prices, client);
+        const h = await httpRun(c, work, prices, client, inFlight);
         rates[i]!.http.push(h);
         log(
           `  ${c.root} run ${r + 1}: http ${int(h.perSecond)}/s, server ${h.cpuUsPerPrice.toFixed(1)} µs CPU a price, ` +
@@ -341,7 +352,7 @@ export async function runIngestHttp(opts: { runs?: number; compare?: string; pro
         clientCpuMedian: median(http.map((x) => x.clientUsPerPrice!)),
       };
     });
-    return { prices, runs, trees, loadBefore, loadAfter: loadavg()[0]! } satisfies IngestHttpResult;
+    return { prices, runs, inFlight, trees, loadBefore, loadAfter: loadavg()[0]! } satisfies IngestHttpResult;
   } finally {
     removeDir(work);
   }
@@ -367,7 +378,7 @@ export function ingestHttpMarkdown(r: IngestHttpResult): string {
   lines.push(
     '',
     `- load average: ${r.loadBefore.toFixed(1)} at the start, ${r.loadAfter.toFixed(1)} at the end, on ${cpus().length} cores; ` +
-      `servers on CPU ${SERVER_CPU}, the client on CPU ${CLIENT_CPU}, ${IN_FLIGHT} batches in flight`,
+      `servers on CPU ${SERVER_CPU}, the client on CPU ${CLIENT_CPU}, ${r.inFlight} batches in flight`,
     `- HTTP rate: ${int(t.httpMedian)}/s, target >= ${int(TARGET_PER_S)}/s: ${yes(t.httpMedian >= TARGET_PER_S)} ` +
       `(one core's worth of the server's CPU a price: ${int(1e6 / t.httpCpuMedian)}/s)`,
     `- HTTP / ledger: ${pct(t.ratio)}, target >= ${pct(TARGET_RATIO)}: ${yes(t.ratio >= TARGET_RATIO)}`,
@@ -378,10 +389,12 @@ export function ingestHttpMarkdown(r: IngestHttpResult): string {
 
 if (isMain(import.meta.url)) {
   const argv = process.argv.slice(2);
-  onlyKnownArgs(argv, ['--runs', '--compare', '--cpu-prof']);
+  onlyKnownArgs(argv, ['--runs', '--compare', '--cpu-prof', '--in-flight']);
   const runs = arg('--runs', argv);
+  const inFlight = arg('--in-flight', argv);
   const r = await runIngestHttp({
     ...(runs ? { runs: Number(runs) } : {}),
+    ...(inFlight ? { inFlight: Number(inFlight) } : {}),
     ...(arg('--compare', argv) ? { compare: arg('--compare', argv)! } : {}),
     ...(arg('--cpu-prof', argv) ? { profileDir: resolve(arg('--cpu-prof', argv)!) } : {}),
   });
