@@ -15,6 +15,7 @@ import { ARCHIVED_HEADERS_MS, archiveFinished, compactStep } from './retention-s
 import type { BatchOutcome, LedgerSink, RecordedSink, UpdateBatch } from './updates.ts';
 import { validateBatch } from './validate.ts';
 import { WriteQueue } from './write-queue.ts';
+import { batchTurn } from '../perf/batch-turn.ts';
 
 export { LedgerBusyError, LedgerError } from './ledger-errors.ts';
 
@@ -71,7 +72,7 @@ export class Ledger implements LedgerSink, RecordedSink {
     opts: LedgerOptions,
   ) {
     this.now = opts.now ?? Date.now;
-    this.queue = new WriteQueue(opts.maxQueuedBatches ?? 64);
+    this.queue = new WriteQueue(opts.maxQueuedBatches ?? 64, batchTurn);
     this.observe = opts.observe;
     this.onCommit = opts.onCommit ?? (() => {});
     this.floor = opts.floor ?? new LogFloor();

@@ -1,15 +1,21 @@
+import type { BatchTurn } from '../perf/batch-turn.ts';
 import { LedgerBusyError } from './ledger-errors.ts';
 
 /**
  * The one writer's queue: every batch and retention step runs after everything handed in before
  * it, so ids stay in commit order with an asynchronous store. Batches are admitted up to
- * `maxQueued` waiting at once (back-pressure); steps always are.
+ * `maxQueued` waiting at once (back-pressure); steps always are. Each starts after `turn`
+ * (src/perf/batch-turn.ts), so that what the code that handed it in, or the batch before,
+ * scheduled (an answer to a sender) goes out first.
  */
 export class WriteQueue {
   private tail: Promise<void> = Promise.resolve();
   private queued = 0;
 
-  constructor(private readonly maxQueued: number) {}
+  constructor(
+    private readonly maxQueued: number,
+    private readonly turn: BatchTurn,
+  ) {}
 
   /** Batches handed in and not yet committed. */
   get backlog(): number {
@@ -18,7 +24,7 @@ export class WriteQueue {
 
   /** Runs `fn` after every batch and step handed in before it, as the one writer does everything. */
   serial<T>(fn: () => Promise<T>): Promise<T> {
-    const run = this.tail.then(fn);
+    const run = (this.turn ? this.tail.then(this.turn) : this.tail).then(fn);
     this.tail = run.then(
       () => undefined,
       () => undefined,
