@@ -41,6 +41,7 @@ import { buildWorkload } from './ingest.ts';
 import {
   arg,
   type Child,
+  cleanupOnSignal,
   cpuSeconds,
   freePort,
   int,
@@ -63,6 +64,22 @@ const BATCHES = 200;
 const IN_FLIGHT = 2;
 const SERVER_CPU = '0';
 const CLIENT_CPU = '1';
+
+/** Processes and directories of the runs under way, stopped and removed on SIGINT or SIGTERM too. */
+const live = new Set<Child>();
+const dirs = new Set<string>();
+
+/** Spawns as spawnNode does, and keeps the child in `live` until it is stopped. */
+function spawnLive(args: string[], opts: Parameters<typeof spawnNode>[1]): Child {
+  const child = spawnNode(args, opts);
+  live.add(child);
+  const stop = child.stop.bind(child);
+  child.stop = async (graceMs) => {
+    await stop(graceMs);
+    live.delete(child);
+  };
+  return child;
+}
 
 /** Issue 42: at least 50,000 prices a second over HTTP, and at least 70% of the ledger's rate. */
 export const TARGET_PER_S = 50_000;
@@ -191,6 +208,7 @@ async function withServer<T>(
   use: (server: Child, url: string, token: string, setupHead: number) => Promise<T>,
 ): Promise<T> {
   const dataDir = makeTmpDir('ingest-http');
+  dirs.add(dataDir);
   let server: Child | undefined;
   try {
     const token = execFileSync(
@@ -199,7 +217,7 @@ async function withServer<T>(
       { cwd: checkout.root, encoding: 'utf8', timeout: 60_000 },
     ).trim();
     const port = await freePort();
-    server = spawnNode([...checkout.nodeFlags, ...args(dataDir, port)], {
+    server = spawnLive([...checkout.nodeFlags, ...args(dataDir, port)], {
       cpu: SERVER_CPU,
       cwd: checkout.root,
       stdin: true,
@@ -211,6 +229,7 @@ async function withServer<T>(
   } finally {
     await server?.stop(30_000);
     removeDir(dataDir);
+    dirs.delete(dataDir);
   }
 }
 
@@ -252,7 +271,7 @@ async function httpRun(
       dataDir,
     ],
     async (server, url, token, setupHead) => {
-      const sender = spawnNode([client, url, token, join(work, 'timed'), String(inFlight)], {
+      const sender = spawnLive([client, url, token, join(work, 'timed'), String(inFlight)], {
         cpu: CLIENT_CPU,
         stdin: true,
       });
@@ -313,6 +332,7 @@ export async function runIngestHttp(
   const runs = opts.runs ?? 3;
   const inFlight = opts.inFlight ?? IN_FLIGHT;
   const work = makeTmpDir('ingest-bodies');
+  dirs.add(work);
   try {
     const prices = writeWorkload(work);
     const client = await bundle('bench/ingest-client.ts');
@@ -355,6 +375,7 @@ export async function runIngestHttp(
     return { prices, runs, inFlight, trees, loadBefore, loadAfter: loadavg()[0]! } satisfies IngestHttpResult;
   } finally {
     removeDir(work);
+    dirs.delete(work);
   }
 }
 
@@ -390,6 +411,10 @@ export function ingestHttpMarkdown(r: IngestHttpResult): string {
 if (isMain(import.meta.url)) {
   const argv = process.argv.slice(2);
   onlyKnownArgs(argv, ['--runs', '--compare', '--cpu-prof', '--in-flight']);
+  cleanupOnSignal(async () => {
+    await Promise.all([...live].map((c) => c.stop()));
+    for (const d of dirs) removeDir(d);
+  });
   const runs = arg('--runs', argv);
   const inFlight = arg('--in-flight', argv);
   const r = await runIngestHttp({
