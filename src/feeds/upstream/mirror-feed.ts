@@ -13,7 +13,7 @@ import type { Board } from '../../board/board.ts';
 import type { LedgerSink, Update } from '../../ledger/updates.ts';
 import type { Feed } from '../feed.ts';
 import type { DailyBudget } from './budget.ts';
-import { upstreamCatalog } from './catalog-records.ts';
+import { removalsOf, upstreamCatalog } from './catalog-records.ts';
 import { GameReads } from './game-reads.ts';
 import { inGroups } from './groups.ts';
 import { extrasOf, heldSince } from './held-prices.ts';
@@ -48,6 +48,8 @@ export interface MirrorOptions {
   board: Board;
   budget: DailyBudget;
   pollMs: number;
+  /** How often the upstream's catalog is read again once caught up (`--upstream-catalog-ms`). */
+  catalogMs: number;
   /** How prices are followed (`--upstream-mode`, default `auto`); a stream needs `WebSocket`. */
   mode?: FollowMode;
   /** `ws`'s WebSocket: Node 20 has none of its own. */
@@ -95,6 +97,8 @@ export class UpstreamMirror implements Feed {
   private snapshotOpen = new Set<string>();
   /** Market ids per sport and day (`sport|date`), in request groups; renewed with each snapshot. */
   private readonly groups = new Map<string, number[][]>();
+  /** When the upstream's catalog is due to be read again (epoch ms). */
+  private catalogDue = 0;
   /** Books the mirror has handed a price with liquidity or a source id: whose polled rows are checked. */
   private readonly extrasBooks = { any: new Set<number>(), sourceIds: new Set<number>() };
 
@@ -221,11 +225,18 @@ export class UpstreamMirror implements Feed {
     this.state.caughtUp = true;
   }
 
-  /** The upstream's catalog (sports, books, market definitions, teams, rosters), before the events naming it. */
+  /**
+   * The upstream's catalog (sports, books, market definitions, stat definitions, teams, rosters),
+   * before the events naming it: what is new or changed (the ledger writes no row for a record equal
+   * to the one held), then a removal of each key the mirror holds that the upstream no longer lists.
+   */
   private async applyCatalog(): Promise<void> {
     const at = new Date(this.now()).toISOString();
-    const records = await upstreamCatalog(this.o.client, this.o.board.catalog, this.signal);
+    const held = this.o.board.catalog;
+    const records = await upstreamCatalog(this.o.client, held, this.signal);
+    records.push(...removalsOf(held, records));
     await this.commit(records.map((record) => ({ at, update: { kind: 'catalog' as const, record } })));
+    this.catalogDue = this.now() + this.o.catalogMs;
   }
 
   /**
@@ -233,6 +244,8 @@ export class UpstreamMirror implements Feed {
    * refused batch) leaves rows the mirror may not have: the next turn catches up from a fresh snapshot.
    */
   private async follow(): Promise<void> {
+    // Read apart from a poll's cost: the catalog changes seldom, and oddsbase meters it at 0 points.
+    if (this.now() >= this.catalogDue) await this.applyCatalog();
     this.settled = this.cursors;
     try {
       await this.followOnce();
