@@ -232,11 +232,12 @@ export class UpstreamMirror implements Feed {
    */
   private async applyCatalog(): Promise<void> {
     const at = new Date(this.now()).toISOString();
+    // Due again in an interval even if this read fails: a failing catalog route must not stop every turn.
+    this.catalogDue = this.now() + this.o.catalogMs;
     const held = this.o.board.catalog;
     const records = await upstreamCatalog(this.o.client, held, this.signal);
     records.push(...removalsOf(held, records));
     await this.commit(records.map((record) => ({ at, update: { kind: 'catalog' as const, record } })));
-    this.catalogDue = this.now() + this.o.catalogMs;
   }
 
   /**
