@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { generateAdminToken, newAdminTokenRecord } from '../../src/access/admin-tokens.ts';
-import { nbaEvent, price, today } from '../helpers/fixtures.ts';
+import { nbaEvent, PICKLEBALL_STATS, price, today } from '../helpers/fixtures.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { connect } from '../helpers/ws-client.ts';
 
@@ -208,18 +208,9 @@ test('a sport the feed brings keeps its own stat definitions: plays credit them,
   const stats = {
     kind: 'catalog',
     record: {
-      type: 'stats',
-      sport_id: SPORT,
+      ...PICKLEBALL_STATS,
       stats: [
-        {
-          id: 60_001,
-          name: 'dinks',
-          display_name: 'Dinks',
-          abbreviation: 'DNK',
-          category: 'rally',
-          description: 'Dinks played',
-          scope: 'both',
-        },
+        ...PICKLEBALL_STATS.stats,
         {
           id: 60_002,
           name: 'timeouts',
