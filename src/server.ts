@@ -9,7 +9,7 @@ import type { ServeConfig } from './config.ts';
 import { simulatorCatalog } from './catalog/simulator-catalog.ts';
 import type { FillPosition, PastFillPosition, Simulator, SimulatorOptions } from './feeds/simulator/index.ts';
 import { listenStarting } from './ops/starting.ts';
-import { loadingLine } from './ops/load-estimate.ts';
+import { loadingLine, loadProgress } from './ops/load-estimate.ts';
 import type { Ledger } from './ledger/ledger.ts';
 import { listenMetrics } from './ops/metrics-endpoint.ts';
 import { type Compaction, compactWhenIdle } from './ops/compact-heap.ts';
@@ -137,6 +137,7 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
     onLogWait: () => step('waiting for a writer to begin the change log of this empty database'),
     logStream: opts.logStream,
     onLoading: (estimate) => step(loadingLine(estimate)),
+    onLoadProgress: loadProgress(step, config.limits.loadProgressMs),
     onSnapshot: step,
   }).catch((err: unknown) => {
     recording?.close();
