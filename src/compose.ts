@@ -82,6 +82,7 @@ import { streamTokenRoute } from './stream/token-route.ts';
 import { StreamTokens } from './stream/tokens.ts';
 import { attachStreams } from './stream/upgrade.ts';
 import { estimateLoad, type LoadEstimate, parseLoadTiming } from './ops/load-estimate.ts';
+import { holdTickShape } from './ops/tick-shape.ts';
 
 /** The storage backends of one data directory. */
 export interface Backends {
@@ -314,6 +315,8 @@ const PLAN_DELAYS = TIERS.map((t) => entitlementsFor(t).delaySeconds);
  * without listening. The server, the CLI and the tests all start here.
  */
 export async function compose(config: ServeConfig, opts: ComposeOptions = {}): Promise<Services> {
+  // Before the heap grows: every server composed here, a benchmark's or a test's too, ticks as `serve` does.
+  holdTickShape();
   const now = opts.now ?? Date.now;
   const onError = opts.onError ?? ((err: unknown) => process.stderr.write(`oddsbase: ${String(err)}\n`));
   const limits = config.limits;
