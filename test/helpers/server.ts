@@ -187,6 +187,7 @@ export async function adminToken(server: TestServer): Promise<string> {
 /** A test server fed through POST /admin/v1/ingest (`--feed ingest`), and an admin token of its own. */
 export type IngestServer = TestServer & { token: string };
 
+/** Starts a test server on `--feed ingest` and stores an admin token for it. */
 export async function startIngestServer(
   opts: Omit<NonNullable<Parameters<typeof startTestServer>[0]>, 'feed'> = {},
 ): Promise<IngestServer> {
