@@ -67,22 +67,3 @@ test('without a checkpointer the same rows stay in the log until SQLite checkpoi
       await store.close();
     }
   }));
-
-test('a writer that waits for the thread to catch up every so many rows starts the log over; one that does not, does not', () =>
-  withDir(async (dir) => {
-    // The timer never fires here: only the writer's wait makes the thread checkpoint.
-    const logBytes: number[] = [];
-    for (const catchUpChanges of [200, Number.POSITIVE_INFINITY]) {
-      const sub = join(dir, String(catchUpChanges));
-      const store = new SqliteStore(openSqlite(sub), { checkpointMs: 3_600_000, catchUpChanges });
-      try {
-        await writeRows(store);
-        logBytes.push(sizes(sub).wal);
-      } finally {
-        await store.close();
-      }
-    }
-    const [waiting, not] = logBytes as [number, number];
-    // Started over every two or three commits of ten, the log file never held more than three.
-    assert.ok(waiting < not / 2, `the log reached ${waiting} bytes with the waits, ${not} without`);
-  }));

@@ -15,39 +15,17 @@ export class Checkpointer {
   private readonly worker: Worker;
   private stopped: Promise<void> | undefined;
   private exited = false;
-  /** Callers of `catchUp` waiting for the thread's answer, in the order asked. */
-  private readonly waiting: (() => void)[] = [];
 
   constructor(file: string, everyMs: number, onError: (err: unknown) => void) {
     this.worker = startThread(WORKER_SOURCE, file, { everyMs });
-    this.worker.on('message', (m: { error?: string; caughtUp?: true }) => {
+    this.worker.on('message', (m: { error?: string }) => {
       if (m.error) onError(new Error(`checkpoint: ${m.error}`));
-      if (m.caughtUp) {
-        this.waiting.shift()?.();
-        if (this.waiting.length === 0 && !this.stopped) this.worker.unref();
-      }
     });
     this.worker.on('error', onError);
     this.worker.once('exit', () => {
       this.exited = true;
-      for (const wake of this.waiting.splice(0)) wake();
     });
     this.worker.unref();
-  }
-
-  /**
-   * Resolves once the thread has run a checkpoint asked for now: with no commit meanwhile it
-   * copies the whole log, so the writer's next commit starts the log over. Resolves at once when
-   * the thread has stopped (the writer's own checkpoints still bound the log).
-   */
-  catchUp(): Promise<void> {
-    if (this.exited || this.stopped) return Promise.resolve();
-    return new Promise((resolve) => {
-      this.waiting.push(resolve);
-      // A wait holds the process open, as the commit that waits would.
-      this.worker.ref();
-      this.worker.postMessage('now');
-    });
   }
 
   /** Stops the thread after any checkpoint in progress; the connection is closed. */
@@ -64,20 +42,14 @@ const Database = require(workerData.driver);
 const db = new Database(workerData.file, { fileMustExist: true });
 db.pragma('busy_timeout = 1000');
 db.pragma('cache_size = 64');
-const checkpoint = () => {
+const timer = setInterval(() => {
   try {
     db.pragma('wal_checkpoint(PASSIVE)');
   } catch (err) {
     parentPort.postMessage({ error: String(err && err.message || err) });
   }
-};
-const timer = setInterval(checkpoint, workerData.everyMs);
+}, workerData.everyMs);
 parentPort.on('message', (m) => {
-  if (m === 'now') {
-    checkpoint();
-    parentPort.postMessage({ caughtUp: true });
-    return;
-  }
   if (m !== 'stop') return;
   clearInterval(timer);
   db.close();

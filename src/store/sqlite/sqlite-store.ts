@@ -1,4 +1,3 @@
-import { CATCH_UP_CHANGES } from '../../perf/checkpoint-catch-up.ts';
 import { PackedLogStore } from '../packed-log-store.ts';
 import type { CompactResult, CompactStep } from '../retention.ts';
 import type {
@@ -47,11 +46,6 @@ export interface SqliteStoreOptions {
    * of its own (PageReader). Ignored for an in-memory database.
    */
   pageThread?: boolean;
-  /**
-   * With a checkpoint thread: after this many change rows the next commit first waits for the thread
-   * to catch up with the log (src/perf/checkpoint-catch-up.ts, the default).
-   */
-  catchUpChanges?: number;
   onError?: (err: unknown) => void;
 }
 
@@ -82,16 +76,12 @@ export class SqliteStore extends PackedLogStore implements Store {
   private grouped: number | undefined;
   /** When the open group of a fill began (performance.now()). */
   private groupBegan = 0;
-  /** Change rows committed since the checkpoint thread last caught up with the log. */
-  private sinceCatchUp = 0;
-  private readonly catchUpChanges: number;
 
   constructor(
     private readonly db: SqliteDatabase,
     opts: SqliteStoreOptions = {},
   ) {
     super();
-    this.catchUpChanges = opts.catchUpChanges ?? CATCH_UP_CHANGES;
     if (opts.checkpointMs && !db.memory) {
       // The writer still checkpoints when the log outgrows this (40 MB): only a burst the thread
       // cannot keep up with (the history fill) pays for it on the writer's thread.
@@ -189,12 +179,6 @@ export class SqliteStore extends PackedLogStore implements Store {
   }
 
   async commit(commit: Commit): Promise<void> {
-    // Not in a fill: its group's transaction stays open across commits, so no checkpoint catches up.
-    if (this.checkpointer && this.grouped === undefined && this.sinceCatchUp >= this.catchUpChanges) {
-      this.sinceCatchUp = 0;
-      await this.checkpointer.catchUp();
-    }
-    this.sinceCatchUp += commit.changes.length;
     // In a fill, the batch is a savepoint of the group's transaction (better-sqlite3 nests them),
     // begun here rather than at the last group's end: another process's writer (a keys command)
     // gets the lock between two groups.
