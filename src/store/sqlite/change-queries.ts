@@ -1,14 +1,17 @@
+import { changeColumns } from '../sql/changes.ts';
+import { SQLITE } from '../sql/dialect.ts';
 import type { ChangeQuery } from '../store.ts';
 import type { PageStatements, RowStatement } from './page-reader.ts';
-import { KEY_OF, rowColumns } from './schema.ts';
 
 /** Whole rows a statement of `readChanges` asks of the page reader's thread. */
 export const ROWS_PER_THREAD_READ = 250;
 
+const ROW = changeColumns(SQLITE);
+
 /** The statement of `readChanges`: whole rows in id order. */
 export function rowsStatement(q: ChangeQuery): RowStatement {
   const { where, args } = changeFilter(q);
-  return { sql: `SELECT ${rowColumns()} FROM changes WHERE ${where} ORDER BY id LIMIT ?`, args };
+  return { sql: `SELECT ${ROW} FROM changes WHERE ${where} ORDER BY id LIMIT ?`, args };
 }
 
 /**
@@ -41,7 +44,7 @@ function changeFilter(q: ChangeQuery): {
     args.push(q.sportId);
   }
   if (q.eventId !== undefined) {
-    where.push(`event_key = ${KEY_OF}`);
+    where.push(SQLITE.ofEvent(''));
     args.push(q.eventId);
   }
   if (q.eventIds !== undefined) {
@@ -59,7 +62,7 @@ function changeFilter(q: ChangeQuery): {
   };
   within('affiliate_id', q.affiliateIds);
   within('market_id', q.marketIds);
-  within("json_extract(detail, '$.period_id')", q.periodIds);
+  within(SQLITE.period(''), q.periodIds);
   args.push(q.limit);
   return { where: where.join(' AND '), args };
 }
