@@ -3,7 +3,8 @@ import { PackedLogStore } from '../packed-log-store.ts';
 import type { CompactResult, CompactStep } from '../retention.ts';
 import { ARCHIVED_SQL, archivedMarkOf, type ArchivedRow } from '../sql/archived-events.ts';
 import { BATCH_SQL } from '../sql/batches.ts';
-import { CHANGE_SQL } from '../sql/changes.ts';
+import { CHANGE_SQL, changeFilter } from '../sql/changes.ts';
+import { numbered, POSTGRES } from '../sql/dialect.ts';
 import { EVENT_SQL } from '../sql/events.ts';
 import { MARKET_SQL } from '../sql/markets.ts';
 import { META_SQL } from '../sql/meta.ts';
@@ -27,7 +28,7 @@ import { PgLoader } from './pg-load.ts';
 import { committedMsAt, eventsDescribedSince, firstIdDescribedSince, firstIdSince } from './pg-log-times.ts';
 import { PgPackedRows } from './pg-packed.ts';
 import { PgPacking } from './pg-packing.ts';
-import { changeFilter, LOAD_PAGE, ROW, writeMeta } from './pg-queries.ts';
+import { LOAD_PAGE, ROW, writeMeta } from './pg-queries.ts';
 import { PgWriter } from './pg-writer.ts';
 
 export interface PgStoreOptions extends PgOptions {
@@ -142,25 +143,24 @@ export class PgStore extends PackedLogStore implements Store {
   }
 
   async readChanges(q: ChangeQuery): Promise<ChangeRecord[]> {
-    const { where, args } = changeFilter(q);
-    return this.rows<ChangeRecord>(`SELECT ${ROW} FROM changes WHERE ${where} ORDER BY id LIMIT $${args.length}`, args);
+    const { where, args } = changeFilter(POSTGRES, q);
+    return this.rows<ChangeRecord>(numbered(`SELECT ${ROW} FROM changes WHERE ${where} ORDER BY id LIMIT ?`), args);
   }
 
   /** PostgreSQL joins the payloads itself: one text per page, no object per row. */
   async readPayloadBytes(q: ChangeQuery): Promise<PayloadBytes> {
-    const { where, args } = changeFilter(q);
+    const { where, args } = changeFilter(POSTGRES, q);
     const [page] = await this.rows<{ count: number; last: number | null; bytes: string | null }>(
-      `SELECT count(*) AS count, max(id) AS last, string_agg(payload, ',' ORDER BY id) AS bytes
-         FROM (SELECT id, payload FROM changes WHERE ${where} ORDER BY id LIMIT $${args.length}) p`,
+      numbered(`SELECT count(*) AS count, max(id) AS last, string_agg(payload, ',' ORDER BY id) AS bytes
+         FROM (SELECT id, payload FROM changes WHERE ${where} ORDER BY id LIMIT ?) p`),
       args,
     );
     const count = page!.count;
     const lastRowId = page!.last ?? 0;
     const bytes = Buffer.from(page!.bytes ?? '', 'utf8');
     if (count < q.limit || lastRowId === 0) return { bytes, count, lastRowId, more: false };
-    const next = changeFilter({ ...q, afterId: lastRowId, limit: 1 });
-    const more =
-      (await this.rows(`SELECT 1 FROM changes WHERE ${next.where} LIMIT $${next.args.length}`, next.args)).length > 0;
+    const next = changeFilter(POSTGRES, { ...q, afterId: lastRowId, limit: 1 });
+    const more = (await this.rows(numbered(`SELECT 1 FROM changes WHERE ${next.where} LIMIT ?`), next.args)).length > 0;
     return { bytes, count, lastRowId, more };
   }
 

@@ -1,5 +1,5 @@
 import { CHANGE_KINDS } from '../../changelog/change.ts';
-import type { ChangeKind, ChangeRecord } from '../store.ts';
+import type { ChangeKind, ChangeQuery, ChangeRecord } from '../store.ts';
 import { type SqlDialect, type SqlText, sqlText } from './dialect.ts';
 import { fieldsOf } from './row-codec.ts';
 
@@ -38,6 +38,33 @@ export function changeColumns(d: SqlDialect, alias = '', payload?: string): stri
 /** What compaction reads of a row (retention.ts's `compactionKey` and `dropsRow`); a price's payload is not needed. */
 function compactionColumns(d: SqlDialect, payload = 'payload'): string {
   return `id, kind, ${d.eventId('')} AS event_id, price_id, market_id, affiliate_id, at, ${payload} AS payload`;
+}
+
+/**
+ * The WHERE clause of a change read (`readChanges`, `readPayloadBytes`) in `?` parameters, and its
+ * arguments: the cursor (afterId) first and the LIMIT last, which the statement puts at its end.
+ */
+export function changeFilter(d: SqlDialect, q: ChangeQuery): { where: string; args: unknown[] } {
+  const where = ['id > ?', 'id <= ?'];
+  if (q.pricesOnly) where.push('price_id IS NOT NULL');
+  const args: unknown[] = [q.afterId, q.toId];
+  if (q.sportId !== undefined) {
+    where.push('sport_id = ?');
+    args.push(q.sportId);
+  }
+  if (q.eventId !== undefined) {
+    where.push(d.ofEvent(''));
+    args.push(q.eventId);
+  }
+  if (q.eventIds !== undefined) where.push(d.ofEvents(q.eventIds, args));
+  const within = (column: string, ids: readonly number[] | undefined) => {
+    if (ids !== undefined) where.push(d.among(column, ids, args));
+  };
+  within('affiliate_id', q.affiliateIds);
+  within('market_id', q.marketIds);
+  within(d.period(''), q.periodIds);
+  args.push(q.limit);
+  return { where: where.join(' AND '), args };
 }
 
 /**

@@ -20,6 +20,10 @@ export interface SqlDialect {
   period(c: string): string;
   /** The ids of the events of the change rows `where` matches, each once (SQLite looks the keys' ids up). */
   eventsWhere(where: string): string;
+  /** The condition that a change row's event is one of `ids`, which it binds to `args` as one value. */
+  ofEvents(ids: readonly string[], args: unknown[]): string;
+  /** The condition that `column` is one of `ids` (none: matches nothing), whose values it binds to `args`. */
+  among(column: string, ids: readonly number[], args: unknown[]): string;
 }
 
 /** The key of the event bound to the next parameter (NULL, matching nothing, if the log never named it). */
@@ -31,6 +35,17 @@ export const SQLITE: SqlDialect = {
   ofEvent: (c) => `${c}event_key = ${KEY_OF}`,
   period: (c) => `json_extract(${c}detail, '$.period_id')`,
   eventsWhere: (where) => `SELECT event_id FROM event_keys WHERE key IN (SELECT event_key FROM changes WHERE ${where})`,
+  // The list as JSON: one SQL text whatever its length.
+  ofEvents: (ids, args) => {
+    args.push(JSON.stringify(ids));
+    return 'event_key IN (SELECT key FROM event_keys WHERE event_id IN (SELECT value FROM json_each(?)))';
+  },
+  // `IN ()` is not SQL: an empty list is spelled as a false condition.
+  among: (column, ids, args) => {
+    if (ids.length === 0) return '0';
+    args.push(...ids);
+    return `${column} IN (${ids.map(() => '?').join(',')})`;
+  },
 };
 
 export const POSTGRES: SqlDialect = {
@@ -39,6 +54,15 @@ export const POSTGRES: SqlDialect = {
   ofEvent: (c) => `${c}event_id = ?`,
   period: (c) => `${c}period_id`,
   eventsWhere: (where) => `SELECT DISTINCT event_id FROM changes WHERE ${where}`,
+  ofEvents: (ids, args) => {
+    args.push(ids);
+    return 'event_id = ANY(?::text[])';
+  },
+  // An empty list matches nothing, as `= ANY('{}')` does.
+  among: (column, ids, args) => {
+    args.push(ids);
+    return `${column} = ANY(?::bigint[])`;
+  },
 };
 
 /** A statement's text in either dialect, made once when its module loads. */
