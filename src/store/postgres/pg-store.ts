@@ -256,9 +256,8 @@ export class PgStore extends PackedLogStore implements Store {
   }
 
   async rowCount(): Promise<number> {
-    // count(*) is a bigint, which the driver hands over as text.
-    const [row] = await this.rows<{ n: string }>('SELECT count(*) AS n FROM changes');
-    return Number(row?.n ?? 0);
+    const [row] = await this.rows<{ n: number }>(CHANGE_SQL.rowCount.postgres);
+    return row?.n ?? 0;
   }
 
   async getMeta(key: string): Promise<string | undefined> {

@@ -98,6 +98,8 @@ export const CHANGE_SQL = {
   /** The last row's id (NULL for an empty log). */
   head: sqlText('SELECT max(id) AS max FROM changes'),
   headRow: sqlText('SELECT id, committed_ms FROM changes ORDER BY id DESC LIMIT 1'),
+  /** The number of rows (a bigint in PostgreSQL, read as a number: postgres/database.ts). */
+  rowCount: sqlText('SELECT count(*) AS n FROM changes'),
   /**
    * The first and last ids, each its own aggregate: SQLite reads min() or max() alone from the end
    * of the primary key, but both in one aggregate scan the whole table.

@@ -318,7 +318,7 @@ export class SqliteStore extends PackedLogStore implements Store {
   }
 
   async rowCount(): Promise<number> {
-    return this.sql.prepared('SELECT count(*) FROM changes').pluck().get() as number;
+    return this.sql.prepared(CHANGE_SQL.rowCount.sqlite).pluck().get() as number;
   }
 
   async getMeta(key: string): Promise<string | undefined> {
