@@ -571,7 +571,7 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
     const known = {
       eventOf: (eventId: string) => board.events.get(eventId)?.info,
       hasFuturesBoard: (eventId: string) => board.futuresState(eventId) !== undefined,
-      hasSport: (sportId: number) => board.catalog.sport(sportId) !== undefined,
+      sport: (sportId: number) => board.catalog.sport(sportId),
       hasBook: (affiliateId: number) => board.catalog.book(affiliateId) !== undefined,
       stats: board.catalog,
     };

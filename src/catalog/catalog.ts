@@ -28,6 +28,8 @@ interface Derived {
   stats: readonly SportStat[];
   /** Each stat id's definition: the first sport's (in id order) that lists it. */
   statsById: ReadonlyMap<number, SportStat>;
+  /** The sports (in id order) that list each stat id. */
+  statSports: ReadonlyMap<number, readonly number[]>;
   bySport: ReadonlyMap<number, SportTeams>;
   /** A team's home league: the first league record that lists it. */
   homeOf: ReadonlyMap<number, LeagueEntry>;
@@ -187,7 +189,13 @@ export class Catalog implements StatLookup {
     }
     const stats = byId(this.tables).flatMap((t) => t.list);
     const statsById = new Map<number, SportStat>();
-    for (const stat of stats) if (!statsById.has(stat.id)) statsById.set(stat.id, stat);
+    const statSports = new Map<number, number[]>();
+    for (const stat of stats) {
+      if (!statsById.has(stat.id)) statsById.set(stat.id, stat);
+      const listing = statSports.get(stat.id);
+      if (listing) listing.push(stat.sport_id);
+      else statSports.set(stat.id, [stat.sport_id]);
+    }
     this.derived = {
       sports: byId(this.sportsById),
       books: byId(this.booksById).map(({ affiliate_id, affiliate_name, affiliate_url, status, regions }) => ({
@@ -200,6 +208,7 @@ export class Catalog implements StatLookup {
       markets: byId(this.marketsById),
       stats,
       statsById,
+      statSports,
       bySport,
       homeOf,
     };
@@ -268,6 +277,10 @@ export class Catalog implements StatLookup {
     return this.tables.get(sportId)?.stat(statId);
   }
 
+  sportsOfStat(statId: number): readonly number[] {
+    return this.d.statSports.get(statId) ?? NO_SPORTS;
+  }
+
   statNamed(sportId: number, name: string): SportStat | undefined {
     return this.tables.get(sportId)?.named(name);
   }
@@ -315,6 +328,7 @@ export function unlistedMarketName(marketId: number): string {
   return `Market ${marketId}`;
 }
 
+const NO_SPORTS: readonly number[] = Object.freeze([]);
 const TWO_WAY_DEFAULTS: readonly number[] = Object.freeze([1, 2, 3]);
 const THREE_WAY_DEFAULTS: readonly number[] = Object.freeze([1, 2, 3, 563]);
 

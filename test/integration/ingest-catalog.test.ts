@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { generateAdminToken, newAdminTokenRecord } from '../../src/access/admin-tokens.ts';
-import { nbaEvent, price, today } from '../helpers/fixtures.ts';
+import { nbaEvent, price, score, today } from '../helpers/fixtures.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { connect } from '../helpers/ws-client.ts';
 
@@ -232,14 +232,15 @@ test('a sport the feed brings keeps its own stat definitions: plays credit them,
       ],
     },
   };
-  const score = {
+  const setScore = {
     kind: 'score',
     event_id: EVENT,
     score: {
       event_id: EVENT,
       event_status: 'STATUS_IN_PROGRESS',
+      // A tennis score: sets won (none yet), and the games of each set.
       score_away: 0,
-      score_home: 1,
+      score_home: 0,
       winner_away: 0,
       winner_home: 0,
       score_away_by_period: [0],
@@ -274,11 +275,11 @@ test('a sport the feed brings keeps its own stat definitions: plays credit them,
     },
   };
   // Without its stats record, the sport keeps none: the play is refused.
-  const refused = await ingest({ batch_id: 'cat-stats-0', records: [...catalog, event(), score, play] });
+  const refused = await ingest({ batch_id: 'cat-stats-0', records: [...catalog, event(), setScore, play] });
   assert.equal(refused.status, 400, JSON.stringify(refused.body));
   assert.match(refused.body.message, /keeps no stat named dinks/);
 
-  const r = await ingest({ batch_id: 'cat-stats-1', records: [...catalog, stats, event(), score, play] });
+  const r = await ingest({ batch_id: 'cat-stats-1', records: [...catalog, stats, event(), setScore, play] });
   assert.equal(r.status, 200, JSON.stringify(r.body));
   const listed = (await s.get(`/api/v2/stats?sport_id=${SPORT}`)).body;
   assert.deepEqual(
@@ -309,5 +310,158 @@ test('a sport the feed brings keeps its own stat definitions: plays credit them,
       [60_001, 'dinks', '3'],
       [60_002, 'timeouts', '1'],
     ],
+  );
+});
+
+/** A sport record of the feed's own, of `discipline`. */
+const sportRecord = (sport_id: number, sport_name: string, discipline: string) => ({
+  kind: 'catalog',
+  record: {
+    type: 'sport',
+    sport_id,
+    sport_name,
+    discipline,
+    season_type: 'Regular Season',
+    three_way: false,
+    futures_only: false,
+  },
+});
+
+/** An event of `sportId` between the NBA fixture's teams. */
+function gameOf(eventId: string, sportId: number) {
+  const e = nbaEvent(eventId);
+  e.sport_id = sportId;
+  return { kind: 'event', event: e };
+}
+
+test("a feed's sport keeps the score rules of its record's discipline; a bad score is refused as a simulator sport's is", async () => {
+  const FEED_SPORT = 61;
+  const OWN = 'cat0000000000000000000000000061';
+  const NBA = 'cat0000000000000000000000000004';
+  // A final of one period, no winner flag and no final marker: basketball asks four quarters, the
+  // home side's win and "Final".
+  const onePeriodFinal = (id: string) => ({ kind: 'score', event_id: id, score: score(id, 'STATUS_FINAL', 20, 25) });
+  const refused = await ingest({
+    batch_id: 'cat-score-0',
+    records: [
+      sportRecord(FEED_SPORT, 'Pro 3x3', 'basketball'),
+      gameOf(OWN, FEED_SPORT),
+      gameOf(NBA, 4),
+      onePeriodFinal(OWN),
+      onePeriodFinal(NBA),
+    ],
+  });
+  assert.equal(refused.status, 400, JSON.stringify(refused.body));
+  const fields = (index: number) => refused.body.faults.filter((f: any) => f.index === index).map((f: any) => f.field);
+  const expected = ['/score/winner_home', '/score/score_away_by_period', '/score/event_status_detail'];
+  assert.deepEqual(fields(3), expected, JSON.stringify(refused.body.faults));
+  assert.deepEqual(fields(4), expected, JSON.stringify(refused.body.faults));
+  assert.deepEqual(
+    refused.body.faults.map((f: any) => f.index),
+    [3, 3, 3, 4, 4, 4],
+  );
+  // Nothing of the batch was written.
+  assert.equal(
+    (await s.get('/api/v2/sports')).body.sports.some((x: any) => x.sport_id === FEED_SPORT),
+    false,
+  );
+
+  // Four quarters, the winner and Final: basketball's periods, which the sport's id alone never gave it.
+  const fourQuarters = {
+    ...score(OWN, 'STATUS_FINAL', 20, 25),
+    winner_home: 1,
+    score_away_by_period: [5, 5, 5, 5],
+    score_home_by_period: [6, 6, 6, 7],
+    game_period: 4,
+    event_status_detail: 'Final',
+  };
+  const r = await ingest({
+    batch_id: 'cat-score-1',
+    records: [
+      sportRecord(FEED_SPORT, 'Pro 3x3', 'basketball'),
+      gameOf(OWN, FEED_SPORT),
+      { kind: 'score', event_id: OWN, score: fourQuarters },
+    ],
+  });
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+  const day = (await s.get(`/api/v2/sports/${FEED_SPORT}/events/${today()}`)).body.events;
+  assert.deepEqual(day.find((e: any) => e.event_id === OWN).score.score_home_by_period, [6, 6, 6, 7]);
+
+  // The same sport id recorded again as hockey: its scores keep hockey's rules from then on.
+  const asHockey = await ingest({
+    batch_id: 'cat-score-2',
+    records: [sportRecord(FEED_SPORT, 'Pro 3x3', 'hockey'), { kind: 'score', event_id: OWN, score: fourQuarters }],
+  });
+  assert.equal(asHockey.status, 400);
+  assert.deepEqual(
+    asHockey.body.faults.map((f: any) => `${f.index} ${f.field}`),
+    ['1 /score/event_status_detail'],
+  );
+
+  // A sport whose record is removed has no rules to keep to: its events' scores are taken as sent.
+  const removed = await ingest({
+    batch_id: 'cat-score-3',
+    records: [{ kind: 'catalog', record: { type: 'removal', key: `sport:${FEED_SPORT}` } }, onePeriodFinal(OWN)],
+  });
+  assert.equal(removed.status, 200, JSON.stringify(removed.body));
+});
+
+/** A stats record of `sport_id` defining stats of these ids, each named after its id. */
+const statsOf = (sport_id: number, ids: number[]) => ({
+  kind: 'catalog',
+  record: {
+    type: 'stats',
+    sport_id,
+    stats: ids.map((id) => ({
+      id,
+      name: `stat${id}`,
+      display_name: `Stat ${id}`,
+      abbreviation: 'S',
+      category: 'test',
+      description: '',
+      scope: 'both',
+    })),
+  },
+});
+
+test('a stat id another sport defines is refused, named by record index and field', async () => {
+  const points = 4001;
+  const refused = await ingest({
+    batch_id: 'cat-ids-0',
+    records: [
+      sportRecord(63, 'Sport 63', 'basketball'),
+      sportRecord(64, 'Sport 64', 'basketball'),
+      statsOf(63, [63_001, points]),
+      // Defined by the record before it in the batch.
+      statsOf(64, [64_001, 64_002, 63_001]),
+    ],
+  });
+  assert.equal(refused.status, 400, JSON.stringify(refused.body));
+  assert.deepEqual(
+    refused.body.faults.map((f: any) => [f.index, f.field]),
+    [
+      [2, '/record/stats/1/id'],
+      [3, '/record/stats/2/id'],
+    ],
+  );
+  assert.match(refused.body.faults[0].message, /stat id 4001 is sport 4's/);
+  assert.match(refused.body.faults[1].message, /stat id 63001 is sport 63's/);
+  assert.deepEqual(
+    (await s.get('/api/v2/stats?id=4001')).body.map((d: any) => d.sport_id),
+    [4],
+  );
+
+  // An id moves from one sport to another when the batch takes it from the first before the second lists it.
+  assert.equal((await ingest({ batch_id: 'cat-ids-1', records: [statsOf(63, [63_001])] })).status, 200);
+  const moved = await ingest({ batch_id: 'cat-ids-2', records: [statsOf(63, [63_002]), statsOf(64, [63_001])] });
+  assert.equal(moved.status, 200, JSON.stringify(moved.body));
+  assert.deepEqual(
+    (await s.get('/api/v2/stats?id=63001')).body.map((d: any) => d.sport_id),
+    [64],
+  );
+  const backwards = await ingest({ batch_id: 'cat-ids-3', records: [statsOf(63, [63_001]), statsOf(64, [64_001])] });
+  assert.deepEqual(
+    backwards.body.faults?.map((f: any) => [f.index, f.field]),
+    [[0, '/record/stats/0/id']],
   );
 });
