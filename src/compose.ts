@@ -542,6 +542,7 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
     failedKeys,
     sessions,
     transport: config.streamTransport,
+    markets: board.catalog,
     onError: (err) => app.log.error({ err }, 'stream failure'),
   });
   streamTokenRoute(app, tokens);

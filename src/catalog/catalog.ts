@@ -1,4 +1,5 @@
 import type { Affiliate, MarketDefinition } from '../domain/types.ts';
+import { isPropMarket } from './markets.ts';
 import {
   type BookEntry,
   type CatalogRecord,
@@ -24,6 +25,7 @@ interface Derived {
   sports: readonly SportEntry[];
   books: readonly Affiliate[];
   markets: readonly MarketDefinition[];
+  marketIds: readonly number[];
   /** Every sport's stat definitions, by sport id then listing order. */
   stats: readonly SportStat[];
   /** Each stat id's definition: the first sport's (in id order) that lists it. */
@@ -187,6 +189,7 @@ export class Catalog implements StatLookup {
       for (const sportId of league.sport_ids) bySport.set(sportId, { sport_ids: league.sport_ids, teams });
       for (const t of teams) if (!homeOf.has(t.team_id)) homeOf.set(t.team_id, league);
     }
+    const markets = byId(this.marketsById);
     const stats = byId(this.tables).flatMap((t) => t.list);
     const statsById = new Map<number, SportStat>();
     const statSports = new Map<number, number[]>();
@@ -205,7 +208,8 @@ export class Catalog implements StatLookup {
         status,
         regions,
       })),
-      markets: byId(this.marketsById),
+      markets,
+      marketIds: markets.map((m) => m.id),
       stats,
       statsById,
       statSports,
@@ -240,6 +244,19 @@ export class Catalog implements StatLookup {
   /** Every market definition as /markets lists it, in id order. */
   markets(): readonly MarketDefinition[] {
     return this.d.markets;
+  }
+
+  /** Every market id the catalog lists, in id order. */
+  marketIds(): readonly number[] {
+    return this.d.marketIds;
+  }
+
+  /**
+   * Whether a market is a player prop, as its record says; for a market the catalog has no record
+   * of (a store or recording made before markets were records), as the simulator's table says.
+   */
+  isProposition(marketId: number): boolean {
+    return this.marketsById.get(marketId)?.proposition ?? isPropMarket(marketId);
   }
 
   /** Display name of a market id; one the catalog lacks gets a neutral label. */

@@ -465,3 +465,47 @@ test('a stat id another sport defines is refused, named by record index and fiel
     [[0, '/record/stats/0/id']],
   );
 });
+
+/** A market record of the feed's own: a prop or not, as its record says. */
+const marketRecord = (id: number, name: string, proposition: boolean) => ({
+  kind: 'catalog',
+  record: {
+    type: 'market',
+    id,
+    name,
+    description: name,
+    short_description: name,
+    line_value_is_participant: false,
+    proposition,
+    period_id: 0,
+    updated_at: '2026-12-01T00:00:00Z',
+  },
+});
+
+test("a plan without player props: the feed's own prop market is refused, its other markets are served", async () => {
+  const GAME = 'cat0000000000000000000000000065';
+  const [PLAIN, PROP] = [9101, 9102];
+  // A Free key a request: the plan's burst ceiling is one a second.
+  const asFree = async () => ({ 'X-Service-Key': await s.newKey('free') });
+  const head = (await s.get('/api/v2/markets/delta?last_id=0')).body.meta.delta_last_id;
+  // Described ten minutes ago: the Free plan's delay has passed.
+  const r = await ingest({
+    batch_id: 'cat-props-0',
+    at: new Date(Date.now() - 600_000).toISOString(),
+    records: [
+      marketRecord(PLAIN, 'Feed Corners', false),
+      marketRecord(PROP, 'Feed Player Aces', true),
+      gameOf(GAME, 4),
+      price(GAME, { market_id: PLAIN, participant_id: 2014, affiliate_id: 19, price: -120 }),
+      price(GAME, { market_id: PROP, participant_id: 2014, affiliate_id: 19, price: 150 }),
+    ],
+  });
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+  const asked = await s.get(`/api/v2/sports/4/events/${today()}?market_ids=${PROP}`, await asFree());
+  assert.equal(asked.status, 403, JSON.stringify(asked.body));
+  assert.match(asked.body.error, /Player prop markets/);
+  assert.equal((await s.get(`/api/v2/sports/4/events/${today()}?market_ids=${PLAIN}`, await asFree())).status, 200);
+  const delta = await s.get(`/api/v2/markets/delta?last_id=${head}`, await asFree());
+  assert.equal(delta.status, 200, JSON.stringify(delta.body));
+  assert.deepEqual([...new Set(delta.body.deltas.map((row: any) => row.market_id))], [PLAIN]);
+});
