@@ -1,15 +1,16 @@
-import { isLiveVariant } from '../catalog/markets.ts';
 import type { Account } from './authenticator.ts';
 import type { Entitlements } from './entitlements.ts';
 
 /**
- * What the scope reads of the current catalog: which markets it lists and which of them are player
- * props (the market records' `proposition`), a feed's own markets as much as the simulator's.
+ * What the scope reads of the current catalog: which markets it lists, which of them are player
+ * props (the market records' `proposition`) and which in play (named as a record's
+ * `live_variant_id`), a feed's own markets as much as the simulator's.
  */
 export interface MarketKinds {
   /** Raised by every change of the catalog. */
   readonly version: number;
   isProposition(marketId: number): boolean;
+  isInPlay(marketId: number): boolean;
   /** Every market id the catalog lists, in id order. */
   marketIds(): readonly number[];
 }
@@ -78,7 +79,7 @@ class Scope implements PlanScope {
   }
 
   coversMarket(marketId: number): boolean {
-    if (!this.liveOdds && isLiveVariant(marketId)) return false;
+    if (!this.liveOdds && this.markets!.isInPlay(marketId)) return false;
     if (!this.playerProps && this.markets!.isProposition(marketId)) return false;
     return true;
   }

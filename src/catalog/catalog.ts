@@ -1,5 +1,5 @@
 import type { Affiliate, MarketDefinition } from '../domain/types.ts';
-import { isPropMarket } from './markets.ts';
+import { isLiveVariant, isPropMarket } from './markets.ts';
 import {
   type BookEntry,
   type CatalogRecord,
@@ -26,6 +26,8 @@ interface Derived {
   books: readonly Affiliate[];
   markets: readonly MarketDefinition[];
   marketIds: readonly number[];
+  /** The markets a market record names as its in-play variant. */
+  liveIds: ReadonlySet<number>;
   /** Every sport's stat definitions, by sport id then listing order. */
   stats: readonly SportStat[];
   /** Each stat id's definition: the first sport's (in id order) that lists it. */
@@ -210,6 +212,7 @@ export class Catalog implements StatLookup {
       })),
       markets,
       marketIds: markets.map((m) => m.id),
+      liveIds: new Set(markets.flatMap((m) => (m.live_variant_id === undefined ? [] : [m.live_variant_id]))),
       stats,
       statsById,
       statSports,
@@ -257,6 +260,14 @@ export class Catalog implements StatLookup {
    */
   isProposition(marketId: number): boolean {
     return this.marketsById.get(marketId)?.proposition ?? isPropMarket(marketId);
+  }
+
+  /**
+   * Whether a market is an in-play one: a market record names it as its `live_variant_id`; for a
+   * market the catalog has no record of, as the simulator's table says.
+   */
+  isInPlay(marketId: number): boolean {
+    return this.d.liveIds.has(marketId) || (!this.marketsById.has(marketId) && isLiveVariant(marketId));
   }
 
   /** Display name of a market id; one the catalog lacks gets a neutral label. */

@@ -467,7 +467,7 @@ test('a stat id another sport defines is refused, named by record index and fiel
 });
 
 /** A market record of the feed's own: a prop or not, as its record says. */
-const marketRecord = (id: number, name: string, proposition: boolean) => ({
+const marketRecord = (id: number, name: string, proposition: boolean, live?: number) => ({
   kind: 'catalog',
   record: {
     type: 'market',
@@ -478,13 +478,14 @@ const marketRecord = (id: number, name: string, proposition: boolean) => ({
     line_value_is_participant: false,
     proposition,
     period_id: 0,
+    ...(live !== undefined ? { live_variant_id: live } : {}),
     updated_at: '2026-12-01T00:00:00Z',
   },
 });
 
-test("a plan without player props: the feed's own prop market is refused, its other markets are served", async () => {
+test("a plan without player props or live odds: the feed's own prop and in-play markets are left out, its others served", async () => {
   const GAME = 'cat0000000000000000000000000065';
-  const [PLAIN, PROP] = [9101, 9102];
+  const [PLAIN, PROP, PREMATCH, IN_PLAY] = [9101, 9102, 9103, 9104];
   // A Free key a request: the plan's burst ceiling is one a second.
   const asFree = async () => ({ 'X-Service-Key': await s.newKey('free') });
   const head = (await s.get('/api/v2/markets/delta?last_id=0')).body.meta.delta_last_id;
@@ -495,9 +496,12 @@ test("a plan without player props: the feed's own prop market is refused, its ot
     records: [
       marketRecord(PLAIN, 'Feed Corners', false),
       marketRecord(PROP, 'Feed Player Aces', true),
+      marketRecord(PREMATCH, 'Feed Cards', false, IN_PLAY),
+      marketRecord(IN_PLAY, 'Feed Cards (Live)', false),
       gameOf(GAME, 4),
-      price(GAME, { market_id: PLAIN, participant_id: 2014, affiliate_id: 19, price: -120 }),
-      price(GAME, { market_id: PROP, participant_id: 2014, affiliate_id: 19, price: 150 }),
+      ...[PLAIN, PROP, PREMATCH, IN_PLAY].map((market_id) =>
+        price(GAME, { market_id, participant_id: 2014, affiliate_id: 19, price: -120 }),
+      ),
     ],
   });
   assert.equal(r.status, 200, JSON.stringify(r.body));
@@ -507,5 +511,5 @@ test("a plan without player props: the feed's own prop market is refused, its ot
   assert.equal((await s.get(`/api/v2/sports/4/events/${today()}?market_ids=${PLAIN}`, await asFree())).status, 200);
   const delta = await s.get(`/api/v2/markets/delta?last_id=${head}`, await asFree());
   assert.equal(delta.status, 200, JSON.stringify(delta.body));
-  assert.deepEqual([...new Set(delta.body.deltas.map((row: any) => row.market_id))], [PLAIN]);
+  assert.deepEqual([...new Set(delta.body.deltas.map((row: any) => row.market_id))], [PLAIN, PREMATCH]);
 });
