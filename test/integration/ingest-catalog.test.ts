@@ -108,6 +108,56 @@ function event() {
 const moneyline = (participant_id: number, value: number) =>
   price(EVENT, { market_id: 1, participant_id, participant_name: 'Team', affiliate_id: BOOK, price: value });
 
+/** A market record of the feed's own: a prop or not, as its record says. */
+const marketRecord = (id: number, name: string, proposition: boolean, live?: number) => ({
+  kind: 'catalog',
+  record: {
+    type: 'market',
+    id,
+    name,
+    description: name,
+    short_description: name,
+    line_value_is_participant: false,
+    proposition,
+    period_id: 0,
+    ...(live !== undefined ? { live_variant_id: live } : {}),
+    updated_at: '2026-12-01T00:00:00Z',
+  },
+});
+
+test("a plan without player props or live odds: the feed's own prop and in-play markets are left out, its others served", async () => {
+  const GAME = 'cat0000000000000000000000000065';
+  const [PLAIN, PROP, PREMATCH, IN_PLAY] = [9101, 9102, 9103, 9104];
+  // First in the file: a delayed plan's delta reaches a row only once every row before it is as old
+  // as its delay, so no row described now may come before this test's. A Free key a request: the
+  // plan's burst ceiling is one a second.
+  const asFree = async () => ({ 'X-Service-Key': await s.newKey('free') });
+  const head = (await s.get('/api/v2/markets/delta?last_id=0', await asFree())).body.meta.delta_last_id;
+  // Described ten minutes ago: the Free plan's delay has passed.
+  const r = await ingest({
+    batch_id: 'cat-props-0',
+    at: new Date(Date.now() - 600_000).toISOString(),
+    records: [
+      marketRecord(PLAIN, 'Feed Corners', false),
+      marketRecord(PROP, 'Feed Player Aces', true),
+      marketRecord(PREMATCH, 'Feed Cards', false, IN_PLAY),
+      marketRecord(IN_PLAY, 'Feed Cards (Live)', false),
+      gameOf(GAME, 4),
+      ...[PLAIN, PROP, PREMATCH, IN_PLAY].map((market_id) =>
+        price(GAME, { market_id, participant_id: 2014, affiliate_id: 19, price: -120 }),
+      ),
+    ],
+  });
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+  const asked = await s.get(`/api/v2/sports/4/events/${today()}?market_ids=${PROP}`, await asFree());
+  assert.equal(asked.status, 403, JSON.stringify(asked.body));
+  assert.match(asked.body.error, /Player prop markets/);
+  assert.equal((await s.get(`/api/v2/sports/4/events/${today()}?market_ids=${PLAIN}`, await asFree())).status, 200);
+  const delta = await s.get(`/api/v2/markets/delta?last_id=${head}`, await asFree());
+  assert.equal(delta.status, 200, JSON.stringify(delta.body));
+  assert.deepEqual([...new Set(delta.body.deltas.map((row: any) => row.market_id))], [PLAIN, PREMATCH]);
+});
+
 test('records naming a sport or book the catalog lacks are refused, each named by index and field', async () => {
   const bad = { ...catalog[1]!, record: { ...catalog[1]!.record, affiliate_name: '', extra: 1 } };
   const r = await ingest({
@@ -464,52 +514,4 @@ test('a stat id another sport defines is refused, named by record index and fiel
     backwards.body.faults?.map((f: any) => [f.index, f.field]),
     [[0, '/record/stats/0/id']],
   );
-});
-
-/** A market record of the feed's own: a prop or not, as its record says. */
-const marketRecord = (id: number, name: string, proposition: boolean, live?: number) => ({
-  kind: 'catalog',
-  record: {
-    type: 'market',
-    id,
-    name,
-    description: name,
-    short_description: name,
-    line_value_is_participant: false,
-    proposition,
-    period_id: 0,
-    ...(live !== undefined ? { live_variant_id: live } : {}),
-    updated_at: '2026-12-01T00:00:00Z',
-  },
-});
-
-test("a plan without player props or live odds: the feed's own prop and in-play markets are left out, its others served", async () => {
-  const GAME = 'cat0000000000000000000000000065';
-  const [PLAIN, PROP, PREMATCH, IN_PLAY] = [9101, 9102, 9103, 9104];
-  // A Free key a request: the plan's burst ceiling is one a second.
-  const asFree = async () => ({ 'X-Service-Key': await s.newKey('free') });
-  const head = (await s.get('/api/v2/markets/delta?last_id=0')).body.meta.delta_last_id;
-  // Described ten minutes ago: the Free plan's delay has passed.
-  const r = await ingest({
-    batch_id: 'cat-props-0',
-    at: new Date(Date.now() - 600_000).toISOString(),
-    records: [
-      marketRecord(PLAIN, 'Feed Corners', false),
-      marketRecord(PROP, 'Feed Player Aces', true),
-      marketRecord(PREMATCH, 'Feed Cards', false, IN_PLAY),
-      marketRecord(IN_PLAY, 'Feed Cards (Live)', false),
-      gameOf(GAME, 4),
-      ...[PLAIN, PROP, PREMATCH, IN_PLAY].map((market_id) =>
-        price(GAME, { market_id, participant_id: 2014, affiliate_id: 19, price: -120 }),
-      ),
-    ],
-  });
-  assert.equal(r.status, 200, JSON.stringify(r.body));
-  const asked = await s.get(`/api/v2/sports/4/events/${today()}?market_ids=${PROP}`, await asFree());
-  assert.equal(asked.status, 403, JSON.stringify(asked.body));
-  assert.match(asked.body.error, /Player prop markets/);
-  assert.equal((await s.get(`/api/v2/sports/4/events/${today()}?market_ids=${PLAIN}`, await asFree())).status, 200);
-  const delta = await s.get(`/api/v2/markets/delta?last_id=${head}`, await asFree());
-  assert.equal(delta.status, 200, JSON.stringify(delta.body));
-  assert.deepEqual([...new Set(delta.body.deltas.map((row: any) => row.market_id))], [PLAIN, PREMATCH]);
 });
