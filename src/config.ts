@@ -201,6 +201,8 @@ export interface Limits {
   retentionBatchRows: number;
   /** Largest body POST /admin/v1/ingest reads (--feed ingest), in MB; a larger one is answered 413. */
   ingestBodyMb: number;
+  /** How often a start's load of the store says how far it is (its progress lines). */
+  loadProgressMs: number;
 }
 
 export const DEFAULT_LIMITS: Limits = {
@@ -234,6 +236,7 @@ export const DEFAULT_LIMITS: Limits = {
   retentionBatchRows: 100,
   // A batch of 10,000 prices is about 3 MB of NDJSON.
   ingestBodyMb: 16,
+  loadProgressMs: 5000,
 };
 
 export class ConfigError extends Error {}
@@ -306,6 +309,8 @@ export interface UpstreamConfig {
   budget: number;
   /** How often the deltas are polled, in ms. */
   pollMs: number;
+  /** How often the upstream's catalog is read again, in ms. */
+  catalogMs: number;
   /** How prices are followed: the upstream's stream, polls of the markets delta, or the stream where allowed. */
   mode: UpstreamMode;
 }
@@ -362,6 +367,13 @@ function resolveUpstream(feed: Feed, input: ServeInput, env: NodeJS.ProcessEnv):
     key,
     budget: int('--upstream-budget', input.upstreamBudget ?? env.UPSTREAM_BUDGET, 0, 0, Number.MAX_SAFE_INTEGER),
     pollMs: int('--upstream-poll-ms', input.upstreamPollMs ?? env.UPSTREAM_POLL_MS, 2000, 100, 3_600_000),
+    catalogMs: int(
+      '--upstream-catalog-ms',
+      input.upstreamCatalogMs ?? env.UPSTREAM_CATALOG_MS,
+      300_000,
+      1000,
+      86_400_000,
+    ),
     mode: upstreamMode(mode),
   };
 }
@@ -384,6 +396,8 @@ export interface ServeInput {
   upstreamBudget?: string | number;
   /** `--upstream-poll-ms` (env UPSTREAM_POLL_MS). */
   upstreamPollMs?: string | number;
+  /** `--upstream-catalog-ms` (env UPSTREAM_CATALOG_MS). */
+  upstreamCatalogMs?: string | number;
   /** `--upstream-mode`: auto, stream or poll (env UPSTREAM_MODE). */
   upstreamMode?: string;
   seed?: string | number;
@@ -617,5 +631,6 @@ function resolveLimits(input: Partial<Limits>, env: NodeJS.ProcessEnv): Limits {
     retentionTickMs: pick('retentionTickMs', 'RETENTION_TICK_MS', 10, 3_600_000),
     retentionBatchRows: pick('retentionBatchRows', 'RETENTION_BATCH_ROWS', 100, 1_000_000),
     ingestBodyMb: pick('ingestBodyMb', 'INGEST_BODY_MB', 1, 1024),
+    loadProgressMs: pick('loadProgressMs', 'LOAD_PROGRESS_MS', 1, 600_000),
   };
 }

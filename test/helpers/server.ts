@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
+import { generateAdminToken, newAdminTokenRecord } from '../../src/access/admin-tokens.ts';
 import { generateKey, type NewKeyOptions, newKeyRecord } from '../../src/access/keys.ts';
 import type { Tier } from '../../src/catalog/tiers.ts';
 import { epochGaps } from '../../src/ops/backup.ts';
@@ -43,8 +44,8 @@ export async function startTestServer(
     feed?: string;
     simulator?: boolean;
     replayFile?: string;
-    /** `--feed upstream`: the server mirrored, its key (written to a key file), poll, budget and mode. */
-    upstream?: { url: string; key: string; pollMs?: number; budget?: number; mode?: string };
+    /** `--feed upstream`: the server mirrored, its key (written to a key file), poll, budget, mode, catalog interval. */
+    upstream?: { url: string; key: string; pollMs?: number; budget?: number; mode?: string; catalogMs?: number };
     speed?: number | string;
     seed?: number;
     /** The sport ids the simulator plays (every sport by default): a fill of a few is much shorter. */
@@ -106,6 +107,7 @@ export async function startTestServer(
       upstreamUrl: opts.upstream?.url,
       upstreamKeyFile,
       upstreamPollMs: opts.upstream?.pollMs,
+      upstreamCatalogMs: opts.upstream?.catalogMs,
       upstreamBudget: opts.upstream?.budget,
       upstreamMode: opts.upstream?.mode,
       seed: opts.seed ?? 7,
@@ -174,4 +176,22 @@ export async function startTestServer(
       }
     },
   };
+}
+
+/** A new admin token stored on `server`: what POST /admin/v1/ingest takes as its bearer. */
+export async function adminToken(server: TestServer): Promise<string> {
+  const token = generateAdminToken();
+  await server.server.services.adminTokens.insert(newAdminTokenRecord(token, { label: 'test' }));
+  return token;
+}
+
+/** A test server fed through POST /admin/v1/ingest (`--feed ingest`), and an admin token of its own. */
+export type IngestServer = TestServer & { token: string };
+
+/** Starts a test server on `--feed ingest` and stores an admin token for it. */
+export async function startIngestServer(
+  opts: Omit<NonNullable<Parameters<typeof startTestServer>[0]>, 'feed'> = {},
+): Promise<IngestServer> {
+  const s = await startTestServer({ ...opts, feed: 'ingest' });
+  return Object.assign(s, { token: await adminToken(s) });
 }

@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { after, before, describe, test } from 'node:test';
-import { generateAdminToken, newAdminTokenRecord } from '../../src/access/admin-tokens.ts';
 import { ConfigError, resolveServeConfig } from '../../src/config.ts';
 import { creditPlay, nbaEvent, price, score, today } from '../helpers/fixtures.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { adminToken, startTestServer, type TestServer } from '../helpers/server.ts';
 import { connect } from '../helpers/ws-client.ts';
 
 const E1 = 'ing0000000000000000000000000001';
@@ -13,12 +12,6 @@ const BOARD = 'fut0000000000000000000000000001';
 
 let s: TestServer;
 let token: string;
-
-async function adminToken(server: TestServer): Promise<string> {
-  const t = generateAdminToken();
-  await server.server.services.adminTokens.insert(newAdminTokenRecord(t, { label: 'test' }));
-  return t;
-}
 
 /** POSTs a JSON batch (or the text given, with its content type) with the admin token. */
 async function ingest(
@@ -59,7 +52,21 @@ test('--feed upstream needs its URL and key; ingest runs no simulator', () => {
     /--upstream-key-file FILE or the UPSTREAM_KEY/,
   );
   const up = resolveServeConfig({ feed: 'upstream', upstreamUrl: 'http://127.0.0.1:9/' }, { UPSTREAM_KEY: 'ob_x' });
-  assert.deepEqual(up.upstream, { url: 'http://127.0.0.1:9', key: 'ob_x', budget: 0, pollMs: 2000, mode: 'auto' });
+  assert.deepEqual(up.upstream, {
+    url: 'http://127.0.0.1:9',
+    key: 'ob_x',
+    budget: 0,
+    pollMs: 2000,
+    catalogMs: 300_000,
+    mode: 'auto',
+  });
+  const bare = { feed: 'upstream', upstreamUrl: 'http://127.0.0.1:9' };
+  const env = { UPSTREAM_KEY: 'ob_x', UPSTREAM_CATALOG_MS: '60000' };
+  assert.equal(resolveServeConfig(bare, env).upstream?.catalogMs, 60_000);
+  assert.throws(
+    () => resolveServeConfig({ ...bare, upstreamCatalogMs: 10 }, env),
+    /--upstream-catalog-ms must be an integer from 1000 to 86400000, got '10'$/,
+  );
   const poll = { feed: 'upstream', upstreamUrl: 'http://127.0.0.1:9', upstreamMode: 'poll' };
   assert.equal(resolveServeConfig(poll, { UPSTREAM_KEY: 'ob_x' }).upstream?.mode, 'poll');
   assert.throws(
