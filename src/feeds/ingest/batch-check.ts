@@ -5,7 +5,6 @@ import type { EventInfo } from '../../domain/types.ts';
 import { boxFaults } from '../../ledger/stat-rows.ts';
 import type { Update } from '../../ledger/updates.ts';
 import { catalogKey, type SportEntry, type StatsEntry } from '../../catalog/records.ts';
-import { scoreRuleViolations } from '../../catalog/score-rules.ts';
 import { layeredStats, type StatLookup, StatTable, statIdClashes } from '../../catalog/stat-table.ts';
 import { CATALOG_SCHEMAS } from './catalog-schemas.ts';
 import { RECORD_SCHEMAS, type RecordKind } from './record-schemas.ts';
@@ -141,16 +140,6 @@ export function checkRecords(
         if (u.event_id !== eventSeen) {
           if (events.has(u.event_id) || known.eventOf(u.event_id)) eventSeen = u.event_id;
           else fault('/event_id', 'names no event (send its event record first)');
-        }
-        if (u.kind === 'score') {
-          const sportId = (events.get(u.event_id) ?? known.eventOf(u.event_id))?.sport_id;
-          // A sport the catalog holds no record of (removed since) has no rules to keep to.
-          const sport = sportId === undefined ? undefined : sportOf(sportId);
-          let told = 0;
-          for (const f of sport ? scoreRuleViolations(u.score, sport) : []) {
-            fault(`/score${f.field}`, f.message);
-            if (++told === FAULTS_PER_RECORD) break;
-          }
         }
         if (u.kind === 'box_score') {
           const info = events.get(u.event_id) ?? known.eventOf(u.event_id);
