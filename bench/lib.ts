@@ -378,6 +378,37 @@ export function startScriptNodeFlags(): string[] {
 }
 
 /**
+ * Spawns `node <npm start's node flags> bin/oddsbase.js serve --no-simulator` on an existing data
+ * directory, on 127.0.0.1 at a free port (and any free one for /metrics), pinned to `cpu`, with
+ * `flags` after; from `checkout` (this one by default). The caller waits for it (waitForHttp).
+ */
+export async function spawnStoreServer(
+  dataDir: string,
+  opts: { cpu?: string; checkout?: string; flags?: readonly string[] } = {},
+): Promise<{ child: Child; url: string }> {
+  const port = await freePort();
+  const child = spawnNode(
+    [
+      ...startScriptNodeFlags(),
+      'bin/oddsbase.js',
+      'serve',
+      '--no-simulator',
+      '--port',
+      String(port),
+      '--host',
+      '127.0.0.1',
+      '--data-dir',
+      dataDir,
+      '--metrics-port',
+      '0',
+      ...(opts.flags ?? []),
+    ],
+    { cpu: opts.cpu, cwd: opts.checkout },
+  );
+  return { child, url: `http://127.0.0.1:${port}` };
+}
+
+/**
  * Starts `node [npm start's flags] bin/oddsbase.js serve` with the live simulator on a fresh data
  * directory, on 127.0.0.1:`port`, pinned to `cpu`, and creates a key for it (Ultra unless told
  * otherwise). Waits until it listens and its history fill, background part included, is complete

@@ -29,9 +29,8 @@ import {
   pct,
   pinSelf,
   removeDir,
-  spawnNode,
+  spawnStoreServer,
   startOddsbase,
-  startScriptNodeFlags,
   todayUtc,
   waitForHttp,
 } from './lib.ts';
@@ -98,28 +97,10 @@ export async function runLogging(
     for (const mode of modes) {
       const dir = join(scratch, mode);
       copyDataDir(source, dir);
-      const port = await freePort();
-      const child = spawnNode(
-        [
-          ...startScriptNodeFlags(),
-          'bin/oddsbase.js',
-          'serve',
-          '--no-simulator',
-          '--port',
-          String(port),
-          '--host',
-          '127.0.0.1',
-          '--data-dir',
-          dir,
-          '--metrics-port',
-          '0',
-          ...MODES[mode]!,
-        ],
-        { cpu: '0' },
-      );
+      const { child, url: origin } = await spawnStoreServer(dir, { cpu: '0', flags: MODES[mode]! });
       let logged = 0;
       child.proc.stdout?.on('data', (b: Buffer) => (logged += b.length));
-      const url = `http://127.0.0.1:${port}${path}`;
+      const url = origin + path;
       servers.set(mode, { child, url, logged: () => logged });
       await waitForHttp(url, child, 120_000);
     }

@@ -15,7 +15,6 @@ import {
   type Child,
   cpuSeconds,
   createKey,
-  freePort,
   log,
   makeTmpDir,
   median,
@@ -23,8 +22,7 @@ import {
   pinSelf,
   removeDir,
   ROOT,
-  spawnNode,
-  startScriptNodeFlags,
+  spawnStoreServer,
   todayUtc,
   waitForHttp,
 } from './lib.ts';
@@ -56,23 +54,7 @@ try {
     const dataDir = makeTmpDir('refusals');
     // Made before the start, so the server makes no demo key; Ultra's ceiling is 10 a second.
     const key = createKey(dataDir, 'ultra');
-    const port = await freePort();
-    const child = spawnNode(
-      [
-        ...startScriptNodeFlags(),
-        'bin/oddsbase.js',
-        'serve',
-        '--no-simulator',
-        '--port',
-        String(port),
-        '--host',
-        '127.0.0.1',
-        '--data-dir',
-        dataDir,
-      ],
-      { cpu: '0', cwd: checkout },
-    );
-    const url = `http://127.0.0.1:${port}`;
+    const { child, url } = await spawnStoreServer(dataDir, { cpu: '0', checkout });
     served.push({ name, child, url, key, dataDir });
     await waitForHttp(`${url}/api/v2/sports`, child, 120_000, { history: false });
   }

@@ -16,6 +16,7 @@
  * child is pinned to CPU 0 and this process (the clients) to CPU 1 when taskset exists; CPU is read
  * from /proc over the measured window after a warm-up.
  */
+import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { WebSocket, WebSocketServer } from 'ws';
 import { generateKey, newKeyRecord } from '../src/access/keys.ts';
@@ -174,14 +175,17 @@ async function bareChild(port: number, rate: number, total: number, clients: num
   const wss = new WebSocketServer({ port, host: '127.0.0.1' });
   const sockets: WebSocket[] = new Array(clients);
   let connected = 0;
-  await new Promise<void>((resolve) => {
+  const allConnected = new Promise<void>((resolve) => {
     wss.on('connection', (ws, req) => {
       const i = Number(new URL(req.url ?? '/', 'http://x').searchParams.get('c'));
       sockets[i] = ws;
       if (++connected === clients) resolve();
     });
-    process.stdout.write(`READY ${JSON.stringify({ keys: [] })}\n`);
   });
+  // READY only once it listens: the parent connects its clients as soon as it reads it.
+  await once(wss, 'listening');
+  process.stdout.write(`READY ${JSON.stringify({ keys: [] })}\n`);
+  await allConnected;
   const updates = workload(total);
   const filters = Array.from({ length: clients }, (_, i) => filterOf(i));
   const ts = Math.floor(Date.now() / 1000);

@@ -25,6 +25,7 @@ import { Follower } from './board/follower.ts';
 import { RetentionFollower } from './board/retention-follower.ts';
 import { DelayedViews } from './board/delayed-views.ts';
 import { LogFloor } from './board/log-floor.ts';
+import type { LoadProgress } from './board/apply.ts';
 import type { LoadedLog } from './board/load.ts';
 import { loadBoardSnapshot, saveBoardSnapshot, SNAPSHOT_FILE } from './board/board-snapshot.ts';
 import { PLAIN } from './perf/switch.ts';
@@ -81,6 +82,7 @@ import { streamTokenRoute } from './stream/token-route.ts';
 import { StreamTokens } from './stream/tokens.ts';
 import { attachStreams } from './stream/upgrade.ts';
 import { estimateLoad, type LoadEstimate, parseLoadTiming } from './ops/load-estimate.ts';
+import { holdTickShape } from './ops/tick-shape.ts';
 
 /** The storage backends of one data directory. */
 export interface Backends {
@@ -160,6 +162,8 @@ export interface ComposeOptions {
   logStream?: NodeJS.WritableStream;
   /** Told as the store's load begins, with how long it may take (src/ops/load-estimate.ts). */
   onLoading?: (estimate: LoadEstimate) => void;
+  /** Told how far the store's load is, at each of its parts and every few thousand rows. */
+  onLoadProgress?: (p: LoadProgress) => void;
   /** Told, in a line for the person running the server, what came of the board snapshot at start and at close. */
   onSnapshot?: (line: string) => void;
   /** Told when another process holds the database's writer lock and the start waits for it. */
@@ -173,7 +177,7 @@ export interface ComposeOptions {
   prepareStore?: (store: Store) => Promise<void>;
 }
 
-/** How long the last load of the store took (ms): the next start's estimate of its own. */
+/** How long the last load of the store took (ms) and the rows it held: the next start's estimate of its own. */
 const LOAD_MS_META = 'store_load_ms';
 
 /** Where a store lives: the embedded SQLite file of a data directory, or a PostgreSQL database. */
@@ -311,6 +315,8 @@ const PLAN_DELAYS = TIERS.map((t) => entitlementsFor(t).delaySeconds);
  * without listening. The server, the CLI and the tests all start here.
  */
 export async function compose(config: ServeConfig, opts: ComposeOptions = {}): Promise<Services> {
+  // Before the heap grows: every server composed here, a benchmark's or a test's too, ticks as `serve` does.
+  holdTickShape();
   const now = opts.now ?? Date.now;
   const onError = opts.onError ?? ((err: unknown) => process.stderr.write(`oddsbase: ${String(err)}\n`));
   const limits = config.limits;
@@ -377,8 +383,8 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
       opts.onSnapshot?.(`took back the board saved at the last shutdown (${(outcome.bytes / MB).toFixed(1)} MB)`);
     } else if (outcome) opts.onSnapshot?.(`${outcome.skipped}: loading the store`);
   }
-  const bytes = await backends.bytesOnDisk();
-  if (!snapshot) opts.onLoading?.(estimateLoad(bytes, parseLoadTiming(await store.getMeta(LOAD_MS_META))));
+  const storeRows = snapshot ? 0 : await store.rowCount();
+  if (!snapshot) opts.onLoading?.(estimateLoad(storeRows, parseLoadTiming(await store.getMeta(LOAD_MS_META))));
   const loadStarted = performance.now();
   // What the longest delay still hides was committed within it: the views learn it again.
   const replaySinceMs = now() - Math.max(...PLAN_DELAYS) * 1000;
@@ -424,6 +430,7 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
       idsAbove: gaps.at(-1)?.to,
       onError,
       onApplied: (committedMs) => metrics.followed(now() - committedMs),
+      onProgress: opts.onLoadProgress,
     });
     readiness.following(() => follower!.state);
     probe = new StoreProbe(() => store.lastRowId(), STORE_PROBE_MS);
@@ -439,10 +446,16 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
     retentionFollower.start();
   } else {
     if (backends.writeProblem) readiness.watchStore(backends.writeProblem);
-    ledger = await Ledger.open(store, board, bus, { ...ledgerOptions, ...(snapshot ? { loaded: snapshot } : {}) });
+    ledger = await Ledger.open(store, board, bus, {
+      ...ledgerOptions,
+      onLoadProgress: opts.onLoadProgress,
+      ...(snapshot ? { loaded: snapshot } : {}),
+    });
     // The estimate of the next load is the store's: a snapshot's time says nothing of it.
-    if (!snapshot)
-      await store.setMeta(LOAD_MS_META, JSON.stringify({ ms: Math.round(performance.now() - loadStarted), bytes }));
+    if (!snapshot) {
+      const ms = Math.round(performance.now() - loadStarted);
+      await store.setMeta(LOAD_MS_META, JSON.stringify({ ms, rows: storeRows }));
+    }
     retention = startRetention(ledger);
   }
   const position = () => (ledger ?? follower!).position;

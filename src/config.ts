@@ -201,6 +201,8 @@ export interface Limits {
   retentionBatchRows: number;
   /** Largest body POST /admin/v1/ingest reads (--feed ingest), in MB; a larger one is answered 413. */
   ingestBodyMb: number;
+  /** How often a start's load of the store says how far it is (its progress lines). */
+  loadProgressMs: number;
 }
 
 export const DEFAULT_LIMITS: Limits = {
@@ -234,6 +236,7 @@ export const DEFAULT_LIMITS: Limits = {
   retentionBatchRows: 100,
   // A batch of 10,000 prices is about 3 MB of NDJSON.
   ingestBodyMb: 16,
+  loadProgressMs: 5000,
 };
 
 export class ConfigError extends Error {}
@@ -617,5 +620,6 @@ function resolveLimits(input: Partial<Limits>, env: NodeJS.ProcessEnv): Limits {
     retentionTickMs: pick('retentionTickMs', 'RETENTION_TICK_MS', 10, 3_600_000),
     retentionBatchRows: pick('retentionBatchRows', 'RETENTION_BATCH_ROWS', 100, 1_000_000),
     ingestBodyMb: pick('ingestBodyMb', 'INGEST_BODY_MB', 1, 1024),
+    loadProgressMs: pick('loadProgressMs', 'LOAD_PROGRESS_MS', 1, 600_000),
   };
 }

@@ -9,12 +9,11 @@ import type { ServeConfig } from './config.ts';
 import { simulatorCatalog } from './catalog/simulator-catalog.ts';
 import type { FillPosition, PastFillPosition, Simulator, SimulatorOptions } from './feeds/simulator/index.ts';
 import { listenStarting } from './ops/starting.ts';
-import { loadingLine } from './ops/load-estimate.ts';
+import { loadingLine, loadProgress } from './ops/load-estimate.ts';
 import type { Ledger } from './ledger/ledger.ts';
 import { listenMetrics } from './ops/metrics-endpoint.ts';
 import { type Compaction, compactWhenIdle } from './ops/compact-heap.ts';
 import { closeApp } from './ops/shutdown.ts';
-import { holdTickShape } from './ops/tick-shape.ts';
 import { lockDataDir } from './store/data-dir-lock.ts';
 import { preflight } from './ops/preflight.ts';
 import { openRecording, type OpenRecording } from './feeds/replay/recording-file.ts';
@@ -85,7 +84,6 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
   const terminal = opts.terminal ?? process.stderr.isTTY === true;
   const now = opts.now ?? Date.now;
   await preflight(config);
-  holdTickShape();
   // One writer per data directory: a second server would race this one's change ids. A PostgreSQL
   // store enforces its one writer itself (an advisory lock, src/store/postgres/pg-writer.ts).
   const lock = config.databaseUrl === undefined ? lockDataDir(config.dataDir) : undefined;
@@ -137,6 +135,7 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
     onLogWait: () => step('waiting for a writer to begin the change log of this empty database'),
     logStream: opts.logStream,
     onLoading: (estimate) => step(loadingLine(estimate)),
+    onLoadProgress: loadProgress(step, config.limits.loadProgressMs),
     onSnapshot: step,
   }).catch((err: unknown) => {
     recording?.close();

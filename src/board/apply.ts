@@ -316,11 +316,30 @@ export function applyRows(board: Board, rows: readonly ChangeRecord[], observe?:
   }
 }
 
-/** Replaces a board's contents with a loaded state. */
 /** Rows a load applies between two turns of the event loop. */
 const LOAD_TURN_ROWS = 5000;
 
-export async function loadBoard(board: Board, loaded: LoadedState): Promise<void> {
+/**
+ * How far a start's load of the store is: the part it reads and how much of that part is done, of
+ * `total`; a `total` of 0 is not known ahead, and `done` then counts the rows read.
+ */
+export interface LoadProgress {
+  /**
+   * `prices`: the newest row of each price, in price id order (`done` the price id reached, of the
+   * highest); `box scores`: the values' newest rows; `recent changes`: the changes applied again for
+   * the delayed views (`done` the ids passed, of those up to the head).
+   */
+  part: 'prices' | 'box scores' | 'recent changes';
+  done: number;
+  total: number;
+}
+
+/** Replaces a board's contents with a loaded state, telling `progress` at each part and every few thousand rows. */
+export async function loadBoard(
+  board: Board,
+  loaded: LoadedState,
+  progress?: (p: LoadProgress) => void,
+): Promise<void> {
   board.reset();
   for (const e of loaded.events) board.attachEvent(board.newEvent(JSON.parse(e.info) as EventInfo, e.change_id));
   for (const m of loaded.markets) {
@@ -333,17 +352,29 @@ export async function loadBoard(board: Board, loaded: LoadedState): Promise<void
       participants: new Map(),
     });
   }
+  progress?.({ part: 'prices', done: 0, total: loaded.maxPriceId });
   let rows = 0;
   for await (const row of loaded.latestPrices) {
     applyChange(board, decodeChange(row));
     // A turn of the event loop now and then: the starting listener answers probes during a load.
-    if (++rows % LOAD_TURN_ROWS === 0) await loopTurn();
+    if (++rows % LOAD_TURN_ROWS === 0) {
+      progress?.({ part: 'prices', done: row.price_id ?? 0, total: loaded.maxPriceId });
+      await loopTurn();
+    }
   }
   for (const { event_id, plays } of loaded.playCounts) {
     const ev = board.events.get(event_id);
     if (ev) gameOf(ev).plays = plays;
   }
-  for await (const row of loaded.statRows) applyChange(board, decodeChange(row));
+  progress?.({ part: 'box scores', done: 0, total: 0 });
+  let values = 0;
+  for await (const row of loaded.statRows) {
+    applyChange(board, decodeChange(row));
+    if (++values % LOAD_TURN_ROWS === 0) {
+      progress?.({ part: 'box scores', done: values, total: 0 });
+      await loopTurn();
+    }
+  }
   // Futures rows in id order: a board's opening before its prices, its settlement after them.
   for (const row of loaded.futures) applyChange(board, decodeChange(row));
   for (const row of loaded.catalog) applyChange(board, decodeChange(row));

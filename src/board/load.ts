@@ -1,5 +1,5 @@
 import type { Store } from '../store/store.ts';
-import { type ApplyObserver, applyRows, loadBoard } from './apply.ts';
+import { type ApplyObserver, applyRows, loadBoard, type LoadProgress } from './apply.ts';
 import type { Board } from './board.ts';
 
 export interface LoadOptions {
@@ -16,6 +16,8 @@ export interface LoadOptions {
    * gap (`EpochGap.to`), so the head readers hand out is already the new epoch's.
    */
   idsAbove?: number | undefined;
+  /** Told how far the load is at each part and every few thousand rows (the start's progress lines). */
+  onProgress?: (p: LoadProgress) => void;
 }
 
 /** What a load found beside the board: where the writer's counters go on from. */
@@ -55,10 +57,12 @@ export async function loadCommitted(store: Store, board: Board, opts: LoadOption
     archivedSince,
     ...(recent ? { asOfOnly: recent } : {}),
   });
-  await loadBoard(board, loaded);
+  await loadBoard(board, loaded, opts.onProgress);
   let headCommittedMs = loaded.headCommittedMs;
   let maxPriceId = loaded.maxPriceId;
-  for (let after = board.head; recent !== undefined && recent.length > 0;) {
+  const from = board.head;
+  for (let after = from; recent !== undefined && recent.length > 0;) {
+    opts.onProgress?.({ part: 'recent changes', done: after - from, total: (head ?? from) - from });
     const rows = await store.readChanges({
       pricesOnly: false,
       afterId: after,

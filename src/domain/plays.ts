@@ -48,12 +48,29 @@ export interface Person {
   position: string;
 }
 
+/** What a served play and a feed's play both say of it: everything but its number, time and credits. */
+export type PlayFields = Omit<PlayInput, 'credits' | 'people' | 'sequence' | 'created_at'>;
+
+/** The shared fields of `p`, copied one by one in the served field order (a play may carry others). */
+export function playFields(p: PlayFields): PlayFields {
+  return {
+    period: p.period,
+    game_clock: p.game_clock,
+    display_clock: p.display_clock,
+    description: p.description,
+    team_id: p.team_id,
+    score_away: p.score_away,
+    score_home: p.score_home,
+    players: p.players,
+  };
+}
+
 /** A play as served (docs/spec-gaps.md: Plays): the feed's play without its credits and people. */
 export type Play = {
   event_id: string;
   /** 1 for the event's first play, then one more per play. */
   sequence: number;
-} & Omit<PlayInput, 'credits' | 'people' | 'sequence' | 'created_at'> & {
+} & PlayFields & {
     /** When the play happened (the feed's `created_at`, else the time of the batch that carried it). */
     created_at: string;
   };

@@ -16,7 +16,7 @@ import { catalogKey, catalogText } from '../catalog/records.ts';
 import { CATALOG_EVENT_ID, type Change, type StatValue } from '../changelog/change.ts';
 import { withHeader, withScore } from '../domain/event-header.ts';
 import { priceDelta } from '../domain/odds.ts';
-import type { Play } from '../domain/plays.ts';
+import { type Play, playFields } from '../domain/plays.ts';
 import type { ChangeType } from '../domain/types.ts';
 import { newRowWriter } from '../perf/delta-row-text.ts';
 import { priceState } from '../perf/price-state.ts';
@@ -190,14 +190,7 @@ export class BatchPlanner {
     const play: Play = {
       event_id: u.event_id,
       sequence,
-      period: p.period,
-      game_clock: p.game_clock,
-      display_clock: p.display_clock,
-      description: p.description,
-      team_id: p.team_id,
-      score_away: p.score_away,
-      score_home: p.score_home,
-      players: p.players,
+      ...playFields(p),
       created_at: p.created_at ?? at,
     };
     const base = { event_id: u.event_id, sport_id: info.sport_id, at, committed_ms: plan.committedMs };

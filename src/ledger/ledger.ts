@@ -1,4 +1,4 @@
-import { type Applied, type ApplyObserver, applyChange, applyPlannedPrice } from '../board/apply.ts';
+import { type Applied, type ApplyObserver, applyChange, applyPlannedPrice, type LoadProgress } from '../board/apply.ts';
 import type { Board } from '../board/board.ts';
 import { type LoadedLog, loadCommitted } from '../board/load.ts';
 import type { Bus } from '../bus/bus.ts';
@@ -46,6 +46,8 @@ export interface LedgerOptions {
    * stands, so `open` does not load the store again.
    */
   loaded?: LoadedLog;
+  /** Told how far `open`'s load of the store is (board/load.ts). */
+  onLoadProgress?: (p: LoadProgress) => void;
 }
 
 /**
@@ -86,6 +88,7 @@ export class Ledger implements LedgerSink, RecordedSink {
         ...(opts.observe ? { observe: opts.observe } : {}),
         archivedSinceMs: (opts.now ?? Date.now)() - ARCHIVED_HEADERS_MS,
         idsAbove: opts.idsAbove,
+        onProgress: opts.onLoadProgress,
       }));
     return Ledger.continuing(store, board, bus, opts, loaded);
   }

@@ -2,8 +2,8 @@
  * The tables and indexes the SQLite and PostgreSQL stores define alike, each written out in either
  * dialect (`createTable`, `createIndex`). Where the dialects differ for a reason, each store keeps
  * its own text: the change log (SQLite keys its events by a small integer, PostgreSQL keeps the
- * text and a period column; see postgres/schema.ts), SQLite's `event_keys`, PostgreSQL's order
- * column of `admin_tokens`, and PostgreSQL's index of key prefixes.
+ * text and a period column; see postgres/schema.ts), SQLite's `event_keys`, and PostgreSQL's order
+ * column of `admin_tokens`.
  *
  * PostgreSQL's released migrations are written from these definitions, and a released migration is
  * never edited: a definition here is never changed either. A change of schema is a new definition
@@ -226,4 +226,15 @@ export const ARCHIVED_BY_TIME: IndexDef = {
   name: 'archived_events_by_time',
   table: 'archived_events',
   columns: ['archived_ms', 'event_id'],
+};
+
+/**
+ * Keys by their stored prefix: a revocation by prefix (`oddsbase keys revoke PREFIX`) finds its
+ * rows without reading the table. PostgreSQL's migration 1 made it; SQLite makes it at open, so a
+ * file made before it gains it.
+ */
+export const KEYS_BY_PREFIX: IndexDef = {
+  name: 'api_keys_by_prefix',
+  table: 'api_keys',
+  columns: ['key_prefix'],
 };

@@ -248,6 +248,8 @@ export interface Store {
   readArchivedEvent(eventId: string): Promise<ArchivedEvent | undefined>;
   /** The id of the newest row in the log (0 when empty). */
   lastRowId(): Promise<number>;
+  /** How many change rows the log holds: what a start's load reads through, so what its time is told by. */
+  rowCount(): Promise<number>;
   /**
    * The highest price id and market record id ever committed (0 when none), those of archived and
    * packed events included: where a writer that takes over from a board it followed goes on.

@@ -401,12 +401,14 @@ export function storeContract(name: string, make: () => Promise<StoreFixture>): 
     });
 
     describe('epoch', () => {
-      it('lastRowId is the newest row of the log, 0 when empty', async (t) => {
+      it('lastRowId is the newest row of the log, 0 when empty; rowCount counts its rows', async (t) => {
         const { store } = await fresh(t);
         assert.equal(await store.lastRowId(), 0);
+        assert.equal(await store.rowCount(), 0);
         assert.deepEqual(await store.highestIds(), { priceId: 0, marketId: 0 });
         await store.commit(batch(mixedLog()));
         assert.equal(await store.lastRowId(), 15);
+        assert.equal(await store.rowCount(), mixedLog().length);
       });
 
       it('a restored copy begins a new epoch once, its ids past a gap after its last row', async (t) => {

@@ -1,3 +1,4 @@
+import type { StatsEntry } from '../../src/catalog/records.ts';
 import type { KeyRecord } from '../../src/store/keys.ts';
 import type { Discipline } from '../../src/catalog/sports.ts';
 import type { Tier } from '../../src/catalog/tiers.ts';
@@ -64,6 +65,26 @@ export function nbaEvent(id: string, date = today(), hour = 23): Omit<EventInfo,
     },
   };
 }
+
+/**
+ * The stat definitions of a sport no built-in table has (60, a feed's pickleball) as a catalog
+ * record: one stat, dinks, kept for players and teams.
+ */
+export const PICKLEBALL_STATS: StatsEntry = {
+  type: 'stats',
+  sport_id: 60,
+  stats: [
+    {
+      id: 60_001,
+      name: 'dinks',
+      display_name: 'Dinks',
+      abbreviation: 'DNK',
+      category: 'rally',
+      description: 'Dinks played',
+      scope: 'both',
+    },
+  ],
+};
 
 type PriceArgs = Partial<PriceUpdate> & Pick<PriceUpdate, 'market_id' | 'participant_id' | 'affiliate_id' | 'price'>;
 

@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
+import { generateAdminToken, newAdminTokenRecord } from '../../src/access/admin-tokens.ts';
 import { generateKey, type NewKeyOptions, newKeyRecord } from '../../src/access/keys.ts';
 import type { Tier } from '../../src/catalog/tiers.ts';
 import { epochGaps } from '../../src/ops/backup.ts';
@@ -174,4 +175,22 @@ export async function startTestServer(
       }
     },
   };
+}
+
+/** A new admin token stored on `server`: what POST /admin/v1/ingest takes as its bearer. */
+export async function adminToken(server: TestServer): Promise<string> {
+  const token = generateAdminToken();
+  await server.server.services.adminTokens.insert(newAdminTokenRecord(token, { label: 'test' }));
+  return token;
+}
+
+/** A test server fed through POST /admin/v1/ingest (`--feed ingest`), and an admin token of its own. */
+export type IngestServer = TestServer & { token: string };
+
+/** Starts a test server on `--feed ingest` and stores an admin token for it. */
+export async function startIngestServer(
+  opts: Omit<NonNullable<Parameters<typeof startTestServer>[0]>, 'feed'> = {},
+): Promise<IngestServer> {
+  const s = await startTestServer({ ...opts, feed: 'ingest' });
+  return Object.assign(s, { token: await adminToken(s) });
 }

@@ -2,11 +2,10 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { generateAdminToken, newAdminTokenRecord } from '../../src/access/admin-tokens.ts';
 import { catalogAnswers } from '../helpers/catalog-answers.ts';
 import { nbaEvent, price } from '../helpers/fixtures.ts';
 import { withoutCatalog } from '../helpers/old-store.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { adminToken, startTestServer, type TestServer } from '../helpers/server.ts';
 
 /** The listing answers as the code's tables gave them before the catalog became rows. */
 // From the working directory: the compiled tests (test/build.mjs) carry no JSON beside them.
@@ -42,8 +41,7 @@ test('an ingest store starts with the same catalog', async () => {
 test('a store made before the catalog was rows starts, takes the simulator catalog, and goes on', async () => {
   const E = 'old0000000000000000000000000001';
   let s = await startTestServer({ feed: 'ingest' });
-  const token = generateAdminToken();
-  await s.server.services.adminTokens.insert(newAdminTokenRecord(token, { label: 'test' }));
+  const token = await adminToken(s);
   const send = (server: TestServer, batchId: string, records: unknown[]) =>
     fetch(`${server.url}/admin/v1/ingest`, {
       method: 'POST',

@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { generateAdminToken, newAdminTokenRecord } from '../../src/access/admin-tokens.ts';
 import { creditPlay, nbaEvent, price, score, today } from '../helpers/fixtures.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { adminToken, startTestServer, type TestServer } from '../helpers/server.ts';
 import { connect } from '../helpers/ws-client.ts';
 
 /**
@@ -28,8 +27,7 @@ let v1Key: string;
 
 before(async () => {
   s = await startTestServer({ feed: 'ingest' });
-  token = generateAdminToken();
-  await s.server.services.adminTokens.insert(newAdminTokenRecord(token, { label: 'test' }));
+  token = await adminToken(s);
   v1Key = await s.newKey('enterprise', { v1: true, custom: JSON.stringify({ burstPerSecond: 1_000_000 }) });
 });
 after(() => s.close());

@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { generateAdminToken, newAdminTokenRecord } from '../../src/access/admin-tokens.ts';
 import { parseCsv, send, toBatches } from '../../examples/csv-odds/csv-to-ingest.ts';
 import { nbaEvent } from '../helpers/fixtures.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { adminToken, startTestServer, type TestServer } from '../helpers/server.ts';
 
 const EVENT = 'csv0000000000000000000000000001';
 const CSV = `event,book,market,side,line,price,time
@@ -20,8 +19,7 @@ let token: string;
 
 before(async () => {
   s = await startTestServer({ feed: 'ingest' });
-  token = generateAdminToken();
-  await s.server.services.adminTokens.insert(newAdminTokenRecord(token));
+  token = await adminToken(s);
   const res = await fetch(`${s.url}/admin/v1/ingest`, {
     method: 'POST',
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },

@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { generateAdminToken, newAdminTokenRecord } from '../../src/access/admin-tokens.ts';
 import { statByName } from '../../src/catalog/stats.ts';
 import { nbaEvent, score } from '../helpers/fixtures.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { type IngestServer, startIngestServer } from '../helpers/server.ts';
 
 /**
  * The `box_score` record and plays that keep their source's numbers and times, through
@@ -16,20 +15,17 @@ const POINTS = statByName(4, 'points')!.id;
 const ASSISTS = statByName(4, 'assists')!.id;
 const PLAYED_AT = '2026-12-01T20:05:00.000Z';
 
-let s: TestServer;
-let token: string;
+let s: IngestServer;
 
 before(async () => {
-  s = await startTestServer({ feed: 'ingest' });
-  token = generateAdminToken();
-  await s.server.services.adminTokens.insert(newAdminTokenRecord(token, { label: 'test' }));
+  s = await startIngestServer();
 });
 after(() => s.close());
 
 async function ingest(batchId: string, records: unknown[]): Promise<{ status: number; body: any }> {
   const res = await fetch(`${s.url}/admin/v1/ingest`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${s.token}` },
     body: JSON.stringify({ batch_id: batchId, records }),
   });
   return { status: res.status, body: await res.json() };

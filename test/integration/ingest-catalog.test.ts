@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { generateAdminToken, newAdminTokenRecord } from '../../src/access/admin-tokens.ts';
-import { nbaEvent, price, today } from '../helpers/fixtures.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { nbaEvent, PICKLEBALL_STATS, price, today } from '../helpers/fixtures.ts';
+import { type IngestServer, startIngestServer } from '../helpers/server.ts';
 import { connect } from '../helpers/ws-client.ts';
 
 /** A sport, a book, two teams and a player that no built-in table has. */
@@ -13,20 +12,17 @@ const AWAY = 990_002;
 const PLAYER = 99_000_101;
 const EVENT = 'cat0000000000000000000000000001';
 
-let s: TestServer;
-let token: string;
+let s: IngestServer;
 
 before(async () => {
-  s = await startTestServer({ feed: 'ingest' });
-  token = generateAdminToken();
-  await s.server.services.adminTokens.insert(newAdminTokenRecord(token, { label: 'test' }));
+  s = await startIngestServer();
 });
 after(() => s.close());
 
 async function ingest(body: unknown): Promise<{ status: number; body: any }> {
   const res = await fetch(`${s.url}/admin/v1/ingest`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${s.token}` },
     body: JSON.stringify(body),
   });
   return { status: res.status, body: await res.json() };
@@ -208,18 +204,9 @@ test('a sport the feed brings keeps its own stat definitions: plays credit them,
   const stats = {
     kind: 'catalog',
     record: {
-      type: 'stats',
-      sport_id: SPORT,
+      ...PICKLEBALL_STATS,
       stats: [
-        {
-          id: 60_001,
-          name: 'dinks',
-          display_name: 'Dinks',
-          abbreviation: 'DNK',
-          category: 'rally',
-          description: 'Dinks played',
-          scope: 'both',
-        },
+        ...PICKLEBALL_STATS.stats,
         {
           id: 60_002,
           name: 'timeouts',

@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { after, before, describe, test } from 'node:test';
-import { generateAdminToken, newAdminTokenRecord } from '../../src/access/admin-tokens.ts';
 import { ConfigError, resolveServeConfig } from '../../src/config.ts';
 import { creditPlay, nbaEvent, price, score, today } from '../helpers/fixtures.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { adminToken, startTestServer, type TestServer } from '../helpers/server.ts';
 import { connect } from '../helpers/ws-client.ts';
 
 const E1 = 'ing0000000000000000000000000001';
@@ -13,12 +12,6 @@ const BOARD = 'fut0000000000000000000000000001';
 
 let s: TestServer;
 let token: string;
-
-async function adminToken(server: TestServer): Promise<string> {
-  const t = generateAdminToken();
-  await server.server.services.adminTokens.insert(newAdminTokenRecord(t, { label: 'test' }));
-  return t;
-}
 
 /** POSTs a JSON batch (or the text given, with its content type) with the admin token. */
 async function ingest(

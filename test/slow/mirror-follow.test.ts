@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { generateAdminToken, newAdminTokenRecord } from '../../src/access/admin-tokens.ts';
 import { statByName } from '../../src/catalog/stats.ts';
 import { nbaEvent, nbaPrices, price, score } from '../helpers/fixtures.ts';
 import { type HttpProxy, startHttpProxy } from '../helpers/http-proxy.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { adminToken, startTestServer, type TestServer } from '../helpers/server.ts';
 import { connect, type TestSocket } from '../helpers/ws-client.ts';
 
 /**
@@ -78,8 +77,7 @@ async function startMirror(url: string, budget?: number): Promise<TestServer> {
 
 before(async () => {
   upstream = await startTestServer({ feed: 'ingest' });
-  token = generateAdminToken();
-  await upstream.server.services.adminTokens.insert(newAdminTokenRecord(token, { label: 'test' }));
+  token = await adminToken(upstream);
   await ingest([{ kind: 'event', event: nbaEvent(E1) }, ...nbaPrices(E1)]);
 });
 after(() => upstream?.close());

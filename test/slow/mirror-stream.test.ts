@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { CatalogRecord } from '../../src/catalog/records.ts';
 import type { Update } from '../../src/ledger/updates.ts';
-import { nbaEvent, nbaPrices, price, score } from '../helpers/fixtures.ts';
+import { nbaEvent, nbaPrices, PICKLEBALL_STATS, price, score } from '../helpers/fixtures.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { startTcpRelay, type TcpRelay } from '../helpers/tcp-relay.ts';
 import { connect } from '../helpers/ws-client.ts';
@@ -75,21 +75,7 @@ const CATALOG: CatalogRecord[] = [
     ],
   },
   { type: 'roster', team_id: 990002, players: [] },
-  {
-    type: 'stats',
-    sport_id: 60,
-    stats: [
-      {
-        id: 60_001,
-        name: 'dinks',
-        display_name: 'Dinks',
-        abbreviation: 'DNK',
-        category: 'rally',
-        description: 'Dinks played',
-        scope: 'both',
-      },
-    ],
-  },
+  PICKLEBALL_STATS,
   { type: 'league', league_key: 'ppl', league_name: 'PPL', sport_ids: [60], team_ids: [990001, 990002] },
 ];
 

@@ -1,27 +1,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Catalog } from '../../src/catalog/catalog.ts';
-import type { StatsEntry } from '../../src/catalog/records.ts';
 import { publicStat, STAT_DEFINITIONS, statById, statByName } from '../../src/catalog/stats.ts';
+import { PICKLEBALL_STATS } from '../helpers/fixtures.ts';
 import { simulatorCatalogOf } from '../helpers/simulator-catalog.ts';
 
 /** Stat definitions as catalog records (kind `catalog`, type `stats`): docs/feeds.md, "The catalog". */
-
-const PICKLEBALL: StatsEntry = {
-  type: 'stats',
-  sport_id: 60,
-  stats: [
-    {
-      id: 60_001,
-      name: 'dinks',
-      display_name: 'Dinks',
-      abbreviation: 'DNK',
-      category: 'rally',
-      description: 'Dinks played',
-      scope: 'both',
-    },
-  ],
-};
 
 test("the simulator's stats records list its definitions as its tables do, each found by id and name", () => {
   const catalog = simulatorCatalogOf();
@@ -37,11 +21,11 @@ test("the simulator's stats records list its definitions as its tables do, each 
 test("a feed's sport keeps its own stats; a removal takes them out; a catalog that never had one keeps the simulator's", () => {
   const catalog = simulatorCatalogOf();
   const before = catalog.version;
-  catalog.put(PICKLEBALL);
+  catalog.put(PICKLEBALL_STATS);
   assert.ok(catalog.version > before);
   assert.equal(catalog.statNamed(60, 'dinks')?.id, 60_001);
-  assert.deepEqual(catalog.statOf(60, 60_001), { ...PICKLEBALL.stats[0], sport_id: 60 });
-  assert.deepEqual(catalog.stats().at(-1), { ...PICKLEBALL.stats[0], sport_id: 60 });
+  assert.deepEqual(catalog.statOf(60, 60_001), { ...PICKLEBALL_STATS.stats[0], sport_id: 60 });
+  assert.deepEqual(catalog.stats().at(-1), { ...PICKLEBALL_STATS.stats[0], sport_id: 60 });
   catalog.put({ type: 'removal', key: 'stats:60' });
   assert.equal(catalog.statNamed(60, 'dinks'), undefined);
   catalog.put({ type: 'removal', key: 'stats:4' });
@@ -55,7 +39,7 @@ test("a feed's sport keeps its own stats; a removal takes them out; a catalog th
   // No stats record ever (a store made before they were records): the simulator's, until one comes.
   const old = new Catalog();
   assert.equal(old.statNamed(4, 'points')?.id, statByName(4, 'points')!.id);
-  old.put(PICKLEBALL);
+  old.put(PICKLEBALL_STATS);
   assert.equal(old.statNamed(4, 'points'), undefined);
   assert.deepEqual(
     old.stats().map((s) => s.id),

@@ -43,6 +43,13 @@ const events: Update[] = [
   { kind: 'event', event: { ...nbaEvent(NFL), sport_id: 2 } },
 ];
 
+/** A new store's ledger whose log holds the two events E (NBA) and NFL. */
+async function withEvents(t: TestContext) {
+  const s = await setup(t);
+  await s.ledger.apply(batch(AT, events));
+  return s;
+}
+
 function box(players: BoxScoreUpdate['players'], teams: BoxScoreUpdate['teams'] = []): BoxScoreUpdate {
   return { kind: 'box_score', event_id: E, teams, players };
 }
@@ -68,8 +75,7 @@ function boardBox(board: Board) {
 }
 
 test('a box score sets its values: a row per value that differs, a player named once, kept across a restart', async (t) => {
-  const s = await setup(t);
-  await s.ledger.apply(batch(AT, events));
+  const s = await withEvents(t);
   await s.ledger.apply(
     batch(AT, [
       box(
@@ -150,8 +156,7 @@ test('a box score sets its values: a row per value that differs, a player named 
 });
 
 test('a whole box takes away what it does not name: a removal row each, the box as given after a restart', async (t) => {
-  const s = await setup(t);
-  await s.ledger.apply(batch(AT, events));
+  const s = await withEvents(t);
   await s.ledger.apply(
     batch(AT, [
       box(
@@ -191,8 +196,7 @@ test('a whole box takes away what it does not name: a removal row each, the box 
 });
 
 test('a box score the event cannot hold is refused whole, nothing written', async (t) => {
-  const s = await setup(t);
-  await s.ledger.apply(batch(AT, events));
+  const s = await withEvents(t);
   const head = s.ledger.headId;
   const refused = async (u: BoxScoreUpdate, message: RegExp) => {
     await assert.rejects(
@@ -214,8 +218,7 @@ test('a box score the event cannot hold is refused whole, nothing written', asyn
 });
 
 test('a play keeps the number and time its source gives; a number that is not the next is refused', async (t) => {
-  const s = await setup(t);
-  await s.ledger.apply(batch(AT, events));
+  const s = await withEvents(t);
   const when = '2026-11-23T09:12:34.500Z';
   const play = { ...creditPlay(2014, 201401, 'points', 2, { away: 0, home: 2 }), credits: [], people: [] };
   await s.ledger.apply(batch(AT, [{ kind: 'play', event_id: E, play: { ...play, sequence: 1, created_at: when } }]));

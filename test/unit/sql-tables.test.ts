@@ -6,7 +6,14 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { MIGRATIONS } from '../../src/store/postgres/schema.ts';
 import { openSqlite } from '../../src/store/sqlite/database.ts';
-import { ARCHIVED_BY_TIME, createIndex, createTable, MARKETS, RETENTION_TABLES } from '../../src/store/sql-tables.ts';
+import {
+  ARCHIVED_BY_TIME,
+  createIndex,
+  createTable,
+  KEYS_BY_PREFIX,
+  MARKETS,
+  RETENTION_TABLES,
+} from '../../src/store/sql-tables.ts';
 
 /** The tables both SQL stores define alike, written out in either dialect. */
 
@@ -68,4 +75,27 @@ test("SQLite reads archiving's marks by time through their index, in its order",
   const details = plan.map((p) => p.detail).join('; ');
   assert.match(details, /USING COVERING INDEX archived_events_by_time/);
   assert.doesNotMatch(details, /TEMP B-TREE/);
+});
+
+test('SQLite finds keys by prefix through their index, which a file made before it gains at open', (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'oddsbase-sql-tables-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const before = openSqlite(dir);
+  before.exec(`DROP INDEX ${KEYS_BY_PREFIX.name}`);
+  before.close();
+  const db = openSqlite(dir);
+  try {
+    // The statement of a revocation by prefix (SqliteSecretStore.revoke).
+    const plan = db
+      .prepare('EXPLAIN QUERY PLAN UPDATE api_keys SET revoked_at = ? WHERE key_prefix = ? AND revoked_at IS NULL')
+      .all('2026-12-07T00:00:00.000Z', 'ob_12345678') as { detail: string }[];
+    assert.match(plan.map((p) => p.detail).join('; '), /USING INDEX api_keys_by_prefix \(key_prefix=\?\)/);
+  } finally {
+    db.close();
+  }
+  assert.equal(
+    createIndex(KEYS_BY_PREFIX, 'postgres'),
+    'CREATE INDEX api_keys_by_prefix ON api_keys (key_prefix);',
+    "PostgreSQL's migration 1 made it",
+  );
 });

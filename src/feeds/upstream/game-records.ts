@@ -1,5 +1,6 @@
 import type { Play, PlayerGameStats, TeamGameStats } from '../../../packages/client/src/index.ts';
 import type { StatLookup } from '../../catalog/stat-table.ts';
+import { playFields } from '../../domain/plays.ts';
 import type { BoxScoreUpdate, BoxValue, PlayUpdate } from '../../ledger/updates.ts';
 
 /**
@@ -15,14 +16,7 @@ export function playRecord(p: Play): PlayUpdate {
     kind: 'play',
     event_id: p.event_id,
     play: {
-      period: p.period,
-      game_clock: p.game_clock,
-      display_clock: p.display_clock,
-      description: p.description,
-      team_id: p.team_id,
-      score_away: p.score_away,
-      score_home: p.score_home,
-      players: [...p.players],
+      ...playFields(p),
       credits: [],
       people: [],
       sequence: p.sequence,

@@ -203,22 +203,7 @@ export function futuresRecords(page: FuturesPage): { header: Timed[]; prices: Ti
     for (const m of b.markets) {
       for (const p of m.participants) {
         for (const [book, price] of Object.entries(p.prices)) {
-          // The board shows the move to this price (price_delta): the previous price goes first, at
-          // the same time (its own time is not shown), so the mirror's move is the upstream's.
-          if (price.price_delta !== 0) {
-            prices.push({
-              at: price.updated_at,
-              update: {
-                kind: 'futures_price',
-                event_id: b.event_id,
-                market_id: m.market_id,
-                participant_id: p.id,
-                affiliate_id: Number(book),
-                price: price.price - price.price_delta,
-              },
-            });
-          }
-          prices.push({
+          const priced = (value: number): Timed => ({
             at: price.updated_at,
             update: {
               kind: 'futures_price',
@@ -226,9 +211,13 @@ export function futuresRecords(page: FuturesPage): { header: Timed[]; prices: Ti
               market_id: m.market_id,
               participant_id: p.id,
               affiliate_id: Number(book),
-              price: price.price,
+              price: value,
             },
           });
+          // The board shows the move to this price (price_delta): the previous price goes first, at
+          // the same time (its own time is not shown), so the mirror's move is the upstream's.
+          if (price.price_delta !== 0) prices.push(priced(price.price - price.price_delta));
+          prices.push(priced(price.price));
         }
       }
     }

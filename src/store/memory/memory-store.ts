@@ -601,6 +601,10 @@ export class MemoryStore implements Store, MemoryPriceRows {
     return this.changes.at(-1)?.id ?? 0;
   }
 
+  async rowCount(): Promise<number> {
+    return this.changes.length;
+  }
+
   async getMeta(key: string): Promise<string | undefined> {
     return this.meta.get(key);
   }

@@ -266,6 +266,12 @@ export class PgStore extends PackedLogStore implements Store {
     return head?.max ?? 0;
   }
 
+  async rowCount(): Promise<number> {
+    // count(*) is a bigint, which the driver hands over as text.
+    const [row] = await this.rows<{ n: string }>('SELECT count(*) AS n FROM changes');
+    return Number(row?.n ?? 0);
+  }
+
   async getMeta(key: string): Promise<string | undefined> {
     const [row] = await this.rows<{ value: string }>('SELECT value FROM meta WHERE key = $1', [key]);
     return row?.value;

@@ -9,6 +9,7 @@ import {
   createTable,
   EVENTS,
   INGEST_BATCHES,
+  KEYS_BY_PREFIX,
   MARKETS,
   META,
   RETENTION_TABLES,
@@ -81,6 +82,7 @@ export const SCHEMA = [
   CHANGES_TABLE,
   CHANGES_INDEXES,
   ...[EVENTS, MARKETS, API_KEYS].map((t) => createTable(t, 'sqlite')),
+  createIndex(KEYS_BY_PREFIX, 'sqlite'),
   // Listed by creation time, then rowid (PostgreSQL numbers its rows in a column instead).
   `CREATE TABLE IF NOT EXISTS admin_tokens (
   token_hash TEXT PRIMARY KEY,

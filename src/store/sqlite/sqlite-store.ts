@@ -330,6 +330,10 @@ export class SqliteStore extends PackedLogStore implements Store {
     return this.sql.headId();
   }
 
+  async rowCount(): Promise<number> {
+    return this.sql.prepared('SELECT count(*) FROM changes').pluck().get() as number;
+  }
+
   async getMeta(key: string): Promise<string | undefined> {
     return this.sql.meta(key);
   }
