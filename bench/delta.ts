@@ -2,7 +2,7 @@
  * A markets-delta poll of 5,000 rows against a bare node:http server returning the same bytes, on
  * change logs of 1 M and 10 M rows: the poll's cost must not grow with the size of the log.
  *
- *   node --import tsx bench/delta.ts [--sizes 1000000,10000000] [--rounds 3] [--duration 8] [--before DIR]
+ *   node --import tsx bench/delta.ts [--sizes 1000000,10000000] [--rounds 3] [--duration 8] [--before DIR [--together]]
  *
  * The log is written straight into the store's `changes` table (rows shaped and sized as the
  * ledger writes them), then a server opens it, bundled and with npm start's node flags as the
@@ -19,7 +19,10 @@
  *
  * With `--before DIR` (another checkout of oddsbase, with its node_modules), the log is written
  * once for each checkout with that checkout's schema, both servers run, and each round loads them
- * in turn, the order alternating from round to round, so that both see the same machine.
+ * in turn, the order alternating from round to round, so that both see the same machine. With
+ * `--together` as well, both are loaded at the same time, each by connections of its own, sharing
+ * CPU 0: on a busy machine the other load then falls on both alike, and CPU a poll is the figure
+ * (each server's req/s is what it gets of the core beside the other).
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -179,6 +182,7 @@ async function measure(
   rounds: number,
   durationS: number,
   checkouts: readonly (readonly [string, string])[],
+  together: boolean,
 ): Promise<SizeResult> {
   const served: Served[] = [];
   let bare: Child | undefined;
@@ -237,18 +241,23 @@ async function measure(
       const order = i % 2 === 0 ? served : [...served].reverse();
       const said: string[] = [];
       for (const cursor of CURSORS) {
-        for (const s of order) {
-          const cpu0 = cpuSeconds(s.child.pid) ?? 0;
-          const r = await load(s.url, durationS, rows, cursor, s.next[cursor]);
-          const cpuMs = (((cpuSeconds(s.child.pid) ?? 0) - cpu0) * 1000) / Math.max(1, r.total);
-          const x = s.side.series[cursor];
-          x.rps.push(r.rps);
-          x.p50.push(r.p50);
-          x.p99.push(r.p99);
-          x.cpuMs.push(cpuMs);
-          said.push(
-            `${served.length > 1 ? `${s.name} ` : ''}${cursor} ${int(r.rps)} req/s (${cpuMs.toFixed(2)} ms CPU)`,
-          );
+        // Together: every server loaded at once, so the machine's other load falls on each alike.
+        const groups = together ? [order] : order.map((s) => [s]);
+        for (const group of groups) {
+          const cpu0 = group.map((s) => cpuSeconds(s.child.pid) ?? 0);
+          const loads = await Promise.all(group.map((s) => load(s.url, durationS, rows, cursor, s.next[cursor])));
+          group.forEach((s, j) => {
+            const r = loads[j]!;
+            const cpuMs = (((cpuSeconds(s.child.pid) ?? 0) - cpu0[j]!) * 1000) / Math.max(1, r.total);
+            const x = s.side.series[cursor];
+            x.rps.push(r.rps);
+            x.p50.push(r.p50);
+            x.p99.push(r.p99);
+            x.cpuMs.push(cpuMs);
+            said.push(
+              `${served.length > 1 ? `${s.name} ` : ''}${cursor} ${int(r.rps)} req/s (${cpuMs.toFixed(2)} ms CPU)`,
+            );
+          });
         }
       }
       const b = await load(bareUrl, durationS, rows);
@@ -267,8 +276,17 @@ async function measure(
   }
 }
 
-/** With `before` (another checkout's root), its server and this one's, loaded in turn. */
-export async function runDelta(sizes: number[], rounds = 3, durationS = 8, before?: string): Promise<SizeResult[]> {
+/**
+ * With `before` (another checkout's root), its server and this one's, loaded in turn, or with
+ * `together` at the same time.
+ */
+export async function runDelta(
+  sizes: number[],
+  rounds = 3,
+  durationS = 8,
+  before?: string,
+  together = false,
+): Promise<SizeResult[]> {
   const checkouts = before
     ? ([
         ['before', before],
@@ -276,7 +294,7 @@ export async function runDelta(sizes: number[], rounds = 3, durationS = 8, befor
       ] as const)
     : ([['this', ROOT]] as const);
   const out: SizeResult[] = [];
-  for (const n of sizes) out.push(await measure(n, rounds, durationS, checkouts));
+  for (const n of sizes) out.push(await measure(n, rounds, durationS, checkouts, together));
   return out;
 }
 
@@ -331,7 +349,7 @@ export function deltaMarkdown(results: SizeResult[]): string {
 }
 
 if (isMain(import.meta.url)) {
-  onlyKnownArgs(process.argv.slice(2), ['--sizes', '--rounds', '--duration', '--before']);
+  onlyKnownArgs(process.argv.slice(2), ['--sizes', '--rounds', '--duration', '--before'], ['--together']);
   const sizes = (arg('--sizes') ?? '1000000,10000000').split(',').map(Number);
   const results = await runDelta(sizes, Number(arg('--rounds') ?? 3), Number(arg('--duration') ?? 8), arg('--before'));
   process.stdout.write(`${deltaMarkdown(results)}\n`);
