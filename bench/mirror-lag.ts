@@ -1,7 +1,7 @@
 /**
  * Mirror lag, polling mode: a price changed on an upstream until the mirror serves it.
  *
- *   node --import tsx bench/mirror-lag.ts [--changes 40] [--poll-ms 1000]
+ *   node --import tsx bench/mirror-lag.ts [--changes 40] [--poll-ms 1000] [--liquidity]
  *
  * Two servers in this process, each as `serve` opens it on the embedded store: an upstream with
  * `--feed ingest` holding one NBA event (moneyline, spreads and totals at two books), and a mirror
@@ -12,6 +12,9 @@
  * (GET /api/v2/events/{id}?market_ids=1, asked every 10 ms) and until a client of the mirror's
  * /api/v2/ws/markets receives it. Changes are spaced by a random share of the poll interval, so they
  * land at every phase of the mirror's poll. Issue 42's target: within one poll interval.
+ * `--liquidity`: each move carries a new `liquidity_usd` too, which the markets delta does not, so
+ * the mirror reads the event's market before it writes the row; the lag runs until the mirror
+ * serves both the price and its liquidity.
  */
 import { writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
@@ -55,13 +58,14 @@ const local = (server: RunningServer) => server.url.replace('localhost', '127.0.
 
 export interface MirrorLagResult {
   pollMs: number;
+  liquidity: boolean;
   rest: number[];
   stream: number[];
   loadBefore: number;
   loadAfter: number;
 }
 
-export async function runMirrorLag(changes: number, pollMs: number): Promise<MirrorLagResult> {
+export async function runMirrorLag(changes: number, pollMs: number, liquidity = false): Promise<MirrorLagResult> {
   const upDir = makeTmpDir('mirror-up');
   const mirrorDir = makeTmpDir('mirror');
   const opened: RunningServer[] = [];
@@ -81,7 +85,10 @@ export async function runMirrorLag(changes: number, pollMs: number): Promise<Mir
       });
       if (res.status !== 200) throw new Error(`ingest: ${res.status} ${await res.text()}`);
     };
-    await ingest([{ kind: 'event', event: nbaEvent(EVENT) }, ...nbaPrices(EVENT)]);
+    const held = nbaPrices(EVENT);
+    // With --liquidity, the moved price has liquidity from the start: the mirror's catch-up learns its book carries it.
+    if (liquidity) for (const u of held) if (u.affiliate_id === 19) u.liquidity_usd = 1000 + u.price;
+    await ingest([{ kind: 'event', event: nbaEvent(EVENT) }, ...held]);
     const keyFile = join(mirrorDir, 'upstream.key');
     writeFileSync(keyFile, await enterpriseKey(upstream), { mode: 0o600 });
     const mirror = await serve(mirrorDir, {
@@ -100,24 +107,31 @@ export async function runMirrorLag(changes: number, pollMs: number): Promise<Mir
     }
     log(`mirror caught up; ${changes} changes, poll ${pollMs} ms`);
 
+    /** The liquidity a move to price `p` carries, when moves carry one. */
+    const depth = (p: number) => (liquidity ? 1000 + p : undefined);
     const received = new Map<number, number>();
     socket = new WebSocket(`${local(mirror).replace('http', 'ws')}/api/v2/ws/markets?event_ids=${EVENT}&market_ids=1`, {
       headers: { 'X-Service-Key': key },
     });
     socket.on('message', (data) => {
-      const m = JSON.parse(String(data)) as { meta: { type: string }; data: { price: string; affiliate_id: number } };
-      if (m.meta.type === 'market_price' && m.data.affiliate_id === 19)
-        received.set(Number(m.data.price), performance.now());
+      const m = JSON.parse(String(data)) as {
+        meta: { type: string };
+        data: { price: string; affiliate_id: number; liquidity_usd?: number };
+      };
+      const p = Number(m.data.price);
+      if (m.meta.type === 'market_price' && m.data.affiliate_id === 19 && m.data.liquidity_usd === depth(p))
+        received.set(p, performance.now());
     });
     await new Promise<void>((resolve, reject) => socket!.once('open', resolve).once('error', reject));
 
-    const shown = async (): Promise<number | undefined> => {
+    /** The moved price as the mirror's REST answer shows it, with its liquidity. */
+    const shown = async (): Promise<{ price: number; liquidity_usd?: number } | undefined> => {
       const res = await fetch(`${local(mirror)}/api/v2/events/${EVENT}?market_ids=1`, {
         headers: { 'X-Service-Key': key },
       });
       const body = (await res.json()) as { events: { markets: any[] }[] };
       const ml = body.events[0]?.markets.find((m) => m.market_id === 1 && m.period_id === 0);
-      return ml?.participants.find((p: any) => p.id === 2002)?.lines[0]?.prices['19']?.price;
+      return ml?.participants.find((p: any) => p.id === 2002)?.lines[0]?.prices['19'];
     };
     const rest: number[] = [];
     const stream: number[] = [];
@@ -126,11 +140,15 @@ export async function runMirrorLag(changes: number, pollMs: number): Promise<Mir
       await sleep(Math.random() * pollMs);
       // Moves between +200 and +299, never the price it holds, so each is a change.
       const p = 200 + (i % 100);
-      await ingest([
-        price(EVENT, { market_id: 1, participant_id: 2002, participant_name: 'Boston', affiliate_id: 19, price: p }),
-      ]);
+      const moved = { market_id: 1, participant_id: 2002, participant_name: 'Boston', affiliate_id: 19, price: p };
+      const liquidity_usd = depth(p);
+      await ingest([price(EVENT, liquidity_usd === undefined ? moved : { ...moved, liquidity_usd })]);
       const committed = performance.now();
-      while ((await shown()) !== p) await sleep(ASK_MS);
+      for (;;) {
+        const now = await shown();
+        if (now?.price === p && now.liquidity_usd === liquidity_usd) break;
+        await sleep(ASK_MS);
+      }
       rest.push(performance.now() - committed);
       const deadline = performance.now() + 10 * pollMs;
       while (!received.has(p) && performance.now() < deadline) await sleep(ASK_MS);
@@ -140,7 +158,7 @@ export async function runMirrorLag(changes: number, pollMs: number): Promise<Mir
       received.clear();
       log(`  change ${i + 1}: REST ${int(rest.at(-1)!)} ms, stream ${int(stream.at(-1)!)} ms`);
     }
-    return { pollMs, rest, stream, loadBefore, loadAfter: loadavg()[0]! };
+    return { pollMs, liquidity, rest, stream, loadBefore, loadAfter: loadavg()[0]! };
   } finally {
     socket?.close();
     for (const s of opened.reverse()) await s.close();
@@ -154,7 +172,7 @@ export function mirrorLagMarkdown(r: MirrorLagResult): string {
   const row = (what: string, xs: number[]) =>
     `| ${what} | ${int(median(xs))} | ${int(quantile(xs, 0.99))} | ${int(Math.max(...xs))} | ${quantile(xs, 0.99) <= r.pollMs ? 'met' : '**missed**'} |`;
   return [
-    `### Mirror lag, polling (${r.rest.length} changes, poll interval ${int(r.pollMs)} ms)`,
+    `### Mirror lag, polling (${r.rest.length} changes, poll interval ${int(r.pollMs)} ms${r.liquidity ? ', liquidity moving with the price' : ''})`,
     '',
     '| served by the mirror | p50 ms | p99 ms | max ms | p99 within one poll interval |',
     '|---|---:|---:|---:|---|',
@@ -168,6 +186,6 @@ export function mirrorLagMarkdown(r: MirrorLagResult): string {
 }
 
 if (isMain(import.meta.url)) {
-  const r = await runMirrorLag(option('changes', 40), option('poll-ms', 1000));
+  const r = await runMirrorLag(option('changes', 40), option('poll-ms', 1000), process.argv.includes('--liquidity'));
   process.stdout.write(`${mirrorLagMarkdown(r)}\n`);
 }

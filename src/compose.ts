@@ -620,6 +620,7 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
       board,
       budget,
       pollMs: up.pollMs,
+      catalogMs: up.catalogMs,
       mode: up.mode,
       WebSocket: WebSocket as unknown as WebSocketConstructor,
       now,

@@ -309,6 +309,8 @@ export interface UpstreamConfig {
   budget: number;
   /** How often the deltas are polled, in ms. */
   pollMs: number;
+  /** How often the upstream's catalog is read again, in ms. */
+  catalogMs: number;
   /** How prices are followed: the upstream's stream, polls of the markets delta, or the stream where allowed. */
   mode: UpstreamMode;
 }
@@ -365,6 +367,13 @@ function resolveUpstream(feed: Feed, input: ServeInput, env: NodeJS.ProcessEnv):
     key,
     budget: int('--upstream-budget', input.upstreamBudget ?? env.UPSTREAM_BUDGET, 0, 0, Number.MAX_SAFE_INTEGER),
     pollMs: int('--upstream-poll-ms', input.upstreamPollMs ?? env.UPSTREAM_POLL_MS, 2000, 100, 3_600_000),
+    catalogMs: int(
+      '--upstream-catalog-ms',
+      input.upstreamCatalogMs ?? env.UPSTREAM_CATALOG_MS,
+      300_000,
+      1000,
+      86_400_000,
+    ),
     mode: upstreamMode(mode),
   };
 }
@@ -387,6 +396,8 @@ export interface ServeInput {
   upstreamBudget?: string | number;
   /** `--upstream-poll-ms` (env UPSTREAM_POLL_MS). */
   upstreamPollMs?: string | number;
+  /** `--upstream-catalog-ms` (env UPSTREAM_CATALOG_MS). */
+  upstreamCatalogMs?: string | number;
   /** `--upstream-mode`: auto, stream or poll (env UPSTREAM_MODE). */
   upstreamMode?: string;
   seed?: string | number;

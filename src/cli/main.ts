@@ -83,6 +83,10 @@ program
     'with --feed upstream: how often the deltas are polled (env UPSTREAM_POLL_MS; default 2000)',
   )
   .option(
+    '--upstream-catalog-ms <ms>',
+    "with --feed upstream: how often the upstream's catalog is read again (env UPSTREAM_CATALOG_MS; default 300000)",
+  )
+  .option(
     '--upstream-mode <mode>',
     "with --feed upstream: auto (default: the upstream's stream where its plan allows it, else polls), stream or poll (env UPSTREAM_MODE)",
   )
@@ -155,6 +159,7 @@ program
       upstreamKeyFile: opts.upstreamKeyFile,
       upstreamBudget: opts.upstreamBudget,
       upstreamPollMs: opts.upstreamPollMs,
+      upstreamCatalogMs: opts.upstreamCatalogMs,
       upstreamMode: opts.upstreamMode,
       seed: opts.seed,
       speed: opts.speed,

@@ -44,8 +44,8 @@ export async function startTestServer(
     feed?: string;
     simulator?: boolean;
     replayFile?: string;
-    /** `--feed upstream`: the server mirrored, its key (written to a key file), poll, budget and mode. */
-    upstream?: { url: string; key: string; pollMs?: number; budget?: number; mode?: string };
+    /** `--feed upstream`: the server mirrored, its key (written to a key file), poll, budget, mode, catalog interval. */
+    upstream?: { url: string; key: string; pollMs?: number; budget?: number; mode?: string; catalogMs?: number };
     speed?: number | string;
     seed?: number;
     /** The sport ids the simulator plays (every sport by default): a fill of a few is much shorter. */
@@ -107,6 +107,7 @@ export async function startTestServer(
       upstreamUrl: opts.upstream?.url,
       upstreamKeyFile,
       upstreamPollMs: opts.upstream?.pollMs,
+      upstreamCatalogMs: opts.upstream?.catalogMs,
       upstreamBudget: opts.upstream?.budget,
       upstreamMode: opts.upstream?.mode,
       seed: opts.seed ?? 7,

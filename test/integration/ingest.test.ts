@@ -52,7 +52,21 @@ test('--feed upstream needs its URL and key; ingest runs no simulator', () => {
     /--upstream-key-file FILE or the UPSTREAM_KEY/,
   );
   const up = resolveServeConfig({ feed: 'upstream', upstreamUrl: 'http://127.0.0.1:9/' }, { UPSTREAM_KEY: 'ob_x' });
-  assert.deepEqual(up.upstream, { url: 'http://127.0.0.1:9', key: 'ob_x', budget: 0, pollMs: 2000, mode: 'auto' });
+  assert.deepEqual(up.upstream, {
+    url: 'http://127.0.0.1:9',
+    key: 'ob_x',
+    budget: 0,
+    pollMs: 2000,
+    catalogMs: 300_000,
+    mode: 'auto',
+  });
+  const bare = { feed: 'upstream', upstreamUrl: 'http://127.0.0.1:9' };
+  const env = { UPSTREAM_KEY: 'ob_x', UPSTREAM_CATALOG_MS: '60000' };
+  assert.equal(resolveServeConfig(bare, env).upstream?.catalogMs, 60_000);
+  assert.throws(
+    () => resolveServeConfig({ ...bare, upstreamCatalogMs: 10 }, env),
+    /--upstream-catalog-ms must be an integer from 1000 to 86400000, got '10'$/,
+  );
   const poll = { feed: 'upstream', upstreamUrl: 'http://127.0.0.1:9', upstreamMode: 'poll' };
   assert.equal(resolveServeConfig(poll, { UPSTREAM_KEY: 'ob_x' }).upstream?.mode, 'poll');
   assert.throws(

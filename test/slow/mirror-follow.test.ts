@@ -10,8 +10,8 @@ import { connect, type TestSocket } from '../helpers/ws-client.ts';
  * The mirror following an oddsbase upstream that takes its data through the ingest API, so each
  * test makes the change it waits for: a price moved upstream reaches the mirror's REST and a stream
  * client of the mirror; the upstream stopped and started again (the mirror says so, keeps serving,
- * then catches up without a hole); burst and cap 429s with Retry-After from a proxy in front; and
- * the daily data-point budget.
+ * then catches up without a hole); burst and cap 429s with Retry-After from a proxy in front; the
+ * daily data-point budget; and the upstream's catalog followed (added, changed, removed).
  */
 
 const E1 = 'mir0000000000000000000000000001';
@@ -287,5 +287,114 @@ describe('the daily budget', () => {
     await ingest([moved(((await shownPrice(upstream)) ?? 0) + 10)]);
     await new Promise((r) => setTimeout(r, 10 * POLL_MS));
     assert.equal(proxy.requests.length, asked, 'nothing asked upstream once the budget is spent');
+  });
+});
+
+describe("the upstream's catalog, followed", () => {
+  const BOOK = 77;
+  const SPORT = 60;
+  const TEAM = 990_001;
+  const PLAYER = 99_000_101;
+  let mirror: TestServer;
+  before(async () => {
+    mirror = await startTestServer({
+      upstream: { url: upstream.url, key: upstream.key, pollMs: POLL_MS, catalogMs: 1000 },
+    });
+    await until('the mirror to catch up', async () => ((await readyz(mirror)).status === 200 ? true : undefined));
+  });
+  after(() => mirror?.close());
+
+  const catalog = (record: Record<string, unknown>) => ({ kind: 'catalog', record });
+  const book = (name: string) =>
+    catalog({
+      type: 'book',
+      affiliate_id: BOOK,
+      affiliate_name: name,
+      affiliate_url: 'https://feedbook.example',
+      status: 'healthy',
+      regions: ['us'],
+    });
+  /** Waits for the mirror's answer to a path (status and body) to equal the upstream's, and returns its body. */
+  const mirrored = (path: string) =>
+    until(`the mirror's ${path} to be the upstream's`, async () => {
+      const [a, b] = [await upstream.get(path), await mirror.get(path)];
+      return a.status === b.status && JSON.stringify(a.body) === JSON.stringify(b.body) ? b.body : undefined;
+    });
+
+  test('what the upstream adds or changes later reaches the mirror; what it drops is dropped', async () => {
+    const books = (await mirror.get('/api/v2/affiliates?include=regions')).body;
+    assert.equal(
+      books.affiliates.some((b: any) => b.affiliate_id === BOOK),
+      false,
+    );
+    await ingest([
+      catalog({
+        type: 'sport',
+        sport_id: SPORT,
+        sport_name: 'Pro Pickleball',
+        discipline: 'tennis',
+        season_type: 'Regular Season',
+        three_way: false,
+        futures_only: false,
+      }),
+      book('Feedbook'),
+      catalog({
+        type: 'team',
+        team_id: TEAM,
+        name: 'Harbor Dinks',
+        mascot: '',
+        abbreviation: 'HBD',
+        conference: 'East',
+        division: 'North',
+        venue_name: '',
+        venue_location: '',
+      }),
+      catalog({ type: 'league', league_key: 'ppl', league_name: 'PPL', sport_ids: [SPORT], team_ids: [TEAM] }),
+      catalog({
+        type: 'roster',
+        team_id: TEAM,
+        players: [
+          {
+            player_id: PLAYER,
+            name: 'Ana Lobo',
+            first_name: 'Ana',
+            last_name: 'Lobo',
+            position: 'Singles',
+            jersey_number: '',
+          },
+        ],
+      }),
+    ]);
+    const added = await mirrored('/api/v2/affiliates?include=regions');
+    assert.ok(added.affiliates.some((b: any) => b.affiliate_id === BOOK && b.affiliate_name === 'Feedbook'));
+    assert.ok((await mirrored('/api/v2/sports')).sports.some((s: any) => s.sport_id === SPORT));
+    assert.equal((await mirrored(`/api/v2/sports/${SPORT}/teams`)).teams[0]?.team_id, TEAM);
+    assert.equal((await mirrored(`/api/v2/teams/${TEAM}/players`)).players[0]?.player_id, PLAYER);
+    assert.equal((await mirrored(`/api/v2/players/${PLAYER}`)).first_name, 'Ana');
+
+    await ingest([book('Feedbook Exchange')]);
+    const changed = await mirrored('/api/v2/affiliates?include=regions');
+    assert.ok(changed.affiliates.some((b: any) => b.affiliate_id === BOOK && b.affiliate_name === 'Feedbook Exchange'));
+
+    await ingest([
+      catalog({ type: 'removal', key: `book:${BOOK}` }),
+      catalog({ type: 'removal', key: 'league:ppl' }),
+      catalog({ type: 'removal', key: `team:${TEAM}` }),
+      catalog({ type: 'removal', key: `roster:${TEAM}` }),
+    ]);
+    const dropped = await mirrored('/api/v2/affiliates?include=regions');
+    assert.equal(
+      dropped.affiliates.some((b: any) => b.affiliate_id === BOOK),
+      false,
+    );
+    await mirrored(`/api/v2/teams/${TEAM}`);
+    assert.equal((await mirror.get(`/api/v2/teams/${TEAM}`)).status, 404);
+    await mirrored(`/api/v2/sports/${SPORT}/teams`);
+    const held = mirror.server.board.catalog;
+    for (const key of [`book:${BOOK}`, `team:${TEAM}`, `roster:${TEAM}`]) {
+      assert.equal(held.holds(key), false, `${key} is taken out of the mirror's catalog`);
+    }
+    assert.equal(held.teamsOfSport(SPORT), undefined, 'no league lists the sport any more');
+    assert.equal(held.holds(`sport:${SPORT}`), true, 'what the upstream still lists stays');
   });
 });

@@ -7,8 +7,10 @@ import {
 import type { Catalog } from '../../catalog/catalog.ts';
 import {
   type BookEntry,
+  catalogKey,
   type CatalogRecord,
   type LeagueEntry,
+  type RemovalEntry,
   type RosterEntry,
   type RosterEntryPlayer,
   type SportEntry,
@@ -114,10 +116,25 @@ async function teamsOf(client: OddsbaseClient, sportId: number, signal: AbortSig
   return (await orNone(async () => (await client.teams(sportId, { signal })).data.teams)) ?? [];
 }
 
-/** The record the mirror holds for a key, as committed (its field order kept). */
+/** The record the mirror holds for a key, as committed (its field order kept); none once removed. */
 function heldRecord<T extends CatalogRecord>(held: Catalog, key: string): T | undefined {
   const text = held.textOf(key);
-  return text === undefined ? undefined : (JSON.parse(text) as T);
+  return text === undefined || !held.holds(key) ? undefined : (JSON.parse(text) as T);
+}
+
+/**
+ * A removal of each key the mirror holds that `listed` (the upstream's whole catalog, as
+ * `upstreamCatalog` reads it) does not name: what the upstream stopped listing. Keys already removed
+ * are not removed again.
+ */
+export function removalsOf(held: Catalog, listed: readonly CatalogRecord[]): RemovalEntry[] {
+  const keep = new Set(listed.map(catalogKey));
+  const out: RemovalEntry[] = [];
+  for (const text of held.allTexts()) {
+    const key = catalogKey(JSON.parse(text) as CatalogRecord);
+    if (!keep.has(key) && held.holds(key)) out.push({ type: 'removal', key });
+  }
+  return out;
 }
 
 /**

@@ -51,7 +51,9 @@ export function heldSince(board: Board, t: Timed): boolean {
  * Price records for the prices of an upstream event whose quote the mirror already holds as shown
  * (price, flag, closure; at that time or before) but whose liquidity or source id differ: the
  * markets delta carries neither, and the stream sends nothing for a change of them alone; the
- * event delta's events do (for the markets they show).
+ * event delta's events do (for the markets they show). An answer shows no `closed_at`: a price held
+ * at the very time shown is that state, closed or not (a closing is a row of its own time); one
+ * held from before is taken as shown, open.
  */
 export function extrasOf(board: Board, e: Event): Timed[] {
   const ev = board.events.get(e.event_id);
@@ -64,7 +66,8 @@ export function extrasOf(board: Board, e: Event): Timed[] {
     const held = m?.participants.get(participantKey(u.participant_type, u.participant_id))?.lines.get(u.line);
     const p = held?.prices.get(u.affiliate_id);
     if (!p || p.price !== u.price || p.is_main_line !== u.is_main_line || p.updated_at > t.at) continue;
-    if ((p.closed_at !== '') !== (u.closed ?? false)) continue;
+    if (Date.parse(p.updated_at) === Date.parse(t.at)) u.closed = p.closed_at !== '';
+    else if ((p.closed_at !== '') !== (u.closed ?? false)) continue;
     if (p.liquidity_usd === u.liquidity_usd && p.source_id === u.source_id) continue;
     out.push(t);
   }

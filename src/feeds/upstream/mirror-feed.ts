@@ -13,16 +13,16 @@ import type { Board } from '../../board/board.ts';
 import type { LedgerSink, Update } from '../../ledger/updates.ts';
 import type { Feed } from '../feed.ts';
 import type { DailyBudget } from './budget.ts';
-import { upstreamCatalog } from './catalog-records.ts';
+import { removalsOf, upstreamCatalog } from './catalog-records.ts';
 import { GameReads } from './game-reads.ts';
+import { inGroups } from './groups.ts';
 import { extrasOf, heldSince } from './held-prices.ts';
 import { type FollowMode, PriceFollow } from './price-follow.ts';
 import { PriceStream } from './price-stream.ts';
 import { type QuietMove, QuietRows } from './quiet-rows.ts';
+import { fillExtras } from './row-extras.ts';
 import { batchesOf, byTime, eventRecord, futuresRecords, priceRecords, scoreRecord, type Timed } from './records.ts';
 
-/** At most this many market ids a snapshot request (spec: market_ids at most 12). */
-const MARKETS_PER_REQUEST = 12;
 /** The longest wait after a failure before the upstream is asked again. */
 const MAX_BACKOFF_MS = 30_000;
 const DAY_MS = 86_400_000;
@@ -48,6 +48,8 @@ export interface MirrorOptions {
   board: Board;
   budget: DailyBudget;
   pollMs: number;
+  /** How often the upstream's catalog is read again once caught up (`--upstream-catalog-ms`). */
+  catalogMs: number;
   /** How prices are followed (`--upstream-mode`, default `auto`); a stream needs `WebSocket`. */
   mode?: FollowMode;
   /** `ws`'s WebSocket: Node 20 has none of its own. */
@@ -95,8 +97,10 @@ export class UpstreamMirror implements Feed {
   private snapshotOpen = new Set<string>();
   /** Market ids per sport and day (`sport|date`), in request groups; renewed with each snapshot. */
   private readonly groups = new Map<string, number[][]>();
-  /** Books the mirror has handed a price with liquidity or a source id: the quiet rows read beside a stream. */
-  private readonly extrasBooks = new Set<number>();
+  /** When the upstream's catalog is due to be read again (epoch ms). */
+  private catalogDue = 0;
+  /** Books the mirror has handed a price with liquidity or a source id: whose polled rows are checked. */
+  private readonly extrasBooks = { any: new Set<number>(), sourceIds: new Set<number>() };
 
   constructor(private readonly o: MirrorOptions) {
     this.now = o.now ?? Date.now;
@@ -154,8 +158,9 @@ export class UpstreamMirror implements Feed {
    */
   private async commit(items: readonly Timed[]): Promise<void> {
     for (const { update: u } of items) {
-      if (u.kind === 'price' && (u.liquidity_usd !== undefined || u.source_id !== undefined))
-        this.extrasBooks.add(u.affiliate_id);
+      if (u.kind !== 'price') continue;
+      if (u.liquidity_usd !== undefined || u.source_id !== undefined) this.extrasBooks.any.add(u.affiliate_id);
+      if (u.source_id !== undefined) this.extrasBooks.sourceIds.add(u.affiliate_id);
     }
     for (const b of batchesOf(items)) {
       this.signal.throwIfAborted();
@@ -220,10 +225,18 @@ export class UpstreamMirror implements Feed {
     this.state.caughtUp = true;
   }
 
-  /** The upstream's catalog (sports, books, market definitions, teams, rosters), before the events naming it. */
+  /**
+   * The upstream's catalog (sports, books, market definitions, stat definitions, teams, rosters),
+   * before the events naming it: what is new or changed (the ledger writes no row for a record equal
+   * to the one held), then a removal of each key the mirror holds that the upstream no longer lists.
+   */
   private async applyCatalog(): Promise<void> {
     const at = new Date(this.now()).toISOString();
-    const records = await upstreamCatalog(this.o.client, this.o.board.catalog, this.signal);
+    // Due again in an interval even if this read fails: a failing catalog route must not stop every turn.
+    this.catalogDue = this.now() + this.o.catalogMs;
+    const held = this.o.board.catalog;
+    const records = await upstreamCatalog(this.o.client, held, this.signal);
+    records.push(...removalsOf(held, records));
     await this.commit(records.map((record) => ({ at, update: { kind: 'catalog' as const, record } })));
   }
 
@@ -232,6 +245,8 @@ export class UpstreamMirror implements Feed {
    * refused batch) leaves rows the mirror may not have: the next turn catches up from a fresh snapshot.
    */
   private async follow(): Promise<void> {
+    // Read apart from a poll's cost: the catalog changes seldom, and oddsbase meters it at 0 points.
+    if (this.now() >= this.catalogDue) await this.applyCatalog();
     this.settled = this.cursors;
     try {
       await this.followOnce();
@@ -257,16 +272,24 @@ export class UpstreamMirror implements Feed {
       await this.applySnapshot();
     }
     const reread = new Set<string>();
-    const timed: { eventId: string; t: Timed }[] = [];
-    for (const { eventId, record } of prices.moves) {
+    const timed: { eventId: string; t: Timed; extras: boolean }[] = [];
+    for (const { eventId, record, extras } of prices.moves) {
       // An event the mirror does not hold is another day's: the event delta brings it if it is ours.
       if (!this.o.board.events.has(eventId)) continue;
-      if (record) timed.push({ eventId, t: record });
+      if (record) timed.push({ eventId, t: record, extras });
       else reread.add(eventId);
     }
+    const kept = timed.filter((x) => !reread.has(x.eventId));
+    // Polled rows carry no extras: those of books with them are read before they are written.
+    await fillExtras(
+      this.o.client,
+      this.o.board,
+      kept.filter((x) => x.extras),
+      this.now(),
+      this.signal,
+    );
     // In cursor order, a batch per run of one time.
-    const kept = timed.filter((x) => !reread.has(x.eventId)).map((x) => x.t);
-    await this.commit(kept);
+    await this.commit(kept.map((x) => x.t));
     await this.readQuiet(prices.quiet, reread);
     this.prices.quietApplied();
     // Every move read is applied: a failure of the event delta after this loses none of them.
@@ -292,10 +315,10 @@ export class UpstreamMirror implements Feed {
   }
 
   /**
-   * Reads again the markets where a price may have moved only its liquidity or source id (the
-   * markets delta carries neither, the stream sends nothing for them), each event's in groups of
-   * 12, and hands on the extras that differ from those held (`extrasOf`). Events read whole are
-   * left out: their read brings them.
+   * Reads again the markets the rows read beside the stream name, where a price may have moved only
+   * its liquidity or source id (the stream sends nothing for them) or moved without its source id
+   * (a frame carries none), each event's in groups of 12, and hands on the extras that differ from
+   * those held (`extrasOf`). Events read whole are left out: their read brings them.
    */
   private async readQuiet(quiet: readonly QuietMove[], reread: ReadonlySet<string>): Promise<void> {
     const byEvent = new Map<string, Set<number>>();
@@ -507,14 +530,6 @@ function openIdsOf(events: readonly Event[], into: Set<string>): void {
         for (const l of p.lines) for (const price of Object.values(l.prices)) into.add(price.id);
     }
   }
-}
-
-/** Market ids, once each, in groups a request takes. */
-function inGroups(ids: readonly number[]): number[][] {
-  const sorted = [...new Set(ids)].sort((a, b) => a - b);
-  const groups: number[][] = [];
-  for (let i = 0; i < sorted.length; i += MARKETS_PER_REQUEST) groups.push(sorted.slice(i, i + MARKETS_PER_REQUEST));
-  return groups;
 }
 
 function priceIdOf(t: Timed): number {

@@ -2,7 +2,7 @@ import type { MarketsDeltaConsumer } from '../../../packages/client/src/index.ts
 import type { Board } from '../../board/board.ts';
 import { heldPrice } from './held-prices.ts';
 import type { PriceStream } from './price-stream.ts';
-import { isQuiet, type QuietMove, type QuietRows } from './quiet-rows.ts';
+import { type ExtrasBooks, isQuiet, type QuietMove, type QuietRows } from './quiet-rows.ts';
 import { deltaRecord, type Timed } from './records.ts';
 import { frameRecord } from './stream-prices.ts';
 
@@ -20,12 +20,17 @@ const REFUSED_RETRY_MS = 30_000;
 export interface Move {
   eventId: string;
   record: Timed | undefined;
+  /**
+   * A polled row whose record holds the extras the mirror had, where the upstream's row may hold
+   * others: a book that carries liquidity or source ids, or a row that may have moved only them.
+   */
+  extras: boolean;
 }
 
 export interface PriceTurn {
   /** In the upstream's log order. */
   moves: Move[];
-  /** Markets where a price may have moved only its liquidity or source id: read again for them. */
+  /** Markets the rows read beside the stream name, whose extras may differ: read again for them. */
   quiet: QuietMove[];
   /** The consumer's cursor was refused: it rebuilt from a fresh snapshot, which the mirror hands on. */
   resynced: boolean;
@@ -39,8 +44,8 @@ export interface PriceFollowOptions {
   stream: PriceStream | undefined;
   /** The rows the stream does not send, read beside it. */
   quiet: QuietRows;
-  /** The books whose prices carry liquidity or source ids: those `quiet` reads. */
-  extrasBooks: ReadonlySet<number>;
+  /** The books whose prices carry liquidity or source ids: those `quiet` reads, and polls check. */
+  extrasBooks: ExtrasBooks;
   pollMs: number;
   now: () => number;
   /** A line for the server's log: `warn` for a fall back to polling. */
@@ -88,7 +93,8 @@ export class PriceFollow {
 
   /**
    * This turn's price moves: the stream's changes, then, unless it is live, a poll of the markets
-   * delta; and the markets to read again for a change of liquidity or source id alone.
+   * delta (its moves whose extras may differ marked `extras`); and the markets the rows read beside
+   * a stream name, to read again for their liquidity or source ids.
    */
   async turn(signal: AbortSignal): Promise<PriceTurn> {
     const s = this.stream;
@@ -109,7 +115,7 @@ export class PriceFollow {
       if (s.state === 'live' && !q.following && m.cursor !== undefined) q.from(m.cursor);
       for (const { position, data } of s.take()) {
         if (m.cursor !== undefined && BigInt(position.id) <= BigInt(m.cursor)) continue;
-        moves.push({ eventId: data.event_id, record: frameRecord(this.o.board, data) });
+        moves.push({ eventId: data.event_id, record: frameRecord(this.o.board, data), extras: false });
         m.advance(String(position.id));
       }
       if (s.state === 'live') {
@@ -124,8 +130,10 @@ export class PriceFollow {
     }
     const polled = await m.poll(signal);
     for (const row of polled.rows) {
-      moves.push({ eventId: row.event_id, record: deltaRecord(row, heldPrice(this.o.board, row)) });
-      if (isQuiet(row)) quiet.push({ eventId: row.event_id, marketId: row.market_id });
+      const record = deltaRecord(row, heldPrice(this.o.board, row));
+      // A quiet row of any book: a book's first liquidity comes so.
+      const extras = record !== undefined && (isQuiet(row) || this.o.extrasBooks.any.has(row.affiliate_id));
+      moves.push({ eventId: row.event_id, record, extras });
     }
     // A stream resumes where this poll ended; the epoch is known once a poll has answered.
     if (s?.canOpen && m.cursor !== undefined && m.epoch !== undefined) {

@@ -6,6 +6,14 @@ export interface QuietMove {
   marketId: number;
 }
 
+/** Books whose prices the mirror has been given extras for: those read beside the stream. */
+export interface ExtrasBooks {
+  /** With liquidity or a source id. */
+  any: ReadonlySet<number>;
+  /** With a source id, which a stream frame does not carry (it carries the liquidity). */
+  sourceIds: ReadonlySet<number>;
+}
+
 /** Books a markets-delta request may name (docs/spec-gaps.md, Delta feeds). */
 const BOOKS_PER_REQUEST = 100;
 
@@ -24,7 +32,8 @@ export function isQuiet(row: Pick<DeltaRow, 'change_type' | 'price' | 'previous_
  * resumes and reads the rows of the books that carry liquidity or source ids, whenever the
  * mirror asks (the event delta's cadence). The stream's own rows come along and are left out by
  * `isQuiet` or, when they pass it, by the read of their market, which writes nothing the mirror
- * holds already: so nothing is applied twice. A read moves the cursor only once the mirror has
+ * holds already: so nothing is applied twice. Moved rows of books with source ids are kept too:
+ * their frames brought the price and its liquidity, not the source id. A read moves the cursor only once the mirror has
  * applied what it found (`settle`): a turn that fails reads the same rows again at the next.
  */
 export class QuietRows {
@@ -64,17 +73,18 @@ export class QuietRows {
 
   /**
    * The quiet rows after the cursor up to the upstream's head, of `books` (none: nothing is
-   * asked, and the cursor stays for when a book has extras), paged while `has_more`; `final`: the
+   * asked, and the cursor stays for when a book has extras), and every row of the books with
+   * source ids, paged while `has_more`; `final`: the
    * stream stopped, so `settle` stops following. A refused cursor fails the turn: the mirror then
    * starts over from a fresh snapshot, which brings every price's liquidity.
    */
-  async read(books: ReadonlySet<number>, signal: AbortSignal, final = false): Promise<QuietMove[]> {
+  async read(books: ExtrasBooks, signal: AbortSignal, final = false): Promise<QuietMove[]> {
     let cursor = this.cursor;
-    if (cursor === undefined || books.size === 0) {
+    if (cursor === undefined || books.any.size === 0) {
       this.readTo = final ? null : undefined;
       return [];
     }
-    const ids = [...books].sort((a, b) => a - b);
+    const ids = [...books.any].sort((a, b) => a - b);
     const out: QuietMove[] = [];
     for (;;) {
       const page: MarketsDeltaPage = (
@@ -88,7 +98,9 @@ export class QuietRows {
         )
       ).data;
       for (const row of page.deltas) {
-        if (books.has(row.affiliate_id) && isQuiet(row)) out.push({ eventId: row.event_id, marketId: row.market_id });
+        const book = row.affiliate_id;
+        if (books.any.has(book) && (isQuiet(row) || books.sourceIds.has(book)))
+          out.push({ eventId: row.event_id, marketId: row.market_id });
       }
       cursor = page.meta.delta_last_id;
       if (!page.meta.has_more) {

@@ -11,9 +11,17 @@ import {
   type LoadOptions,
   type MarketRecord,
 } from '../store.ts';
+import { ARCHIVED_SQL, NOT_ARCHIVED } from '../sql/archived-events.ts';
+import { CHANGE_SQL, changeColumns } from '../sql/changes.ts';
+import { POSTGRES } from '../sql/dialect.ts';
+import { EVENT_SQL } from '../sql/events.ts';
+import { MARKET_SQL } from '../sql/markets.ts';
+import { META_SQL } from '../sql/meta.ts';
+import { PACKED_SQL } from '../sql/packed-tables.ts';
+import { SEASON_TOTALS_SQL, seasonTotalsOf, type SeasonTotalsRow } from '../sql/season-totals.ts';
 import type { PgPool } from './database.ts';
 import { committedMsAt } from './pg-log-times.ts';
-import { EVENT, FUTURES, LIVE, LOAD_PAGE, MARKET, readMeta, ROW } from './pg-queries.ts';
+import { FUTURES, LOAD_PAGE, readMeta, ROW } from './pg-queries.ts';
 import type { PgWriter } from './pg-writer.ts';
 
 /**
@@ -32,26 +40,17 @@ export class PgLoader {
   }
   /** Store.load: the committed state, the current one or as of `uptoId`. */
   async load(uptoId?: number, opts: LoadOptions = {}): Promise<LoadedState> {
-    const [head] = await this.rows<{ id: number; committed_ms: number }>(
-      'SELECT id, committed_ms FROM changes ORDER BY id DESC LIMIT 1',
-    );
+    const [head] = await this.rows<{ id: number; committed_ms: number }>(CHANGE_SQL.headRow.postgres);
     const headId = head?.id ?? 0;
-    const markets = await this.rows<MarketRecord>(`SELECT ${MARKET} FROM markets WHERE ${LIVE} ORDER BY id`);
+    const markets = await this.rows<MarketRecord>(MARKET_SQL.live.postgres);
     const archived = {
-      events: await this.rows<EventRecord>(
-        `SELECT ${EVENT} FROM events WHERE event_id IN (SELECT event_id FROM archived_events) AND event_date >= $1`,
-        [opts.archivedSince ?? ''],
-      ),
-      seasonTotals: await this.rows<{ key: string; body: string }>(
-        'SELECT season_key AS key, body FROM season_totals ORDER BY season_key',
-      ),
+      events: await this.rows<EventRecord>(EVENT_SQL.archivedSince.postgres, [opts.archivedSince ?? '']),
+      seasonTotals: (await this.rows<SeasonTotalsRow>(SEASON_TOTALS_SQL.all.postgres)).map(seasonTotalsOf),
     };
     const epoch = await this.epoch();
-    const current = () => this.rows<EventRecord>(`SELECT ${EVENT} FROM events WHERE ${LIVE}`);
+    const current = () => this.rows<EventRecord>(EVENT_SQL.live.postgres);
     if (uptoId !== undefined && uptoId < headId) {
-      const gone = new Set(
-        (await this.rows<{ event_id: string }>('SELECT event_id FROM archived_events')).map((r) => r.event_id),
-      );
+      const gone = new Set((await this.rows<{ event_id: string }>(ARCHIVED_SQL.ids.postgres)).map((r) => r.event_id));
       const limit: LoadLimit = { upto: uptoId, asOf: opts.asOfOnly };
       const asOf = opts.asOfOnly && new Set(opts.asOfOnly);
       const events = await this.eventsUpTo(limit);
@@ -91,13 +90,7 @@ export class PgLoader {
     const made = randomUUID();
     // Another writer may have begun it meanwhile: the first one kept wins.
     const [kept] = await this.writer.run(
-      async (c) =>
-        (
-          await c.query<{ value: string }>(
-            `INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = meta.value RETURNING value`,
-            [EPOCH_META, made],
-          )
-        ).rows,
+      async (c) => (await c.query<{ value: string }>(META_SQL.begin.postgres, [EPOCH_META, made])).rows,
     );
     return kept!.value;
   }
@@ -107,7 +100,7 @@ export class PgLoader {
     return {
       playCounts: await this.rows<{ event_id: string; plays: number }>(
         `SELECT event_id, count(*) AS plays FROM changes
-          WHERE kind = 'play' AND ${within(limit, args)} AND ${LIVE} GROUP BY event_id`,
+          WHERE kind = 'play' AND ${within(limit, args)} AND ${NOT_ARCHIVED} GROUP BY event_id`,
         args,
       ),
       statRows: this.statRows(limit),
@@ -121,20 +114,10 @@ export class PgLoader {
    */
   private async *statRows(limit: LoadLimit): AsyncGenerator<ChangeRecord> {
     const args: unknown[] = [];
-    const columns = ROW.split(', ')
-      .map((c) =>
-        c === 'payload'
-          ? `CASE WHEN f.id <> c.id AND f.payload::jsonb ? 'display_name'
-               THEN (c.payload::jsonb || jsonb_build_object('display_name', f.payload::jsonb -> 'display_name',
-                 'position', f.payload::jsonb -> 'position'))::text
-               ELSE c.payload END AS payload`
-          : `c.${c}`,
-      )
-      .join(', ');
     yield* await this.rows<ChangeRecord>(
-      `SELECT ${columns} FROM changes c
+      `SELECT ${changeColumns(POSTGRES, 'c', NAMED_AS_FIRST)} FROM changes c
        JOIN (SELECT max(id) AS id, min(id) AS first FROM changes
-              WHERE kind = 'stat' AND ${within(limit, args)} AND ${LIVE}
+              WHERE kind = 'stat' AND ${within(limit, args)} AND ${NOT_ARCHIVED}
               GROUP BY event_id, payload::jsonb -> 'team_id', payload::jsonb -> 'player_id', payload::jsonb -> 'stat_id') m
          ON c.id = m.id
        JOIN changes f ON f.id = m.first
@@ -146,12 +129,12 @@ export class PgLoader {
   /** The latest prices within `limit`, a page at a time, and the largest price id among them. */
   private async prices(limit: LoadLimit): Promise<Pick<LoadedState, 'latestPrices' | 'maxPriceId'>> {
     const [logged] = await this.rows<{ price_id: number }>(
-      'SELECT price_id FROM changes WHERE price_id IS NOT NULL AND id <= $1 ORDER BY price_id DESC LIMIT 1',
+      CHANGE_SQL.maxPriceUpTo.postgres,
       // With events at the head, the whole log's.
       [limit.asOf ? Number.MAX_SAFE_INTEGER : limit.upto],
     );
     // Packed prices were written below the retained boundary, which is below any replayed head.
-    const [packed] = await this.rows<{ max: number | null }>('SELECT max(price_id) AS max FROM archived_prices');
+    const [packed] = await this.rows<{ max: number | null }>(PACKED_SQL.maxPrice.postgres);
     const maxPriceId = Math.max(logged?.price_id ?? 0, packed?.max ?? 0);
     return { latestPrices: this.latestPrices(limit, maxPriceId), maxPriceId };
   }
@@ -162,7 +145,7 @@ export class PgLoader {
       const args: unknown[] = [from, from + LOAD_PAGE];
       yield* await this.rows<ChangeRecord>(
         `SELECT DISTINCT ON (price_id) ${ROW} FROM changes
-          WHERE price_id > $1 AND price_id <= $2 AND ${within(limit, args)} AND ${LIVE}
+          WHERE price_id > $1 AND price_id <= $2 AND ${within(limit, args)} AND ${NOT_ARCHIVED}
           ORDER BY price_id, id DESC`,
         args,
       );
@@ -171,9 +154,7 @@ export class PgLoader {
 
   /** Every catalog row, in id order, through the event index (they share one event id). */
   private catalogRows(): Promise<ChangeRecord[]> {
-    return this.rows<ChangeRecord>(`SELECT ${ROW} FROM changes WHERE event_id = $1 AND kind = 'catalog' ORDER BY id`, [
-      CATALOG_EVENT_ID,
-    ]);
+    return this.rows<ChangeRecord>(CHANGE_SQL.catalog.postgres, [CATALOG_EVENT_ID]);
   }
 
   /** The newest futures row of each key (changelog futuresRowKey) within `limit`, in id order. */
@@ -226,6 +207,15 @@ export class PgLoader {
     return out;
   }
 }
+
+/**
+ * A value's newest stat row's payload, carrying the player's name and position when the value's
+ * first row (`f`) said them: a player is named once, on the first value credited.
+ */
+const NAMED_AS_FIRST = `CASE WHEN f.id <> c.id AND f.payload::jsonb ? 'display_name'
+  THEN (c.payload::jsonb || jsonb_build_object('display_name', f.payload::jsonb -> 'display_name',
+    'position', f.payload::jsonb -> 'position'))::text
+  ELSE c.payload END`;
 
 /** How far a load reads: up to `upto`, or with `asOf`, those events up to `upto` and every other one to the head. */
 interface LoadLimit {
