@@ -8,6 +8,7 @@
  *   npm run bench:cluster -- --only commit,events  # some parts: commit, stream, events, start
  *   npm run bench:cluster -- --only commit --before DIR --writer-flags "--max-semi-space-size=32"
  *     (several sets of writer flags separated by ';', each measured as a writer of its own)
+ *   npm run bench:cluster -- --only start --before DIR --day-store DIR2  # the start, DIR's node and this one's in turn
  *
  * - commit: a writer (`--feed ingest`) takes BATCHES batches of 2,000 price updates over
  *   POST /admin/v1/ingest (bench/ingest.ts's rows, two in flight, the bodies made before the clock
@@ -28,7 +29,10 @@
  *   alternate rounds (autocannon, bench/events.ts's `cannon`), both servers pinned to CPU 0 and
  *   the client to CPU 1; CPU per request from /proc.
  * - start: a writer with the simulator fills a day of history into a database once (its first
- *   start); then API nodes are started against it, one at a time: spawn to /readyz 200.
+ *   start, every sport unless `--sports`); what it leaves short of `--day-rows` (1,300,000 by
+ *   default, the issue's day; 0: none) is topped up with price moves of 100 more events through
+ *   the ingest API, described over the 12 hours before; then API nodes are started against it, one
+ *   at a time: spawn to /readyz 200. `--day-store DIR` keeps both days for the next run.
  *
  * Servers run with `npm start`'s node flags. Progress goes to stderr, a markdown summary to stdout.
  */
@@ -93,6 +97,12 @@ export interface ClusterOptions {
   duration: number;
   /** start: the simulator's sports for the day of log (every sport when undefined). */
   sports?: string;
+  /**
+   * start: the rows the day of log holds at least: what the simulator's day leaves short (it
+   * fills from three and a half days back to the time of day it runs) is made up with price moves
+   * of bench/ingest.ts's events through the ingest API (`topUp`). None: the simulator's day alone.
+   */
+  dayRows?: number;
   /** commit: where the writer writes a CPU profile (`--cpu-prof`), if anywhere; events: both servers'. */
   cpuProfDir?: string;
   /**
@@ -108,7 +118,16 @@ export interface ClusterOptions {
   dayStore?: string;
 }
 
-const DEFAULTS: ClusterOptions = { only: [...PARTS], runs: 3, batches: 60, seconds: 20, duration: 8 };
+/** Issue 40's day of log: about 1.3 million rows. */
+const DAY_ROWS = 1_300_000;
+const DEFAULTS: ClusterOptions = {
+  only: [...PARTS],
+  runs: 3,
+  batches: 60,
+  seconds: 20,
+  duration: 8,
+  dayRows: DAY_ROWS,
+};
 const SHORT: ClusterOptions = { only: [...PARTS], runs: 1, batches: 20, seconds: 8, duration: 4, sports: '4' };
 
 /** A writer the commit part measures: the code of `checkout` (this one when undefined), with `flags`. */
@@ -707,71 +726,173 @@ export async function runEventsCpu(c: Cluster, o: ClusterOptions): Promise<Event
 
 // --- start: an API node on a day of log ------------------------------------------------------------
 
-export interface StartResult {
-  rows: number;
-  /** How long the writer's first start took to fill the day; absent when the day was kept from an earlier run. */
-  fillS?: number;
+/** The starts of one checkout's API nodes. */
+export interface StartSide {
+  name: string;
   startsS: number[];
   /** Each node's CPU seconds from spawn to ready. */
   cpuS: number[];
+}
+
+export interface StartResult {
+  rows: number;
+  /** How the day of log was made (the simulator's rows and fill, the top-up's). */
+  day: Omit<DayOfLog, 'url'>;
+  /** This checkout's starts, after another checkout's when `--before` named one (taken in turn). */
+  sides: StartSide[];
   load: [string, string];
 }
 
-/** The database of the day of log: made by a writer's first start with the simulator, or found made. */
-async function dayOfLog(c: Cluster, o: ClusterOptions): Promise<{ url: string; fillS?: number }> {
-  const name = `day_${(o.sports ?? 'all').replace(/,/g, '_')}`;
+/** The rows of the change log of the database at `url`. */
+async function countRows(url: string): Promise<number> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return Number((await client.query<{ n: string }>('SELECT count(*) AS n FROM changes')).rows[0]!.n);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Whether the cluster's PostgreSQL holds the database `name`. */
+async function databaseKept(c: Cluster, name: string): Promise<boolean> {
   const admin = new pg.Client({ connectionString: c.postgres.url() });
   await admin.connect();
   try {
-    const found = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
-    if (found.rows.length > 0) {
-      log(`start: the day of log ${name} is kept from an earlier run`);
-      return { url: c.postgres.url(name) };
-    }
-    log(`start: filling a day of log with the simulator (${o.sports ? `sports ${o.sports}` : 'every sport'})`);
-    const db = await c.postgres.createDatabase();
-    const t0 = performance.now();
-    const writer = await serve(c, 'writer', db, o.sports ? ['--sports', o.sports] : []);
-    // The writer serves while the back part of its first fill runs: wait for the whole day.
-    for (;;) {
-      const body = (await (await fetch(`${writer.url}/readyz`)).json()) as { history?: string };
-      if (body.history === 'complete') break;
-      await sleep(1000);
-    }
-    await writer.stop();
-    const fillS = (performance.now() - t0) / 1000;
-    // Named only once whole, so that a run stopped during the fill leaves no half day to reuse.
-    await admin.query(`ALTER DATABASE ${pg.escapeIdentifier(new URL(db).pathname.slice(1))} RENAME TO ${name}`);
-    return { url: c.postgres.url(name), fillS };
+    return (await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name])).rows.length > 0;
   } finally {
     await admin.end();
   }
 }
 
+/** Names the database at `url` `name`: only once whole, so that a run stopped meanwhile leaves no half day to reuse. */
+async function nameDatabase(c: Cluster, url: string, name: string): Promise<string> {
+  const admin = new pg.Client({ connectionString: c.postgres.url() });
+  await admin.connect();
+  try {
+    await admin.query(`ALTER DATABASE ${pg.escapeIdentifier(new URL(url).pathname.slice(1))} RENAME TO ${name}`);
+  } finally {
+    await admin.end();
+  }
+  return c.postgres.url(name);
+}
+
+/** How the day of log was made: the simulator's day, and what topped it up; absent parts were kept. */
+export interface DayOfLog {
+  url: string;
+  /** The simulator's day: its rows, and its fill's seconds when made by this run. */
+  simulatorRows: number;
+  fillS?: number;
+  /** Rows of price moves added to reach `dayRows`, and the seconds it took, when made by this run. */
+  topUpRows: number;
+  topUpS?: number;
+}
+
+/** The simulator's day of log: made by a writer's first start with the simulator, or found made. */
+async function simulatorDay(c: Cluster, o: ClusterOptions): Promise<{ url: string; fillS?: number }> {
+  const name = `day_${(o.sports ?? 'all').replace(/,/g, '_')}`;
+  if (await databaseKept(c, name)) {
+    log(`start: the day of log ${name} is kept from an earlier run`);
+    return { url: c.postgres.url(name) };
+  }
+  log(`start: filling a day of log with the simulator (${o.sports ? `sports ${o.sports}` : 'every sport'})`);
+  const db = await c.postgres.createDatabase();
+  const t0 = performance.now();
+  const writer = await serve(c, 'writer', db, o.sports ? ['--sports', o.sports] : []);
+  // The writer serves while the back part of its first fill runs: wait for the whole day.
+  for (;;) {
+    const body = (await (await fetch(`${writer.url}/readyz`)).json()) as { history?: string };
+    if (body.history === 'complete') break;
+    await sleep(1000);
+  }
+  await writer.stop();
+  const fillS = (performance.now() - t0) / 1000;
+  return { url: await nameDatabase(c, db, name), fillS };
+}
+
+/**
+ * Adds price moves to the log of `url` until it holds `target` rows: a writer (`--feed ingest`)
+ * takes bench/ingest.ts's 100 events (20,000 prices) and then its rounds of 2,000 moves, each
+ * batch described at a time spread over the 12 hours before the top-up began, so that a start
+ * replays none of them (its replay takes rows described within the longest delay, 5 minutes).
+ */
+async function topUp(c: Cluster, url: string, rows: number, target: number): Promise<void> {
+  const w = buildWorkload();
+  const batches = [...w.setup, ...w.timed];
+  const writer = await serve(c, 'writer', url, ['--feed', 'ingest']);
+  try {
+    const { token } = await accounts({ dataDir: c.scratch, databaseUrl: url }, 0);
+    const begun = Date.now() - 12 * 3_600_000;
+    let head = 0;
+    let first: number | undefined;
+    for (let i = 0; i < batches.length; i++) {
+      const b = batches[i]!;
+      const at = new Date(begun + (i * 12 * 3_600_000) / batches.length).toISOString();
+      const taken = await ingest(writer.url, token, post(`top-up-${i}`, at, b.updates));
+      // The ids are dense: the first batch's head less its updates is where the top-up began.
+      first ??= taken - b.updates.length;
+      head = taken;
+      if (rows + head - first >= target) return;
+      if (i % 50 === 0) log(`start: topped up ${int(head - first)} rows`);
+    }
+    throw new Error(`the top-up's ${int(head - first!)} rows leave the log short of ${int(target)} rows`);
+  } finally {
+    await writer.stop();
+  }
+}
+
+/** The database of the day of log: the simulator's day, topped up to `o.dayRows` when it holds fewer. */
+async function dayOfLog(c: Cluster, o: ClusterOptions): Promise<DayOfLog> {
+  const sim = await simulatorDay(c, o);
+  const simulatorRows = await countRows(sim.url);
+  const kept = { simulatorRows, ...(sim.fillS === undefined ? {} : { fillS: sim.fillS }) };
+  if (o.dayRows === undefined || simulatorRows >= o.dayRows) return { url: sim.url, ...kept, topUpRows: 0 };
+  const name = `${new URL(sim.url).pathname.slice(1)}_${o.dayRows}`;
+  if (await databaseKept(c, name)) {
+    const url = c.postgres.url(name);
+    log(`start: the day of log topped up to ${int(o.dayRows)} rows, ${name}, is kept from an earlier run`);
+    return { url, ...kept, topUpRows: (await countRows(url)) - simulatorRows };
+  }
+  log(`start: the simulator's day holds ${int(simulatorRows)} rows; topping it up to ${int(o.dayRows)}`);
+  const db = await c.postgres.createDatabase(sim.url);
+  const t0 = performance.now();
+  await topUp(c, db, simulatorRows, o.dayRows);
+  const topUpS = (performance.now() - t0) / 1000;
+  const url = await nameDatabase(c, db, name);
+  return { url, ...kept, topUpRows: (await countRows(url)) - simulatorRows, topUpS };
+}
+
 export async function runStart(c: Cluster, o: ClusterOptions): Promise<StartResult> {
-  const load0 = loadNow();
-  const day = await dayOfLog(c, o);
-  const client = new pg.Client({ connectionString: day.url });
-  await client.connect();
-  const rows = Number((await client.query<{ n: string }>('SELECT count(*) AS n FROM changes')).rows[0]!.n);
-  await client.end();
+  const { url, ...day } = await dayOfLog(c, o);
+  const rows = await countRows(url);
   log(`start: ${int(rows)} rows; starting API nodes on them`);
-  const startsS: number[] = [];
-  const cpuS: number[] = [];
+  const load0 = loadNow();
+  // With --before, that checkout's node and this one's start in turn, one at a time.
+  const before = o.writers?.find((w) => w.checkout !== undefined)?.checkout;
+  const checkouts = before === undefined ? [undefined] : [before, undefined];
+  const sides: StartSide[] = checkouts.map((checkout) => ({
+    name: checkout === undefined ? 'this checkout' : `before (${checkout})`,
+    startsS: [],
+    cpuS: [],
+  }));
   try {
     for (let r = 0; r < o.runs; r++) {
-      const began = performance.now();
-      const node = await serve(c, 'api', day.url);
-      const at = await ready(node.url, 300_000);
-      startsS.push((at - began) / 1000);
-      cpuS.push(cpuSeconds(node.pid) ?? Number.NaN);
-      await node.stop();
-      log(`start ${r + 1}: ready after ${startsS.at(-1)!.toFixed(1)} s (${cpuS.at(-1)!.toFixed(1)} CPU s)`);
+      for (const [i, side] of sides.entries()) {
+        const began = performance.now();
+        const node = await serve(c, 'api', url, [], [], {}, checkouts[i]);
+        const at = await ready(node.url, 300_000);
+        side.startsS.push((at - began) / 1000);
+        side.cpuS.push(cpuSeconds(node.pid) ?? Number.NaN);
+        await node.stop();
+        log(
+          `start ${r + 1}, ${side.name}: ready after ${side.startsS.at(-1)!.toFixed(1)} s (${side.cpuS.at(-1)!.toFixed(1)} CPU s, load ${loadNow()})`,
+        );
+      }
     }
   } finally {
     for (const n of [...c.nodes]) await n.stop();
   }
-  return { rows, ...(day.fillS === undefined ? {} : { fillS: day.fillS }), startsS, cpuS, load: [load0, loadNow()] };
+  return { rows, day, sides, load: [load0, loadNow()] };
 }
 
 // --- the report ------------------------------------------------------------------------------------
@@ -840,12 +961,23 @@ export function eventsCpuMarkdown(r: EventsCpuResult): string {
 }
 
 export function startMarkdown(r: StartResult): string {
-  const s = median(r.startsS);
+  const d = r.day;
+  const made = (seconds: number | undefined) =>
+    seconds === undefined ? 'kept from an earlier run' : `made in ${seconds.toFixed(0)} s`;
+  const topUp =
+    d.topUpRows > 0
+      ? `, topped up with ${int(d.topUpRows)} rows of price moves of 100 more events (${made(d.topUpS)})`
+      : '';
+  const mine = median(r.sides.at(-1)!.startsS);
   return [
-    `### start: an API node on a day of log (${int(r.rows)} rows, ${r.fillS === undefined ? 'kept from an earlier run' : `filled in ${r.fillS.toFixed(0)} s`}; ${loadText(r.load)})`,
+    `### start: an API node on a day of log (${int(r.rows)} rows; ${loadText(r.load)})`,
     '',
-    `- spawn to /readyz 200: ${r.startsS.map((x) => `${x.toFixed(1)} s`).join(', ')} (CPU ${r.cpuS.map((x) => `${x.toFixed(1)} s`).join(', ')}); median ${s.toFixed(1)} s`,
-    `- target < ${TARGETS.startS} s: ${met(s < TARGETS.startS)}`,
+    `- the day: the simulator's first fill, ${int(d.simulatorRows)} rows (${made(d.fillS)})${topUp}`,
+    ...r.sides.map(
+      (side) =>
+        `- ${side.name}, spawn to /readyz 200: ${side.startsS.map((x) => `${x.toFixed(1)} s`).join(', ')} (CPU ${side.cpuS.map((x) => `${x.toFixed(1)} s`).join(', ')}); median ${median(side.startsS).toFixed(1)} s`,
+    ),
+    `- target < ${TARGETS.startS} s: ${met(mine < TARGETS.startS)}`,
     '',
   ].join('\n');
 }
@@ -889,6 +1021,9 @@ export function parseClusterArgs(argv: string[]): ClusterOptions {
         : flags.split(';').map((f) => ({ name: `writer ${f.trim()}`, flags: f.trim().split(/\s+/) }))),
     ];
   }
+  const dayRows = value('--day-rows');
+  if (dayRows === '0') delete o.dayRows;
+  else if (dayRows !== undefined) o.dayRows = count('--day-rows', 0);
   const sports = value('--sports');
   if (sports === 'all') delete o.sports;
   else if (sports !== undefined) o.sports = sports;

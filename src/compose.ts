@@ -555,6 +555,7 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
     failedKeys,
     sessions,
     transport: config.streamTransport,
+    markets: board.catalog,
     onError: (err) => app.log.error({ err }, 'stream failure'),
   });
   streamTokenRoute(app, tokens);
@@ -584,7 +585,7 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
     const known = {
       eventOf: (eventId: string) => board.events.get(eventId)?.info,
       hasFuturesBoard: (eventId: string) => board.futuresState(eventId) !== undefined,
-      hasSport: (sportId: number) => board.catalog.sport(sportId) !== undefined,
+      sport: (sportId: number) => board.catalog.sport(sportId),
       hasBook: (affiliateId: number) => board.catalog.book(affiliateId) !== undefined,
       stats: board.catalog,
     };

@@ -1,9 +1,22 @@
-import { isLiveVariant, isPropMarket, MARKET_DEFINITIONS } from '../catalog/markets.ts';
 import type { Account } from './authenticator.ts';
 import type { Entitlements } from './entitlements.ts';
 
 /**
- * What a key may see, worked out once per plan: the books, periods and markets it covers, its data
+ * What the scope reads of the current catalog: which markets it lists, which of them are player
+ * props (the market records' `proposition`) and which in play (named as a record's
+ * `live_variant_id`), a feed's own markets as much as the simulator's.
+ */
+export interface MarketKinds {
+  /** Raised by every change of the catalog. */
+  readonly version: number;
+  isProposition(marketId: number): boolean;
+  isInPlay(marketId: number): boolean;
+  /** Every market id the catalog lists, in id order. */
+  marketIds(): readonly number[];
+}
+
+/**
+ * What a key may see, worked out once per plan and catalog: the books, periods and markets it covers, its data
  * delay (which board view it reads) and its history window. Every route and stream applies this one
  * object; none decides coverage on its own.
  */
@@ -36,9 +49,12 @@ export interface PlanScope {
 class Scope implements PlanScope {
   readonly key: string;
   readonly restrictsMarkets: boolean;
-  private readonly catalogIds: number[] | undefined;
+  /** The catalog's market ids the plan covers, as of the catalog's `version`. */
+  private catalogIds: { version: number; ids: number[] } | undefined;
 
   constructor(
+    /** Read only when the plan leaves out some markets. */
+    private readonly markets: MarketKinds | undefined,
     readonly delaySeconds: number,
     readonly historyDays: number | undefined,
     readonly books: ReadonlySet<number> | null,
@@ -52,9 +68,6 @@ class Scope implements PlanScope {
     const ids = (v: ReadonlySet<number> | null) => (v === null ? '*' : [...v].sort((a, b) => a - b).join(','));
     const flags = [liveOdds, playerProps, liveGameState, futures].map(Number).join('');
     this.key = `${delaySeconds}|${historyDays ?? '*'}|${ids(books)}|${ids(periods)}|${flags}`;
-    this.catalogIds = this.restrictsMarkets
-      ? MARKET_DEFINITIONS.map((d) => d.id).filter((id) => this.coversMarket(id))
-      : undefined;
   }
 
   coversBook(affiliateId: number): boolean {
@@ -66,8 +79,8 @@ class Scope implements PlanScope {
   }
 
   coversMarket(marketId: number): boolean {
-    if (!this.liveOdds && isLiveVariant(marketId)) return false;
-    if (!this.playerProps && isPropMarket(marketId)) return false;
+    if (!this.liveOdds && this.markets!.isInPlay(marketId)) return false;
+    if (!this.playerProps && this.markets!.isProposition(marketId)) return false;
     return true;
   }
 
@@ -78,19 +91,31 @@ class Scope implements PlanScope {
 
   marketIdsFor(requested: readonly number[] | undefined): number[] | undefined {
     if (requested) return this.restrictsMarkets ? requested.filter((id) => this.coversMarket(id)) : [...requested];
-    // Unknown ids (from an ingest feed) are not in the catalog: a restricted plan sees catalog markets only.
-    return this.catalogIds;
+    if (!this.restrictsMarkets) return undefined;
+    // A restricted plan sees the markets the catalog lists (a market it does not list has no kind).
+    const version = this.markets!.version;
+    if (this.catalogIds?.version !== version) {
+      this.catalogIds = { version, ids: this.markets!.marketIds().filter((id) => this.coversMarket(id)) };
+    }
+    return this.catalogIds.ids;
   }
 }
 
 const list = (v: readonly number[] | 'all'): ReadonlySet<number> | null => (v === 'all' ? null : new Set(v));
 
-const scopes = new WeakMap<Entitlements, PlanScope>();
+/** Scopes by catalog, then by plan: a catalog is a server's, a plan any number of keys'. */
+const scopes = new WeakMap<MarketKinds, WeakMap<Entitlements, PlanScope>>();
 
-function scopeOfPlan(e: Entitlements): PlanScope {
-  let scope = scopes.get(e);
+function scopeOfPlan(e: Entitlements, markets: MarketKinds): PlanScope {
+  let ofCatalog = scopes.get(markets);
+  if (!ofCatalog) {
+    ofCatalog = new WeakMap();
+    scopes.set(markets, ofCatalog);
+  }
+  let scope = ofCatalog.get(e);
   if (!scope) {
     scope = new Scope(
+      markets,
       e.delaySeconds,
       e.historyDays,
       list(e.bookmakers),
@@ -100,17 +125,17 @@ function scopeOfPlan(e: Entitlements): PlanScope {
       e.liveGameState,
       e.futures,
     );
-    scopes.set(e, scope);
+    ofCatalog.set(e, scope);
   }
   return scope;
 }
 
 /** The scope of a server run without the access layer (benchmarks): everything, in real time. */
-export const OPEN_SCOPE: PlanScope = new Scope(0, undefined, null, null, true, true, true, true);
+export const OPEN_SCOPE: PlanScope = new Scope(undefined, 0, undefined, null, null, true, true, true, true);
 
-/** The scope of a caller; without an account (no access layer) everything is open. */
-export function scopeOf(account: Account | undefined): PlanScope {
-  return account ? scopeOfPlan(account.entitlements) : OPEN_SCOPE;
+/** The scope of a caller under the current catalog; without an account (no access layer) everything is open. */
+export function scopeOf(account: Account | undefined, markets: MarketKinds): PlanScope {
+  return account ? scopeOfPlan(account.entitlements, markets) : OPEN_SCOPE;
 }
 
 /** The scope as id lists for stores to filter by; undefined where the plan covers everything. */

@@ -1,4 +1,5 @@
 import type { Affiliate, MarketDefinition } from '../domain/types.ts';
+import { isLiveVariant, isPropMarket } from './markets.ts';
 import {
   type BookEntry,
   type CatalogRecord,
@@ -24,10 +25,15 @@ interface Derived {
   sports: readonly SportEntry[];
   books: readonly Affiliate[];
   markets: readonly MarketDefinition[];
+  marketIds: readonly number[];
+  /** The markets a market record names as its in-play variant. */
+  liveIds: ReadonlySet<number>;
   /** Every sport's stat definitions, by sport id then listing order. */
   stats: readonly SportStat[];
   /** Each stat id's definition: the first sport's (in id order) that lists it. */
   statsById: ReadonlyMap<number, SportStat>;
+  /** The sports (in id order) that list each stat id. */
+  statSports: ReadonlyMap<number, readonly number[]>;
   bySport: ReadonlyMap<number, SportTeams>;
   /** A team's home league: the first league record that lists it. */
   homeOf: ReadonlyMap<number, LeagueEntry>;
@@ -185,9 +191,16 @@ export class Catalog implements StatLookup {
       for (const sportId of league.sport_ids) bySport.set(sportId, { sport_ids: league.sport_ids, teams });
       for (const t of teams) if (!homeOf.has(t.team_id)) homeOf.set(t.team_id, league);
     }
+    const markets = byId(this.marketsById);
     const stats = byId(this.tables).flatMap((t) => t.list);
     const statsById = new Map<number, SportStat>();
-    for (const stat of stats) if (!statsById.has(stat.id)) statsById.set(stat.id, stat);
+    const statSports = new Map<number, number[]>();
+    for (const stat of stats) {
+      if (!statsById.has(stat.id)) statsById.set(stat.id, stat);
+      const listing = statSports.get(stat.id);
+      if (listing) listing.push(stat.sport_id);
+      else statSports.set(stat.id, [stat.sport_id]);
+    }
     this.derived = {
       sports: byId(this.sportsById),
       books: byId(this.booksById).map(({ affiliate_id, affiliate_name, affiliate_url, status, regions }) => ({
@@ -197,9 +210,12 @@ export class Catalog implements StatLookup {
         status,
         regions,
       })),
-      markets: byId(this.marketsById),
+      markets,
+      marketIds: markets.map((m) => m.id),
+      liveIds: new Set(markets.flatMap((m) => (m.live_variant_id === undefined ? [] : [m.live_variant_id]))),
       stats,
       statsById,
+      statSports,
       bySport,
       homeOf,
     };
@@ -231,6 +247,27 @@ export class Catalog implements StatLookup {
   /** Every market definition as /markets lists it, in id order. */
   markets(): readonly MarketDefinition[] {
     return this.d.markets;
+  }
+
+  /** Every market id the catalog lists, in id order. */
+  marketIds(): readonly number[] {
+    return this.d.marketIds;
+  }
+
+  /**
+   * Whether a market is a player prop, as its record says; for a market the catalog has no record
+   * of (a store or recording made before markets were records), as the simulator's table says.
+   */
+  isProposition(marketId: number): boolean {
+    return this.marketsById.get(marketId)?.proposition ?? isPropMarket(marketId);
+  }
+
+  /**
+   * Whether a market is an in-play one: a market record names it as its `live_variant_id`; for a
+   * market the catalog has no record of, as the simulator's table says.
+   */
+  isInPlay(marketId: number): boolean {
+    return this.d.liveIds.has(marketId) || (!this.marketsById.has(marketId) && isLiveVariant(marketId));
   }
 
   /** Display name of a market id; one the catalog lacks gets a neutral label. */
@@ -266,6 +303,10 @@ export class Catalog implements StatLookup {
 
   statOf(sportId: number, statId: number): SportStat | undefined {
     return this.tables.get(sportId)?.stat(statId);
+  }
+
+  sportsOfStat(statId: number): readonly number[] {
+    return this.d.statSports.get(statId) ?? NO_SPORTS;
   }
 
   statNamed(sportId: number, name: string): SportStat | undefined {
@@ -315,6 +356,7 @@ export function unlistedMarketName(marketId: number): string {
   return `Market ${marketId}`;
 }
 
+const NO_SPORTS: readonly number[] = Object.freeze([]);
 const TWO_WAY_DEFAULTS: readonly number[] = Object.freeze([1, 2, 3]);
 const THREE_WAY_DEFAULTS: readonly number[] = Object.freeze([1, 2, 3, 563]);
 

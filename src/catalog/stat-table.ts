@@ -43,6 +43,8 @@ export interface StatLookup {
   statOf(sportId: number, statId: number): SportStat | undefined;
   /** A sport's stat by name; undefined when the sport keeps none of that name. */
   statNamed(sportId: number, name: string): SportStat | undefined;
+  /** The sports whose definitions list a stat id (one, where ids are unique across sports). */
+  sportsOfStat(statId: number): readonly number[];
 }
 
 /**
@@ -56,5 +58,30 @@ export function layeredStats(base: StatLookup, planned: ReadonlyMap<number, Stat
       planned.has(sportId) ? planned.get(sportId)?.stat(statId) : base.statOf(sportId, statId),
     statNamed: (sportId, name) =>
       planned.has(sportId) ? planned.get(sportId)?.named(name) : base.statNamed(sportId, name),
+    sportsOfStat: (statId) => [
+      ...base.sportsOfStat(statId).filter((sportId) => !planned.has(sportId)),
+      ...[...planned].flatMap(([sportId, table]) => (table?.stat(statId) ? [sportId] : [])),
+    ],
   };
+}
+
+/** A stat of a `stats` record whose id another sport's definitions list: its place in the record, and that sport. */
+export interface StatIdClash {
+  index: number;
+  statId: number;
+  sportId: number;
+}
+
+/**
+ * The stats of a `stats` record whose ids another sport already defines, in `stats` (the catalog
+ * as it stands before the record). Stat ids are unique across sports: a season summed over a
+ * league's sport ids names each value by its id alone (`Catalog.statById`).
+ */
+export function statIdClashes(record: StatsEntry, stats: StatLookup): StatIdClash[] {
+  const out: StatIdClash[] = [];
+  record.stats.forEach((s, index) => {
+    const other = stats.sportsOfStat(s.id).find((sportId) => sportId !== record.sport_id);
+    if (other !== undefined) out.push({ index, statId: s.id, sportId: other });
+  });
+  return out;
 }

@@ -134,7 +134,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // trick whose plain twin is the router itself (ODDSBASE_PLAIN=1).
   const lane =
     deps.access && !deps.log?.requests && !PLAIN
-      ? new FastLane(budget, deps.auth, deps.access, deps.keyHeader ?? 'X-Service-Key')
+      ? new FastLane(budget, deps.auth, deps.access, deps.keyHeader ?? 'X-Service-Key', deps.catalog)
       : undefined;
   const cors = (deps.corsOrigins?.length ?? 0) > 0;
   let begun = 0;

@@ -3,7 +3,7 @@ import { performance } from 'node:perf_hooks';
 import type { FastifyRequest } from 'fastify';
 import type { AccessControl, Denial, HeaderSink } from '../access/access-control.ts';
 import type { Account } from '../access/authenticator.ts';
-import { type PlanScope, scopeOf } from '../access/plan-scope.ts';
+import { type MarketKinds, type PlanScope, scopeOf } from '../access/plan-scope.ts';
 import { BudgetMap, type ByteBudget, MARK_BYTES } from '../perf/byte-budget.ts';
 import { allows, type CallerRule } from './caller-rules.ts';
 import { acceptsGzip, type KeptBody, matchesEtag, VARY } from './encoding.ts';
@@ -81,6 +81,7 @@ export class FastLane {
     private readonly auth: { cached(key: string | undefined): Account | undefined },
     private readonly access: AccessControl,
     keyHeader: string,
+    private readonly markets: MarketKinds,
   ) {
     this.header = keyHeader.toLowerCase();
   }
@@ -136,7 +137,7 @@ export class FastLane {
     if (h.host === undefined) return false;
     const account = this.auth.cached(presented);
     if (!account || account.unservable) return false;
-    const entry = this.entries.get(scopeOf(account).key)?.get(req.url!);
+    const entry = this.entries.get(scopeOf(account, this.markets).key)?.get(req.url!);
     if (!entry || !(entry.api === 'v2' ? account.v2 : account.v1)) return false;
     const answer = entry.answer();
     if (!answer || !allows(answer.rules, account)) return false;

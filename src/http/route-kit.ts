@@ -84,7 +84,7 @@ export interface Caller {
 }
 
 export function callerOf(deps: RouteDeps, request: FastifyRequest): Caller {
-  const scope = scopeOf(request.account);
+  const scope = scopeOf(request.account, deps.catalog);
   return { scope, view: deps.views.forDelay(scope.delaySeconds) };
 }
 

@@ -24,7 +24,7 @@ import type { BatchPlan } from './batch-plan.ts';
 import { FuturesPlan, type PlannedFutures } from './futures-plan.ts';
 import { LedgerError } from './ledger-errors.ts';
 import { boxRowsOf, statRowsOf } from './stat-rows.ts';
-import { StatTable } from '../catalog/stat-table.ts';
+import { StatTable, statIdClashes } from '../catalog/stat-table.ts';
 import type {
   BoxScoreUpdate,
   CatalogUpdate,
@@ -486,7 +486,15 @@ function planCatalog(board: Board, plan: BatchPlan, u: CatalogUpdate, at: string
   else plan.removals.delete(key);
   plan.catalogTexts.set(key, text);
   if (u.record.type === 'market') plan.marketNames.set(u.record.id, u.record.name);
-  if (u.record.type === 'stats') plan.statTables.set(u.record.sport_id, new StatTable(u.record));
+  if (u.record.type === 'stats') {
+    const clash = statIdClashes(u.record, plan.stats())[0];
+    if (clash) {
+      throw new LedgerError(
+        `stats of sport ${u.record.sport_id}: stat id ${clash.statId} is sport ${clash.sportId}'s (stat ids are unique across sports)`,
+      );
+    }
+    plan.statTables.set(u.record.sport_id, new StatTable(u.record));
+  }
   if (u.record.type === 'removal' && key.startsWith(STATS_KEY))
     plan.statTables.set(Number(key.slice(STATS_KEY.length)), undefined);
   if (u.record.type === 'removal' && key.startsWith(MARKET_KEY)) {

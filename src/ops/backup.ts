@@ -3,6 +3,8 @@ import { existsSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { EpochGap } from '../changelog/change.ts';
+import { CHANGE_SQL } from '../store/sql/changes.ts';
+import { META_SQL } from '../store/sql/meta.ts';
 import { EPOCH_GAPS_META, EPOCH_META, type Store } from '../store/store.ts';
 
 /**
@@ -58,15 +60,12 @@ export async function backupStore(dataDir: string, storeFile: string, out: strin
   let result: Omit<BackupResult, 'file' | 'bytes'>;
   const copy = new Database(partial);
   try {
-    const meta = (key: string) =>
-      (copy.prepare('SELECT value FROM meta WHERE key = ?').get(key) as { value: string } | undefined)?.value;
-    const setMeta = copy.prepare(
-      'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
-    );
+    const meta = (key: string) => (copy.prepare(META_SQL.read.sqlite).get(key) as { value: string } | undefined)?.value;
+    const setMeta = copy.prepare(META_SQL.write.sqlite);
     const epoch = meta(EPOCH_META);
     setMeta.run(BACKUP_OF_META, epoch ?? '');
     setMeta.run(BACKUP_AT_META, new Date().toISOString());
-    const headId = (copy.prepare('SELECT max(id) FROM changes').pluck().get() as number | null) ?? 0;
+    const headId = (copy.prepare(CHANGE_SQL.head.sqlite).pluck().get() as number | null) ?? 0;
     // One file that is complete by itself: no write-ahead log beside it.
     copy.pragma('journal_mode = DELETE');
     result = { headId, epoch };

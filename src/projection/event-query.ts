@@ -5,7 +5,7 @@ import type { EventState } from '../board/event-state.ts';
 import type { EventFilter } from './event-view.ts';
 import { filterKey } from './event-view.ts';
 import type { Catalog } from '../catalog/catalog.ts';
-import { isPropMarket, withLiveVariants, withPeriodMarkets } from '../catalog/markets.ts';
+import { withLiveVariants, withPeriodMarkets } from '../catalog/markets.ts';
 import { EVENT_STATUSES, type EventStatus, PARTICIPANT_TYPES } from '../domain/types.ts';
 import { type ByteBudget, stringBytes } from '../perf/byte-budget.ts';
 import { type FreshCache, freshCache, KEEPING, type Keeping } from '../perf/fresh-cache.ts';
@@ -79,7 +79,7 @@ export interface EventQuery {
 }
 
 /** The catalog's part in a query: a sport's default market ids, and its version (raised by every change). */
-export type QueryCatalog = Pick<Catalog, 'defaultMarketIds' | 'version'>;
+export type QueryCatalog = Pick<Catalog, 'defaultMarketIds' | 'isProposition' | 'version'>;
 
 /**
  * Parses the shared event parameters within the caller's plan; `sportId` picks the default market
@@ -89,7 +89,7 @@ export function parseEventQuery(
   q: EventParams,
   sportId: number | undefined,
   scope: PlanScope,
-  catalog: Pick<Catalog, 'defaultMarketIds'>,
+  catalog: Pick<Catalog, 'defaultMarketIds' | 'isProposition'>,
 ): EventQuery {
   const requested = parseMarketIds(q.market_ids) ?? catalog.defaultMarketIds(sportId);
   const affiliates = parseIntList('affiliate_ids', q.affiliate_ids);
@@ -97,7 +97,7 @@ export function parseEventQuery(
   const include = parseInclude(q.include, INCLUDES);
   // The 12-id limit counts the ids sent; all_periods and the live variants widen them afterwards.
   const families = include.has('all_periods') ? withPeriodMarkets(requested) : requested;
-  if (!scope.playerProps && requested.some(isPropMarket)) {
+  if (!scope.playerProps && requested.some((id) => catalog.isProposition(id))) {
     throw forbidden(
       upgradeMessage(
         'Player prop markets',

@@ -48,7 +48,7 @@ export function byCompactionKey(rows: readonly ChangeRecord[]): Map<string, Chan
  * start needs to know whether a newer one also is (past the last of `rows`, one probe per key).
  *
  * Pure: it yields each probe and is handed the answer, so that SQLite's synchronous transaction
- * (`answerNow`) and PostgreSQL's awaited one (`answerAwaited`) judge by the same rule.
+ * and PostgreSQL's awaited one judge by the same rule (sql/asked.ts).
  */
 export function* droppedOfKey(
   rows: readonly ChangeRecord[],
@@ -72,24 +72,4 @@ export function* droppedOfKey(
     if (startAt !== undefined && r.at <= startAt) beforeStartAfter = true;
   }
   return gone;
-}
-
-/** Runs a judgement, each probe answered at once (inside a synchronous transaction). */
-export function answerNow<T>(
-  judge: Generator<CompactionProbe, T, boolean>,
-  answer: (p: CompactionProbe) => boolean,
-): T {
-  let step = judge.next();
-  while (!step.done) step = judge.next(answer(step.value));
-  return step.value;
-}
-
-/** Runs a judgement, each probe awaited (inside an awaited transaction). */
-export async function answerAwaited<T>(
-  judge: Generator<CompactionProbe, T, boolean>,
-  answer: (p: CompactionProbe) => Promise<boolean>,
-): Promise<T> {
-  let step = judge.next();
-  while (!step.done) step = judge.next(await answer(step.value));
-  return step.value;
 }

@@ -1,5 +1,6 @@
 import type { AdminTokenRecord } from './admin-tokens.ts';
 import type { KeyRecord } from './keys.ts';
+import { fieldsOf } from './sql/row-codec.ts';
 
 /** What every store of hashed secrets reads of a record. */
 export interface SecretRecord {
@@ -20,15 +21,10 @@ export interface SecretTable<R extends SecretRecord> {
   prefix: keyof R & string;
 }
 
-/** Every field of `R`, in the order given: a field left out or unknown does not compile. */
-function columnsOf<R>(fields: { [K in keyof R]-?: true }): (keyof R & string)[] {
-  return Object.keys(fields) as (keyof R & string)[];
-}
-
 export const API_KEYS: SecretTable<KeyRecord> = {
   name: 'api_keys',
   noun: 'a key',
-  columns: columnsOf<KeyRecord>({
+  columns: fieldsOf<KeyRecord>({
     key_hash: true,
     key_prefix: true,
     tier: true,
@@ -51,7 +47,7 @@ export const API_KEYS: SecretTable<KeyRecord> = {
 export const ADMIN_TOKENS: SecretTable<AdminTokenRecord> = {
   name: 'admin_tokens',
   noun: 'an admin token',
-  columns: columnsOf<AdminTokenRecord>({
+  columns: fieldsOf<AdminTokenRecord>({
     token_hash: true,
     token_prefix: true,
     label: true,

@@ -10,7 +10,7 @@ import { hashKey } from '../access/keys.ts';
 import { FOREIGN_ORIGIN_MESSAGE, foreignOrigin, sessionToken } from '../access/session-cookie.ts';
 import type { Sessions } from '../access/sessions.ts';
 import { lowestTierWith, upgradeMessage } from '../access/entitlements.ts';
-import { scopeOf } from '../access/plan-scope.ts';
+import { type MarketKinds, scopeOf } from '../access/plan-scope.ts';
 import { tierLabel } from '../catalog/tiers.ts';
 import { planUnsupported, quote } from '../projection/errors.ts';
 import type { Connection, Endpoint } from './connection.ts';
@@ -65,6 +65,8 @@ export interface UpgradeDeps {
   /** The odds screen's sessions: a page's session cookie opens a stream as its key, same-origin only. */
   sessions?: Sessions;
   transport: StreamTransport;
+  /** The current catalog's markets: which a plan without player props leaves out. */
+  markets: MarketKinds;
   /** Unexpected failures (logged). */
   onError: (err: unknown) => void;
 }
@@ -180,7 +182,7 @@ export function attachStreams(server: Server, deps: UpgradeDeps): WebSocketServe
       const denied = entitlement(account, v1) ?? admit(deps.access, account);
       if (denied) return refuseEntitled(denied);
     }
-    const scope = scopeOf(account);
+    const scope = scopeOf(account, deps.markets);
     let params: SubscriptionParams | undefined;
     if (dedicated) {
       try {

@@ -246,7 +246,16 @@ test('the completion marker names the sport as the catalog does', async () => {
   try {
     ws.send({ action: 'subscribe', id: 'st', channel: 'stats', params: { event_ids: [PADEL] } });
     await ws.next((m) => m.id === 'st' && m.type === 'subscribed');
-    const r = await ingest([{ kind: 'score', event_id: PADEL, score: score(PADEL, 'STATUS_FINAL', 1, 2) }]);
+    // The sport's record says basketball: a final of four quarters, as basketball's score rules ask.
+    const final = {
+      ...score(PADEL, 'STATUS_FINAL', 1, 2),
+      winner_home: 1,
+      score_away_by_period: [1, 0, 0, 0],
+      score_home_by_period: [0, 1, 1, 0],
+      game_period: 4,
+      event_status_detail: 'Final',
+    };
+    const r = await ingest([{ kind: 'score', event_id: PADEL, score: final }]);
     assert.equal(r.status, 200, JSON.stringify(r.body));
     const marker = await ws.next((m) => m.id === 'st' && m.data?.complete === true, 5000);
     assert.deepEqual([marker.data.sport, marker.data.sport_id], ['Pro Padel', SPORT]);

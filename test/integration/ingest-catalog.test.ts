@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { nbaEvent, PICKLEBALL_STATS, price, today } from '../helpers/fixtures.ts';
+import { nbaEvent, PICKLEBALL_STATS, price, score, today } from '../helpers/fixtures.ts';
 import { type IngestServer, startIngestServer } from '../helpers/server.ts';
 import { connect } from '../helpers/ws-client.ts';
 
@@ -103,6 +103,56 @@ function event() {
 
 const moneyline = (participant_id: number, value: number) =>
   price(EVENT, { market_id: 1, participant_id, participant_name: 'Team', affiliate_id: BOOK, price: value });
+
+/** A market record of the feed's own: a prop or not, as its record says. */
+const marketRecord = (id: number, name: string, proposition: boolean, live?: number) => ({
+  kind: 'catalog',
+  record: {
+    type: 'market',
+    id,
+    name,
+    description: name,
+    short_description: name,
+    line_value_is_participant: false,
+    proposition,
+    period_id: 0,
+    ...(live !== undefined ? { live_variant_id: live } : {}),
+    updated_at: '2026-12-01T00:00:00Z',
+  },
+});
+
+test("a plan without player props or live odds: the feed's own prop and in-play markets are left out, its others served", async () => {
+  const GAME = 'cat0000000000000000000000000065';
+  const [PLAIN, PROP, PREMATCH, IN_PLAY] = [9101, 9102, 9103, 9104];
+  // First in the file: a delayed plan's delta reaches a row only once every row before it is as old
+  // as its delay, so no row described now may come before this test's. A Free key a request: the
+  // plan's burst ceiling is one a second.
+  const asFree = async () => ({ 'X-Service-Key': await s.newKey('free') });
+  const head = (await s.get('/api/v2/markets/delta?last_id=0', await asFree())).body.meta.delta_last_id;
+  // Described ten minutes ago: the Free plan's delay has passed.
+  const r = await ingest({
+    batch_id: 'cat-props-0',
+    at: new Date(Date.now() - 600_000).toISOString(),
+    records: [
+      marketRecord(PLAIN, 'Feed Corners', false),
+      marketRecord(PROP, 'Feed Player Aces', true),
+      marketRecord(PREMATCH, 'Feed Cards', false, IN_PLAY),
+      marketRecord(IN_PLAY, 'Feed Cards (Live)', false),
+      gameOf(GAME, 4),
+      ...[PLAIN, PROP, PREMATCH, IN_PLAY].map((market_id) =>
+        price(GAME, { market_id, participant_id: 2014, affiliate_id: 19, price: -120 }),
+      ),
+    ],
+  });
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+  const asked = await s.get(`/api/v2/sports/4/events/${today()}?market_ids=${PROP}`, await asFree());
+  assert.equal(asked.status, 403, JSON.stringify(asked.body));
+  assert.match(asked.body.error, /Player prop markets/);
+  assert.equal((await s.get(`/api/v2/sports/4/events/${today()}?market_ids=${PLAIN}`, await asFree())).status, 200);
+  const delta = await s.get(`/api/v2/markets/delta?last_id=${head}`, await asFree());
+  assert.equal(delta.status, 200, JSON.stringify(delta.body));
+  assert.deepEqual([...new Set(delta.body.deltas.map((row: any) => row.market_id))], [PLAIN, PREMATCH]);
+});
 
 test('records naming a sport or book the catalog lacks are refused, each named by index and field', async () => {
   const bad = { ...catalog[1]!, record: { ...catalog[1]!.record, affiliate_name: '', extra: 1 } };
@@ -219,14 +269,15 @@ test('a sport the feed brings keeps its own stat definitions: plays credit them,
       ],
     },
   };
-  const score = {
+  const setScore = {
     kind: 'score',
     event_id: EVENT,
     score: {
       event_id: EVENT,
       event_status: 'STATUS_IN_PROGRESS',
+      // A tennis score: sets won (none yet), and the games of each set.
       score_away: 0,
-      score_home: 1,
+      score_home: 0,
       winner_away: 0,
       winner_home: 0,
       score_away_by_period: [0],
@@ -261,11 +312,11 @@ test('a sport the feed brings keeps its own stat definitions: plays credit them,
     },
   };
   // Without its stats record, the sport keeps none: the play is refused.
-  const refused = await ingest({ batch_id: 'cat-stats-0', records: [...catalog, event(), score, play] });
+  const refused = await ingest({ batch_id: 'cat-stats-0', records: [...catalog, event(), setScore, play] });
   assert.equal(refused.status, 400, JSON.stringify(refused.body));
   assert.match(refused.body.message, /keeps no stat named dinks/);
 
-  const r = await ingest({ batch_id: 'cat-stats-1', records: [...catalog, stats, event(), score, play] });
+  const r = await ingest({ batch_id: 'cat-stats-1', records: [...catalog, stats, event(), setScore, play] });
   assert.equal(r.status, 200, JSON.stringify(r.body));
   const listed = (await s.get(`/api/v2/stats?sport_id=${SPORT}`)).body;
   assert.deepEqual(
@@ -296,5 +347,122 @@ test('a sport the feed brings keeps its own stat definitions: plays credit them,
       [60_001, 'dinks', '3'],
       [60_002, 'timeouts', '1'],
     ],
+  );
+});
+
+/** A sport record of the feed's own, of `discipline`. */
+const sportRecord = (sport_id: number, sport_name: string, discipline: string) => ({
+  kind: 'catalog',
+  record: {
+    type: 'sport',
+    sport_id,
+    sport_name,
+    discipline,
+    season_type: 'Regular Season',
+    three_way: false,
+    futures_only: false,
+  },
+});
+
+/** An event of `sportId` between the NBA fixture's teams. */
+function gameOf(eventId: string, sportId: number) {
+  const e = nbaEvent(eventId);
+  e.sport_id = sportId;
+  return { kind: 'event', event: e };
+}
+
+test("a score that breaks its sport's rules is taken as sent: the spec does not guarantee sums", async () => {
+  const FEED_SPORT = 61;
+  const OWN = 'cat0000000000000000000000000061';
+  const NBA = 'cat0000000000000000000000000004';
+  // A final of one period, no winner flag and no final marker, whose period entry does not add up:
+  // basketball's rules ask four quarters, the home side's win and "Final" (spec, score rule 5).
+  const odd = (id: string) => ({
+    ...score(id, 'STATUS_FINAL', 20, 25),
+    score_away_by_period: [19],
+    score_home_by_period: [25],
+    game_period: 1,
+  });
+  const r = await ingest({
+    batch_id: 'cat-score-0',
+    records: [
+      sportRecord(FEED_SPORT, 'Pro 3x3', 'basketball'),
+      gameOf(OWN, FEED_SPORT),
+      gameOf(NBA, 4),
+      { kind: 'score', event_id: OWN, score: odd(OWN) },
+      { kind: 'score', event_id: NBA, score: odd(NBA) },
+    ],
+  });
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+  for (const [sport, id] of [
+    [FEED_SPORT, OWN],
+    [4, NBA],
+  ] as const) {
+    const day = (await s.get(`/api/v2/sports/${sport}/events/${today()}`)).body.events;
+    const served = day.find((e: any) => e.event_id === id).score;
+    assert.deepEqual(
+      [served.score_away, served.score_home, served.score_away_by_period, served.score_home_by_period],
+      [20, 25, [19], [25]],
+    );
+  }
+});
+
+/** A stats record of `sport_id` defining stats of these ids, each named after its id. */
+const statsOf = (sport_id: number, ids: number[]) => ({
+  kind: 'catalog',
+  record: {
+    type: 'stats',
+    sport_id,
+    stats: ids.map((id) => ({
+      id,
+      name: `stat${id}`,
+      display_name: `Stat ${id}`,
+      abbreviation: 'S',
+      category: 'test',
+      description: '',
+      scope: 'both',
+    })),
+  },
+});
+
+test('a stat id another sport defines is refused, named by record index and field', async () => {
+  const points = 4001;
+  const refused = await ingest({
+    batch_id: 'cat-ids-0',
+    records: [
+      sportRecord(63, 'Sport 63', 'basketball'),
+      sportRecord(64, 'Sport 64', 'basketball'),
+      statsOf(63, [63_001, points]),
+      // Defined by the record before it in the batch.
+      statsOf(64, [64_001, 64_002, 63_001]),
+    ],
+  });
+  assert.equal(refused.status, 400, JSON.stringify(refused.body));
+  assert.deepEqual(
+    refused.body.faults.map((f: any) => [f.index, f.field]),
+    [
+      [2, '/record/stats/1/id'],
+      [3, '/record/stats/2/id'],
+    ],
+  );
+  assert.match(refused.body.faults[0].message, /stat id 4001 is sport 4's/);
+  assert.match(refused.body.faults[1].message, /stat id 63001 is sport 63's/);
+  assert.deepEqual(
+    (await s.get('/api/v2/stats?id=4001')).body.map((d: any) => d.sport_id),
+    [4],
+  );
+
+  // An id moves from one sport to another when the batch takes it from the first before the second lists it.
+  assert.equal((await ingest({ batch_id: 'cat-ids-1', records: [statsOf(63, [63_001])] })).status, 200);
+  const moved = await ingest({ batch_id: 'cat-ids-2', records: [statsOf(63, [63_002]), statsOf(64, [63_001])] });
+  assert.equal(moved.status, 200, JSON.stringify(moved.body));
+  assert.deepEqual(
+    (await s.get('/api/v2/stats?id=63001')).body.map((d: any) => d.sport_id),
+    [64],
+  );
+  const backwards = await ingest({ batch_id: 'cat-ids-3', records: [statsOf(63, [63_001]), statsOf(64, [64_001])] });
+  assert.deepEqual(
+    backwards.body.faults?.map((f: any) => [f.index, f.field]),
+    [[0, '/record/stats/0/id']],
   );
 });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { SPORTS } from '../../src/catalog/sports.ts';
+import { sportProfile, SPORTS } from '../../src/catalog/sports.ts';
 import { statByName } from '../../src/catalog/stats.ts';
 import { OFF_BOARD } from '../../src/domain/odds.ts';
 import { scoreRuleViolations } from '../../src/catalog/score-rules.ts';
@@ -286,7 +286,7 @@ test('scores: none before the start, and finals obey the score rules', async () 
     if (!e.score) continue;
     const called = e.score.event_status === 'STATUS_POSTPONED' || e.score.event_status === 'STATUS_CANCELED';
     if (!called) assert.ok(Date.parse(e.event_date) <= NOW, 'no score before the start');
-    assert.deepEqual(scoreRuleViolations(e.score, e.sport_id), [], JSON.stringify(e.score));
+    assert.deepEqual(scoreRuleViolations(e.score, sportProfile(e.sport_id)!), [], JSON.stringify(e.score));
     if (e.score.event_status !== 'STATUS_FINAL') continue;
     finals++;
     if (e.score.event_status_detail !== 'Final') overtime++;

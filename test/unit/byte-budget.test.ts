@@ -189,7 +189,7 @@ test('the snapshot cache charges what its event views and responses take', async
         const q = parseEventQuery(
           { participant_ids: `2002,2014,${10_000 + i}` },
           4,
-          scopeOf(undefined),
+          scopeOf(undefined, SIMULATOR_CATALOG),
           SIMULATOR_CATALOG,
         );
         cache.event(state, q.filter, q.filterKey);
@@ -215,7 +215,7 @@ test('the snapshot cache charges what its event views and responses take', async
 });
 
 test('the parsed-query and delta-page caches charge what they take', () => {
-  const ultra = scopeOf(accountOf(keyRecord('ultra')));
+  const ultra = scopeOf(accountOf(keyRecord('ultra')), SIMULATOR_CATALOG);
   const books = [3, 4, 6, 11, 14, 19, 22, 23, 24, 25, 26, 27];
   near(
     chargedOverMeasured((budget) => {

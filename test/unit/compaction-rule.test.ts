@@ -1,12 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import {
-  answerNow,
-  byCompactionKey,
-  chunkOf,
-  type CompactionProbe,
-  droppedOfKey,
-} from '../../src/store/compaction-rule.ts';
+import { byCompactionKey, chunkOf, type CompactionProbe, droppedOfKey } from '../../src/store/compaction-rule.ts';
+import { answerNow } from '../../src/store/sql/asked.ts';
 import { eventRow, playRow, priceRow, time } from '../contract/fixtures.ts';
 
 /**

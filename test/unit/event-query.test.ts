@@ -13,7 +13,7 @@ const queries = new EventQueryCache(new ByteBudget(1024 * 1024), SIMULATOR_CATAL
 const eventQueryFor = queries.get.bind(queries);
 
 function account(tier: Tier) {
-  return scopeOf(accountOf(keyRecord(tier)));
+  return scopeOf(accountOf(keyRecord(tier)), SIMULATOR_CATALOG);
 }
 
 test('a repeated query string is parsed once per plan and sport, kept from its second request', () => {

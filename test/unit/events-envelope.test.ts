@@ -36,7 +36,8 @@ function copyOf<T>(x: T): T {
   return x;
 }
 
-const query = () => parseEventQuery({ include: 'price_delta' }, 4, scopeOf(undefined), SIMULATOR_CATALOG);
+const query = () =>
+  parseEventQuery({ include: 'price_delta' }, 4, scopeOf(undefined, SIMULATOR_CATALOG), SIMULATOR_CATALOG);
 
 /** Slices of no time at all: a yield before every event, each running `onYield` first. */
 function everyEvent(onYield: (n: number) => Promise<void> = async () => {}): SliceOptions & { yields: number } {
@@ -148,7 +149,12 @@ test('the body is the meta and each kept event view joined by commas, in UTF-8, 
   const cache = new SnapshotCache(new ByteBudget(1 << 24), SIMULATOR_CATALOG);
   const events = b.eventsOfSport(4);
   for (const hide of [false, true]) {
-    const q = parseEventQuery({ hide_no_markets: String(hide) }, 4, scopeOf(undefined), SIMULATOR_CATALOG);
+    const q = parseEventQuery(
+      { hide_no_markets: String(hide) },
+      4,
+      scopeOf(undefined, SIMULATOR_CATALOG),
+      SIMULATOR_CATALOG,
+    );
     const views = events.map((e) => cache.event(e, q.filter, q.filterKey)).filter((v) => !hide || v.marketCount > 0);
     const body = envelope(cache, events, q, b.head).body;
     assert.equal(

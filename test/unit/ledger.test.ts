@@ -11,6 +11,7 @@ import { MemoryBus } from '../../src/bus/memory-bus.ts';
 import { Ledger, LedgerError } from '../../src/ledger/ledger.ts';
 import { openSqlite } from '../../src/store/sqlite/database.ts';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
+import type { CatalogUpdate } from '../../src/ledger/updates.ts';
 import { batch, nbaEvent, nbaPrices, price } from '../helpers/fixtures.ts';
 
 async function setup(dir = mkdtempSync(join(tmpdir(), 'oddsbase-ledger-'))) {
@@ -184,6 +185,45 @@ test('a batch naming an unknown event is refused whole and nothing is written', 
   await assert.rejects(s.ledger.apply(batch('2026-11-23T10:00:00Z', [...nbaPrices(E)])), LedgerError);
   assert.equal(s.ledger.headId, 0);
   assert.equal(s.board.events.size, 0);
+});
+
+/** A stats record of `sport_id` defining one stat of each id. */
+const statsRecord = (sport_id: number, ids: number[]): CatalogUpdate => ({
+  kind: 'catalog',
+  record: {
+    type: 'stats',
+    sport_id,
+    stats: ids.map((id) => ({
+      id,
+      name: `stat${id}`,
+      display_name: `Stat ${id}`,
+      abbreviation: 'S',
+      category: 'test',
+      description: '',
+      scope: 'both',
+    })),
+  },
+});
+
+test("a stats record listing another sport's stat id is refused whole; an id the batch frees first may move", async (t) => {
+  const s = await setup();
+  t.after(async () => {
+    await s.store.close();
+    rmSync(s.dir, { recursive: true, force: true });
+  });
+  // 4001 is NBA points: the simulator's definitions hold while the catalog has no stats record.
+  await assert.rejects(
+    s.ledger.apply(batch('2026-11-23T10:00:00Z', [statsRecord(60, [60_001, 4001])])),
+    (err: Error) => err instanceof LedgerError && /stat id 4001 is sport 4's/.test(err.message),
+  );
+  assert.equal(s.ledger.headId, 0);
+  await s.ledger.apply(batch('2026-11-23T10:00:00Z', [statsRecord(60, [60_001])]));
+  await assert.rejects(
+    s.ledger.apply(batch('2026-11-23T10:01:00Z', [statsRecord(61, [61_001, 60_001])])),
+    /stat id 60001 is sport 60's/,
+  );
+  await s.ledger.apply(batch('2026-11-23T10:02:00Z', [statsRecord(60, [60_002]), statsRecord(61, [60_001])]));
+  assert.deepEqual(s.board.catalog.sportsOfStat(60_001), [61]);
 });
 
 test('a restart keeps every committed row, the board and the id sequence', async (t) => {

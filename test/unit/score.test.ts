@@ -11,7 +11,8 @@ import {
   statusDetail,
   winners,
 } from '../../src/domain/score.ts';
-import { schemeForSport, scoreRuleViolations } from '../../src/catalog/score-rules.ts';
+import { type ScoredSport, schemeOf, scoreRuleViolations } from '../../src/catalog/score-rules.ts';
+import { sportProfile } from '../../src/catalog/sports.ts';
 import type { Score } from '../../src/domain/types.ts';
 
 function score(away: number[], home: number[], extra: Partial<Score> = {}): Score {
@@ -38,6 +39,9 @@ function score(away: number[], home: number[], extra: Partial<Score> = {}): Scor
   };
 }
 
+/** The simulator's record of a sport id. */
+const sport = (sportId: number): ScoredSport => sportProfile(sportId)!;
+
 test('ordinals and clocks', () => {
   assert.deepEqual([1, 2, 3, 4, 11, 12, 13, 21, 22, 103].map(ordinal), [
     '1st',
@@ -57,17 +61,22 @@ test('ordinals and clocks', () => {
   assert.equal(formatClock(-3), '0:00');
 });
 
-test('schemes follow the sport ids', () => {
-  assert.equal(schemeForSport(2), 'quarters');
-  assert.equal(schemeForSport(4), 'quarters');
-  assert.equal(schemeForSport(5), 'halves');
-  assert.equal(schemeForSport(6), 'hockey');
-  assert.equal(schemeForSport(3), 'innings');
-  assert.equal(schemeForSport(11), 'soccer');
-  assert.equal(schemeForSport(38), 'sets');
-  assert.equal(schemeForSport(7), 'rounds');
-  assert.equal(schemeForSport(20), 'cricket');
-  assert.equal(schemeForSport(22), 'none');
+test("schemes follow the sport record's discipline", () => {
+  assert.equal(schemeOf(sport(2)), 'quarters');
+  assert.equal(schemeOf(sport(4)), 'quarters');
+  assert.equal(schemeOf(sport(5)), 'halves');
+  assert.equal(schemeOf(sport(6)), 'hockey');
+  assert.equal(schemeOf(sport(3)), 'innings');
+  assert.equal(schemeOf(sport(11)), 'soccer');
+  assert.equal(schemeOf(sport(38)), 'sets');
+  assert.equal(schemeOf(sport(7)), 'rounds');
+  assert.equal(schemeOf(sport(20)), 'cricket');
+  assert.equal(schemeOf(sport(22)), 'none');
+  // A feed's own sport: its record's discipline, whatever its id.
+  assert.equal(schemeOf({ sport_id: 60, discipline: 'basketball', season_type: 'Regular Season' }), 'quarters');
+  assert.equal(schemeOf({ sport_id: 61, discipline: 'hockey', season_type: 'Regular Season' }), 'hockey');
+  // A simulator sport id a feed redefines follows the new record.
+  assert.equal(schemeOf({ sport_id: 4, discipline: 'tennis', season_type: 'Regular Season' }), 'sets');
 });
 
 test('period labels, with overtime periods after regulation', () => {
@@ -156,55 +165,65 @@ test('period arrays grow only for periods a side has reached', () => {
 });
 
 test('rule 3: regulation and overtime finals in football and basketball', () => {
-  assert.deepEqual(scoreRuleViolations(score([7, 3, 7, 0], [0, 10, 3, 7]), 2), []);
+  assert.deepEqual(scoreRuleViolations(score([7, 3, 7, 0], [0, 10, 3, 7]), sport(2)), []);
   assert.deepEqual(
-    scoreRuleViolations(score([25, 30, 22, 28, 10], [30, 25, 27, 23, 8], { event_status_detail: 'Final/OT' }), 4),
+    scoreRuleViolations(
+      score([25, 30, 22, 28, 10], [30, 25, 27, 23, 8], { event_status_detail: 'Final/OT' }),
+      sport(4),
+    ),
     [],
   );
   assert.deepEqual(
     scoreRuleViolations(
       score([25, 30, 22, 28, 10, 9], [30, 25, 27, 23, 10, 12], { event_status_detail: 'Final/2OT' }),
-      4,
+      sport(4),
     ),
     [],
   );
   const wrongDetail = score([25, 30, 22, 28, 10], [30, 25, 27, 23, 8]);
-  assert.equal(scoreRuleViolations(wrongDetail, 4).length, 1);
+  assert.deepEqual(
+    scoreRuleViolations(wrongDetail, sport(4)).map((f) => f.field),
+    ['/event_status_detail'],
+  );
   const short = score([7, 3, 7], [0, 10, 3]);
-  assert.ok(scoreRuleViolations(short, 2).some((v) => v.includes('regulation')));
+  assert.ok(scoreRuleViolations(short, sport(2)).some((v) => v.message.includes('regulation')));
   const period = score([25, 30, 22, 28], [30, 25, 27, 22], { game_period: 5 });
-  assert.ok(scoreRuleViolations(period, 4).some((v) => v.includes('game_period')));
+  assert.ok(scoreRuleViolations(period, sport(4)).some((v) => v.message.includes('game_period')));
 });
 
 test('rule 4: baseball home array is one shorter only when home skipped its last at-bat', () => {
   const skipped = score([0, 1, 0, 0, 2, 0, 0, 0, 0], [1, 0, 0, 2, 0, 0, 1, 0]);
-  assert.deepEqual(scoreRuleViolations({ ...skipped, game_period: 9 }, 3), []);
+  assert.deepEqual(scoreRuleViolations({ ...skipped, game_period: 9 }, sport(3)), []);
   const walkOff = score([0, 1, 0, 0, 2, 0, 0, 0, 0], [1, 0, 0, 0, 0, 0, 1, 0, 2]);
-  assert.deepEqual(scoreRuleViolations(walkOff, 3), []);
+  assert.deepEqual(scoreRuleViolations(walkOff, sport(3)), []);
   const extras = score([0, 1, 0, 0, 2, 0, 0, 0, 0, 1], [1, 0, 0, 0, 0, 0, 1, 1, 0, 0], {
     event_status_detail: 'Final/10',
   });
-  assert.deepEqual(scoreRuleViolations(extras, 3), []);
+  assert.deepEqual(scoreRuleViolations(extras, sport(3)), []);
   const trailingShort = score([0, 1, 0, 0, 2, 0, 0, 0, 1], [1, 0, 0, 0, 0, 0, 1, 0]);
-  assert.ok(scoreRuleViolations({ ...trailingShort, game_period: 9 }, 3).length > 0);
+  assert.ok(scoreRuleViolations({ ...trailingShort, game_period: 9 }, sport(3)).length > 0);
   const padded = score([0, 1, 0, 0, 2, 0, 0, 0, 0], [1, 0, 0, 2, 0, 0, 1, 0, 0, 0]);
-  assert.ok(scoreRuleViolations({ ...padded, game_period: 9 }, 3).length > 0);
+  assert.ok(scoreRuleViolations({ ...padded, game_period: 9 }, sport(3)).length > 0);
 });
 
 test('rule 5: preseason finals may have empty period arrays, other sports may not', () => {
   const empty = { ...score([], []), score_away: 101, score_home: 99, winner_away: 1, game_period: 4 };
-  assert.deepEqual(scoreRuleViolations(empty, 23), []);
-  assert.deepEqual(scoreRuleViolations(empty, 25), []);
-  assert.ok(scoreRuleViolations(empty, 4).length > 0);
+  assert.deepEqual(scoreRuleViolations(empty, sport(23)), []);
+  assert.deepEqual(scoreRuleViolations(empty, sport(25)), []);
+  assert.ok(scoreRuleViolations(empty, sport(4)).length > 0);
+  // By the record's season type: a feed's own preseason sport too.
+  const feedPreseason: ScoredSport = { sport_id: 62, discipline: 'basketball', season_type: 'Preseason' };
+  assert.deepEqual(scoreRuleViolations(empty, feedPreseason), []);
+  assert.ok(scoreRuleViolations(empty, { ...feedPreseason, season_type: 'Regular Season' }).length > 0);
 });
 
 test('period sums and winner flags must agree with the score', () => {
   const s = score([1, 0, 2], [0, 1, 0]);
-  assert.deepEqual(scoreRuleViolations(s, 6), []);
-  assert.ok(scoreRuleViolations({ ...s, score_away: 4 }, 6).some((v) => v.includes('add up')));
-  assert.ok(scoreRuleViolations({ ...s, winner_away: 0 }, 6).some((v) => v.includes('winner')));
+  assert.deepEqual(scoreRuleViolations(s, sport(6)), []);
+  assert.ok(scoreRuleViolations({ ...s, score_away: 4 }, sport(6)).some((v) => v.message.includes('add up')));
+  assert.ok(scoreRuleViolations({ ...s, winner_away: 0 }, sport(6)).some((v) => v.message.includes('winner')));
   const so = score([1, 1, 0, 0, 1], [1, 1, 0, 0, 0], { event_status_detail: 'Final/SO' });
-  assert.deepEqual(scoreRuleViolations(so, 6), []);
+  assert.deepEqual(scoreRuleViolations(so, sport(6)), []);
 });
 
 test('tennis scores count sets won; MMA and politics carry no period entries', () => {
@@ -215,9 +234,9 @@ test('tennis scores count sets won; MMA and politics carry no period entries', (
     winner_away: 1,
     winner_home: 0,
   };
-  assert.deepEqual(scoreRuleViolations(tennis, 38), []);
-  assert.ok(scoreRuleViolations({ ...tennis, score_away: 16 }, 38).length > 0);
+  assert.deepEqual(scoreRuleViolations(tennis, sport(38)), []);
+  assert.ok(scoreRuleViolations({ ...tennis, score_away: 16 }, sport(38)).length > 0);
   const mma = { ...score([], []), winner_home: 1, game_period: 2 };
-  assert.deepEqual(scoreRuleViolations(mma, 7), []);
-  assert.ok(scoreRuleViolations({ ...mma, score_home_by_period: [1] }, 7).length > 0);
+  assert.deepEqual(scoreRuleViolations(mma, sport(7)), []);
+  assert.ok(scoreRuleViolations({ ...mma, score_home_by_period: [1] }, sport(7)).length > 0);
 });

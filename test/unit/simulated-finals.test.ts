@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { SPORTS } from '../../src/catalog/sports.ts';
-import { schemeForSport, scoreRuleViolations } from '../../src/catalog/score-rules.ts';
+import { sportProfile, SPORTS } from '../../src/catalog/sports.ts';
+import { schemeOf, scoreRuleViolations } from '../../src/catalog/score-rules.ts';
 import { finalDetail, PRESEASON_SPORT_IDS, sum } from '../../src/domain/score.ts';
 import type { Score } from '../../src/domain/types.ts';
 import { DAY_MS, type PlayedGame, playedGames } from '../helpers/live-timeline.ts';
@@ -31,7 +31,7 @@ test('every sport the simulator plays ends its games final', () => {
 });
 
 test('football and pro basketball: four entries a side, one more per overtime, Final, Final/OT, Final/2OT', () => {
-  const quarters = bySport(ids((id) => schemeForSport(id) === 'quarters'));
+  const quarters = bySport(ids((id) => schemeOf(sportProfile(id)!) === 'quarters'));
   assert.ok(quarters.length > 100, `${quarters.length} games`);
   let overtime = 0;
   for (const { final: f, spec } of quarters) {
@@ -48,7 +48,7 @@ test('football and pro basketball: four entries a side, one more per overtime, F
 });
 
 test('baseball: the home array is one shorter exactly when home did not bat in the last inning', () => {
-  const baseball = bySport(ids((id) => schemeForSport(id) === 'innings'));
+  const baseball = bySport(ids((id) => schemeOf(sportProfile(id)!) === 'innings'));
   assert.ok(baseball.length > 30, `${baseball.length} games`);
   let skipped = 0;
   for (const { final: f } of baseball) {
@@ -75,8 +75,8 @@ test('period sums equal the finals in regular-season and playoff games; every fi
   for (const g of finals) {
     const sportId = g.spec.sport.sport_id;
     const f = g.final;
-    assert.deepEqual(scoreRuleViolations(asScore(g), sportId), [], `${sportId} ${JSON.stringify(f)}`);
-    const scheme = schemeForSport(sportId);
+    assert.deepEqual(scoreRuleViolations(asScore(g), g.spec.sport), [], `${sportId} ${JSON.stringify(f)}`);
+    const scheme = schemeOf(g.spec.sport);
     if (PRESEASON_SPORT_IDS.has(sportId) || scheme === 'sets' || scheme === 'rounds' || scheme === 'none') continue;
     assert.equal(sum(f.score_away_by_period), f.score_away, `${sportId} away`);
     assert.equal(sum(f.score_home_by_period), f.score_home, `${sportId} home`);

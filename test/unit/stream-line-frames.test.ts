@@ -84,7 +84,7 @@ test('a plan gets a set only if it covers the book and every market of it; filte
   const byKey = new Map(frames.map((f) => [`${f.affiliateId}|${f.periodId}`, f]));
   assert.deepEqual([...byKey.keys()].sort(), ['19|0', '19|1', '19|7', '4|0']);
   // Free: books 19, 22, 23, 24, the full game only, no in-play markets.
-  const free = scopeOf({ entitlements: entitlementsFor('free') } as Account);
+  const free = scopeOf({ entitlements: entitlementsFor('free') } as Account, SIMULATOR_CATALOG);
   assert.deepEqual(
     [...byKey].filter(([, f]) => f.coveredBy(free)).map(([k]) => k),
     ['19|0'],

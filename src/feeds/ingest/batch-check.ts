@@ -4,8 +4,8 @@ import type { RecordFault } from '../../domain/ingest.ts';
 import type { EventInfo } from '../../domain/types.ts';
 import { boxFaults } from '../../ledger/stat-rows.ts';
 import type { Update } from '../../ledger/updates.ts';
-import { catalogKey } from '../../catalog/records.ts';
-import { layeredStats, type StatLookup, StatTable } from '../../catalog/stat-table.ts';
+import { catalogKey, type SportEntry, type StatsEntry } from '../../catalog/records.ts';
+import { layeredStats, type StatLookup, StatTable, statIdClashes } from '../../catalog/stat-table.ts';
 import { CATALOG_SCHEMAS } from './catalog-schemas.ts';
 import { RECORD_SCHEMAS, type RecordKind } from './record-schemas.ts';
 
@@ -14,7 +14,8 @@ export interface KnownIds {
   /** An event on the board: its sport and teams, which its box score must keep to. */
   eventOf(eventId: string): EventTeams | undefined;
   hasFuturesBoard(eventId: string): boolean;
-  hasSport(sportId: number): boolean;
+  /** A sport's catalog record: its discipline chooses the score rules its events' scores keep to. */
+  sport(sportId: number): SportEntry | undefined;
   hasBook(affiliateId: number): boolean;
   /** The sports' stat definitions, which box scores keep to. */
   stats: StatLookup;
@@ -56,18 +57,20 @@ export function checkRecords(
   const faults: RecordFault[] = [];
   const events = new Map<string, EventTeams>();
   const boards = new Set<string>();
-  const sports = new Set<number>();
+  const sports = new Map<number, SportEntry>();
   const books = new Set<number>();
   /** Sports and books removed earlier in the batch (and not brought again since). */
   const removed = new Set<string>();
   // Removals are rare: a key is built only when there is one to match.
-  const hasSport = (id: number) =>
-    !(removed.size > 0 && removed.has(`sport:${id}`)) && (sports.has(id) || known.hasSport(id));
+  const sportOf = (id: number) =>
+    removed.size > 0 && removed.has(`sport:${id}`) ? undefined : (sports.get(id) ?? known.sport(id));
+  const hasSport = (id: number) => sportOf(id) !== undefined;
   const hasBook = (id: number) =>
     !(removed.size > 0 && removed.has(`book:${id}`)) && (books.has(id) || known.hasBook(id));
   /** Stats records earlier in the batch, by sport (undefined: removed). */
   const statTables = new Map<number, StatTable | undefined>();
-  const stats = layeredStats(known.stats, statTables);
+  // Laid over again at each use: a view made while the map was empty would be the catalog alone.
+  const stats = () => layeredStats(known.stats, statTables);
   /** The last event id found to exist: feeds send an event's records together. */
   let eventSeen = '';
   // One function for the whole batch, not a closure per record: it reads the loop's index.
@@ -104,10 +107,10 @@ export function checkRecords(
     const u = record as Update;
     switch (u.kind) {
       case 'catalog':
-        if (u.record.type === 'sport') sports.add(u.record.sport_id);
+        if (u.record.type === 'sport') sports.set(u.record.sport_id, u.record);
         if (u.record.type === 'book') books.add(u.record.affiliate_id);
         if (u.record.type === 'stats') {
-          for (const f of statsFaults(u.record.stats)) fault(f.field, f.message);
+          for (const f of statsFaults(u.record, stats())) fault(f.field, f.message);
           statTables.set(u.record.sport_id, new StatTable(u.record));
         }
         if (u.record.type === 'removal') {
@@ -141,7 +144,7 @@ export function checkRecords(
         if (u.kind === 'box_score') {
           const info = events.get(u.event_id) ?? known.eventOf(u.event_id);
           let told = 0;
-          for (const f of info ? boxFaults(info, u, stats) : []) {
+          for (const f of info ? boxFaults(info, u, stats()) : []) {
             fault(f.field, f.message);
             if (++told === FAULTS_PER_RECORD) break;
           }
@@ -155,12 +158,18 @@ export function checkRecords(
   return faults.length > 0 ? { faults } : { updates: records as Update[] };
 }
 
-/** A stats record's ids and names must each be once in it: a box value names its stat by either. */
-function statsFaults(stats: readonly { id: number; name: string }[]): { field: string; message: string }[] {
+/**
+ * A stats record's ids and names must each be once in it (a box value names its stat by either),
+ * and its ids must be no other sport's (`statIdClashes`), as `stats` holds them before it.
+ */
+function statsFaults(record: StatsEntry, stats: StatLookup): { field: string; message: string }[] {
   const faults: { field: string; message: string }[] = [];
   const ids = new Set<number>();
   const names = new Set<string>();
-  stats.forEach((s, i) => {
+  const clashes = new Map(statIdClashes(record, stats).map((c) => [c.index, c]));
+  record.stats.forEach((s, i) => {
+    const clash = clashes.get(i);
+    if (clash) faults.push({ field: `/record/stats/${i}/id`, message: `stat id ${s.id} is sport ${clash.sportId}'s` });
     if (ids.has(s.id)) faults.push({ field: `/record/stats/${i}/id`, message: `stat id ${s.id} is listed twice` });
     if (names.has(s.name))
       faults.push({ field: `/record/stats/${i}/name`, message: `stat name ${s.name} is listed twice` });

@@ -51,7 +51,7 @@ export async function upstreamCatalog(
   }
   // The definition whole, in the order /markets serves it (the simulator's records have it too).
   for (const m of (await client.markets({ signal })).data) out.push({ type: 'market', ...m });
-  out.push(...statsRecords(held, (await client.stats({}, { signal })).data));
+  out.push(...withoutClashes(statsRecords(held, (await client.stats({}, { signal })).data), held));
   // Sports listing the same teams in the same order are one league (an NBA's season-type ids).
   const leagues = new Map<string, { sportIds: number[]; teams: SportTeam[] }>();
   for (const s of sports) {
@@ -109,6 +109,34 @@ function statsRecords(held: Catalog, defs: readonly StatDefinition[]): StatsEntr
     });
     return { type: 'stats', sport_id: sportId, stats };
   });
+}
+
+/**
+ * The stats records with each stat id kept by one sport, as the ledger requires (stat ids are unique
+ * across sports): an id the upstream lists for several sports stays with the first, and one that a
+ * held sport the upstream no longer lists keeps stays there (the mirror removes nothing). A record
+ * that gives up an id another record takes goes first, so the ledger sees the id freed before it
+ * is taken.
+ */
+function withoutClashes(records: readonly StatsEntry[], held: Catalog): StatsEntry[] {
+  const sent = new Set(records.map((r) => r.sport_id));
+  const heldIds = new Map<number, number[]>();
+  const owner = new Map<number, number>();
+  for (const s of held.stats()) {
+    heldIds.set(s.sport_id, [...(heldIds.get(s.sport_id) ?? []), s.id]);
+    if (!sent.has(s.sport_id) && !owner.has(s.id)) owner.set(s.id, s.sport_id);
+  }
+  const kept = records.map((r) => ({
+    ...r,
+    stats: r.stats.filter((s) => {
+      const taken = owner.get(s.id);
+      if (taken !== undefined && taken !== r.sport_id) return false;
+      owner.set(s.id, r.sport_id);
+      return true;
+    }),
+  }));
+  const freeing = (r: StatsEntry) => (heldIds.get(r.sport_id) ?? []).some((id) => owner.get(id) !== r.sport_id);
+  return [...kept.filter(freeing), ...kept.filter((r) => !freeing(r))];
 }
 
 /** A sport's teams, none where the upstream lists none. */

@@ -1,27 +1,26 @@
+import { batchValues } from '../sql/batches.ts';
+import { periodOf } from '../sql/changes.ts';
+import { EVENT_FIELDS, EVENT_UPSERT } from '../sql/events.ts';
+import { MARKET_FIELDS } from '../sql/markets.ts';
+import { fieldColumns } from '../sql/row-codec.ts';
 import type { Commit } from '../store.ts';
-
-/** The period a row's detail names, or null: the SQLite store's json_extract(detail, '$.period_id'). */
-function periodOf(detail: string | null): number | null {
-  const m = detail === null ? null : /"period_id":(-?\d+)/.exec(detail);
-  return m ? Number(m[1]) : null;
-}
 
 /**
  * A commit's statement: markets, events and change rows, each table's rows bound as arrays. The
  * change rows' columns go as JSON arrays (one text each, made by JSON.stringify) rather than as
  * PostgreSQL arrays: pg writes an array literal in JavaScript, escaping every quote of every
  * payload into a string built piece by piece, which cost the writer more than the rest of the
- * commit (bench/cluster.ts, docs/benchmarks.md).
+ * commit (bench/cluster.ts, docs/benchmarks.md). Markets and events bind their fields in the
+ * order of their tables' field lists (sql/markets.ts, sql/events.ts).
  */
 export const COMMIT_SQL = `
 WITH new_markets AS (
-  INSERT INTO markets (id, event_id, market_id, period_id)
+  INSERT INTO markets (${MARKET_FIELDS.join(', ')})
     SELECT * FROM unnest($1::bigint[], $2::text[], $3::int[], $4::int[])
 ), new_events AS (
-  INSERT INTO events (event_id, sport_id, event_date, info, change_id)
+  INSERT INTO events (${EVENT_FIELDS.join(', ')})
     SELECT * FROM unnest($5::text[], $6::int[], $7::text[], $8::text[], $9::bigint[])
-  ON CONFLICT (event_id) DO UPDATE SET sport_id = excluded.sport_id, event_date = excluded.event_date,
-    info = excluded.info, change_id = excluded.change_id
+  ${EVENT_UPSERT}
 ), new_batch AS (
   INSERT INTO ingest_batches (batch_id, head_id, committed_ms)
     SELECT $22::text, $23::bigint, $24::bigint WHERE $22::text IS NOT NULL
@@ -73,18 +72,9 @@ export function commitArgs(c: Commit): unknown[] {
     cols.detail[i] = r.detail;
   }
   return [
-    c.markets.map((m) => m.id),
-    c.markets.map((m) => m.event_id),
-    c.markets.map((m) => m.market_id),
-    c.markets.map((m) => m.period_id),
-    events.map((e) => e.event_id),
-    events.map((e) => e.sport_id),
-    events.map((e) => e.event_date),
-    events.map((e) => e.info),
-    events.map((e) => e.change_id),
+    ...fieldColumns(c.markets, MARKET_FIELDS),
+    ...fieldColumns(events, EVENT_FIELDS),
     ...Object.values(cols).map((col) => JSON.stringify(col)),
-    c.batch?.id ?? null,
-    c.batch?.headId ?? null,
-    c.batch?.committedMs ?? null,
+    ...(c.batch ? batchValues(c.batch) : [null, null, null]),
   ];
 }

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { FuturesPriceFact, StatValue } from '../../changelog/change.ts';
-import { answerAwaited, byCompactionKey, chunkOf, type CompactionProbe, droppedOfKey } from '../compaction-rule.ts';
+import { byCompactionKey, chunkOf, type CompactionProbe, droppedOfKey } from '../compaction-rule.ts';
 import {
   type CompactResult,
   type CompactStep,
@@ -8,10 +8,13 @@ import {
   RETAINED_SINCE_META,
   startAtOf,
 } from '../retention.ts';
+import { answerAwaited } from '../sql/asked.ts';
+import { CHANGE_SQL } from '../sql/changes.ts';
+import { EVENT_SQL } from '../sql/events.ts';
 import type { ChangeRecord } from '../store.ts';
 import type { PgClient } from './database.ts';
 import { firstIdSince } from './pg-log-times.ts';
-import { readMeta, ROW, writeMeta } from './pg-queries.ts';
+import { readMeta, writeMeta } from './pg-queries.ts';
 
 /**
  * One chunk of ids below the boundary, judged by the rule the SQLite store judges by
@@ -22,22 +25,18 @@ export async function compactChunk(c: PgClient, step: CompactStep): Promise<Comp
   const one = async <T extends pg.QueryResultRow>(sql: string, args: unknown[] = []) =>
     (await c.query<T>(sql, args)).rows[0];
   const retained = Number((await readMeta(c, RETAINED_ID_META)) ?? 1);
-  const head = (await one<{ max: number | null }>('SELECT max(id) AS max FROM changes'))?.max ?? 0;
+  const head = (await one<{ max: number | null }>(CHANGE_SQL.head.postgres))?.max ?? 0;
   const bound = (await firstIdSince(c, step.cutoffMs, (row) => row.committed_ms)) ?? head + 1;
-  const next = (await one<{ min: number | null }>('SELECT min(id) AS min FROM changes WHERE id >= $1', [retained]))
-    ?.min;
+  const next = (await one<{ min: number | null }>(CHANGE_SQL.firstFrom.postgres, [retained]))?.min;
   const { from, end } = chunkOf(retained, next ?? undefined, bound, step.maxRows);
   if (from > retained) await writeMeta(c, RETAINED_ID_META, String(from));
   if (end <= from) return { scanned: 0, dropped: 0, oldestId: from, more: false };
   const cutoffAt = new Date(step.cutoffMs).toISOString();
-  const chunk = (
-    await c.query<ChangeRecord>(`SELECT ${ROW} FROM changes WHERE id >= $1 AND id < $2 ORDER BY id`, [from, end])
-  ).rows;
+  const chunk = (await c.query<ChangeRecord>(CHANGE_SQL.chunk.postgres, [from, end])).rows;
   const starts = new Map<string, string | undefined>();
   const startOf = async (eventId: string) => {
     if (!starts.has(eventId)) {
-      const date = (await one<{ event_date: string }>('SELECT event_date FROM events WHERE event_id = $1', [eventId]))
-        ?.event_date;
+      const date = (await one<{ event_date: string }>(EVENT_SQL.dateOf.postgres, [eventId]))?.event_date;
       starts.set(eventId, date === undefined ? undefined : startAtOf(date));
     }
     return starts.get(eventId);
@@ -45,11 +44,7 @@ export async function compactChunk(c: PgClient, step: CompactStep): Promise<Comp
   const probe = async (p: CompactionProbe) =>
     p.probe === 'superseded'
       ? supersededBelow(c, p.row, bound)
-      : (await one('SELECT 1 FROM changes WHERE price_id = $1 AND id >= $2 AND at <= $3 LIMIT 1', [
-          p.row.price_id,
-          end,
-          p.startAt,
-        ])) !== undefined;
+      : (await one(CHANGE_SQL.laterBeforeStart.postgres, [p.row.price_id, end, p.startAt])) !== undefined;
   const olderOfFamily = new Map<string, Map<string, ChangeRecord[]>>();
   const gone: number[] = [];
   for (const [key, rows] of byCompactionKey(chunk)) {
@@ -78,20 +73,12 @@ async function olderRows(
   ofFamily: Map<string, Map<string, ChangeRecord[]>>,
 ): Promise<ChangeRecord[]> {
   if (sample.kind === 'price') {
-    return (
-      await c.query<ChangeRecord>(`SELECT ${ROW} FROM changes WHERE price_id = $1 AND id < $2 ORDER BY id`, [
-        sample.price_id,
-        from,
-      ])
-    ).rows;
+    return (await c.query<ChangeRecord>(CHANGE_SQL.olderOfPrice.postgres, [sample.price_id, from])).rows;
   }
   const family = `${sample.kind}|${sample.event_id}`;
   let byKey = ofFamily.get(family);
   if (!byKey) {
-    const rows = await c.query<ChangeRecord>(
-      `SELECT ${ROW} FROM changes WHERE kind = $1 AND event_id = $2 AND id < $3 ORDER BY id`,
-      [sample.kind, sample.event_id, from],
-    );
+    const rows = await c.query<ChangeRecord>(CHANGE_SQL.olderOfKind[sample.kind].postgres, [sample.event_id, from]);
     byKey = byCompactionKey(rows.rows);
     ofFamily.set(family, byKey);
   }
@@ -100,11 +87,11 @@ async function olderRows(
 
 /** Whether a newer row of `r`'s compaction key lies below `bound`. */
 async function supersededBelow(c: PgClient, r: ChangeRecord, bound: number): Promise<boolean> {
-  const any = async (sql: string, args: unknown[]) =>
-    (await c.query(`SELECT 1 FROM changes WHERE ${sql} LIMIT 1`, args)).rows.length > 0;
+  const found = async (sql: string, args: unknown[]) => (await c.query(sql, args)).rows.length > 0;
+  const any = (where: string, args: unknown[]) => found(`SELECT 1 FROM changes WHERE ${where} LIMIT 1`, args);
   switch (r.kind) {
     case 'price':
-      return any('price_id = $1 AND id > $2 AND id < $3', [r.price_id, r.id, bound]);
+      return found(CHANGE_SQL.priceSuperseded.postgres, [r.price_id, r.id, bound]);
     case 'stat': {
       const v = JSON.parse(r.payload) as StatValue;
       return any(
@@ -131,7 +118,7 @@ async function supersededBelow(c: PgClient, r: ChangeRecord, bound: number): Pro
     case 'event':
     case 'score':
     case 'futures_board':
-      return any('kind = $1 AND event_id = $2 AND id > $3 AND id < $4', [r.kind, r.event_id, r.id, bound]);
+      return found(CHANGE_SQL.kindSuperseded[r.kind].postgres, [r.event_id, r.id, bound]);
     default:
       return false;
   }

@@ -1,5 +1,6 @@
 import type { ChangeRecord } from '../../changelog/change.ts';
 import { PackedCache, unpackRows } from '../packed-rows.ts';
+import { PACKED_SQL } from '../sql/packed-tables.ts';
 import type { PgPool } from './database.ts';
 
 /** Reads of packed events' records (store/packed-rows.ts) in the PostgreSQL store. */
@@ -11,9 +12,7 @@ export class PgPackedRows {
   /** Every row of a packed event in id order; undefined when the event is not packed. */
   rows(eventId: string): Promise<ChangeRecord[] | undefined> {
     return this.cache.load(eventId, async () => {
-      const found = await this.pool.query<{ body: Buffer }>('SELECT body FROM archived_rows WHERE event_id = $1', [
-        eventId,
-      ]);
+      const found = await this.pool.query<{ body: Buffer }>(PACKED_SQL.body.postgres, [eventId]);
       const body = found.rows[0]?.body;
       return body === undefined ? undefined : unpackRows(eventId, body);
     });

@@ -1,6 +1,13 @@
 import type pg from 'pg';
 import { PackedLogStore } from '../packed-log-store.ts';
 import type { CompactResult, CompactStep } from '../retention.ts';
+import { ARCHIVED_SQL, archivedMarkOf, type ArchivedRow } from '../sql/archived-events.ts';
+import { BATCH_SQL } from '../sql/batches.ts';
+import { CHANGE_SQL, changeFilter } from '../sql/changes.ts';
+import { numbered, POSTGRES } from '../sql/dialect.ts';
+import { EVENT_SQL } from '../sql/events.ts';
+import { MARKET_SQL } from '../sql/markets.ts';
+import { META_SQL } from '../sql/meta.ts';
 import type {
   ArchivedMark,
   ChangeQuery,
@@ -21,7 +28,7 @@ import { PgLoader } from './pg-load.ts';
 import { committedMsAt, eventsDescribedSince, firstIdDescribedSince, firstIdSince } from './pg-log-times.ts';
 import { PgPackedRows } from './pg-packed.ts';
 import { PgPacking } from './pg-packing.ts';
-import { changeFilter, EVENT, LOAD_PAGE, MARKET, ROW, writeMeta } from './pg-queries.ts';
+import { LOAD_PAGE, ROW, writeMeta } from './pg-queries.ts';
 import { PgWriter } from './pg-writer.ts';
 
 export interface PgStoreOptions extends PgOptions {
@@ -56,7 +63,7 @@ export class PgStore extends PackedLogStore implements Store {
       // while this one was away: either way this writer's head is no longer the log's.
       regained: async (client) => {
         if (this.head === undefined) return;
-        const found = (await client.query<{ max: number | null }>('SELECT max(id) AS max FROM changes')).rows[0]?.max;
+        const found = (await client.query<{ max: number | null }>(CHANGE_SQL.head.postgres)).rows[0]?.max;
         if ((found ?? 0) !== this.head) {
           throw new Error(`the log's head is ${found ?? 0}, not ${this.head} as this server last wrote it`);
         }
@@ -98,8 +105,7 @@ export class PgStore extends PackedLogStore implements Store {
    */
   async commit(c: Commit): Promise<void> {
     await this.writer.run(async (client) => {
-      this.head ??=
-        (await client.query<{ max: number | null }>('SELECT max(id) AS max FROM changes')).rows[0]?.max ?? 0;
+      this.head ??= (await client.query<{ max: number | null }>(CHANGE_SQL.head.postgres)).rows[0]?.max ?? 0;
       const head = this.head;
       let top = head;
       for (const r of c.changes) {
@@ -137,25 +143,24 @@ export class PgStore extends PackedLogStore implements Store {
   }
 
   async readChanges(q: ChangeQuery): Promise<ChangeRecord[]> {
-    const { where, args } = changeFilter(q);
-    return this.rows<ChangeRecord>(`SELECT ${ROW} FROM changes WHERE ${where} ORDER BY id LIMIT $${args.length}`, args);
+    const { where, args } = changeFilter(POSTGRES, q);
+    return this.rows<ChangeRecord>(numbered(`SELECT ${ROW} FROM changes WHERE ${where} ORDER BY id LIMIT ?`), args);
   }
 
   /** PostgreSQL joins the payloads itself: one text per page, no object per row. */
   async readPayloadBytes(q: ChangeQuery): Promise<PayloadBytes> {
-    const { where, args } = changeFilter(q);
+    const { where, args } = changeFilter(POSTGRES, q);
     const [page] = await this.rows<{ count: number; last: number | null; bytes: string | null }>(
-      `SELECT count(*) AS count, max(id) AS last, string_agg(payload, ',' ORDER BY id) AS bytes
-         FROM (SELECT id, payload FROM changes WHERE ${where} ORDER BY id LIMIT $${args.length}) p`,
+      numbered(`SELECT count(*) AS count, max(id) AS last, string_agg(payload, ',' ORDER BY id) AS bytes
+         FROM (SELECT id, payload FROM changes WHERE ${where} ORDER BY id LIMIT ?) p`),
       args,
     );
     const count = page!.count;
     const lastRowId = page!.last ?? 0;
     const bytes = Buffer.from(page!.bytes ?? '', 'utf8');
     if (count < q.limit || lastRowId === 0) return { bytes, count, lastRowId, more: false };
-    const next = changeFilter({ ...q, afterId: lastRowId, limit: 1 });
-    const more =
-      (await this.rows(`SELECT 1 FROM changes WHERE ${next.where} LIMIT $${next.args.length}`, next.args)).length > 0;
+    const next = changeFilter(POSTGRES, { ...q, afterId: lastRowId, limit: 1 });
+    const more = (await this.rows(numbered(`SELECT 1 FROM changes WHERE ${next.where} LIMIT ?`), next.args)).length > 0;
     return { bytes, count, lastRowId, more };
   }
 
@@ -182,10 +187,7 @@ export class PgStore extends PackedLogStore implements Store {
   }
 
   protected logStats(eventId: string, uptoId: number): Promise<ChangeRecord[]> {
-    return this.rows<ChangeRecord>(
-      `SELECT ${ROW} FROM changes WHERE kind = 'stat' AND event_id = $1 AND id <= $2 ORDER BY id`,
-      [eventId, uptoId],
-    );
+    return this.rows<ChangeRecord>(CHANGE_SQL.statsUpTo.postgres, [eventId, uptoId]);
   }
 
   committedMsAt(id: number): Promise<number | undefined> {
@@ -220,32 +222,21 @@ export class PgStore extends PackedLogStore implements Store {
     return { priceId: Math.max(row?.price ?? 0, row?.packed ?? 0), marketId: row?.market ?? 0 };
   }
 
-  archivedSince(ms: number): Promise<ArchivedMark[]> {
-    return this.rows<ArchivedMark>(
-      'SELECT event_id AS "eventId", archived_ms AS "archivedMs" FROM archived_events WHERE archived_ms >= $1 ORDER BY archived_ms, event_id',
-      [ms],
-    );
+  async archivedSince(ms: number): Promise<ArchivedMark[]> {
+    return (await this.rows<ArchivedRow>(ARCHIVED_SQL.since.postgres, [ms])).map(archivedMarkOf);
   }
 
   protected async archivedHeader(
     eventId: string,
   ): Promise<{ event: EventRecord; markets: MarketRecord[] } | undefined> {
-    const [event] = await this.rows<EventRecord>(
-      `SELECT ${EVENT} FROM events WHERE event_id = $1 AND event_id IN (SELECT event_id FROM archived_events)`,
-      [eventId],
-    );
+    const [event] = await this.rows<EventRecord>(EVENT_SQL.archived.postgres, [eventId]);
     if (!event) return undefined;
-    const markets = await this.rows<MarketRecord>(`SELECT ${MARKET} FROM markets WHERE event_id = $1 ORDER BY id`, [
-      eventId,
-    ]);
+    const markets = await this.rows<MarketRecord>(MARKET_SQL.ofEvent.postgres, [eventId]);
     return { event, markets };
   }
 
   protected async logArchived(eventId: string): Promise<{ latestPrices: ChangeRecord[]; plays: number }> {
-    const [plays] = await this.rows<{ n: number }>(
-      "SELECT count(*) AS n FROM changes WHERE kind = 'play' AND event_id = $1",
-      [eventId],
-    );
+    const [plays] = await this.rows<{ n: number }>(CHANGE_SQL.playCount.postgres, [eventId]);
     const latestPrices = await this.rows<ChangeRecord>(
       `SELECT DISTINCT ON (price_id) ${ROW} FROM changes WHERE event_id = $1 AND price_id IS NOT NULL
         ORDER BY price_id, id DESC`,
@@ -255,25 +246,22 @@ export class PgStore extends PackedLogStore implements Store {
   }
 
   async batchHead(batchId: string): Promise<number | undefined> {
-    const [row] = await this.rows<{ head_id: number }>('SELECT head_id FROM ingest_batches WHERE batch_id = $1', [
-      batchId,
-    ]);
+    const [row] = await this.rows<{ head_id: number }>(BATCH_SQL.headOf.postgres, [batchId]);
     return row?.head_id;
   }
 
   async lastRowId(): Promise<number> {
-    const [head] = await this.rows<{ max: number | null }>('SELECT max(id) AS max FROM changes');
+    const [head] = await this.rows<{ max: number | null }>(CHANGE_SQL.head.postgres);
     return head?.max ?? 0;
   }
 
   async rowCount(): Promise<number> {
-    // count(*) is a bigint, which the driver hands over as text.
-    const [row] = await this.rows<{ n: string }>('SELECT count(*) AS n FROM changes');
-    return Number(row?.n ?? 0);
+    const [row] = await this.rows<{ n: number }>(CHANGE_SQL.rowCount.postgres);
+    return row?.n ?? 0;
   }
 
   async getMeta(key: string): Promise<string | undefined> {
-    const [row] = await this.rows<{ value: string }>('SELECT value FROM meta WHERE key = $1', [key]);
+    const [row] = await this.rows<{ value: string }>(META_SQL.read.postgres, [key]);
     return row?.value;
   }
 

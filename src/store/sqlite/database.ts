@@ -2,6 +2,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { META_SQL } from '../sql/meta.ts';
 import { keyedByEventText, migrateEventKeys, migrateRetention, SCHEMA } from './schema.ts';
 
 export type SqliteDatabase = Database.Database;
@@ -70,6 +71,6 @@ export async function sqliteBytesOnDisk(dataDir: string): Promise<number> {
 
 /** A meta value of the store's file, read without opening a SqliteStore (the `keys` commands). */
 export function readSqliteMeta(db: SqliteDatabase, key: string): string | undefined {
-  const row = db.prepare('SELECT value FROM meta WHERE key = ?').get(key) as { value: string } | undefined;
+  const row = db.prepare(META_SQL.read.sqlite).get(key) as { value: string } | undefined;
   return row?.value;
 }

@@ -5,7 +5,7 @@ import { startThread, stopThread } from './store-thread.ts';
 /** One statement of a page read: its SQL and arguments, read as a raw row. */
 export interface PageStatements {
   /** `SELECT count(*), max(id), <bytes>` over the page's rows; its first argument is the cursor, its last the limit. */
-  page: { sql: string; args: (number | string)[] };
+  page: { sql: string; args: unknown[] };
   /** `SELECT 1` for a matching row after the page's last, taking the page's arguments with the cursor at that row and limit 1. */
   next: string;
 }
@@ -40,7 +40,7 @@ const SLOT_BYTES = 256 * 1024;
 /** A statement whose rows are read whole, as objects (`Statement.all`). */
 export interface RowStatement {
   sql: string;
-  args: (number | string)[];
+  args: unknown[];
 }
 
 interface Reply {

@@ -22,29 +22,10 @@ import {
  */
 export const FUTURES_KINDS = "(kind = 'futures_board' OR kind = 'futures_price' OR kind = 'futures_settlement')";
 
-/** A change row's event id, looked up from its key, in a select list; `alias` names the changes table. */
-export function eventIdColumn(alias = ''): string {
-  return `(SELECT event_id FROM event_keys WHERE key = ${alias ? `${alias}.` : ''}event_key) AS event_id`;
-}
-
 /**
- * A change row's columns as `ChangeRecord` has them, the event's id looked up from its key;
- * `alias` names the changes table when the query joins it, and `payload` is the expression read
- * as the payload (the stored column unless a query rewrites it).
+ * The change log's table; its event is a key of `event_keys`, which statements shared with
+ * PostgreSQL look up (sql/dialect.ts, SQLITE).
  */
-export function rowColumns(alias = '', payload?: string): string {
-  const c = alias ? `${alias}.` : '';
-  return (
-    `${c}id AS id, ${c}kind AS kind, ${eventIdColumn(alias)}, ` +
-    `${c}sport_id AS sport_id, ${c}at AS at, ${c}committed_ms AS committed_ms, ${c}price_id AS price_id, ` +
-    `${c}affiliate_id AS affiliate_id, ${c}market_id AS market_id, ${payload ?? `${c}payload`} AS payload, ${c}detail AS detail`
-  );
-}
-
-/** The key of the event bound to the next parameter, for `event_key = ...` (NULL, matching nothing, if unknown). */
-export const KEY_OF = '(SELECT key FROM event_keys WHERE event_id = ?)';
-
-/** The change log's table; its event is a key of `event_keys`. */
 const CHANGES_TABLE = `
 CREATE TABLE IF NOT EXISTS changes (
   id INTEGER PRIMARY KEY,

@@ -1,4 +1,4 @@
-import { answerNow, byCompactionKey, chunkOf, type CompactionProbe, droppedOfKey } from '../compaction-rule.ts';
+import { byCompactionKey, chunkOf, type CompactionProbe, droppedOfKey } from '../compaction-rule.ts';
 import {
   type CompactResult,
   type CompactStep,
@@ -6,10 +6,13 @@ import {
   RETAINED_SINCE_META,
   startAtOf,
 } from '../retention.ts';
+import { answerNow } from '../sql/asked.ts';
+import { CHANGE_SQL } from '../sql/changes.ts';
+import { SQLITE } from '../sql/dialect.ts';
+import { EVENT_SQL } from '../sql/events.ts';
 import type { ChangeRecord } from '../store.ts';
 import type { FuturesPriceFact, StatValue } from '../../changelog/change.ts';
 import { firstIdSince } from './log-times.ts';
-import { eventIdColumn, KEY_OF } from './schema.ts';
 import type { Statements } from './statements.ts';
 
 /**
@@ -27,8 +30,8 @@ const FREE_PAGES_PER_STEP = 256;
 const COMPACT_PART_ROWS = 25;
 const COMPACT_BUDGET_MS = 8;
 
-/** A change row's event id, in a select list. */
-const EVENT_ID = eventIdColumn();
+/** A change row of the event bound. */
+const OF_EVENT = SQLITE.ofEvent('');
 
 /**
  * Retention's compaction of the log by the keep rules of store/retention.ts, a chunk of ids per
@@ -66,9 +69,9 @@ export class SqliteCompaction {
    */
   private compactChunk(step: CompactStep): CompactResult {
     const retained = Number(this.sql.meta(RETAINED_ID_META) ?? 1);
-    const head = (this.sql.prepared('SELECT max(id) FROM changes').pluck().get() as number | null) ?? 0;
+    const head = this.sql.headId();
     const bound = firstIdSince(this.sql, step.cutoffMs, (row) => row.committed_ms) ?? head + 1;
-    const next = this.sql.prepared('SELECT min(id) FROM changes WHERE id >= ?').pluck().get(retained) as number | null;
+    const next = this.sql.prepared(CHANGE_SQL.firstFrom.sqlite).pluck().get(retained) as number | null;
     const { from, end } = chunkOf(retained, next ?? undefined, bound, step.maxRows);
     if (from > retained) this.sql.writeMeta(RETAINED_ID_META, String(from));
     if (end <= from) return { scanned: 0, dropped: 0, oldestId: from, more: false };
@@ -76,8 +79,7 @@ export class SqliteCompaction {
     const starts = new Map<string, string | undefined>();
     const startOf = (eventId: string) => {
       if (!starts.has(eventId)) {
-        const date = this.sql.prepared('SELECT event_date FROM events WHERE event_id = ?').pluck().get(eventId) as
-          string | undefined;
+        const date = this.sql.prepared(EVENT_SQL.dateOf.sqlite).pluck().get(eventId) as string | undefined;
         starts.set(eventId, date === undefined ? undefined : startAtOf(date));
       }
       return starts.get(eventId);
@@ -110,18 +112,11 @@ export class SqliteCompaction {
     cutoffAt: string,
     startOf: (eventId: string) => string | undefined,
   ): number {
-    const chunk = this.sql
-      .prepared(
-        `SELECT id, kind, ${EVENT_ID}, price_id, market_id, affiliate_id, at, payload FROM changes
-        WHERE id >= ? AND id < ? ORDER BY id`,
-      )
-      .all(from, end) as ChangeRecord[];
+    const chunk = this.sql.prepared(CHANGE_SQL.chunk.sqlite).all(from, end) as ChangeRecord[];
     const probe = (p: CompactionProbe) =>
       p.probe === 'superseded'
         ? this.supersededBelow(p.row, bound)
-        : this.sql
-            .prepared('SELECT 1 FROM changes WHERE price_id = ? AND id >= ? AND at <= ? LIMIT 1')
-            .get(p.row.price_id, end, p.startAt) !== undefined;
+        : this.sql.prepared(CHANGE_SQL.laterBeforeStart.sqlite).get(p.row.price_id, end, p.startAt) !== undefined;
     const olderOfEvent = new Map<string, Map<string, ChangeRecord[]>>();
     const gone: number[] = [];
     // Each key of the chunk with its rows below the chunk's end: what earlier steps kept of it
@@ -148,22 +143,13 @@ export class SqliteCompaction {
     ofEvent: Map<string, Map<string, ChangeRecord[]>>,
   ): ChangeRecord[] {
     if (sample.kind === 'price') {
-      return this.sql
-        .prepared(
-          `SELECT id, kind, ${EVENT_ID}, price_id, market_id, affiliate_id, at, '' AS payload FROM changes
-          WHERE price_id = ? AND id < ? ORDER BY id`,
-        )
-        .all(sample.price_id, from) as ChangeRecord[];
+      return this.sql.prepared(CHANGE_SQL.olderOfPrice.sqlite).all(sample.price_id, from) as ChangeRecord[];
     }
     const family = `${sample.kind}|${sample.event_id}`;
     let byKey = ofEvent.get(family);
     if (!byKey) {
-      // The kind is spelled in the SQL so that the partial indexes of stats and futures apply.
       const rows = this.sql
-        .prepared(
-          `SELECT id, kind, ${EVENT_ID}, price_id, market_id, affiliate_id, at, payload FROM changes
-          WHERE kind = '${sample.kind}' AND event_key = ${KEY_OF} AND id < ? ORDER BY id`,
-        )
+        .prepared(CHANGE_SQL.olderOfKind[sample.kind].sqlite)
         .all(sample.event_id, from) as ChangeRecord[];
       byKey = byCompactionKey(rows);
       ofEvent.set(family, byKey);
@@ -178,15 +164,13 @@ export class SqliteCompaction {
     let found: unknown;
     switch (r.kind) {
       case 'price':
-        found = this.sql
-          .prepared(`SELECT 1 FROM changes WHERE price_id = ? AND ${after} LIMIT 1`)
-          .get(r.price_id, r.id, bound);
+        found = this.sql.prepared(CHANGE_SQL.priceSuperseded.sqlite).get(r.price_id, r.id, bound);
         break;
       case 'stat': {
         const v = JSON.parse(r.payload) as StatValue;
         found = this.sql
           .prepared(
-            `SELECT 1 FROM changes WHERE kind = 'stat' AND event_key = ${KEY_OF} AND ${after}
+            `SELECT 1 FROM changes WHERE kind = 'stat' AND ${OF_EVENT} AND ${after}
              AND json_extract(payload, '$.team_id') = ? AND json_extract(payload, '$.stat_id') = ?
              AND json_extract(payload, '$.player_id') IS ? LIMIT 1`,
           )
@@ -197,7 +181,7 @@ export class SqliteCompaction {
         const participant = (JSON.parse(r.payload) as FuturesPriceFact).participant_id;
         found = this.sql
           .prepared(
-            `SELECT 1 FROM changes WHERE kind = 'futures_price' AND event_key = ${KEY_OF} AND ${after}
+            `SELECT 1 FROM changes WHERE kind = 'futures_price' AND ${OF_EVENT} AND ${after}
              AND market_id IS ? AND affiliate_id IS ? AND json_extract(payload, '$.participant_id') = ? LIMIT 1`,
           )
           .get(r.event_id, r.id, bound, r.market_id, r.affiliate_id, participant);
@@ -206,9 +190,7 @@ export class SqliteCompaction {
       case 'event':
       case 'score':
       case 'futures_board':
-        found = this.sql
-          .prepared(`SELECT 1 FROM changes WHERE kind = '${r.kind}' AND event_key = ${KEY_OF} AND ${after} LIMIT 1`)
-          .get(r.event_id, r.id, bound);
+        found = this.sql.prepared(CHANGE_SQL.kindSuperseded[r.kind].sqlite).get(r.event_id, r.id, bound);
         break;
       default:
         return false;

@@ -1,9 +1,9 @@
 import type Database from 'better-sqlite3';
 import type { HistoryQuery, PriceRecord } from '../history.ts';
 import { PackedLogHistory } from '../packed-log-history.ts';
+import { SQLITE } from '../sql/dialect.ts';
 import type { SqliteDatabase } from './database.ts';
 import type { RowStatement } from './page-reader.ts';
-import { KEY_OF } from './schema.ts';
 import { SqlitePackedRows } from './sqlite-packed.ts';
 
 /** Runs a read-only statement of the log and gives its rows as objects. */
@@ -35,7 +35,7 @@ export class SqliteHistoryStore extends PackedLogHistory {
       where.push(`price_id IN (SELECT value FROM json_each(?) WHERE ${UNPACKED})`);
       args.push(JSON.stringify(q.priceIds));
     } else {
-      where.push(`event_key = ${KEY_OF}`, 'price_id IS NOT NULL');
+      where.push(SQLITE.ofEvent(''), 'price_id IS NOT NULL');
       args.push(q.eventId);
       if (q.marketId !== undefined) {
         where.push('market_id = ?');
@@ -60,7 +60,7 @@ export class SqliteHistoryStore extends PackedLogHistory {
     };
     within('affiliate_id', q.coverage?.affiliateIds);
     within('market_id', q.coverage?.marketIds);
-    within("json_extract(detail, '$.period_id')", q.coverage?.periodIds);
+    within(SQLITE.period(''), q.coverage?.periodIds);
     args.push(q.limit);
     // The ids are picked first (from an index alone when no filter needs the row), so only the
     // `limit` rows returned are read whole.

@@ -10,8 +10,16 @@ import {
   type LoadOptions,
   type MarketRecord,
 } from '../store.ts';
+import { ARCHIVED_SQL } from '../sql/archived-events.ts';
+import { CHANGE_SQL, changeColumns } from '../sql/changes.ts';
+import { SQLITE } from '../sql/dialect.ts';
+import { EVENT_SQL } from '../sql/events.ts';
+import { MARKET_SQL } from '../sql/markets.ts';
+import { META_SQL } from '../sql/meta.ts';
+import { PACKED_SQL } from '../sql/packed-tables.ts';
+import { SEASON_TOTALS_SQL, seasonTotalsOf, type SeasonTotalsRow } from '../sql/season-totals.ts';
 import { committedMsAt } from './log-times.ts';
-import { eventIdColumn, FUTURES_KINDS, KEY_OF, rowColumns } from './schema.ts';
+import { FUTURES_KINDS } from './schema.ts';
 import type { Statements } from './statements.ts';
 
 /** Rows a load reads at a time (latest prices, stat rows). */
@@ -36,23 +44,15 @@ export class SqliteLoader {
 
   /** Store.load: the committed state, the current one or as of `uptoId`. */
   async load(uptoId?: number, opts: LoadOptions = {}): Promise<LoadedState> {
-    const head = this.sql.db.prepare('SELECT id, committed_ms FROM changes ORDER BY id DESC LIMIT 1').get() as
-      { id: number; committed_ms: number } | undefined;
+    const head = this.sql.prepared(CHANGE_SQL.headRow.sqlite).get() as { id: number; committed_ms: number } | undefined;
     const headId = head?.id ?? 0;
-    const gone = new Set(this.sql.prepared('SELECT event_id FROM archived_events').pluck().all() as string[]);
-    const markets = this.sql.prepared(`SELECT * FROM markets WHERE ${LIVE} ORDER BY id`).all() as MarketRecord[];
+    const gone = new Set(this.sql.prepared(ARCHIVED_SQL.ids.sqlite).pluck().all() as string[]);
+    const markets = this.sql.prepared(MARKET_SQL.live.sqlite).all() as MarketRecord[];
     const archived = {
-      events: this.sql
-        .prepared('SELECT e.* FROM events e JOIN archived_events a ON a.event_id = e.event_id WHERE e.event_date >= ?')
-        .all(opts.archivedSince ?? '') as EventRecord[],
-      seasonTotals: this.sql
-        .prepared('SELECT season_key AS key, body FROM season_totals ORDER BY season_key')
-        .all() as {
-        key: string;
-        body: string;
-      }[],
+      events: this.sql.prepared(EVENT_SQL.archivedSince.sqlite).all(opts.archivedSince ?? '') as EventRecord[],
+      seasonTotals: (this.sql.prepared(SEASON_TOTALS_SQL.all.sqlite).all() as SeasonTotalsRow[]).map(seasonTotalsOf),
     };
-    const current = () => this.sql.prepared(`SELECT * FROM events WHERE ${LIVE}`).all() as EventRecord[];
+    const current = () => this.sql.prepared(EVENT_SQL.live.sqlite).all() as EventRecord[];
     if (uptoId !== undefined && uptoId < headId) {
       const limit: LoadLimit = { upto: uptoId, ...(opts.asOfOnly ? { asOf: JSON.stringify(opts.asOfOnly) } : {}) };
       const asOf = opts.asOfOnly && new Set(opts.asOfOnly);
@@ -107,7 +107,7 @@ export class SqliteLoader {
   private async *statRows(limit: LoadLimit): AsyncGenerator<ChangeRecord> {
     const lastKey = (this.sql.prepared('SELECT max(key) FROM event_keys').pluck().get() as number | null) ?? 0;
     const page = this.sql.prepared(
-      `SELECT ${rowColumns('c', NAMED_AS_FIRST)} FROM changes c
+      `SELECT ${changeColumns(SQLITE, 'c', NAMED_AS_FIRST)} FROM changes c
        JOIN (SELECT max(id) AS id, min(id) AS first FROM changes
               WHERE kind = 'stat' AND ${within(limit)} AND event_key > @from AND event_key <= @to AND ${LIVE_ROW}
               GROUP BY event_key, json_extract(payload, '$.team_id'), json_extract(payload, '$.player_id'),
@@ -127,7 +127,7 @@ export class SqliteLoader {
     const latestOfKind = (kind: ChangeKind) =>
       this.sql
         .prepared(
-          `SELECT ${rowColumns('c')} FROM changes c
+          `SELECT ${changeColumns(SQLITE, 'c')} FROM changes c
          JOIN (SELECT max(id) AS id FROM changes WHERE kind = @kind AND id <= @upto ${only} GROUP BY event_key) m
            ON c.id = m.id`,
         )
@@ -135,7 +135,7 @@ export class SqliteLoader {
     const scores = new Map(latestOfKind('score').map((r) => [r.event_id, r]));
     // A score row without a live state keeps the one an earlier row set: find that row, per event.
     const lastLive = this.sql.prepared(
-      `SELECT payload FROM changes WHERE event_key = ${KEY_OF} AND id <= ? AND kind = 'score'
+      `SELECT payload FROM changes WHERE ${SQLITE.ofEvent('')} AND id <= ? AND kind = 'score'
          AND json_type(payload, '$.live_game_state') IS NOT NULL ORDER BY id DESC LIMIT 1`,
     );
     return latestOfKind('event').map((r) => {
@@ -162,11 +162,10 @@ export class SqliteLoader {
 
   /** The log's epoch, begun on first use (an empty store, or a file written before epochs existed). */
   private epoch(): string {
-    const known = this.sql.meta(EPOCH_META);
-    if (known !== undefined) return known;
-    const epoch = randomUUID();
-    this.sql.writeMeta(EPOCH_META, epoch);
-    return epoch;
+    return (
+      this.sql.meta(EPOCH_META) ??
+      (this.sql.prepared(META_SQL.begin.sqlite).pluck().get(EPOCH_META, randomUUID()) as string)
+    );
   }
 
   /**
@@ -186,7 +185,7 @@ export class SqliteLoader {
    */
   private async *latestPricesAsOf(limit: LoadLimit, last: number): AsyncGenerator<ChangeRecord> {
     const page = this.sql.prepared(
-      `SELECT ${rowColumns('c')} FROM
+      `SELECT ${changeColumns(SQLITE, 'c')} FROM
          (SELECT max(id) AS head, max(CASE WHEN id <= @upto THEN id END) AS upto FROM changes
            WHERE price_id > @from AND price_id <= @to GROUP BY price_id) m
        JOIN changes h ON h.id = m.head
@@ -202,7 +201,7 @@ export class SqliteLoader {
   /** The newest row of every price at or below `uptoId`, in price id (creation) order, up to price id `last`. */
   private async *latestPrices(uptoId: number, last: number): AsyncGenerator<ChangeRecord> {
     const page = this.sql.prepared(
-      `SELECT ${rowColumns('c')} FROM changes c
+      `SELECT ${changeColumns(SQLITE, 'c')} FROM changes c
        JOIN (SELECT max(id) AS id FROM changes WHERE price_id > ? AND price_id <= ? AND id <= ? GROUP BY price_id) m
          ON c.id = m.id
        WHERE c.${LIVE_ROW}
@@ -216,26 +215,22 @@ export class SqliteLoader {
 
   /** The highest price id at or below `uptoId`, packed prices included (where new price ids go on). */
   maxPriceId(uptoId: number): number {
-    // Read backwards along the price index, not a max() over the table (which scans every row).
-    const sql = 'SELECT price_id FROM changes WHERE price_id IS NOT NULL AND id <= ? ORDER BY price_id DESC LIMIT 1';
-    const logged = (this.sql.prepared(sql).pluck().get(uptoId) as number | undefined) ?? 0;
+    const logged = (this.sql.prepared(CHANGE_SQL.maxPriceUpTo.sqlite).pluck().get(uptoId) as number | undefined) ?? 0;
     // Packed prices were written below the retained boundary, which is below any replayed head.
-    const packed = (this.sql.prepared('SELECT max(price_id) FROM archived_prices').pluck().get() as number | null) ?? 0;
+    const packed = (this.sql.prepared(PACKED_SQL.maxPrice.sqlite).pluck().get() as number | null) ?? 0;
     return Math.max(logged, packed);
   }
 
   /** Every catalog row, in id order, through the event index (they share one event id). */
   private catalogRows(): ChangeRecord[] {
-    return this.sql
-      .prepared(`SELECT ${rowColumns()} FROM changes WHERE event_key = ${KEY_OF} AND kind = 'catalog' ORDER BY id`)
-      .all(CATALOG_EVENT_ID) as ChangeRecord[];
+    return this.sql.prepared(CHANGE_SQL.catalog.sqlite).all(CATALOG_EVENT_ID) as ChangeRecord[];
   }
 
   /** The newest futures row of each key (changelog futuresRowKey) within `limit`, in id order. */
   private latestFutures(limit: LoadLimit): ChangeRecord[] {
     return this.sql
       .prepared(
-        `SELECT ${rowColumns('c')} FROM changes c
+        `SELECT ${changeColumns(SQLITE, 'c')} FROM changes c
        JOIN (SELECT max(id) AS id FROM changes
               WHERE ${FUTURES_KINDS} AND ${within(limit)}
               GROUP BY event_key, kind, market_id, affiliate_id, json_extract(payload, '$.participant_id')) m
@@ -246,14 +241,11 @@ export class SqliteLoader {
   }
 }
 
-/** A row of an event still on the board (archived events are left out of a start's load). */
-const LIVE = 'event_id NOT IN (SELECT event_id FROM archived_events)';
-
-/** LIVE for a change row, which names its event by key. */
+/** A change row of an event still on the board (archived events are left out of a start's load). */
 const LIVE_ROW = 'event_key NOT IN (SELECT k.key FROM archived_events a JOIN event_keys k ON k.event_id = a.event_id)';
 
 /** A change row's event id, in a select list. */
-const EVENT_ID = eventIdColumn();
+const EVENT_ID = `${SQLITE.eventId('')} AS event_id`;
 
 /**
  * How far a load reads: up to `upto`, or with `asOf` (JSON of event ids), those events up to

@@ -3,9 +3,10 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { ChangeRecord } from '../../changelog/change.ts';
 import { type LogSnapshot, snapshotOf } from '../log-reader.ts';
+import { CHANGE_SQL } from '../sql/changes.ts';
+import { META_SQL } from '../sql/meta.ts';
 import { EPOCH_GAPS_META, EPOCH_META } from '../store.ts';
 import { STORE_FILE } from './database.ts';
-import { rowColumns } from './schema.ts';
 
 /**
  * A snapshot of the change log of the SQLite store under `dataDir`, opened read-only beside a
@@ -19,11 +20,11 @@ export function openSqliteLogSnapshot(dataDir: string): LogSnapshot | undefined 
   db.pragma('busy_timeout = 5000');
   // One read transaction for the whole recording: the header and every row come from one commit.
   db.exec('BEGIN');
-  const meta = db.prepare('SELECT value FROM meta WHERE key = ?').pluck();
+  const meta = db.prepare(META_SQL.read.sqlite).pluck();
   const epoch = meta.get(EPOCH_META) as string | undefined;
   const gapsText = meta.get(EPOCH_GAPS_META) as string | undefined;
-  const headId = (db.prepare('SELECT max(id) FROM changes').pluck().get() as number | null) ?? 0;
-  const page = db.prepare(`SELECT ${rowColumns()} FROM changes WHERE id > ? AND id <= ? ORDER BY id LIMIT ?`);
+  const headId = (db.prepare(CHANGE_SQL.head.sqlite).pluck().get() as number | null) ?? 0;
+  const page = db.prepare(CHANGE_SQL.page.sqlite);
   return snapshotOf(
     { epoch, gapsText, headId },
     (afterId, toId, limit) => page.all(afterId, toId, limit) as ChangeRecord[],

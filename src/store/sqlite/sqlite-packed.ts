@@ -1,5 +1,6 @@
 import type { ChangeRecord } from '../../changelog/change.ts';
 import { PackedCache, unpackRows } from '../packed-rows.ts';
+import { PACKED_SQL } from '../sql/packed-tables.ts';
 import type { SqliteDatabase } from './database.ts';
 
 /** Reads of packed events' records (store/packed-rows.ts) in the embedded store. */
@@ -9,7 +10,7 @@ export class SqlitePackedRows {
   private readonly records;
 
   constructor(db: SqliteDatabase) {
-    this.body = db.prepare('SELECT body FROM archived_rows WHERE event_id = ?').pluck();
+    this.body = db.prepare(PACKED_SQL.body.sqlite).pluck();
     this.records = db
       .prepare(
         `SELECT DISTINCT r.event_id FROM json_each(?) j

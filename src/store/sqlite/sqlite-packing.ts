@@ -1,6 +1,9 @@
 import { packRows, priceIdsOf } from '../packed-rows.ts';
+import { ARCHIVED_SQL, archivedValues } from '../sql/archived-events.ts';
+import { CHANGE_SQL } from '../sql/changes.ts';
+import { PACKED_SQL } from '../sql/packed-tables.ts';
+import { SEASON_TOTALS_SQL, seasonTotalsValues } from '../sql/season-totals.ts';
 import type { ArchiveCommit, ChangeRecord } from '../store.ts';
-import { KEY_OF, rowColumns } from './schema.ts';
 import type { Statements } from './statements.ts';
 
 /**
@@ -15,22 +18,15 @@ export class SqlitePacking {
 
   constructor(private readonly sql: Statements) {
     const db = sql.db;
-    const archiveEvent = db.prepare('INSERT OR IGNORE INTO archived_events (event_id, archived_ms) VALUES (?, ?)');
-    const putTotals = db.prepare(
-      'INSERT INTO season_totals (season_key, body) VALUES (?, ?) ON CONFLICT (season_key) DO UPDATE SET body = excluded.body',
-    );
-    const queuePack = db.prepare(
-      `INSERT INTO archive_pending (event_id, last_id)
-           SELECT @id, (SELECT coalesce(max(id), 0) FROM changes WHERE event_key = (SELECT key FROM event_keys WHERE event_id = @id))
-            WHERE @id NOT IN (SELECT event_id FROM archived_rows)
-           ON CONFLICT (event_id) DO NOTHING`,
-    );
+    const archiveEvent = db.prepare(ARCHIVED_SQL.mark.sqlite);
+    const putTotals = db.prepare(SEASON_TOTALS_SQL.put.sqlite);
+    const queuePack = db.prepare(PACKED_SQL.queue.sqlite);
     this.archive = db.transaction((a: ArchiveCommit) => {
-      for (const id of a.eventIds) {
-        archiveEvent.run(id, a.archivedMs);
-        queuePack.run({ id });
+      for (const eventId of a.eventIds) {
+        archiveEvent.run(...archivedValues({ eventId, archivedMs: a.archivedMs }));
+        queuePack.run(eventId, eventId, eventId);
       }
-      for (const t of a.seasonTotals) putTotals.run(t.key, t.body);
+      for (const t of a.seasonTotals) putTotals.run(...seasonTotalsValues(t));
     });
     this.packTx = db.transaction((eventId: string, rows: readonly ChangeRecord[], body: Buffer, maxRows: number) =>
       this.storePacked(eventId, rows, body, maxRows),
@@ -44,10 +40,7 @@ export class SqlitePacking {
    * always: the next step looks).
    */
   async step(limit: number, maxRows: number): Promise<boolean> {
-    const draining = this.sql
-      .prepared('SELECT p.event_id FROM archive_pending p JOIN archived_rows r ON r.event_id = p.event_id LIMIT 1')
-      .pluck()
-      .get() as string | undefined;
+    const draining = this.sql.prepared(PACKED_SQL.draining.sqlite).pluck().get() as string | undefined;
     if (draining === undefined) return this.packOne(limit, maxRows);
     this.drainTx(draining, maxRows);
     return true;
@@ -61,18 +54,13 @@ export class SqlitePacking {
    * more waits.
    */
   private async packOne(limit: number, maxRows: number): Promise<boolean> {
-    const ready = this.sql
-      .prepared('SELECT event_id FROM archive_pending WHERE last_id < ? ORDER BY last_id LIMIT 2')
-      .pluck()
-      .all(limit) as string[];
+    const ready = this.sql.prepared(PACKED_SQL.ready.sqlite).pluck().all(limit) as string[];
     const eventId = ready[0];
     if (eventId === undefined) return false;
-    const rows = this.sql
-      .prepared(`SELECT ${rowColumns()} FROM changes WHERE event_key = ${KEY_OF} ORDER BY id`)
-      .all(eventId) as ChangeRecord[];
+    const rows = this.sql.prepared(CHANGE_SQL.ofEvent.sqlite).all(eventId) as ChangeRecord[];
     // A row of the event committed since it was archived (the ledger refuses them) waits for the boundary.
     if ((rows.at(-1)?.id ?? 0) >= limit) {
-      this.sql.prepared('UPDATE archive_pending SET last_id = ? WHERE event_id = ?').run(rows.at(-1)!.id, eventId);
+      this.sql.prepared(PACKED_SQL.waitFor.sqlite).run(rows.at(-1)!.id, eventId);
       return ready.length > 1;
     }
     return this.packTx(eventId, rows, await packRows(rows), maxRows) || ready.length > 1;
@@ -87,17 +75,13 @@ export class SqlitePacking {
    * Returns whether rows are left to delete.
    */
   private storePacked(eventId: string, rows: readonly ChangeRecord[], body: Buffer, maxRows: number): boolean {
-    const last =
-      (this.sql.prepared(`SELECT max(id) FROM changes WHERE event_key = ${KEY_OF}`).pluck().get(eventId) as
-        number | null) ?? 0;
+    const last = (this.sql.prepared(CHANGE_SQL.lastOfEvent.sqlite).pluck().get(eventId) as number | null) ?? 0;
     if (last !== (rows.at(-1)?.id ?? 0)) {
-      this.sql.prepared('UPDATE archive_pending SET last_id = ? WHERE event_id = ?').run(last, eventId);
+      this.sql.prepared(PACKED_SQL.waitFor.sqlite).run(last, eventId);
       return false;
     }
-    const record = this.sql
-      .prepared('INSERT INTO archived_rows (event_id, body) VALUES (?, ?)')
-      .run(eventId, body).lastInsertRowid;
-    const pointTo = this.sql.prepared('INSERT OR REPLACE INTO archived_prices (price_id, record) VALUES (?, ?)');
+    const record = this.sql.prepared(PACKED_SQL.store.sqlite).pluck().get(eventId, body) as number;
+    const pointTo = this.sql.prepared(PACKED_SQL.pointTo.sqlite);
     for (const priceId of priceIdsOf(rows)) pointTo.run(priceId, record);
     return this.drain(eventId, maxRows);
   }
@@ -107,13 +91,9 @@ export class SqlitePacking {
    * no longer pending. Returns whether rows are left.
    */
   private drain(eventId: string, maxRows: number): boolean {
-    const deleted = this.sql
-      .prepared(
-        `DELETE FROM changes WHERE id IN (SELECT id FROM changes WHERE event_key = ${KEY_OF} ORDER BY id LIMIT ?)`,
-      )
-      .run(eventId, maxRows).changes;
+    const deleted = this.sql.prepared(CHANGE_SQL.dropOfEvent.sqlite).run(eventId, maxRows).changes;
     if (deleted === maxRows) return true;
-    this.sql.prepared('DELETE FROM archive_pending WHERE event_id = ?').run(eventId);
+    this.sql.prepared(PACKED_SQL.done.sqlite).run(eventId);
     return false;
   }
 }

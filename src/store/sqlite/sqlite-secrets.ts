@@ -1,25 +1,25 @@
 import type { AdminTokenRecord, AdminTokenStore } from '../admin-tokens.ts';
 import type { KeyRecord, KeyStore } from '../keys.ts';
 import { ADMIN_TOKENS, API_KEYS, type SecretRecord, type SecretTable } from '../secret-tables.ts';
+import { type SecretSql, secretSql, secretValues } from '../sql/secrets.ts';
 import type { SqliteDatabase } from './database.ts';
 
 /** Hashed secrets in the store's file, listed by `order` (an ORDER BY list). */
 export class SqliteSecretStore<R extends SecretRecord> {
   private readonly byHash;
-  private readonly columns: string;
+  private readonly sql: SecretSql;
 
   constructor(
     private readonly db: SqliteDatabase,
     private readonly table: SecretTable<R>,
-    private readonly order: string,
+    order: string,
   ) {
-    this.columns = table.columns.join(', ');
-    this.byHash = db.prepare(`SELECT ${this.columns} FROM ${table.name} WHERE ${table.hash} = ?`);
+    this.sql = secretSql(table, order);
+    this.byHash = db.prepare(this.sql.byHash.sqlite);
   }
 
   async insert(r: R): Promise<void> {
-    const values = this.table.columns.map((c) => `@${c}`).join(', ');
-    this.db.prepare(`INSERT INTO ${this.table.name} (${this.columns}) VALUES (${values})`).run(r);
+    this.db.prepare(this.sql.insert.sqlite).run(...secretValues(this.table, r));
   }
 
   async findByHash(hash: string): Promise<R | undefined> {
@@ -27,18 +27,16 @@ export class SqliteSecretStore<R extends SecretRecord> {
   }
 
   async list(): Promise<R[]> {
-    return this.db.prepare(`SELECT ${this.columns} FROM ${this.table.name} ORDER BY ${this.order}`).all() as R[];
+    return this.db.prepare(this.sql.list.sqlite).all() as R[];
   }
 
   async revoke(match: { hash?: string; prefix?: string }, at: string): Promise<number> {
-    const column = match.hash ? this.table.hash : this.table.prefix;
-    return this.db
-      .prepare(`UPDATE ${this.table.name} SET revoked_at = ? WHERE ${column} = ? AND revoked_at IS NULL`)
-      .run(at, match.hash ?? match.prefix).changes;
+    const revoke = match.hash ? this.sql.revokeByHash : this.sql.revokeByPrefix;
+    return this.db.prepare(revoke.sqlite).run(at, match.hash ?? match.prefix).changes;
   }
 
   async count(): Promise<number> {
-    return (this.db.prepare(`SELECT count(*) AS n FROM ${this.table.name}`).get() as { n: number }).n;
+    return (this.db.prepare(this.sql.count.sqlite).get() as { n: number }).n;
   }
 }
 

@@ -1,5 +1,12 @@
 import { PackedLogStore } from '../packed-log-store.ts';
 import type { CompactResult, CompactStep } from '../retention.ts';
+import { ARCHIVED_SQL, archivedMarkOf, type ArchivedRow } from '../sql/archived-events.ts';
+import { BATCH_SQL, batchValues } from '../sql/batches.ts';
+import { CHANGE_SQL, changeColumns } from '../sql/changes.ts';
+import { SQLITE } from '../sql/dialect.ts';
+import { EVENT_FIELDS, EVENT_SQL } from '../sql/events.ts';
+import { MARKET_FIELDS, MARKET_SQL } from '../sql/markets.ts';
+import { valuesOf } from '../sql/row-codec.ts';
 import type {
   ArchivedMark,
   ChangeQuery,
@@ -17,7 +24,6 @@ import { Checkpointer } from './checkpointer.ts';
 import type { SqliteDatabase } from './database.ts';
 import { committedMsAt, eventsDescribedSince, firstIdDescribedSince, firstIdSince } from './log-times.ts';
 import { type PageRead, PageReader, type PageStatements, type RowStatement } from './page-reader.ts';
-import { eventIdColumn, KEY_OF, rowColumns } from './schema.ts';
 import { SqliteCompaction } from './sqlite-compaction.ts';
 import { SqliteHistoryStore } from './sqlite-history.ts';
 import { SqliteLoader } from './sqlite-load.ts';
@@ -101,22 +107,18 @@ export class SqliteStore extends PackedLogStore implements Store {
     for (const k of db.prepare('SELECT key, event_id FROM event_keys').all() as { key: number; event_id: string }[]) {
       this.keys.set(k.event_id, k.key);
     }
-    this.upsertEvent = db.prepare(
-      `INSERT INTO events (event_id, sport_id, event_date, info, change_id) VALUES (?, ?, ?, ?, ?)
-       ON CONFLICT (event_id) DO UPDATE SET sport_id = excluded.sport_id, event_date = excluded.event_date,
-         info = excluded.info, change_id = excluded.change_id`,
-    );
-    this.insertMarket = db.prepare('INSERT INTO markets (id, event_id, market_id, period_id) VALUES (?, ?, ?, ?)');
-    const headId = db.prepare('SELECT max(id) FROM changes').pluck();
-    const insertBatch = db.prepare('INSERT INTO ingest_batches (batch_id, head_id, committed_ms) VALUES (?, ?, ?)');
-    this.batchHeadOf = db.prepare('SELECT head_id FROM ingest_batches WHERE batch_id = ?').pluck();
+    this.upsertEvent = db.prepare(EVENT_SQL.upsert.sqlite);
+    this.insertMarket = db.prepare(MARKET_SQL.insert.sqlite);
+    const headId = db.prepare(CHANGE_SQL.head.sqlite).pluck();
+    const insertBatch = db.prepare(BATCH_SQL.insert.sqlite);
+    this.batchHeadOf = db.prepare(BATCH_SQL.headOf.sqlite).pluck();
     this.commitTx = db.transaction((c: Commit) => {
       // Ids only rise: a row below the head would be skipped by a reader whose cursor is at the head.
       const head = (headId.get() as number | null) ?? 0;
       for (const r of c.changes) {
         if (r.id <= head) throw new Error(`change id ${r.id} is not above the head ${head}`);
       }
-      for (const m of c.markets) this.insertMarket.run(m.id, m.event_id, m.market_id, m.period_id);
+      for (const m of c.markets) this.insertMarket.run(...valuesOf(m, MARKET_FIELDS));
       for (const r of c.changes) {
         this.insertChange.run(
           r.id,
@@ -132,9 +134,8 @@ export class SqliteStore extends PackedLogStore implements Store {
           r.detail,
         );
       }
-      for (const e of c.events) this.upsertEvent.run(e.event_id, e.sport_id, e.event_date, e.info, e.change_id);
-      // The primary key refuses a batch id already kept, and the whole commit with it.
-      if (c.batch) insertBatch.run(c.batch.id, c.batch.headId, c.batch.committedMs);
+      for (const e of c.events) this.upsertEvent.run(...valuesOf(e, EVENT_FIELDS));
+      if (c.batch) insertBatch.run(...batchValues(c.batch));
     });
     this.loader = new SqliteLoader(this.sql);
     this.compaction = new SqliteCompaction(this.sql);
@@ -147,7 +148,7 @@ export class SqliteStore extends PackedLogStore implements Store {
     const [bytes] = this.sql
       .prepared(
         `SELECT CAST(group_concat(payload, ',') AS BLOB) FROM (SELECT id, payload FROM
-         (SELECT id, payload FROM changes WHERE kind = 'play' AND event_key = ${KEY_OF} ORDER BY id LIMIT ? OFFSET ?)
+         (SELECT id, payload FROM changes WHERE kind = 'play' AND ${SQLITE.ofEvent('')} ORDER BY id LIMIT ? OFFSET ?)
        ORDER BY id DESC)`,
         true,
       )
@@ -156,10 +157,7 @@ export class SqliteStore extends PackedLogStore implements Store {
   }
 
   protected logStats(eventId: string, uptoId: number): Promise<ChangeRecord[]> {
-    return this.readRows<ChangeRecord>({
-      sql: `SELECT ${rowColumns()} FROM changes WHERE kind = 'stat' AND event_key = ${KEY_OF} AND id <= ? ORDER BY id`,
-      args: [eventId, uptoId],
-    });
+    return this.readRows<ChangeRecord>({ sql: CHANGE_SQL.statsUpTo.sqlite, args: [eventId, uptoId] });
   }
 
   async committedMsAt(id: number): Promise<number | undefined> {
@@ -282,41 +280,30 @@ export class SqliteStore extends PackedLogStore implements Store {
   async highestIds(): Promise<HighestIds> {
     return {
       priceId: this.loader.maxPriceId(Number.MAX_SAFE_INTEGER),
-      marketId: (this.sql.prepared('SELECT max(id) FROM markets').pluck().get() as number | null) ?? 0,
+      marketId: (this.sql.prepared(MARKET_SQL.maxId.sqlite).pluck().get() as number | null) ?? 0,
     };
   }
 
   async archivedSince(ms: number): Promise<ArchivedMark[]> {
-    return this.sql
-      .prepared(
-        'SELECT event_id AS eventId, archived_ms AS archivedMs FROM archived_events WHERE archived_ms >= ? ORDER BY archived_ms, event_id',
-      )
-      .all(ms) as ArchivedMark[];
+    return (this.sql.prepared(ARCHIVED_SQL.since.sqlite).all(ms) as ArchivedRow[]).map(archivedMarkOf);
   }
 
   protected async archivedHeader(
     eventId: string,
   ): Promise<{ event: EventRecord; markets: MarketRecord[] } | undefined> {
-    const event = this.sql
-      .prepared('SELECT e.* FROM events e JOIN archived_events a ON a.event_id = e.event_id WHERE e.event_id = ?')
-      .get(eventId) as EventRecord | undefined;
+    const event = this.sql.prepared(EVENT_SQL.archived.sqlite).get(eventId) as EventRecord | undefined;
     if (!event) return undefined;
-    const markets = this.sql
-      .prepared('SELECT * FROM markets WHERE event_id = ? ORDER BY id')
-      .all(eventId) as MarketRecord[];
+    const markets = this.sql.prepared(MARKET_SQL.ofEvent.sqlite).all(eventId) as MarketRecord[];
     return { event, markets };
   }
 
   protected async logArchived(eventId: string): Promise<{ latestPrices: ChangeRecord[]; plays: number }> {
-    const plays = this.sql
-      .prepared(`SELECT count(*) FROM changes WHERE kind = 'play' AND event_key = ${KEY_OF}`)
-      .pluck()
-      .get(eventId) as number;
+    const plays = this.sql.prepared(CHANGE_SQL.playCount.sqlite).pluck().get(eventId) as number;
     // The last row of each of the event's prices, through the per-price index.
     const latestPrices = this.sql
       .prepared(
-        `SELECT ${rowColumns('c')} FROM changes c JOIN (SELECT max(id) AS id FROM changes
-         WHERE event_key = ${KEY_OF} AND price_id IS NOT NULL GROUP BY price_id) m ON c.id = m.id ORDER BY c.price_id`,
+        `SELECT ${changeColumns(SQLITE, 'c')} FROM changes c JOIN (SELECT max(id) AS id FROM changes
+         WHERE ${SQLITE.ofEvent('')} AND price_id IS NOT NULL GROUP BY price_id) m ON c.id = m.id ORDER BY c.price_id`,
       )
       .all(eventId) as ChangeRecord[];
     return { latestPrices, plays };
@@ -331,7 +318,7 @@ export class SqliteStore extends PackedLogStore implements Store {
   }
 
   async rowCount(): Promise<number> {
-    return this.sql.prepared('SELECT count(*) FROM changes').pluck().get() as number;
+    return this.sql.prepared(CHANGE_SQL.rowCount.sqlite).pluck().get() as number;
   }
 
   async getMeta(key: string): Promise<string | undefined> {
@@ -388,7 +375,7 @@ export class SqliteStore extends PackedLogStore implements Store {
   async scanPriceRows(afterId: number, toId: number, each: (row: PriceRowSummary) => void): Promise<void> {
     const rows = this.sql
       .prepared(
-        `SELECT id, sport_id, ${EVENT_ID}, affiliate_id, market_id, json_extract(detail, '$.period_id') AS period_id,
+        `SELECT id, sport_id, ${SQLITE.eventId('')} AS event_id, affiliate_id, market_id, ${SQLITE.period('')} AS period_id,
          payload FROM changes
         WHERE id > ? AND id <= ? AND price_id IS NOT NULL ORDER BY id`,
       )
@@ -410,6 +397,3 @@ export class SqliteStore extends PackedLogStore implements Store {
     this.db.close();
   }
 }
-
-/** A change row's event id, in a select list. */
-const EVENT_ID = eventIdColumn();

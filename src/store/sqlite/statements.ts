@@ -1,4 +1,6 @@
 import type Database from 'better-sqlite3';
+import { CHANGE_SQL } from '../sql/changes.ts';
+import { META_SQL } from '../sql/meta.ts';
 import type { SqliteDatabase } from './database.ts';
 
 /** A connection's statements, prepared once per distinct SQL text, and its small reads and writes. */
@@ -20,18 +22,16 @@ export class Statements {
   }
 
   meta(key: string): string | undefined {
-    const row = this.prepared('SELECT value FROM meta WHERE key = ?').get(key) as { value: string } | undefined;
+    const row = this.prepared(META_SQL.read.sqlite).get(key) as { value: string } | undefined;
     return row?.value;
   }
 
   writeMeta(key: string, value: string): void {
-    this.prepared(
-      'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
-    ).run(key, value);
+    this.prepared(META_SQL.write.sqlite).run(key, value);
   }
 
   /** The last row's id, 0 for an empty log. */
   headId(): number {
-    return (this.prepared('SELECT max(id) FROM changes').pluck().get() as number | null) ?? 0;
+    return (this.prepared(CHANGE_SQL.head.sqlite).pluck().get() as number | null) ?? 0;
   }
 }
