@@ -4,7 +4,7 @@ import type { Discipline } from '../../src/catalog/sports.ts';
 import type { Tier } from '../../src/catalog/tiers.ts';
 import type { EventInfo, Score } from '../../src/domain/types.ts';
 import type { PlayInput } from '../../src/domain/plays.ts';
-import type { PriceUpdate, UpdateBatch } from '../../src/ledger/updates.ts';
+import type { CatalogUpdate, PriceUpdate, UpdateBatch } from '../../src/ledger/updates.ts';
 
 export const today = (): string => new Date().toISOString().slice(0, 10);
 
@@ -287,3 +287,21 @@ export const SCORING_STATS: Record<Discipline, readonly string[]> = {
   golf: [],
   motorsport: [],
 };
+
+/** A `stats` catalog record of `sport_id` defining one stat of each id, each named after its id. */
+export const statsRecord = (sport_id: number, ids: number[]): CatalogUpdate => ({
+  kind: 'catalog',
+  record: {
+    type: 'stats',
+    sport_id,
+    stats: ids.map((id) => ({
+      id,
+      name: `stat${id}`,
+      display_name: `Stat ${id}`,
+      abbreviation: 'S',
+      category: 'test',
+      description: '',
+      scope: 'both',
+    })),
+  },
+});

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { nbaEvent, PICKLEBALL_STATS, price, score, today } from '../helpers/fixtures.ts';
+import { nbaEvent, PICKLEBALL_STATS, price, score, statsRecord, today } from '../helpers/fixtures.ts';
 import { type IngestServer, startIngestServer } from '../helpers/server.ts';
 import { connect } from '../helpers/ws-client.ts';
 
@@ -407,24 +407,6 @@ test("a score that breaks its sport's rules is taken as sent: the spec does not 
   }
 });
 
-/** A stats record of `sport_id` defining stats of these ids, each named after its id. */
-const statsOf = (sport_id: number, ids: number[]) => ({
-  kind: 'catalog',
-  record: {
-    type: 'stats',
-    sport_id,
-    stats: ids.map((id) => ({
-      id,
-      name: `stat${id}`,
-      display_name: `Stat ${id}`,
-      abbreviation: 'S',
-      category: 'test',
-      description: '',
-      scope: 'both',
-    })),
-  },
-});
-
 test('a stat id another sport defines is refused, named by record index and field', async () => {
   const points = 4001;
   const refused = await ingest({
@@ -432,9 +414,9 @@ test('a stat id another sport defines is refused, named by record index and fiel
     records: [
       sportRecord(63, 'Sport 63', 'basketball'),
       sportRecord(64, 'Sport 64', 'basketball'),
-      statsOf(63, [63_001, points]),
+      statsRecord(63, [63_001, points]),
       // Defined by the record before it in the batch.
-      statsOf(64, [64_001, 64_002, 63_001]),
+      statsRecord(64, [64_001, 64_002, 63_001]),
     ],
   });
   assert.equal(refused.status, 400, JSON.stringify(refused.body));
@@ -453,14 +435,20 @@ test('a stat id another sport defines is refused, named by record index and fiel
   );
 
   // An id moves from one sport to another when the batch takes it from the first before the second lists it.
-  assert.equal((await ingest({ batch_id: 'cat-ids-1', records: [statsOf(63, [63_001])] })).status, 200);
-  const moved = await ingest({ batch_id: 'cat-ids-2', records: [statsOf(63, [63_002]), statsOf(64, [63_001])] });
+  assert.equal((await ingest({ batch_id: 'cat-ids-1', records: [statsRecord(63, [63_001])] })).status, 200);
+  const moved = await ingest({
+    batch_id: 'cat-ids-2',
+    records: [statsRecord(63, [63_002]), statsRecord(64, [63_001])],
+  });
   assert.equal(moved.status, 200, JSON.stringify(moved.body));
   assert.deepEqual(
     (await s.get('/api/v2/stats?id=63001')).body.map((d: any) => d.sport_id),
     [64],
   );
-  const backwards = await ingest({ batch_id: 'cat-ids-3', records: [statsOf(63, [63_001]), statsOf(64, [64_001])] });
+  const backwards = await ingest({
+    batch_id: 'cat-ids-3',
+    records: [statsRecord(63, [63_001]), statsRecord(64, [64_001])],
+  });
   assert.deepEqual(
     backwards.body.faults?.map((f: any) => [f.index, f.field]),
     [[0, '/record/stats/0/id']],

@@ -11,8 +11,7 @@ import { MemoryBus } from '../../src/bus/memory-bus.ts';
 import { Ledger, LedgerError } from '../../src/ledger/ledger.ts';
 import { openSqlite } from '../../src/store/sqlite/database.ts';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
-import type { CatalogUpdate } from '../../src/ledger/updates.ts';
-import { batch, nbaEvent, nbaPrices, price } from '../helpers/fixtures.ts';
+import { batch, nbaEvent, nbaPrices, price, statsRecord } from '../helpers/fixtures.ts';
 
 async function setup(dir = mkdtempSync(join(tmpdir(), 'oddsbase-ledger-'))) {
   const store = new SqliteStore(openSqlite(dir));
@@ -185,24 +184,6 @@ test('a batch naming an unknown event is refused whole and nothing is written', 
   await assert.rejects(s.ledger.apply(batch('2026-11-23T10:00:00Z', [...nbaPrices(E)])), LedgerError);
   assert.equal(s.ledger.headId, 0);
   assert.equal(s.board.events.size, 0);
-});
-
-/** A stats record of `sport_id` defining one stat of each id. */
-const statsRecord = (sport_id: number, ids: number[]): CatalogUpdate => ({
-  kind: 'catalog',
-  record: {
-    type: 'stats',
-    sport_id,
-    stats: ids.map((id) => ({
-      id,
-      name: `stat${id}`,
-      display_name: `Stat ${id}`,
-      abbreviation: 'S',
-      category: 'test',
-      description: '',
-      scope: 'both',
-    })),
-  },
 });
 
 test("a stats record listing another sport's stat id is refused whole; an id the batch frees first may move", async (t) => {

@@ -13,6 +13,7 @@ import { Ledger } from '../../src/ledger/ledger.ts';
 import type { CatalogUpdate } from '../../src/ledger/updates.ts';
 import { openSqlite } from '../../src/store/sqlite/database.ts';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
+import { statsRecord } from '../helpers/fixtures.ts';
 
 /**
  * The mirror's stats records keep each stat id with one sport, as the ledger requires: an upstream
@@ -39,23 +40,6 @@ const upstream = (defs: StatDefinition[]) =>
     stats: async () => ({ data: defs }),
   }) as unknown as OddsbaseClient;
 
-const held = (sport_id: number, ids: number[]): CatalogUpdate => ({
-  kind: 'catalog',
-  record: {
-    type: 'stats',
-    sport_id,
-    stats: ids.map((id) => ({
-      id,
-      name: `stat${id}`,
-      display_name: `Stat ${id}`,
-      abbreviation: 'S',
-      category: 'test',
-      description: '',
-      scope: 'both',
-    })),
-  },
-});
-
 test("an upstream's stats records keep each id with one sport, and the ledger takes them", async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'oddsbase-mirror-stats-'));
   const store = new SqliteStore(openSqlite(dir));
@@ -70,9 +54,9 @@ test("an upstream's stats records keep each id with one sport, and the ledger ta
     at,
     updates: [
       ...simulatorCatalog().map((record): CatalogUpdate => ({ kind: 'catalog', record })),
-      held(60, [60_001]),
-      held(70, [70_001]),
-      held(71, [71_001]),
+      statsRecord(60, [60_001]),
+      statsRecord(70, [70_001]),
+      statsRecord(71, [71_001]),
     ],
   });
   const records = (
