@@ -317,6 +317,10 @@ export class SqliteStore extends PackedLogStore implements Store {
     return this.sql.headId();
   }
 
+  /**
+   * Counted: ids are no count (compaction and packing delete rows, a restored log skips 10^12 ids),
+   * and SQLite counts through its smallest index in one process, without a network or other nodes.
+   */
   async rowCount(): Promise<number> {
     return this.sql.prepared(CHANGE_SQL.rowCount.sqlite).pluck().get() as number;
   }
