@@ -456,7 +456,7 @@ keys
     const outcome = await withAccounts(opts, async ({ keys: store }) => {
       const exact = await store.revoke({ hash: hashKey(key) }, new Date().toISOString());
       if (exact > 0) return 'revoked';
-      const matches = (await store.list()).filter((r) => r.key_prefix === prefix && !r.revoked_at);
+      const matches = await store.activeByPrefix(prefix);
       if (matches.length > 1) return `${matches.length} active keys share the prefix ${prefix}; give the full key`;
       const n = matches.length === 1 ? await store.revoke({ prefix }, new Date().toISOString()) : 0;
       return n > 0 ? 'revoked' : 'no active key matches';
@@ -517,7 +517,7 @@ adminTokens
     const outcome = await withAccounts(opts, async ({ adminTokens: store }) => {
       const at = new Date().toISOString();
       if ((await store.revoke({ hash: hashKey(token) }, at)) > 0) return 'revoked';
-      const matches = (await store.list()).filter((r) => r.token_prefix === prefix && !r.revoked_at);
+      const matches = await store.activeByPrefix(prefix);
       if (matches.length > 1)
         return `${matches.length} active admin tokens share the prefix ${prefix}; give the full token`;
       const n = matches.length === 1 ? await store.revoke({ prefix }, at) : 0;

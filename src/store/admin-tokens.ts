@@ -23,4 +23,6 @@ export interface AdminTokenStore {
    * how many were revoked. A token already revoked keeps its first revocation time.
    */
   revoke(hashOrPrefix: { hash?: string; prefix?: string }, at: string): Promise<number>;
+  /** The active tokens whose stored prefix equals the one given, oldest first. */
+  activeByPrefix(prefix: string): Promise<AdminTokenRecord[]>;
 }

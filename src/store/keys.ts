@@ -46,5 +46,7 @@ export interface KeyStore {
    * returns how many were revoked. A key already revoked keeps its first revocation time.
    */
   revoke(hashOrPrefix: { hash?: string; prefix?: string }, at: string): Promise<number>;
+  /** The active keys whose stored prefix equals the one given, oldest first. */
+  activeByPrefix(prefix: string): Promise<KeyRecord[]>;
   count(): Promise<number>;
 }

@@ -238,3 +238,14 @@ export const KEYS_BY_PREFIX: IndexDef = {
   table: 'api_keys',
   columns: ['key_prefix'],
 };
+
+/**
+ * Admin tokens by their stored prefix, as `KEYS_BY_PREFIX` for keys: `oddsbase admin-tokens revoke
+ * PREFIX` finds its rows without reading the table. Added after the first release: SQLite makes it
+ * at open, PostgreSQL in migration 4.
+ */
+export const ADMIN_TOKENS_BY_PREFIX: IndexDef = {
+  name: 'admin_tokens_by_prefix',
+  table: 'admin_tokens',
+  columns: ['token_prefix'],
+};

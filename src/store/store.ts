@@ -248,7 +248,11 @@ export interface Store {
   readArchivedEvent(eventId: string): Promise<ArchivedEvent | undefined>;
   /** The id of the newest row in the log (0 when empty). */
   lastRowId(): Promise<number>;
-  /** How many change rows the log holds: what a start's load reads through, so what its time is told by. */
+  /**
+   * How many change rows the log holds: what a start's load reads through, so what its time is told
+   * by. An estimate may serve (PostgreSQL reads its statistics once it has them); a log that has
+   * none yet, as a new one, is counted exactly.
+   */
   rowCount(): Promise<number>;
   /**
    * The highest price id and market record id ever committed (0 when none), those of archived and

@@ -112,3 +112,28 @@ describe('one writer', () => {
     }
   });
 });
+
+describe('row count', () => {
+  it("is counted before the log's first ANALYZE, then estimated from its statistics and size", async () => {
+    const url = await (await postgres()).createDatabase();
+    const store = await PgStore.open(url);
+    const pool = new pg.Pool({ connectionString: url });
+    const rows = (from: number, n: number) =>
+      Array.from({ length: n }, (_, i) => priceRow({ id: from + i, price_id: from + i }));
+    try {
+      await store.commit(batch(rows(1, 2000)));
+      assert.equal(await store.rowCount(), 2000, 'no statistics yet: counted');
+      await pool.query('ANALYZE changes');
+      await store.commit(batch(rows(2001, 2000)));
+      // The statistics saw 2,000 rows; the pages written since count the rest.
+      const estimate = await store.rowCount();
+      assert.ok(estimate > 3600 && estimate < 4400, `${estimate} rows estimated of 4000`);
+      // Statistics that say a hundred times as many rows a page: the log is not read.
+      await pool.query("UPDATE pg_class SET reltuples = reltuples * 100 WHERE oid = 'changes'::regclass");
+      assert.ok((await store.rowCount()) > 100_000, 'read from the statistics, not counted');
+    } finally {
+      await pool.end();
+      await store.close();
+    }
+  });
+});

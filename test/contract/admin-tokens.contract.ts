@@ -81,6 +81,18 @@ export function adminTokenStoreContract(name: string, make: () => Promise<AdminT
       assert.equal(await tokens.revoke({ prefix: 'oba_9' }, REVOKED_AT), 0);
     });
 
+    it('finds the active tokens of a whole stored prefix, oldest first', async (t) => {
+      const { tokens } = await withTokens(t);
+      const prefix = TOKEN_2.slice(0, 12);
+      assert.deepEqual(
+        (await tokens.activeByPrefix(prefix)).map((r) => r.token_hash),
+        [TOKEN_3, TOKEN_2].map(hashKey),
+      );
+      await tokens.revoke({ hash: hashKey(TOKEN_3) }, REVOKED_AT);
+      assert.deepEqual(await tokens.activeByPrefix(prefix), [record(TOKEN_2, '2026-12-02T00:00:00.000Z')]);
+      assert.deepEqual(await tokens.activeByPrefix('oba_2222'), []);
+    });
+
     it('keeps tokens and revocations across a reopen', async (t) => {
       const f = await withTokens(t);
       if (!f.reopen) return t.skip('this store lives in the process: there is nothing to reopen');

@@ -139,6 +139,18 @@ export function keyStoreContract(name: string, make: () => Promise<KeyStoreFixtu
       );
     });
 
+    it('finds the active keys of a whole stored prefix, oldest first', async (t) => {
+      const keys = await withKeys(t);
+      assert.deepEqual(
+        (await keys.activeByPrefix(keyPrefix(KEY_2))).map((r) => r.key_hash),
+        [hashKey(KEY_3), hashKey(KEY_2)],
+      );
+      await keys.revoke({ hash: hashKey(KEY_3) }, REVOKED_AT);
+      assert.deepEqual(await keys.activeByPrefix(keyPrefix(KEY_2)), [key(KEY_2, '2026-11-02T00:00:00.000Z')]);
+      assert.deepEqual(await keys.activeByPrefix('ob_222'), []);
+      assert.deepEqual(await keys.activeByPrefix(KEY_1), []);
+    });
+
     it('an unknown hash revokes nothing', async (t) => {
       const keys = await withKeys(t);
       assert.equal(await keys.revoke({ hash: hashKey('ob_unknown') }, REVOKED_AT), 0);

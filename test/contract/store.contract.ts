@@ -911,6 +911,17 @@ export function storeContract(name: string, make: () => Promise<StoreFixture>): 
           );
         });
       }
+
+      it('gives period 0 to a price row whose detail names none', async (t) => {
+        const { store } = await fresh(t);
+        const noPeriod = priceRow({ id: 1, price_id: 1 });
+        const detail = JSON.parse(noPeriod.detail!) as Record<string, unknown>;
+        delete detail.period_id;
+        await store.commit(batch([{ ...noPeriod, detail: JSON.stringify(detail) }]));
+        const seen: number[] = [];
+        await store.scanPriceRows(0, 1, (row) => seen.push(row.period_id));
+        assert.deepEqual(seen, [0]);
+      });
     });
 
     describe('time lookups', () => {

@@ -7,6 +7,7 @@ import { test } from 'node:test';
 import { MIGRATIONS } from '../../src/store/postgres/schema.ts';
 import { openSqlite } from '../../src/store/sqlite/database.ts';
 import {
+  ADMIN_TOKENS_BY_PREFIX,
   ARCHIVED_BY_TIME,
   createIndex,
   createTable,
@@ -98,4 +99,34 @@ test('SQLite finds keys by prefix through their index, which a file made before 
     'CREATE INDEX api_keys_by_prefix ON api_keys (key_prefix);',
     "PostgreSQL's migration 1 made it",
   );
+});
+
+test('SQLite finds admin tokens by prefix through their index, which a file made before it gains at open', (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'oddsbase-sql-tables-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const before = openSqlite(dir);
+  before.exec(`DROP INDEX ${ADMIN_TOKENS_BY_PREFIX.name}`);
+  before.close();
+  const db = openSqlite(dir);
+  try {
+    // The statements of a revocation by prefix (SqliteSecretStore.revoke, activeByPrefix).
+    for (const sql of [
+      'UPDATE admin_tokens SET revoked_at = ? WHERE token_prefix = ? AND revoked_at IS NULL',
+      'SELECT token_hash FROM admin_tokens WHERE token_prefix = ? AND revoked_at IS NULL',
+    ]) {
+      const plan = db
+        .prepare(`EXPLAIN QUERY PLAN ${sql}`)
+        .all(...(sql.startsWith('UPDATE') ? ['t'] : []), 'oba_12345678');
+      assert.match(
+        (plan as { detail: string }[]).map((p) => p.detail).join('; '),
+        /USING INDEX admin_tokens_by_prefix \(token_prefix=\?\)/,
+        sql,
+      );
+    }
+  } finally {
+    db.close();
+  }
+  const migration = MIGRATIONS.find((m) => m.sql === createIndex(ADMIN_TOKENS_BY_PREFIX, 'postgres'));
+  assert.ok(migration && migration.version > 3, 'a PostgreSQL migration after the released ones makes it');
+  assert.equal(migration.sql, 'CREATE INDEX admin_tokens_by_prefix ON admin_tokens (token_prefix);');
 });

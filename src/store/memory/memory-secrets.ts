@@ -43,6 +43,10 @@ export class MemorySecretStore<R extends SecretRecord> {
     return revoked;
   }
 
+  async activeByPrefix(prefix: string): Promise<R[]> {
+    return (await this.list()).filter((r) => r[this.table.prefix] === prefix && r.revoked_at === null);
+  }
+
   async count(): Promise<number> {
     return this.records.size;
   }

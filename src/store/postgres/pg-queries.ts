@@ -11,6 +11,17 @@ export const LOAD_PAGE = 5000;
 export const ROW = changeColumns(POSTGRES);
 export const FUTURES = "kind IN ('futures_board', 'futures_price', 'futures_settlement')";
 
+/**
+ * The change log's rows as the planner estimates them: the rows per page of its last ANALYZE times
+ * the table's pages now (what the planner itself reckons with), so a log grown since is still
+ * counted near enough. NULL when the table was never analysed (no statistics yet).
+ */
+export const ROWS_ESTIMATE = `
+SELECT CASE WHEN c.reltuples < 0 OR c.relpages = 0 THEN NULL
+            ELSE round(c.reltuples / c.relpages * (pg_relation_size(c.oid) / current_setting('block_size')::bigint))::bigint
+       END AS n
+  FROM pg_class c WHERE c.oid = 'changes'::regclass`;
+
 /** The pool or one connection: what runs a statement. */
 export type Queryable = Pick<pg.ClientBase, 'query'>;
 

@@ -36,6 +36,10 @@ export class PgSecretStore<R extends SecretRecord> {
     return (await this.pool.query(revoke.postgres, [at, match.hash ?? match.prefix])).rowCount ?? 0;
   }
 
+  async activeByPrefix(prefix: string): Promise<R[]> {
+    return (await this.pool.query<R>(this.sql.activeByPrefix.postgres, [prefix])).rows;
+  }
+
   async count(): Promise<number> {
     return (await this.pool.query<{ n: number }>(this.sql.count.postgres)).rows[0]!.n;
   }

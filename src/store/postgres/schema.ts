@@ -1,4 +1,5 @@
 import {
+  ADMIN_TOKENS_BY_PREFIX,
   API_KEYS,
   ARCHIVED_BY_TIME,
   changeIndexes,
@@ -81,5 +82,10 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
     version: 3,
     name: 'archived events by time',
     sql: index(ARCHIVED_BY_TIME),
+  },
+  {
+    version: 4,
+    name: 'admin tokens by prefix',
+    sql: index(ADMIN_TOKENS_BY_PREFIX),
   },
 ];

@@ -10,6 +10,8 @@ export interface SecretSql {
   /** Revokes the active secrets of the hash or the prefix bound (the revocation time first). */
   revokeByHash: SqlText;
   revokeByPrefix: SqlText;
+  /** The active secrets of the prefix bound, read through the prefix index. */
+  activeByPrefix: SqlText;
   count: SqlText;
 }
 
@@ -23,6 +25,9 @@ export function secretSql<R extends SecretRecord>(t: SecretTable<R>, order: stri
     list: sqlText(`SELECT ${columns} FROM ${t.name} ORDER BY ${order}`),
     revokeByHash: revoke(t.hash),
     revokeByPrefix: revoke(t.prefix),
+    activeByPrefix: sqlText(
+      `SELECT ${columns} FROM ${t.name} WHERE ${t.prefix} = ? AND revoked_at IS NULL ORDER BY ${order}`,
+    ),
     count: sqlText(`SELECT count(*) AS n FROM ${t.name}`),
   };
 }

@@ -1,6 +1,7 @@
 // The driver's type itself: database.ts, which names it SqliteDatabase, imports this file.
 import type Database from 'better-sqlite3';
 import {
+  ADMIN_TOKENS_BY_PREFIX,
   API_KEYS,
   ARCHIVED_BY_TIME,
   changeIndexes,
@@ -72,6 +73,7 @@ export const SCHEMA = [
   created_at TEXT NOT NULL,
   revoked_at TEXT
 );`,
+  createIndex(ADMIN_TOKENS_BY_PREFIX, 'sqlite'),
   ...[INGEST_BATCHES, COUNTERS].map((t) => createTable(t, 'sqlite')),
 ].join('\n');
 

@@ -35,6 +35,10 @@ export class SqliteSecretStore<R extends SecretRecord> {
     return this.db.prepare(revoke.sqlite).run(at, match.hash ?? match.prefix).changes;
   }
 
+  async activeByPrefix(prefix: string): Promise<R[]> {
+    return this.db.prepare(this.sql.activeByPrefix.sqlite).all(prefix) as R[];
+  }
+
   async count(): Promise<number> {
     return (this.db.prepare(this.sql.count.sqlite).get() as { n: number }).n;
   }

@@ -317,6 +317,10 @@ export class SqliteStore extends PackedLogStore implements Store {
     return this.sql.headId();
   }
 
+  /**
+   * Counted: ids are no count (compaction and packing delete rows, a restored log skips 10^12 ids),
+   * and SQLite counts through its smallest index in one process, without a network or other nodes.
+   */
   async rowCount(): Promise<number> {
     return this.sql.prepared(CHANGE_SQL.rowCount.sqlite).pluck().get() as number;
   }
@@ -372,10 +376,11 @@ export class SqliteStore extends PackedLogStore implements Store {
     return { count, lastRowId, bytes, more: this.sql.prepared(next, true).get(...args) !== undefined };
   }
 
+  /** A detail that names no period is period 0, as PostgreSQL's reads and periodOfDetail say. */
   async scanPriceRows(afterId: number, toId: number, each: (row: PriceRowSummary) => void): Promise<void> {
     const rows = this.sql
       .prepared(
-        `SELECT id, sport_id, ${SQLITE.eventId('')} AS event_id, affiliate_id, market_id, ${SQLITE.period('')} AS period_id,
+        `SELECT id, sport_id, ${SQLITE.eventId('')} AS event_id, affiliate_id, market_id, coalesce(${SQLITE.period('')}, 0) AS period_id,
          payload FROM changes
         WHERE id > ? AND id <= ? AND price_id IS NOT NULL ORDER BY id`,
       )
