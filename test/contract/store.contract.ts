@@ -175,6 +175,18 @@ export function storeContract(name: string, make: () => Promise<StoreFixture>): 
         assert.deepEqual(await store.readChanges(query()), log);
       });
 
+      it('keeps payloads and details holding backslashes, tabs, newlines and carriage returns byte for byte', async (t) => {
+        const { store } = await fresh(t);
+        const texts = ['back\\slash', 'tab\t', 'new\nline', 'carriage\rreturn', '\\N', '\\\t\n\r\\n', ''];
+        const rows = texts.map((text, i) => ({
+          ...priceRow({ id: i + 1, price_id: i + 1 }),
+          payload: `{"x":${JSON.stringify(text)},"raw":"${text}"}`,
+          detail: text,
+        }));
+        await store.commit(batch(rows));
+        assert.deepEqual(await store.readChanges(query()), rows);
+      });
+
       it('a later commit of an event replaces it; markets accumulate', async (t) => {
         const { store } = await fresh(t);
         const log = mixedLog();

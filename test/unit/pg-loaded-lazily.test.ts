@@ -11,12 +11,15 @@ function sources(dir: string): string[] {
 }
 
 // `npm test` needs nothing but Node, and the embedded server's bundle hoists static imports of
-// packages to its top: pg is loaded only by an `import('pg')` when a database is configured.
-test('no source, and nothing npm test loads, imports pg statically', () => {
+// packages to its top: pg and its COPY streams are loaded only by an `import()` when a database
+// is configured.
+test('no source, and nothing npm test loads, imports pg or pg-copy-streams statically', () => {
   const files = ['src', 'test/unit', 'test/contract', 'test/integration', 'test/helpers'].flatMap(sources);
-  const staticImport = /^import\s+(?!type\b)[^;]*from\s+['"]pg['"]/m;
+  const staticImport = /^import\s+(?!type\b)[^;]*from\s+['"]pg(-copy-streams)?['"]/m;
   const offenders = files.filter((f) => staticImport.test(readFileSync(f, 'utf8')));
   assert.deepEqual(offenders, []);
   const lazy = files.filter((f) => /import\(['"]pg['"]\)/.test(readFileSync(f, 'utf8')));
   assert.ok(lazy.includes(join('src', 'store', 'postgres', 'database.ts')), 'the store loads it on first use');
+  const copy = files.filter((f) => /import\(['"]pg-copy-streams['"]\)/.test(readFileSync(f, 'utf8')));
+  assert.deepEqual(copy, [join('src', 'store', 'postgres', 'pg-commit.ts')], 'the commit loads it on first use');
 });

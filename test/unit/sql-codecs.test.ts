@@ -4,11 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type TestContext, test } from 'node:test';
 import type { KeyRecord } from '../../src/store/keys.ts';
-import { COMMIT_SQL, commitArgs } from '../../src/store/postgres/pg-commit.ts';
 import { ADMIN_TOKENS, API_KEYS } from '../../src/store/secret-tables.ts';
 import { ARCHIVED_SQL, archivedMarkOf, type ArchivedRow, archivedValues } from '../../src/store/sql/archived-events.ts';
 import { BATCH_SQL, batchValues } from '../../src/store/sql/batches.ts';
-import { CHANGE_FIELDS, CHANGE_SQL, changeColumns, periodOf } from '../../src/store/sql/changes.ts';
+import { CHANGE_SQL, changeColumns, periodOf } from '../../src/store/sql/changes.ts';
 import { COUNTER_SQL, counterOf, type CounterRow, counterValues } from '../../src/store/sql/counters.ts';
 import { numbered, POSTGRES, SQLITE, type SqlText, sqlText } from '../../src/store/sql/dialect.ts';
 import { EVENT_FIELDS, EVENT_SQL } from '../../src/store/sql/events.ts';
@@ -104,31 +103,6 @@ test('a change row through SQLite: committed, then selected by its columns, is t
     .all() as ChangeRecord[];
   assert.deepEqual(rewritten, { ...rows[0], payload: '{}' });
   await store.close();
-});
-
-test("a change row through PostgreSQL's commit: its columns' arrays give the record back, its period filled", () => {
-  const rows = [priceRow({ id: 1, price_id: 7, period_id: -1 }), playRow({ id: 2, sequence: 1 })];
-  const args = commitArgs({ changes: rows, events: [], markets: [] });
-  // $10 to $21: one JSON array a column, in the order COMMIT_SQL's `AS r (...)` names them.
-  const names = /AS r \(([^)]*)\)/.exec(COMMIT_SQL)![1]!.split(', ');
-  const columns = args.slice(9, 21).map((a) => JSON.parse(a as string) as unknown[]);
-  const stored = rows.map((_, i) => Object.fromEntries(names.map((n, c) => [n, columns[c]![i]])));
-  assert.deepEqual(
-    stored.map((r) => r.period_id),
-    [-1, null],
-  );
-  // The select list names every field of the record, each read from its column.
-  const selected = changeColumns(POSTGRES)
-    .split(', ')
-    .map((c) => c.split(' AS '));
-  assert.deepEqual(
-    selected.map(([, name]) => name),
-    CHANGE_FIELDS,
-  );
-  assert.deepEqual(
-    stored.map((r) => Object.fromEntries(selected.map(([column, name]) => [name, r[column!]]))),
-    rows,
-  );
 });
 
 test("a row's period: the number its detail names, or null", () => {

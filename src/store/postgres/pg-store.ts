@@ -21,7 +21,7 @@ import type {
   Store,
 } from '../store.ts';
 import { inTransaction, migrate, openPool, type PgOptions, type PgPool } from './database.ts';
-import { COMMIT_SQL, commitArgs } from './pg-commit.ts';
+import { writeCommit } from './pg-commit.ts';
 import { compactChunk } from './pg-compaction.ts';
 import { PgHistoryStore } from './pg-history.ts';
 import { PgLoader } from './pg-load.ts';
@@ -97,11 +97,11 @@ export class PgStore extends PackedLogStore implements Store {
   }
 
   /**
-   * One statement, so one round trip and one transaction (data-modifying WITH clauses commit or
-   * fail together): each table is written over arrays (see COMMIT_SQL), so a batch of 2,000 rows is one
-   * INSERT of changes, not 2,000. Refused whole if any id is at or below the head, which this store
-   * reads once it writes and then keeps: only the holder of the writer's lock adds rows, and
-   * retention never removes the head row.
+   * One transaction (pg-commit.ts): markets, events and the batch name in one statement over
+   * arrays, then the change rows by COPY, so a batch of 2,000 rows is one bulk load, not 2,000
+   * inserts. Refused whole if any id is at or below the head, which this store reads once it
+   * writes and then keeps: only the holder of the writer's lock adds rows, and retention never
+   * removes the head row.
    */
   async commit(c: Commit): Promise<void> {
     await this.writer.run(async (client) => {
@@ -113,7 +113,7 @@ export class PgStore extends PackedLogStore implements Store {
         if (r.id <= head) throw new Error(`change id ${r.id} is not above the head ${head}`);
         if (r.id > top) top = r.id;
       }
-      await client.query(COMMIT_SQL, commitArgs(c));
+      await writeCommit(client, c);
       this.head = top;
     });
   }
