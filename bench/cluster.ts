@@ -14,8 +14,9 @@
  *   POST /admin/v1/ingest (bench/ingest.ts's rows, two in flight, the bodies made before the clock
  *   starts) and commits each into PostgreSQL; its rate is taken from the first POST to the last
  *   answer. The rows it wrote are then read back, grouped by the transaction each was committed in
- *   (the batches' heads), and written by a bare `pg` loop into a fresh database of the same schema
- *   (bench/pg-commit.ts's loop). Runs alternate writer / bare. `--before DIR` (another checkout
+ *   (the batches' heads), and written by two bare `pg` loops into fresh databases of the same
+ *   schema (bench/pg-commit.ts's loops: multi-row INSERTs, the issue's reference, and COPYs).
+ *   Runs alternate writer / bare loops. `--before DIR` (another checkout
  *   of oddsbase with its node_modules) and `--writer-flags "FLAGS"` (this checkout with node flags
  *   added after npm start's) add writers, measured in each run beside this one, before the bare
  *   loop; CPU a row is given with the PostgreSQL server processes and for the writer alone.
@@ -284,8 +285,12 @@ export interface WriterFigures {
 export interface CommitResult {
   updates: number;
   writers: WriterFigures[];
+  /** The bare loop of multi-row INSERTs (the issue's reference), rows/s and CPU µs a row. */
   bare: number[];
   bareCpuPerK: number[];
+  /** The bare loop of COPYs, the same rows and transactions. */
+  bareCopy: number[];
+  bareCopyCpuPerK: number[];
   load: [string, string];
 }
 
@@ -415,6 +420,8 @@ export async function runCommit(c: Cluster, o: ClusterOptions): Promise<CommitRe
   }));
   const bare: number[] = [];
   const bareCpuPerK: number[] = [];
+  const bareCopy: number[] = [];
+  const bareCopyCpuPerK: number[] = [];
   let updates = 0;
   for (let r = 0; r < o.runs; r++) {
     let rows: ChangeRecord[][] = [];
@@ -432,19 +439,22 @@ export async function runCommit(c: Cluster, o: ClusterOptions): Promise<CommitRe
         `commit run ${r + 1}, ${side.name}: ${int(run.rate)} updates/s (${pct(run.inCommit)} of it in Store.commit, CPU ${pct(run.writerCpu)}), ${run.cpuPerK.toFixed(1)} CPU µs a row (the process alone ${run.ownCpuPerK.toFixed(1)}); load ${loadNow()}`,
       );
     }
-    // The bare loop writes the rows the last writer committed, in the same transactions.
-    const bareDb = await c.postgres.createDatabase();
-    // The same schema: a store opened once migrates it.
-    await (await PgStore.open(bareDb)).close();
-    const b = await bareLoop(bareDb, rows);
-    await c.postgres.dropDatabase(bareDb);
-    bare.push(updates / (b.ms / 1000));
-    bareCpuPerK.push((b.cpuS * 1e6) / updates);
-    log(
-      `commit run ${r + 1}, bare pg loop: ${int(bare.at(-1)!)} rows/s, ${bareCpuPerK.at(-1)!.toFixed(1)} CPU µs a row`,
-    );
+    // The bare loops write the rows the last writer committed, in the same transactions.
+    for (const how of ['insert', 'copy'] as const) {
+      const bareDb = await c.postgres.createDatabase();
+      // The same schema: a store opened once migrates it.
+      await (await PgStore.open(bareDb)).close();
+      const b = await bareLoop(bareDb, rows, how);
+      await c.postgres.dropDatabase(bareDb);
+      const [rate, cpu] = how === 'insert' ? [bare, bareCpuPerK] : [bareCopy, bareCopyCpuPerK];
+      rate.push(updates / (b.ms / 1000));
+      cpu.push((b.cpuS * 1e6) / updates);
+      log(
+        `commit run ${r + 1}, bare pg ${how} loop: ${int(rate.at(-1)!)} rows/s, ${cpu.at(-1)!.toFixed(1)} CPU µs a row`,
+      );
+    }
   }
-  return { updates, writers, bare, bareCpuPerK, load: [load0, loadNow()] };
+  return { updates, writers, bare, bareCpuPerK, bareCopy, bareCopyCpuPerK, load: [load0, loadNow()] };
 }
 
 // --- stream: commit to a client of another node --------------------------------------------------
@@ -903,6 +913,8 @@ const loadText = (l: [string, string]) => `load average ${l[0]} before, ${l[1]} 
 export function commitMarkdown(r: CommitResult): string {
   const b = median(r.bare);
   const bCpu = median(r.bareCpuPerK);
+  const k = median(r.bareCopy);
+  const kCpu = median(r.bareCopyCpuPerK);
   const fixed = (xs: number[]) => xs.map((x) => x.toFixed(1)).join(', ');
   const lines = [
     `### commit: the writer into PostgreSQL (${int(r.updates)} price updates a run, batches of 2,000; ${loadText(r.load)})`,
@@ -913,13 +925,14 @@ export function commitMarkdown(r: CommitResult): string {
       (w) =>
         `| ${w.name} (\`serve --role writer --feed ingest\`) | ${int(median(w.rate))} | ${w.rate.map(int).join(', ')} | ${median(w.cpuPerK).toFixed(1)} | ${fixed(w.cpuPerK)} | ${median(w.ownCpuPerK).toFixed(1)} | ${fixed(w.ownCpuPerK)} |`,
     ),
-    `| bare \`pg\` loop, the same rows and transactions | ${int(b)} | ${r.bare.map(int).join(', ')} | ${bCpu.toFixed(1)} | ${fixed(r.bareCpuPerK)} | | |`,
+    `| bare \`pg\` loop, the same rows and transactions, multi-row INSERT | ${int(b)} | ${r.bare.map(int).join(', ')} | ${bCpu.toFixed(1)} | ${fixed(r.bareCpuPerK)} | | |`,
+    `| bare \`pg\` loop, the same rows and transactions, COPY | ${int(k)} | ${r.bareCopy.map(int).join(', ')} | ${kCpu.toFixed(1)} | ${fixed(r.bareCopyCpuPerK)} | | |`,
     '',
   ];
   for (const w of r.writers) {
     const rate = median(w.rate);
     lines.push(
-      `- ${w.name}: ${int(rate)}/s, target >= ${int(TARGETS.commitPerS)}/s: ${met(rate >= TARGETS.commitPerS)}; / bare ${pct(rate / b)}, target >= ${pct(TARGETS.commitRatio)}: ${met(rate / b >= TARGETS.commitRatio)}; bare / writer by CPU a row ${pct(bCpu / median(w.cpuPerK))}; wall time inside Store.commit ${w.inCommit.map(pct).join(', ')}, its CPU (1 = a core) ${w.writerCpu.map(pct).join(', ')}`,
+      `- ${w.name}: ${int(rate)}/s, target >= ${int(TARGETS.commitPerS)}/s: ${met(rate >= TARGETS.commitPerS)}; / bare INSERT loop ${pct(rate / b)}, target >= ${pct(TARGETS.commitRatio)}: ${met(rate / b >= TARGETS.commitRatio)}; / bare COPY loop ${pct(rate / k)}; bare / writer by CPU a row ${pct(bCpu / median(w.cpuPerK))} (INSERT), ${pct(kCpu / median(w.cpuPerK))} (COPY); wall time inside Store.commit ${w.inCommit.map(pct).join(', ')}, its CPU (1 = a core) ${w.writerCpu.map(pct).join(', ')}`,
     );
   }
   lines.push('');

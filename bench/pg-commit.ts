@@ -1,6 +1,7 @@
 /**
- * Commits into PostgreSQL: PgStore.commit against a bare pg loop that writes the same rows in the
- * same transactions (BEGIN, one multi-row INSERT ... VALUES of the batch, COMMIT).
+ * Commits into PostgreSQL: PgStore.commit against two bare pg loops that write the same rows in the
+ * same transactions: BEGIN, one multi-row INSERT ... VALUES of the batch (the issue's reference),
+ * COMMIT; and BEGIN, one COPY FROM STDIN of the batch (PostgreSQL's bulk load), COMMIT.
  *
  *   node --import tsx bench/pg-commit.ts
  *
@@ -11,6 +12,8 @@
  * bare, RUNS of each, and the medians are reported.
  */
 import pg from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
+import { COPY_COLUMNS, copyRows } from '../src/store/postgres/copy-text.ts';
 import { PgStore } from '../src/store/postgres/pg-store.ts';
 import type { ChangeRecord } from '../src/store/store.ts';
 import { batch, priceRow } from '../test/contract/fixtures.ts';
@@ -24,20 +27,7 @@ const RUNS = 3;
 export const TARGET_UPDATES_PER_S = 30_000;
 export const TARGET_RATIO = 0.6;
 
-const COLUMNS = [
-  'id',
-  'kind',
-  'event_id',
-  'sport_id',
-  'at',
-  'committed_ms',
-  'price_id',
-  'affiliate_id',
-  'market_id',
-  'period_id',
-  'payload',
-  'detail',
-];
+const COLUMNS = COPY_COLUMNS;
 
 function batches(): ChangeRecord[][] {
   const out: ChangeRecord[][] = [];
@@ -81,21 +71,13 @@ function bareInsert(n: number): string {
   return `INSERT INTO changes (${COLUMNS.join(', ')}) VALUES ${values}`;
 }
 
-/**
- * Writes `data` into the migrated database of `url` with a bare `pg` client, a transaction per
- * batch (BEGIN, one INSERT of the batch, COMMIT); returns the milliseconds it took and the CPU
- * seconds this process and the connection's server process used meanwhile. The statements' text
- * is made before the clock starts.
- */
-export async function bareLoop(url: string, data: ChangeRecord[][]): Promise<{ ms: number; cpuS: number }> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  const backend = (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
+/** What a bare loop sends for a batch, inside BEGIN and COMMIT. */
+type BareWrite = (client: pg.Client, rows: ChangeRecord[]) => Promise<unknown>;
+
+/** The issue's reference: one multi-row INSERT of the batch, its text made before the clock starts. */
+function insertWrite(data: ChangeRecord[][]): BareWrite {
   const sql = new Map(data.map((rows) => [rows.length, bareInsert(rows.length)]));
-  const self = process.cpuUsage();
-  const server = cpuSeconds(backend) ?? 0;
-  const began = performance.now();
-  for (const rows of data) {
+  return (client, rows) => {
     const args: unknown[] = [];
     for (const r of rows) {
       const period = r.detail && /"period_id":(-?\d+)/.exec(r.detail);
@@ -114,8 +96,40 @@ export async function bareLoop(url: string, data: ChangeRecord[][]): Promise<{ m
         r.detail,
       );
     }
+    return client.query(sql.get(rows.length)!, args);
+  };
+}
+
+/** PostgreSQL's bulk load: one COPY FROM STDIN of the batch in the text format, sent as one buffer. */
+const copyWrite: BareWrite = (client, rows) =>
+  new Promise<void>((resolve, reject) => {
+    const stream = client.query(copyFrom(`COPY changes (${COLUMNS.join(', ')}) FROM STDIN`));
+    stream.on('error', reject);
+    stream.on('finish', resolve);
+    stream.end(copyRows(rows));
+  });
+
+/**
+ * Writes `data` into the migrated database of `url` with a bare `pg` client, a transaction per
+ * batch (BEGIN, the batch by `how`: one multi-row INSERT, or one COPY; COMMIT); returns the
+ * milliseconds it took and the CPU seconds this process and the connection's server process used
+ * meanwhile.
+ */
+export async function bareLoop(
+  url: string,
+  data: ChangeRecord[][],
+  how: 'insert' | 'copy' = 'insert',
+): Promise<{ ms: number; cpuS: number }> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  const backend = (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
+  const write = how === 'insert' ? insertWrite(data) : copyWrite;
+  const self = process.cpuUsage();
+  const server = cpuSeconds(backend) ?? 0;
+  const began = performance.now();
+  for (const rows of data) {
     await client.query('BEGIN');
-    await client.query(sql.get(rows.length)!, args);
+    await write(client, rows);
     await client.query('COMMIT');
   }
   const ms = performance.now() - began;
@@ -132,6 +146,7 @@ export async function main(): Promise<void> {
     const rows = BATCH_SIZE * BATCHES;
     const store: number[] = [];
     const loop: number[] = [];
+    const copy: number[] = [];
     for (let run = 0; run < RUNS; run++) {
       // The bare loop writes into a migrated schema too: a store opened once migrates it.
       const a = await service.createDatabase();
@@ -139,12 +154,18 @@ export async function main(): Promise<void> {
       const b = await service.createDatabase();
       await (await PgStore.open(b)).close();
       loop.push(rows / ((await bareLoop(b, data)).ms / 1000));
-      log(`run ${run + 1}: store ${int(store.at(-1)!)} rows/s, bare loop ${int(loop.at(-1)!)} rows/s`);
+      const d = await service.createDatabase();
+      await (await PgStore.open(d)).close();
+      copy.push(rows / ((await bareLoop(d, data, 'copy')).ms / 1000));
+      log(
+        `run ${run + 1}: store ${int(store.at(-1)!)} rows/s, bare INSERT loop ${int(loop.at(-1)!)} rows/s, bare COPY loop ${int(copy.at(-1)!)} rows/s`,
+      );
     }
     const s = median(store);
     const l = median(loop);
+    const k = median(copy);
     log(
-      `PgStore.commit: ${int(s)} price rows/s (target ${int(TARGET_UPDATES_PER_S)}), bare pg loop ${int(l)} rows/s, ratio ${pct(s / l)} (target ${pct(TARGET_RATIO)})`,
+      `PgStore.commit: ${int(s)} price rows/s (target ${int(TARGET_UPDATES_PER_S)}), bare INSERT loop ${int(l)} rows/s, ratio ${pct(s / l)} (target ${pct(TARGET_RATIO)}); bare COPY loop ${int(k)} rows/s, ratio ${pct(s / k)}`,
     );
   } finally {
     await service.stop();

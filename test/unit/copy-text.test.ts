@@ -50,7 +50,7 @@ test('COPY rows: payloads holding each special character, and a null detail, rea
     detail: `{"period_id":-1,"note":${JSON.stringify(payload)},"raw":"${payload}"}`,
   }));
   rows.push({ ...playRow({ id: 20, sequence: 1 }), payload: 'play\\\t\n\r' });
-  const lines = readLines(copyRows(rows));
+  const lines = readLines(copyRows(rows).toString('utf8'));
   assert.equal(lines.length, rows.length);
   for (const line of lines) assert.equal(line.length, COPY_COLUMNS.length);
   const stored = lines.map((line) => Object.fromEntries(COPY_COLUMNS.map((c, i) => [c, line[i]])));
@@ -87,4 +87,16 @@ test('COPY rows: payloads holding each special character, and a null detail, rea
     ),
     rows,
   );
+});
+
+test('COPY rows: a batch longer than its first guess of bytes, in characters of several bytes, is whole', () => {
+  const payloads = ['€'.repeat(3000), 'a', '😀\\'.repeat(700), `${'é'.repeat(5000)}\n`];
+  const rows = payloads.map((payload, i) => ({ ...priceRow({ id: i + 1, price_id: i + 1 }), payload }));
+  const data = copyRows(rows);
+  const lines = readLines(data.toString('utf8'));
+  assert.deepEqual(
+    lines.map((line) => line[COPY_COLUMNS.indexOf('payload')]),
+    payloads,
+  );
+  assert.equal(copyRows([]).length, 0);
 });

@@ -55,7 +55,7 @@ function copyFrom(sql: string): Promise<ReturnType<CopyStreams['from']>> {
  * (docs/benchmarks.md has it against the statements it replaced).
  */
 export async function writeCommit(client: pg.Client, c: Commit): Promise<void> {
-  const data = Buffer.from(copyRows(c.changes), 'utf8');
+  const data = copyRows(c.changes);
   const copy = await copyFrom(COPY_SQL);
   await inTransaction(client, async () => {
     await client.query(HEADER_SQL, headerArgs(c));
