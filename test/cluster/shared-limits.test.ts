@@ -7,18 +7,29 @@ import { accountOf } from '../../src/access/authenticator.ts';
 import { isBurstCounter, SharedBursts } from '../../src/access/bursts.ts';
 import { RedisCounters } from '../../src/access/counters/redis-counters.ts';
 import { generateKey, newKeyRecord } from '../../src/access/keys.ts';
+import { DEFAULT_LIMITS } from '../../src/config.ts';
+import { counterSendGaps } from '../../src/perf/send-gap.ts';
 import { startRedis } from './services/redis.ts';
 
 const redis = await startRedis();
 after(() => redis.close());
 
 const MINUTE_S = 60;
+/** The gaps compose gives the counters by default: 20 ms near a ceiling, 250 ms otherwise. */
+const gaps = counterSendGaps(DEFAULT_LIMITS.counterSendGapMs, DEFAULT_LIMITS.counterFarSendGapMs);
+const shared = (prefix: string) =>
+  new RedisCounters({
+    url: redis.url,
+    driver: Redis,
+    prefix,
+    unsaved: isBurstCounter,
+    sendGapMs: gaps.nearMs,
+    farSendGapMs: gaps.farMs,
+  });
 
 it('a key allowed 10 requests a second gets 10 across two nodes, within 10% over a minute', async (t) => {
   const prefix = `test:${randomUUID()}:`;
-  const counters = [0, 1].map(
-    () => new RedisCounters({ url: redis.url, driver: Redis, prefix, unsaved: isBurstCounter }),
-  );
+  const counters = [0, 1].map(() => shared(prefix));
   t.after(() => Promise.all(counters.map((c) => c.close())));
   await Promise.all(counters.map((c) => c.ready()));
   const nodes = counters.map((c) => new AccessControl(c, Date.now, () => {}, new SharedBursts(c)));
@@ -50,9 +61,7 @@ it('a key allowed 10 requests a second gets 10 across two nodes, within 10% over
 
 it("a Free key's daily points are counted across nodes: the cap reached on two refuses on both", async (t) => {
   const prefix = `test:${randomUUID()}:`;
-  const counters = [0, 1].map(
-    () => new RedisCounters({ url: redis.url, driver: Redis, prefix, unsaved: isBurstCounter }),
-  );
+  const counters = [0, 1].map(() => shared(prefix));
   t.after(() => Promise.all(counters.map((c) => c.close())));
   await Promise.all(counters.map((c) => c.ready()));
   const [a, b] = counters.map((c) => new AccessControl(c, Date.now, () => {}, new SharedBursts(c))) as [
