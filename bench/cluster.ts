@@ -6,6 +6,7 @@
  *   npm run bench:cluster                          # every part (~10 min)
  *   npm run bench:cluster -- --short               # every part, shorter (~4 min)
  *   npm run bench:cluster -- --only commit,events  # some parts: commit, stream, events, start
+ *   npm run bench:cluster -- --only events --rate 1000  # every server's rounds paced to 1,000 requests a second
  *   npm run bench:cluster -- --only commit --before DIR --writer-flags "--max-semi-space-size=32"
  *     (several sets of writer flags separated by ';', each measured as a writer of its own)
  *   npm run bench:cluster -- --only start --before DIR --day-store DIR2  # the start, DIR's node and this one's in turn
@@ -96,6 +97,12 @@ export interface ClusterOptions {
   seconds: number;
   /** events: seconds of each autocannon round. */
   duration: number;
+  /**
+   * events: requests a second each round is paced to (all servers alike, so that each answers as
+   * many and the CPU of what runs per second, not per request, weighs alike); as fast as they go
+   * when undefined.
+   */
+  rate?: number;
   /** start: the simulator's sports for the day of log (every sport when undefined). */
   sports?: string;
   /**
@@ -625,6 +632,8 @@ export interface EventsCpuResult {
   embedded: RunStats[];
   /** The API node as configured by default, then `API_VARIANTS` in their order. */
   api: ApiNodeRuns[];
+  /** Requests a second each round was paced to, if it was. */
+  rate?: number;
   load: [string, string];
 }
 
@@ -723,14 +732,14 @@ export async function runEventsCpu(c: Cluster, o: ClusterOptions): Promise<Event
     for (let r = 0; r < o.runs; r++) {
       for (const { which, node, key, out, calls } of sides) {
         const calls0 = await scriptCalls(redis);
-        const s = await cannon(node.url + path, { 'X-Service-Key': key }, o.duration, node.pid);
+        const s = await cannon(node.url + path, { 'X-Service-Key': key }, o.duration, node.pid, o.rate);
         if (s.errors > 0) throw new Error(`${which}: ${s.errors} errors`);
         out.push(s);
         calls?.push(((await scriptCalls(redis)) - calls0) / s.requests);
         log(`events round ${r + 1}, ${which}: ${int(s.rps)} req/s, ${s.cpuUsPerRequest.toFixed(0)} µs CPU a request`);
       }
     }
-    return { bytes, embedded: embeddedRuns, api, load: [load0, loadNow()] };
+    return { bytes, embedded: embeddedRuns, api, rate: o.rate, load: [load0, loadNow()] };
   } finally {
     redis?.disconnect();
     if (restore) pinSelf(restore);
@@ -961,7 +970,7 @@ export function eventsCpuMarkdown(r: EventsCpuResult): string {
     `| ${name} | ${cpu(xs).toFixed(0)} | ${xs.map((s) => s.cpuUsPerRequest.toFixed(0)).join(', ')} | ${int(median(xs.map((s) => s.rps)))} |`;
   const calls = (n: ApiNodeRuns) => n.scriptCallsPerRequest.map((x) => x.toFixed(3)).join(', ');
   return [
-    `### events: CPU per snapshot request (${loadText(r.load)})`,
+    `### events: CPU per snapshot request${r.rate === undefined ? '' : `, paced to ${int(r.rate)} a second`} (${loadText(r.load)})`,
     '',
     `Answers of ${int(r.bytes.embedded)} (embedded) and ${int(r.bytes.api)} bytes (API node), the same but for the cursor: ${r.bytes.same ? 'yes' : '**no**'}.`,
     '',
@@ -1023,6 +1032,7 @@ export function parseClusterArgs(argv: string[]): ClusterOptions {
   o.batches = count('--batches', o.batches);
   o.seconds = count('--seconds', o.seconds);
   o.duration = count('--duration', o.duration);
+  if (value('--rate') !== undefined) o.rate = count('--rate', 1);
   const dayStore = value('--day-store');
   if (dayStore !== undefined) o.dayStore = dayStore;
   const prof = value('--cpu-prof');
