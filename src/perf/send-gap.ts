@@ -29,8 +29,8 @@ export function counterSendGaps(nearMs: number, farMs: number): SendGaps {
  * starts billing otherwise) with `nodes` nodes counting it: from `ceiling / (2 × nodes)` up to as
  * far past the ceiling. Below it, each node has counted less than its share of half the ceiling
  * (a node's view holds all its own counts), so what the nodes hold unseen by one another is under
- * half of it; a node that crosses into the band sends at once and every near gap after, its
- * message puts every other node's view in the band too, and they follow. Past the band every node's
+ * half of it; a node that crosses into the band sends within a near gap and every near gap after,
+ * its message puts every other node's view in the band too, and they follow. Past the band every node's
  * view is past the ceiling too, give or take a near gap's counts, so a late count no longer changes
  * what it decides.
  */
