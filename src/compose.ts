@@ -211,13 +211,7 @@ export async function openBackends(
     return { ...pg, bus };
   }
   const db = openSqlite(config.dataDir);
-  const store = new SqliteStore(db, {
-    checkpointMs: config.limits.checkpointMs,
-    pageThread: true,
-    // A speed device (src/perf/README.md): the plain twin commits on the loop's connection.
-    writerThread: !PLAIN,
-    onError,
-  });
+  const store = new SqliteStore(db, { checkpointMs: config.limits.checkpointMs, pageThread: true, onError });
   return {
     store,
     keys: new SqliteKeyStore(db),

@@ -38,11 +38,11 @@ storeContract('SQLite', async () => {
   };
 });
 
-storeContract('SQLite as serve opens it: commits, checkpoints and page reads on threads of their own', async () => {
+storeContract('SQLite as serve opens it: checkpoints and page reads on threads of their own', async () => {
   const dir = dataDir();
   const stores: SqliteStore[] = [];
   const open = () => {
-    const store = new SqliteStore(dir.open(), { checkpointMs: 10, pageThread: true, writerThread: true });
+    const store = new SqliteStore(dir.open(), { checkpointMs: 10, pageThread: true });
     stores.push(store);
     return store;
   };
@@ -62,10 +62,10 @@ historyContract('SQLite', async () => {
   return { store: new SqliteStore(db), history: new SqliteHistoryStore(db), cleanup: dir.cleanup };
 });
 
-historyContract("SQLite as serve opens it: the log's reads and commits on threads of their own", async () => {
+historyContract("SQLite as serve opens it: the log's reads on the page reader's thread", async () => {
   const dir = dataDir();
   const db = dir.open();
-  const store = new SqliteStore(db, { pageThread: true, writerThread: true });
+  const store = new SqliteStore(db, { pageThread: true });
   return {
     store,
     history: store.history(),

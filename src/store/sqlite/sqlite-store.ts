@@ -19,7 +19,6 @@ import type {
   PriceRowSummary,
   Store,
 } from '../store.ts';
-import { INSERT_CHANGE, KEY_SQL } from './change-insert.ts';
 import { pageStatements, ROWS_PER_THREAD_READ, rowsStatement } from './change-queries.ts';
 import { Checkpointer } from './checkpointer.ts';
 import type { SqliteDatabase } from './database.ts';
@@ -31,7 +30,6 @@ import { SqliteLoader } from './sqlite-load.ts';
 import { SqlitePackedRows } from './sqlite-packed.ts';
 import { SqlitePacking } from './sqlite-packing.ts';
 import { Statements } from './statements.ts';
-import { WriterThread } from './writer-thread.ts';
 
 const WRITER_CHECKPOINT_PAGES = 10_000;
 /** Changes a fill's group holds at most, however fast they come (the history fill makes about 4,000 in FILL_GROUP_MS). */
@@ -54,11 +52,6 @@ export interface SqliteStoreOptions {
    * of its own (PageReader). Ignored for an in-memory database.
    */
   pageThread?: boolean;
-  /**
-   * Commit batches on a thread of its own (WriterThread), outside a fill. Ignored for an in-memory
-   * database. The composition root sets it unless ODDSBASE_PLAIN=1 (src/perf/README.md).
-   */
-  writerThread?: boolean;
   onError?: (err: unknown) => void;
 }
 
@@ -70,11 +63,7 @@ export interface SqliteStoreOptions {
 export class SqliteStore extends PackedLogStore implements Store {
   private readonly insertChange;
   private readonly insertKey;
-  private readonly findKey;
-  /**
-   * Event keys of `event_keys`, for the rows this connection inserts; one it does not hold is looked
-   * up before it is added (the writer's thread adds keys too).
-   */
+  /** Every event's key in `event_keys` (only this store adds them), for the rows it inserts. */
   private readonly keys = new Map<string, number>();
   /** Keys added by the commit under way, forgotten again if it rolls back. */
   private readonly addedKeys: string[] = [];
@@ -89,7 +78,6 @@ export class SqliteStore extends PackedLogStore implements Store {
   protected readonly packed: SqlitePackedRows;
   private readonly checkpointer: Checkpointer | undefined;
   private readonly pageReader: PageReader | undefined;
-  private readonly writer: WriterThread | undefined;
   /** Changes committed in the open group of a fill, or undefined outside a fill. */
   private grouped: number | undefined;
   /** When the open group of a fill began (performance.now()). */
@@ -109,17 +97,14 @@ export class SqliteStore extends PackedLogStore implements Store {
       this.checkpointer = new Checkpointer(db.name, opts.checkpointMs, opts.onError ?? (() => {}));
     }
     if (opts.pageThread && !db.memory) this.pageReader = new PageReader(db.name, opts.onError ?? (() => {}));
-    if (opts.writerThread && !db.memory) {
-      this.writer = new WriterThread(db.name, {
-        onError: opts.onError ?? (() => {}),
-        ...(this.checkpointer ? { autocheckpointPages: WRITER_CHECKPOINT_PAGES, walSizeLimit: WAL_SIZE_LIMIT } : {}),
-      });
-    }
     this.sql = new Statements(db);
-    this.insertChange = db.prepare(INSERT_CHANGE);
-    this.insertKey = db.prepare(KEY_SQL.insertKey);
-    this.findKey = db.prepare(KEY_SQL.findKey).pluck();
-    for (const k of db.prepare(KEY_SQL.allKeys).all() as { key: number; event_id: string }[]) {
+    this.insertChange = db.prepare(
+      `INSERT INTO changes
+         (id, kind, event_key, sport_id, at, committed_ms, price_id, affiliate_id, market_id, payload, detail)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    this.insertKey = db.prepare('INSERT INTO event_keys (event_id) VALUES (?)');
+    for (const k of db.prepare('SELECT key, event_id FROM event_keys').all() as { key: number; event_id: string }[]) {
       this.keys.set(k.event_id, k.key);
     }
     this.upsertEvent = db.prepare(EVENT_SQL.upsert.sqlite);
@@ -192,7 +177,6 @@ export class SqliteStore extends PackedLogStore implements Store {
   }
 
   async commit(commit: Commit): Promise<void> {
-    if (this.grouped === undefined && this.writer?.alive) return this.writer.commit(commit);
     // In a fill, the batch is a savepoint of the group's transaction (better-sqlite3 nests them),
     // begun here rather than at the last group's end: another process's writer (a keys command)
     // gets the lock between two groups.
@@ -238,10 +222,9 @@ export class SqliteStore extends PackedLogStore implements Store {
     this.grouped = 0;
   }
 
-  /** The key of an event this connection has not met, added within the commit's transaction when new. */
+  /** Adds the key of an event the log has not named before, within the commit's transaction. */
   private addKey(eventId: string): number {
-    const key =
-      (this.findKey.get(eventId) as number | undefined) ?? Number(this.insertKey.run(eventId).lastInsertRowid);
+    const key = Number(this.insertKey.run(eventId).lastInsertRowid);
     this.keys.set(eventId, key);
     this.addedKeys.push(eventId);
     return key;
@@ -412,7 +395,6 @@ export class SqliteStore extends PackedLogStore implements Store {
    * checkpoint then copies what it can and the rest waits for the next start, still safe.
    */
   async close(): Promise<void> {
-    await this.writer?.stop();
     await this.checkpointer?.stop();
     await this.pageReader?.stop();
     if (!this.db.open) return;
