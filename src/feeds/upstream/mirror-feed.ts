@@ -217,9 +217,11 @@ export class UpstreamMirror implements Feed {
 
   /** The first catch-up: both cursors, then the snapshot handed to the ledger. */
   private async catchUp(): Promise<void> {
-    await this.applyCatalog();
-    // The event cursor first: changes made while the snapshot is read come again, whole.
+    // The event cursor first: changes made while the catalog and the snapshot are read come again,
+    // whole. Its answer is metered, so it names the key's per-second ceiling (X-Rate-Limit) before
+    // the catalog's hundreds of requests, whose answers may not (the client's pacer, compose.ts).
     await this.changed.bootstrap(this.signal);
+    await this.applyCatalog();
     await this.markets.bootstrap(this.signal);
     await this.applySnapshot();
     this.state.caughtUp = true;
