@@ -27,12 +27,14 @@ export function openSqliteLogSnapshot(dataDir: string): LogSnapshot | undefined 
   const gapsText = meta.get(EPOCH_GAPS_META) as string | undefined;
   const headId = (db.prepare(CHANGE_SQL.head.sqlite).pluck().get() as number | null) ?? 0;
   const page = db.prepare(CHANGE_SQL.page.sqlite);
-  const batches = db.prepare(BATCH_SQL.between.sqlite);
+  // A file no server has opened since named batches were kept has no table of them: it holds none.
+  const hasBatches = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'ingest_batches'").get();
+  const batches = hasBatches ? db.prepare(BATCH_SQL.between.sqlite) : undefined;
   return snapshotOf(
     { epoch, gapsText, headId },
     {
       rows: (afterId, toId, limit) => page.all(afterId, toId, limit) as ChangeRecord[],
-      batches: (lo, hi) => batches.all(lo, hi) as RecordedBatch[],
+      batches: (lo, hi) => (batches ? (batches.all(lo, hi) as RecordedBatch[]) : []),
     },
     async () => {
       if (!db.open) return;
