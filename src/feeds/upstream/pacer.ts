@@ -19,7 +19,7 @@ const WINDOW_MS = 1000;
  */
 export class RequestPacer {
   private limit: number | undefined;
-  /** The requests let go, newest last; only the last `limit` matter. */
+  /** The requests let go that were not answered a second ago or more, newest last. */
   private sent: Sent[] = [];
   /** Requests wait their turn one after another, in the order they asked. */
   private turn: Promise<void> = Promise.resolve();
@@ -74,14 +74,15 @@ export class RequestPacer {
       if (wait <= 0) break;
       await this.sleep(wait, signal);
     }
+    // One answered more than a second ago holds no request back: forgotten, however high the ceiling.
+    const now = this.now();
+    let old = 0;
+    while (old < this.sent.length && this.sent[old]!.endMs + WINDOW_MS <= now) old++;
+    if (old > 0) this.sent.splice(0, old);
     let end!: () => void;
     const ended = new Promise<void>((resolve) => (end = resolve));
     const sent: Sent = { endMs: Number.POSITIVE_INFINITY, ended, end };
     this.sent.push(sent);
-    // Only the last `limit` are ever looked at; a ceiling raised later starts from those kept.
-    if (this.sent.length > 64 && this.sent.length > 2 * (this.limit ?? 0)) {
-      this.sent = this.sent.slice(-(this.limit ?? 1));
-    }
     return sent;
   }
 
