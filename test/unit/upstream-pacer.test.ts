@@ -83,3 +83,27 @@ test('a stop ends the wait', async () => {
   stop.abort(new Error('stopped'));
   await assert.rejects(waiting, /stopped/);
 });
+
+test('a burst 429 without the header names the ceiling in its body: the requests after it are paced', async () => {
+  const clock = { now: 0 };
+  const starts: number[] = [];
+  const pacer = new RequestPacer(
+    () => clock.now,
+    async (ms) => {
+      clock.now += ms;
+    },
+  );
+  let n = 0;
+  const paced = pacer.wrap(async () => {
+    starts.push(clock.now);
+    return ++n === 1
+      ? new Response(JSON.stringify({ error: 'Rate limit exceeded', limit: 2 }), { status: 429 })
+      : new Response('{}');
+  });
+  const first = await paced('http://upstream/a');
+  assert.equal(first.status, 429);
+  assert.deepEqual(await first.json(), { error: 'Rate limit exceeded', limit: 2 }, 'the body is still there to read');
+  assert.equal(pacer.perSecond, 2);
+  for (let i = 0; i < 3; i++) await paced('http://upstream/b');
+  assert.deepEqual(starts, [0, 0, 1000, 1000]);
+});

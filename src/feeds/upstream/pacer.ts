@@ -15,7 +15,7 @@ const WINDOW_MS = 1000;
  * requests before it was answered at least a second ago. The upstream counts a request at the
  * latest when it answers, so any `limit + 1` requests it counts lie more than a second apart, and no
  * second of its clock holds more than `limit` of them. Until an answer names the ceiling, requests
- * go as they come (the mirror's first read is one request).
+ * go as they come (the mirror's first read is a metered one); a burst 429 names it in its body too.
  */
 export class RequestPacer {
   private limit: number | undefined;
@@ -42,6 +42,8 @@ export class RequestPacer {
       try {
         const res = await inner(input, init);
         this.learn(res.headers.get('x-rate-limit'));
+        // An answer without the header (an unmetered route) that meets the ceiling names it in its body.
+        if (res.status === 429 && this.limit === undefined) await this.learnFrom429(res.clone());
         return res;
       } finally {
         sent.endMs = this.now();
@@ -90,6 +92,12 @@ export class RequestPacer {
     if (header === null) return;
     const n = Number(header);
     if (Number.isSafeInteger(n) && n > 0) this.limit = n;
+  }
+
+  /** The spec's burst refusal: `{"error": "Rate limit exceeded", "limit": n, ...}`. */
+  private async learnFrom429(res: Response): Promise<void> {
+    const body = (await res.json().catch(() => undefined)) as { error?: unknown; limit?: unknown } | undefined;
+    if (body?.error === 'Rate limit exceeded' && typeof body.limit === 'number') this.learn(String(body.limit));
   }
 }
 
