@@ -50,7 +50,7 @@ export function snapshotOf(
     headId,
     async *entries(afterId: number): AsyncGenerator<RecordedEntry> {
       // Each page of rows brings the batches that ended within it: at most one a row, and those that changed nothing.
-      for (let lo = afterId, after = afterId; ; ) {
+      for (let lo = afterId, after = afterId; ;) {
         const rows = await pages.rows(after, headId, PAGE_ROWS);
         const full = rows.length === PAGE_ROWS;
         const hi = full ? rows[rows.length - 1]!.id : headId;
