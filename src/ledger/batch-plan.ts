@@ -32,6 +32,8 @@ export class BatchPlan {
   readonly markets: MarketRecord[] = [];
   /** Events touched, with the last id that touched each (their new version). */
   readonly touched = new Map<string, number>();
+  /** Events touched by a row that is not a price row: those whose stored record is written. */
+  private readonly described = new Set<string>();
   /** Catalog records planned in this batch, by key: the text each key will have. */
   readonly catalogTexts = new Map<string, string>();
   /** Keys this batch's catalog records remove (unless a later record of the batch brings them again). */
@@ -137,7 +139,9 @@ export class BatchPlan {
     this.records.push(record);
     this.steps.push(step);
     // Futures rows name boards, which have no event record.
-    if (changesEvent(record.kind)) this.touched.set(record.event_id, record.id);
+    if (!changesEvent(record.kind)) return;
+    this.touched.set(record.event_id, record.id);
+    if (record.kind !== 'price') this.described.add(record.event_id);
   }
 
   event(eventId: string): EventState | undefined {
@@ -158,10 +162,16 @@ export class BatchPlan {
     this.infos.set(eventId, info);
   }
 
-  /** The stored event records of the touched events, as they will be after the batch. */
+  /**
+   * The stored event records that the batch changes, as they will be after it. An event only some
+   * of whose prices changed keeps its record: price rows change nothing in it but its version, and
+   * a load takes the version from the newest row of each price too (board/apply.ts), so it finds
+   * the one this batch leaves.
+   */
   eventRecords(): EventRecord[] {
     const out: EventRecord[] = [];
     for (const [eventId, version] of this.touched) {
+      if (!this.described.has(eventId)) continue;
       const info = this.info(eventId)!;
       out.push({
         event_id: eventId,
