@@ -46,6 +46,7 @@ export class BatchPlan {
   private readonly infos = new Map<string, EventInfo>();
   private readonly childMarkets = new Map<EventState, Map<string, MarketState>>();
   private readonly freshMarkets = new Set<MarketState>();
+  private readonly freshParticipants = new Set<ParticipantState>();
   private readonly childParticipants = new Map<MarketState, ParticipantState[]>();
   private readonly childLines = new Map<ParticipantState, Map<string, LineState>>();
   /** Planned prices that replace a committed one, by price id; prices new to a line by line. */
@@ -203,18 +204,24 @@ export class BatchPlan {
     });
   }
 
-  participant(market: MarketState, u: PriceUpdate): [ParticipantState, boolean] {
+  /** Whether the batch brings this participant to its market (it is not on the board yet). */
+  isFreshParticipant(participant: ParticipantState): boolean {
+    return this.freshParticipants.has(participant);
+  }
+
+  /** The market's participant the update names, committed or planned; a new one is planned when it has none. */
+  participant(market: MarketState, u: PriceUpdate): ParticipantState {
     const own = market.participants;
     if (own.size <= SCAN_PARTICIPANTS) {
       // A market has a few participants: comparing them is cheaper than building and hashing a key.
-      for (const p of own.values()) if (p.id === u.participant_id && p.type === u.participant_type) return [p, false];
+      for (const p of own.values()) if (p.id === u.participant_id && p.type === u.participant_type) return p;
     } else {
       const p = own.get(participantKey(u.participant_type, u.participant_id));
-      if (p) return [p, false];
+      if (p) return p;
     }
     let added = this.childParticipants.get(market);
     if (added) {
-      for (const p of added) if (p.id === u.participant_id && p.type === u.participant_type) return [p, true];
+      for (const p of added) if (p.id === u.participant_id && p.type === u.participant_type) return p;
     } else {
       added = [];
       this.childParticipants.set(market, added);
@@ -227,7 +234,8 @@ export class BatchPlan {
       mainLines: new SmallMap(),
     };
     added.push(p);
-    return [p, true];
+    this.freshParticipants.add(p);
+    return p;
   }
 
   line(participant: ParticipantState, value: string): LineState | undefined {
