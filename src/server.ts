@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { compose, type Services } from './compose.ts';
 import type { ServeConfig } from './config.ts';
 import { simulatorCatalog } from './catalog/simulator-catalog.ts';
+import { writableStats } from './catalog/stat-table.ts';
 import type { FillPosition, PastFillPosition, Simulator, SimulatorOptions } from './feeds/simulator/index.ts';
 import { listenStarting } from './ops/starting.ts';
 import { loadingLine, loadProgress } from './ops/load-estimate.ts';
@@ -153,14 +154,18 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
   // changed); a store without catalog rows, made before the catalog was rows, takes the same
   // records so that what it holds keeps its names (an ingest feed's own records extend or replace
   // them; a mirror starts from them too, which an oddsbase upstream shares). A replay brings the
-  // recorded catalog.
+  // recorded catalog. A stats record that would list an id another stored sport lists (a store
+  // from before stat ids were unique) is left out, so the start goes on with that sport's stored one.
   const seeded = config.feed === 'simulator' || config.feed === 'ingest' || config.feed === 'upstream';
   if (writes && (config.simulator || (seeded && board.catalog.size === 0))) {
+    const { records, heldBack } = writableStats(simulatorCatalog(), board.catalog);
+    for (const { sportId, clash } of heldBack) {
+      say(
+        `oddsbase: sport ${sportId} keeps its stored stats, not the simulator's: stat id ${clash.statId} is listed by sport ${clash.sportId} too (stat ids are unique across sports)`,
+      );
+    }
     await services.ledger
-      .apply({
-        at: new Date(now()).toISOString(),
-        updates: simulatorCatalog().map((record) => ({ kind: 'catalog', record })),
-      })
+      .apply({ at: new Date(now()).toISOString(), updates: records.map((record) => ({ kind: 'catalog', record })) })
       .catch((err: unknown) => abandon(err, services));
   }
 

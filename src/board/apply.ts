@@ -325,11 +325,13 @@ const LOAD_TURN_ROWS = 5000;
  */
 export interface LoadProgress {
   /**
-   * `prices`: the newest row of each price, in price id order (`done` the price id reached, of the
-   * highest); `box scores`: the values' newest rows; `recent changes`: the changes applied again for
-   * the delayed views (`done` the ids passed, of those up to the head).
+   * `recent events`: the search of the events changed within the longest delay (`done` the ids
+   * searched, of those from the first such change to the head); `prices`: the newest row of each
+   * price, in price id order (`done` the price id reached, of the highest); `box scores`: the values'
+   * newest rows; `recent changes`: the changes applied again for the delayed views (`done` the ids
+   * passed, of those up to the head).
    */
-  part: 'prices' | 'box scores' | 'recent changes';
+  part: 'recent events' | 'prices' | 'box scores' | 'recent changes';
   done: number;
   total: number;
 }

@@ -33,6 +33,34 @@ export interface LoadedLog {
 /** Rows read per page when a load replays the recent log. */
 const REPLAY_PAGE = 5000;
 
+/** The search of the events to replay asks for its id range in this many parts. */
+const SEARCH_PARTS = 100;
+
+/**
+ * The events with a row from `since` to the log's end described at or after `ms`, searched in parts
+ * of the id range and told to `progress` before each: one search of a log a first start's
+ * background part had just grown took seconds with no line. The parts are a share of the range, so
+ * a jump of the ids (a restore) adds no search; the last one reaches past `head`, as a writer may
+ * have gone on (an API node's load).
+ */
+async function eventsDescribedSince(
+  store: Store,
+  ms: number,
+  since: number,
+  head: number,
+  progress: ((p: LoadProgress) => void) | undefined,
+): Promise<string[]> {
+  const events = new Set<string>();
+  const step = Math.ceil((head - since + 1) / SEARCH_PARTS);
+  for (let from = since; ; from += step) {
+    progress?.({ part: 'recent events', done: from - since, total: head - since + 1 });
+    const last = from + step > head;
+    for (const id of await store.eventsDescribedSince(ms, from, last ? Number.MAX_SAFE_INTEGER : from + step - 1))
+      events.add(id);
+    if (last) return [...events];
+  }
+}
+
 /**
  * Loads the committed state of `store` into `board`: the one load of a restarted writer
  * (Ledger.open) and of an API node, which has no ledger. The board is loaded as it was before the
@@ -43,15 +71,15 @@ export async function loadCommitted(store: Store, board: Board, opts: LoadOption
   // By described time, not commit time: a history fill commits days of the past within minutes,
   // and a restart soon after it replayed the whole fill (10-60 s) though no view hides any of it.
   const since = opts.replaySinceMs === undefined ? undefined : await store.firstIdDescribedSince(opts.replaySinceMs);
+  const head = since === undefined ? undefined : await store.lastRowId();
   // Only the events changed within the longest delay are loaded as they were before it and their
   // changes applied again as they were first; every other one is loaded as it is now. The views
   // keep nothing of an event without a recent change, so both give them the same: but a restart
   // within minutes of a first start's background fill replayed every row of it (22 s).
   const recent =
-    since === undefined || opts.replaySinceMs === undefined
+    since === undefined || head === undefined || opts.replaySinceMs === undefined
       ? undefined
-      : await store.eventsDescribedSince(opts.replaySinceMs, since);
-  const head = since === undefined ? undefined : await store.lastRowId();
+      : await eventsDescribedSince(store, opts.replaySinceMs, since, head, opts.onProgress);
   const archivedSince = new Date(opts.archivedSinceMs).toISOString();
   const loaded = await store.load(since === undefined ? undefined : since - 1, {
     archivedSince,

@@ -1,4 +1,4 @@
-import type { StatsEntry } from './records.ts';
+import { type CatalogRecord, catalogKey, catalogText, type StatsEntry } from './records.ts';
 import type { SportStat } from './stats.ts';
 
 /** A sport's stat definitions from its `stats` record, in listing order, looked up by id and name. */
@@ -84,4 +84,42 @@ export function statIdClashes(record: StatsEntry, stats: StatLookup): StatIdClas
     if (other !== undefined) out.push({ index, statId: s.id, sportId: other });
   });
   return out;
+}
+
+/** A `stats` record a catalog batch leaves out, and an id of it that another sport keeps. */
+export interface StatsHeldBack {
+  sportId: number;
+  clash: StatIdClash;
+}
+
+/**
+ * `records` as a ledger takes them over `held` (the committed catalog, `textOf` its records' JSON):
+ * a `stats` record that differs from the held one and lists an id another sport still lists once
+ * the batch's other records are laid over it is left out, its sport keeping its held stats. A store
+ * may hold such a clash from before stat ids were unique across sports, and a batch the ledger
+ * refuses as a whole would stop a start. The records written go first when they free an id another
+ * one takes, as the ledger checks each against those before it.
+ */
+export function writableStats(
+  records: readonly CatalogRecord[],
+  held: StatLookup & { textOf(key: string): string | undefined },
+): { records: CatalogRecord[]; heldBack: StatsHeldBack[] } {
+  const changed = (r: CatalogRecord): r is StatsEntry =>
+    r.type === 'stats' && held.textOf(catalogKey(r)) !== catalogText(r);
+  let pending = records.filter(changed);
+  const planned = new Map<number, StatTable>();
+  const taken: StatsEntry[] = [];
+  for (let before = -1; pending.length !== before;) {
+    before = pending.length;
+    pending = pending.filter((r) => {
+      if (statIdClashes(r, layeredStats(held, planned)).length > 0) return true;
+      planned.set(r.sport_id, new StatTable(r));
+      taken.push(r);
+      return false;
+    });
+  }
+  return {
+    records: [...records.filter((r) => !changed(r)), ...taken],
+    heldBack: pending.map((r) => ({ sportId: r.sport_id, clash: statIdClashes(r, layeredStats(held, planned))[0]! })),
+  };
 }

@@ -1,4 +1,4 @@
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { creditKey, overageKey, usedKey } from '../access/access-control.ts';
 import { accountOf } from '../access/authenticator.ts';
 import { generateKey, hashKey, newKeyRecord } from '../access/keys.ts';
@@ -19,13 +19,10 @@ import { DataDirInUseError } from '../store/data-dir-lock.ts';
 import { DatabaseUnusableError } from '../store/postgres/backends.ts';
 import { STORE_FILE } from '../store/sqlite/database.ts';
 
-const dataDirOption = () =>
-  new Option('--data-dir <dir>', 'data directory (env DATA_DIR)').env('DATA_DIR').default('./data');
+const dataDirOption = () => new Option('--data-dir <dir>', 'data directory').env('DATA_DIR').default('./data');
 
 const databaseUrlOption = () =>
-  new Option('--database-url <url>', 'a PostgreSQL store, postgres://… (env DATABASE_URL), instead of --data-dir').env(
-    'DATABASE_URL',
-  );
+  new Option('--database-url <url>', 'a PostgreSQL store, postgres://…, instead of --data-dir').env('DATABASE_URL');
 
 /** A number given on the command line, or undefined; the configuration checks its range. */
 const optionalNumber = (raw: string | undefined) => (raw === undefined ? undefined : Number(raw));
@@ -53,7 +50,18 @@ async function withAccounts<T>(
 const program = new Command('oddsbase')
   .description('Sports odds, scores and statistics API server')
   .version(packageVersion())
-  .showHelpAfterError();
+  // A mistyped command or option is one line and exit status 2, as every refusal of a start is;
+  // the whole help after it pushed the error off a terminal's screen.
+  .configureOutput({
+    outputError: (text, write) =>
+      write(
+        `oddsbase: ${text
+          .replace(/^error: /, '')
+          .trim()
+          .replace(/\s*\n\s*/g, ' ')}; --help lists the options\n`,
+      ),
+  })
+  .exitOverride();
 
 program
   .command('serve')
@@ -545,6 +553,8 @@ function isEnvironmentError(err: unknown): boolean {
 try {
   await program.parseAsync(process.argv);
 } catch (err) {
+  // Help and the version exit 0; a parse error has been said (configureOutput above).
+  if (err instanceof CommanderError) process.exit(err.exitCode === 0 ? 0 : 2);
   if (err instanceof ConfigError) {
     process.stderr.write(`oddsbase: ${err.message}\n`);
     process.exit(2);

@@ -230,11 +230,12 @@ export interface Store {
    */
   firstIdDescribedSince(ms: number): Promise<number | undefined>;
   /**
-   * The events (and futures boards) with a row at or after `fromId` whose described time is at or
-   * after `ms`. It may name a few more (rows described within a second before `ms`), never fewer:
-   * a restart replays these events' rows, and replaying a quiet event's changes no more.
+   * The events (and futures boards) with a row of an id from `fromId` to `toId` (both included)
+   * whose described time is at or after `ms`. It may name a few more (rows described within a
+   * second before `ms`), never fewer: a restart replays these events' rows, and replaying a quiet
+   * event's changes no more. A load asks for its range in parts, to tell its progress between them.
    */
-  eventsDescribedSince(ms: number, fromId: number): Promise<string[]>;
+  eventsDescribedSince(ms: number, fromId: number, toId: number): Promise<string[]>;
   /**
    * One step of compaction (retention.ts): drops rows of a chunk of ids below the cutoff's boundary,
    * then packs one archived event ready for it; `more` while either has more to do.

@@ -1026,11 +1026,15 @@ export function storeContract(name: string, make: () => Promise<StoreFixture>): 
         }
         await store.commit(batch(rows));
         const sorted = (events: string[]) => [...events].sort();
-        assert.deepEqual(sorted(await store.eventsDescribedSince(1_000_000, 50)), [EVENT_B]);
-        assert.deepEqual(sorted(await store.eventsDescribedSince(1_000, 1)), [EVENT_A, EVENT_B, EVENT_C]);
-        assert.deepEqual(sorted(await store.eventsDescribedSince(1_000, 301)), [EVENT_A, EVENT_B]);
-        assert.deepEqual(await store.eventsDescribedSince(1_000_000, 351), []);
-        assert.deepEqual(await store.eventsDescribedSince(1_001_400, 1), [], 'a second past the last row');
+        const END = Number.MAX_SAFE_INTEGER;
+        assert.deepEqual(sorted(await store.eventsDescribedSince(1_000_000, 50, END)), [EVENT_B]);
+        assert.deepEqual(sorted(await store.eventsDescribedSince(1_000, 1, END)), [EVENT_A, EVENT_B, EVENT_C]);
+        assert.deepEqual(sorted(await store.eventsDescribedSince(1_000, 301, END)), [EVENT_A, EVENT_B]);
+        assert.deepEqual(await store.eventsDescribedSince(1_000_000, 351, END), []);
+        assert.deepEqual(await store.eventsDescribedSince(1_001_400, 1, END), [], 'a second past the last row');
+        // Up to an id: C's one row and B's last are past it.
+        assert.deepEqual(sorted(await store.eventsDescribedSince(1_000, 1, 299)), [EVENT_A, EVENT_B]);
+        assert.deepEqual(sorted(await store.eventsDescribedSince(1_000, 300, 300)), [EVENT_C]);
       });
 
       it('both agree with a walk over a long log with gaps and ties', async (t) => {

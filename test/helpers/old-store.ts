@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import type { StatsEntry } from '../../src/catalog/records.ts';
 import { STORE_FILE } from '../../src/store/sqlite/database.ts';
 
 /** The change log as the version before event keys made it: the event's text in every row and index. */
@@ -48,4 +49,22 @@ export function withoutCatalog(dir: string): number {
   const removed = old.prepare("DELETE FROM changes WHERE kind = 'catalog'").run().changes;
   old.close();
   return removed;
+}
+
+/**
+ * Appends `stats` records to the closed store under `dir` as rows of the catalog, past the ledger's
+ * checks: a store as the version before stat ids were unique across sports could leave it, with an
+ * id listed under two sports.
+ */
+export function appendStatsRecords(dir: string, records: readonly StatsEntry[]): void {
+  const old = new Database(join(dir, STORE_FILE));
+  const last = old
+    .prepare("SELECT id, event_key, at, committed_ms FROM changes WHERE kind = 'catalog' ORDER BY id DESC LIMIT 1")
+    .get() as { id: number; event_key: number; at: string; committed_ms: number };
+  const head = old.prepare('SELECT max(id) FROM changes').pluck().get() as number;
+  const insert = old.prepare(
+    "INSERT INTO changes (id, kind, event_key, sport_id, at, committed_ms, payload) VALUES (?, 'catalog', ?, 0, ?, ?, ?)",
+  );
+  records.forEach((r, i) => insert.run(head + 1 + i, last.event_key, last.at, last.committed_ms, JSON.stringify(r)));
+  old.close();
 }

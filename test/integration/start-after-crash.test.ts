@@ -75,6 +75,14 @@ test('kill -9, then a restart: the rows it loads, no untimed figure, progress li
   );
   // Every change is recent: the board is loaded as it was before them, and they are applied again.
   const progress = said.match(/^oddsbase: loading the store: .*$/gm) ?? [];
+  // The search of the events to replay says how far it is too, before the rest of the load.
+  const searching = progress.filter((l) =>
+    /^oddsbase: loading the store: recent events \d+% \(\d+ s so far, (about \d+ s left of them|measuring the time left)\)$/.test(
+      l,
+    ),
+  );
+  assert.ok(searching.length > 0, said);
+  assert.ok(said.indexOf(searching.at(-1)!) < said.indexOf('oddsbase: loading the store: prices'), said);
   assert.ok(
     progress.some((l) =>
       /^oddsbase: loading the store: recent changes \d+% \(\d+ s so far, (about \d+ s left of them|measuring the time left)\)$/.test(

@@ -131,6 +131,19 @@ test('keys commands refuse a directory with no store unless told to make one', a
   assert.match(made.stdout, /^ob_[0-9a-f]{40}\n$/);
 });
 
+test('an unknown option or command is one line with where to look; --help is not an error', async () => {
+  const dataDir = join(root, 'never-made');
+  assertOneLine(await cli(['serve', '--bogus', '--data-dir', dataDir]), /unknown option '--bogus'; --help lists/);
+  assertOneLine(await cli(['serve', '--prot', '1', '--data-dir', dataDir]), /Did you mean --port\?/);
+  assertOneLine(await cli(['serv']), /unknown command 'serv'/);
+  assert.equal(existsSync(dataDir), false);
+  const help = await cli(['serve', '--help']);
+  assert.equal(help.code, 0);
+  assert.match(help.stdout, /^Usage: oddsbase serve \[options\]/);
+  // Commander names an option's variable once.
+  assert.match(help.stdout, /data directory \(default: "\.\/data", env: DATA_DIR\)/);
+});
+
 test('a bad --trust-proxy or --cors-origins is one line', async () => {
   assertOneLine(await cli(['serve', '--trust-proxy', '10.0.0.0/33']), /--trust-proxy/);
   assertOneLine(await cli(['serve', '--cors-origins', 'example.com']), /--cors-origins/);

@@ -5,9 +5,9 @@ import { americanToProb } from '../../src/domain/odds.ts';
 import type { FuturesState } from '../../src/domain/futures.ts';
 import type { EventInfo } from '../../src/domain/types.ts';
 import type { FeedStateReader, PriceSnapshot } from '../../src/board/feed-state.ts';
-import { boardsAround } from '../../src/feeds/simulator/futures-calendar.ts';
 import { afterResult, bookOdds, ladderRound, winProbabilities } from '../../src/feeds/simulator/futures-model.ts';
 import { FuturesSim } from '../../src/feeds/simulator/futures.ts';
+import { boardsAround, FUTURES_SPORTS } from '../../src/feeds/simulator/futures-calendar.ts';
 import type { FuturesPriceUpdate, Update } from '../../src/ledger/updates.ts';
 
 const T = Date.parse('2026-11-25T12:00:00Z');
@@ -156,5 +156,26 @@ test('golf and motor racing have boards; games of their sports are none', () => 
   assert.deepEqual(
     boardsAround(7, sportProfile(40)!, T, strength).map((b) => b.header.event_id),
     golf.map((b) => b.header.event_id),
+  );
+});
+
+test('every sport with futures has an open board at every hour of the week, golf on Sunday night too', () => {
+  const HOUR = 3_600_000;
+  const monday = Date.parse('2026-11-23T00:00:00Z');
+  for (const sport of FUTURES_SPORTS) {
+    const { sim, state } = run(sport.sport_id);
+    // Two weeks from a Monday: each hour of each day, the week's changeovers included.
+    for (let t = monday; t <= monday + 14 * 24 * HOUR; t += HOUR) {
+      sim.tick(t);
+      const open = [...state.states.values()].filter((s) => s === 'open').length;
+      assert.ok(open > 0, `sport ${sport.sport_id} has no open board at ${new Date(t).toISOString()}`);
+    }
+  }
+  // The golf board of a week opens on the Sunday before, while the last one is decided (22:00 UTC).
+  const golf = boardsAround(7, sportProfile(40)!, Date.parse('2026-11-29T20:00:00Z'), () => 0);
+  const open = golf.filter((b) => b.opensMs <= Date.parse('2026-11-29T20:00:00Z'));
+  assert.deepEqual(
+    open.map((b) => new Date(b.endsMs).toISOString()),
+    ['2026-11-22T22:00:00.000Z', '2026-11-29T22:00:00.000Z', '2026-12-06T22:00:00.000Z'],
   );
 });

@@ -9,7 +9,8 @@ import { DAY_MS } from './schedule.ts';
  * Which futures boards the simulator runs, and when: a pure function of seed, sport and time, so a
  * restart finds the same boards with the same ids. The simulated window holds ten days, so a
  * "season" is a two-week block (settled at its end by a draw from the final chances); golf plays a
- * tournament a week (Thursday to Sunday, moved by each round) and motor racing a race a week
+ * tournament a week (Thursday to Sunday, moved by each round; its board opens on the Sunday before,
+ * while the last one ends) and motor racing a race a week
  * (moved by Saturday's qualifying, decided on Sunday) inside four-week drivers' championships.
  */
 
@@ -32,6 +33,12 @@ export interface BoardPlan {
 const SEASON_DAYS = 14;
 const DRIVERS_DAYS = 28;
 const HOUR = 3_600_000;
+/**
+ * A golf board opens this long before its week's Monday: on the Sunday, while the week before's
+ * final round is played (it is decided at 22:00 UTC), as books post the next tournament's prices
+ * before the last one ends, so a golf board is open at every hour of the week.
+ */
+const GOLF_OPENS_EARLY = 6 * HOUR;
 
 /** Team sports of a regular season or a tournament: preseason and playoff ids feed their league's board. */
 function hasSeasonBoard(s: SportProfile): boolean {
@@ -138,19 +145,21 @@ export function boardsAround(
   const out: BoardPlan[] = [];
   const league = leagueForSport(sport.sport_id)?.league_name ?? sport.sport_name;
   if (sport.discipline === 'golf' || sport.discipline === 'motorsport') {
-    for (const monday of [weekOf(day) - 7, weekOf(day)]) {
-      const opens = monday * DAY_MS;
+    // Golf: next week's board as well, which opens on this week's Sunday.
+    const weeks = sport.discipline === 'golf' ? [-7, 0, 7] : [-7, 0];
+    for (const monday of weeks.map((w) => weekOf(day) + w)) {
+      const week = monday * DAY_MS;
       if (sport.discipline === 'golf') {
-        const rounds = [3, 4, 5, 6].map((d) => opens + d * DAY_MS + 22 * HOUR);
-        const name = `${GOLF_EVENTS[monday % GOLF_EVENTS.length]} ${isoDate(opens + 3 * DAY_MS)}`;
+        const rounds = [3, 4, 5, 6].map((d) => week + d * DAY_MS + 22 * HOUR);
+        const name = `${GOLF_EVENTS[monday % GOLF_EVENTS.length]} ${isoDate(week + 3 * DAY_MS)}`;
         out.push(
           plan(
             seed,
             sport,
             'golf',
             monday,
-            opens,
-            opens + 3 * DAY_MS + 12 * HOUR,
+            week - GOLF_OPENS_EARLY,
+            week + 3 * DAY_MS + 12 * HOUR,
             rounds[3]!,
             name,
             TOURNAMENT_WINNER,
@@ -160,7 +169,7 @@ export function boardsAround(
           ),
         );
       } else {
-        const race = opens + 6 * DAY_MS + 13 * HOUR;
+        const race = week + 6 * DAY_MS + 13 * HOUR;
         const name = `${RACES[monday % RACES.length]} ${isoDate(race)}`;
         out.push(
           plan(
@@ -168,7 +177,7 @@ export function boardsAround(
             sport,
             'race',
             monday,
-            opens,
+            week,
             race,
             race + 2 * HOUR,
             name,

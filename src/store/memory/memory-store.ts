@@ -433,10 +433,11 @@ export class MemoryStore implements Store, MemoryPriceRows {
     return this.changes.find((r) => r.id >= from && describedMs(r) >= ms)?.id;
   }
 
-  async eventsDescribedSince(ms: number, fromId: number): Promise<string[]> {
+  async eventsDescribedSince(ms: number, fromId: number, toId: number): Promise<string[]> {
     const events = new Set<string>();
     for (let i = indexAbove(this.changes, fromId - 1); i < this.changes.length; i++) {
       const r = this.changes[i]!;
+      if (r.id > toId) break;
       if (describedMs(r) >= ms) events.add(r.event_id);
     }
     return [...events];

@@ -27,11 +27,12 @@ export function firstIdSince(
   return run(q, search.firstIdSince(ms, timeOf));
 }
 
-/** The events with a row from `fromId` on described at or after `ms`, and a few more. */
-export async function eventsDescribedSince(q: Queryable, ms: number, fromId: number): Promise<string[]> {
+/** The events with a row from `fromId` to `toId` described at or after `ms`, and a few more. */
+export async function eventsDescribedSince(q: Queryable, ms: number, fromId: number, toId: number): Promise<string[]> {
   const rows = await q.query<{ event_id: string }>(CHANGE_SQL.eventsDescribedSince.postgres, [
     fromId,
     search.describedEarly(ms),
+    toId,
   ]);
   return rows.rows.map((r) => r.event_id);
 }

@@ -202,8 +202,8 @@ export class PgStore extends PackedLogStore implements Store {
     return firstIdDescribedSince(this.pool, ms);
   }
 
-  eventsDescribedSince(ms: number, fromId: number): Promise<string[]> {
-    return eventsDescribedSince(this.pool, ms, fromId);
+  eventsDescribedSince(ms: number, fromId: number, toId: number): Promise<string[]> {
+    return eventsDescribedSince(this.pool, ms, fromId, toId);
   }
 
   async compact(step: CompactStep): Promise<CompactResult> {

@@ -112,8 +112,8 @@ export const CHANGE_SQL = {
   timedFrom: sqlText('SELECT id, committed_ms, at FROM changes WHERE id >= ? ORDER BY id LIMIT 1'),
   /** The first row of DESCRIBED_SINCE. */
   describedFrom: sqlText(`SELECT id, committed_ms, at FROM changes WHERE ${DESCRIBED_SINCE} ORDER BY id LIMIT 1`),
-  /** The events of the rows of DESCRIBED_SINCE. */
-  eventsDescribedSince: sqlText((d) => d.eventsWhere(DESCRIBED_SINCE)),
+  /** The events of the rows of DESCRIBED_SINCE up to an id (the third parameter). */
+  eventsDescribedSince: sqlText((d) => d.eventsWhere(`${DESCRIBED_SINCE} AND id <= ?`)),
   /** Rows in (afterId, toId], at most a limit. */
   page: sqlText((d) => `SELECT ${changeColumns(d)} FROM changes WHERE id > ? AND id <= ? ORDER BY id LIMIT ?`),
   /** Every row of an event. */

@@ -27,10 +27,10 @@ export function firstIdSince(
   return run(sql, search.firstIdSince(ms, timeOf));
 }
 
-/** The events with a row from `fromId` on described at or after `ms`, and a few more (Store.eventsDescribedSince). */
-export function eventsDescribedSince(sql: Statements, ms: number, fromId: number): string[] {
+/** The events with a row from `fromId` to `toId` described at or after `ms`, and a few more (Store.eventsDescribedSince). */
+export function eventsDescribedSince(sql: Statements, ms: number, fromId: number, toId: number): string[] {
   return sql
     .prepared(CHANGE_SQL.eventsDescribedSince.sqlite)
     .pluck()
-    .all(fromId, search.describedEarly(ms)) as string[];
+    .all(fromId, search.describedEarly(ms), toId) as string[];
 }

@@ -172,8 +172,8 @@ export class SqliteStore extends PackedLogStore implements Store {
     return firstIdDescribedSince(this.sql, ms);
   }
 
-  async eventsDescribedSince(ms: number, fromId: number): Promise<string[]> {
-    return eventsDescribedSince(this.sql, ms, fromId);
+  async eventsDescribedSince(ms: number, fromId: number, toId: number): Promise<string[]> {
+    return eventsDescribedSince(this.sql, ms, fromId, toId);
   }
 
   async commit(commit: Commit): Promise<void> {
