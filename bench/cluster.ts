@@ -6,6 +6,7 @@
  *   npm run bench:cluster                          # every part (~10 min)
  *   npm run bench:cluster -- --short               # every part, shorter (~4 min)
  *   npm run bench:cluster -- --only commit,events  # some parts: commit, stream, events, start
+ *   npm run bench:cluster -- --only events --rate 1000  # every server's rounds paced to 1,000 requests a second
  *   npm run bench:cluster -- --only commit --before DIR --writer-flags "--max-semi-space-size=32"
  *     (several sets of writer flags separated by ';', each measured as a writer of its own)
  *   npm run bench:cluster -- --only start --before DIR --day-store DIR2  # the start, DIR's node and this one's in turn
@@ -24,10 +25,11 @@
  *   POSTed to the writer every 50 ms. Latency: a delivery's arrival minus its batch's time
  *   (`X-Batch-At`, set as the POST leaves, so it also counts the ingest's own work before the
  *   commit). Every delivery is counted and checked against what each client's filter asks for.
- * - events: an embedded server (`serve`, SQLite) and an API node get the same 100 events of 200
+ * - events: an embedded server (`serve`, SQLite) and an API node get the same 10 events of 200
  *   prices through the ingest API; GET /api/v2/sports/4/events/{today} is loaded on each in
- *   alternate rounds (autocannon, bench/events.ts's `cannon`), both servers pinned to CPU 0 and
- *   the client to CPU 1; CPU per request from /proc.
+ *   turn, round after round (autocannon, bench/events.ts's `cannon`), every server pinned to CPU 0
+ *   and the client to CPU 1; CPU per request from /proc. Two more API nodes in the same rounds
+ *   send their counter changes as before the far gap (20 ms apart) and before any gap.
  * - start: a writer with the simulator fills a day of history into a database once (its first
  *   start, every sport unless `--sports`); what it leaves short of `--day-rows` (1,300,000 by
  *   default, the issue's day; 0: none) is topped up with price moves of 100 more events through
@@ -95,6 +97,12 @@ export interface ClusterOptions {
   seconds: number;
   /** events: seconds of each autocannon round. */
   duration: number;
+  /**
+   * events: requests a second each round is paced to (all servers alike, so that each answers as
+   * many and the CPU of what runs per second, not per request, weighs alike); as fast as they go
+   * when undefined.
+   */
+  rate?: number;
   /** start: the simulator's sports for the day of log (every sport when undefined). */
   sports?: string;
   /**
@@ -611,16 +619,38 @@ export async function runStream(c: Cluster, o: ClusterOptions): Promise<StreamRe
 
 // --- events: an API node's snapshot against the embedded server's ----------------------------------
 
+/** An API node's rounds. */
+export interface ApiNodeRuns {
+  name: string;
+  runs: RunStats[];
+  /** Each round's Lua script calls Redis ran per request of the node: the counters' sends. */
+  scriptCallsPerRequest: number[];
+}
+
 export interface EventsCpuResult {
   bytes: { embedded: number; api: number; same: boolean };
   embedded: RunStats[];
-  api: RunStats[];
-  /** A second API node that sends its counter changes to Redis without a gap (`COUNTER_SEND_GAP_MS=0`). */
-  apiNoGap: RunStats[];
-  /** Each round's Lua script calls Redis ran per request of the node: the counters' sends. */
-  scriptCallsPerRequest: { api: number[]; apiNoGap: number[] };
+  /** The API node as configured by default, then `API_VARIANTS` in their order. */
+  api: ApiNodeRuns[];
+  /** Requests a second each round was paced to, if it was. */
+  rate?: number;
   load: [string, string];
 }
+
+/**
+ * API nodes loaded beside the default one, in the same rounds: the counters' sends as they were
+ * before the far gap (every 20 ms whatever the limits) and before any gap.
+ */
+const API_VARIANTS: { name: string; env: Record<string, string> }[] = [
+  {
+    name: 'API node, counter changes sent 20 ms apart whatever the limits (`COUNTER_FAR_SEND_GAP_MS=20`)',
+    env: { COUNTER_FAR_SEND_GAP_MS: '20' },
+  },
+  {
+    name: 'API node, counter changes sent without a gap (`COUNTER_SEND_GAP_MS=0 COUNTER_FAR_SEND_GAP_MS=0`)',
+    env: { COUNTER_SEND_GAP_MS: '0', COUNTER_FAR_SEND_GAP_MS: '0' },
+  },
+];
 
 /** Calls of Lua scripts Redis has run so far, as its command statistics count them. */
 async function scriptCalls(redis: Redis): Promise<number> {
@@ -659,15 +689,14 @@ export async function runEventsCpu(c: Cluster, o: ClusterOptions): Promise<Event
       await ingest(embedded.url, embeddedAccounts.token, p);
       await ingest(writer.url, clusterAccounts.token, p);
     }
-    const api = await serve(c, 'api', db, [], prof);
-    const apiNoGap = await serve(c, 'api', db, [], prof, { COUNTER_SEND_GAP_MS: '0' });
-    await ready(api.url, 120_000);
-    await ready(apiNoGap.url, 120_000);
+    const apiNodes = [await serve(c, 'api', db, [], prof)];
+    for (const v of API_VARIANTS) apiNodes.push(await serve(c, 'api', db, [], prof, v.env));
+    for (const node of apiNodes) await ready(node.url, 120_000);
     const get = async (url: string, key: string) =>
       (await fetch(url + path, { headers: { 'X-Service-Key': key } })).text();
     const reference = await get(writer.url, clusterAccounts.keys[0]!);
     // The node has caught up when it serves what the writer serves.
-    for (const node of [api, apiNoGap]) {
+    for (const node of apiNodes) {
       for (let t = 0; (await get(node.url, clusterAccounts.keys[0]!)) !== reference; t++) {
         if (t > 200) throw new Error('the API node did not catch up with the writer within 20 s');
         await sleep(100);
@@ -680,41 +709,37 @@ export async function runEventsCpu(c: Cluster, o: ClusterOptions): Promise<Event
       same: withoutCursor(e) === withoutCursor(reference),
     };
     log(`events: ${bytes.embedded} and ${bytes.api} bytes, the same but for the cursor: ${bytes.same}`);
-    pin(embedded.pid, '0');
-    pin(api.pid, '0');
-    pin(apiNoGap.pid, '0');
+    for (const node of [embedded, ...apiNodes]) pin(node.pid, '0');
     restore = pinSelf('1');
     const embeddedRuns: RunStats[] = [];
-    const apiRuns: RunStats[] = [];
-    const apiNoGapRuns: RunStats[] = [];
-    const calls = { api: [] as number[], apiNoGap: [] as number[] };
+    const api: ApiNodeRuns[] = [
+      { name: 'API node (`serve --role api`)', runs: [], scriptCallsPerRequest: [] },
+      ...API_VARIANTS.map((v) => ({ name: v.name, runs: [], scriptCallsPerRequest: [] })),
+    ];
     redis = new Redis(c.redis.url);
+    const sides = [
+      { which: 'embedded', node: embedded, key: embeddedAccounts.keys[0]!, out: embeddedRuns, calls: undefined },
+      ...apiNodes.map((node, i) => ({
+        which: i === 0 ? 'api node' : `api node ${JSON.stringify(API_VARIANTS[i - 1]!.env)}`,
+        node,
+        key: clusterAccounts.keys[0]!,
+        out: api[i]!.runs,
+        calls: api[i]!.scriptCallsPerRequest,
+      })),
+    ];
     // Unmeasured: each server's caches and code warm before the first round.
-    await cannon(embedded.url + path, { 'X-Service-Key': embeddedAccounts.keys[0]! }, 2, embedded.pid);
-    await cannon(api.url + path, { 'X-Service-Key': clusterAccounts.keys[0]! }, 2, api.pid);
-    await cannon(apiNoGap.url + path, { 'X-Service-Key': clusterAccounts.keys[0]! }, 2, apiNoGap.pid);
+    for (const side of sides) await cannon(side.node.url + path, { 'X-Service-Key': side.key }, 2, side.node.pid);
     for (let r = 0; r < o.runs; r++) {
-      for (const [which, node, key, out, callsOut] of [
-        ['embedded', embedded, embeddedAccounts.keys[0]!, embeddedRuns, undefined],
-        ['api node', api, clusterAccounts.keys[0]!, apiRuns, calls.api],
-        ['api node, no send gap', apiNoGap, clusterAccounts.keys[0]!, apiNoGapRuns, calls.apiNoGap],
-      ] as const) {
+      for (const { which, node, key, out, calls } of sides) {
         const calls0 = await scriptCalls(redis);
-        const s = await cannon(node.url + path, { 'X-Service-Key': key }, o.duration, node.pid);
+        const s = await cannon(node.url + path, { 'X-Service-Key': key }, o.duration, node.pid, o.rate);
         if (s.errors > 0) throw new Error(`${which}: ${s.errors} errors`);
         out.push(s);
-        callsOut?.push(((await scriptCalls(redis)) - calls0) / s.requests);
+        calls?.push(((await scriptCalls(redis)) - calls0) / s.requests);
         log(`events round ${r + 1}, ${which}: ${int(s.rps)} req/s, ${s.cpuUsPerRequest.toFixed(0)} µs CPU a request`);
       }
     }
-    return {
-      bytes,
-      embedded: embeddedRuns,
-      api: apiRuns,
-      apiNoGap: apiNoGapRuns,
-      scriptCallsPerRequest: calls,
-      load: [load0, loadNow()],
-    };
+    return { bytes, embedded: embeddedRuns, api, rate: o.rate, load: [load0, loadNow()] };
   } finally {
     redis?.disconnect();
     if (restore) pinSelf(restore);
@@ -938,24 +963,26 @@ export function streamMarkdown(r: StreamResult): string {
 }
 
 export function eventsCpuMarkdown(r: EventsCpuResult): string {
-  const e = median(r.embedded.map((s) => s.cpuUsPerRequest));
-  const a = median(r.api.map((s) => s.cpuUsPerRequest));
+  const cpu = (xs: RunStats[]) => median(xs.map((s) => s.cpuUsPerRequest));
+  const e = cpu(r.embedded);
+  const a = cpu(r.api[0]!.runs);
   const row = (name: string, xs: RunStats[]) =>
-    `| ${name} | ${median(xs.map((s) => s.cpuUsPerRequest)).toFixed(0)} | ${xs.map((s) => s.cpuUsPerRequest.toFixed(0)).join(', ')} | ${int(median(xs.map((s) => s.rps)))} |`;
+    `| ${name} | ${cpu(xs).toFixed(0)} | ${xs.map((s) => s.cpuUsPerRequest.toFixed(0)).join(', ')} | ${int(median(xs.map((s) => s.rps)))} |`;
+  const calls = (n: ApiNodeRuns) => n.scriptCallsPerRequest.map((x) => x.toFixed(3)).join(', ');
   return [
-    `### events: CPU per snapshot request (${loadText(r.load)})`,
+    `### events: CPU per snapshot request${r.rate === undefined ? '' : `, paced to ${int(r.rate)} a second`} (${loadText(r.load)})`,
     '',
     `Answers of ${int(r.bytes.embedded)} (embedded) and ${int(r.bytes.api)} bytes (API node), the same but for the cursor: ${r.bytes.same ? 'yes' : '**no**'}.`,
     '',
     '| server | µs CPU a request (median) | rounds | req/s (median) |',
     '|---|---:|---|---:|',
     row('embedded (`serve`, SQLite)', r.embedded),
-    row('API node (`serve --role api`)', r.api),
-    row('API node, counter changes sent without a gap (`COUNTER_SEND_GAP_MS=0`)', r.apiNoGap),
+    ...r.api.map((n) => row(n.name, n.runs)),
     '',
     `- API node / embedded: ${pct(a / e)}, target <= ${pct(TARGETS.eventsCpuRatio)}: ${met(a / e <= TARGETS.eventsCpuRatio)}`,
-    `- API node without the send gap / embedded: ${pct(median(r.apiNoGap.map((s) => s.cpuUsPerRequest)) / e)}`,
-    `- Redis script calls a request (the counters' sends), rounds: API node ${r.scriptCallsPerRequest.api.map((x) => x.toFixed(3)).join(', ')}; without the gap ${r.scriptCallsPerRequest.apiNoGap.map((x) => x.toFixed(3)).join(', ')}`,
+    ...r.api.slice(1).map((n) => `- ${n.name} / embedded: ${pct(cpu(n.runs) / e)}`),
+    "- Redis script calls a request (the counters' sends), rounds:",
+    ...r.api.map((n) => `  - ${n.name}: ${calls(n)}`),
     '',
   ].join('\n');
 }
@@ -1005,6 +1032,7 @@ export function parseClusterArgs(argv: string[]): ClusterOptions {
   o.batches = count('--batches', o.batches);
   o.seconds = count('--seconds', o.seconds);
   o.duration = count('--duration', o.duration);
+  if (value('--rate') !== undefined) o.rate = count('--rate', 1);
   const dayStore = value('--day-store');
   if (dayStore !== undefined) o.dayStore = dayStore;
   const prof = value('--cpu-prof');

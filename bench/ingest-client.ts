@@ -1,10 +1,11 @@
 /**
- * The client of bench/ingest-http.ts, a process of its own (bundled, pinned by the bench to the
- * other CPU): it reads the NDJSON bodies of DIR (bench/ingest-bodies.ts) into memory as bytes,
- * writes `ready`, and on the line `go` on standard input POSTs them to URL/admin/v1/ingest with
- * their Idempotency-Key and X-Batch-At, IN_FLIGHT at a time over keep-alive connections (node:http),
- * sending a batch again after a 503. Any other answer than 200 with the batch applied stops it. Then
- * it writes one JSON line: prices, wall seconds, its own CPU seconds, 503s, the last head id.
+ * The client of bench/ingest-http.ts, a process of its own (bundled, pinned by the bench to CPU 1,
+ * which the server may share): it reads the NDJSON bodies of DIR (bench/ingest-bodies.ts) into
+ * memory as bytes, writes `ready`, and on the line `go` on standard input POSTs them to
+ * URL/admin/v1/ingest with their Idempotency-Key and X-Batch-At, IN_FLIGHT at a time over
+ * keep-alive connections (node:http), sending a batch again after a 503. Any other answer than 200
+ * with the batch applied stops it. Then it writes one JSON line: prices, wall seconds, its own CPU
+ * seconds, 503s, the last head id.
  *
  *   node BUNDLE URL TOKEN DIR IN_FLIGHT
  */

@@ -201,12 +201,13 @@ export function freePort(): Promise<number> {
 }
 
 /**
- * CPU time (user + system) that process `pid` has used so far, in seconds, from /proc/<pid>/stat;
- * undefined when it cannot be read. Clock ticks are 1/100 s on Linux.
+ * CPU time (user + system) that process `pid` has used so far, in seconds, from /proc/<pid>/stat
+ * (or its thread `thread`'s alone: the main thread's id is the process's); undefined when it cannot
+ * be read. Clock ticks are 1/100 s on Linux.
  */
-export function cpuSeconds(pid: number): number | undefined {
+export function cpuSeconds(pid: number, thread?: number): number | undefined {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const stat = readFileSync(thread === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${thread}/stat`, 'utf8');
     // Fields after the command name, which is in parentheses and may contain spaces.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     return (Number(fields[11]) + Number(fields[12])) / 100;

@@ -3,14 +3,17 @@
  * ceiling, caps, metering) on the embedded counters (MemoryCounters, LocalBursts) and on the
  * shared ones (RedisCounters, SharedBursts, exchanging with a Redis of its own), side by side.
  *
- *   node --import tsx bench/shared-counters.ts [--rounds 5] [--requests 200000] [--slice 500] [--every-ms 0]
+ *   node --import tsx bench/shared-counters.ts [--rounds 5] [--requests 200000] [--slice 500] [--every-ms 0] [--keys 100]
  *
- * Each round serves the same number of admit + meter calls to 100 Enterprise keys, in slices of
- * `--slice` calls (500) with a turn of the event loop between them, so that the Redis counters'
- * exchanges run as they would between requests (`--slice 1`: a request a turn, as a server that is
- * not saturated serves them; `--every-ms N`: a timer of N ms between slices instead). The Redis counters run twice: sending as soon as the previous send
- * is answered (`sendGapMs` 0) and with compose's default gap between sends (20 ms). The figure is this process's CPU per call, exchanges included
- * (the Redis server's own CPU is not counted: it is another process, as in a deployment).
+ * Each round serves the same number of admit + meter calls to `--keys` Enterprise keys (100) with
+ * no per-second ceiling, in slices of `--slice` calls (500) with a turn of the event loop between
+ * them, so that the Redis counters' exchanges run as they would between requests (`--slice 1`: a
+ * request a turn, as a server that is not saturated serves them; `--every-ms N`: a timer of N ms
+ * between slices instead; `--slice 50 --every-ms 20`: 2,500 a second). The Redis counters run
+ * three times: sending as soon as the previous send is answered (gaps 0), 20 ms apart whatever
+ * the limits, and with compose's default gaps (20 ms near a limit, 250 ms otherwise: these keys are
+ * far from theirs). The figure is this process's CPU per call, exchanges included (the Redis
+ * server's own CPU is not counted: it is another process, as in a deployment).
  */
 import { Redis } from 'ioredis';
 import { AccessControl } from '../src/access/access-control.ts';
@@ -32,9 +35,10 @@ async function serve(
   requests: number,
   slice: number,
   pause: () => Promise<unknown>,
+  keys: number,
 ): Promise<number> {
   const access = new AccessControl(counters, Date.now, () => {}, bursts);
-  const accounts = Array.from({ length: 100 }, () =>
+  const accounts = Array.from({ length: keys }, () =>
     accountOf(newKeyRecord(generateKey(), 'enterprise', { custom: JSON.stringify({ burstPerSecond: 1_000_000 }) })),
   );
   const cpu0 = process.cpuUsage();
@@ -49,44 +53,53 @@ async function serve(
   return ((cpu.user + cpu.system) * 1000) / requests;
 }
 
-/** The gap compose gives the Redis counters by default (`counterSendGapMs`). */
-const DEFAULT_GAP_MS = DEFAULT_LIMITS.counterSendGapMs;
+/** The gaps compose gives the Redis counters by default (`counterSendGapMs`, `counterFarSendGapMs`). */
+const NEAR_MS = DEFAULT_LIMITS.counterSendGapMs;
+const FAR_MS = DEFAULT_LIMITS.counterFarSendGapMs;
 
-export async function runSharedCounters(rounds = 5, requests = 200_000, slice = 500, everyMs = 0) {
+export async function runSharedCounters(rounds = 5, requests = 200_000, slice = 500, everyMs = 0, keys = 100) {
   // A turn of the loop between slices, or a timer's wait: requests spread in time as a server's are.
   const pause = everyMs > 0 ? () => sleep(everyMs) : () => new Promise((r) => setImmediate(r));
   const redis = await startRedis();
   const memoryNs: number[] = [];
   const redisNs: number[] = [];
   const redisGapNs: number[] = [];
+  const redisFarNs: number[] = [];
   try {
     for (let r = 0; r < rounds; r++) {
       const memory = new MemoryCounters();
-      memoryNs.push(await serve(memory, new LocalBursts(), requests, slice, pause));
-      for (const [gap, out] of [
-        [0, redisNs],
-        [DEFAULT_GAP_MS, redisGapNs],
+      memoryNs.push(await serve(memory, new LocalBursts(), requests, slice, pause, keys));
+      for (const [near, far, out] of [
+        [0, 0, redisNs],
+        [NEAR_MS, NEAR_MS, redisGapNs],
+        [NEAR_MS, FAR_MS, redisFarNs],
       ] as const) {
         const shared = new RedisCounters({
           url: redis.url,
           driver: Redis,
-          prefix: `bench:${r}:${gap}:`,
+          prefix: `bench:${r}:${near}:${far}:`,
           unsaved: isBurstCounter,
-          sendGapMs: gap,
+          sendGapMs: near,
+          farSendGapMs: far,
         });
         await shared.ready();
-        out.push(await serve(shared, new SharedBursts(shared), requests, slice, pause));
+        out.push(await serve(shared, new SharedBursts(shared), requests, slice, pause, keys));
         await shared.settled();
         await shared.close();
       }
       log(
-        `round ${r + 1}: memory ${Math.round(memoryNs.at(-1)!)} ns, Redis ${Math.round(redisNs.at(-1)!)} ns, Redis with a ${DEFAULT_GAP_MS} ms gap ${Math.round(redisGapNs.at(-1)!)} ns a request`,
+        `round ${r + 1}: memory ${Math.round(memoryNs.at(-1)!)} ns, Redis ${Math.round(redisNs.at(-1)!)} ns, ${NEAR_MS} ms apart ${Math.round(redisGapNs.at(-1)!)} ns, ${NEAR_MS}/${FAR_MS} ms ${Math.round(redisFarNs.at(-1)!)} ns a request`,
       );
     }
   } finally {
     await redis.close();
   }
-  return { memoryNs: median(memoryNs), redisNs: median(redisNs), redisGapNs: median(redisGapNs) };
+  return {
+    memoryNs: median(memoryNs),
+    redisNs: median(redisNs),
+    redisGapNs: median(redisGapNs),
+    redisFarNs: median(redisFarNs),
+  };
 }
 
 if (isMain(import.meta.url)) {
@@ -95,8 +108,9 @@ if (isMain(import.meta.url)) {
     Number(arg('--requests') ?? 200_000),
     Number(arg('--slice') ?? 500),
     Number(arg('--every-ms') ?? 0),
+    Number(arg('--keys') ?? 100),
   );
   log(
-    `median: memory ${Math.round(r.memoryNs)} ns, Redis ${Math.round(r.redisNs)} ns, Redis with a ${DEFAULT_GAP_MS} ms gap ${Math.round(r.redisGapNs)} ns of CPU a request (admit + meter)`,
+    `median: memory ${Math.round(r.memoryNs)} ns, Redis without a gap ${Math.round(r.redisNs)} ns, ${NEAR_MS} ms apart ${Math.round(r.redisGapNs)} ns, ${NEAR_MS} ms near a limit and ${FAR_MS} ms otherwise ${Math.round(r.redisFarNs)} ns of CPU a request (admit + meter)`,
   );
 }

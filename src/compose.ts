@@ -29,7 +29,7 @@ import type { LoadProgress } from './board/apply.ts';
 import type { LoadedLog } from './board/load.ts';
 import { loadBoardSnapshot, saveBoardSnapshot, SNAPSHOT_FILE } from './board/board-snapshot.ts';
 import { PLAIN } from './perf/switch.ts';
-import { counterSendGap } from './perf/send-gap.ts';
+import { counterSendGaps } from './perf/send-gap.ts';
 import type { Bus } from './bus/bus.ts';
 import { MemoryBus } from './bus/memory-bus.ts';
 import { RedisBus } from './bus/redis/redis-bus.ts';
@@ -814,8 +814,16 @@ async function redisAdapters(
   // Per-second windows and failed key checks are exchanged, never saved: they are gone, or not
   // worth keeping, before a restart could use them.
   const unsaved = (key: string) => isBurstCounter(key) || isFailedKeyCounter(key);
-  const sendGapMs = counterSendGap(config.limits.counterSendGapMs);
-  const counters = new RedisCounters({ url, driver: Redis, now, onError, unsaved, sendGapMs });
+  const gaps = counterSendGaps(config.limits.counterSendGapMs, config.limits.counterFarSendGapMs);
+  const counters = new RedisCounters({
+    url,
+    driver: Redis,
+    now,
+    onError,
+    unsaved,
+    sendGapMs: gaps.nearMs,
+    farSendGapMs: gaps.farMs,
+  });
   return {
     bus: new RedisBus({ url, driver: Redis, onError }),
     counters,

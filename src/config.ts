@@ -146,9 +146,12 @@ export interface Limits {
   counterSaveMs: number;
   /**
    * With Redis: the least time between two sends of a node's counter changes (what gathers in it
-   * goes in one), so that other nodes see a change at most this much later.
+   * goes in one) while one of them is near its limit (src/perf/send-gap.ts), so that other nodes
+   * see such a change at most this much later.
    */
   counterSendGapMs: number;
+  /** The same while none is near its limit (at least `counterSendGapMs`). */
+  counterFarSendGapMs: number;
   /**
    * How often the store's write-ahead log is checkpointed on a thread of its own (0: inside the
    * writer's commits, SQLite's default, whose fsyncs then stall requests).
@@ -211,6 +214,7 @@ export const DEFAULT_LIMITS: Limits = {
   delayMaxEntries: defaultDelayEntries(),
   counterSaveMs: 1000,
   counterSendGapMs: 20,
+  counterFarSendGapMs: 250,
   checkpointMs: 1000,
   ledgerMaxQueuedBatches: 64,
   shutdownGraceMs: 10_000,
@@ -608,6 +612,7 @@ function resolveLimits(input: Partial<Limits>, env: NodeJS.ProcessEnv): Limits {
     delayMaxEntries: pick('delayMaxEntries', 'DELAY_MAX_ENTRIES', 1000, 100_000_000),
     counterSaveMs: pick('counterSaveMs', 'COUNTER_SAVE_MS', 100, 3_600_000),
     counterSendGapMs: pick('counterSendGapMs', 'COUNTER_SEND_GAP_MS', 0, 1000),
+    counterFarSendGapMs: pick('counterFarSendGapMs', 'COUNTER_FAR_SEND_GAP_MS', 0, 10_000),
     checkpointMs: pick('checkpointMs', 'CHECKPOINT_MS', 0, 3_600_000),
     ledgerMaxQueuedBatches: pick('ledgerMaxQueuedBatches', 'LEDGER_MAX_QUEUED_BATCHES', 1, 100_000),
     shutdownGraceMs: pick('shutdownGraceMs', 'SHUTDOWN_GRACE_MS', 0, 600_000),

@@ -47,6 +47,8 @@ interface CachedPlan {
   usedKey: string;
   monthlyKey?: string;
   overageKey: string;
+  /** The overage points at which the budget cap refuses, when the account has one. */
+  overageCeiling?: number;
   /**
    * The headers that stay the same for the whole period, as name, value, name, value…: set from
    * one array because building a fresh header object per request cost more than the rest of the
@@ -104,6 +106,10 @@ export class AccessControl {
       usedKey: usedKey(a, plan.primary.id),
       monthlyKey: plan.monthly ? usedKey(a, plan.monthly.window.id) : undefined,
       overageKey: overageKey(a, plan.primary.id),
+      overageCeiling:
+        a.budgetCapUsd !== null && a.entitlements.overagePerPoint !== undefined
+          ? a.budgetCapUsd / a.entitlements.overagePerPoint
+          : undefined,
       fixedHeaders,
       creditExpiry: a.creditsExpiryMs === null ? undefined : new Date(a.creditsExpiryMs).toISOString(),
     };
@@ -157,8 +163,8 @@ export class AccessControl {
   /** Counts the request against the per-second ceiling. */
   private checkBurst(a: Account, t: number): Denial | undefined {
     const second = Math.floor(t / 1000);
-    const n = this.bursts.hit(a.keyHash, second);
     const limit = a.entitlements.burstPerSecond;
+    const n = this.bursts.hit(a.keyHash, second, limit);
     if (n <= limit) return undefined;
     const next = lowestTierWith((e) => e.burstPerSecond > limit);
     return {
@@ -287,19 +293,23 @@ export class AccessControl {
     let used: number;
     let monthlyUsed = 0;
     if (points > 0) {
-      used = this.counters.incr(cached.usedKey, points, plan.primary.endMs);
+      // Each counter with the value at which it refuses or bills otherwise: the nodes of a
+      // cluster tell one another of a count near it sooner (src/perf/send-gap.ts).
+      used = this.counters.incr(cached.usedKey, points, plan.primary.endMs, plan.included);
       // Past the included points only: most requests stop at this test.
       if (used > plan.included) {
         const split = splitPoints(used - points, points, plan.included, creditsLeft);
         if (split.credits > 0) {
-          this.counters.incr(creditKey(a), split.credits, a.creditsExpiryMs ?? FAR_FUTURE);
+          this.counters.incr(creditKey(a), split.credits, a.creditsExpiryMs ?? FAR_FUTURE, granted);
           creditsLeft -= split.credits;
         }
         if (split.overage > 0 && a.tier !== 'free') {
-          this.counters.incr(cached.overageKey, split.overage, plan.primary.endMs);
+          this.counters.incr(cached.overageKey, split.overage, plan.primary.endMs, cached.overageCeiling);
         }
       }
-      if (cached.monthlyKey) monthlyUsed = this.counters.incr(cached.monthlyKey, points, plan.monthly!.window.endMs);
+      if (cached.monthlyKey) {
+        monthlyUsed = this.counters.incr(cached.monthlyKey, points, plan.monthly!.window.endMs, plan.monthly!.cap);
+      }
     } else {
       used = this.counters.get(cached.usedKey);
       if (cached.monthlyKey) monthlyUsed = this.counters.get(cached.monthlyKey);

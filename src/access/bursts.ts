@@ -2,8 +2,11 @@ import type { Counters } from './counters/counters.ts';
 
 /** Counts a key's requests per second for the burst ceiling. */
 export interface BurstCounter {
-  /** Counts one request of the key in `second` (epoch seconds) and returns that second's count so far. */
-  hit(keyHash: string, second: number): number;
+  /**
+   * Counts one request of the key in `second` (epoch seconds) and returns that second's count so
+   * far; `limit` is the key's ceiling (a shared count is exchanged sooner near it).
+   */
+  hit(keyHash: string, second: number, limit: number): number;
 }
 
 /**
@@ -44,7 +47,7 @@ export class SharedBursts implements BurstCounter {
 
   constructor(private readonly counters: Counters) {}
 
-  hit(keyHash: string, second: number): number {
+  hit(keyHash: string, second: number, limit: number): number {
     let n = this.names.get(keyHash);
     if (!n) {
       if (this.names.size >= 100_000) this.names.clear();
@@ -55,6 +58,6 @@ export class SharedBursts implements BurstCounter {
       n.second = second;
       n.name = `${BURST_PREFIX}${keyHash}:${second}`;
     }
-    return this.counters.incr(n.name, 1, (second + 2) * 1000);
+    return this.counters.incr(n.name, 1, (second + 2) * 1000, limit);
   }
 }

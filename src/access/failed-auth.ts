@@ -97,7 +97,7 @@ export class FailedKeyChecks {
         until = t + this.limits.windowMs;
         this.shared.set(WINDOW + at, until, until);
       }
-      return this.delay(this.shared.incr(FAILED + at, 1, until));
+      return this.delay(this.shared.incr(FAILED + at, 1, until, this.limits.ceiling));
     }
     let f = this.failures.get(at);
     if (!f || t - f.since >= this.limits.windowMs) {

@@ -39,9 +39,9 @@ countersContract('Redis, two nodes on one server', async (now) => {
   return f;
 });
 
-// As compose configures them by default: each node's sends at least 20 ms apart.
-countersContract('Redis, two nodes on one server, sends 20 ms apart', async (now) => {
-  const f = nodes(now, { sendGapMs: 20 });
+// As compose configures them by default: each node's sends at least 20 ms apart near a ceiling, 250 ms otherwise.
+countersContract('Redis, two nodes on one server, sends 20 or 250 ms apart', async (now) => {
+  const f = nodes(now, { sendGapMs: 20, farSendGapMs: 250 });
   await Promise.all(f.nodes.map((c) => c.ready()));
   return f;
 });
@@ -132,5 +132,42 @@ describe('Redis counters: the gap between sends', () => {
     assert.equal(b.get('use:g'), 3);
     await until(() => published.length > 1, 5000, "the message of the barrier's call");
     assert.deepEqual(published, [2, 3]);
+  });
+});
+
+describe('Redis counters: a far gap, cut short near a ceiling', () => {
+  it('a change far from its ceiling waits the far gap; one near it, or a set, goes at the near gap with what waits', async (t) => {
+    const FAR_MS = 5000;
+    const f = nodes(Date.now, { sendGapMs: 20, farSendGapMs: FAR_MS });
+    t.after(() => f.cleanup());
+    await Promise.all(f.nodes.map((c) => c.ready()));
+    const [a, b] = f.nodes as [RedisCounters, RedisCounters];
+    // Each node has heard the other's first exchange: two nodes count.
+    await f.settle();
+    const exp = Date.now() + 3_600_000;
+    const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+    a.incr('use:far', 1, exp);
+    a.incr('use:capped', 1, exp, 100);
+    await sleep(500);
+    assert.equal(b.get('use:far'), 0, 'a change with no ceiling waits the far gap');
+    assert.equal(b.get('use:capped'), 0, 'a change far below its ceiling waits the far gap');
+
+    // 3 of 10 is near with two nodes (from 2.5), not with one (from 5).
+    const asked = Date.now();
+    a.incr('rps:k', 3, exp, 10);
+    await until(() => b.get('rps:k') === 3, FAR_MS / 2, 'the change near its ceiling');
+    assert.ok(Date.now() - asked < FAR_MS / 2);
+    assert.equal(b.get('use:far'), 1, 'what waited went with it');
+    assert.equal(b.get('use:capped'), 1);
+
+    // Far past the ceiling: the count decides nothing more, it waits again.
+    a.incr('rps:k', 20, exp, 10);
+    await sleep(500);
+    assert.equal(b.get('rps:k'), 3);
+
+    a.set('fkw:address', 7, exp);
+    await until(() => b.get('fkw:address') === 7, FAR_MS / 2, 'the set');
+    assert.equal(b.get('rps:k'), 23);
   });
 });

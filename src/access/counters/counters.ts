@@ -7,8 +7,12 @@ import type { CounterEntry } from '../../store/counters.ts';
  * background rather than making a request wait on a network round trip.
  */
 export interface Counters {
-  /** Adds `by` and returns the new value; the counter expires at `expiresAtMs`. */
-  incr(key: string, by: number, expiresAtMs: number): number;
+  /**
+   * Adds `by` and returns the new value; the counter expires at `expiresAtMs`. `ceiling`: the value
+   * at which the caller refuses or bills otherwise, when there is one; a shared implementation
+   * tells the other nodes of a change near it sooner than of others.
+   */
+  incr(key: string, by: number, expiresAtMs: number, ceiling?: number): number;
   get(key: string): number;
   /** Sets a counter outright (operators' tools and tests). */
   set(key: string, value: number, expiresAtMs: number): void;

@@ -3,6 +3,7 @@ import type { Redis, RedisOptions } from 'ioredis';
 import type { CounterEntry } from '../../store/counters.ts';
 import type { CounterChange, SavedCounters } from './counters.ts';
 import { EXCHANGE_SCRIPT } from './redis-counter-script.ts';
+import { nearCeiling } from '../../perf/send-gap.ts';
 
 export interface RedisCountersOptions {
   /** `redis://[user:password@]host:port[/db]`, or `rediss://` for TLS. */
@@ -19,8 +20,14 @@ export interface RedisCountersOptions {
   onError?: (err: unknown) => void;
   /** Counters shared between nodes but never saved (`takeChanged` leaves them out): per-second windows. */
   unsaved?: (key: string) => boolean;
-  /** The least ms between two sends of changes (default 0: each as soon as the previous one is answered). */
+  /**
+   * The least ms between two sends of changes while one that waits is near its counter's ceiling
+   * (`nearCeiling`, src/perf/send-gap.ts) or is a set (default 0: each as soon as the previous one
+   * is answered).
+   */
   sendGapMs?: number;
+  /** The least ms between two sends otherwise (default and at least `sendGapMs`). */
+  farSendGapMs?: number;
   /**
    * Options for both connections beyond the URL. `connectionName` prefixes their names
    * (`<name>:counters`, `<name>:counters-sub`; default `oddsbase`).
@@ -41,6 +48,8 @@ interface View {
   /** Bumped by a `set`: increments made before it no longer count in `unseen`. */
   gen: number;
   expiresAt: number;
+  /** Whether this node saves its changes (`takeChanged`): decided once per counter, not per change. */
+  saved: boolean;
 }
 
 /** A change of one counter on its way to Redis: an optional set, then an increment. */
@@ -73,6 +82,11 @@ const SWEEP_MS = 60_000;
  * instead: a subscription that stays away must not make the list of calls grow without end.
  */
 const MAX_UNSEEN_EXCHANGES = 256;
+/**
+ * How long another node counts among those sharing the counters after its last message (at least;
+ * four far gaps when longer): a node with changes to send sends at least once a far gap.
+ */
+const HEARD_MS = 2000;
 
 interface Message {
   n: string;
@@ -87,8 +101,10 @@ interface Message {
  * The script applies them atomically and publishes the results; every node applies the messages in
  * Redis's order, so a view is exactly Redis's state as of the last message plus this node's own
  * changes not yet in one. How far nodes differ is the time of one exchange (well under a
- * millisecond on a local network, plus the event loop's turn) and the gap kept between two sends
- * (`sendGapMs`), in which a node's changes gather into one call.
+ * millisecond on a local network, plus the event loop's turn) and the gap kept between two sends,
+ * in which a node's changes gather into one call: `sendGapMs` while a change that waits is near its
+ * counter's ceiling (the caller names it in `incr`; `nearCeiling` with the nodes heard from lately)
+ * or is a set, `farSendGapMs` otherwise.
  *
  * Failures: while Redis is away the view keeps counting and the changes wait, merged per counter
  * (their number bounded by the counters in use), and go when it is back. A call that failed after
@@ -109,11 +125,21 @@ export class RedisCounters implements SavedCounters {
   private readonly now: () => number;
   private readonly onError: (err: unknown) => void;
   private readonly unsaved: (key: string) => boolean;
-  private readonly sendGapMs: number;
+  private readonly nearGapMs: number;
+  private readonly farGapMs: number;
+  /** A change that waits is near its ceiling, or a set: what waits goes at the near gap. */
+  private hurry = false;
   /** When the last call of the script was made (wall clock), for the gap between sends. */
   private lastSendAt = -Infinity;
   /** Set while changes wait for the gap since the last send to pass. */
   private gapTimer: NodeJS.Timeout | undefined;
+  /** Whether `gapTimer` waits for the far gap, so that a hurry may cut it short. */
+  private gapTimerFar = false;
+  /** Other nodes by id: when their last message came (wall clock). */
+  private readonly heard = new Map<string, number>();
+  /** The nodes counting: this one and those heard from lately. */
+  private nodes = 1;
+  private readonly heardMs: number;
   private readonly cmd: Redis & { exchange(...args: (string | number)[]): Promise<number> };
   private readonly sub: Redis;
   private seq = 0;
@@ -137,7 +163,9 @@ export class RedisCounters implements SavedCounters {
     this.now = options.now ?? Date.now;
     this.onError = options.onError ?? (() => {});
     this.unsaved = options.unsaved ?? (() => false);
-    this.sendGapMs = options.sendGapMs ?? 0;
+    this.nearGapMs = options.sendGapMs ?? 0;
+    this.farGapMs = Math.max(this.nearGapMs, options.farSendGapMs ?? this.nearGapMs);
+    this.heardMs = Math.max(HEARD_MS, 4 * this.farGapMs);
     const name = options.redis?.connectionName ?? 'oddsbase';
     const cmd = new options.driver(options.url, {
       ...options.redis,
@@ -171,13 +199,13 @@ export class RedisCounters implements SavedCounters {
     this.timer.unref();
   }
 
-  incr(key: string, by: number, expiresAtMs: number): number {
+  incr(key: string, by: number, expiresAtMs: number, ceiling?: number): number {
     const t = this.now();
     let v = this.views.get(key);
     const renewed = !v || v.expiresAt <= t;
     if (renewed) {
       // Expired: it counts again from 0, in Redis as here (the script reads it as 0 too).
-      v = fresh();
+      v = this.fresh(key);
       this.views.set(key, v);
     }
     v!.unseen += by;
@@ -187,9 +215,11 @@ export class RedisCounters implements SavedCounters {
     op.expiresAt = expiresAtMs;
     // What was unsaved of its earlier life is dropped with it: an expired counter reads 0 everywhere.
     if (renewed) this.toSave.delete(key);
-    this.noteChange(key, undefined, by, expiresAtMs);
+    if (v!.saved) this.noteChange(key, undefined, by, expiresAtMs);
+    const value = valueOf(v!, t);
+    if (ceiling !== undefined && !this.hurry && nearCeiling(value, ceiling, this.nodes)) this.hurry = true;
     this.schedule();
-    return valueOf(v!, t);
+    return value;
   }
 
   get(key: string): number {
@@ -201,7 +231,7 @@ export class RedisCounters implements SavedCounters {
   set(key: string, value: number, expiresAtMs: number): void {
     let v = this.views.get(key);
     if (!v) {
-      v = fresh();
+      v = this.fresh(key);
       this.views.set(key, v);
     }
     v.gen++;
@@ -212,13 +242,15 @@ export class RedisCounters implements SavedCounters {
     v.overrideOp = op;
     this.pending.delete(key);
     this.pending.set(key, op);
-    this.noteChange(key, value, 0, expiresAtMs);
+    // Sets are rare (a failed-key window opened, an operator's value): none waits a far gap.
+    this.hurry = true;
+    if (v.saved) this.noteChange(key, value, 0, expiresAtMs);
     this.schedule();
   }
 
   restore(entries: Iterable<CounterEntry>): void {
     for (const e of entries) {
-      const v = this.views.get(e.key) ?? fresh();
+      const v = this.views.get(e.key) ?? this.fresh(e.key);
       v.confirmed = e.value;
       v.confirmedExp = e.expiresAt;
       v.expiresAt = Math.max(v.expiresAt, e.expiresAt);
@@ -241,7 +273,6 @@ export class RedisCounters implements SavedCounters {
   }
 
   private noteChange(key: string, set: number | undefined, added: number, expiresAt: number): void {
-    if (this.unsaved(key)) return;
     const before = this.toSave.get(key);
     if (!before || set !== undefined) {
       this.toSave.set(key, { key, set, added, expiresAt });
@@ -279,6 +310,19 @@ export class RedisCounters implements SavedCounters {
     await this.cmd.quit().catch(() => this.cmd.disconnect());
   }
 
+  private fresh(key: string): View {
+    return {
+      confirmed: 0,
+      confirmedExp: 0,
+      override: undefined,
+      overrideOp: undefined,
+      unseen: 0,
+      gen: 0,
+      expiresAt: 0,
+      saved: !this.unsaved(key),
+    };
+  }
+
   private opFor(key: string, v: View): Op {
     const op = this.pending.get(key);
     if (op && op.view === v && op.gen === v.gen) return op;
@@ -290,8 +334,9 @@ export class RedisCounters implements SavedCounters {
 
   private schedule(): void {
     if (this.scheduled || this.busy || this.closed) return;
-    // Changes that wait for the gap go when it ends; only a barrier or a catch-up goes before.
-    if (this.gapTimer && !this.catchUp && this.barriers === 0) return;
+    // Changes that wait for the gap go when it ends; only a barrier, a catch-up or a hurry (which
+    // shortens a far gap to the near one) goes before.
+    if (this.gapTimer && !this.catchUp && this.barriers === 0 && !(this.hurry && this.gapTimerFar)) return;
     this.scheduled = true;
     setImmediate(() => {
       this.scheduled = false;
@@ -312,9 +357,10 @@ export class RedisCounters implements SavedCounters {
           for (let i = 0; i < ops.length || i === 0; i += CHUNK) await this.send(ops.slice(i, i + CHUNK));
         } else if (this.pending.size > 0 && this.exchanges.length < MAX_UNSEEN_EXCHANGES) {
           // A barrier promises this node's changes so far: they go with it, whatever the gap.
-          const wait = this.barriers > 0 ? 0 : this.lastSendAt + this.sendGapMs - Date.now();
+          const gap = this.barriers > 0 ? 0 : this.hurry ? this.nearGapMs : this.farGapMs;
+          const wait = this.lastSendAt + gap - Date.now();
           if (wait > 0) {
-            this.waitForGap(wait);
+            this.waitForGap(wait, gap);
             break;
           }
           await this.send(this.takeOps());
@@ -332,15 +378,21 @@ export class RedisCounters implements SavedCounters {
     }
   }
 
-  private waitForGap(ms: number): void {
-    if (this.gapTimer) return;
+  private waitForGap(ms: number, gap: number): void {
+    const far = gap > this.nearGapMs;
+    if (this.gapTimer) {
+      // A far wait is cut short by a hurry; any other wait set already ends soon enough.
+      if (far || !this.gapTimerFar) return;
+      clearTimeout(this.gapTimer);
+    }
+    this.gapTimerFar = far;
     // Never longer than the gap, should the wall clock step back.
     this.gapTimer = setTimeout(
       () => {
         this.gapTimer = undefined;
         this.schedule();
       },
-      Math.min(ms, this.sendGapMs),
+      Math.min(ms, gap),
     );
     // The gap holds no process open: close() sends what waits.
     this.gapTimer.unref();
@@ -353,6 +405,7 @@ export class RedisCounters implements SavedCounters {
       ops.push(op);
       this.pending.delete(key);
     }
+    if (this.pending.size === 0) this.hurry = false;
     return ops;
   }
 
@@ -394,7 +447,7 @@ export class RedisCounters implements SavedCounters {
     }
   }
 
-  /** A failed call's changes wait again, before whatever was changed since. */
+  /** A failed call's changes wait again, before whatever was changed since; late already, they wait no far gap. */
   private giveBack(ex: Exchange): void {
     this.exchanges.splice(this.exchanges.indexOf(ex), 1);
     for (const op of ex.ops) {
@@ -402,6 +455,7 @@ export class RedisCounters implements SavedCounters {
         this.catchUp = true;
         continue;
       }
+      this.hurry = true;
       const later = this.pending.get(op.key);
       if (!later) {
         this.pending.set(op.key, op);
@@ -427,14 +481,20 @@ export class RedisCounters implements SavedCounters {
       const key = redisKey.slice(this.prefix.length);
       let v = this.views.get(key);
       if (!v) {
-        v = fresh();
+        v = this.fresh(key);
         this.views.set(key, v);
       }
       v.confirmed = value;
       v.confirmedExp = expiresAt;
       if (v.unseen === 0 && v.override === undefined && !this.pending.has(key)) v.expiresAt = expiresAt;
     }
-    if (msg.n === this.node) this.acknowledge(msg.s);
+    if (msg.n === this.node) {
+      this.acknowledge(msg.s);
+    } else {
+      const known = this.heard.has(msg.n);
+      this.heard.set(msg.n, Date.now());
+      if (!known) this.nodes = this.heard.size + 1;
+    }
   }
 
   /** This node's calls up to `seq` are in the message just applied: their changes are no longer unseen. */
@@ -465,6 +525,8 @@ export class RedisCounters implements SavedCounters {
     const wall = Date.now();
     if (oldest && wall - oldest.sentAt > LOST_MS && wall - this.caughtUpAt > LOST_MS) this.catchUp = true;
     if (t - this.lastSweep >= SWEEP_MS) this.sweep(t);
+    for (const [node, at] of this.heard) if (wall - at > this.heardMs) this.heard.delete(node);
+    this.nodes = this.heard.size + 1;
     this.schedule();
   }
 
@@ -494,18 +556,6 @@ export class RedisCounters implements SavedCounters {
     this.failing = true;
     this.onError(err);
   }
-}
-
-function fresh(): View {
-  return {
-    confirmed: 0,
-    confirmedExp: 0,
-    override: undefined,
-    overrideOp: undefined,
-    unseen: 0,
-    gen: 0,
-    expiresAt: 0,
-  };
 }
 
 function valueOf(v: View, t: number): number {
