@@ -44,6 +44,7 @@ import { healthRoutes, Readiness, StoreProbe } from './ops/health.ts';
 import { AdminTokens } from './access/admin-tokens.ts';
 import { IngestFeed } from './feeds/ingest/ingest-feed.ts';
 import { DailyBudget } from './feeds/upstream/budget.ts';
+import { RequestPacer } from './feeds/upstream/pacer.ts';
 import { UpstreamMirror } from './feeds/upstream/mirror-feed.ts';
 import { OddsbaseClient, type WebSocketConstructor } from '../packages/client/src/index.ts';
 import { WebSocket } from 'ws';
@@ -615,8 +616,10 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
       if (Number.isFinite(points) && points > 0) budget.count(points);
       return res;
     };
+    // Every request of the mirror (its consumers, extra reads, catalog and box reads) goes through one pacer.
+    const paced = new RequestPacer().wrap(metered);
     const m = new UpstreamMirror({
-      client: new OddsbaseClient({ baseUrl: up.url, key: up.key, fetch: metered }),
+      client: new OddsbaseClient({ baseUrl: up.url, key: up.key, fetch: paced }),
       ledger: writer,
       board,
       budget,

@@ -5,12 +5,31 @@ import { CHANGE_KINDS, type ChangeKind, type ChangeRecord, type EpochGap } from 
  * then every row of the log in id order, each the stored `ChangeRecord` as it is (every column,
  * whatever its kind), so a kind added to the log later is recorded and replayed with no change
  * here. Replay hands the rows to the ledger as they are: ids, times and payloads come out identical.
+ * Between the rows, in log order, the named batches the store keeps beside the log (a `batch`
+ * line right after the last row of its batch), so a batch id sent again to a replayed store
+ * applies nothing, as it would on the recorded one.
  */
 
 /** The `format` of a recording's header line. */
 export const RECORDING_FORMAT = 'oddsbase-change-log';
 /** Raised when the line layout changes in a way an older reader would misread. */
-export const RECORDING_VERSION = 1;
+export const RECORDING_VERSION = 2;
+/** Versions this reader takes: 1 has no `batch` lines. */
+const READ_VERSIONS: ReadonlySet<unknown> = new Set([1, 2]);
+
+/**
+ * A named batch (ingest's batch id, `Commit.batch`) as recorded: `head_id` is the log's head its
+ * commit left (the last row it wrote, or the head before it when it changed nothing).
+ */
+export interface RecordedBatch {
+  kind: 'batch';
+  batch_id: string;
+  head_id: number;
+  committed_ms: number;
+}
+
+/** A line after the header: a row of the log, or a named batch. */
+export type RecordedEntry = ChangeRecord | RecordedBatch;
 
 export interface RecordingHeader {
   format: typeof RECORDING_FORMAT;
@@ -39,9 +58,9 @@ export class RecordingError extends Error {
 
 const KINDS: ReadonlySet<string> = new Set(CHANGE_KINDS);
 
-/** The row as one line (without its newline). */
-export function rowLine(row: ChangeRecord): string {
-  return JSON.stringify(row);
+/** The row or batch as one line (without its newline). */
+export function rowLine(entry: RecordedEntry): string {
+  return JSON.stringify(entry);
 }
 
 export function headerLine(header: RecordingHeader): string {
@@ -73,7 +92,7 @@ const isGap = (g: unknown): g is EpochGap =>
 export function parseHeader(text: string): RecordingHeader {
   const h = parseObject(text, 1);
   if (h.format !== RECORDING_FORMAT) throw new RecordingError(1, `not a recording of oddsbase's change log`);
-  if (h.version !== RECORDING_VERSION) {
+  if (!READ_VERSIONS.has(h.version)) {
     throw new RecordingError(
       1,
       `recording format version ${String(h.version)}; this oddsbase reads ${RECORDING_VERSION}`,
@@ -90,9 +109,10 @@ export function parseHeader(text: string): RecordingHeader {
 
 const nullableId = (v: unknown) => v === null || isId(v);
 
-/** Reads a row line, checking every column a stored row has. */
-export function parseRow(text: string, line: number): ChangeRecord {
+/** Reads a line after the header: a named batch, or a row with every column a stored row has. */
+export function parseRow(text: string, line: number): RecordedEntry {
   const r = parseObject(text, line);
+  if (r.kind === 'batch') return parseBatch(r, line);
   const bad = (field: string) => new RecordingError(line, `the row has no valid ${field}`);
   if (!isId(r.id) || r.id === 0) throw bad('id');
   if (typeof r.kind !== 'string' || !KINDS.has(r.kind)) {
@@ -106,4 +126,12 @@ export function parseRow(text: string, line: number): ChangeRecord {
   if (typeof r.payload !== 'string') throw bad('payload');
   if (r.detail !== null && typeof r.detail !== 'string') throw bad('detail');
   return { ...(r as unknown as ChangeRecord), kind: r.kind as ChangeKind };
+}
+
+function parseBatch(r: Record<string, unknown>, line: number): RecordedBatch {
+  const bad = (field: string) => new RecordingError(line, `the batch has no valid ${field}`);
+  if (typeof r.batch_id !== 'string' || r.batch_id === '') throw bad('batch_id');
+  if (!isId(r.head_id)) throw bad('head_id');
+  if (!isId(r.committed_ms)) throw bad('committed_ms');
+  return { kind: 'batch', batch_id: r.batch_id, head_id: r.head_id, committed_ms: r.committed_ms };
 }

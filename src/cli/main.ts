@@ -260,7 +260,7 @@ program
     }
     const r = await recordLog(targetOf(opts), opts.out, from);
     process.stdout.write(
-      `recorded ${r.rows} changes (after ${r.header.from_id}, up to ${r.header.head_id}, epoch ${r.header.epoch}) to ${opts.out}: ${r.bytes} bytes\n`,
+      `recorded ${r.rows} changes${r.batches > 0 ? ` and ${r.batches} named batches` : ''} (after ${r.header.from_id}, up to ${r.header.head_id}, epoch ${r.header.epoch}) to ${opts.out}: ${r.bytes} bytes\n`,
     );
   });
 

@@ -48,7 +48,7 @@ export async function recordLog(
       head_id: snapshot.headId,
       recorded_at: new Date(now()).toISOString(),
     };
-    const written = await writeRecording(out, header, snapshot.rows(fromId)).catch((err: unknown) => {
+    const written = await writeRecording(out, header, snapshot.entries(fromId)).catch((err: unknown) => {
       const code = (err as NodeJS.ErrnoException).code;
       // The file system refused the file (permissions, a read-only or full disk): the person picks another.
       if (code !== undefined && /^(EACCES|EPERM|EROFS|ENOSPC|EISDIR|ENOTDIR|ENOENT)$/.test(code)) {

@@ -3,6 +3,7 @@ import type { Board } from '../board/board.ts';
 import { type LoadedLog, loadCommitted } from '../board/load.ts';
 import type { Bus } from '../bus/bus.ts';
 import type { ChangeRecord, LogPosition } from '../changelog/change.ts';
+import type { RecordedBatch } from '../changelog/recording.ts';
 import { LogFloor } from '../board/log-floor.ts';
 import type { CompactResult, CompactStep } from '../store/retention.ts';
 import type { Commit, Store } from '../store/store.ts';
@@ -175,17 +176,27 @@ export class Ledger implements LedgerSink, RecordedSink {
    * recorded log gave. The rows must continue this log: ids above its head, commit times not before
    * its last, events known or made by the rows. The event records and market instances the store
    * keeps beside the rows are derived from them as a batch's plan derives them; then the rows are
-   * applied to the board by the function a restart uses, observed and published. Back-pressure as
-   * `apply`.
+   * applied to the board by the function a restart uses, observed and published. A recorded named
+   * batch is kept with them as it was (its id, head and time), so the id sent again applies nothing;
+   * one the store keeps already (a replay finished with `--append`) is left as it is. Back-pressure
+   * as `apply`.
    */
-  applyRecorded(rows: readonly ChangeRecord[]): Promise<void> {
-    return this.queue.admit(() => this.commitRecorded(rows));
+  applyRecorded(rows: readonly ChangeRecord[], batch?: RecordedBatch): Promise<void> {
+    return this.queue.admit(() => this.commitRecorded(rows, batch));
   }
 
-  private async commitRecorded(rows: readonly ChangeRecord[]): Promise<void> {
-    if (rows.length === 0) return;
+  private async commitRecorded(rows: readonly ChangeRecord[], batch: RecordedBatch | undefined): Promise<void> {
+    const named = batch !== undefined && (await this.store.batchHead(batch.batch_id)) === undefined;
+    if (rows.length === 0) {
+      if (named) {
+        const mark = { id: batch.batch_id, headId: batch.head_id, committedMs: batch.committed_ms };
+        await this.store.commit({ changes: [], markets: [], events: [], batch: mark });
+      }
+      return;
+    }
     const { nextMarketId, nextPriceId } = this.planner;
     const recorded = planRecorded(this.board, rows, this.lastCommitMs, nextMarketId, nextPriceId);
+    if (named) recorded.commit.batch = { id: batch.batch_id, headId: batch.head_id, committedMs: batch.committed_ms };
     const started = performance.now();
     try {
       await this.store.commit(recorded.commit);

@@ -1,5 +1,6 @@
 import type { CatalogRecord } from '../catalog/records.ts';
 import type { ChangeRecord } from '../changelog/change.ts';
+import type { RecordedBatch } from '../changelog/recording.ts';
 import type { PlayInput } from '../domain/plays.ts';
 import type { FuturesHeader } from '../domain/futures.ts';
 import type { EventInfo, ParticipantType, PriceExtras, Score } from '../domain/types.ts';
@@ -179,9 +180,11 @@ export interface LedgerSink {
  * The way a replay reaches the ledger: rows of a recorded change log, committed as they were
  * recorded (ids, times, payloads), since only then do they read back byte for byte. Resolves once
  * they are committed and visible; rejects, with nothing written, when they do not continue the log.
+ * `batch`, a named batch the rows end (or, with none, one that changed nothing), is kept with them
+ * unless the store keeps its id already.
  */
 export interface RecordedSink {
   /** The newest id of the log (a replay skips rows at or below it). */
   readonly headId: number;
-  applyRecorded(rows: readonly ChangeRecord[]): Promise<void>;
+  applyRecorded(rows: readonly ChangeRecord[], batch?: RecordedBatch): Promise<void>;
 }

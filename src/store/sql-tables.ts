@@ -136,6 +136,13 @@ export const INGEST_BATCHES: TableDef = {
   ],
 };
 
+/** Named batches by the head they left: a recording reads them beside the rows, in log order. */
+export const INGEST_BATCHES_BY_HEAD: IndexDef = {
+  name: 'ingest_batches_by_head',
+  table: 'ingest_batches',
+  columns: ['head_id'],
+};
+
 export const COUNTERS: TableDef = {
   name: 'counters',
   columns: [

@@ -34,24 +34,33 @@ async function sqliteLog(dir: string): Promise<void> {
     idsAbove: (await epochGaps(store)).at(-1)?.to,
   });
   const at = () => new Date(clock.now).toISOString();
-  await ledger.apply(batch(at(), [{ kind: 'event', event: nbaEvent(E, '2026-11-23') }, ...nbaPrices(E)]));
+  // Named batches (as ingest commits them) among unnamed ones, one of them changing nothing.
+  await ledger.applyNamed({
+    ...batch(at(), [{ kind: 'event', event: nbaEvent(E, '2026-11-23') }, ...nbaPrices(E)]),
+    batch_id: 'pg-1',
+  });
   for (const b of moneylineMoves(E, 3, at())) {
     clock.now += 10_000;
     await ledger.apply({ ...b, at: at() });
   }
-  await ledger.apply(batch(at(), [{ kind: 'score', event_id: E, score: score(E, 'STATUS_IN_PROGRESS', 1, 0) }]));
+  await ledger.applyNamed({ at: at(), updates: [], batch_id: 'pg-empty' });
+  await ledger.applyNamed({
+    ...batch(at(), [{ kind: 'score', event_id: E, score: score(E, 'STATUS_IN_PROGRESS', 1, 0) }]),
+    batch_id: 'pg-2',
+  });
   await store.close();
 }
 
 /** A recording's lines but the header's time of recording. */
 const rowsText = (file: string) => readFileSync(file, 'utf8').split('\n').slice(1).join('\n');
 
-test('a log replayed into PostgreSQL records back line for line', async () => {
+test('a log replayed into PostgreSQL records back line for line, its named batches included', async () => {
   service = await startPostgres();
   const dir = join(work, 'sqlite');
   await sqliteLog(dir);
   const fromSqlite = join(work, 'from-sqlite.ndjson');
-  await recordLog({ dataDir: dir }, fromSqlite, 0);
+  const recorded = await recordLog({ dataDir: dir }, fromSqlite, 0);
+  assert.equal(recorded.batches, 3);
   const databaseUrl = await service.createDatabase();
   const config = resolveServeConfig({ dataDir: join(work, 'unused'), databaseUrl, simulator: false }, {});
   const result = await replayIntoStore(config, fromSqlite, { speed: 0, append: false });

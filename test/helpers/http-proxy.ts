@@ -14,6 +14,8 @@ export interface ProxiedRequest {
   at: number;
   /** The status the proxy answered itself, or undefined when the request was passed on. */
   answered: number | undefined;
+  /** The status the server answered a request passed on (once its answer arrived). */
+  status?: number;
 }
 
 /**
@@ -33,7 +35,8 @@ export async function startHttpProxy(target: string): Promise<HttpProxy> {
   const server: Server = createServer((req, res) => {
     const path = req.url ?? '/';
     const own = proxy.rule?.(path);
-    proxy.requests.push({ path, at: performance.now(), answered: own?.status });
+    const asked: ProxiedRequest = { path, at: performance.now(), answered: own?.status };
+    proxy.requests.push(asked);
     if (own) {
       res.writeHead(own.status, { 'content-type': 'application/json', ...own.headers });
       res.end(own.body === undefined ? '' : JSON.stringify(own.body));
@@ -42,6 +45,7 @@ export async function startHttpProxy(target: string): Promise<HttpProxy> {
     const out = request(
       { host: to.hostname, port: to.port, method: req.method, path, headers: { ...req.headers, host: to.host } },
       (answer) => {
+        asked.status = answer.statusCode;
         res.writeHead(answer.statusCode ?? 502, answer.headers);
         answer.pipe(res);
       },

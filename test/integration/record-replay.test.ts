@@ -7,7 +7,7 @@ import { after, test } from 'node:test';
 import { Board } from '../../src/board/board.ts';
 import { MemoryBus } from '../../src/bus/memory-bus.ts';
 import type { ChangeRecord } from '../../src/changelog/change.ts';
-import { RecordingError } from '../../src/changelog/recording.ts';
+import { type RecordedBatch, RecordingError } from '../../src/changelog/recording.ts';
 import { recordLog, replayIntoStore } from '../../src/cli/recording.ts';
 import { resolveServeConfig } from '../../src/config.ts';
 import { openRecording } from '../../src/feeds/replay/recording-file.ts';
@@ -71,8 +71,26 @@ async function rowsOf(dir: string): Promise<ChangeRecord[]> {
 async function readAll(file: string) {
   const r = await openRecording(file);
   const rows: ChangeRecord[] = [];
-  for await (const row of r.rows) rows.push(row);
-  return { header: r.header, rows };
+  const batches: RecordedBatch[] = [];
+  for await (const entry of r.rows) {
+    if (entry.kind === 'batch') batches.push(entry);
+    else rows.push(entry);
+  }
+  return { header: r.header, rows, batches, firstId: r.firstId };
+}
+
+/** The named batches a store keeps, in log order. */
+function batchesOf(dir: string): RecordedBatch[] {
+  const db = openSqlite(dir);
+  try {
+    return db
+      .prepare(
+        "SELECT 'batch' AS kind, batch_id, head_id, committed_ms FROM ingest_batches ORDER BY head_id, committed_ms, batch_id",
+      )
+      .all() as RecordedBatch[];
+  } finally {
+    db.close();
+  }
 }
 
 test('a recording holds the header and every row as stored, plain or gzip', async () => {
@@ -97,7 +115,7 @@ test('a recording holds the header and every row as stored, plain or gzip', asyn
   const header = JSON.parse(lines[0]!);
   const store = new SqliteStore(openSqlite(dir));
   assert.equal(header.format, 'oddsbase-change-log');
-  assert.equal(header.version, 1);
+  assert.equal(header.version, 2);
   assert.equal(header.epoch, await store.getMeta(EPOCH_META));
   assert.deepEqual(header.gaps, await epochGaps(store));
   await store.close();
@@ -171,6 +189,119 @@ test('--from records the rows after an id; --append goes on with the same log', 
     (err: Error) => err instanceof StartError && /another change log/.test(err.message),
   );
   await assert.rejects(recordLog({ dataDir: dir }, join(work, 'x.ndjson'), all.at(-1)!.id + 1), /past the log's head/);
+});
+
+/** A log of named batches (as ingest commits them): two that write rows, one that changes nothing. */
+async function namedLog(): Promise<{ dir: string; clock: { now: number } }> {
+  const dir = newDir();
+  const clock = { now: T0 };
+  const { ledger, close } = await openLog(dir, clock);
+  const at = () => new Date(clock.now).toISOString();
+  await ledger.applyNamed({
+    ...batch(at(), [{ kind: 'event', event: nbaEvent(E, '2026-11-23') }, ...nbaPrices(E)]),
+    batch_id: 'feed-1',
+  });
+  clock.now += 10_000;
+  const [move] = moneylineMoves(E, 1, at());
+  await ledger.applyNamed({ ...move!, at: at(), batch_id: 'feed-2' });
+  clock.now += 10_000;
+  await ledger.applyNamed({ at: at(), updates: [], batch_id: 'feed-empty' });
+  await close();
+  return { dir, clock };
+}
+
+test('named batches are recorded after the row each ended at, and a replay keeps them: sent again, they apply once', async () => {
+  const { dir } = await namedLog();
+  const kept = batchesOf(dir);
+  assert.deepEqual(
+    kept.map((b) => b.batch_id),
+    ['feed-1', 'feed-2', 'feed-empty'],
+  );
+  const file = join(work, 'named.ndjson');
+  const rec = await recordLog({ dataDir: dir }, file, 0);
+  assert.deepEqual([rec.rows, rec.batches], [(await rowsOf(dir)).length, 3]);
+  // Each batch line comes right after the row its batch ended at; the empty one after the last row.
+  const lines = readFileSync(file, 'utf8')
+    .trim()
+    .split('\n')
+    .slice(1)
+    .map((l) => JSON.parse(l) as { kind: string; id?: number; head_id?: number });
+  for (const b of kept) {
+    const i = lines.findIndex((l) => l.kind === 'batch' && (l as RecordedBatch).batch_id === b.batch_id);
+    assert.deepEqual(lines[i], b);
+    assert.equal(lines[i - 1]!.kind === 'batch' ? lines[i - 1]!.head_id : lines[i - 1]!.id, b.head_id);
+  }
+  assert.deepEqual((await readAll(file)).batches, kept);
+
+  const into = newDir();
+  await replayIntoStore(config(into), file, { speed: 0, append: false });
+  assert.deepEqual(await rowsOf(into), await rowsOf(dir));
+  assert.deepEqual(batchesOf(into), kept);
+  // Sent again to the replayed store, each batch applies nothing and names the head it left there.
+  const log = await openLog(into, { now: T0 + 3_600_000 });
+  const head = log.ledger.headId;
+  const at = new Date(T0 + 3_600_000).toISOString();
+  for (const b of kept) {
+    const again = await log.ledger.applyNamed({ ...moneylineMoves(E, 1, at)[0]!, at, batch_id: b.batch_id });
+    assert.deepEqual(again, { applied: false, headId: b.head_id }, b.batch_id);
+  }
+  assert.equal(log.ledger.headId, head, 'nothing written');
+  const fresh = await log.ledger.applyNamed({ ...moneylineMoves(E, 1, at)[0]!, at, batch_id: 'feed-3' });
+  assert.equal(fresh.applied, true);
+  await log.close();
+});
+
+test('--from records the batches from its id on (one that changed nothing there too); --append keeps each once', async () => {
+  const { dir, clock } = await namedLog();
+  const first = join(work, 'named-first.ndjson');
+  const rec1 = await recordLog({ dataDir: dir }, first, 0);
+  const log = await openLog(dir, clock);
+  const at = () => new Date(clock.now).toISOString();
+  clock.now += 10_000;
+  // Changes nothing: its head is where the first recording ended.
+  await log.ledger.applyNamed({ at: at(), updates: [], batch_id: 'feed-empty-2' });
+  clock.now += 10_000;
+  // The second step: the first is the price feed-2 left.
+  await log.ledger.applyNamed({ ...moneylineMoves(E, 2, at())[1]!, at: at(), batch_id: 'feed-4' });
+  await log.close();
+  const rest = join(work, 'named-rest.ndjson');
+  const rec2 = await recordLog({ dataDir: dir }, rest, rec1.header.head_id);
+  const read = await readAll(rest);
+  // The batches that ended at the first recording's head (feed-2 and feed-empty are in both), then those after it.
+  assert.deepEqual(
+    read.batches.map((b) => b.batch_id),
+    ['feed-2', 'feed-empty', 'feed-empty-2', 'feed-4'],
+  );
+  assert.equal(read.firstId, read.rows[0]!.id, 'the first row, past the batches before it');
+  assert.equal(rec2.batches, 4);
+
+  const into = newDir();
+  await replayIntoStore(config(into), first, { speed: 0, append: false });
+  await replayIntoStore(config(into), rest, { speed: 0, append: true });
+  assert.deepEqual(await rowsOf(into), await rowsOf(dir));
+  assert.deepEqual(batchesOf(into), batchesOf(dir));
+  // Both again: every row and batch is there already.
+  await replayIntoStore(config(into), first, { speed: 0, append: true });
+  await replayIntoStore(config(into), rest, { speed: 0, append: true });
+  assert.deepEqual(batchesOf(into), batchesOf(dir));
+});
+
+test('a batch line out of its place is refused with its line', async () => {
+  const { dir } = await namedLog();
+  const file = join(work, 'named-bad.ndjson');
+  await recordLog({ dataDir: dir }, file, 0);
+  const lines = readFileSync(file, 'utf8').split('\n');
+  const at = lines.findIndex((l) => l.includes('"feed-1"'));
+  // Moved one row later: it no longer follows the row its batch ended at.
+  const moved = [...lines];
+  [moved[at], moved[at + 1]] = [moved[at + 1]!, moved[at]!];
+  const path = join(work, 'named-moved.ndjson');
+  writeFileSync(path, moved.join('\n'));
+  await assert.rejects(
+    readAll(path),
+    (err: Error) =>
+      err instanceof RecordingError && err.line === at + 2 && /batch feed-1 ended at change/.test(err.message),
+  );
 });
 
 test('a truncated or corrupt recording is refused with the line that cannot be read', async () => {

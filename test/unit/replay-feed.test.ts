@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { ChangeRecord } from '../../src/changelog/change.ts';
+import type { RecordedBatch, RecordedEntry } from '../../src/changelog/recording.ts';
 import { REPLAY_BATCH_ROWS, ReplayFeed } from '../../src/feeds/replay/replay-feed.ts';
 import { parseReplaySpeed } from '../../src/config.ts';
 
@@ -19,12 +20,20 @@ const row = (id: number, ms: number): ChangeRecord => ({
   detail: null,
 });
 
-async function* source(rows: ChangeRecord[]): AsyncGenerator<ChangeRecord> {
+async function* source(rows: RecordedEntry[]): AsyncGenerator<RecordedEntry> {
   yield* rows;
 }
 
+/** A named batch that ended at `head`, committed at `ms`. */
+const named = (id: string, head: number, ms: number): RecordedBatch => ({
+  kind: 'batch',
+  batch_id: id,
+  head_id: head,
+  committed_ms: ms,
+});
+
 /** Replays `rows` at `speed` on a clock that moves only by the feed's sleeps; returns what happened. */
-async function replay(rows: ChangeRecord[], speed: number, headId = 0) {
+async function replay(rows: RecordedEntry[], speed: number, headId = 0) {
   const clock = { now: 5_000_000 };
   const events: string[] = [];
   const batches: number[][] = [];
@@ -38,8 +47,9 @@ async function replay(rows: ChangeRecord[], speed: number, headId = 0) {
     },
     sink: {
       headId,
-      applyRecorded: async (b) => {
-        events.push(`commit ${b.map((r) => r.id).join(',')} at ${clock.now - 5_000_000}`);
+      applyRecorded: async (b, mark) => {
+        const with_ = mark ? ` with ${mark.batch_id}` : '';
+        events.push(`commit ${b.map((r) => r.id).join(',')}${with_} at ${clock.now - 5_000_000}`);
         batches.push(b.map((r) => r.id));
       },
     },
@@ -70,6 +80,36 @@ test('rows at or below the log head are skipped: a stopped replay goes on where 
   const { batches, result } = await replay(ROWS, 0, 3);
   assert.deepEqual(batches, [[4, 5]]);
   assert.deepEqual(result, { rows: 2, skipped: 3, complete: true });
+});
+
+test('a named batch ends the batch of its rows and goes with them, alone when it changed nothing', async () => {
+  const entries = [
+    row(1, 100_000),
+    named('a', 1, 100_000),
+    row(2, 100_000),
+    row(3, 100_000),
+    named('b', 3, 100_000),
+    named('empty', 3, 102_000),
+    row(4, 103_000),
+  ];
+  const { events, result } = await replay(entries, 1);
+  assert.deepEqual(events, [
+    'commit 1 with a at 0',
+    'commit 2,3 with b at 0',
+    'sleep 2000',
+    'commit  with empty at 2000',
+    'sleep 1000',
+    'commit 4 at 3000',
+  ]);
+  assert.deepEqual(result, { rows: 4, skipped: 0, complete: true });
+  // Its rows in the store already (--append): the batch goes alone, the ledger keeps it unless it has it.
+  const skipped = await replay(entries, 0, 3);
+  assert.deepEqual(skipped.events, [
+    'commit  with a at 0',
+    'commit  with b at 0',
+    'commit  with empty at 0',
+    'commit 4 at 0',
+  ]);
 });
 
 test('a recorded commit larger than a batch goes in parts', async () => {

@@ -2,11 +2,11 @@ import { createReadStream, createWriteStream, renameSync, rmSync, statSync } fro
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip, createGzip } from 'node:zlib';
-import type { ChangeRecord } from '../../changelog/change.ts';
 import {
   headerLine,
   parseHeader,
   parseRow,
+  type RecordedEntry,
   type RecordingHeader,
   RecordingError,
   rowLine,
@@ -20,29 +20,36 @@ const CHUNK_CHARS = 64 * 1024;
 
 export interface WrittenRecording {
   rows: number;
+  /** Named batches written beside the rows. */
+  batches: number;
   bytes: number;
   /** Id of the last row written (the header's from_id when none). */
   lastId: number;
 }
 
 /**
- * Writes a recording to `out`: the header line, then `rows` as they come (read and written a page at
- * a time, so the log is never held whole), gzip when the name ends in .gz. The file appears only
- * when complete (written beside it, then renamed), and an existing file is never overwritten.
+ * Writes a recording to `out`: the header line, then `entries` (rows and named batches) as they come
+ * (read and written a page at a time, so the log is never held whole), gzip when the name ends in
+ * .gz. The file appears only when complete (written beside it, then renamed), and an existing file
+ * is never overwritten.
  */
 export async function writeRecording(
   out: string,
   header: RecordingHeader,
-  rows: AsyncIterable<ChangeRecord>,
+  entries: AsyncIterable<RecordedEntry>,
 ): Promise<WrittenRecording> {
   const partial = `${out}.partial`;
-  const result: WrittenRecording = { rows: 0, bytes: 0, lastId: header.from_id };
+  const result: WrittenRecording = { rows: 0, batches: 0, bytes: 0, lastId: header.from_id };
   async function* text(): AsyncGenerator<string> {
     let chunk = `${headerLine(header)}\n`;
-    for await (const row of rows) {
-      chunk += `${rowLine(row)}\n`;
+    for await (const entry of entries) {
+      chunk += `${rowLine(entry)}\n`;
+      if (entry.kind === 'batch') {
+        result.batches++;
+        continue;
+      }
       result.rows++;
-      result.lastId = row.id;
+      result.lastId = entry.id;
       if (chunk.length >= CHUNK_CHARS) {
         yield chunk;
         chunk = '';
@@ -81,10 +88,11 @@ export interface OpenRecording {
   /** The id of the recording's first row (read ahead), undefined when it has none. */
   firstId: number | undefined;
   /**
-   * The rows in file order, each checked as it is read (a bad line, ids that do not rise, a file
-   * that ends before the header's head: a RecordingError naming the line). Read once.
+   * The rows and named batches in file order, each checked as it is read (a bad line, ids that do
+   * not rise, a batch that is not right after the row it ended at, a file that ends before the
+   * header's head: a RecordingError naming the line). Read once.
    */
-  rows: AsyncIterable<ChangeRecord>;
+  rows: AsyncIterable<RecordedEntry>;
   /** Stops reading and closes the file. */
   close(): void;
 }
@@ -145,7 +153,7 @@ export async function openRecording(file: string): Promise<OpenRecording> {
     await lines.return(undefined);
     throw err;
   }
-  async function* rows(): AsyncGenerator<ChangeRecord> {
+  async function* rows(): AsyncGenerator<RecordedEntry> {
     let lastId = header.from_id;
     let lastMs = 0;
     let lastLine = 1;
@@ -153,6 +161,14 @@ export async function openRecording(file: string): Promise<OpenRecording> {
       lastLine = line;
       if (text === '') continue;
       const row = parseRow(text, line);
+      if (row.kind === 'batch') {
+        // Written right after the row its batch ended at (or the recording's start, if it changed nothing then).
+        if (row.head_id !== lastId) {
+          throw new RecordingError(line, `batch ${row.batch_id} ended at change ${row.head_id}, not after ${lastId}`);
+        }
+        yield row;
+        continue;
+      }
       if (row.id <= lastId) throw new RecordingError(line, `change ${row.id} does not follow change ${lastId}`);
       if (row.id > header.head_id) {
         throw new RecordingError(line, `change ${row.id} is past the recorded head ${header.head_id}`);
@@ -171,18 +187,28 @@ export async function openRecording(file: string): Promise<OpenRecording> {
     }
   }
   const source = rows();
-  const first = await source.next().catch(async (err: unknown) => {
+  // Read ahead to the first row: batches may come before it (ended where the recording starts).
+  const ahead: RecordedEntry[] = [];
+  let firstId: number | undefined;
+  try {
+    for (let next = await source.next(); !next.done; next = await source.next()) {
+      ahead.push(next.value);
+      if (next.value.kind !== 'batch') {
+        firstId = next.value.id;
+        break;
+      }
+    }
+  } catch (err) {
     await lines.return(undefined);
     throw err;
-  });
-  async function* all(): AsyncGenerator<ChangeRecord> {
-    if (first.done) return;
-    yield first.value;
+  }
+  async function* all(): AsyncGenerator<RecordedEntry> {
+    yield* ahead;
     yield* source;
   }
   return {
     header,
-    firstId: first.done ? undefined : first.value.id,
+    firstId,
     rows: all(),
     close: () => {
       void source.return(undefined);

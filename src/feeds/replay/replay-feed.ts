@@ -1,5 +1,6 @@
 import { setTimeout as wait } from 'node:timers/promises';
 import type { ChangeRecord } from '../../changelog/change.ts';
+import type { RecordedBatch, RecordedEntry } from '../../changelog/recording.ts';
 import type { RecordedSink } from '../../ledger/updates.ts';
 import type { Feed } from '../feed.ts';
 
@@ -7,8 +8,8 @@ import type { Feed } from '../feed.ts';
 export const REPLAY_BATCH_ROWS = 2000;
 
 export interface ReplayOptions {
-  /** The recording's rows, in id order. */
-  rows: AsyncIterable<ChangeRecord>;
+  /** The recording's rows in id order, and its named batches each after the row it ended at. */
+  rows: AsyncIterable<RecordedEntry>;
   sink: RecordedSink;
   /**
    * The recorded timing scaled: a recorded gap of `t` ms between two commits is waited for `t / speed`
@@ -41,7 +42,8 @@ const sleepFor = (ms: number, signal: AbortSignal) =>
  * Feeds a recorded change log back through the ledger (the only writer), as the rows were recorded,
  * with their original timing scaled by `speed`: each recorded commit (the rows that share a commit
  * time) is one batch, handed over once the scaled time since the first batch has passed, and awaited
- * before the next, so a replay never queues in the ledger. Rows at or below the log's head are
+ * before the next, so a replay never queues in the ledger. A named batch ends the batch of its rows
+ * and is handed over with them (alone when it changed nothing). Rows at or below the log's head are
  * skipped: a replay stopped part way goes on where the store ends.
  */
 export class ReplayFeed implements Feed {
@@ -78,22 +80,26 @@ export class ReplayFeed implements Feed {
     const result: ReplayResult = { rows: 0, skipped: 0, complete: false };
     let pace: { ms: number; at: number } | undefined;
     let batch: ChangeRecord[] = [];
-    const flush = async () => {
-      const first = batch[0]!;
+    const flush = async (named?: RecordedBatch) => {
+      const ms = batch[0]?.committed_ms ?? named!.committed_ms;
       if (speed > 0) {
-        pace ??= { ms: first.committed_ms, at: this.now() };
-        const due = pace.at + (first.committed_ms - pace.ms) / speed - this.now();
+        pace ??= { ms, at: this.now() };
+        const due = pace.at + (ms - pace.ms) / speed - this.now();
         if (due > 0) await this.sleep(due, signal);
         if (signal.aborted) return;
       }
-      await sink.applyRecorded(batch);
+      await sink.applyRecorded(batch, named);
       result.rows += batch.length;
-      this.opts.onProgress?.(result.rows, batch[batch.length - 1]!.id);
+      if (batch.length > 0) this.opts.onProgress?.(result.rows, batch[batch.length - 1]!.id);
       batch = [];
     };
     const head = sink.headId;
     for await (const row of this.opts.rows) {
       if (signal.aborted) return result;
+      if (row.kind === 'batch') {
+        await flush(row);
+        continue;
+      }
       if (row.id <= head) {
         result.skipped++;
         continue;

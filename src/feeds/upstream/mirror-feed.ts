@@ -217,6 +217,10 @@ export class UpstreamMirror implements Feed {
 
   /** The first catch-up: both cursors, then the snapshot handed to the ledger. */
   private async catchUp(): Promise<void> {
+    // A metered answer first (the event delta's head, no rows): it names the key's per-second
+    // ceiling (X-Rate-Limit) before the catalog's hundreds of requests, whose answers may not (the
+    // client's pacer, compose.ts).
+    await this.o.client.eventDelta({}, { signal: this.signal });
     await this.applyCatalog();
     // The event cursor first: changes made while the snapshot is read come again, whole.
     await this.changed.bootstrap(this.signal);

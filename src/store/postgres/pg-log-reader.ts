@@ -1,5 +1,7 @@
 import type { ChangeRecord } from '../../changelog/change.ts';
 import { type LogSnapshot, snapshotOf } from '../log-reader.ts';
+import type { RecordedBatch } from '../../changelog/recording.ts';
+import { BATCH_SQL } from '../sql/batches.ts';
 import { CHANGE_SQL } from '../sql/changes.ts';
 import { EPOCH_GAPS_META, EPOCH_META } from '../store.ts';
 import { connectClient } from './database.ts';
@@ -20,8 +22,11 @@ export async function openPgLogSnapshot(url: string): Promise<LogSnapshot> {
     let open = true;
     return snapshotOf(
       { epoch, gapsText, headId: head },
-      async (afterId, toId, limit) =>
-        (await client.query<ChangeRecord>(CHANGE_SQL.page.postgres, [afterId, toId, limit])).rows,
+      {
+        rows: async (afterId, toId, limit) =>
+          (await client.query<ChangeRecord>(CHANGE_SQL.page.postgres, [afterId, toId, limit])).rows,
+        batches: async (lo, hi) => (await client.query<RecordedBatch>(BATCH_SQL.between.postgres, [lo, hi])).rows,
+      },
       async () => {
         if (!open) return;
         open = false;

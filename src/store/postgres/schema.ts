@@ -9,6 +9,7 @@ import {
   EVENTS,
   type IndexDef,
   INGEST_BATCHES,
+  INGEST_BATCHES_BY_HEAD,
   KEYS_BY_PREFIX,
   MARKETS,
   META,
@@ -87,5 +88,10 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
     version: 4,
     name: 'admin tokens by prefix',
     sql: index(ADMIN_TOKENS_BY_PREFIX),
+  },
+  {
+    version: 5,
+    name: 'ingest batch ids by head',
+    sql: index(INGEST_BATCHES_BY_HEAD),
   },
 ];

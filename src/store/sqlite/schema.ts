@@ -10,6 +10,7 @@ import {
   createTable,
   EVENTS,
   INGEST_BATCHES,
+  INGEST_BATCHES_BY_HEAD,
   KEYS_BY_PREFIX,
   MARKETS,
   META,
@@ -75,6 +76,7 @@ export const SCHEMA = [
 );`,
   createIndex(ADMIN_TOKENS_BY_PREFIX, 'sqlite'),
   ...[INGEST_BATCHES, COUNTERS].map((t) => createTable(t, 'sqlite')),
+  createIndex(INGEST_BATCHES_BY_HEAD, 'sqlite'),
 ].join('\n');
 
 /**

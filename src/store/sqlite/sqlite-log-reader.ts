@@ -3,6 +3,8 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { ChangeRecord } from '../../changelog/change.ts';
 import { type LogSnapshot, snapshotOf } from '../log-reader.ts';
+import type { RecordedBatch } from '../../changelog/recording.ts';
+import { BATCH_SQL } from '../sql/batches.ts';
 import { CHANGE_SQL } from '../sql/changes.ts';
 import { META_SQL } from '../sql/meta.ts';
 import { EPOCH_GAPS_META, EPOCH_META } from '../store.ts';
@@ -25,9 +27,15 @@ export function openSqliteLogSnapshot(dataDir: string): LogSnapshot | undefined 
   const gapsText = meta.get(EPOCH_GAPS_META) as string | undefined;
   const headId = (db.prepare(CHANGE_SQL.head.sqlite).pluck().get() as number | null) ?? 0;
   const page = db.prepare(CHANGE_SQL.page.sqlite);
+  // A file no server has opened since named batches were kept has no table of them: it holds none.
+  const hasBatches = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'ingest_batches'").get();
+  const batches = hasBatches ? db.prepare(BATCH_SQL.between.sqlite) : undefined;
   return snapshotOf(
     { epoch, gapsText, headId },
-    (afterId, toId, limit) => page.all(afterId, toId, limit) as ChangeRecord[],
+    {
+      rows: (afterId, toId, limit) => page.all(afterId, toId, limit) as ChangeRecord[],
+      batches: (lo, hi) => (batches ? (batches.all(lo, hi) as RecordedBatch[]) : []),
+    },
     async () => {
       if (!db.open) return;
       if (db.inTransaction) db.exec('COMMIT');

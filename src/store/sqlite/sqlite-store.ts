@@ -179,13 +179,15 @@ export class SqliteStore extends PackedLogStore implements Store {
   async commit(commit: Commit): Promise<void> {
     // In a fill, the batch is a savepoint of the group's transaction (better-sqlite3 nests them),
     // begun here rather than at the last group's end: another process's writer (a keys command)
-    // gets the lock between two groups.
+    // gets the lock between two groups. IMMEDIATE: the write lock is taken (or waited for) at the
+    // start; a deferred transaction that read the head before another process's write commits
+    // fails at its first insert, whatever the busy timeout.
     if (this.grouped !== undefined && !this.db.inTransaction) {
-      this.db.exec('BEGIN');
+      this.db.exec('BEGIN IMMEDIATE');
       this.groupBegan = performance.now();
     }
     try {
-      this.commitTx(commit);
+      this.commitTx.immediate(commit);
     } catch (err) {
       for (const eventId of this.addedKeys) this.keys.delete(eventId);
       throw err;
