@@ -32,6 +32,8 @@ export class BatchPlan {
   readonly markets: MarketRecord[] = [];
   /** Events touched, with the last id that touched each (their new version). */
   readonly touched = new Map<string, number>();
+  /** Events touched by a row that is not a price row: those whose stored record is written. */
+  private readonly described = new Set<string>();
   /** Catalog records planned in this batch, by key: the text each key will have. */
   readonly catalogTexts = new Map<string, string>();
   /** Keys this batch's catalog records remove (unless a later record of the batch brings them again). */
@@ -44,6 +46,7 @@ export class BatchPlan {
   private readonly infos = new Map<string, EventInfo>();
   private readonly childMarkets = new Map<EventState, Map<string, MarketState>>();
   private readonly freshMarkets = new Set<MarketState>();
+  private readonly freshParticipants = new Set<ParticipantState>();
   private readonly childParticipants = new Map<MarketState, ParticipantState[]>();
   private readonly childLines = new Map<ParticipantState, Map<string, LineState>>();
   /** Planned prices that replace a committed one, by price id; prices new to a line by line. */
@@ -137,7 +140,9 @@ export class BatchPlan {
     this.records.push(record);
     this.steps.push(step);
     // Futures rows name boards, which have no event record.
-    if (changesEvent(record.kind)) this.touched.set(record.event_id, record.id);
+    if (!changesEvent(record.kind)) return;
+    this.touched.set(record.event_id, record.id);
+    if (record.kind !== 'price') this.described.add(record.event_id);
   }
 
   event(eventId: string): EventState | undefined {
@@ -158,10 +163,16 @@ export class BatchPlan {
     this.infos.set(eventId, info);
   }
 
-  /** The stored event records of the touched events, as they will be after the batch. */
+  /**
+   * The stored event records that the batch changes, as they will be after it. An event only some
+   * of whose prices changed keeps its record: price rows change nothing in it but its version, and
+   * a load takes the version from the newest row of each price too (board/apply.ts), so it finds
+   * the one this batch leaves.
+   */
   eventRecords(): EventRecord[] {
     const out: EventRecord[] = [];
     for (const [eventId, version] of this.touched) {
+      if (!this.described.has(eventId)) continue;
       const info = this.info(eventId)!;
       out.push({
         event_id: eventId,
@@ -193,18 +204,24 @@ export class BatchPlan {
     });
   }
 
-  participant(market: MarketState, u: PriceUpdate): [ParticipantState, boolean] {
+  /** Whether the batch brings this participant to its market (it is not on the board yet). */
+  isFreshParticipant(participant: ParticipantState): boolean {
+    return this.freshParticipants.has(participant);
+  }
+
+  /** The market's participant the update names, committed or planned; a new one is planned when it has none. */
+  participant(market: MarketState, u: PriceUpdate): ParticipantState {
     const own = market.participants;
     if (own.size <= SCAN_PARTICIPANTS) {
       // A market has a few participants: comparing them is cheaper than building and hashing a key.
-      for (const p of own.values()) if (p.id === u.participant_id && p.type === u.participant_type) return [p, false];
+      for (const p of own.values()) if (p.id === u.participant_id && p.type === u.participant_type) return p;
     } else {
       const p = own.get(participantKey(u.participant_type, u.participant_id));
-      if (p) return [p, false];
+      if (p) return p;
     }
     let added = this.childParticipants.get(market);
     if (added) {
-      for (const p of added) if (p.id === u.participant_id && p.type === u.participant_type) return [p, true];
+      for (const p of added) if (p.id === u.participant_id && p.type === u.participant_type) return p;
     } else {
       added = [];
       this.childParticipants.set(market, added);
@@ -217,7 +234,8 @@ export class BatchPlan {
       mainLines: new SmallMap(),
     };
     added.push(p);
-    return [p, true];
+    this.freshParticipants.add(p);
+    return p;
   }
 
   line(participant: ParticipantState, value: string): LineState | undefined {

@@ -222,8 +222,10 @@ export class BatchPlanner {
 
   private planPrice(plan: BatchPlan, u: PriceUpdate, at: string): void {
     const ev = plan.event(u.event_id)!;
-    const [market, freshMarket] = this.market(plan, ev, u.market_id, u.period_id, u.market_instance_id);
-    const [participant, freshParticipant] = plan.participant(market, u);
+    const market = this.market(plan, ev, u.market_id, u.period_id, u.market_instance_id);
+    const freshMarket = plan.isFreshMarket(market);
+    const participant = plan.participant(market, u);
+    const freshParticipant = plan.isFreshParticipant(participant);
     let line = plan.line(participant, u.line);
     let freshLine = false;
     if (!line) {
@@ -402,30 +404,20 @@ export class BatchPlanner {
     return given;
   }
 
-  private market(
-    plan: BatchPlan,
-    ev: EventState,
-    marketId: number,
-    periodId: number,
-    givenId?: number,
-  ): [MarketState, boolean] {
+  /** The event's market of these ids, committed or planned; a new one is planned when it has none. */
+  private market(plan: BatchPlan, ev: EventState, marketId: number, periodId: number, givenId?: number): MarketState {
     // Feeds send a market's prices together: the last market found saves building and hashing its key.
     const last = this.lastMarket;
-    if (last && last.market_id === marketId && last.period_id === periodId && this.lastMarketEvent === ev) {
-      return [last, plan.isFreshMarket(last)];
-    }
+    if (last && last.market_id === marketId && last.period_id === periodId && this.lastMarketEvent === ev) return last;
     const key = marketKey(marketId, periodId);
     let market = plan.market(ev, key);
-    let fresh = false;
-    if (market) fresh = plan.isFreshMarket(market);
-    else {
+    if (!market) {
       market = { id: this.newId('market', givenId), market_id: marketId, period_id: periodId, participants: new Map() };
       plan.addMarket(ev, key, market);
-      fresh = true;
     }
     this.lastMarket = market;
     this.lastMarketEvent = ev;
-    return [market, fresh];
+    return market;
   }
 }
 

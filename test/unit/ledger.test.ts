@@ -11,7 +11,7 @@ import { MemoryBus } from '../../src/bus/memory-bus.ts';
 import { Ledger, LedgerError } from '../../src/ledger/ledger.ts';
 import { openSqlite } from '../../src/store/sqlite/database.ts';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
-import { batch, nbaEvent, nbaPrices, price, statsRecord } from '../helpers/fixtures.ts';
+import { batch, nbaEvent, nbaPrices, price, score, statsRecord } from '../helpers/fixtures.ts';
 
 async function setup(dir = mkdtempSync(join(tmpdir(), 'oddsbase-ledger-'))) {
   const store = new SqliteStore(openSqlite(dir));
@@ -257,6 +257,52 @@ test('a restart keeps every committed row, the board and the id sequence', async
     ],
   );
   assert.equal(moved[1]!.previous_price, '-110');
+});
+
+test("a batch that changes only an event's prices leaves its stored record, and a restart finds the same event", async (t) => {
+  const s = await setup();
+  t.after(() => rmSync(s.dir, { recursive: true, force: true }));
+  const written: string[][] = [];
+  const commit = s.store.commit.bind(s.store);
+  s.store.commit = (c) => {
+    written.push(c.events.map((e) => e.event_id));
+    return commit(c);
+  };
+  const F = 'f'.repeat(32);
+  await s.ledger.apply(
+    batch('2026-11-23T10:00:00Z', [
+      { kind: 'event', event: nbaEvent(E) },
+      { kind: 'event', event: nbaEvent(F) },
+      ...nbaPrices(E),
+      ...nbaPrices(F),
+    ]),
+  );
+  const moneyline = (eventId: string, p: number) =>
+    price(eventId, { market_id: 1, participant_id: 2002, participant_name: 'Boston', affiliate_id: 19, price: p });
+  await s.ledger.apply(batch('2026-11-23T10:01:00Z', [moneyline(E, 140), moneyline(F, 150)]));
+  await s.ledger.apply(
+    batch('2026-11-23T10:02:00Z', [
+      moneyline(E, 145),
+      { kind: 'score', event_id: F, score: score(F, 'STATUS_IN_PROGRESS', 2, 0) },
+    ]),
+  );
+  assert.deepEqual(written, [[E, F], [], [F]]);
+  const before = [E, F].map((id) => {
+    const ev = s.board.getEvent(id)!;
+    return { info: ev.info, version: ev.version };
+  });
+  assert.equal(before[0]!.version, s.ledger.headId - 1, "E's version is its last price row");
+  await s.store.close();
+
+  const again = await setup(s.dir);
+  t.after(() => again.store.close());
+  assert.deepEqual(
+    [E, F].map((id) => {
+      const ev = again.board.getEvent(id)!;
+      return { info: ev.info, version: ev.version };
+    }),
+    before,
+  );
 });
 
 test('a batch the store refuses leaves the board as committed, and the next batch builds on it', async (t) => {
