@@ -5,6 +5,7 @@ import { nbaEvent, nbaPrices, price, score } from '../helpers/fixtures.ts';
 import { type HttpProxy, startHttpProxy } from '../helpers/http-proxy.ts';
 import { adminToken, startTestServer, type TestServer } from '../helpers/server.ts';
 import { connect, type TestSocket } from '../helpers/ws-client.ts';
+import { until } from '../helpers/mirror-compare.ts';
 
 /**
  * The mirror following an oddsbase upstream that takes its data through the ingest API, so each
@@ -34,16 +35,6 @@ async function ingest(records: unknown[]): Promise<void> {
     body: JSON.stringify({ batch_id: `mirror-test-${++batches}`, at: nextAt(), records }),
   });
   assert.equal(res.status, 200, await res.text());
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 30_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 /** The mirror's price of the moved moneyline, as its event answer shows it. */

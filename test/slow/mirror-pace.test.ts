@@ -3,6 +3,7 @@ import { after, before, test } from 'node:test';
 import { nbaEvent, nbaPrices, price } from '../helpers/fixtures.ts';
 import { type HttpProxy, startHttpProxy } from '../helpers/http-proxy.ts';
 import { adminToken, startTestServer, type TestServer } from '../helpers/server.ts';
+import { until } from '../helpers/mirror-compare.ts';
 
 /**
  * A polling mirror on an upstream key with a small per-second ceiling: its polls (two delta answers
@@ -30,16 +31,6 @@ async function ingest(records: unknown[]): Promise<void> {
 }
 
 const removal = (key: string) => ({ kind: 'catalog', record: { type: 'removal', key } });
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 60_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 /** The upstream's refusals of a reason, from its metrics. */
 async function refusals(reason: string): Promise<number> {
