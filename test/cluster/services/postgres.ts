@@ -47,6 +47,20 @@ function closedAncestor(path: string): string | undefined {
   return undefined;
 }
 
+/**
+ * As root, lets the server's user through the closed directories above the binaries that lie in
+ * the system's temporary directory (a checkout made under `mktemp -d`, mode 0700): search only, not
+ * listing. Gives the first closed one elsewhere (a home directory), which is left as it is.
+ */
+function reachBinaries(): string | undefined {
+  const temp = realpathSync(tmpdir());
+  for (let closed = closedAncestor(BINARIES); closed !== undefined; closed = closedAncestor(BINARIES)) {
+    if (!closed.startsWith(`${temp}/`)) return closed;
+    chmodSync(closed, statSync(closed).mode | 0o001);
+  }
+  return undefined;
+}
+
 /** `work`, or a rejection once `ms` pass (its own later rejection then goes nowhere). */
 async function within(ms: number, work: Promise<void>): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
@@ -122,7 +136,7 @@ export async function startPostgres(opts: { keepIn?: string } = {}): Promise<Pos
     onError: (err) => log.push(String(err)),
   });
   const starting = (async () => {
-    const closed = process.getuid?.() === 0 ? closedAncestor(BINARIES) : undefined;
+    const closed = process.getuid?.() === 0 ? reachBinaries() : undefined;
     if (closed !== undefined) {
       throw new Error(
         `${closed} lets only its owner in, and the server runs as the user postgres, which must reach ${BINARIES} (chmod o+x ${closed})`,
