@@ -66,11 +66,12 @@ export class PayloadLog {
   }
 
   append(row: LoggedRow, periodId: number): void {
-    const length = Buffer.byteLength(row.payload) + 1;
     let chunk = this.chunks[this.chunks.length - 1];
-    if (!chunk || chunk.used + length > chunk.buf.length) {
+    const room = chunk ? chunk.buf.length - chunk.used - 1 : -1;
+    // UTF-8 takes at most 3 bytes a UTF-16 unit: the text is measured only near a chunk's end.
+    if (!chunk || (row.payload.length * 3 > room && Buffer.byteLength(row.payload) > room)) {
       chunk = {
-        buf: Buffer.allocUnsafe(Math.max(CHUNK_BYTES, length)),
+        buf: Buffer.allocUnsafe(Math.max(CHUNK_BYTES, Buffer.byteLength(row.payload) + 1)),
         used: 0,
         ids: [],
         ends: [],

@@ -94,6 +94,29 @@ export class DeltaRowWriter implements RowWriter {
   private readonly lineDetailJson = new WeakMap<LineState, string>();
   private at: string | undefined;
   private atJson = '';
+  /** A Delta row's pieces, the fixed ones in place; `write` fills the others for each row. */
+  private readonly rowParts: string[] = [
+    '{"id":',
+    '',
+    '',
+    ',"affiliate_id":',
+    '',
+    '',
+    '',
+    ',"price":"',
+    '',
+    '","previous_price":"',
+    '',
+    '","change_type":"',
+    '',
+    '',
+    '',
+    ',"updated_at":',
+    '',
+    '}',
+  ];
+  /** A detail's pieces, as `rowParts`; an optional member absent is an empty piece. */
+  private readonly detailParts: string[] = ['{"price_id":', '', '', ',"price_delta":', '', '', '', '', ''];
 
   write(
     id: number,
@@ -140,27 +163,21 @@ export class DeltaRowWriter implements RowWriter {
     }
     // Joined, not concatenated: one flat string made at once, where some twenty concatenations made
     // as many intermediate strings and then a flat copy (the ledger's largest allocation a price).
+    // The pieces go in slots of one array kept for every row, so the join makes the row alone.
     // Prices are finite numbers, whose String() needs no escaping.
-    return [
-      '{"id":',
-      integer(id),
-      this.eventJson,
-      ',"affiliate_id":',
-      integer(affiliateId),
-      marketJson.json,
-      lineJson,
-      ',"price":"',
-      String(price),
-      '","previous_price":"',
-      previousPrice === undefined ? '' : String(previousPrice),
-      '","change_type":"',
-      changeType,
-      isMainLine ? '","is_main_line":true,"closed_at":' : '","is_main_line":false,"closed_at":',
-      closedAt === '' ? '""' : closedAt === at ? this.atJson : JSON.stringify(closedAt),
-      ',"updated_at":',
-      this.atJson,
-      '}',
-    ].join('');
+    const p = this.rowParts;
+    p[1] = integer(id);
+    p[2] = this.eventJson;
+    p[4] = integer(affiliateId);
+    p[5] = marketJson.json;
+    p[6] = lineJson;
+    p[8] = String(price);
+    p[10] = previousPrice === undefined ? '' : String(previousPrice);
+    p[12] = changeType;
+    p[13] = isMainLine ? '","is_main_line":true,"closed_at":' : '","is_main_line":false,"closed_at":';
+    p[14] = closedAt === '' ? '""' : closedAt === at ? this.atJson : JSON.stringify(closedAt);
+    p[16] = this.atJson;
+    return p.join('');
   }
 
   /**
@@ -186,12 +203,16 @@ export class DeltaRowWriter implements RowWriter {
       );
       this.lineDetailJson.set(line, lineJson);
     }
-    let json = `{"price_id":${integer(priceId)}${lineJson},"price_delta":${number(priceDelta)}`;
-    if (liquidityUsd !== undefined) json += `,"liquidity_usd":${number(liquidityUsd)}`;
-    if (sourceId !== undefined) json += `,"source_id":${JSON.stringify(sourceId)}`;
-    if (movedFrom !== undefined) json += `,"moved_from":${JSON.stringify(movedFrom)}`;
-    if (quoteUnchanged) json += ',"quote_unchanged":true';
-    return flat(`${json}}`);
+    // Joined as the row is: one flat string, no intermediate ones and no flattening copy.
+    const p = this.detailParts;
+    p[1] = integer(priceId);
+    p[2] = lineJson;
+    p[4] = number(priceDelta);
+    p[5] = liquidityUsd === undefined ? '' : `,"liquidity_usd":${number(liquidityUsd)}`;
+    p[6] = sourceId === undefined ? '' : `,"source_id":${JSON.stringify(sourceId)}`;
+    p[7] = movedFrom === undefined ? '' : `,"moved_from":${JSON.stringify(movedFrom)}`;
+    p[8] = quoteUnchanged ? ',"quote_unchanged":true}' : '}';
+    return p.join('');
   }
 }
 

@@ -235,6 +235,29 @@ describe('every record kind is committed and served', () => {
     assert.deepEqual([r.body.batch_id, r.body.records, r.body.applied], ['nd-1', 2, true]);
     assert.equal((await s.get(`/api/v2/events/${E2}`)).status, 200);
   });
+
+  test('NDJSON lines ended by CRLF, blank lines between, names of several bytes kept as sent', async () => {
+    const id = 'ing0000000000000000000000000003';
+    const name = 'Atlético São Paulo 東京 🏟';
+    const lines = [
+      eventRecord(id),
+      price(id, { market_id: 1, participant_id: 2002, participant_name: name, affiliate_id: 19, price: 104 }),
+    ].map((r) => JSON.stringify(r));
+    const body = `\r\n${lines[0]}\r\n\r\n \t \r\n${lines[1]}\r\n`;
+    const r = await ingest(body, { type: 'application/x-ndjson', headers: { 'idempotency-key': 'nd-crlf' } });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    assert.deepEqual([r.body.records, r.body.applied], [2, true]);
+    const ev = (await s.get(`/api/v2/events/${id}`)).body.events[0];
+    const team = ev.markets.find((m: any) => m.market_id === 1).participants.find((p: any) => p.id === 2002);
+    assert.equal(team.name, name);
+    // The markets delta's rows are the bytes kept in memory as they were committed.
+    const delta = await s.get(`/api/v2/markets/delta?last_id=${r.body.head_id - 1}`);
+    assert.equal(delta.status, 200, JSON.stringify(delta.body));
+    assert.deepEqual(
+      delta.body.deltas.map((row: any) => [row.participant_name, row.price]),
+      [[name, '104']],
+    );
+  });
 });
 
 test('a bad batch is refused whole, every bad record named by index and field', async () => {

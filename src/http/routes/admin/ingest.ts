@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AdminTokens } from '../../../access/admin-tokens.ts';
 import type { IngestBatch, IngestSink, RecordFault } from '../../../domain/ingest.ts';
 import { ApiError, badRequest, unauthorized } from '../../../projection/errors.ts';
+import { parseLines } from './ndjson.ts';
 
 export interface IngestRouteDeps {
   feed: IngestSink;
@@ -41,8 +42,8 @@ const busy = (why: string) =>
  */
 export async function ingestRoutes(app: FastifyInstance, deps: IngestRouteDeps): Promise<void> {
   let inFlight = 0;
-  app.addContentTypeParser(NDJSON_TYPES, { parseAs: 'string', bodyLimit: deps.bodyLimit }, (_request, body, done) =>
-    done(null, { ndjson: body as string }),
+  app.addContentTypeParser(NDJSON_TYPES, { parseAs: 'buffer', bodyLimit: deps.bodyLimit }, (_request, body, done) =>
+    done(null, { ndjson: body as Buffer }),
   );
 
   /** Refuses before the body is read: who may not send, and what would not be taken anyway. */
@@ -103,7 +104,7 @@ function batchOf(request: FastifyRequest): IngestBatch {
   let bodyId: unknown;
   let at: unknown = request.headers['x-batch-at'];
   if (typeof body === 'object' && body !== null && 'ndjson' in body) {
-    const lines = parseLines((body as { ndjson: string }).ndjson);
+    const lines = parseLines((body as { ndjson: Buffer }).ndjson);
     if ('faults' in lines) throw refused(`${lines.faults.length} lines are not JSON`, lines.faults);
     records = lines.records;
   } else if (typeof body === 'object' && body !== null && !Array.isArray(body)) {
@@ -134,19 +135,4 @@ function batchOf(request: FastifyRequest): IngestBatch {
     throw badRequest('at (or X-Batch-At) must be an ISO 8601 time, 2026-12-06T12:00:00Z');
   }
   return { batchId, at: at as string | undefined, records };
-}
-
-/** One record a line; blank lines are skipped, a line that is not JSON is a fault at its index. */
-function parseLines(text: string): { records: unknown[] } | { faults: RecordFault[] } {
-  const records: unknown[] = [];
-  const faults: RecordFault[] = [];
-  for (const line of text.split('\n')) {
-    if (line.trim() === '') continue;
-    try {
-      records.push(JSON.parse(line));
-    } catch {
-      faults.push({ index: records.length + faults.length, field: '', message: 'the line is not JSON' });
-    }
-  }
-  return faults.length > 0 ? { faults } : { records };
 }
