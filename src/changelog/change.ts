@@ -336,7 +336,8 @@ export function periodOfDetail(detail: string | null): number {
     if (negative) i++;
     const first = i;
     let value = 0;
-    for (let c = detail.charCodeAt(i); c >= ZERO && c <= NINE; c = detail.charCodeAt(++i)) value = value * 10 + (c - ZERO);
+    for (let c = detail.charCodeAt(i); c >= ZERO && c <= NINE; c = detail.charCodeAt(++i))
+      value = value * 10 + (c - ZERO);
     if (i === first) continue;
     // Past 15 digits the sum above may round otherwise than Number does.
     if (i - first > 15) value = Number(detail.slice(first, i));

@@ -26,12 +26,18 @@ test('characters of several bytes decode whole on every line, and a broken one a
   assert.deepEqual(parseLines(body), { records: names.map((name) => ({ name })) });
   // A character cut short before a newline: its replacement is what decoding the whole body gives.
   const cut = Buffer.concat([Buffer.from('{"n":"a'), Buffer.from('東').subarray(0, 2), Buffer.from('"}\n{"n":"b"}')]);
-  const whole = cut.toString('utf8').split('\n').map((l) => JSON.parse(l) as unknown);
+  const whole = cut
+    .toString('utf8')
+    .split('\n')
+    .map((l) => JSON.parse(l) as unknown);
   assert.deepEqual(parseLines(cut), { records: whole });
 });
 
 test("a detail's period is the integer after the first period_id member that has one, else 0", () => {
-  assert.equal(periodOfDetail('{"price_id":7,"period_id":12,"market_instance_id":3,"line_id":"x","price_delta":0}'), 12);
+  assert.equal(
+    periodOfDetail('{"price_id":7,"period_id":12,"market_instance_id":3,"line_id":"x","price_delta":0}'),
+    12,
+  );
   assert.equal(periodOfDetail('{"price_id":7,"period_id":0,"market_instance_id":3}'), 0);
   assert.equal(periodOfDetail('{"period_id":-3}'), -3);
   assert.equal(periodOfDetail('{"price_id":7,"line_id":"x"}'), 0);

@@ -13,7 +13,7 @@ const NEWLINE = 0x0a;
 export function parseLines(body: Buffer): { records: unknown[] } | { faults: RecordFault[] } {
   const records: unknown[] = [];
   const faults: RecordFault[] = [];
-  for (let start = 0; start < body.length; ) {
+  for (let start = 0; start < body.length;) {
     let end = body.indexOf(NEWLINE, start);
     if (end < 0) end = body.length;
     const line = body.toString('utf8', start, end);
