@@ -319,6 +319,8 @@ export class UpstreamMirror implements Feed {
     await this.commit(headers);
     for (const id of reread) await this.reread(id);
     for (const e of events.events) if (!reread.has(e.event_id)) await this.games.mirror(e, false, this.signal);
+    // Everything the cursors read is applied: a failed season read after this loses no row.
+    this.settled = this.cursors;
     this.seasons.gamesChanged(events.events.flatMap((e) => e.teams.map((t) => t.team_id)));
     // Half of each interval at most: the polls keep their pace while the seasons are read.
     await this.seasons.turn(this.o.pollMs / 2, this.signal);

@@ -56,7 +56,14 @@ export class SeasonReads {
       first = false;
       const team = this.next();
       if (team === undefined) return;
-      await this.read(team, signal);
+      try {
+        await this.read(team, signal);
+      } catch (err) {
+        // Due first at the next turn: a failed read is not a read.
+        this.lastRead.delete(team);
+        this.changed.add(team);
+        throw err;
+      }
     }
   }
 
