@@ -483,6 +483,7 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
     turns,
     views,
     catalog: board.catalog,
+    seasonRecords: board.seasonRecords,
     feed,
     history: backends.history,
     games: store,
@@ -589,6 +590,7 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
       sport: (sportId: number) => board.catalog.sport(sportId),
       hasBook: (affiliateId: number) => board.catalog.book(affiliateId) !== undefined,
       stats: board.catalog,
+      homeSportIds: (teamId: number) => board.catalog.homeSportIds(teamId),
     };
     await app.register(ingestRoutes, {
       feed: new IngestFeed(
@@ -601,7 +603,7 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
         known,
         now,
       ),
-      tokens: new AdminTokens(backends.adminTokens),
+      tokens: new AdminTokens(backends.adminTokens, limits.authCacheMs, now),
       bodyLimit: limits.ingestBodyMb * MB,
       maxInFlight: limits.ledgerMaxQueuedBatches,
     });

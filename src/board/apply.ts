@@ -198,6 +198,10 @@ export function applyChange(board: Board, change: Change, fresh?: EventState): A
     case 'catalog':
       board.catalog.put(change.record, change.text);
       return undefined;
+    // Delayed views read the version their head shows (SeasonRecords.at): nothing to undo.
+    case 'season':
+      board.seasonRecords.put(change.season, change.id, change.committed_ms, change.text);
+      return undefined;
     default:
       return assertNever(change);
   }
@@ -380,6 +384,8 @@ export async function loadBoard(
   // Futures rows in id order: a board's opening before its prices, its settlement after them.
   for (const row of loaded.futures) applyChange(board, decodeChange(row));
   for (const row of loaded.catalog) applyChange(board, decodeChange(row));
+  // Above the loaded head they come again with the rows after it (a load at a past position).
+  for (const row of loaded.seasonRecords) if (row.id <= loaded.headId) applyChange(board, decodeChange(row));
   for (const e of loaded.archived.events) board.archivedHeaders.set(e.event_id, JSON.parse(e.info) as EventInfo);
   board.seasons.load(loaded.archived.seasonTotals);
   board.head = loaded.headId;

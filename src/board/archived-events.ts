@@ -38,6 +38,7 @@ export class ArchivedEvents {
       maxPriceId: 0,
       futures: [],
       catalog: [],
+      seasonRecords: [],
       headId: 0,
       headCommittedMs: 0,
       playCounts: a.playCounts,

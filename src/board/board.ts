@@ -6,6 +6,7 @@ import { type EventState, marketKey, type PriceState } from './event-state.ts';
 import type { FeedStateReader, PriceKey, PriceSnapshot } from './feed-state.ts';
 import { type FuturesBoardState, FuturesBoards } from './futures.ts';
 import { type ArchivedSeason, SeasonArchive } from './season-archive.ts';
+import { SeasonRecords } from './season-records.ts';
 
 /** A price as a feed reads it back from the committed state. */
 function snapshotOf(p: PriceState): PriceSnapshot {
@@ -30,12 +31,15 @@ export class Board implements FeedStateReader, BoardView {
   readonly seasons = new SeasonArchive();
   /** Sports, books, market definitions, teams and rosters: the newest catalog row of every key. */
   readonly catalog = new Catalog();
+  /** Season aggregates a source published (season rows): served in place of the sums of games held. */
+  readonly seasonRecords = new SeasonRecords();
   head = 0;
 
   /** Forgets everything; the ledger reloads the committed state after this. */
   reset(): void {
     this.futures.clear();
     this.catalog.clear();
+    this.seasonRecords.clear();
     this.archivedHeaders.clear();
     this.seasons.clear();
     this.events.clear();

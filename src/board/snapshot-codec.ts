@@ -1,5 +1,6 @@
 import type { FuturesHeader, FuturesParticipant, FuturesPriceState, FuturesSettlement } from '../domain/futures.ts';
 import type { CatalogRecord } from '../catalog/records.ts';
+import type { SeasonStats } from '../domain/season-stats.ts';
 import type { EventInfo } from '../domain/types.ts';
 import { priceState } from '../perf/price-state.ts';
 import type { SeasonTotalsRecord } from '../store/store.ts';
@@ -291,6 +292,13 @@ export function encodeBoard(board: Board, kept: readonly KeptChange[]): EncodedB
     out.str(s.key);
     out.str(s.body);
   }
+  const held = [...board.seasonRecords.all()];
+  out.num(held.length);
+  for (const h of held) {
+    out.num(h.id);
+    out.num(h.committedMs);
+    out.str(h.text);
+  }
   // The views' changes: first the price states they name that are not on the board (what a change
   // replaced, and with prices replaced whole, states since replaced), then the changes.
   const changes = kept.filter((k) => board.events.get(k.applied.event.info.event_id) === k.applied.event);
@@ -382,6 +390,12 @@ export function decodeBoard(e: EncodedBoard, board: Board): KeptChange[] {
   }
   const seasons: SeasonTotalsRecord[] = [];
   for (let n = r.num(); n > 0; n--) seasons.push({ key: r.str(), body: r.str() });
+  for (let n = r.num(); n > 0; n--) {
+    const id = r.num();
+    const committedMs = r.num();
+    const text = r.str();
+    board.seasonRecords.put(JSON.parse(text) as SeasonStats, id, committedMs, text);
+  }
   for (let n = r.num(); n > 0; n--) prices.push(readPrice(r));
   const kept: KeptChange[] = [];
   const at = <T>(list: readonly T[], i: number): T => {

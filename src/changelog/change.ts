@@ -1,5 +1,6 @@
 import type { CatalogRecord } from '../catalog/records.ts';
 import type { FuturesHeader, FuturesSettlement } from '../domain/futures.ts';
+import type { SeasonStats } from '../domain/season-stats.ts';
 import type { DeltaRow, EventInfo, ParticipantType, PriceExtras, Score } from '../domain/types.ts';
 
 /**
@@ -19,6 +20,7 @@ export const CHANGE_KINDS = [
   'futures_price',
   'futures_settlement',
   'catalog',
+  'season',
 ] as const;
 export type ChangeKind = (typeof CHANGE_KINDS)[number];
 
@@ -38,6 +40,7 @@ export function changesEvent(kind: ChangeKind): boolean {
     case 'futures_price':
     case 'futures_settlement':
     case 'catalog':
+    case 'season':
       return false;
     default:
       return assertNever(kind);
@@ -49,6 +52,9 @@ export function changesEvent(kind: ChangeKind): boolean {
  * [A-Za-z0-9_.:-], the simulator's hex), so no event read, archive or pack ever meets these rows.
  */
 export const CATALOG_EVENT_ID = '#catalog';
+
+/** The event id every season row carries (a source's season aggregate): no event can have it either. */
+export const SEASON_EVENT_ID = '#season';
 
 /** The kinds that change futures boards. */
 export function isFuturesKind(kind: ChangeKind): kind is 'futures_board' | 'futures_price' | 'futures_settlement' {
@@ -160,7 +166,9 @@ export type Change =
   | { kind: 'futures_price'; id: number; fact: FuturesPriceFact }
   | { kind: 'futures_settlement'; id: number; event_id: string; settlement: FuturesSettlement }
   /** A catalog record (sport, book, market definition, league, team, roster): its payload as stored. */
-  | { kind: 'catalog'; id: number; record: CatalogRecord; text: string };
+  | { kind: 'catalog'; id: number; record: CatalogRecord; text: string }
+  /** A team's season aggregate as a source publishes it, whole: its payload as stored. */
+  | { kind: 'season'; id: number; committed_ms: number; season: SeasonStats; text: string };
 
 /** A stat row's payload: one value of an event's box score after a play changed it. */
 export interface StatValue {
@@ -297,6 +305,14 @@ export function decodeChange(row: ChangeRecord): Change {
       };
     case 'catalog':
       return { kind: 'catalog', id: row.id, record: JSON.parse(row.payload) as CatalogRecord, text: row.payload };
+    case 'season':
+      return {
+        kind: 'season',
+        id: row.id,
+        committed_ms: row.committed_ms,
+        season: JSON.parse(row.payload) as SeasonStats,
+        text: row.payload,
+      };
     default:
       return assertNever(row.kind);
   }

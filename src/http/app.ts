@@ -11,6 +11,7 @@ import type { Catalog } from '../catalog/catalog.ts';
 import type { ChangeFeed } from '../board/change-feed.ts';
 import type { DelayedViews } from '../board/delayed-views.ts';
 import type { LogFloor } from '../board/log-floor.ts';
+import type { HeldSeasons } from '../board/season-records.ts';
 import { lazyChildLogger, type LogStream } from '../ops/logging.ts';
 import type { HistoryStore } from '../store/history.ts';
 import type { GameReads } from './route-kit.ts';
@@ -82,6 +83,8 @@ export interface AppDeps {
   views: DelayedViews;
   /** The current catalog (the board's): what the listing routes list and the routes look up. */
   catalog: Catalog;
+  /** Season aggregates a source published (the board's): served in place of the sums of games held. */
+  seasonRecords: HeldSeasons;
   feed: ChangeFeed;
   history: HistoryStore;
   /** Play pages and a delayed plan's stat rows, read from the store. */
@@ -300,6 +303,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     access: deps.access,
     views: deps.views,
     catalog: deps.catalog,
+    seasonRecords: deps.seasonRecords,
     feed: deps.feed,
     history: deps.history,
     games: deps.games,

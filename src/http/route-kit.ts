@@ -11,6 +11,7 @@ import type { BoardView } from '../board/board-view.ts';
 import type { ChangeFeed } from '../board/change-feed.ts';
 import type { DelayedViews } from '../board/delayed-views.ts';
 import type { LogFloor } from '../board/log-floor.ts';
+import type { HeldSeasons } from '../board/season-records.ts';
 import type { HistoryStore } from '../store/history.ts';
 import type { Store } from '../store/store.ts';
 import type { BoxCache, KeptStatsAnswer, KeptStatsAnswers, Standing } from './box-score.ts';
@@ -47,6 +48,8 @@ export interface RouteDeps {
   games: GameReads;
   /** Serialised box scores, per event and change of its box. */
   boxes: BoxCache;
+  /** Season aggregates a source published, by the version a view's head shows. */
+  seasonRecords: HeldSeasons;
   /** Serialised season aggregates, per team, season and change of the boxes they sum. */
   seasons: SeasonStatsCache;
   cache: SnapshotCache;

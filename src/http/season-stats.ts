@@ -1,5 +1,6 @@
 import type { Static } from '@sinclair/typebox';
 import fastJson from 'fast-json-stringify';
+import type { HeldSeason } from '../board/season-records.ts';
 import { type SeasonGames, sumBoxes } from '../board/season-totals.ts';
 import { type SeasonScope, type SeasonSums, seasonText } from '../perf/stats-text.ts';
 import { pick } from '../perf/switch.ts';
@@ -72,7 +73,10 @@ export const serializeSeason: (scope: SeasonScope, totals: SeasonSums) => Serial
 const SCAN_OVERHEAD = 128;
 const SCAN_GAME = 96;
 
-/** What a kept season is current for: the key of the games it sums, the catalog's version. */
+/**
+ * What a kept season is current for: the key of the games it sums (or the id of the source's
+ * record it shows), the catalog's version.
+ */
 interface SeasonToken {
   games: string;
   catalog: number;
@@ -139,6 +143,17 @@ export class SeasonStatsCache {
       ),
     );
     this.seasons.set(id, token, season, stringBytes(found.key) + groupsBytes([...season.teams, ...season.players]));
+    return season;
+  }
+
+  /** The season as a source's record gives it (SeasonRecords), serialised once per record and catalog version. */
+  held(scope: SeasonScope, record: HeldSeason): SerializedBox {
+    const id = `${scope.teamId}:${scope.year}:${scope.seasonTypeId}`;
+    const token: SeasonToken = { games: `record:${record.id}`, catalog: this.catalog.version };
+    const hit = this.seasons.get(id, token);
+    if (hit) return hit;
+    const season = serializeSeason(scope, record);
+    this.seasons.set(id, token, season, stringBytes(token.games) + groupsBytes([...season.teams, ...season.players]));
     return season;
   }
 }

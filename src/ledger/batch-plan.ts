@@ -38,6 +38,8 @@ export class BatchPlan {
   readonly catalogTexts = new Map<string, string>();
   /** Keys this batch's catalog records remove (unless a later record of the batch brings them again). */
   readonly removals = new Set<string>();
+  /** Season records planned in this batch, by key (domain/season-stats.ts): the text each will have. */
+  readonly seasonTexts = new Map<string, string>();
   /** Market names that market records of this batch give, by market id. */
   readonly marketNames = new Map<number, string>();
   /** Stat tables that stats records of this batch give, by sport (undefined: removed). */

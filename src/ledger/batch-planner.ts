@@ -24,6 +24,7 @@ import type { BatchPlan } from './batch-plan.ts';
 import { FuturesPlan, type PlannedFutures } from './futures-plan.ts';
 import { LedgerError } from './ledger-errors.ts';
 import { boxRowsOf, statRowsOf } from './stat-rows.ts';
+import { planSeasonStats } from './season-planner.ts';
 import { StatTable, statIdClashes } from '../catalog/stat-table.ts';
 import type {
   BoxScoreUpdate,
@@ -101,6 +102,9 @@ export class BatchPlanner {
           break;
         case 'catalog':
           planCatalog(board, plan, u, at);
+          break;
+        case 'season_stats':
+          planSeasonStats(board, plan, u, at);
           break;
         default:
           return assertNeverUpdate(u);

@@ -3,6 +3,7 @@ import type { ChangeRecord } from '../changelog/change.ts';
 import type { RecordedBatch } from '../changelog/recording.ts';
 import type { PlayInput } from '../domain/plays.ts';
 import type { FuturesHeader } from '../domain/futures.ts';
+import type { SeasonStats } from '../domain/season-stats.ts';
 import type { EventInfo, ParticipantType, PriceExtras, Score } from '../domain/types.ts';
 
 /**
@@ -138,6 +139,15 @@ export interface CatalogUpdate {
   record: CatalogRecord;
 }
 
+/**
+ * A team's season aggregate of one year and season type as a source publishes it, whole: it
+ * replaces the record held for that key (one equal to it writes nothing). The season routes serve
+ * it in place of the sums of the games held.
+ */
+export interface SeasonStatsUpdate extends SeasonStats {
+  kind: 'season_stats';
+}
+
 export type Update =
   | EventUpsert
   | ScoreUpdate
@@ -147,7 +157,8 @@ export type Update =
   | FuturesBoardUpsert
   | FuturesPriceUpdate
   | FuturesSettle
-  | CatalogUpdate;
+  | CatalogUpdate
+  | SeasonStatsUpdate;
 
 export interface UpdateBatch {
   /** ISO 8601 time the batch describes; the simulator back-fills history with past times. */

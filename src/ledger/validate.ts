@@ -14,7 +14,8 @@ export function validateBatch(board: Board, batch: UpdateBatch): void {
       u.kind === 'futures_board' ||
       u.kind === 'futures_price' ||
       u.kind === 'futures_settlement' ||
-      u.kind === 'catalog'
+      u.kind === 'catalog' ||
+      u.kind === 'season_stats'
     ) {
       continue;
     }

@@ -1,4 +1,5 @@
 import { type ChangeRecord, futuresRowKey, type StatValue } from '../changelog/change.ts';
+import { type SeasonStats, seasonKey } from '../domain/season-stats.ts';
 
 /**
  * Retention with compaction: the change log below a boundary keeps only what its readers need
@@ -68,6 +69,9 @@ export function compactionKey(
       if (v.display_name !== undefined) return undefined;
       return `stat|${row.event_id}|${v.team_id}|${v.player_id ?? ''}|${v.stat_id}`;
     }
+    case 'season':
+      // The newest record of a team's season stays: the routes serve it however old it is.
+      return `season|${seasonKey(JSON.parse(row.payload) as SeasonStats)}`;
     case 'play':
     case 'futures_settlement':
     case 'catalog':

@@ -88,6 +88,8 @@ export interface LoadedState {
    * as it is now): folded, the newest record of each key is the catalog.
    */
   catalog: ChangeRecord[];
+  /** Every season row of the log, in id order, whatever `uptoId` is: the loader takes those up to its head. */
+  seasonRecords: ChangeRecord[];
   headId: number;
   /** committed_ms of the head row, 0 on an empty store. */
   headCommittedMs: number;

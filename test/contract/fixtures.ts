@@ -1,5 +1,5 @@
 import type { Static } from '@sinclair/typebox';
-import { CATALOG_EVENT_ID, type ChangeRecord, type PriceDetail } from '../../src/changelog/change.ts';
+import { CATALOG_EVENT_ID, type ChangeRecord, type PriceDetail, SEASON_EVENT_ID } from '../../src/changelog/change.ts';
 import type { DeltaRowSchema } from '../../src/domain/delta-row-schema.ts';
 import type { Commit, EventRecord, MarketRecord } from '../../src/store/store.ts';
 
@@ -175,6 +175,27 @@ export function batch(
   more: { events?: EventRecord[]; markets?: MarketRecord[] } = {},
 ): Commit {
   return { changes, events: more.events ?? [], markets: more.markets ?? [] };
+}
+
+/** A season row: one team's season aggregate of a year and type under the season event id. */
+export function seasonRow(a: RowArgs & { team_id: number; season_type: number; points: number }): ChangeRecord {
+  const row = base({ ...a, event_id: SEASON_EVENT_ID, sport_id: 4 });
+  const record = {
+    team_id: a.team_id,
+    year: 2026,
+    season_type: a.season_type,
+    stats: [{ stat_id: 4001, value: String(a.points) }],
+    players: [],
+  };
+  return {
+    ...row,
+    kind: 'season',
+    price_id: null,
+    affiliate_id: null,
+    market_id: null,
+    payload: JSON.stringify(record),
+    detail: null,
+  };
 }
 
 /** A catalog row: a book record under the catalog's event id. */

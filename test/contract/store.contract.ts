@@ -17,6 +17,7 @@ import {
   BASE_MS,
   batch,
   catalogRow,
+  seasonRow,
   EVENT_A,
   EVENT_B,
   eventRecord,
@@ -145,6 +146,7 @@ export function storeContract(name: string, make: () => Promise<StoreFixture>): 
             statRows: [],
             futures: [],
             catalog: [],
+            seasonRecords: [],
             archived: { events: [], seasonTotals: [] },
           },
         );
@@ -309,6 +311,21 @@ export function storeContract(name: string, make: () => Promise<StoreFixture>): 
         // Reference data is served as it is now: a load of an earlier head still has all of it.
         assert.deepEqual((await loadAll(store, 2, { asOfOnly: [EVENT_A] })).catalog, catalog);
         assert.deepEqual((await loadAll(store)).events, [eventRecord(EVENT_A, 2)]);
+      });
+
+      it('gives every season row of the log in id order, whatever the head loaded', async (t) => {
+        const { store } = await fresh(t);
+        const rows = [
+          seasonRow({ id: 1, team_id: 2014, season_type: 2, points: 10 }),
+          eventRow({ id: 2 }),
+          seasonRow({ id: 3, team_id: 2014, season_type: 2, points: 12 }),
+          seasonRow({ id: 4, team_id: 2002, season_type: 2, points: 9 }),
+        ];
+        await store.commit(batch(rows, { events: [eventRecord(EVENT_A, 2)] }));
+        const seasons = [rows[0], rows[2], rows[3]];
+        assert.deepEqual((await loadAll(store)).seasonRecords, seasons);
+        // The board takes those up to its head (board/apply.ts), the rest with the rows after it.
+        assert.deepEqual((await loadAll(store, 2, { asOfOnly: [EVENT_A] })).seasonRecords, seasons);
       });
 
       it('a head that is not a price row still counts as the head', async (t) => {
@@ -1137,6 +1154,27 @@ export function storeContract(name: string, make: () => Promise<StoreFixture>): 
           oldestId: 200,
           more: false,
         });
+      });
+
+      it('drops a season row only once a newer one of its team, year and type replaced it', async (t) => {
+        const { store } = await fresh(t);
+        await store.commit(
+          batch([
+            ...retentionLog().filter((r) => r.id < 200),
+            seasonRow({ id: 13, team_id: 2014, season_type: 2, points: 10 }),
+            seasonRow({ id: 14, team_id: 2014, season_type: 3, points: 4 }),
+            seasonRow({ id: 15, team_id: 2014, season_type: 2, points: 12 }),
+            seasonRow({ id: 16, team_id: 2002, season_type: 2, points: 7 }),
+            ...retentionLog().filter((r) => r.id === 200),
+          ]),
+        );
+        await compactToEnd(store, CUTOFF);
+        const kept = ids(await store.readChanges(query()));
+        assert.deepEqual(
+          kept.filter((id) => id >= 13 && id <= 16),
+          [14, 15, 16],
+        );
+        assert.deepEqual(ids((await loadAll(store)).seasonRecords), [14, 15, 16]);
       });
 
       it('never drops a catalog row, however old, even one a later record of its key replaced', async (t) => {

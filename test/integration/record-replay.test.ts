@@ -5,6 +5,8 @@ import { join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { after, test } from 'node:test';
 import { Board } from '../../src/board/board.ts';
+import { simulatorCatalog } from '../../src/catalog/simulator-catalog.ts';
+import { statByName } from '../../src/catalog/stats.ts';
 import { MemoryBus } from '../../src/bus/memory-bus.ts';
 import type { ChangeRecord } from '../../src/changelog/change.ts';
 import { type RecordedBatch, RecordingError } from '../../src/changelog/recording.ts';
@@ -34,11 +36,12 @@ async function openLog(dir: string, clock: { now: number }) {
   const store = new SqliteStore(openSqlite(dir));
   await beginFreshLog(store, clock.now);
   const gaps = await epochGaps(store);
-  const ledger = await Ledger.open(store, new Board(), new MemoryBus(), {
+  const board = new Board();
+  const ledger = await Ledger.open(store, board, new MemoryBus(), {
     now: () => clock.now,
     idsAbove: gaps.at(-1)?.to,
   });
-  return { store, ledger, close: () => store.close() };
+  return { store, ledger, board, close: () => store.close() };
 }
 
 /** A small log: an event, its prices, moves 10 s apart, a score. Returns the store's directory. */
@@ -209,6 +212,53 @@ async function namedLog(): Promise<{ dir: string; clock: { now: number } }> {
   await close();
   return { dir, clock };
 }
+
+test('season records are recorded and replayed: the replayed board holds the newest of each key', async () => {
+  const dir = newDir();
+  const clock = { now: T0 };
+  const { ledger, close } = await openLog(dir, clock);
+  const at = () => new Date(clock.now).toISOString();
+  await ledger.apply(
+    batch(
+      at(),
+      simulatorCatalog().map((record) => ({ kind: 'catalog' as const, record })),
+    ),
+  );
+  const season = (points: string) => ({
+    kind: 'season_stats' as const,
+    team_id: 2014,
+    year: 2026,
+    season_type: 2,
+    stats: [{ stat_id: statByName(4, 'points')!.id, value: points }],
+    players: [],
+  });
+  clock.now += 10_000;
+  await ledger.apply(batch(at(), [season('100')]));
+  clock.now += 10_000;
+  await ledger.apply(batch(at(), [season('130'), { ...season('55'), season_type: 3 }]));
+  await close();
+  const stored = await rowsOf(dir);
+  assert.deepEqual(
+    stored.filter((r) => r.kind === 'season').map((r) => [r.event_id, JSON.parse(r.payload).stats[0].value]),
+    [
+      ['#season', '100'],
+      ['#season', '130'],
+      ['#season', '55'],
+    ],
+  );
+
+  const file = join(work, 'season.ndjson');
+  await recordLog({ dataDir: dir }, file, 0);
+  const into = newDir();
+  await replayIntoStore(config(into), file, { speed: 0, append: false });
+  assert.deepEqual(await rowsOf(into), stored);
+  const replayed = await openLog(into, { now: clock.now });
+  const board = replayed.board;
+  const points = (type: number) =>
+    board.seasonRecords.at(2014, 2026, type, board.head)?.team.get(statByName(4, 'points')!.id);
+  assert.deepEqual([points(2), points(3)], [130, 55]);
+  await replayed.close();
+});
 
 test('named batches are recorded after the row each ended at, and a replay keeps them: sent again, they apply once', async () => {
   const { dir } = await namedLog();

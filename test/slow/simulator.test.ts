@@ -37,6 +37,7 @@ class MemoryLedger implements LedgerSink, FeedStateReader {
     catalog: 0,
     play: 0,
     box_score: 0,
+    season_stats: 0,
     batches: 0,
     largestBatch: 0,
   };
@@ -60,7 +61,8 @@ class MemoryLedger implements LedgerSink, FeedStateReader {
         this.futures.set(u.event_id, u.state);
         continue;
       }
-      if (u.kind === 'futures_price' || u.kind === 'catalog' || u.kind === 'box_score') continue;
+      if (u.kind === 'futures_price' || u.kind === 'catalog' || u.kind === 'box_score' || u.kind === 'season_stats')
+        continue;
       if (u.kind === 'event') {
         this.events.set(u.event.event_id, { ...this.events.get(u.event.event_id), ...u.event });
         continue;

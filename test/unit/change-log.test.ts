@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Board } from '../../src/board/board.ts';
 import { ChangeFeed } from '../../src/board/change-feed.ts';
+import type { LeagueEntry, TeamEntry } from '../../src/catalog/records.ts';
 import type { CommittedBatch } from '../../src/bus/bus.ts';
 import { MemoryBus } from '../../src/bus/memory-bus.ts';
 import { CHANGE_KINDS, decodeChange } from '../../src/changelog/change.ts';
@@ -72,6 +73,31 @@ const FUTURES: FuturesHeader = {
 
 test('every kind of stored row decodes to a change of its kind', async () => {
   const s = await ledgerOn();
+  // A season record names a team of a committed league.
+  const league: LeagueEntry = {
+    type: 'league',
+    league_key: 'nba',
+    league_name: 'NBA',
+    sport_ids: [4],
+    team_ids: [2002, 2014],
+  };
+  const team: TeamEntry = {
+    type: 'team',
+    team_id: 2002,
+    name: 'Boston',
+    mascot: 'Celtics',
+    abbreviation: 'BOS',
+    conference: 'East',
+    division: 'Atlantic',
+    venue_name: '',
+    venue_location: '',
+  };
+  await s.ledger.apply(
+    batch(at, [
+      { kind: 'catalog', record: team },
+      { kind: 'catalog', record: league },
+    ]),
+  );
   const seen: CommittedBatch[] = [];
   s.bus.subscribe((b) => seen.push(b));
   await s.ledger.apply(
@@ -109,6 +135,7 @@ test('every kind of stored row decodes to a change of its kind', async () => {
           regions: ['us'],
         },
       },
+      { kind: 'season_stats', team_id: 2002, year: 2026, season_type: 2, stats: [], players: [] },
     ]),
   );
   const rows = seen[0]!.changes;

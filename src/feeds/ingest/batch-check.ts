@@ -3,6 +3,7 @@ import { type TSchema, Type } from '@sinclair/typebox';
 import type { RecordFault } from '../../domain/ingest.ts';
 import type { EventInfo } from '../../domain/types.ts';
 import { boxFaults } from '../../ledger/stat-rows.ts';
+import { seasonFaults } from '../../ledger/season-planner.ts';
 import type { Update } from '../../ledger/updates.ts';
 import { catalogKey, type SportEntry, type StatsEntry } from '../../catalog/records.ts';
 import { layeredStats, type StatLookup, StatTable, statIdClashes } from '../../catalog/stat-table.ts';
@@ -19,6 +20,8 @@ export interface KnownIds {
   hasBook(affiliateId: number): boolean;
   /** The sports' stat definitions, which box scores keep to. */
   stats: StatLookup;
+  /** The sport ids of a team's home league (the sports its season sums); undefined for no league's team. */
+  homeSportIds(teamId: number): readonly number[] | undefined;
 }
 
 export type EventTeams = Pick<EventInfo, 'event_id' | 'sport_id' | 'teams'>;
@@ -126,6 +129,11 @@ export function checkRecords(
         if (!hasSport(u.board.sport_id)) fault('/board/sport_id', 'names no sport of the catalog');
         boards.add(u.board.event_id);
         break;
+      case 'season_stats': {
+        const season = seasonFaults(u, { homeSportIds: (t) => known.homeSportIds(t), stats: stats() });
+        for (const f of season.slice(0, FAULTS_PER_RECORD)) fault(f.field, f.message);
+        break;
+      }
       case 'futures_price':
       case 'futures_settlement':
         if (!boards.has(u.event_id) && !known.hasFuturesBoard(u.event_id)) {

@@ -11,6 +11,7 @@ import type {
   PlayUpdate,
   PriceUpdate,
   ScoreUpdate,
+  SeasonStatsUpdate,
 } from '../../ledger/updates.ts';
 
 /**
@@ -198,6 +199,21 @@ const BoxScoreRecordSchema = Type.Object(
   Strict,
 );
 
+/** A season's values: more than a game's box (a season counts every stat a sport keeps). */
+const SeasonValues = Type.Array(BoxValueSchema, { maxItems: 200 });
+
+const SeasonStatsRecordSchema = Type.Object(
+  {
+    kind: Type.Literal('season_stats'),
+    team_id: Int(),
+    year: Int({ minimum: 1900, maximum: 2100 }),
+    season_type: Int({ minimum: 1 }),
+    stats: SeasonValues,
+    players: Type.Array(Type.Object({ player_id: Int(), stats: SeasonValues }, Strict), { maxItems: 200 }),
+  },
+  Strict,
+);
+
 const FuturesBoardRecordSchema = Type.Object(
   {
     kind: Type.Literal('futures_board'),
@@ -266,6 +282,7 @@ export const RECORD_SCHEMAS = {
   futures_price: FuturesPriceRecordSchema,
   futures_settlement: FuturesSettlementRecordSchema,
   catalog: CatalogRecordSchema,
+  season_stats: SeasonStatsRecordSchema,
 } as const satisfies Record<string, TSchema>;
 
 export type RecordKind = keyof typeof RECORD_SCHEMAS;
@@ -285,6 +302,7 @@ export type RecordsAreUpdates = Holds<
       Same<Static<typeof FuturesBoardRecordSchema>, FuturesBoardUpsert>,
       Same<Static<typeof FuturesPriceRecordSchema>, FuturesPriceUpdate>,
       Same<Static<typeof FuturesSettlementRecordSchema>, FuturesSettle>,
+      Same<Static<typeof SeasonStatsRecordSchema>, SeasonStatsUpdate>,
     ]
   >
 >;

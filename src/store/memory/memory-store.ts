@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { eventFromRows, movesLiveState, type ScoreFacts } from '../../domain/event-header.ts';
 import {
   CATALOG_EVENT_ID,
+  SEASON_EVENT_ID,
   describedMs,
   type EventHeader,
   futuresRowKey,
@@ -149,6 +150,7 @@ export class MemoryStore implements Store, MemoryPriceRows {
         ),
         futures: this.futuresUpTo(upto),
         catalog: this.catalogRows(),
+        seasonRecords: this.seasonRows(),
         headId: uptoId,
         headCommittedMs: last(this.changes, uptoId)?.committed_ms ?? 0,
         ...this.games(upto),
@@ -169,6 +171,7 @@ export class MemoryStore implements Store, MemoryPriceRows {
       maxPriceId: [...this.byPrice.keys()].reduce((a, b) => Math.max(a, b), this.maxPackedPriceId()),
       futures: this.futuresUpTo(() => head?.id ?? 0),
       catalog: this.catalogRows(),
+      seasonRecords: this.seasonRows(),
       headId: head?.id ?? 0,
       headCommittedMs: head?.committed_ms ?? 0,
       ...this.games(() => head?.id ?? 0),
@@ -227,6 +230,11 @@ export class MemoryStore implements Store, MemoryPriceRows {
   /** Every catalog row, in id order (they share one event id). */
   private catalogRows(): ChangeRecord[] {
     return (this.byEvent.get(CATALOG_EVENT_ID) ?? []).map((r) => ({ ...r }));
+  }
+
+  /** Every season row, in id order (they share one event id). */
+  private seasonRows(): ChangeRecord[] {
+    return (this.byEvent.get(SEASON_EVENT_ID) ?? []).map((r) => ({ ...r }));
   }
 
   /** The newest futures row of each key of every board, up to `uptoId`, in id order. */

@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import type { FuturesPriceFact, StatValue } from '../../changelog/change.ts';
+import type { SeasonStats } from '../../domain/season-stats.ts';
 import { byCompactionKey, chunkOf, type CompactionProbe, droppedOfKey } from '../compaction-rule.ts';
 import {
   type CompactResult,
@@ -113,6 +114,14 @@ async function supersededBelow(c: PgClient, r: ChangeRecord, bound: number): Pro
         `kind = 'futures_price' AND event_id = $1 AND id > $2 AND id < $3 AND market_id IS NOT DISTINCT FROM $4
            AND affiliate_id IS NOT DISTINCT FROM $5 AND payload::jsonb ->> 'participant_id' = $6`,
         [r.event_id, r.id, bound, r.market_id, r.affiliate_id, String(participant)],
+      );
+    }
+    case 'season': {
+      const s = JSON.parse(r.payload) as SeasonStats;
+      return any(
+        `kind = 'season' AND event_id = $1 AND id > $2 AND id < $3 AND payload::jsonb ->> 'team_id' = $4
+           AND payload::jsonb ->> 'year' = $5 AND payload::jsonb ->> 'season_type' = $6`,
+        [r.event_id, r.id, bound, String(s.team_id), String(s.year), String(s.season_type)],
       );
     }
     case 'event':

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
-import { CATALOG_EVENT_ID, type EventHeader } from '../../changelog/change.ts';
+import { CATALOG_EVENT_ID, type EventHeader, SEASON_EVENT_ID } from '../../changelog/change.ts';
 import { eventFromRows, movesLiveState, type ScoreFacts } from '../../domain/event-header.ts';
 import {
   type ChangeKind,
@@ -62,6 +62,7 @@ export class PgLoader {
         ...(await this.prices(limit)),
         futures: await this.latestFutures(limit),
         catalog: await this.catalogRows(),
+        seasonRecords: await this.seasonRows(),
         headId: uptoId,
         headCommittedMs: (await committedMsAt(this.pool, uptoId)) ?? 0,
         ...(await this.games(limit)),
@@ -76,6 +77,7 @@ export class PgLoader {
       ...(await this.prices(all)),
       futures: await this.latestFutures(all),
       catalog: await this.catalogRows(),
+      seasonRecords: await this.seasonRows(),
       headId,
       headCommittedMs: head?.committed_ms ?? 0,
       ...(await this.games({ upto: headId })),
@@ -177,6 +179,11 @@ export class PgLoader {
       ask();
       yield* rows;
     }
+  }
+
+  /** Every season row, in id order, through the event index (they share one event id). */
+  private seasonRows(): Promise<ChangeRecord[]> {
+    return this.rows<ChangeRecord>(CHANGE_SQL.seasonRecords.postgres, [SEASON_EVENT_ID]);
   }
 
   /** Every catalog row, in id order, through the event index (they share one event id). */

@@ -127,6 +127,10 @@ export const CHANGE_SQL = {
   catalog: sqlText(
     (d) => `SELECT ${changeColumns(d)} FROM changes WHERE ${d.ofEvent('')} AND kind = 'catalog' ORDER BY id`,
   ),
+  /** Every season row, through the event index (they share one event id). */
+  seasonRecords: sqlText(
+    (d) => `SELECT ${changeColumns(d)} FROM changes WHERE ${d.ofEvent('')} AND kind = 'season' ORDER BY id`,
+  ),
   playCount: sqlText((d) => `SELECT count(*) AS n FROM changes WHERE kind = 'play' AND ${d.ofEvent('')}`),
   /** Deletes an event's first rows, at most a limit. */
   dropOfEvent: sqlText(

@@ -12,6 +12,7 @@ import { SQLITE } from '../sql/dialect.ts';
 import { EVENT_SQL } from '../sql/events.ts';
 import type { ChangeRecord } from '../store.ts';
 import type { FuturesPriceFact, StatValue } from '../../changelog/change.ts';
+import type { SeasonStats } from '../../domain/season-stats.ts';
 import { firstIdSince } from './log-times.ts';
 import type { Statements } from './statements.ts';
 
@@ -185,6 +186,17 @@ export class SqliteCompaction {
              AND market_id IS ? AND affiliate_id IS ? AND json_extract(payload, '$.participant_id') = ? LIMIT 1`,
           )
           .get(r.event_id, r.id, bound, r.market_id, r.affiliate_id, participant);
+        break;
+      }
+      case 'season': {
+        const s = JSON.parse(r.payload) as SeasonStats;
+        found = this.sql
+          .prepared(
+            `SELECT 1 FROM changes WHERE kind = 'season' AND ${OF_EVENT} AND ${after}
+             AND json_extract(payload, '$.team_id') = ? AND json_extract(payload, '$.year') = ?
+             AND json_extract(payload, '$.season_type') = ? LIMIT 1`,
+          )
+          .get(r.event_id, r.id, bound, s.team_id, s.year, s.season_type);
         break;
       }
       case 'event':

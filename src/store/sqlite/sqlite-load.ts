@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { CATALOG_EVENT_ID, type EventHeader } from '../../changelog/change.ts';
+import { CATALOG_EVENT_ID, type EventHeader, SEASON_EVENT_ID } from '../../changelog/change.ts';
 import { eventFromRows, movesLiveState, type ScoreFacts } from '../../domain/event-header.ts';
 import {
   EPOCH_META,
@@ -65,6 +65,7 @@ export class SqliteLoader {
         ...(asOf ? this.prices(Number.MAX_SAFE_INTEGER, limit) : this.prices(uptoId)),
         futures: this.latestFutures(limit),
         catalog: this.catalogRows(),
+        seasonRecords: this.seasonRows(),
         headId: uptoId,
         headCommittedMs: committedMsAt(this.sql, uptoId) ?? 0,
         ...this.games(limit),
@@ -79,6 +80,7 @@ export class SqliteLoader {
       ...this.prices(Number.MAX_SAFE_INTEGER),
       futures: this.latestFutures(all),
       catalog: this.catalogRows(),
+      seasonRecords: this.seasonRows(),
       headId,
       headCommittedMs: head?.committed_ms ?? 0,
       ...this.games({ upto: headId }),
@@ -219,6 +221,11 @@ export class SqliteLoader {
     // Packed prices were written below the retained boundary, which is below any replayed head.
     const packed = (this.sql.prepared(PACKED_SQL.maxPrice.sqlite).pluck().get() as number | null) ?? 0;
     return Math.max(logged, packed);
+  }
+
+  /** Every season row, in id order, through the event index (they share one event id). */
+  private seasonRows(): ChangeRecord[] {
+    return this.sql.prepared(CHANGE_SQL.seasonRecords.sqlite).all(SEASON_EVENT_ID) as ChangeRecord[];
   }
 
   /** Every catalog row, in id order, through the event index (they share one event id). */

@@ -45,7 +45,9 @@ interface Season {
 }
 
 /**
- * The season aggregate of a team path parameter, as the caller's view shows it. The games are the
+ * The season aggregate of a team path parameter, as the caller's view shows it: the source's record
+ * of that season (a season_stats record, docs/feeds.md) the view's head shows, when one is held, for
+ * it counts games the server never held; else the sum of its games. The games are the
  * started ones of the team's home league (every sport id it plays under) of that season year and
  * type that the board holds. A caller whose view is behind a game's last stat row (a delayed plan
  * during a game) gets that game's box folded from the store's stat rows up to its head (kept only
@@ -82,6 +84,8 @@ async function seasonFor(
     roster: deps.catalog.rosterOf(team.team_id),
     stats: deps.catalog,
   };
+  const record = deps.seasonRecords.at(team.team_id, year, seasonTypeId, view.head);
+  if (record) return { box: deps.seasons.held(scope, record) };
   const live = deps.views.forDelay(0);
   const found = deps.seasons.games(scope, live.head, () =>
     seasonGames(live, { teamId: team.team_id, sportIds, year, seasonType: seasonType.name }),
@@ -136,7 +140,7 @@ export async function seasonStatRoutes(fastify: FastifyInstance, deps: RouteDeps
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const params = Type.Object({ teamID: intPathParam() });
   const description =
-    'Sums over the games of the season and season type that the server holds, final and in progress. Team values are strings, player values numbers. One data point per stat value.';
+    'The season as its source published it (a season_stats record) when the server holds one; else sums over the games of the season and season type that the server holds, final and in progress. Team values are strings, player values numbers. One data point per stat value.';
 
   app.get(
     '/api/v2/teams/:teamID/stats',
