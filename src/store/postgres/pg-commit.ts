@@ -125,8 +125,9 @@ export class PgOpenCommit implements OpenCommit {
     // The server refused a row, or the connection broke: its error is the commit's.
     if (this.failed) await copied;
     if (rest === undefined || this.low <= head) {
-      // CopyFail: the server ends the COPY with an error, and the transaction is rolled back.
-      copy.destroy();
+      // The COPY is ended as it stands and the transaction rolled back. Not a CopyFail: that is an
+      // error in the server's log, and an abort is routine (a named batch sent again).
+      copy.end();
       await copied.catch(() => undefined);
       throw rest === undefined
         ? new Error('the commit was aborted')
