@@ -296,7 +296,6 @@ export class Ledger implements LedgerSink, RecordedSink {
   }
 
   private async commit(batch: UpdateBatch): Promise<BatchOutcome> {
-    // Opened first: PostgreSQL begins the transaction and its COPY while the batch is checked.
     const open = openCommit(this.store);
     let plan: BatchPlan;
     let committedMs: number;

@@ -47,14 +47,12 @@ function copyFrom(sql: string): Promise<CopyStream> {
   return copyStreams.then((m) => m.from(sql));
 }
 
-/** A commit's id check: a row at or below the head would be skipped by a reader whose cursor is at the head. */
-export class BelowHead extends Error {}
-
 /**
  * A commit whose change rows go to PostgreSQL as they are planned, in one transaction on the
- * writer's connection: BEGIN and `COPY changes FROM STDIN` are sent when it opens, each `add`'s rows
- * are written to the COPY at once (one buffer of COPY's text format a part, copy-text.ts), so the
- * server parses and inserts them on its own core while the ledger plans the next part; `finish`
+ * writer's connection: BEGIN and `COPY changes FROM STDIN` are sent with the first rows added, and
+ * each `add`'s rows are written to the COPY at once (one buffer of COPY's text format a part,
+ * copy-text.ts), so the server parses and inserts them on its own core while the ledger plans the
+ * next part; `finish`
  * ends the COPY, writes the markets, events and batch name in one statement (HEADER_SQL: no table
  * refers to another, so they may follow the rows) and commits. Any failure, the server's or the id
  * check's, rolls the whole transaction back: nothing is written. COPY is PostgreSQL's bulk load:
@@ -72,35 +70,41 @@ export class PgOpenCommit implements OpenCommit {
   private low = Number.POSITIVE_INFINITY;
   private top = 0;
   private end!: (rest: CommitRest | undefined) => void;
-  private readonly done: Promise<void>;
+  /** What `finish` was given; undefined once aborted. */
+  private readonly closing = new Promise<CommitRest | undefined>((resolve) => {
+    this.end = resolve;
+  });
+  /** The transaction, begun at the first rows added or at `finish`: a batch that plans nothing costs nothing. */
+  private done: Promise<void> | undefined;
 
   /**
    * `run` queues the transaction on the writer's connection; `head` is the log's head there; `wrote`
    * is told the new head once the transaction has committed.
    */
   constructor(
-    run: (work: (client: pg.Client) => Promise<void>) => Promise<void>,
-    head: (client: pg.Client) => Promise<number>,
-    wrote: (head: number) => void,
-  ) {
-    const ended = new Promise<CommitRest | undefined>((resolve) => {
-      this.end = resolve;
-    });
-    this.done = run(async (client) => {
-      const below = await head(client);
+    private readonly run: (work: (client: pg.Client) => Promise<void>) => Promise<void>,
+    private readonly head: (client: pg.Client) => Promise<number>,
+    private readonly wrote: (head: number) => void,
+  ) {}
+
+  private begin(): Promise<void> {
+    if (this.done) return this.done;
+    this.done = this.run(async (client) => {
+      const below = await this.head(client);
       const copy = await copyFrom(COPY_SQL);
       await client.query('BEGIN');
       try {
-        await this.copyAndHeader(client, copy, below, ended);
+        await this.copyAndHeader(client, copy, below, this.closing);
         await client.query('COMMIT');
       } catch (err) {
         await client.query('ROLLBACK').catch(() => undefined);
         throw err;
       }
-      wrote(Math.max(below, this.top));
+      this.wrote(Math.max(below, this.top));
     });
     // Its failure is told by `finish`; until then it must not count as unhandled.
     this.done.catch(() => undefined);
+    return this.done;
   }
 
   private async copyAndHeader(
@@ -129,9 +133,10 @@ export class PgOpenCommit implements OpenCommit {
       // error in the server's log, and an abort is routine (a named batch sent again).
       copy.end();
       await copied.catch(() => undefined);
-      throw rest === undefined
-        ? new Error('the commit was aborted')
-        : new BelowHead(`change id ${this.low} is not above the head ${head}`);
+      // A row at or below the head would be skipped by a reader whose cursor is at the head.
+      throw new Error(
+        rest === undefined ? 'the commit was aborted' : `change id ${this.low} is not above the head ${head}`,
+      );
     }
     copy.end();
     await copied;
@@ -148,18 +153,19 @@ export class PgOpenCommit implements OpenCommit {
     const data = copyRows(rows);
     if (this.copy) this.copy.write(data);
     else this.pending.push(data);
+    void this.begin();
   }
 
   finish(rest: CommitRest): Promise<void> {
     if (this.ended) return Promise.reject(new Error('this commit is already finished or aborted'));
     this.ended = true;
     this.end(rest);
-    return this.done;
+    return this.begin();
   }
 
   abort(): Promise<void> {
     this.ended = true;
     this.end(undefined);
-    return this.done.catch(() => undefined);
+    return (this.done ?? Promise.resolve()).catch(() => undefined);
   }
 }
