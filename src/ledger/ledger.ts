@@ -234,21 +234,35 @@ export class Ledger implements LedgerSink, RecordedSink {
   }
 
   /**
+   * A named batch is not looked up before its commit: the commit keeps its name in the same
+   * transaction and the store refuses a name it keeps (Commit.batch), so the name is read only
+   * when the batch fails, refused by the store or no longer valid (its event archived since it was
+   * committed). Either way a name found kept means the batch was applied before, once.
+   */
+  private async commit(batch: UpdateBatch): Promise<BatchOutcome> {
+    const named = batch.batch_id;
+    try {
+      return await this.commitNew(batch);
+    } catch (err) {
+      const refused = err instanceof CommitRefused;
+      const before = named === undefined ? undefined : await this.store.batchHead(named).catch(() => undefined);
+      if (before !== undefined) return { applied: false, headId: before };
+      if (refused) this.onCommit(0, 0, true);
+      throw refused ? err.cause : err;
+    }
+  }
+
+  /**
    * Checks and plans `batch` a part at a time, each part's rows handed to `open` as it is planned,
    * then finishes `open`; or says what the batch leaves when it has nothing to commit. Throws with
    * nothing committed, the ids of the plan handed out again, when the batch is invalid or the
-   * store refuses it. The board is not touched.
+   * store refuses it (CommitRefused). The board is not touched.
    */
   private async planAndCommit(
     batch: UpdateBatch,
     open: OpenCommit,
   ): Promise<{ outcome: BatchOutcome } | { outcome?: undefined; plan: BatchPlan; committedMs: number }> {
     const named = batch.batch_id;
-    if (named !== undefined) {
-      // The one writer checks and commits in turn: no other commit of the name can come between.
-      const before = await this.store.batchHead(named);
-      if (before !== undefined) return { outcome: { applied: false, headId: before } };
-    }
     validateBatch(this.board, batch);
     // One spelling of time in every row (24-character UTC ISO), so stored times compare as strings.
     const at = new Date(batch.at).toISOString();
@@ -282,8 +296,7 @@ export class Ledger implements LedgerSink, RecordedSink {
       try {
         await open.finish(rest);
       } catch (err) {
-        this.onCommit(0, 0, true);
-        throw err;
+        throw new CommitRefused(err);
       }
       this.onCommit(plan.records.length, (inStore + performance.now() - started) / 1000, false);
     } catch (err) {
@@ -295,7 +308,7 @@ export class Ledger implements LedgerSink, RecordedSink {
     return { plan, committedMs };
   }
 
-  private async commit(batch: UpdateBatch): Promise<BatchOutcome> {
+  private async commitNew(batch: UpdateBatch): Promise<BatchOutcome> {
     const open = openCommit(this.store);
     let plan: BatchPlan;
     let committedMs: number;
@@ -331,5 +344,12 @@ export class Ledger implements LedgerSink, RecordedSink {
       });
     }
     return { applied: true, headId: plan.head };
+  }
+}
+
+/** The store refused a batch's commit; told as a failed commit unless the batch's name was kept. */
+class CommitRefused extends Error {
+  constructor(override readonly cause: unknown) {
+    super('the store refused the commit');
   }
 }
