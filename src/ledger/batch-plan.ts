@@ -13,6 +13,7 @@ import { type Change, type ChangeRecord, changesEvent, type StatValue } from '..
 import { layeredStats, type StatLookup, type StatTable } from '../catalog/stat-table.ts';
 import type { EventInfo } from '../domain/types.ts';
 import type { EventRecord, MarketRecord } from '../store/store.ts';
+import { FuturesPlan } from './futures-plan.ts';
 import type { GameCell } from './stat-rows.ts';
 import type { PriceUpdate } from './updates.ts';
 
@@ -55,12 +56,19 @@ export class BatchPlan {
   private readonly replaced = new Map<number, PriceState>();
   private readonly added = new Map<LineState, Map<number, PriceState>>();
   private readonly mainLines = new Map<ParticipantState, Map<number, string | undefined>>();
+  private futuresPlan: FuturesPlan | undefined;
 
   constructor(
     private readonly board: Board,
     public head: number,
     readonly committedMs: number,
   ) {}
+
+  /** The batch's futures, planned over the board's (made at the first futures update). */
+  get futures(): FuturesPlan {
+    this.futuresPlan ??= new FuturesPlan(this.board.futures);
+    return this.futuresPlan;
+  }
 
   /** A market's name as a price row of this batch shows it: the batch's own record, else the catalog's. */
   marketName(marketId: number): string {

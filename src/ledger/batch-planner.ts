@@ -21,7 +21,7 @@ import type { ChangeType } from '../domain/types.ts';
 import { newRowWriter } from '../perf/delta-row-text.ts';
 import { priceState } from '../perf/price-state.ts';
 import type { BatchPlan } from './batch-plan.ts';
-import { FuturesPlan, type PlannedFutures } from './futures-plan.ts';
+import type { PlannedFutures } from './futures-plan.ts';
 import { LedgerError } from './ledger-errors.ts';
 import { boxRowsOf, statRowsOf } from './stat-rows.ts';
 import { planSeasonStats } from './season-planner.ts';
@@ -65,16 +65,18 @@ export class BatchPlanner {
   }
 
   /**
-   * Plans every update of `batch` over `board` into `plan`, its rows described at `at`. Throws
-   * LedgerError, or FuturesUpdateError for a futures update the futures plan refuses.
+   * Plans the updates of `batch` from `from` up to `to` over `board` into `plan`, its rows described
+   * at `at`: a batch may be planned a part at a time, each part after the one before, into one
+   * plan. Throws LedgerError, or FuturesUpdateError for a futures update the futures plan refuses.
    */
-  plan(board: Board, plan: BatchPlan, batch: UpdateBatch, at: string): void {
+  plan(board: Board, plan: BatchPlan, batch: UpdateBatch, at: string, from = 0, to = batch.updates.length): void {
     const committedMs = plan.committedMs;
-    const futures = new FuturesPlan(board.futures);
+    const futures = plan.futures;
     const planFutures = (made: PlannedFutures | undefined) => {
       if (made) plan.add(made.record, { kind: 'info', change: made.change });
     };
-    for (const u of batch.updates) {
+    for (let i = from; i < to; i++) {
+      const u = batch.updates[i]!;
       switch (u.kind) {
         case 'event':
           this.planEvent(plan, u, at);

@@ -6,7 +6,8 @@ import type { ChangeRecord, LogPosition } from '../changelog/change.ts';
 import type { RecordedBatch } from '../changelog/recording.ts';
 import { LogFloor } from '../board/log-floor.ts';
 import type { CompactResult, CompactStep } from '../store/retention.ts';
-import type { Commit, Store } from '../store/store.ts';
+import { openCommit } from '../store/open-commit.ts';
+import type { CommitRest, OpenCommit, Store } from '../store/store.ts';
 import { BatchPlan } from './batch-plan.ts';
 import { BatchPlanner } from './batch-planner.ts';
 import { FuturesUpdateError } from './futures-plan.ts';
@@ -19,6 +20,16 @@ import { WriteQueue } from './write-queue.ts';
 import { batchTurn } from '../perf/batch-turn.ts';
 
 export { LedgerBusyError, LedgerError } from './ledger-errors.ts';
+
+/**
+ * Updates planned between two hand-overs of rows to an open commit (Store.openCommit): small enough
+ * that PostgreSQL starts on a batch's rows soon, large enough that the turns of the loop between
+ * parts cost nothing next to planning them.
+ */
+const PLAN_PART = 250;
+
+/** A turn of the event loop: the store's socket is written and its answers read. */
+const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 export interface LedgerOptions {
   now?: () => number;
@@ -241,7 +252,16 @@ export class Ledger implements LedgerSink, RecordedSink {
     }
   }
 
-  private async commitNew(batch: UpdateBatch): Promise<BatchOutcome> {
+  /**
+   * Checks and plans `batch` a part at a time, each part's rows handed to `open` as it is planned,
+   * then finishes `open`; or says what the batch leaves when it has nothing to commit. Throws with
+   * nothing committed, the ids of the plan handed out again, when the batch is invalid or the
+   * store refuses it (CommitRefused). The board is not touched.
+   */
+  private async planAndCommit(
+    batch: UpdateBatch,
+    open: OpenCommit,
+  ): Promise<{ outcome: BatchOutcome } | { outcome?: undefined; plan: BatchPlan; committedMs: number }> {
     const named = batch.batch_id;
     validateBatch(this.board, batch);
     // One spelling of time in every row (24-character UTC ISO), so stored times compare as strings.
@@ -251,25 +271,57 @@ export class Ledger implements LedgerSink, RecordedSink {
     const ids = { market: this.planner.nextMarketId, price: this.planner.nextPriceId };
     const plan = new BatchPlan(this.board, this.board.head, committedMs);
     try {
-      this.planner.plan(this.board, plan, batch, at);
-      if (plan.records.length === 0 && plan.markets.length === 0 && named === undefined) {
-        return { applied: true, headId: this.board.head };
+      // The wait for the store counts the time spent handing it rows (COPY text) as `commit` did.
+      let inStore = 0;
+      const n = batch.updates.length;
+      for (let from = 0, sent = 0; from < n; from += PLAN_PART) {
+        this.planner.plan(this.board, plan, batch, at, from, Math.min(n, from + PLAN_PART));
+        if (plan.records.length > sent) {
+          const began = performance.now();
+          open.add(plan.records.slice(sent));
+          inStore += performance.now() - began;
+          sent = plan.records.length;
+        }
+        // The store's socket is written and read only between turns: the server works on this part
+        // while the next is planned.
+        if (open.streams && from + PLAN_PART < n) await nextTurn();
       }
-      const commit: Commit = { changes: plan.records, markets: plan.markets, events: plan.eventRecords() };
+      if (plan.records.length === 0 && plan.markets.length === 0 && named === undefined) {
+        return { outcome: { applied: true, headId: this.board.head } };
+      }
+      const rest: CommitRest = { markets: plan.markets, events: plan.eventRecords() };
       // A named batch that changes nothing is kept all the same: sent again later it must still apply nothing.
-      if (named !== undefined) commit.batch = { id: named, headId: plan.head, committedMs };
+      if (named !== undefined) rest.batch = { id: named, headId: plan.head, committedMs };
       const started = performance.now();
       try {
-        await this.store.commit(commit);
+        await open.finish(rest);
       } catch (err) {
         throw new CommitRefused(err);
       }
-      this.onCommit(plan.records.length, (performance.now() - started) / 1000, false);
+      this.onCommit(plan.records.length, (inStore + performance.now() - started) / 1000, false);
     } catch (err) {
       // Nothing reached the board; ids handed out by the plan are handed out again.
       this.planner.restart(ids.market, ids.price);
       // A refused futures update is an invalid batch, as a refused event update is.
       throw err instanceof FuturesUpdateError ? new LedgerError(err.message) : err;
+    }
+    return { plan, committedMs };
+  }
+
+  private async commitNew(batch: UpdateBatch): Promise<BatchOutcome> {
+    const open = openCommit(this.store);
+    let plan: BatchPlan;
+    let committedMs: number;
+    try {
+      const planned = await this.planAndCommit(batch, open);
+      if (planned.outcome) {
+        await open.abort();
+        return planned.outcome;
+      }
+      ({ plan, committedMs } = planned);
+    } catch (err) {
+      await open.abort();
+      throw err;
     }
     this.lastCommitMs = committedMs;
     const fromId = this.board.head;
@@ -282,7 +334,7 @@ export class Ledger implements LedgerSink, RecordedSink {
     }
     this.board.head = plan.head;
     // A named batch that changed nothing has nothing to tell the readers.
-    if (plan.records.length > 0 || named === undefined) {
+    if (plan.records.length > 0 || batch.batch_id === undefined) {
       this.bus.publish({
         epoch: this.epoch,
         fromId,

@@ -56,6 +56,30 @@ export interface Commit {
   batch?: BatchMark;
 }
 
+/** What a commit writes beside its change rows: an open commit's `finish` takes it. */
+export type CommitRest = Omit<Commit, 'changes'>;
+
+/**
+ * A commit whose change rows are handed over a part at a time, as they are planned
+ * (`Store.openCommit`). It writes what `commit` of every row added, in the order added, with the
+ * `CommitRest` given to `finish`, would write, and is refused as that commit would be: atomic,
+ * nothing written unless `finish` resolves. Exactly one of `finish` and `abort` ends it.
+ */
+export interface OpenCommit {
+  /**
+   * Whether the rows added go to the store at once (PostgreSQL's COPY, sent as they come), so
+   * that the store works on them while the caller plans the next: then the caller gives the
+   * event loop a turn between parts. Otherwise they are only gathered until `finish`.
+   */
+  readonly streams: boolean;
+  /** The next change rows, in id order after those added before. */
+  add(rows: readonly ChangeRecord[]): void;
+  /** Commits every row added with `rest`; rejects, with nothing written, as `commit` would. */
+  finish(rest: CommitRest): Promise<void>;
+  /** Drops the commit: nothing added is written. Resolves once the store may commit again; never rejects. */
+  abort(): Promise<void>;
+}
+
 /** A named batch as kept: its id, the head of the log once it was committed, and when. */
 export interface BatchMark {
   id: string;
@@ -199,6 +223,12 @@ export interface Store {
   load(uptoId?: number, opts?: LoadOptions): Promise<LoadedState>;
   /** Writes one batch atomically: all of it or none of it. */
   commit(commit: Commit): Promise<void>;
+  /**
+   * A commit whose rows are handed over as they are planned (see OpenCommit); a store without one
+   * of its own is given `gatheredCommit`'s (open-commit.ts), which calls `commit` at `finish`.
+   * While one is open its caller commits nothing else (the ledger's queue runs one at a time).
+   */
+  openCommit?(): OpenCommit;
   /**
    * Runs `run` (a fill that no client reads yet: the history back-fill before the server listens)
    * with its commits grouped into fewer, larger transactions. Each commit stays atomic and is read

@@ -1,11 +1,16 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import pg from 'pg';
+import { Board } from '../../src/board/board.ts';
+import type { CommittedBatch } from '../../src/bus/bus.ts';
+import { MemoryBus } from '../../src/bus/memory-bus.ts';
+import { Ledger } from '../../src/ledger/ledger.ts';
 import { migrate, openPool } from '../../src/store/postgres/database.ts';
 import { PgStore } from '../../src/store/postgres/pg-store.ts';
 import { WriterLockLost } from '../../src/store/postgres/pg-writer.ts';
 import { MIGRATIONS } from '../../src/store/postgres/schema.ts';
 import { batch, priceRow } from '../contract/fixtures.ts';
+import { assertRefusedInParts } from '../helpers/refused-in-parts.ts';
 import { type PostgresService, startPostgres } from './services/postgres.ts';
 
 let service: Promise<PostgresService> | undefined;
@@ -135,6 +140,22 @@ describe('row count', () => {
       assert.ok((await store.rowCount()) > 100_000, 'read from the statistics, not counted');
     } finally {
       await pool.end();
+      await store.close();
+    }
+  });
+});
+
+describe('the ledger on PostgreSQL', () => {
+  it("a batch refused after parts of its rows went to the server's COPY writes nothing, and its ids are handed out again", async () => {
+    const store = await PgStore.open(await (await postgres()).createDatabase());
+    try {
+      const board = new Board();
+      const bus = new MemoryBus();
+      const published: CommittedBatch[] = [];
+      bus.subscribe((b) => published.push(b));
+      const ledger = await Ledger.open(store, board, bus);
+      await assertRefusedInParts(ledger, store, board, published);
+    } finally {
       await store.close();
     }
   });

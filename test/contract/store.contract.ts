@@ -8,9 +8,11 @@ import {
   type ChangeRecord,
   type LoadedState,
   type LoadOptions,
+  type OpenCommit,
   type PriceRowSummary,
   type Store,
 } from '../../src/store/store.ts';
+import { openCommit } from '../../src/store/open-commit.ts';
 import type { CompactResult } from '../../src/store/retention.ts';
 import { nth } from '../helpers/nth.ts';
 import {
@@ -275,6 +277,69 @@ export function storeContract(name: string, make: () => Promise<StoreFixture>): 
         const otherPeriod = marketRecord(2, EVENT_A, 1, 1);
         await store.commit(batch([priceRow({ id: 2, price_id: 1 })], { markets: [otherPeriod] }));
         assert.equal((await store.load()).markets.length, 2);
+      });
+    });
+
+    describe('open commit', () => {
+      /** The store's own open commit, or the one made of its `commit` (src/store/open-commit.ts). */
+      const parts = (store: Store, rows: ChangeRecord[][]): OpenCommit => {
+        const open = openCommit(store);
+        for (const part of rows) open.add(part);
+        return open;
+      };
+      const more = {
+        events: [eventRecord(EVENT_A, 7), eventRecord(EVENT_B, 10)],
+        markets: [marketRecord(1, EVENT_A, 1)],
+      };
+
+      it('rows added in parts, then finished, are what one commit of them writes', async (t) => {
+        const log = mixedLog();
+        const whole = (await fresh(t)).store;
+        await whole.commit(batch(log, more));
+        const { store } = await fresh(t);
+        await parts(store, [log.slice(0, 3), [], log.slice(3, 9), log.slice(9)]).finish(batch([], more));
+        const [a, b] = [await visible(whole), await visible(store)];
+        assert.deepEqual({ ...b, loaded: { ...b.loaded, epoch: '' } }, { ...a, loaded: { ...a.loaded, epoch: '' } });
+      });
+
+      it('an abort writes none of the rows added, and the same ids commit next', async (t) => {
+        const { store } = await fresh(t);
+        await store.commit(batch([priceRow({ id: 1, price_id: 1 })]));
+        const before = await visible(store);
+        const rows = [2, 3, 4].map((id) => priceRow({ id, price_id: id }));
+        await parts(store, [rows.slice(0, 2), rows.slice(2)]).abort();
+        assert.deepEqual(await visible(store), before);
+        await store.commit(batch(rows));
+        assert.deepEqual(ids(await store.readChanges(query())), [1, 2, 3, 4]);
+      });
+
+      /** Adds `first`, then `refused` to an open commit, finishes it with a new event and market, and checks it left no trace. */
+      async function assertRefused(t: TestContext, first: ChangeRecord[], refused: ChangeRecord[], market = 9) {
+        const { store } = await fresh(t);
+        await store.commit(batch([priceRow({ id: 1, price_id: 1 })], { markets: [marketRecord(1, EVENT_A, 1)] }));
+        const before = await visible(store);
+        const rest = { events: [eventRecord(EVENT_B, nth(first, 0).id)], markets: [marketRecord(market, EVENT_B, 9)] };
+        await assert.rejects(parts(store, [first, refused]).finish(batch([], rest)));
+        assert.deepEqual(await visible(store), before);
+        // Nothing was left half done: the first part's ids and market go in next.
+        await store.commit(batch(first, { markets: [marketRecord(9, EVENT_B, 9)] }));
+        assert.deepEqual(ids(await store.readChanges(query({ afterId: 1 }))), ids(first));
+      }
+
+      it('a later part that repeats an id of an earlier one refuses every part', async (t) => {
+        await assertRefused(
+          t,
+          [priceRow({ id: 2, price_id: 2 }), priceRow({ id: 3, price_id: 3 })],
+          [scoreRow({ id: 3 })],
+        );
+      });
+
+      it('a later part with an id at or below the head refuses every part', async (t) => {
+        await assertRefused(t, [priceRow({ id: 2, price_id: 2 })], [priceRow({ id: 1, price_id: 3 })]);
+      });
+
+      it('a market instance already kept, found at finish, refuses every part', async (t) => {
+        await assertRefused(t, [priceRow({ id: 2, price_id: 2 })], [priceRow({ id: 3, price_id: 3 })], 1);
       });
     });
 

@@ -12,6 +12,7 @@ import { Ledger, LedgerError } from '../../src/ledger/ledger.ts';
 import { openSqlite } from '../../src/store/sqlite/database.ts';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import { batch, nbaEvent, nbaPrices, price, score, statsRecord } from '../helpers/fixtures.ts';
+import { assertRefusedInParts } from '../helpers/refused-in-parts.ts';
 
 async function setup(dir = mkdtempSync(join(tmpdir(), 'oddsbase-ledger-'))) {
   const store = new SqliteStore(openSqlite(dir));
@@ -444,6 +445,15 @@ test('an event lists its markets in instance-id order, however a feed brought th
   const again = await setup(s.dir);
   t.after(() => again.store.close());
   assert.deepEqual(listed(again.board), expected);
+});
+
+test('a batch refused in a later part of its planning writes nothing, and its ids are handed out again', async (t) => {
+  const s = await setup();
+  t.after(async () => {
+    await s.store.close();
+    rmSync(s.dir, { recursive: true, force: true });
+  });
+  await assertRefusedInParts(s.ledger, s.store, s.board, s.published);
 });
 
 test('a named batch sent again applies nothing and is no failed commit, even once its event was archived', async (t) => {

@@ -187,7 +187,9 @@ export class RedisBus implements Bus {
           last = tail[0]?.[0] ?? '0-0';
           this.markReady();
         }
-        const res = (await this.sub.xread(
+        // Read as bytes: the node's own entries (all of them on the writer) are skipped without
+        // making a string of their batches.
+        const res = (await this.sub.xreadBuffer(
           'COUNT',
           READ_COUNT,
           'BLOCK',
@@ -195,10 +197,10 @@ export class RedisBus implements Bus {
           'STREAMS',
           this.opts.stream,
           last,
-        )) as [string, [string, string[]][]][] | null;
+        )) as [Buffer, [Buffer, Buffer[]][]][] | null;
         reported = false;
         for (const [id, fields] of res?.[0]?.[1] ?? []) {
-          last = id;
+          last = id.toString();
           this.receive(fields);
         }
       } catch (err) {
@@ -210,11 +212,11 @@ export class RedisBus implements Bus {
     }
   }
 
-  private receive(fields: string[]): void {
+  private receive(fields: Buffer[]): void {
     // Fields alternate name, value: a name is at an even index.
     const at = (name: string) => {
-      const i = fields.findIndex((f, j) => j % 2 === 0 && f === name);
-      return i < 0 ? undefined : fields[i + 1];
+      const i = fields.findIndex((f, j) => j % 2 === 0 && f.toString() === name);
+      return i < 0 ? undefined : fields[i + 1]!.toString();
     };
     if (at('n') === this.node) return;
     let batch: CommittedBatch;

@@ -16,12 +16,13 @@ import type {
   EventRecord,
   HighestIds,
   MarketRecord,
+  OpenCommit,
   PayloadBytes,
   PriceRowSummary,
   Store,
 } from '../store.ts';
 import { inTransaction, migrate, openPool, type PgOptions, type PgPool } from './database.ts';
-import { writeCommit } from './pg-commit.ts';
+import { PgOpenCommit } from './pg-commit.ts';
 import { compactChunk } from './pg-compaction.ts';
 import { PgHistoryStore } from './pg-history.ts';
 import { PgLoader } from './pg-load.ts';
@@ -97,25 +98,28 @@ export class PgStore extends PackedLogStore implements Store {
   }
 
   /**
-   * One transaction (pg-commit.ts): markets, events and the batch name in one statement over
-   * arrays, then the change rows by COPY, so a batch of 2,000 rows is one bulk load, not 2,000
+   * One transaction (pg-commit.ts): the change rows by COPY, then markets, events and the batch
+   * name in one statement over arrays, so a batch of 2,000 rows is one bulk load, not 2,000
    * inserts. Refused whole if any id is at or below the head, which this store reads once it
    * writes and then keeps: only the holder of the writer's lock adds rows, and retention never
    * removes the head row.
    */
   async commit(c: Commit): Promise<void> {
-    await this.writer.run(async (client) => {
-      this.head ??= (await client.query<{ max: number | null }>(CHANGE_SQL.head.postgres)).rows[0]?.max ?? 0;
-      const head = this.head;
-      let top = head;
-      for (const r of c.changes) {
-        // Ids only rise: a row below the head would be skipped by a reader whose cursor is at the head.
-        if (r.id <= head) throw new Error(`change id ${r.id} is not above the head ${head}`);
-        if (r.id > top) top = r.id;
-      }
-      await writeCommit(client, c);
-      this.head = top;
-    });
+    const open = this.openCommit();
+    open.add(c.changes);
+    await open.finish(c);
+  }
+
+  /** `commit`'s transaction, opened at once, its rows sent to the server as they are added. */
+  openCommit(): OpenCommit {
+    return new PgOpenCommit(
+      (work) => this.writer.run(work),
+      async (client) =>
+        (this.head ??= (await client.query<{ max: number | null }>(CHANGE_SQL.head.postgres)).rows[0]?.max ?? 0),
+      (head) => {
+        this.head = head;
+      },
+    );
   }
 
   /**
