@@ -24,7 +24,44 @@ export interface SqlDialect {
   ofEvents(ids: readonly string[], args: unknown[]): string;
   /** The condition that `column` is one of `ids` (none: matches nothing), whose values it binds to `args`. */
   among(column: string, ids: readonly number[], args: unknown[]): string;
+  /**
+   * A list of ids as one bound value (`list`), so that a statement reading it is one SQL text, and
+   * one prepared statement, whatever the list's length: the condition that `column` is one of the
+   * list bound to the one parameter it holds (an empty list matches nothing).
+   */
+  inList(column: string): string;
+  /** The value a list of ids is bound as (`inList`, `unpackedAmong`, `eachListed`). */
+  list(ids: readonly number[]): unknown;
+  /**
+   * The condition that `column` is a price of the list bound to the one parameter it holds that no
+   * packed record holds (`unpacked`). SQLite leaves the packed prices out of the list, a probe a
+   * price; PostgreSQL leaves out the rows, so its list stays the index condition (`= ANY`).
+   */
+  unpackedAmong(column: string): string;
+  /**
+   * A FROM clause: each id of the list bound to its first parameter (`j.value`) with the one change
+   * row `c` (its `columns`) that `search` finds first, a WHERE and an ORDER BY over `changes` naming
+   * `j.value`. SQLite finds the row's id by a scalar subquery, PostgreSQL the row by a LATERAL join:
+   * one index probe a listed id in each.
+   */
+  eachListed(columns: string, search: string): string;
+  /**
+   * The newest change rows (`columns`) `where` matches, at most the limit bound to the last
+   * parameter, newest first. SQLite picks the ids first (from an index alone when no condition
+   * needs the row), so only the rows returned are read whole; PostgreSQL plans the plain query.
+   */
+  newestRows(columns: string, where: string): string;
+  /** The condition that a change row's payload has its boolean `field` set (a JSON true). */
+  payloadFlag(field: string): string;
+  /** A text written with `?` parameters as this dialect binds them (SQLite's as written, PostgreSQL's numbered). */
+  parameters(sql: string): string;
 }
+
+/**
+ * The condition that no packed record holds the price `price` names (its rows are read from the
+ * log): one probe of archived_prices' primary key in either dialect.
+ */
+export const unpacked = (price: string) => `NOT EXISTS (SELECT 1 FROM archived_prices ap WHERE ap.price_id = ${price})`;
 
 /** The key of the event bound to the next parameter (NULL, matching nothing, if the log never named it). */
 const KEY_OF = '(SELECT key FROM event_keys WHERE event_id = ?)';
@@ -46,6 +83,16 @@ export const SQLITE: SqlDialect = {
     args.push(...ids);
     return `${column} IN (${ids.map(() => '?').join(',')})`;
   },
+  inList: (column) => `${column} IN (SELECT value FROM json_each(?))`,
+  list: (ids) => JSON.stringify(ids),
+  unpackedAmong: (column) => `${column} IN (SELECT value FROM json_each(?) j WHERE ${unpacked('j.value')})`,
+  eachListed: (_columns, search) =>
+    `json_each(?) j JOIN changes c ON c.id = (SELECT id FROM changes WHERE ${search} LIMIT 1)`,
+  newestRows: (columns, where) =>
+    `SELECT ${columns} FROM changes WHERE id IN (SELECT id FROM changes WHERE ${where} ORDER BY id DESC LIMIT ?) ` +
+    'ORDER BY id DESC',
+  payloadFlag: (field) => `json_extract(payload, '$.${field}') = 1`,
+  parameters: (sql) => sql,
 };
 
 export const POSTGRES: SqlDialect = {
@@ -63,6 +110,15 @@ export const POSTGRES: SqlDialect = {
     args.push(ids);
     return `${column} = ANY(?::bigint[])`;
   },
+  inList: (column) => `${column} = ANY(?::bigint[])`,
+  list: (ids) => ids,
+  // The rows' column is named by its table: within the probe, `price_id` is archived_prices'.
+  unpackedAmong: (column) => `${column} = ANY(?::bigint[]) AND ${unpacked(`changes.${column}`)}`,
+  eachListed: (columns, search) =>
+    `unnest(?::bigint[]) AS j(value) JOIN LATERAL (SELECT ${columns} FROM changes WHERE ${search} LIMIT 1) c ON true`,
+  newestRows: (columns, where) => `SELECT ${columns} FROM changes WHERE ${where} ORDER BY id DESC LIMIT ?`,
+  payloadFlag: (field) => `(payload::jsonb ->> '${field}') = 'true'`,
+  parameters: (sql) => numbered(sql),
 };
 
 /** A statement's text in either dialect, made once when its module loads. */
@@ -74,7 +130,7 @@ export type SqlText = Readonly<Record<Dialect, string>>;
  */
 export function sqlText(write: string | ((d: SqlDialect) => string)): SqlText {
   const of = (d: SqlDialect) => (typeof write === 'string' ? write : write(d));
-  return { sqlite: of(SQLITE), postgres: numbered(of(POSTGRES)) };
+  return { sqlite: SQLITE.parameters(of(SQLITE)), postgres: POSTGRES.parameters(of(POSTGRES)) };
 }
 
 /** `sql` with each `?` outside quotes replaced by `$1`, `$2`, … in order. */
