@@ -32,6 +32,8 @@ export interface SqlDialect {
   inList(column: string): string;
   /** The value a list of ids is bound as (`inList`, `unpackedAmong`, `eachListed`). */
   list(ids: readonly number[]): unknown;
+  /** The condition that no packed record holds the price `price` names (its rows are read from the log). */
+  unpacked(price: string): string;
   /**
    * The condition that `column` is a price of the list bound to the one parameter it holds that no
    * packed record holds (`unpacked`). SQLite leaves the packed prices out of the list, a probe a
@@ -57,11 +59,12 @@ export interface SqlDialect {
   parameters(sql: string): string;
 }
 
-/**
- * The condition that no packed record holds the price `price` names (its rows are read from the
- * log): one probe of archived_prices' primary key in either dialect.
- */
-export const unpacked = (price: string) => `NOT EXISTS (SELECT 1 FROM archived_prices ap WHERE ap.price_id = ${price})`;
+/** SQLite's `unpacked`: a search of archived_prices' rowid for the IN operator, no subquery run a price. */
+const notPackedSqlite = (price: string) => `${price} NOT IN (SELECT price_id FROM archived_prices)`;
+
+/** PostgreSQL's `unpacked`: an anti-join probing archived_prices' key (NOT IN over a subquery reads the whole table). */
+const notPackedPostgres = (price: string) =>
+  `NOT EXISTS (SELECT 1 FROM archived_prices ap WHERE ap.price_id = ${price})`;
 
 /** The key of the event bound to the next parameter (NULL, matching nothing, if the log never named it). */
 const KEY_OF = '(SELECT key FROM event_keys WHERE event_id = ?)';
@@ -85,7 +88,8 @@ export const SQLITE: SqlDialect = {
   },
   inList: (column) => `${column} IN (SELECT value FROM json_each(?))`,
   list: (ids) => JSON.stringify(ids),
-  unpackedAmong: (column) => `${column} IN (SELECT value FROM json_each(?) j WHERE ${unpacked('j.value')})`,
+  unpacked: notPackedSqlite,
+  unpackedAmong: (column) => `${column} IN (SELECT value FROM json_each(?) WHERE ${notPackedSqlite('value')})`,
   eachListed: (_columns, search) =>
     `json_each(?) j JOIN changes c ON c.id = (SELECT id FROM changes WHERE ${search} LIMIT 1)`,
   newestRows: (columns, where) =>
@@ -113,7 +117,8 @@ export const POSTGRES: SqlDialect = {
   inList: (column) => `${column} = ANY(?::bigint[])`,
   list: (ids) => ids,
   // The rows' column is named by its table: within the probe, `price_id` is archived_prices'.
-  unpackedAmong: (column) => `${column} = ANY(?::bigint[]) AND ${unpacked(`changes.${column}`)}`,
+  unpacked: notPackedPostgres,
+  unpackedAmong: (column) => `${column} = ANY(?::bigint[]) AND ${notPackedPostgres(`changes.${column}`)}`,
   eachListed: (columns, search) =>
     `unnest(?::bigint[]) AS j(value) JOIN LATERAL (SELECT ${columns} FROM changes WHERE ${search} LIMIT 1) c ON true`,
   newestRows: (columns, where) => `SELECT ${columns} FROM changes WHERE ${where} ORDER BY id DESC LIMIT ?`,

@@ -1,5 +1,5 @@
 import type { HistoryQuery, PriceRecord } from '../history.ts';
-import { type SqlDialect, sqlText, unpacked } from './dialect.ts';
+import { type SqlDialect, sqlText } from './dialect.ts';
 import { fieldsOf } from './row-codec.ts';
 
 /**
@@ -69,7 +69,7 @@ export function logRowsStatement(d: SqlDialect, q: HistoryQuery): HistoryStateme
 /** Each listed price's first (or last) row `search` finds, of the prices no packed record holds. */
 const perPrice = (d: SqlDialect, search: string) =>
   `SELECT ${PRICE_FIELDS.map((f) => `c.${f}`).join(', ')} ` +
-  `FROM ${d.eachListed(COLUMNS, `price_id = j.value AND ${search}`)} WHERE ${unpacked('j.value')}`;
+  `FROM ${d.eachListed(COLUMNS, `price_id = j.value AND ${search}`)} WHERE ${d.unpacked('j.value')}`;
 
 export const HISTORY_SQL = {
   /** The first row at or below an id of each listed price: the first entry of its (price_id, id) range. */
