@@ -7,7 +7,7 @@ import type { KeyRecord } from '../../src/store/keys.ts';
 import { ADMIN_TOKENS, API_KEYS } from '../../src/store/secret-tables.ts';
 import { ARCHIVED_SQL, archivedMarkOf, type ArchivedRow, archivedValues } from '../../src/store/sql/archived-events.ts';
 import { BATCH_SQL, batchValues } from '../../src/store/sql/batches.ts';
-import { CHANGE_SQL, changeColumns, periodOf } from '../../src/store/sql/changes.ts';
+import { CHANGE_SQL, changeColumns, periodOf, supersededQuestion } from '../../src/store/sql/changes.ts';
 import { COUNTER_SQL, counterOf, type CounterRow, counterValues } from '../../src/store/sql/counters.ts';
 import { numbered, POSTGRES, SQLITE, type SqlDialect, type SqlText, sqlText } from '../../src/store/sql/dialect.ts';
 import { EVENT_FIELDS, EVENT_SQL } from '../../src/store/sql/events.ts';
@@ -32,7 +32,7 @@ import { openSqlite, type SqliteDatabase } from '../../src/store/sqlite/database
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import type { HistoryQuery } from '../../src/store/history.ts';
 import type { ChangeRecord } from '../../src/store/store.ts';
-import { EVENT_A, eventRecord, marketRecord, playRow, priceRow } from '../contract/fixtures.ts';
+import { EVENT_A, eventRecord, marketRecord, playRow, priceRow, statRow } from '../contract/fixtures.ts';
 
 /**
  * The statements and row codecs the SQL stores share (src/store/sql/): a record written by a
@@ -210,6 +210,43 @@ test('the history reads through SQLite: the rows each filter keeps, newest first
   db.prepare('INSERT INTO archived_prices (price_id, record) VALUES (8, 1)').run();
   assert.deepEqual(ids(logRowsStatement(SQLITE, { priceIds: [7, 8], uptoId: 6, limit: 9 })), [3, 1]);
   assert.deepEqual(ids(firstRowsStatement(SQLITE, [7, 8], 6)), [1]);
+  await store.close();
+});
+
+test("compaction's question of a newer row of a key: one text, the payload's scalars bound as each dialect reads them", async (t) => {
+  const db = sqliteFile(t);
+  const store = new SqliteStore(db);
+  const team = statRow({ id: 1, stat_id: 5, value: 3 });
+  const player = statRow({ id: 2, stat_id: 5, value: 1, player_id: 77 });
+  const futures: ChangeRecord = {
+    ...priceRow({ id: 3, price_id: 9 }),
+    kind: 'futures_price',
+    price_id: null,
+    affiliate_id: null,
+    payload: JSON.stringify({ participant_id: 4004 }),
+    detail: null,
+  };
+  const rows = [team, player, futures, statRow({ id: 4, stat_id: 5, value: 4 }), { ...futures, id: 5 }];
+  await store.commit({ changes: rows, events: [], markets: [] });
+  const found = (r: ChangeRecord, bound: number) => {
+    const question = supersededQuestion(SQLITE, r, bound)!;
+    return db.prepare(question.sql.sqlite).get(...question.args) !== undefined;
+  };
+  // The team's value is superseded by row 4, the player's by none (a null player is a team's, not any).
+  assert.equal(found(team, 4), false);
+  assert.equal(found(team, 5), true);
+  assert.equal(found(player, 6), false);
+  assert.equal(found(futures, 5), false);
+  assert.equal(found(futures, 6), true);
+  assert.equal(supersededQuestion(SQLITE, playRow({ id: 6, sequence: 1 }), 9), undefined);
+  // PostgreSQL reads the payload's scalars as text, and compares nulls by IS NOT DISTINCT FROM.
+  assert.deepEqual(supersededQuestion(POSTGRES, player, 6)!.args, [EVENT_A, 2, 6, '2002', '5', '77']);
+  assert.deepEqual(supersededQuestion(POSTGRES, team, 6)!.args, [EVENT_A, 1, 6, '2002', '5', null]);
+  assert.deepEqual(supersededQuestion(SQLITE, team, 6)!.args, [EVENT_A, 1, 6, 2002, 5, null]);
+  assert.match(
+    CHANGE_SQL.futuresSuperseded.postgres,
+    /market_id IS NOT DISTINCT FROM \$4 AND affiliate_id IS NOT DISTINCT FROM \$5 AND \(payload::jsonb ->> 'participant_id'\) = \$6/,
+  );
   await store.close();
 });
 

@@ -55,6 +55,12 @@ export interface SqlDialect {
   newestRows(columns: string, where: string): string;
   /** The condition that a change row's payload has its boolean `field` set (a JSON true). */
   payloadFlag(field: string): string;
+  /** A scalar `field` of a change row's payload, compared with a value bound as `payloadScalar` gives it. */
+  payloadField(field: string): string;
+  /** A payload's scalar as `payloadField` reads it: SQLite's JSON value as it is, PostgreSQL's text (null stays null). */
+  payloadScalar(value: number | undefined): unknown;
+  /** The condition that `expr` is the value bound to the one parameter it holds, a null the same as a null. */
+  sameAs(expr: string): string;
   /** A text written with `?` parameters as this dialect binds them (SQLite's as written, PostgreSQL's numbered). */
   parameters(sql: string): string;
 }
@@ -96,6 +102,9 @@ export const SQLITE: SqlDialect = {
     `SELECT ${columns} FROM changes WHERE id IN (SELECT id FROM changes WHERE ${where} ORDER BY id DESC LIMIT ?) ` +
     'ORDER BY id DESC',
   payloadFlag: (field) => `json_extract(payload, '$.${field}') = 1`,
+  payloadField: (field) => `json_extract(payload, '$.${field}')`,
+  payloadScalar: (value) => value ?? null,
+  sameAs: (expr) => `${expr} IS ?`,
   parameters: (sql) => sql,
 };
 
@@ -123,6 +132,9 @@ export const POSTGRES: SqlDialect = {
     `unnest(?::bigint[]) AS j(value) JOIN LATERAL (SELECT ${columns} FROM changes WHERE ${search} LIMIT 1) c ON true`,
   newestRows: (columns, where) => `SELECT ${columns} FROM changes WHERE ${where} ORDER BY id DESC LIMIT ?`,
   payloadFlag: (field) => `(payload::jsonb ->> '${field}') = 'true'`,
+  payloadField: (field) => `(payload::jsonb ->> '${field}')`,
+  payloadScalar: (value) => (value === undefined ? null : String(value)),
+  sameAs: (expr) => `${expr} IS NOT DISTINCT FROM ?`,
   parameters: (sql) => numbered(sql),
 };
 
