@@ -1,7 +1,6 @@
 import { CHANGE_KINDS, type FuturesPriceFact, type StatValue } from '../../changelog/change.ts';
 import type { ChangeKind, ChangeQuery, ChangeRecord } from '../store.ts';
 import { type SqlDialect, type SqlText, sqlText } from './dialect.ts';
-import type { RowQuestion } from './log-times.ts';
 import { fieldsOf } from './row-codec.ts';
 
 /**
@@ -177,7 +176,11 @@ export const CHANGE_SQL = {
  * Compaction's question whether a newer row of `r`'s key (retention.ts, `compactionKey`) lies below
  * `bound`, as the statement that finds one; none for a kind whose rows are never superseded.
  */
-export function supersededQuestion(d: SqlDialect, r: ChangeRecord, bound: number): RowQuestion | undefined {
+export function supersededQuestion(
+  d: SqlDialect,
+  r: ChangeRecord,
+  bound: number,
+): { sql: SqlText; args: unknown[] } | undefined {
   switch (r.kind) {
     case 'price':
       return { sql: CHANGE_SQL.priceSuperseded, args: [r.price_id, r.id, bound] };
