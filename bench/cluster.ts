@@ -9,6 +9,7 @@
  *   npm run bench:cluster -- --only events --rate 1000  # every server's rounds paced to 1,000 requests a second
  *   npm run bench:cluster -- --only commit --before DIR --writer-flags "--max-semi-space-size=32"
  *     (several sets of writer flags separated by ';', each measured as a writer of its own)
+ *   npm run bench:cluster -- --only commit --before DIR --batch-rows 100  # the same updates, 100 a POST
  *   npm run bench:cluster -- --only start --before DIR --day-store DIR2  # the start, DIR's node and this one's in turn
  *
  * - commit: a writer (`--feed ingest`) takes BATCHES batches of 2,000 price updates over
@@ -55,7 +56,7 @@ import { type RedisService, startRedis } from '../test/cluster/services/redis.ts
 import { nbaEvent, price } from '../test/helpers/fixtures.ts';
 import { serveChild } from '../test/helpers/serve-child.ts';
 import { cannon, type RunStats } from './events.ts';
-import { buildWorkload } from './ingest.ts';
+import { BATCH_SIZE, buildWorkload } from './ingest.ts';
 import { bareLoop } from './pg-commit.ts';
 import {
   arg,
@@ -94,6 +95,11 @@ export interface ClusterOptions {
   runs: number;
   /** commit: timed batches of 2,000 a run. */
   batches: number;
+  /**
+   * commit: the updates a POST carries (2,000 by default): the same updates of a run sent as
+   * smaller batches weigh what a batch costs beside its rows (its request, token and name).
+   */
+  batchRows?: number;
   /** stream: measured seconds after a warm-up. */
   seconds: number;
   /** events: seconds of each autocannon round. */
@@ -292,6 +298,8 @@ export interface WriterFigures {
 
 export interface CommitResult {
   updates: number;
+  /** The updates a POST carried. */
+  batchRows: number;
   writers: WriterFigures[];
   /** The bare loop of multi-row INSERTs (the issue's reference), rows/s and CPU µs a row. */
   bare: number[];
@@ -354,7 +362,11 @@ interface WriterRun {
 async function writerRun(c: Cluster, o: ClusterOptions, side: WriterSide): Promise<WriterRun> {
   const w = buildWorkload();
   const setup = w.setup.map((b, i) => post(`setup-${i}`, b.at, b.updates));
-  const timed = w.timed.slice(0, o.batches).map((b, i) => post(`timed-${i}`, b.at, b.updates));
+  const size = o.batchRows ?? Infinity;
+  const timed = w.timed
+    .slice(0, o.batches)
+    .flatMap((b) => Array.from({ length: Math.ceil(b.updates.length / size) }, (_, j) => ({ b, j })))
+    .map(({ b, j }, i) => post(`timed-${i}`, b.at, b.updates.slice(j * size, (j + 1) * size)));
   const updates = w.timed.slice(0, o.batches).reduce((n, b) => n + b.updates.length, 0);
   const db = await c.postgres.createDatabase();
   const prof = o.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${o.cpuProfDir}`] : [];
@@ -462,7 +474,8 @@ export async function runCommit(c: Cluster, o: ClusterOptions): Promise<CommitRe
       );
     }
   }
-  return { updates, writers, bare, bareCpuPerK, bareCopy, bareCopyCpuPerK, load: [load0, loadNow()] };
+  const batchRows = Math.min(o.batchRows ?? Infinity, BATCH_SIZE);
+  return { updates, batchRows, writers, bare, bareCpuPerK, bareCopy, bareCopyCpuPerK, load: [load0, loadNow()] };
 }
 
 // --- stream: commit to a client of another node --------------------------------------------------
@@ -942,7 +955,7 @@ export function commitMarkdown(r: CommitResult): string {
   const kCpu = median(r.bareCopyCpuPerK);
   const fixed = (xs: number[]) => xs.map((x) => x.toFixed(1)).join(', ');
   const lines = [
-    `### commit: the writer into PostgreSQL (${int(r.updates)} price updates a run, batches of 2,000; ${loadText(r.load)})`,
+    `### commit: the writer into PostgreSQL (${int(r.updates)} price updates a run, batches of ${int(r.batchRows)}; ${loadText(r.load)})`,
     '',
     '| | updates/s (median) | runs | CPU µs a row, with its PostgreSQL processes (median) | runs | the process alone (median) | runs |',
     '|---|---:|---|---:|---|---:|---|',
@@ -1043,6 +1056,7 @@ export function parseClusterArgs(argv: string[]): ClusterOptions {
   }
   o.runs = count('--runs', o.runs);
   o.batches = count('--batches', o.batches);
+  if (value('--batch-rows') !== undefined) o.batchRows = count('--batch-rows', 1);
   o.seconds = count('--seconds', o.seconds);
   o.duration = count('--duration', o.duration);
   if (value('--rate') !== undefined) o.rate = count('--rate', 1);

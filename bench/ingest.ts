@@ -34,7 +34,7 @@ import { int, isMain, log, makeTmpDir, median, pct, removeDir, sleep } from './l
 
 const BOOKS = [3, 4, 6, 11, 14, 19, 22, 23, 24, 28];
 const EVENTS = 100;
-const BATCH_SIZE = 2_000;
+export const BATCH_SIZE = 2_000;
 const BATCHES = 250;
 const RUNS = 3;
 /** A run that takes longer than this stops early (and says so). */

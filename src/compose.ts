@@ -601,7 +601,7 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
         known,
         now,
       ),
-      tokens: new AdminTokens(backends.adminTokens),
+      tokens: new AdminTokens(backends.adminTokens, limits.authCacheMs, now),
       bodyLimit: limits.ingestBodyMb * MB,
       maxInFlight: limits.ledgerMaxQueuedBatches,
     });

@@ -136,7 +136,7 @@ export interface MetricsConfig {
 }
 
 export interface Limits {
-  /** How long an authenticated key is trusted without a store lookup (a revoked key stops within it). */
+  /** How long an authenticated key or admin token is trusted without a store lookup (a revoked one stops within it). */
   authCacheMs: number;
   /** How often the delayed views move on. */
   delayTickMs: number;

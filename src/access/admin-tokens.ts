@@ -26,19 +26,58 @@ export function newAdminTokenRecord(token: string, opts: { label?: string; creat
   };
 }
 
+/** Tokens trusted at once; past it the cache starts again (a server has a handful). */
+const MAX_TRUSTED = 1000;
+
 /**
- * Checks the bearer token of an admin request against the store, each time: admin requests are
- * few and heavy (a batch of a thousand records), so a lookup per request costs nothing that
- * matters, and a revocation takes effect on the next request.
+ * Checks the bearer token of an admin request. A token the store holds active is trusted for
+ * `ttlMs` from the read, as API keys are (authenticator.ts): an ingest batch then costs no read of
+ * the database beside its commit, and a token revoked with `oddsbase admin-tokens revoke` (another
+ * process) is refused within `ttlMs` on every node. A token in use is read again in the last
+ * quarter of its time, in the background, so a steady sender never waits on the store; requests
+ * that find no entry while a read of their token runs share it. Unknown and revoked tokens are not
+ * kept: one created a moment ago works at once, and guesses cannot grow the cache.
  */
 export class AdminTokens {
-  constructor(private readonly store: AdminTokenStore) {}
+  /** Trusted tokens, as presented, and until when. */
+  private readonly trusted = new Map<string, number>();
+  private readonly reading = new Map<string, Promise<boolean>>();
+
+  constructor(
+    private readonly store: AdminTokenStore,
+    private readonly ttlMs = 2000,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   /** Whether `authorization` (the header's value) carries an active admin token. */
   async admits(authorization: string | undefined): Promise<boolean> {
     const match = authorization === undefined ? null : /^Bearer\s+(\S+)\s*$/i.exec(authorization);
     if (!match) return false;
-    const record = await this.store.findByHash(hashKey(match[1]!));
-    return record !== undefined && record.revoked_at === null;
+    const token = match[1]!;
+    const left = (this.trusted.get(token) ?? 0) - this.now();
+    if (left > 0) {
+      if (left < this.ttlMs / 4 && !this.reading.has(token)) void this.read(token).catch(() => undefined);
+      return true;
+    }
+    return this.reading.get(token) ?? this.read(token);
+  }
+
+  private read(token: string): Promise<boolean> {
+    const read = this.lookUp(token).finally(() => this.reading.delete(token));
+    this.reading.set(token, read);
+    return read;
+  }
+
+  private async lookUp(token: string): Promise<boolean> {
+    // Trusted from the moment the store was asked: a revocation it did not see yet counts from there.
+    const asked = this.now();
+    const record = await this.store.findByHash(hashKey(token));
+    if (record === undefined || record.revoked_at !== null) {
+      this.trusted.delete(token);
+      return false;
+    }
+    if (this.trusted.size >= MAX_TRUSTED) this.trusted.clear();
+    this.trusted.set(token, asked + this.ttlMs);
+    return true;
   }
 }

@@ -222,13 +222,27 @@ export class Ledger implements LedgerSink, RecordedSink {
     });
   }
 
+  /**
+   * A named batch is not looked up before its commit: the commit keeps its name in the same
+   * transaction and the store refuses a name it keeps (Commit.batch), so the name is read only
+   * when the batch fails, refused by the store or no longer valid (its event archived since it was
+   * committed). Either way a name found kept means the batch was applied before, once.
+   */
   private async commit(batch: UpdateBatch): Promise<BatchOutcome> {
     const named = batch.batch_id;
-    if (named !== undefined) {
-      // The one writer checks and commits in turn: no other commit of the name can come between.
-      const before = await this.store.batchHead(named);
+    try {
+      return await this.commitNew(batch);
+    } catch (err) {
+      const refused = err instanceof CommitRefused;
+      const before = named === undefined ? undefined : await this.store.batchHead(named).catch(() => undefined);
       if (before !== undefined) return { applied: false, headId: before };
+      if (refused) this.onCommit(0, 0, true);
+      throw refused ? err.cause : err;
     }
+  }
+
+  private async commitNew(batch: UpdateBatch): Promise<BatchOutcome> {
+    const named = batch.batch_id;
     validateBatch(this.board, batch);
     // One spelling of time in every row (24-character UTC ISO), so stored times compare as strings.
     const at = new Date(batch.at).toISOString();
@@ -248,8 +262,7 @@ export class Ledger implements LedgerSink, RecordedSink {
       try {
         await this.store.commit(commit);
       } catch (err) {
-        this.onCommit(0, 0, true);
-        throw err;
+        throw new CommitRefused(err);
       }
       this.onCommit(plan.records.length, (performance.now() - started) / 1000, false);
     } catch (err) {
@@ -279,5 +292,12 @@ export class Ledger implements LedgerSink, RecordedSink {
       });
     }
     return { applied: true, headId: plan.head };
+  }
+}
+
+/** The store refused a batch's commit; told as a failed commit unless the batch's name was kept. */
+class CommitRefused extends Error {
+  constructor(override readonly cause: unknown) {
+    super('the store refused the commit');
   }
 }

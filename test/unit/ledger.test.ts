@@ -445,3 +445,43 @@ test('an event lists its markets in instance-id order, however a feed brought th
   t.after(() => again.store.close());
   assert.deepEqual(listed(again.board), expected);
 });
+
+test('a named batch sent again applies nothing and is no failed commit, even once its event was archived', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'oddsbase-ledger-'));
+  const store = new SqliteStore(openSqlite(dir));
+  t.after(async () => {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const bus = new MemoryBus();
+  const published: CommittedBatch[] = [];
+  bus.subscribe((b) => published.push(b));
+  const failed: boolean[] = [];
+  const ledger = await Ledger.open(store, new Board(), bus, { onCommit: (_rows, _s, f) => failed.push(f) });
+  const at = () => new Date().toISOString();
+  const named = (id: string, updates: Parameters<typeof batch>[1]) => ({ ...batch(at(), updates), batch_id: id });
+  const opening = [{ kind: 'event' as const, event: nbaEvent(E) }, ...nbaPrices(E)];
+  const first = await ledger.applyNamed(named('b-1', opening));
+  assert.deepEqual(first, { applied: true, headId: ledger.headId });
+  const boston = (p: number) => price(E, { market_id: 1, participant_id: 2002, affiliate_id: 19, price: p });
+  await ledger.apply(batch(at(), [boston(125)]));
+  const head = ledger.headId;
+  const told = published.length;
+
+  assert.deepEqual(await ledger.applyNamed(named('b-1', opening)), { applied: false, headId: first.headId });
+  assert.equal(ledger.headId, head);
+  assert.equal(published.length, told, 'nothing published');
+  assert.deepEqual(failed, [false, false], 'the store refusing a kept name is no failed commit');
+  // The ids the refused commit's plan took are handed out again.
+  await ledger.apply(batch(at(), [boston(120)]));
+  assert.equal(published.at(-1)!.changes[0]!.id, head + 1);
+
+  // The event ends and is archived: a batch naming it is invalid now, unless it was applied before.
+  const final = named('b-2', [{ kind: 'score', event_id: E, score: score(E, 'STATUS_FINAL', 100, 90) }]);
+  const ended = await ledger.applyNamed(final);
+  assert.equal(ended.applied, true);
+  assert.equal(await ledger.archiveFinished(Date.now() + 1, 0), 1);
+  assert.deepEqual(await ledger.applyNamed(final), { applied: false, headId: ended.headId });
+  await assert.rejects(ledger.applyNamed({ ...final, batch_id: 'b-3' }), LedgerError);
+  assert.ok(!failed.includes(true));
+});
