@@ -283,7 +283,7 @@ export function priceRecord(r: Readonly<ChangeRecord>): PriceRecord {
   return { id: r.id, price_id: r.price_id!, payload: r.payload, detail: r.detail };
 }
 
-/** The Delta row's flag, as the SQL reads it with json_extract. */
+/** The Delta row's flag, as the SQL stores read it (`SqlDialect.payloadFlag`: a JSON true). */
 function isMainLine(payload: string): boolean {
   return (JSON.parse(payload) as { is_main_line?: unknown }).is_main_line === true;
 }

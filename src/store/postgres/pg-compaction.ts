@@ -1,6 +1,4 @@
 import type pg from 'pg';
-import type { FuturesPriceFact, StatValue } from '../../changelog/change.ts';
-import type { SeasonStats } from '../../domain/season-stats.ts';
 import { byCompactionKey, chunkOf, type CompactionProbe, droppedOfKey } from '../compaction-rule.ts';
 import {
   type CompactResult,
@@ -10,7 +8,8 @@ import {
   startAtOf,
 } from '../retention.ts';
 import { answerAwaited } from '../sql/asked.ts';
-import { CHANGE_SQL } from '../sql/changes.ts';
+import { CHANGE_SQL, supersededQuestion } from '../sql/changes.ts';
+import { POSTGRES } from '../sql/dialect.ts';
 import { EVENT_SQL } from '../sql/events.ts';
 import type { ChangeRecord } from '../store.ts';
 import type { PgClient } from './database.ts';
@@ -88,47 +87,6 @@ async function olderRows(
 
 /** Whether a newer row of `r`'s compaction key lies below `bound`. */
 async function supersededBelow(c: PgClient, r: ChangeRecord, bound: number): Promise<boolean> {
-  const found = async (sql: string, args: unknown[]) => (await c.query(sql, args)).rows.length > 0;
-  const any = (where: string, args: unknown[]) => found(`SELECT 1 FROM changes WHERE ${where} LIMIT 1`, args);
-  switch (r.kind) {
-    case 'price':
-      return found(CHANGE_SQL.priceSuperseded.postgres, [r.price_id, r.id, bound]);
-    case 'stat': {
-      const v = JSON.parse(r.payload) as StatValue;
-      return any(
-        `kind = 'stat' AND event_id = $1 AND id > $2 AND id < $3 AND payload::jsonb ->> 'team_id' = $4
-           AND payload::jsonb ->> 'stat_id' = $5 AND (payload::jsonb ->> 'player_id') IS NOT DISTINCT FROM $6`,
-        [
-          r.event_id,
-          r.id,
-          bound,
-          String(v.team_id),
-          String(v.stat_id),
-          v.player_id == null ? null : String(v.player_id),
-        ],
-      );
-    }
-    case 'futures_price': {
-      const participant = (JSON.parse(r.payload) as FuturesPriceFact).participant_id;
-      return any(
-        `kind = 'futures_price' AND event_id = $1 AND id > $2 AND id < $3 AND market_id IS NOT DISTINCT FROM $4
-           AND affiliate_id IS NOT DISTINCT FROM $5 AND payload::jsonb ->> 'participant_id' = $6`,
-        [r.event_id, r.id, bound, r.market_id, r.affiliate_id, String(participant)],
-      );
-    }
-    case 'season': {
-      const s = JSON.parse(r.payload) as SeasonStats;
-      return any(
-        `kind = 'season' AND event_id = $1 AND id > $2 AND id < $3 AND payload::jsonb ->> 'team_id' = $4
-           AND payload::jsonb ->> 'year' = $5 AND payload::jsonb ->> 'season_type' = $6`,
-        [r.event_id, r.id, bound, String(s.team_id), String(s.year), String(s.season_type)],
-      );
-    }
-    case 'event':
-    case 'score':
-    case 'futures_board':
-      return found(CHANGE_SQL.kindSuperseded[r.kind].postgres, [r.event_id, r.id, bound]);
-    default:
-      return false;
-  }
+  const question = supersededQuestion(POSTGRES, r, bound);
+  return question !== undefined && (await c.query(question.sql.postgres, question.args)).rows.length > 0;
 }

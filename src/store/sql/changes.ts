@@ -1,4 +1,5 @@
-import { CHANGE_KINDS } from '../../changelog/change.ts';
+import { CHANGE_KINDS, type FuturesPriceFact, type StatValue } from '../../changelog/change.ts';
+import type { SeasonStats } from '../../domain/season-stats.ts';
 import type { ChangeKind, ChangeQuery, ChangeRecord } from '../store.ts';
 import { type SqlDialect, type SqlText, sqlText } from './dialect.ts';
 import { fieldsOf } from './row-codec.ts';
@@ -159,6 +160,63 @@ export const CHANGE_SQL = {
     ONE_AN_EVENT,
     (kind, d) => `SELECT 1 FROM changes WHERE kind = '${kind}' AND ${d.ofEvent('')} AND id > ? AND id < ? LIMIT 1`,
   ),
+  /** Compaction: whether a team's or player's stat (StatValue's team, stat and player) has a row in (id, bound). */
+  statSuperseded: sqlText(
+    (d) =>
+      `SELECT 1 FROM changes WHERE kind = 'stat' AND ${d.ofEvent('')} AND id > ? AND id < ? ` +
+      `AND ${d.payloadField('team_id')} = ? AND ${d.payloadField('stat_id')} = ? ` +
+      `AND ${d.sameAs(d.payloadField('player_id'))} LIMIT 1`,
+  ),
+  /** Compaction: whether a futures price (its market, book and participant) has a row in (id, bound). */
+  futuresSuperseded: sqlText(
+    (d) =>
+      `SELECT 1 FROM changes WHERE kind = 'futures_price' AND ${d.ofEvent('')} AND id > ? AND id < ? ` +
+      `AND ${d.sameAs('market_id')} AND ${d.sameAs('affiliate_id')} AND ${d.payloadField('participant_id')} = ? LIMIT 1`,
+  ),
+  /** Compaction: whether a team's season of a type (SeasonStats' team, year and season type) has a row in (id, bound). */
+  seasonSuperseded: sqlText(
+    (d) =>
+      `SELECT 1 FROM changes WHERE kind = 'season' AND ${d.ofEvent('')} AND id > ? AND id < ? ` +
+      `AND ${d.payloadField('team_id')} = ? AND ${d.payloadField('year')} = ? AND ${d.payloadField('season_type')} = ? LIMIT 1`,
+  ),
   /** Compaction: whether a price has a row from an id on describing a time at or before the one bound. */
   laterBeforeStart: sqlText('SELECT 1 FROM changes WHERE price_id = ? AND id >= ? AND at <= ? LIMIT 1'),
 };
+
+/**
+ * Compaction's question whether a newer row of `r`'s key (retention.ts, `compactionKey`) lies below
+ * `bound`, as the statement that finds one; none for a kind whose rows are never superseded.
+ */
+export function supersededQuestion(
+  d: SqlDialect,
+  r: ChangeRecord,
+  bound: number,
+): { sql: SqlText; args: unknown[] } | undefined {
+  switch (r.kind) {
+    case 'price':
+      return { sql: CHANGE_SQL.priceSuperseded, args: [r.price_id, r.id, bound] };
+    case 'stat': {
+      const v = JSON.parse(r.payload) as StatValue;
+      const [team, stat, player] = [v.team_id, v.stat_id, v.player_id].map((x) => d.payloadScalar(x));
+      return { sql: CHANGE_SQL.statSuperseded, args: [r.event_id, r.id, bound, team, stat, player] };
+    }
+    case 'futures_price': {
+      const participant = (JSON.parse(r.payload) as FuturesPriceFact).participant_id;
+      return {
+        sql: CHANGE_SQL.futuresSuperseded,
+        args: [r.event_id, r.id, bound, r.market_id, r.affiliate_id, d.payloadScalar(participant)],
+      };
+    }
+    case 'season': {
+      const { team_id, year, season_type } = JSON.parse(r.payload) as SeasonStats;
+      const [team, y, type] = [team_id, year, season_type].map((x) => d.payloadScalar(x));
+      return { sql: CHANGE_SQL.seasonSuperseded, args: [r.event_id, r.id, bound, team, y, type] };
+    }
+    case 'event':
+    case 'score':
+    case 'futures_board':
+      return { sql: CHANGE_SQL.kindSuperseded[r.kind], args: [r.event_id, r.id, bound] };
+    default:
+      return undefined;
+  }
+}

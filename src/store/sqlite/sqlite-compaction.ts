@@ -7,12 +7,10 @@ import {
   startAtOf,
 } from '../retention.ts';
 import { answerNow } from '../sql/asked.ts';
-import { CHANGE_SQL } from '../sql/changes.ts';
+import { CHANGE_SQL, supersededQuestion } from '../sql/changes.ts';
 import { SQLITE } from '../sql/dialect.ts';
 import { EVENT_SQL } from '../sql/events.ts';
 import type { ChangeRecord } from '../store.ts';
-import type { FuturesPriceFact, StatValue } from '../../changelog/change.ts';
-import type { SeasonStats } from '../../domain/season-stats.ts';
 import { firstIdSince } from './log-times.ts';
 import type { Statements } from './statements.ts';
 
@@ -30,9 +28,6 @@ const FREE_PAGES_PER_STEP = 256;
  */
 const COMPACT_PART_ROWS = 25;
 const COMPACT_BUDGET_MS = 8;
-
-/** A change row of the event bound. */
-const OF_EVENT = SQLITE.ofEvent('');
 
 /**
  * Retention's compaction of the log by the keep rules of store/retention.ts, a chunk of ids per
@@ -160,53 +155,7 @@ export class SqliteCompaction {
 
   /** Whether a newer row of `r`'s compaction key lies below `bound`. */
   private supersededBelow(r: ChangeRecord, bound: number): boolean {
-    const after = 'id > ? AND id < ?';
-    // Kinds are spelled in the SQL so that the partial indexes of stats and futures apply.
-    let found: unknown;
-    switch (r.kind) {
-      case 'price':
-        found = this.sql.prepared(CHANGE_SQL.priceSuperseded.sqlite).get(r.price_id, r.id, bound);
-        break;
-      case 'stat': {
-        const v = JSON.parse(r.payload) as StatValue;
-        found = this.sql
-          .prepared(
-            `SELECT 1 FROM changes WHERE kind = 'stat' AND ${OF_EVENT} AND ${after}
-             AND json_extract(payload, '$.team_id') = ? AND json_extract(payload, '$.stat_id') = ?
-             AND json_extract(payload, '$.player_id') IS ? LIMIT 1`,
-          )
-          .get(r.event_id, r.id, bound, v.team_id, v.stat_id, v.player_id ?? null);
-        break;
-      }
-      case 'futures_price': {
-        const participant = (JSON.parse(r.payload) as FuturesPriceFact).participant_id;
-        found = this.sql
-          .prepared(
-            `SELECT 1 FROM changes WHERE kind = 'futures_price' AND ${OF_EVENT} AND ${after}
-             AND market_id IS ? AND affiliate_id IS ? AND json_extract(payload, '$.participant_id') = ? LIMIT 1`,
-          )
-          .get(r.event_id, r.id, bound, r.market_id, r.affiliate_id, participant);
-        break;
-      }
-      case 'season': {
-        const s = JSON.parse(r.payload) as SeasonStats;
-        found = this.sql
-          .prepared(
-            `SELECT 1 FROM changes WHERE kind = 'season' AND ${OF_EVENT} AND ${after}
-             AND json_extract(payload, '$.team_id') = ? AND json_extract(payload, '$.year') = ?
-             AND json_extract(payload, '$.season_type') = ? LIMIT 1`,
-          )
-          .get(r.event_id, r.id, bound, s.team_id, s.year, s.season_type);
-        break;
-      }
-      case 'event':
-      case 'score':
-      case 'futures_board':
-        found = this.sql.prepared(CHANGE_SQL.kindSuperseded[r.kind].sqlite).get(r.event_id, r.id, bound);
-        break;
-      default:
-        return false;
-    }
-    return found !== undefined;
+    const question = supersededQuestion(SQLITE, r, bound);
+    return question !== undefined && this.sql.prepared(question.sql.sqlite).get(...question.args) !== undefined;
   }
 }
