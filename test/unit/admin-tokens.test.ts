@@ -3,24 +3,9 @@ import { test } from 'node:test';
 import { AdminTokens, generateAdminToken, newAdminTokenRecord } from '../../src/access/admin-tokens.ts';
 import type { AdminTokenRecord } from '../../src/store/admin-tokens.ts';
 import { MemoryAdminTokenStore } from '../../src/store/memory/memory-secrets.ts';
+import { heldReads } from '../helpers/held-reads.ts';
 
-/** A token store whose reads are counted and answered only when `answer` is called. */
-class SlowTokens extends MemoryAdminTokenStore {
-  reads = 0;
-  private readonly waiting: (() => void)[] = [];
-
-  override async findByHash(hash: string): Promise<AdminTokenRecord | undefined> {
-    this.reads++;
-    await new Promise<void>((resolve) => this.waiting.push(resolve));
-    return super.findByHash(hash);
-  }
-
-  /** Lets every read asked so far go on, and waits until they have settled. */
-  async answer(): Promise<void> {
-    for (const go of this.waiting.splice(0)) go();
-    await new Promise((r) => setImmediate(r));
-  }
-}
+const SlowTokens = heldReads<AdminTokenRecord, typeof MemoryAdminTokenStore>(MemoryAdminTokenStore);
 
 const TTL = 2000;
 

@@ -4,24 +4,9 @@ import { Authenticator } from '../../src/access/authenticator.ts';
 import { generateKey, hashKey, newKeyRecord } from '../../src/access/keys.ts';
 import type { KeyRecord } from '../../src/store/keys.ts';
 import { MemoryKeyStore } from '../../src/store/memory/memory-secrets.ts';
+import { heldReads } from '../helpers/held-reads.ts';
 
-/** A key store whose reads are counted and answered only when `answer` is called. */
-class SlowKeys extends MemoryKeyStore {
-  reads = 0;
-  private readonly waiting: (() => void)[] = [];
-
-  override async findByHash(hash: string): Promise<KeyRecord | undefined> {
-    this.reads++;
-    await new Promise<void>((resolve) => this.waiting.push(resolve));
-    return super.findByHash(hash);
-  }
-
-  /** Lets every read asked so far go on, and waits until they have settled. */
-  async answer(): Promise<void> {
-    for (const go of this.waiting.splice(0)) go();
-    await new Promise((r) => setImmediate(r));
-  }
-}
+const SlowKeys = heldReads<KeyRecord, typeof MemoryKeyStore>(MemoryKeyStore);
 
 const TTL = 2000;
 
