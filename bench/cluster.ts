@@ -362,11 +362,16 @@ interface WriterRun {
 async function writerRun(c: Cluster, o: ClusterOptions, side: WriterSide): Promise<WriterRun> {
   const w = buildWorkload();
   const setup = w.setup.map((b, i) => post(`setup-${i}`, b.at, b.updates));
-  const size = o.batchRows ?? Infinity;
+  // Without --batch-rows each batch goes whole, in one POST.
   const timed = w.timed
     .slice(0, o.batches)
-    .flatMap((b) => Array.from({ length: Math.ceil(b.updates.length / size) }, (_, j) => ({ b, j })))
-    .map(({ b, j }, i) => post(`timed-${i}`, b.at, b.updates.slice(j * size, (j + 1) * size)));
+    .flatMap((b) => {
+      const size = o.batchRows ?? b.updates.length;
+      return Array.from({ length: Math.ceil(b.updates.length / size) }, (_, j) =>
+        b.updates.slice(j * size, (j + 1) * size),
+      ).map((updates) => ({ at: b.at, updates }));
+    })
+    .map((b, i) => post(`timed-${i}`, b.at, b.updates));
   const updates = w.timed.slice(0, o.batches).reduce((n, b) => n + b.updates.length, 0);
   const db = await c.postgres.createDatabase();
   const prof = o.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${o.cpuProfDir}`] : [];
