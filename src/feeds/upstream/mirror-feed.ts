@@ -15,7 +15,6 @@ import type { Feed } from '../feed.ts';
 import type { DailyBudget } from './budget.ts';
 import { removalsOf, upstreamCatalog } from './catalog-records.ts';
 import { GameReads } from './game-reads.ts';
-import { SeasonReads } from './season-reads.ts';
 import { inGroups } from './groups.ts';
 import { extrasOf, heldSince } from './held-prices.ts';
 import { type FollowMode, PriceFollow } from './price-follow.ts';
@@ -84,7 +83,6 @@ export class UpstreamMirror implements Feed {
   private readonly markets: MarketsDeltaConsumer;
   private readonly changed: EventDeltaConsumer;
   private readonly games: GameReads;
-  private readonly seasons: SeasonReads;
   /** Where price moves come from: the upstream's stream, or polls of the markets delta. */
   private readonly prices: PriceFollow;
   /** Both cursors where everything read up to them is applied (a failure past them starts over). */
@@ -115,7 +113,6 @@ export class UpstreamMirror implements Feed {
     });
     this.changed = new EventDeltaConsumer(o.client, { limit: 500 });
     this.games = new GameReads({ client: o.client, ledger: o.ledger, board: o.board, now: this.now });
-    this.seasons = new SeasonReads({ client: o.client, ledger: o.ledger, board: o.board, now: this.now });
     const mode = o.mode ?? 'auto';
     const stream =
       mode !== 'poll' && o.WebSocket
@@ -229,8 +226,6 @@ export class UpstreamMirror implements Feed {
     await this.changed.bootstrap(this.signal);
     await this.markets.bootstrap(this.signal);
     await this.applySnapshot();
-    // Read over the next polls (SeasonReads.turn), not here: hundreds of teams would hold the follow back.
-    this.seasons.all();
     this.state.caughtUp = true;
   }
 
@@ -319,11 +314,6 @@ export class UpstreamMirror implements Feed {
     await this.commit(headers);
     for (const id of reread) await this.reread(id);
     for (const e of events.events) if (!reread.has(e.event_id)) await this.games.mirror(e, false, this.signal);
-    // Everything the cursors read is applied: a failed season read after this loses no row.
-    this.settled = this.cursors;
-    this.seasons.gamesChanged(events.events.flatMap((e) => e.teams.map((t) => t.team_id)));
-    // Half of each interval at most: the polls keep their pace while the seasons are read.
-    await this.seasons.turn(this.o.pollMs / 2, this.signal);
     this.o.budget.polled(this.o.budget.usedToday - before);
     this.prices.eventsPolled(this.o.budget.spacing(this.o.pollMs));
   }
