@@ -1,5 +1,6 @@
 import { type CustomLimits, type Entitlements, entitlementsFor } from './entitlements.ts';
 import { hashKey } from './keys.ts';
+import { TrustedReads } from './trusted-reads.ts';
 import type { Billing, KeyRecord, KeyStore } from '../store/keys.ts';
 import { followsNewStatsPolicy } from './stats-policy.ts';
 import { isTier, type Tier } from '../catalog/tiers.ts';
@@ -56,40 +57,36 @@ export function accountOf(r: KeyRecord): Account {
 
 /**
  * Resolves a presented key to its account. Lookups go by the key's hash, so the store never sees
- * or compares a key in clear; a short cache keeps the hot path off the store while a key created
- * or revoked by `oddsbase keys` (another process) takes effect within `ttlMs`. While the store does
- * not answer, a key already known keeps its last-read account.
- *
- * A key in use is read again in the last quarter of its entry's time, in the background, and
- * requests that find no entry while its read runs share that read: a busy key's entry never lapses,
- * so its requests never wait on the store (nor leave the fast lane) every `ttlMs`. On PostgreSQL,
- * where a read takes a round trip, every request that arrived meanwhile (50 at a time in
- * bench/cluster.ts's events part) went through the router and made a read of its own.
+ * or compares a key in clear; the accounts are trusted for `ttlMs` (trusted-reads.ts: a busy key
+ * read again before its entry lapses, concurrent requests sharing one read), so the hot path stays
+ * off the store while a key created or revoked by `oddsbase keys` (another process) takes effect
+ * within `ttlMs`. While the store does not answer, a key already known keeps its last-read account.
+ * On PostgreSQL, where a read takes a round trip, every request that arrived during a read (50 at a
+ * time in bench/cluster.ts's events part) used to go through the router and make a read of its own.
  */
 export class Authenticator {
-  private readonly cache = new Map<string, { account: Account; until: number }>();
-  /** Reads of the store under way, by presented key. */
-  private readonly reading = new Map<string, Promise<Account | undefined>>();
-  private readonly renewMs: number;
+  private readonly accounts: TrustedReads<Account>;
 
   constructor(
     private readonly keys: KeyStore,
-    private readonly ttlMs = 2000,
+    ttlMs = 2000,
     private readonly now: () => number = Date.now,
   ) {
-    this.renewMs = ttlMs / 4;
+    this.accounts = new TrustedReads({
+      read: async (key) => {
+        const record = await this.keys.findByHash(hashKey(key));
+        return record && isActive(record, this.now()) ? accountOf(record) : undefined;
+      },
+      ttlMs,
+      now,
+      maxEntries: 10_000,
+      keepOnError: true,
+    });
   }
 
   /** The account of a key trusted within the cache's time, without a store lookup; else undefined. */
   cached(key: string | undefined): Account | undefined {
-    if (!key) return undefined;
-    // The cache is keyed by the presented key, so a hit costs no hashing.
-    const hit = this.cache.get(key);
-    if (!hit) return undefined;
-    const left = hit.until - this.now();
-    if (left <= 0) return undefined;
-    if (left < this.renewMs && !this.reading.has(key)) void this.read(key).catch(() => undefined);
-    return hit.account;
+    return key ? this.accounts.cached(key) : undefined;
   }
 
   /**
@@ -101,40 +98,9 @@ export class Authenticator {
     return record && isActive(record, this.now()) ? accountOf(record) : undefined;
   }
 
-  async authenticate(key: string | undefined): Promise<Account | undefined> {
-    if (!key || key.length > 200) return undefined;
-    return this.cached(key) ?? this.reading.get(key) ?? this.read(key);
-  }
-
-  /** Reads the key's record, caches its account (or drops the key), and is shared while it runs. */
-  private read(key: string): Promise<Account | undefined> {
-    const read = this.lookUp(key).finally(() => this.reading.delete(key));
-    this.reading.set(key, read);
-    return read;
-  }
-
-  private async lookUp(key: string): Promise<Account | undefined> {
-    let record: KeyRecord | undefined;
-    try {
-      record = await this.keys.findByHash(hashKey(key));
-    } catch (err) {
-      // The key store does not answer (PostgreSQL restarting): a key known before goes on working
-      // as it was last read, so that a node serves what it holds; a revocation waits for the store.
-      const stale = this.cache.get(key);
-      if (stale) return stale.account;
-      throw err;
-    }
-    const t = this.now();
-    if (!record || !isActive(record, t)) {
-      this.cache.delete(key);
-      return undefined;
-    }
-    // Only known keys are cached: unknown ones are looked up each time, so a key created a moment
-    // ago works at once, and a flood of random keys cannot grow the cache.
-    const account = accountOf(record);
-    if (this.cache.size > 10_000) this.cache.clear();
-    this.cache.set(key, { account, until: t + this.ttlMs });
-    return account;
+  authenticate(key: string | undefined): Promise<Account | undefined> {
+    if (!key || key.length > 200) return Promise.resolve(undefined);
+    return this.accounts.get(key);
   }
 }
 
