@@ -92,11 +92,18 @@ export async function settle(upstream: TestServer, mirror: TestServer): Promise<
   const client = new OddsbaseClient({ baseUrl: upstream.url, key: upstream.key });
   const cursor = (await client.eventDelta({})).data.meta.delta_last_id;
   assert.ok(head > 0 && cursor);
-  // Two full polls after the upstream stopped: everything it committed has been read.
-  const since = Date.now();
-  await until('the mirror to poll the stopped upstream', async () => {
+  // Polls after the upstream stopped until two in a row commit nothing: a backlog longer than one
+  // page of a delta (a loaded machine, a fill's last rows) takes polls of its own to read.
+  let synced = Date.now();
+  let held = -1;
+  let quiet = 0;
+  await until('the mirror to read everything the stopped upstream committed', async () => {
     const m = mirror.server.services.mirror!;
-    return m.state.lastSyncMs > since + 500 ? true : undefined;
+    if (m.state.lastSyncMs <= synced) return undefined;
+    synced = m.state.lastSyncMs;
+    quiet = mirror.server.board.head === held ? quiet + 1 : 0;
+    held = mirror.server.board.head;
+    return quiet >= 2 ? true : undefined;
   });
 }
 
