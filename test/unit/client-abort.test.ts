@@ -1,4 +1,7 @@
 import assert from 'node:assert/strict';
+import { getEventListeners } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
 import { OddsbaseClient } from '../../packages/client/src/index.ts';
 
@@ -79,4 +82,22 @@ test('without an abort, the answer is the answer', async () => {
   });
   const reply = await client.sports({ signal: new AbortController().signal });
   assert.deepEqual(reply.data, { sports: [] });
+});
+
+test("requests that share one signal leave no abort listener on it once they end (Node's fetch keeps its own until a collection)", async () => {
+  const server = createServer((_req, res) => res.end('{"sports":[]}'));
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  try {
+    const { port } = server.address() as AddressInfo;
+    const client = new OddsbaseClient({ baseUrl: `http://127.0.0.1:${port}`, key: 'ob_x' });
+    const stop = new AbortController();
+    for (let i = 0; i < 50; i++) await client.sports({ signal: stop.signal });
+    assert.equal(getEventListeners(stop.signal, 'abort').length, 0);
+    // Still followed while a request runs: an abort ends it.
+    const pending = client.sports({ signal: stop.signal });
+    stop.abort();
+    await assert.rejects(within(pending, 1000), aborted);
+  } finally {
+    server.close();
+  }
 });

@@ -99,6 +99,22 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Pro
   });
 }
 
+/**
+ * A signal of one request's own that aborts with the caller's, and `release` to unlink it when the
+ * request ends. Node's fetch adds an abort listener to the signal it is given and removes it only
+ * once the request is garbage collected: a long-lived signal that thousands of requests share (a
+ * mirror's) would gather listeners faster than collections free them. Given a signal of its own,
+ * each request leaves nothing on the caller's.
+ */
+function ownSignal(signal: AbortSignal | undefined): { signal: AbortSignal | undefined; release: () => void } {
+  if (!signal) return { signal: undefined, release: () => {} };
+  const own = new AbortController();
+  const onAbort = () => own.abort(signal.reason);
+  if (signal.aborted) onAbort();
+  else signal.addEventListener('abort', onAbort, { once: true });
+  return { signal: own.signal, release: () => signal.removeEventListener('abort', onAbort) };
+}
+
 /** HTTP with the spec's retry rules: what every REST method of the client goes through. */
 export class Transport {
   readonly baseUrl: string;
@@ -145,6 +161,23 @@ export class Transport {
     const url = this.baseUrl + path + queryString(query);
     const headers: Record<string, string> = { accept: 'application/json' };
     if (opts.auth !== false) Object.assign(headers, this.authHeaders());
+    const own = ownSignal(opts.signal);
+    try {
+      return await this.tries<T>(method, path, url, headers, own.signal, opts);
+    } finally {
+      own.release();
+    }
+  }
+
+  /** The tries of one request: `fetchSignal` is the request's own, `opts.signal` the caller's. */
+  private async tries<T>(
+    method: 'GET' | 'POST',
+    path: string,
+    url: string,
+    headers: Record<string, string>,
+    fetchSignal: AbortSignal | undefined,
+    opts: RequestOptions,
+  ): Promise<Reply<T>> {
     let server = 0;
     let burst = 0;
     let stats = 0;
@@ -155,7 +188,7 @@ export class Transport {
           this.fetchFn(url, {
             method,
             headers,
-            signal: opts.signal,
+            signal: fetchSignal,
             ...(this.credentials ? { credentials: this.credentials } : {}),
           }),
           opts.signal,
