@@ -612,21 +612,27 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
   const makeMirror = (writer: Ledger, up: UpstreamConfig): UpstreamMirror => {
     const budget = new DailyBudget(up.budget, now);
     // Every answer's points are counted, whichever consumer or read asked for it.
-    const metered: typeof fetch = async (input, init) => {
-      const res = await fetch(input, init);
-      const points = Number(res.headers.get('x-datapoints') ?? 0);
-      if (Number.isFinite(points) && points > 0) budget.count(points);
-      return res;
-    };
-    // Every request of the mirror (its consumers, extra reads, catalog and box reads) goes through one pacer.
-    const paced = new RequestPacer().wrap(metered);
+    const metered =
+      (beside: boolean): typeof fetch =>
+      async (input, init) => {
+        const res = await fetch(input, init);
+        const points = Number(res.headers.get('x-datapoints') ?? 0);
+        if (Number.isFinite(points) && points > 0) budget.count(points, beside);
+        return res;
+      };
+    // Every request of the mirror (its consumers, extra reads, catalog, box and season reads) goes
+    // through one pacer; the season reads, beside the follow, give way to the rest.
+    const pacer = new RequestPacer();
+    const client = (fetch: typeof globalThis.fetch) => new OddsbaseClient({ baseUrl: up.url, key: up.key, fetch });
     const m = new UpstreamMirror({
-      client: new OddsbaseClient({ baseUrl: up.url, key: up.key, fetch: paced }),
+      client: client(pacer.wrap(metered(false))),
+      seasonClient: client(pacer.wrap(metered(true), { yielding: true })),
       ledger: writer,
       board,
       budget,
       pollMs: up.pollMs,
       catalogMs: up.catalogMs,
+      seasonMs: up.seasonMs,
       mode: up.mode,
       WebSocket: WebSocket as unknown as WebSocketConstructor,
       now,

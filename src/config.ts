@@ -315,6 +315,8 @@ export interface UpstreamConfig {
   pollMs: number;
   /** How often the upstream's catalog is read again, in ms. */
   catalogMs: number;
+  /** How often a team whose game changed has its season read again, in ms. */
+  seasonMs: number;
   /** How prices are followed: the upstream's stream, polls of the markets delta, or the stream where allowed. */
   mode: UpstreamMode;
 }
@@ -378,6 +380,7 @@ function resolveUpstream(feed: Feed, input: ServeInput, env: NodeJS.ProcessEnv):
       1000,
       86_400_000,
     ),
+    seasonMs: int('--upstream-season-ms', input.upstreamSeasonMs ?? env.UPSTREAM_SEASON_MS, 60_000, 1000, 86_400_000),
     mode: upstreamMode(mode),
   };
 }
@@ -402,6 +405,8 @@ export interface ServeInput {
   upstreamPollMs?: string | number;
   /** `--upstream-catalog-ms` (env UPSTREAM_CATALOG_MS). */
   upstreamCatalogMs?: string | number;
+  /** `--upstream-season-ms` (env UPSTREAM_SEASON_MS). */
+  upstreamSeasonMs?: string | number;
   /** `--upstream-mode`: auto, stream or poll (env UPSTREAM_MODE). */
   upstreamMode?: string;
   seed?: string | number;

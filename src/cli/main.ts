@@ -95,6 +95,10 @@ program
     "with --feed upstream: how often the upstream's catalog is read again (env UPSTREAM_CATALOG_MS; default 300000)",
   )
   .option(
+    '--upstream-season-ms <ms>',
+    'with --feed upstream: how often a team whose game changed has its season read again (env UPSTREAM_SEASON_MS; default 60000)',
+  )
+  .option(
     '--upstream-mode <mode>',
     "with --feed upstream: auto (default: the upstream's stream where its plan allows it, else polls), stream or poll (env UPSTREAM_MODE)",
   )
@@ -168,6 +172,7 @@ program
       upstreamBudget: opts.upstreamBudget,
       upstreamPollMs: opts.upstreamPollMs,
       upstreamCatalogMs: opts.upstreamCatalogMs,
+      upstreamSeasonMs: opts.upstreamSeasonMs,
       upstreamMode: opts.upstreamMode,
       seed: opts.seed,
       speed: opts.speed,

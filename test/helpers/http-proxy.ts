@@ -20,12 +20,12 @@ export interface ProxiedRequest {
 
 /**
  * An HTTP proxy on a loopback port in front of a server: every request is recorded, and `rule` may
- * answer one itself (a 429 with Retry-After) instead of passing it on.
+ * answer one itself (a 429 with Retry-After) instead of passing it on, or `hold` it unanswered.
  */
 export interface HttpProxy {
   url: string;
   requests: ProxiedRequest[];
-  rule: ((path: string) => ProxyAnswer | undefined) | undefined;
+  rule: ((path: string) => ProxyAnswer | 'hold' | undefined) | undefined;
   close(): Promise<void>;
 }
 
@@ -35,8 +35,9 @@ export async function startHttpProxy(target: string): Promise<HttpProxy> {
   const server: Server = createServer((req, res) => {
     const path = req.url ?? '/';
     const own = proxy.rule?.(path);
-    const asked: ProxiedRequest = { path, at: performance.now(), answered: own?.status };
+    const asked: ProxiedRequest = { path, at: performance.now(), answered: own === 'hold' ? undefined : own?.status };
     proxy.requests.push(asked);
+    if (own === 'hold') return;
     if (own) {
       res.writeHead(own.status, { 'content-type': 'application/json', ...own.headers });
       res.end(own.body === undefined ? '' : JSON.stringify(own.body));

@@ -44,8 +44,16 @@ export async function startTestServer(
     feed?: string;
     simulator?: boolean;
     replayFile?: string;
-    /** `--feed upstream`: the server mirrored, its key (written to a key file), poll, budget, mode, catalog interval. */
-    upstream?: { url: string; key: string; pollMs?: number; budget?: number; mode?: string; catalogMs?: number };
+    /** `--feed upstream`: the server mirrored, its key (written to a key file), poll, budget, mode, catalog and season intervals. */
+    upstream?: {
+      url: string;
+      key: string;
+      pollMs?: number;
+      budget?: number;
+      mode?: string;
+      catalogMs?: number;
+      seasonMs?: number;
+    };
     speed?: number | string;
     seed?: number;
     /** The sport ids the simulator plays (every sport by default): a fill of a few is much shorter. */
@@ -108,6 +116,7 @@ export async function startTestServer(
       upstreamKeyFile,
       upstreamPollMs: opts.upstream?.pollMs,
       upstreamCatalogMs: opts.upstream?.catalogMs,
+      upstreamSeasonMs: opts.upstream?.seasonMs,
       upstreamBudget: opts.upstream?.budget,
       upstreamMode: opts.upstream?.mode,
       seed: opts.seed ?? 7,

@@ -58,6 +58,7 @@ test('--feed upstream needs its URL and key; ingest runs no simulator', () => {
     budget: 0,
     pollMs: 2000,
     catalogMs: 300_000,
+    seasonMs: 60_000,
     mode: 'auto',
   });
   const bare = { feed: 'upstream', upstreamUrl: 'http://127.0.0.1:9' };
@@ -66,6 +67,11 @@ test('--feed upstream needs its URL and key; ingest runs no simulator', () => {
   assert.throws(
     () => resolveServeConfig({ ...bare, upstreamCatalogMs: 10 }, env),
     /--upstream-catalog-ms must be an integer from 1000 to 86400000, got '10'$/,
+  );
+  assert.equal(resolveServeConfig(bare, { ...env, UPSTREAM_SEASON_MS: '5000' }).upstream?.seasonMs, 5000);
+  assert.throws(
+    () => resolveServeConfig({ ...bare, upstreamSeasonMs: 999 }, env),
+    /--upstream-season-ms must be an integer from 1000 to 86400000, got '999'$/,
   );
   const poll = { feed: 'upstream', upstreamUrl: 'http://127.0.0.1:9', upstreamMode: 'poll' };
   assert.equal(resolveServeConfig(poll, { UPSTREAM_KEY: 'ob_x' }).upstream?.mode, 'poll');

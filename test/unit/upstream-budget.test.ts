@@ -32,3 +32,21 @@ test('a spent budget waits for the next UTC day, which renews it', () => {
   assert.equal(b.spent(), 0);
   assert.equal(b.usedToday, 0);
 });
+
+test('points of reads beside the follow are part of the poll cost, each counted once', () => {
+  const clock = { now: DAY * 10 + DAY / 2 };
+  const b = new DailyBudget(1_000, () => clock.now);
+  // Season reads before the first poll: 6 points.
+  b.count(6, true);
+  const before = { used: b.usedToday, beside: b.beside };
+  b.count(10);
+  // And 4 while it runs: counted in the day, and not in the poll's own cost.
+  b.count(4, true);
+  assert.equal(b.beside - before.beside, 4);
+  b.polled(b.usedToday - before.used - (b.beside - before.beside));
+  // 1,000 − 20 points left, 43,200,000 ms left, the poll's 10 and the 10 read beside it: 20.
+  assert.equal(b.spacing(2000), Math.ceil((43_200_000 * 20) / 980));
+  // A second poll of 16, nothing beside it: 36 for two polls.
+  b.polled(16);
+  assert.equal(b.spacing(2000), Math.ceil((43_200_000 * 18) / 980));
+});

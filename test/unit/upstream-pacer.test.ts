@@ -107,3 +107,48 @@ test('a burst 429 without the header names the ceiling in its body: the requests
   for (let i = 0; i < 3; i++) await paced('http://upstream/b');
   assert.deepEqual(starts, [0, 0, 1000, 1000]);
 });
+
+test('yielding requests take at most half the ceiling (rounded up) of any second', async () => {
+  const t = setup('4');
+  const yielding = t.pacer.wrap(
+    async () => {
+      t.starts.push(t.clock.now);
+      return new Response('{}', { headers: { 'x-rate-limit': '4' } });
+    },
+    { yielding: true },
+  );
+  await t.fetch('http://upstream/learn');
+  t.clock.now = 1000;
+  t.starts.length = 0;
+  for (let i = 0; i < 6; i++) await yielding('http://upstream/season');
+  assert.deepEqual(t.starts, [1000, 1000, 2000, 2000, 3000, 3000]);
+});
+
+test('a yielding request waits while another waits its turn, and goes after it', async () => {
+  const t = setup('1');
+  const yielding = t.pacer.wrap(
+    async () => {
+      t.starts.push(-t.clock.now);
+      return new Response('{}', { headers: { 'x-rate-limit': '1' } });
+    },
+    { yielding: true },
+  );
+  await t.fetch('http://upstream/a');
+  // Asked at once: the follow's request waits a second for the ceiling, the yielding one until after it.
+  await Promise.all([t.fetch('http://upstream/b'), yielding('http://upstream/season')]);
+  // Yielding starts are negative: a at 0, b at 1000, the season request a second after b's answer.
+  assert.deepEqual(t.starts, [0, 1000, -2000]);
+});
+
+test('a stop ends a yielding request’s wait', async () => {
+  const pacer = new RequestPacer(
+    () => 0,
+    (_ms, signal) => new Promise((resolve) => signal?.addEventListener('abort', () => resolve())),
+  );
+  const answer = async () => new Response('{}', { headers: { 'x-rate-limit': '1' } });
+  await pacer.wrap(answer)('http://upstream/a');
+  const stop = new AbortController();
+  const waiting = pacer.wrap(answer, { yielding: true })('http://upstream/season', { signal: stop.signal });
+  stop.abort(new Error('stopped'));
+  await assert.rejects(waiting, /stopped/);
+});

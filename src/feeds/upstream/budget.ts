@@ -12,6 +12,9 @@ export class DailyBudget {
   private used = 0;
   private polls = 0;
   private pollPoints = 0;
+  /** Points of the reads beside the follow (the season reads), in all and since the last poll told. */
+  private besideTotal = 0;
+  private besideSincePoll = 0;
 
   constructor(
     /** Points a UTC day; 0: no budget of the mirror's own (the upstream's caps still apply). */
@@ -27,10 +30,19 @@ export class DailyBudget {
     }
   }
 
-  /** Counts an answer's points. */
-  count(points: number): void {
+  /** Counts an answer's points; `beside`: of a read beside the follow, told with the next poll (`polled`). */
+  count(points: number, beside = false): void {
     this.roll();
     this.used += points;
+    if (beside) {
+      this.besideTotal += points;
+      this.besideSincePoll += points;
+    }
+  }
+
+  /** Points of reads beside the follow counted so far: a poll measures its own cost without them. */
+  get beside(): number {
+    return this.besideTotal;
   }
 
   /** Points counted today. */
@@ -39,10 +51,14 @@ export class DailyBudget {
     return this.used;
   }
 
-  /** Tells the cost of one follow poll, for the spacing. */
+  /**
+   * Tells the cost of one follow poll, for the spacing: its own points, and those of the reads
+   * beside the follow since the poll before, which go on at the polls' pace.
+   */
   polled(points: number): void {
     this.polls++;
-    this.pollPoints += points;
+    this.pollPoints += Math.max(0, points) + this.besideSincePoll;
+    this.besideSincePoll = 0;
   }
 
   /** Milliseconds until the budget is renewed, when today's is spent; 0 while points are left. */

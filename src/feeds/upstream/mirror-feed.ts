@@ -20,6 +20,8 @@ import { extrasOf, heldSince } from './held-prices.ts';
 import { type FollowMode, PriceFollow } from './price-follow.ts';
 import { PriceStream } from './price-stream.ts';
 import { type QuietMove, QuietRows } from './quiet-rows.ts';
+import { SeasonReads } from './season-reads.ts';
+import { sleep } from './sleep.ts';
 import { fillExtras } from './row-extras.ts';
 import { batchesOf, byTime, eventRecord, futuresRecords, priceRecords, scoreRecord, type Timed } from './records.ts';
 
@@ -43,6 +45,11 @@ export interface UpstreamState {
 
 export interface MirrorOptions {
   client: OddsbaseClient;
+  /**
+   * The client of the season reads, beside the follow: its requests yield to `client`'s in the one
+   * pacer (`RequestPacer.wrap`, `yielding`) and its points are counted as read beside the follow.
+   */
+  seasonClient: OddsbaseClient;
   ledger: LedgerSink;
   /** The mirror's own board: which events and prices it holds (read, never written). */
   board: Board;
@@ -50,6 +57,8 @@ export interface MirrorOptions {
   pollMs: number;
   /** How often the upstream's catalog is read again once caught up (`--upstream-catalog-ms`). */
   catalogMs: number;
+  /** How often a team whose game changed has its season read again (`--upstream-season-ms`). */
+  seasonMs: number;
   /** How prices are followed (`--upstream-mode`, default `auto`); a stream needs `WebSocket`. */
   mode?: FollowMode;
   /** `ws`'s WebSocket: Node 20 has none of its own. */
@@ -65,7 +74,8 @@ export interface MirrorOptions {
  * yesterday and today (events, every market of every period, openers, closing, futures, and the
  * plays and box scores of started events through `GameReads`), hands them
  * to the ledger as the ingest records with the upstream's ids, then follows the markets delta and
- * the event delta through the typed client's consumers. A refused cursor rebuilds from a fresh
+ * the event delta through the typed client's consumers; the upstream's season aggregates are read
+ * beside the follow, in a task of their own (`SeasonReads`). A refused cursor rebuilds from a fresh
  * snapshot (the consumer's resync), so a long outage ends in a snapshot, never a hole; a short one
  * goes on from the cursors held.
  */
@@ -83,6 +93,9 @@ export class UpstreamMirror implements Feed {
   private readonly markets: MarketsDeltaConsumer;
   private readonly changed: EventDeltaConsumer;
   private readonly games: GameReads;
+  private readonly seasons: SeasonReads;
+  /** The season reads' task, beside the follow: started after the first catch-up, ended by `stop`. */
+  private seasonTask: Promise<void> | undefined;
   /** Where price moves come from: the upstream's stream, or polls of the markets delta. */
   private readonly prices: PriceFollow;
   /** Both cursors where everything read up to them is applied (a failure past them starts over). */
@@ -99,6 +112,11 @@ export class UpstreamMirror implements Feed {
   private readonly groups = new Map<string, number[][]>();
   /** When the upstream's catalog is due to be read again (epoch ms). */
   private catalogDue = 0;
+  /**
+   * A cap 429 met by the follow or the season reads: nothing is asked before `untilMs` (epoch ms),
+   * for the cap is the key's, whichever request met it.
+   */
+  private cap: { untilMs: number; problem: string } | undefined;
   /** Books the mirror has handed a price with liquidity or a source id: whose polled rows are checked. */
   private readonly extrasBooks = { any: new Set<number>(), sourceIds: new Set<number>() };
 
@@ -113,6 +131,18 @@ export class UpstreamMirror implements Feed {
     });
     this.changed = new EventDeltaConsumer(o.client, { limit: 500 });
     this.games = new GameReads({ client: o.client, ledger: o.ledger, board: o.board, now: this.now });
+    this.seasons = new SeasonReads({
+      client: o.seasonClient,
+      ledger: o.ledger,
+      board: o.board,
+      rereadMs: o.seasonMs,
+      backoffMs: o.pollMs,
+      now: this.now,
+      holdMs: () => Math.max(o.budget.spent(), (this.cap?.untilMs ?? 0) - this.now()),
+      capped: (err) => this.capped(err),
+      onError: o.onError ?? (() => {}),
+      log: o.log ?? (() => {}),
+    });
     const mode = o.mode ?? 'auto';
     const stream =
       mode !== 'poll' && o.WebSocket
@@ -144,6 +174,7 @@ export class UpstreamMirror implements Feed {
   async stop(): Promise<void> {
     this.stopping.abort();
     await this.running;
+    await this.seasonTask;
     this.prices.close();
   }
 
@@ -177,14 +208,23 @@ export class UpstreamMirror implements Feed {
       let wait = this.o.pollMs;
       try {
         const spent = this.o.budget.spent();
+        const capped = (this.cap?.untilMs ?? 0) - this.now();
         if (spent > 0) {
           this.prices.close();
           this.state.problem = `the daily budget of ${this.o.budget.perDay} data points is spent; renewed in ${Math.ceil(spent / 1000)} s`;
           wait = spent;
+        } else if (capped > 0) {
+          // Met by the season reads: the follow waits for the reset too.
+          this.state.up = false;
+          this.state.problem = this.cap!.problem;
+          wait = capped;
         } else {
           const catchingUp = !this.state.caughtUp;
-          if (catchingUp) await this.catchUp();
-          else await this.follow();
+          if (catchingUp) {
+            await this.catchUp();
+            // Its own task: a team's reads never hold back a turn of the follow.
+            this.seasonTask ??= this.seasons.run(this.signal);
+          } else await this.follow();
           failures = 0;
           this.state.up = true;
           this.state.problem = this.prices.problem;
@@ -198,8 +238,8 @@ export class UpstreamMirror implements Feed {
         this.state.up = false;
         if (err instanceof RateLimitError && err.isCap) {
           // A cap is not lifted by asking again: wait for its period to reset.
-          wait = err.retryAfterMs ?? DAY_MS - (this.now() % DAY_MS);
-          this.state.problem = `the upstream's ${err.kind.replace('_', ' ')} is reached; asking again in ${Math.ceil(wait / 1000)} s`;
+          wait = this.capped(err);
+          this.state.problem = this.cap!.problem;
         } else {
           wait = Math.max(
             err instanceof RateLimitError ? (err.retryAfterMs ?? 0) : 0,
@@ -215,8 +255,20 @@ export class UpstreamMirror implements Feed {
     }
   }
 
+  /** A cap 429 (the follow's or the season reads'): nothing is asked until it resets. Answers the wait. */
+  private capped(err: RateLimitError): number {
+    const wait = err.retryAfterMs ?? DAY_MS - (this.now() % DAY_MS);
+    this.cap = {
+      untilMs: this.now() + wait,
+      problem: `the upstream's ${err.kind.replace('_', ' ')} is reached; asking again in ${Math.ceil(wait / 1000)} s`,
+    };
+    return wait;
+  }
+
   /** The first catch-up: both cursors, then the snapshot handed to the ledger. */
   private async catchUp(): Promise<void> {
+    // The sweep starts again once this one is done, from the teams of the games it brings.
+    this.seasons.clear();
     // A metered answer first (the event delta's head, no rows): it names the key's per-second
     // ceiling (X-Rate-Limit) before the catalog's hundreds of requests, whose answers may not (the
     // client's pacer, compose.ts).
@@ -226,6 +278,7 @@ export class UpstreamMirror implements Feed {
     await this.changed.bootstrap(this.signal);
     await this.markets.bootstrap(this.signal);
     await this.applySnapshot();
+    this.seasons.all();
     this.state.caughtUp = true;
   }
 
@@ -270,6 +323,8 @@ export class UpstreamMirror implements Feed {
    */
   private async followOnce(): Promise<void> {
     const before = this.o.budget.usedToday;
+    // The season reads' points while it runs are not its own: `polled` adds every one since the last poll.
+    const beside = this.o.budget.beside;
     const prices = await this.prices.turn(this.signal);
     if (prices.resynced) {
       // The cursor was too far behind: the consumer took a fresh snapshot, which replaces ours.
@@ -314,7 +369,8 @@ export class UpstreamMirror implements Feed {
     await this.commit(headers);
     for (const id of reread) await this.reread(id);
     for (const e of events.events) if (!reread.has(e.event_id)) await this.games.mirror(e, false, this.signal);
-    this.o.budget.polled(this.o.budget.usedToday - before);
+    this.seasons.gamesChanged(events.events.flatMap((e) => e.teams.map((t) => t.team_id)));
+    this.o.budget.polled(this.o.budget.usedToday - before - (this.o.budget.beside - beside));
     this.prices.eventsPolled(this.o.budget.spacing(this.o.pollMs));
   }
 
@@ -551,17 +607,4 @@ function merge(into: Map<string, Event>, events: readonly Event[]): void {
     const have = new Set(held.markets.map((m) => m.id));
     for (const m of e.markets) if (!have.has(m.id)) held.markets.push(m);
   }
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done);
-  });
 }

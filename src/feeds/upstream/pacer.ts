@@ -23,6 +23,10 @@ export class RequestPacer {
   private sent: Sent[] = [];
   /** Requests wait their turn one after another, in the order they asked. */
   private turn: Promise<void> = Promise.resolve();
+  /** Requests in that line, not yet let go: while any waits, no yielding request goes. */
+  private waiting = 0;
+  /** Yielding requests waiting for a change (a request let go or answered). */
+  private woken: (() => void)[] = [];
 
   constructor(
     private readonly now: () => number = Date.now,
@@ -35,10 +39,16 @@ export class RequestPacer {
     return this.limit;
   }
 
-  /** `inner`, each request paced, and each answer's `X-Rate-Limit` read. */
-  wrap(inner: typeof fetch): typeof fetch {
+  /**
+   * `inner`, each request paced, and each answer's `X-Rate-Limit` read. A `yielding` fetch's
+   * requests (reads beside the follow) give way to the others: one goes only while none of the
+   * others waits its turn, and while fewer than half the ceiling (rounded up) were let go in the
+   * last second or are awaited, so the follow finds the rest free at any moment.
+   */
+  wrap(inner: typeof fetch, opts: { yielding?: boolean } = {}): typeof fetch {
     return async (input, init) => {
-      const sent = await this.go(init?.signal ?? undefined);
+      const signal = init?.signal ?? undefined;
+      const sent = opts.yielding ? await this.yieldTurn(signal) : await this.go(signal);
       try {
         const res = await inner(input, init);
         this.learn(res.headers.get('x-rate-limit'));
@@ -48,18 +58,55 @@ export class RequestPacer {
       } finally {
         sent.endMs = this.now();
         sent.end();
+        this.wake();
       }
     };
   }
 
   /** Waits for this request's turn, then counts it as sent. */
-  private go(signal: AbortSignal | undefined): Promise<Sent> {
+  private async go(signal: AbortSignal | undefined): Promise<Sent> {
+    this.waiting++;
     const mine = this.turn.then(() => this.await(signal));
     this.turn = mine.then(
       () => undefined,
       () => undefined,
     );
-    return mine;
+    try {
+      return await mine;
+    } finally {
+      this.waiting--;
+      this.wake();
+    }
+  }
+
+  /** A yielding request's turn: when no other waits and the requests of the last second leave it room. */
+  private async yieldTurn(signal: AbortSignal | undefined): Promise<Sent> {
+    for (;;) {
+      signal?.throwIfAborted();
+      const changed = new Promise<void>((resolve) => this.woken.push(resolve));
+      if (this.waiting > 0) {
+        await raceAbort(changed, signal);
+        continue;
+      }
+      const now = this.now();
+      const recent = this.sent.filter((s) => s.endMs + WINDOW_MS > now);
+      const share = this.limit === undefined ? Number.POSITIVE_INFINITY : Math.ceil(this.limit / 2);
+      if (recent.length < share) return this.letGo();
+      // Room comes when the first answered of them is a second old, or one awaited is answered.
+      let first = Number.POSITIVE_INFINITY;
+      for (const s of recent) first = Math.min(first, s.endMs);
+      const work = Number.isFinite(first)
+        ? Promise.race([changed, this.sleep(first + WINDOW_MS - now, signal)])
+        : changed;
+      await raceAbort(work, signal);
+    }
+  }
+
+  /** Tells the yielding requests that wait that something changed. */
+  private wake(): void {
+    const woken = this.woken;
+    this.woken = [];
+    for (const w of woken) w();
   }
 
   private async await(signal: AbortSignal | undefined): Promise<Sent> {
@@ -76,6 +123,11 @@ export class RequestPacer {
       if (wait <= 0) break;
       await this.sleep(wait, signal);
     }
+    return this.letGo();
+  }
+
+  /** Counts a request as sent now. */
+  private letGo(): Sent {
     // One answered more than a second ago holds no request back: forgotten, however high the ceiling.
     const now = this.now();
     let old = 0;
