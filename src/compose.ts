@@ -336,8 +336,8 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
     });
   }
   const api = config.role === 'api';
-  // A cluster's writer (and its standby, which takes over) commits every feed's batches.
-  if (config.role === 'writer') growHeapForWrites();
+  // A cluster's writer (and its standby, which takes over) and an ingest API take batches at rate.
+  if (config.role === 'writer' || config.feed === 'ingest') growHeapForWrites();
   // A writer that found another holding the writer lock serves as an API node meanwhile (a hot
   // standby), and takes over from the board it holds once the lock is its own.
   const standby = backends.writerLock;

@@ -12,8 +12,8 @@ export const WRITER_HEAP_GROWING_PERCENT = 100;
 
 /**
  * Sets the growth for the rest of the process (V8 reads it at each full collection), for a
- * `--role writer` process; the plain twin leaves V8's own choice. Changes when memory is
- * collected, never what is kept or served.
+ * `--role writer` or `--feed ingest` process (batches at rate); the plain twin leaves V8's own
+ * choice. Changes when memory is collected, never what is kept or served.
  */
 export function growHeapForWrites(): void {
   if (PLAIN) return;
