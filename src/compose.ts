@@ -30,6 +30,7 @@ import type { LoadedLog } from './board/load.ts';
 import { loadBoardSnapshot, saveBoardSnapshot, SNAPSHOT_FILE } from './board/board-snapshot.ts';
 import { PLAIN } from './perf/switch.ts';
 import { counterSendGaps } from './perf/send-gap.ts';
+import { growHeapForWrites } from './perf/heap-growth.ts';
 import type { Bus } from './bus/bus.ts';
 import { MemoryBus } from './bus/memory-bus.ts';
 import { RedisBus } from './bus/redis/redis-bus.ts';
@@ -335,6 +336,8 @@ export async function compose(config: ServeConfig, opts: ComposeOptions = {}): P
     });
   }
   const api = config.role === 'api';
+  // A cluster's writer (and its standby, which takes over) and an ingest API take batches at rate.
+  if (config.role === 'writer' || config.feed === 'ingest') growHeapForWrites();
   // A writer that found another holding the writer lock serves as an API node meanwhile (a hot
   // standby), and takes over from the board it holds once the lock is its own.
   const standby = backends.writerLock;
