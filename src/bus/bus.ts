@@ -18,6 +18,12 @@ export type BatchListener = (batch: CommittedBatch) => void;
  *   the publisher; its error goes to the bus's error handler.
  */
 export interface Bus {
+  /**
+   * The batch the writer is about to commit, told while the store still works on it: published
+   * next if the commit succeeds (the same object), else never. A bus that sends batches elsewhere
+   * may make its entry now instead of after the commit; delivering anything stays `publish`'s.
+   */
+  prepare?(batch: CommittedBatch): void;
   publish(batch: CommittedBatch): void;
   subscribe(listener: BatchListener): () => void;
   close(): Promise<void>;

@@ -2,7 +2,7 @@ import { type Applied, type ApplyObserver, applyChange, applyPlannedPrice, type 
 import type { Board } from '../board/board.ts';
 import { type LoadedLog, loadCommitted } from '../board/load.ts';
 import type { Bus } from '../bus/bus.ts';
-import type { ChangeRecord, LogPosition } from '../changelog/change.ts';
+import type { ChangeRecord, CommittedBatch, LogPosition } from '../changelog/change.ts';
 import type { RecordedBatch } from '../changelog/recording.ts';
 import { LogFloor } from '../board/log-floor.ts';
 import type { CompactResult, CompactStep } from '../store/retention.ts';
@@ -261,7 +261,10 @@ export class Ledger implements LedgerSink, RecordedSink {
   private async planAndCommit(
     batch: UpdateBatch,
     open: OpenCommit,
-  ): Promise<{ outcome: BatchOutcome } | { outcome?: undefined; plan: BatchPlan; committedMs: number }> {
+  ): Promise<
+    | { outcome: BatchOutcome }
+    | { outcome?: undefined; plan: BatchPlan; committedMs: number; published: CommittedBatch | undefined }
+  > {
     const named = batch.batch_id;
     validateBatch(this.board, batch);
     // One spelling of time in every row (24-character UTC ISO), so stored times compare as strings.
@@ -270,6 +273,7 @@ export class Ledger implements LedgerSink, RecordedSink {
     const committedMs = Math.max(this.lastCommitMs, this.now());
     const ids = { market: this.planner.nextMarketId, price: this.planner.nextPriceId };
     const plan = new BatchPlan(this.board, this.board.head, committedMs);
+    let published: CommittedBatch | undefined;
     try {
       // The wait for the store counts the time spent handing it rows (COPY text) as `commit` did.
       let inStore = 0;
@@ -292,6 +296,19 @@ export class Ledger implements LedgerSink, RecordedSink {
       const rest: CommitRest = { markets: plan.markets, events: plan.eventRecords() };
       // A named batch that changes nothing is kept all the same: sent again later it must still apply nothing.
       if (named !== undefined) rest.batch = { id: named, headId: plan.head, committedMs };
+      // A named batch that changed nothing has nothing to tell the readers.
+      published =
+        plan.records.length > 0 || named === undefined
+          ? {
+              epoch: this.epoch,
+              fromId: this.board.head,
+              headId: plan.head,
+              changes: plan.records,
+              eventIds: [...plan.touched.keys()],
+            }
+          : undefined;
+      // Told before the store's answer: the bus may make its entry while the server works.
+      if (published) this.bus.prepare?.(published);
       const started = performance.now();
       try {
         await open.finish(rest);
@@ -305,26 +322,26 @@ export class Ledger implements LedgerSink, RecordedSink {
       // A refused futures update is an invalid batch, as a refused event update is.
       throw err instanceof FuturesUpdateError ? new LedgerError(err.message) : err;
     }
-    return { plan, committedMs };
+    return { plan, committedMs, published };
   }
 
   private async commitNew(batch: UpdateBatch): Promise<BatchOutcome> {
     const open = openCommit(this.store);
     let plan: BatchPlan;
     let committedMs: number;
+    let published: CommittedBatch | undefined;
     try {
       const planned = await this.planAndCommit(batch, open);
       if (planned.outcome) {
         await open.abort();
         return planned.outcome;
       }
-      ({ plan, committedMs } = planned);
+      ({ plan, committedMs, published } = planned);
     } catch (err) {
       await open.abort();
       throw err;
     }
     this.lastCommitMs = committedMs;
-    const fromId = this.board.head;
     const observe = this.observe;
     for (let i = 0; i < plan.steps.length; i++) {
       const step = plan.steps[i]!;
@@ -333,16 +350,7 @@ export class Ledger implements LedgerSink, RecordedSink {
       if (applied && observe) observe(plan.records[i]!, applied);
     }
     this.board.head = plan.head;
-    // A named batch that changed nothing has nothing to tell the readers.
-    if (plan.records.length > 0 || batch.batch_id === undefined) {
-      this.bus.publish({
-        epoch: this.epoch,
-        fromId,
-        headId: plan.head,
-        changes: plan.records,
-        eventIds: [...plan.touched.keys()],
-      });
-    }
+    if (published) this.bus.publish(published);
     return { applied: true, headId: plan.head };
   }
 }

@@ -85,6 +85,23 @@ export function busContract(name: string, make: () => Promise<BusFixture>): void
       assert.deepEqual(got[0], sent);
     });
 
+    it('a batch prepared and never published reaches no one; the one published instead arrives as it is', async (t) => {
+      const { publisher, subscriber } = await fresh(t);
+      const got: CommittedBatch[] = [];
+      subscriber.subscribe((b) => got.push(b));
+      // The store refused the first: the writer plans the same ids again, into other rows.
+      const refused = committed(20, 3, 'refused-epoch');
+      publisher.prepare?.(refused);
+      const instead = committed(20, 2);
+      publisher.publish(instead);
+      const prepared = committed(22, 4);
+      publisher.prepare?.(prepared);
+      publisher.publish(prepared);
+      await until(() => got.length >= 2);
+      await new Promise((r) => setTimeout(r, 100));
+      assert.deepEqual(got, [instead, prepared]);
+    });
+
     it('batches published in a row reach a listener with no gap: each fromId is the last headId', async (t) => {
       const { publisher, subscriber } = await fresh(t);
       const got: CommittedBatch[] = [];

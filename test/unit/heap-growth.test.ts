@@ -1,13 +1,14 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 
-/** npm start's node flags: the heap cap under which V8 picks its own growth. */
+/** npm start's node flags (the tests run from the project's folder): the heap cap under which V8 picks its own growth. */
 function startFlags(): string[] {
-  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+  const pkg = JSON.parse(readFileSync(join(process.cwd(), 'package.json'), 'utf8')) as {
     scripts: { start: string };
   };
   return pkg.scripts.start.split(/\s+/).filter((t) => t.startsWith('--max-'));

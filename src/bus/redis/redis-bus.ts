@@ -55,6 +55,8 @@ const READ_COUNT = 100;
  */
 export class RedisBus implements Bus {
   private readonly listeners = new Set<BatchListener>();
+  /** The entry of the batch being committed (`prepare`), made while the store works. */
+  private prepared: { batch: CommittedBatch; entry: Buffer } | undefined;
   private readonly node = randomUUID();
   private readonly opts: Required<Omit<RedisBusOptions, 'redis' | 'driver'>>;
   private readonly pub: Redis;
@@ -104,12 +106,18 @@ export class RedisBus implements Bus {
     return Promise.all([this.started, publishing]).then(() => undefined);
   }
 
+  prepare(batch: CommittedBatch): void {
+    if (!this.closed) this.prepared = { batch, entry: encodeBatch(batch) };
+  }
+
   publish(batch: CommittedBatch): void {
     for (const listener of this.listeners) this.deliver(listener, batch);
+    const prepared = this.prepared;
+    this.prepared = undefined;
     if (this.closed) return;
-    // As bytes made once: given a string, ioredis measures its UTF-8 length, joins it into the
-    // command's text and the socket encodes that again (about 2 µs a row of a 2,000-row batch).
-    const entry = Buffer.from(encodeBatch(batch));
+    // Bytes: given a string, ioredis measures its UTF-8 length, joins it into the command's text
+    // and the socket encodes that again (about 2 µs a row of a 2,000-row batch).
+    const entry = prepared?.batch === batch ? prepared.entry : encodeBatch(batch);
     const bytes = entry.length;
     if (this.pendingBytes + bytes > this.opts.maxPendingBytes) {
       this.dropped++;
