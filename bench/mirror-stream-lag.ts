@@ -6,7 +6,11 @@
  * timed from before the POST (so the upstream's own commit is in the figure), one at a time,
  * 100-300 ms apart. REST is probed every 20 ms.
  *
- *   node --import tsx bench/mirror-stream-lag.ts [changes=60] [pollMs=2000]
+ *   node --import tsx bench/mirror-stream-lag.ts [changes=60] [pollMs=2000] [perSecond=1000000]
+ *
+ * perSecond is the upstream key's per-second ceiling, which the mirrors' one pacer keeps to: at a
+ * plan's ceiling (10, Ultra's) the catch-up takes minutes and the season sweep after it (at most
+ * half the ceiling, behind the follow's requests) runs through the whole measurement.
  *
  * Targets: stream mode p99 under 2 s; poll mode within one poll interval.
  */
@@ -38,12 +42,13 @@ const pctl = (xs: readonly number[], p: number): number => {
 async function main(): Promise<void> {
   const changes = Number(process.argv[2] ?? 60);
   const pollMs = Number(process.argv[3] ?? 2000);
+  const perSecond = Number(process.argv[4] ?? 1_000_000);
   const dirs: string[] = [];
   const children: ServedChild[] = [];
   try {
     const upDir = makeTmpDir('oddsbase-lag-up-');
     dirs.push(upDir);
-    const upKey = createKey(upDir, 'enterprise', 1_000_000);
+    const upKey = createKey(upDir, 'enterprise', perSecond);
     const token = generateAdminToken();
     const accounts = await openAccounts({ dataDir: upDir });
     await accounts.adminTokens.insert(newAdminTokenRecord(token, { label: 'bench' }));
@@ -107,7 +112,7 @@ async function main(): Promise<void> {
     // The stream mirror opens its stream on its first turn after the catch-up.
     await sleep(3000);
     log(
-      `${changes} changes, mirrors polling every ${pollMs} ms; load ${loadavg()
+      `${changes} changes, mirrors polling every ${pollMs} ms, the upstream key ${perSecond}/s; load ${loadavg()
         .map((l) => l.toFixed(1))
         .join(' ')}`,
     );
