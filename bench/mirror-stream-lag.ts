@@ -48,7 +48,11 @@ async function main(): Promise<void> {
   try {
     const upDir = makeTmpDir('oddsbase-lag-up-');
     dirs.push(upDir);
-    const upKey = createKey(upDir, 'enterprise', perSecond);
+    // A key for each mirror: each keeps to its key's ceiling, as two subscriptions would.
+    const upKeys = {
+      stream: createKey(upDir, 'enterprise', perSecond),
+      poll: createKey(upDir, 'enterprise', perSecond),
+    };
     const token = generateAdminToken();
     const accounts = await openAccounts({ dataDir: upDir });
     await accounts.adminTokens.insert(newAdminTokenRecord(token, { label: 'bench' }));
@@ -86,7 +90,7 @@ async function main(): Promise<void> {
           '--log-level',
           'warn',
         ],
-        { env: { UPSTREAM_KEY: upKey } },
+        { env: { UPSTREAM_KEY: upKeys[mode] } },
       );
       children.push(child);
       mirrors.push({ mode, child, key, socket: undefined as unknown as TestSocket, rest: [], stream: [] });
@@ -145,6 +149,12 @@ async function main(): Promise<void> {
         );
       }
     }
+    for (const m of mirrors) {
+      const slow = m.rest.flatMap((ms, i) =>
+        Math.max(ms, m.stream[i]!) > pollMs ? [`#${i + 1} ${ms}/${m.stream[i]} ms`] : [],
+      );
+      if (slow.length > 0) log(`${m.mode} mirror, changes over ${pollMs} ms (REST/stream): ${slow.join(', ')}`);
+    }
     const [s, p] = mirrors;
     log(
       `poll/stream p99 ratio: REST ${(pctl(p!.rest, 99) / pctl(s!.rest, 99)).toFixed(1)}, stream ${(pctl(p!.stream, 99) / pctl(s!.stream, 99)).toFixed(1)}; stream target p99 < ${TARGET_STREAM_P99_MS} ms: ${pctl(s!.rest, 99) < TARGET_STREAM_P99_MS && pctl(s!.stream, 99) < TARGET_STREAM_P99_MS ? 'met' : 'NOT met'}; load ${loadavg()
@@ -152,6 +162,10 @@ async function main(): Promise<void> {
         .join(' ')}`,
     );
     for (const m of mirrors) await m.socket.close();
+  } catch (err) {
+    // What the servers said is the first thing to read when a change never arrives.
+    for (const c of children) log(`--- ${c.url}:\n${c.output().split('\n').slice(-40).join('\n')}`);
+    throw err;
   } finally {
     for (const c of children) {
       c.child.kill('SIGTERM');
