@@ -73,10 +73,7 @@ export class Authenticator {
     private readonly now: () => number = Date.now,
   ) {
     this.accounts = new TrustedReads({
-      read: async (key) => {
-        const record = await this.keys.findByHash(hashKey(key));
-        return record && isActive(record, this.now()) ? accountOf(record) : undefined;
-      },
+      read: (key) => this.current(hashKey(key)),
       ttlMs,
       now,
       maxEntries: 10_000,

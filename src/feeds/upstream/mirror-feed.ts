@@ -138,7 +138,7 @@ export class UpstreamMirror implements Feed {
       rereadMs: o.seasonMs,
       backoffMs: o.pollMs,
       now: this.now,
-      holdMs: () => Math.max(o.budget.spent(), (this.cap?.untilMs ?? 0) - this.now()),
+      holdMs: () => Math.max(o.budget.spent(), this.capLeftMs()),
       capped: (err) => this.capped(err),
       onError: o.onError ?? (() => {}),
       log: o.log ?? (() => {}),
@@ -208,7 +208,7 @@ export class UpstreamMirror implements Feed {
       let wait = this.o.pollMs;
       try {
         const spent = this.o.budget.spent();
-        const capped = (this.cap?.untilMs ?? 0) - this.now();
+        const capped = this.capLeftMs();
         if (spent > 0) {
           this.prices.close();
           this.state.problem = `the daily budget of ${this.o.budget.perDay} data points is spent; renewed in ${Math.ceil(spent / 1000)} s`;
@@ -253,6 +253,11 @@ export class UpstreamMirror implements Feed {
       // A stream that goes live, or delivers while live, starts a turn at once.
       await (this.prices.rest(wait, this.signal) ?? sleep(wait, this.signal));
     }
+  }
+
+  /** Milliseconds until the cap last met resets; 0 or less when none holds. */
+  private capLeftMs(): number {
+    return (this.cap?.untilMs ?? 0) - this.now();
   }
 
   /** A cap 429 (the follow's or the season reads'): nothing is asked until it resets. Answers the wait. */

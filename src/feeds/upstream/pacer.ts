@@ -1,3 +1,5 @@
+import { sleep as pause } from './sleep.ts';
+
 /** A request the pacer let go: told when its answer's headers arrive (or it failed). */
 interface Sent {
   /** When the answer arrived; Infinity while it is awaited. */
@@ -164,17 +166,5 @@ function raceAbort(work: Promise<void>, signal: AbortSignal | undefined): Promis
       signal.removeEventListener('abort', onAbort);
       resolve();
     });
-  });
-}
-
-function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
-    signal?.addEventListener('abort', done, { once: true });
   });
 }
